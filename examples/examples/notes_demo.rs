@@ -1,0 +1,69 @@
+//! Connects to the notes tools in-process, like the tutorial's client: prints the
+//! annotation matrix, then searches, gets a note and a missing one, creates a note, and
+//! deletes one twice. `cargo run -p toolsmith-examples --example notes_demo`
+
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use serde_json::{Value, json};
+use toolsmith_examples as _;
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let (client_end, server_end) = tokio::io::duplex(1 << 20);
+    let (read, write) = tokio::io::split(server_end);
+    let server = tokio::spawn(toolsmith::serve_on_stream(read, write));
+    let client = ().serve(client_end).await?;
+
+    let tools = client.list_all_tools().await?;
+    println!(
+        "{:<14} {:<14} {:<10} {:<12} {:<11} {:<10}",
+        "tool", "title", "read-only", "destructive", "idempotent", "open-world"
+    );
+    for tool in &tools {
+        let a = tool.annotations.clone().unwrap_or_default();
+        let flag = |b: Option<bool>| b.map_or("-".to_owned(), |b| b.to_string());
+        println!(
+            "{:<14} {:<14} {:<10} {:<12} {:<11} {:<10}",
+            tool.name,
+            tool.title.as_deref().unwrap_or("-"),
+            flag(a.read_only_hint),
+            flag(a.destructive_hint),
+            flag(a.idempotent_hint),
+            flag(a.open_world_hint),
+        );
+    }
+
+    let call = |name: &'static str, args: Value| {
+        let client = &client;
+        async move {
+            let params = CallToolRequestParams::new(name)
+                .with_arguments(args.as_object().cloned().unwrap_or_default());
+            client.call_tool(params).await
+        }
+    };
+    println!();
+    show("search_notes parser", call("search_notes", json!({"query": "parser"})).await?);
+    show("get_note 1", call("get_note", json!({"note_id": 1})).await?);
+    show("get_note 99", call("get_note", json!({"note_id": 99})).await?);
+    show(
+        "create_note",
+        call("create_note", json!({"title": "Demo", "body": "made by the demo"})).await?,
+    );
+    show("delete_note 1", call("delete_note", json!({"note_id": 1})).await?);
+    show("delete_note 1 again", call("delete_note", json!({"note_id": 1})).await?);
+
+    client.cancel().await?;
+    server.await??;
+    Ok(())
+}
+
+fn show(what: &str, result: CallToolResult) {
+    let text = result
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .unwrap_or_default();
+    let marker = if result.is_error == Some(true) { "error" } else { "ok" };
+    println!("{what:<22} {marker:<5} {text}");
+}

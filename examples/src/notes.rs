@@ -1,0 +1,60 @@
+//! The notes tools of the MCP tutorial, as ordinary functions.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use toolsmith::{ToolError, tool};
+
+use crate::store::{Note, shared};
+
+/// Find notes whose title or body contains `query` (case-insensitive).
+///
+/// # Arguments
+/// * `query` - Text to look for.
+#[tool(read_only, idempotent, closed_world, title = "Search notes")]
+pub fn search_notes(query: String) -> Vec<Note> {
+    shared().search(&query)
+}
+
+/// Get one note by its id.
+///
+/// # Arguments
+/// * `note_id` - The note's id.
+#[tool(read_only, idempotent, closed_world, title = "Get note")]
+pub fn get_note(note_id: u64) -> Result<Note, ToolError> {
+    shared()
+        .get(note_id)
+        .cloned()
+        .ok_or_else(|| ToolError::new(format!("No note with id {note_id}.")))
+}
+
+/// Create a note and return it with its new id.
+///
+/// # Arguments
+/// * `title` - The note's title.
+/// * `body` - The note's text.
+/// * `tags` - Optional labels.
+#[tool(destructive = false, closed_world, title = "Create note")]
+pub fn create_note(title: String, body: String, tags: Option<Vec<String>>) -> Note {
+    shared().create(title, body, tags.unwrap_or_default())
+}
+
+/// What [`delete_note`] did.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Deleted {
+    /// The id asked for.
+    pub note_id: u64,
+    /// Whether a note was removed; `false` when it was already gone.
+    pub deleted: bool,
+}
+
+/// Delete a note. Deleting a note that is already gone is not an error.
+///
+/// # Arguments
+/// * `note_id` - The id of the note to delete.
+#[tool(destructive, idempotent, closed_world, title = "Delete note")]
+pub fn delete_note(note_id: u64) -> Deleted {
+    Deleted {
+        note_id,
+        deleted: shared().delete(note_id),
+    }
+}

@@ -1,0 +1,129 @@
+//! A small in-memory notes store. It knows nothing of MCP: the tools in
+//! [`crate::notes`] are thin functions over it.
+
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A note.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Note {
+    /// The note's id.
+    pub id: u64,
+    /// Its title.
+    pub title: String,
+    /// Its text.
+    pub body: String,
+    /// Free-form labels.
+    pub tags: Vec<String>,
+}
+
+/// The notes, and the id the next note gets.
+#[derive(Debug)]
+pub struct Store {
+    notes: Vec<Note>,
+    next_id: u64,
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Self::seeded()
+    }
+}
+
+impl Store {
+    /// The tutorial's three notes; the next id is 4.
+    ///
+    /// ```
+    /// let store = toolsmith_examples::store::Store::seeded();
+    /// assert_eq!(store.get(2).unwrap().title, "Standup notes");
+    /// ```
+    pub fn seeded() -> Self {
+        let note = |id, title: &str, body: &str, tag: &str| Note {
+            id,
+            title: title.into(),
+            body: body.into(),
+            tags: vec![tag.into()],
+        };
+        Store {
+            notes: vec![
+                note(1, "Groceries", "milk, eggs, bread", "home"),
+                note(2, "Standup notes", "shipped the parser fix", "work"),
+                note(3, "Book ideas", "a novel about a lighthouse", "personal"),
+            ],
+            next_id: 4,
+        }
+    }
+
+    /// Notes whose title or body contains `query`, ignoring case.
+    ///
+    /// ```
+    /// let store = toolsmith_examples::store::Store::seeded();
+    /// assert_eq!(store.search("PARSER")[0].id, 2);
+    /// ```
+    pub fn search(&self, query: &str) -> Vec<Note> {
+        let query = query.to_lowercase();
+        self.notes
+            .iter()
+            .filter(|n| {
+                n.title.to_lowercase().contains(&query) || n.body.to_lowercase().contains(&query)
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// The note with this id.
+    ///
+    /// ```
+    /// assert!(toolsmith_examples::store::Store::seeded().get(99).is_none());
+    /// ```
+    pub fn get(&self, id: u64) -> Option<&Note> {
+        self.notes.iter().find(|n| n.id == id)
+    }
+
+    /// Adds a note with the next id and returns it.
+    ///
+    /// ```
+    /// let mut store = toolsmith_examples::store::Store::seeded();
+    /// assert_eq!(store.create("t".into(), "b".into(), vec![]).id, 4);
+    /// ```
+    pub fn create(&mut self, title: String, body: String, tags: Vec<String>) -> Note {
+        let note = Note {
+            id: self.next_id,
+            title,
+            body,
+            tags,
+        };
+        self.next_id += 1;
+        self.notes.push(note.clone());
+        note
+    }
+
+    /// Removes the note with this id; `false` when there was none.
+    ///
+    /// ```
+    /// let mut store = toolsmith_examples::store::Store::seeded();
+    /// assert!(store.delete(1));
+    /// assert!(!store.delete(1));
+    /// ```
+    pub fn delete(&mut self, id: u64) -> bool {
+        let before = self.notes.len();
+        self.notes.retain(|n| n.id != id);
+        self.notes.len() != before
+    }
+}
+
+/// The process-wide store the notes tools use.
+///
+/// ```
+/// let seeded = toolsmith_examples::store::shared().get(1).is_some();
+/// # let _ = seeded;
+/// ```
+pub fn shared() -> MutexGuard<'static, Store> {
+    static STORE: OnceLock<Mutex<Store>> = OnceLock::new();
+    STORE
+        .get_or_init(|| Mutex::new(Store::seeded()))
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}

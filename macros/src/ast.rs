@@ -1,0 +1,263 @@
+//! A model of the annotated function: its parameters (and which are optional), what it
+//! returns, its docs. Signatures `#[tool]` cannot serve are reported here, one error each.
+
+use syn::spanned::Spanned;
+use syn::{
+    Attribute, FnArg, GenericArgument, Ident, Item, ItemFn, Pat, PathArguments, ReturnType, Type,
+};
+
+use crate::ctxt::Ctxt;
+use crate::docs::{self, Docs};
+
+/// The annotated function.
+pub struct Function {
+    pub item: ItemFn,
+    pub is_async: bool,
+    pub params: Vec<Param>,
+    pub output: Output,
+    pub docs: Docs,
+}
+
+/// A parameter: a plain name and an owned type.
+pub struct Param {
+    /// The JSON key: the name without `r#`.
+    pub name: String,
+    pub ty: Type,
+    /// For `Option<T>`: `T`. Such a parameter may be left out.
+    pub optional: Option<Type>,
+}
+
+/// What the function returns.
+pub struct Output {
+    pub kind: OutputKind,
+    /// Whether it is a `Result<_, E>`.
+    pub result: bool,
+}
+
+pub enum OutputKind {
+    /// `()` or nothing.
+    Unit,
+    /// `String`: plain text.
+    Text,
+    /// Any other type: structured content.
+    Json(Type),
+}
+
+/// Reads the item. Anything but a function is an error; signature problems go to `cx`.
+pub fn parse(cx: &Ctxt, item: Item) -> Result<Function, Item> {
+    let item = match item {
+        Item::Fn(item) => item,
+        other => {
+            cx.error_spanned_by(
+                describe(&other).0,
+                format!(
+                    "#[tool] goes on a `fn` or `async fn`, not on {}",
+                    describe(&other).1
+                ),
+            );
+            return Err(other);
+        }
+    };
+    check_signature(cx, &item);
+    let params = item
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|arg| param(cx, arg))
+        .collect();
+    let output = output(cx, &item.sig.output);
+    let docs = docs::parse(&item.attrs);
+    Ok(Function {
+        is_async: item.sig.asyncness.is_some(),
+        params,
+        output,
+        docs,
+        item,
+    })
+}
+
+fn describe(item: &Item) -> (proc_macro2::TokenStream, &'static str) {
+    use quote::ToTokens;
+    let (tokens, what): (proc_macro2::TokenStream, _) = match item {
+        Item::Struct(i) => (i.struct_token.to_token_stream(), "a struct"),
+        Item::Enum(i) => (i.enum_token.to_token_stream(), "an enum"),
+        Item::Impl(i) => (i.impl_token.to_token_stream(), "an impl block"),
+        Item::Mod(i) => (i.mod_token.to_token_stream(), "a module"),
+        Item::Trait(i) => (i.trait_token.to_token_stream(), "a trait"),
+        Item::Const(i) => (i.const_token.to_token_stream(), "a const"),
+        Item::Static(i) => (i.static_token.to_token_stream(), "a static"),
+        Item::Type(i) => (i.type_token.to_token_stream(), "a type alias"),
+        Item::Use(i) => (i.use_token.to_token_stream(), "a use item"),
+        other => (other.to_token_stream(), "this item"),
+    };
+    (tokens, what)
+}
+
+fn check_signature(cx: &Ctxt, item: &ItemFn) {
+    let sig = &item.sig;
+    if let Some(token) = &sig.unsafety {
+        cx.error_spanned_by(token, "a tool cannot be an `unsafe fn`: make it safe and keep the `unsafe` block inside");
+    }
+    if let Some(abi) = &sig.abi {
+        cx.error_spanned_by(abi, "a tool cannot be an `extern` fn: remove the ABI");
+    }
+    if let Some(variadic) = &sig.variadic {
+        cx.error_spanned_by(variadic, "a tool cannot be variadic: take a `Vec<T>` parameter instead");
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        cx.error_spanned_by(
+            &sig.generics,
+            "a tool cannot be generic: its JSON schema needs concrete parameter and return types",
+        );
+    }
+    if let Some(again) = item.attrs.iter().find(|a| is_tool_attr(a)) {
+        cx.error_spanned_by(again, "#[tool] is given twice on this function: remove one");
+    }
+}
+
+/// Whether `attr` is `#[tool]` or `#[toolsmith::tool]`.
+pub fn is_tool_attr(attr: &Attribute) -> bool {
+    let path = attr.path();
+    path.is_ident("tool")
+        || (path.segments.len() == 2
+            && path.segments[0].ident == "toolsmith"
+            && path.segments[1].ident == "tool")
+}
+
+fn param(cx: &Ctxt, arg: &FnArg) -> Option<Param> {
+    let typed = match arg {
+        FnArg::Receiver(receiver) => {
+            cx.error_spanned_by(
+                receiver,
+                "a tool cannot take `self`: make it a free function whose parameters are the tool's arguments",
+            );
+            return None;
+        }
+        FnArg::Typed(typed) => typed,
+    };
+    let name = match &*typed.pat {
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => plain_name(&p.ident),
+        other => {
+            cx.error_spanned_by(
+                other,
+                "a tool parameter needs a plain name, which becomes its JSON argument name: write `name: Type`",
+            );
+            return None;
+        }
+    };
+    if !type_ok(cx, &typed.ty) {
+        return None;
+    }
+    Some(Param {
+        name,
+        optional: option_inner(&typed.ty).cloned(),
+        ty: (*typed.ty).clone(),
+    })
+}
+
+/// Checks a parameter type for forms that cannot come from JSON.
+fn type_ok(cx: &Ctxt, ty: &Type) -> bool {
+    match ty {
+        Type::Reference(reference) => {
+            cx.error_spanned_by(
+                ty,
+                format!(
+                    "a tool parameter must be owned, it is decoded from JSON: use `{}` instead",
+                    owned_suggestion(&reference.elem)
+                ),
+            );
+            false
+        }
+        Type::ImplTrait(_) => {
+            cx.error_spanned_by(
+                ty,
+                "a tool parameter cannot be `impl Trait`: use a concrete type that implements Deserialize and JsonSchema",
+            );
+            false
+        }
+        Type::Paren(inner) => type_ok(cx, &inner.elem),
+        Type::Group(inner) => type_ok(cx, &inner.elem),
+        _ => true,
+    }
+}
+
+fn owned_suggestion(elem: &Type) -> String {
+    use quote::ToTokens;
+    match elem {
+        Type::Path(p) if p.path.is_ident("str") => "String".into(),
+        Type::Path(p) if p.path.is_ident("Path") => "PathBuf".into(),
+        Type::Slice(slice) => format!("Vec<{}>", slice.elem.to_token_stream()),
+        other => other.to_token_stream().to_string(),
+    }
+}
+
+/// The parameter name as the client writes it: `r#type` is `type`.
+fn plain_name(ident: &Ident) -> String {
+    let name = ident.to_string();
+    name.strip_prefix("r#").map(str::to_owned).unwrap_or(name)
+}
+
+fn output(cx: &Ctxt, ret: &ReturnType) -> Output {
+    let ReturnType::Type(_, ty) = ret else {
+        return Output {
+            kind: OutputKind::Unit,
+            result: false,
+        };
+    };
+    let (inner, result) = match generic_arg(ty, "Result") {
+        Some(ok) => (ok, true),
+        None => (&**ty, false),
+    };
+    let kind = match inner {
+        Type::Tuple(t) if t.elems.is_empty() => OutputKind::Unit,
+        Type::Path(p) if p.qself.is_none() && last_ident_is(&p.path, "String") => OutputKind::Text,
+        Type::Reference(_) => {
+            cx.error_spanned_by(
+                inner,
+                "unsupported return type: a tool returns an owned value, e.g. `String` instead of `&str`",
+            );
+            OutputKind::Unit
+        }
+        Type::ImplTrait(_) => {
+            cx.error_spanned_by(
+                inner,
+                "unsupported return type: `impl Trait` has no JSON schema, return a concrete type that implements Serialize and JsonSchema",
+            );
+            OutputKind::Unit
+        }
+        other => OutputKind::Json(other.clone()),
+    };
+    let _ = ty.span();
+    Output { kind, result }
+}
+
+fn last_ident_is(path: &syn::Path, name: &str) -> bool {
+    path.segments
+        .last()
+        .is_some_and(|s| s.ident == name && s.arguments.is_none())
+}
+
+/// `T` in `Option<T>`.
+fn option_inner(ty: &Type) -> Option<&Type> {
+    generic_arg(ty, "Option")
+}
+
+/// The first type argument of a path type whose last segment is `name` (`Result<T, E>`,
+/// `io::Result<T>`, `Option<T>`).
+fn generic_arg<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
+    let Type::Path(path) = ty else { return None };
+    if path.qself.is_some() {
+        return None;
+    }
+    let last = path.path.segments.last()?;
+    if last.ident != name {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|arg| match arg {
+        GenericArgument::Type(ty) => Some(ty),
+        _ => None,
+    })
+}

@@ -1,0 +1,255 @@
+//! Parsing `#[tool(...)]`'s arguments into [`Attrs`]. Every mistake in one attribute is
+//! recorded; parsing goes on so that they are all reported together.
+
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote};
+use syn::ext::IdentExt;
+use syn::parse::{Parse, ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Expr, ExprLit, Ident, Lit, LitBool, LitStr, Token};
+
+use crate::ctxt::Ctxt;
+
+/// The keys `#[tool]` accepts, for did-you-mean suggestions.
+pub const KEYS: &[&str] = &[
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "closed_world",
+    "title",
+    "name",
+    "description",
+    "allow_name_mismatch",
+];
+
+/// One hint as written.
+pub struct Hint {
+    pub value: bool,
+    /// The tokens that stated it (`read_only`, `open_world = false`, ...), for spans.
+    pub tokens: TokenStream,
+    /// How it was written, for messages.
+    pub spelling: String,
+}
+
+/// A string key's value.
+pub struct Text {
+    pub lit: LitStr,
+}
+
+/// Everything the attribute says.
+#[derive(Default)]
+pub struct Attrs {
+    pub read_only: Option<Hint>,
+    pub destructive: Option<Hint>,
+    pub idempotent: Option<Hint>,
+    pub open_world: Option<Hint>,
+    pub title: Option<Text>,
+    pub name: Option<Text>,
+    pub description: Option<Text>,
+    pub allow_name_mismatch: Option<Ident>,
+}
+
+/// `key` or `key = value`.
+struct Entry {
+    key: Ident,
+    value: Option<(Token![=], Expr)>,
+}
+
+impl Parse for Entry {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let key = Ident::parse_any(input)?;
+        let value = if input.peek(Token![=]) {
+            Some((input.parse()?, input.parse()?))
+        } else {
+            None
+        };
+        if !input.is_empty() && !input.peek(Token![,]) {
+            return Err(input.error(format!(
+                "expected `,` after `{key}`: write `{key}` or `{key} = value`"
+            )));
+        }
+        Ok(Entry { key, value })
+    }
+}
+
+impl Entry {
+    fn tokens(&self) -> TokenStream {
+        let key = &self.key;
+        match &self.value {
+            Some((eq, value)) => quote!(#key #eq #value),
+            None => key.to_token_stream(),
+        }
+    }
+
+    fn spelling(&self) -> String {
+        match &self.value {
+            Some((_, value)) => format!("{} = {}", self.key, value.to_token_stream()),
+            None => self.key.to_string(),
+        }
+    }
+}
+
+/// Parses the attribute's arguments. A syntax error is returned at once (nothing else can be
+/// read); every other mistake goes into `cx` and parsing continues.
+pub fn parse(cx: &Ctxt, args: TokenStream) -> syn::Result<Attrs> {
+    let entries = Punctuated::<Entry, Token![,]>::parse_terminated.parse2(args)?;
+    let mut attrs = Attrs::default();
+    for entry in entries {
+        let key = entry.key.unraw().to_string();
+        match key.as_str() {
+            "read_only" => hint(cx, &mut attrs.read_only, &entry, "readOnlyHint"),
+            "destructive" => hint(cx, &mut attrs.destructive, &entry, "destructiveHint"),
+            "idempotent" => hint(cx, &mut attrs.idempotent, &entry, "idempotentHint"),
+            "open_world" => hint(cx, &mut attrs.open_world, &entry, "openWorldHint"),
+            "closed_world" => {
+                if let Some((_, value)) = &entry.value {
+                    cx.error_spanned_by(
+                        value,
+                        "`closed_world` takes no value: write `closed_world`, or `open_world = false`",
+                    );
+                } else {
+                    set_hint(cx, &mut attrs.open_world, &entry, false, "openWorldHint");
+                }
+            }
+            "title" => text(cx, &mut attrs.title, &entry, true),
+            "name" => text(cx, &mut attrs.name, &entry, false),
+            "description" => text(cx, &mut attrs.description, &entry, true),
+            "allow_name_mismatch" => {
+                if let Some((_, value)) = &entry.value {
+                    cx.error_spanned_by(
+                        value,
+                        "`allow_name_mismatch` takes no value: write `allow_name_mismatch`",
+                    );
+                } else if attrs.allow_name_mismatch.is_some() {
+                    cx.error_spanned_by(&entry.key, "`allow_name_mismatch` is given twice: remove one");
+                } else {
+                    attrs.allow_name_mismatch = Some(entry.key.clone());
+                }
+            }
+            _ => cx.error_spanned_by(&entry.key, unknown_key_message(&key)),
+        }
+    }
+    Ok(attrs)
+}
+
+fn hint(cx: &Ctxt, slot: &mut Option<Hint>, entry: &Entry, wire: &str) {
+    let value = match &entry.value {
+        None => true,
+        Some((_, Expr::Lit(ExprLit { lit: Lit::Bool(LitBool { value, .. }), .. }))) => *value,
+        Some((_, other)) => {
+            let key = &entry.key;
+            cx.error_spanned_by(
+                other,
+                format!("`{key}` takes `true` or `false` (`{key} = false`), or write `{key}` alone for true"),
+            );
+            return;
+        }
+    };
+    set_hint(cx, slot, entry, value, wire);
+}
+
+fn set_hint(cx: &Ctxt, slot: &mut Option<Hint>, entry: &Entry, value: bool, wire: &str) {
+    let spelling = entry.spelling();
+    if let Some(earlier) = slot {
+        let message = if earlier.value == value {
+            format!(
+                "`{spelling}` repeats `{}`: {wire} is given twice, remove one",
+                earlier.spelling
+            )
+        } else {
+            format!(
+                "`{spelling}` contradicts `{}`: {wire} is given twice, keep the one you mean",
+                earlier.spelling
+            )
+        };
+        cx.error_spanned_by(entry.tokens(), message);
+        return;
+    }
+    *slot = Some(Hint {
+        value,
+        tokens: entry.tokens(),
+        spelling,
+    });
+}
+
+fn text(cx: &Ctxt, slot: &mut Option<Text>, entry: &Entry, non_empty: bool) {
+    let key = &entry.key;
+    let lit = match &entry.value {
+        Some((_, Expr::Lit(ExprLit { lit: Lit::Str(lit), .. }))) => lit.clone(),
+        Some((_, other)) => {
+            cx.error_spanned_by(other, format!("`{key}` takes a string literal: `{key} = \"...\"`"));
+            return;
+        }
+        None => {
+            cx.error_spanned_by(key, format!("`{key}` needs a value: `{key} = \"...\"`"));
+            return;
+        }
+    };
+    if slot.is_some() {
+        cx.error_spanned_by(entry.tokens(), format!("`{key}` is given twice: remove one"));
+        return;
+    }
+    if non_empty && lit.value().trim().is_empty() {
+        cx.error_spanned_by(&lit, format!("`{key}` is empty: write a few words, or remove the key"));
+        return;
+    }
+    *slot = Some(Text { lit });
+}
+
+fn unknown_key_message(key: &str) -> String {
+    let known = KEYS.join(", ");
+    match suggest(key) {
+        Some(close) => format!("unknown key `{key}`: did you mean `{close}`?"),
+        None => format!("unknown key `{key}`: expected one of {known}"),
+    }
+}
+
+/// The known key a near miss probably meant: spelled without underscores or with a `hint`
+/// suffix (`readonly`, `read_only_hint`), or within a small edit distance (`idempotant`).
+pub fn suggest(key: &str) -> Option<&'static str> {
+    fn squash(s: &str) -> String {
+        let lower = s.to_ascii_lowercase().replace(['_', '-'], "");
+        lower.strip_suffix("hint").map(str::to_owned).unwrap_or(lower)
+    }
+    let squashed = squash(key);
+    if let Some(found) = KEYS.iter().find(|k| squash(k) == squashed) {
+        return Some(found);
+    }
+    KEYS.iter()
+        .map(|k| (edit_distance(&squashed, &squash(k)), *k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 4))
+        .min()
+        .map(|(_, k)| k)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(cur).min(row[j]) };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::suggest;
+
+    #[test]
+    fn near_misses_get_a_suggestion() {
+        assert_eq!(suggest("readonly"), Some("read_only"));
+        assert_eq!(suggest("read_only_hint"), Some("read_only"));
+        assert_eq!(suggest("destructive_hint"), Some("destructive"));
+        assert_eq!(suggest("openworld"), Some("open_world"));
+        assert_eq!(suggest("idempotant"), Some("idempotent"));
+        assert_eq!(suggest("readOnlyHint"), Some("read_only"));
+        assert_eq!(suggest("colour"), None);
+    }
+}

@@ -1,0 +1,272 @@
+//! Generating the registration: the function stays as written (plus a rustdoc line listing
+//! its hints) and an anonymous const submits its `ToolDef` to the registry.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Attribute, Item, LitStr};
+
+use crate::ast::{self, Function, OutputKind};
+use crate::attr::{self, Attrs};
+use crate::ctxt::Ctxt;
+use crate::valid::{self, Warning};
+
+/// The whole expansion of `#[tool(args)] input`.
+pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item: Item = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(err) => {
+            let err = err.to_compile_error();
+            return quote!(#err #input);
+        }
+    };
+    let cx = Ctxt::default();
+    let attrs = attr::parse(&cx, args).map_err(|e| cx.syn_error(e)).ok();
+    let function = match ast::parse(&cx, item) {
+        Ok(function) => function,
+        Err(item) => return with_errors(cx, quote!(#item)),
+    };
+    let warnings = match &attrs {
+        Some(attrs) => valid::check(&cx, attrs, &function),
+        None => Vec::new(),
+    };
+    match (attrs, cx.is_clean()) {
+        (Some(attrs), true) => generate(&attrs, &function, &warnings),
+        _ => {
+            let item = &function.item;
+            with_errors(cx, quote!(#item))
+        }
+    }
+}
+
+/// The user's item as written, next to every recorded error: nothing else is generated, so
+/// no follow-on error can pile up.
+fn with_errors(cx: Ctxt, item: TokenStream) -> TokenStream {
+    let errors = cx.check().err().map(|e| e.to_compile_error());
+    quote!(#errors #item)
+}
+
+/// The four hints with the specification's cautious defaults filled in.
+struct Hints {
+    read_only: bool,
+    destructive: bool,
+    idempotent: bool,
+    open_world: bool,
+}
+
+impl Hints {
+    fn of(attrs: &Attrs) -> Hints {
+        let read_only = attrs.read_only.as_ref().is_some_and(|h| h.value);
+        Hints {
+            read_only,
+            destructive: attrs.destructive.as_ref().map_or(!read_only, |h| h.value),
+            idempotent: attrs.idempotent.as_ref().map_or(read_only, |h| h.value),
+            open_world: attrs.open_world.as_ref().is_none_or(|h| h.value),
+        }
+    }
+
+    fn describe(&self) -> String {
+        let effect = match (self.read_only, self.destructive) {
+            (true, _) => "read-only",
+            (false, true) => "destructive",
+            (false, false) => "additive",
+        };
+        let idempotent = if self.idempotent { ", idempotent" } else { "" };
+        let world = if self.open_world { "open-world" } else { "closed-world" };
+        format!("{effect}{idempotent}, {world}")
+    }
+}
+
+fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenStream {
+    let (name, _) = valid::tool_name(attrs, function);
+    let hints = Hints::of(attrs);
+    let description = match &attrs.description {
+        Some(text) => text.lit.value(),
+        None => function.docs.description.clone(),
+    };
+    let title = match &attrs.title {
+        Some(text) => {
+            let lit = &text.lit;
+            quote!(::core::option::Option::Some(#lit))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+
+    let mut item = function.item.clone();
+    let doc_line = format!(
+        " **MCP tool** `{name}`: {}{}.",
+        hints.describe(),
+        attrs
+            .title
+            .as_ref()
+            .map(|t| format!("; title \"{}\"", t.lit.value()))
+            .unwrap_or_default()
+    );
+    item.attrs.push(syn::parse_quote!(#[doc = ""]));
+    item.attrs.push(syn::parse_quote!(#[doc = #doc_line]));
+    let cfgs: Vec<&Attribute> = function
+        .item
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg"))
+        .collect();
+
+    let invoke = invoke(function);
+    let params = function.params.iter().map(|param| {
+        let name = &param.name;
+        let ty = param.optional.as_ref().unwrap_or(&param.ty);
+        let required = param.optional.is_none();
+        let description = match function.docs.args.iter().find(|a| a.name == *name) {
+            Some(doc) if !doc.text.is_empty() => {
+                let text = &doc.text;
+                quote!(::core::option::Option::Some(#text))
+            }
+            _ => quote!(::core::option::Option::None),
+        };
+        let schema = quote_spanned!(ty.span()=> ::toolsmith::__private::param_schema::<#ty>);
+        quote! {
+            ::toolsmith::__private::ParamDef {
+                name: #name,
+                description: #description,
+                required: #required,
+                schema: #schema,
+            }
+        }
+    });
+    let output = match &function.output.kind {
+        OutputKind::Unit => quote!(::toolsmith::__private::OutputDef::Empty),
+        OutputKind::Text => quote!(::toolsmith::__private::OutputDef::Text),
+        OutputKind::Json(ty) => {
+            let schema = quote_spanned!(ty.span()=> ::toolsmith::__private::output_schema::<#ty>);
+            quote!(::toolsmith::__private::OutputDef::Json(#schema))
+        }
+    };
+    let ident = &function.item.sig.ident;
+    let rust_path = format!("::{}", ident.to_string().trim_start_matches("r#"));
+    let (read_only, destructive, idempotent, open_world) = (
+        hints.read_only,
+        hints.destructive,
+        hints.idempotent,
+        hints.open_world,
+    );
+    let line = quote_spanned!(ident.span()=> ::core::line!());
+    let warnings = warnings.iter().enumerate().map(|(i, w)| warning(i, w));
+
+    quote! {
+        #item
+
+        #(#cfgs)*
+        #[doc(hidden)]
+        const _: () = {
+            #(#warnings)*
+            #invoke
+            ::toolsmith::__private::inventory::submit! {
+                ::toolsmith::__private::ToolDef {
+                    name: #name,
+                    rust_path: ::core::concat!(::core::module_path!(), #rust_path),
+                    file: ::core::file!(),
+                    line: #line,
+                    package: match ::core::option_env!("CARGO_PKG_NAME") {
+                        ::core::option::Option::Some(name) => name,
+                        ::core::option::Option::None => "unknown",
+                    },
+                    version: match ::core::option_env!("CARGO_PKG_VERSION") {
+                        ::core::option::Option::Some(version) => version,
+                        ::core::option::Option::None => "0.0.0",
+                    },
+                    title: #title,
+                    description: #description,
+                    hints: ::toolsmith::__private::Hints {
+                        read_only: #read_only,
+                        destructive: #destructive,
+                        idempotent: #idempotent,
+                        open_world: #open_world,
+                    },
+                    params: &[#(#params),*],
+                    output: #output,
+                    invoke: __toolsmith_invoke,
+                }
+            }
+        };
+    }
+}
+
+/// `fn __toolsmith_invoke(args) -> Invocation`: decodes every parameter, then hands the call
+/// to the runtime (sync bodies run off the reactor).
+fn invoke(function: &Function) -> TokenStream {
+    let ident = &function.item.sig.ident;
+    let binds: Vec<_> = (0..function.params.len())
+        .map(|i| format_ident!("__toolsmith_arg{}", i))
+        .collect();
+    let takes = function.params.iter().zip(&binds).enumerate().map(|(i, (param, bind))| {
+        let ty = &param.ty;
+        let take = quote_spanned!(ty.span()=> __toolsmith_args.take::<#ty>(#i));
+        quote!(let #bind = #take;)
+    });
+    let unwrap = (!binds.is_empty()).then(|| {
+        quote! {
+            let ( #(::core::option::Option::Some(#binds),)* ) = ( #(#binds,)* ) else {
+                return ::toolsmith::__private::Invocation::Invalid(
+                    ::std::string::String::from("the arguments could not be decoded"),
+                );
+            };
+        }
+    });
+    let mutability = (!binds.is_empty()).then(|| quote!(mut));
+    let call = if function.is_async {
+        quote!(#ident(#(#binds),*).await)
+    } else {
+        quote!(#ident(#(#binds),*))
+    };
+    let convert = convert(function, call);
+    let run = if function.is_async {
+        quote!(::toolsmith::__private::boxed_async(async move { #convert }))
+    } else {
+        quote!(::toolsmith::__private::boxed_blocking(move || #convert))
+    };
+    quote! {
+        fn __toolsmith_invoke(
+            #mutability __toolsmith_args: ::toolsmith::__private::Arguments<'_>,
+        ) -> ::toolsmith::__private::Invocation {
+            #(#takes)*
+            if let ::core::result::Result::Err(problems) = __toolsmith_args.finish() {
+                return ::toolsmith::__private::Invocation::Invalid(problems);
+            }
+            #unwrap
+            #run
+        }
+    }
+}
+
+/// The expression turning the call's value into an `Outcome`.
+fn convert(function: &Function, call: TokenStream) -> TokenStream {
+    let ok = match &function.output.kind {
+        OutputKind::Unit => quote!(::toolsmith::__private::empty),
+        OutputKind::Text => quote!(::toolsmith::__private::text),
+        OutputKind::Json(ty) => quote_spanned!(ty.span()=> ::toolsmith::__private::json::<#ty>),
+    };
+    if function.output.result {
+        let span = match &function.item.sig.output {
+            syn::ReturnType::Type(_, ty) => ty.span(),
+            syn::ReturnType::Default => Span::call_site(),
+        };
+        let result = quote_spanned!(span=> ::toolsmith::__private::result);
+        quote!(#result(#call, #ok))
+    } else {
+        quote!(#ok(#call))
+    }
+}
+
+/// A warning on stable Rust: using a deprecated item whose note is the message, at the span
+/// the warning is about.
+fn warning(index: usize, warning: &Warning) -> TokenStream {
+    let ident = format_ident!("__toolsmith_warning{}", index);
+    let note = LitStr::new(&warning.message, Span::call_site());
+    let use_site = quote_spanned!(warning.span=> #ident());
+    quote! {
+        #[deprecated(note = #note)]
+        #[allow(non_snake_case)]
+        const fn #ident() {}
+        const _: () = #use_site;
+    }
+}

@@ -1,0 +1,28 @@
+//! What `#[tool]`-generated code names. Not a public API: it may change in any release.
+
+pub use ::inventory;
+pub use ::schemars;
+pub use ::serde;
+pub use ::serde_json;
+
+pub use crate::Hints;
+pub use crate::args::Arguments;
+pub use crate::output::{Outcome, empty, json, result, text};
+pub use crate::registry::{Invocation, OutputDef, ParamDef, ToolDef};
+pub use crate::schema::{output as output_schema, param as param_schema};
+
+/// Boxes an async tool's future.
+pub fn boxed_async<F>(future: F) -> Invocation
+where
+    F: std::future::Future<Output = Outcome> + Send + 'static,
+{
+    Invocation::Async(Box::pin(future))
+}
+
+/// Boxes a sync tool's body.
+pub fn boxed_blocking<F>(body: F) -> Invocation
+where
+    F: FnOnce() -> Outcome + Send + 'static,
+{
+    Invocation::Blocking(Box::new(body))
+}

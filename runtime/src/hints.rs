@@ -1,0 +1,90 @@
+//! The MCP annotation hints of a tool, always complete.
+
+use std::fmt;
+
+/// The four behaviour hints of a tool, as the client receives them in `annotations`.
+///
+/// `#[tool]` always fills all four, following the MCP specification's cautious defaults:
+/// a tool is assumed destructive, not idempotent and open-world unless it says otherwise,
+/// and `read_only` implies not destructive and idempotent.
+///
+/// ```
+/// use toolsmith::Hints;
+///
+/// let search = Hints::READ_ONLY.closed_world();
+/// assert!(search.read_only && search.idempotent && !search.destructive && !search.open_world);
+/// assert_eq!(search.to_string(), "read-only, idempotent, closed-world");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Hints {
+    /// `readOnlyHint`: the tool does not modify its environment.
+    pub read_only: bool,
+    /// `destructiveHint`: the tool may delete or overwrite (meaningful when not read-only).
+    pub destructive: bool,
+    /// `idempotentHint`: repeating a call with the same arguments has no further effect.
+    pub idempotent: bool,
+    /// `openWorldHint`: the tool reaches entities outside a closed domain (the web, ...).
+    pub open_world: bool,
+}
+
+impl Hints {
+    /// The specification's defaults for a tool that states nothing: destructive, not
+    /// idempotent, open-world.
+    ///
+    /// ```
+    /// assert!(toolsmith::Hints::DEFAULT.destructive);
+    /// ```
+    pub const DEFAULT: Hints = Hints {
+        read_only: false,
+        destructive: true,
+        idempotent: false,
+        open_world: true,
+    };
+
+    /// A read-only tool: not destructive, idempotent, open-world.
+    ///
+    /// ```
+    /// assert!(toolsmith::Hints::READ_ONLY.idempotent);
+    /// ```
+    pub const READ_ONLY: Hints = Hints {
+        read_only: true,
+        destructive: false,
+        idempotent: true,
+        open_world: true,
+    };
+
+    /// The same hints with `open_world` false.
+    ///
+    /// ```
+    /// assert!(!toolsmith::Hints::DEFAULT.closed_world().open_world);
+    /// ```
+    pub const fn closed_world(self) -> Hints {
+        Hints {
+            open_world: false,
+            ..self
+        }
+    }
+}
+
+impl fmt::Display for Hints {
+    /// A short, human-readable list: `read-only`, or `destructive`/`additive`, then
+    /// `idempotent` when it is, then `open-world` or `closed-world`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let effect = if self.read_only {
+            "read-only"
+        } else if self.destructive {
+            "destructive"
+        } else {
+            "additive"
+        };
+        f.write_str(effect)?;
+        if self.idempotent {
+            f.write_str(", idempotent")?;
+        }
+        f.write_str(if self.open_world {
+            ", open-world"
+        } else {
+            ", closed-world"
+        })
+    }
+}

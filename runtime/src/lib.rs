@@ -1,0 +1,80 @@
+//! # toolsmith
+//!
+//! Declare [Model Context Protocol](https://modelcontextprotocol.io) tools as ordinary Rust
+//! functions, with honest behaviour hints, and serve them over stdio.
+//!
+//! ```no_run
+//! use toolsmith::{tool, ToolError};
+//!
+//! /// Look up the weather for a city.
+//! ///
+//! /// # Arguments
+//! /// * `city` - The city's name, e.g. "Lisbon".
+//! #[tool(read_only, title = "Weather")]
+//! async fn weather(city: String) -> Result<String, ToolError> {
+//!     if city.is_empty() {
+//!         return Err(ToolError::new("Give a city name."));
+//!     }
+//!     Ok(format!("Sunny in {city}"))
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+//!     toolsmith::serve_stdio().await?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! `#[tool]` keeps the function callable as written and registers it: its name, its rustdoc
+//! as description, a JSON Schema of its parameters, an output schema from its return type
+//! and a complete hint block (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
+//! `openWorldHint`). See [`tool`] for every key.
+
+mod args;
+mod dispatch;
+mod error;
+mod hints;
+mod logging;
+mod output;
+mod registry;
+mod schema;
+mod server;
+
+pub use error::{Error, ToolError};
+pub use hints::Hints;
+pub use registry::{Registry, ToolInfo, registry, try_registry};
+pub use server::{serve_on_stream, serve_stdio};
+
+/// The MCP SDK toolsmith is built on, for the rare need to reach its model types.
+pub use rmcp;
+
+/// Turns a `fn` or `async fn` into a registered MCP tool.
+///
+/// ```no_run
+/// /// Delete a note. Deleting a note that is already gone is not an error.
+/// ///
+/// /// # Arguments
+/// /// * `note_id` - The note's id.
+/// #[toolsmith::tool(destructive, idempotent, closed_world, title = "Delete note")]
+/// fn delete_note(note_id: u64) -> bool {
+///     note_id > 0
+/// }
+///
+/// assert!(delete_note(1)); // still an ordinary function
+/// ```
+///
+/// Keys:
+/// - `read_only`, `destructive`, `idempotent`, `open_world`: hints, each a flag (true) or
+///   `key = true|false`. `closed_world` is `open_world = false`.
+/// - `title = "..."`: the human-readable title (tool `title` and `annotations.title`).
+/// - `name = "..."`: the MCP name (default: the function's name).
+/// - `description = "..."`: the description (default: the rustdoc).
+///
+/// Unstated hints take the specification's cautious defaults: destructive, not
+/// idempotent, open-world; `read_only` implies not destructive and idempotent.
+pub use toolsmith_macros::tool;
+
+#[doc(hidden)]
+pub mod __private;
+
+extern crate self as toolsmith;

@@ -1,0 +1,110 @@
+//! Turning what a tool function returns into an outcome: a value, a deliberate
+//! [`ToolError`], or a failure to mask.
+
+use std::any::Any;
+use std::fmt::Display;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::ToolError;
+
+/// What a tool produced on success.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum Output {
+    /// `()`: no content.
+    Empty,
+    /// A `String`: one plain text block, no structured content.
+    Text(String),
+    /// Any other `Serialize` value: structured content plus its JSON as text.
+    Json(Value),
+}
+
+/// How a call ended.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum Outcome {
+    /// The tool succeeded.
+    Ok(Output),
+    /// The tool returned a [`ToolError`]: its message goes to the client unchanged.
+    ToolError(String),
+    /// The tool failed in another way: the client sees a masked message and this text goes
+    /// to stderr only.
+    Failed(String),
+}
+
+/// A `()` return.
+pub fn empty(_: ()) -> Outcome {
+    Outcome::Ok(Output::Empty)
+}
+
+/// A `String` return.
+pub fn text(value: String) -> Outcome {
+    Outcome::Ok(Output::Text(value))
+}
+
+/// A structured return.
+pub fn json<T: Serialize>(value: T) -> Outcome {
+    match serde_json::to_value(value) {
+        Ok(value) => Outcome::Ok(Output::Json(value)),
+        Err(err) => Outcome::Failed(format!("the result could not be serialized: {err}")),
+    }
+}
+
+/// A `Result<T, E>` return: `Ok` goes through `ok`, a [`ToolError`] (also inside a boxed
+/// `dyn Error`) is shown, any other `E` is masked.
+pub fn result<T, E: Display + 'static>(value: Result<T, E>, ok: fn(T) -> Outcome) -> Outcome {
+    match value {
+        Ok(value) => ok(value),
+        Err(err) => match tool_error_in(&err) {
+            Some(tool_error) => Outcome::ToolError(tool_error.message().to_owned()),
+            None => Outcome::Failed(err.to_string()),
+        },
+    }
+}
+
+/// Finds a [`ToolError`] in `err`: the error itself, or the one a boxed error holds.
+fn tool_error_in<E: 'static>(err: &E) -> Option<&ToolError> {
+    let any: &dyn Any = err;
+    if let Some(tool_error) = any.downcast_ref::<ToolError>() {
+        return Some(tool_error);
+    }
+    if let Some(boxed) = any.downcast_ref::<Box<dyn std::error::Error + Send + Sync>>() {
+        return boxed.downcast_ref::<ToolError>();
+    }
+    if let Some(boxed) = any.downcast_ref::<Box<dyn std::error::Error>>() {
+        return boxed.downcast_ref::<ToolError>();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed(outcome: Outcome) -> Option<String> {
+        match outcome {
+            Outcome::Failed(msg) => Some(msg),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn tool_errors_are_found_directly_and_in_boxes() {
+        let direct: Result<(), ToolError> = Err(ToolError::new("shown"));
+        assert!(matches!(result(direct, empty), Outcome::ToolError(m) if m == "shown"));
+        let boxed: Result<(), Box<dyn std::error::Error + Send + Sync>> =
+            Err(ToolError::new("boxed").into());
+        assert!(matches!(result(boxed, empty), Outcome::ToolError(m) if m == "boxed"));
+        let other: Result<(), std::io::Error> = Err(std::io::Error::other("secret"));
+        assert_eq!(failed(result(other, empty)).as_deref(), Some("secret"));
+    }
+
+    #[test]
+    fn unserializable_values_fail_instead_of_panicking() {
+        let mut map = std::collections::HashMap::new();
+        map.insert((1, 2), 3);
+        assert!(failed(json(map)).is_some());
+    }
+}

@@ -1,0 +1,213 @@
+//! JSON Schemas for tool inputs and outputs, generated once with schemars.
+//!
+//! The schemas are portable across MCP clients: JSON Schema 2020-12 without a `$schema` key,
+//! subschemas inlined (only recursive types keep a `$ref` into `$defs`), an `Option<T>`
+//! parameter described by `T`'s schema and simply left out of `required`.
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings};
+use serde_json::{Map, Value, json};
+
+use crate::registry::ParamDef;
+
+/// A JSON object, as schemas and tool arguments are.
+pub type JsonObject = Map<String, Value>;
+
+/// The key that tells FastMCP-style clients that the real result sits under `result`.
+pub const WRAP_RESULT_KEY: &str = "x-fastmcp-wrap-result";
+
+fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.meta_schema = None;
+            s.inline_subschemas = true;
+        })
+        .into_generator()
+}
+
+/// The schema of one parameter type (used by `#[tool]`-generated code).
+#[doc(hidden)]
+pub fn param<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<T>()
+}
+
+/// A tool's output schema, and whether the value is wrapped as `{"result": value}`.
+#[doc(hidden)]
+#[derive(Debug, Clone)]
+pub struct OutputSchema {
+    pub(crate) schema: JsonObject,
+    pub(crate) wrapped: bool,
+}
+
+/// The output schema of a return type `T` (used by `#[tool]`-generated code).
+///
+/// An object type is used as it is; anything else is wrapped under `result`.
+#[doc(hidden)]
+pub fn output<T: JsonSchema>() -> OutputSchema {
+    let root = generator().into_root_schema_for::<T>();
+    if let Some(object) = root.as_object()
+        && object.get("type").and_then(Value::as_str) == Some("object")
+    {
+        return OutputSchema {
+            schema: object.clone(),
+            wrapped: false,
+        };
+    }
+    let mut generator = generator();
+    let inner = generator.subschema_for::<T>();
+    let mut schema = json!({
+        "type": "object",
+        "properties": { "result": inner },
+        "required": ["result"],
+        WRAP_RESULT_KEY: true,
+    });
+    add_definitions(&mut schema, &mut generator);
+    OutputSchema {
+        schema: into_object(schema),
+        wrapped: true,
+    }
+}
+
+/// The input schema of a tool's parameters, and for each parameter a short phrase saying
+/// what it expects ("a string", "an array", ...) for argument error messages.
+pub(crate) fn input(params: &[ParamDef]) -> (JsonObject, Vec<String>) {
+    let mut generator = generator();
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    let mut schemas = Vec::with_capacity(params.len());
+    for param in params {
+        let mut schema = (param.schema)(&mut generator);
+        if let Some(description) = param.description {
+            schema.insert("description".into(), description.into());
+        }
+        schemas.push(schema.as_value().clone());
+        properties.insert(param.name.to_owned(), schema.to_value());
+        if param.required {
+            required.push(Value::from(param.name));
+        }
+    }
+    let mut schema = json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    });
+    add_definitions(&mut schema, &mut generator);
+    let defs = schema.get("$defs").cloned().unwrap_or(Value::Null);
+    let expected = schemas.iter().map(|s| expected(s, &defs, 0)).collect();
+    (into_object(schema), expected)
+}
+
+fn add_definitions(schema: &mut Value, generator: &mut SchemaGenerator) {
+    let definitions = generator.take_definitions(true);
+    if !definitions.is_empty() {
+        schema["$defs"] = Value::Object(definitions);
+    }
+}
+
+fn into_object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(object) => object,
+        _ => unreachable!("schemas built here are objects"),
+    }
+}
+
+/// A short phrase for what `schema` accepts, for error messages.
+fn expected(schema: &Value, defs: &Value, depth: usize) -> String {
+    const ANYTHING: &str = "a value matching the tool's input schema";
+    let Some(object) = schema.as_object() else {
+        return ANYTHING.to_owned();
+    };
+    if let Some(reference) = object.get("$ref").and_then(Value::as_str)
+        && depth < 4
+        && let Some(target) = reference
+            .strip_prefix("#/$defs/")
+            .and_then(|name| defs.get(name))
+    {
+        return expected(target, defs, depth + 1);
+    }
+    if let Some(values) = object.get("enum").and_then(Value::as_array) {
+        let values: Vec<String> = values.iter().map(Value::to_string).collect();
+        return format!("one of {}", values.join(", "));
+    }
+    if let Some(value) = object.get("const") {
+        return format!("exactly {value}");
+    }
+    match object.get("type") {
+        Some(Value::String(ty)) => with_article(ty),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .map(with_article)
+            .collect::<Vec<_>>()
+            .join(" or "),
+        _ => ANYTHING.to_owned(),
+    }
+}
+
+fn with_article(ty: &str) -> String {
+    match ty {
+        "integer" | "object" | "array" => format!("an {ty}"),
+        "null" => "null".to_owned(),
+        _ => format!("a {ty}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Note {
+        id: u64,
+        title: String,
+        tags: Option<Vec<String>>,
+    }
+
+    #[derive(JsonSchema)]
+    #[allow(dead_code)]
+    struct Tree {
+        label: String,
+        children: Vec<Tree>,
+    }
+
+    #[test]
+    fn object_outputs_are_used_as_they_are() {
+        let out = output::<Note>();
+        assert!(!out.wrapped);
+        assert_eq!(out.schema["type"], "object");
+        assert!(out.schema.get("$schema").is_none());
+        assert_eq!(out.schema["properties"]["id"]["type"], "integer");
+    }
+
+    #[test]
+    fn other_outputs_are_wrapped_under_result() {
+        let out = output::<Vec<Note>>();
+        assert!(out.wrapped);
+        assert_eq!(out.schema["required"], json!(["result"]));
+        assert_eq!(out.schema[WRAP_RESULT_KEY], true);
+        let items = &out.schema["properties"]["result"]["items"];
+        assert_eq!(items["type"], "object", "nested types are inlined: {items}");
+        assert!(out.schema.get("$defs").is_none());
+        assert!(output::<i64>().wrapped);
+    }
+
+    #[test]
+    fn recursive_types_keep_a_reference() {
+        let out = output::<Vec<Tree>>();
+        assert!(out.schema.contains_key("$defs"), "{:?}", out.schema);
+    }
+
+    #[test]
+    fn expected_phrases_follow_the_schema() {
+        let defs = Value::Null;
+        assert_eq!(expected(&json!({"type": "string"}), &defs, 0), "a string");
+        assert_eq!(
+            expected(&json!({"type": ["integer", "null"]}), &defs, 0),
+            "an integer or null"
+        );
+        assert_eq!(expected(&json!({"enum": ["a", "b"]}), &defs, 0), "one of \"a\", \"b\"");
+        let defs = json!({"T": {"type": "object"}});
+        assert_eq!(expected(&json!({"$ref": "#/$defs/T"}), &defs, 0), "an object");
+    }
+}
