@@ -42,15 +42,31 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         }
     };
     println!();
-    show("search_notes parser", call("search_notes", json!({"query": "parser"})).await?);
+    show(
+        "search_notes parser",
+        call("search_notes", json!({"query": "parser"})).await?,
+    );
     show("get_note 1", call("get_note", json!({"note_id": 1})).await?);
-    show("get_note 99", call("get_note", json!({"note_id": 99})).await?);
+    show(
+        "get_note 99",
+        call("get_note", json!({"note_id": 99})).await?,
+    );
     show(
         "create_note",
-        call("create_note", json!({"title": "Demo", "body": "made by the demo"})).await?,
+        call(
+            "create_note",
+            json!({"title": "Demo", "body": "made by the demo"}),
+        )
+        .await?,
     );
-    show("delete_note 1", call("delete_note", json!({"note_id": 1})).await?);
-    show("delete_note 1 again", call("delete_note", json!({"note_id": 1})).await?);
+    show(
+        "delete_note 1",
+        call("delete_note", json!({"note_id": 1})).await?,
+    );
+    show(
+        "delete_note 1 again",
+        call("delete_note", json!({"note_id": 1})).await?,
+    );
 
     client.cancel().await?;
     server.await??;
@@ -64,6 +80,10 @@ fn show(what: &str, result: CallToolResult) {
         .and_then(|c| c.as_text())
         .map(|t| t.text.clone())
         .unwrap_or_default();
-    let marker = if result.is_error == Some(true) { "error" } else { "ok" };
+    let marker = if result.is_error == Some(true) {
+        "error"
+    } else {
+        "ok"
+    };
     println!("{what:<22} {marker:<5} {text}");
 }

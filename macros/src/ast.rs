@@ -1,7 +1,6 @@
 //! A model of the annotated function: its parameters (and which are optional), what it
 //! returns, its docs. Signatures `#[tool]` cannot serve are reported here, one error each.
 
-use syn::spanned::Spanned;
 use syn::{
     Attribute, FnArg, GenericArgument, Ident, Item, ItemFn, Pat, PathArguments, ReturnType, Type,
 };
@@ -40,11 +39,11 @@ pub enum OutputKind {
     /// `String`: plain text.
     Text,
     /// Any other type: structured content.
-    Json(Type),
+    Json(Box<Type>),
 }
 
 /// Reads the item. Anything but a function is an error; signature problems go to `cx`.
-pub fn parse(cx: &Ctxt, item: Item) -> Result<Function, Item> {
+pub fn parse(cx: &Ctxt, item: Item) -> Result<Function, Box<Item>> {
     let item = match item {
         Item::Fn(item) => item,
         other => {
@@ -55,7 +54,7 @@ pub fn parse(cx: &Ctxt, item: Item) -> Result<Function, Item> {
                     describe(&other).1
                 ),
             );
-            return Err(other);
+            return Err(Box::new(other));
         }
     };
     check_signature(cx, &item);
@@ -96,13 +95,19 @@ fn describe(item: &Item) -> (proc_macro2::TokenStream, &'static str) {
 fn check_signature(cx: &Ctxt, item: &ItemFn) {
     let sig = &item.sig;
     if let Some(token) = &sig.unsafety {
-        cx.error_spanned_by(token, "a tool cannot be an `unsafe fn`: make it safe and keep the `unsafe` block inside");
+        cx.error_spanned_by(
+            token,
+            "a tool cannot be an `unsafe fn`: make it safe and keep the `unsafe` block inside",
+        );
     }
     if let Some(abi) = &sig.abi {
         cx.error_spanned_by(abi, "a tool cannot be an `extern` fn: remove the ABI");
     }
     if let Some(variadic) = &sig.variadic {
-        cx.error_spanned_by(variadic, "a tool cannot be variadic: take a `Vec<T>` parameter instead");
+        cx.error_spanned_by(
+            variadic,
+            "a tool cannot be variadic: take a `Vec<T>` parameter instead",
+        );
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         cx.error_spanned_by(
@@ -225,9 +230,8 @@ fn output(cx: &Ctxt, ret: &ReturnType) -> Output {
             );
             OutputKind::Unit
         }
-        other => OutputKind::Json(other.clone()),
+        other => OutputKind::Json(Box::new(other.clone())),
     };
-    let _ = ty.span();
     Output { kind, result }
 }
 

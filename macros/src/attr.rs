@@ -122,7 +122,10 @@ pub fn parse(cx: &Ctxt, args: TokenStream) -> syn::Result<Attrs> {
                         "`allow_name_mismatch` takes no value: write `allow_name_mismatch`",
                     );
                 } else if attrs.allow_name_mismatch.is_some() {
-                    cx.error_spanned_by(&entry.key, "`allow_name_mismatch` is given twice: remove one");
+                    cx.error_spanned_by(
+                        &entry.key,
+                        "`allow_name_mismatch` is given twice: remove one",
+                    );
                 } else {
                     attrs.allow_name_mismatch = Some(entry.key.clone());
                 }
@@ -136,7 +139,13 @@ pub fn parse(cx: &Ctxt, args: TokenStream) -> syn::Result<Attrs> {
 fn hint(cx: &Ctxt, slot: &mut Option<Hint>, entry: &Entry, wire: &str) {
     let value = match &entry.value {
         None => true,
-        Some((_, Expr::Lit(ExprLit { lit: Lit::Bool(LitBool { value, .. }), .. }))) => *value,
+        Some((
+            _,
+            Expr::Lit(ExprLit {
+                lit: Lit::Bool(LitBool { value, .. }),
+                ..
+            }),
+        )) => *value,
         Some((_, other)) => {
             let key = &entry.key;
             cx.error_spanned_by(
@@ -176,9 +185,17 @@ fn set_hint(cx: &Ctxt, slot: &mut Option<Hint>, entry: &Entry, value: bool, wire
 fn text(cx: &Ctxt, slot: &mut Option<Text>, entry: &Entry, non_empty: bool) {
     let key = &entry.key;
     let lit = match &entry.value {
-        Some((_, Expr::Lit(ExprLit { lit: Lit::Str(lit), .. }))) => lit.clone(),
+        Some((
+            _,
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(lit), ..
+            }),
+        )) => lit.clone(),
         Some((_, other)) => {
-            cx.error_spanned_by(other, format!("`{key}` takes a string literal: `{key} = \"...\"`"));
+            cx.error_spanned_by(
+                other,
+                format!("`{key}` takes a string literal: `{key} = \"...\"`"),
+            );
             return;
         }
         None => {
@@ -187,11 +204,17 @@ fn text(cx: &Ctxt, slot: &mut Option<Text>, entry: &Entry, non_empty: bool) {
         }
     };
     if slot.is_some() {
-        cx.error_spanned_by(entry.tokens(), format!("`{key}` is given twice: remove one"));
+        cx.error_spanned_by(
+            entry.tokens(),
+            format!("`{key}` is given twice: remove one"),
+        );
         return;
     }
     if non_empty && lit.value().trim().is_empty() {
-        cx.error_spanned_by(&lit, format!("`{key}` is empty: write a few words, or remove the key"));
+        cx.error_spanned_by(
+            &lit,
+            format!("`{key}` is empty: write a few words, or remove the key"),
+        );
         return;
     }
     *slot = Some(Text { lit });
@@ -210,7 +233,10 @@ fn unknown_key_message(key: &str) -> String {
 pub fn suggest(key: &str) -> Option<&'static str> {
     fn squash(s: &str) -> String {
         let lower = s.to_ascii_lowercase().replace(['_', '-'], "");
-        lower.strip_suffix("hint").map(str::to_owned).unwrap_or(lower)
+        lower
+            .strip_suffix("hint")
+            .map(str::to_owned)
+            .unwrap_or(lower)
     }
     let squashed = squash(key);
     if let Some(found) = KEYS.iter().find(|k| squash(k) == squashed) {
@@ -231,7 +257,11 @@ fn edit_distance(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let cur = row[j + 1];
-            row[j + 1] = if ca == *cb { prev } else { 1 + prev.min(cur).min(row[j]) };
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(cur).min(row[j])
+            };
             prev = cur;
         }
     }

@@ -30,7 +30,9 @@ pub fn parse(attrs: &[Attribute]) -> Docs {
     for attr in attrs {
         if let Meta::NameValue(nv) = &attr.meta
             && nv.path.is_ident("doc")
-            && let Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) = &nv.value
+            && let Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) = &nv.value
         {
             for text in s.value().lines() {
                 lines.push(Line {
@@ -63,12 +65,17 @@ fn split(lines: &[Line]) -> Docs {
             in_fence = !in_fence;
         }
         if !in_fence && let Some(title) = heading(trimmed) {
+            let was_in_args = in_args;
             in_args = matches!(
                 title.to_ascii_lowercase().as_str(),
                 "arguments" | "args" | "parameters"
             );
             if in_args {
                 continue;
+            }
+            if was_in_args {
+                // The section is gone: keep the next heading apart from what came before.
+                description.push("");
             }
         }
         if !in_args {
@@ -163,7 +170,10 @@ mod tests {
         );
         assert_eq!(d.description, "Find notes.\n\n# Examples\nCall it.");
         assert_eq!(d.args.len(), 2);
-        assert_eq!((d.args[0].name.as_str(), d.args[0].text.as_str()), ("query", "Text to look for."));
+        assert_eq!(
+            (d.args[0].name.as_str(), d.args[0].text.as_str()),
+            ("query", "Text to look for.")
+        );
         assert_eq!(d.args[1].text, "At most this many.");
     }
 

@@ -72,7 +72,11 @@ impl Hints {
             (false, false) => "additive",
         };
         let idempotent = if self.idempotent { ", idempotent" } else { "" };
-        let world = if self.open_world { "open-world" } else { "closed-world" };
+        let world = if self.open_world {
+            "open-world"
+        } else {
+            "closed-world"
+        };
         format!("{effect}{idempotent}, {world}")
     }
 }
@@ -198,11 +202,16 @@ fn invoke(function: &Function) -> TokenStream {
     let binds: Vec<_> = (0..function.params.len())
         .map(|i| format_ident!("__toolsmith_arg{}", i))
         .collect();
-    let takes = function.params.iter().zip(&binds).enumerate().map(|(i, (param, bind))| {
-        let ty = &param.ty;
-        let take = quote_spanned!(ty.span()=> __toolsmith_args.take::<#ty>(#i));
-        quote!(let #bind = #take;)
-    });
+    let takes = function
+        .params
+        .iter()
+        .zip(&binds)
+        .enumerate()
+        .map(|(i, (param, bind))| {
+            let ty = &param.ty;
+            let take = quote_spanned!(ty.span()=> __toolsmith_args.take::<#ty>(#i));
+            quote!(let #bind = #take;)
+        });
     let unwrap = (!binds.is_empty()).then(|| {
         quote! {
             let ( #(::core::option::Option::Some(#binds),)* ) = ( #(#binds,)* ) else {
@@ -268,5 +277,51 @@ fn warning(index: usize, warning: &Warning) -> TokenStream {
         #[allow(non_snake_case)]
         const fn #ident() {}
         const _: () = #use_site;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    #[test]
+    fn rustdoc_gains_a_line_listing_the_hints() {
+        let out = super::tool(
+            quote!(read_only, closed_world, title = "Search notes"),
+            quote! {
+                /// Find notes.
+                fn search_notes(query: String) -> Vec<String> { vec![query] }
+            },
+        );
+        let file: syn::File = syn::parse2(out).expect("the expansion parses");
+        let syn::Item::Fn(function) = &file.items[0] else {
+            panic!("the function comes first")
+        };
+        let docs: Vec<String> = function
+            .attrs
+            .iter()
+            .filter_map(|a| match &a.meta {
+                syn::Meta::NameValue(nv) => {
+                    Some(quote::ToTokens::to_token_stream(&nv.value).to_string())
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            docs.last().unwrap(),
+            "\" **MCP tool** `search_notes`: read-only, idempotent, closed-world; title \\\"Search notes\\\".\""
+        );
+    }
+
+    #[test]
+    fn on_error_the_function_is_emitted_as_written() {
+        let input = quote! {
+            /// Docs.
+            fn f() {}
+        };
+        let out = super::tool(quote!(readonly), input.clone()).to_string();
+        assert!(out.starts_with(":: core :: compile_error !"), "{out}");
+        assert!(out.ends_with(&input.to_string()), "{out}");
+        assert!(!out.contains("inventory"), "{out}");
     }
 }

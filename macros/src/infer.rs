@@ -71,11 +71,20 @@ mod tests {
 
     #[test]
     fn verbs_match_whole_tokens() {
-        assert_eq!(implied("playlist.delete"), Some(Implied::Destructive("delete")));
-        assert_eq!(implied("information_wipe"), Some(Implied::Destructive("wipe")));
+        assert_eq!(
+            implied("playlist.delete"),
+            Some(Implied::Destructive("delete"))
+        );
+        assert_eq!(
+            implied("information_wipe"),
+            Some(Implied::Destructive("wipe"))
+        );
         assert_eq!(implied("get_note"), Some(Implied::ReadOnly("get")));
         assert_eq!(implied("playlist_create"), None);
-        assert_eq!(implied("get_and_delete"), Some(Implied::Destructive("delete")));
+        assert_eq!(
+            implied("get_and_delete"),
+            Some(Implied::Destructive("delete"))
+        );
         assert_eq!(implied("budget"), None);
     }
 }

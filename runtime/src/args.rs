@@ -50,7 +50,12 @@ impl<'a> Arguments<'a> {
         }
     }
 
-    fn decode<T: DeserializeOwned>(&mut self, name: &str, expected: &str, value: Value) -> Option<T> {
+    fn decode<T: DeserializeOwned>(
+        &mut self,
+        name: &str,
+        expected: &str,
+        value: Value,
+    ) -> Option<T> {
         match serde_json::from_value(value) {
             Ok(v) => Some(v),
             Err(err) => {

@@ -93,4 +93,3 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a non-string panic payload".to_owned());
     format!("panicked: {text}")
 }
-

@@ -95,8 +95,8 @@ impl ToolInfo {
             Some(def.hints.idempotent),
             Some(def.hints.open_world),
         );
-        let mut tool = Tool::new(def.name, def.description, Arc::new(input))
-            .with_annotations(annotations);
+        let mut tool =
+            Tool::new(def.name, def.description, Arc::new(input)).with_annotations(annotations);
         if let Some(title) = def.title {
             tool = tool.with_title(title);
         }
@@ -250,7 +250,11 @@ impl Registry {
                 second: pair[1].described(),
             });
         }
-        let index = tools.iter().enumerate().map(|(i, t)| (t.name(), i)).collect();
+        let index = tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.name(), i))
+            .collect();
         let mcp_tools = Arc::new(tools.iter().map(|t| t.tool.clone()).collect());
         Ok(Registry {
             tools,

@@ -206,8 +206,14 @@ mod tests {
             expected(&json!({"type": ["integer", "null"]}), &defs, 0),
             "an integer or null"
         );
-        assert_eq!(expected(&json!({"enum": ["a", "b"]}), &defs, 0), "one of \"a\", \"b\"");
+        assert_eq!(
+            expected(&json!({"enum": ["a", "b"]}), &defs, 0),
+            "one of \"a\", \"b\""
+        );
         let defs = json!({"T": {"type": "object"}});
-        assert_eq!(expected(&json!({"$ref": "#/$defs/T"}), &defs, 0), "an object");
+        assert_eq!(
+            expected(&json!({"$ref": "#/$defs/T"}), &defs, 0),
+            "an object"
+        );
     }
 }

@@ -131,5 +131,10 @@ where
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
     let registry = crate::try_registry()?;
-    serve_on(ToolServer::new(registry, implementation(registry)), read, write).await
+    serve_on(
+        ToolServer::new(registry, implementation(registry)),
+        read,
+        write,
+    )
+    .await
 }

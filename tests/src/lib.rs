@@ -1,1 +1,70 @@
+//! Helpers shared by the integration tests: an in-memory MCP client connected to this
+//! program's tools, and the path of a freshly built example binary.
 
+use std::path::PathBuf;
+use std::process::Command;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::{ServiceError, ServiceExt};
+use serde_json::Value;
+
+/// A client connected in-process (over a tokio duplex) to every tool linked into the test.
+pub type Client = RunningService<RoleClient, ()>;
+
+/// Connects an rmcp client to `toolsmith::serve_on_stream` over an in-memory pipe.
+pub async fn connect() -> Client {
+    let (client_end, server_end) = tokio::io::duplex(1 << 20);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(async move {
+        if let Err(err) = toolsmith::serve_on_stream(read, write).await {
+            eprintln!("server stopped: {err}");
+        }
+    });
+    ().serve(client_end).await.expect("the client connects")
+}
+
+/// Calls `name` with a JSON object of arguments.
+pub async fn call(
+    client: &Client,
+    name: &str,
+    args: Value,
+) -> Result<CallToolResult, ServiceError> {
+    let mut params = CallToolRequestParams::new(name.to_owned());
+    if let Value::Object(map) = args {
+        params = params.with_arguments(map);
+    }
+    client.call_tool(params).await
+}
+
+/// The text of a result's first content block.
+pub fn text(result: &CallToolResult) -> &str {
+    result
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.as_str())
+        .unwrap_or("")
+}
+
+/// Builds example `name` of the toolsmith-examples package and returns its path.
+pub fn example_binary(name: &str) -> PathBuf {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = Command::new(cargo)
+        .args(["build", "-q", "-p", "toolsmith-examples", "--example", name])
+        .args(["--message-format", "json"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "building example {name} failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == name)
+        .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
+        .unwrap_or_else(|| panic!("cargo reported no executable for example {name}"))
+}

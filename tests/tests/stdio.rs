@@ -1,0 +1,88 @@
+//! The real notes example binary, spawned and driven over stdio.
+
+use std::process::Stdio;
+
+use rmcp::ServiceExt;
+use rmcp::transport::TokioChildProcess;
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::Command;
+use toolsmith_tests::{call, example_binary, text};
+
+#[tokio::test]
+async fn the_notes_binary_serves_over_stdio() {
+    let path = example_binary("notes");
+    let transport = TokioChildProcess::new(Command::new(&path)).expect("the server spawns");
+    let client = ().serve(transport).await.expect("initialize succeeds");
+
+    let info = client.peer_info().expect("the server introduced itself");
+    let implementation = info.server_info.clone().expect("serverInfo is sent");
+    assert_eq!(implementation.name, "toolsmith-examples");
+    assert_eq!(implementation.version, env!("CARGO_PKG_VERSION"));
+
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(
+        names,
+        ["create_note", "delete_note", "get_note", "search_notes"]
+    );
+
+    let found = call(&client, "search_notes", json!({"query": "lighthouse"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        found.structured_content.unwrap()["result"][0]["title"],
+        "Book ideas"
+    );
+    let missing = call(&client, "get_note", json!({"note_id": 99}))
+        .await
+        .unwrap();
+    assert_eq!(text(&missing), "No note with id 99.");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn stdout_carries_frames_only_and_eof_exits_zero() {
+    let path = example_binary("notes");
+    let mut child = Command::new(&path)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+               "params": {"name": "search_notes", "arguments": {"query": "milk"}}}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+               "params": {"name": "no_such_tool", "arguments": {}}}),
+    ];
+    for request in &requests {
+        stdin
+            .write_all(format!("{request}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    drop(stdin); // EOF: the server must finish its work and exit cleanly.
+
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut ids = Vec::new();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        let frame: serde_json::Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        assert_eq!(frame["jsonrpc"], "2.0", "{line}");
+        if frame["id"] == 4 {
+            assert_eq!(frame["error"]["code"], -32602, "unknown tool: {line}");
+        }
+        ids.push(frame["id"].as_i64().unwrap());
+    }
+    ids.sort();
+    assert_eq!(ids, [1, 2, 3, 4], "every request answered exactly once");
+    let status = child.wait().await.unwrap();
+    assert!(status.success(), "exit status {status}");
+}
