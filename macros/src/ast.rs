@@ -31,6 +31,8 @@ pub struct Output {
     pub kind: OutputKind,
     /// Whether it is a `Result<_, E>`.
     pub result: bool,
+    /// `E` when the `Result` names it (not for aliases such as `io::Result<T>`).
+    pub error: Option<Type>,
 }
 
 pub enum OutputKind {
@@ -207,6 +209,7 @@ fn output(cx: &Ctxt, ret: &ReturnType) -> Output {
         return Output {
             kind: OutputKind::Unit,
             result: false,
+            error: None,
         };
     };
     let (inner, result) = match generic_arg(ty, "Result") {
@@ -232,7 +235,11 @@ fn output(cx: &Ctxt, ret: &ReturnType) -> Output {
         }
         other => OutputKind::Json(Box::new(other.clone())),
     };
-    Output { kind, result }
+    Output {
+        kind,
+        result,
+        error: result.then(|| generic_args(ty).nth(1).cloned()).flatten(),
+    }
 }
 
 fn last_ident_is(path: &syn::Path, name: &str) -> bool {
@@ -257,10 +264,23 @@ fn generic_arg<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
     if last.ident != name {
         return None;
     }
-    let PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
+    generic_args(ty).next()
+}
+
+/// The type arguments of a path type's last segment.
+fn generic_args(ty: &Type) -> impl Iterator<Item = &Type> {
+    let args = match ty {
+        Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .and_then(|last| match &last.arguments {
+                PathArguments::AngleBracketed(args) => Some(&args.args),
+                _ => None,
+            }),
+        _ => None,
     };
-    args.args.iter().find_map(|arg| match arg {
+    args.into_iter().flatten().filter_map(|arg| match arg {
         GenericArgument::Type(ty) => Some(ty),
         _ => None,
     })

@@ -4,7 +4,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Attribute, Item, LitStr};
+use syn::{Attribute, Ident, Item, LitStr};
 
 use crate::ast::{self, Function, OutputKind};
 use crate::attr::{self, Attrs};
@@ -116,9 +116,21 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
         .collect();
 
     let invoke = invoke(function);
-    let params = function.params.iter().map(|param| {
-        let name = &param.name;
+    let checks = checks(function);
+    let schema_fns = function.params.iter().enumerate().map(|(i, param)| {
         let ty = param.optional.as_ref().unwrap_or(&param.ty);
+        let ident = format_ident!("__toolsmith_schema{}", i);
+        let typed = quote_spanned!(ty.span()=> ::toolsmith::__private::Typed::<#ty>::NEW);
+        quote! {
+            fn #ident(
+                generator: &mut ::toolsmith::__private::schemars::SchemaGenerator,
+            ) -> ::toolsmith::__private::schemars::Schema {
+                #typed.param_schema(generator)
+            }
+        }
+    });
+    let params = function.params.iter().enumerate().map(|(i, param)| {
+        let name = &param.name;
         let required = param.optional.is_none();
         let description = match function.docs.args.iter().find(|a| a.name == *name) {
             Some(doc) if !doc.text.is_empty() => {
@@ -127,7 +139,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
             }
             _ => quote!(::core::option::Option::None),
         };
-        let schema = quote_spanned!(ty.span()=> ::toolsmith::__private::param_schema::<#ty>);
+        let schema = format_ident!("__toolsmith_schema{}", i);
         quote! {
             ::toolsmith::__private::ParamDef {
                 name: #name,
@@ -137,12 +149,19 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
             }
         }
     });
-    let output = match &function.output.kind {
-        OutputKind::Unit => quote!(::toolsmith::__private::OutputDef::Empty),
-        OutputKind::Text => quote!(::toolsmith::__private::OutputDef::Text),
+    let (output, output_fn) = match &function.output.kind {
+        OutputKind::Unit => (quote!(::toolsmith::__private::OutputDef::Empty), None),
+        OutputKind::Text => (quote!(::toolsmith::__private::OutputDef::Text), None),
         OutputKind::Json(ty) => {
-            let schema = quote_spanned!(ty.span()=> ::toolsmith::__private::output_schema::<#ty>);
-            quote!(::toolsmith::__private::OutputDef::Json(#schema))
+            let typed = quote_spanned!(ty.span()=> ::toolsmith::__private::Typed::<#ty>::NEW);
+            (
+                quote!(::toolsmith::__private::OutputDef::Json(__toolsmith_output)),
+                Some(quote! {
+                    fn __toolsmith_output() -> ::toolsmith::__private::OutputSchema {
+                        #typed.output_schema()
+                    }
+                }),
+            )
         }
     };
     let ident = &function.item.sig.ident;
@@ -154,7 +173,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
         hints.open_world,
     );
     let line = quote_spanned!(ident.span()=> ::core::line!());
-    let warnings = warnings.iter().enumerate().map(|(i, w)| warning(i, w));
+    let warnings = warnings.iter().map(warning);
 
     quote! {
         #item
@@ -162,7 +181,12 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
         #(#cfgs)*
         #[doc(hidden)]
         const _: () = {
+            #[allow(unused_imports)]
+            use ::toolsmith::__private::Fallback as _;
             #(#warnings)*
+            #checks
+            #(#schema_fns)*
+            #output_fn
             #invoke
             ::toolsmith::__private::inventory::submit! {
                 ::toolsmith::__private::ToolDef {
@@ -209,8 +233,7 @@ fn invoke(function: &Function) -> TokenStream {
         .enumerate()
         .map(|(i, (param, bind))| {
             let ty = &param.ty;
-            let take = quote_spanned!(ty.span()=> __toolsmith_args.take::<#ty>(#i));
-            quote!(let #bind = #take;)
+            quote!(let #bind = ::toolsmith::__private::Typed::<#ty>::NEW.take(&mut __toolsmith_args, #i);)
         });
     let unwrap = (!binds.is_empty()).then(|| {
         quote! {
@@ -247,36 +270,62 @@ fn invoke(function: &Function) -> TokenStream {
     }
 }
 
+/// One check per parameter type and return type, each at its own token.
+fn checks(function: &Function) -> TokenStream {
+    let params = function.params.iter().map(|param| {
+        let ty = &param.ty;
+        quote_spanned! {ty.span()=>
+            const _: () = ::toolsmith::__private::assert_deserialize::<#ty>();
+            const _: () = ::toolsmith::__private::assert_param_schema::<#ty>();
+        }
+    });
+    let output = match &function.output.kind {
+        OutputKind::Json(ty) => Some(quote_spanned! {ty.span()=>
+            const _: () = ::toolsmith::__private::assert_serialize::<#ty>();
+            const _: () = ::toolsmith::__private::assert_output_schema::<#ty>();
+        }),
+        _ => None,
+    };
+    let result = match (&function.item.sig.output, &function.output.error) {
+        (_, Some(error)) => Some(
+            quote_spanned!(error.span()=> const _: () = ::toolsmith::__private::assert_error::<#error>();),
+        ),
+        (syn::ReturnType::Type(_, ty), None) if function.output.result => Some(
+            quote_spanned!(ty.span()=> const _: () = ::toolsmith::__private::assert_result::<#ty>();),
+        ),
+        _ => None,
+    };
+    quote!(#(#params)* #output #result)
+}
+
 /// The expression turning the call's value into an `Outcome`.
 fn convert(function: &Function, call: TokenStream) -> TokenStream {
     let ok = match &function.output.kind {
         OutputKind::Unit => quote!(::toolsmith::__private::empty),
         OutputKind::Text => quote!(::toolsmith::__private::text),
-        OutputKind::Json(ty) => quote_spanned!(ty.span()=> ::toolsmith::__private::json::<#ty>),
+        OutputKind::Json(ty) => {
+            quote!(|value: #ty| ::toolsmith::__private::Typed::<#ty>::NEW.json(value))
+        }
     };
-    if function.output.result {
-        let span = match &function.item.sig.output {
-            syn::ReturnType::Type(_, ty) => ty.span(),
-            syn::ReturnType::Default => Span::call_site(),
-        };
-        let result = quote_spanned!(span=> ::toolsmith::__private::result);
-        quote!(#result(#call, #ok))
-    } else {
-        quote!(#ok(#call))
+    match (&function.item.sig.output, function.output.result) {
+        (syn::ReturnType::Type(_, ty), true) => {
+            quote!(::toolsmith::__private::Typed::<#ty>::NEW.result(#call, #ok))
+        }
+        _ => quote!((#ok)(#call)),
     }
 }
 
 /// A warning on stable Rust: using a deprecated item whose note is the message, at the span
-/// the warning is about.
-fn warning(index: usize, warning: &Warning) -> TokenStream {
-    let ident = format_ident!("__toolsmith_warning{}", index);
+/// the warning is about (the rustc line reads "use of deprecated function
+/// `tool_name_contradicts_its_hints`: <message>").
+fn warning(warning: &Warning) -> TokenStream {
+    let definition = Ident::new("tool_name_contradicts_its_hints", Span::call_site());
+    let use_site = Ident::new("tool_name_contradicts_its_hints", warning.span);
     let note = LitStr::new(&warning.message, Span::call_site());
-    let use_site = quote_spanned!(warning.span=> #ident());
     quote! {
         #[deprecated(note = #note)]
-        #[allow(non_snake_case)]
-        const fn #ident() {}
-        const _: () = #use_site;
+        const fn #definition() {}
+        const _: () = #use_site();
     }
 }
 

@@ -7,9 +7,13 @@ pub use ::serde_json;
 
 pub use crate::Hints;
 pub use crate::args::Arguments;
-pub use crate::output::{Outcome, empty, json, result, text};
+pub use crate::checks::{
+    Fallback, Typed, assert_deserialize, assert_error, assert_output_schema, assert_param_schema,
+    assert_result, assert_serialize,
+};
+pub use crate::output::{Outcome, empty, text};
 pub use crate::registry::{Invocation, OutputDef, ParamDef, ToolDef};
-pub use crate::schema::{output as output_schema, param as param_schema};
+pub use crate::schema::OutputSchema;
 
 /// Boxes an async tool's future.
 pub fn boxed_async<F>(future: F) -> Invocation

@@ -31,6 +31,7 @@
 //! `openWorldHint`). See [`tool`] for every key.
 
 mod args;
+mod checks;
 mod dispatch;
 mod error;
 mod hints;

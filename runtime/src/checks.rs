@@ -1,0 +1,135 @@
+//! Type checks for `#[tool]`-generated code. Each parameter and return type is checked once,
+//! at its own token, with a message that says what to derive; everything else the expansion
+//! does with the type goes through [`Typed`], whose fallback methods keep a failed check
+//! from cascading into more errors.
+
+use std::fmt::Display;
+use std::marker::PhantomData;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::args::Arguments;
+use crate::output::{self, Outcome};
+use crate::schema::{self, OutputSchema};
+
+/// A type a tool can take as a parameter: it decodes from JSON.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter: it does not implement `serde::Deserialize`",
+    label = "this parameter type cannot be decoded from JSON",
+    note = "derive it: `#[derive(serde::Deserialize, schemars::JsonSchema)]`, or take an owned type that has it"
+)]
+pub trait ParamDeserialize {}
+impl<T: DeserializeOwned> ParamDeserialize for T {}
+
+/// A type a tool can take as a parameter: it has a JSON Schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter: it does not implement `schemars::JsonSchema`",
+    label = "this parameter type has no JSON Schema for the tool's input schema",
+    note = "derive it: `#[derive(serde::Deserialize, schemars::JsonSchema)]`"
+)]
+pub trait ParamSchema {}
+impl<T: JsonSchema> ParamSchema for T {}
+
+/// A type a tool can return as structured content: it encodes to JSON.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's result: it does not implement `serde::Serialize`",
+    label = "this return type cannot be encoded as JSON",
+    note = "derive it: `#[derive(serde::Serialize, schemars::JsonSchema)]`, or return `String` for plain text"
+)]
+pub trait OutputSerialize {}
+impl<T: Serialize> OutputSerialize for T {}
+
+/// A type a tool can return as structured content: it has a JSON Schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's result: it does not implement `schemars::JsonSchema`",
+    label = "this return type has no JSON Schema for the tool's output schema",
+    note = "derive it: `#[derive(serde::Serialize, schemars::JsonSchema)]`, or return `String` for plain text"
+)]
+pub trait OutputSchemaType {}
+impl<T: JsonSchema> OutputSchemaType for T {}
+
+/// A type a tool can return as its `Err`: it shows as text.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's error type: it does not implement `std::fmt::Display`",
+    label = "this error type cannot be shown as text",
+    note = "implement `Display` for it, or return `toolsmith::ToolError` to show its message to the client"
+)]
+pub trait ErrorDisplay {}
+impl<E: Display + 'static> ErrorDisplay for E {}
+
+/// A `Result` a tool can return: its error type shows as text.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's return type: its error type must implement `std::fmt::Display`",
+    label = "the error type of this `Result` does not implement `Display`",
+    note = "implement `Display` for the error, or return `toolsmith::ToolError` to show its message to the client"
+)]
+pub trait ToolResult {}
+impl<T, E: Display + 'static> ToolResult for Result<T, E> {}
+
+/// A parameter type's check for decoding.
+pub const fn assert_deserialize<T: ParamDeserialize>() {}
+/// A parameter type's check for its schema.
+pub const fn assert_param_schema<T: ParamSchema>() {}
+/// A structured return type's check for encoding.
+pub const fn assert_serialize<T: OutputSerialize>() {}
+/// A structured return type's check for its schema.
+pub const fn assert_output_schema<T: OutputSchemaType>() {}
+/// An error type's check, when the `Result` names it.
+pub const fn assert_error<E: ErrorDisplay>() {}
+/// The check of a `Result` alias's error type (`io::Result<T>`).
+pub const fn assert_result<R: ToolResult>() {}
+
+/// A type the expansion works with. Its inherent methods apply when the type passes its
+/// check; otherwise the [`Fallback`] methods are picked, which do nothing (the program does not
+/// compile anyway, and the check has already said why, once).
+pub struct Typed<T>(PhantomData<T>);
+
+impl<T> Typed<T> {
+    pub const NEW: Self = Typed(PhantomData);
+}
+
+impl<T: DeserializeOwned + JsonSchema> Typed<T> {
+    pub fn take(self, args: &mut Arguments<'_>, index: usize) -> Option<T> {
+        args.take(index)
+    }
+    pub fn param_schema(self, generator: &mut SchemaGenerator) -> Schema {
+        schema::param::<T>(generator)
+    }
+}
+
+impl<T: Serialize + JsonSchema> Typed<T> {
+    pub fn output_schema(self) -> OutputSchema {
+        schema::output::<T>()
+    }
+    pub fn json(self, value: T) -> Outcome {
+        output::json(value)
+    }
+}
+
+impl<T, E: Display + 'static> Typed<Result<T, E>> {
+    pub fn result(self, value: Result<T, E>, ok: fn(T) -> Outcome) -> Outcome {
+        output::result(value, ok)
+    }
+}
+
+/// The methods picked when a type fails its check.
+pub trait Fallback<T>: Sized {
+    fn take(self, _: &mut Arguments<'_>, _: usize) -> Option<T> {
+        None
+    }
+    fn param_schema(self, _: &mut SchemaGenerator) -> Schema {
+        Schema::default()
+    }
+    fn output_schema(self) -> OutputSchema {
+        schema::output::<()>()
+    }
+    fn json(self, _: T) -> Outcome {
+        Outcome::Failed(String::new())
+    }
+    fn result<O>(self, _: T, _: fn(O) -> Outcome) -> Outcome {
+        Outcome::Failed(String::new())
+    }
+}
+impl<T> Fallback<T> for Typed<T> {}

@@ -1,0 +1,6 @@
+use toolsmith::tool;
+
+#[tool(read_only)]
+fn peek() {}
+
+fn main() {}

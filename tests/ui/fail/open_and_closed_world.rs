@@ -1,0 +1,7 @@
+use toolsmith::tool;
+
+/// Does one thing.
+#[tool(read_only, open_world, closed_world)]
+fn lookup() {}
+
+fn main() {}

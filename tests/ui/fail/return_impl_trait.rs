@@ -1,0 +1,9 @@
+use toolsmith::tool;
+
+/// Does one thing.
+#[tool(read_only)]
+fn name() -> impl std::fmt::Display {
+    "x"
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use toolsmith::tool;
+
+/// Does one thing.
+#[tool(read_only, title = "One", title = "Two")]
+fn peek() {}
+
+fn main() {}

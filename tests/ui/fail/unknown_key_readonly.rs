@@ -1,0 +1,7 @@
+use toolsmith::tool;
+
+/// Does one thing.
+#[tool(readonly)]
+fn peek() {}
+
+fn main() {}

@@ -1,0 +1,61 @@
+#![deny(warnings)]
+
+use toolsmith::{Hints, tool};
+
+/// Flags.
+#[tool(read_only, idempotent, open_world)]
+fn flags() {}
+
+/// Booleans, true.
+#[tool(read_only = true, idempotent = true, open_world = true)]
+fn booleans_true() {}
+
+/// Booleans, false.
+#[tool(read_only = false, destructive = false, idempotent = false, open_world = false)]
+fn booleans_false() {}
+
+/// Destructive as a flag, closed world as a flag.
+#[tool(destructive, closed_world, idempotent)]
+fn destructive_flag() {}
+
+/// Destructive spelled out.
+#[tool(destructive = true)]
+fn destructive_true() {}
+
+/// Nothing stated.
+#[tool]
+fn nothing_stated() {}
+
+/// Ignored in favour of the key.
+#[tool(read_only, title = "Named", name = "renamed-tool.v1", description = "From the key.")]
+fn named() {}
+
+/// Keys in any order, trailing comma.
+#[tool(title = "Ordered", closed_world, read_only,)]
+fn ordered() {}
+
+fn hints(name: &str) -> Hints {
+    toolsmith::registry().get(name).expect(name).hints()
+}
+
+fn main() {
+    let h = |read_only, destructive, idempotent, open_world| Hints {
+        read_only,
+        destructive,
+        idempotent,
+        open_world,
+    };
+    assert_eq!(hints("flags"), h(true, false, true, true));
+    assert_eq!(hints("booleans_true"), h(true, false, true, true));
+    assert_eq!(hints("booleans_false"), h(false, false, false, false));
+    assert_eq!(hints("destructive_flag"), h(false, true, true, false));
+    assert_eq!(hints("destructive_true"), h(false, true, false, true));
+    assert_eq!(hints("nothing_stated"), h(false, true, false, true));
+    assert_eq!(hints("ordered"), h(true, false, true, false));
+    let renamed = toolsmith::registry().get("renamed-tool.v1").unwrap();
+    assert_eq!(renamed.title(), Some("Named"));
+    assert_eq!(renamed.description(), "From the key.");
+    assert_eq!(toolsmith::registry().get("ordered").unwrap().title(), Some("Ordered"));
+    flags();
+    named();
+}
