@@ -10,7 +10,7 @@ use crate::store::{Note, shared};
 ///
 /// # Arguments
 /// * `query` - Text to look for.
-#[tool(read_only, idempotent, closed_world, title = "Search notes")]
+#[tool(read_only, idempotent, closed_world, title = "Search notes", category = "notes", tags = ["search", "read"])]
 pub fn search_notes(query: String) -> Vec<Note> {
     shared().search(&query)
 }
@@ -19,7 +19,7 @@ pub fn search_notes(query: String) -> Vec<Note> {
 ///
 /// # Arguments
 /// * `note_id` - The note's id.
-#[tool(read_only, idempotent, closed_world, title = "Get note")]
+#[tool(read_only, idempotent, closed_world, title = "Get note", category = "notes", tags = ["read"])]
 pub fn get_note(note_id: u64) -> Result<Note, ToolError> {
     shared()
         .get(note_id)
@@ -33,7 +33,7 @@ pub fn get_note(note_id: u64) -> Result<Note, ToolError> {
 /// * `title` - The note's title.
 /// * `body` - The note's text.
 /// * `tags` - Optional labels.
-#[tool(destructive = false, closed_world, title = "Create note")]
+#[tool(destructive = false, closed_world, title = "Create note", category = "notes", tags = ["write"])]
 pub fn create_note(title: String, body: String, tags: Option<Vec<String>>) -> Note {
     shared().create(title, body, tags.unwrap_or_default())
 }
@@ -51,7 +51,7 @@ pub struct Deleted {
 ///
 /// # Arguments
 /// * `note_id` - The id of the note to delete.
-#[tool(destructive, idempotent, closed_world, title = "Delete note")]
+#[tool(destructive, idempotent, closed_world, title = "Delete note", category = "notes", tags = ["write", "delete"])]
 pub fn delete_note(note_id: u64) -> Deleted {
     Deleted {
         note_id,

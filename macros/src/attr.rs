@@ -20,6 +20,8 @@ pub const KEYS: &[&str] = &[
     "title",
     "name",
     "description",
+    "category",
+    "tags",
     "allow_name_mismatch",
 ];
 
@@ -47,6 +49,8 @@ pub struct Attrs {
     pub title: Option<Text>,
     pub name: Option<Text>,
     pub description: Option<Text>,
+    pub category: Option<Text>,
+    pub tags: Option<Vec<LitStr>>,
     pub allow_name_mismatch: Option<Ident>,
 }
 
@@ -54,6 +58,14 @@ pub struct Attrs {
 struct Entry {
     key: Ident,
     value: Option<(Token![=], Expr)>,
+}
+
+/// A value without the invisible groups `macro_rules!` wraps around `$x:literal` / `$x:expr`.
+fn ungroup(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Group(group) => ungroup(&group.expr),
+        other => other,
+    }
 }
 
 impl Parse for Entry {
@@ -115,6 +127,8 @@ pub fn parse(cx: &Ctxt, args: TokenStream) -> syn::Result<Attrs> {
             "title" => text(cx, &mut attrs.title, &entry, true),
             "name" => text(cx, &mut attrs.name, &entry, false),
             "description" => text(cx, &mut attrs.description, &entry, true),
+            "category" => text(cx, &mut attrs.category, &entry, true),
+            "tags" => tags(cx, &mut attrs.tags, &entry),
             "allow_name_mismatch" => {
                 if let Some((_, value)) = &entry.value {
                     cx.error_spanned_by(
@@ -137,16 +151,13 @@ pub fn parse(cx: &Ctxt, args: TokenStream) -> syn::Result<Attrs> {
 }
 
 fn hint(cx: &Ctxt, slot: &mut Option<Hint>, entry: &Entry, wire: &str) {
-    let value = match &entry.value {
+    let value = match entry.value.as_ref().map(|(_, v)| ungroup(v)) {
         None => true,
-        Some((
-            _,
-            Expr::Lit(ExprLit {
-                lit: Lit::Bool(LitBool { value, .. }),
-                ..
-            }),
-        )) => *value,
-        Some((_, other)) => {
+        Some(Expr::Lit(ExprLit {
+            lit: Lit::Bool(LitBool { value, .. }),
+            ..
+        })) => *value,
+        Some(other) => {
             let key = &entry.key;
             cx.error_spanned_by(
                 other,
@@ -184,14 +195,11 @@ fn set_hint(cx: &Ctxt, slot: &mut Option<Hint>, entry: &Entry, value: bool, wire
 
 fn text(cx: &Ctxt, slot: &mut Option<Text>, entry: &Entry, non_empty: bool) {
     let key = &entry.key;
-    let lit = match &entry.value {
-        Some((
-            _,
-            Expr::Lit(ExprLit {
-                lit: Lit::Str(lit), ..
-            }),
-        )) => lit.clone(),
-        Some((_, other)) => {
+    let lit = match entry.value.as_ref().map(|(_, v)| ungroup(v)) {
+        Some(Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        })) => lit.clone(),
+        Some(other) => {
             cx.error_spanned_by(
                 other,
                 format!("`{key}` takes a string literal: `{key} = \"...\"`"),
@@ -218,6 +226,49 @@ fn text(cx: &Ctxt, slot: &mut Option<Text>, entry: &Entry, non_empty: bool) {
         return;
     }
     *slot = Some(Text { lit });
+}
+
+fn tags(cx: &Ctxt, slot: &mut Option<Vec<LitStr>>, entry: &Entry) {
+    const FORM: &str = "`tags` takes a list of string literals: `tags = [\"search\", \"read\"]`";
+    let array = match entry.value.as_ref().map(|(_, v)| ungroup(v)) {
+        Some(Expr::Array(array)) => array,
+        Some(other) => return cx.error_spanned_by(other, FORM),
+        None => return cx.error_spanned_by(&entry.key, FORM),
+    };
+    if slot.is_some() {
+        return cx.error_spanned_by(entry.tokens(), "`tags` is given twice: list every tag once");
+    }
+    if array.elems.is_empty() {
+        return cx.error_spanned_by(
+            array,
+            "`tags` is empty: list at least one tag, or remove the key",
+        );
+    }
+    let mut tags: Vec<LitStr> = Vec::new();
+    let mut clean = true;
+    for elem in &array.elems {
+        let Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        }) = ungroup(elem)
+        else {
+            cx.error_spanned_by(elem, FORM);
+            clean = false;
+            continue;
+        };
+        let value = lit.value();
+        if value.trim().is_empty() {
+            cx.error_spanned_by(lit, "empty tag: write a word, or remove it");
+            clean = false;
+        } else if tags.iter().any(|t| t.value() == value) {
+            cx.error_spanned_by(lit, format!("tag {value:?} is given twice: remove one"));
+            clean = false;
+        } else {
+            tags.push(lit.clone());
+        }
+    }
+    if clean {
+        *slot = Some(tags);
+    }
 }
 
 fn unknown_key_message(key: &str) -> String {

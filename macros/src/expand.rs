@@ -96,6 +96,15 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
         None => quote!(::core::option::Option::None),
     };
 
+    let category = match &attrs.category {
+        Some(text) => {
+            let lit = &text.lit;
+            quote!(::core::option::Option::Some(#lit))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let tags = attrs.tags.iter().flatten();
+
     let mut item = function.item.clone();
     let doc_line = format!(
         " **MCP tool** `{name}`: {}{}.",
@@ -204,6 +213,8 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
                     },
                     title: #title,
                     description: #description,
+                    category: #category,
+                    tags: &[#(#tags),*],
                     hints: ::toolsmith::__private::Hints {
                         read_only: #read_only,
                         destructive: #destructive,

@@ -10,7 +10,6 @@ mod attr;
 mod ctxt;
 mod docs;
 mod expand;
-mod infer;
 mod valid;
 
 use proc_macro::TokenStream;

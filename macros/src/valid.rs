@@ -8,7 +8,7 @@ use quote::ToTokens;
 use crate::ast::Function;
 use crate::attr::Attrs;
 use crate::ctxt::Ctxt;
-use crate::infer::{self, Implied};
+use toolsmith_infer::{self as infer, Mismatch};
 
 /// A warning to emit with the expansion (compilation continues).
 pub struct Warning {
@@ -123,19 +123,17 @@ fn name_lint(attrs: &Attrs, name: &str, span: Span) -> Option<Warning> {
         return None;
     }
     let read_only = attrs.read_only.as_ref().is_some_and(|h| h.value);
-    let message = match infer::implied(name)? {
-        Implied::Destructive(verb) if read_only => format!(
+    let destructive = attrs.destructive.as_ref().map_or(!read_only, |h| h.value);
+    let message = match infer::mismatch(name, read_only, destructive)? {
+        Mismatch::DestructiveNameReadOnly(verb) => format!(
             "tool `{name}` says `{verb}` but is declared read_only: clients may run it without asking. Fix the hints, or add `allow_name_mismatch`"
         ),
-        Implied::Destructive(verb) if attrs.destructive.as_ref().is_some_and(|h| !h.value) => {
-            format!(
-                "tool `{name}` says `{verb}` but is declared `destructive = false`: clients may run it without asking. Fix the hints, or add `allow_name_mismatch`"
-            )
-        }
-        Implied::ReadOnly(verb) if !read_only => format!(
+        Mismatch::DestructiveNameNotDestructive(verb) => format!(
+            "tool `{name}` says `{verb}` but is declared `destructive = false`: clients may run it without asking. Fix the hints, or add `allow_name_mismatch`"
+        ),
+        Mismatch::ReadNameNotReadOnly(verb) => format!(
             "tool `{name}` says `{verb}` but is not declared read_only: clients will ask before every call. Add `read_only`, or `allow_name_mismatch`"
         ),
-        _ => return None,
     };
     Some(Warning { span, message })
 }

@@ -11,8 +11,8 @@ pub use crate::checks::{
     Fallback, Typed, assert_deserialize, assert_error, assert_output_schema, assert_param_schema,
     assert_result, assert_serialize,
 };
+pub use crate::def::{Invocation, OutputDef, ParamDef, ToolDef};
 pub use crate::output::{Outcome, empty, text};
-pub use crate::registry::{Invocation, OutputDef, ParamDef, ToolDef};
 pub use crate::schema::OutputSchema;
 
 /// Boxes an async tool's future.

@@ -8,27 +8,21 @@ use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde_json::json;
 
+use crate::ToolInfo;
 use crate::args::Arguments;
+use crate::def::Invocation;
 use crate::output::{Outcome, Output};
-use crate::registry::{Invocation, Registry, ToolInfo};
 
-/// Calls tool `name` with `arguments`. An unknown tool is a protocol error (-32602); every
-/// other failure is an `isError` result.
-pub(crate) async fn call_tool(
-    registry: &Registry,
-    name: &str,
-    arguments: Option<JsonObject>,
-) -> Result<CallToolResult, ErrorData> {
-    let Some(tool) = registry.get(name) else {
-        return Err(ErrorData::invalid_params(
-            format!("unknown tool '{name}'"),
-            Some(json!({ "tool": name })),
-        ));
-    };
-    Ok(run(tool, arguments).await)
+/// The protocol error (-32602) for a tool that does not exist.
+pub(crate) fn unknown_tool(name: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!("unknown tool '{name}'"),
+        Some(json!({ "tool": name })),
+    )
 }
 
-async fn run(tool: &ToolInfo, arguments: Option<JsonObject>) -> CallToolResult {
+/// Runs one call of `tool`: every failure is an `isError` result.
+pub(crate) async fn run(tool: &ToolInfo, arguments: Option<JsonObject>) -> CallToolResult {
     let def = tool.def();
     let args = Arguments::new(arguments, def.params, tool.expected());
     let invocation = match std::panic::catch_unwind(AssertUnwindSafe(|| (def.invoke)(args))) {

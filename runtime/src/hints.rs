@@ -88,3 +88,58 @@ impl fmt::Display for Hints {
         })
     }
 }
+
+/// What a tool's name implies about its hints, by the same verb rules as the `#[tool]` name
+/// lint (whole tokens: `playlist.delete` is a delete, `playlist_create` is no list).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InferredHints {
+    /// The verb that decided it (`delete`, `get`, ...).
+    pub verb: &'static str,
+    /// Whether the name reads as read-only.
+    pub read_only: bool,
+    /// Whether the name reads as destructive.
+    pub destructive: bool,
+}
+
+impl InferredHints {
+    /// Whether declared `hints` contradict the name, as the compile-time lint judges it.
+    ///
+    /// ```
+    /// use toolsmith::{Hints, infer_hints};
+    ///
+    /// let inferred = infer_hints("delete_note").unwrap();
+    /// assert!(inferred.contradicts(Hints::READ_ONLY));
+    /// assert!(!inferred.contradicts(Hints::DEFAULT));
+    /// ```
+    pub fn contradicts(&self, hints: Hints) -> bool {
+        toolsmith_infer::mismatch(self.name_for_rules(), hints.read_only, hints.destructive)
+            .is_some()
+    }
+
+    fn name_for_rules(&self) -> &'static str {
+        self.verb
+    }
+}
+
+/// Infers hints from a tool name, or `None` when the name has no telling verb.
+///
+/// ```
+/// let inferred = toolsmith::infer_hints("information_wipe").unwrap();
+/// assert_eq!((inferred.verb, inferred.destructive), ("wipe", true));
+/// assert!(toolsmith::infer_hints("search_notes").unwrap().read_only);
+/// assert!(toolsmith::infer_hints("playlist_create").is_none());
+/// ```
+pub fn infer_hints(name: &str) -> Option<InferredHints> {
+    Some(match toolsmith_infer::implied(name)? {
+        toolsmith_infer::Implied::Destructive(verb) => InferredHints {
+            verb,
+            read_only: false,
+            destructive: true,
+        },
+        toolsmith_infer::Implied::ReadOnly(verb) => InferredHints {
+            verb,
+            read_only: true,
+            destructive: false,
+        },
+    })
+}

@@ -32,19 +32,29 @@
 
 mod args;
 mod checks;
+mod cli;
+mod def;
 mod dispatch;
 mod error;
 mod hints;
+mod info;
 mod logging;
 mod output;
+mod policy;
 mod registry;
 mod schema;
+mod search;
 mod server;
+mod snapshot;
 
+pub use cli::run;
 pub use error::{Error, ToolError};
-pub use hints::Hints;
-pub use registry::{Registry, ToolInfo, registry, try_registry};
-pub use server::{serve_on_stream, serve_stdio};
+pub use hints::{Hints, InferredHints, infer_hints};
+pub use info::{META_CATEGORY, META_TAGS, ToolInfo};
+pub use policy::Policy;
+pub use registry::{Registry, registry, try_registry};
+pub use search::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, Search, SearchError};
+pub use server::{DEFAULT_LIST_PAGE_SIZE, Server, serve_on_stream, serve_stdio};
 
 /// The MCP SDK toolsmith is built on, for the rare need to reach its model types.
 pub use rmcp;

@@ -1,230 +1,11 @@
 //! Every `#[tool]` in the program, collected through `inventory`: no list to keep.
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
-use rmcp::model::{Tool, ToolAnnotations};
-use schemars::{Schema, SchemaGenerator};
-
-use crate::args::Arguments;
-use crate::output::Outcome;
-use crate::schema::{self, JsonObject, OutputSchema};
-use crate::{Error, Hints};
-
-/// One tool as `#[tool]` declares it: a static value registered through `inventory`.
-#[doc(hidden)]
-pub struct ToolDef {
-    pub name: &'static str,
-    pub rust_path: &'static str,
-    pub file: &'static str,
-    pub line: u32,
-    pub package: &'static str,
-    pub version: &'static str,
-    pub title: Option<&'static str>,
-    pub description: &'static str,
-    pub hints: Hints,
-    pub params: &'static [ParamDef],
-    pub output: OutputDef,
-    pub invoke: for<'a> fn(Arguments<'a>) -> Invocation,
-}
-
-inventory::collect!(ToolDef);
-
-/// One parameter of a tool.
-#[doc(hidden)]
-pub struct ParamDef {
-    pub name: &'static str,
-    pub description: Option<&'static str>,
-    pub required: bool,
-    pub schema: fn(&mut SchemaGenerator) -> Schema,
-}
-
-/// What a tool returns.
-#[doc(hidden)]
-pub enum OutputDef {
-    /// `()`.
-    Empty,
-    /// `String`: plain text, no output schema.
-    Text,
-    /// A structured value with this schema.
-    Json(fn() -> OutputSchema),
-}
-
-/// A call whose arguments were decoded: ready to run, or refused.
-#[doc(hidden)]
-pub enum Invocation {
-    /// The arguments were wrong; the message says which and how.
-    Invalid(String),
-    /// A sync tool, to run off the async reactor.
-    Blocking(Box<dyn FnOnce() -> Outcome + Send>),
-    /// An async tool.
-    Async(Pin<Box<dyn Future<Output = Outcome> + Send>>),
-}
-
-/// A registered tool: its declaration plus what is computed from it once (schemas, the MCP
-/// `Tool` sent by `tools/list`).
-///
-/// ```
-/// for tool in toolsmith::registry().tools() {
-///     println!("{} ({}) at {}", tool.name(), tool.hints(), tool.location());
-/// }
-/// ```
-pub struct ToolInfo {
-    def: &'static ToolDef,
-    tool: Tool,
-    wrapped: bool,
-    expected: Vec<String>,
-}
-
-impl ToolInfo {
-    fn new(def: &'static ToolDef) -> Self {
-        let (input, expected) = schema::input(def.params);
-        let (output, wrapped) = match def.output {
-            OutputDef::Json(schema) => {
-                let OutputSchema { schema, wrapped } = schema();
-                (Some(Arc::new(schema)), wrapped)
-            }
-            OutputDef::Empty | OutputDef::Text => (None, false),
-        };
-        let annotations = ToolAnnotations::from_raw(
-            def.title.map(str::to_owned),
-            Some(def.hints.read_only),
-            Some(def.hints.destructive),
-            Some(def.hints.idempotent),
-            Some(def.hints.open_world),
-        );
-        let mut tool =
-            Tool::new(def.name, def.description, Arc::new(input)).with_annotations(annotations);
-        if let Some(title) = def.title {
-            tool = tool.with_title(title);
-        }
-        if let Some(output) = output {
-            tool = tool.with_raw_output_schema(output);
-        }
-        ToolInfo {
-            def,
-            tool,
-            wrapped,
-            expected,
-        }
-    }
-
-    /// The MCP tool name.
-    ///
-    /// ```
-    /// let names: Vec<&str> = toolsmith::registry().tools().iter().map(|t| t.name()).collect();
-    /// # let _ = names;
-    /// ```
-    pub fn name(&self) -> &'static str {
-        self.def.name
-    }
-
-    /// The human-readable title, when the tool declares one.
-    ///
-    /// ```
-    /// # for tool in toolsmith::registry().tools() {
-    /// let shown = tool.title().unwrap_or(tool.name());
-    /// # let _ = shown; }
-    /// ```
-    pub fn title(&self) -> Option<&'static str> {
-        self.def.title
-    }
-
-    /// The description the model reads (the rustdoc without its `# Arguments` section).
-    ///
-    /// ```
-    /// # for tool in toolsmith::registry().tools() {
-    /// assert!(!tool.description().is_empty());
-    /// # }
-    /// ```
-    pub fn description(&self) -> &'static str {
-        self.def.description
-    }
-
-    /// The four behaviour hints, always complete.
-    ///
-    /// ```
-    /// # for tool in toolsmith::registry().tools() {
-    /// let auto_run = tool.hints().read_only;
-    /// # let _ = auto_run; }
-    /// ```
-    pub fn hints(&self) -> Hints {
-        self.def.hints
-    }
-
-    /// The JSON Schema of the tool's arguments.
-    ///
-    /// ```
-    /// # for tool in toolsmith::registry().tools() {
-    /// assert_eq!(tool.input_schema()["type"], "object");
-    /// # }
-    /// ```
-    pub fn input_schema(&self) -> &JsonObject {
-        &self.tool.input_schema
-    }
-
-    /// The JSON Schema of the tool's structured result, when it has one.
-    ///
-    /// ```
-    /// # for tool in toolsmith::registry().tools() {
-    /// if let Some(schema) = tool.output_schema() { assert_eq!(schema["type"], "object"); }
-    /// # }
-    /// ```
-    pub fn output_schema(&self) -> Option<&JsonObject> {
-        self.tool.output_schema.as_deref()
-    }
-
-    /// Where the tool is defined, as `file:line`.
-    ///
-    /// ```
-    /// # for tool in toolsmith::registry().tools() {
-    /// assert!(tool.location().contains(':'));
-    /// # }
-    /// ```
-    pub fn location(&self) -> String {
-        format!("{}:{}", self.def.file, self.def.line)
-    }
-
-    /// The Rust path of the function behind the tool.
-    ///
-    /// ```
-    /// # for tool in toolsmith::registry().tools() {
-    /// assert!(tool.rust_path().contains("::"));
-    /// # }
-    /// ```
-    pub fn rust_path(&self) -> &'static str {
-        self.def.rust_path
-    }
-
-    /// The tool as MCP's `tools/list` sends it.
-    ///
-    /// ```
-    /// # for tool in toolsmith::registry().tools() {
-    /// assert_eq!(tool.mcp_tool().name, tool.name());
-    /// # }
-    /// ```
-    pub fn mcp_tool(&self) -> &Tool {
-        &self.tool
-    }
-
-    pub(crate) fn def(&self) -> &'static ToolDef {
-        self.def
-    }
-
-    pub(crate) fn wrapped(&self) -> bool {
-        self.wrapped
-    }
-
-    pub(crate) fn expected(&self) -> &[String] {
-        &self.expected
-    }
-
-    fn described(&self) -> String {
-        format!("`{}` at {}", self.def.rust_path, self.location())
-    }
-}
+use crate::Error;
+use crate::def::ToolDef;
+use crate::info::ToolInfo;
 
 /// Every registered tool, sorted by name, with its schemas computed once.
 ///
@@ -235,7 +16,6 @@ impl ToolInfo {
 pub struct Registry {
     tools: Vec<ToolInfo>,
     index: HashMap<&'static str, usize>,
-    mcp_tools: Arc<Vec<Tool>>,
 }
 
 impl Registry {
@@ -255,12 +35,7 @@ impl Registry {
             .enumerate()
             .map(|(i, t)| (t.name(), i))
             .collect();
-        let mcp_tools = Arc::new(tools.iter().map(|t| t.tool.clone()).collect());
-        Ok(Registry {
-            tools,
-            index,
-            mcp_tools,
-        })
+        Ok(Registry { tools, index })
     }
 
     /// All tools, sorted by name.
@@ -302,18 +77,13 @@ impl Registry {
         self.tools.is_empty()
     }
 
-    /// Every tool as MCP's `tools/list` sends them.
-    pub(crate) fn mcp_tools(&self) -> &Arc<Vec<Tool>> {
-        &self.mcp_tools
-    }
-
     /// The package (name, version) that defines most tools: the server's identity by
     /// default.
     pub(crate) fn main_package(&self) -> Option<(&'static str, &'static str)> {
         let mut counts: HashMap<(&'static str, &'static str), usize> = HashMap::new();
         for tool in &self.tools {
             *counts
-                .entry((tool.def.package, tool.def.version))
+                .entry((tool.def().package, tool.def().version))
                 .or_default() += 1;
         }
         counts

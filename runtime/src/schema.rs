@@ -7,7 +7,7 @@
 use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
 
-use crate::registry::ParamDef;
+use crate::def::ParamDef;
 
 /// A JSON object, as schemas and tool arguments are.
 pub type JsonObject = Map<String, Value>;

@@ -1,32 +1,202 @@
-//! The MCP server: rmcp's `ServerHandler` over the registry, served on stdio.
+//! The MCP server: rmcp's `ServerHandler` over the registry, served on stdio or any byte
+//! stream, with a serving policy and `tools/list` pagination.
 
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use crate::registry::Registry;
-use crate::{Error, dispatch};
+use crate::search::{self, SearchError};
+use crate::{Error, Policy, ToolInfo, dispatch};
+
+/// How many tools one `tools/list` page holds unless [`Server::page_size`] says otherwise.
+pub const DEFAULT_LIST_PAGE_SIZE: usize = 500;
+
+/// A configurable server: policy, page size, identity. [`serve_stdio`] and [`run`](crate::run)
+/// are its defaults.
+///
+/// ```no_run
+/// use toolsmith::{Policy, Server};
+///
+/// #[tokio::main]
+/// async fn main() -> Result<(), toolsmith::Error> {
+///     Server::new()
+///         .policy(Policy { read_only: true, ..Policy::default() })
+///         .page_size(100)
+///         .serve_stdio()
+///         .await
+/// }
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Server {
+    pub(crate) policy: Policy,
+    page_size: Option<usize>,
+    implementation: Option<(String, String)>,
+}
+
+impl Server {
+    /// A server offering every registered tool.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new();
+    /// # let _ = server;
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Offers only the tools `policy` allows; calls to the others are refused.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().policy(toolsmith::Policy::default());
+    /// # let _ = server;
+    /// ```
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// How many tools one `tools/list` page holds (default [`DEFAULT_LIST_PAGE_SIZE`], at
+    /// least 1); with more tools the list is paginated with `nextCursor`.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().page_size(50);
+    /// # let _ = server;
+    /// ```
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.page_size = Some(size.max(1));
+        self
+    }
+
+    /// The name and version the server reports (default: the package defining the tools).
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().info("notes", "1.2.0");
+    /// # let _ = server;
+    /// ```
+    pub fn info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.implementation = Some((name.into(), version.into()));
+        self
+    }
+
+    /// Serves over stdio until stdin closes. Logs go to stderr.
+    ///
+    /// ```no_run
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new().serve_stdio().await
+    /// # }
+    /// ```
+    pub async fn serve_stdio(self) -> Result<(), Error> {
+        crate::logging::init();
+        let handler = self.handler()?;
+        tracing::info!(tools = handler.offered.len(), "serving MCP over stdio");
+        let (read, write) = rmcp::transport::stdio_pipes();
+        serve(handler, read, write).await
+    }
+
+    /// Serves on any async byte stream pair (an in-memory duplex in tests, a socket, ...)
+    /// until the peer closes it.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    /// drop(client_end); // a client would talk here; closing it ends the session
+    /// let (read, write) = tokio::io::split(server_end);
+    /// let outcome = toolsmith::Server::new().serve_on(read, write).await;
+    /// assert!(outcome.is_err(), "no client sent initialize");
+    /// # }
+    /// ```
+    pub async fn serve_on<R, W>(self, read: R, write: W) -> Result<(), Error>
+    where
+        R: tokio::io::AsyncRead + Send + Unpin + 'static,
+        W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+    {
+        serve(self.handler()?, read, write).await
+    }
+
+    pub(crate) fn handler(self) -> Result<ToolServer, Error> {
+        let registry = crate::try_registry()?;
+        let implementation = match self.implementation {
+            Some((name, version)) => Implementation::new(name, version),
+            None => implementation(registry),
+        };
+        Ok(ToolServer::new(
+            registry,
+            implementation,
+            self.policy,
+            self.page_size.unwrap_or(DEFAULT_LIST_PAGE_SIZE),
+        ))
+    }
+}
 
 /// The handler rmcp drives: every request about tools is answered from the registry.
 #[derive(Clone)]
 pub(crate) struct ToolServer {
     registry: &'static Registry,
     info: Arc<ServerConfig>,
+    policy: Arc<Policy>,
+    /// The tools the policy offers, as `tools/list` sends them.
+    offered: Arc<Vec<Tool>>,
+    page_size: usize,
+    cursor_scope: u64,
 }
 
 impl ToolServer {
-    pub(crate) fn new(registry: &'static Registry, implementation: Implementation) -> Self {
+    fn new(
+        registry: &'static Registry,
+        implementation: Implementation,
+        policy: Policy,
+        page_size: usize,
+    ) -> Self {
         let capabilities = ServerCapabilities::builder().enable_tools().build();
         let info = ServerConfig::new(capabilities).with_server_info(implementation);
+        let offered = registry
+            .tools()
+            .iter()
+            .filter(|t| policy.allows(t).is_ok())
+            .map(|t| t.mcp_tool().clone())
+            .collect();
         ToolServer {
             registry,
             info: Arc::new(info),
+            cursor_scope: search::scope_of(("tools/list", &policy)),
+            policy: Arc::new(policy),
+            offered: Arc::new(offered),
+            page_size,
         }
+    }
+
+    fn list(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
+        if cursor.is_none() && self.offered.len() <= self.page_size {
+            return Ok(ListToolsResult::with_all_items(
+                self.offered.as_ref().clone(),
+            ));
+        }
+        let invalid = |err: SearchError| ErrorData::invalid_params(err.to_string(), None);
+        let start = match cursor {
+            Some(cursor) => search::decode_cursor(self.cursor_scope, cursor).map_err(invalid)?,
+            None => 0,
+        };
+        let all: Vec<&Tool> = self.offered.iter().collect();
+        let (page, next) =
+            search::paginate(&all, start, self.page_size, self.cursor_scope).map_err(invalid)?;
+        let mut result = ListToolsResult::with_all_items(page.into_iter().cloned().collect());
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    /// The tool `name` if the policy offers it; why not otherwise.
+    fn offered_tool(&self, name: &str) -> Result<Option<&'static ToolInfo>, String> {
+        let Some(tool) = self.registry.get(name) else {
+            return Ok(None);
+        };
+        self.policy.allows(tool).map(|()| Some(tool))
     }
 }
 
@@ -37,12 +207,10 @@ impl ServerHandler for ToolServer {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(
-            self.registry.mcp_tools().as_ref().clone(),
-        ))
+        self.list(request.as_ref().and_then(|r| r.cursor.as_deref()))
     }
 
     async fn call_tool(
@@ -50,13 +218,19 @@ impl ServerHandler for ToolServer {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        dispatch::call_tool(self.registry, &request.name, request.arguments)
-            .await
-            .map(CallToolResponse::from)
+        let tool = match self.offered_tool(&request.name) {
+            Ok(Some(tool)) => tool,
+            Ok(None) => return Err(dispatch::unknown_tool(&request.name)),
+            Err(why) => return Ok(CallToolResult::error(vec![ContentBlock::text(why)]).into()),
+        };
+        Ok(dispatch::run(tool, request.arguments).await.into())
     }
 
-    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
-        self.registry.get(name).map(|t| t.mcp_tool().clone())
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        match self.offered_tool(name) {
+            Ok(Some(tool)) => Some(tool.mcp_tool().clone()),
+            _ => None,
+        }
     }
 }
 
@@ -64,18 +238,11 @@ impl ServerHandler for ToolServer {
 pub(crate) fn implementation(registry: &Registry) -> Implementation {
     match registry.main_package() {
         Some((name, version)) => Implementation::new(name, version),
-        None => {
-            let name = std::env::current_exe()
-                .ok()
-                .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-                .unwrap_or_else(|| "toolsmith-server".to_owned());
-            Implementation::new(name, "0.0.0")
-        }
+        None => Implementation::new(crate::cli::executable_name(), "0.0.0"),
     }
 }
 
-/// Serves `handler` on a byte stream pair until the peer closes it.
-pub(crate) async fn serve_on<R, W>(handler: ToolServer, read: R, write: W) -> Result<(), Error>
+async fn serve<R, W>(handler: ToolServer, read: R, write: W) -> Result<(), Error>
 where
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
@@ -93,9 +260,9 @@ where
 
 /// Serves every registered tool over stdio until stdin closes.
 ///
-/// Logs go to stderr (filter from the `TOOLSMITH_LOG` environment variable, e.g. `debug`; default `warn,toolsmith=info`);
-/// stdout carries protocol frames only. Two tools with one name stop startup with
-/// [`Error::DuplicateTool`].
+/// Logs go to stderr (filter from the `TOOLSMITH_LOG` environment variable, e.g. `debug`;
+/// default `warn,toolsmith=info`); stdout carries protocol frames only. Two tools with one
+/// name stop startup with [`Error::DuplicateTool`].
 ///
 /// ```no_run
 /// #[tokio::main]
@@ -105,36 +272,24 @@ where
 /// }
 /// ```
 pub async fn serve_stdio() -> Result<(), Error> {
-    crate::logging::init();
-    let registry = crate::try_registry()?;
-    let handler = ToolServer::new(registry, implementation(registry));
-    tracing::info!(tools = registry.len(), "serving MCP over stdio");
-    let (read, write) = rmcp::transport::stdio_pipes();
-    serve_on(handler, read, write).await
+    Server::new().serve_stdio().await
 }
 
-/// Serves every registered tool on an in-memory or other async byte stream (tests, embedding).
+/// Serves every registered tool on an async byte stream pair (tests, embedding).
 ///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() -> Result<(), toolsmith::Error> {
+/// # async fn main() {
 /// let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-/// drop(client_end); // a client would talk here; closing it ends the session
+/// drop(client_end);
 /// let (read, write) = tokio::io::split(server_end);
-/// let outcome = toolsmith::serve_on_stream(read, write).await;
-/// assert!(outcome.is_err(), "no client sent initialize");
-/// # Ok(()) }
+/// assert!(toolsmith::serve_on_stream(read, write).await.is_err(), "no client sent initialize");
+/// # }
 /// ```
 pub async fn serve_on_stream<R, W>(read: R, write: W) -> Result<(), Error>
 where
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
-    let registry = crate::try_registry()?;
-    serve_on(
-        ToolServer::new(registry, implementation(registry)),
-        read,
-        write,
-    )
-    .await
+    Server::new().serve_on(read, write).await
 }

@@ -34,6 +34,10 @@ fn named() {}
 #[tool(title = "Ordered", closed_world, read_only,)]
 fn ordered() {}
 
+/// Metadata keys.
+#[tool(read_only, category = "notes", tags = ["search", "read"])]
+fn with_metadata() {}
+
 fn hints(name: &str) -> Hints {
     toolsmith::registry().get(name).expect(name).hints()
 }
@@ -56,6 +60,9 @@ fn main() {
     assert_eq!(renamed.title(), Some("Named"));
     assert_eq!(renamed.description(), "From the key.");
     assert_eq!(toolsmith::registry().get("ordered").unwrap().title(), Some("Ordered"));
+    let meta = toolsmith::registry().get("with_metadata").unwrap();
+    assert_eq!(meta.category(), Some("notes"));
+    assert_eq!(meta.tags(), ["search", "read"]);
     flags();
     named();
 }

@@ -1,0 +1,388 @@
+//! The command line every toolsmith server binary gets from [`run`]: serve (the default),
+//! list the tools and their hints, print schemas, call a tool, check a hint snapshot.
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use serde_json::{Value, json};
+
+use crate::{Error, Search, Server, ToolInfo, dispatch, snapshot};
+
+#[derive(Parser, Debug)]
+#[command(
+    about = "An MCP server built with toolsmith. With no command, serves its tools over stdio.",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Serve the tools over stdio (the default).
+    Serve(ServeArgs),
+    /// Show every tool's hints as a table (or JSON).
+    Tools(ToolsArgs),
+    /// Print the tools/list JSON, or one tool's.
+    Schema {
+        /// The tool to show; all tools when left out.
+        name: Option<String>,
+    },
+    /// Call a tool in-process, through the same dispatch as the server.
+    Call {
+        /// The tool to call.
+        name: String,
+        /// The arguments, as a JSON object.
+        #[arg(long, default_value = "{}")]
+        args: String,
+    },
+    /// Compare the tools' hints and titles with a committed snapshot file.
+    Check {
+        /// The snapshot file.
+        file: std::path::PathBuf,
+        /// Write the current hints to FILE instead of comparing.
+        #[arg(long)]
+        write: bool,
+    },
+}
+
+#[derive(Args, Debug, Default)]
+struct ServeArgs {
+    /// Offer only read-only tools; calls to any other tool are refused.
+    #[arg(long)]
+    read_only: bool,
+    /// Offer no destructive tool; calls to one are refused.
+    #[arg(long)]
+    deny_destructive: bool,
+    /// Offer only the tools of this category.
+    #[arg(long, value_name = "CATEGORY")]
+    only_category: Option<String>,
+    /// Offer only the tools with this tag.
+    #[arg(long, value_name = "TAG")]
+    only_tag: Option<String>,
+    /// Tools per tools/list page.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    page_size: Option<u32>,
+}
+
+#[derive(Args, Debug)]
+struct ToolsArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Only read-only tools.
+    #[arg(long)]
+    read_only: bool,
+    /// Only destructive tools.
+    #[arg(long)]
+    destructive: bool,
+    /// Only tools of this category.
+    #[arg(long, value_name = "CATEGORY")]
+    category: Option<String>,
+    /// Only tools with this tag.
+    #[arg(long, value_name = "TAG")]
+    tag: Option<String>,
+    /// Only tools whose name, title or description contains TEXT (case-insensitive).
+    #[arg(long, value_name = "TEXT")]
+    search: Option<String>,
+}
+
+/// Parses the command line and runs it: with no command (or `serve`) the stdio server, else
+/// `tools`, `schema`, `call` or `check`. Call it once in `main`.
+///
+/// A command that fails (`call` of a failing tool, `check` of an outdated snapshot) prints
+/// why on stderr and exits the process with status 1 (2 for a usage error).
+///
+/// ```no_run
+/// #[tokio::main]
+/// async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+///     toolsmith::run().await?;
+///     Ok(())
+/// }
+/// ```
+pub async fn run() -> Result<(), Error> {
+    Server::new().run().await
+}
+
+impl Server {
+    /// Like [`run`], with this server's settings for `serve` (command-line flags add to its
+    /// policy).
+    ///
+    /// ```no_run
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new().page_size(100).run().await
+    /// # }
+    /// ```
+    pub async fn run(self) -> Result<(), Error> {
+        self.run_with(std::env::args_os()).await
+    }
+
+    /// [`Server::run`] with the given arguments (the first is the program name).
+    ///
+    /// ```no_run
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new().run_with(["notes", "tools", "--read-only"]).await
+    /// # }
+    /// ```
+    pub async fn run_with<I, T>(self, args: I) -> Result<(), Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        let cli = parse(args);
+        let code = match cli.command {
+            None => return self.serve_with(cli.serve).serve_stdio().await,
+            Some(Command::Serve(args)) => return self.serve_with(args).serve_stdio().await,
+            Some(Command::Tools(args)) => tools(args),
+            Some(Command::Schema { name }) => schema(name.as_deref()),
+            Some(Command::Call { name, args }) => call(&name, &args).await,
+            Some(Command::Check { file, write }) => check(&file, write),
+        }?;
+        if code != 0 {
+            std::process::exit(code);
+        }
+        Ok(())
+    }
+
+    fn serve_with(mut self, args: ServeArgs) -> Server {
+        let policy = &mut self.policy;
+        policy.read_only |= args.read_only;
+        policy.deny_destructive |= args.deny_destructive;
+        policy.only_category = args.only_category.or(policy.only_category.take());
+        policy.only_tag = args.only_tag.or(policy.only_tag.take());
+        match args.page_size {
+            Some(size) => self.page_size(size as usize),
+            None => self,
+        }
+    }
+}
+
+/// The executable's file name, for the command line and as a fallback server name.
+pub(crate) fn executable_name() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "toolsmith-server".to_owned())
+}
+
+fn parse<I, T>(args: I) -> Cli
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let name = executable_name();
+    let version = crate::try_registry()
+        .ok()
+        .and_then(|r| r.main_package())
+        .map_or("0.0.0", |(_, version)| version);
+    let command = Cli::command()
+        .name(name.clone())
+        .bin_name(name)
+        .version(version);
+    let matches = command.get_matches_from(args);
+    Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit())
+}
+
+fn tools(args: ToolsArgs) -> Result<i32, Error> {
+    let mut query = Search::new().page_size(crate::MAX_PAGE_SIZE);
+    query.read_only = args.read_only.then_some(true);
+    query.destructive = args.destructive.then_some(true);
+    query.category = args.category;
+    query.tags = args.tag.into_iter().collect();
+    query.text = args.search;
+    let tools = all_matching(query)?;
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let rows: Vec<Value> = tools.iter().map(|t| tool_json(t)).collect();
+        writeln!(out, "{}", pretty(&Value::Array(rows)))?;
+    } else {
+        write!(out, "{}", table(&tools))?;
+    }
+    Ok(0)
+}
+
+fn all_matching(mut query: Search) -> Result<Vec<&'static ToolInfo>, Error> {
+    let registry = crate::try_registry()?;
+    let mut tools = Vec::new();
+    loop {
+        let page = registry
+            .search(&query)
+            .map_err(|e| Error::Task(e.to_string()))?;
+        tools.extend(page.tools);
+        match page.next_cursor {
+            Some(cursor) => query.cursor = Some(cursor),
+            None => return Ok(tools),
+        }
+    }
+}
+
+fn tool_json(tool: &ToolInfo) -> Value {
+    let hints = tool.hints();
+    json!({
+        "name": tool.name(),
+        "title": tool.title(),
+        "readOnly": hints.read_only,
+        "destructive": hints.destructive,
+        "idempotent": hints.idempotent,
+        "openWorld": hints.open_world,
+        "category": tool.category(),
+        "tags": tool.tags(),
+    })
+}
+
+/// The annotation matrix as an aligned table.
+fn table(tools: &[&ToolInfo]) -> String {
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    let mut rows = vec![
+        [
+            "NAME",
+            "TITLE",
+            "READ-ONLY",
+            "DESTRUCTIVE",
+            "IDEMPOTENT",
+            "OPEN-WORLD",
+            "CATEGORY",
+        ]
+        .map(str::to_owned),
+    ];
+    for tool in tools {
+        let h = tool.hints();
+        rows.push([
+            tool.name().to_owned(),
+            tool.title().unwrap_or("-").to_owned(),
+            yes(h.read_only).to_owned(),
+            yes(h.destructive).to_owned(),
+            yes(h.idempotent).to_owned(),
+            yes(h.open_world).to_owned(),
+            tool.category().unwrap_or("-").to_owned(),
+        ]);
+    }
+    let widths: Vec<usize> = (0..7)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn schema(name: Option<&str>) -> Result<i32, Error> {
+    let registry = crate::try_registry()?;
+    let value = match name {
+        None => {
+            json!({ "tools": registry.tools().iter().map(|t| t.mcp_tool()).collect::<Vec<_>>() })
+        }
+        Some(name) => match registry.get(name) {
+            Some(tool) => serde_json::to_value(tool.mcp_tool()).map_err(std::io::Error::other)?,
+            None => return Ok(no_such_tool(name)),
+        },
+    };
+    writeln!(std::io::stdout().lock(), "{}", pretty(&value))?;
+    Ok(0)
+}
+
+fn no_such_tool(name: &str) -> i32 {
+    let known: Vec<&str> = crate::registry().tools().iter().map(|t| t.name()).collect();
+    eprintln!(
+        "no tool is named '{name}'; the tools are: {}",
+        known.join(", ")
+    );
+    1
+}
+
+async fn call(name: &str, args: &str) -> Result<i32, Error> {
+    let arguments = match serde_json::from_str::<Value>(args) {
+        Ok(Value::Object(map)) => map,
+        Ok(_) => {
+            eprintln!("--args must be a JSON object, e.g. --args '{{\"query\": \"milk\"}}'");
+            return Ok(2);
+        }
+        Err(err) => {
+            eprintln!("--args is not valid JSON: {err}");
+            return Ok(2);
+        }
+    };
+    let Some(tool) = crate::try_registry()?.get(name) else {
+        return Ok(no_such_tool(name));
+    };
+    let result = dispatch::run(tool, Some(arguments)).await;
+    let text: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.as_str()))
+        .collect();
+    if result.is_error == Some(true) {
+        eprintln!("{}", text.join("\n"));
+        return Ok(1);
+    }
+    let mut out = std::io::stdout().lock();
+    match &result.structured_content {
+        Some(value) => writeln!(out, "{}", pretty(value))?,
+        None => {
+            for block in text {
+                writeln!(out, "{block}")?;
+            }
+        }
+    }
+    Ok(0)
+}
+
+fn check(file: &std::path::Path, write: bool) -> Result<i32, Error> {
+    let registry = crate::try_registry()?;
+    let current = snapshot::render(registry.tools());
+    if write {
+        std::fs::write(file, current)?;
+        println!(
+            "wrote the hints of {} tools to {}",
+            registry.len(),
+            file.display()
+        );
+        return Ok(0);
+    }
+    let committed = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(err) => {
+            eprintln!(
+                "cannot read the snapshot {}: {err}\ncreate it with `{} check --write {}`",
+                file.display(),
+                executable_name(),
+                file.display()
+            );
+            return Ok(2);
+        }
+    };
+    match snapshot::diff(&committed, &current) {
+        None => {
+            println!(
+                "{}: the hints of {} tools match",
+                file.display(),
+                registry.len()
+            );
+            Ok(0)
+        }
+        Some(report) => {
+            eprintln!(
+                "{} is out of date: the tools' hints changed.\n{report}review the changes, then run `{} check --write {}`",
+                file.display(),
+                executable_name(),
+                file.display()
+            );
+            Ok(1)
+        }
+    }
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}

@@ -1,0 +1,64 @@
+//! What `#[tool]` generates: a static [`ToolDef`] per tool, registered through `inventory`.
+//! Not a public API (reached through `__private`).
+
+use std::future::Future;
+use std::pin::Pin;
+
+use schemars::{Schema, SchemaGenerator};
+
+use crate::Hints;
+use crate::args::Arguments;
+use crate::output::Outcome;
+use crate::schema::OutputSchema;
+
+/// One tool as `#[tool]` declares it: a static value registered through `inventory`.
+#[doc(hidden)]
+pub struct ToolDef {
+    pub name: &'static str,
+    pub rust_path: &'static str,
+    pub file: &'static str,
+    pub line: u32,
+    pub package: &'static str,
+    pub version: &'static str,
+    pub title: Option<&'static str>,
+    pub description: &'static str,
+    pub category: Option<&'static str>,
+    pub tags: &'static [&'static str],
+    pub hints: Hints,
+    pub params: &'static [ParamDef],
+    pub output: OutputDef,
+    pub invoke: for<'a> fn(Arguments<'a>) -> Invocation,
+}
+
+inventory::collect!(ToolDef);
+
+/// One parameter of a tool.
+#[doc(hidden)]
+pub struct ParamDef {
+    pub name: &'static str,
+    pub description: Option<&'static str>,
+    pub required: bool,
+    pub schema: fn(&mut SchemaGenerator) -> Schema,
+}
+
+/// What a tool returns.
+#[doc(hidden)]
+pub enum OutputDef {
+    /// `()`.
+    Empty,
+    /// `String`: plain text, no output schema.
+    Text,
+    /// A structured value with this schema.
+    Json(fn() -> OutputSchema),
+}
+
+/// A call whose arguments were decoded: ready to run, or refused.
+#[doc(hidden)]
+pub enum Invocation {
+    /// The arguments were wrong; the message says which and how.
+    Invalid(String),
+    /// A sync tool, to run off the async reactor.
+    Blocking(Box<dyn FnOnce() -> Outcome + Send>),
+    /// An async tool.
+    Async(Pin<Box<dyn Future<Output = Outcome> + Send>>),
+}

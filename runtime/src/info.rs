@@ -1,0 +1,223 @@
+//! [`ToolInfo`]: one registered tool, with what is computed from it once.
+
+use std::sync::Arc;
+
+use rmcp::model::{MetaObject, Tool, ToolAnnotations};
+use serde_json::{Map, Value};
+
+use crate::Hints;
+use crate::def::{OutputDef, ToolDef};
+use crate::schema::{self, JsonObject, OutputSchema};
+
+/// The `_meta` key holding a tool's category.
+pub const META_CATEGORY: &str = "dev.toolsmith/category";
+/// The `_meta` key holding a tool's tags.
+pub const META_TAGS: &str = "dev.toolsmith/tags";
+
+/// A registered tool: its declaration plus what is computed from it once (schemas, the MCP
+/// `Tool` sent by `tools/list`).
+///
+/// ```
+/// for tool in toolsmith::registry().tools() {
+///     println!("{} ({}) at {}", tool.name(), tool.hints(), tool.location());
+/// }
+/// ```
+pub struct ToolInfo {
+    def: &'static ToolDef,
+    tool: Tool,
+    wrapped: bool,
+    expected: Vec<String>,
+}
+
+impl ToolInfo {
+    pub(crate) fn new(def: &'static ToolDef) -> Self {
+        let (input, expected) = schema::input(def.params);
+        let (output, wrapped) = match def.output {
+            OutputDef::Json(schema) => {
+                let OutputSchema { schema, wrapped } = schema();
+                (Some(Arc::new(schema)), wrapped)
+            }
+            OutputDef::Empty | OutputDef::Text => (None, false),
+        };
+        let annotations = ToolAnnotations::from_raw(
+            def.title.map(str::to_owned),
+            Some(def.hints.read_only),
+            Some(def.hints.destructive),
+            Some(def.hints.idempotent),
+            Some(def.hints.open_world),
+        );
+        let mut tool =
+            Tool::new(def.name, def.description, Arc::new(input)).with_annotations(annotations);
+        if let Some(title) = def.title {
+            tool = tool.with_title(title);
+        }
+        if let Some(output) = output {
+            tool = tool.with_raw_output_schema(output);
+        }
+        let mut meta = Map::new();
+        if let Some(category) = def.category {
+            meta.insert(META_CATEGORY.into(), category.into());
+        }
+        if !def.tags.is_empty() {
+            meta.insert(META_TAGS.into(), Value::from(def.tags.to_vec()));
+        }
+        if !meta.is_empty() {
+            tool = tool.with_meta(MetaObject(meta));
+        }
+        ToolInfo {
+            def,
+            tool,
+            wrapped,
+            expected,
+        }
+    }
+
+    /// The MCP tool name.
+    ///
+    /// ```
+    /// let names: Vec<&str> = toolsmith::registry().tools().iter().map(|t| t.name()).collect();
+    /// # let _ = names;
+    /// ```
+    pub fn name(&self) -> &'static str {
+        self.def.name
+    }
+
+    /// The human-readable title, when the tool declares one.
+    ///
+    /// ```
+    /// # for tool in toolsmith::registry().tools() {
+    /// let shown = tool.title().unwrap_or(tool.name());
+    /// # let _ = shown; }
+    /// ```
+    pub fn title(&self) -> Option<&'static str> {
+        self.def.title
+    }
+
+    /// The description the model reads (the rustdoc without its `# Arguments` section).
+    ///
+    /// ```
+    /// # for tool in toolsmith::registry().tools() {
+    /// assert!(!tool.description().is_empty());
+    /// # }
+    /// ```
+    pub fn description(&self) -> &'static str {
+        self.def.description
+    }
+
+    /// The four behaviour hints, always complete.
+    ///
+    /// ```
+    /// # for tool in toolsmith::registry().tools() {
+    /// let auto_run = tool.hints().read_only;
+    /// # let _ = auto_run; }
+    /// ```
+    pub fn hints(&self) -> Hints {
+        self.def.hints
+    }
+
+    /// The category given by `#[tool(category = "...")]`.
+    ///
+    /// ```
+    /// # for tool in toolsmith::registry().tools() {
+    /// let group = tool.category().unwrap_or("uncategorized");
+    /// # let _ = group; }
+    /// ```
+    pub fn category(&self) -> Option<&'static str> {
+        self.def.category
+    }
+
+    /// The tags given by `#[tool(tags = [...])]`.
+    ///
+    /// ```
+    /// # for tool in toolsmith::registry().tools() {
+    /// let searchable = tool.tags().contains(&"search");
+    /// # let _ = searchable; }
+    /// ```
+    pub fn tags(&self) -> &'static [&'static str] {
+        self.def.tags
+    }
+
+    /// The JSON Schema of the tool's arguments.
+    ///
+    /// ```
+    /// # for tool in toolsmith::registry().tools() {
+    /// assert_eq!(tool.input_schema()["type"], "object");
+    /// # }
+    /// ```
+    pub fn input_schema(&self) -> &JsonObject {
+        &self.tool.input_schema
+    }
+
+    /// The JSON Schema of the tool's structured result, when it has one.
+    ///
+    /// ```
+    /// # for tool in toolsmith::registry().tools() {
+    /// if let Some(schema) = tool.output_schema() { assert_eq!(schema["type"], "object"); }
+    /// # }
+    /// ```
+    pub fn output_schema(&self) -> Option<&JsonObject> {
+        self.tool.output_schema.as_deref()
+    }
+
+    /// Where the tool is defined, as `file:line`.
+    ///
+    /// ```
+    /// # for tool in toolsmith::registry().tools() {
+    /// assert!(tool.location().contains(':'));
+    /// # }
+    /// ```
+    pub fn location(&self) -> String {
+        format!("{}:{}", self.def.file, self.def.line)
+    }
+
+    /// The Rust path of the function behind the tool.
+    ///
+    /// ```
+    /// # for tool in toolsmith::registry().tools() {
+    /// assert!(tool.rust_path().contains("::"));
+    /// # }
+    /// ```
+    pub fn rust_path(&self) -> &'static str {
+        self.def.rust_path
+    }
+
+    /// The tool as MCP's `tools/list` sends it.
+    ///
+    /// ```
+    /// # for tool in toolsmith::registry().tools() {
+    /// assert_eq!(tool.mcp_tool().name, tool.name());
+    /// # }
+    /// ```
+    pub fn mcp_tool(&self) -> &Tool {
+        &self.tool
+    }
+
+    pub(crate) fn def(&self) -> &'static ToolDef {
+        self.def
+    }
+
+    pub(crate) fn wrapped(&self) -> bool {
+        self.wrapped
+    }
+
+    pub(crate) fn expected(&self) -> &[String] {
+        &self.expected
+    }
+
+    pub(crate) fn described(&self) -> String {
+        format!("`{}` at {}", self.def.rust_path, self.location())
+    }
+}
+
+impl std::fmt::Debug for ToolInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolInfo")
+            .field("name", &self.name())
+            .field("title", &self.title())
+            .field("hints", &self.hints())
+            .field("category", &self.category())
+            .field("tags", &self.tags())
+            .field("location", &self.location())
+            .finish()
+    }
+}

@@ -1,0 +1,7 @@
+use toolsmith::tool;
+
+/// Does one thing.
+#[tool(read_only, category = notes)]
+fn peek() {}
+
+fn main() {}
