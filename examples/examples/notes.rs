@@ -1,11 +1,13 @@
 //! The tutorial's notes server: `cargo run -p toolsmith-examples --example notes` serves it
 //! over stdio; `... --example notes -- tools` shows its hints, `-- --help` everything else.
 
-// Linking the library registers its tools.
-use toolsmith_examples as _;
+use toolsmith_examples::store::Notes;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    toolsmith::run().await?;
+    toolsmith::Server::new()
+        .state(Notes::seeded())
+        .run()
+        .await?;
     Ok(())
 }

@@ -5,13 +5,17 @@
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use serde_json::{Value, json};
-use toolsmith_examples as _;
+use toolsmith_examples::store::Notes;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let (client_end, server_end) = tokio::io::duplex(1 << 20);
     let (read, write) = tokio::io::split(server_end);
-    let server = tokio::spawn(toolsmith::serve_on_stream(read, write));
+    let server = tokio::spawn(
+        toolsmith::Server::new()
+            .state(Notes::seeded())
+            .serve_on(read, write),
+    );
     let client = ().serve(client_end).await?;
 
     let tools = client.list_all_tools().await?;

@@ -1,7 +1,7 @@
 //! A small in-memory notes store. It knows nothing of MCP: the tools in
 //! [`crate::notes`] are thin functions over it.
 
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{Mutex, MutexGuard};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -114,16 +114,36 @@ impl Store {
     }
 }
 
-/// The process-wide store the notes tools use.
+/// The store shared by the notes tools, registered once with
+/// `toolsmith::Server::new().state(Notes::seeded())`.
 ///
 /// ```
-/// let seeded = toolsmith_examples::store::shared().get(1).is_some();
-/// # let _ = seeded;
+/// let notes = toolsmith_examples::store::Notes::seeded();
+/// assert_eq!(notes.lock().get(1).unwrap().title, "Groceries");
 /// ```
-pub fn shared() -> MutexGuard<'static, Store> {
-    static STORE: OnceLock<Mutex<Store>> = OnceLock::new();
-    STORE
-        .get_or_init(|| Mutex::new(Store::seeded()))
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+#[derive(Debug, Default)]
+pub struct Notes(Mutex<Store>);
+
+impl Notes {
+    /// A store holding the tutorial's three notes.
+    ///
+    /// ```
+    /// let notes = toolsmith_examples::store::Notes::seeded();
+    /// # let _ = notes;
+    /// ```
+    pub fn seeded() -> Self {
+        Notes(Mutex::new(Store::seeded()))
+    }
+
+    /// The store, locked (a poisoned lock is recovered: the store stays consistent).
+    ///
+    /// ```
+    /// let notes = toolsmith_examples::store::Notes::seeded();
+    /// assert!(notes.lock().get(3).is_some());
+    /// ```
+    pub fn lock(&self) -> MutexGuard<'_, Store> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
 }

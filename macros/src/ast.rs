@@ -24,6 +24,17 @@ pub struct Param {
     pub ty: Type,
     /// For `Option<T>`: `T`. Such a parameter may be left out.
     pub optional: Option<Type>,
+    /// A context parameter (`State<T>`, `Progress`, `Cancellation`, `ClientLog`): filled from
+    /// the call, not from its arguments, and not in the input schema.
+    pub context: Option<Context>,
+}
+
+/// The context parameter kinds, recognised by the type's last path segment.
+pub enum Context {
+    /// `State<T>`, with `T`.
+    State(Type),
+    /// `Progress`, `Cancellation` or `ClientLog`.
+    Other,
 }
 
 /// What the function returns.
@@ -155,11 +166,28 @@ fn param(cx: &Ctxt, arg: &FnArg) -> Option<Param> {
     if !type_ok(cx, &typed.ty) {
         return None;
     }
+    let context = context_kind(&typed.ty);
     Some(Param {
         name,
-        optional: option_inner(&typed.ty).cloned(),
+        optional: option_inner(&typed.ty)
+            .cloned()
+            .filter(|_| context.is_none()),
         ty: (*typed.ty).clone(),
+        context,
     })
+}
+
+/// Whether `ty` is a context parameter type.
+fn context_kind(ty: &Type) -> Option<Context> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    match last.ident.to_string().as_str() {
+        "State" => generic_args(ty).next().cloned().map(Context::State),
+        "Progress" | "Cancellation" | "ClientLog" if last.arguments.is_none() => {
+            Some(Context::Other)
+        }
+        _ => None,
+    }
 }
 
 /// Checks a parameter type for forms that cannot come from JSON.

@@ -22,6 +22,7 @@ pub const KEYS: &[&str] = &[
     "description",
     "category",
     "tags",
+    "timeout",
     "allow_name_mismatch",
 ];
 
@@ -51,6 +52,8 @@ pub struct Attrs {
     pub description: Option<Text>,
     pub category: Option<Text>,
     pub tags: Option<Vec<LitStr>>,
+    /// `timeout = "30s"`: milliseconds, and the text as written.
+    pub timeout: Option<(u64, LitStr)>,
     pub allow_name_mismatch: Option<Ident>,
 }
 
@@ -129,6 +132,7 @@ pub fn parse(cx: &Ctxt, args: TokenStream) -> syn::Result<Attrs> {
             "description" => text(cx, &mut attrs.description, &entry, true),
             "category" => text(cx, &mut attrs.category, &entry, true),
             "tags" => tags(cx, &mut attrs.tags, &entry),
+            "timeout" => timeout(cx, &mut attrs.timeout, &entry),
             "allow_name_mismatch" => {
                 if let Some((_, value)) = &entry.value {
                     cx.error_spanned_by(
@@ -271,6 +275,38 @@ fn tags(cx: &Ctxt, slot: &mut Option<Vec<LitStr>>, entry: &Entry) {
     }
 }
 
+fn timeout(cx: &Ctxt, slot: &mut Option<(u64, LitStr)>, entry: &Entry) {
+    let mut text = None;
+    self::text(cx, &mut text, entry, true);
+    let Some(Text { lit }) = text else { return };
+    if slot.is_some() {
+        return cx.error_spanned_by(entry.tokens(), "`timeout` is given twice: remove one");
+    }
+    match parse_duration(&lit.value()) {
+        Some(ms) => *slot = Some((ms, lit)),
+        None => cx.error_spanned_by(
+            &lit,
+            "`timeout` takes a positive duration with a unit: \"500ms\", \"30s\", \"2m\" or \"1h\"",
+        ),
+    }
+}
+
+/// Milliseconds in `"500ms"`, `"30s"`, `"2m"`, `"1h"`; `None` when malformed or zero.
+pub fn parse_duration(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let split = text.find(|c: char| !c.is_ascii_digit())?;
+    let (number, unit) = text.split_at(split);
+    let number: u64 = number.parse().ok()?;
+    let factor = match unit.trim() {
+        "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        _ => return None,
+    };
+    number.checked_mul(factor).filter(|ms| *ms > 0)
+}
+
 fn unknown_key_message(key: &str) -> String {
     let known = KEYS.join(", ");
     match suggest(key) {
@@ -322,6 +358,26 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::suggest;
+
+    #[test]
+    fn durations_need_a_unit_and_a_positive_number() {
+        use super::parse_duration;
+        assert_eq!(parse_duration("30s"), Some(30_000));
+        assert_eq!(parse_duration("500ms"), Some(500));
+        assert_eq!(parse_duration("2m"), Some(120_000));
+        assert_eq!(parse_duration("1h"), Some(3_600_000));
+        for bad in [
+            "30",
+            "0s",
+            "s",
+            "1.5s",
+            "-1s",
+            "3 days",
+            "99999999999999999999h",
+        ] {
+            assert_eq!(parse_duration(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn near_misses_get_a_suggestion() {

@@ -6,9 +6,10 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Attribute, Ident, Item, LitStr};
 
-use crate::ast::{self, Function, OutputKind};
+use crate::ast::{self, Context, Function, OutputKind, Param};
 use crate::attr::{self, Attrs};
 use crate::ctxt::Ctxt;
+use crate::invoke;
 use crate::valid::{self, Warning};
 
 /// The whole expansion of `#[tool(args)] input`.
@@ -124,9 +125,26 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
         .filter(|a| a.path().is_ident("cfg"))
         .collect();
 
-    let invoke = invoke(function);
-    let checks = checks(function);
-    let schema_fns = function.params.iter().enumerate().map(|(i, param)| {
+    let invoke = invoke::invoke(function);
+    let checks = invoke::checks(function);
+    let json_params: Vec<&Param> = function
+        .params
+        .iter()
+        .filter(|p| p.context.is_none())
+        .collect();
+    let states = function.params.iter().filter_map(|p| match &p.context {
+        Some(Context::State(inner)) => {
+            Some(quote_spanned!(inner.span()=> ::toolsmith::__private::state_key::<#inner>))
+        }
+        _ => None,
+    });
+    let timeout = match &attrs.timeout {
+        Some((millis, text)) => quote! {
+            ::core::option::Option::Some(::toolsmith::__private::Timeout { millis: #millis, text: #text })
+        },
+        None => quote!(::core::option::Option::None),
+    };
+    let schema_fns = json_params.iter().enumerate().map(|(i, param)| {
         let ty = param.optional.as_ref().unwrap_or(&param.ty);
         let ident = format_ident!("__toolsmith_schema{}", i);
         let typed = quote_spanned!(ty.span()=> ::toolsmith::__private::Typed::<#ty>::NEW);
@@ -138,7 +156,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
             }
         }
     });
-    let params = function.params.iter().enumerate().map(|(i, param)| {
+    let params = json_params.iter().enumerate().map(|(i, param)| {
         let name = &param.name;
         let required = param.optional.is_none();
         let description = match function.docs.args.iter().find(|a| a.name == *name) {
@@ -222,107 +240,13 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
                         open_world: #open_world,
                     },
                     params: &[#(#params),*],
+                    states: &[#(#states),*],
+                    timeout: #timeout,
                     output: #output,
                     invoke: __toolsmith_invoke,
                 }
             }
         };
-    }
-}
-
-/// `fn __toolsmith_invoke(args) -> Invocation`: decodes every parameter, then hands the call
-/// to the runtime (sync bodies run off the reactor).
-fn invoke(function: &Function) -> TokenStream {
-    let ident = &function.item.sig.ident;
-    let binds: Vec<_> = (0..function.params.len())
-        .map(|i| format_ident!("__toolsmith_arg{}", i))
-        .collect();
-    let takes = function
-        .params
-        .iter()
-        .zip(&binds)
-        .enumerate()
-        .map(|(i, (param, bind))| {
-            let ty = &param.ty;
-            quote!(let #bind = ::toolsmith::__private::Typed::<#ty>::NEW.take(&mut __toolsmith_args, #i);)
-        });
-    let unwrap = (!binds.is_empty()).then(|| {
-        quote! {
-            let ( #(::core::option::Option::Some(#binds),)* ) = ( #(#binds,)* ) else {
-                return ::toolsmith::__private::Invocation::Invalid(
-                    ::std::string::String::from("the arguments could not be decoded"),
-                );
-            };
-        }
-    });
-    let mutability = (!binds.is_empty()).then(|| quote!(mut));
-    let call = if function.is_async {
-        quote!(#ident(#(#binds),*).await)
-    } else {
-        quote!(#ident(#(#binds),*))
-    };
-    let convert = convert(function, call);
-    let run = if function.is_async {
-        quote!(::toolsmith::__private::boxed_async(async move { #convert }))
-    } else {
-        quote!(::toolsmith::__private::boxed_blocking(move || #convert))
-    };
-    quote! {
-        fn __toolsmith_invoke(
-            #mutability __toolsmith_args: ::toolsmith::__private::Arguments<'_>,
-        ) -> ::toolsmith::__private::Invocation {
-            #(#takes)*
-            if let ::core::result::Result::Err(problems) = __toolsmith_args.finish() {
-                return ::toolsmith::__private::Invocation::Invalid(problems);
-            }
-            #unwrap
-            #run
-        }
-    }
-}
-
-/// One check per parameter type and return type, each at its own token.
-fn checks(function: &Function) -> TokenStream {
-    let params = function.params.iter().map(|param| {
-        let ty = &param.ty;
-        quote_spanned! {ty.span()=>
-            const _: () = ::toolsmith::__private::assert_deserialize::<#ty>();
-            const _: () = ::toolsmith::__private::assert_param_schema::<#ty>();
-        }
-    });
-    let output = match &function.output.kind {
-        OutputKind::Json(ty) => Some(quote_spanned! {ty.span()=>
-            const _: () = ::toolsmith::__private::assert_serialize::<#ty>();
-            const _: () = ::toolsmith::__private::assert_output_schema::<#ty>();
-        }),
-        _ => None,
-    };
-    let result = match (&function.item.sig.output, &function.output.error) {
-        (_, Some(error)) => Some(
-            quote_spanned!(error.span()=> const _: () = ::toolsmith::__private::assert_error::<#error>();),
-        ),
-        (syn::ReturnType::Type(_, ty), None) if function.output.result => Some(
-            quote_spanned!(ty.span()=> const _: () = ::toolsmith::__private::assert_result::<#ty>();),
-        ),
-        _ => None,
-    };
-    quote!(#(#params)* #output #result)
-}
-
-/// The expression turning the call's value into an `Outcome`.
-fn convert(function: &Function, call: TokenStream) -> TokenStream {
-    let ok = match &function.output.kind {
-        OutputKind::Unit => quote!(::toolsmith::__private::empty),
-        OutputKind::Text => quote!(::toolsmith::__private::text),
-        OutputKind::Json(ty) => {
-            quote!(|value: #ty| ::toolsmith::__private::Typed::<#ty>::NEW.json(value))
-        }
-    };
-    match (&function.item.sig.output, function.output.result) {
-        (syn::ReturnType::Type(_, ty), true) => {
-            quote!(::toolsmith::__private::Typed::<#ty>::NEW.result(#call, #ok))
-        }
-        _ => quote!((#ok)(#call)),
     }
 }
 

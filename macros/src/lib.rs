@@ -10,6 +10,7 @@ mod attr;
 mod ctxt;
 mod docs;
 mod expand;
+mod invoke;
 mod valid;
 
 use proc_macro::TokenStream;

@@ -6,6 +6,7 @@ use std::io::Write;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use crate::{Error, Search, Server, ToolInfo, dispatch, snapshot};
 
@@ -134,12 +135,16 @@ impl Server {
         T: Into<OsString> + Clone,
     {
         let cli = parse(args);
+        if let Err(err) = self.checked_registry() {
+            eprintln!("{err}");
+            std::process::exit(1);
+        }
         let code = match cli.command {
             None => return self.serve_with(cli.serve).serve_stdio().await,
             Some(Command::Serve(args)) => return self.serve_with(args).serve_stdio().await,
             Some(Command::Tools(args)) => tools(args),
             Some(Command::Schema { name }) => schema(name.as_deref()),
-            Some(Command::Call { name, args }) => call(&name, &args).await,
+            Some(Command::Call { name, args }) => call(&self, &name, &args).await,
             Some(Command::Check { file, write }) => check(&file, write),
         }?;
         if code != 0 {
@@ -301,7 +306,7 @@ fn no_such_tool(name: &str) -> i32 {
     1
 }
 
-async fn call(name: &str, args: &str) -> Result<i32, Error> {
+async fn call(server: &Server, name: &str, args: &str) -> Result<i32, Error> {
     let arguments = match serde_json::from_str::<Value>(args) {
         Ok(Value::Object(map)) => map,
         Ok(_) => {
@@ -316,7 +321,8 @@ async fn call(name: &str, args: &str) -> Result<i32, Error> {
     let Some(tool) = crate::try_registry()?.get(name) else {
         return Ok(no_such_tool(name));
     };
-    let result = dispatch::run(tool, Some(arguments)).await;
+    let context = server.detached_context(tool);
+    let result = dispatch::run(tool, Some(arguments), context, CancellationToken::new()).await;
     let text: Vec<&str> = result
         .content
         .iter()

@@ -8,6 +8,7 @@ use schemars::{Schema, SchemaGenerator};
 
 use crate::Hints;
 use crate::args::Arguments;
+use crate::context::{CallContext, StateKey};
 use crate::output::Outcome;
 use crate::schema::OutputSchema;
 
@@ -26,8 +27,19 @@ pub struct ToolDef {
     pub tags: &'static [&'static str],
     pub hints: Hints,
     pub params: &'static [ParamDef],
+    pub states: &'static [fn() -> StateKey],
+    pub timeout: Option<Timeout>,
     pub output: OutputDef,
-    pub invoke: for<'a> fn(Arguments<'a>) -> Invocation,
+    pub invoke: for<'a> fn(Arguments<'a>, &CallContext) -> Invocation,
+}
+
+/// A tool's `timeout = "..."`.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct Timeout {
+    pub millis: u64,
+    /// As written, for the message (`timed out after 30s`).
+    pub text: &'static str,
 }
 
 inventory::collect!(ToolDef);

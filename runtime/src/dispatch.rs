@@ -1,15 +1,19 @@
 //! Running one `tools/call`: decode the arguments, run the tool (sync ones off the
-//! reactor), turn its outcome into an MCP result. Panics and unexpected errors are masked.
+//! reactor) under its timeout and the client's cancellation, turn its outcome into an MCP
+//! result. Panics and unexpected errors are masked.
 
 use std::panic::AssertUnwindSafe;
+use std::time::Duration;
 
 use futures::FutureExt;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde_json::json;
+use tokio_util::sync::CancellationToken;
 
 use crate::ToolInfo;
 use crate::args::Arguments;
+use crate::context::CallContext;
 use crate::def::Invocation;
 use crate::output::{Outcome, Output};
 
@@ -21,32 +25,64 @@ pub(crate) fn unknown_tool(name: &str) -> ErrorData {
     )
 }
 
-/// Runs one call of `tool`: every failure is an `isError` result.
-pub(crate) async fn run(tool: &ToolInfo, arguments: Option<JsonObject>) -> CallToolResult {
+/// Runs one call of `tool`. Every failure is an `isError` result. `cancelled` is the client's
+/// cancellation: when it fires the tool is stopped (async) or told (sync, through
+/// `Cancellation`), and the result is never seen (rmcp sends none for a cancelled request).
+pub(crate) async fn run(
+    tool: &ToolInfo,
+    arguments: Option<JsonObject>,
+    context: CallContext,
+    cancelled: CancellationToken,
+) -> CallToolResult {
+    let outcome = tokio::select! {
+        biased;
+        outcome = execute(tool, arguments, &context) => outcome,
+        () = cancelled.cancelled() => {
+            context.cancel.cancel();
+            Outcome::Failed("cancelled by the client".into())
+        }
+    };
+    context.flush().await;
+    into_result(tool, outcome)
+}
+
+async fn execute(tool: &ToolInfo, arguments: Option<JsonObject>, context: &CallContext) -> Outcome {
     let def = tool.def();
     let args = Arguments::new(arguments, def.params, tool.expected());
-    let invocation = match std::panic::catch_unwind(AssertUnwindSafe(|| (def.invoke)(args))) {
-        Ok(invocation) => invocation,
-        Err(panic) => return masked(tool, &panic_message(&*panic)),
-    };
-    let outcome = match invocation {
-        Invocation::Invalid(problems) => {
-            return error_result(format!(
-                "Invalid arguments for tool '{}': {problems}",
-                tool.name()
-            ));
+    let invocation =
+        match std::panic::catch_unwind(AssertUnwindSafe(|| (def.invoke)(args, context))) {
+            Ok(invocation) => invocation,
+            Err(panic) => return Outcome::Failed(panic_message(&*panic)),
+        };
+    let body = async {
+        match invocation {
+            Invocation::Invalid(problems) => Outcome::Invalid(problems),
+            Invocation::Blocking(body) => match tokio::task::spawn_blocking(body).await {
+                Ok(outcome) => outcome,
+                Err(err) if err.is_panic() => Outcome::Failed(panic_message(&*err.into_panic())),
+                Err(err) => Outcome::Failed(err.to_string()),
+            },
+            Invocation::Async(body) => match AssertUnwindSafe(body).catch_unwind().await {
+                Ok(outcome) => outcome,
+                Err(panic) => Outcome::Failed(panic_message(&*panic)),
+            },
         }
-        Invocation::Blocking(body) => match tokio::task::spawn_blocking(body).await {
-            Ok(outcome) => outcome,
-            Err(err) if err.is_panic() => Outcome::Failed(panic_message(&*err.into_panic())),
-            Err(err) => Outcome::Failed(err.to_string()),
-        },
-        Invocation::Async(body) => match AssertUnwindSafe(body).catch_unwind().await {
-            Ok(outcome) => outcome,
-            Err(panic) => Outcome::Failed(panic_message(&*panic)),
-        },
     };
-    into_result(tool, outcome)
+    let Some(timeout) = def.timeout else {
+        return body.await;
+    };
+    match tokio::time::timeout(Duration::from_millis(timeout.millis), body).await {
+        Ok(outcome) => outcome,
+        Err(_) => {
+            // Tell a sync tool still running in its thread to stop.
+            context.cancel.cancel();
+            Outcome::ToolError(format!(
+                "tool '{}' timed out after {}",
+                tool.name(),
+                timeout.text
+            ))
+        }
+    }
 }
 
 fn into_result(tool: &ToolInfo, outcome: Outcome) -> CallToolResult {
@@ -64,15 +100,16 @@ fn into_result(tool: &ToolInfo, outcome: Outcome) -> CallToolResult {
             result.structured_content = Some(structured);
             result
         }
+        Outcome::Invalid(problems) => error_result(format!(
+            "Invalid arguments for tool '{}': {problems}",
+            tool.name()
+        )),
         Outcome::ToolError(message) => error_result(message),
-        Outcome::Failed(error) => masked(tool, &error),
+        Outcome::Failed(error) => {
+            tracing::error!(tool = tool.name(), error, "tool failed");
+            error_result(format!("Error calling tool '{}'", tool.name()))
+        }
     }
-}
-
-/// The result a client sees for an unexpected failure; the real error goes to stderr.
-fn masked(tool: &ToolInfo, error: &str) -> CallToolResult {
-    tracing::error!(tool = tool.name(), error, "tool failed");
-    error_result(format!("Error calling tool '{}'", tool.name()))
 }
 
 fn error_result(message: String) -> CallToolResult {

@@ -76,6 +76,14 @@ pub enum Error {
         /// The second definition, as `path at file:line`.
         second: String,
     },
+    /// A tool asks for `State<T>` of a type no [`Server::state`](crate::Server::state) call
+    /// registered.
+    MissingState {
+        /// The tool, as `name` (`path at file:line`).
+        tool: String,
+        /// The state type it needs.
+        type_name: &'static str,
+    },
     /// The MCP session could not start (for example the client never sent `initialize`).
     Initialize(String),
     /// Reading or writing the transport failed.
@@ -94,6 +102,10 @@ impl fmt::Display for Error {
             } => write!(
                 f,
                 "two tools are named '{name}': {first} and {second}; rename one with #[tool(name = \"...\")]"
+            ),
+            Error::MissingState { tool, type_name } => write!(
+                f,
+                "tool {tool} needs `State<{type_name}>`, which was never registered: add `.state(value)` to `toolsmith::Server::new()` in main"
             ),
             Error::Initialize(msg) => write!(f, "MCP session did not start: {msg}"),
             Error::Io(err) => write!(f, "transport I/O failed: {err}"),

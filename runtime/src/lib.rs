@@ -33,6 +33,7 @@
 mod args;
 mod checks;
 mod cli;
+mod context;
 mod def;
 mod dispatch;
 mod error;
@@ -48,6 +49,7 @@ mod server;
 mod snapshot;
 
 pub use cli::run;
+pub use context::{Cancellation, ClientLog, LogLevel, Progress, State};
 pub use error::{Error, ToolError};
 pub use hints::{Hints, InferredHints, infer_hints};
 pub use info::{META_CATEGORY, META_TAGS, ToolInfo};

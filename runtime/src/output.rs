@@ -27,6 +27,8 @@ pub enum Output {
 pub enum Outcome {
     /// The tool succeeded.
     Ok(Output),
+    /// The arguments were wrong; the text names each problem.
+    Invalid(String),
     /// The tool returned a [`ToolError`]: its message goes to the client unchanged.
     ToolError(String),
     /// The tool failed in another way: the client sees a masked message and this text goes

@@ -1,15 +1,23 @@
 //! The MCP server: rmcp's `ServerHandler` over the registry, served on stdio or any byte
 //! stream, with a serving policy and `tools/list` pagination.
 
+// rmcp marks MCP logging deprecated (SEP-2577); protocol 2025-11-25 still has it, and
+// `ClientLog` honours it.
+#![allow(deprecated)]
+
 use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use tokio_util::sync::CancellationToken;
 
+use crate::LogLevel;
+use crate::context::{CallContext, SessionLevel, StateMap};
 use crate::registry::Registry;
 use crate::search::{self, SearchError};
 use crate::{Error, Policy, ToolInfo, dispatch};
@@ -32,11 +40,12 @@ pub const DEFAULT_LIST_PAGE_SIZE: usize = 500;
 ///         .await
 /// }
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Server {
     pub(crate) policy: Policy,
     page_size: Option<usize>,
     implementation: Option<(String, String)>,
+    states: StateMap,
 }
 
 impl Server {
@@ -70,6 +79,24 @@ impl Server {
     /// ```
     pub fn page_size(mut self, size: usize) -> Self {
         self.page_size = Some(size.max(1));
+        self
+    }
+
+    /// Registers shared state: tools ask for it with a [`State<T>`](crate::State) parameter.
+    /// One value per type; registering a type again replaces the value.
+    ///
+    /// ```no_run
+    /// use std::sync::Mutex;
+    ///
+    /// #[derive(Default)]
+    /// struct Store { notes: Mutex<Vec<String>> }
+    ///
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new().state(Store::default()).run().await
+    /// # }
+    /// ```
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.states.insert(value);
         self
     }
 
@@ -120,8 +147,36 @@ impl Server {
         serve(self.handler()?, read, write).await
     }
 
-    pub(crate) fn handler(self) -> Result<ToolServer, Error> {
+    /// The registry, once every tool's `State<T>` needs are met.
+    pub(crate) fn checked_registry(&self) -> Result<&'static Registry, Error> {
         let registry = crate::try_registry()?;
+        for tool in registry.tools() {
+            for key in tool.def().states.iter().map(|state| state()) {
+                if !self.states.contains(key.type_id) {
+                    return Err(Error::MissingState {
+                        tool: format!("'{}' ({})", tool.name(), tool.described()),
+                        type_name: key.type_name,
+                    });
+                }
+            }
+        }
+        Ok(registry)
+    }
+
+    /// A context for a call made outside a client session (the `call` command).
+    pub(crate) fn detached_context(&self, tool: &ToolInfo) -> CallContext {
+        CallContext::new(
+            tool.name(),
+            self.states.clone(),
+            CancellationToken::new(),
+            None,
+            None,
+            SessionLevel::default(),
+        )
+    }
+
+    pub(crate) fn handler(self) -> Result<ToolServer, Error> {
+        let registry = self.checked_registry()?;
         let implementation = match self.implementation {
             Some((name, version)) => Implementation::new(name, version),
             None => implementation(registry),
@@ -131,6 +186,7 @@ impl Server {
             implementation,
             self.policy,
             self.page_size.unwrap_or(DEFAULT_LIST_PAGE_SIZE),
+            self.states,
         ))
     }
 }
@@ -145,6 +201,8 @@ pub(crate) struct ToolServer {
     offered: Arc<Vec<Tool>>,
     page_size: usize,
     cursor_scope: u64,
+    states: StateMap,
+    level: SessionLevel,
 }
 
 impl ToolServer {
@@ -153,8 +211,12 @@ impl ToolServer {
         implementation: Implementation,
         policy: Policy,
         page_size: usize,
+        states: StateMap,
     ) -> Self {
-        let capabilities = ServerCapabilities::builder().enable_tools().build();
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
         let info = ServerConfig::new(capabilities).with_server_info(implementation);
         let offered = registry
             .tools()
@@ -169,6 +231,8 @@ impl ToolServer {
             policy: Arc::new(policy),
             offered: Arc::new(offered),
             page_size,
+            states,
+            level: SessionLevel::default(),
         }
     }
 
@@ -216,14 +280,33 @@ impl ServerHandler for ToolServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let tool = match self.offered_tool(&request.name) {
             Ok(Some(tool)) => tool,
             Ok(None) => return Err(dispatch::unknown_tool(&request.name)),
             Err(why) => return Ok(CallToolResult::error(vec![ContentBlock::text(why)]).into()),
         };
-        Ok(dispatch::run(tool, request.arguments).await.into())
+        let call = CallContext::new(
+            tool.name(),
+            self.states.clone(),
+            context.ct.child_token(),
+            Some(context.peer.clone()),
+            context.meta.get_progress_token(),
+            self.level.clone(),
+        );
+        let result = dispatch::run(tool, request.arguments, call, context.ct.clone()).await;
+        Ok(result.into())
+    }
+
+    #[allow(deprecated)] // MCP logging: deprecated in rmcp (SEP-2577), still in 2025-11-25.
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.level.set(LogLevel::from_wire(request.level));
+        Ok(())
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

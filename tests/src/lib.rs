@@ -12,12 +12,12 @@ use serde_json::Value;
 /// A client connected in-process (over a tokio duplex) to every tool linked into the test.
 pub type Client = RunningService<RoleClient, ()>;
 
-/// Connects an rmcp client to `toolsmith::serve_on_stream` over an in-memory pipe.
-pub async fn connect() -> Client {
+/// Connects an rmcp client to `server` over an in-memory pipe.
+pub async fn connect(server: toolsmith::Server) -> Client {
     let (client_end, server_end) = tokio::io::duplex(1 << 20);
     let (read, write) = tokio::io::split(server_end);
     tokio::spawn(async move {
-        if let Err(err) = toolsmith::serve_on_stream(read, write).await {
+        if let Err(err) = server.serve_on(read, write).await {
             eprintln!("server stopped: {err}");
         }
     });

@@ -122,7 +122,7 @@ async fn hints_default_cautiously_and_explicit_values_win() {
 
 #[tokio::test]
 async fn return_shapes() {
-    let client = connect().await;
+    let client = connect(toolsmith::Server::new()).await;
     let tools = client.list_all_tools().await.unwrap();
     let tool = |name: &str| tools.iter().find(|t| t.name == name).unwrap().clone();
     assert!(

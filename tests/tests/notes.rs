@@ -2,9 +2,15 @@
 //! failure paths: masked errors, panics, bad arguments, unknown tools.
 
 use serde_json::json;
+use toolsmith::Server;
 use toolsmith::{ToolError, tool};
-use toolsmith_examples as _;
+use toolsmith_examples::store::Notes;
 use toolsmith_tests::{call, connect, text};
+
+/// A server with the notes store and every tool of this test.
+fn notes_server() -> Server {
+    Server::new().state(Notes::seeded())
+}
 
 /// Fails with an internal error that carries a secret.
 #[tool(read_only)]
@@ -36,7 +42,7 @@ fn refuse() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
 
 #[tokio::test]
 async fn annotations_follow_the_tutorial() {
-    let client = connect().await;
+    let client = connect(notes_server()).await;
     let tools = client.list_all_tools().await.unwrap();
     let hints = |name: &str| {
         let tool = tools.iter().find(|t| t.name == name).unwrap();
@@ -73,7 +79,7 @@ async fn annotations_follow_the_tutorial() {
 
 #[tokio::test]
 async fn schemas_are_portable() {
-    let client = connect().await;
+    let client = connect(notes_server()).await;
     let tools = client.list_all_tools().await.unwrap();
     let create = tools.iter().find(|t| t.name == "create_note").unwrap();
     let input = serde_json::Value::Object((*create.input_schema).clone());
@@ -101,7 +107,7 @@ async fn schemas_are_portable() {
 
 #[tokio::test]
 async fn search_get_and_errors() {
-    let client = connect().await;
+    let client = connect(notes_server()).await;
     let found = call(&client, "search_notes", json!({"query": "parser"}))
         .await
         .unwrap();
@@ -133,7 +139,7 @@ async fn search_get_and_errors() {
 
 #[tokio::test]
 async fn create_then_delete_twice() {
-    let client = connect().await;
+    let client = connect(notes_server()).await;
     let args = json!({"title": "Same", "body": "twice"});
     let first = call(&client, "create_note", args.clone()).await.unwrap();
     let second = call(&client, "create_note", args).await.unwrap();
@@ -160,7 +166,7 @@ async fn create_then_delete_twice() {
 
 #[tokio::test]
 async fn unexpected_errors_are_masked() {
-    let client = connect().await;
+    let client = connect(notes_server()).await;
     let result = call(&client, "leaky_lookup", json!({})).await.unwrap();
     assert_eq!(result.is_error, Some(true));
     assert_eq!(text(&result), "Error calling tool 'leaky_lookup'");
@@ -174,7 +180,7 @@ async fn unexpected_errors_are_masked() {
 
 #[tokio::test]
 async fn panics_are_masked_and_the_server_keeps_serving() {
-    let client = connect().await;
+    let client = connect(notes_server()).await;
     let result = call(&client, "fragile", json!({"n": 0})).await.unwrap();
     assert_eq!(result.is_error, Some(true));
     assert_eq!(text(&result), "Error calling tool 'fragile'");
@@ -189,7 +195,7 @@ async fn panics_are_masked_and_the_server_keeps_serving() {
 
 #[tokio::test]
 async fn bad_arguments_name_the_argument() {
-    let client = connect().await;
+    let client = connect(notes_server()).await;
     let missing = call(&client, "get_note", json!({})).await.unwrap();
     assert_eq!(missing.is_error, Some(true));
     assert_eq!(
@@ -217,7 +223,7 @@ async fn bad_arguments_name_the_argument() {
 
 #[tokio::test]
 async fn unknown_tools_are_invalid_params() {
-    let client = connect().await;
+    let client = connect(notes_server()).await;
     let err = call(&client, "no_such_tool", json!({})).await.unwrap_err();
     match err {
         rmcp::ServiceError::McpError(data) => {
@@ -232,10 +238,9 @@ async fn unknown_tools_are_invalid_params() {
 #[test]
 fn tools_stay_callable_from_rust() {
     assert_eq!(fragile(3), 3);
-    assert_eq!(
-        toolsmith_examples::notes::get_note(2).unwrap().title,
-        "Standup notes"
-    );
+    let notes = toolsmith::State::new(Notes::seeded());
+    let note = toolsmith_examples::notes::get_note(notes, 2).unwrap();
+    assert_eq!(note.title, "Standup notes");
 }
 
 /// Waits until `parties` callers are inside at once; `false` after five seconds alone.
@@ -273,7 +278,7 @@ async fn async_rendezvous() -> bool {
 /// reactor, and two async calls only if they run concurrently.
 #[tokio::test(flavor = "current_thread")]
 async fn sync_tools_run_off_the_reactor_and_calls_run_concurrently() {
-    let client = connect().await;
+    let client = connect(notes_server()).await;
     for tool in ["blocking_rendezvous", "async_rendezvous"] {
         let (a, b) = tokio::join!(
             call(&client, tool, json!({})),
