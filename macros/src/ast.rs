@@ -32,7 +32,7 @@ pub struct Param {
 /// The context parameter kinds, recognised by the type's last path segment.
 pub enum Context {
     /// `State<T>`, with `T`.
-    State(Type),
+    State(Box<Type>),
     /// `Progress`, `Cancellation` or `ClientLog`.
     Other,
 }
@@ -182,7 +182,9 @@ fn context_kind(ty: &Type) -> Option<Context> {
     let Type::Path(path) = ty else { return None };
     let last = path.path.segments.last()?;
     match last.ident.to_string().as_str() {
-        "State" => generic_args(ty).next().cloned().map(Context::State),
+        "State" => generic_args(ty)
+            .next()
+            .map(|inner| Context::State(Box::new(inner.clone()))),
         "Progress" | "Cancellation" | "ClientLog" if last.arguments.is_none() => {
             Some(Context::Other)
         }
