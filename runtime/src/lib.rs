@@ -47,6 +47,8 @@ mod schema;
 mod search;
 mod server;
 mod snapshot;
+mod stdio;
+mod transport;
 
 pub use cli::run;
 pub use context::{Cancellation, ClientLog, LogLevel, Progress, State};
@@ -57,6 +59,7 @@ pub use policy::Policy;
 pub use registry::{Registry, registry, try_registry};
 pub use search::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, Search, SearchError};
 pub use server::{DEFAULT_LIST_PAGE_SIZE, Server, serve_on_stream, serve_stdio};
+pub use transport::DEFAULT_MAX_LINE;
 
 /// The MCP SDK toolsmith is built on, for the rare need to reach its model types.
 pub use rmcp;

@@ -20,6 +20,7 @@ use crate::LogLevel;
 use crate::context::{CallContext, SessionLevel, StateMap};
 use crate::registry::Registry;
 use crate::search::{self, SearchError};
+use crate::transport::{DEFAULT_MAX_LINE, LineTransport};
 use crate::{Error, Policy, ToolInfo, dispatch};
 
 /// How many tools one `tools/list` page holds unless [`Server::page_size`] says otherwise.
@@ -46,6 +47,7 @@ pub struct Server {
     page_size: Option<usize>,
     implementation: Option<(String, String)>,
     states: StateMap,
+    max_line: Option<usize>,
 }
 
 impl Server {
@@ -100,6 +102,18 @@ impl Server {
         self
     }
 
+    /// The longest request line accepted (default [`DEFAULT_MAX_LINE`], 4 MiB). A longer one
+    /// is skipped without being buffered and answered with an error.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().max_line_length(64 * 1024);
+    /// # let _ = server;
+    /// ```
+    pub fn max_line_length(mut self, bytes: usize) -> Self {
+        self.max_line = Some(bytes.max(1));
+        self
+    }
+
     /// The name and version the server reports (default: the package defining the tools).
     ///
     /// ```
@@ -120,10 +134,11 @@ impl Server {
     /// ```
     pub async fn serve_stdio(self) -> Result<(), Error> {
         crate::logging::init();
+        let max_line = self.max_line.unwrap_or(DEFAULT_MAX_LINE);
         let handler = self.handler()?;
         tracing::info!(tools = handler.offered.len(), "serving MCP over stdio");
-        let (read, write) = rmcp::transport::stdio_pipes();
-        serve(handler, read, write).await
+        let (read, write) = crate::stdio::take()?;
+        serve(handler, LineTransport::new(read, write, max_line)).await
     }
 
     /// Serves on any async byte stream pair (an in-memory duplex in tests, a socket, ...)
@@ -144,7 +159,8 @@ impl Server {
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
-        serve(self.handler()?, read, write).await
+        let max_line = self.max_line.unwrap_or(DEFAULT_MAX_LINE);
+        serve(self.handler()?, LineTransport::new(read, write, max_line)).await
     }
 
     /// The registry, once every tool's `State<T>` needs are met.
@@ -325,13 +341,13 @@ pub(crate) fn implementation(registry: &Registry) -> Implementation {
     }
 }
 
-async fn serve<R, W>(handler: ToolServer, read: R, write: W) -> Result<(), Error>
+async fn serve<R, W>(handler: ToolServer, transport: LineTransport<R, W>) -> Result<(), Error>
 where
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
     let running = handler
-        .serve((read, write))
+        .serve(transport)
         .await
         .map_err(|err| Error::Initialize(err.to_string()))?;
     running

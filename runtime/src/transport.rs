@@ -1,0 +1,309 @@
+//! The newline-delimited JSON-RPC transport toolsmith serves on: rmcp's message types, with
+//! the guarantees a stdio server needs.
+//!
+//! - A line that is not JSON gets a `-32700 Parse error` response with `id: null` (rmcp's own
+//!   transport drops it silently).
+//! - A well-formed line that is not a valid message gets `-32600 Invalid Request` with its id
+//!   when it has one, so that every request with an id is answered.
+//! - A line longer than the maximum is never buffered whole: its first bytes are kept to read
+//!   the id, the rest is skipped, and the request gets `-32600` (or `-32700` with `id: null`
+//!   when no id can be read).
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use rmcp::RoleServer;
+use rmcp::model::{ErrorData, RequestId};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use serde::de::{self, IgnoredAny, MapAccess, Visitor};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::Mutex;
+use tokio::task::JoinHandle;
+
+/// The longest request line accepted unless configured otherwise: 4 MiB.
+pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
+
+/// What one bounded read produced.
+enum Line {
+    /// A whole line is in `self.line`.
+    Complete,
+    /// A line over the limit was skipped; the id read from its first bytes, if any.
+    TooLong(Option<RequestId>),
+    Eof,
+}
+
+/// Newline-delimited JSON-RPC over any byte stream pair.
+pub(crate) struct LineTransport<R, W> {
+    reader: BufReader<R>,
+    /// The line being read. Kept across calls: `receive` may be cancelled mid-line.
+    line: Vec<u8>,
+    /// Skipping the rest of an oversized line, whose id (if read) is kept here.
+    skipping: Option<Option<RequestId>>,
+    max_line: usize,
+    writer: Arc<Mutex<W>>,
+    /// Error responses written by spawned tasks (so that a cancelled `receive` never leaves
+    /// half a frame), awaited on close.
+    replies: Vec<JoinHandle<()>>,
+}
+
+impl<R, W> LineTransport<R, W>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    pub(crate) fn new(read: R, write: W, max_line: usize) -> Self {
+        LineTransport {
+            reader: BufReader::with_capacity(64 * 1024, read),
+            line: Vec::new(),
+            skipping: None,
+            max_line: max_line.max(1),
+            writer: Arc::new(Mutex::new(write)),
+            replies: Vec::new(),
+        }
+    }
+
+    /// Reads one line without ever holding more than `max_line` bytes of it. Cancel-safe:
+    /// bytes are consumed only after they are copied into `self.line` or skipped.
+    async fn read_line(&mut self) -> std::io::Result<Line> {
+        loop {
+            let buf = self.reader.fill_buf().await?;
+            if buf.is_empty() {
+                if self.skipping.is_none() && !self.line.is_empty() {
+                    return Ok(Line::Complete); // a last line without its newline
+                }
+                return Ok(Line::Eof);
+            }
+            let newline = buf.iter().position(|&b| b == b'\n');
+            let chunk = newline.unwrap_or(buf.len());
+            if self.skipping.is_none() && self.line.len() + chunk > self.max_line {
+                let room = self.max_line - self.line.len();
+                self.line.extend_from_slice(&buf[..room]);
+                self.skipping = Some(top_level_id(&self.line));
+                self.line.clear();
+            } else if self.skipping.is_none() {
+                self.line.extend_from_slice(&buf[..chunk]);
+            }
+            let consumed = newline.map_or(chunk, |i| i + 1);
+            self.reader.consume(consumed);
+            if newline.is_some() {
+                return Ok(match self.skipping.take() {
+                    Some(id) => Line::TooLong(id),
+                    None => Line::Complete,
+                });
+            }
+        }
+    }
+
+    /// Sends an error response from a spawned task.
+    fn reply_error(&mut self, error: ErrorData, id: Option<RequestId>) {
+        let frame = TxJsonRpcMessage::<RoleServer>::error(error, id);
+        let writer = self.writer.clone();
+        self.replies.retain(|task| !task.is_finished());
+        self.replies.push(tokio::spawn(async move {
+            if let Err(err) = write_frame(&writer, &frame).await {
+                tracing::debug!(%err, "an error response could not be written");
+            }
+        }));
+    }
+
+    /// Decides what a complete line is: a message for rmcp, or an error answered here.
+    fn decode(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        let mut line: &[u8] = &self.line;
+        line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return None;
+        }
+        let parsed = serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line);
+        let message = match parsed {
+            Ok(message) => return Some(message),
+            Err(err) => err,
+        };
+        match serde_json::from_slice::<Value>(line) {
+            Err(err) => {
+                let error = ErrorData::parse_error(format!("Parse error: {err}"), None);
+                self.reply_error(error, None);
+            }
+            Ok(value) => {
+                let id = value
+                    .get("id")
+                    .and_then(|id| serde_json::from_value(id.clone()).ok());
+                let is_request = value.get("method").is_some() || value.get("result").is_none();
+                match id {
+                    Some(id) if is_request => {
+                        let error =
+                            ErrorData::invalid_request(format!("Invalid Request: {message}"), None);
+                        self.reply_error(error, Some(id));
+                    }
+                    // A notification or a response: nothing may answer it.
+                    _ if value.get("method").is_some() || value.get("id").is_some() => {
+                        tracing::debug!(%message, "dropping an invalid notification or response");
+                    }
+                    _ => {
+                        let error =
+                            ErrorData::invalid_request(format!("Invalid Request: {message}"), None);
+                        self.reply_error(error, None);
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+async fn write_frame<W: AsyncWrite + Unpin>(
+    writer: &Mutex<W>,
+    frame: &TxJsonRpcMessage<RoleServer>,
+) -> std::io::Result<()> {
+    let mut bytes = serde_json::to_vec(frame).map_err(std::io::Error::other)?;
+    bytes.push(b'\n');
+    let mut writer = writer.lock().await;
+    writer.write_all(&bytes).await?;
+    writer.flush().await
+}
+
+/// A transport failure (writing a frame).
+#[derive(Debug)]
+pub(crate) struct TransportError(std::io::Error);
+
+impl fmt::Display for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "stdio transport: {}", self.0)
+    }
+}
+
+impl std::error::Error for TransportError {}
+
+impl<R, W> Transport<RoleServer> for LineTransport<R, W>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    type Error = TransportError;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let writer = self.writer.clone();
+        async move { write_frame(&writer, &item).await.map_err(TransportError) }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            let read = self.read_line().await;
+            match read {
+                Ok(Line::Complete) => {
+                    let message = self.decode();
+                    self.line.clear();
+                    if message.is_some() {
+                        return message;
+                    }
+                }
+                Ok(Line::TooLong(id)) => {
+                    let limit = self.max_line;
+                    tracing::warn!(limit, "a request line exceeded the maximum length");
+                    let error = match id {
+                        Some(_) => ErrorData::invalid_request(
+                            format!(
+                                "Invalid Request: the message exceeds the limit of {limit} bytes"
+                            ),
+                            None,
+                        ),
+                        None => ErrorData::parse_error(
+                            format!(
+                                "Parse error: a line exceeds the limit of {limit} bytes and its id could not be read"
+                            ),
+                            None,
+                        ),
+                    };
+                    self.reply_error(error, id);
+                }
+                Ok(Line::Eof) => return None,
+                Err(err) => {
+                    tracing::error!(%err, "reading the input failed");
+                    return None;
+                }
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        for task in self.replies.drain(..) {
+            let _ = task.await;
+        }
+        let mut writer = self.writer.lock().await;
+        writer.flush().await.map_err(TransportError)
+    }
+}
+
+/// The top-level `"id"` of a (possibly truncated) JSON object, read without buffering more.
+fn top_level_id(prefix: &[u8]) -> Option<RequestId> {
+    /// The id, and whether the object went on after it.
+    struct FindId<'a>(&'a mut Option<(RequestId, bool)>);
+
+    impl<'de> Visitor<'de> for FindId<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON-RPC object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "id" {
+                    let id = map.next_value::<RequestId>()?;
+                    let more = map.next_key::<IgnoredAny>().is_ok();
+                    *self.0 = Some((id, more));
+                    return Err(de::Error::custom("stop: the id is read"));
+                }
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+
+    let mut found = None;
+    let mut deserializer = serde_json::Deserializer::from_slice(prefix);
+    let _ = de::Deserializer::deserialize_map(&mut deserializer, FindId(&mut found));
+    let (id, more) = found?;
+    // A number at the very end of the prefix may be cut short (`12` of `123`).
+    let cut_short = match &id {
+        RequestId::Number(n) => !more && prefix.ends_with(n.to_string().as_bytes()),
+        RequestId::String(_) => false,
+    };
+    (!cut_short).then_some(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_read_from_truncated_prefixes() {
+        let num = |n| Some(RequestId::Number(n));
+        assert_eq!(
+            top_level_id(br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":"#),
+            num(7)
+        );
+        assert_eq!(
+            top_level_id(br#"{"id":"abc","params":"#),
+            Some(RequestId::String("abc".into()))
+        );
+        assert_eq!(
+            top_level_id(br#"{"method":"x","params":{"id":3,"big":"aaaa"#),
+            None
+        );
+        assert_eq!(
+            top_level_id(br#"{"method":"x","params":{"id":3},"id":9,"#),
+            num(9)
+        );
+        assert_eq!(top_level_id(b"not json at all"), None);
+        assert_eq!(
+            top_level_id(br#"{"id":12"#),
+            None,
+            "a number cut short is not an id"
+        );
+    }
+}
