@@ -39,7 +39,9 @@ pub(crate) async fn run(
         outcome = execute(tool, arguments, &context) => outcome,
         () = cancelled.cancelled() => {
             context.cancel.cancel();
-            Outcome::Failed("cancelled by the client".into())
+            tracing::debug!(tool = tool.name(), "call cancelled by the client");
+            // rmcp sends nothing for a cancelled request; this result is never seen.
+            return error_result(format!("tool '{}' was cancelled", tool.name()));
         }
     };
     context.flush().await;

@@ -14,7 +14,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ErrorData, RequestId};
+use rmcp::model::{CallToolRequestParams, ClientRequest, ErrorData, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
@@ -97,13 +97,19 @@ where
         }
     }
 
-    /// Sends an error response from a spawned task.
+    /// Sends an error response from a spawned task. Without an id it carries `"id": null`,
+    /// as JSON-RPC 2.0 requires (rmcp's type would leave the key out).
     fn reply_error(&mut self, error: ErrorData, id: Option<RequestId>) {
+        let null_id = id.is_none();
         let frame = TxJsonRpcMessage::<RoleServer>::error(error, id);
+        let mut value = serde_json::to_value(&frame).unwrap_or(Value::Null);
+        if let (true, Some(object)) = (null_id, value.as_object_mut()) {
+            object.insert("id".into(), Value::Null);
+        }
         let writer = self.writer.clone();
         self.replies.retain(|task| !task.is_finished());
         self.replies.push(tokio::spawn(async move {
-            if let Err(err) = write_frame(&writer, &frame).await {
+            if let Err(err) = write_frame(&writer, &value).await {
                 tracing::debug!(%err, "an error response could not be written");
             }
         }));
@@ -119,7 +125,7 @@ where
         }
         let parsed = serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line);
         let message = match parsed {
-            Ok(message) => return Some(message),
+            Ok(message) => return self.known_method_check(message),
             Err(err) => err,
         };
         match serde_json::from_slice::<Value>(line) {
@@ -154,9 +160,61 @@ where
     }
 }
 
-async fn write_frame<W: AsyncWrite + Unpin>(
+/// The MCP methods rmcp knows: a request for one of them that rmcp could only read as a
+/// custom request has params of the wrong shape.
+const KNOWN_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "logging/setLevel",
+    "completion/complete",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+impl<R, W> LineTransport<R, W>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    /// Answers `-32602` for a known method whose params do not fit it (rmcp would route it
+    /// to `on_custom_request` and answer "method not found").
+    fn known_method_check(
+        &mut self,
+        message: RxJsonRpcMessage<RoleServer>,
+    ) -> Option<RxJsonRpcMessage<RoleServer>> {
+        if let JsonRpcMessage::Request(request) = &message
+            && let ClientRequest::CustomRequest(custom) = &request.request
+            && KNOWN_METHODS.contains(&custom.method.as_str())
+        {
+            let why = match custom.method.as_str() {
+                "tools/call" => serde_json::from_value::<CallToolRequestParams>(
+                    custom.params.clone().unwrap_or(Value::Null),
+                )
+                .err()
+                .map_or_else(String::new, |e| format!(": {e}")),
+                _ => String::new(),
+            };
+            let error = ErrorData::invalid_params(
+                format!("Invalid params for '{}'{why}", custom.method),
+                None,
+            );
+            self.reply_error(error, Some(request.id.clone()));
+            return None;
+        }
+        Some(message)
+    }
+}
+
+async fn write_frame<W: AsyncWrite + Unpin, T: serde::Serialize>(
     writer: &Mutex<W>,
-    frame: &TxJsonRpcMessage<RoleServer>,
+    frame: &T,
 ) -> std::io::Result<()> {
     let mut bytes = serde_json::to_vec(frame).map_err(std::io::Error::other)?;
     bytes.push(b'\n');

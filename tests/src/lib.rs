@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
-use rmcp::service::{RoleClient, RunningService};
-use rmcp::{ServiceError, ServiceExt};
+use rmcp::service::RunningService;
+use rmcp::{Peer, RoleClient, ServiceError, ServiceExt};
 use serde_json::Value;
 
 /// A client connected in-process (over a tokio duplex) to every tool linked into the test.
@@ -26,7 +26,7 @@ pub async fn connect(server: toolsmith::Server) -> Client {
 
 /// Calls `name` with a JSON object of arguments.
 pub async fn call(
-    client: &Client,
+    client: &Peer<RoleClient>,
     name: &str,
     args: Value,
 ) -> Result<CallToolResult, ServiceError> {

@@ -1,0 +1,142 @@
+//! A server with misbehaving tools, for the chaos and context tests: panicking, slow, noisy,
+//! failing, timed and normal tools, plus every context parameter.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use toolsmith::{Cancellation, ClientLog, Progress, State, ToolError, tool};
+
+/// Counts calls, shared by `count`.
+#[derive(Default)]
+struct Counter(AtomicU64);
+
+/// Cancellations the tools observed, reported by `cancellations`.
+#[derive(Default)]
+struct Seen(AtomicU64);
+
+/// Adds two numbers.
+#[tool(read_only, closed_world)]
+fn add(a: i64, b: i64) -> i64 {
+    a.wrapping_add(b)
+}
+
+/// Echoes its text.
+#[tool(read_only, closed_world)]
+async fn echo(text: String) -> String {
+    text
+}
+
+/// Panics, always.
+#[tool(read_only, closed_world)]
+fn panicky(n: u32) -> u32 {
+    panic!("panicky was called with {n}")
+}
+
+/// Fails with an internal error.
+#[tool(read_only, closed_world)]
+fn failing() -> Result<String, std::io::Error> {
+    Err(std::io::Error::other("disk on fire"))
+}
+
+/// Refuses on purpose.
+#[tool(read_only, closed_world)]
+fn refusing() -> Result<String, ToolError> {
+    Err(ToolError::new("No, on purpose."))
+}
+
+/// Prints `lines` lines to stdout, which must never reach the protocol stream.
+#[tool(read_only, closed_world)]
+fn noisy(lines: u32) -> u32 {
+    for i in 0..lines {
+        println!("noise {i} {{\"jsonrpc\": \"not really\"}}");
+    }
+    lines
+}
+
+/// Sleeps `ms` milliseconds (async), stopping early when cancelled.
+#[tool(read_only, closed_world)]
+async fn slow(ms: u64, cancel: Cancellation, seen: State<Seen>) -> u64 {
+    tokio::select! {
+        () = tokio::time::sleep(Duration::from_millis(ms)) => ms,
+        () = cancel.cancelled() => {
+            seen.0.fetch_add(1, Ordering::SeqCst);
+            0
+        }
+    }
+}
+
+/// Sleeps `ms` milliseconds in its thread, polling for cancellation.
+#[tool(read_only, closed_world)]
+fn slow_sync(ms: u64, cancel: Cancellation, seen: State<Seen>) -> u64 {
+    for waited in 0..ms / 5 {
+        if cancel.is_cancelled() {
+            seen.0.fetch_add(1, Ordering::SeqCst);
+            return waited * 5;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    ms
+}
+
+/// How many cancellations the tools have observed.
+#[tool(read_only, closed_world)]
+fn cancellations(seen: State<Seen>) -> u64 {
+    seen.0.load(Ordering::SeqCst)
+}
+
+/// Sleeps far longer than its timeout allows.
+#[tool(read_only, closed_world, timeout = "100ms")]
+async fn timed(ms: u64) -> u64 {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    ms
+}
+
+/// A sync tool past its timeout.
+#[tool(read_only, closed_world, timeout = "50ms")]
+fn timed_sync(cancel: Cancellation, seen: State<Seen>) -> bool {
+    while !cancel.is_cancelled() {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    seen.0.fetch_add(1, Ordering::SeqCst);
+    true
+}
+
+/// Reports `steps` progress steps and logs at every level.
+#[tool(read_only, closed_world)]
+async fn steps(steps: u32, progress: Progress, log: ClientLog) -> u32 {
+    log.debug("debug message");
+    log.info("info message");
+    for step in 1..=steps {
+        progress.report(f64::from(step), f64::from(steps), format!("step {step}"));
+        tokio::task::yield_now().await;
+    }
+    log.warning("warning message");
+    log.error("error message");
+    steps
+}
+
+/// Reports progress from a sync tool.
+#[tool(read_only, closed_world)]
+fn steps_sync(steps: u32, progress: Progress) -> u32 {
+    for step in 1..=steps {
+        progress.report(f64::from(step), f64::from(steps), format!("step {step}"));
+    }
+    steps
+}
+
+/// Counts its calls.
+#[tool(destructive = false, closed_world)]
+fn count(counter: State<Counter>) -> u64 {
+    counter.0.fetch_add(1, Ordering::SeqCst) + 1
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    toolsmith::Server::new()
+        .state(Counter::default())
+        .state(Seen::default())
+        .max_line_length(64 * 1024)
+        .run()
+        .await?;
+    Ok(())
+}
