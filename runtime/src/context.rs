@@ -15,13 +15,17 @@ use std::ops::Deref;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
+use rmcp::RoleServer;
 use rmcp::model::{
-    LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+    LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParam,
+    ProgressNotification, ProgressNotificationParam, ProgressToken, ServerNotification,
 };
-use rmcp::{Peer, RoleServer};
+use rmcp::service::TxJsonRpcMessage;
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+
+use crate::transport::Outbox;
 
 /// Shared state a tool asks for by type: `fn tool(store: State<Store>, ...)`. Register the
 /// value once with [`Server::state`](crate::Server::state); a tool asking for a type that was
@@ -386,7 +390,7 @@ pub struct CallContext {
     pub(crate) tool: &'static str,
     pub(crate) states: StateMap,
     pub(crate) cancel: CancellationToken,
-    pub(crate) peer: Option<Peer<RoleServer>>,
+    pub(crate) outbox: Option<Outbox>,
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) level: SessionLevel,
     forwarder: Mutex<Option<(Notifier, tokio::task::JoinHandle<()>)>>,
@@ -397,7 +401,7 @@ impl CallContext {
         tool: &'static str,
         states: StateMap,
         cancel: CancellationToken,
-        peer: Option<Peer<RoleServer>>,
+        outbox: Option<Outbox>,
         progress_token: Option<ProgressToken>,
         level: SessionLevel,
     ) -> Self {
@@ -405,7 +409,7 @@ impl CallContext {
             tool,
             states,
             cancel,
-            peer,
+            outbox,
             progress_token,
             level,
             forwarder: Mutex::new(None),
@@ -414,7 +418,7 @@ impl CallContext {
 
     /// The notifier of this call, started on first use (only calls that report pay for it).
     fn notifier(&self) -> Option<Notifier> {
-        let peer = self.peer.clone()?;
+        let outbox = self.outbox.clone()?;
         let mut slot = self.forwarder.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((notifier, _)) = &*slot {
             return Some(notifier.clone());
@@ -422,11 +426,16 @@ impl CallContext {
         let (tx, mut rx) = mpsc::unbounded_channel();
         let task = tokio::spawn(async move {
             while let Some(notice) = rx.recv().await {
-                let sent = match notice {
-                    Notice::Progress(param) => peer.notify_progress(param).await,
-                    Notice::Log(param) => peer.notify_logging_message(param).await,
+                let notification = match notice {
+                    Notice::Progress(param) => {
+                        ServerNotification::ProgressNotification(ProgressNotification::new(param))
+                    }
+                    Notice::Log(param) => ServerNotification::LoggingMessageNotification(
+                        LoggingMessageNotification::new(param),
+                    ),
                 };
-                if let Err(err) = sent {
+                let frame = TxJsonRpcMessage::<RoleServer>::notification(notification);
+                if let Err(err) = outbox.send(&frame).await {
                     tracing::debug!(%err, "a notification could not be sent");
                 }
             }
@@ -447,8 +456,8 @@ impl CallContext {
             .take();
         if let Some((notifier, task)) = taken {
             drop(notifier);
-            // Clones held elsewhere keep the channel open: bound the wait.
-            let _ = tokio::time::timeout(std::time::Duration::from_secs(5), task).await;
+            // Clones a tool kept past its return keep the channel open: bound the wait.
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(1), task).await;
         }
     }
 }

@@ -20,7 +20,7 @@ use crate::LogLevel;
 use crate::context::{CallContext, SessionLevel, StateMap};
 use crate::registry::Registry;
 use crate::search::{self, SearchError};
-use crate::transport::{DEFAULT_MAX_LINE, LineTransport};
+use crate::transport::{DEFAULT_MAX_LINE, LineTransport, Outbox};
 use crate::{Error, Policy, ToolInfo, dispatch};
 
 /// How many tools one `tools/list` page holds unless [`Server::page_size`] says otherwise.
@@ -219,6 +219,9 @@ pub(crate) struct ToolServer {
     cursor_scope: u64,
     states: StateMap,
     level: SessionLevel,
+    /// Where the tools' notifications go: straight to the transport, so that they keep their
+    /// order before the response and are not lost when the input has already closed.
+    outbox: Option<Outbox>,
 }
 
 impl ToolServer {
@@ -249,6 +252,7 @@ impl ToolServer {
             page_size,
             states,
             level: SessionLevel::default(),
+            outbox: None,
         }
     }
 
@@ -307,7 +311,7 @@ impl ServerHandler for ToolServer {
             tool.name(),
             self.states.clone(),
             context.ct.child_token(),
-            Some(context.peer.clone()),
+            self.outbox.clone(),
             context.meta.get_progress_token(),
             self.level.clone(),
         );
@@ -341,11 +345,11 @@ pub(crate) fn implementation(registry: &Registry) -> Implementation {
     }
 }
 
-async fn serve<R, W>(handler: ToolServer, transport: LineTransport<R, W>) -> Result<(), Error>
+async fn serve<R>(mut handler: ToolServer, transport: LineTransport<R>) -> Result<(), Error>
 where
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
-    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
+    handler.outbox = Some(transport.outbox());
     let running = handler
         .serve(transport)
         .await

@@ -11,6 +11,7 @@
 
 use std::fmt;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
@@ -35,34 +36,62 @@ enum Line {
     Eof,
 }
 
+/// The writing half of the transport, shared: rmcp's responses, error replies and the tools'
+/// notifications all go through it, one whole frame at a time.
+#[derive(Clone)]
+pub(crate) struct Outbox(Arc<Mutex<Pin<Box<dyn AsyncWrite + Send>>>>);
+
+impl Outbox {
+    fn new<W: AsyncWrite + Send + 'static>(write: W) -> Self {
+        Outbox(Arc::new(Mutex::new(Box::pin(write))))
+    }
+
+    /// Writes one frame and flushes it.
+    pub(crate) async fn send<T: serde::Serialize>(&self, frame: &T) -> std::io::Result<()> {
+        let mut bytes = serde_json::to_vec(frame).map_err(std::io::Error::other)?;
+        bytes.push(b'\n');
+        let mut writer = self.0.lock().await;
+        writer.write_all(&bytes).await?;
+        writer.flush().await
+    }
+
+    async fn flush(&self) -> std::io::Result<()> {
+        self.0.lock().await.flush().await
+    }
+}
+
 /// Newline-delimited JSON-RPC over any byte stream pair.
-pub(crate) struct LineTransport<R, W> {
+pub(crate) struct LineTransport<R> {
     reader: BufReader<R>,
     /// The line being read. Kept across calls: `receive` may be cancelled mid-line.
     line: Vec<u8>,
     /// Skipping the rest of an oversized line, whose id (if read) is kept here.
     skipping: Option<Option<RequestId>>,
     max_line: usize,
-    writer: Arc<Mutex<W>>,
+    outbox: Outbox,
     /// Error responses written by spawned tasks (so that a cancelled `receive` never leaves
     /// half a frame), awaited on close.
     replies: Vec<JoinHandle<()>>,
 }
 
-impl<R, W> LineTransport<R, W>
+impl<R> LineTransport<R>
 where
     R: AsyncRead + Send + Unpin + 'static,
-    W: AsyncWrite + Send + Unpin + 'static,
 {
-    pub(crate) fn new(read: R, write: W, max_line: usize) -> Self {
+    pub(crate) fn new<W: AsyncWrite + Send + 'static>(read: R, write: W, max_line: usize) -> Self {
         LineTransport {
             reader: BufReader::with_capacity(64 * 1024, read),
             line: Vec::new(),
             skipping: None,
             max_line: max_line.max(1),
-            writer: Arc::new(Mutex::new(write)),
+            outbox: Outbox::new(write),
             replies: Vec::new(),
         }
+    }
+
+    /// The shared writing half.
+    pub(crate) fn outbox(&self) -> Outbox {
+        self.outbox.clone()
     }
 
     /// Reads one line without ever holding more than `max_line` bytes of it. Cancel-safe:
@@ -106,10 +135,10 @@ where
         if let (true, Some(object)) = (null_id, value.as_object_mut()) {
             object.insert("id".into(), Value::Null);
         }
-        let writer = self.writer.clone();
+        let outbox = self.outbox.clone();
         self.replies.retain(|task| !task.is_finished());
         self.replies.push(tokio::spawn(async move {
-            if let Err(err) = write_frame(&writer, &value).await {
+            if let Err(err) = outbox.send(&value).await {
                 tracing::debug!(%err, "an error response could not be written");
             }
         }));
@@ -178,10 +207,9 @@ const KNOWN_METHODS: &[&str] = &[
     "resources/unsubscribe",
 ];
 
-impl<R, W> LineTransport<R, W>
+impl<R> LineTransport<R>
 where
     R: AsyncRead + Send + Unpin + 'static,
-    W: AsyncWrite + Send + Unpin + 'static,
 {
     /// Answers `-32602` for a known method whose params do not fit it (rmcp would route it
     /// to `on_custom_request` and answer "method not found").
@@ -212,17 +240,6 @@ where
     }
 }
 
-async fn write_frame<W: AsyncWrite + Unpin, T: serde::Serialize>(
-    writer: &Mutex<W>,
-    frame: &T,
-) -> std::io::Result<()> {
-    let mut bytes = serde_json::to_vec(frame).map_err(std::io::Error::other)?;
-    bytes.push(b'\n');
-    let mut writer = writer.lock().await;
-    writer.write_all(&bytes).await?;
-    writer.flush().await
-}
-
 /// A transport failure (writing a frame).
 #[derive(Debug)]
 pub(crate) struct TransportError(std::io::Error);
@@ -235,10 +252,9 @@ impl fmt::Display for TransportError {
 
 impl std::error::Error for TransportError {}
 
-impl<R, W> Transport<RoleServer> for LineTransport<R, W>
+impl<R> Transport<RoleServer> for LineTransport<R>
 where
     R: AsyncRead + Send + Unpin + 'static,
-    W: AsyncWrite + Send + Unpin + 'static,
 {
     type Error = TransportError;
 
@@ -246,8 +262,8 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let writer = self.writer.clone();
-        async move { write_frame(&writer, &item).await.map_err(TransportError) }
+        let outbox = self.outbox.clone();
+        async move { outbox.send(&item).await.map_err(TransportError) }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -293,8 +309,7 @@ where
         for task in self.replies.drain(..) {
             let _ = task.await;
         }
-        let mut writer = self.writer.lock().await;
-        writer.flush().await.map_err(TransportError)
+        self.outbox.flush().await.map_err(TransportError)
     }
 }
 

@@ -78,7 +78,10 @@ async fn progress_arrives_in_order_before_the_result() {
             "{tool}: all, in order, before the result"
         );
         let first = &progress[0].progress_token;
-        assert!(progress.iter().all(|p| &p.progress_token == first), "one token per call");
+        assert!(
+            progress.iter().all(|p| &p.progress_token == first),
+            "one token per call"
+        );
         assert_eq!(progress[0].total, Some(25.0));
         assert_eq!(progress[24].message.as_deref(), Some("step 25"));
     }
