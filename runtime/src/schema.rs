@@ -4,6 +4,7 @@
 //! subschemas inlined (only recursive types keep a `$ref` into `$defs`), an `Option<T>`
 //! parameter described by `T`'s schema and simply left out of `required`.
 
+use schemars::transform::{RecursiveTransform, Transform};
 use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
 
@@ -14,6 +15,55 @@ pub type JsonObject = Map<String, Value>;
 
 /// The key that tells FastMCP-style clients that the real result sits under `result`.
 pub const WRAP_RESULT_KEY: &str = "x-fastmcp-wrap-result";
+
+/// The `format` values JSON Schema 2020-12 defines. schemars also writes Rust-flavoured ones
+/// (`uint64`, `int32`, `double`, ...) that validators such as Ajv warn about; those are dropped
+/// (the `minimum`/`maximum` that carry the same bounds stay).
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Drops non-standard `format` keywords from `schema` and every subschema.
+fn make_portable(schema: &mut Schema) {
+    fn drop_format(schema: &mut Schema) {
+        let nonstandard = schema
+            .get("format")
+            .and_then(Value::as_str)
+            .is_some_and(|f| !STANDARD_FORMATS.contains(&f));
+        if nonstandard {
+            schema.remove("format");
+        }
+    }
+    RecursiveTransform(drop_format).transform(schema);
+}
+
+/// [`make_portable`] for a schema held as a JSON object.
+fn portable_object(object: JsonObject) -> JsonObject {
+    let mut schema = Schema::from(object);
+    make_portable(&mut schema);
+    match schema.to_value() {
+        Value::Object(object) => object,
+        _ => unreachable!("an object schema stays an object"),
+    }
+}
 
 fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12()
@@ -48,7 +98,7 @@ pub fn output<T: JsonSchema>() -> OutputSchema {
         && object.get("type").and_then(Value::as_str) == Some("object")
     {
         return OutputSchema {
-            schema: object.clone(),
+            schema: portable_object(object.clone()),
             wrapped: false,
         };
     }
@@ -62,7 +112,7 @@ pub fn output<T: JsonSchema>() -> OutputSchema {
     });
     add_definitions(&mut schema, &mut generator);
     OutputSchema {
-        schema: into_object(schema),
+        schema: portable_object(into_object(schema)),
         wrapped: true,
     }
 }
@@ -94,7 +144,7 @@ pub(crate) fn input(params: &[ParamDef]) -> (JsonObject, Vec<String>) {
     add_definitions(&mut schema, &mut generator);
     let defs = schema.get("$defs").cloned().unwrap_or(Value::Null);
     let expected = schemas.iter().map(|s| expected(s, &defs, 0)).collect();
-    (into_object(schema), expected)
+    (portable_object(into_object(schema)), expected)
 }
 
 fn add_definitions(schema: &mut Value, generator: &mut SchemaGenerator) {
@@ -190,6 +240,28 @@ mod tests {
         assert_eq!(items["type"], "object", "nested types are inlined: {items}");
         assert!(out.schema.get("$defs").is_none());
         assert!(output::<i64>().wrapped);
+    }
+
+    #[test]
+    fn non_standard_formats_are_dropped_and_bounds_kept() {
+        let out = output::<Note>();
+        let id = &out.schema["properties"]["id"];
+        assert_eq!(id, &json!({"type": "integer", "minimum": 0}), "{id}");
+        #[derive(JsonSchema)]
+        #[allow(dead_code)]
+        struct Stamped {
+            format: String,
+            at: std::net::Ipv4Addr,
+        }
+        let out = output::<Stamped>();
+        assert_eq!(
+            out.schema["properties"]["format"]["type"], "string",
+            "a property named format stays"
+        );
+        assert_eq!(
+            out.schema["properties"]["at"]["format"], "ipv4",
+            "standard formats stay"
+        );
     }
 
     #[test]

@@ -86,3 +86,60 @@ async fn stdout_carries_frames_only_and_eof_exits_zero() {
     let status = child.wait().await.unwrap();
     assert!(status.success(), "exit status {status}");
 }
+
+/// Clients on every protocol revision with an `initialize` handshake get a working session
+/// at their own version.
+#[tokio::test]
+async fn every_protocol_version_gets_a_working_connection() {
+    let path = example_binary("notes");
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let mut child = Command::new(&path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let requests = [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": version, "capabilities": {},
+                "clientInfo": {"name": "old", "version": "0"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                   "params": {"name": "get_note", "arguments": {"note_id": 2}}}),
+        ];
+        for request in &requests {
+            stdin
+                .write_all(format!("{request}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+        drop(stdin);
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut frames = std::collections::HashMap::new();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            let frame: serde_json::Value = serde_json::from_str(&line).unwrap();
+            frames.insert(frame["id"].as_i64().unwrap(), frame);
+        }
+        assert!(child.wait().await.unwrap().success());
+        assert_eq!(
+            frames[&1]["result"]["protocolVersion"], version,
+            "{version}"
+        );
+        assert_eq!(
+            frames[&2]["result"]["tools"].as_array().unwrap().len(),
+            4,
+            "{version}"
+        );
+        let call = &frames[&3]["result"];
+        assert_eq!(
+            call["structuredContent"]["title"], "Standup notes",
+            "{version}: {call}"
+        );
+        assert!(
+            call.get("resultType").is_none(),
+            "{version}: no 2026 fields for older peers"
+        );
+    }
+}

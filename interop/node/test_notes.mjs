@@ -1,0 +1,76 @@
+// The notes example driven by the official TypeScript SDK (`@modelcontextprotocol/sdk`)
+// over stdio: hints and titles, the tutorial's calls, and the SDK's own validation of every
+// result (it checks structuredContent against the tool's outputSchema on callTool).
+//
+// Usage: node test_notes.mjs PATH_TO_NOTES_BINARY [PROTOCOL_VERSION]
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { CallToolResultSchema, ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const [binary] = process.argv.slice(2);
+// The SDK's schema validator (Ajv) warns about anything non-portable: count it as a failure.
+const warnings = [];
+console.warn = (...parts) => warnings.push(parts.join(" "));
+let passed = 0;
+let failed = 0;
+function check(condition, what) {
+  if (condition) passed += 1;
+  else {
+    failed += 1;
+    console.error(`FAILED: ${what}`);
+  }
+}
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+const expected = {
+  search_notes: ["Search notes", true, false, true, false],
+  get_note: ["Get note", true, false, true, false],
+  create_note: ["Create note", false, false, false, false],
+  delete_note: ["Delete note", false, true, true, false],
+};
+
+const transport = new StdioClientTransport({ command: binary, args: ["serve"], stderr: "ignore" });
+const client = new Client({ name: "toolsmith-interop", version: "0.0.0" });
+await client.connect(transport);
+check(client.getServerVersion()?.name === "toolsmith-examples", "server name");
+
+const listed = await client.listTools();
+check(ListToolsResultSchema.safeParse(listed).success, "tools/list parses with the SDK schema");
+const tools = Object.fromEntries(listed.tools.map((t) => [t.name, t]));
+check(same(Object.keys(tools).sort(), Object.keys(expected).sort()), `tools ${Object.keys(tools)}`);
+for (const [name, [title, ro, de, idem, ow]] of Object.entries(expected)) {
+  const tool = tools[name];
+  const a = tool.annotations;
+  check(tool.title === title && a.title === title, `${name} title`);
+  check(
+    same([a.readOnlyHint, a.destructiveHint, a.idempotentHint, a.openWorldHint], [ro, de, idem, ow]),
+    `${name} hints ${JSON.stringify(a)}`,
+  );
+}
+
+async function call(name, args) {
+  const result = await client.callTool({ name, arguments: args });
+  check(CallToolResultSchema.safeParse(result).success, `${name} result parses with the SDK schema`);
+  return result;
+}
+const text = (r) => r.content?.[0]?.text ?? "";
+
+const found = await call("search_notes", { query: "parser" });
+check(same(found.structuredContent.result.map((n) => n.title), ["Standup notes"]), "search");
+const missing = await call("get_note", { note_id: 99 });
+check(missing.isError === true && text(missing) === "No note with id 99.", `missing: ${text(missing)}`);
+const created = await call("create_note", { title: "TS", body: "from typescript", tags: ["ts"] });
+const id = created.structuredContent.id;
+check(id === 4, `created id ${id}`);
+const got = await call("get_note", { note_id: id });
+check(got.structuredContent.title === "TS", "get created");
+const deleted = await call("delete_note", { note_id: id });
+check(same(deleted.structuredContent, { note_id: id, deleted: true }), "delete");
+const retry = await call("delete_note", { note_id: id });
+check(retry.isError === false && same(retry.structuredContent, { note_id: id, deleted: false }), "retry");
+
+check(warnings.length === 0, `the SDK warned: ${warnings.join("; ")}`);
+await client.close();
+console.log(`typescript-sdk: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

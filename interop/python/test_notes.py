@@ -1,0 +1,115 @@
+"""The notes example driven by the official Python SDK (PyPI `mcp`) over stdio.
+
+Checks the complete hint block and titles, validates every inputSchema and outputSchema
+against the JSON Schema 2020-12 metaschema and every structuredContent against its
+outputSchema, and runs the tutorial's calls. The SDK's own validation of results
+(structuredContent against outputSchema) must accept every result.
+
+Usage: python test_notes.py PATH_TO_NOTES_BINARY
+"""
+
+import asyncio
+import sys
+
+import jsonschema
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+EXPECTED = {
+    # name: (title, readOnly, destructive, idempotent, openWorld)
+    "search_notes": ("Search notes", True, False, True, False),
+    "get_note": ("Get note", True, False, True, False),
+    "create_note": ("Create note", False, False, False, False),
+    "delete_note": ("Delete note", False, True, True, False),
+}
+
+checks = {"passed": 0, "failed": 0}
+
+
+def check(condition, what):
+    if condition:
+        checks["passed"] += 1
+    else:
+        checks["failed"] += 1
+        print(f"FAILED: {what}", file=sys.stderr)
+
+
+def text(result):
+    return result.content[0].text if result.content else ""
+
+
+async def main(binary):
+    server = StdioServerParameters(command=binary, args=["serve"])
+    async with stdio_client(server) as (read, write):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            check(init.server_info.name == "toolsmith-examples", f"server name {init.server_info.name}")
+
+            listed = await session.list_tools()
+            tools = {tool.name: tool for tool in listed.tools}
+            check(sorted(tools) == sorted(EXPECTED), f"tools {sorted(tools)}")
+            metaschema = jsonschema.Draft202012Validator.META_SCHEMA
+            for name, (title, ro, de, idem, ow) in EXPECTED.items():
+                tool = tools[name]
+                a = tool.annotations
+                check(tool.title == title and a.title == title, f"{name} title")
+                check(
+                    (a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint)
+                    == (ro, de, idem, ow),
+                    f"{name} hints {a}",
+                )
+                for kind, schema in (("input", tool.input_schema), ("output", tool.output_schema)):
+                    if schema is None:
+                        continue
+                    try:
+                        jsonschema.validate(schema, metaschema)
+                        jsonschema.Draft202012Validator.check_schema(schema)
+                        check(True, "")
+                    except jsonschema.exceptions.SchemaError as err:
+                        check(False, f"{name} {kind}Schema is not valid 2020-12: {err.message}")
+                    check("$schema" not in schema, f"{name} {kind}Schema has no $schema")
+
+            def validate_structured(name, result):
+                schema = tools[name].output_schema
+                if schema is not None and not result.is_error:
+                    try:
+                        jsonschema.validate(result.structured_content, schema)
+                        check(True, "")
+                    except jsonschema.exceptions.ValidationError as err:
+                        check(False, f"{name} structuredContent: {err.message}")
+
+            found = await session.call_tool("search_notes", {"query": "parser"})
+            validate_structured("search_notes", found)
+            titles = [n["title"] for n in found.structured_content["result"]]
+            check(titles == ["Standup notes"], f"search titles {titles}")
+
+            missing = await session.call_tool("get_note", {"note_id": 99})
+            check(missing.is_error is True, "missing note is an error")
+            check(text(missing) == "No note with id 99.", f"missing text {text(missing)!r}")
+
+            created = await session.call_tool("create_note", {"title": "Py", "body": "from python"})
+            validate_structured("create_note", created)
+            note_id = created.structured_content["id"]
+            check(note_id == 4, f"new id {note_id}")
+
+            got = await session.call_tool("get_note", {"note_id": note_id})
+            validate_structured("get_note", got)
+            check(got.structured_content["title"] == "Py", "get the created note")
+
+            deleted = await session.call_tool("delete_note", {"note_id": note_id})
+            validate_structured("delete_note", deleted)
+            check(deleted.structured_content == {"note_id": note_id, "deleted": True}, f"delete {deleted.structured_content}")
+            retry = await session.call_tool("delete_note", {"note_id": note_id})
+            validate_structured("delete_note", retry)
+            check(retry.is_error is False, "retry is not an error")
+            check(retry.structured_content == {"note_id": note_id, "deleted": False}, "retry deleted false")
+
+            bad = await session.call_tool("get_note", {"note_id": "x"})
+            check(bad.is_error is True and "note_id" in text(bad), f"bad argument {text(bad)!r}")
+
+    print(f"python-sdk: {checks['passed']} passed, {checks['failed']} failed")
+    return 0 if checks["failed"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main(sys.argv[1])))
