@@ -1,0 +1,293 @@
+//! The load generator: spawns any stdio MCP server command, performs `initialize`, and
+//! measures startup, `tools/list` and `tools/call` latency, pipelined call throughput, server
+//! CPU per call and peak RSS. Every response is validated (its id was outstanding, it is a
+//! result, not an error); anything else fails the run loudly.
+
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// What to run and how hard.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The server command and its arguments.
+    pub command: Vec<String>,
+    /// How many tools the server has (`tool_0` ... `tool_{T-1}`).
+    pub tools: usize,
+    /// Sequential `tools/list` requests for the latency figures.
+    pub list_reps: usize,
+    /// Sequential `tools/call` requests for the latency figures.
+    pub call_reps: usize,
+    /// Calls in the pipelined throughput phase.
+    pub throughput_calls: usize,
+    /// Calls kept in flight during the throughput phase.
+    pub in_flight: usize,
+}
+
+/// One run's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct Measurement {
+    /// Spawn to the `tools/list` response, milliseconds (initialize included).
+    pub startup_ms: f64,
+    pub list_median_us: f64,
+    pub list_p99_us: f64,
+    pub call_median_us: f64,
+    pub call_p99_us: f64,
+    /// Pipelined `tools/call`s per second with `in_flight` outstanding.
+    pub calls_per_sec: f64,
+    /// Server CPU time (user + system) per call in the throughput phase, microseconds.
+    pub cpu_per_call_us: f64,
+    /// Peak resident set size of the server, kilobytes.
+    pub peak_rss_kb: u64,
+}
+
+struct Session {
+    child: Child,
+    stdin: BufWriter<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    line: String,
+    next_id: u64,
+}
+
+impl Session {
+    fn send(&mut self, frame: &Value) -> Result<(), String> {
+        serde_json::to_writer(&mut self.stdin, frame).map_err(|e| e.to_string())?;
+        self.stdin
+            .write_all(b"\n")
+            .map_err(|e| format!("writing to the server: {e}"))
+    }
+
+    fn flush(&mut self) -> Result<(), String> {
+        self.stdin
+            .flush()
+            .map_err(|e| format!("writing to the server: {e}"))
+    }
+
+    /// The next response (notifications are skipped).
+    fn response(&mut self) -> Result<Value, String> {
+        loop {
+            self.line.clear();
+            let n = self
+                .stdout
+                .read_line(&mut self.line)
+                .map_err(|e| format!("reading from the server: {e}"))?;
+            if n == 0 {
+                return Err("the server closed its stdout".into());
+            }
+            let frame: Value = serde_json::from_str(&self.line).map_err(|e| {
+                format!("the server wrote a non-JSON line ({e}): {:.200}", self.line)
+            })?;
+            if frame.get("id").is_some() {
+                return Ok(frame);
+            }
+        }
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Result<(u64, Value), String> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
+        Ok((id, params))
+    }
+
+    /// A request and its response, in sequence; the response must be a result for `id`.
+    fn round_trip(&mut self, method: &str, params: Value) -> Result<Value, String> {
+        let (id, _) = self.request(method, params)?;
+        self.flush()?;
+        let frame = self.response()?;
+        expect_result(&frame, id)
+    }
+}
+
+fn expect_result(frame: &Value, id: u64) -> Result<Value, String> {
+    if frame["id"] != json!(id) {
+        return Err(format!("expected the response to {id}, got {frame:.300}"));
+    }
+    let result = frame
+        .get("result")
+        .ok_or_else(|| format!("request {id} failed: {frame:.300}"))?;
+    if result["isError"] == json!(true) {
+        return Err(format!("call {id} returned an error result: {frame:.300}"));
+    }
+    Ok(result.clone())
+}
+
+fn call_params(id: u64, tools: usize) -> Value {
+    let tool = id as usize % tools;
+    json!({"name": format!("tool_{tool}"), "arguments": {"a": id, "b": 2, "label": "bench"}})
+}
+
+/// Checks a call result is the tool's answer for `id`.
+fn check_call(result: &Value, id: u64, tools: usize) -> Result<(), String> {
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    let expected = format!("{{\"tool\":{},\"sum\":{}", id as usize % tools, id + 2);
+    if text.starts_with(&expected) {
+        Ok(())
+    } else {
+        Err(format!("call {id}: unexpected result {result:.300}"))
+    }
+}
+
+/// Runs the whole measurement against one freshly spawned server.
+pub fn measure(config: &Config) -> Result<Measurement, String> {
+    let (program, args) = config.command.split_first().ok_or("empty server command")?;
+    let started = Instant::now();
+    let mut child = Command::new(program)
+        .args(args)
+        .env("TOOLSMITH_LOG", "off")
+        .env("RUST_LOG", "off")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(|e| format!("cannot start {program}: {e}"))?;
+    let mut session = Session {
+        stdin: BufWriter::new(child.stdin.take().unwrap()),
+        stdout: BufReader::new(child.stdout.take().unwrap()),
+        child,
+        line: String::new(),
+        next_id: 1,
+    };
+    let outcome = run(config, &mut session, started);
+    drop(session.stdin);
+    let status = session.child.wait().map_err(|e| e.to_string())?;
+    let measurement = outcome?;
+    if !status.success() {
+        return Err(format!("the server exited with {status}"));
+    }
+    Ok(measurement)
+}
+
+fn run(config: &Config, s: &mut Session, started: Instant) -> Result<Measurement, String> {
+    s.round_trip(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "toolsmith-bench", "version": "0"}}),
+    )?;
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+    let listed = s.round_trip("tools/list", json!({}))?;
+    let startup = started.elapsed();
+    let count = listed["tools"].as_array().map_or(0, Vec::len);
+    if count != config.tools {
+        return Err(format!(
+            "tools/list returned {count} tools, expected {}",
+            config.tools
+        ));
+    }
+
+    let mut list = Vec::with_capacity(config.list_reps);
+    for _ in 0..config.list_reps {
+        let t = Instant::now();
+        s.round_trip("tools/list", json!({}))?;
+        list.push(t.elapsed());
+    }
+
+    let mut calls = Vec::with_capacity(config.call_reps);
+    for _ in 0..config.call_reps {
+        let id = s.next_id;
+        let t = Instant::now();
+        let result = s.round_trip("tools/call", call_params(id, config.tools))?;
+        calls.push(t.elapsed());
+        check_call(&result, id, config.tools)?;
+    }
+
+    let pid = s.child.id();
+    let cpu_before = cpu_time(pid);
+    let t = Instant::now();
+    pipelined(config, s)?;
+    let elapsed = t.elapsed();
+    let cpu = cpu_time(pid).saturating_sub(cpu_before);
+    let peak_rss_kb = peak_rss(pid);
+
+    let n = config.throughput_calls.max(1) as f64;
+    Ok(Measurement {
+        startup_ms: startup.as_secs_f64() * 1e3,
+        list_median_us: percentile(&mut list, 50.0),
+        list_p99_us: percentile(&mut list, 99.0),
+        call_median_us: percentile(&mut calls, 50.0),
+        call_p99_us: percentile(&mut calls, 99.0),
+        calls_per_sec: n / elapsed.as_secs_f64(),
+        cpu_per_call_us: cpu.as_secs_f64() * 1e6 / n,
+        peak_rss_kb,
+    })
+}
+
+/// `throughput_calls` calls with `in_flight` outstanding: a new call goes out as each answer
+/// comes back. Every answer must match an outstanding call.
+fn pipelined(config: &Config, s: &mut Session) -> Result<(), String> {
+    let mut outstanding = HashSet::with_capacity(config.in_flight);
+    let (mut sent, mut received) = (0, 0);
+    while sent < config.throughput_calls.min(config.in_flight) {
+        let (id, _) = s.request("tools/call", call_params(s.next_id, config.tools))?;
+        outstanding.insert(id);
+        sent += 1;
+    }
+    s.flush()?;
+    while received < config.throughput_calls {
+        let frame = s.response()?;
+        let id = frame["id"]
+            .as_u64()
+            .ok_or_else(|| format!("bad id in {frame:.300}"))?;
+        if !outstanding.remove(&id) {
+            return Err(format!(
+                "a response to {id}, which is not outstanding (duplicate?)"
+            ));
+        }
+        check_call(&expect_result(&frame, id)?, id, config.tools)?;
+        received += 1;
+        if sent < config.throughput_calls {
+            let (id, _) = s.request("tools/call", call_params(s.next_id, config.tools))?;
+            outstanding.insert(id);
+            sent += 1;
+            s.flush()?;
+        }
+    }
+    Ok(())
+}
+
+fn percentile(samples: &mut [Duration], p: f64) -> f64 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    samples.sort();
+    let rank = ((p / 100.0) * (samples.len() - 1) as f64).round() as usize;
+    samples[rank].as_secs_f64() * 1e6
+}
+
+/// User + system CPU time of `pid` (Linux `/proc`; zero elsewhere).
+fn cpu_time(pid: u32) -> Duration {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return Duration::ZERO;
+    };
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
+        .sum();
+    Duration::from_secs_f64(ticks as f64 / clock_ticks())
+}
+
+fn clock_ticks() -> f64 {
+    // SAFETY: sysconf has no preconditions.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if ticks > 0 { ticks as f64 } else { 100.0 }
+}
+
+/// Peak RSS (`VmHWM`) of `pid` in kB (Linux `/proc`; zero elsewhere).
+fn peak_rss(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}

@@ -1,0 +1,171 @@
+//! `toolsmith-bench`: runs the benchmark (see BENCHMARKS.md), or measures any server command.
+
+use clap::{Parser, Subcommand};
+use toolsmith_bench::build::Workspace;
+use toolsmith_bench::fixtures::{self, Kind};
+use toolsmith_bench::load::{self, Config};
+use toolsmith_bench::report::Results;
+
+#[derive(Parser)]
+#[command(about = "Benchmark toolsmith against rmcp's macros (and FastMCP) over stdio.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Cmd>,
+    /// Rounds; each runs every implementation once per tool count, interleaved.
+    #[arg(long, default_value_t = 5)]
+    rounds: usize,
+    /// Tool counts of the fixture servers.
+    #[arg(long, value_delimiter = ',', default_value = "1,50,200")]
+    tools: Vec<usize>,
+    /// Pipelined calls per run.
+    #[arg(long, default_value_t = 50_000)]
+    calls: usize,
+    /// Calls in flight during the throughput phase.
+    #[arg(long, default_value_t = 64)]
+    in_flight: usize,
+    /// Sequential tools/list requests per run.
+    #[arg(long, default_value_t = 300)]
+    list_reps: usize,
+    /// Sequential tools/call requests per run.
+    #[arg(long, default_value_t = 3_000)]
+    call_reps: usize,
+    /// Skip the build figures.
+    #[arg(long)]
+    no_build: bool,
+    /// A Python with `fastmcp` installed, to include FastMCP (skipped otherwise).
+    #[arg(long)]
+    fastmcp_python: Option<String>,
+    /// Tiny counts, one round, no builds: checks that the benchmark works.
+    #[arg(long)]
+    smoke: bool,
+    /// Where to write the JSON results.
+    #[arg(long, default_value = "target/bench/results.json")]
+    json: String,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Rewrite the small fixture binaries of this crate (src/bin/fixture_*.rs, 3 tools).
+    WriteSmallFixtures,
+    /// Measure one server command (`-- CMD ARGS...`) whose tools are `tool_0`..`tool_{T-1}`.
+    Load {
+        /// How many tools it has.
+        #[arg(long)]
+        tools: usize,
+        #[arg(long, default_value_t = 20_000)]
+        calls: usize,
+        #[arg(long, default_value_t = 64)]
+        in_flight: usize,
+        #[arg(required = true, last = true)]
+        command: Vec<String>,
+    },
+}
+
+fn main() {
+    if let Err(err) = run(Cli::parse()) {
+        eprintln!("toolsmith-bench: {err}");
+        std::process::exit(1);
+    }
+}
+
+fn run(mut cli: Cli) -> Result<(), String> {
+    if let Some(Cmd::WriteSmallFixtures) = cli.command {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/bin");
+        for kind in [Kind::Toolsmith, Kind::Rmcp] {
+            let path = dir.join(format!("fixture_{}.rs", kind.name()));
+            std::fs::write(&path, fixtures::source(kind, fixtures::SMALL))
+                .map_err(|e| e.to_string())?;
+            eprintln!("wrote {}", path.display());
+        }
+        return Ok(());
+    }
+    if let Some(Cmd::Load {
+        tools,
+        calls,
+        in_flight,
+        command,
+    }) = cli.command.take()
+    {
+        let config = Config {
+            command,
+            tools,
+            list_reps: 200,
+            call_reps: 2_000,
+            throughput_calls: calls,
+            in_flight,
+        };
+        let m = load::measure(&config)?;
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&m).map_err(|e| e.to_string())?
+        );
+        return Ok(());
+    }
+    if cli.smoke {
+        (
+            cli.rounds,
+            cli.calls,
+            cli.list_reps,
+            cli.call_reps,
+            cli.no_build,
+        ) = (1, 300, 10, 30, true);
+    }
+    let workspace = Workspace::current();
+    let python = cli.fastmcp_python.clone().unwrap_or_default();
+    let mut kinds = vec![Kind::Toolsmith, Kind::Rmcp];
+    if cli.fastmcp_python.is_some() {
+        kinds.push(Kind::FastMcp);
+    } else {
+        eprintln!("FastMCP skipped: pass --fastmcp-python PATH (a Python with fastmcp installed)");
+    }
+    let mut commands = Vec::new();
+    for &tools in &cli.tools {
+        for &kind in &kinds {
+            eprintln!("building {} with {tools} tools", kind.name());
+            commands.push((
+                tools,
+                kind,
+                workspace.release_command(kind, tools, &python)?,
+            ));
+        }
+    }
+    let mut results = Results::default();
+    for round in 1..=cli.rounds {
+        eprintln!("round {round}/{}", cli.rounds);
+        for (tools, kind, command) in &commands {
+            let calls = if *kind == Kind::FastMcp {
+                cli.calls / 20
+            } else {
+                cli.calls
+            };
+            let config = Config {
+                command: command.clone(),
+                tools: *tools,
+                list_reps: cli.list_reps,
+                call_reps: cli.call_reps,
+                throughput_calls: calls.max(1),
+                in_flight: cli.in_flight,
+            };
+            let m = load::measure(&config)
+                .map_err(|e| format!("{} with {tools} tools: {e}", kind.name()))?;
+            results.record(*tools, *kind, m);
+        }
+    }
+    if !cli.no_build {
+        let largest = cli.tools.iter().copied().max().unwrap_or(1);
+        for kind in [Kind::Toolsmith, Kind::Rmcp] {
+            eprintln!("build figures of {} with {largest} tools", kind.name());
+            results
+                .builds
+                .insert(kind.name(), workspace.build_figures(kind, largest)?);
+        }
+    }
+    print!("{}", results.table());
+    if let Some(parent) = std::path::Path::new(&cli.json).parent() {
+        std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+    }
+    let json = serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?;
+    std::fs::write(&cli.json, json).map_err(|e| e.to_string())?;
+    eprintln!("results written to {}", cli.json);
+    Ok(())
+}
