@@ -37,6 +37,7 @@ mod context;
 mod def;
 mod dispatch;
 mod error;
+mod fast;
 mod hints;
 mod info;
 mod logging;

@@ -5,11 +5,11 @@
 // `ClientLog` honours it.
 #![allow(deprecated)]
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    ListToolsResult, PaginatedRequestParams, ProgressToken, ServerCapabilities, ServerConfig,
     SetLevelRequestParams, Tool,
 };
 use rmcp::service::RequestContext;
@@ -222,6 +222,7 @@ pub(crate) struct ToolServer {
     /// Where the tools' notifications go: straight to the transport, so that they keep their
     /// order before the response and are not lost when the input has already closed.
     outbox: Option<Outbox>,
+    list_json: Arc<OnceLock<Option<Arc<str>>>>,
 }
 
 impl ToolServer {
@@ -253,6 +254,7 @@ impl ToolServer {
             states,
             level: SessionLevel::default(),
             outbox: None,
+            list_json: Arc::default(),
         }
     }
 
@@ -273,6 +275,44 @@ impl ToolServer {
         let mut result = ListToolsResult::with_all_items(page.into_iter().cloned().collect());
         result.next_cursor = next;
         Ok(result)
+    }
+
+    /// One `tools/call`, for rmcp's handler and the transport's fast path alike. An unknown
+    /// tool is a protocol error; a tool the policy hides gets an error result.
+    pub(crate) async fn call(
+        &self,
+        request: CallToolRequestParams,
+        cancelled: CancellationToken,
+        progress: Option<ProgressToken>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let tool = match self.offered_tool(&request.name) {
+            Ok(Some(tool)) => tool,
+            Ok(None) => return Err(dispatch::unknown_tool(&request.name)),
+            Err(why) => return Ok(CallToolResult::error(vec![ContentBlock::text(why)])),
+        };
+        let call = CallContext::new(
+            tool.name(),
+            self.states.clone(),
+            cancelled.child_token(),
+            self.outbox.clone(),
+            progress,
+            self.level.clone(),
+        );
+        Ok(dispatch::run(tool, request.arguments, call, cancelled).await)
+    }
+
+    /// The `tools/list` result for clients before 2026-07-28, serialized once: `None` when
+    /// the list is paginated.
+    pub(crate) fn cached_list(&self) -> Option<&str> {
+        self.list_json
+            .get_or_init(|| {
+                (self.offered.len() <= self.page_size).then(|| {
+                    let mut result = ListToolsResult::with_all_items(self.offered.as_ref().clone());
+                    result.result_type = None;
+                    serde_json::to_string(&result).unwrap_or_default().into()
+                })
+            })
+            .as_deref()
     }
 
     /// The tool `name` if the policy offers it; why not otherwise.
@@ -302,20 +342,8 @@ impl ServerHandler for ToolServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let tool = match self.offered_tool(&request.name) {
-            Ok(Some(tool)) => tool,
-            Ok(None) => return Err(dispatch::unknown_tool(&request.name)),
-            Err(why) => return Ok(CallToolResult::error(vec![ContentBlock::text(why)]).into()),
-        };
-        let call = CallContext::new(
-            tool.name(),
-            self.states.clone(),
-            context.ct.child_token(),
-            self.outbox.clone(),
-            context.meta.get_progress_token(),
-            self.level.clone(),
-        );
-        let result = dispatch::run(tool, request.arguments, call, context.ct.clone()).await;
+        let progress = context.meta.get_progress_token();
+        let result = self.call(request, context.ct, progress).await?;
         Ok(result.into())
     }
 
@@ -350,6 +378,7 @@ where
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
 {
     handler.outbox = Some(transport.outbox());
+    let transport = transport.with_fast_path(handler.clone());
     let running = handler
         .serve(transport)
         .await

@@ -24,6 +24,9 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
+use crate::fast::FastPath;
+use crate::server::ToolServer;
+
 /// The longest request line accepted unless configured otherwise: 4 MiB.
 pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
 
@@ -55,6 +58,14 @@ impl Outbox {
         writer.flush().await
     }
 
+    /// Writes one frame that is already serialized (without its newline).
+    pub(crate) async fn send_raw(&self, frame: &[u8]) -> std::io::Result<()> {
+        let mut writer = self.0.lock().await;
+        writer.write_all(frame).await?;
+        writer.write_all(b"\n").await?;
+        writer.flush().await
+    }
+
     async fn flush(&self) -> std::io::Result<()> {
         self.0.lock().await.flush().await
     }
@@ -69,6 +80,8 @@ pub(crate) struct LineTransport<R> {
     skipping: Option<Option<RequestId>>,
     max_line: usize,
     outbox: Outbox,
+    /// The tools fast path, once the server is attached.
+    fast: Option<Arc<FastPath>>,
     /// Error responses written by spawned tasks (so that a cancelled `receive` never leaves
     /// half a frame), awaited on close.
     replies: Vec<JoinHandle<()>>,
@@ -85,8 +98,15 @@ where
             skipping: None,
             max_line: max_line.max(1),
             outbox: Outbox::new(write),
+            fast: None,
             replies: Vec::new(),
         }
+    }
+
+    /// Serves `tools/list` and `tools/call` through `server` directly (see `fast`).
+    pub(crate) fn with_fast_path(mut self, server: ToolServer) -> Self {
+        self.fast = Some(FastPath::new(server, self.outbox.clone()));
+        self
     }
 
     /// The shared writing half.
@@ -262,6 +282,9 @@ where
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let Some(fast) = &self.fast {
+            fast.observe(&item);
+        }
         let outbox = self.outbox.clone();
         async move { outbox.send(&item).await.map_err(TransportError) }
     }
@@ -271,8 +294,11 @@ where
             let read = self.read_line().await;
             match read {
                 Ok(Line::Complete) => {
-                    let message = self.decode();
+                    let mut message = self.decode();
                     self.line.clear();
+                    if let (Some(fast), Some(taken)) = (&self.fast, message.take()) {
+                        message = fast.intercept(taken);
+                    }
                     if message.is_some() {
                         return message;
                     }
@@ -306,6 +332,9 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
+        if let Some(fast) = &self.fast {
+            fast.drain().await;
+        }
         for task in self.replies.drain(..) {
             let _ = task.await;
         }

@@ -1,0 +1,203 @@
+//! The tools-only fast path: once a client has negotiated a protocol revision with an
+//! `initialize` handshake (2024-11-05 to 2025-11-25), the transport answers `tools/list`
+//! from a result serialized once and runs `tools/call` straight through the dispatcher,
+//! instead of through rmcp's service loop. Everything else (initialize and version
+//! negotiation, ping, logging/setLevel, 2026-07-28 sessions, paginated lists) stays with rmcp.
+//!
+//! Messages keep rmcp's model types both ways: requests are parsed as rmcp's
+//! `RxJsonRpcMessage`, responses are rmcp's `TxJsonRpcMessage`s (the cached list is rmcp's
+//! `ListToolsResult`, serialized once). Cancellation follows rmcp's rule: a cancelled call
+//! gets no response. See BENCHMARKS.md for what this buys.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::RoleServer;
+use rmcp::model::{
+    ClientNotification, ClientRequest, GetMeta, JsonRpcMessage, ProgressToken, RequestId,
+    ServerResult,
+};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use crate::server::ToolServer;
+use crate::transport::Outbox;
+
+/// The fast path of one session.
+pub(crate) struct FastPath {
+    server: ToolServer,
+    outbox: Outbox,
+    /// Set once an `initialize` result for a revision with a handshake has gone out.
+    enabled: AtomicBool,
+    /// Calls in flight, by request id: removing an entry claims the right to respond.
+    inflight: Mutex<HashMap<RequestId, CancellationToken>>,
+    running: AtomicUsize,
+    idle: Notify,
+}
+
+impl FastPath {
+    pub(crate) fn new(server: ToolServer, outbox: Outbox) -> Arc<Self> {
+        Arc::new(FastPath {
+            server,
+            outbox,
+            enabled: AtomicBool::new(false),
+            inflight: Mutex::new(HashMap::new()),
+            running: AtomicUsize::new(0),
+            idle: Notify::new(),
+        })
+    }
+
+    /// Watches outgoing frames for the `initialize` result that enables the fast path.
+    pub(crate) fn observe(&self, frame: &TxJsonRpcMessage<RoleServer>) {
+        if let JsonRpcMessage::Response(response) = frame
+            && let ServerResult::InitializeResult(result) = &response.result
+        {
+            self.enabled
+                .store(result.protocol_version.has_initialize(), Ordering::Release);
+        }
+    }
+
+    /// Handles `message` here (`None`) or hands it on to rmcp.
+    pub(crate) fn intercept(
+        self: &Arc<Self>,
+        message: RxJsonRpcMessage<RoleServer>,
+    ) -> Option<RxJsonRpcMessage<RoleServer>> {
+        match message {
+            // A request that names its own protocol version (the 2026-07-28 inline lifecycle)
+            // is validated by rmcp.
+            JsonRpcMessage::Request(request)
+                if self.enabled.load(Ordering::Acquire)
+                    && request.request.get_meta().protocol_version().is_none() =>
+            {
+                let progress = request.request.get_meta().get_progress_token();
+                match request.request {
+                    ClientRequest::CallToolRequest(call) => {
+                        self.call(request.id, call.params, progress);
+                        None
+                    }
+                    ClientRequest::ListToolsRequest(list)
+                        if list.params.as_ref().is_none_or(|p| p.cursor.is_none())
+                            && self.server.cached_list().is_some() =>
+                    {
+                        self.list(request.id);
+                        None
+                    }
+                    other => Some(JsonRpcMessage::Request(rmcp::model::JsonRpcRequest {
+                        request: other,
+                        ..request
+                    })),
+                }
+            }
+            JsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                    && let Some(token) = self
+                        .inflight
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .remove(id)
+                {
+                    token.cancel();
+                }
+                Some(JsonRpcMessage::Notification(notification))
+            }
+            other => Some(other),
+        }
+    }
+
+    fn list(self: &Arc<Self>, id: RequestId) {
+        let Some(list) = self.server.cached_list() else {
+            return;
+        };
+        let id = serde_json::to_string(&id).unwrap_or_else(|_| "null".into());
+        let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{list}}}"#);
+        let fast = self.clone();
+        self.spawn(async move {
+            if let Err(err) = fast.outbox.send_raw(frame.as_bytes()).await {
+                tracing::debug!(%err, "a tools/list response could not be written");
+            }
+        });
+    }
+
+    fn call(
+        self: &Arc<Self>,
+        id: RequestId,
+        params: rmcp::model::CallToolRequestParams,
+        progress: Option<ProgressToken>,
+    ) {
+        let token = CancellationToken::new();
+        self.inflight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id.clone(), token.clone());
+        let fast = self.clone();
+        self.spawn(async move {
+            let result = fast.server.call(params, token, progress).await;
+            let claimed = fast
+                .inflight
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&id)
+                .is_some();
+            if !claimed {
+                return; // cancelled: no response
+            }
+            let frame = match result {
+                Ok(mut result) => {
+                    result.result_type = None; // the shape of revisions before 2026-07-28
+                    TxJsonRpcMessage::<RoleServer>::response(
+                        ServerResult::CallToolResult(result),
+                        id,
+                    )
+                }
+                Err(error) => TxJsonRpcMessage::<RoleServer>::error(error, Some(id)),
+            };
+            if let Err(err) = fast.outbox.send(&frame).await {
+                tracing::debug!(%err, "a tools/call response could not be written");
+            }
+        });
+    }
+
+    fn spawn(self: &Arc<Self>, work: impl Future<Output = ()> + Send + 'static) {
+        self.running.fetch_add(1, Ordering::AcqRel);
+        let fast = self.clone();
+        tokio::spawn(async move {
+            work.await;
+            if fast.running.fetch_sub(1, Ordering::AcqRel) == 1 {
+                fast.idle.notify_waiters();
+            }
+        });
+    }
+
+    /// At the end of input: lets calls in flight finish (like rmcp's own drain, at most five
+    /// seconds), then cancels the rest.
+    pub(crate) async fn drain(&self) {
+        let wait = async {
+            loop {
+                let idle = self.idle.notified();
+                if self.running.load(Ordering::Acquire) == 0 {
+                    return;
+                }
+                idle.await;
+            }
+        };
+        if tokio::time::timeout(Duration::from_secs(5), wait)
+            .await
+            .is_err()
+        {
+            tracing::warn!("timed out draining in-flight tool calls");
+        }
+        for (_, token) in self
+            .inflight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain()
+        {
+            token.cancel();
+        }
+    }
+}
