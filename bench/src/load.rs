@@ -8,7 +8,8 @@ use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 /// What to run and how hard.
@@ -49,8 +50,32 @@ struct Session {
     child: Child,
     stdin: BufWriter<ChildStdin>,
     stdout: BufReader<ChildStdout>,
-    line: String,
+    line: Vec<u8>,
     next_id: u64,
+}
+
+/// A response, read without building a JSON tree: the generator must cost far less than the
+/// servers it measures.
+#[derive(Deserialize)]
+struct Frame<'a> {
+    id: Option<u64>,
+    #[serde(borrow)]
+    result: Option<&'a RawValue>,
+    error: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct CallResult<'a> {
+    #[serde(rename = "isError")]
+    is_error: Option<bool>,
+    #[serde(borrow)]
+    content: Vec<Content<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Content<'a> {
+    #[serde(borrow)]
+    text: Option<std::borrow::Cow<'a, str>>,
 }
 
 impl Session {
@@ -68,22 +93,34 @@ impl Session {
     }
 
     /// The next response (notifications are skipped).
-    fn response(&mut self) -> Result<Value, String> {
+    fn response(&mut self) -> Result<(u64, &str), String> {
         loop {
             self.line.clear();
             let n = self
                 .stdout
-                .read_line(&mut self.line)
+                .read_until(b'\n', &mut self.line)
                 .map_err(|e| format!("reading from the server: {e}"))?;
             if n == 0 {
                 return Err("the server closed its stdout".into());
             }
-            let frame: Value = serde_json::from_str(&self.line).map_err(|e| {
-                format!("the server wrote a non-JSON line ({e}): {:.200}", self.line)
+            let frame: Frame = serde_json::from_slice(&self.line).map_err(|e| {
+                format!(
+                    "the server wrote a non-JSON line ({e}): {:.200}",
+                    String::from_utf8_lossy(&self.line)
+                )
             })?;
-            if frame.get("id").is_some() {
-                return Ok(frame);
-            }
+            let Some(id) = frame.id else { continue };
+            let Some(result) = frame.result.filter(|_| frame.error.is_none()) else {
+                return Err(format!(
+                    "request {id} failed: {:.300}",
+                    String::from_utf8_lossy(&self.line)
+                ));
+            };
+            // Where the result sits in the line, so that the borrow ends here.
+            let start = result.get().as_ptr() as usize - self.line.as_ptr() as usize;
+            let range = start..start + result.get().len();
+            let text = std::str::from_utf8(&self.line[range]).map_err(|e| e.to_string())?;
+            return Ok((id, text));
         }
     }
 
@@ -95,25 +132,15 @@ impl Session {
     }
 
     /// A request and its response, in sequence; the response must be a result for `id`.
-    fn round_trip(&mut self, method: &str, params: Value) -> Result<Value, String> {
+    fn round_trip(&mut self, method: &str, params: Value) -> Result<&str, String> {
         let (id, _) = self.request(method, params)?;
         self.flush()?;
-        let frame = self.response()?;
-        expect_result(&frame, id)
+        let (got, result) = self.response()?;
+        if got != id {
+            return Err(format!("expected the response to {id}, got one to {got}"));
+        }
+        Ok(result)
     }
-}
-
-fn expect_result(frame: &Value, id: u64) -> Result<Value, String> {
-    if frame["id"] != json!(id) {
-        return Err(format!("expected the response to {id}, got {frame:.300}"));
-    }
-    let result = frame
-        .get("result")
-        .ok_or_else(|| format!("request {id} failed: {frame:.300}"))?;
-    if result["isError"] == json!(true) {
-        return Err(format!("call {id} returned an error result: {frame:.300}"));
-    }
-    Ok(result.clone())
 }
 
 fn call_params(id: u64, tools: usize) -> Value {
@@ -121,11 +148,17 @@ fn call_params(id: u64, tools: usize) -> Value {
     json!({"name": format!("tool_{tool}"), "arguments": {"a": id, "b": 2, "label": "bench"}})
 }
 
-/// Checks a call result is the tool's answer for `id`.
-fn check_call(result: &Value, id: u64, tools: usize) -> Result<(), String> {
-    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+/// Checks a call result is the tool's answer for `id`, and not an error result.
+fn check_call(result: &str, id: u64, tools: usize) -> Result<(), String> {
+    let parsed: CallResult = serde_json::from_str(result)
+        .map_err(|e| format!("call {id}: not a CallToolResult ({e}): {result:.300}"))?;
+    let text = parsed
+        .content
+        .first()
+        .and_then(|c| c.text.as_deref())
+        .unwrap_or_default();
     let expected = format!("{{\"tool\":{},\"sum\":{}", id as usize % tools, id + 2);
-    if text.starts_with(&expected) {
+    if parsed.is_error != Some(true) && text.starts_with(&expected) {
         Ok(())
     } else {
         Err(format!("call {id}: unexpected result {result:.300}"))
@@ -149,7 +182,7 @@ pub fn measure(config: &Config) -> Result<Measurement, String> {
         stdin: BufWriter::new(child.stdin.take().unwrap()),
         stdout: BufReader::new(child.stdout.take().unwrap()),
         child,
-        line: String::new(),
+        line: Vec::new(),
         next_id: 1,
     };
     let outcome = run(config, &mut session, started);
@@ -171,6 +204,7 @@ fn run(config: &Config, s: &mut Session, started: Instant) -> Result<Measurement
     s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
     let listed = s.round_trip("tools/list", json!({}))?;
     let startup = started.elapsed();
+    let listed: Value = serde_json::from_str(listed).map_err(|e| e.to_string())?;
     let count = listed["tools"].as_array().map_or(0, Vec::len);
     if count != config.tools {
         return Err(format!(
@@ -192,7 +226,7 @@ fn run(config: &Config, s: &mut Session, started: Instant) -> Result<Measurement
         let t = Instant::now();
         let result = s.round_trip("tools/call", call_params(id, config.tools))?;
         calls.push(t.elapsed());
-        check_call(&result, id, config.tools)?;
+        check_call(result, id, config.tools)?;
     }
 
     let pid = s.child.id();
@@ -228,16 +262,13 @@ fn pipelined(config: &Config, s: &mut Session) -> Result<(), String> {
     }
     s.flush()?;
     while received < config.throughput_calls {
-        let frame = s.response()?;
-        let id = frame["id"]
-            .as_u64()
-            .ok_or_else(|| format!("bad id in {frame:.300}"))?;
+        let (id, result) = s.response()?;
+        check_call(result, id, config.tools)?;
         if !outstanding.remove(&id) {
             return Err(format!(
                 "a response to {id}, which is not outstanding (duplicate?)"
             ));
         }
-        check_call(&expect_result(&frame, id)?, id, config.tools)?;
         received += 1;
         if sent < config.throughput_calls {
             let (id, _) = s.request("tools/call", call_params(s.next_id, config.tools))?;

@@ -9,6 +9,7 @@
 //! `ListToolsResult`, serialized once). Cancellation follows rmcp's rule: a cancelled call
 //! gets no response. See BENCHMARKS.md for what this buys.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -16,10 +17,12 @@ use std::time::Duration;
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    ClientNotification, ClientRequest, GetMeta, JsonRpcMessage, ProgressToken, RequestId,
-    ServerResult,
+    CallToolRequestParams, ClientNotification, JsonRpcMessage, PaginatedRequestParams,
+    ProgressToken, RequestId, ServerResult,
 };
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
@@ -60,53 +63,84 @@ impl FastPath {
         }
     }
 
-    /// Handles `message` here (`None`) or hands it on to rmcp.
+    /// Handles a `tools/call` or un-paginated `tools/list` line here (`true`), reading only
+    /// what it needs: the envelope, then the params as rmcp's own params type. Anything else,
+    /// or anything odd, is left to the normal path (`false`).
+    pub(crate) fn try_raw(self: &Arc<Self>, line: &[u8]) -> bool {
+        #[derive(Deserialize)]
+        struct Envelope<'a> {
+            #[serde(borrow)]
+            jsonrpc: Cow<'a, str>,
+            id: Option<RequestId>,
+            #[serde(borrow)]
+            method: Option<Cow<'a, str>>,
+            #[serde(borrow)]
+            params: Option<&'a RawValue>,
+        }
+
+        if !self.enabled.load(Ordering::Acquire) {
+            return false;
+        }
+        let Ok(envelope) = serde_json::from_slice::<Envelope>(line) else {
+            return false;
+        };
+        let (Some(id), Some(method)) = (envelope.id, envelope.method) else {
+            return false;
+        };
+        if envelope.jsonrpc != "2.0" {
+            return false;
+        }
+        let params = envelope.params.map_or("{}", RawValue::get);
+        match &*method {
+            "tools/call" => {
+                let Ok(params) = serde_json::from_str::<CallToolRequestParams>(params) else {
+                    return false;
+                };
+                let meta = params.meta.as_ref();
+                // A request naming its own protocol version (2026-07-28) is rmcp's to check.
+                if meta.is_some_and(|m| m.protocol_version().is_some()) {
+                    return false;
+                }
+                let progress = meta.and_then(|m| m.get_progress_token());
+                self.call(id, params, progress);
+                true
+            }
+            "tools/list" => {
+                let Ok(params) = serde_json::from_str::<PaginatedRequestParams>(params) else {
+                    return false;
+                };
+                let modern = params
+                    .meta
+                    .as_ref()
+                    .is_some_and(|m| m.protocol_version().is_some());
+                if params.cursor.is_some() || modern || self.server.cached_list().is_none() {
+                    return false;
+                }
+                self.list(id);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Cancels a fast-path call named by a `notifications/cancelled` (its response is then
+    /// never sent), and hands every message on to rmcp.
     pub(crate) fn intercept(
-        self: &Arc<Self>,
+        &self,
         message: RxJsonRpcMessage<RoleServer>,
     ) -> Option<RxJsonRpcMessage<RoleServer>> {
-        match message {
-            // A request that names its own protocol version (the 2026-07-28 inline lifecycle)
-            // is validated by rmcp.
-            JsonRpcMessage::Request(request)
-                if self.enabled.load(Ordering::Acquire)
-                    && request.request.get_meta().protocol_version().is_none() =>
-            {
-                let progress = request.request.get_meta().get_progress_token();
-                match request.request {
-                    ClientRequest::CallToolRequest(call) => {
-                        self.call(request.id, call.params, progress);
-                        None
-                    }
-                    ClientRequest::ListToolsRequest(list)
-                        if list.params.as_ref().is_none_or(|p| p.cursor.is_none())
-                            && self.server.cached_list().is_some() =>
-                    {
-                        self.list(request.id);
-                        None
-                    }
-                    other => Some(JsonRpcMessage::Request(rmcp::model::JsonRpcRequest {
-                        request: other,
-                        ..request
-                    })),
-                }
-            }
-            JsonRpcMessage::Notification(notification) => {
-                if let ClientNotification::CancelledNotification(cancelled) =
-                    &notification.notification
-                    && let Some(id) = &cancelled.params.request_id
-                    && let Some(token) = self
-                        .inflight
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .remove(id)
-                {
-                    token.cancel();
-                }
-                Some(JsonRpcMessage::Notification(notification))
-            }
-            other => Some(other),
+        if let JsonRpcMessage::Notification(notification) = &message
+            && let ClientNotification::CancelledNotification(cancelled) = &notification.notification
+            && let Some(id) = &cancelled.params.request_id
+            && let Some(token) = self
+                .inflight
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(id)
+        {
+            token.cancel();
         }
+        Some(message)
     }
 
     fn list(self: &Arc<Self>, id: RequestId) {
@@ -114,10 +148,10 @@ impl FastPath {
             return;
         };
         let id = serde_json::to_string(&id).unwrap_or_else(|_| "null".into());
-        let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{list}}}"#);
+        let frame = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{list}}}\n");
         let fast = self.clone();
         self.spawn(async move {
-            if let Err(err) = fast.outbox.send_raw(frame.as_bytes()).await {
+            if let Err(err) = fast.outbox.send_line(frame.into_bytes()).await {
                 tracing::debug!(%err, "a tools/list response could not be written");
             }
         });
@@ -126,7 +160,7 @@ impl FastPath {
     fn call(
         self: &Arc<Self>,
         id: RequestId,
-        params: rmcp::model::CallToolRequestParams,
+        params: CallToolRequestParams,
         progress: Option<ProgressToken>,
     ) {
         let token = CancellationToken::new();

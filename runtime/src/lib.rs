@@ -41,6 +41,7 @@ mod fast;
 mod hints;
 mod info;
 mod logging;
+mod outbox;
 mod output;
 mod policy;
 mod registry;

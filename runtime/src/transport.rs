@@ -11,7 +11,6 @@
 
 use std::fmt;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
@@ -20,11 +19,11 @@ use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::Mutex;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use tokio::task::JoinHandle;
 
 use crate::fast::FastPath;
+pub(crate) use crate::outbox::Outbox;
 use crate::server::ToolServer;
 
 /// The longest request line accepted unless configured otherwise: 4 MiB.
@@ -37,38 +36,6 @@ enum Line {
     /// A line over the limit was skipped; the id read from its first bytes, if any.
     TooLong(Option<RequestId>),
     Eof,
-}
-
-/// The writing half of the transport, shared: rmcp's responses, error replies and the tools'
-/// notifications all go through it, one whole frame at a time.
-#[derive(Clone)]
-pub(crate) struct Outbox(Arc<Mutex<Pin<Box<dyn AsyncWrite + Send>>>>);
-
-impl Outbox {
-    fn new<W: AsyncWrite + Send + 'static>(write: W) -> Self {
-        Outbox(Arc::new(Mutex::new(Box::pin(write))))
-    }
-
-    /// Writes one frame and flushes it.
-    pub(crate) async fn send<T: serde::Serialize>(&self, frame: &T) -> std::io::Result<()> {
-        let mut bytes = serde_json::to_vec(frame).map_err(std::io::Error::other)?;
-        bytes.push(b'\n');
-        let mut writer = self.0.lock().await;
-        writer.write_all(&bytes).await?;
-        writer.flush().await
-    }
-
-    /// Writes one frame that is already serialized (without its newline).
-    pub(crate) async fn send_raw(&self, frame: &[u8]) -> std::io::Result<()> {
-        let mut writer = self.0.lock().await;
-        writer.write_all(frame).await?;
-        writer.write_all(b"\n").await?;
-        writer.flush().await
-    }
-
-    async fn flush(&self) -> std::io::Result<()> {
-        self.0.lock().await.flush().await
-    }
 }
 
 /// Newline-delimited JSON-RPC over any byte stream pair.
@@ -294,6 +261,12 @@ where
             let read = self.read_line().await;
             match read {
                 Ok(Line::Complete) => {
+                    if let Some(fast) = &self.fast
+                        && fast.try_raw(&self.line)
+                    {
+                        self.line.clear();
+                        continue;
+                    }
                     let mut message = self.decode();
                     self.line.clear();
                     if let (Some(fast), Some(taken)) = (&self.fast, message.take()) {
