@@ -163,7 +163,7 @@ fn fastmcp(tools: usize) -> String {
 @mcp.tool(annotations=ToolAnnotations(title="Tool {i}", readOnlyHint={}, destructiveHint={}, idempotentHint={}, openWorldHint={}))
 def tool_{i}(a: int, b: int, label: Optional[str] = None) -> str:
     """Adds `a` and `b` (tool {i})."""
-    return json.dumps({{"tool": {i}, "sum": a + b, "label": label or ""}})
+    return json.dumps({{"tool": {i}, "sum": a + b, "label": label or ""}}, separators=(",", ":"))
 "#,
             py(ro),
             py(de),

@@ -116,7 +116,7 @@ impl Results {
             for name in &names {
                 let _ = write!(out, "{name:>12}");
             }
-            let _ = writeln!(out, "{:>16}", "toolsmith vs rmcp");
+            let _ = writeln!(out, "{:>20}", "toolsmith vs rmcp");
             for metric in METRICS {
                 let _ = write!(out, "  {:<30}", metric.name);
                 for name in &names {
@@ -124,10 +124,15 @@ impl Results {
                     let _ = write!(out, "{:>12.1}", median(values));
                 }
                 let ratio = match (kinds.get("toolsmith"), kinds.get("rmcp")) {
-                    (Some(t), Some(r)) => format!("{:.2}x", median(round_ratios(t, r, metric))),
-                    _ => "-".into(),
+                    (Some(t), Some(r)) => median(round_ratios(t, r, metric)),
+                    _ => f64::NAN,
                 };
-                let _ = writeln!(out, "{ratio:>16}");
+                let ratio = if ratio.is_finite() {
+                    format!("{ratio:.2}x")
+                } else {
+                    "-".into()
+                };
+                let _ = writeln!(out, "{ratio:>20}");
             }
         }
         if !self.builds.is_empty() {
