@@ -198,6 +198,11 @@ impl Cancellation {
 }
 
 /// The levels of [`ClientLog`], least severe first (the MCP syslog levels).
+///
+/// ```
+/// use toolsmith::LogLevel;
+/// assert!(LogLevel::Warning > LogLevel::Info);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LogLevel {
     /// `debug`

@@ -91,6 +91,11 @@ impl fmt::Display for Hints {
 
 /// What a tool's name implies about its hints, by the same verb rules as the `#[tool]` name
 /// lint (whole tokens: `playlist.delete` is a delete, `playlist_create` is no list).
+///
+/// ```
+/// let inferred = toolsmith::infer_hints("get_note").unwrap();
+/// assert_eq!((inferred.verb, inferred.read_only), ("get", true));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct InferredHints {
     /// The verb that decided it (`delete`, `get`, ...).

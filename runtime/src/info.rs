@@ -10,8 +10,16 @@ use crate::def::{OutputDef, ToolDef};
 use crate::schema::{self, JsonObject, OutputSchema};
 
 /// The `_meta` key holding a tool's category.
+///
+/// ```
+/// assert_eq!(toolsmith::META_CATEGORY, "dev.toolsmith/category");
+/// ```
 pub const META_CATEGORY: &str = "dev.toolsmith/category";
 /// The `_meta` key holding a tool's tags.
+///
+/// ```
+/// assert_eq!(toolsmith::META_TAGS, "dev.toolsmith/tags");
+/// ```
 pub const META_TAGS: &str = "dev.toolsmith/tags";
 
 /// A registered tool: its declaration plus what is computed from it once (schemas, the MCP

@@ -64,6 +64,11 @@ pub use server::{DEFAULT_LIST_PAGE_SIZE, Server, serve_on_stream, serve_stdio};
 pub use transport::DEFAULT_MAX_LINE;
 
 /// The MCP SDK toolsmith is built on, for the rare need to reach its model types.
+///
+/// ```
+/// let version = toolsmith::rmcp::model::ProtocolVersion::V_2025_11_25;
+/// assert_eq!(version.as_str(), "2025-11-25");
+/// ```
 pub use rmcp;
 
 /// Turns a `fn` or `async fn` into a registered MCP tool.

@@ -8,8 +8,16 @@ use std::sync::OnceLock;
 use crate::{Registry, ToolInfo};
 
 /// The page size when none is asked for.
+///
+/// ```
+/// assert_eq!(toolsmith::DEFAULT_PAGE_SIZE, 50);
+/// ```
 pub const DEFAULT_PAGE_SIZE: usize = 50;
 /// The largest page a search returns.
+///
+/// ```
+/// assert!(toolsmith::registry().search(&toolsmith::Search::new().page_size(toolsmith::MAX_PAGE_SIZE)).is_ok());
+/// ```
 pub const MAX_PAGE_SIZE: usize = 100;
 
 /// A registry search. Every filter is optional; all given filters must match.
@@ -202,6 +210,11 @@ fn text_matches(tool: &ToolInfo, text: &str) -> bool {
 }
 
 /// One page of search results.
+///
+/// ```
+/// let page = toolsmith::registry().search(&toolsmith::Search::new()).unwrap();
+/// assert!(page.tools.len() <= page.total);
+/// ```
 #[derive(Debug)]
 pub struct Page<'r> {
     /// The tools on this page, sorted by name.

@@ -24,6 +24,10 @@ use crate::transport::{DEFAULT_MAX_LINE, LineTransport, Outbox};
 use crate::{Error, Policy, ToolInfo, dispatch};
 
 /// How many tools one `tools/list` page holds unless [`Server::page_size`] says otherwise.
+///
+/// ```
+/// assert_eq!(toolsmith::DEFAULT_LIST_PAGE_SIZE, 500);
+/// ```
 pub const DEFAULT_LIST_PAGE_SIZE: usize = 500;
 
 /// A configurable server: policy, page size, identity. [`serve_stdio`] and [`run`](crate::run)

@@ -27,6 +27,10 @@ pub(crate) use crate::outbox::Outbox;
 use crate::server::ToolServer;
 
 /// The longest request line accepted unless configured otherwise: 4 MiB.
+///
+/// ```
+/// assert_eq!(toolsmith::DEFAULT_MAX_LINE, 4 * 1024 * 1024);
+/// ```
 pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
 
 /// What one bounded read produced.
