@@ -7,11 +7,11 @@ pub use ::serde_json;
 
 pub use crate::Hints;
 pub use crate::args::Arguments;
+pub use crate::call::{CallContext, FromContext, StateKey, state_key};
 pub use crate::checks::{
     Fallback, Typed, assert_deserialize, assert_error, assert_output_schema, assert_param_schema,
     assert_result, assert_serialize,
 };
-pub use crate::context::{CallContext, FromContext, StateKey, state_key};
 pub use crate::def::{Invocation, OutputDef, ParamDef, Timeout, ToolDef};
 pub use crate::output::{Outcome, empty, text};
 pub use crate::schema::OutputSchema;

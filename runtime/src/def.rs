@@ -8,7 +8,7 @@ use schemars::{Schema, SchemaGenerator};
 
 use crate::Hints;
 use crate::args::Arguments;
-use crate::context::{CallContext, StateKey};
+use crate::call::{CallContext, StateKey};
 use crate::output::Outcome;
 use crate::schema::OutputSchema;
 

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::ToolInfo;
 use crate::args::Arguments;
-use crate::context::CallContext;
+use crate::call::CallContext;
 use crate::def::Invocation;
 use crate::output::{Outcome, Output};
 

@@ -26,7 +26,7 @@ use serde_json::value::RawValue;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::server::ToolServer;
+use crate::handler::ToolServer;
 use crate::transport::Outbox;
 
 /// The fast path of one session.

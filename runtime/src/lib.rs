@@ -31,6 +31,7 @@
 //! `openWorldHint`). See [`tool`] for every key.
 
 mod args;
+mod call;
 mod checks;
 mod cli;
 mod context;
@@ -38,8 +39,10 @@ mod def;
 mod dispatch;
 mod error;
 mod fast;
+mod handler;
 mod hints;
 mod info;
+mod log;
 mod logging;
 mod outbox;
 mod output;
@@ -53,10 +56,11 @@ mod stdio;
 mod transport;
 
 pub use cli::run;
-pub use context::{Cancellation, ClientLog, LogLevel, Progress, State};
+pub use context::{Cancellation, Progress, State};
 pub use error::{Error, ToolError};
 pub use hints::{Hints, InferredHints, infer_hints};
 pub use info::{META_CATEGORY, META_TAGS, ToolInfo};
+pub use log::{ClientLog, LogLevel};
 pub use policy::Policy;
 pub use registry::{Registry, registry, try_registry};
 pub use search::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, Search, SearchError};

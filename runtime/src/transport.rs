@@ -23,8 +23,8 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use tokio::task::JoinHandle;
 
 use crate::fast::FastPath;
+use crate::handler::ToolServer;
 pub(crate) use crate::outbox::Outbox;
-use crate::server::ToolServer;
 
 /// The longest request line accepted unless configured otherwise: 4 MiB.
 ///

@@ -1,0 +1,183 @@
+//! The handler rmcp drives ([`ToolServer`]): `tools/list` with pagination, `tools/call`
+//! under the serving policy, `logging/setLevel`. The transport's fast path calls into it too.
+
+// rmcp marks MCP logging deprecated (SEP-2577); protocol 2025-11-25 still has it, and
+// `ClientLog` honours it.
+#![allow(deprecated)]
+
+use std::sync::{Arc, OnceLock};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProgressToken, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use tokio_util::sync::CancellationToken;
+
+use crate::LogLevel;
+use crate::call::{CallContext, StateMap};
+use crate::log::SessionLevel;
+use crate::registry::Registry;
+use crate::search::{self, SearchError};
+use crate::transport::Outbox;
+use crate::{Policy, ToolInfo, dispatch};
+
+/// The handler rmcp drives: every request about tools is answered from the registry.
+#[derive(Clone)]
+pub(crate) struct ToolServer {
+    registry: &'static Registry,
+    info: Arc<ServerConfig>,
+    policy: Arc<Policy>,
+    /// The tools the policy offers, as `tools/list` sends them.
+    pub(crate) offered: Arc<Vec<Tool>>,
+    page_size: usize,
+    cursor_scope: u64,
+    states: StateMap,
+    level: SessionLevel,
+    /// Where the tools' notifications go: straight to the transport, so that they keep their
+    /// order before the response and are not lost when the input has already closed.
+    pub(crate) outbox: Option<Outbox>,
+    list_json: Arc<OnceLock<Option<Arc<str>>>>,
+}
+
+impl ToolServer {
+    pub(crate) fn new(
+        registry: &'static Registry,
+        implementation: Implementation,
+        policy: Policy,
+        page_size: usize,
+        states: StateMap,
+    ) -> Self {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        let info = ServerConfig::new(capabilities).with_server_info(implementation);
+        let offered = registry
+            .tools()
+            .iter()
+            .filter(|t| policy.allows(t).is_ok())
+            .map(|t| t.mcp_tool().clone())
+            .collect();
+        ToolServer {
+            registry,
+            info: Arc::new(info),
+            cursor_scope: search::scope_of(("tools/list", &policy)),
+            policy: Arc::new(policy),
+            offered: Arc::new(offered),
+            page_size,
+            states,
+            level: SessionLevel::default(),
+            outbox: None,
+            list_json: Arc::default(),
+        }
+    }
+
+    fn list(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
+        if cursor.is_none() && self.offered.len() <= self.page_size {
+            return Ok(ListToolsResult::with_all_items(
+                self.offered.as_ref().clone(),
+            ));
+        }
+        let invalid = |err: SearchError| ErrorData::invalid_params(err.to_string(), None);
+        let start = match cursor {
+            Some(cursor) => search::decode_cursor(self.cursor_scope, cursor).map_err(invalid)?,
+            None => 0,
+        };
+        let all: Vec<&Tool> = self.offered.iter().collect();
+        let (page, next) =
+            search::paginate(&all, start, self.page_size, self.cursor_scope).map_err(invalid)?;
+        let mut result = ListToolsResult::with_all_items(page.into_iter().cloned().collect());
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    /// One `tools/call`, for rmcp's handler and the transport's fast path alike. An unknown
+    /// tool is a protocol error; a tool the policy hides gets an error result.
+    pub(crate) async fn call(
+        &self,
+        request: CallToolRequestParams,
+        cancelled: CancellationToken,
+        progress: Option<ProgressToken>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let tool = match self.offered_tool(&request.name) {
+            Ok(Some(tool)) => tool,
+            Ok(None) => return Err(dispatch::unknown_tool(&request.name)),
+            Err(why) => return Ok(CallToolResult::error(vec![ContentBlock::text(why)])),
+        };
+        let call = CallContext::new(
+            tool.name(),
+            self.states.clone(),
+            cancelled.child_token(),
+            self.outbox.clone(),
+            progress,
+            self.level.clone(),
+        );
+        Ok(dispatch::run(tool, request.arguments, call, cancelled).await)
+    }
+
+    /// The `tools/list` result for clients before 2026-07-28, serialized once: `None` when
+    /// the list is paginated.
+    pub(crate) fn cached_list(&self) -> Option<&str> {
+        self.list_json
+            .get_or_init(|| {
+                (self.offered.len() <= self.page_size).then(|| {
+                    let mut result = ListToolsResult::with_all_items(self.offered.as_ref().clone());
+                    result.result_type = None;
+                    serde_json::to_string(&result).unwrap_or_default().into()
+                })
+            })
+            .as_deref()
+    }
+
+    /// The tool `name` if the policy offers it; why not otherwise.
+    fn offered_tool(&self, name: &str) -> Result<Option<&'static ToolInfo>, String> {
+        let Some(tool) = self.registry.get(name) else {
+            return Ok(None);
+        };
+        self.policy.allows(tool).map(|()| Some(tool))
+    }
+}
+
+impl ServerHandler for ToolServer {
+    fn get_info(&self) -> ServerConfig {
+        (*self.info).clone()
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.list(request.as_ref().and_then(|r| r.cursor.as_deref()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let progress = context.meta.get_progress_token();
+        let result = self.call(request, context.ct, progress).await?;
+        Ok(result.into())
+    }
+
+    #[allow(deprecated)] // MCP logging: deprecated in rmcp (SEP-2577), still in 2025-11-25.
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.level.set(LogLevel::from_wire(request.level));
+        Ok(())
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        match self.offered_tool(name) {
+            Ok(Some(tool)) => Some(tool.mcp_tool().clone()),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! [`ClientLog`]: MCP log messages to the client, honouring its `logging/setLevel`.
+
+#![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
+use serde_json::Value;
+
+use crate::call::{Notice, Notifier};
+
+/// The levels of [`ClientLog`], least severe first (the MCP syslog levels).
+///
+/// ```
+/// use toolsmith::LogLevel;
+/// assert!(LogLevel::Warning > LogLevel::Info);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogLevel {
+    /// `debug`
+    Debug,
+    /// `info`
+    Info,
+    /// `notice`
+    Notice,
+    /// `warning`
+    Warning,
+    /// `error`
+    Error,
+    /// `critical`
+    Critical,
+    /// `alert`
+    Alert,
+    /// `emergency`
+    Emergency,
+}
+
+impl LogLevel {
+    const ALL: [LogLevel; 8] = [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Notice,
+        LogLevel::Warning,
+        LogLevel::Error,
+        LogLevel::Critical,
+        LogLevel::Alert,
+        LogLevel::Emergency,
+    ];
+
+    fn wire(self) -> LoggingLevel {
+        match self {
+            LogLevel::Debug => LoggingLevel::Debug,
+            LogLevel::Info => LoggingLevel::Info,
+            LogLevel::Notice => LoggingLevel::Notice,
+            LogLevel::Warning => LoggingLevel::Warning,
+            LogLevel::Error => LoggingLevel::Error,
+            LogLevel::Critical => LoggingLevel::Critical,
+            LogLevel::Alert => LoggingLevel::Alert,
+            LogLevel::Emergency => LoggingLevel::Emergency,
+        }
+    }
+
+    pub(crate) fn from_wire(level: LoggingLevel) -> LogLevel {
+        *LogLevel::ALL
+            .iter()
+            .find(|l| l.wire() == level)
+            .unwrap_or(&LogLevel::Info)
+    }
+}
+
+/// The session's minimum log level, set by the client's `logging/setLevel` (default `info`).
+#[derive(Clone)]
+pub(crate) struct SessionLevel(Arc<AtomicU8>);
+
+impl Default for SessionLevel {
+    fn default() -> Self {
+        SessionLevel(Arc::new(AtomicU8::new(LogLevel::Info as u8)))
+    }
+}
+
+impl SessionLevel {
+    pub(crate) fn set(&self, level: LogLevel) {
+        self.0.store(level as u8, Ordering::Relaxed);
+    }
+
+    fn allows(&self, level: LogLevel) -> bool {
+        level as u8 >= self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Sends MCP log messages (`notifications/message`) to the client, honouring the level the
+/// client set with `logging/setLevel` (default `info`). The logger name is the tool's name.
+///
+/// ```
+/// use toolsmith::{ClientLog, tool};
+///
+/// /// Sync a folder.
+/// #[tool(destructive = false)]
+/// async fn sync_folder(log: ClientLog, path: String) -> String {
+///     log.info(format!("syncing {path}"));
+///     log.warning("2 files skipped");
+///     "done".into()
+/// }
+/// ```
+#[derive(Clone)]
+pub struct ClientLog {
+    pub(crate) target: Option<(Notifier, SessionLevel, &'static str)>,
+}
+
+impl ClientLog {
+    /// Sends `data` at `level` if the client's level lets it through.
+    ///
+    /// ```
+    /// let log = toolsmith::ClientLog::disabled();
+    /// log.log(toolsmith::LogLevel::Notice, serde_json::json!({"step": 1}));
+    /// ```
+    pub fn log(&self, level: LogLevel, data: impl Into<Value>) {
+        if let Some((notifier, session, logger)) = &self.target
+            && session.allows(level)
+        {
+            let mut param = LoggingMessageNotificationParam::new(level.wire(), data.into());
+            param.logger = Some((*logger).to_owned());
+            notifier.send(Notice::Log(param));
+        }
+    }
+
+    /// Sends a `debug` message.
+    ///
+    /// ```
+    /// toolsmith::ClientLog::disabled().debug("details");
+    /// ```
+    pub fn debug(&self, message: impl Into<String>) {
+        self.log(LogLevel::Debug, message.into());
+    }
+
+    /// Sends an `info` message.
+    ///
+    /// ```
+    /// toolsmith::ClientLog::disabled().info("started");
+    /// ```
+    pub fn info(&self, message: impl Into<String>) {
+        self.log(LogLevel::Info, message.into());
+    }
+
+    /// Sends a `warning` message.
+    ///
+    /// ```
+    /// toolsmith::ClientLog::disabled().warning("slow disk");
+    /// ```
+    pub fn warning(&self, message: impl Into<String>) {
+        self.log(LogLevel::Warning, message.into());
+    }
+
+    /// Sends an `error` message.
+    ///
+    /// ```
+    /// toolsmith::ClientLog::disabled().error("one file failed");
+    /// ```
+    pub fn error(&self, message: impl Into<String>) {
+        self.log(LogLevel::Error, message.into());
+    }
+
+    /// A `ClientLog` that sends nothing (for calling a tool from Rust, or tests).
+    ///
+    /// ```
+    /// let log = toolsmith::ClientLog::disabled();
+    /// # let _ = log;
+    /// ```
+    pub fn disabled() -> Self {
+        ClientLog { target: None }
+    }
+}
