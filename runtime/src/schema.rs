@@ -59,7 +59,7 @@ fn make_portable(schema: &mut Schema) {
 fn portable_object(object: JsonObject) -> JsonObject {
     let mut schema = Schema::from(object);
     make_portable(&mut schema);
-    match schema.to_value() {
+    match Value::from(schema) {
         Value::Object(object) => object,
         _ => unreachable!("an object schema stays an object"),
     }
@@ -104,15 +104,16 @@ pub fn output<T: JsonSchema>() -> OutputSchema {
     }
     let mut generator = generator();
     let inner = generator.subschema_for::<T>();
-    let mut schema = json!({
-        "type": "object",
-        "properties": { "result": inner },
-        "required": ["result"],
-        WRAP_RESULT_KEY: true,
-    });
+    let mut properties = Map::new();
+    properties.insert("result".into(), Value::from(inner));
+    let mut schema = Map::new();
+    schema.insert("type".into(), "object".into());
+    schema.insert("properties".into(), Value::Object(properties));
+    schema.insert("required".into(), json!(["result"]));
+    schema.insert(WRAP_RESULT_KEY.into(), true.into());
     add_definitions(&mut schema, &mut generator);
     OutputSchema {
-        schema: portable_object(into_object(schema)),
+        schema: portable_object(schema),
         wrapped: true,
     }
 }
@@ -123,41 +124,35 @@ pub(crate) fn input(params: &[ParamDef]) -> (JsonObject, Vec<String>) {
     let mut generator = generator();
     let mut properties = Map::new();
     let mut required = Vec::new();
-    let mut schemas = Vec::with_capacity(params.len());
     for param in params {
         let mut schema = (param.schema)(&mut generator);
         if let Some(description) = param.description {
             schema.insert("description".into(), description.into());
         }
-        schemas.push(schema.as_value().clone());
-        properties.insert(param.name.to_owned(), schema.to_value());
+        properties.insert(param.name.to_owned(), Value::from(schema));
         if param.required {
             required.push(Value::from(param.name));
         }
     }
-    let mut schema = json!({
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": false,
-    });
+    // Built in place: `json!` would serialize the maps it is given all over again.
+    let mut schema = Map::new();
+    schema.insert("type".into(), "object".into());
+    schema.insert("properties".into(), Value::Object(properties));
+    schema.insert("required".into(), Value::Array(required));
+    schema.insert("additionalProperties".into(), false.into());
     add_definitions(&mut schema, &mut generator);
-    let defs = schema.get("$defs").cloned().unwrap_or(Value::Null);
-    let expected = schemas.iter().map(|s| expected(s, &defs, 0)).collect();
-    (portable_object(into_object(schema)), expected)
+    let defs = schema.get("$defs").unwrap_or(&Value::Null);
+    let expected = params
+        .iter()
+        .map(|p| expected(&schema["properties"][p.name], defs, 0))
+        .collect();
+    (portable_object(schema), expected)
 }
 
-fn add_definitions(schema: &mut Value, generator: &mut SchemaGenerator) {
+fn add_definitions(schema: &mut JsonObject, generator: &mut SchemaGenerator) {
     let definitions = generator.take_definitions(true);
     if !definitions.is_empty() {
-        schema["$defs"] = Value::Object(definitions);
-    }
-}
-
-fn into_object(value: Value) -> JsonObject {
-    match value {
-        Value::Object(object) => object,
-        _ => unreachable!("schemas built here are objects"),
+        schema.insert("$defs".into(), Value::Object(definitions));
     }
 }
 
