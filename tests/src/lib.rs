@@ -68,3 +68,20 @@ pub fn example_binary(name: &str) -> PathBuf {
         .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
         .unwrap_or_else(|| panic!("cargo reported no executable for example {name}"))
 }
+
+/// A server process with piped stdin and stdout, for tests that speak raw JSON-RPC lines.
+pub fn spawn_piped(path: &std::path::Path, stderr: std::process::Stdio) -> tokio::process::Child {
+    tokio::process::Command::new(path)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .unwrap_or_else(|err| panic!("cannot start {}: {err}", path.display()))
+}
+
+/// The `initialize` request of a raw client at protocol `version`.
+pub fn initialize(id: u64, version: &str) -> Value {
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": version, "capabilities": {},
+        "clientInfo": {"name": "raw-test-client", "version": "0"}}})
+}

@@ -4,12 +4,13 @@
 //! every stdout line is a JSON-RPC message, ping answers at the end, EOF exits with 0.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::Command;
+use toolsmith_tests::{initialize, spawn_piped};
 
 /// A small deterministic generator (PCG-style LCG): the same stream on every run.
 struct Rng(u64);
@@ -49,13 +50,10 @@ fn call(id: u64, name: &str, args: Value) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn chaos_stream_is_answered_exactly_once() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fixture_server"))
-        .env("TOOLSMITH_LOG", "error")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(
+        Path::new(env!("CARGO_BIN_EXE_fixture_server")),
+        Stdio::piped(),
+    );
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
     let stderr = BufReader::new(child.stderr.take().unwrap());
@@ -68,9 +66,7 @@ async fn chaos_stream_is_answered_exactly_once() {
         noise
     });
 
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "chaos", "version": "0"}}});
+    let init = initialize(0, "2025-11-25");
     stdin
         .write_all(format!("{init}\n").as_bytes())
         .await
@@ -333,17 +329,13 @@ async fn chaos_stream_is_answered_exactly_once() {
 /// before the response.
 #[tokio::test]
 async fn progress_only_when_the_request_asks_for_it() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fixture_server"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(
+        Path::new(env!("CARGO_BIN_EXE_fixture_server")),
+        Stdio::null(),
+    );
     let mut stdin = child.stdin.take().unwrap();
     let frames = [
-        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"}}}),
+        initialize(0, "2025-11-25"),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                "params": {"name": "steps_sync", "arguments": {"steps": 3}}}),

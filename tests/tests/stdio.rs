@@ -7,7 +7,7 @@ use rmcp::transport::TokioChildProcess;
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
-use toolsmith_tests::{call, example_binary, text};
+use toolsmith_tests::{call, example_binary, initialize, spawn_piped, text};
 
 #[tokio::test]
 async fn the_notes_binary_serves_over_stdio() {
@@ -44,17 +44,10 @@ async fn the_notes_binary_serves_over_stdio() {
 #[tokio::test]
 async fn stdout_carries_frames_only_and_eof_exits_zero() {
     let path = example_binary("notes");
-    let mut child = Command::new(&path)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_piped(&path, Stdio::piped());
     let mut stdin = child.stdin.take().unwrap();
     let requests = [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"}}}),
+        initialize(1, "2025-11-25"),
         json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
         json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
@@ -93,17 +86,10 @@ async fn stdout_carries_frames_only_and_eof_exits_zero() {
 async fn every_protocol_version_gets_a_working_connection() {
     let path = example_binary("notes");
     for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
-        let mut child = Command::new(&path)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_piped(&path, Stdio::null());
         let mut stdin = child.stdin.take().unwrap();
         let requests = [
-            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "protocolVersion": version, "capabilities": {},
-                "clientInfo": {"name": "old", "version": "0"}}}),
+            initialize(1, version),
             json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
             json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
             json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
