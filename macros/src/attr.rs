@@ -57,6 +57,46 @@ pub struct Attrs {
     pub allow_name_mismatch: Option<Ident>,
 }
 
+/// The four hints with the specification's cautious defaults filled in.
+pub struct Hints {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+}
+
+impl Attrs {
+    /// The four hints as the tool declares them, with the specification's cautious defaults
+    /// for the unstated ones (`read_only` implies not destructive and idempotent).
+    pub fn hints(&self) -> Hints {
+        let read_only = self.read_only.as_ref().is_some_and(|h| h.value);
+        Hints {
+            read_only,
+            destructive: self.destructive.as_ref().map_or(!read_only, |h| h.value),
+            idempotent: self.idempotent.as_ref().map_or(read_only, |h| h.value),
+            open_world: self.open_world.as_ref().is_none_or(|h| h.value),
+        }
+    }
+}
+
+impl Hints {
+    /// A short list for the rustdoc line: `read-only, idempotent, closed-world`.
+    pub fn describe(&self) -> String {
+        let effect = match (self.read_only, self.destructive) {
+            (true, _) => "read-only",
+            (false, true) => "destructive",
+            (false, false) => "additive",
+        };
+        let idempotent = if self.idempotent { ", idempotent" } else { "" };
+        let world = if self.open_world {
+            "open-world"
+        } else {
+            "closed-world"
+        };
+        format!("{effect}{idempotent}, {world}")
+    }
+}
+
 /// `key` or `key = value`.
 struct Entry {
     key: Ident,

@@ -47,44 +47,9 @@ fn with_errors(cx: Ctxt, item: TokenStream) -> TokenStream {
     quote!(#errors #item)
 }
 
-/// The four hints with the specification's cautious defaults filled in.
-struct Hints {
-    read_only: bool,
-    destructive: bool,
-    idempotent: bool,
-    open_world: bool,
-}
-
-impl Hints {
-    fn of(attrs: &Attrs) -> Hints {
-        let read_only = attrs.read_only.as_ref().is_some_and(|h| h.value);
-        Hints {
-            read_only,
-            destructive: attrs.destructive.as_ref().map_or(!read_only, |h| h.value),
-            idempotent: attrs.idempotent.as_ref().map_or(read_only, |h| h.value),
-            open_world: attrs.open_world.as_ref().is_none_or(|h| h.value),
-        }
-    }
-
-    fn describe(&self) -> String {
-        let effect = match (self.read_only, self.destructive) {
-            (true, _) => "read-only",
-            (false, true) => "destructive",
-            (false, false) => "additive",
-        };
-        let idempotent = if self.idempotent { ", idempotent" } else { "" };
-        let world = if self.open_world {
-            "open-world"
-        } else {
-            "closed-world"
-        };
-        format!("{effect}{idempotent}, {world}")
-    }
-}
-
 fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenStream {
     let (name, _) = valid::tool_name(attrs, function);
-    let hints = Hints::of(attrs);
+    let hints = attrs.hints();
     let description = match &attrs.description {
         Some(text) => text.lit.value(),
         None => function.docs.description.clone(),

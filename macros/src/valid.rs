@@ -122,9 +122,8 @@ fn name_lint(attrs: &Attrs, name: &str, span: Span) -> Option<Warning> {
     if attrs.allow_name_mismatch.is_some() {
         return None;
     }
-    let read_only = attrs.read_only.as_ref().is_some_and(|h| h.value);
-    let destructive = attrs.destructive.as_ref().map_or(!read_only, |h| h.value);
-    let message = match infer::mismatch(name, read_only, destructive)? {
+    let hints = attrs.hints();
+    let message = match infer::mismatch(name, hints.read_only, hints.destructive)? {
         Mismatch::DestructiveNameReadOnly(verb) => format!(
             "tool `{name}` says `{verb}` but is declared read_only: clients may run it without asking. Fix the hints, or add `allow_name_mismatch`"
         ),
