@@ -70,6 +70,7 @@ impl Workspace {
         let root = self.root.display();
         let server = match kind {
             Kind::Toolsmith => format!("toolsmith = {{ path = \"{root}/runtime\" }}"),
+            Kind::Echo => "serde_json = { version = \"1.0.154\", features = [\"raw_value\"] }".to_owned(),
             _ => "rmcp = { version = \"=3.11.0\", default-features = false, features = [\"server\", \"macros\", \"transport-io\"] }".to_owned(),
         };
         format!(

@@ -1,7 +1,8 @@
 //! The benchmark's servers, generated from one description: T tools, each taking
 //! `a: i64, b: i64, label: Option<String>`, carrying a title and hints, and returning a small
 //! JSON text. The same tools are written with toolsmith, with rmcp's macros
-//! (`#[tool_router]`, `#[tool]`, `Parameters<T>`), and with FastMCP.
+//! (`#[tool_router]`, `#[tool]`, `Parameters<T>`), and with FastMCP; a bare serde_json
+//! stdio echo answering the same requests gives the ceiling no server can beat.
 
 use std::fmt::Write;
 
@@ -15,6 +16,9 @@ pub enum Kind {
     Toolsmith,
     Rmcp,
     FastMcp,
+    /// Not a framework: a single-threaded serde_json loop that answers `initialize`,
+    /// `tools/list` (serialized once) and `tools/call` with the tools' answers. The ceiling.
+    Echo,
 }
 
 impl Kind {
@@ -24,6 +28,7 @@ impl Kind {
             Kind::Toolsmith => "toolsmith",
             Kind::Rmcp => "rmcp",
             Kind::FastMcp => "fastmcp",
+            Kind::Echo => "echo",
         }
     }
 }
@@ -44,6 +49,7 @@ pub fn source(kind: Kind, tools: usize) -> String {
         Kind::Toolsmith => toolsmith(tools),
         Kind::Rmcp => rmcp(tools),
         Kind::FastMcp => fastmcp(tools),
+        Kind::Echo => echo(tools),
     }
 }
 
@@ -173,4 +179,107 @@ def tool_{i}(a: int, b: int, label: Optional[str] = None) -> str:
     }
     out.push_str("\n\nif __name__ == \"__main__\":\n    mcp.run(show_banner=False)\n");
     out
+}
+
+fn echo(tools: usize) -> String {
+    let hints: Vec<String> = (0..tools)
+        .map(|i| {
+            let (ro, de, idem, ow) = hints(i);
+            format!("({ro}, {de}, {idem}, {ow})")
+        })
+        .collect();
+    format!(
+        r##"{HEADER}//! The ceiling: a bare serde_json stdio loop answering the benchmark's requests for
+//! {tools} tools, no framework.
+#![cfg_attr(rustfmt, rustfmt::skip)]
+
+use std::io::{{BufRead, BufReader, BufWriter, Write}};
+
+use serde::Deserialize;
+use serde_json::json;
+use serde_json::value::RawValue;
+
+const HINTS: [(bool, bool, bool, bool); {tools}] = [{hints}];
+
+#[derive(Deserialize)]
+struct Request<'a> {{
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    method: Option<&'a str>,
+    #[serde(borrow)]
+    params: Option<&'a RawValue>,
+}}
+
+#[derive(Deserialize)]
+struct Call<'a> {{
+    #[serde(borrow)]
+    name: &'a str,
+    arguments: Args,
+}}
+
+#[derive(Deserialize)]
+struct Args {{
+    a: i64,
+    b: i64,
+    label: Option<String>,
+}}
+
+fn main() -> std::io::Result<()> {{
+    let schema = json!({{
+        "type": "object",
+        "properties": {{
+            "a": {{"type": "integer", "description": "The first number."}},
+            "b": {{"type": "integer", "description": "The second number."}},
+            "label": {{"type": ["string", "null"], "description": "An optional label to echo."}}
+        }},
+        "required": ["a", "b"]
+    }});
+    let tools: Vec<_> = HINTS.iter().enumerate().map(|(i, &(ro, de, idem, ow))| json!({{
+        "name": format!("tool_{{i}}"),
+        "title": format!("Tool {{i}}"),
+        "description": format!("Adds `a` and `b` (tool {{i}})."),
+        "inputSchema": schema,
+        "annotations": {{"title": format!("Tool {{i}}"), "readOnlyHint": ro, "destructiveHint": de, "idempotentHint": idem, "openWorldHint": ow}}
+    }})).collect();
+    let list = serde_json::to_string(&json!({{"tools": tools}}))?;
+
+    let mut input = BufReader::with_capacity(1 << 16, std::io::stdin().lock());
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut line = Vec::new();
+    loop {{
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {{
+            return out.flush();
+        }}
+        let Ok(request) = serde_json::from_slice::<Request>(&line) else {{ continue }};
+        let (Some(id), Some(method)) = (request.id, request.method) else {{ continue }};
+        let id = id.get();
+        match method {{
+            "initialize" => writeln!(out, r#"{{{{"jsonrpc":"2.0","id":{{id}},"result":{{{{"protocolVersion":"2025-11-25","capabilities":{{{{"tools":{{{{}}}}}}}},"serverInfo":{{{{"name":"echo","version":"0"}}}}}}}}}}}}"#)?,
+            "tools/list" => writeln!(out, r#"{{{{"jsonrpc":"2.0","id":{{id}},"result":{{list}}}}}}"#)?,
+            "tools/call" => {{
+                let call = request.params.and_then(|p| serde_json::from_str::<Call>(p.get()).ok());
+                let tool = call.as_ref().and_then(|c| c.name.strip_prefix("tool_")?.parse::<usize>().ok()).filter(|&i| i < HINTS.len());
+                match (call, tool) {{
+                    (Some(Call {{ arguments: Args {{ a, b, label }}, .. }}), Some(i)) => {{
+                        let text = format!("{{{{\"tool\":{{i}},\"sum\":{{}},\"label\":{{:?}}}}}}", a.wrapping_add(b), label.unwrap_or_default());
+                        write!(out, r#"{{{{"jsonrpc":"2.0","id":{{id}},"result":{{{{"content":[{{{{"type":"text","text":"#)?;
+                        serde_json::to_writer(&mut out, &text)?;
+                        writeln!(out, r#"}}}}],"isError":false}}}}}}}}"#)?;
+                    }}
+                    _ => writeln!(out, r#"{{{{"jsonrpc":"2.0","id":{{id}},"error":{{{{"code":-32602,"message":"invalid params"}}}}}}}}"#)?,
+                }}
+            }}
+            _ => writeln!(out, r#"{{{{"jsonrpc":"2.0","id":{{id}},"error":{{{{"code":-32601,"message":"method not found"}}}}}}}}"#)?,
+        }}
+        // Written once 4 KiB are pending or before waiting for input, as toolsmith does.
+        if out.buffer().len() >= 4096 || !input.buffer().contains(&b'\n') {{
+            out.flush()?;
+        }}
+    }}
+}}
+"##,
+        hints = hints.join(", ")
+    )
 }

@@ -2,6 +2,11 @@
 //! measures startup, `tools/list` and `tools/call` latency, pipelined call throughput, server
 //! CPU per call and peak RSS. Every response is validated (its id was outstanding, it is a
 //! result, not an error); anything else fails the run loudly.
+//!
+//! The generator shares the machine with the server, so it is kept cheap: requests are
+//! formatted straight into the pipe's buffer, responses are read without building a JSON
+//! tree, a latency stops when the response's last byte has arrived (validation comes after),
+//! and pipelined requests are written in one batch per read of responses.
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -36,6 +41,8 @@ pub struct Measurement {
     pub startup_ms: f64,
     pub list_median_us: f64,
     pub list_p99_us: f64,
+    /// Server CPU time (all threads) per sequential `tools/list`, microseconds.
+    pub list_cpu_us: f64,
     pub call_median_us: f64,
     pub call_p99_us: f64,
     /// Pipelined `tools/call`s per second with `in_flight` outstanding.
@@ -44,12 +51,14 @@ pub struct Measurement {
     pub cpu_per_call_us: f64,
     /// Peak resident set size of the server, kilobytes.
     pub peak_rss_kb: u64,
+    /// The load generator's own CPU time per call in the throughput phase, microseconds.
+    pub client_cpu_per_call_us: f64,
 }
 
 struct Session {
     child: Child,
     stdin: BufWriter<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
+    stdout: BufReader<Responses>,
     line: Vec<u8>,
     next_id: u64,
 }
@@ -92,14 +101,15 @@ impl Session {
             .map_err(|e| format!("writing to the server: {e}"))
     }
 
-    /// The next response (notifications are skipped).
-    fn response(&mut self) -> Result<(u64, &str), String> {
+    /// The next response (notifications are skipped), and when its last byte arrived.
+    fn response(&mut self) -> Result<(u64, &str, Instant), String> {
         loop {
             self.line.clear();
             let n = self
                 .stdout
                 .read_until(b'\n', &mut self.line)
                 .map_err(|e| format!("reading from the server: {e}"))?;
+            let arrived = Instant::now();
             if n == 0 {
                 return Err("the server closed its stdout".into());
             }
@@ -120,32 +130,45 @@ impl Session {
             let start = result.get().as_ptr() as usize - self.line.as_ptr() as usize;
             let range = start..start + result.get().len();
             let text = std::str::from_utf8(&self.line[range]).map_err(|e| e.to_string())?;
-            return Ok((id, text));
+            return Ok((id, text, arrived));
         }
     }
 
-    fn request(&mut self, method: &str, params: Value) -> Result<(u64, Value), String> {
+    /// Whether a whole response is already buffered (then reading it needs no system call).
+    fn response_buffered(&self) -> bool {
+        self.stdout.buffer().contains(&b'\n')
+    }
+
+    /// Writes `tools/call` `id`, formatted straight into the buffer.
+    fn call(&mut self, tools: usize) -> Result<u64, String> {
         let id = self.next_id;
         self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
-        Ok((id, params))
+        let tool = id as usize % tools;
+        writeln!(
+            self.stdin,
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"tool_{tool}","arguments":{{"a":{id},"b":2,"label":"bench"}}}}}}"#
+        )
+        .map_err(|e| format!("writing to the server: {e}"))?;
+        Ok(id)
     }
 
     /// A request and its response, in sequence; the response must be a result for `id`.
-    fn round_trip(&mut self, method: &str, params: Value) -> Result<&str, String> {
-        let (id, _) = self.request(method, params)?;
+    /// Also returns the time from writing the request to the response's last byte.
+    fn round_trip(&mut self, method: &str, params: Value) -> Result<(&str, Duration), String> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
+        self.timed_response(id, Instant::now())
+    }
+
+    fn timed_response(&mut self, id: u64, started: Instant) -> Result<(&str, Duration), String> {
         self.flush()?;
-        let (got, result) = self.response()?;
+        let (got, result, arrived) = self.response()?;
         if got != id {
             return Err(format!("expected the response to {id}, got one to {got}"));
         }
-        Ok(result)
+        Ok((result, arrived - started))
     }
-}
-
-fn call_params(id: u64, tools: usize) -> Value {
-    let tool = id as usize % tools;
-    json!({"name": format!("tool_{tool}"), "arguments": {"a": id, "b": 2, "label": "bench"}})
 }
 
 /// Checks a call result is the tool's answer for `id`, and not an error result.
@@ -179,8 +202,8 @@ pub fn measure(config: &Config) -> Result<Measurement, String> {
         .spawn()
         .map_err(|e| format!("cannot start {program}: {e}"))?;
     let mut session = Session {
-        stdin: BufWriter::new(child.stdin.take().unwrap()),
-        stdout: BufReader::new(child.stdout.take().unwrap()),
+        stdin: BufWriter::with_capacity(1 << 16, child.stdin.take().unwrap()),
+        stdout: BufReader::with_capacity(1 << 16, Responses::new(child.stdout.take().unwrap())),
         child,
         line: Vec::new(),
         next_id: 1,
@@ -202,7 +225,8 @@ fn run(config: &Config, s: &mut Session, started: Instant) -> Result<Measurement
                "clientInfo": {"name": "toolsmith-bench", "version": "0"}}),
     )?;
     s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
-    let listed = s.round_trip("tools/list", json!({}))?;
+    s.stdout.get_mut().spin = true;
+    let (listed, _) = s.round_trip("tools/list", json!({}))?;
     let startup = started.elapsed();
     let listed: Value = serde_json::from_str(listed).map_err(|e| e.to_string())?;
     let count = listed["tools"].as_array().map_or(0, Vec::len);
@@ -213,28 +237,31 @@ fn run(config: &Config, s: &mut Session, started: Instant) -> Result<Measurement
         ));
     }
 
+    let pid = s.child.id();
     let mut list = Vec::with_capacity(config.list_reps);
+    let list_cpu_before = cpu_time(pid);
     for _ in 0..config.list_reps {
-        let t = Instant::now();
-        s.round_trip("tools/list", json!({}))?;
-        list.push(t.elapsed());
+        let (_, took) = s.round_trip("tools/list", json!({}))?;
+        list.push(took);
     }
+    let list_cpu = cpu_time(pid).saturating_sub(list_cpu_before);
 
     let mut calls = Vec::with_capacity(config.call_reps);
     for _ in 0..config.call_reps {
-        let id = s.next_id;
         let t = Instant::now();
-        let result = s.round_trip("tools/call", call_params(id, config.tools))?;
-        calls.push(t.elapsed());
+        let id = s.call(config.tools)?;
+        let (result, took) = s.timed_response(id, t)?;
+        calls.push(took);
         check_call(result, id, config.tools)?;
     }
 
-    let pid = s.child.id();
-    let cpu_before = cpu_time(pid);
+    s.stdout.get_mut().spin = false;
+    let (cpu_before, own_before) = (cpu_time(pid), own_cpu_time());
     let t = Instant::now();
     pipelined(config, s)?;
     let elapsed = t.elapsed();
     let cpu = cpu_time(pid).saturating_sub(cpu_before);
+    let own = own_cpu_time().saturating_sub(own_before);
     let peak_rss_kb = peak_rss(pid);
 
     let n = config.throughput_calls.max(1) as f64;
@@ -242,27 +269,79 @@ fn run(config: &Config, s: &mut Session, started: Instant) -> Result<Measurement
         startup_ms: startup.as_secs_f64() * 1e3,
         list_median_us: percentile(&mut list, 50.0),
         list_p99_us: percentile(&mut list, 99.0),
+        list_cpu_us: list_cpu.as_secs_f64() * 1e6 / config.list_reps.max(1) as f64,
         call_median_us: percentile(&mut calls, 50.0),
         call_p99_us: percentile(&mut calls, 99.0),
         calls_per_sec: n / elapsed.as_secs_f64(),
         cpu_per_call_us: cpu.as_secs_f64() * 1e6 / n,
         peak_rss_kb,
+        client_cpu_per_call_us: own.as_secs_f64() * 1e6 / n,
     })
 }
 
-/// `throughput_calls` calls with `in_flight` outstanding: a new call goes out as each answer
-/// comes back. Every answer must match an outstanding call.
+/// The server's stdout, non-blocking. While `spin` is set (the sequential latency phases) a
+/// read waiting for a response polls instead of sleeping, so that the generator's own
+/// wake-up is not part of every latency (on a VM it costs tens of microseconds, the same
+/// for every server). Otherwise it sleeps in `poll(2)`, leaving the CPU to the server.
+struct Responses {
+    stdout: ChildStdout,
+    spin: bool,
+}
+
+impl Responses {
+    fn new(stdout: ChildStdout) -> Self {
+        use std::os::fd::AsRawFd;
+        let fd = stdout.as_raw_fd();
+        // SAFETY: fcntl on a descriptor this process owns.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFL);
+            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+        Responses {
+            stdout,
+            spin: false,
+        }
+    }
+}
+
+impl std::io::Read for Responses {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use std::os::fd::AsRawFd;
+        loop {
+            match self.stdout.read(buf) {
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if self.spin {
+                        std::hint::spin_loop();
+                    } else {
+                        let mut fd = libc::pollfd {
+                            fd: self.stdout.as_raw_fd(),
+                            events: libc::POLLIN,
+                            revents: 0,
+                        };
+                        // SAFETY: one valid pollfd.
+                        unsafe { libc::poll(&mut fd, 1, -1) };
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                other => return other,
+            }
+        }
+    }
+}
+
+/// `throughput_calls` calls with `in_flight` outstanding: a new call is owed for each answer
+/// that comes back, and the owed calls go out together once the answers read so far are
+/// handled. Every answer must match an outstanding call.
 fn pipelined(config: &Config, s: &mut Session) -> Result<(), String> {
     let mut outstanding = HashSet::with_capacity(config.in_flight);
     let (mut sent, mut received) = (0, 0);
     while sent < config.throughput_calls.min(config.in_flight) {
-        let (id, _) = s.request("tools/call", call_params(s.next_id, config.tools))?;
-        outstanding.insert(id);
+        outstanding.insert(s.call(config.tools)?);
         sent += 1;
     }
     s.flush()?;
     while received < config.throughput_calls {
-        let (id, result) = s.response()?;
+        let (id, result, _) = s.response()?;
         check_call(result, id, config.tools)?;
         if !outstanding.remove(&id) {
             return Err(format!(
@@ -271,9 +350,10 @@ fn pipelined(config: &Config, s: &mut Session) -> Result<(), String> {
         }
         received += 1;
         if sent < config.throughput_calls {
-            let (id, _) = s.request("tools/call", call_params(s.next_id, config.tools))?;
-            outstanding.insert(id);
+            outstanding.insert(s.call(config.tools)?);
             sent += 1;
+        }
+        if !s.response_buffered() {
             s.flush()?;
         }
     }
@@ -289,8 +369,20 @@ fn percentile(samples: &mut [Duration], p: f64) -> f64 {
     samples[rank].as_secs_f64() * 1e6
 }
 
-/// User + system CPU time of `pid` (Linux `/proc`; zero elsewhere).
+/// CPU time of `pid`: the nanosecond run times of its threads (Linux `schedstat`), else
+/// user + system time in clock ticks (`/proc/<pid>/stat`); zero elsewhere.
 fn cpu_time(pid: u32) -> Duration {
+    let from_schedstat = || -> Option<u64> {
+        let mut total = 0;
+        for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+            let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
+            total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
+        }
+        Some(total)
+    };
+    if let Some(nanos) = from_schedstat() {
+        return Duration::from_nanos(nanos);
+    }
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
         return Duration::ZERO;
     };
@@ -302,6 +394,18 @@ fn cpu_time(pid: u32) -> Duration {
         .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
         .sum();
     Duration::from_secs_f64(ticks as f64 / clock_ticks())
+}
+
+/// User + system CPU time of this process (the generator is single-threaded).
+fn own_cpu_time() -> Duration {
+    // SAFETY: getrusage writes into the zeroed struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let micros = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    Duration::from_micros(micros(usage.ru_utime) + micros(usage.ru_stime))
 }
 
 fn clock_ticks() -> f64 {

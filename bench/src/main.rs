@@ -112,7 +112,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
     }
     let workspace = Workspace::current();
     let python = cli.fastmcp_python.clone().unwrap_or_default();
-    let mut kinds = vec![Kind::Toolsmith, Kind::Rmcp];
+    let mut kinds = vec![Kind::Toolsmith, Kind::Rmcp, Kind::Echo];
     if cli.fastmcp_python.is_some() {
         kinds.push(Kind::FastMcp);
     } else {

@@ -44,6 +44,11 @@ pub const METRICS: &[Metric] = &[
         higher_is_better: false,
     },
     Metric {
+        name: "server CPU per tools/list (us)",
+        get: |m| m.list_cpu_us,
+        higher_is_better: false,
+    },
+    Metric {
         name: "tools/list p99 (us)",
         get: |m| m.list_p99_us,
         higher_is_better: false,
@@ -56,6 +61,11 @@ pub const METRICS: &[Metric] = &[
     Metric {
         name: "peak RSS (kB)",
         get: |m| m.peak_rss_kb as f64,
+        higher_is_better: false,
+    },
+    Metric {
+        name: "generator CPU per call (us)",
+        get: |m| m.client_cpu_per_call_us,
         higher_is_better: false,
     },
 ];

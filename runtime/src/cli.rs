@@ -8,6 +8,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use crate::server::Serving;
 use crate::{Error, Search, Server, ToolInfo, dispatch, snapshot};
 
 #[derive(Parser, Debug)]
@@ -134,23 +135,33 @@ impl Server {
         I: IntoIterator<Item = T>,
         T: Into<OsString> + Clone,
     {
-        let cli = parse(args);
-        if let Err(err) = self.checked_registry() {
-            eprintln!("{err}");
-            std::process::exit(1);
-        }
-        let code = match cli.command {
-            None => return self.serve_with(cli.serve).serve_stdio().await,
-            Some(Command::Serve(args)) => return self.serve_with(args).serve_stdio().await,
-            Some(Command::Tools(args)) => tools(args),
-            Some(Command::Schema { name }) => schema(name.as_deref()),
-            Some(Command::Call { name, args }) => call(&self, &name, &args).await,
-            Some(Command::Check { file, write }) => check(&file, write),
-        }?;
-        if code != 0 {
-            std::process::exit(code);
-        }
-        Ok(())
+        self.run_args(args.into_iter().map(Into::into).collect())
+            .await
+    }
+
+    /// The work of [`Server::run_with`], not generic and type-erased: compiled once, here.
+    fn run_args(self, args: Vec<OsString>) -> Serving {
+        Box::pin(async move {
+            let cli = parse(args);
+            if let Err(err) = self.checked_registry() {
+                eprintln!("{err}");
+                std::process::exit(1);
+            }
+            let code = match cli.command {
+                None => return self.serve_with(cli.serve).serve_stdio_boxed().await,
+                Some(Command::Serve(args)) => {
+                    return self.serve_with(args).serve_stdio_boxed().await;
+                }
+                Some(Command::Tools(args)) => tools(args),
+                Some(Command::Schema { name }) => schema(name.as_deref()),
+                Some(Command::Call { name, args }) => call(&self, &name, &args).await,
+                Some(Command::Check { file, write }) => check(&file, write),
+            }?;
+            if code != 0 {
+                std::process::exit(code);
+            }
+            Ok(())
+        })
     }
 
     fn serve_with(mut self, args: ServeArgs) -> Server {
@@ -174,11 +185,7 @@ pub(crate) fn executable_name() -> String {
         .unwrap_or_else(|| "toolsmith-server".to_owned())
 }
 
-fn parse<I, T>(args: I) -> Cli
-where
-    I: IntoIterator<Item = T>,
-    T: Into<OsString> + Clone,
-{
+fn parse(args: Vec<OsString>) -> Cli {
     let name = executable_name();
     let version = crate::try_registry()
         .ok()

@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use rmcp::RoleServer;
@@ -143,20 +144,28 @@ impl FastPath {
         Some(message)
     }
 
-    fn list(self: &Arc<Self>, id: RequestId) {
+    /// Queues the cached list as the response to `id` (the reader writes it, see
+    /// `Outbox::write_now`).
+    fn list(&self, id: RequestId) {
         let Some(list) = self.server.cached_list() else {
             return;
         };
         let id = serde_json::to_string(&id).unwrap_or_else(|_| "null".into());
-        let frame = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{list}}}\n");
-        let fast = self.clone();
-        self.spawn(async move {
-            if let Err(err) = fast.outbox.send_line(frame.into_bytes()).await {
-                tracing::debug!(%err, "a tools/list response could not be written");
-            }
-        });
+        let pieces: [&[u8]; 5] = [
+            b"{\"jsonrpc\":\"2.0\",\"id\":",
+            id.as_bytes(),
+            b",\"result\":",
+            list.as_bytes(),
+            b"}\n",
+        ];
+        if let Err(err) = self.outbox.queue_pieces(&pieces) {
+            tracing::debug!(%err, "a tools/list response could not be written");
+        }
     }
 
+    /// Runs a call. Its first step runs right here: a tool that finishes without waiting
+    /// (most do) is answered without a task or a thread hop, its response queued for the
+    /// reader to write. A call that waits continues in a task of its own.
     fn call(
         self: &Arc<Self>,
         id: RequestId,
@@ -164,13 +173,25 @@ impl FastPath {
         progress: Option<ProgressToken>,
     ) {
         let token = CancellationToken::new();
+        let fast = self.clone();
+        let cancelled = token.clone();
+        let mut work = Box::pin(async move { fast.server.call(params, cancelled, progress).await });
+        // A waker that does nothing is enough for a first poll: a future that is not ready
+        // registers the waker of its next poll, which the task below makes.
+        let mut cx = Context::from_waker(Waker::noop());
+        if let Poll::Ready(result) = work.as_mut().poll(&mut cx) {
+            if let Err(err) = self.outbox.queue(&response(id, result)) {
+                tracing::debug!(%err, "a tools/call response could not be written");
+            }
+            return;
+        }
         self.inflight
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(id.clone(), token.clone());
+            .insert(id.clone(), token);
         let fast = self.clone();
         self.spawn(async move {
-            let result = fast.server.call(params, token, progress).await;
+            let result = work.await;
             let claimed = fast
                 .inflight
                 .lock()
@@ -180,17 +201,7 @@ impl FastPath {
             if !claimed {
                 return; // cancelled: no response
             }
-            let frame = match result {
-                Ok(mut result) => {
-                    result.result_type = None; // the shape of revisions before 2026-07-28
-                    TxJsonRpcMessage::<RoleServer>::response(
-                        ServerResult::CallToolResult(result),
-                        id,
-                    )
-                }
-                Err(error) => TxJsonRpcMessage::<RoleServer>::error(error, Some(id)),
-            };
-            if let Err(err) = fast.outbox.send(&frame).await {
+            if let Err(err) = fast.outbox.send(&response(id, result)).await {
                 tracing::debug!(%err, "a tools/call response could not be written");
             }
         });
@@ -233,5 +244,19 @@ impl FastPath {
         {
             token.cancel();
         }
+    }
+}
+
+/// The response to a call, in the shape of revisions before 2026-07-28.
+fn response(
+    id: RequestId,
+    result: Result<rmcp::model::CallToolResult, rmcp::ErrorData>,
+) -> TxJsonRpcMessage<RoleServer> {
+    match result {
+        Ok(mut result) => {
+            result.result_type = None;
+            TxJsonRpcMessage::<RoleServer>::response(ServerResult::CallToolResult(result), id)
+        }
+        Err(error) => TxJsonRpcMessage::<RoleServer>::error(error, Some(id)),
     }
 }

@@ -110,7 +110,9 @@ impl ToolServer {
         let call = CallContext::new(
             tool.name(),
             self.states.clone(),
-            cancelled.child_token(),
+            // The call's own token (a per-request token, from rmcp or the fast path): a
+            // timeout cancels it to stop a sync tool, which concerns nothing else.
+            cancelled.clone(),
             self.outbox.clone(),
             progress,
             self.level.clone(),

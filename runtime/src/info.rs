@@ -1,5 +1,6 @@
 //! [`ToolInfo`]: one registered tool, with what is computed from it once.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use rmcp::model::{MetaObject, Tool, ToolAnnotations};
@@ -37,13 +38,32 @@ pub struct ToolInfo {
     expected: Vec<String>,
 }
 
+/// Schemas already built, by content: tools with the same parameters or result type share
+/// one copy.
+#[derive(Default)]
+pub(crate) struct SchemaCache(HashMap<String, Arc<JsonObject>>);
+
+impl SchemaCache {
+    fn share(&mut self, schema: JsonObject) -> Arc<JsonObject> {
+        match serde_json::to_string(&schema) {
+            Ok(key) => self
+                .0
+                .entry(key)
+                .or_insert_with(|| Arc::new(schema))
+                .clone(),
+            Err(_) => Arc::new(schema),
+        }
+    }
+}
+
 impl ToolInfo {
-    pub(crate) fn new(def: &'static ToolDef) -> Self {
+    pub(crate) fn new(def: &'static ToolDef, schemas: &mut SchemaCache) -> Self {
         let (input, expected) = schema::input(def.params);
+        let input = schemas.share(input);
         let (output, wrapped) = match def.output {
             OutputDef::Json(schema) => {
                 let OutputSchema { schema, wrapped } = schema();
-                (Some(Arc::new(schema)), wrapped)
+                (Some(schemas.share(schema)), wrapped)
             }
             OutputDef::Empty | OutputDef::Text => (None, false),
         };
@@ -54,8 +74,7 @@ impl ToolInfo {
             Some(def.hints.idempotent),
             Some(def.hints.open_world),
         );
-        let mut tool =
-            Tool::new(def.name, def.description, Arc::new(input)).with_annotations(annotations);
+        let mut tool = Tool::new(def.name, def.description, input).with_annotations(annotations);
         if let Some(title) = def.title {
             tool = tool.with_title(title);
         }

@@ -64,7 +64,7 @@ pub use log::{ClientLog, LogLevel};
 pub use policy::Policy;
 pub use registry::{Registry, registry, try_registry};
 pub use search::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, Search, SearchError};
-pub use server::{DEFAULT_LIST_PAGE_SIZE, Server, serve_on_stream, serve_stdio};
+pub use server::{DEFAULT_BUSY_POLL, DEFAULT_LIST_PAGE_SIZE, Server, serve_on_stream, serve_stdio};
 pub use transport::DEFAULT_MAX_LINE;
 
 /// The MCP SDK toolsmith is built on, for the rare need to reach its model types.

@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use crate::Error;
 use crate::def::ToolDef;
-use crate::info::ToolInfo;
+use crate::info::{SchemaCache, ToolInfo};
 
 /// Every registered tool, sorted by name, with its schemas computed once.
 ///
@@ -22,7 +22,11 @@ impl Registry {
     fn build(defs: impl IntoIterator<Item = &'static ToolDef>) -> Result<Registry, Error> {
         let mut defs: Vec<&'static ToolDef> = defs.into_iter().collect();
         defs.sort_by(|a, b| (a.name, a.file, a.line).cmp(&(b.name, b.file, b.line)));
-        let tools: Vec<ToolInfo> = defs.into_iter().map(ToolInfo::new).collect();
+        let mut schemas = SchemaCache::default();
+        let tools: Vec<ToolInfo> = defs
+            .into_iter()
+            .map(|def| ToolInfo::new(def, &mut schemas))
+            .collect();
         if let Some(pair) = tools.windows(2).find(|w| w[0].name() == w[1].name()) {
             return Err(Error::DuplicateTool {
                 name: pair[0].name().to_owned(),

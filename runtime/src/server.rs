@@ -1,8 +1,13 @@
 //! The [`Server`] builder and the entry points that serve the registry on stdio or any byte
 //! stream; the handler rmcp drives is in `handler.rs`.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
 use rmcp::ServiceExt;
 use rmcp::model::Implementation;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
 use crate::call::{CallContext, StateMap};
@@ -41,7 +46,16 @@ pub struct Server {
     implementation: Option<(String, String)>,
     states: StateMap,
     max_line: Option<usize>,
+    busy_poll: Option<Duration>,
 }
+
+/// How long the stdio reader keeps polling for the next request after the last one, unless
+/// [`Server::busy_poll`] says otherwise: 50 µs.
+///
+/// ```
+/// assert_eq!(toolsmith::DEFAULT_BUSY_POLL, std::time::Duration::from_micros(50));
+/// ```
+pub const DEFAULT_BUSY_POLL: Duration = Duration::from_micros(50);
 
 impl Server {
     /// A server offering every registered tool.
@@ -107,6 +121,22 @@ impl Server {
         self
     }
 
+    /// How long the stdio reader keeps polling stdin for the next request once it has read
+    /// everything, before its thread sleeps (default [`DEFAULT_BUSY_POLL`], 50 µs; zero
+    /// turns it off). A request arriving in that window is read at once instead of after a
+    /// wake-up of the thread, which costs tens of microseconds on a virtual machine or a CPU
+    /// in a deep idle state. The price is at most this much CPU time per burst of requests;
+    /// an idle server does not poll. Applies when stdin is a pipe (Linux).
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().busy_poll(std::time::Duration::ZERO);
+    /// # let _ = server;
+    /// ```
+    pub fn busy_poll(mut self, window: Duration) -> Self {
+        self.busy_poll = Some(window);
+        self
+    }
+
     /// The name and version the server reports (default: the package defining the tools).
     ///
     /// ```
@@ -126,12 +156,22 @@ impl Server {
     /// # }
     /// ```
     pub async fn serve_stdio(self) -> Result<(), Error> {
-        crate::logging::init();
-        let max_line = self.max_line.unwrap_or(DEFAULT_MAX_LINE);
-        let handler = self.handler()?;
-        tracing::info!(tools = handler.offered.len(), "serving MCP over stdio");
-        let (read, write) = crate::stdio::take()?;
-        serve(handler, LineTransport::new(read, write, max_line)).await
+        self.serve_stdio_boxed().await
+    }
+
+    /// The work of [`Server::serve_stdio`] behind a type-erased future: the serving machinery
+    /// (rmcp's service loop, the transport, the handler) is compiled once, in this crate,
+    /// instead of again in every crate that awaits it.
+    pub(crate) fn serve_stdio_boxed(self) -> Serving {
+        Box::pin(async move {
+            crate::logging::init();
+            let max_line = self.max_line.unwrap_or(DEFAULT_MAX_LINE);
+            let busy_poll = self.busy_poll.unwrap_or(DEFAULT_BUSY_POLL);
+            let handler = self.handler()?;
+            tracing::info!(tools = handler.offered.len(), "serving MCP over stdio");
+            let (read, write) = crate::stdio::take(busy_poll)?;
+            serve(handler, Box::new(read), Box::new(write), max_line).await
+        })
     }
 
     /// Serves on any async byte stream pair (an in-memory duplex in tests, a socket, ...)
@@ -153,7 +193,8 @@ impl Server {
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
         let max_line = self.max_line.unwrap_or(DEFAULT_MAX_LINE);
-        serve(self.handler()?, LineTransport::new(read, write, max_line)).await
+        let handler = self.handler()?;
+        serve(handler, Box::new(read), Box::new(write), max_line).await
     }
 
     /// The registry, once every tool's `State<T>` needs are met.
@@ -208,10 +249,27 @@ pub(crate) fn implementation(registry: &Registry) -> Implementation {
     }
 }
 
-async fn serve<R>(mut handler: ToolServer, transport: LineTransport<R>) -> Result<(), Error>
-where
-    R: tokio::io::AsyncRead + Send + Unpin + 'static,
-{
+/// A session being served, type-erased (see [`Server::serve_stdio_boxed`]).
+pub(crate) type Serving = Pin<Box<dyn Future<Output = Result<(), Error>> + Send>>;
+
+/// Serves one session. Not generic, and boxed: whatever the byte streams, the serving
+/// machinery is compiled once, in this crate.
+fn serve(
+    handler: ToolServer,
+    read: Box<dyn AsyncRead + Send + Unpin>,
+    write: Box<dyn AsyncWrite + Send + Unpin>,
+    max_line: usize,
+) -> Serving {
+    Box::pin(serve_session(
+        handler,
+        LineTransport::new(read, write, max_line),
+    ))
+}
+
+async fn serve_session(
+    mut handler: ToolServer,
+    transport: LineTransport<Box<dyn AsyncRead + Send + Unpin>>,
+) -> Result<(), Error> {
     handler.outbox = Some(transport.outbox());
     let transport = transport.with_fast_path(handler.clone());
     let running = handler

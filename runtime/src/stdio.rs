@@ -4,14 +4,36 @@
 //!
 //! On Linux and macOS this uses `dup`/`dup2`. Elsewhere there is no guard: frames go to
 //! stdout as they are, and a tool must not print to it.
+//!
+//! On Linux, when stdin and stdout are pipes (as for every MCP client), both are reopened as
+//! non-blocking pipes driven by the reactor, so that reading a request or writing a
+//! response never hands off to a blocking thread.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
+#[cfg(unix)]
+use std::time::Instant;
 
 use tokio::io::AsyncWrite;
 
 /// The input half: stdin.
-pub(crate) type Input = rmcp::transport::StdioReader;
+pub(crate) struct Input(InputInner);
+
+enum InputInner {
+    /// A non-blocking pipe, polled for up to `spin` before the reader sleeps.
+    #[cfg(unix)]
+    Pipe {
+        pipe: tokio::net::unix::pipe::Receiver,
+        spin: Duration,
+        /// Whether polling is likely to pay off: off after a window passed without input,
+        /// on again once input arrives within a window of the reader going to sleep.
+        spinning: bool,
+        /// When the reader last went to sleep for input.
+        asleep_since: Option<Instant>,
+    },
+    Stdin(rmcp::transport::StdioReader),
+}
 
 /// The output half: the protocol's own descriptor.
 pub(crate) struct Output(Inner);
@@ -25,23 +47,40 @@ enum Inner {
     Stdout(rmcp::transport::StdioWriter),
 }
 
-/// Takes over the standard streams for serving. Call once, before tools run.
-pub(crate) fn take() -> std::io::Result<(Input, Output)> {
-    let (input, _unguarded) = rmcp::transport::stdio_pipes();
+/// Takes over the standard streams for serving. Call once, before tools run. `spin`: how
+/// long the reader polls stdin for more input before it sleeps (see `Server::busy_poll`).
+pub(crate) fn take(spin: Duration) -> std::io::Result<(Input, Output)> {
+    let (stdin, _unguarded) = rmcp::transport::stdio_pipes();
     #[cfg(unix)]
     {
         drop(_unguarded);
-        Ok((input, Output(guard()?)))
+        let input = match nonblocking_pipe(libc::STDIN_FILENO, Direction::Read) {
+            Some(file) => match tokio::net::unix::pipe::Receiver::from_file(file) {
+                Ok(pipe) => InputInner::Pipe {
+                    pipe,
+                    spin,
+                    spinning: !spin.is_zero(),
+                    asleep_since: None,
+                },
+                Err(_) => InputInner::Stdin(stdin),
+            },
+            None => InputInner::Stdin(stdin),
+        };
+        Ok((Input(input), Output(guard()?)))
     }
     #[cfg(not(unix))]
     {
-        Ok((input, Output(Inner::Stdout(_unguarded))))
+        let _ = spin;
+        Ok((
+            Input(InputInner::Stdin(stdin)),
+            Output(Inner::Stdout(_unguarded)),
+        ))
     }
 }
 
 #[cfg(unix)]
 fn guard() -> std::io::Result<Inner> {
-    use std::os::fd::{FromRawFd, OwnedFd};
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
     // SAFETY: dup and dup2 on the standard descriptors; the new descriptor is owned below.
     let protocol = unsafe { libc::dup(libc::STDOUT_FILENO) };
@@ -54,34 +93,141 @@ fn guard() -> std::io::Result<Inner> {
     if unsafe { libc::dup2(libc::STDERR_FILENO, libc::STDOUT_FILENO) } < 0 {
         return Err(std::io::Error::last_os_error());
     }
-    if let Some(pipe) = nonblocking_pipe(&protocol) {
-        return Ok(Inner::Pipe(pipe));
+    if let Some(file) = nonblocking_pipe(protocol.as_raw_fd(), Direction::Write) {
+        enlarge_pipe(&file);
+        if let Ok(pipe) = tokio::net::unix::pipe::Sender::from_file(file) {
+            return Ok(Inner::Pipe(pipe));
+        }
     }
     Ok(Inner::File(tokio::fs::File::from_std(std::fs::File::from(
         protocol,
     ))))
 }
 
-/// A FIFO reopened on its own open file description (Linux), so that `O_NONBLOCK` does not
-/// leak into stderr when both share one description (`2>&1`).
-#[cfg(unix)]
-fn nonblocking_pipe(fd: &std::os::fd::OwnedFd) -> Option<tokio::net::unix::pipe::Sender> {
+/// Grows the output pipe (64 KiB by default on Linux) so that a large response, such as
+/// `tools/list` with hundreds of tools, goes out in one write instead of several, each
+/// waiting for the client to drain the pipe. Best effort: the size allowed to unprivileged
+/// processes is capped by `/proc/sys/fs/pipe-max-size` (1 MiB by default).
+#[cfg(target_os = "linux")]
+fn enlarge_pipe(file: &std::fs::File) {
     use std::os::fd::AsRawFd;
+
+    const SIZES: [libc::c_int; 2] = [1 << 20, 256 << 10];
+    for size in SIZES {
+        // SAFETY: fcntl on a descriptor `file` owns; failure leaves the pipe as it was.
+        if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETPIPE_SZ, size) } >= 0 {
+            return;
+        }
+    }
+}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+fn enlarge_pipe(_: &std::fs::File) {}
+
+#[cfg(unix)]
+#[derive(Clone, Copy)]
+enum Direction {
+    Read,
+    Write,
+}
+
+/// A FIFO reopened on its own open file description (Linux), so that `O_NONBLOCK` does not
+/// leak to other holders of the original one (stderr under `2>&1`, a parent's stdin).
+#[cfg(unix)]
+fn nonblocking_pipe(fd: std::os::fd::RawFd, direction: Direction) -> Option<std::fs::File> {
     use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 
     if !cfg!(target_os = "linux") {
         return None;
     }
-    let path = format!("/proc/self/fd/{}", fd.as_raw_fd());
+    let path = format!("/proc/self/fd/{fd}");
     if !std::fs::metadata(&path).ok()?.file_type().is_fifo() {
         return None;
     }
-    let file = std::fs::OpenOptions::new()
-        .write(true)
+    std::fs::OpenOptions::new()
+        .read(matches!(direction, Direction::Read))
+        .write(matches!(direction, Direction::Write))
         .custom_flags(libc::O_NONBLOCK)
         .open(&path)
-        .ok()?;
-    tokio::net::unix::pipe::Sender::from_file(file).ok()
+        .ok()
+}
+
+impl tokio::io::AsyncRead for Input {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        match &mut self.0 {
+            #[cfg(unix)]
+            InputInner::Pipe {
+                pipe,
+                spin,
+                spinning,
+                asleep_since,
+            } => {
+                if *spinning {
+                    if spin_read(pipe, *spin, buf) {
+                        return Poll::Ready(Ok(()));
+                    }
+                    *spinning = false;
+                }
+                let read = Pin::new(&mut *pipe).poll_read(cx, buf);
+                match read {
+                    Poll::Pending => {
+                        asleep_since.get_or_insert_with(Instant::now);
+                    }
+                    Poll::Ready(_) => {
+                        if let Some(since) = asleep_since.take() {
+                            *spinning = !spin.is_zero() && since.elapsed() < *spin;
+                        }
+                    }
+                }
+                read
+            }
+            InputInner::Stdin(stdin) => Pin::new(stdin).poll_read(cx, buf),
+        }
+    }
+}
+
+/// Reads from `pipe` straight away, trying again for up to `spin` while it has nothing:
+/// a request that arrives in that window is read without the thread going to sleep and
+/// being woken. `true` when something was read or the input ended; `false` when the
+/// window passed (or reading failed: the reactor's read then reports it).
+#[cfg(unix)]
+fn spin_read(
+    pipe: &tokio::net::unix::pipe::Receiver,
+    spin: Duration,
+    buf: &mut tokio::io::ReadBuf<'_>,
+) -> bool {
+    use std::os::fd::AsRawFd;
+
+    let deadline = Instant::now() + spin;
+    loop {
+        // SAFETY: `read` writes at most `unfilled.len()` bytes into the unfilled part of the
+        // buffer, which are then marked initialized and filled.
+        let n = unsafe {
+            let unfilled = buf.unfilled_mut();
+            libc::read(
+                pipe.as_raw_fd(),
+                unfilled.as_mut_ptr().cast(),
+                unfilled.len(),
+            )
+        };
+        if let Ok(n) = usize::try_from(n) {
+            // SAFETY: the kernel initialized `n` bytes.
+            unsafe { buf.assume_init(n) };
+            buf.advance(n);
+            return true;
+        }
+        match std::io::Error::last_os_error().kind() {
+            std::io::ErrorKind::Interrupted => continue,
+            std::io::ErrorKind::WouldBlock if Instant::now() < deadline => {
+                std::hint::spin_loop();
+            }
+            _ => return false, // nothing yet, or an error: the reactor's read reports it
+        }
+    }
 }
 
 impl AsyncWrite for Output {
@@ -120,5 +266,103 @@ impl AsyncWrite for Output {
             #[cfg(not(unix))]
             Inner::Stdout(out) => Pin::new(out).poll_shutdown(cx),
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::future::Future;
+    use std::io::Write;
+    use std::os::fd::{FromRawFd, OwnedFd};
+    use std::pin::pin;
+    use std::task::{Context, Poll, Waker};
+    use std::time::{Duration, Instant};
+
+    use tokio::io::AsyncReadExt;
+
+    use super::{Input, InputInner};
+
+    /// A pipe: its read end as the server's input polling for `spin`, its write end blocking.
+    fn pipe(spin: Duration) -> (Input, std::fs::File) {
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 fills two fresh descriptors, owned below.
+        assert_eq!(
+            unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_NONBLOCK) },
+            0
+        );
+        // SAFETY: fresh descriptors nobody else owns.
+        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        // SAFETY: clears O_NONBLOCK on the write end, which this test owns.
+        unsafe { libc::fcntl(fds[1], libc::F_SETFL, 0) };
+        let pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(read).unwrap();
+        let input = Input(InputInner::Pipe {
+            pipe,
+            spin,
+            spinning: true,
+            asleep_since: None,
+        });
+        (input, std::fs::File::from(write))
+    }
+
+    fn poll_once<F: Future>(future: F) -> Poll<F::Output> {
+        pin!(future).poll(&mut Context::from_waker(Waker::noop()))
+    }
+
+    fn spinning(input: &Input) -> bool {
+        match &input.0 {
+            InputInner::Pipe { spinning, .. } => *spinning,
+            InputInner::Stdin(_) => false,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_request_written_within_the_window_is_read_without_sleeping() {
+        let (mut input, mut tx) = pipe(Duration::from_secs(5));
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(20));
+            tx.write_all(b"{}\n").unwrap();
+            tx
+        });
+        let mut buf = [0u8; 16];
+        // One poll, with a waker that does nothing: the read completes by polling the pipe.
+        let read = poll_once(input.read(&mut buf));
+        assert!(matches!(read, Poll::Ready(Ok(3))), "{read:?}");
+        assert_eq!(&buf[..3], b"{}\n");
+        assert!(spinning(&input));
+        drop(writer.join());
+    }
+
+    #[tokio::test]
+    async fn polling_stops_after_an_idle_window_and_resumes_after_a_quick_wake() {
+        let window = Duration::from_millis(300);
+        let (mut input, mut tx) = pipe(window);
+        let mut buf = [0u8; 16];
+
+        let started = Instant::now();
+        assert!(
+            poll_once(input.read(&mut buf)).is_pending(),
+            "nothing was written"
+        );
+        assert!(
+            started.elapsed() >= window,
+            "it polled for the whole window first"
+        );
+        assert!(!spinning(&input), "an idle window turns polling off");
+
+        // Input that comes soon after the reader went to sleep turns polling back on.
+        tx.write_all(b"a\n").unwrap();
+        assert_eq!(input.read(&mut buf).await.unwrap(), 2);
+        assert!(spinning(&input));
+
+        // Input that comes later than a window after it went to sleep leaves it off.
+        let (mut input, mut tx) = pipe(Duration::from_millis(10));
+        if let InputInner::Pipe { spinning, .. } = &mut input.0 {
+            *spinning = false;
+        }
+        assert!(poll_once(input.read(&mut buf)).is_pending());
+        std::thread::sleep(Duration::from_millis(100));
+        tx.write_all(b"b\n").unwrap();
+        assert_eq!(input.read(&mut buf).await.unwrap(), 2);
+        assert!(!spinning(&input));
     }
 }

@@ -14,16 +14,18 @@ use std::future::Future;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{CallToolRequestParams, ClientRequest, ErrorData, JsonRpcMessage, RequestId};
+use rmcp::model::{
+    CallToolRequestParams, ClientRequest, ErrorData, JsonRpcMessage, JsonRpcVersion2_0, RequestId,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde::de::{self, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
-use tokio::task::JoinHandle;
 
 use crate::fast::FastPath;
 use crate::handler::ToolServer;
+use crate::outbox::BACKLOG;
 pub(crate) use crate::outbox::Outbox;
 
 /// The longest request line accepted unless configured otherwise: 4 MiB.
@@ -32,6 +34,9 @@ pub(crate) use crate::outbox::Outbox;
 /// assert_eq!(toolsmith::DEFAULT_MAX_LINE, 4 * 1024 * 1024);
 /// ```
 pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
+
+/// Answers queued past this many bytes are written even while more requests are buffered.
+const WRITE_CHUNK: usize = 4096;
 
 /// What one bounded read produced.
 enum Line {
@@ -53,9 +58,6 @@ pub(crate) struct LineTransport<R> {
     outbox: Outbox,
     /// The tools fast path, once the server is attached.
     fast: Option<Arc<FastPath>>,
-    /// Error responses written by spawned tasks (so that a cancelled `receive` never leaves
-    /// half a frame), awaited on close.
-    replies: Vec<JoinHandle<()>>,
 }
 
 impl<R> LineTransport<R>
@@ -64,13 +66,12 @@ where
 {
     pub(crate) fn new<W: AsyncWrite + Send + 'static>(read: R, write: W, max_line: usize) -> Self {
         LineTransport {
-            reader: BufReader::with_capacity(64 * 1024, read),
+            reader: BufReader::with_capacity(32 * 1024, read),
             line: Vec::new(),
             skipping: None,
             max_line: max_line.max(1),
             outbox: Outbox::new(write),
             fast: None,
-            replies: Vec::new(),
         }
     }
 
@@ -117,22 +118,41 @@ where
         }
     }
 
-    /// Sends an error response from a spawned task. Without an id it carries `"id": null`,
-    /// as JSON-RPC 2.0 requires (rmcp's type would leave the key out).
+    /// Queues an error response, written before the next wait for input. Without an id it
+    /// carries `"id": null`, as JSON-RPC 2.0 requires (rmcp's type would leave the key out).
     fn reply_error(&mut self, error: ErrorData, id: Option<RequestId>) {
-        let null_id = id.is_none();
-        let frame = TxJsonRpcMessage::<RoleServer>::error(error, id);
-        let mut value = serde_json::to_value(&frame).unwrap_or(Value::Null);
-        if let (true, Some(object)) = (null_id, value.as_object_mut()) {
-            object.insert("id".into(), Value::Null);
+        /// rmcp's error frame, with the id always present.
+        #[derive(serde::Serialize)]
+        struct ErrorFrame {
+            jsonrpc: JsonRpcVersion2_0,
+            id: Option<RequestId>,
+            error: ErrorData,
         }
-        let outbox = self.outbox.clone();
-        self.replies.retain(|task| !task.is_finished());
-        self.replies.push(tokio::spawn(async move {
-            if let Err(err) = outbox.send(&value).await {
-                tracing::debug!(%err, "an error response could not be written");
-            }
-        }));
+        let frame = ErrorFrame {
+            jsonrpc: JsonRpcVersion2_0,
+            id,
+            error,
+        };
+        if let Err(err) = self.outbox.queue(&frame) {
+            tracing::debug!(%err, "an error response could not be written");
+        }
+    }
+
+    /// Writes the answers queued while reading: before input may be waited for (one write
+    /// for a burst of requests), or once [`WRITE_CHUNK`] bytes are queued (so that the
+    /// client reads the first answers of a long burst while the rest are computed). Waits
+    /// for the writer when a client stopped reading. Cancel-safe: the outbox records every
+    /// byte it writes.
+    async fn write_answers(&mut self) -> Result<(), std::io::Error> {
+        let queued = self.outbox.queued();
+        if queued < WRITE_CHUNK && self.reader.buffer().contains(&b'\n') {
+            return Ok(()); // the next line needs no wait
+        }
+        self.outbox.write_now();
+        if self.outbox.queued() > BACKLOG {
+            self.outbox.flush().await?;
+        }
+        Ok(())
     }
 
     /// Decides what a complete line is: a message for rmcp, or an error answered here.
@@ -213,8 +233,9 @@ where
             && KNOWN_METHODS.contains(&custom.method.as_str())
         {
             let why = match custom.method.as_str() {
-                "tools/call" => serde_json::from_value::<CallToolRequestParams>(
-                    custom.params.clone().unwrap_or(Value::Null),
+                // Parsed from text: the parser of these params is in the binary already.
+                "tools/call" => serde_json::from_str::<CallToolRequestParams>(
+                    &custom.params.as_ref().unwrap_or(&Value::Null).to_string(),
                 )
                 .err()
                 .map_or_else(String::new, |e| format!(": {e}")),
@@ -262,6 +283,9 @@ where
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            if let Err(err) = self.write_answers().await {
+                tracing::debug!(%err, "writing to the client failed");
+            }
             let read = self.read_line().await;
             match read {
                 Ok(Line::Complete) => {
@@ -311,9 +335,6 @@ where
     async fn close(&mut self) -> Result<(), Self::Error> {
         if let Some(fast) = &self.fast {
             fast.drain().await;
-        }
-        for task in self.replies.drain(..) {
-            let _ = task.await;
         }
         self.outbox.flush().await.map_err(TransportError)
     }

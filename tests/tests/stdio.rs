@@ -129,3 +129,115 @@ async fn every_protocol_version_gets_a_working_connection() {
         );
     }
 }
+
+/// The next frame on `lines`, failing the test after ten seconds.
+async fn next_frame(
+    lines: &mut tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+) -> serde_json::Value {
+    let line = tokio::time::timeout(std::time::Duration::from_secs(10), lines.next_line())
+        .await
+        .expect("a frame within ten seconds")
+        .unwrap()
+        .expect("the server is still writing");
+    serde_json::from_str(&line).unwrap()
+}
+
+/// Answers queued while a burst of requests is read are written before the server waits for
+/// more input, even when the burst ends with a message that gets no answer; the client keeps
+/// its stdin open and waits.
+#[tokio::test]
+async fn answers_to_a_burst_are_written_before_the_server_waits_for_input() {
+    let path = example_binary("notes");
+    let mut child = spawn_piped(&path, Stdio::null());
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let init = format!(
+        "{}\n{}\n",
+        initialize(1, "2025-11-25"),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    );
+    stdin.write_all(init.as_bytes()).await.unwrap();
+    assert_eq!(next_frame(&mut lines).await["id"], 1);
+
+    let burst = [
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "get_note", "arguments": {"note_id": 1}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+               "params": {"name": "get_note", "arguments": {"note_id": "one"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+               "params": {"requestId": 99}}),
+    ];
+    let mut text: String = burst.iter().map(|r| format!("{r}\n")).collect();
+    text.push_str("{not json\n");
+    stdin.write_all(text.as_bytes()).await.unwrap(); // one write; stdin stays open
+
+    let mut frames = std::collections::HashMap::new();
+    for _ in 0..4 {
+        let frame = next_frame(&mut lines).await;
+        frames.insert(frame["id"].to_string(), frame);
+    }
+    assert_eq!(frames["2"]["result"]["structuredContent"]["id"], 1);
+    assert_eq!(frames["3"]["result"]["tools"].as_array().unwrap().len(), 4);
+    assert_eq!(frames["4"]["result"]["isError"], true, "{}", frames["4"]);
+    assert_eq!(frames["null"]["error"]["code"], -32700);
+    drop(stdin);
+    assert!(child.wait().await.unwrap().success());
+}
+
+/// stdin need not be a pipe: a file of requests is served too (through tokio's stdin).
+#[tokio::test]
+async fn requests_from_a_file_are_served() {
+    let path = example_binary("notes");
+    let requests = [
+        initialize(1, "2025-11-25"),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "get_note", "arguments": {"note_id": 2}}}),
+    ];
+    let file = std::env::temp_dir().join(format!("toolsmith-stdin-{}.jsonl", std::process::id()));
+    let text: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&file, text).unwrap();
+    let output = tokio::process::Command::new(&path)
+        .stdin(std::fs::File::open(&file).unwrap())
+        .stderr(Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    std::fs::remove_file(&file).unwrap();
+    assert!(output.status.success());
+    let frames: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(frames.len(), 2, "{frames:?}");
+    assert_eq!(
+        frames[1]["result"]["structuredContent"]["title"],
+        "Standup notes"
+    );
+}
+
+/// The server grows its stdout pipe, so that a large `tools/list` goes out in one write.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn the_output_pipe_is_grown() {
+    use std::os::fd::AsRawFd;
+
+    let path = example_binary("notes");
+    let mut child = spawn_piped(&path, Stdio::null());
+    let stdout = child.stdout.take().unwrap();
+    // SAFETY: F_GETPIPE_SZ on a pipe this process holds.
+    let before = unsafe { libc::fcntl(stdout.as_raw_fd(), libc::F_GETPIPE_SZ) };
+    let mut stdin = child.stdin.take().unwrap();
+    let init = format!("{}\n", initialize(1, "2025-11-25"));
+    stdin.write_all(init.as_bytes()).await.unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    assert_eq!(next_frame(&mut lines).await["id"], 1);
+    let fd = lines.get_ref().get_ref().as_raw_fd();
+    // SAFETY: as above.
+    let after = unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) };
+    assert!(after >= 256 * 1024 && after > before, "{before} -> {after}");
+    drop(stdin);
+    assert!(child.wait().await.unwrap().success());
+}
