@@ -56,6 +56,12 @@ enum Cmd {
         calls: usize,
         #[arg(long, default_value_t = 64)]
         in_flight: usize,
+        /// Sequential tools/list requests.
+        #[arg(long, default_value_t = 200)]
+        list_reps: usize,
+        /// Sequential tools/call requests.
+        #[arg(long, default_value_t = 2_000)]
+        call_reps: usize,
         #[arg(required = true, last = true)]
         command: Vec<String>,
     },
@@ -83,14 +89,16 @@ fn run(mut cli: Cli) -> Result<(), String> {
         tools,
         calls,
         in_flight,
+        list_reps,
+        call_reps,
         command,
     }) = cli.command.take()
     {
         let config = Config {
             command,
             tools,
-            list_reps: 200,
-            call_reps: 2_000,
+            list_reps,
+            call_reps,
             throughput_calls: calls,
             in_flight,
         };

@@ -144,21 +144,18 @@ impl FastPath {
         Some(message)
     }
 
-    /// Queues the cached list as the response to `id` (the reader writes it, see
-    /// `Outbox::write_now`).
+    /// Queues the cached list, not copied, as the response to `id` (the reader writes it,
+    /// see `Outbox::write_now`).
     fn list(&self, id: RequestId) {
         let Some(list) = self.server.cached_list() else {
             return;
         };
         let id = serde_json::to_string(&id).unwrap_or_else(|_| "null".into());
-        let pieces: [&[u8]; 5] = [
-            b"{\"jsonrpc\":\"2.0\",\"id\":",
-            id.as_bytes(),
-            b",\"result\":",
-            list.as_bytes(),
-            b"}\n",
-        ];
-        if let Err(err) = self.outbox.queue_pieces(&pieces) {
+        let prefix = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":");
+        if let Err(err) = self
+            .outbox
+            .queue_shared(prefix.as_bytes(), list.clone(), b"}\n")
+        {
             tracing::debug!(%err, "a tools/list response could not be written");
         }
     }

@@ -122,7 +122,7 @@ impl ToolServer {
 
     /// The `tools/list` result for clients before 2026-07-28, serialized once: `None` when
     /// the list is paginated.
-    pub(crate) fn cached_list(&self) -> Option<&str> {
+    pub(crate) fn cached_list(&self) -> Option<&Arc<str>> {
         self.list_json
             .get_or_init(|| {
                 (self.offered.len() <= self.page_size).then(|| {
@@ -131,7 +131,7 @@ impl ToolServer {
                     serde_json::to_string(&result).unwrap_or_default().into()
                 })
             })
-            .as_deref()
+            .as_ref()
     }
 
     /// The tool `name` if the policy offers it; why not otherwise.

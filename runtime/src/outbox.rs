@@ -2,12 +2,15 @@
 //! the tools' notifications.
 //!
 //! Frames are queued in order (a notification sent before a response is written before it).
-//! Whoever finds the writer free writes everything queued, in one write: an idle server
-//! answers without a hand-off to another task, a busy one batches many frames per write.
-//! The reading side can also queue frames and write them without waiting ([`Outbox::queue`],
-//! [`Outbox::write_now`]), so that the answers to a burst of requests leave in one write.
+//! Whoever finds the writer free writes everything queued, in one (vectored) write: an idle
+//! server answers without a hand-off to another task, a busy one batches many frames per
+//! write. The reading side can also queue frames and write them without waiting
+//! ([`Outbox::queue`], [`Outbox::write_now`]), so that the answers to a burst of requests
+//! leave together. A large shared body (the cached `tools/list` result) is queued by
+//! reference, not copied.
 
-use std::io;
+use std::collections::VecDeque;
+use std::io::{self, IoSlice};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -19,17 +22,56 @@ use tokio::io::AsyncWrite;
 /// slows the server down instead of growing its memory).
 pub(crate) const BACKLOG: usize = 16 << 20;
 
+/// How many pieces one vectored write takes at most.
+const SLICES: usize = 16;
+
+/// A run of queued bytes: frames serialized into a buffer, or a shared body.
+enum Chunk {
+    Owned(Vec<u8>),
+    Shared(Arc<str>),
+}
+
+impl Chunk {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Chunk::Owned(bytes) => bytes,
+            Chunk::Shared(text) => text.as_bytes(),
+        }
+    }
+}
+
+/// Bytes waiting for the writer, in order.
+#[derive(Default)]
+struct Queue {
+    chunks: VecDeque<Chunk>,
+    len: usize,
+}
+
+impl Queue {
+    /// The buffer new frames are serialized into: the last chunk, when it is a buffer.
+    fn tail(&mut self) -> &mut Vec<u8> {
+        if !matches!(self.chunks.back(), Some(Chunk::Owned(_))) {
+            self.chunks
+                .push_back(Chunk::Owned(Vec::with_capacity(16 * 1024)));
+        }
+        match self.chunks.back_mut() {
+            Some(Chunk::Owned(bytes)) => bytes,
+            _ => unreachable!("an owned chunk was just pushed"),
+        }
+    }
+}
+
 /// The output and the batch being written to it.
 struct Writer {
     out: Pin<Box<dyn AsyncWrite + Send>>,
-    /// The batch being written; `batch[written..]` has not been taken by the output yet.
+    /// The batch being written; the first chunk's first `written` bytes are out already.
     /// Progress is recorded after every write, so a cancelled writer loses nothing.
-    batch: Vec<u8>,
+    batch: VecDeque<Chunk>,
     written: usize,
 }
 
 struct Inner {
-    queue: Mutex<Vec<u8>>,
+    queue: Mutex<Queue>,
     writer: tokio::sync::Mutex<Writer>,
     failed: AtomicBool,
 }
@@ -45,41 +87,60 @@ fn broken() -> io::Error {
 impl Writer {
     /// Writes the batch, then everything queued, until the queue is empty or the output
     /// cannot take more now (`Pending`).
-    fn poll_drain(&mut self, cx: &mut Context<'_>, queue: &Mutex<Vec<u8>>) -> Poll<io::Result<()>> {
+    fn poll_drain(&mut self, cx: &mut Context<'_>, queue: &Mutex<Queue>) -> Poll<io::Result<()>> {
         loop {
-            if self.written == self.batch.len() {
-                self.batch.clear();
+            if self.batch.is_empty() {
+                let mut queue = lock(queue);
+                std::mem::swap(&mut self.batch, &mut queue.chunks);
+                queue.len = 0;
+                drop(queue);
                 self.written = 0;
-                std::mem::swap(&mut self.batch, &mut *lock(queue));
                 if self.batch.is_empty() {
                     return self.out.as_mut().poll_flush(cx);
                 }
             }
-            match self
-                .out
-                .as_mut()
-                .poll_write(cx, &self.batch[self.written..])
-            {
+            let mut slices = [IoSlice::new(&[]); SLICES];
+            let mut count = 0;
+            for (i, chunk) in self.batch.iter().take(SLICES).enumerate() {
+                let start = if i == 0 { self.written } else { 0 };
+                slices[i] = IoSlice::new(&chunk.bytes()[start..]);
+                count = i + 1;
+            }
+            match self.out.as_mut().poll_write_vectored(cx, &slices[..count]) {
                 Poll::Ready(Ok(0)) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
-                Poll::Ready(Ok(n)) => self.written += n,
+                Poll::Ready(Ok(n)) => self.advance(n),
                 Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
                 Poll::Pending => return Poll::Pending,
             }
         }
     }
+
+    /// Marks `n` more bytes of the batch as written.
+    fn advance(&mut self, mut n: usize) {
+        while let Some(front) = self.batch.front() {
+            let rest = front.bytes().len() - self.written;
+            if n < rest {
+                self.written += n;
+                return;
+            }
+            n -= rest;
+            self.batch.pop_front();
+            self.written = 0;
+        }
+    }
 }
 
-fn lock(queue: &Mutex<Vec<u8>>) -> std::sync::MutexGuard<'_, Vec<u8>> {
+fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
     queue.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Outbox {
     pub(crate) fn new<W: AsyncWrite + Send + 'static>(write: W) -> Self {
         Outbox(Arc::new(Inner {
-            queue: Mutex::new(Vec::with_capacity(16 * 1024)),
+            queue: Mutex::new(Queue::default()),
             writer: tokio::sync::Mutex::new(Writer {
                 out: Box::pin(write),
-                batch: Vec::new(),
+                batch: VecDeque::new(),
                 written: 0,
             }),
             failed: AtomicBool::new(false),
@@ -96,28 +157,39 @@ impl Outbox {
     pub(crate) fn queue<T: serde::Serialize>(&self, frame: &T) -> io::Result<()> {
         self.check()?;
         let mut queue = lock(&self.0.queue);
-        let start = queue.len();
-        if let Err(err) = serde_json::to_writer(&mut *queue, frame) {
-            queue.truncate(start);
+        let tail = queue.tail();
+        let start = tail.len();
+        if let Err(err) = serde_json::to_writer(&mut *tail, frame) {
+            tail.truncate(start);
             return Err(io::Error::other(err));
         }
-        queue.push(b'\n');
+        tail.push(b'\n');
+        let added = tail.len() - start;
+        queue.len += added;
         Ok(())
     }
 
-    /// Queues pieces that together make one frame ending with its newline.
-    pub(crate) fn queue_pieces(&self, pieces: &[&[u8]]) -> io::Result<()> {
+    /// Queues one frame made of `prefix`, a shared body (not copied) and `suffix`, which
+    /// ends with the frame's newline; nothing is written yet.
+    pub(crate) fn queue_shared(
+        &self,
+        prefix: &[u8],
+        body: Arc<str>,
+        suffix: &[u8],
+    ) -> io::Result<()> {
         self.check()?;
         let mut queue = lock(&self.0.queue);
-        for piece in pieces {
-            queue.extend_from_slice(piece);
-        }
+        queue.tail().extend_from_slice(prefix);
+        let added = prefix.len() + body.len() + suffix.len();
+        queue.chunks.push_back(Chunk::Shared(body));
+        queue.tail().extend_from_slice(suffix);
+        queue.len += added;
         Ok(())
     }
 
     /// How many bytes wait in the queue.
     pub(crate) fn queued(&self) -> usize {
-        lock(&self.0.queue).len()
+        lock(&self.0.queue).len
     }
 
     fn check(&self) -> io::Result<()> {
@@ -140,7 +212,7 @@ impl Outbox {
             };
             self.drain(writer).await?;
             // A sender that found the writer busy after the last look left its frame queued.
-            if lock(&self.0.queue).is_empty() {
+            if self.queued() == 0 {
                 return Ok(());
             }
         }
@@ -151,7 +223,7 @@ impl Outbox {
     /// writes the queue too).
     pub(crate) fn write_now(&self) {
         loop {
-            if lock(&self.0.queue).is_empty() || self.check().is_err() {
+            if self.queued() == 0 || self.check().is_err() {
                 return;
             }
             let Ok(mut writer) = self.0.writer.try_lock() else {
@@ -194,5 +266,47 @@ impl Outbox {
     fn fail(&self, err: &io::Error) {
         tracing::debug!(%err, "writing to the client failed");
         self.0.failed.store(true, Ordering::Release);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use tokio::io::AsyncReadExt;
+
+    use super::Outbox;
+
+    /// Frames, shared bodies among them, come out whole and in order, whatever size each
+    /// write the output takes.
+    #[tokio::test]
+    async fn frames_and_shared_bodies_come_out_in_order() {
+        let (client, server) = tokio::io::duplex(7); // tiny: every write is partial
+        let outbox = Outbox::new(server);
+        let body: Arc<str> = Arc::from("{\"tools\":[1,2,3]}");
+        outbox.queue(&serde_json::json!({"id": 1})).unwrap();
+        outbox
+            .queue_shared(b"{\"id\":2,\"result\":", body.clone(), b"}\n")
+            .unwrap();
+        outbox.queue(&serde_json::json!({"id": 3})).unwrap();
+        assert_eq!(outbox.queued(), 9 + 17 + body.len() + 2 + 9);
+        let reader = tokio::spawn(async move {
+            let mut client = client;
+            let mut text = String::new();
+            client.read_to_string(&mut text).await.unwrap();
+            text
+        });
+        outbox.write_now(); // writes what fits, a task writes the rest
+        outbox.send(&serde_json::json!({"id": 4})).await.unwrap();
+        outbox.flush().await.unwrap();
+        drop(outbox);
+        let text = tokio::time::timeout(std::time::Duration::from_secs(10), reader)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            text,
+            "{\"id\":1}\n{\"id\":2,\"result\":{\"tools\":[1,2,3]}}\n{\"id\":3}\n{\"id\":4}\n"
+        );
     }
 }

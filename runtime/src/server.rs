@@ -50,12 +50,12 @@ pub struct Server {
 }
 
 /// How long the stdio reader keeps polling for the next request after the last one, unless
-/// [`Server::busy_poll`] says otherwise: 50 µs.
+/// [`Server::busy_poll`] says otherwise: 20 µs.
 ///
 /// ```
-/// assert_eq!(toolsmith::DEFAULT_BUSY_POLL, std::time::Duration::from_micros(50));
+/// assert_eq!(toolsmith::DEFAULT_BUSY_POLL, std::time::Duration::from_micros(20));
 /// ```
-pub const DEFAULT_BUSY_POLL: Duration = Duration::from_micros(50);
+pub const DEFAULT_BUSY_POLL: Duration = Duration::from_micros(20);
 
 impl Server {
     /// A server offering every registered tool.
@@ -122,7 +122,7 @@ impl Server {
     }
 
     /// How long the stdio reader keeps polling stdin for the next request once it has read
-    /// everything, before its thread sleeps (default [`DEFAULT_BUSY_POLL`], 50 µs; zero
+    /// everything, before its thread sleeps (default [`DEFAULT_BUSY_POLL`], 20 µs; zero
     /// turns it off). A request arriving in that window is read at once instead of after a
     /// wake-up of the thread, which costs tens of microseconds on a virtual machine or a CPU
     /// in a deep idle state. The price is at most this much CPU time per burst of requests;
