@@ -250,8 +250,14 @@ impl Outbox {
 
     /// Waits until everything queued so far is written and flushed.
     pub(crate) async fn flush(&self) -> io::Result<()> {
-        let writer = self.0.writer.lock().await;
-        self.drain(writer).await
+        loop {
+            let writer = self.0.writer.lock().await;
+            self.drain(writer).await?;
+            // A sender that found the writer busy after the last look left its frame queued.
+            if self.queued() == 0 {
+                return Ok(());
+            }
+        }
     }
 
     async fn drain(&self, mut writer: tokio::sync::MutexGuard<'_, Writer>) -> io::Result<()> {
@@ -308,5 +314,60 @@ mod tests {
             text,
             "{\"id\":1}\n{\"id\":2,\"result\":{\"tools\":[1,2,3]}}\n{\"id\":3}\n{\"id\":4}\n"
         );
+    }
+
+    /// Many senders against a slow reader: every frame is written once, each sender's in
+    /// order, and nothing is left in the queue when the senders are done.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_senders_and_a_slow_reader_lose_nothing() {
+        let (client, server) = tokio::io::duplex(64);
+        let outbox = Outbox::new(server);
+        let reader = tokio::spawn(async move {
+            let mut client = client;
+            let mut text = String::new();
+            client.read_to_string(&mut text).await.unwrap();
+            text
+        });
+        let senders: Vec<_> = (0..8)
+            .map(|sender| {
+                let outbox = outbox.clone();
+                tokio::spawn(async move {
+                    for n in 0..200 {
+                        let frame = serde_json::json!({"sender": sender, "n": n});
+                        if n % 3 == 0 {
+                            outbox.queue(&frame).unwrap();
+                            outbox.write_now();
+                        } else {
+                            outbox.send(&frame).await.unwrap();
+                        }
+                    }
+                })
+            })
+            .collect();
+        for sender in senders {
+            sender.await.unwrap();
+        }
+        // No flush: whoever held the writer must have taken every frame queued meanwhile.
+        let drained = async {
+            while outbox.queued() > 0 {
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+            }
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(20), drained)
+            .await
+            .expect("no frame is left behind in the queue");
+        drop(outbox);
+        let text = tokio::time::timeout(std::time::Duration::from_secs(20), reader)
+            .await
+            .expect("every frame is written")
+            .unwrap();
+        let mut next = [0u64; 8];
+        for line in text.lines() {
+            let frame: serde_json::Value = serde_json::from_str(line).unwrap();
+            let sender = frame["sender"].as_u64().unwrap() as usize;
+            assert_eq!(frame["n"], next[sender], "in order per sender");
+            next[sender] += 1;
+        }
+        assert_eq!(next, [200; 8]);
     }
 }
