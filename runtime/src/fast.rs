@@ -11,7 +11,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
@@ -37,7 +37,11 @@ pub(crate) struct FastPath {
     /// Set once an `initialize` result for a revision with a handshake has gone out.
     enabled: AtomicBool,
     /// Calls in flight, by request id: removing an entry claims the right to respond.
-    inflight: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// Several entries under one id only when a client reuses an id while its call runs
+    /// (against JSON-RPC); each call still gets its answer.
+    inflight: Mutex<HashMap<RequestId, Vec<(u64, CancellationToken)>>>,
+    /// Numbers the calls in flight.
+    calls: AtomicU64,
     running: AtomicUsize,
     idle: Notify,
 }
@@ -49,6 +53,7 @@ impl FastPath {
             outbox,
             enabled: AtomicBool::new(false),
             inflight: Mutex::new(HashMap::new()),
+            calls: AtomicU64::new(0),
             running: AtomicUsize::new(0),
             idle: Notify::new(),
         })
@@ -133,13 +138,11 @@ impl FastPath {
         if let JsonRpcMessage::Notification(notification) = &message
             && let ClientNotification::CancelledNotification(cancelled) = &notification.notification
             && let Some(id) = &cancelled.params.request_id
-            && let Some(token) = self
-                .inflight
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(id)
+            && let Some(calls) = self.inflight().remove(id)
         {
-            token.cancel();
+            for (_, token) in calls {
+                token.cancel();
+            }
         }
         Some(message)
     }
@@ -182,20 +185,15 @@ impl FastPath {
             }
             return;
         }
-        self.inflight
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id.clone(), token);
+        let number = self.calls.fetch_add(1, Ordering::Relaxed);
+        self.inflight()
+            .entry(id.clone())
+            .or_default()
+            .push((number, token));
         let fast = self.clone();
         self.spawn(async move {
             let result = work.await;
-            let claimed = fast
-                .inflight
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&id)
-                .is_some();
-            if !claimed {
+            if !fast.claim(&id, number) {
                 return; // cancelled: no response
             }
             if let Err(err) = fast.outbox.send(&response(id, result)).await {
@@ -233,14 +231,33 @@ impl FastPath {
         {
             tracing::warn!("timed out draining in-flight tool calls");
         }
-        for (_, token) in self
-            .inflight
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .drain()
-        {
-            token.cancel();
+        for (_, calls) in self.inflight().drain() {
+            for (_, token) in calls {
+                token.cancel();
+            }
         }
+    }
+
+    fn inflight(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<RequestId, Vec<(u64, CancellationToken)>>> {
+        self.inflight.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Takes call `number` out of the calls in flight: `false` when it was cancelled.
+    fn claim(&self, id: &RequestId, number: u64) -> bool {
+        let mut inflight = self.inflight();
+        let Some(calls) = inflight.get_mut(id) else {
+            return false;
+        };
+        let Some(at) = calls.iter().position(|(n, _)| *n == number) else {
+            return false;
+        };
+        calls.swap_remove(at);
+        if calls.is_empty() {
+            inflight.remove(id);
+        }
+        true
     }
 }
 

@@ -74,6 +74,8 @@ struct Inner {
     queue: Mutex<Queue>,
     writer: tokio::sync::Mutex<Writer>,
     failed: AtomicBool,
+    /// A task is on its way to write what `write_now` could not.
+    flush_scheduled: AtomicBool,
 }
 
 /// A handle on the session's writer; cheap to clone.
@@ -144,6 +146,7 @@ impl Outbox {
                 written: 0,
             }),
             failed: AtomicBool::new(false),
+            flush_scheduled: AtomicBool::new(false),
         }))
     }
 
@@ -161,6 +164,9 @@ impl Outbox {
         let start = tail.len();
         if let Err(err) = serde_json::to_writer(&mut *tail, frame) {
             tail.truncate(start);
+            if tail.is_empty() {
+                queue.chunks.pop_back(); // an empty chunk would read as a write of zero bytes
+            }
             return Err(io::Error::other(err));
         }
         tail.push(b'\n');
@@ -223,12 +229,16 @@ impl Outbox {
     /// writes the queue too).
     pub(crate) fn write_now(&self) {
         loop {
-            if self.queued() == 0 || self.check().is_err() {
+            if self.check().is_err() {
                 return;
             }
             let Ok(mut writer) = self.0.writer.try_lock() else {
                 return;
             };
+            // A batch a cancelled writer left half-written counts as queued.
+            if writer.batch.is_empty() && self.queued() == 0 {
+                return;
+            }
             let mut cx = Context::from_waker(Waker::noop());
             match writer.poll_drain(&mut cx, &self.0.queue) {
                 Poll::Ready(Ok(())) => {}
@@ -238,17 +248,28 @@ impl Outbox {
                 }
                 Poll::Pending => {
                     drop(writer);
-                    let outbox = self.clone();
-                    tokio::spawn(async move {
-                        let _ = outbox.flush().await;
-                    });
+                    self.schedule_flush();
                     return;
                 }
             }
         }
     }
 
-    /// Waits until everything queued so far is written and flushed.
+    /// Starts a task that writes everything queued, unless one is already on its way.
+    fn schedule_flush(&self) {
+        if self.0.flush_scheduled.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let outbox = self.clone();
+        tokio::spawn(async move {
+            // Cleared first: what is queued after this point is the task's to write too.
+            outbox.0.flush_scheduled.store(false, Ordering::Release);
+            let _ = outbox.flush().await;
+        });
+    }
+
+    /// Waits until everything queued so far is written and flushed. Cancel-safe: a
+    /// half-written batch stays with the writer, for the next holder.
     pub(crate) async fn flush(&self) -> io::Result<()> {
         loop {
             let writer = self.0.writer.lock().await;

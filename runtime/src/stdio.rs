@@ -241,6 +241,32 @@ impl AsyncWrite for Output {
         }
     }
 
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        match &mut self.0 {
+            #[cfg(unix)]
+            Inner::Pipe(pipe) => Pin::new(pipe).poll_write_vectored(cx, bufs),
+            #[cfg(unix)]
+            Inner::File(file) => Pin::new(file).poll_write_vectored(cx, bufs),
+            #[cfg(not(unix))]
+            Inner::Stdout(out) => Pin::new(out).poll_write_vectored(cx, bufs),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match &self.0 {
+            #[cfg(unix)]
+            Inner::Pipe(pipe) => pipe.is_write_vectored(),
+            #[cfg(unix)]
+            Inner::File(file) => file.is_write_vectored(),
+            #[cfg(not(unix))]
+            Inner::Stdout(out) => out.is_write_vectored(),
+        }
+    }
+
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
         match &mut self.0 {
             #[cfg(unix)]

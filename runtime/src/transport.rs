@@ -283,6 +283,10 @@ where
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            // Lines answered here never make this task wait: under a long burst it yields
+            // now and then (tokio's cooperative budget), so that other tasks (calls that
+            // wait, notification senders, timers, a write the pipe could not take) run.
+            tokio::task::coop::consume_budget().await;
             if let Err(err) = self.write_answers().await {
                 tracing::debug!(%err, "writing to the client failed");
             }
