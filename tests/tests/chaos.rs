@@ -415,5 +415,9 @@ async fn reused_ids_and_long_bursts_still_get_every_answer() {
     assert!(child.wait().await.unwrap().success());
     assert_eq!(burst, 5_000, "every call of the burst answered once");
     sevens.sort_by_key(|v| v.as_u64());
-    assert_eq!(sevens, [json!(100), json!(300)], "both calls with id 7 answered");
+    assert_eq!(
+        sevens,
+        [json!(100), json!(300)],
+        "both calls with id 7 answered"
+    );
 }
