@@ -32,12 +32,16 @@ pub struct Config {
     pub throughput_calls: usize,
     /// Calls kept in flight during the throughput phase.
     pub in_flight: usize,
+    /// Extra spawns measured for startup only (startup is the median over them and the
+    /// main run: one spawn alone is at the mercy of the machine's hiccups).
+    pub extra_startups: usize,
 }
 
 /// One run's figures.
 #[derive(Debug, Clone, Serialize)]
 pub struct Measurement {
-    /// Spawn to the `tools/list` response, milliseconds (initialize included).
+    /// Spawn to the `tools/list` response, milliseconds (initialize included): the median
+    /// over `1 + extra_startups` spawns.
     pub startup_ms: f64,
     pub list_median_us: f64,
     pub list_p99_us: f64,
@@ -61,6 +65,8 @@ struct Session {
     stdout: BufReader<Responses>,
     line: Vec<u8>,
     next_id: u64,
+    /// When the server was spawned.
+    started: Instant,
 }
 
 /// A response, read without building a JSON tree: the generator must cost far less than the
@@ -190,52 +196,85 @@ fn check_call(result: &str, id: u64, tools: usize) -> Result<(), String> {
 
 /// Runs the whole measurement against one freshly spawned server.
 pub fn measure(config: &Config) -> Result<Measurement, String> {
-    let (program, args) = config.command.split_first().ok_or("empty server command")?;
-    let started = Instant::now();
-    let mut child = Command::new(program)
-        .args(args)
-        .env("TOOLSMITH_LOG", "off")
-        .env("RUST_LOG", "off")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot start {program}: {e}"))?;
-    let mut session = Session {
-        stdin: BufWriter::with_capacity(1 << 16, child.stdin.take().unwrap()),
-        stdout: BufReader::with_capacity(1 << 16, Responses::new(child.stdout.take().unwrap())),
-        child,
-        line: Vec::new(),
-        next_id: 1,
-    };
-    let outcome = run(config, &mut session, started);
-    drop(session.stdin);
-    let status = session.child.wait().map_err(|e| e.to_string())?;
-    let measurement = outcome?;
-    if !status.success() {
-        return Err(format!("the server exited with {status}"));
+    let mut startups = Vec::with_capacity(config.extra_startups + 1);
+    for _ in 0..config.extra_startups {
+        let mut session = Session::spawn(config)?;
+        let outcome = session.start(config);
+        session.end()?;
+        startups.push(outcome?);
     }
+    let mut session = Session::spawn(config)?;
+    let outcome = session.start(config).and_then(|startup| {
+        startups.push(startup);
+        run(config, &mut session)
+    });
+    session.end()?;
+    let mut measurement = outcome?;
+    measurement.startup_ms = percentile(&mut startups, 50.0) / 1e3;
     Ok(measurement)
 }
 
-fn run(config: &Config, s: &mut Session, started: Instant) -> Result<Measurement, String> {
-    s.round_trip(
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {},
-               "clientInfo": {"name": "toolsmith-bench", "version": "0"}}),
-    )?;
-    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
-    s.stdout.get_mut().spin = true;
-    let (listed, _) = s.round_trip("tools/list", json!({}))?;
-    let startup = started.elapsed();
-    let listed: Value = serde_json::from_str(listed).map_err(|e| e.to_string())?;
-    let count = listed["tools"].as_array().map_or(0, Vec::len);
-    if count != config.tools {
-        return Err(format!(
-            "tools/list returned {count} tools, expected {}",
-            config.tools
-        ));
+impl Session {
+    fn spawn(config: &Config) -> Result<Session, String> {
+        let (program, args) = config.command.split_first().ok_or("empty server command")?;
+        let mut child = Command::new(program)
+            .args(args)
+            .env("TOOLSMITH_LOG", "off")
+            .env("RUST_LOG", "off")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start {program}: {e}"))?;
+        Ok(Session {
+            stdin: BufWriter::with_capacity(1 << 16, child.stdin.take().unwrap()),
+            stdout: BufReader::with_capacity(1 << 16, Responses::new(child.stdout.take().unwrap())),
+            child,
+            line: Vec::new(),
+            next_id: 1,
+            started: Instant::now(),
+        })
     }
+
+    /// `initialize`, then `tools/list` (which must list every tool): the startup time.
+    fn start(&mut self, config: &Config) -> Result<Duration, String> {
+        self.round_trip(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "toolsmith-bench", "version": "0"}}),
+        )?;
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+        let started = self.started;
+        let (listed, _) = self.round_trip("tools/list", json!({}))?;
+        let startup = started.elapsed();
+        let listed: Value = serde_json::from_str(listed).map_err(|e| e.to_string())?;
+        let count = listed["tools"].as_array().map_or(0, Vec::len);
+        if count != config.tools {
+            return Err(format!(
+                "tools/list returned {count} tools, expected {}",
+                config.tools
+            ));
+        }
+        Ok(startup)
+    }
+
+    /// Closes the server's input and waits for it to exit cleanly.
+    fn end(self) -> Result<(), String> {
+        let Session {
+            stdin, mut child, ..
+        } = self;
+        drop(stdin);
+        let status = child.wait().map_err(|e| e.to_string())?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!("the server exited with {status}"))
+        }
+    }
+}
+
+fn run(config: &Config, s: &mut Session) -> Result<Measurement, String> {
+    s.stdout.get_mut().spin = true;
 
     let pid = s.child.id();
     let mut list = Vec::with_capacity(config.list_reps);
@@ -266,7 +305,7 @@ fn run(config: &Config, s: &mut Session, started: Instant) -> Result<Measurement
 
     let n = config.throughput_calls.max(1) as f64;
     Ok(Measurement {
-        startup_ms: startup.as_secs_f64() * 1e3,
+        startup_ms: 0.0, // set by `measure`
         list_median_us: percentile(&mut list, 50.0),
         list_p99_us: percentile(&mut list, 99.0),
         list_cpu_us: list_cpu.as_secs_f64() * 1e6 / config.list_reps.max(1) as f64,

@@ -29,6 +29,10 @@ struct Cli {
     /// Sequential tools/call requests per run.
     #[arg(long, default_value_t = 3_000)]
     call_reps: usize,
+    /// Extra spawns per run for the startup figure (the median is reported; FastMCP gets
+    /// none, its startup takes a second).
+    #[arg(long, default_value_t = 4)]
+    extra_startups: usize,
     /// Skip the build figures.
     #[arg(long)]
     no_build: bool,
@@ -101,6 +105,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
             call_reps,
             throughput_calls: calls,
             in_flight,
+            extra_startups: 4,
         };
         let m = load::measure(&config)?;
         println!(
@@ -117,6 +122,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
             cli.call_reps,
             cli.no_build,
         ) = (1, 300, 10, 30, true);
+        cli.extra_startups = 0;
     }
     let workspace = Workspace::current();
     let python = cli.fastmcp_python.clone().unwrap_or_default();
@@ -153,6 +159,11 @@ fn run(mut cli: Cli) -> Result<(), String> {
                 call_reps: cli.call_reps,
                 throughput_calls: calls.max(1),
                 in_flight: cli.in_flight,
+                extra_startups: if *kind == Kind::FastMcp {
+                    0
+                } else {
+                    cli.extra_startups
+                },
             };
             let m = load::measure(&config)
                 .map_err(|e| format!("{} with {tools} tools: {e}", kind.name()))?;

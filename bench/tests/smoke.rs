@@ -39,6 +39,7 @@ fn both_servers_are_measured_and_compared() {
             call_reps: 20,
             throughput_calls: 200,
             in_flight: 16,
+            extra_startups: 1,
         };
         let m = measure(&config).unwrap_or_else(|e| panic!("{}: {e}", kind.name()));
         assert!(
@@ -67,6 +68,7 @@ fn a_wrong_tool_count_fails_loudly() {
         call_reps: 1,
         throughput_calls: 1,
         in_flight: 1,
+        extra_startups: 0,
     };
     let err = measure(&config).unwrap_err();
     assert!(

@@ -1,6 +1,7 @@
 //! [`ToolInfo`]: one registered tool, with what is computed from it once.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use rmcp::model::{MetaObject, Tool, ToolAnnotations};
@@ -41,18 +42,61 @@ pub struct ToolInfo {
 /// Schemas already built, by content: tools with the same parameters or result type share
 /// one copy.
 #[derive(Default)]
-pub(crate) struct SchemaCache(HashMap<String, Arc<JsonObject>>);
+pub(crate) struct SchemaCache(HashMap<u64, Vec<Arc<JsonObject>>>);
 
 impl SchemaCache {
     fn share(&mut self, schema: JsonObject) -> Arc<JsonObject> {
-        match serde_json::to_string(&schema) {
-            Ok(key) => self
-                .0
-                .entry(key)
-                .or_insert_with(|| Arc::new(schema))
-                .clone(),
-            Err(_) => Arc::new(schema),
+        let mut hasher = foldhash::fast::FixedState::default().build_hasher();
+        hash_object(&schema, &mut hasher);
+        let same = self.0.entry(hasher.finish()).or_default();
+        if let Some(shared) = same.iter().find(|shared| same_object(shared, &schema)) {
+            return shared.clone();
         }
+        let shared = Arc::new(schema);
+        same.push(shared.clone());
+        shared
+    }
+}
+
+/// A structural hash of a JSON object (order-sensitive; equal objects whose keys come in
+/// another order just are not shared).
+fn hash_object(object: &JsonObject, state: &mut impl Hasher) {
+    state.write_usize(object.len());
+    for (key, value) in object {
+        key.hash(state);
+        hash_value(value, state);
+    }
+}
+
+/// Equal with the keys in the same order (what sharing needs, and no hashing).
+fn same_object(a: &JsonObject, b: &JsonObject) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|((ka, va), (kb, vb))| ka == kb && same_value(va, vb))
+}
+
+fn same_value(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_value(a, b))
+        }
+        (Value::Object(a), Value::Object(b)) => same_object(a, b),
+        (a, b) => a == b,
+    }
+}
+
+fn hash_value(value: &Value, state: &mut impl Hasher) {
+    match value {
+        Value::Null => state.write_u8(0),
+        Value::Bool(b) => b.hash(state),
+        Value::Number(n) => n.hash(state),
+        Value::String(s) => s.hash(state),
+        Value::Array(items) => {
+            state.write_usize(items.len());
+            items.iter().for_each(|item| hash_value(item, state));
+        }
+        Value::Object(object) => hash_object(object, state),
     }
 }
 
@@ -246,5 +290,42 @@ impl std::fmt::Debug for ToolInfo {
             .field("tags", &self.tags())
             .field("location", &self.location())
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::{Value, json};
+
+    use super::SchemaCache;
+    use crate::schema::JsonObject;
+
+    fn object(value: Value) -> JsonObject {
+        match value {
+            Value::Object(object) => object,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn equal_schemas_share_one_copy_and_others_do_not() {
+        let mut cache = SchemaCache::default();
+        let schema = json!({"type": "object", "properties": {"a": {"type": "integer"}}});
+        let first = cache.share(object(schema.clone()));
+        let second = cache.share(object(schema));
+        assert!(Arc::ptr_eq(&first, &second));
+        let other = cache.share(object(
+            json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+        ));
+        assert!(!Arc::ptr_eq(&first, &other));
+        assert_eq!(other["properties"]["a"]["type"], "string");
+        let null = cache.share(object(json!({"x": null})));
+        let falsy = cache.share(object(json!({"x": false})));
+        assert!(
+            !Arc::ptr_eq(&null, &falsy),
+            "a hash collision is told apart"
+        );
     }
 }

@@ -15,7 +15,9 @@ use crate::info::{SchemaCache, ToolInfo};
 /// ```
 pub struct Registry {
     tools: Vec<ToolInfo>,
-    index: HashMap<&'static str, usize>,
+    /// By name. A fixed-seed fast hash: the names are the program's own, lookups insert
+    /// nothing, so there is no flooding to defend against.
+    index: HashMap<&'static str, usize, foldhash::fast::FixedState>,
 }
 
 impl Registry {
