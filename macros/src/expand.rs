@@ -112,12 +112,18 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
     let schema_fns = json_params.iter().enumerate().map(|(i, param)| {
         let ty = param.optional.as_ref().unwrap_or(&param.ty);
         let ident = format_ident!("__toolsmith_schema{}", i);
+        let type_ident = format_ident!("__toolsmith_type{}", i);
         let typed = quote_spanned!(ty.span()=> ::toolsmith::__private::Typed::<#ty>::NEW);
+        let full = &param.ty;
+        let typed_full = quote_spanned!(full.span()=> ::toolsmith::__private::Typed::<#full>::NEW);
         quote! {
             fn #ident(
                 generator: &mut ::toolsmith::__private::schemars::SchemaGenerator,
             ) -> ::toolsmith::__private::schemars::Schema {
                 #typed.param_schema(generator)
+            }
+            fn #type_ident() -> ::core::option::Option<::core::any::TypeId> {
+                #typed_full.param_type()
             }
         }
     });
@@ -132,12 +138,14 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
             _ => quote!(::core::option::Option::None),
         };
         let schema = format_ident!("__toolsmith_schema{}", i);
+        let type_id = format_ident!("__toolsmith_type{}", i);
         quote! {
             ::toolsmith::__private::ParamDef {
                 name: #name,
                 description: #description,
                 required: #required,
                 schema: #schema,
+                type_id: #type_id,
             }
         }
     });

@@ -3,6 +3,7 @@
 //! does with the type goes through [`Typed`], whose fallback methods keep a failed check
 //! from cascading into more errors.
 
+use std::any::TypeId;
 use std::fmt::Display;
 use std::marker::PhantomData;
 
@@ -99,6 +100,14 @@ impl<T: DeserializeOwned + JsonSchema> Typed<T> {
     }
 }
 
+impl<T: DeserializeOwned + JsonSchema + 'static> Typed<T> {
+    /// The parameter's type, so that tools with the same parameters share one schema
+    /// (`None`, no sharing, for a type that is not `'static`).
+    pub fn param_type(self) -> Option<TypeId> {
+        Some(TypeId::of::<T>())
+    }
+}
+
 impl<T: Serialize + JsonSchema> Typed<T> {
     pub fn output_schema(self) -> OutputSchema {
         schema::output::<T>()
@@ -121,6 +130,9 @@ pub trait Fallback<T>: Sized {
     }
     fn param_schema(self, _: &mut SchemaGenerator) -> Schema {
         Schema::default()
+    }
+    fn param_type(self) -> Option<TypeId> {
+        None
     }
     fn output_schema(self) -> OutputSchema {
         schema::output::<()>()

@@ -1,6 +1,7 @@
 //! What `#[tool]` generates: a static [`ToolDef`] per tool, registered through `inventory`.
 //! Not a public API (reached through `__private`).
 
+use std::any::TypeId;
 use std::future::Future;
 use std::pin::Pin;
 
@@ -51,6 +52,8 @@ pub struct ParamDef {
     pub description: Option<&'static str>,
     pub required: bool,
     pub schema: fn(&mut SchemaGenerator) -> Schema,
+    /// Its type, when known: tools whose parameters match share one input schema.
+    pub type_id: fn() -> Option<TypeId>,
 }
 
 /// What a tool returns.

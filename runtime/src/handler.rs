@@ -5,7 +5,7 @@
 // `ClientLog` honours it.
 #![allow(deprecated)]
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -39,7 +39,8 @@ pub(crate) struct ToolServer {
     /// Where the tools' notifications go: straight to the transport, so that they keep their
     /// order before the response and are not lost when the input has already closed.
     pub(crate) outbox: Option<Outbox>,
-    list_json: Arc<OnceLock<Option<Arc<str>>>>,
+    /// The un-paginated `tools/list` result, serialized once (see [`ToolServer::cached_list`]).
+    list_json: Option<Arc<String>>,
 }
 
 impl ToolServer {
@@ -55,12 +56,15 @@ impl ToolServer {
             .enable_logging()
             .build();
         let info = ServerConfig::new(capabilities).with_server_info(implementation);
-        let offered = registry
-            .tools()
-            .iter()
-            .filter(|t| policy.allows(t).is_ok())
-            .map(|t| t.mcp_tool().clone())
-            .collect();
+        let mut offered = Vec::with_capacity(registry.tools().len());
+        offered.extend(
+            registry
+                .tools()
+                .iter()
+                .filter(|t| policy.allows(t).is_ok())
+                .map(|t| t.mcp_tool().clone()),
+        );
+        let (offered, list_json) = serialized_list(offered, page_size);
         ToolServer {
             registry,
             info: Arc::new(info),
@@ -71,7 +75,7 @@ impl ToolServer {
             states,
             level: SessionLevel::default(),
             outbox: None,
-            list_json: Arc::default(),
+            list_json,
         }
     }
 
@@ -120,18 +124,10 @@ impl ToolServer {
         Ok(dispatch::run(tool, request.arguments, call, cancelled).await)
     }
 
-    /// The `tools/list` result for clients before 2026-07-28, serialized once: `None` when
-    /// the list is paginated.
-    pub(crate) fn cached_list(&self) -> Option<&Arc<str>> {
-        self.list_json
-            .get_or_init(|| {
-                (self.offered.len() <= self.page_size).then(|| {
-                    let mut result = ListToolsResult::with_all_items(self.offered.as_ref().clone());
-                    result.result_type = None;
-                    serde_json::to_string(&result).unwrap_or_default().into()
-                })
-            })
-            .as_ref()
+    /// The `tools/list` result for clients before 2026-07-28 (rmcp's `ListToolsResult`),
+    /// serialized once: `None` when the list is paginated.
+    pub(crate) fn cached_list(&self) -> Option<&Arc<String>> {
+        self.list_json.as_ref()
     }
 
     /// The tool `name` if the policy offers it; why not otherwise.
@@ -182,4 +178,21 @@ impl ServerHandler for ToolServer {
             _ => None,
         }
     }
+}
+
+/// rmcp's `ListToolsResult` of `tools`, serialized once when one page holds them all (in the
+/// shape of revisions before 2026-07-28); the tools come back out of it, not cloned.
+fn serialized_list(tools: Vec<Tool>, page_size: usize) -> (Vec<Tool>, Option<Arc<String>>) {
+    if tools.len() > page_size {
+        return (tools, None);
+    }
+    let mut result = ListToolsResult::with_all_items(tools);
+    result.result_type = None;
+    // Sized up front: growing a 100 KB buffer by doubling copies it several times over.
+    let mut json = Vec::with_capacity(64 + 512 * result.tools.len());
+    let list = serde_json::to_writer(&mut json, &result)
+        .ok()
+        .and_then(|()| String::from_utf8(json).ok())
+        .map(Arc::new);
+    (result.tools, list)
 }

@@ -1,5 +1,6 @@
 //! [`ToolInfo`]: one registered tool, with what is computed from it once.
 
+use std::any::TypeId;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;
@@ -8,7 +9,7 @@ use rmcp::model::{MetaObject, Tool, ToolAnnotations};
 use serde_json::{Map, Value};
 
 use crate::Hints;
-use crate::def::{OutputDef, ToolDef};
+use crate::def::{OutputDef, ParamDef, ToolDef};
 use crate::schema::{self, JsonObject, OutputSchema};
 
 /// The `_meta` key holding a tool's category.
@@ -39,16 +40,53 @@ pub struct ToolInfo {
     expected: Vec<String>,
 }
 
-/// Schemas already built, by content: tools with the same parameters or result type share
-/// one copy.
+/// Schemas already built: tools with the same parameters get the input schema built once,
+/// and schemas equal in content share one copy.
 #[derive(Default)]
-pub(crate) struct SchemaCache(HashMap<u64, Vec<Arc<JsonObject>>>);
+pub(crate) struct SchemaCache {
+    by_content: HashMap<u64, Vec<Arc<JsonObject>>>,
+    by_params: HashMap<Vec<ParamKey>, (Arc<JsonObject>, Vec<String>)>,
+}
+
+/// What decides a parameter's part of the input schema.
+#[derive(PartialEq, Eq, Hash)]
+struct ParamKey {
+    name: &'static str,
+    description: Option<&'static str>,
+    required: bool,
+    type_id: TypeId,
+}
 
 impl SchemaCache {
+    /// The input schema of `params` and what each expects, built once per distinct list
+    /// of parameters (when every parameter's type is known).
+    fn input(&mut self, params: &[ParamDef]) -> (Arc<JsonObject>, Vec<String>) {
+        let key: Option<Vec<ParamKey>> = params
+            .iter()
+            .map(|p| {
+                Some(ParamKey {
+                    name: p.name,
+                    description: p.description,
+                    required: p.required,
+                    type_id: (p.type_id)()?,
+                })
+            })
+            .collect();
+        if let Some(built) = key.as_ref().and_then(|key| self.by_params.get(key)) {
+            return built.clone();
+        }
+        let (input, expected) = schema::input(params);
+        let built = (self.share(input), expected);
+        if let Some(key) = key {
+            self.by_params.insert(key, built.clone());
+        }
+        built
+    }
+
     fn share(&mut self, schema: JsonObject) -> Arc<JsonObject> {
         let mut hasher = foldhash::fast::FixedState::default().build_hasher();
         hash_object(&schema, &mut hasher);
-        let same = self.0.entry(hasher.finish()).or_default();
+        let same = self.by_content.entry(hasher.finish()).or_default();
         if let Some(shared) = same.iter().find(|shared| same_object(shared, &schema)) {
             return shared.clone();
         }
@@ -102,8 +140,7 @@ fn hash_value(value: &Value, state: &mut impl Hasher) {
 
 impl ToolInfo {
     pub(crate) fn new(def: &'static ToolDef, schemas: &mut SchemaCache) -> Self {
-        let (input, expected) = schema::input(def.params);
-        let input = schemas.share(input);
+        let (input, expected) = schemas.input(def.params);
         let (output, wrapped) = match def.output {
             OutputDef::Json(schema) => {
                 let OutputSchema { schema, wrapped } = schema();

@@ -28,7 +28,7 @@ const SLICES: usize = 16;
 /// A run of queued bytes: frames serialized into a buffer, or a shared body.
 enum Chunk {
     Owned(Vec<u8>),
-    Shared(Arc<str>),
+    Shared(Arc<String>),
 }
 
 impl Chunk {
@@ -180,7 +180,7 @@ impl Outbox {
     pub(crate) fn queue_shared(
         &self,
         prefix: &[u8],
-        body: Arc<str>,
+        body: Arc<String>,
         suffix: &[u8],
     ) -> io::Result<()> {
         self.check()?;
@@ -310,7 +310,7 @@ mod tests {
     async fn frames_and_shared_bodies_come_out_in_order() {
         let (client, server) = tokio::io::duplex(7); // tiny: every write is partial
         let outbox = Outbox::new(server);
-        let body: Arc<str> = Arc::from("{\"tools\":[1,2,3]}");
+        let body = Arc::new(String::from("{\"tools\":[1,2,3]}"));
         outbox.queue(&serde_json::json!({"id": 1})).unwrap();
         outbox
             .queue_shared(b"{\"id\":2,\"result\":", body.clone(), b"}\n")

@@ -78,7 +78,15 @@ async fn registry_holds_exactly_the_compiled_tools() {
         .collect();
     assert_eq!(
         names,
-        ["greet", "made_by_macro", "noop", "renamed.tool-v2", "type"]
+        [
+            "greet",
+            "greet_briefly",
+            "greet_politely",
+            "made_by_macro",
+            "noop",
+            "renamed.tool-v2",
+            "type"
+        ]
     );
     let renamed = toolsmith::registry().get("renamed.tool-v2").unwrap();
     assert_eq!(renamed.description(), "Explicit description.");
@@ -169,4 +177,47 @@ async fn return_shapes() {
         json!({"type": "boolean", "description": "Upper-case the greeting."})
     );
     client.cancel().await.unwrap();
+}
+
+/// Greets someone, politely.
+///
+/// # Arguments
+/// * `who` - Whom to greet.
+/// * `shout` - Upper-case the greeting.
+#[tool(read_only, closed_world)]
+fn greet_politely(who: String, shout: Option<bool>) -> String {
+    format!(
+        "Good day, {who}{}",
+        if shout == Some(true) { "!" } else { "." }
+    )
+}
+
+/// Greets someone, briefly.
+///
+/// # Arguments
+/// * `who` - Whom to greet, by first name.
+/// * `shout` - Upper-case the greeting.
+#[tool(read_only, closed_world)]
+fn greet_briefly(who: String, shout: Option<bool>) -> String {
+    format!("Hi {who}{}", if shout == Some(true) { "!" } else { "" })
+}
+
+/// Tools with the same parameters (names, types, descriptions) share one input schema;
+/// a different description makes a different schema.
+#[test]
+fn tools_with_the_same_parameters_share_one_input_schema() {
+    let registry = toolsmith::registry();
+    let schema = |name: &str| registry.get(name).unwrap().mcp_tool().input_schema.clone();
+    let (greet, politely, briefly) = (
+        schema("greet"),
+        schema("greet_politely"),
+        schema("greet_briefly"),
+    );
+    assert!(std::sync::Arc::ptr_eq(&greet, &politely));
+    assert!(!std::sync::Arc::ptr_eq(&greet, &briefly));
+    assert_eq!(
+        briefly["properties"]["who"]["description"],
+        "Whom to greet, by first name."
+    );
+    assert_eq!(greet["properties"]["who"]["description"], "Whom to greet.");
 }
