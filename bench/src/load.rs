@@ -278,12 +278,12 @@ fn run(config: &Config, s: &mut Session) -> Result<Measurement, String> {
 
     let pid = s.child.id();
     let mut list = Vec::with_capacity(config.list_reps);
-    let list_cpu_before = cpu_time(pid);
+    let list_cpu_before = settled_cpu_time(pid);
     for _ in 0..config.list_reps {
         let (_, took) = s.round_trip("tools/list", json!({}))?;
         list.push(took);
     }
-    let list_cpu = cpu_time(pid).saturating_sub(list_cpu_before);
+    let list_cpu = settled_cpu_time(pid).saturating_sub(list_cpu_before);
 
     let mut calls = Vec::with_capacity(config.call_reps);
     for _ in 0..config.call_reps {
@@ -295,11 +295,11 @@ fn run(config: &Config, s: &mut Session) -> Result<Measurement, String> {
     }
 
     s.stdout.get_mut().spin = false;
-    let (cpu_before, own_before) = (cpu_time(pid), own_cpu_time());
+    let (cpu_before, own_before) = (settled_cpu_time(pid), own_cpu_time());
     let t = Instant::now();
     pipelined(config, s)?;
     let elapsed = t.elapsed();
-    let cpu = cpu_time(pid).saturating_sub(cpu_before);
+    let cpu = settled_cpu_time(pid).saturating_sub(cpu_before);
     let own = own_cpu_time().saturating_sub(own_before);
     let peak_rss_kb = peak_rss(pid);
 
@@ -408,19 +408,30 @@ fn percentile(samples: &mut [Duration], p: f64) -> f64 {
     samples[rank].as_secs_f64() * 1e6
 }
 
-/// CPU time of `pid`: the nanosecond run times of its threads (Linux `schedstat`), else
-/// user + system time in clock ticks (`/proc/<pid>/stat`); zero elsewhere.
+/// [`cpu_time`] once the server has gone idle: the kernel brings a thread's run time up to
+/// date when it stops running, so a thread still busy (polling for input, say) would be
+/// under-counted. No request is in flight here; 2 ms is far more than any polling window.
+fn settled_cpu_time(pid: u32) -> Duration {
+    std::thread::sleep(Duration::from_millis(2));
+    cpu_time(pid)
+}
+
+/// CPU time of `pid`, all threads, exited ones included: its process CPU-time clock
+/// (`clock_getcpuclockid`, nanoseconds, up to date even for a thread that is running right
+/// now), else user + system time in clock ticks (`/proc/<pid>/stat`); zero elsewhere.
 fn cpu_time(pid: u32) -> Duration {
-    let from_schedstat = || -> Option<u64> {
-        let mut total = 0;
-        for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
-            let stat = std::fs::read_to_string(task.ok()?.path().join("schedstat")).ok()?;
-            total += stat.split_whitespace().next()?.parse::<u64>().ok()?;
-        }
-        Some(total)
+    let mut clock: libc::clockid_t = 0;
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
     };
-    if let Some(nanos) = from_schedstat() {
-        return Duration::from_nanos(nanos);
+    // SAFETY: both calls write into the locals they are given.
+    let read = unsafe {
+        libc::clock_getcpuclockid(pid as libc::pid_t, &mut clock) == 0
+            && libc::clock_gettime(clock, &mut now) == 0
+    };
+    if read {
+        return Duration::new(now.tv_sec as u64, now.tv_nsec as u32);
     }
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
         return Duration::ZERO;
