@@ -47,6 +47,7 @@ mod logging;
 mod outbox;
 mod output;
 mod policy;
+mod prefix;
 mod registry;
 mod schema;
 mod search;
