@@ -25,8 +25,8 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use crate::fast::FastPath;
 use crate::handler::ToolServer;
 use crate::outbox::BACKLOG;
-use crate::prefix::top_level_id;
 pub(crate) use crate::outbox::Outbox;
+use crate::prefix::top_level_id;
 
 /// The longest request line accepted unless configured otherwise: 4 MiB.
 ///
