@@ -113,7 +113,9 @@ fn enlarge_pipe(file: &std::fs::File) {
     use std::os::fd::AsRawFd;
 
     const SIZES: [libc::c_int; 2] = [1 << 20, 256 << 10];
-    for size in SIZES {
+    // SAFETY: fcntl on a descriptor `file` owns.
+    let current = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETPIPE_SZ) };
+    for size in SIZES.into_iter().filter(|&size| size > current) {
         // SAFETY: fcntl on a descriptor `file` owns; failure leaves the pipe as it was.
         if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETPIPE_SZ, size) } >= 0 {
             return;
