@@ -383,4 +383,19 @@ mod tests {
         assert_eq!(input.read(&mut buf).await.unwrap(), 2);
         assert!(spinning(&input));
     }
+
+    #[tokio::test]
+    async fn a_zero_window_never_polls() {
+        let (mut input, mut tx) = pipe(Duration::ZERO);
+        let mut buf = [0u8; 16];
+        let started = Instant::now();
+        assert!(poll_once(input.read(&mut buf)).is_pending());
+        assert!(started.elapsed() < Duration::from_millis(50));
+        tx.write_all(b"a\n").unwrap();
+        assert_eq!(input.read(&mut buf).await.unwrap(), 2);
+        assert!(
+            !spinning(&input),
+            "input however quick does not turn polling on"
+        );
+    }
 }
