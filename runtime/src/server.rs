@@ -7,14 +7,13 @@ use std::time::Duration;
 
 use rmcp::ServiceExt;
 use rmcp::model::Implementation;
-use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
 use crate::call::{CallContext, StateMap};
 use crate::handler::ToolServer;
 use crate::log::SessionLevel;
 use crate::registry::Registry;
-use crate::transport::{DEFAULT_MAX_LINE, LineTransport};
+use crate::transport::{self, DEFAULT_MAX_LINE, LineTransport};
 use crate::{Error, Policy, ToolInfo};
 
 /// How many tools one `tools/list` page holds unless [`Server::page_size`] says otherwise.
@@ -256,8 +255,8 @@ pub(crate) type Serving = Pin<Box<dyn Future<Output = Result<(), Error>> + Send>
 /// machinery is compiled once, in this crate.
 fn serve(
     handler: ToolServer,
-    read: Box<dyn AsyncRead + Send + Unpin>,
-    write: Box<dyn AsyncWrite + Send + Unpin>,
+    read: transport::Input,
+    write: transport::Output,
     max_line: usize,
 ) -> Serving {
     Box::pin(serve_session(
@@ -266,10 +265,7 @@ fn serve(
     ))
 }
 
-async fn serve_session(
-    mut handler: ToolServer,
-    transport: LineTransport<Box<dyn AsyncRead + Send + Unpin>>,
-) -> Result<(), Error> {
+async fn serve_session(mut handler: ToolServer, transport: LineTransport) -> Result<(), Error> {
     handler.outbox = Some(transport.outbox());
     let transport = transport.with_fast_path(handler.clone());
     let running = handler

@@ -9,42 +9,26 @@
 //! non-blocking pipes driven by the reactor, so that reading a request or writing a
 //! response never hands off to a blocking thread.
 
+#[cfg(unix)]
 use std::pin::Pin;
+#[cfg(unix)]
 use std::task::{Context, Poll};
 use std::time::Duration;
 #[cfg(unix)]
 use std::time::Instant;
 
-use tokio::io::AsyncWrite;
+use crate::transport::{Input, Output};
 
-/// The input half: stdin.
-pub(crate) struct Input(InputInner);
-
-enum InputInner {
-    /// A non-blocking pipe, polled for up to `spin` before the reader sleeps.
-    #[cfg(unix)]
-    Pipe {
-        pipe: tokio::net::unix::pipe::Receiver,
-        spin: Duration,
-        /// Whether polling is likely to pay off: whether the last input came within a window
-        /// of the reader starting to wait for it.
-        spinning: bool,
-        /// When the reader started waiting for the input it has not got yet.
-        waiting_since: Option<Instant>,
-    },
-    Stdin(rmcp::transport::StdioReader),
-}
-
-/// The output half: the protocol's own descriptor.
-pub(crate) struct Output(Inner);
-
-enum Inner {
-    #[cfg(unix)]
-    Pipe(tokio::net::unix::pipe::Sender),
-    #[cfg(unix)]
-    File(tokio::fs::File),
-    #[cfg(not(unix))]
-    Stdout(rmcp::transport::StdioWriter),
+/// stdin as a non-blocking pipe, polled for up to `spin` before the reader sleeps.
+#[cfg(unix)]
+pub(crate) struct PipeInput {
+    pipe: tokio::net::unix::pipe::Receiver,
+    spin: Duration,
+    /// Whether polling is likely to pay off: whether the last input came within a window of
+    /// the reader starting to wait for it.
+    spinning: bool,
+    /// When the reader started waiting for the input it has not got yet.
+    waiting_since: Option<Instant>,
 }
 
 /// Takes over the standard streams for serving. Call once, before tools run. `spin`: how
@@ -54,32 +38,29 @@ pub(crate) fn take(spin: Duration) -> std::io::Result<(Input, Output)> {
     #[cfg(unix)]
     {
         drop(_unguarded);
-        let input = match nonblocking_pipe(libc::STDIN_FILENO, Direction::Read) {
-            Some(file) => match tokio::net::unix::pipe::Receiver::from_file(file) {
-                Ok(pipe) => InputInner::Pipe {
-                    pipe,
-                    spin,
-                    spinning: !spin.is_zero(),
-                    waiting_since: None,
-                },
-                Err(_) => InputInner::Stdin(stdin),
-            },
-            None => InputInner::Stdin(stdin),
+        let pipe = nonblocking_pipe(libc::STDIN_FILENO, Direction::Read)
+            .and_then(|file| tokio::net::unix::pipe::Receiver::from_file(file).ok());
+        let input: Input = match pipe {
+            Some(pipe) => Box::new(PipeInput {
+                pipe,
+                spin,
+                spinning: !spin.is_zero(),
+                waiting_since: None,
+            }),
+            None => Box::new(stdin),
         };
-        Ok((Input(input), Output(guard()?)))
+        Ok((input, guard()?))
     }
     #[cfg(not(unix))]
     {
         let _ = spin;
-        Ok((
-            Input(InputInner::Stdin(stdin)),
-            Output(Inner::Stdout(_unguarded)),
-        ))
+        let (input, output): (Input, Output) = (Box::new(stdin), Box::new(_unguarded));
+        Ok((input, output))
     }
 }
 
 #[cfg(unix)]
-fn guard() -> std::io::Result<Inner> {
+fn guard() -> std::io::Result<Output> {
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 
     // SAFETY: dup and dup2 on the standard descriptors; the new descriptor is owned below.
@@ -96,10 +77,10 @@ fn guard() -> std::io::Result<Inner> {
     if let Some(file) = nonblocking_pipe(protocol.as_raw_fd(), Direction::Write) {
         enlarge_pipe(&file);
         if let Ok(pipe) = tokio::net::unix::pipe::Sender::from_file(file) {
-            return Ok(Inner::Pipe(pipe));
+            return Ok(Box::new(pipe));
         }
     }
-    Ok(Inner::File(tokio::fs::File::from_std(std::fs::File::from(
+    Ok(Box::new(tokio::fs::File::from_std(std::fs::File::from(
         protocol,
     ))))
 }
@@ -154,36 +135,27 @@ fn nonblocking_pipe(fd: std::os::fd::RawFd, direction: Direction) -> Option<std:
         .ok()
 }
 
-impl tokio::io::AsyncRead for Input {
+#[cfg(unix)]
+impl tokio::io::AsyncRead for PipeInput {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut tokio::io::ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
-        match &mut self.0 {
-            #[cfg(unix)]
-            InputInner::Pipe {
-                pipe,
-                spin,
-                spinning,
-                waiting_since,
-            } => {
-                let since = *waiting_since.get_or_insert_with(Instant::now);
-                let read = if *spinning && spin_read(pipe, *spin, buf) {
-                    Poll::Ready(Ok(()))
-                } else {
-                    Pin::new(&mut *pipe).poll_read(cx, buf)
-                };
-                if read.is_ready() {
-                    *waiting_since = None;
-                    *spinning = since.elapsed() < *spin;
-                } else {
-                    *spinning = false;
-                }
-                read
-            }
-            InputInner::Stdin(stdin) => Pin::new(stdin).poll_read(cx, buf),
+        let this = &mut *self;
+        let since = *this.waiting_since.get_or_insert_with(Instant::now);
+        let read = if this.spinning && spin_read(&this.pipe, this.spin, buf) {
+            Poll::Ready(Ok(()))
+        } else {
+            Pin::new(&mut this.pipe).poll_read(cx, buf)
+        };
+        if read.is_ready() {
+            this.waiting_since = None;
+            this.spinning = since.elapsed() < this.spin;
+        } else {
+            this.spinning = false;
         }
+        read
     }
 }
 
@@ -223,71 +195,6 @@ fn spin_read(
                 std::hint::spin_loop();
             }
             _ => return false, // nothing yet, or an error: the reactor's read reports it
-        }
-    }
-}
-
-impl AsyncWrite for Output {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        match &mut self.0 {
-            #[cfg(unix)]
-            Inner::Pipe(pipe) => Pin::new(pipe).poll_write(cx, buf),
-            #[cfg(unix)]
-            Inner::File(file) => Pin::new(file).poll_write(cx, buf),
-            #[cfg(not(unix))]
-            Inner::Stdout(out) => Pin::new(out).poll_write(cx, buf),
-        }
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> Poll<std::io::Result<usize>> {
-        match &mut self.0 {
-            #[cfg(unix)]
-            Inner::Pipe(pipe) => Pin::new(pipe).poll_write_vectored(cx, bufs),
-            #[cfg(unix)]
-            Inner::File(file) => Pin::new(file).poll_write_vectored(cx, bufs),
-            #[cfg(not(unix))]
-            Inner::Stdout(out) => Pin::new(out).poll_write_vectored(cx, bufs),
-        }
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        match &self.0 {
-            #[cfg(unix)]
-            Inner::Pipe(pipe) => pipe.is_write_vectored(),
-            #[cfg(unix)]
-            Inner::File(file) => file.is_write_vectored(),
-            #[cfg(not(unix))]
-            Inner::Stdout(out) => out.is_write_vectored(),
-        }
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        match &mut self.0 {
-            #[cfg(unix)]
-            Inner::Pipe(pipe) => Pin::new(pipe).poll_flush(cx),
-            #[cfg(unix)]
-            Inner::File(file) => Pin::new(file).poll_flush(cx),
-            #[cfg(not(unix))]
-            Inner::Stdout(out) => Pin::new(out).poll_flush(cx),
-        }
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        match &mut self.0 {
-            #[cfg(unix)]
-            Inner::Pipe(pipe) => Pin::new(pipe).poll_shutdown(cx),
-            #[cfg(unix)]
-            Inner::File(file) => Pin::new(file).poll_shutdown(cx),
-            #[cfg(not(unix))]
-            Inner::Stdout(out) => Pin::new(out).poll_shutdown(cx),
         }
     }
 }

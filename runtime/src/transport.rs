@@ -38,6 +38,12 @@ pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
 /// Answers queued past this many bytes are written even while more requests are buffered.
 const WRITE_CHUNK: usize = 4096;
 
+/// The reading half: boxed, so that the transport (and rmcp's service loop over it) is
+/// compiled once, whatever the byte streams.
+pub(crate) type Input = Box<dyn AsyncRead + Send + Unpin>;
+/// The writing half.
+pub(crate) type Output = Box<dyn AsyncWrite + Send + Unpin>;
+
 /// What one bounded read produced.
 enum Line {
     /// A whole line is in `self.line`.
@@ -48,8 +54,8 @@ enum Line {
 }
 
 /// Newline-delimited JSON-RPC over any byte stream pair.
-pub(crate) struct LineTransport<R> {
-    reader: BufReader<R>,
+pub(crate) struct LineTransport {
+    reader: BufReader<Input>,
     /// The line being read. Kept across calls: `receive` may be cancelled mid-line.
     line: Vec<u8>,
     /// Skipping the rest of an oversized line, whose id (if read) is kept here.
@@ -60,11 +66,8 @@ pub(crate) struct LineTransport<R> {
     fast: Option<Arc<FastPath>>,
 }
 
-impl<R> LineTransport<R>
-where
-    R: AsyncRead + Send + Unpin + 'static,
-{
-    pub(crate) fn new<W: AsyncWrite + Send + 'static>(read: R, write: W, max_line: usize) -> Self {
+impl LineTransport {
+    pub(crate) fn new(read: Input, write: Output, max_line: usize) -> Self {
         LineTransport {
             reader: BufReader::with_capacity(32 * 1024, read),
             line: Vec::new(),
@@ -218,10 +221,7 @@ const KNOWN_METHODS: &[&str] = &[
     "resources/unsubscribe",
 ];
 
-impl<R> LineTransport<R>
-where
-    R: AsyncRead + Send + Unpin + 'static,
-{
+impl LineTransport {
     /// Answers `-32602` for a known method whose params do not fit it (rmcp would route it
     /// to `on_custom_request` and answer "method not found").
     fn known_method_check(
@@ -264,10 +264,7 @@ impl fmt::Display for TransportError {
 
 impl std::error::Error for TransportError {}
 
-impl<R> Transport<RoleServer> for LineTransport<R>
-where
-    R: AsyncRead + Send + Unpin + 'static,
-{
+impl Transport<RoleServer> for LineTransport {
     type Error = TransportError;
 
     fn send(

@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 
 use tokio::io::AsyncReadExt;
 
-use super::{Input, InputInner};
+use super::PipeInput;
 
 /// A pipe: its read end as the server's input polling for `spin`, its write end blocking.
-fn pipe(spin: Duration) -> (Input, std::fs::File) {
+fn pipe(spin: Duration) -> (PipeInput, std::fs::File) {
     let mut fds = [0; 2];
     // SAFETY: pipe2 fills two fresh descriptors, owned below.
     assert_eq!(
@@ -24,12 +24,12 @@ fn pipe(spin: Duration) -> (Input, std::fs::File) {
     // SAFETY: clears O_NONBLOCK on the write end, which this test owns.
     unsafe { libc::fcntl(fds[1], libc::F_SETFL, 0) };
     let pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(read).unwrap();
-    let input = Input(InputInner::Pipe {
+    let input = PipeInput {
         pipe,
         spin,
         spinning: true,
         waiting_since: None,
-    });
+    };
     (input, std::fs::File::from(write))
 }
 
@@ -37,11 +37,8 @@ fn poll_once<F: Future>(future: F) -> Poll<F::Output> {
     pin!(future).poll(&mut Context::from_waker(Waker::noop()))
 }
 
-fn spinning(input: &Input) -> bool {
-    match &input.0 {
-        InputInner::Pipe { spinning, .. } => *spinning,
-        InputInner::Stdin(_) => false,
-    }
+fn spinning(input: &PipeInput) -> bool {
+    input.spinning
 }
 
 #[tokio::test]
