@@ -46,6 +46,8 @@ pub struct Server {
     states: StateMap,
     max_line: Option<usize>,
     busy_poll: Option<Duration>,
+    /// `false` turns the tools fast path off (tests compare both paths).
+    no_fast_path: bool,
 }
 
 /// How long the stdio reader keeps polling for the next request after the last one, unless
@@ -136,6 +138,19 @@ impl Server {
         self
     }
 
+    /// Turns the tools fast path on (the default) or off: with it off, every request goes
+    /// through rmcp's service loop. For tests that compare the two paths; not for tuning.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().fast_path(false);
+    /// # let _ = server;
+    /// ```
+    #[doc(hidden)]
+    pub fn fast_path(mut self, on: bool) -> Self {
+        self.no_fast_path = !on;
+        self
+    }
+
     /// The name and version the server reports (default: the package defining the tools).
     ///
     /// ```
@@ -166,10 +181,11 @@ impl Server {
             crate::logging::init();
             let max_line = self.max_line.unwrap_or(DEFAULT_MAX_LINE);
             let busy_poll = self.busy_poll.unwrap_or(DEFAULT_BUSY_POLL);
+            let fast = !self.no_fast_path;
             let handler = self.handler()?;
             tracing::info!(tools = handler.offered.len(), "serving MCP over stdio");
             let (read, write) = crate::stdio::take(busy_poll)?;
-            serve(handler, Box::new(read), Box::new(write), max_line).await
+            serve(handler, Box::new(read), Box::new(write), max_line, fast).await
         })
     }
 
@@ -192,8 +208,9 @@ impl Server {
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
         let max_line = self.max_line.unwrap_or(DEFAULT_MAX_LINE);
+        let fast = !self.no_fast_path;
         let handler = self.handler()?;
-        serve(handler, Box::new(read), Box::new(write), max_line).await
+        serve(handler, Box::new(read), Box::new(write), max_line, fast).await
     }
 
     /// The registry, once every tool's `State<T>` needs are met.
@@ -258,16 +275,24 @@ fn serve(
     read: transport::Input,
     write: transport::Output,
     max_line: usize,
+    fast: bool,
 ) -> Serving {
     Box::pin(serve_session(
         handler,
         LineTransport::new(read, write, max_line),
+        fast,
     ))
 }
 
-async fn serve_session(mut handler: ToolServer, transport: LineTransport) -> Result<(), Error> {
+async fn serve_session(
+    mut handler: ToolServer,
+    mut transport: LineTransport,
+    fast: bool,
+) -> Result<(), Error> {
     handler.outbox = Some(transport.outbox());
-    let transport = transport.with_fast_path(handler.clone());
+    if fast {
+        transport = transport.with_fast_path(handler.clone());
+    }
     let running = handler
         .serve(transport)
         .await

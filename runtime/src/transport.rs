@@ -298,8 +298,8 @@ impl Transport<RoleServer> for LineTransport {
                     }
                     let mut message = self.decode();
                     self.line.clear();
-                    if let (Some(fast), Some(taken)) = (&self.fast, message.take()) {
-                        message = fast.intercept(taken);
+                    if let Some(fast) = &self.fast {
+                        message = message.and_then(|taken| fast.intercept(taken));
                     }
                     if message.is_some() {
                         return message;

@@ -136,6 +136,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         .state(Counter::default())
         .state(Seen::default())
         .max_line_length(64 * 1024)
+        // The differential test runs the same script with the fast path off.
+        .fast_path(std::env::var_os("TOOLSMITH_TEST_NO_FAST_PATH").is_none())
         .run()
         .await?;
     Ok(())
