@@ -6,15 +6,15 @@ pub use ::serde;
 pub use ::serde_json;
 
 pub use crate::Hints;
-pub use crate::args::Arguments;
-pub use crate::call::{CallContext, FromContext, StateKey, state_key};
-pub use crate::checks::{
+pub use crate::context::{CallContext, FromContext, StateKey, state_key};
+pub use crate::tool::args::Arguments;
+pub use crate::tool::checks::{
     Fallback, Typed, assert_deserialize, assert_error, assert_output_schema, assert_param_schema,
     assert_result, assert_serialize,
 };
-pub use crate::def::{Invocation, OutputDef, ParamDef, Timeout, ToolDef};
-pub use crate::output::{Outcome, empty, text};
-pub use crate::schema::OutputSchema;
+pub use crate::tool::def::{Invocation, OutputDef, ParamDef, Timeout, ToolDef};
+pub use crate::tool::output::{Outcome, empty, text};
+pub use crate::tool::schema::OutputSchema;
 
 /// Boxes an async tool's future.
 pub fn boxed_async<F>(future: F) -> Invocation

@@ -6,10 +6,10 @@ use std::io::Write;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
-use crate::server::Serving;
-use crate::{Error, Search, Server, ToolInfo, dispatch, snapshot};
+use crate::registry::snapshot;
+use crate::server::{Serving, executable_name};
+use crate::{Error, Search, Server, ToolInfo};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -177,14 +177,6 @@ impl Server {
     }
 }
 
-/// The executable's file name, for the command line and as a fallback server name.
-pub(crate) fn executable_name() -> String {
-    std::env::current_exe()
-        .ok()
-        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| "toolsmith-server".to_owned())
-}
-
 fn parse(args: Vec<OsString>) -> Cli {
     let name = executable_name();
     let version = crate::try_registry()
@@ -328,8 +320,7 @@ async fn call(server: &Server, name: &str, args: &str) -> Result<i32, Error> {
     let Some(tool) = crate::try_registry()?.get(name) else {
         return Ok(no_such_tool(name));
     };
-    let context = server.detached_context(tool);
-    let result = dispatch::run(tool, Some(arguments), context, CancellationToken::new()).await;
+    let result = server.call_detached(tool, arguments).await;
     let text: Vec<&str> = result
         .content
         .iter()

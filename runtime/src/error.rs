@@ -63,7 +63,14 @@ impl std::error::Error for ToolError {}
 /// assert!(err.to_string().contains("pipe closed"));
 /// takes_any_error(Box::new(err));
 /// ```
-#[derive(Debug)]
+///
+/// Its `Debug` form is the same sentence, so that `main` returning it through `?` prints
+/// something a person can read (as `anyhow` does):
+///
+/// ```
+/// let err = toolsmith::Error::Initialize("the client sent garbage".into());
+/// assert_eq!(format!("{err:?}"), err.to_string());
+/// ```
 #[non_exhaustive]
 pub enum Error {
     /// Two tools were registered under one name. Each definition is named by its Rust path
@@ -111,6 +118,12 @@ impl fmt::Display for Error {
             Error::Io(err) => write!(f, "transport I/O failed: {err}"),
             Error::Task(msg) => write!(f, "serving task failed: {msg}"),
         }
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
     }
 }
 

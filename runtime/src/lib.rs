@@ -30,42 +30,33 @@
 //! and a complete hint block (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
 //! `openWorldHint`). See [`tool`] for every key.
 
-mod args;
-mod call;
-mod checks;
+// The runtime by layer; dependencies point one way (checked in CI by `module-graph`):
+// - `tool/`: what a tool is (definitions, hints, arguments, schemas, outputs).
+// - `context/`: what a call can ask for (state, progress, cancellation, client log); a call's
+//   notifications leave through a sink the serving side provides.
+// - `registry/`: every tool, search by hints, the hints snapshot.
+// - `transport/`: byte streams and framing, one folder per transport; knows no server.
+// - `server/`: the builder, the rmcp handler, dispatch, policy, the fast path, sessions.
+// - `cli.rs` (the command line), `logging.rs` (stderr), `error.rs`.
 mod cli;
 mod context;
-mod def;
-mod dispatch;
 mod error;
-mod fast;
-mod handler;
-mod hints;
-mod info;
-mod log;
 mod logging;
-mod outbox;
-mod output;
-mod policy;
-mod prefix;
 mod registry;
-mod schema;
-mod search;
 mod server;
-mod snapshot;
-mod stdio;
+mod tool;
 mod transport;
 
 pub use cli::run;
-pub use context::{Cancellation, Progress, State};
+pub use context::{Cancellation, ClientLog, LogLevel, Progress, State};
 pub use error::{Error, ToolError};
-pub use hints::{Hints, InferredHints, infer_hints};
-pub use info::{META_CATEGORY, META_TAGS, ToolInfo};
-pub use log::{ClientLog, LogLevel};
-pub use policy::Policy;
-pub use registry::{Registry, registry, try_registry};
-pub use search::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, Search, SearchError};
-pub use server::{DEFAULT_BUSY_POLL, DEFAULT_LIST_PAGE_SIZE, Server, serve_on_stream, serve_stdio};
+pub use registry::{
+    DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, Registry, Search, SearchError, registry, try_registry,
+};
+pub use server::{
+    DEFAULT_BUSY_POLL, DEFAULT_LIST_PAGE_SIZE, Policy, Server, serve_on_stream, serve_stdio,
+};
+pub use tool::{Hints, InferredHints, META_CATEGORY, META_TAGS, ToolInfo, infer_hints};
 pub use transport::DEFAULT_MAX_LINE;
 
 /// The MCP SDK toolsmith is built on, for the rare need to reach its model types.

@@ -124,6 +124,10 @@ fn steps_sync(steps: u32, progress: Progress) -> u32 {
     steps
 }
 
+/// Does nothing and returns nothing (a `()` output).
+#[tool(read_only, closed_world)]
+fn nothing() {}
+
 /// Counts its calls.
 #[tool(destructive = false, closed_world)]
 fn count(counter: State<Counter>) -> u64 {

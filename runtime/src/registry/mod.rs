@@ -1,11 +1,18 @@
-//! Every `#[tool]` in the program, collected through `inventory`: no list to keep.
+//! Every `#[tool]` in the program, collected through `inventory`: no list to keep. Searching
+//! it by hints (`search.rs`, with tamper-proof cursors) and the hints snapshot that CI checks
+//! (`snapshot.rs`).
+
+pub(crate) mod search;
+pub(crate) mod snapshot;
+
+pub use search::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, Search, SearchError};
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use crate::Error;
-use crate::def::ToolDef;
-use crate::info::{SchemaCache, ToolInfo};
+use crate::tool::def::ToolDef;
+use crate::tool::{SchemaCache, ToolInfo};
 
 /// Every registered tool, sorted by name, with its schemas computed once.
 ///

@@ -11,9 +11,9 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::args::Arguments;
-use crate::output::{self, Outcome};
-use crate::schema::{self, OutputSchema};
+use crate::tool::args::Arguments;
+use crate::tool::output::{self, Outcome};
+use crate::tool::schema::{self, OutputSchema};
 
 /// A type a tool can take as a parameter: it decodes from JSON.
 #[diagnostic::on_unimplemented(

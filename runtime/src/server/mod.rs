@@ -1,20 +1,28 @@
-//! The [`Server`] builder and the entry points that serve the registry on stdio or any byte
-//! stream; the handler rmcp drives is in `handler.rs`.
+//! Serving the registry: the [`Server`] builder and its entry points (here), the handler rmcp
+//! drives (`handler.rs`), running one call under its timeout and cancellation
+//! (`dispatch.rs`), the serving policy (`policy.rs`), and the tools fast path that wraps a
+//! transport (`fast.rs`). `session.rs` joins a transport and the handler into one session.
+
+mod dispatch;
+mod fast;
+mod handler;
+mod policy;
+mod session;
+
+pub use policy::Policy;
 
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use rmcp::ServiceExt;
 use rmcp::model::Implementation;
 use tokio_util::sync::CancellationToken;
 
-use crate::call::{CallContext, StateMap};
-use crate::handler::ToolServer;
-use crate::log::SessionLevel;
-use crate::registry::Registry;
-use crate::transport::{self, DEFAULT_MAX_LINE, LineTransport};
-use crate::{Error, Policy, ToolInfo};
+use crate::context::{CallContext, SessionLevel, StateMap};
+use crate::transport::DEFAULT_MAX_LINE;
+use crate::{Error, Registry, ToolInfo};
+use handler::ToolServer;
+use session::serve;
 
 /// How many tools one `tools/list` page holds unless [`Server::page_size`] says otherwise.
 ///
@@ -184,7 +192,7 @@ impl Server {
             let fast = !self.no_fast_path;
             let handler = self.handler()?;
             tracing::info!(tools = handler.offered.len(), "serving MCP over stdio");
-            let (read, write) = crate::stdio::take(busy_poll)?;
+            let (read, write) = crate::transport::stdio::take(busy_poll)?;
             serve(handler, Box::new(read), Box::new(write), max_line, fast).await
         })
     }
@@ -199,7 +207,7 @@ impl Server {
     /// drop(client_end); // a client would talk here; closing it ends the session
     /// let (read, write) = tokio::io::split(server_end);
     /// let outcome = toolsmith::Server::new().serve_on(read, write).await;
-    /// assert!(outcome.is_err(), "no client sent initialize");
+    /// assert!(outcome.is_ok(), "input that ends before any request is a normal end");
     /// # }
     /// ```
     pub async fn serve_on<R, W>(self, read: R, write: W) -> Result<(), Error>
@@ -229,16 +237,22 @@ impl Server {
         Ok(registry)
     }
 
-    /// A context for a call made outside a client session (the `call` command).
-    pub(crate) fn detached_context(&self, tool: &ToolInfo) -> CallContext {
-        CallContext::new(
+    /// Runs `tool` outside a client session (the `call` command): no notifications, no
+    /// cancellation.
+    pub(crate) async fn call_detached(
+        &self,
+        tool: &ToolInfo,
+        arguments: rmcp::model::JsonObject,
+    ) -> rmcp::model::CallToolResult {
+        let context = CallContext::new(
             tool.name(),
             self.states.clone(),
             CancellationToken::new(),
             None,
             None,
             SessionLevel::default(),
-        )
+        );
+        dispatch::run(tool, Some(arguments), context, CancellationToken::new()).await
     }
 
     pub(crate) fn handler(self) -> Result<ToolServer, Error> {
@@ -261,47 +275,19 @@ impl Server {
 pub(crate) fn implementation(registry: &Registry) -> Implementation {
     match registry.main_package() {
         Some((name, version)) => Implementation::new(name, version),
-        None => Implementation::new(crate::cli::executable_name(), "0.0.0"),
+        None => Implementation::new(executable_name(), "0.0.0"),
     }
 }
 
 /// A session being served, type-erased (see [`Server::serve_stdio_boxed`]).
 pub(crate) type Serving = Pin<Box<dyn Future<Output = Result<(), Error>> + Send>>;
 
-/// Serves one session. Not generic, and boxed: whatever the byte streams, the serving
-/// machinery is compiled once, in this crate.
-fn serve(
-    handler: ToolServer,
-    read: transport::Input,
-    write: transport::Output,
-    max_line: usize,
-    fast: bool,
-) -> Serving {
-    Box::pin(serve_session(
-        handler,
-        LineTransport::new(read, write, max_line),
-        fast,
-    ))
-}
-
-async fn serve_session(
-    mut handler: ToolServer,
-    mut transport: LineTransport,
-    fast: bool,
-) -> Result<(), Error> {
-    handler.outbox = Some(transport.outbox());
-    if fast {
-        transport = transport.with_fast_path(handler.clone());
-    }
-    let running = handler
-        .serve(transport)
-        .await
-        .map_err(|err| Error::Initialize(err.to_string()))?;
-    running
-        .waiting()
-        .await
-        .map_err(|err| Error::Task(err.to_string()))?;
-    Ok(())
+/// The executable's file name, for the command line and as a fallback server name.
+pub(crate) fn executable_name() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "toolsmith-server".to_owned())
 }
 
 /// Serves every registered tool over stdio until stdin closes.
@@ -329,7 +315,7 @@ pub async fn serve_stdio() -> Result<(), Error> {
 /// let (client_end, server_end) = tokio::io::duplex(64 * 1024);
 /// drop(client_end);
 /// let (read, write) = tokio::io::split(server_end);
-/// assert!(toolsmith::serve_on_stream(read, write).await.is_err(), "no client sent initialize");
+/// assert!(toolsmith::serve_on_stream(read, write).await.is_ok(), "nothing was asked");
 /// # }
 /// ```
 pub async fn serve_on_stream<R, W>(read: R, write: W) -> Result<(), Error>

@@ -6,7 +6,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::def::ParamDef;
+use crate::tool::def::ParamDef;
 
 /// The arguments of one call, consumed parameter by parameter by the code `#[tool]`
 /// generates.

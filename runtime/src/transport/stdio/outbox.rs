@@ -76,6 +76,8 @@ struct Inner {
     failed: AtomicBool,
     /// A task is on its way to write what `write_now` could not.
     flush_scheduled: AtomicBool,
+    /// The runtime flush tasks run on: frames may be queued from any thread.
+    runtime: tokio::runtime::Handle,
 }
 
 /// A handle on the session's writer; cheap to clone.
@@ -147,6 +149,7 @@ impl Outbox {
             }),
             failed: AtomicBool::new(false),
             flush_scheduled: AtomicBool::new(false),
+            runtime: tokio::runtime::Handle::current(),
         }))
     }
 
@@ -255,13 +258,20 @@ impl Outbox {
         }
     }
 
+    /// Has what is queued written soon, by a task (one at a time), from any thread.
+    pub(crate) fn write_soon(&self) {
+        if self.queued() > 0 && self.check().is_ok() {
+            self.schedule_flush();
+        }
+    }
+
     /// Starts a task that writes everything queued, unless one is already on its way.
     fn schedule_flush(&self) {
         if self.0.flush_scheduled.swap(true, Ordering::AcqRel) {
             return;
         }
         let outbox = self.clone();
-        tokio::spawn(async move {
+        self.0.runtime.spawn(async move {
             // Cleared first: what is queued after this point is the task's to write too.
             outbox.0.flush_scheduled.store(false, Ordering::Release);
             let _ = outbox.flush().await;

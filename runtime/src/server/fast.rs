@@ -11,6 +11,8 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
@@ -27,11 +29,14 @@ use serde_json::value::RawValue;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::handler::ToolServer;
-use crate::transport::Outbox;
+use super::handler::ToolServer;
+use crate::transport::stdio::{Outbox, Shortcut};
 
-/// The fast path of one session.
-pub(crate) struct FastPath {
+/// The fast path of one session, put in front of rmcp as the transport's [`Shortcut`].
+#[derive(Clone)]
+pub(crate) struct FastPath(Arc<Fast>);
+
+pub(crate) struct Fast {
     server: ToolServer,
     outbox: Outbox,
     /// Set once an `initialize` result for a revision with a handshake has gone out.
@@ -46,9 +51,30 @@ pub(crate) struct FastPath {
     idle: Notify,
 }
 
+impl Shortcut for FastPath {
+    fn try_line(&self, line: &[u8]) -> bool {
+        self.0.try_raw(line)
+    }
+
+    fn intercept(
+        &self,
+        message: RxJsonRpcMessage<RoleServer>,
+    ) -> Option<RxJsonRpcMessage<RoleServer>> {
+        self.0.intercept(message)
+    }
+
+    fn observe(&self, frame: &TxJsonRpcMessage<RoleServer>) {
+        self.0.observe(frame);
+    }
+
+    fn drain(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(self.0.drain())
+    }
+}
+
 impl FastPath {
-    pub(crate) fn new(server: ToolServer, outbox: Outbox) -> Arc<Self> {
-        Arc::new(FastPath {
+    pub(crate) fn new(server: ToolServer, outbox: Outbox) -> Self {
+        FastPath(Arc::new(Fast {
             server,
             outbox,
             enabled: AtomicBool::new(false),
@@ -56,9 +82,11 @@ impl FastPath {
             calls: AtomicU64::new(0),
             running: AtomicUsize::new(0),
             idle: Notify::new(),
-        })
+        }))
     }
+}
 
+impl Fast {
     /// Watches outgoing frames for the `initialize` result that enables the fast path.
     pub(crate) fn observe(&self, frame: &TxJsonRpcMessage<RoleServer>) {
         if let JsonRpcMessage::Response(response) = frame
@@ -175,7 +203,8 @@ impl FastPath {
         let token = CancellationToken::new();
         let fast = self.clone();
         let cancelled = token.clone();
-        let mut work = Box::pin(async move { fast.server.call(params, cancelled, progress).await });
+        let mut work =
+            Box::pin(async move { fast.server.call(params, cancelled, progress, None).await });
         // A waker that does nothing is enough for a first poll: a future that is not ready
         // registers the waker of its next poll, which the task below makes.
         let mut cx = Context::from_waker(Waker::noop());

@@ -8,10 +8,10 @@ use std::pin::Pin;
 use schemars::{Schema, SchemaGenerator};
 
 use crate::Hints;
-use crate::args::Arguments;
-use crate::call::{CallContext, StateKey};
-use crate::output::Outcome;
-use crate::schema::OutputSchema;
+use crate::context::{CallContext, StateKey};
+use crate::tool::args::Arguments;
+use crate::tool::output::Outcome;
+use crate::tool::schema::OutputSchema;
 
 /// One tool as `#[tool]` declares it: a static value registered through `inventory`.
 #[doc(hidden)]

@@ -9,8 +9,8 @@ use rmcp::model::{MetaObject, Tool, ToolAnnotations};
 use serde_json::{Map, Value};
 
 use crate::Hints;
-use crate::def::{OutputDef, ParamDef, ToolDef};
-use crate::schema::{self, JsonObject, OutputSchema};
+use crate::tool::def::{OutputDef, ParamDef, ToolDef};
+use crate::tool::schema::{self, JsonObject, OutputSchema};
 
 /// The `_meta` key holding a tool's category.
 ///
@@ -337,7 +337,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::SchemaCache;
-    use crate::schema::JsonObject;
+    use crate::tool::schema::JsonObject;
 
     fn object(value: Value) -> JsonObject {
         match value {

@@ -17,7 +17,7 @@ use std::time::Duration;
 #[cfg(unix)]
 use std::time::Instant;
 
-use crate::transport::{Input, Output};
+use super::{Input, Output};
 
 /// stdin as a non-blocking pipe, polled for up to `spin` before the reader sleeps.
 #[cfg(unix)]

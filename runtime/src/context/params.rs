@@ -1,11 +1,10 @@
-//! Context parameters: what a tool can ask for besides its JSON arguments, recognised by type
-//! and never part of the input schema.
+//! The context parameter types:
 //!
 //! - [`State<T>`]: shared state registered with [`Server::state`](crate::Server::state).
 //! - [`Progress`]: `notifications/progress` to the client, when it asked for them.
 //! - [`Cancellation`]: fires when the client cancels the call or its timeout expires.
 //! - [`ClientLog`](crate::ClientLog): MCP logging notifications, filtered by the client's
-//!   `logging/setLevel` (in `log.rs`).
+//!   `logging/setLevel` (in `log.rs` beside this file).
 
 use std::fmt;
 use std::ops::Deref;
@@ -14,7 +13,7 @@ use std::sync::Arc;
 use rmcp::model::{ProgressNotificationParam, ProgressToken};
 use tokio_util::sync::CancellationToken;
 
-use crate::call::{Notice, Notifier};
+use super::{Notice, Notifier};
 
 /// Shared state a tool asks for by type: `fn tool(store: State<Store>, ...)`. Register the
 /// value once with [`Server::state`](crate::Server::state); a tool asking for a type that was

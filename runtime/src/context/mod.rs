@@ -1,39 +1,64 @@
-//! The plumbing behind context parameters: the per-call context the generated code reads
-//! them from, registered state by type, and the ordered channel that carries a call's
-//! notifications to the client before its result.
+//! The context of one call: what a tool can ask for besides its JSON arguments ([`State`],
+//! [`Progress`], [`Cancellation`], [`ClientLog`]), recognised by type and never part of the
+//! input schema, and the per-call plumbing behind them.
+//!
+//! A call's notifications leave through a [`NoticeSink`] that the serving side of each session
+//! provides: this module names no transport. They are fenced: what a tool sends while its call
+//! runs reaches the sink at once, in order, and so precedes the result; what it sends after
+//! the call ended (from a clone it kept) is dropped.
 
 #![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
 
+mod log;
+mod params;
+
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use rmcp::RoleServer;
-use rmcp::model::{
-    LoggingMessageNotification, LoggingMessageNotificationParam, ProgressNotification,
-    ProgressNotificationParam, ProgressToken, ServerNotification,
-};
-use rmcp::service::TxJsonRpcMessage;
-use tokio::sync::mpsc;
+use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken};
 use tokio_util::sync::CancellationToken;
 
-use crate::log::SessionLevel;
-use crate::transport::Outbox;
-use crate::{Cancellation, ClientLog, Progress, State};
+pub(crate) use log::SessionLevel;
+pub use log::{ClientLog, LogLevel};
+pub use params::{Cancellation, Progress, State};
 
-/// A notification a tool produced, in order.
+/// A notification a tool produced.
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Notice {
     Progress(ProgressNotificationParam),
     Log(LoggingMessageNotificationParam),
 }
 
-/// The ordered channel from a call's context types to the client.
+/// Where a session's notifications go, provided by the side that serves it. Called from any
+/// thread (a sync tool runs on its own), in the order the tool sent them; it must not block.
+pub(crate) trait NoticeSink: Send + Sync {
+    fn notify(&self, notice: Notice);
+}
+
+/// The notifications of one call, open until the call ends.
+struct CallNotices {
+    sink: Arc<dyn NoticeSink>,
+    /// Held while a notice is handed to the sink, so that closing waits for it.
+    open: Mutex<bool>,
+}
+
+/// The ordered channel from a call's context types to its session's sink.
 #[derive(Clone)]
-pub(crate) struct Notifier(mpsc::UnboundedSender<Notice>);
+pub(crate) struct Notifier(Arc<CallNotices>);
 
 impl Notifier {
     pub(crate) fn send(&self, notice: Notice) {
-        let _ = self.0.send(notice);
+        let open = self.0.open.lock().unwrap_or_else(|e| e.into_inner());
+        if *open {
+            self.0.sink.notify(notice);
+        } else {
+            tracing::debug!("a notification sent after its call ended was dropped");
+        }
+    }
+
+    fn close(&self) {
+        *self.0.open.lock().unwrap_or_else(|e| e.into_inner()) = false;
     }
 }
 
@@ -49,6 +74,10 @@ impl StateMap {
     pub(crate) fn contains(&self, key: TypeId) -> bool {
         self.0.contains_key(&key)
     }
+
+    fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.0.get(&TypeId::of::<T>())?.clone().downcast::<T>().ok()
+    }
 }
 
 /// Everything a call's context parameters are made from.
@@ -57,10 +86,11 @@ pub struct CallContext {
     pub(crate) tool: &'static str,
     pub(crate) states: StateMap,
     pub(crate) cancel: CancellationToken,
-    pub(crate) outbox: Option<Outbox>,
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) level: SessionLevel,
-    forwarder: Mutex<Option<(Notifier, tokio::task::JoinHandle<()>)>>,
+    sink: Option<Arc<dyn NoticeSink>>,
+    /// Made on first use: only calls that can report pay for it.
+    notices: OnceLock<Notifier>,
 }
 
 impl CallContext {
@@ -68,7 +98,7 @@ impl CallContext {
         tool: &'static str,
         states: StateMap,
         cancel: CancellationToken,
-        outbox: Option<Outbox>,
+        sink: Option<Arc<dyn NoticeSink>>,
         progress_token: Option<ProgressToken>,
         level: SessionLevel,
     ) -> Self {
@@ -76,55 +106,30 @@ impl CallContext {
             tool,
             states,
             cancel,
-            outbox,
             progress_token,
             level,
-            forwarder: Mutex::new(None),
+            sink,
+            notices: OnceLock::new(),
         }
     }
 
-    /// The notifier of this call, started on first use (only calls that report pay for it).
+    /// The notifier of this call, when its session takes notifications.
     fn notifier(&self) -> Option<Notifier> {
-        let outbox = self.outbox.clone()?;
-        let mut slot = self.forwarder.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((notifier, _)) = &*slot {
-            return Some(notifier.clone());
-        }
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let task = tokio::spawn(async move {
-            while let Some(notice) = rx.recv().await {
-                let notification = match notice {
-                    Notice::Progress(param) => {
-                        ServerNotification::ProgressNotification(ProgressNotification::new(param))
-                    }
-                    Notice::Log(param) => ServerNotification::LoggingMessageNotification(
-                        LoggingMessageNotification::new(param),
-                    ),
-                };
-                let frame = TxJsonRpcMessage::<RoleServer>::notification(notification);
-                if let Err(err) = outbox.send(&frame).await {
-                    tracing::debug!(%err, "a notification could not be sent");
-                }
-            }
+        let sink = self.sink.as_ref()?;
+        let notifier = self.notices.get_or_init(|| {
+            Notifier(Arc::new(CallNotices {
+                sink: sink.clone(),
+                open: Mutex::new(true),
+            }))
         });
-        let notifier = Notifier(tx);
-        *slot = Some((notifier.clone(), task));
-        Some(notifier)
+        Some(notifier.clone())
     }
 
-    /// Waits until every notification of the call is sent, so that they precede the result.
-    /// Tool code that kept a `Progress` or `ClientLog` past its return cannot hold this up:
-    /// only what was sent before the call ended is awaited.
-    pub(crate) async fn flush(&self) {
-        let taken = self
-            .forwarder
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
-        if let Some((notifier, task)) = taken {
-            drop(notifier);
-            // Clones a tool kept past its return keep the channel open: bound the wait.
-            let _ = tokio::time::timeout(std::time::Duration::from_secs(1), task).await;
+    /// Ends the call's notifications: every one sent so far is with the sink, before the
+    /// result; any sent later (by a clone a tool kept) is dropped. Never waits for the tool.
+    pub(crate) fn close(&self) {
+        if let Some(notifier) = self.notices.get() {
+            notifier.close();
         }
     }
 }
@@ -141,8 +146,7 @@ pub trait FromContext: Sized {
 
 impl<T: Send + Sync + 'static> FromContext for State<T> {
     fn from_context(context: &CallContext) -> Option<Self> {
-        let value = context.states.0.get(&TypeId::of::<T>())?.clone();
-        value.downcast::<T>().ok().map(State)
+        context.states.get::<T>().map(State)
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use serde_json::Value;
 
-use crate::call::{Notice, Notifier};
+use super::{Notice, Notifier};
 
 /// The levels of [`ClientLog`], least severe first (the MCP syslog levels).
 ///
@@ -80,6 +80,12 @@ impl Default for SessionLevel {
 }
 
 impl SessionLevel {
+    /// The level of one request that names its own (2026-07-28: `_meta` key
+    /// `io.modelcontextprotocol/logLevel`): none lets no message through.
+    pub(crate) fn fixed(level: Option<LogLevel>) -> Self {
+        SessionLevel(Arc::new(AtomicU8::new(level.map_or(u8::MAX, |l| l as u8))))
+    }
+
     pub(crate) fn set(&self, level: LogLevel) {
         self.0.store(level as u8, Ordering::Relaxed);
     }

@@ -12,10 +12,10 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::ToolInfo;
-use crate::args::Arguments;
-use crate::call::CallContext;
-use crate::def::Invocation;
-use crate::output::{Outcome, Output};
+use crate::context::CallContext;
+use crate::tool::args::Arguments;
+use crate::tool::def::Invocation;
+use crate::tool::output::{Outcome, Output};
 
 /// The protocol error (-32602) for a tool that does not exist.
 pub(crate) fn unknown_tool(name: &str) -> ErrorData {
@@ -39,12 +39,14 @@ pub(crate) async fn run(
         outcome = execute(tool, arguments, &context) => outcome,
         () = cancelled.cancelled() => {
             context.cancel.cancel();
+            context.close();
             tracing::debug!(tool = tool.name(), "call cancelled by the client");
             // rmcp sends nothing for a cancelled request; this result is never seen.
             return error_result(format!("tool '{}' was cancelled", tool.name()));
         }
     };
-    context.flush().await;
+    // Notifications sent so far precede the result; later ones are dropped.
+    context.close();
     into_result(tool, outcome)
 }
 

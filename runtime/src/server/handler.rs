@@ -16,13 +16,10 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio_util::sync::CancellationToken;
 
-use crate::LogLevel;
-use crate::call::{CallContext, StateMap};
-use crate::log::SessionLevel;
-use crate::registry::Registry;
-use crate::search::{self, SearchError};
-use crate::transport::Outbox;
-use crate::{Policy, ToolInfo, dispatch};
+use super::{Policy, dispatch};
+use crate::context::{CallContext, NoticeSink, SessionLevel, StateMap};
+use crate::registry::search::{self, SearchError};
+use crate::{LogLevel, Registry, ToolInfo};
 
 /// The handler rmcp drives: every request about tools is answered from the registry.
 #[derive(Clone)]
@@ -38,7 +35,7 @@ pub(crate) struct ToolServer {
     level: SessionLevel,
     /// Where the tools' notifications go: straight to the transport, so that they keep their
     /// order before the response and are not lost when the input has already closed.
-    pub(crate) outbox: Option<Outbox>,
+    pub(crate) notices: Option<Arc<dyn NoticeSink>>,
     /// The un-paginated `tools/list` result, serialized once (see [`ToolServer::cached_list`]).
     list_json: Option<Arc<String>>,
 }
@@ -74,7 +71,7 @@ impl ToolServer {
             page_size,
             states,
             level: SessionLevel::default(),
-            outbox: None,
+            notices: None,
             list_json,
         }
     }
@@ -105,6 +102,7 @@ impl ToolServer {
         request: CallToolRequestParams,
         cancelled: CancellationToken,
         progress: Option<ProgressToken>,
+        level: Option<SessionLevel>,
     ) -> Result<CallToolResult, ErrorData> {
         let tool = match self.offered_tool(&request.name) {
             Ok(Some(tool)) => tool,
@@ -117,9 +115,9 @@ impl ToolServer {
             // The call's own token (a per-request token, from rmcp or the fast path): a
             // timeout cancels it to stop a sync tool, which concerns nothing else.
             cancelled.clone(),
-            self.outbox.clone(),
+            self.notices.clone(),
             progress,
-            self.level.clone(),
+            level.unwrap_or_else(|| self.level.clone()),
         );
         Ok(dispatch::run(tool, request.arguments, call, cancelled).await)
     }
@@ -157,8 +155,14 @@ impl ServerHandler for ToolServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let progress = context.meta.get_progress_token();
-        let result = self.call(request, context.ct, progress).await?;
+        let meta = &context.meta;
+        let progress = meta.get_progress_token();
+        // A request that carries its revision (2026-07-28) carries its log level too; without
+        // one, no log message may be sent for it.
+        let level = meta
+            .protocol_version()
+            .map(|_| SessionLevel::fixed(meta.log_level().map(LogLevel::from_wire)));
+        let result = self.call(request, context.ct, progress, level).await?;
         Ok(result.into())
     }
 

@@ -11,6 +11,7 @@
 
 use std::fmt;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
@@ -22,11 +23,8 @@ use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 
-use crate::fast::FastPath;
-use crate::handler::ToolServer;
-use crate::outbox::BACKLOG;
-pub(crate) use crate::outbox::Outbox;
-use crate::prefix::top_level_id;
+use super::idscan::{FoundId, IdScan, Scanned};
+use super::outbox::{BACKLOG, Outbox};
 
 /// The longest request line accepted unless configured otherwise: 4 MiB.
 ///
@@ -44,12 +42,28 @@ pub(crate) type Input = Box<dyn AsyncRead + Send + Unpin>;
 /// The writing half.
 pub(crate) type Output = Box<dyn AsyncWrite + Send + Unpin>;
 
+/// A session layer that sees every line and message before rmcp does, and answers some of
+/// them itself (the server's fast path). The transport knows it only through this trait.
+pub(crate) trait Shortcut: Send + Sync {
+    /// Offered each complete line before it is parsed: `true` when the line was handled.
+    fn try_line(&self, line: &[u8]) -> bool;
+    /// Offered each parsed message: what rmcp should get, if anything.
+    fn intercept(
+        &self,
+        message: RxJsonRpcMessage<RoleServer>,
+    ) -> Option<RxJsonRpcMessage<RoleServer>>;
+    /// Sees each frame rmcp sends, before it is written.
+    fn observe(&self, frame: &TxJsonRpcMessage<RoleServer>);
+    /// At the end of input: lets the work in flight finish, within a bound.
+    fn drain(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+}
+
 /// What one bounded read produced.
 enum Line {
     /// A whole line is in `self.line`.
     Complete,
-    /// A line over the limit was skipped; the id read from its first bytes, if any.
-    TooLong(Option<RequestId>),
+    /// A line over the limit was skipped; what its scan found.
+    TooLong(Scanned),
     Eof,
 }
 
@@ -58,12 +72,12 @@ pub(crate) struct LineTransport {
     reader: BufReader<Input>,
     /// The line being read. Kept across calls: `receive` may be cancelled mid-line.
     line: Vec<u8>,
-    /// Skipping the rest of an oversized line, whose id (if read) is kept here.
-    skipping: Option<Option<RequestId>>,
+    /// Skipping the rest of an oversized line, scanning it for its id.
+    skipping: Option<IdScan>,
     max_line: usize,
     outbox: Outbox,
-    /// The tools fast path, once the server is attached.
-    fast: Option<Arc<FastPath>>,
+    /// The session layer in front of rmcp, when one is attached.
+    fast: Option<Arc<dyn Shortcut>>,
 }
 
 impl LineTransport {
@@ -78,9 +92,9 @@ impl LineTransport {
         }
     }
 
-    /// Serves `tools/list` and `tools/call` through `server` directly (see `fast`).
-    pub(crate) fn with_fast_path(mut self, server: ToolServer) -> Self {
-        self.fast = Some(FastPath::new(server, self.outbox.clone()));
+    /// Puts `shortcut` in front of rmcp.
+    pub(crate) fn with_shortcut(mut self, shortcut: Arc<dyn Shortcut>) -> Self {
+        self.fast = Some(shortcut);
         self
     }
 
@@ -89,36 +103,54 @@ impl LineTransport {
         self.outbox.clone()
     }
 
-    /// Reads one line without ever holding more than `max_line` bytes of it. Cancel-safe:
-    /// bytes are consumed only after they are copied into `self.line` or skipped.
+    /// Reads one line without ever holding more than `max_line` bytes of it (plus a `\r`
+    /// before its newline). A longer line is scanned for its id while it is skipped. A last
+    /// line cut by the end of input counts as a line. Cancel-safe: bytes are consumed only
+    /// after they are copied into `self.line` or scanned.
     async fn read_line(&mut self) -> std::io::Result<Line> {
+        // Room for a `\r` of a CRLF line end beyond the limit.
+        let room = self.max_line + 1;
         loop {
             let buf = self.reader.fill_buf().await?;
             if buf.is_empty() {
-                if self.skipping.is_none() && !self.line.is_empty() {
-                    return Ok(Line::Complete); // a last line without its newline
-                }
-                return Ok(Line::Eof);
+                return Ok(match self.skipping.take() {
+                    Some(scan) => Line::TooLong(scan.finish()),
+                    None if !self.line.is_empty() => self.complete(), // no final newline
+                    None => Line::Eof,
+                });
             }
             let newline = buf.iter().position(|&b| b == b'\n');
             let chunk = newline.unwrap_or(buf.len());
-            if self.skipping.is_none() && self.line.len() + chunk > self.max_line {
-                let room = self.max_line - self.line.len();
-                self.line.extend_from_slice(&buf[..room]);
-                self.skipping = Some(top_level_id(&self.line));
-                self.line.clear();
-            } else if self.skipping.is_none() {
-                self.line.extend_from_slice(&buf[..chunk]);
+            match &mut self.skipping {
+                Some(scan) => scan.feed(&buf[..chunk]),
+                None if self.line.len() + chunk > room => {
+                    let mut scan = IdScan::new();
+                    scan.feed(&self.line);
+                    scan.feed(&buf[..chunk]);
+                    self.skipping = Some(scan);
+                    self.line.clear();
+                }
+                None => self.line.extend_from_slice(&buf[..chunk]),
             }
-            let consumed = newline.map_or(chunk, |i| i + 1);
-            self.reader.consume(consumed);
+            self.reader.consume(newline.map_or(chunk, |i| i + 1));
             if newline.is_some() {
                 return Ok(match self.skipping.take() {
-                    Some(id) => Line::TooLong(id),
-                    None => Line::Complete,
+                    Some(scan) => Line::TooLong(scan.finish()),
+                    None => self.complete(),
                 });
             }
         }
+    }
+
+    /// The line in `self.line` is whole: within the limit once a final `\r` is set aside.
+    fn complete(&mut self) -> Line {
+        if self.line.len() > self.max_line && self.line.last() != Some(&b'\r') {
+            let mut scan = IdScan::new();
+            scan.feed(&self.line);
+            self.line.clear();
+            return Line::TooLong(scan.finish());
+        }
+        Line::Complete
     }
 
     /// Queues an error response, written before the next wait for input. Without an id it
@@ -200,6 +232,38 @@ impl LineTransport {
             }
         }
         None
+    }
+}
+
+impl LineTransport {
+    /// Answers a line over the limit: `-32600` with its id when the scan found a usable one,
+    /// with `id: null` when the id is unusable or the line is no request; `-32700` when it
+    /// is no JSON object; nothing when it is a notification.
+    fn reply_too_long(&mut self, scanned: Scanned) {
+        let limit = self.max_line;
+        tracing::warn!(limit, "a message line exceeded the maximum length");
+        let too_long =
+            || format!("Invalid Request: the message exceeds the limit of {limit} bytes");
+        let (error, id) = match scanned.id {
+            FoundId::Number(n) => (too_long(), Some(RequestId::Number(n))),
+            FoundId::String(s) => (too_long(), Some(RequestId::String(s.into()))),
+            FoundId::Absent if scanned.object && scanned.method => {
+                tracing::debug!("an over-limit notification was dropped");
+                return;
+            }
+            FoundId::Absent if !scanned.object => {
+                let error = ErrorData::parse_error(
+                    format!("Parse error: a line exceeds the limit of {limit} bytes"),
+                    None,
+                );
+                return self.reply_error(error, None);
+            }
+            FoundId::Absent | FoundId::Unusable => (
+                format!("{}, and its id could not be read", too_long()),
+                None,
+            ),
+        };
+        self.reply_error(ErrorData::invalid_request(error, None), id);
     }
 }
 
@@ -291,7 +355,7 @@ impl Transport<RoleServer> for LineTransport {
             match read {
                 Ok(Line::Complete) => {
                     if let Some(fast) = &self.fast
-                        && fast.try_raw(&self.line)
+                        && fast.try_line(&self.line)
                     {
                         self.line.clear();
                         continue;
@@ -305,25 +369,7 @@ impl Transport<RoleServer> for LineTransport {
                         return message;
                     }
                 }
-                Ok(Line::TooLong(id)) => {
-                    let limit = self.max_line;
-                    tracing::warn!(limit, "a request line exceeded the maximum length");
-                    let error = match id {
-                        Some(_) => ErrorData::invalid_request(
-                            format!(
-                                "Invalid Request: the message exceeds the limit of {limit} bytes"
-                            ),
-                            None,
-                        ),
-                        None => ErrorData::parse_error(
-                            format!(
-                                "Parse error: a line exceeds the limit of {limit} bytes and its id could not be read"
-                            ),
-                            None,
-                        ),
-                    };
-                    self.reply_error(error, id);
-                }
+                Ok(Line::TooLong(scanned)) => self.reply_too_long(scanned),
                 Ok(Line::Eof) => return None,
                 Err(err) => {
                     tracing::error!(%err, "reading the input failed");
@@ -340,3 +386,6 @@ impl Transport<RoleServer> for LineTransport {
         self.outbox.flush().await.map_err(TransportError)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,16 @@
+//! What a tool is: the static definition `#[tool]` generates, its hints, how one call's
+//! arguments are decoded and its return value turned into an outcome, its schemas and the
+//! type checks behind the macro's errors, and [`ToolInfo`], a registered tool with what is
+//! computed from it once. Nothing here knows how tools are served.
+
+pub(crate) mod args;
+pub(crate) mod checks;
+pub(crate) mod def;
+mod hints;
+mod info;
+pub(crate) mod output;
+pub(crate) mod schema;
+
+pub use hints::{Hints, InferredHints, infer_hints};
+pub(crate) use info::SchemaCache;
+pub use info::{META_CATEGORY, META_TAGS, ToolInfo};

@@ -1,0 +1,387 @@
+//! The same script of raw JSON-RPC lines, sent to the fixture server along its three paths,
+//! must get the same answers, compared field by field:
+//!
+//! 1. `Fast`: `initialize` at 2025-11-25, then the fast path answers tools/list and tools/call;
+//! 2. `Rmcp`: the same with the fast path off (`TOOLSMITH_TEST_NO_FAST_PATH`): rmcp's loop answers;
+//! 3. `Stateless`: revision 2026-07-28, with no `initialize`: every request carries its
+//!    protocol version and client capabilities (required: rmcp 3.11 answers `-32602` without
+//!    them) and client info in `_meta`, and rmcp's loop answers.
+//!
+//! Nothing may differ between 1 and 2. Between 1 and 3, only what 2026-07-28 requires: see
+//! [`normalise_2026`] and the log-level test.
+
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::ChildStdin;
+use tokio::sync::mpsc::UnboundedReceiver;
+use toolsmith_tests::initialize;
+
+/// How long any one wait may last: a response, the end of output, the exit.
+const WAIT: Duration = Duration::from_secs(10);
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Path {
+    Fast,
+    Rmcp,
+    Stateless,
+}
+
+enum Step {
+    Send(Value),
+    /// Waits for the response to this id before the next step.
+    Await(u64),
+}
+use Step::{Await, Send};
+
+#[tokio::test]
+async fn every_path_answers_the_same_script_alike() {
+    let (fast, rmcp, stateless) = tokio::join!(
+        run(Path::Fast, &[], main_script(Path::Fast)),
+        run(Path::Rmcp, &[], main_script(Path::Rmcp)),
+        run(Path::Stateless, &[], main_script(Path::Stateless)),
+    );
+    let responses = fast.responses();
+    // A few anchors, so that the paths cannot agree on something broken.
+    let mut ids: Vec<u64> = responses.keys().map(|id| id.parse().unwrap()).collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15],
+        "12 was cancelled"
+    );
+    assert_eq!(
+        responses["4"]["result"],
+        json!({"content": [], "isError": false})
+    );
+    assert_eq!(responses["10"]["error"]["code"], -32602);
+    assert_eq!(responses["14"]["result"]["structuredContent"]["result"], 1);
+    let timed_out = &responses["15"]["result"]["content"][0]["text"];
+    assert_eq!(timed_out, "tool 'timed' timed out after 100ms");
+    let notifications = fast.notifications();
+    assert_eq!(notifications, fast.notifications_between(None, 11));
+    let methods: Vec<&str> = notifications
+        .iter()
+        .map(|n| n["method"].as_str().unwrap())
+        .collect();
+    let (log, progress) = ("notifications/message", "notifications/progress");
+    assert_eq!(methods, [log, progress, progress, progress, log, log]);
+
+    assert_eq!(responses, rmcp.responses(), "fast path and rmcp's loop");
+    assert_eq!(
+        notifications,
+        rmcp.notifications(),
+        "fast path and rmcp's loop"
+    );
+
+    let mut modern = stateless.responses();
+    normalise_2026(&mut modern, &["1"]);
+    let mut legacy = responses;
+    legacy.remove("0"); // 2026-07-28 has no initialize
+    assert_eq!(legacy, modern, "2025-11-25 and 2026-07-28");
+    assert_eq!(
+        notifications,
+        stateless.notifications(),
+        "2025-11-25 and 2026-07-28"
+    );
+}
+
+/// `serve --read-only`: the list leaves out, and a call refuses, `count` alike on every path.
+#[tokio::test]
+async fn every_path_refuses_alike_under_read_only() {
+    let script = |path| {
+        vec![
+            Send(request(path, 1, "tools/list", json!({}))),
+            Send(call(path, 2, "count", json!({}))),
+            Send(call(path, 3, "add", json!({"a": 2, "b": 3}))),
+            Await(3),
+        ]
+    };
+    let args = ["serve", "--read-only"];
+    let (fast, rmcp, stateless) = tokio::join!(
+        run(Path::Fast, &args, script(Path::Fast)),
+        run(Path::Rmcp, &args, script(Path::Rmcp)),
+        run(Path::Stateless, &args, script(Path::Stateless)),
+    );
+    let responses = fast.responses();
+    let tools = responses["1"]["result"]["tools"].as_array().unwrap();
+    assert!(tools.iter().all(|tool| tool["name"] != "count"));
+    let refused = &responses["2"]["result"];
+    assert_eq!(refused["isError"], true);
+    assert!(
+        refused["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("--read-only")
+    );
+    assert_eq!(responses["3"]["result"]["structuredContent"]["result"], 5);
+
+    assert_eq!(responses, rmcp.responses(), "fast path and rmcp's loop");
+    let mut modern = stateless.responses();
+    normalise_2026(&mut modern, &["1"]);
+    let mut legacy = responses;
+    legacy.remove("0"); // 2026-07-28 has no initialize
+    assert_eq!(legacy, modern, "2025-11-25 and 2026-07-28");
+    assert!(fast.notifications().is_empty() && stateless.notifications().is_empty());
+}
+
+/// 2026-07-28 replaces `logging/setLevel` with a per-request level, and "the server MUST NOT
+/// emit notifications/message for a request that does not include" its
+/// `io.modelcontextprotocol/logLevel` (server/utilities/logging). Progress is unchanged.
+#[tokio::test]
+async fn log_messages_follow_the_per_request_level_on_2026() {
+    let steps = |path, id, meta| tools_call(path, id, "steps", json!({"steps": 2}), meta);
+    let fast = run(
+        Path::Fast,
+        &[],
+        vec![
+            Send(steps(Path::Fast, 1, json!({"progressToken": "a"}))),
+            Await(1),
+            Send(request(
+                Path::Fast,
+                2,
+                "logging/setLevel",
+                json!({"level": "warning"}),
+            )),
+            Await(2),
+            Send(steps(Path::Fast, 3, json!({"progressToken": "b"}))),
+            Await(3),
+        ],
+    );
+    let warning = json!({"progressToken": "b", "io.modelcontextprotocol/logLevel": "warning"});
+    let stateless = run(
+        Path::Stateless,
+        &[],
+        vec![
+            Send(steps(Path::Stateless, 1, json!({"progressToken": "a"}))),
+            Await(1),
+            Send(steps(Path::Stateless, 3, warning)),
+            Await(3),
+        ],
+    );
+    let (fast, stateless) = tokio::join!(fast, stateless);
+    let mut unasked = fast.notifications_between(None, 1);
+    unasked.retain(|n| n["method"] != "notifications/message");
+    let unasked_2026 = stateless.notifications_between(None, 1);
+    assert_eq!(unasked, unasked_2026, "no logLevel: progress only");
+    let at_warning = fast.notifications_between(Some(2), 3);
+    let at_warning_2026 = stateless.notifications_between(Some(1), 3);
+    assert_eq!(at_warning, at_warning_2026, "logLevel warning");
+}
+
+/// The calls of the main script; `Await`s keep the order where it matters.
+fn main_script(path: Path) -> Vec<Step> {
+    let call = |id, name, args| Send(call(path, id, name, args));
+    let mut progress = json!({"progressToken": "progress-11"});
+    if path == Path::Stateless {
+        // 2026-07-28 logs only when a request names its level: `info` is the level of a
+        // 2025-11-25 session that never sent logging/setLevel.
+        progress["io.modelcontextprotocol/logLevel"] = json!("info");
+    }
+    vec![
+        Send(request(path, 1, "tools/list", json!({}))),
+        call(2, "echo", json!({"text": "hi"})),
+        call(3, "add", json!({"a": 1, "b": 2})),
+        call(4, "nothing", json!({})),
+        call(5, "refusing", json!({})),
+        call(6, "failing", json!({})),
+        call(7, "panicky", json!({"n": 7})),
+        call(8, "add", json!({"a": "seven", "b": 1})),
+        call(9, "add", json!({"a": 1})),
+        call(10, "no_such_tool", json!({})),
+        Send(tools_call(path, 11, "steps", json!({"steps": 3}), progress)),
+        Await(11),
+        // Were 12 not cancelled, it would be answered within the session (the server drains
+        // calls in flight at EOF for up to 5 s), and `cancellations` would say 0.
+        call(12, "slow", json!({"ms": 2000})),
+        Send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": 12, "reason": "differential"}}),
+        ),
+        call(13, "slow", json!({"ms": 300})),
+        Await(13),
+        call(14, "cancellations", json!({})),
+        Await(14),
+        call(15, "timed", json!({"ms": 2000})),
+        Await(15),
+    ]
+}
+
+/// Turns 2026-07-28 responses into the 2025-11-25 shape, removing exactly what the revision
+/// adds, once it is checked to be there. Error responses have one shape in both.
+fn normalise_2026(responses: &mut BTreeMap<String, Value>, lists: &[&str]) {
+    for (id, response) in responses.iter_mut() {
+        let Some(result) = response.get_mut("result").and_then(Value::as_object_mut) else {
+            continue;
+        };
+        // SEP-2322 (multi round-trip requests): a 2026-07-28 result says whether it is
+        // complete or asks for input; earlier revisions have no such field.
+        assert_eq!(result.remove("resultType"), Some(json!("complete")), "{id}");
+        if lists.contains(&id.as_str()) {
+            // SEP-2549: a cacheable result (a list) carries caching hints on 2026-07-28;
+            // rmcp fills in the defaults, "may be stale at once, for this client only".
+            assert_eq!(result.remove("ttlMs"), Some(json!(0)), "{id}");
+            assert_eq!(result.remove("cacheScope"), Some(json!("private")), "{id}");
+        }
+    }
+}
+
+/// A request of `path`: on 2026-07-28 its `_meta` carries the client context.
+fn request(path: Path, id: u64, method: &str, mut params: Value) -> Value {
+    if path == Path::Stateless {
+        let meta = params["_meta"].as_object_mut().map(std::mem::take);
+        let mut context = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "raw-test-client", "version": "0"},
+        });
+        context
+            .as_object_mut()
+            .unwrap()
+            .extend(meta.unwrap_or_default());
+        params["_meta"] = context;
+    }
+    let mut message = json!({"jsonrpc": "2.0", "id": id, "method": method});
+    if params.as_object().is_some_and(|p| !p.is_empty()) {
+        message["params"] = params;
+    }
+    message
+}
+
+fn call(path: Path, id: u64, name: &str, arguments: Value) -> Value {
+    tools_call(path, id, name, arguments, json!({}))
+}
+
+fn tools_call(path: Path, id: u64, name: &str, arguments: Value, meta: Value) -> Value {
+    let mut params = json!({"name": name, "arguments": arguments});
+    if meta.as_object().is_some_and(|m| !m.is_empty()) {
+        params["_meta"] = meta;
+    }
+    request(path, id, "tools/call", params)
+}
+
+/// Every frame a session wrote, in order.
+struct Transcript(Vec<Value>);
+
+impl Transcript {
+    /// Responses by id (as JSON text); each id at most once.
+    fn responses(&self) -> BTreeMap<String, Value> {
+        let mut responses = BTreeMap::new();
+        for frame in self.0.iter().filter(|f| f.get("method").is_none()) {
+            let old = responses.insert(frame["id"].to_string(), frame.clone());
+            assert!(old.is_none(), "answered twice: {frame}");
+        }
+        responses
+    }
+
+    /// Everything with a method (notifications; a request from the server would show too).
+    fn notifications(&self) -> Vec<Value> {
+        let notes = self.0.iter().filter(|f| f.get("method").is_some());
+        notes.cloned().collect()
+    }
+
+    /// The notifications after the response to `after` (or the start), before that to `until`.
+    fn notifications_between(&self, after: Option<u64>, until: u64) -> Vec<Value> {
+        let is_response = |f: &Value, id| f.get("method").is_none() && f["id"] == id;
+        let start = after.map_or(0, |id| {
+            1 + self.0.iter().position(|f| is_response(f, id)).unwrap()
+        });
+        let end = self.0.iter().position(|f| is_response(f, until));
+        let end = end.unwrap_or_else(|| panic!("no response to {until}"));
+        let notes = self.0[start..end]
+            .iter()
+            .filter(|f| f.get("method").is_some());
+        notes.cloned().collect()
+    }
+}
+
+/// Runs `script` against a fresh fixture server (with `args`) on `path`, then closes its
+/// input and collects everything it writes until it exits.
+async fn run(path: Path, args: &[&str], script: Vec<Step>) -> Transcript {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_fixture_server"));
+    command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped());
+    command.stderr(Stdio::null()).kill_on_drop(true);
+    match path {
+        Path::Rmcp => command.env("TOOLSMITH_TEST_NO_FAST_PATH", "1"),
+        Path::Fast | Path::Stateless => command.env_remove("TOOLSMITH_TEST_NO_FAST_PATH"),
+    };
+    let mut child = command.spawn().expect("the fixture server starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        while let Ok(Some(line)) = lines.next_line().await {
+            let _ = tx.send(line);
+        }
+    });
+    let mut frames = Vec::new();
+    if path != Path::Stateless {
+        send(&mut stdin, &initialize(0, "2025-11-25")).await;
+        receive_until(&mut rx, &mut frames, 0, path).await;
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        send(&mut stdin, &initialized).await;
+    }
+    for step in script {
+        match step {
+            Send(message) => send(&mut stdin, &message).await,
+            Await(id) => receive_until(&mut rx, &mut frames, id, path).await,
+        }
+    }
+    drop(stdin);
+    let rest = async {
+        while let Some(line) = rx.recv().await {
+            frames.push(parse(&line));
+        }
+    };
+    let ended = tokio::time::timeout(WAIT, rest).await;
+    ended.unwrap_or_else(|_| panic!("{path:?}: output still open {WAIT:?} after EOF"));
+    let status = tokio::time::timeout(WAIT, child.wait()).await;
+    let status = status
+        .unwrap_or_else(|_| panic!("{path:?}: still running"))
+        .unwrap();
+    assert!(status.success(), "{path:?}: {status}");
+    Transcript(frames)
+}
+
+async fn send(stdin: &mut ChildStdin, message: &Value) {
+    let line = format!("{message}\n");
+    stdin
+        .write_all(line.as_bytes())
+        .await
+        .expect("the server reads");
+}
+
+/// Reads frames into `frames` until the response to `id`, for at most [`WAIT`].
+async fn receive_until(
+    rx: &mut UnboundedReceiver<String>,
+    frames: &mut Vec<Value>,
+    id: u64,
+    path: Path,
+) {
+    let wait = async {
+        while let Some(line) = rx.recv().await {
+            let frame = parse(&line);
+            let done = frame.get("method").is_none() && frame["id"] == id;
+            frames.push(frame);
+            if done {
+                return;
+            }
+        }
+        panic!("{path:?}: the output closed before the response to {id}");
+    };
+    let waited = tokio::time::timeout(WAIT, wait).await;
+    waited.unwrap_or_else(|_| panic!("{path:?}: no response to {id} within {WAIT:?}: {frames:?}"));
+}
+
+fn parse(line: &str) -> Value {
+    let frame: Value =
+        serde_json::from_str(line).unwrap_or_else(|err| panic!("not JSON ({err}): {line}"));
+    assert_eq!(frame.get("jsonrpc"), Some(&json!("2.0")), "{line}");
+    frame
+}
