@@ -54,7 +54,8 @@ pub use registry::{
     DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, Registry, Search, SearchError, registry, try_registry,
 };
 pub use server::{
-    DEFAULT_BUSY_POLL, DEFAULT_LIST_PAGE_SIZE, Policy, Server, serve_on_stream, serve_stdio,
+    DEFAULT_BUSY_POLL, DEFAULT_LIST_PAGE_SIZE, DEFAULT_MAX_SYNC_CALLS, Policy, Server,
+    serve_on_stream, serve_stdio,
 };
 pub use tool::{Hints, InferredHints, META_CATEGORY, META_TAGS, ToolInfo, infer_hints};
 pub use transport::DEFAULT_MAX_LINE;

@@ -374,52 +374,64 @@ async fn progress_only_when_the_request_asks_for_it() {
     assert!(last_progress < response, "progress precedes the result");
 }
 
-/// A client that reuses an id while its call is still running breaks JSON-RPC, but each of
-/// its calls still gets one answer; a long burst of quick calls is answered in order of
-/// completion without starving a call that waits.
+/// A client that reuses an id while its call is still running breaks JSON-RPC: the reuse is
+/// refused with `-32600` on either path, and the call already running is answered; a long
+/// burst of quick calls is answered without starving a call that waits.
 #[tokio::test]
-async fn reused_ids_and_long_bursts_still_get_every_answer() {
-    let mut child = spawn_piped(
-        Path::new(env!("CARGO_BIN_EXE_fixture_server")),
-        Stdio::null(),
-    );
-    let mut stdin = child.stdin.take().unwrap();
-    let mut text = String::new();
-    for frame in [
-        initialize(0, "2025-11-25"),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-               "params": {"name": "slow", "arguments": {"ms": 300}}}),
-        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
-               "params": {"name": "slow", "arguments": {"ms": 100}}}),
-    ] {
-        text.push_str(&format!("{frame}\n"));
-    }
-    // A burst longer than tokio's cooperative budget, written at once.
-    for n in 0..5_000 {
-        let frame = json!({"jsonrpc": "2.0", "id": 100 + n, "method": "tools/call",
-                           "params": {"name": "echo", "arguments": {"text": "x"}}});
-        text.push_str(&format!("{frame}\n"));
-    }
-    stdin.write_all(text.as_bytes()).await.unwrap();
-    drop(stdin);
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut sevens = Vec::new();
-    let mut burst = 0;
-    while let Some(line) = lines.next_line().await.unwrap() {
-        let frame: Value = serde_json::from_str(&line).unwrap();
-        match frame["id"].as_u64() {
-            Some(7) => sevens.push(frame["result"]["structuredContent"]["result"].clone()),
-            Some(n) if n >= 100 => burst += 1,
-            _ => {}
+async fn reused_ids_are_refused_and_long_bursts_still_get_every_answer() {
+    for fast_path in [true, false] {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_fixture_server"));
+        if !fast_path {
+            command.env("TOOLSMITH_TEST_NO_FAST_PATH", "1");
         }
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let mut text = String::new();
+        for frame in [
+            initialize(0, "2025-11-25"),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                   "params": {"name": "slow", "arguments": {"ms": 300}}}),
+            json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                   "params": {"name": "slow", "arguments": {"ms": 100}}}),
+        ] {
+            text.push_str(&format!("{frame}\n"));
+        }
+        // A burst longer than tokio's cooperative budget, written at once.
+        for n in 0..5_000 {
+            let frame = json!({"jsonrpc": "2.0", "id": 100 + n, "method": "tools/call",
+                               "params": {"name": "echo", "arguments": {"text": "x"}}});
+            text.push_str(&format!("{frame}\n"));
+        }
+        stdin.write_all(text.as_bytes()).await.unwrap();
+        drop(stdin);
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut sevens = Vec::new();
+        let mut burst = 0;
+        while let Some(line) = lines.next_line().await.unwrap() {
+            let frame: Value = serde_json::from_str(&line).unwrap();
+            match frame["id"].as_u64() {
+                Some(7) => sevens.push(frame),
+                Some(n) if n >= 100 => burst += 1,
+                _ => {}
+            }
+        }
+        assert!(child.wait().await.unwrap().success());
+        assert_eq!(burst, 5_000, "every call of the burst answered once");
+        assert_eq!(sevens.len(), 2, "fast path {fast_path}: {sevens:?}");
+        assert_eq!(sevens[0]["error"]["code"], -32600, "the reuse is refused at once");
+        assert!(
+            sevens[0]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("already in use"),
+            "{sevens:?}"
+        );
+        assert_eq!(sevens[1]["result"]["structuredContent"]["result"], 300);
     }
-    assert!(child.wait().await.unwrap().success());
-    assert_eq!(burst, 5_000, "every call of the burst answered once");
-    sevens.sort_by_key(|v| v.as_u64());
-    assert_eq!(
-        sevens,
-        [json!(100), json!(300)],
-        "both calls with id 7 answered"
-    );
 }

@@ -11,6 +11,7 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
+use super::sync::SyncLimit;
 use crate::ToolInfo;
 use crate::context::CallContext;
 use crate::tool::args::Arguments;
@@ -33,10 +34,11 @@ pub(crate) async fn run(
     arguments: Option<JsonObject>,
     context: CallContext,
     cancelled: CancellationToken,
+    sync: &SyncLimit,
 ) -> CallToolResult {
     let outcome = tokio::select! {
         biased;
-        outcome = execute(tool, arguments, &context) => outcome,
+        outcome = execute(tool, arguments, &context, sync) => outcome,
         () = cancelled.cancelled() => {
             context.cancel.cancel();
             context.close();
@@ -50,7 +52,12 @@ pub(crate) async fn run(
     into_result(tool, outcome)
 }
 
-async fn execute(tool: &ToolInfo, arguments: Option<JsonObject>, context: &CallContext) -> Outcome {
+async fn execute(
+    tool: &ToolInfo,
+    arguments: Option<JsonObject>,
+    context: &CallContext,
+    sync: &SyncLimit,
+) -> Outcome {
     let def = tool.def();
     let args = Arguments::new(arguments, def.params, tool.expected());
     let invocation =
@@ -61,11 +68,7 @@ async fn execute(tool: &ToolInfo, arguments: Option<JsonObject>, context: &CallC
     let body = async {
         match invocation {
             Invocation::Invalid(problems) => Outcome::Invalid(problems),
-            Invocation::Blocking(body) => match tokio::task::spawn_blocking(body).await {
-                Ok(outcome) => outcome,
-                Err(err) if err.is_panic() => Outcome::Failed(panic_message(&*err.into_panic())),
-                Err(err) => Outcome::Failed(err.to_string()),
-            },
+            Invocation::Blocking(body) => sync.run(body).await,
             Invocation::Async(body) => match AssertUnwindSafe(body).catch_unwind().await {
                 Ok(outcome) => outcome,
                 Err(panic) => Outcome::Failed(panic_message(&*panic)),
@@ -120,7 +123,7 @@ fn error_result(message: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
 }
 
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     let text = panic
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())

@@ -1,26 +1,29 @@
-//! The tools-only fast path: once a client has negotiated a protocol revision with an
-//! `initialize` handshake (2024-11-05 to 2025-11-25), the transport answers `tools/list`
-//! from a result serialized once and runs `tools/call` straight through the dispatcher,
-//! instead of through rmcp's service loop. Everything else (initialize and version
-//! negotiation, ping, logging/setLevel, 2026-07-28 sessions, paginated lists) stays with rmcp.
+//! The session layer in front of rmcp, and its tools-only fast path.
 //!
-//! Messages keep rmcp's model types both ways: requests are parsed as rmcp's
-//! `RxJsonRpcMessage`, responses are rmcp's `TxJsonRpcMessage`s (the cached list is rmcp's
-//! `ListToolsResult`, serialized once). Cancellation follows rmcp's rule: a cancelled call
-//! gets no response. See BENCHMARKS.md for what this buys.
+//! Every message passes here first. The layer keeps the session's lifecycle and its requests
+//! in flight for both paths (`lifecycle.rs`). Once a client has negotiated a revision with an
+//! `initialize` handshake (2024-11-05 to 2025-11-25), it answers `tools/list` from a result
+//! serialized once and runs `tools/call` straight through the dispatcher, instead of through
+//! rmcp's service loop. Everything else (initialize and version negotiation, ping,
+//! logging/setLevel, 2026-07-28 sessions, paginated lists, anything unusual) stays with rmcp.
+//!
+//! Messages keep rmcp's model types both ways: requests are parsed as rmcp's params types,
+//! responses are rmcp's `TxJsonRpcMessage`s (the cached list is rmcp's `ListToolsResult`,
+//! serialized once). Cancellation follows rmcp's rule: a cancelled call gets no response.
+//! See BENCHMARKS.md for what this buys.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    CallToolRequestParams, ClientNotification, JsonRpcMessage, PaginatedRequestParams,
+    CallToolRequestParams, ClientNotification, ErrorData, JsonRpcMessage, PaginatedRequestParams,
     ProgressToken, RequestId, ServerResult,
 };
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
@@ -30,30 +33,36 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use super::handler::ToolServer;
+use super::lifecycle::{Admit, Lifecycle, Requests, id_in_use};
 use crate::transport::stdio::{Outbox, Shortcut};
 
-/// The fast path of one session, put in front of rmcp as the transport's [`Shortcut`].
+/// How long an async tool's first step may take on the reader before its calls start in a
+/// task of their own instead.
+const INLINE_BUDGET: Duration = Duration::from_millis(1);
+
+/// The session layer of one session, put in front of rmcp as the transport's [`Shortcut`].
 #[derive(Clone)]
 pub(crate) struct FastPath(Arc<Fast>);
 
 pub(crate) struct Fast {
     server: ToolServer,
     outbox: Outbox,
-    /// Set once an `initialize` result for a revision with a handshake has gone out.
-    enabled: AtomicBool,
-    /// Calls in flight, by request id: removing an entry claims the right to respond.
-    /// Several entries under one id only when a client reuses an id while its call runs
-    /// (against JSON-RPC); each call still gets its answer.
-    inflight: Mutex<HashMap<RequestId, Vec<(u64, CancellationToken)>>>,
-    /// Numbers the calls in flight.
+    /// Whether the fast path answers tools requests (off: rmcp answers everything).
+    answers: bool,
+    lifecycle: Lifecycle,
+    requests: Requests,
+    /// Numbers the calls that continue in a task.
     calls: AtomicU64,
     running: AtomicUsize,
     idle: Notify,
+    /// Tools whose first step blocked the reader past [`INLINE_BUDGET`].
+    blocking: Mutex<HashSet<String>>,
+    any_blocking: AtomicBool,
 }
 
 impl Shortcut for FastPath {
     fn try_line(&self, line: &[u8]) -> bool {
-        self.0.try_raw(line)
+        self.0.answers && self.0.lifecycle.handshake() && self.0.try_raw(line)
     }
 
     fn intercept(
@@ -64,44 +73,50 @@ impl Shortcut for FastPath {
     }
 
     fn observe(&self, frame: &TxJsonRpcMessage<RoleServer>) {
-        self.0.observe(frame);
+        self.0.lifecycle.observe(frame);
+        match frame {
+            JsonRpcMessage::Response(response) => self.0.requests.answered(&response.id),
+            JsonRpcMessage::Error(error) => {
+                if let Some(id) = &error.id {
+                    self.0.requests.answered(id);
+                }
+            }
+            _ => {}
+        }
     }
 
-    fn drain(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
-        Box::pin(self.0.drain())
+    fn drain(&self, deadline: Instant) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(self.0.drain(deadline))
     }
 }
 
 impl FastPath {
-    pub(crate) fn new(server: ToolServer, outbox: Outbox) -> Self {
+    /// The layer of a session served by `server`, answering tools requests itself when
+    /// `answers`.
+    pub(crate) fn new(server: ToolServer, outbox: Outbox, answers: bool) -> Self {
         FastPath(Arc::new(Fast {
             server,
             outbox,
-            enabled: AtomicBool::new(false),
-            inflight: Mutex::new(HashMap::new()),
+            answers,
+            lifecycle: Lifecycle::default(),
+            requests: Requests::default(),
             calls: AtomicU64::new(0),
             running: AtomicUsize::new(0),
             idle: Notify::new(),
+            blocking: Mutex::new(HashSet::new()),
+            any_blocking: AtomicBool::new(false),
         }))
     }
 }
 
 impl Fast {
-    /// Watches outgoing frames for the `initialize` result that enables the fast path.
-    pub(crate) fn observe(&self, frame: &TxJsonRpcMessage<RoleServer>) {
-        if let JsonRpcMessage::Response(response) = frame
-            && let ServerResult::InitializeResult(result) = &response.result
-        {
-            self.enabled
-                .store(result.protocol_version.has_initialize(), Ordering::Release);
-        }
-    }
-
     /// Handles a `tools/call` or un-paginated `tools/list` line here (`true`), reading only
     /// what it needs: the envelope, then the params as rmcp's own params type. Anything else,
-    /// or anything odd, is left to the normal path (`false`).
-    pub(crate) fn try_raw(self: &Arc<Self>, line: &[u8]) -> bool {
+    /// or anything odd (an unknown member, params that are not an object), is left to the
+    /// normal path (`false`), which validates it in full.
+    fn try_raw(self: &Arc<Self>, line: &[u8]) -> bool {
         #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
         struct Envelope<'a> {
             #[serde(borrow)]
             jsonrpc: Cow<'a, str>,
@@ -112,19 +127,23 @@ impl Fast {
             params: Option<&'a RawValue>,
         }
 
-        if !self.enabled.load(Ordering::Acquire) {
-            return false;
-        }
         let Ok(envelope) = serde_json::from_slice::<Envelope>(line) else {
             return false;
         };
         let (Some(id), Some(method)) = (envelope.id, envelope.method) else {
             return false;
         };
-        if envelope.jsonrpc != "2.0" {
+        let params = envelope.params.map_or("{}", RawValue::get);
+        if envelope.jsonrpc != "2.0" || !params.starts_with('{') {
             return false;
         }
-        let params = envelope.params.map_or("{}", RawValue::get);
+        if !matches!(&*method, "tools/call" | "tools/list") {
+            return false;
+        }
+        if !self.requests.is_free(&id) {
+            self.refuse(id_in_use(&id), id);
+            return true;
+        }
         match &*method {
             "tools/call" => {
                 let Ok(params) = serde_json::from_str::<CallToolRequestParams>(params) else {
@@ -139,7 +158,7 @@ impl Fast {
                 self.call(id, params, progress);
                 true
             }
-            "tools/list" => {
+            _ => {
                 let Ok(params) = serde_json::from_str::<PaginatedRequestParams>(params) else {
                     return false;
                 };
@@ -153,26 +172,51 @@ impl Fast {
                 self.list(id);
                 true
             }
-            _ => false,
         }
     }
 
-    /// Cancels a fast-path call named by a `notifications/cancelled` (its response is then
-    /// never sent), and hands every message on to rmcp.
-    pub(crate) fn intercept(
+    /// Applies the session's lifecycle, refuses an id already in flight, and cancels a
+    /// fast-path call named by a `notifications/cancelled` (its response is then never
+    /// sent). Hands the rest on to rmcp.
+    fn intercept(
         &self,
         message: RxJsonRpcMessage<RoleServer>,
     ) -> Option<RxJsonRpcMessage<RoleServer>> {
-        if let JsonRpcMessage::Notification(notification) = &message
-            && let ClientNotification::CancelledNotification(cancelled) = &notification.notification
-            && let Some(id) = &cancelled.params.request_id
-            && let Some(calls) = self.inflight().remove(id)
-        {
-            for (_, token) in calls {
-                token.cancel();
+        match self.lifecycle.admit(&message) {
+            Admit::Pass => {}
+            Admit::Ignore(why) => {
+                tracing::debug!(why, "a message was ignored");
+                return None;
+            }
+            Admit::Refuse(id, error) => {
+                self.refuse(error, id);
+                return None;
             }
         }
+        match &message {
+            JsonRpcMessage::Request(request) if !self.requests.claim_rmcp(&request.id) => {
+                self.refuse(id_in_use(&request.id), request.id.clone());
+                return None;
+            }
+            JsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    self.requests.cancel(id);
+                }
+            }
+            _ => {}
+        }
         Some(message)
+    }
+
+    /// Queues an error response to `id` (the reader writes it).
+    fn refuse(&self, error: ErrorData, id: RequestId) {
+        let frame = TxJsonRpcMessage::<RoleServer>::error(error, Some(id));
+        if let Err(err) = self.outbox.queue(&frame) {
+            tracing::debug!(%err, "an error response could not be written");
+        }
     }
 
     /// Queues the cached list, not copied, as the response to `id` (the reader writes it,
@@ -193,7 +237,9 @@ impl Fast {
 
     /// Runs a call. Its first step runs right here: a tool that finishes without waiting
     /// (most do) is answered without a task or a thread hop, its response queued for the
-    /// reader to write. A call that waits continues in a task of its own.
+    /// reader to write. A call that waits continues in a task of its own. A tool whose first
+    /// step took longer than [`INLINE_BUDGET`] (blocking work in an `async fn`) would hold up
+    /// reading, cancellations included: its later calls start in a task straight away.
     fn call(
         self: &Arc<Self>,
         id: RequestId,
@@ -201,34 +247,63 @@ impl Fast {
         progress: Option<ProgressToken>,
     ) {
         let token = CancellationToken::new();
+        let inline = !self.blocks(&params.name);
+        let name = inline.then(|| params.name.clone());
         let fast = self.clone();
         let cancelled = token.clone();
         let mut work =
             Box::pin(async move { fast.server.call(params, cancelled, progress, None).await });
-        // A waker that does nothing is enough for a first poll: a future that is not ready
-        // registers the waker of its next poll, which the task below makes.
-        let mut cx = Context::from_waker(Waker::noop());
-        if let Poll::Ready(result) = work.as_mut().poll(&mut cx) {
-            if let Err(err) = self.outbox.queue(&response(id, result)) {
-                tracing::debug!(%err, "a tools/call response could not be written");
+        if let Some(name) = name {
+            // A waker that does nothing is enough for a first poll: a future that is not
+            // ready registers the waker of its next poll, which the task below makes.
+            let mut cx = Context::from_waker(Waker::noop());
+            let start = Instant::now();
+            let polled = work.as_mut().poll(&mut cx);
+            let took = start.elapsed();
+            if took > INLINE_BUDGET {
+                self.mark_blocking(&name, took);
             }
-            return;
+            if let Poll::Ready(result) = polled {
+                if let Err(err) = self.outbox.queue(&response(id, result)) {
+                    tracing::debug!(%err, "a tools/call response could not be written");
+                }
+                return;
+            }
         }
         let number = self.calls.fetch_add(1, Ordering::Relaxed);
-        self.inflight()
-            .entry(id.clone())
-            .or_default()
-            .push((number, token));
+        // The id was free when the line was read, and only the reader claims ids.
+        self.requests.claim_fast(&id, number, token);
         let fast = self.clone();
         self.spawn(async move {
             let result = work.await;
-            if !fast.claim(&id, number) {
+            if !fast.requests.finish_fast(&id, number) {
                 return; // cancelled: no response
             }
             if let Err(err) = fast.outbox.send(&response(id, result)).await {
                 tracing::debug!(%err, "a tools/call response could not be written");
             }
         });
+    }
+
+    fn blocks(&self, tool: &str) -> bool {
+        self.any_blocking.load(Ordering::Acquire)
+            && self
+                .blocking
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains(tool)
+    }
+
+    fn mark_blocking(&self, tool: &str, took: Duration) {
+        tracing::warn!(
+            tool,
+            blocked_ms = took.as_millis() as u64,
+            "an async tool blocked the reader in its first step; its calls now start in a task \
+             of their own. Keep blocking work in a sync `fn` tool, or in spawn_blocking"
+        );
+        let mut blocking = self.blocking.lock().unwrap_or_else(|e| e.into_inner());
+        blocking.insert(tool.to_owned());
+        self.any_blocking.store(true, Ordering::Release);
     }
 
     fn spawn(self: &Arc<Self>, work: impl Future<Output = ()> + Send + 'static) {
@@ -242,9 +317,9 @@ impl Fast {
         });
     }
 
-    /// At the end of input: lets calls in flight finish (like rmcp's own drain, at most five
-    /// seconds), then cancels the rest.
-    pub(crate) async fn drain(&self) {
+    /// At the end of input: lets calls in flight finish until `deadline`, then cancels the
+    /// rest and says how many.
+    async fn drain(&self, deadline: Instant) {
         let wait = async {
             loop {
                 let idle = self.idle.notified();
@@ -254,39 +329,17 @@ impl Fast {
                 idle.await;
             }
         };
-        if tokio::time::timeout(Duration::from_secs(5), wait)
+        if tokio::time::timeout_at(deadline.into(), wait)
             .await
             .is_err()
         {
-            tracing::warn!("timed out draining in-flight tool calls");
+            let running = self.running.load(Ordering::Acquire);
+            tracing::warn!(
+                running,
+                "tool calls still running at shutdown were cancelled"
+            );
         }
-        for (_, calls) in self.inflight().drain() {
-            for (_, token) in calls {
-                token.cancel();
-            }
-        }
-    }
-
-    fn inflight(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<RequestId, Vec<(u64, CancellationToken)>>> {
-        self.inflight.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Takes call `number` out of the calls in flight: `false` when it was cancelled.
-    fn claim(&self, id: &RequestId, number: u64) -> bool {
-        let mut inflight = self.inflight();
-        let Some(calls) = inflight.get_mut(id) else {
-            return false;
-        };
-        let Some(at) = calls.iter().position(|(n, _)| *n == number) else {
-            return false;
-        };
-        calls.swap_remove(at);
-        if calls.is_empty() {
-            inflight.remove(id);
-        }
-        true
+        self.requests.cancel_all();
     }
 }
 

@@ -16,6 +16,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio_util::sync::CancellationToken;
 
+use super::sync::SyncLimit;
 use super::{Policy, dispatch};
 use crate::context::{CallContext, NoticeSink, SessionLevel, StateMap};
 use crate::registry::search::{self, SearchError};
@@ -36,6 +37,8 @@ pub(crate) struct ToolServer {
     /// Where the tools' notifications go: straight to the transport, so that they keep their
     /// order before the response and are not lost when the input has already closed.
     pub(crate) notices: Option<Arc<dyn NoticeSink>>,
+    /// Bounds the sync tool calls running at once.
+    sync: SyncLimit,
     /// The un-paginated `tools/list` result, serialized once (see [`ToolServer::cached_list`]).
     list_json: Option<Arc<String>>,
 }
@@ -47,6 +50,7 @@ impl ToolServer {
         policy: Policy,
         page_size: usize,
         states: StateMap,
+        sync: SyncLimit,
     ) -> Self {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
@@ -72,6 +76,7 @@ impl ToolServer {
             states,
             level: SessionLevel::default(),
             notices: None,
+            sync,
             list_json,
         }
     }
@@ -119,7 +124,7 @@ impl ToolServer {
             progress,
             level.unwrap_or_else(|| self.level.clone()),
         );
-        Ok(dispatch::run(tool, request.arguments, call, cancelled).await)
+        Ok(dispatch::run(tool, request.arguments, call, cancelled, &self.sync).await)
     }
 
     /// The `tools/list` result for clients before 2026-07-28 (rmcp's `ListToolsResult`),

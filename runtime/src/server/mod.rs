@@ -6,8 +6,10 @@
 mod dispatch;
 mod fast;
 mod handler;
+mod lifecycle;
 mod policy;
 mod session;
+mod sync;
 
 pub use policy::Policy;
 
@@ -23,6 +25,7 @@ use crate::transport::DEFAULT_MAX_LINE;
 use crate::{Error, Registry, ToolInfo};
 use handler::ToolServer;
 use session::serve;
+use sync::SyncLimit;
 
 /// How many tools one `tools/list` page holds unless [`Server::page_size`] says otherwise.
 ///
@@ -54,6 +57,7 @@ pub struct Server {
     states: StateMap,
     max_line: Option<usize>,
     busy_poll: Option<Duration>,
+    max_sync_calls: Option<usize>,
     /// `false` turns the tools fast path off (tests compare both paths).
     no_fast_path: bool,
 }
@@ -65,6 +69,14 @@ pub struct Server {
 /// assert_eq!(toolsmith::DEFAULT_BUSY_POLL, std::time::Duration::from_micros(20));
 /// ```
 pub const DEFAULT_BUSY_POLL: Duration = Duration::from_micros(20);
+
+/// How many calls of sync tools run at once unless [`Server::max_sync_calls`] says
+/// otherwise: 64. More wait for a free slot, without holding a thread.
+///
+/// ```
+/// assert_eq!(toolsmith::DEFAULT_MAX_SYNC_CALLS, 64);
+/// ```
+pub const DEFAULT_MAX_SYNC_CALLS: usize = 64;
 
 impl Server {
     /// A server offering every registered tool.
@@ -143,6 +155,20 @@ impl Server {
     /// ```
     pub fn busy_poll(mut self, window: Duration) -> Self {
         self.busy_poll = Some(window);
+        self
+    }
+
+    /// How many calls of sync tools (`fn` tools) run at once (default
+    /// [`DEFAULT_MAX_SYNC_CALLS`], between 1 and 512). Each runs on a thread of its own,
+    /// outside the runtime that serves the session, so that however many a client starts,
+    /// requests and cancellations are still read; calls beyond the limit wait for a slot.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().max_sync_calls(8);
+    /// # let _ = server;
+    /// ```
+    pub fn max_sync_calls(mut self, calls: usize) -> Self {
+        self.max_sync_calls = Some(calls);
         self
     }
 
@@ -252,7 +278,15 @@ impl Server {
             None,
             SessionLevel::default(),
         );
-        dispatch::run(tool, Some(arguments), context, CancellationToken::new()).await
+        let sync = SyncLimit::new(self.max_sync_calls.unwrap_or(DEFAULT_MAX_SYNC_CALLS));
+        dispatch::run(
+            tool,
+            Some(arguments),
+            context,
+            CancellationToken::new(),
+            &sync,
+        )
+        .await
     }
 
     pub(crate) fn handler(self) -> Result<ToolServer, Error> {
@@ -267,6 +301,7 @@ impl Server {
             self.policy,
             self.page_size.unwrap_or(DEFAULT_LIST_PAGE_SIZE),
             self.states,
+            SyncLimit::new(self.max_sync_calls.unwrap_or(DEFAULT_MAX_SYNC_CALLS)),
         ))
     }
 }

@@ -68,9 +68,8 @@ async fn serve_session(
 ) -> Result<(), Error> {
     let outbox = transport.outbox();
     handler.notices = Some(Arc::new(OutboxNotices(outbox.clone())));
-    if fast {
-        transport = transport.with_shortcut(Arc::new(FastPath::new(handler.clone(), outbox)));
-    }
+    let layer = FastPath::new(handler.clone(), outbox, fast);
+    transport = transport.with_shortcut(Arc::new(layer));
     let running = match handler.serve(transport).await {
         Ok(running) => running,
         // The input ended before the session started: a launcher probing the binary, a

@@ -56,8 +56,12 @@ impl<'a> Arguments<'a> {
         expected: &str,
         value: Value,
     ) -> Option<T> {
+        // JSON Schema counts `1.0` and `1e3` as integers; serde does not. Kept for a second
+        // try, only when the value holds such a number.
+        let integral = holds_integral_float(&value).then(|| as_integers(value.clone()));
         match serde_json::from_value(value) {
             Ok(v) => Some(v),
+            Err(_) if let Some(Ok(v)) = integral.map(serde_json::from_value) => Some(v),
             Err(err) => {
                 self.problems.push(format!(
                     "argument `{name}` is invalid (expected {expected}): {err}"
@@ -93,5 +97,62 @@ impl<'a> Arguments<'a> {
         } else {
             Err(self.problems.join("; "))
         }
+    }
+}
+
+/// A float with no fractional part that an integer type can hold.
+fn integral(number: &serde_json::Number) -> Option<serde_json::Number> {
+    let float = number.as_f64().filter(|_| number.is_f64())?;
+    if float.fract() != 0.0 {
+        return None;
+    }
+    // The range both checks exactly: from -2^63 up to (not including) 2^64.
+    if (-9_223_372_036_854_775_808.0..0.0).contains(&float) {
+        Some((float as i64).into())
+    } else if (0.0..18_446_744_073_709_551_616.0).contains(&float) {
+        Some((float as u64).into())
+    } else {
+        None
+    }
+}
+
+fn holds_integral_float(value: &Value) -> bool {
+    match value {
+        Value::Number(n) => integral(n).is_some(),
+        Value::Array(items) => items.iter().any(holds_integral_float),
+        Value::Object(map) => map.values().any(holds_integral_float),
+        _ => false,
+    }
+}
+
+/// `value` with every integral float written as an integer.
+fn as_integers(value: Value) -> Value {
+    match value {
+        Value::Number(n) => Value::Number(integral(&n).unwrap_or(n)),
+        Value::Array(items) => Value::Array(items.into_iter().map(as_integers).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, as_integers(v))).collect())
+        }
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{as_integers, holds_integral_float};
+
+    #[test]
+    fn integral_floats_are_integers_for_a_second_try() {
+        let value = json!({"a": 1.0, "b": [1e3, 2.5, -3.0], "c": "1.0", "d": 7});
+        assert!(holds_integral_float(&value));
+        assert_eq!(
+            as_integers(value),
+            json!({"a": 1, "b": [1000, 2.5, -3], "c": "1.0", "d": 7})
+        );
+        assert!(!holds_integral_float(&json!([2.5, 7, 1e300 * 10.0])));
+        let n: u64 = serde_json::from_value(as_integers(json!(1.8446744073709552e19))).unwrap_or(0);
+        assert_eq!(n, 0, "2^64 does not fit");
     }
 }

@@ -6,6 +6,7 @@
 pub(crate) mod args;
 pub(crate) mod checks;
 pub(crate) mod def;
+mod finite;
 mod hints;
 mod info;
 pub(crate) mod output;

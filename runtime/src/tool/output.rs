@@ -48,9 +48,28 @@ pub fn text(value: String) -> Outcome {
 
 /// A structured return.
 pub fn json<T: Serialize>(value: T) -> Outcome {
-    match serde_json::to_value(value) {
-        Ok(value) => Outcome::Ok(Output::Json(value)),
+    match serde_json::to_value(&value) {
+        // serde_json writes a float that is not finite as `null`: look again where it may be.
+        Ok(json)
+            if holds_null(&json)
+                && let Some(float) = super::finite::non_finite(&value) =>
+        {
+            Outcome::Failed(format!(
+                "the result holds the float {float}, which JSON cannot carry (its output schema \
+                 expects a number)"
+            ))
+        }
+        Ok(json) => Outcome::Ok(Output::Json(json)),
         Err(err) => Outcome::Failed(format!("the result could not be serialized: {err}")),
+    }
+}
+
+fn holds_null(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Array(items) => items.iter().any(holds_null),
+        Value::Object(map) => map.values().any(holds_null),
+        _ => false,
     }
 }
 
@@ -101,6 +120,17 @@ mod tests {
         assert!(matches!(result(boxed, empty), Outcome::ToolError(m) if m == "boxed"));
         let other: Result<(), std::io::Error> = Err(std::io::Error::other("secret"));
         assert_eq!(failed(result(other, empty)).as_deref(), Some("secret"));
+    }
+
+    #[test]
+    fn floats_that_are_not_finite_fail_instead_of_becoming_null() {
+        let why = failed(json(vec![1.0, 1e308 * 10.0])).expect("a failure");
+        assert!(why.contains("inf"), "{why}");
+        assert!(matches!(json(Some(2.5)), Outcome::Ok(Output::Json(_))));
+        assert!(matches!(
+            json(None::<f64>),
+            Outcome::Ok(Output::Json(Value::Null))
+        ));
     }
 
     #[test]

@@ -1,28 +1,26 @@
 //! The newline-delimited JSON-RPC transport toolsmith serves on: rmcp's message types, with
 //! the guarantees a stdio server needs.
 //!
-//! - A line that is not JSON gets a `-32700 Parse error` response with `id: null` (rmcp's own
-//!   transport drops it silently).
-//! - A well-formed line that is not a valid message gets `-32600 Invalid Request` with its id
-//!   when it has one, so that every request with an id is answered.
-//! - A line longer than the maximum is never buffered whole: its first bytes are kept to read
-//!   the id, the rest is skipped, and the request gets `-32600` (or `-32700` with `id: null`
-//!   when no id can be read).
+//! - A line that is not a valid message is answered here (see `decode.rs`).
+//! - A line longer than the maximum is never buffered: it is scanned for its top-level id
+//!   while it is skipped (`idscan.rs`), and a request gets `-32600` with that id (`id: null`
+//!   when it cannot be read exactly); a notification gets nothing.
+//! - Once writing to the client fails, no more requests are read: the session ends.
+//! - The end of a session is bounded as a whole by [`DRAIN`].
 
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use rmcp::RoleServer;
-use rmcp::model::{
-    CallToolRequestParams, ClientRequest, ErrorData, JsonRpcMessage, JsonRpcVersion2_0, RequestId,
-};
+use rmcp::model::{ErrorData, JsonRpcVersion2_0, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 
+use super::decode::{Decoded, decode};
 use super::idscan::{FoundId, IdScan, Scanned};
 use super::outbox::{BACKLOG, Outbox};
 
@@ -32,6 +30,10 @@ use super::outbox::{BACKLOG, Outbox};
 /// assert_eq!(toolsmith::DEFAULT_MAX_LINE, 4 * 1024 * 1024);
 /// ```
 pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
+
+/// How long the end of a session may take, from the end of input (or a failed write) to the
+/// last byte written: calls in flight finish or are stopped, answers are flushed.
+pub(crate) const DRAIN: Duration = Duration::from_secs(5);
 
 /// Answers queued past this many bytes are written even while more requests are buffered.
 const WRITE_CHUNK: usize = 4096;
@@ -54,8 +56,8 @@ pub(crate) trait Shortcut: Send + Sync {
     ) -> Option<RxJsonRpcMessage<RoleServer>>;
     /// Sees each frame rmcp sends, before it is written.
     fn observe(&self, frame: &TxJsonRpcMessage<RoleServer>);
-    /// At the end of input: lets the work in flight finish, within a bound.
-    fn drain(&self) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
+    /// At the end of input: lets the work in flight finish until `deadline`, then stops it.
+    fn drain(&self, deadline: Instant) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
 }
 
 /// What one bounded read produced.
@@ -78,6 +80,8 @@ pub(crate) struct LineTransport {
     outbox: Outbox,
     /// The session layer in front of rmcp, when one is attached.
     fast: Option<Arc<dyn Shortcut>>,
+    /// When reading stopped: the end of the session's drain counts from here.
+    ended: Option<Instant>,
 }
 
 impl LineTransport {
@@ -89,6 +93,7 @@ impl LineTransport {
             max_line: max_line.max(1),
             outbox: Outbox::new(write),
             fast: None,
+            ended: None,
         }
     }
 
@@ -189,50 +194,6 @@ impl LineTransport {
         }
         Ok(())
     }
-
-    /// Decides what a complete line is: a message for rmcp, or an error answered here.
-    fn decode(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
-        let mut line: &[u8] = &self.line;
-        line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-        line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            return None;
-        }
-        let parsed = serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line);
-        let message = match parsed {
-            Ok(message) => return self.known_method_check(message),
-            Err(err) => err,
-        };
-        match serde_json::from_slice::<Value>(line) {
-            Err(err) => {
-                let error = ErrorData::parse_error(format!("Parse error: {err}"), None);
-                self.reply_error(error, None);
-            }
-            Ok(value) => {
-                let id = value
-                    .get("id")
-                    .and_then(|id| serde_json::from_value(id.clone()).ok());
-                let is_request = value.get("method").is_some() || value.get("result").is_none();
-                match id {
-                    Some(id) if is_request => {
-                        let error =
-                            ErrorData::invalid_request(format!("Invalid Request: {message}"), None);
-                        self.reply_error(error, Some(id));
-                    }
-                    // A notification or a response: nothing may answer it.
-                    _ if value.get("method").is_some() || value.get("id").is_some() => {
-                        tracing::debug!(%message, "dropping an invalid notification or response");
-                    }
-                    _ => {
-                        let error =
-                            ErrorData::invalid_request(format!("Invalid Request: {message}"), None);
-                        self.reply_error(error, None);
-                    }
-                }
-            }
-        }
-        None
-    }
 }
 
 impl LineTransport {
@@ -267,55 +228,6 @@ impl LineTransport {
     }
 }
 
-/// The MCP methods rmcp knows: a request for one of them that rmcp could only read as a
-/// custom request has params of the wrong shape.
-const KNOWN_METHODS: &[&str] = &[
-    "initialize",
-    "ping",
-    "tools/list",
-    "tools/call",
-    "logging/setLevel",
-    "completion/complete",
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-];
-
-impl LineTransport {
-    /// Answers `-32602` for a known method whose params do not fit it (rmcp would route it
-    /// to `on_custom_request` and answer "method not found").
-    fn known_method_check(
-        &mut self,
-        message: RxJsonRpcMessage<RoleServer>,
-    ) -> Option<RxJsonRpcMessage<RoleServer>> {
-        if let JsonRpcMessage::Request(request) = &message
-            && let ClientRequest::CustomRequest(custom) = &request.request
-            && KNOWN_METHODS.contains(&custom.method.as_str())
-        {
-            let why = match custom.method.as_str() {
-                // Parsed from text: the parser of these params is in the binary already.
-                "tools/call" => serde_json::from_str::<CallToolRequestParams>(
-                    &custom.params.as_ref().unwrap_or(&Value::Null).to_string(),
-                )
-                .err()
-                .map_or_else(String::new, |e| format!(": {e}")),
-                _ => String::new(),
-            };
-            let error = ErrorData::invalid_params(
-                format!("Invalid params for '{}'{why}", custom.method),
-                None,
-            );
-            self.reply_error(error, Some(request.id.clone()));
-            return None;
-        }
-        Some(message)
-    }
-}
-
 /// A transport failure (writing a frame).
 #[derive(Debug)]
 pub(crate) struct TransportError(std::io::Error);
@@ -343,13 +255,45 @@ impl Transport<RoleServer> for LineTransport {
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        let message = self.next_message().await;
+        if message.is_none() {
+            self.ended.get_or_insert_with(Instant::now);
+        }
+        message
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        let deadline = *self.ended.get_or_insert_with(Instant::now) + DRAIN;
+        if let Some(fast) = &self.fast {
+            fast.drain(deadline).await;
+        }
+        // A client that keeps its end open but stops reading cannot hold the end up.
+        match tokio::time::timeout_at(deadline.into(), self.outbox.flush()).await {
+            Ok(flushed) => flushed.map_err(TransportError),
+            Err(_) => {
+                tracing::warn!("the client did not read the last answers in time");
+                Ok(())
+            }
+        }
+    }
+}
+
+impl LineTransport {
+    /// The next message for rmcp, answering what it can here; `None` at the end of input,
+    /// or once writing to the client failed (nobody would see the answers).
+    async fn next_message(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            if self.outbox.failed() {
+                tracing::info!("the client stopped reading: the session ends");
+                return None;
+            }
             // Lines answered here never make this task wait: under a long burst it yields
             // now and then (tokio's cooperative budget), so that other tasks (calls that
             // wait, notification senders, timers, a write the pipe could not take) run.
             tokio::task::coop::consume_budget().await;
             if let Err(err) = self.write_answers().await {
-                tracing::debug!(%err, "writing to the client failed");
+                tracing::info!(%err, "writing to the client failed: the session ends");
+                return None;
             }
             let read = self.read_line().await;
             match read {
@@ -360,7 +304,14 @@ impl Transport<RoleServer> for LineTransport {
                         self.line.clear();
                         continue;
                     }
-                    let mut message = self.decode();
+                    let mut message = match decode(&self.line) {
+                        Decoded::Message(message) => Some(message),
+                        Decoded::Reply(error, id) => {
+                            self.reply_error(error, id);
+                            None
+                        }
+                        Decoded::Nothing => None,
+                    };
                     self.line.clear();
                     if let Some(fast) = &self.fast {
                         message = message.and_then(|taken| fast.intercept(taken));
@@ -377,13 +328,6 @@ impl Transport<RoleServer> for LineTransport {
                 }
             }
         }
-    }
-
-    async fn close(&mut self) -> Result<(), Self::Error> {
-        if let Some(fast) = &self.fast {
-            fast.drain().await;
-        }
-        self.outbox.flush().await.map_err(TransportError)
     }
 }
 

@@ -201,6 +201,11 @@ impl Outbox {
         lock(&self.0.queue).len
     }
 
+    /// Whether writing to the client failed: nothing more can reach it.
+    pub(crate) fn failed(&self) -> bool {
+        self.0.failed.load(Ordering::Acquire)
+    }
+
     fn check(&self) -> io::Result<()> {
         if self.0.failed.load(Ordering::Acquire) {
             Err(broken())

@@ -2,15 +2,23 @@
 //! private duplicate of the original stdout, and the process's stdout is pointed at stderr,
 //! so a tool that calls `println!` cannot corrupt the stream.
 //!
-//! On Linux and macOS this uses `dup`/`dup2`. Elsewhere there is no guard: frames go to
+//! stdin is guarded alike: requests are read from a private duplicate, and fd 0 reads
+//! `/dev/null`, so a child process a tool starts cannot swallow them. Both duplicates are
+//! close-on-exec.
+//!
+//! On Linux and macOS this uses `fcntl`/`dup2`. Elsewhere there is no guard: frames go to
 //! stdout as they are, and a tool must not print to it.
 //!
-//! On Linux, when stdin and stdout are pipes (as for every MCP client), both are reopened as
-//! non-blocking pipes driven by the reactor, so that reading a request or writing a
-//! response never hands off to a blocking thread.
+//! When stdin and stdout are pipes (every MCP client on Linux) or sockets (Node-based hosts),
+//! both are driven by the reactor, so that reading a request or writing a response never
+//! waits for a blocking thread.
 
+use std::io;
+#[cfg(unix)]
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 #[cfg(unix)]
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 #[cfg(unix)]
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -31,58 +39,147 @@ pub(crate) struct PipeInput {
     waiting_since: Option<Instant>,
 }
 
-/// Takes over the standard streams for serving. Call once, before tools run. `spin`: how
-/// long the reader polls stdin for more input before it sleeps (see `Server::busy_poll`).
-pub(crate) fn take(spin: Duration) -> std::io::Result<(Input, Output)> {
-    let (stdin, _unguarded) = rmcp::transport::stdio_pipes();
+/// Whether the standard streams were taken already: a second server in one process would
+/// find fd 1 pointed at stderr, and send its frames there.
+static TAKEN: AtomicBool = AtomicBool::new(false);
+
+/// Takes over the standard streams for serving, once per process. `spin`: how long the
+/// reader polls stdin for more input before it sleeps (see `Server::busy_poll`).
+pub(crate) fn take(spin: Duration) -> io::Result<(Input, Output)> {
+    if TAKEN.swap(true, Ordering::AcqRel) {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            "stdio is already being served by this process: serve it once, from main",
+        ));
+    }
     #[cfg(unix)]
     {
-        drop(_unguarded);
-        let pipe = nonblocking_pipe(libc::STDIN_FILENO, Direction::Read)
-            .and_then(|file| tokio::net::unix::pipe::Receiver::from_file(file).ok());
-        let input: Input = match pipe {
-            Some(pipe) => Box::new(PipeInput {
-                pipe,
-                spin,
-                spinning: !spin.is_zero(),
-                waiting_since: None,
-            }),
-            None => Box::new(stdin),
-        };
-        Ok((input, guard()?))
+        let (input, output) = guard()?;
+        Ok((reader(input, spin), writer(output)))
     }
     #[cfg(not(unix))]
     {
         let _ = spin;
-        let (input, output): (Input, Output) = (Box::new(stdin), Box::new(_unguarded));
+        let (stdin, stdout) = rmcp::transport::stdio_pipes();
+        let (input, output): (Input, Output) = (Box::new(stdin), Box::new(stdout));
         Ok((input, output))
     }
 }
 
+/// Moves the protocol to private close-on-exec duplicates of fds 0 and 1, then points fd 0
+/// at `/dev/null` and fd 1 at stderr: a child process a tool starts can neither read the
+/// client's requests nor keep the client's streams open, and `println!` cannot corrupt the
+/// stream.
 #[cfg(unix)]
-fn guard() -> std::io::Result<Output> {
-    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+fn guard() -> io::Result<(OwnedFd, OwnedFd)> {
+    let input = dup_cloexec(libc::STDIN_FILENO)?;
+    let output = dup_cloexec(libc::STDOUT_FILENO)?;
+    let null = std::fs::File::open("/dev/null")?;
+    dup2(null.as_raw_fd(), libc::STDIN_FILENO)?;
+    dup2(libc::STDERR_FILENO, libc::STDOUT_FILENO)?;
+    Ok((input, output))
+}
 
-    // SAFETY: dup and dup2 on the standard descriptors; the new descriptor is owned below.
-    let protocol = unsafe { libc::dup(libc::STDOUT_FILENO) };
-    if protocol < 0 {
-        return Err(std::io::Error::last_os_error());
+#[cfg(unix)]
+fn dup_cloexec(fd: RawFd) -> io::Result<OwnedFd> {
+    // SAFETY: duplicates a standard descriptor; the new one is owned below.
+    let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
+    if new < 0 {
+        return Err(io::Error::last_os_error());
     }
-    // SAFETY: `protocol` is a fresh descriptor nobody else owns.
-    let protocol = unsafe { OwnedFd::from_raw_fd(protocol) };
-    // SAFETY: points descriptor 1 at what descriptor 2 points at.
-    if unsafe { libc::dup2(libc::STDERR_FILENO, libc::STDOUT_FILENO) } < 0 {
-        return Err(std::io::Error::last_os_error());
+    // SAFETY: `new` is a fresh descriptor nobody else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(new) })
+}
+
+#[cfg(unix)]
+fn dup2(from: RawFd, to: RawFd) -> io::Result<()> {
+    // SAFETY: points descriptor `to` (a standard one) at what `from` points at.
+    if unsafe { libc::dup2(from, to) } < 0 {
+        return Err(io::Error::last_os_error());
     }
-    if let Some(file) = nonblocking_pipe(protocol.as_raw_fd(), Direction::Write) {
-        enlarge_pipe(&file);
-        if let Ok(pipe) = tokio::net::unix::pipe::Sender::from_file(file) {
-            return Ok(Box::new(pipe));
+    Ok(())
+}
+
+/// What a standard stream is, which decides how it is driven.
+#[cfg(unix)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Fifo,
+    Socket,
+    Other,
+}
+
+#[cfg(unix)]
+fn kind(fd: &OwnedFd) -> Kind {
+    use std::os::unix::fs::FileTypeExt;
+
+    // SAFETY: borrowed for `metadata` only; ManuallyDrop keeps it from being closed.
+    let file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd.as_raw_fd()) });
+    match file.metadata().map(|m| m.file_type()) {
+        Ok(t) if t.is_fifo() => Kind::Fifo,
+        Ok(t) if t.is_socket() => Kind::Socket,
+        _ => Kind::Other,
+    }
+}
+
+/// The protocol's input: a pipe or a socket driven by the reactor (Node-based hosts give a
+/// socket), anything else (a file, a terminal) read on tokio's blocking threads, which tools
+/// never occupy (see `server/dispatch.rs`).
+#[cfg(unix)]
+fn reader(fd: OwnedFd, spin: Duration) -> Input {
+    match kind(&fd) {
+        Kind::Fifo => {
+            let pipe = nonblocking_pipe(fd.as_raw_fd(), Direction::Read)
+                .and_then(|file| tokio::net::unix::pipe::Receiver::from_file(file).ok());
+            if let Some(pipe) = pipe {
+                return Box::new(PipeInput {
+                    pipe,
+                    spin,
+                    spinning: !spin.is_zero(),
+                    waiting_since: None,
+                });
+            }
         }
+        Kind::Socket => {
+            if let Some(stream) = socket(&fd) {
+                return stream;
+            }
+        }
+        Kind::Other => {}
     }
-    Ok(Box::new(tokio::fs::File::from_std(std::fs::File::from(
-        protocol,
-    ))))
+    Box::new(tokio::fs::File::from_std(std::fs::File::from(fd)))
+}
+
+/// The protocol's output, driven like the input.
+#[cfg(unix)]
+fn writer(fd: OwnedFd) -> Output {
+    match kind(&fd) {
+        Kind::Fifo => {
+            if let Some(file) = nonblocking_pipe(fd.as_raw_fd(), Direction::Write) {
+                enlarge_pipe(&file);
+                if let Ok(pipe) = tokio::net::unix::pipe::Sender::from_file(file) {
+                    return Box::new(pipe);
+                }
+            }
+        }
+        Kind::Socket => {
+            if let Some(stream) = socket(&fd) {
+                return stream;
+            }
+        }
+        Kind::Other => {}
+    }
+    Box::new(tokio::fs::File::from_std(std::fs::File::from(fd)))
+}
+
+/// A stream socket as a non-blocking stream the reactor drives, on a close-on-exec duplicate
+/// of `fd`. Only this process's private descriptors refer to it (fds 0 and 1 were pointed
+/// elsewhere), so `O_NONBLOCK` reaches nobody else.
+#[cfg(unix)]
+fn socket(fd: &OwnedFd) -> Option<Box<tokio::net::UnixStream>> {
+    let stream = std::os::unix::net::UnixStream::from(dup_cloexec(fd.as_raw_fd()).ok()?);
+    stream.set_nonblocking(true).ok()?;
+    tokio::net::UnixStream::from_std(stream).ok().map(Box::new)
 }
 
 /// Grows the output pipe (64 KiB by default on Linux) so that a large response, such as
@@ -117,16 +214,13 @@ enum Direction {
 /// A FIFO reopened on its own open file description (Linux), so that `O_NONBLOCK` does not
 /// leak to other holders of the original one (stderr under `2>&1`, a parent's stdin).
 #[cfg(unix)]
-fn nonblocking_pipe(fd: std::os::fd::RawFd, direction: Direction) -> Option<std::fs::File> {
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+fn nonblocking_pipe(fd: RawFd, direction: Direction) -> Option<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
 
     if !cfg!(target_os = "linux") {
         return None;
     }
     let path = format!("/proc/self/fd/{fd}");
-    if !std::fs::metadata(&path).ok()?.file_type().is_fifo() {
-        return None;
-    }
     std::fs::OpenOptions::new()
         .read(matches!(direction, Direction::Read))
         .write(matches!(direction, Direction::Write))

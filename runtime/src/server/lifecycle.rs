@@ -1,0 +1,187 @@
+//! What a session has become, and which of its requests are in flight: kept once, for both
+//! paths that answer requests (the fast path and rmcp's service loop), so that they never
+//! disagree about the session's revision or about an id.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+use rmcp::RoleServer;
+use rmcp::model::{ClientRequest, ErrorCode, ErrorData, GetMeta, JsonRpcMessage, RequestId};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use tokio_util::sync::CancellationToken;
+
+/// No request has decided the session yet.
+const UNDECIDED: u8 = 0;
+/// An `initialize` request went to rmcp.
+const INITIALIZING: u8 = 1;
+/// rmcp answered `initialize` with a revision that has the handshake (2024-11-05 to
+/// 2025-11-25): the fast path serves tools.
+const HANDSHAKE: u8 = 2;
+/// The session started with a request carrying its own revision (2026-07-28): rmcp serves
+/// it all, whatever comes later.
+const INLINE: u8 = 3;
+
+/// The session's lifecycle, decided once by its first requests.
+#[derive(Default)]
+pub(crate) struct Lifecycle(AtomicU8);
+
+/// What to do with a message before rmcp sees it.
+pub(crate) enum Admit {
+    Pass,
+    /// Nothing may answer it (a notification or a response).
+    Ignore(&'static str),
+    /// Answer it here with this error.
+    Refuse(RequestId, ErrorData),
+}
+
+impl Lifecycle {
+    /// Whether the fast path may answer: the session negotiated a handshake revision.
+    pub(crate) fn handshake(&self) -> bool {
+        self.0.load(Ordering::Acquire) == HANDSHAKE
+    }
+
+    /// Before the session starts, rmcp ends it on a notification or a response, and answers
+    /// an unknown method as a request lacking metadata: those are handled here instead.
+    pub(crate) fn admit(&self, message: &RxJsonRpcMessage<RoleServer>) -> Admit {
+        if self.0.load(Ordering::Acquire) != UNDECIDED {
+            return Admit::Pass;
+        }
+        let JsonRpcMessage::Request(request) = message else {
+            return Admit::Ignore("a notification or response came before the session started");
+        };
+        match &request.request {
+            ClientRequest::InitializeRequest(_) => self.0.store(INITIALIZING, Ordering::Release),
+            ClientRequest::PingRequest(_) => {}
+            ClientRequest::CustomRequest(custom) => {
+                let error = ErrorData::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    format!("Method not found: '{}'", custom.method),
+                    None,
+                );
+                return Admit::Refuse(request.id.clone(), error);
+            }
+            other if other.get_meta().protocol_version().is_some() => {
+                self.0.store(INLINE, Ordering::Release);
+            }
+            _ => {}
+        }
+        Admit::Pass
+    }
+
+    /// Sees what rmcp sends: its answer to `initialize` settles a handshake session.
+    pub(crate) fn observe(&self, frame: &TxJsonRpcMessage<RoleServer>) {
+        if let JsonRpcMessage::Response(response) = frame
+            && let rmcp::model::ServerResult::InitializeResult(result) = &response.result
+            && result.protocol_version.has_initialize()
+        {
+            let _ = self.0.compare_exchange(
+                INITIALIZING,
+                HANDSHAKE,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
+        }
+    }
+}
+
+/// A request in flight: on the fast path (its number and its cancellation), or with rmcp.
+enum Owner {
+    Fast(u64, CancellationToken),
+    Rmcp,
+}
+
+/// The session's requests in flight, by id. An id may be in flight once: a request reusing
+/// it is refused on either path.
+#[derive(Default)]
+pub(crate) struct Requests {
+    map: Mutex<HashMap<RequestId, Owner>>,
+    /// How many entries `map` holds, read without the lock.
+    len: AtomicUsize,
+}
+
+impl Requests {
+    fn map(&self) -> MutexGuard<'_, HashMap<RequestId, Owner>> {
+        self.map.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn claim(&self, id: &RequestId, owner: Owner) -> bool {
+        let mut map = self.map();
+        if map.contains_key(id) {
+            return false;
+        }
+        map.insert(id.clone(), owner);
+        self.len.store(map.len(), Ordering::Release);
+        true
+    }
+
+    fn remove(&self, id: &RequestId, keep: impl FnOnce(&Owner) -> bool) -> Option<Owner> {
+        if self.len.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        let mut map = self.map();
+        if map.get(id).is_none_or(keep) {
+            return None;
+        }
+        let owner = map.remove(id);
+        self.len.store(map.len(), Ordering::Release);
+        owner
+    }
+
+    /// Whether `id` is free (no request in flight has it).
+    pub(crate) fn is_free(&self, id: &RequestId) -> bool {
+        self.len.load(Ordering::Acquire) == 0 || !self.map().contains_key(id)
+    }
+
+    /// Takes `id` for a fast-path call; `false` when it is in flight already.
+    pub(crate) fn claim_fast(&self, id: &RequestId, number: u64, token: CancellationToken) -> bool {
+        self.claim(id, Owner::Fast(number, token))
+    }
+
+    /// Takes `id` for a request rmcp answers; `false` when it is in flight already.
+    pub(crate) fn claim_rmcp(&self, id: &RequestId) -> bool {
+        self.claim(id, Owner::Rmcp)
+    }
+
+    /// Gives back the id of fast-path call `number`: `false` when it was cancelled (its
+    /// response must not be sent).
+    pub(crate) fn finish_fast(&self, id: &RequestId, number: u64) -> bool {
+        self.remove(
+            id,
+            |owner| !matches!(owner, Owner::Fast(n, _) if *n == number),
+        )
+        .is_some()
+    }
+
+    /// rmcp answered `id`.
+    pub(crate) fn answered(&self, id: &RequestId) {
+        self.remove(id, |owner| !matches!(owner, Owner::Rmcp));
+    }
+
+    /// The client cancelled `id`: a fast-path call is stopped and never answered; rmcp
+    /// stops its own.
+    pub(crate) fn cancel(&self, id: &RequestId) {
+        if let Some(Owner::Fast(_, token)) = self.remove(id, |_| false) {
+            token.cancel();
+        }
+    }
+
+    /// At the end of the session: stops every fast-path call still running.
+    pub(crate) fn cancel_all(&self) {
+        let mut map = self.map();
+        for (_, owner) in map.drain() {
+            if let Owner::Fast(_, token) = owner {
+                token.cancel();
+            }
+        }
+        self.len.store(0, Ordering::Release);
+    }
+}
+
+/// The answer to a request whose id is already in flight.
+pub(crate) fn id_in_use(id: &RequestId) -> ErrorData {
+    ErrorData::invalid_request(
+        format!("Invalid Request: id {id} is already in use by a request in flight"),
+        None,
+    )
+}

@@ -1,0 +1,61 @@
+//! Where sync tools run: threads of toolsmith's own, never the serving runtime's blocking
+//! pool, and at most a set number at once.
+//!
+//! - The serving runtime's blocking threads also read and write stdio when it is a file or a
+//!   terminal: a crowd of sync tools there would starve the session, cancellations included.
+//! - A sync tool that ignores its cancellation keeps its thread; the serving runtime does not
+//!   wait for it when `main` returns, so the process still ends.
+//! - Calls beyond the limit wait for a free slot without holding a thread, and a timed-out
+//!   call keeps its slot until its thread is done: the number of threads stays bounded.
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use tokio::runtime::{Builder, Runtime};
+use tokio::sync::Semaphore;
+
+use crate::tool::output::Outcome;
+
+/// Threads the pool may start at most; the per-server limit keeps below it.
+const POOL_THREADS: usize = 512;
+
+/// A runtime used only for its blocking pool; never dropped, so never waited for.
+fn pool() -> &'static Runtime {
+    static POOL: OnceLock<Runtime> = OnceLock::new();
+    POOL.get_or_init(|| {
+        Builder::new_current_thread()
+            .max_blocking_threads(POOL_THREADS)
+            .thread_keep_alive(Duration::from_secs(10))
+            .thread_name("toolsmith-sync")
+            .build()
+            .expect("a runtime for sync tools can be built")
+    })
+}
+
+/// How many sync tool calls of one server may run at once.
+#[derive(Clone)]
+pub(crate) struct SyncLimit(Arc<Semaphore>);
+
+impl SyncLimit {
+    pub(crate) fn new(calls: usize) -> Self {
+        SyncLimit(Arc::new(Semaphore::new(calls.clamp(1, POOL_THREADS))))
+    }
+
+    /// Runs `body` on a pool thread once a slot is free.
+    pub(crate) async fn run(&self, body: Box<dyn FnOnce() -> Outcome + Send>) -> Outcome {
+        let Ok(slot) = self.0.clone().acquire_owned().await else {
+            return Outcome::Failed("the sync tool limit was closed".into());
+        };
+        let thread = pool().spawn_blocking(move || {
+            let _slot = slot;
+            body()
+        });
+        match thread.await {
+            Ok(outcome) => outcome,
+            Err(err) if err.is_panic() => {
+                Outcome::Failed(super::dispatch::panic_message(&*err.into_panic()))
+            }
+            Err(err) => Outcome::Failed(err.to_string()),
+        }
+    }
+}
