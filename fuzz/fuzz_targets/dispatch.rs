@@ -1,8 +1,9 @@
 //! Arbitrary bytes into argument decoding and dispatch, through the real transport.
 //!
-//! The first byte picks a mode: raw input lines after the handshake, or the rest used as the
-//! `arguments` of a `tools/call` of one of the tools below. Either way the server must answer
-//! with JSON-RPC lines only, never panic, and stop cleanly at EOF.
+//! The first byte picks a mode: the rest used as the `arguments` of a `tools/call` of one of
+//! the tools below, raw input lines after the handshake, raw lines before any handshake, or
+//! lines made longer than the limit. Whatever the mode, the server must answer with JSON-RPC
+//! lines only, never panic, and stop cleanly at EOF.
 
 #![no_main]
 
@@ -51,25 +52,51 @@ async fn shout(text: String, times: Option<u8>) -> String {
 
 const TOOLS: [&str; 3] = ["mixed", "shout", "missing"];
 
-fn input(data: &[u8]) -> Vec<u8> {
-    let mut input = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fuzz","version":"0"}}}
+const HANDSHAKE: &[u8] = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"fuzz","version":"0"}}}
 {"jsonrpc":"2.0","method":"notifications/initialized"}
-"#
-    .to_vec();
-    match data.split_first() {
-        Some((mode, rest)) if mode % 2 == 0 => {
-            let tool = TOOLS[usize::from(*mode / 2) % TOOLS.len()];
+"#;
+
+/// The line limit of the fuzzed server.
+const LIMIT: usize = 16 * 1024;
+
+fn input(data: &[u8]) -> Vec<u8> {
+    let Some((mode, rest)) = data.split_first() else {
+        return HANDSHAKE.to_vec();
+    };
+    match mode % 4 {
+        // The rest as a tool's `arguments`.
+        0 => {
+            let tool = TOOLS[usize::from(*mode / 4) % TOOLS.len()];
+            let mut input = HANDSHAKE.to_vec();
             input.extend_from_slice(
                 format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{tool}","arguments":"#)
                     .as_bytes(),
             );
             input.extend_from_slice(rest);
             input.extend_from_slice(b"}}\n");
+            input
         }
-        Some((_, rest)) => input.extend_from_slice(rest),
-        None => {}
+        // Raw lines after the handshake.
+        1 => [HANDSHAKE, rest].concat(),
+        // Raw lines before any handshake: the session's lifecycle.
+        2 => rest.to_vec(),
+        // Every line made longer than the limit by a member in front: the id scan.
+        _ => {
+            let pad = format!(r#"{{"pad":"{}","#, "p".repeat(LIMIT));
+            let mut input = HANDSHAKE.to_vec();
+            for line in rest.split(|&b| b == b'\n') {
+                match line.strip_prefix(b"{") {
+                    Some(members) => {
+                        input.extend_from_slice(pad.as_bytes());
+                        input.extend_from_slice(members);
+                    }
+                    None => input.extend_from_slice(line),
+                }
+                input.push(b'\n');
+            }
+            input
+        }
     }
-    input
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -82,7 +109,7 @@ fuzz_target!(|data: &[u8]| {
         let (read, write) = tokio::io::split(server);
         let serving = tokio::spawn(
             toolsmith::Server::new()
-                .max_line_length(16 * 1024)
+                .max_line_length(LIMIT)
                 .serve_on(read, write),
         );
         let (mut from_server, mut to_server) = tokio::io::split(client);

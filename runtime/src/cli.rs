@@ -306,6 +306,8 @@ fn no_such_tool(name: &str) -> i32 {
 }
 
 async fn call(server: &Server, name: &str, args: &str) -> Result<i32, Error> {
+    // The real reason behind a masked failure is logged, to stderr.
+    crate::logging::init();
     let arguments = match serde_json::from_str::<Value>(args) {
         Ok(Value::Object(map)) => map,
         Ok(_) => {

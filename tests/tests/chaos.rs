@@ -67,6 +67,17 @@ async fn chaos_stream_is_answered_exactly_once() {
     });
 
     let init = initialize(0, "2025-11-25");
+    // A notification and a response before initialize are ignored; the session goes on.
+    let early = [
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": "early", "result": {}}),
+    ];
+    for frame in early {
+        stdin
+            .write_all(format!("{frame}\n").as_bytes())
+            .await
+            .unwrap();
+    }
     stdin
         .write_all(format!("{init}\n").as_bytes())
         .await
@@ -83,7 +94,7 @@ async fn chaos_stream_is_answered_exactly_once() {
     let mut calls = 0;
     let oversized_args = "x".repeat(100 * 1024);
     for id in 1..=1500u64 {
-        let roll = rng.below(100);
+        let roll = rng.below(110);
         let line = match roll {
             0..=34 => {
                 let (a, b) = (rng.below(1000) as i64, rng.below(1000) as i64 - 500);
@@ -173,9 +184,41 @@ async fn chaos_stream_is_answered_exactly_once() {
                     json!({"ms": 20_000}),
                 )
             }
-            _ => {
+            98..=99 => {
                 expect.insert(id, Expect::ToolError("timed out after 100ms"));
                 call(id, "timed", json!({"ms": 5_000}))
+            }
+            100..=101 => {
+                // An id that is neither a string nor an integer within i64.
+                invalid_null += 1;
+                let bad = ["1.5", "null", "true", "9223372036854775808", "{}", "[]"];
+                let pick = bad[rng.below(bad.len() as u64) as usize];
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{pick},"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}}}}}}"#
+                )
+            }
+            102..=103 => {
+                expect.insert(id, Expect::Rpc(-32600));
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "result": {},
+                       "params": {"name": "count", "arguments": {}}})
+                .to_string()
+            }
+            104..=105 => {
+                expect.insert(id, Expect::Rpc(-32602));
+                json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": ["add"]})
+                    .to_string()
+            }
+            106..=107 => {
+                expect.insert(id, Expect::Sum(103));
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":3.0,"b":1e2}}}}}}"#
+                )
+            }
+            _ => {
+                // An oversized notification: no answer at all.
+                json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                       "params": {"progressToken": 1, "progress": 1, "message": oversized_args}})
+                .to_string()
             }
         };
         calls += usize::from(line.contains("tools/call"));
@@ -424,7 +467,10 @@ async fn reused_ids_are_refused_and_long_bursts_still_get_every_answer() {
         assert!(child.wait().await.unwrap().success());
         assert_eq!(burst, 5_000, "every call of the burst answered once");
         assert_eq!(sevens.len(), 2, "fast path {fast_path}: {sevens:?}");
-        assert_eq!(sevens[0]["error"]["code"], -32600, "the reuse is refused at once");
+        assert_eq!(
+            sevens[0]["error"]["code"], -32600,
+            "the reuse is refused at once"
+        );
         assert!(
             sevens[0]["error"]["message"]
                 .as_str()

@@ -124,6 +124,72 @@ fn steps_sync(steps: u32, progress: Progress) -> u32 {
     steps
 }
 
+/// Runs `head -c 64` with the server's stdin and says how many bytes it read.
+#[tool(read_only, closed_world)]
+fn read_stdin_child() -> Result<u64, std::io::Error> {
+    let output = std::process::Command::new("head")
+        .args(["-c", "64"])
+        .stdin(std::process::Stdio::inherit())
+        .output()?;
+    Ok(output.stdout.len() as u64)
+}
+
+/// Starts `sleep 30` in the background with the server's standard streams and returns.
+#[tool(read_only, closed_world)]
+fn detach() -> Result<u32, std::io::Error> {
+    let child = std::process::Command::new("sleep").arg("30").spawn()?;
+    Ok(child.id())
+}
+
+/// Reports progress every millisecond until cancelled, past its timeout.
+#[tool(read_only, closed_world, timeout = "100ms")]
+fn timed_progress(progress: Progress, cancel: Cancellation) -> u32 {
+    let mut step = 0;
+    while !cancel.is_cancelled() {
+        step += 1;
+        progress.report(f64::from(step), 0.0, "working");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // Still reporting after its call ended: nothing of this may reach the client.
+    for _ in 0..50 {
+        step += 1;
+        progress.report(f64::from(step), 0.0, "too late");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    step
+}
+
+/// Keeps its `ClientLog` in a task that logs after `ms` milliseconds, and returns at once.
+#[tool(read_only, closed_world)]
+async fn log_later(log: ClientLog, ms: u64) -> bool {
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+        log.warning("too late");
+    });
+    true
+}
+
+/// Sleeps `ms` milliseconds in its thread and ignores cancellation.
+#[tool(read_only, closed_world)]
+fn stubborn(ms: u64) -> u64 {
+    std::thread::sleep(Duration::from_millis(ms));
+    ms
+}
+
+/// Blocks its thread for `ms` milliseconds inside an `async fn` (a common mistake).
+#[tool(read_only, closed_world)]
+async fn block_async(ms: u64) -> u64 {
+    std::thread::sleep(Duration::from_millis(ms));
+    ms
+}
+
+/// Returns a float JSON cannot carry.
+#[tool(read_only, closed_world)]
+fn overflow() -> f64 {
+    let big: f64 = std::hint::black_box(1e308);
+    big * 10.0
+}
+
 /// Does nothing and returns nothing (a `()` output).
 #[tool(read_only, closed_world)]
 fn nothing() {}

@@ -79,10 +79,24 @@ fn invalid(line: &[u8], err: &serde_json::Error) -> Decoded {
     let invalid = || ErrorData::invalid_request(format!("Invalid Request: {err}"), None);
     let has = |key| value.get(key).is_some();
     let response = !has("method") && (has("result") || has("error"));
+    let known = value["method"]
+        .as_str()
+        .is_some_and(|m| KNOWN_METHODS.contains(&m));
+    let params_not_object = value
+        .get("params")
+        .is_some_and(|p| !p.is_object() && !p.is_null());
     match value.get("id") {
         _ if response => {
             tracing::debug!(%err, "an invalid response was dropped");
             Decoded::Nothing
+        }
+        Some(id) if known && params_not_object => {
+            let method = value["method"].as_str().unwrap_or_default();
+            let error = ErrorData::invalid_params(
+                format!("Invalid params for '{method}': params must be an object"),
+                None,
+            );
+            Decoded::Reply(error, serde_json::from_value(id.clone()).ok())
         }
         // An id that is neither a string nor an integer within i64 cannot be echoed.
         Some(id) => Decoded::Reply(invalid(), serde_json::from_value(id.clone()).ok()),
