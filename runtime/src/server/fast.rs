@@ -239,7 +239,7 @@ impl Fast {
     /// (most do) is answered without a task or a thread hop, its response queued for the
     /// reader to write. A call that waits continues in a task of its own. A tool whose first
     /// step took longer than [`INLINE_BUDGET`] (blocking work in an `async fn`) would hold up
-    /// reading, cancellations included: its later calls start in a task straight away.
+    /// reading, cancellations included: its later calls run on a thread of the sync pool.
     fn call(
         self: &Arc<Self>,
         id: RequestId,
@@ -275,7 +275,16 @@ impl Fast {
         self.requests.claim_fast(&id, number, token);
         let fast = self.clone();
         self.spawn(async move {
-            let result = work.await;
+            let result = if inline {
+                work.await
+            } else {
+                // It blocks its thread: on a pool thread, not on a runtime worker (where
+                // it could also hold up the reader).
+                match fast.server.sync().block_on(work).await {
+                    Ok(result) => result,
+                    Err(err) => Err(ErrorData::internal_error(err.to_string(), None)),
+                }
+            };
             if !fast.requests.finish_fast(&id, number) {
                 return; // cancelled: no response
             }
@@ -298,7 +307,7 @@ impl Fast {
         tracing::warn!(
             tool,
             blocked_ms = took.as_millis() as u64,
-            "an async tool blocked the reader in its first step; its calls now start in a task \
+            "an async tool blocked the reader in its first step; its calls now run on a thread \
              of their own. Keep blocking work in a sync `fn` tool, or in spawn_blocking"
         );
         let mut blocking = self.blocking.lock().unwrap_or_else(|e| e.into_inner());

@@ -133,6 +133,11 @@ impl ToolServer {
         self.list_json.as_ref()
     }
 
+    /// The limit of sync tool calls, which also runs async tools known to block.
+    pub(crate) fn sync(&self) -> &SyncLimit {
+        &self.sync
+    }
+
     /// The tool `name` if the policy offers it; why not otherwise.
     fn offered_tool(&self, name: &str) -> Result<Option<&'static ToolInfo>, String> {
         let Some(tool) = self.registry.get(name) else {

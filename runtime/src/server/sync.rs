@@ -8,11 +8,13 @@
 //! - Calls beyond the limit wait for a free slot without holding a thread, and a timed-out
 //!   call keeps its slot until its thread is done: the number of threads stays bounded.
 
+use std::future::Future;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use tokio::runtime::{Builder, Runtime};
+use tokio::runtime::{Builder, Handle, Runtime};
 use tokio::sync::Semaphore;
+use tokio::task::JoinError;
 
 use crate::tool::output::Outcome;
 
@@ -43,19 +45,38 @@ impl SyncLimit {
 
     /// Runs `body` on a pool thread once a slot is free.
     pub(crate) async fn run(&self, body: Box<dyn FnOnce() -> Outcome + Send>) -> Outcome {
-        let Ok(slot) = self.0.clone().acquire_owned().await else {
-            return Outcome::Failed("the sync tool limit was closed".into());
-        };
-        let thread = pool().spawn_blocking(move || {
-            let _slot = slot;
-            body()
-        });
-        match thread.await {
+        match self.spawn(body).await {
             Ok(outcome) => outcome,
             Err(err) if err.is_panic() => {
                 Outcome::Failed(super::dispatch::panic_message(&*err.into_panic()))
             }
             Err(err) => Outcome::Failed(err.to_string()),
         }
+    }
+
+    /// Drives `work` to its end on a pool thread once a slot is free, with the serving
+    /// runtime's timers and I/O: for an async tool known to block its thread, which must not
+    /// hold one of the runtime's workers.
+    pub(crate) async fn block_on<F>(&self, work: F) -> Result<F::Output, JoinError>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let runtime = Handle::current();
+        self.spawn(move || runtime.block_on(work)).await
+    }
+
+    async fn spawn<T: Send + 'static>(
+        &self,
+        body: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, JoinError> {
+        // The semaphore is never closed.
+        let slot = self.0.clone().acquire_owned().await.ok();
+        pool()
+            .spawn_blocking(move || {
+                let _slot = slot;
+                body()
+            })
+            .await
     }
 }
