@@ -38,7 +38,7 @@ use crate::transport::stdio::{Outbox, Shortcut};
 
 /// How long an async tool's first step may take on the reader before its calls start in a
 /// task of their own instead.
-const INLINE_BUDGET: Duration = Duration::from_millis(1);
+const INLINE_BUDGET: Duration = Duration::from_millis(10);
 
 /// The session layer of one session, put in front of rmcp as the transport's [`Shortcut`].
 #[derive(Clone)]

@@ -159,7 +159,7 @@ impl Server {
     }
 
     /// How many calls of sync tools (`fn` tools) run at once (default
-    /// [`DEFAULT_MAX_SYNC_CALLS`], between 1 and 512). Each runs on a thread of its own,
+    /// [`DEFAULT_MAX_SYNC_CALLS`], between 1 and 256). Each runs on a thread of its own,
     /// outside the runtime that serves the session, so that however many a client starts,
     /// requests and cancellations are still read; calls beyond the limit wait for a slot.
     ///

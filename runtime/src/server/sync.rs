@@ -34,18 +34,27 @@ fn pool() -> &'static Runtime {
     })
 }
 
-/// How many sync tool calls of one server may run at once.
+/// How many sync tool calls of one server may run at once, and as many calls of async tools
+/// known to block (apart: such a call may be a sync tool's, which then needs a slot of its
+/// own, and one limit for both could fill up with calls waiting for a second slot).
 #[derive(Clone)]
-pub(crate) struct SyncLimit(Arc<Semaphore>);
+pub(crate) struct SyncLimit {
+    sync: Arc<Semaphore>,
+    blocking: Arc<Semaphore>,
+}
 
 impl SyncLimit {
     pub(crate) fn new(calls: usize) -> Self {
-        SyncLimit(Arc::new(Semaphore::new(calls.clamp(1, POOL_THREADS))))
+        let calls = calls.clamp(1, POOL_THREADS / 2);
+        SyncLimit {
+            sync: Arc::new(Semaphore::new(calls)),
+            blocking: Arc::new(Semaphore::new(calls)),
+        }
     }
 
     /// Runs `body` on a pool thread once a slot is free.
     pub(crate) async fn run(&self, body: Box<dyn FnOnce() -> Outcome + Send>) -> Outcome {
-        match self.spawn(body).await {
+        match spawn(&self.sync, body).await {
             Ok(outcome) => outcome,
             Err(err) if err.is_panic() => {
                 Outcome::Failed(super::dispatch::panic_message(&*err.into_panic()))
@@ -63,20 +72,21 @@ impl SyncLimit {
         F::Output: Send + 'static,
     {
         let runtime = Handle::current();
-        self.spawn(move || runtime.block_on(work)).await
+        spawn(&self.blocking, move || runtime.block_on(work)).await
     }
+}
 
-    async fn spawn<T: Send + 'static>(
-        &self,
-        body: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<T, JoinError> {
-        // The semaphore is never closed.
-        let slot = self.0.clone().acquire_owned().await.ok();
-        pool()
-            .spawn_blocking(move || {
-                let _slot = slot;
-                body()
-            })
-            .await
-    }
+/// Runs `body` on a pool thread once `slots` has a free one.
+async fn spawn<T: Send + 'static>(
+    slots: &Arc<Semaphore>,
+    body: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, JoinError> {
+    // The semaphore is never closed.
+    let slot = slots.clone().acquire_owned().await.ok();
+    pool()
+        .spawn_blocking(move || {
+            let _slot = slot;
+            body()
+        })
+        .await
 }
