@@ -224,9 +224,9 @@ impl Server {
     }
 
     /// Serves on any async byte stream pair (an in-memory duplex in tests, a socket, ...)
-    /// until the peer closes it.
+    /// until the peer closes it. Input that ends before any request is a normal end.
     ///
-    /// ```
+    /// ```standalone_crate
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
     /// let (client_end, server_end) = tokio::io::duplex(64 * 1024);
@@ -344,7 +344,7 @@ pub async fn serve_stdio() -> Result<(), Error> {
 
 /// Serves every registered tool on an async byte stream pair (tests, embedding).
 ///
-/// ```
+/// ```standalone_crate
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
 /// let (client_end, server_end) = tokio::io::duplex(64 * 1024);
