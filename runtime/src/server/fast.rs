@@ -36,9 +36,27 @@ use super::handler::ToolServer;
 use super::lifecycle::{Admit, Lifecycle, Requests, id_in_use};
 use crate::transport::stdio::{Outbox, Shortcut};
 
-/// How long an async tool's first step may take on the reader before its calls start in a
-/// task of their own instead.
+/// How long an async tool's first step may take on the reader before its later calls run on a
+/// thread of their own instead. Measured with the coarse clock (a few ms of resolution, a
+/// fraction of the cost of a precise reading, twice per call).
 const INLINE_BUDGET: Duration = Duration::from_millis(10);
+
+/// A monotonic reading that is cheap to take: `CLOCK_MONOTONIC_COARSE` on Linux.
+fn coarse_now() -> Duration {
+    #[cfg(target_os = "linux")]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes the timespec it is given.
+        if unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_COARSE, &mut ts) } == 0 {
+            return Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32);
+        }
+    }
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed()
+}
 
 /// The session layer of one session, put in front of rmcp as the transport's [`Shortcut`].
 #[derive(Clone)]
@@ -246,22 +264,35 @@ impl Fast {
         params: CallToolRequestParams,
         progress: Option<ProgressToken>,
     ) {
+        let tool = match self.server.lookup(&params.name) {
+            Ok(tool) => tool,
+            Err(answer) => {
+                if let Err(err) = self.outbox.queue(&response(id, *answer)) {
+                    tracing::debug!(%err, "a tools/call response could not be written");
+                }
+                return;
+            }
+        };
         let token = CancellationToken::new();
-        let inline = !self.blocks(&params.name);
-        let name = inline.then(|| params.name.clone());
+        let inline = !self.blocks(tool.name());
         let fast = self.clone();
         let cancelled = token.clone();
-        let mut work =
-            Box::pin(async move { fast.server.call(params, cancelled, progress, None).await });
-        if let Some(name) = name {
+        let mut work = Box::pin(async move {
+            let arguments = params.arguments;
+            Ok(fast
+                .server
+                .run(tool, arguments, cancelled, progress, None)
+                .await)
+        });
+        if inline {
             // A waker that does nothing is enough for a first poll: a future that is not
             // ready registers the waker of its next poll, which the task below makes.
             let mut cx = Context::from_waker(Waker::noop());
-            let start = Instant::now();
+            let start = coarse_now();
             let polled = work.as_mut().poll(&mut cx);
-            let took = start.elapsed();
+            let took = coarse_now().saturating_sub(start);
             if took > INLINE_BUDGET {
-                self.mark_blocking(&name, took);
+                self.mark_blocking(tool.name(), took);
             }
             if let Poll::Ready(result) = polled {
                 if let Err(err) = self.outbox.queue(&response(id, result)) {

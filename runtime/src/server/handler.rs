@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressToken, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams, Tool,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ProgressToken, ServerCapabilities,
+    ServerConfig, SetLevelRequestParams, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -100,8 +100,8 @@ impl ToolServer {
         Ok(result)
     }
 
-    /// One `tools/call`, for rmcp's handler and the transport's fast path alike. An unknown
-    /// tool is a protocol error; a tool the policy hides gets an error result.
+    /// One `tools/call`, for rmcp's handler. An unknown tool is a protocol error; a tool the
+    /// policy hides gets an error result.
     pub(crate) async fn call(
         &self,
         request: CallToolRequestParams,
@@ -109,11 +109,39 @@ impl ToolServer {
         progress: Option<ProgressToken>,
         level: Option<SessionLevel>,
     ) -> Result<CallToolResult, ErrorData> {
-        let tool = match self.offered_tool(&request.name) {
-            Ok(Some(tool)) => tool,
-            Ok(None) => return Err(dispatch::unknown_tool(&request.name)),
-            Err(why) => return Ok(CallToolResult::error(vec![ContentBlock::text(why)])),
+        let tool = match self.lookup(&request.name) {
+            Ok(tool) => tool,
+            Err(answer) => return *answer,
         };
+        Ok(self
+            .run(tool, request.arguments, cancelled, progress, level)
+            .await)
+    }
+
+    /// The tool a call names, or the answer to a call of a tool that is not offered (the
+    /// fast path resolves the tool before it runs the call).
+    pub(crate) fn lookup(
+        &self,
+        name: &str,
+    ) -> Result<&'static ToolInfo, Box<Result<CallToolResult, ErrorData>>> {
+        match self.offered_tool(name) {
+            Ok(Some(tool)) => Ok(tool),
+            Ok(None) => Err(Box::new(Err(dispatch::unknown_tool(name)))),
+            Err(why) => Err(Box::new(Ok(CallToolResult::error(vec![
+                ContentBlock::text(why),
+            ])))),
+        }
+    }
+
+    /// Runs a call of `tool`, which the policy offers.
+    pub(crate) async fn run(
+        &self,
+        tool: &'static ToolInfo,
+        arguments: Option<JsonObject>,
+        cancelled: CancellationToken,
+        progress: Option<ProgressToken>,
+        level: Option<SessionLevel>,
+    ) -> CallToolResult {
         let call = CallContext::new(
             tool.name(),
             self.states.clone(),
@@ -124,7 +152,7 @@ impl ToolServer {
             progress,
             level.unwrap_or_else(|| self.level.clone()),
         );
-        Ok(dispatch::run(tool, request.arguments, call, cancelled, &self.sync).await)
+        dispatch::run(tool, arguments, call, cancelled, &self.sync).await
     }
 
     /// The `tools/list` result for clients before 2026-07-28 (rmcp's `ListToolsResult`),

@@ -124,62 +124,72 @@ fn kind(fd: &OwnedFd) -> Kind {
 
 /// The protocol's input: a pipe or a socket driven by the reactor (Node-based hosts give a
 /// socket), anything else (a file, a terminal) read on tokio's blocking threads, which tools
-/// never occupy (see `server/dispatch.rs`).
+/// never occupy (see `server/sync.rs`).
 #[cfg(unix)]
 fn reader(fd: OwnedFd, spin: Duration) -> Input {
-    match kind(&fd) {
-        Kind::Fifo => {
-            let pipe = nonblocking_pipe(fd.as_raw_fd(), Direction::Read)
-                .and_then(|file| tokio::net::unix::pipe::Receiver::from_file(file).ok());
-            if let Some(pipe) = pipe {
-                return Box::new(PipeInput {
-                    pipe,
-                    spin,
-                    spinning: !spin.is_zero(),
-                    waiting_since: None,
-                });
-            }
-        }
-        Kind::Socket => {
-            if let Some(stream) = socket(&fd) {
-                return stream;
-            }
-        }
-        Kind::Other => {}
+    if kind(&fd) == Kind::Fifo
+        && let Some(pipe) = nonblocking_pipe(fd.as_raw_fd(), Direction::Read)
+            .and_then(|file| tokio::net::unix::pipe::Receiver::from_file(file).ok())
+    {
+        return Box::new(PipeInput {
+            pipe,
+            spin,
+            spinning: !spin.is_zero(),
+            waiting_since: None,
+        });
     }
-    Box::new(tokio::fs::File::from_std(std::fs::File::from(fd)))
+    match not_a_pipe(fd) {
+        NotAPipe::Socket(stream) => Box::new(stream),
+        NotAPipe::Other(file) => Box::new(file),
+    }
 }
 
 /// The protocol's output, driven like the input.
 #[cfg(unix)]
 fn writer(fd: OwnedFd) -> Output {
-    match kind(&fd) {
-        Kind::Fifo => {
-            if let Some(file) = nonblocking_pipe(fd.as_raw_fd(), Direction::Write) {
-                enlarge_pipe(&file);
-                if let Ok(pipe) = tokio::net::unix::pipe::Sender::from_file(file) {
-                    return Box::new(pipe);
-                }
-            }
+    if kind(&fd) == Kind::Fifo
+        && let Some(file) = nonblocking_pipe(fd.as_raw_fd(), Direction::Write)
+    {
+        enlarge_pipe(&file);
+        if let Ok(pipe) = tokio::net::unix::pipe::Sender::from_file(file) {
+            return Box::new(pipe);
         }
-        Kind::Socket => {
-            if let Some(stream) = socket(&fd) {
-                return stream;
-            }
-        }
-        Kind::Other => {}
     }
-    Box::new(tokio::fs::File::from_std(std::fs::File::from(fd)))
+    match not_a_pipe(fd) {
+        NotAPipe::Socket(stream) => Box::new(stream),
+        NotAPipe::Other(file) => Box::new(file),
+    }
 }
 
-/// A stream socket as a non-blocking stream the reactor drives, on a close-on-exec duplicate
-/// of `fd`. Only this process's private descriptors refer to it (fds 0 and 1 were pointed
-/// elsewhere), so `O_NONBLOCK` reaches nobody else.
+/// A stream that is not a pipe (or a pipe that could not be reopened).
 #[cfg(unix)]
-fn socket(fd: &OwnedFd) -> Option<Box<tokio::net::UnixStream>> {
-    let stream = std::os::unix::net::UnixStream::from(dup_cloexec(fd.as_raw_fd()).ok()?);
-    stream.set_nonblocking(true).ok()?;
-    tokio::net::UnixStream::from_std(stream).ok().map(Box::new)
+enum NotAPipe {
+    /// A stream socket, non-blocking and driven by the reactor. Only this process's private
+    /// descriptors refer to it (fds 0 and 1 were pointed elsewhere), so `O_NONBLOCK` reaches
+    /// nobody else.
+    Socket(tokio::net::UnixStream),
+    /// Anything else, on tokio's blocking threads.
+    Other(tokio::fs::File),
+}
+
+#[cfg(unix)]
+fn not_a_pipe(fd: OwnedFd) -> NotAPipe {
+    if kind(&fd) == Kind::Socket {
+        let socket = std::os::unix::net::UnixStream::from(fd);
+        let registered = socket.try_clone().and_then(|copy| {
+            copy.set_nonblocking(true)?;
+            tokio::net::UnixStream::from_std(copy)
+        });
+        match registered {
+            Ok(stream) => return NotAPipe::Socket(stream),
+            Err(err) => {
+                tracing::debug!(%err, "a socket is served on blocking threads");
+                let _ = socket.set_nonblocking(false);
+                return NotAPipe::Other(tokio::fs::File::from_std(OwnedFd::from(socket).into()));
+            }
+        }
+    }
+    NotAPipe::Other(tokio::fs::File::from_std(std::fs::File::from(fd)))
 }
 
 /// Grows the output pipe (64 KiB by default on Linux) so that a large response, such as
