@@ -1,6 +1,7 @@
 //! Connects to the notes tools in-process, like the tutorial's client: prints the
-//! annotation matrix, then searches, gets a note and a missing one, creates a note, and
-//! deletes one twice. `cargo run -p toolsmith-examples --example notes_demo`
+//! annotation matrix, then searches, gets a note and a missing one, creates a note, deletes
+//! one twice, and asks for the tag chart (text and a PNG image, then the image alone).
+//! `cargo run -p toolsmith-examples --example notes_demo`
 
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
@@ -71,19 +72,33 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         "delete_note 1 again",
         call("delete_note", json!({"note_id": 1})).await?,
     );
+    show("tag_chart", call("tag_chart", json!({})).await?);
+    show(
+        "tag_chart no legend",
+        call("tag_chart", json!({"legend": false})).await?,
+    );
 
     client.cancel().await?;
     server.await??;
     Ok(())
 }
 
+/// One line per result: its text blocks (lines joined), and what its other blocks are.
 fn show(what: &str, result: CallToolResult) {
     let text = result
         .content
-        .first()
-        .and_then(|c| c.as_text())
-        .map(|t| t.text.clone())
-        .unwrap_or_default();
+        .iter()
+        .map(|block| match (block.as_text(), block.as_image()) {
+            (Some(text), _) => text.text.replace('\n', ", "),
+            (_, Some(image)) => format!(
+                "[{} image, {} bytes of base64]",
+                image.mime_type,
+                image.data.len()
+            ),
+            _ => "[other content]".to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
     let marker = if result.is_error == Some(true) {
         "error"
     } else {

@@ -1,10 +1,13 @@
 //! Example MCP servers built with toolsmith.
 //!
 //! - [`store`]: the notes store, plain Rust with no MCP in it.
-//! - [`notes`]: the four notes tools of the MCP tutorial, declared with `#[tool]`.
+//! - [`notes`]: the four notes tools of the MCP tutorial, declared with `#[tool]`, and
+//!   `tag_chart`, which answers with a PNG bar chart (an image result).
+//! - [`chart`]: that bar chart, drawn into a pixel buffer and encoded as PNG.
 //!
 //! Run the server with `cargo run -p toolsmith-examples --example notes`, or the in-process
 //! demo with `cargo run -p toolsmith-examples --example notes_demo`.
 
+pub mod chart;
 pub mod notes;
 pub mod store;

@@ -1,10 +1,12 @@
 //! The notes tools of the MCP tutorial, as ordinary functions over the shared [`Notes`]
-//! store (a `State` parameter: filled by the server, not part of the input schema).
+//! store (a `State` parameter: filled by the server, not part of the input schema), and a
+//! chart of the notes' tags that answers with an image.
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use toolsmith::{State, ToolError, tool};
+use toolsmith::{Content, Image, State, ToolError, tool};
 
+use crate::chart;
 use crate::store::{Note, Notes};
 
 /// Find notes whose title or body contains `query` (case-insensitive).
@@ -64,4 +66,30 @@ pub fn delete_note(notes: State<Notes>, note_id: u64) -> Deleted {
         note_id,
         deleted: notes.lock().delete(note_id),
     }
+}
+
+/// Draw a bar chart of how many notes carry each tag, as a PNG image: one bar per tag, in
+/// alphabetical order of the tags, each as tall as its count relative to the largest. By
+/// default a text block listing `tag: count` per tag, in the same order, precedes the image.
+///
+/// # Arguments
+/// * `legend` - Whether to send the `tag: count` text before the image (default true).
+#[tool(read_only, idempotent, closed_world, title = "Tag chart", category = "notes", tags = ["read", "chart"])]
+pub fn tag_chart(notes: State<Notes>, legend: Option<bool>) -> Vec<Content> {
+    let counts = notes.lock().tag_counts();
+    let bars: Vec<usize> = counts.iter().map(|(_, n)| *n).collect();
+    let image = Image::png(chart::bar_chart(&bars));
+    if !legend.unwrap_or(true) {
+        return vec![Content::from(image)];
+    }
+    let text = if counts.is_empty() {
+        "No note has a tag.".to_owned()
+    } else {
+        counts
+            .iter()
+            .map(|(tag, n)| format!("{tag}: {n}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    vec![Content::from(text), Content::from(image)]
 }

@@ -1,6 +1,7 @@
 //! A small in-memory notes store. It knows nothing of MCP: the tools in
 //! [`crate::notes`] are thin functions over it.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Mutex, MutexGuard};
 
 use schemars::JsonSchema;
@@ -98,6 +99,30 @@ impl Store {
         self.next_id += 1;
         self.notes.push(note.clone());
         note
+    }
+
+    /// How many notes carry each tag, in tag order (a tag repeated on one note counts once).
+    ///
+    /// ```
+    /// let mut store = toolsmith_examples::store::Store::seeded();
+    /// store.create("t".into(), "b".into(), vec!["work".into(), "work".into(), "idea".into()]);
+    /// let counts = store.tag_counts();
+    /// assert_eq!(counts[0], ("home".to_owned(), 1));
+    /// assert_eq!(counts[1], ("idea".to_owned(), 1));
+    /// assert_eq!(counts[3], ("work".to_owned(), 2));
+    /// ```
+    pub fn tag_counts(&self) -> Vec<(String, usize)> {
+        let mut counts = BTreeMap::<&str, usize>::new();
+        for note in &self.notes {
+            let tags: BTreeSet<&str> = note.tags.iter().map(String::as_str).collect();
+            for tag in tags {
+                *counts.entry(tag).or_default() += 1;
+            }
+        }
+        counts
+            .into_iter()
+            .map(|(tag, n)| (tag.to_owned(), n))
+            .collect()
     }
 
     /// Removes the note with this id; `false` when there was none.

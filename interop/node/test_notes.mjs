@@ -1,12 +1,18 @@
 // The notes example driven by the official TypeScript SDK (`@modelcontextprotocol/sdk`)
 // over stdio: hints and titles, the tutorial's calls, and the SDK's own validation of every
-// result (it checks structuredContent against the tool's outputSchema on callTool).
+// result (it checks structuredContent against the tool's outputSchema on callTool), down to
+// tag_chart's image blocks (the SDK's ImageContent schema checks their base64).
 //
 // Usage: node test_notes.mjs PATH_TO_NOTES_BINARY [PROTOCOL_VERSION]
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { CallToolResultSchema, ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolResultSchema,
+  ImageContentSchema,
+  ListToolsResultSchema,
+  TextContentSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 
 const [binary] = process.argv.slice(2);
 // The SDK's schema validator (Ajv) warns about anything non-portable: count it as a failure.
@@ -28,6 +34,7 @@ const expected = {
   get_note: ["Get note", true, false, true, false],
   create_note: ["Create note", false, false, false, false],
   delete_note: ["Delete note", false, true, true, false],
+  tag_chart: ["Tag chart", true, false, true, false],
 };
 
 const transport = new StdioClientTransport({ command: binary, args: ["serve"], stderr: "ignore" });
@@ -69,6 +76,31 @@ const deleted = await call("delete_note", { note_id: id });
 check(same(deleted.structuredContent, { note_id: id, deleted: true }), "delete");
 const retry = await call("delete_note", { note_id: id });
 check(retry.isError === false && same(retry.structuredContent, { note_id: id, deleted: false }), "retry");
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+function checkPngBlock(block, what) {
+  check(block?.type === "image", `${what}: type ${block?.type}`);
+  check(ImageContentSchema.safeParse(block).success, `${what}: parses as the SDK's ImageContent`);
+  check(block?.mimeType === "image/png", `${what}: mimeType ${block?.mimeType}`);
+  const png = Buffer.from(block?.data ?? "", "base64");
+  check(png.toString("base64") === block?.data, `${what}: data is canonical base64`);
+  check(png.subarray(0, 8).equals(PNG_SIGNATURE), `${what}: data is not a PNG: ${png.subarray(0, 8).toString("hex")}`);
+}
+
+// An image result: the chart alone.
+check(tools.tag_chart.outputSchema === undefined, "tag_chart has no outputSchema");
+const image = await call("tag_chart", { legend: false });
+check(image.isError === false && image.structuredContent === undefined, "tag_chart legend=false result");
+check(image.content.length === 1, `tag_chart legend=false: ${image.content.length} blocks`);
+checkPngBlock(image.content[0], "tag_chart legend=false");
+
+// A mixed result: the legend as text, then the chart.
+const mixed = await call("tag_chart", {});
+check(mixed.isError === false, "tag_chart result");
+check(same(mixed.content.map((b) => b.type), ["text", "image"]), `tag_chart blocks ${mixed.content.map((b) => b.type)}`);
+check(TextContentSchema.safeParse(mixed.content[0]).success, "tag_chart legend parses as the SDK's TextContent");
+check(text(mixed) === "home: 1\npersonal: 1\nwork: 1", `tag_chart legend ${JSON.stringify(text(mixed))}`);
+checkPngBlock(mixed.content[1], "tag_chart chart");
 
 check(warnings.length === 0, `the SDK warned: ${warnings.join("; ")}`);
 await client.close();

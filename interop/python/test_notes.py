@@ -3,17 +3,24 @@
 Checks the complete hint block and titles, validates every inputSchema and outputSchema
 against the JSON Schema 2020-12 metaschema and every structuredContent against its
 outputSchema, and runs the tutorial's calls. The SDK's own validation of results
-(structuredContent against outputSchema) must accept every result.
+(structuredContent against outputSchema) must accept every result. tag_chart must come back
+as the SDK's own content types: an ImageContent holding a PNG alone (legend=false), and a
+TextContent then that ImageContent by default.
 
 Usage: python test_notes.py PATH_TO_NOTES_BINARY
 """
 
 import asyncio
+import base64
+import binascii
 import sys
 
 import jsonschema
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.types import ImageContent, TextContent
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 EXPECTED = {
     # name: (title, readOnly, destructive, idempotent, openWorld)
@@ -21,6 +28,7 @@ EXPECTED = {
     "get_note": ("Get note", True, False, True, False),
     "create_note": ("Create note", False, False, False, False),
     "delete_note": ("Delete note", False, True, True, False),
+    "tag_chart": ("Tag chart", True, False, True, False),
 }
 
 checks = {"passed": 0, "failed": 0}
@@ -36,6 +44,21 @@ def check(condition, what):
 
 def text(result):
     return result.content[0].text if result.content else ""
+
+
+def check_png_block(block, what):
+    """An ImageContent of type image/png whose base64 data decodes to a PNG."""
+    check(isinstance(block, ImageContent), f"{what}: an ImageContent, not {type(block).__name__}")
+    if not isinstance(block, ImageContent):
+        return
+    check(block.type == "image", f"{what}: type {block.type!r}")
+    check(block.mime_type == "image/png", f"{what}: mimeType {block.mime_type!r}")
+    try:
+        png = base64.b64decode(block.data, validate=True)
+    except binascii.Error as err:
+        check(False, f"{what}: data is not base64: {err}")
+        return
+    check(png.startswith(PNG_SIGNATURE), f"{what}: data is not a PNG: {png[:8]!r}")
 
 
 async def main(binary):
@@ -106,6 +129,29 @@ async def main(binary):
 
             bad = await session.call_tool("get_note", {"note_id": "x"})
             check(bad.is_error is True and "note_id" in text(bad), f"bad argument {text(bad)!r}")
+
+            # An image result: the chart alone.
+            check(tools["tag_chart"].output_schema is None, "tag_chart has no outputSchema")
+            image = await session.call_tool("tag_chart", {"legend": False})
+            check(image.is_error is False, f"tag_chart legend=false is not an error: {image}")
+            check(image.structured_content is None, "tag_chart has no structuredContent")
+            check(len(image.content) == 1, f"tag_chart legend=false: {len(image.content)} blocks")
+            if image.content:
+                check_png_block(image.content[0], "tag_chart legend=false")
+
+            # A mixed result: the legend as text, then the chart.
+            mixed = await session.call_tool("tag_chart", {})
+            check(mixed.is_error is False, f"tag_chart is not an error: {mixed}")
+            kinds = [type(block).__name__ for block in mixed.content]
+            check(kinds == ["TextContent", "ImageContent"], f"tag_chart blocks {kinds}")
+            if len(mixed.content) == 2:
+                legend = mixed.content[0]
+                check(isinstance(legend, TextContent), "tag_chart legend is a TextContent")
+                check(
+                    getattr(legend, "text", None) == "home: 1\npersonal: 1\nwork: 1",
+                    f"tag_chart legend {getattr(legend, 'text', None)!r}",
+                )
+                check_png_block(mixed.content[1], "tag_chart chart")
 
     print(f"python-sdk: {checks['passed']} passed, {checks['failed']} failed")
     return 0 if checks["failed"] == 0 else 1

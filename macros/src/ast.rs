@@ -53,6 +53,8 @@ pub enum OutputKind {
     Text,
     /// Any other type: structured content.
     Json(Box<Type>),
+    /// A content type (`Image`, `Vec<Content>`, `ToolOutput`, ...): content blocks.
+    Content(Box<Type>),
 }
 
 /// Reads the item. Anything but a function is an error; signature problems go to `cx`.
@@ -263,13 +265,65 @@ fn output(cx: &Ctxt, ret: &ReturnType) -> Output {
             );
             OutputKind::Unit
         }
-        other => OutputKind::Json(Box::new(other.clone())),
+        other if is_content(other) || generic_arg(other, "Vec").is_some_and(is_content) => {
+            OutputKind::Content(Box::new(other.clone()))
+        }
+        other => {
+            if let Some(content) = nested_content(other) {
+                cx.error_spanned_by(
+                    content,
+                    "a content type is returned alone, in a `Vec`, or inside `Result`; to add text or structured content, return `toolsmith::ToolOutput`",
+                );
+            }
+            OutputKind::Json(Box::new(other.clone()))
+        }
     };
     Output {
         kind,
         result,
         error: result.then(|| generic_args(ty).nth(1).cloned()).flatten(),
     }
+}
+
+/// The content types, known by name: written bare or under a `toolsmith` path. A type of
+/// the same name under another path (`crate::model::Image`) is the program's own.
+const CONTENT: &[&str] = &[
+    "Image",
+    "Audio",
+    "ResourceLink",
+    "EmbeddedResource",
+    "Content",
+    "ToolOutput",
+];
+
+fn is_content(ty: &Type) -> bool {
+    let Type::Path(p) = ty else { return false };
+    let segments = &p.path.segments;
+    p.qself.is_none()
+        && segments
+            .last()
+            .is_some_and(|s| s.arguments.is_none() && CONTENT.iter().any(|c| s.ident == c))
+        && (segments.len() == 1 || segments.first().is_some_and(|s| s.ident == "toolsmith"))
+}
+
+/// A content type inside `ty` where it cannot be (`Option<Image>`, `(String, Image)`).
+fn nested_content(ty: &Type) -> Option<&Type> {
+    let inner: Vec<&Type> = match ty {
+        Type::Path(_) => generic_args(ty).collect(),
+        Type::Tuple(t) => t.elems.iter().collect(),
+        Type::Array(a) => vec![&*a.elem],
+        Type::Slice(s) => vec![&*s.elem],
+        Type::Paren(p) => vec![&*p.elem],
+        Type::Group(g) => vec![&*g.elem],
+        _ => Vec::new(),
+    };
+    inner.into_iter().find_map(|t| {
+        if is_content(t) {
+            Some(t)
+        } else {
+            nested_content(t)
+        }
+    })
 }
 
 fn last_ident_is(path: &syn::Path, name: &str) -> bool {

@@ -22,6 +22,8 @@ pub const KEYS: &[&str] = &[
     "description",
     "category",
     "tags",
+    "icon",
+    "icons",
     "timeout",
     "allow_name_mismatch",
 ];
@@ -52,6 +54,8 @@ pub struct Attrs {
     pub description: Option<Text>,
     pub category: Option<Text>,
     pub tags: Option<Vec<LitStr>>,
+    /// `icon = "..."` (repeatable) and `icons = [...]`, in order.
+    pub icons: Vec<LitStr>,
     /// `timeout = "30s"`: milliseconds, and the text as written.
     pub timeout: Option<(u64, LitStr)>,
     pub allow_name_mismatch: Option<Ident>,
@@ -98,13 +102,13 @@ impl Hints {
 }
 
 /// `key` or `key = value`.
-struct Entry {
-    key: Ident,
-    value: Option<(Token![=], Expr)>,
+pub struct Entry {
+    pub key: Ident,
+    pub value: Option<(Token![=], Expr)>,
 }
 
 /// A value without the invisible groups `macro_rules!` wraps around `$x:literal` / `$x:expr`.
-fn ungroup(expr: &Expr) -> &Expr {
+pub fn ungroup(expr: &Expr) -> &Expr {
     match expr {
         Expr::Group(group) => ungroup(&group.expr),
         other => other,
@@ -172,6 +176,8 @@ pub fn parse(cx: &Ctxt, args: TokenStream) -> syn::Result<Attrs> {
             "description" => text(cx, &mut attrs.description, &entry, true),
             "category" => text(cx, &mut attrs.category, &entry, true),
             "tags" => tags(cx, &mut attrs.tags, &entry),
+            "icon" => crate::icon::icon(cx, &mut attrs.icons, &entry),
+            "icons" => crate::icon::icons(cx, &mut attrs.icons, &entry),
             "timeout" => timeout(cx, &mut attrs.timeout, &entry),
             "allow_name_mismatch" => {
                 if let Some((_, value)) = &entry.value {

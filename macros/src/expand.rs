@@ -70,6 +70,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
         None => quote!(::core::option::Option::None),
     };
     let tags = attrs.tags.iter().flatten();
+    let icons = &attrs.icons;
 
     let mut item = function.item.clone();
     let doc_line = format!(
@@ -152,6 +153,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
     let (output, output_fn) = match &function.output.kind {
         OutputKind::Unit => (quote!(::toolsmith::__private::OutputDef::Empty), None),
         OutputKind::Text => (quote!(::toolsmith::__private::OutputDef::Text), None),
+        OutputKind::Content(_) => (quote!(::toolsmith::__private::OutputDef::Content), None),
         OutputKind::Json(ty) => {
             let typed = quote_spanned!(ty.span()=> ::toolsmith::__private::Typed::<#ty>::NEW);
             (
@@ -206,6 +208,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
                     description: #description,
                     category: #category,
                     tags: &[#(#tags),*],
+                    icons: &[#(#icons),*],
                     hints: ::toolsmith::__private::Hints {
                         read_only: #read_only,
                         destructive: #destructive,

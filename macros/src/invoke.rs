@@ -89,6 +89,9 @@ pub fn checks(function: &Function) -> TokenStream {
             const _: () = ::toolsmith::__private::assert_serialize::<#ty>();
             const _: () = ::toolsmith::__private::assert_output_schema::<#ty>();
         }),
+        OutputKind::Content(ty) => Some(quote_spanned! {ty.span()=>
+            const _: () = ::toolsmith::__private::assert_content::<#ty>();
+        }),
         _ => None,
     };
     let result = match (&function.item.sig.output, &function.output.error) {
@@ -110,6 +113,9 @@ fn convert(function: &Function, call: TokenStream) -> TokenStream {
         OutputKind::Text => quote!(::toolsmith::__private::text),
         OutputKind::Json(ty) => {
             quote!(|value: #ty| ::toolsmith::__private::Typed::<#ty>::NEW.json(value))
+        }
+        OutputKind::Content(ty) => {
+            quote!(|value: #ty| ::toolsmith::__private::Typed::<#ty>::NEW.content(value))
         }
     };
     match (&function.item.sig.output, function.output.result) {

@@ -10,6 +10,7 @@ mod attr;
 mod ctxt;
 mod docs;
 mod expand;
+mod icon;
 mod invoke;
 mod valid;
 

@@ -12,6 +12,7 @@ pub use crate::tool::checks::{
     Fallback, Typed, assert_deserialize, assert_error, assert_output_schema, assert_param_schema,
     assert_result, assert_serialize,
 };
+pub use crate::tool::content::{IntoContent, assert_content};
 pub use crate::tool::def::{Invocation, OutputDef, ParamDef, Timeout, ToolDef};
 pub use crate::tool::output::{Outcome, empty, text};
 pub use crate::tool::schema::OutputSchema;

@@ -8,7 +8,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::{Value, json};
 
 use crate::registry::snapshot;
-use crate::server::{Serving, executable_name};
+use crate::server::{Serving, empty_registry_hint, executable_name};
 use crate::{Error, Search, Server, ToolInfo};
 
 #[derive(Parser, Debug)]
@@ -199,6 +199,9 @@ fn tools(args: ToolsArgs) -> Result<i32, Error> {
     query.tags = args.tag.into_iter().collect();
     query.text = args.search;
     let tools = all_matching(query)?;
+    if crate::try_registry()?.is_empty() {
+        eprintln!("{}", empty_registry_hint());
+    }
     let mut out = std::io::stdout().lock();
     if args.json {
         let rows: Vec<Value> = tools.iter().map(|t| tool_json(t)).collect();

@@ -57,7 +57,10 @@ pub use server::{
     DEFAULT_BUSY_POLL, DEFAULT_LIST_PAGE_SIZE, DEFAULT_MAX_SYNC_CALLS, Policy, Server,
     serve_on_stream, serve_stdio,
 };
-pub use tool::{Hints, InferredHints, META_CATEGORY, META_TAGS, ToolInfo, infer_hints};
+pub use tool::{
+    Audio, Content, EmbeddedResource, Hints, Image, InferredHints, META_CATEGORY, META_TAGS,
+    ResourceLink, ToolInfo, ToolOutput, infer_hints,
+};
 pub use transport::DEFAULT_MAX_LINE;
 
 /// The MCP SDK toolsmith is built on, for the rare need to reach its model types.
@@ -89,6 +92,13 @@ pub use rmcp;
 /// - `title = "..."`: the human-readable title (tool `title` and `annotations.title`).
 /// - `name = "..."`: the MCP name (default: the function's name).
 /// - `description = "..."`: the description (default: the rustdoc).
+/// - `icon = "https://..."` (repeatable) or `icons = ["...", ...]`: the tool's icons, each an
+///   `https:` or `data:image/...` URI.
+///
+/// The return type decides the result: `()` (no content), `String` (one text block), a
+/// content type ([`Image`], [`Audio`], [`ResourceLink`], [`EmbeddedResource`], a `Vec` of
+/// [`Content`], [`ToolOutput`]), or any `Serialize + JsonSchema` type (structured content
+/// with an `outputSchema`); each also inside `Result`.
 ///
 /// Unstated hints take the specification's cautious defaults: destructive, not
 /// idempotent, open-world; `read_only` implies not destructive and idempotent.

@@ -83,7 +83,23 @@ fn tools_prints_an_aligned_annotation_matrix() {
     }
     assert_eq!(
         names(&table),
-        ["create_note", "delete_note", "get_note", "search_notes"]
+        [
+            "create_note",
+            "delete_note",
+            "get_note",
+            "search_notes",
+            "tag_chart"
+        ]
+    );
+    let chart = lines.iter().find(|l| l.starts_with("tag_chart")).unwrap();
+    let cells: Vec<&str> = chart
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(
+        cells,
+        ["tag_chart", "Tag chart", "yes", "no", "yes", "no", "notes"]
     );
 }
 
@@ -91,7 +107,7 @@ fn tools_prints_an_aligned_annotation_matrix() {
 fn tools_filters_and_json() {
     assert_eq!(
         names(&stdout(&run(&["tools", "--read-only"]))),
-        ["get_note", "search_notes"]
+        ["get_note", "search_notes", "tag_chart"]
     );
     assert_eq!(
         names(&stdout(&run(&["tools", "--destructive"]))),
@@ -103,7 +119,11 @@ fn tools_filters_and_json() {
     );
     assert_eq!(
         names(&stdout(&run(&["tools", "--category", "notes"]))).len(),
-        4
+        5
+    );
+    assert_eq!(
+        names(&stdout(&run(&["tools", "--tag", "chart"]))),
+        ["tag_chart"]
     );
     assert!(names(&stdout(&run(&["tools", "--category", "mail"]))).is_empty());
     assert_eq!(
@@ -121,13 +141,13 @@ fn tools_filters_and_json() {
             "idempotent": true, "openWorld": false, "category": "notes", "tags": ["read"],
         })
     );
-    assert_eq!(rows.as_array().unwrap().len(), 2);
+    assert_eq!(rows.as_array().unwrap().len(), 3);
 }
 
 #[test]
 fn schema_prints_tools_list_json() {
     let all: Value = serde_json::from_str(&stdout(&run(&["schema"]))).unwrap();
-    assert_eq!(all["tools"].as_array().unwrap().len(), 4);
+    assert_eq!(all["tools"].as_array().unwrap().len(), 5);
     let one: Value = serde_json::from_str(&stdout(&run(&["schema", "get_note"]))).unwrap();
     assert_eq!(one["name"], "get_note");
     assert_eq!(one["inputSchema"]["required"], json!(["note_id"]));
@@ -244,12 +264,12 @@ async fn serve_with(
 }
 
 #[tokio::test]
-async fn serve_read_only_lists_two_tools_and_refuses_the_rest() {
+async fn serve_read_only_lists_the_read_tools_and_refuses_the_rest() {
     let path = notes();
     let client = serve_with(&["serve", "--read-only"], &path).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["get_note", "search_notes"]);
+    assert_eq!(names, ["get_note", "search_notes", "tag_chart"]);
 
     let refused = call(&client, "delete_note", json!({"note_id": 1}))
         .await
@@ -274,7 +294,10 @@ async fn serve_read_only_lists_two_tools_and_refuses_the_rest() {
         .iter()
         .map(|t| t.name.to_string())
         .collect();
-    assert_eq!(names, ["create_note", "get_note", "search_notes"]);
+    assert_eq!(
+        names,
+        ["create_note", "get_note", "search_notes", "tag_chart"]
+    );
     client.cancel().await.unwrap();
 
     let client = serve_with(&["serve", "--only-tag", "write"], &path).await;

@@ -68,3 +68,20 @@ fn an_error_returned_from_main_reads_as_a_sentence() {
         "not the Debug derive: {stderr}"
     );
 }
+
+#[test]
+fn a_binary_whose_tools_are_never_linked_says_why_it_has_none() {
+    let binary = env!("CARGO_BIN_EXE_unlinked");
+    let served = run(Command::new(binary), Stdio::null());
+    let stderr = String::from_utf8_lossy(&served.stderr);
+    assert!(served.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("no tool is registered") && stderr.contains("`use unlinked as _;`"),
+        "{stderr}"
+    );
+    let mut tools = Command::new(binary);
+    tools.arg("tools");
+    let listed = run(tools, Stdio::null());
+    let stderr = String::from_utf8_lossy(&listed.stderr);
+    assert!(stderr.contains("no tool is registered"), "{stderr}");
+}

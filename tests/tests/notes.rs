@@ -74,6 +74,31 @@ async fn annotations_follow_the_tutorial() {
         hints("delete_note"),
         ("Delete note".into(), [false, true, true, false])
     );
+    assert_eq!(
+        hints("tag_chart"),
+        ("Tag chart".into(), [true, false, true, false])
+    );
+    let mut in_notes: Vec<&str> = tools
+        .iter()
+        .filter(|t| {
+            t.meta
+                .as_ref()
+                .and_then(|m| m.get(toolsmith::META_CATEGORY))
+                .is_some_and(|c| c == "notes")
+        })
+        .map(|t| t.name.as_ref())
+        .collect();
+    in_notes.sort_unstable();
+    assert_eq!(
+        in_notes,
+        [
+            "create_note",
+            "delete_note",
+            "get_note",
+            "search_notes",
+            "tag_chart"
+        ]
+    );
     client.cancel().await.unwrap();
 }
 
@@ -164,6 +189,96 @@ async fn create_then_delete_twice() {
     client.cancel().await.unwrap();
 }
 
+/// Decodes standard, padded base64, as MCP image blocks carry their bytes.
+fn base64_decode(text: &str) -> Vec<u8> {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    assert_eq!(text.len() % 4, 0, "padded base64: {text}");
+    let mut bytes = Vec::with_capacity(text.len() / 4 * 3);
+    for quad in text.as_bytes().chunks(4) {
+        let (mut bits, mut padding) = (0u32, 0);
+        for &c in quad {
+            bits <<= 6;
+            if c == b'=' {
+                padding += 1;
+            } else {
+                let value = ALPHABET.iter().position(|&a| a == c);
+                bits |= value.unwrap_or_else(|| panic!("not base64: {c:?}")) as u32;
+            }
+        }
+        bytes.extend_from_slice(&bits.to_be_bytes()[1..4 - padding]);
+    }
+    bytes
+}
+
+/// The PNG an image block carries (its MIME type and signature checked), and its size from
+/// the IHDR chunk.
+fn png_of(block: &rmcp::model::ContentBlock) -> (Vec<u8>, (u32, u32)) {
+    let image = block.as_image().expect("an image block");
+    assert_eq!(image.mime_type, "image/png");
+    let png = base64_decode(&image.data);
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "the PNG signature");
+    assert_eq!(&png[12..16], b"IHDR");
+    let be = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().unwrap());
+    let size = (be(16), be(20));
+    (png, size)
+}
+
+#[tokio::test]
+async fn tag_chart_answers_with_text_and_an_image() {
+    use toolsmith_examples::chart;
+
+    let client = connect(notes_server()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let tool = tools.iter().find(|t| t.name == "tag_chart").unwrap();
+    assert!(tool.output_schema.is_none(), "content has no outputSchema");
+    let input = serde_json::Value::Object((*tool.input_schema).clone());
+    assert_eq!(input["properties"]["legend"]["type"], "boolean");
+    assert!(
+        input
+            .get("required")
+            .and_then(|r| r.as_array())
+            .is_none_or(|r| r.is_empty()),
+        "legend is optional: {input}"
+    );
+
+    let mixed = call(&client, "tag_chart", json!({})).await.unwrap();
+    assert_eq!(mixed.is_error, Some(false));
+    assert!(mixed.structured_content.is_none());
+    assert_eq!(mixed.content.len(), 2, "text, then the image");
+    assert_eq!(text(&mixed), "home: 1\npersonal: 1\nwork: 1");
+    let (png, size) = png_of(&mixed.content[1]);
+    assert_eq!(size, (chart::width(3), chart::HEIGHT));
+    assert_eq!(
+        png,
+        chart::bar_chart(&[1, 1, 1]),
+        "the chart of the seeded notes"
+    );
+
+    // The chart follows the store.
+    call(
+        &client,
+        "create_note",
+        json!({"title": "Retro", "body": "went well", "tags": ["work", "meeting"]}),
+    )
+    .await
+    .unwrap();
+    let only_image = call(&client, "tag_chart", json!({"legend": false}))
+        .await
+        .unwrap();
+    assert_eq!(only_image.is_error, Some(false));
+    assert!(only_image.structured_content.is_none());
+    assert_eq!(only_image.content.len(), 1, "no legend: the image alone");
+    let (png, size) = png_of(&only_image.content[0]);
+    assert_eq!(size, (chart::width(4), chart::HEIGHT));
+    assert_eq!(png, chart::bar_chart(&[1, 1, 1, 2]));
+
+    let legend = call(&client, "tag_chart", json!({"legend": true}))
+        .await
+        .unwrap();
+    assert_eq!(text(&legend), "home: 1\nmeeting: 1\npersonal: 1\nwork: 2");
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test]
 async fn unexpected_errors_are_masked() {
     let client = connect(notes_server()).await;
@@ -241,6 +356,10 @@ fn tools_stay_callable_from_rust() {
     let notes = toolsmith::State::new(Notes::seeded());
     let note = toolsmith_examples::notes::get_note(notes, 2).unwrap();
     assert_eq!(note.title, "Standup notes");
+    let chart = toolsmith_examples::notes::tag_chart(toolsmith::State::new(Notes::seeded()), None);
+    assert!(
+        matches!(&chart[..], [toolsmith::Content::Text(_), toolsmith::Content::Image(image)] if image.mime_type() == "image/png")
+    );
 }
 
 /// Waits until `parties` callers are inside at once; `false` after five seconds alone.

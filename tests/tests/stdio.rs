@@ -24,7 +24,13 @@ async fn the_notes_binary_serves_over_stdio() {
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(
         names,
-        ["create_note", "delete_note", "get_note", "search_notes"]
+        [
+            "create_note",
+            "delete_note",
+            "get_note",
+            "search_notes",
+            "tag_chart"
+        ]
     );
 
     let found = call(&client, "search_notes", json!({"query": "lighthouse"}))
@@ -115,7 +121,7 @@ async fn every_protocol_version_gets_a_working_connection() {
         );
         assert_eq!(
             frames[&2]["result"]["tools"].as_array().unwrap().len(),
-            4,
+            5,
             "{version}"
         );
         let call = &frames[&3]["result"];
@@ -178,7 +184,7 @@ async fn answers_to_a_burst_are_written_before_the_server_waits_for_input() {
         frames.insert(frame["id"].to_string(), frame);
     }
     assert_eq!(frames["2"]["result"]["structuredContent"]["id"], 1);
-    assert_eq!(frames["3"]["result"]["tools"].as_array().unwrap().len(), 4);
+    assert_eq!(frames["3"]["result"]["tools"].as_array().unwrap().len(), 5);
     assert_eq!(frames["4"]["result"]["isError"], true, "{}", frames["4"]);
     assert_eq!(frames["null"]["error"]["code"], -32700);
     drop(stdin);

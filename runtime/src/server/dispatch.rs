@@ -107,6 +107,11 @@ fn into_result(tool: &ToolInfo, outcome: Outcome) -> CallToolResult {
             result.structured_content = Some(structured);
             result
         }
+        Outcome::Ok(Output::Content(content, structured)) => {
+            let mut result = CallToolResult::success(content);
+            result.structured_content = structured;
+            result
+        }
         Outcome::Invalid(problems) => error_result(format!(
             "Invalid arguments for tool '{}': {problems}",
             tool.name()

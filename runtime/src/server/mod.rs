@@ -291,6 +291,9 @@ impl Server {
 
     pub(crate) fn handler(self) -> Result<ToolServer, Error> {
         let registry = self.checked_registry()?;
+        if registry.is_empty() {
+            tracing::warn!("{}", empty_registry_hint());
+        }
         let implementation = match self.implementation {
             Some((name, version)) => Implementation::new(name, version),
             None => implementation(registry),
@@ -316,6 +319,17 @@ pub(crate) fn implementation(registry: &Registry) -> Implementation {
 
 /// A session being served, type-erased (see [`Server::serve_stdio_boxed`]).
 pub(crate) type Serving = Pin<Box<dyn Future<Output = Result<(), Error>> + Send>>;
+
+/// What to say when no tool is registered: most often, the tools live in a library that the
+/// binary never links (nothing in `main.rs` names it, so the linker drops it).
+pub(crate) fn empty_registry_hint() -> String {
+    let library = executable_name().replace('-', "_");
+    format!(
+        "no tool is registered. If the tools live in a library (src/lib.rs) and main.rs never \
+         names it, the library is not linked: add `use {library} as _;` (your library's name) \
+         to main.rs"
+    )
+}
 
 /// The executable's file name, for the command line and as a fallback server name.
 pub(crate) fn executable_name() -> String {

@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::tool::args::Arguments;
+use crate::tool::content::IntoContent;
 use crate::tool::output::{self, Outcome};
 use crate::tool::schema::{self, OutputSchema};
 
@@ -117,6 +118,12 @@ impl<T: Serialize + JsonSchema> Typed<T> {
     }
 }
 
+impl<T: IntoContent> Typed<T> {
+    pub fn content(self, value: T) -> Outcome {
+        value.into_outcome()
+    }
+}
+
 impl<T, E: Display + 'static> Typed<Result<T, E>> {
     pub fn result(self, value: Result<T, E>, ok: fn(T) -> Outcome) -> Outcome {
         output::result(value, ok)
@@ -138,6 +145,9 @@ pub trait Fallback<T>: Sized {
         schema::output::<()>()
     }
     fn json(self, _: T) -> Outcome {
+        Outcome::Failed(String::new())
+    }
+    fn content(self, _: T) -> Outcome {
         Outcome::Failed(String::new())
     }
     fn result<O>(self, _: T, _: fn(O) -> Outcome) -> Outcome {

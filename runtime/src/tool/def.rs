@@ -26,6 +26,8 @@ pub struct ToolDef {
     pub description: &'static str,
     pub category: Option<&'static str>,
     pub tags: &'static [&'static str],
+    /// `https:` or `data:` URIs, checked by the macro.
+    pub icons: &'static [&'static str],
     pub hints: Hints,
     pub params: &'static [ParamDef],
     pub states: &'static [fn() -> StateKey],
@@ -65,6 +67,8 @@ pub enum OutputDef {
     Text,
     /// A structured value with this schema.
     Json(fn() -> OutputSchema),
+    /// Content blocks (`Image`, `Vec<Content>`, `ToolOutput`, ...): no output schema.
+    Content,
 }
 
 /// A call whose arguments were decoded: ready to run, or refused.

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;
 
-use rmcp::model::{MetaObject, Tool, ToolAnnotations};
+use rmcp::model::{Icon, MetaObject, Tool, ToolAnnotations};
 use serde_json::{Map, Value};
 
 use crate::Hints;
@@ -146,7 +146,7 @@ impl ToolInfo {
                 let OutputSchema { schema, wrapped } = schema();
                 (Some(schemas.share(schema)), wrapped)
             }
-            OutputDef::Empty | OutputDef::Text => (None, false),
+            OutputDef::Empty | OutputDef::Text | OutputDef::Content => (None, false),
         };
         let annotations = ToolAnnotations::from_raw(
             def.title.map(str::to_owned),
@@ -161,6 +161,9 @@ impl ToolInfo {
         }
         if let Some(output) = output {
             tool = tool.with_raw_output_schema(output);
+        }
+        if !def.icons.is_empty() {
+            tool.icons = Some(def.icons.iter().map(|src| Icon::new(*src)).collect());
         }
         let mut meta = Map::new();
         if let Some(category) = def.category {
@@ -232,6 +235,17 @@ impl ToolInfo {
     /// ```
     pub fn category(&self) -> Option<&'static str> {
         self.def.category
+    }
+
+    /// The icons given by `#[tool(icon = "...")]` or `icons = [...]`, in order.
+    ///
+    /// ```
+    /// # for tool in toolsmith::registry().tools() {
+    /// assert!(tool.icons().iter().all(|i| i.starts_with("https:") || i.starts_with("data:")));
+    /// # }
+    /// ```
+    pub fn icons(&self) -> &'static [&'static str] {
+        self.def.icons
     }
 
     /// The tags given by `#[tool(tags = [...])]`.

@@ -5,6 +5,7 @@
 
 pub(crate) mod args;
 pub(crate) mod checks;
+pub(crate) mod content;
 pub(crate) mod def;
 mod finite;
 mod hints;
@@ -12,6 +13,7 @@ mod info;
 pub(crate) mod output;
 pub(crate) mod schema;
 
+pub use content::{Audio, Content, EmbeddedResource, Image, ResourceLink, ToolOutput};
 pub use hints::{Hints, InferredHints, infer_hints};
 pub(crate) use info::SchemaCache;
 pub use info::{META_CATEGORY, META_TAGS, ToolInfo};

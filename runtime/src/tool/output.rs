@@ -19,6 +19,8 @@ pub enum Output {
     Text(String),
     /// Any other `Serialize` value: structured content plus its JSON as text.
     Json(Value),
+    /// Content blocks in order, and structured content when a `ToolOutput` set it.
+    Content(Vec<rmcp::model::ContentBlock>, Option<Value>),
 }
 
 /// How a call ended.

@@ -4,7 +4,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use toolsmith::{Cancellation, ClientLog, Progress, State, ToolError, tool};
+use toolsmith::{
+    Audio, Cancellation, ClientLog, Content, EmbeddedResource, Image, Progress, ResourceLink,
+    State, ToolError, ToolOutput, tool,
+};
 
 /// Counts calls, shared by `count`.
 #[derive(Default)]
@@ -188,6 +191,70 @@ async fn block_async(ms: u64) -> u64 {
 fn overflow() -> f64 {
     let big: f64 = std::hint::black_box(1e308);
     big * 10.0
+}
+
+/// Every byte value once, for the content tools.
+fn all_bytes() -> Vec<u8> {
+    (0..=255).collect()
+}
+
+/// An image of every byte value.
+#[tool(read_only, closed_world, icon = "https://example.com/image.png")]
+fn image() -> Image {
+    Image::png(all_bytes())
+}
+
+/// An audio clip of every byte value, or a refusal.
+#[tool(read_only, closed_world, icons = ["https://example.com/a.svg", "data:image/png;base64,iVBORw0KGgo="])]
+fn audio(refuse: bool) -> Result<Audio, ToolError> {
+    if refuse {
+        return Err(ToolError::new("No audio today."));
+    }
+    Ok(Audio::wav(all_bytes()))
+}
+
+/// A link to a resource.
+#[tool(read_only, closed_world)]
+fn link() -> ResourceLink {
+    ResourceLink::new("file:///tmp/report.csv", "report.csv")
+        .mime_type("text/csv")
+        .description("The report")
+}
+
+/// An embedded text resource and an embedded binary one.
+#[tool(read_only, closed_world)]
+fn embedded() -> Vec<EmbeddedResource> {
+    vec![
+        EmbeddedResource::text("file:///tmp/a.md", "# A").mime_type("text/markdown"),
+        EmbeddedResource::blob("file:///tmp/a.bin", all_bytes(), "application/octet-stream"),
+    ]
+}
+
+/// Several blocks of every kind, in order.
+#[tool(read_only, closed_world)]
+fn mixed() -> Vec<Content> {
+    vec![
+        Content::from("first"),
+        Image::jpeg(all_bytes()).into(),
+        Audio::mp3(vec![1, 2, 3]).into(),
+        ResourceLink::new("https://example.com/x", "x").into(),
+        Content::from("last"),
+    ]
+}
+
+/// A result built by hand: text, an image and structured content.
+#[tool(read_only, closed_world)]
+async fn by_hand() -> ToolOutput {
+    ToolOutput::new()
+        .text("3 rows")
+        .block(Image::gif(vec![7]))
+        .structured(serde_json::json!({"rows": 3}))
+}
+
+/// An image behind an error that is masked.
+#[tool(read_only, closed_world)]
+fn broken_image() -> Result<Image, std::io::Error> {
+    Err(std::io::Error::other("camera on fire"))
 }
 
 /// Does nothing and returns nothing (a `()` output).

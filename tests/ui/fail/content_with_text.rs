@@ -1,0 +1,9 @@
+use toolsmith::{Image, tool};
+
+/// A caption and a picture.
+#[tool(read_only)]
+fn captioned() -> Vec<(String, Image)> {
+    Vec::new()
+}
+
+fn main() {}

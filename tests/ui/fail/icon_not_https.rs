@@ -1,0 +1,7 @@
+use toolsmith::tool;
+
+/// Does one thing.
+#[tool(read_only, icon = "http://example.com/icon.png")]
+fn peek() {}
+
+fn main() {}
