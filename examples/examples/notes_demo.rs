@@ -1,30 +1,22 @@
-//! Connects to the notes tools in-process, like the tutorial's client: prints the
-//! annotation matrix, then searches, gets a note and a missing one, creates a note, deletes
-//! one twice, and asks for the tag chart (text and a PNG image, then the image alone).
+//! Connects to the notes tools in-process with `toolsmith::testing`, like the tutorial's
+//! client: prints the annotation matrix, then searches, gets a note and a missing one,
+//! creates a note, deletes one twice, and asks for the tag chart (text and a PNG image, then
+//! the image alone).
 //! `cargo run -p toolsmith-examples --example notes_demo`
 
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
 use serde_json::{Value, json};
+use toolsmith::testing::{CallError, CallOutcome, Client};
 use toolsmith_examples::store::Notes;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let (client_end, server_end) = tokio::io::duplex(1 << 20);
-    let (read, write) = tokio::io::split(server_end);
-    let server = tokio::spawn(
-        toolsmith::Server::new()
-            .state(Notes::seeded())
-            .serve_on(read, write),
-    );
-    let client = ().serve(client_end).await?;
+    let client = Client::connect(toolsmith::Server::new().state(Notes::seeded())).await?;
 
-    let tools = client.list_all_tools().await?;
     println!(
         "{:<14} {:<14} {:<10} {:<12} {:<11} {:<10}",
         "tool", "title", "read-only", "destructive", "idempotent", "open-world"
     );
-    for tool in &tools {
+    for tool in client.list_tools().await? {
         let a = tool.annotations.clone().unwrap_or_default();
         let flag = |b: Option<bool>| b.map_or("-".to_owned(), |b| b.to_string());
         println!(
@@ -38,55 +30,43 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         );
     }
 
-    let call = |name: &'static str, args: Value| {
-        let client = &client;
-        async move {
-            let params = CallToolRequestParams::new(name)
-                .with_arguments(args.as_object().cloned().unwrap_or_default());
-            client.call_tool(params).await
-        }
-    };
     println!();
-    show(
-        "search_notes parser",
-        call("search_notes", json!({"query": "parser"})).await?,
-    );
-    show("get_note 1", call("get_note", json!({"note_id": 1})).await?);
-    show(
-        "get_note 99",
-        call("get_note", json!({"note_id": 99})).await?,
-    );
-    show(
-        "create_note",
-        call(
+    let calls: [(&str, &str, Value); 8] = [
+        (
+            "search_notes parser",
+            "search_notes",
+            json!({"query": "parser"}),
+        ),
+        ("get_note 1", "get_note", json!({"note_id": 1})),
+        ("get_note 99", "get_note", json!({"note_id": 99})),
+        (
+            "create_note",
             "create_note",
             json!({"title": "Demo", "body": "made by the demo"}),
-        )
-        .await?,
-    );
-    show(
-        "delete_note 1",
-        call("delete_note", json!({"note_id": 1})).await?,
-    );
-    show(
-        "delete_note 1 again",
-        call("delete_note", json!({"note_id": 1})).await?,
-    );
-    show("tag_chart", call("tag_chart", json!({})).await?);
-    show(
-        "tag_chart no legend",
-        call("tag_chart", json!({"legend": false})).await?,
-    );
-
-    client.cancel().await?;
-    server.await??;
+        ),
+        ("delete_note 1", "delete_note", json!({"note_id": 1})),
+        ("delete_note 1 again", "delete_note", json!({"note_id": 1})),
+        ("tag_chart", "tag_chart", json!({})),
+        ("tag_chart no legend", "tag_chart", json!({"legend": false})),
+    ];
+    for (what, tool, args) in calls {
+        show(what, client.call(tool, args).await);
+    }
     Ok(())
 }
 
-/// One line per result: its text blocks (lines joined), and what its other blocks are.
-fn show(what: &str, result: CallToolResult) {
-    let text = result
-        .content
+/// One line per call: its text blocks (lines joined), and what its other blocks are.
+fn show(what: &str, outcome: Result<CallOutcome, CallError>) {
+    let (marker, text) = match outcome {
+        Ok(outcome) => ("ok", describe(&outcome)),
+        Err(err) => ("error", err.message()),
+    };
+    println!("{what:<22} {marker:<5} {text}");
+}
+
+fn describe(outcome: &CallOutcome) -> String {
+    outcome
+        .content()
         .iter()
         .map(|block| match (block.as_text(), block.as_image()) {
             (Some(text), _) => text.text.replace('\n', ", "),
@@ -98,11 +78,5 @@ fn show(what: &str, result: CallToolResult) {
             _ => "[other content]".to_owned(),
         })
         .collect::<Vec<_>>()
-        .join(" ");
-    let marker = if result.is_error == Some(true) {
-        "error"
-    } else {
-        "ok"
-    };
-    println!("{what:<22} {marker:<5} {text}");
+        .join(" ")
 }

@@ -141,3 +141,74 @@ impl From<std::io::Error> for Error {
         Error::Io(err)
     }
 }
+
+/// The `_meta` key of an error result that says which kind of error it is (see
+/// [`ErrorKind`]), so that a client can tell a refusal from a bug without reading the text.
+///
+/// ```
+/// assert_eq!(toolsmith::META_ERROR, "dev.toolsmith/error");
+/// ```
+pub const META_ERROR: &str = "dev.toolsmith/error";
+
+/// Why a call ended in an error result (`isError: true`); sent in the result's `_meta` under
+/// [`META_ERROR`].
+///
+/// ```
+/// use toolsmith::ErrorKind;
+/// assert_eq!(ErrorKind::InvalidArguments.as_str(), "invalid_arguments");
+/// assert_eq!(ErrorKind::parse("timed_out"), Some(ErrorKind::TimedOut));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The tool returned a [`ToolError`]: its message, unchanged.
+    Tool,
+    /// The arguments were rejected before the tool ran.
+    InvalidArguments,
+    /// The tool failed otherwise, or panicked: the message is masked.
+    Failed,
+    /// The serving policy refused the call.
+    Refused,
+    /// The call ran past its timeout.
+    TimedOut,
+}
+
+impl ErrorKind {
+    const ALL: [ErrorKind; 5] = [
+        ErrorKind::Tool,
+        ErrorKind::InvalidArguments,
+        ErrorKind::Failed,
+        ErrorKind::Refused,
+        ErrorKind::TimedOut,
+    ];
+
+    /// The name sent in `_meta`.
+    ///
+    /// ```
+    /// assert_eq!(toolsmith::ErrorKind::Refused.as_str(), "refused");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Tool => "tool",
+            ErrorKind::InvalidArguments => "invalid_arguments",
+            ErrorKind::Failed => "failed",
+            ErrorKind::Refused => "refused",
+            ErrorKind::TimedOut => "timed_out",
+        }
+    }
+
+    /// The kind named `name`.
+    ///
+    /// ```
+    /// assert_eq!(toolsmith::ErrorKind::parse("no such kind"), None);
+    /// ```
+    pub fn parse(name: &str) -> Option<ErrorKind> {
+        ErrorKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

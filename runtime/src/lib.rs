@@ -44,12 +44,14 @@ mod error;
 mod logging;
 mod registry;
 mod server;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod tool;
 mod transport;
 
 pub use cli::run;
 pub use context::{Cancellation, ClientLog, LogLevel, Progress, State};
-pub use error::{Error, ToolError};
+pub use error::{Error, ErrorKind, META_ERROR, ToolError};
 pub use registry::{
     DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, Registry, Search, SearchError, registry, try_registry,
 };

@@ -208,9 +208,16 @@ fn check_passes_unchanged_and_names_the_changed_tool() {
     );
     assert!(run(&["check", "--write", path]).status.success());
     let snapshot = std::fs::read_to_string(&file).unwrap();
-    assert!(snapshot.contains(
-        "delete_note readOnly=false destructive=true idempotent=true openWorld=false title=\"Delete note\""
-    ), "{snapshot}");
+    let delete_line = snapshot
+        .lines()
+        .find(|l| l.starts_with("delete_note "))
+        .unwrap();
+    assert!(
+        delete_line.starts_with(
+            "delete_note readOnly=false destructive=true idempotent=true openWorld=false input="
+        ) && delete_line.ends_with(" title=\"Delete note\""),
+        "{snapshot}"
+    );
     let same = run(&["check", path]);
     assert!(same.status.success(), "{}", stderr(&same));
 
@@ -230,6 +237,49 @@ fn check_passes_unchanged_and_names_the_changed_tool() {
     assert!(
         !report.contains("get_note"),
         "only the changed tool is named: {report}"
+    );
+
+    // A schema that changed since the snapshot: named by its side.
+    let get_line = snapshot
+        .lines()
+        .find(|l| l.starts_with("get_note "))
+        .unwrap();
+    let input = get_line
+        .split(" input=")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    std::fs::write(
+        &file,
+        snapshot.replace(get_line, &get_line.replace(input, "000000000000")),
+    )
+    .unwrap();
+    let report = stderr(&run(&["check", path]));
+    assert!(
+        report.contains("changed  get_note: input schema"),
+        "{report}"
+    );
+
+    // A snapshot written before fingerprints: still read, and asked to be rewritten.
+    let old: String = snapshot
+        .lines()
+        .map(
+            |l| match (l.split_once(" input="), l.split_once(" title=")) {
+                (Some((head, _)), Some((_, title))) => format!("{head} title={title}\n"),
+                (Some((head, _)), None) => format!("{head}\n"),
+                _ => format!("{l}\n"),
+            },
+        )
+        .collect();
+    std::fs::write(&file, old).unwrap();
+    let outdated = run(&["check", path]);
+    assert_eq!(outdated.status.code(), Some(1));
+    assert!(
+        stderr(&outdated).contains("no fingerprint  get_note: run check --write"),
+        "{}",
+        stderr(&outdated)
     );
     std::fs::remove_dir_all(dir).unwrap();
 }

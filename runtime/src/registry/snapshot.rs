@@ -1,12 +1,16 @@
-//! The hint snapshot behind `check`: one line per tool, diff-friendly, so that a hint never
-//! changes unreviewed.
+//! The hint snapshot behind `check`: one line per tool, diff-friendly, so that a hint, a
+//! title or a schema never changes unreviewed. Schemas are fingerprinted: a short hash of
+//! their canonical JSON (keys sorted), the same on every machine and in every run.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use serde_json::Value;
+
 use crate::ToolInfo;
 
-const HEADER: &str = "# toolsmith hint snapshot: one tool per line (name, hints, title).\n";
+const HEADER: &str =
+    "# toolsmith hint snapshot: one tool per line (name, hints, schema fingerprints, title).\n";
 
 /// The snapshot of `tools`.
 pub(crate) fn render(tools: &[ToolInfo]) -> String {
@@ -28,10 +32,50 @@ fn line(tool: &ToolInfo) -> String {
         h.idempotent,
         h.open_world
     );
+    let mcp = tool.mcp_tool();
+    let _ = write!(
+        line,
+        " input={} output={}",
+        fingerprint(&Value::Object((*mcp.input_schema).clone())),
+        mcp.output_schema.as_ref().map_or_else(
+            || "none".to_owned(),
+            |schema| fingerprint(&Value::Object((**schema).clone()))
+        )
+    );
     if let Some(title) = tool.title() {
-        let _ = write!(line, " title={}", serde_json::Value::from(title));
+        let _ = write!(line, " title={}", Value::from(title));
     }
     line
+}
+
+/// A short, stable hash of `schema`: FNV-1a (64 bits) over its JSON with every object's keys
+/// sorted, as 12 hex digits.
+fn fingerprint(schema: &Value) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in canonical(schema).bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{:012x}", hash >> 16)
+}
+
+fn canonical(value: &Value) -> String {
+    match value {
+        Value::Object(map) => {
+            let sorted: BTreeMap<&String, String> =
+                map.iter().map(|(k, v)| (k, canonical(v))).collect();
+            let members: Vec<String> = sorted
+                .into_iter()
+                .map(|(k, v)| format!("{}:{v}", Value::from(k.as_str())))
+                .collect();
+            format!("{{{}}}", members.join(","))
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(canonical).collect();
+            format!("[{}]", items.join(","))
+        }
+        other => other.to_string(),
+    }
 }
 
 /// The fields of a snapshot line, by tool name.
@@ -69,6 +113,9 @@ pub(crate) fn diff(committed: &str, current: &str) -> Option<String> {
             None => {
                 let _ = writeln!(report, "  added    {name}: {}", describe(fields));
             }
+            Some(before) if !before.iter().any(|(k, _)| *k == "input") => {
+                let _ = writeln!(report, "  no fingerprint  {name}: run check --write");
+            }
             Some(before) if before != fields => {
                 let changes: Vec<String> = fields
                     .iter()
@@ -80,7 +127,10 @@ pub(crate) fn diff(committed: &str, current: &str) -> Option<String> {
                         (key, was, value)
                     })
                     .filter(|(_, was, now)| was != *now)
-                    .map(|(key, was, now)| format!("{key} {was} -> {now}"))
+                    .map(|(key, was, now)| match *key {
+                        "input" | "output" => format!("{key} schema"),
+                        _ => format!("{key} {was} -> {now}"),
+                    })
                     .collect();
                 let _ = writeln!(report, "  changed  {name}: {}", changes.join(", "));
             }
@@ -106,8 +156,8 @@ mod tests {
     use super::*;
 
     const SNAPSHOT: &str = "# header\n\
-        delete_note readOnly=false destructive=true idempotent=true openWorld=false title=\"Delete note\"\n\
-        get_note readOnly=true destructive=false idempotent=true openWorld=false title=\"Get note\"\n";
+        delete_note readOnly=false destructive=true idempotent=true openWorld=false input=0123456789ab output=none title=\"Delete note\"\n\
+        get_note readOnly=true destructive=false idempotent=true openWorld=false input=ba9876543210 output=00000000abcd title=\"Get note\"\n";
 
     #[test]
     fn unchanged_snapshots_have_no_diff() {
@@ -131,7 +181,7 @@ mod tests {
                 .contains("title \"Get note\" -> \"Fetch note\"")
         );
         let added = format!(
-            "{SNAPSHOT}list_notes readOnly=true destructive=false idempotent=true openWorld=true\n"
+            "{SNAPSHOT}list_notes readOnly=true destructive=false idempotent=true openWorld=true input=1 output=none\n"
         );
         assert!(
             diff(SNAPSHOT, &added)
@@ -143,5 +193,41 @@ mod tests {
                 .unwrap()
                 .contains("removed  list_notes")
         );
+    }
+
+    #[test]
+    fn a_schema_change_is_named_by_its_side() {
+        let changed = SNAPSHOT.replace("input=ba9876543210", "input=ba9876543211");
+        assert_eq!(
+            diff(SNAPSHOT, &changed).unwrap(),
+            "  changed  get_note: input schema\n"
+        );
+        let changed = SNAPSHOT.replace("output=00000000abcd", "output=none");
+        assert_eq!(
+            diff(SNAPSHOT, &changed).unwrap(),
+            "  changed  get_note: output schema\n"
+        );
+    }
+
+    #[test]
+    fn a_snapshot_from_before_fingerprints_still_parses() {
+        let old = "delete_note readOnly=false destructive=true idempotent=true openWorld=false title=\"Delete note\"\n";
+        let report = diff(old, SNAPSHOT).unwrap();
+        assert!(
+            report.contains("no fingerprint  delete_note: run check --write"),
+            "{report}"
+        );
+        assert!(report.contains("added    get_note"), "{report}");
+    }
+
+    #[test]
+    fn fingerprints_ignore_key_order_and_see_any_change() {
+        let a = serde_json::json!({"type": "object", "properties": {"x": {"type": "integer"}, "y": {}}});
+        let b = serde_json::json!({"properties": {"y": {}, "x": {"type": "integer"}}, "type": "object"});
+        let c =
+            serde_json::json!({"type": "object", "properties": {"x": {"type": "number"}, "y": {}}});
+        assert_eq!(fingerprint(&a), fingerprint(&b));
+        assert_ne!(fingerprint(&a), fingerprint(&c));
+        assert_eq!(fingerprint(&a).len(), 12);
     }
 }

@@ -7,16 +7,16 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::sync::SyncLimit;
-use crate::ToolInfo;
 use crate::context::CallContext;
 use crate::tool::args::Arguments;
 use crate::tool::def::Invocation;
 use crate::tool::output::{Outcome, Output};
+use crate::{ErrorKind, META_ERROR, ToolInfo};
 
 /// The protocol error (-32602) for a tool that does not exist.
 pub(crate) fn unknown_tool(name: &str) -> ErrorData {
@@ -44,7 +44,7 @@ pub(crate) async fn run(
             context.close();
             tracing::debug!(tool = tool.name(), "call cancelled by the client");
             // rmcp sends nothing for a cancelled request; this result is never seen.
-            return error_result(format!("tool '{}' was cancelled", tool.name()));
+            return error_result(ErrorKind::Failed, format!("tool '{}' was cancelled", tool.name()));
         }
     };
     // Notifications sent so far precede the result; later ones are dropped.
@@ -83,7 +83,7 @@ async fn execute(
         Err(_) => {
             // Tell a sync tool still running in its thread to stop.
             context.cancel.cancel();
-            Outcome::ToolError(format!(
+            Outcome::TimedOut(format!(
                 "tool '{}' timed out after {}",
                 tool.name(),
                 timeout.text
@@ -112,20 +112,29 @@ fn into_result(tool: &ToolInfo, outcome: Outcome) -> CallToolResult {
             result.structured_content = structured;
             result
         }
-        Outcome::Invalid(problems) => error_result(format!(
-            "Invalid arguments for tool '{}': {problems}",
-            tool.name()
-        )),
-        Outcome::ToolError(message) => error_result(message),
+        Outcome::Invalid(problems) => error_result(
+            ErrorKind::InvalidArguments,
+            format!("Invalid arguments for tool '{}': {problems}", tool.name()),
+        ),
+        Outcome::ToolError(message) => error_result(ErrorKind::Tool, message),
+        Outcome::TimedOut(message) => error_result(ErrorKind::TimedOut, message),
         Outcome::Failed(error) => {
             tracing::error!(tool = tool.name(), error, "tool failed");
-            error_result(format!("Error calling tool '{}'", tool.name()))
+            error_result(
+                ErrorKind::Failed,
+                format!("Error calling tool '{}'", tool.name()),
+            )
         }
     }
 }
 
-fn error_result(message: String) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(message)])
+/// An error result, its kind in `_meta`.
+pub(crate) fn error_result(kind: ErrorKind, message: String) -> CallToolResult {
+    let mut result = CallToolResult::error(vec![ContentBlock::text(message)]);
+    let mut meta = MetaObject::new();
+    meta.insert(META_ERROR.into(), kind.as_str().into());
+    result.meta = Some(meta);
+    result
 }
 
 pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {

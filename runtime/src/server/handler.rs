@@ -8,9 +8,9 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ProgressToken, ServerCapabilities,
-    ServerConfig, SetLevelRequestParams, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, JsonObject,
+    ListToolsResult, PaginatedRequestParams, ProgressToken, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -20,7 +20,7 @@ use super::sync::SyncLimit;
 use super::{Policy, dispatch};
 use crate::context::{CallContext, NoticeSink, SessionLevel, StateMap};
 use crate::registry::search::{self, SearchError};
-use crate::{LogLevel, Registry, ToolInfo};
+use crate::{ErrorKind, LogLevel, Registry, ToolInfo};
 
 /// The handler rmcp drives: every request about tools is answered from the registry.
 #[derive(Clone)]
@@ -127,9 +127,10 @@ impl ToolServer {
         match self.offered_tool(name) {
             Ok(Some(tool)) => Ok(tool),
             Ok(None) => Err(Box::new(Err(dispatch::unknown_tool(name)))),
-            Err(why) => Err(Box::new(Ok(CallToolResult::error(vec![
-                ContentBlock::text(why),
-            ])))),
+            Err(why) => Err(Box::new(Ok(dispatch::error_result(
+                ErrorKind::Refused,
+                why,
+            )))),
         }
     }
 

@@ -33,6 +33,8 @@ pub enum Outcome {
     Invalid(String),
     /// The tool returned a [`ToolError`]: its message goes to the client unchanged.
     ToolError(String),
+    /// The call ran past its timeout; the text says so.
+    TimedOut(String),
     /// The tool failed in another way: the client sees a masked message and this text goes
     /// to stderr only.
     Failed(String),

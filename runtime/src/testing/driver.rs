@@ -1,0 +1,147 @@
+//! The client's connection: one task owns rmcp's line transport, sends what the client asks,
+//! and routes what comes back: a response to the request waiting for it, a notification into
+//! the buffer of the call under way (the server sends a call's notifications before its
+//! result, and the client runs one call at a time).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use rmcp::RoleClient;
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorData, JsonRpcMessage, RequestId,
+    ServerNotification, ServerResult,
+};
+use rmcp::transport::Transport;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use tokio::io::DuplexStream;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+/// What a request got back.
+#[derive(Debug)]
+pub(super) enum Answer {
+    Result(Box<ServerResult>),
+    Error(ErrorData),
+    /// No answer within the call's timeout (the client cancelled it).
+    TimedOut(Duration),
+    /// The connection ended first.
+    Closed,
+}
+
+#[derive(Default)]
+struct Shared {
+    waiting: HashMap<RequestId, oneshot::Sender<Answer>>,
+    notices: Vec<ServerNotification>,
+}
+
+pub(super) struct Driver {
+    outgoing: mpsc::UnboundedSender<ClientJsonRpcMessage>,
+    shared: Arc<Mutex<Shared>>,
+    task: JoinHandle<()>,
+}
+
+fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
+    shared.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Driver {
+    pub(super) fn start(stream: DuplexStream) -> Driver {
+        let (read, write) = tokio::io::split(stream);
+        let mut transport = AsyncRwTransport::<RoleClient, _, _>::new_client(read, write);
+        let (outgoing, mut queue) = mpsc::unbounded_channel::<ClientJsonRpcMessage>();
+        let shared = Arc::new(Mutex::new(Shared::default()));
+        let routes = shared.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    message = queue.recv() => match message {
+                        Some(message) => {
+                            if transport.send(message).await.is_err() {
+                                break;
+                            }
+                        }
+                        None => break,
+                    },
+                    incoming = transport.receive() => match incoming {
+                        Some(message) => route(&routes, message),
+                        None => break,
+                    },
+                }
+            }
+            // The connection ended: whoever still waits gets `Closed`.
+            for (_, waiting) in lock(&routes).waiting.drain() {
+                let _ = waiting.send(Answer::Closed);
+            }
+        });
+        Driver {
+            outgoing,
+            shared,
+            task,
+        }
+    }
+
+    /// Sends `request` under `id`; the answer arrives through the returned future.
+    pub(super) fn request(
+        &self,
+        id: RequestId,
+        request: ClientRequest,
+    ) -> impl Future<Output = Answer> + use<> {
+        let (tx, rx) = oneshot::channel();
+        lock(&self.shared).waiting.insert(id.clone(), tx);
+        let sent = self
+            .outgoing
+            .send(ClientJsonRpcMessage::request(request, id))
+            .is_ok();
+        async move {
+            if !sent {
+                return Answer::Closed;
+            }
+            rx.await.unwrap_or(Answer::Closed)
+        }
+    }
+
+    pub(super) fn notify(&self, notification: ClientNotification) {
+        let _ = self
+            .outgoing
+            .send(ClientJsonRpcMessage::notification(notification));
+    }
+
+    /// Stops waiting for `id` (its call was given up).
+    pub(super) fn forget(&self, id: &RequestId) {
+        lock(&self.shared).waiting.remove(id);
+    }
+
+    /// The notifications received since the last call to this.
+    pub(super) fn take_notices(&self) -> Vec<ServerNotification> {
+        std::mem::take(&mut lock(&self.shared).notices)
+    }
+
+    pub(super) fn stop(&self) {
+        self.task.abort();
+    }
+}
+
+fn route(
+    shared: &Mutex<Shared>,
+    message: JsonRpcMessage<rmcp::model::ServerRequest, ServerResult, ServerNotification>,
+) {
+    let mut shared = lock(shared);
+    match message {
+        JsonRpcMessage::Response(response) => {
+            if let Some(waiting) = shared.waiting.remove(&response.id) {
+                let _ = waiting.send(Answer::Result(Box::new(response.result)));
+            }
+        }
+        JsonRpcMessage::Error(error) => {
+            if let Some(waiting) = error.id.and_then(|id| shared.waiting.remove(&id)) {
+                let _ = waiting.send(Answer::Error(error.error));
+            }
+        }
+        JsonRpcMessage::Notification(notification) => {
+            shared.notices.push(notification.notification);
+        }
+        // A toolsmith server sends no requests to its client.
+        JsonRpcMessage::Request(_) => {}
+    }
+}
