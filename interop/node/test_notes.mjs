@@ -3,10 +3,16 @@
 // result (it checks structuredContent against the tool's outputSchema on callTool), down to
 // tag_chart's image blocks (the SDK's ImageContent schema checks their base64).
 //
-// Usage: node test_notes.mjs PATH_TO_NOTES_BINARY [PROTOCOL_VERSION]
+// The same checks run over either transport:
+//   node test_notes.mjs PATH_TO_NOTES_BINARY        stdio: starts `notes serve` itself
+//   node test_notes.mjs --http URL [--sessions]     Streamable HTTP (StreamableHTTPClientTransport)
+//                                                   against a fresh server listening at URL
+// Over HTTP, a stateless server (the default) must give no session id, and one started with
+// --sessions must give one; the SDK ends the session (DELETE) on close.
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   CallToolResultSchema,
   ImageContentSchema,
@@ -14,7 +20,15 @@ import {
   TextContentSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
-const [binary] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const http = args[0] === "--http";
+const sessions = http && args.includes("--sessions");
+const label = http ? `typescript-sdk http${sessions ? " --sessions" : ""}` : "typescript-sdk";
+// A transport that hangs must fail the test, not the suite.
+setTimeout(() => {
+  console.error(`FAILED: ${label}: not finished after 120 s`);
+  process.exit(1);
+}, 120_000).unref();
 // The SDK's schema validator (Ajv) warns about anything non-portable: count it as a failure.
 const warnings = [];
 console.warn = (...parts) => warnings.push(parts.join(" "));
@@ -37,9 +51,15 @@ const expected = {
   tag_chart: ["Tag chart", true, false, true, false],
 };
 
-const transport = new StdioClientTransport({ command: binary, args: ["serve"], stderr: "ignore" });
+const transport = http
+  ? new StreamableHTTPClientTransport(new URL(args[1]))
+  : new StdioClientTransport({ command: args[0], args: ["serve"], stderr: "ignore" });
 const client = new Client({ name: "toolsmith-interop", version: "0.0.0" });
 await client.connect(transport);
+if (http) {
+  if (sessions) check(typeof transport.sessionId === "string" && transport.sessionId !== "", "a session id with --sessions");
+  else check(transport.sessionId === undefined, `no session id when stateless: ${transport.sessionId}`);
+}
 check(client.getServerVersion()?.name === "toolsmith-examples", "server name");
 
 const listed = await client.listTools();
@@ -103,6 +123,15 @@ check(text(mixed) === "home: 1\npersonal: 1\nwork: 1", `tag_chart legend ${JSON.
 checkPngBlock(mixed.content[1], "tag_chart chart");
 
 check(warnings.length === 0, `the SDK warned: ${warnings.join("; ")}`);
+if (sessions) {
+  // DELETE: 2xx ends the session; 405 (the server keeps sessions) is allowed, and the SDK accepts both.
+  try {
+    await transport.terminateSession();
+    check(transport.sessionId === undefined, "the session ended");
+  } catch (err) {
+    check(false, `ending the session: ${err}`);
+  }
+}
 await client.close();
-console.log(`typescript-sdk: ${passed} passed, ${failed} failed`);
+console.log(`${label}: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

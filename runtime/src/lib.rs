@@ -63,6 +63,8 @@ pub use tool::{
     Audio, Content, EmbeddedResource, Hints, Image, InferredHints, META_CATEGORY, META_TAGS,
     ResourceLink, ToolInfo, ToolOutput, infer_hints,
 };
+#[cfg(feature = "http")]
+pub use transport::DEFAULT_MAX_BODY;
 pub use transport::DEFAULT_MAX_LINE;
 
 /// The MCP SDK toolsmith is built on, for the rare need to reach its model types.

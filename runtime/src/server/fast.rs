@@ -281,7 +281,7 @@ impl Fast {
             let arguments = params.arguments;
             Ok(fast
                 .server
-                .run(tool, arguments, cancelled, progress, None)
+                .run(tool, arguments, cancelled, progress, None, None)
                 .await)
         });
         if inline {

@@ -16,6 +16,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio_util::sync::CancellationToken;
 
+use super::peer::PeerNotices;
 use super::sync::SyncLimit;
 use super::{Policy, dispatch};
 use crate::context::{CallContext, NoticeSink, SessionLevel, StateMap};
@@ -100,24 +101,6 @@ impl ToolServer {
         Ok(result)
     }
 
-    /// One `tools/call`, for rmcp's handler. An unknown tool is a protocol error; a tool the
-    /// policy hides gets an error result.
-    pub(crate) async fn call(
-        &self,
-        request: CallToolRequestParams,
-        cancelled: CancellationToken,
-        progress: Option<ProgressToken>,
-        level: Option<SessionLevel>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let tool = match self.lookup(&request.name) {
-            Ok(tool) => tool,
-            Err(answer) => return *answer,
-        };
-        Ok(self
-            .run(tool, request.arguments, cancelled, progress, level)
-            .await)
-    }
-
     /// The tool a call names, or the answer to a call of a tool that is not offered (the
     /// fast path resolves the tool before it runs the call).
     pub(crate) fn lookup(
@@ -134,7 +117,8 @@ impl ToolServer {
         }
     }
 
-    /// Runs a call of `tool`, which the policy offers.
+    /// Runs a call of `tool`, which the policy offers. Its notifications go to `sink`, else
+    /// to the session's.
     pub(crate) async fn run(
         &self,
         tool: &'static ToolInfo,
@@ -142,6 +126,7 @@ impl ToolServer {
         cancelled: CancellationToken,
         progress: Option<ProgressToken>,
         level: Option<SessionLevel>,
+        sink: Option<Arc<dyn NoticeSink>>,
     ) -> CallToolResult {
         let call = CallContext::new(
             tool.name(),
@@ -149,7 +134,7 @@ impl ToolServer {
             // The call's own token (a per-request token, from rmcp or the fast path): a
             // timeout cancels it to stop a sync tool, which concerns nothing else.
             cancelled.clone(),
-            self.notices.clone(),
+            sink.or_else(|| self.notices.clone()),
             progress,
             level.unwrap_or_else(|| self.level.clone()),
         );
@@ -160,6 +145,15 @@ impl ToolServer {
     /// serialized once: `None` when the list is paginated.
     pub(crate) fn cached_list(&self) -> Option<&Arc<String>> {
         self.list_json.as_ref()
+    }
+
+    /// A handler for another session: the same tools, its own log level.
+    #[cfg(feature = "http")]
+    pub(crate) fn for_session(&self) -> ToolServer {
+        ToolServer {
+            level: SessionLevel::default(),
+            ..self.clone()
+        }
     }
 
     /// The limit of sync tool calls, which also runs async tools known to block.
@@ -201,7 +195,30 @@ impl ServerHandler for ToolServer {
         let level = meta
             .protocol_version()
             .map(|_| SessionLevel::fixed(meta.log_level().map(LogLevel::from_wire)));
-        let result = self.call(request, context.ct, progress, level).await?;
+        let tool = match self.lookup(&request.name) {
+            Ok(tool) => tool,
+            Err(answer) => return (*answer).map(Into::into),
+        };
+        // Over a transport without a session-wide sink (HTTP), the call's notifications go
+        // through its request's peer, and leave before its result.
+        let peer = match &self.notices {
+            Some(_) => None,
+            None => Some(PeerNotices::start(context.peer.clone())),
+        };
+        let sink = peer.clone().map(|peer| peer as Arc<dyn NoticeSink>);
+        let start = std::time::Instant::now();
+        let result = self
+            .run(tool, request.arguments, context.ct, progress, level, sink)
+            .await;
+        tracing::debug!(
+            tool = tool.name(),
+            is_error = result.is_error == Some(true),
+            duration_us = start.elapsed().as_micros() as u64,
+            "tools/call"
+        );
+        if let Some(peer) = peer {
+            peer.flush().await;
+        }
         Ok(result.into())
     }
 

@@ -6,7 +6,10 @@
 mod dispatch;
 mod fast;
 mod handler;
+#[cfg(feature = "http")]
+mod http;
 mod lifecycle;
+mod peer;
 mod policy;
 mod session;
 mod sync;
@@ -58,6 +61,8 @@ pub struct Server {
     max_line: Option<usize>,
     busy_poll: Option<Duration>,
     max_sync_calls: Option<usize>,
+    #[cfg(feature = "http")]
+    http: crate::transport::http::HttpConfig,
     /// `false` turns the tools fast path off (tests compare both paths).
     no_fast_path: bool,
 }

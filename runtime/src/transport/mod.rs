@@ -2,6 +2,10 @@
 //! rmcp's message types and nothing of the server: a session layer that answers some messages
 //! itself plugs in through [`stdio::Shortcut`].
 
+#[cfg(feature = "http")]
+pub(crate) mod http;
 pub(crate) mod stdio;
 
+#[cfg(feature = "http")]
+pub use http::DEFAULT_MAX_BODY;
 pub use stdio::DEFAULT_MAX_LINE;

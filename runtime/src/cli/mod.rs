@@ -7,9 +7,12 @@ use std::io::Write;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::{Value, json};
 
+mod serve;
+
 use crate::registry::snapshot;
 use crate::server::{Serving, empty_registry_hint, executable_name};
 use crate::{Error, Search, Server, ToolInfo};
+use serve::ServeArgs;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -25,7 +28,7 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Serve the tools over stdio (the default).
+    /// Serve the tools over stdio (the default), or over HTTP with --http.
     Serve(ServeArgs),
     /// Show every tool's hints as a table (or JSON).
     Tools(ToolsArgs),
@@ -50,25 +53,6 @@ enum Command {
         #[arg(long)]
         write: bool,
     },
-}
-
-#[derive(Args, Debug, Default)]
-struct ServeArgs {
-    /// Offer only read-only tools; calls to any other tool are refused.
-    #[arg(long)]
-    read_only: bool,
-    /// Offer no destructive tool; calls to one are refused.
-    #[arg(long)]
-    deny_destructive: bool,
-    /// Offer only the tools of this category.
-    #[arg(long, value_name = "CATEGORY")]
-    only_category: Option<String>,
-    /// Offer only the tools with this tag.
-    #[arg(long, value_name = "TAG")]
-    only_tag: Option<String>,
-    /// Tools per tools/list page.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    page_size: Option<u32>,
 }
 
 #[derive(Args, Debug)]
@@ -148,10 +132,8 @@ impl Server {
                 std::process::exit(1);
             }
             let code = match cli.command {
-                None => return self.serve_with(cli.serve).serve_stdio_boxed().await,
-                Some(Command::Serve(args)) => {
-                    return self.serve_with(args).serve_stdio_boxed().await;
-                }
+                None => return serve::serve(self, cli.serve).await,
+                Some(Command::Serve(args)) => return serve::serve(self, args).await,
                 Some(Command::Tools(args)) => tools(args),
                 Some(Command::Schema { name }) => schema(name.as_deref()),
                 Some(Command::Call { name, args }) => call(&self, &name, &args).await,
@@ -162,18 +144,6 @@ impl Server {
             }
             Ok(())
         })
-    }
-
-    fn serve_with(mut self, args: ServeArgs) -> Server {
-        let policy = &mut self.policy;
-        policy.read_only |= args.read_only;
-        policy.deny_destructive |= args.deny_destructive;
-        policy.only_category = args.only_category.or(policy.only_category.take());
-        policy.only_tag = args.only_tag.or(policy.only_tag.take());
-        match args.page_size {
-            Some(size) => self.page_size(size as usize),
-            None => self,
-        }
     }
 }
 

@@ -1,0 +1,250 @@
+"""Scale-out: the official Python SDK, through nginx, against two stateless replicas.
+
+Starts two `notes serve --http 127.0.0.1:0` replicas (each on its own port, each with
+`--public-url http://mcp.example.test:NGINX_PORT/mcp`), and nginx from interop/nginx/nginx.conf
+(round robin, no affinity) in a folder of its own: its prefix, pid, logs and temp folders are
+under WORKDIR and it listens on 127.0.0.1:NGINX_PORT. The SDK connects to nginx, sending the
+public Host, and makes 200 read calls (search_notes and get_note, 10 at a time), each checked
+against the seeded notes. Passes when every call is answered correctly and nginx's access log
+($upstream_addr) shows that each replica served some of them, with no 5xx.
+
+nginx and the replicas are stopped at the end whatever happens (SIGQUIT then SIGKILL for
+nginx, SIGTERM for the replicas, which must exit 0); their pids are also in WORKDIR/*.pid for
+interop/run to clean up after a kill.
+
+Usage: python test_scale.py PATH_TO_NOTES_BINARY PATH_TO_NGINX WORKDIR
+"""
+
+import asyncio
+import collections
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import httpx2
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from notes_http import NotesServer, StartError, free_port, request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TEMPLATE = os.path.join(HERE, "..", "nginx", "nginx.conf")
+PUBLIC_HOST = "mcp.example.test"
+CALLS = 200
+AT_ONCE = 10
+
+# The seeded store: id -> title, and queries with the titles they find.
+NOTES = {1: "Groceries", 2: "Standup notes", 3: "Book ideas"}
+SEARCHES = {"milk": ["Groceries"], "parser": ["Standup notes"], "lighthouse": ["Book ideas"],
+            "o": ["Groceries", "Standup notes", "Book ideas"], "nothing-like-this": []}
+
+checks = {"passed": 0, "failed": 0}
+
+
+def check(condition, what):
+    if condition:
+        checks["passed"] += 1
+    else:
+        checks["failed"] += 1
+        print(f"FAILED: {what}", file=sys.stderr)
+
+
+class Nginx:
+    def __init__(self, binary, prefix):
+        self.binary = binary
+        self.prefix = prefix
+        self.proc = None
+        self.conf = os.path.join(prefix, "nginx.conf")
+        self.error_log = os.path.join(prefix, "logs", "error.log")
+        self.access_log = os.path.join(prefix, "logs", "access.log")
+
+    def write_config(self, port, replicas):
+        for sub in ("logs", "tmp"):
+            os.makedirs(os.path.join(self.prefix, sub), exist_ok=True)
+        # Run as root (CI), nginx's worker drops to an unprivileged user: it must reach the
+        # temp folders, which nginx creates and hands to it, through the prefix.
+        os.chmod(self.prefix, 0o755)
+        os.chmod(os.path.join(self.prefix, "tmp"), 0o755)
+        with open(TEMPLATE) as f:
+            text = f.read()
+        text = text.replace("@NGINX_PORT@", str(port))
+        for i, replica_port in enumerate(replicas, 1):
+            text = text.replace(f"@REPLICA_{i}@", str(replica_port))
+        left = re.findall(r"@[A-Z0-9_]+@", text)
+        if left:
+            raise RuntimeError(f"unfilled placeholders in {TEMPLATE}: {left}")
+        with open(self.conf, "w") as f:
+            f.write(text)
+
+    def command(self, *extra):
+        return [self.binary, "-p", self.prefix + "/", "-c", self.conf, "-e", self.error_log, *extra]
+
+    def start(self, port, timeout=20.0):
+        test = subprocess.run(self.command("-t", "-q"), capture_output=True, text=True, timeout=30)
+        if test.returncode != 0:
+            raise RuntimeError(f"nginx -t refused the config:\n{test.stderr}")
+        log = open(os.path.join(self.prefix, "logs", "stderr.log"), "wb")
+        self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+        log.close()
+        with open(os.path.join(self.prefix, "nginx-master.pid"), "w") as f:
+            f.write(f"{self.proc.pid}\n")
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"nginx exited with {self.proc.returncode}:\n{self.errors()}")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"nginx did not listen on 127.0.0.1:{port} within {timeout:.0f} s:\n{self.errors()}")
+
+    def errors(self):
+        try:
+            with open(self.error_log, errors="replace") as f:
+                return f.read()[-2000:]
+        except FileNotFoundError:
+            return ""
+
+    def stop(self):
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGQUIT)  # graceful: finish the requests in flight
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()  # the master; its worker exits when the master is gone
+                self.proc.wait(timeout=10)
+        try:
+            os.unlink(os.path.join(self.prefix, "nginx-master.pid"))
+        except FileNotFoundError:
+            pass
+
+
+async def read_calls(url, host):
+    """200 read calls through nginx; returns how many were answered as expected."""
+    good = 0
+    async with httpx2.AsyncClient(headers={"Host": host}, timeout=httpx2.Timeout(20.0, read=60.0)) as http:
+        async with streamable_http_client(url, http_client=http) as (read, write):
+            async with ClientSession(read, write) as session:
+                init = await session.initialize()
+                check(init.server_info.name == "toolsmith-examples", f"server name {init.server_info.name}")
+                queries = list(SEARCHES)
+
+                async def one(i):
+                    if i % 2 == 0:
+                        query = queries[(i // 2) % len(queries)]
+                        result = await session.call_tool("search_notes", {"query": query})
+                        titles = [n["title"] for n in (result.structured_content or {}).get("result", [])]
+                        ok = not result.is_error and titles == SEARCHES[query]
+                        what = f"search_notes {query!r}: {titles}"
+                    else:
+                        note_id = (i // 2) % 3 + 1
+                        result = await session.call_tool("get_note", {"note_id": note_id})
+                        title = (result.structured_content or {}).get("title")
+                        ok = not result.is_error and title == NOTES[note_id]
+                        what = f"get_note {note_id}: {title!r}"
+                    if not ok:
+                        print(f"FAILED: call {i}: {what}", file=sys.stderr)
+                    return ok
+
+                for start in range(0, CALLS, AT_ONCE):
+                    answers = await asyncio.gather(
+                        *(one(i) for i in range(start, min(start + AT_ONCE, CALLS))), return_exceptions=True
+                    )
+                    for answer in answers:
+                        if isinstance(answer, BaseException):
+                            print(f"FAILED: a call raised {answer!r}", file=sys.stderr)
+                        elif answer:
+                            good += 1
+    return good
+
+
+def per_replica(access_log, replicas):
+    """Requests per replica port, from the access log's upstream=$upstream_addr, and bad lines."""
+    counts = collections.Counter()
+    bad = []
+    with open(access_log, errors="replace") as f:
+        lines = f.read().splitlines()
+    for line in lines:
+        match = re.search(r'" (\d{3}) upstream=(.*?) upstream_status=', line)
+        if not match:
+            bad.append(line)
+            continue
+        status = int(match.group(1))
+        if status >= 500:
+            bad.append(line)
+        for addr in match.group(2).split(","):
+            addr = addr.strip().rstrip(",")
+            if addr and addr != "-":
+                counts[addr] += 1
+    return {port: counts.get(f"127.0.0.1:{port}", 0) for port in replicas}, bad, len(lines)
+
+
+def main(binary, nginx_binary, workdir):
+    # A SIGTERM (interop/run's time limit) must still run the clean-up below.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    prefix = os.path.join(workdir, "nginx")
+    os.makedirs(prefix, exist_ok=True)
+    nginx = Nginx(nginx_binary, prefix)
+    replicas = []
+    try:
+        port = free_port()
+        public = f"http://{PUBLIC_HOST}:{port}/mcp"
+        for i in (1, 2):
+            # Each on a port chosen here: with --public-url, the listening line names the
+            # public URL, not the port bound.
+            own = free_port()
+            replica = NotesServer(binary, ["serve", "--http", f"127.0.0.1:{own}", "--public-url", public],
+                                  workdir=workdir, name=f"replica-{i}", local_port=own)
+            replicas.append(replica)
+            replica.start()
+        ports = [r.port for r in replicas]
+        check(len(set(ports)) == 2, f"two replicas on two ports: {ports}")
+        nginx.write_config(port, ports)
+        nginx.start(port)
+
+        health = request(f"http://127.0.0.1:{port}/healthz", "GET", headers={"Host": f"{PUBLIC_HOST}:{port}"})
+        check(health.status == 200 and health.body.strip() == b"ok", f"GET /healthz through nginx: {health}")
+
+        url = f"http://127.0.0.1:{port}{replicas[0].path}"
+        try:
+            good = asyncio.run(asyncio.wait_for(read_calls(url, f"{PUBLIC_HOST}:{port}"), timeout=180))
+        except Exception as err:
+            good = 0
+            check(False, f"the SDK through nginx: {type(err).__name__}: {err!r}")
+        check(good == CALLS, f"{good} of {CALLS} read calls answered as expected")
+
+        nginx.stop()  # flushes the access log
+        served, bad, lines = per_replica(nginx.access_log, ports)
+        check(not bad, f"access log lines without an upstream or with a 5xx: {bad[:5]}")
+        check(lines >= CALLS, f"{lines} requests logged, fewer than the {CALLS} calls")
+        for replica_port, count in served.items():
+            check(count > 0, f"replica on port {replica_port} served no request: {served}")
+        print(f"scale-out: {CALLS} calls through nginx, requests per replica port {served}")
+    except StartError as err:
+        check(False, f"a replica did not start: {err}")
+    except Exception as err:
+        check(False, f"{type(err).__name__}: {err}")
+        print(nginx.errors(), file=sys.stderr)
+    finally:
+        nginx.stop()
+        for replica in replicas:
+            if replica.url is None:  # never started: already reported
+                replica.kill()
+                continue
+            status = replica.stop()
+            check(status == 0, f"{replica.name} SIGTERM: exit status {status}\n{replica.stderr_tail()}")
+    print(f"scale-out: {checks['passed']} passed, {checks['failed']} failed")
+    return 0 if checks["failed"] == 0 else 1
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    sys.exit(main(*sys.argv[1:]))

@@ -1,0 +1,115 @@
+//! `serve`: the flags that choose the serving policy and, with the `http` feature, serving
+//! over Streamable HTTP. Every flag can also be set from a `TOOLSMITH_…` environment variable
+//! when the `http` feature is on (containers).
+
+use clap::Args;
+
+use crate::Server;
+use crate::server::Serving;
+
+#[derive(Args, Debug, Default)]
+pub(super) struct ServeArgs {
+    /// Offer only read-only tools; calls to any other tool are refused.
+    #[arg(long)]
+    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_READ_ONLY"))]
+    read_only: bool,
+    /// Offer no destructive tool; calls to one are refused.
+    #[arg(long)]
+    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_DENY_DESTRUCTIVE"))]
+    deny_destructive: bool,
+    /// Offer only the tools of this category.
+    #[arg(long, value_name = "CATEGORY")]
+    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_ONLY_CATEGORY"))]
+    only_category: Option<String>,
+    /// Offer only the tools with this tag.
+    #[arg(long, value_name = "TAG")]
+    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_ONLY_TAG"))]
+    only_tag: Option<String>,
+    /// Tools per tools/list page.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_PAGE_SIZE"))]
+    page_size: Option<u32>,
+    #[cfg(feature = "http")]
+    #[command(flatten)]
+    http: HttpArgs,
+}
+
+/// Serving over Streamable HTTP.
+#[cfg(feature = "http")]
+#[derive(Args, Debug, Default)]
+struct HttpArgs {
+    /// Serve over Streamable HTTP at ADDR (e.g. 127.0.0.1:8000; port 0 picks a free port)
+    /// instead of stdio.
+    #[arg(long, value_name = "ADDR", env = "TOOLSMITH_HTTP")]
+    http: Option<String>,
+    /// The path of the MCP endpoint.
+    #[arg(
+        long,
+        value_name = "PATH",
+        env = "TOOLSMITH_HTTP_PATH",
+        default_value = "/mcp"
+    )]
+    http_path: String,
+    /// The URL clients use, behind a proxy (default: http://ADDR/PATH); its host and origin
+    /// are allowed.
+    #[arg(long, value_name = "URL", env = "TOOLSMITH_PUBLIC_URL")]
+    public_url: Option<String>,
+    /// Also allow this Host header (repeatable; comma-separated in the variable).
+    #[arg(
+        long,
+        value_name = "HOST",
+        env = "TOOLSMITH_ALLOWED_HOSTS",
+        value_delimiter = ','
+    )]
+    allowed_host: Vec<String>,
+    /// Also allow this Origin (repeatable; comma-separated in the variable).
+    #[arg(
+        long,
+        value_name = "ORIGIN",
+        env = "TOOLSMITH_ALLOWED_ORIGINS",
+        value_delimiter = ','
+    )]
+    allowed_origin: Vec<String>,
+    /// Keep a session per client (Mcp-Session-Id) instead of serving statelessly.
+    #[arg(long, env = "TOOLSMITH_SESSIONS")]
+    sessions: bool,
+    /// The largest request body accepted, in bytes.
+    #[arg(long, value_name = "BYTES", env = "TOOLSMITH_MAX_BODY", default_value_t = crate::DEFAULT_MAX_BODY)]
+    max_body: usize,
+}
+
+/// Serves `server` as `args` say: over HTTP when `--http` is given, else over stdio.
+pub(super) fn serve(server: Server, args: ServeArgs) -> Serving {
+    let server = with_policy(server, &args);
+    #[cfg(feature = "http")]
+    if let Some(addr) = args.http.http.clone() {
+        let http = args.http;
+        let mut server = server
+            .http_path(http.http_path)
+            .sessions(http.sessions)
+            .max_body(http.max_body);
+        if let Some(url) = http.public_url {
+            server = server.public_url(url);
+        }
+        for host in http.allowed_host {
+            server = server.allowed_host(host);
+        }
+        for origin in http.allowed_origin {
+            server = server.allowed_origin(origin);
+        }
+        return Box::pin(async move { server.serve_http(addr.as_str()).await });
+    }
+    server.serve_stdio_boxed()
+}
+
+fn with_policy(mut server: Server, args: &ServeArgs) -> Server {
+    let policy = &mut server.policy;
+    policy.read_only |= args.read_only;
+    policy.deny_destructive |= args.deny_destructive;
+    policy.only_category = args.only_category.clone().or(policy.only_category.take());
+    policy.only_tag = args.only_tag.clone().or(policy.only_tag.take());
+    match args.page_size {
+        Some(size) => server.page_size(size as usize),
+        None => server,
+    }
+}

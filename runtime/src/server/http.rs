@@ -1,0 +1,123 @@
+//! Serving over Streamable HTTP (feature `http`): the builder's HTTP settings and
+//! [`Server::serve_http`].
+
+use std::net::{SocketAddr, ToSocketAddrs};
+
+use super::Server;
+use crate::Error;
+
+impl Server {
+    /// Serves over Streamable HTTP at `addr` (port 0 picks a free port; the URL is logged as
+    /// `listening on <url>`) until SIGTERM or SIGINT; calls in flight then get 10 seconds.
+    ///
+    /// Stateless unless [`sessions`](Self::sessions) is on: every POST stands alone, so
+    /// identical replicas can share one load balancer without affinity. The `Host` of every
+    /// request must be loopback, the [public URL](Self::public_url)'s host, or one added
+    /// with [`allowed_host`](Self::allowed_host); an `Origin`, when sent, must be a loopback
+    /// page, the public URL's origin, or one added with
+    /// [`allowed_origin`](Self::allowed_origin).
+    ///
+    /// ```no_run
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new().serve_http("127.0.0.1:8000").await
+    /// # }
+    /// ```
+    pub async fn serve_http(mut self, addr: impl ToSocketAddrs) -> Result<(), Error> {
+        crate::logging::init();
+        self.http.addr = resolve(addr)?;
+        let config = std::mem::take(&mut self.http);
+        let handler = self.handler()?;
+        tracing::info!(
+            tools = handler.offered.len(),
+            "serving MCP over Streamable HTTP"
+        );
+        crate::transport::http::serve(move || handler.for_session(), config)
+            .await
+            .map_err(Error::from)
+    }
+
+    /// The path of the MCP endpoint (default `/mcp`).
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().http_path("/tools");
+    /// # let _ = server;
+    /// ```
+    pub fn http_path(mut self, path: impl Into<String>) -> Self {
+        let path = path.into();
+        self.http.path = if path.starts_with('/') {
+            path
+        } else {
+            format!("/{path}")
+        };
+        self
+    }
+
+    /// The URL clients reach the server at, behind a proxy (default `http://<address><path>`).
+    /// Its host is allowed, and so is its origin.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().public_url("https://mcp.example.com/mcp");
+    /// # let _ = server;
+    /// ```
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.http.public_url = Some(url.into());
+        self
+    }
+
+    /// Allows requests whose `Host` is `host` (`name` or `name:port`), besides loopback and
+    /// the public URL's host.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().allowed_host("mcp.internal");
+    /// # let _ = server;
+    /// ```
+    pub fn allowed_host(mut self, host: impl Into<String>) -> Self {
+        self.http.allowed_hosts.push(host.into());
+        self
+    }
+
+    /// Allows requests from pages of `origin` (`scheme://host[:port]`, `:*` for any port),
+    /// besides loopback pages and the public URL's origin.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().allowed_origin("https://app.example.com");
+    /// # let _ = server;
+    /// ```
+    pub fn allowed_origin(mut self, origin: impl Into<String>) -> Self {
+        self.http.allowed_origins.push(origin.into());
+        self
+    }
+
+    /// Keeps a session per client (`Mcp-Session-Id`) instead of serving each request on its
+    /// own. A session lives in one process: replicas then need affinity.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().sessions(true);
+    /// # let _ = server;
+    /// ```
+    pub fn sessions(mut self, on: bool) -> Self {
+        self.http.sessions = on;
+        self
+    }
+
+    /// The largest request body accepted (default [`DEFAULT_MAX_BODY`](crate::DEFAULT_MAX_BODY),
+    /// 4 MiB); a larger one gets 413.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().max_body(1 << 20);
+    /// # let _ = server;
+    /// ```
+    pub fn max_body(mut self, bytes: usize) -> Self {
+        self.http.max_body = bytes;
+        self
+    }
+}
+
+fn resolve(addr: impl ToSocketAddrs) -> Result<SocketAddr, Error> {
+    addr.to_socket_addrs()?.next().ok_or_else(|| {
+        Error::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "the address resolves to nothing",
+        ))
+    })
+}

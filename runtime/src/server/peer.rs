@@ -1,0 +1,68 @@
+//! The tools' notifications for a transport that answers each request on its own stream
+//! (Streamable HTTP): sent through the request's rmcp peer, in order, by a task of the call;
+//! the call waits for them to leave before it answers, so that they precede the result.
+
+#![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::RoleServer;
+use rmcp::service::Peer;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::context::{Notice, NoticeSink};
+
+/// Notifications waiting for the peer past this many are dropped (a later progress report
+/// supersedes an earlier one): a client that stops reading cannot grow the server's memory.
+const QUEUE: usize = 1024;
+
+/// How long a call waits for its notifications to leave before it answers.
+const FLUSH: Duration = Duration::from_secs(5);
+
+enum Item {
+    Notice(Notice),
+    /// Everything queued before this has been sent.
+    Flushed(oneshot::Sender<()>),
+}
+
+/// One call's notifications, to its request's peer.
+pub(crate) struct PeerNotices(mpsc::Sender<Item>);
+
+impl PeerNotices {
+    pub(crate) fn start(peer: Peer<RoleServer>) -> Arc<PeerNotices> {
+        let (tx, mut rx) = mpsc::channel(QUEUE);
+        tokio::spawn(async move {
+            while let Some(item) = rx.recv().await {
+                let sent = match item {
+                    Item::Notice(Notice::Progress(param)) => peer.notify_progress(param).await,
+                    Item::Notice(Notice::Log(param)) => peer.notify_logging_message(param).await,
+                    Item::Flushed(done) => {
+                        let _ = done.send(());
+                        continue;
+                    }
+                };
+                if let Err(err) = sent {
+                    tracing::debug!(%err, "a notification could not be sent");
+                }
+            }
+        });
+        Arc::new(PeerNotices(tx))
+    }
+
+    /// Waits until every notification queued so far has been sent (at most [`FLUSH`]).
+    pub(crate) async fn flush(&self) {
+        let (done, sent) = oneshot::channel();
+        if self.0.send(Item::Flushed(done)).await.is_ok() {
+            let _ = tokio::time::timeout(FLUSH, sent).await;
+        }
+    }
+}
+
+impl NoticeSink for PeerNotices {
+    fn notify(&self, notice: Notice) {
+        if self.0.try_send(Item::Notice(notice)).is_err() {
+            tracing::debug!("the client is not reading: a notification was dropped");
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! What `serve --http` is told: the address and path, the URL clients use, who may send
+//! requests (`Host` and `Origin`), sessions, and the body limit; and the rmcp configuration
+//! made from it, secure by default.
+
+use std::net::SocketAddr;
+
+use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
+use tokio_util::sync::CancellationToken;
+
+/// The largest request body accepted unless configured otherwise: 4 MiB.
+///
+/// ```
+/// assert_eq!(toolsmith::DEFAULT_MAX_BODY, 4 * 1024 * 1024);
+/// ```
+pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
+
+/// The hosts a loopback server always answers (DNS rebinding cannot reach them).
+const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+/// The origins of pages served from this machine.
+const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
+
+/// The HTTP transport's settings.
+#[derive(Debug, Clone)]
+pub(crate) struct HttpConfig {
+    pub(crate) addr: SocketAddr,
+    pub(crate) path: String,
+    pub(crate) public_url: Option<String>,
+    pub(crate) allowed_hosts: Vec<String>,
+    pub(crate) allowed_origins: Vec<String>,
+    pub(crate) sessions: bool,
+    pub(crate) max_body: usize,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            path: "/mcp".into(),
+            public_url: None,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            sessions: false,
+            max_body: DEFAULT_MAX_BODY,
+        }
+    }
+}
+
+impl HttpConfig {
+    /// The URL clients use: as configured, else `http://<bound address><path>`.
+    pub(crate) fn public_url(&self, local: SocketAddr) -> String {
+        self.public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{local}{}", self.path))
+    }
+
+    /// rmcp's configuration: stateless unless sessions were asked for; `Host` must be
+    /// loopback, the public URL's host, or one added; `Origin`, when present, must be a
+    /// loopback page, the public URL's origin, or one added.
+    pub(super) fn rmcp(
+        &self,
+        local: SocketAddr,
+        public: &str,
+        stop: CancellationToken,
+    ) -> StreamableHttpServerConfig {
+        let mut hosts: Vec<String> = LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect();
+        let mut origins: Vec<String> = LOOPBACK_ORIGINS.iter().map(|o| (*o).to_owned()).collect();
+        if let Some((origin, authority)) = origin_of(public) {
+            hosts.push(authority.clone());
+            hosts.push(host_of(&authority).to_owned());
+            origins.push(origin);
+        }
+        if !local.ip().is_unspecified() {
+            hosts.push(local.to_string());
+        }
+        hosts.extend(self.allowed_hosts.iter().cloned());
+        origins.extend(self.allowed_origins.iter().cloned());
+        hosts.dedup();
+        StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(self.sessions)
+            .with_json_response(!self.sessions)
+            .with_allowed_hosts(hosts)
+            .with_allowed_origins(origins)
+            .enforce_origin_validation()
+            .with_max_request_body_bytes(self.max_body)
+            .with_cancellation_token(stop)
+    }
+}
+
+/// `scheme://authority` and the authority of a URL.
+fn origin_of(url: &str) -> Option<(String, String)> {
+    let (scheme, rest) = url.split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next()?.to_owned();
+    (!authority.is_empty()).then(|| (format!("{scheme}://{authority}"), authority))
+}
+
+/// The host of an authority, without its port (`[::1]:80` gives `::1`).
+fn host_of(authority: &str) -> &str {
+    if let Some(rest) = authority.strip_prefix('[') {
+        return rest.split(']').next().unwrap_or(rest);
+    }
+    authority
+        .rsplit_once(':')
+        .map_or(authority, |(host, _)| host)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{host_of, origin_of};
+
+    #[test]
+    fn origins_and_hosts_are_read_from_urls() {
+        assert_eq!(
+            origin_of("https://mcp.example.com/mcp"),
+            Some(("https://mcp.example.com".into(), "mcp.example.com".into()))
+        );
+        assert_eq!(
+            origin_of("http://10.0.0.2:8080/x?y"),
+            Some(("http://10.0.0.2:8080".into(), "10.0.0.2:8080".into()))
+        );
+        assert_eq!(origin_of("not a url"), None);
+        assert_eq!(host_of("example.com:443"), "example.com");
+        assert_eq!(host_of("[::1]:80"), "::1");
+        assert_eq!(host_of("example.com"), "example.com");
+    }
+}

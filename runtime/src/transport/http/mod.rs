@@ -1,0 +1,173 @@
+//! Streamable HTTP (MCP 2025-11-25), on rmcp's `StreamableHttpService` and axum: stateless by
+//! default, so that identical replicas can stand behind any load balancer; secure by default
+//! (the `Host` and `Origin` of every request are checked).
+//!
+//! The transport knows rmcp's service and nothing of the server: it is given a factory that
+//! makes a handler per session (per request, when stateless).
+
+mod config;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::Response;
+use axum::routing::get;
+use rmcp::ServerHandler;
+use rmcp::transport::streamable_http_server::StreamableHttpService;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use tokio_util::sync::CancellationToken;
+
+pub use config::DEFAULT_MAX_BODY;
+pub(crate) use config::HttpConfig;
+
+/// How long calls in flight may take to finish once a stop was asked for.
+const GRACE: Duration = Duration::from_secs(10);
+
+/// Serves `handler`s (one per session, or per request when stateless) at `config`'s address
+/// and path until SIGTERM or SIGINT, then lets calls in flight finish (at most 10 s).
+pub(crate) async fn serve<S, F>(make: F, config: HttpConfig) -> std::io::Result<()>
+where
+    S: ServerHandler + Send + 'static,
+    F: Fn() -> S + Send + Sync + 'static,
+{
+    let listener = tokio::net::TcpListener::bind(config.addr).await?;
+    let local = listener.local_addr()?;
+    let path = config.path.clone();
+    let public = config.public_url(local);
+    // Cancelled last: it ends rmcp's streams, so calls in flight get their grace first.
+    let end_streams = CancellationToken::new();
+    let service = StreamableHttpService::new(
+        move || Ok(make()),
+        Arc::new(LocalSessionManager::default()),
+        config.rmcp(local, &public, end_streams.clone()),
+    );
+    let router = Router::new()
+        .route("/healthz", get(|| async { "ok" }))
+        .route_service(&path, service)
+        .layer(middleware::from_fn_with_state(
+            config.max_body,
+            around_request,
+        ));
+    let signal = stop_signal()?;
+    tracing::info!("listening on http://{local}{path}");
+    if config.public_url.is_some() {
+        tracing::info!("clients reach it at {public}");
+    }
+    let asked = CancellationToken::new();
+    let stopping = asked.clone();
+    let graceful = axum::serve(listener, router).with_graceful_shutdown(async move {
+        signal.await;
+        tracing::info!("stopping: no new connections; calls in flight get {GRACE:?}");
+        stopping.cancel();
+    });
+    let served = tokio::select! {
+        served = async { graceful.await } => served,
+        () = async {
+            asked.cancelled().await;
+            tokio::time::sleep(GRACE).await;
+        } => {
+            tracing::warn!("calls still in flight after {GRACE:?} were stopped");
+            Ok(())
+        }
+    };
+    end_streams.cancel();
+    served
+}
+
+/// SIGTERM (what container runtimes send) or SIGINT (Ctrl-C), watched from the moment this
+/// is called (before the server says it listens, so that no early signal kills it).
+fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate())?;
+        let mut int = signal(SignalKind::interrupt())?;
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async move {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+    }
+}
+
+/// One line per request at debug: method, path, status, duration (never the body: arguments
+/// may hold secrets). A body over the limit is answered with a JSON-RPC error, as the client
+/// expects a JSON-RPC answer to its request; a JSON-RPC response POSTed to a server that
+/// sends no requests is accepted (202) and dropped, as the specification says.
+async fn around_request(State(max_body): State<usize>, request: Request, next: Next) -> Response {
+    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+    let start = Instant::now();
+    let response = match screen(request, max_body).await {
+        Ok(request) => next.run(request).await,
+        Err(answer) => answer,
+    };
+    let response = if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        too_large(response.status())
+    } else {
+        response
+    };
+    tracing::debug!(
+        %method,
+        path,
+        status = response.status().as_u16(),
+        duration_us = start.elapsed().as_micros() as u64,
+        "http request"
+    );
+    response
+}
+
+/// Reads a POST's body (at most `max_body` bytes): a JSON-RPC response is answered here
+/// with 202; anything else goes on, its body intact.
+async fn screen(request: Request, max_body: usize) -> Result<Request, Response> {
+    #[derive(serde::Deserialize)]
+    struct Shape {
+        method: Option<serde::de::IgnoredAny>,
+        result: Option<serde::de::IgnoredAny>,
+        error: Option<serde::de::IgnoredAny>,
+    }
+
+    if request.method() != Method::POST {
+        return Ok(request);
+    }
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, max_body).await else {
+        return Err(too_large(StatusCode::PAYLOAD_TOO_LARGE));
+    };
+    if let Ok(shape) = serde_json::from_slice::<Shape>(&bytes)
+        && shape.method.is_none()
+        && (shape.result.is_some() || shape.error.is_some())
+    {
+        let mut accepted = Response::new(Body::empty());
+        *accepted.status_mut() = StatusCode::ACCEPTED;
+        return Err(accepted);
+    }
+    Ok(Request::from_parts(parts, Body::from(bytes)))
+}
+
+fn too_large(status: StatusCode) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": -32600, "message": "Invalid Request: the request body is over the server's limit"},
+    });
+    let mut response = Response::new(Body::from(body.to_string()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
+    response
+}

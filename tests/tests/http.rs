@@ -1,0 +1,315 @@
+//! Streamable HTTP over real sockets on 127.0.0.1: stateless by default (replicas need no
+//! affinity), sessions on request, secure by default, the proper status for every malformed
+//! request, notifications before the result, cancellation on disconnect, the same tools as
+//! stdio, health, and a graceful stop.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+use toolsmith_tests::http::{HttpServer, post, request};
+use toolsmith_tests::{example_binary, initialize};
+
+const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_server");
+const VERSION: (&str, &str) = ("MCP-Protocol-Version", "2025-11-25");
+
+fn call(id: u64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": name, "arguments": arguments}})
+}
+
+fn result(messages: &[Value]) -> &Value {
+    &messages.last().expect("a message")["result"]
+}
+
+#[tokio::test]
+async fn stateless_requests_stand_alone_across_processes() {
+    let notes = example_binary("notes");
+    let notes = notes.to_str().unwrap();
+    let (a, b) = (
+        HttpServer::start(notes, &[]).await,
+        HttpServer::start(notes, &[]).await,
+    );
+    let init = a.post(&initialize(1, "2025-11-25"), &[]).await;
+    assert_eq!(init.status, 200);
+    assert!(
+        init.header("mcp-session-id").is_none(),
+        "stateless: no session"
+    );
+    assert_eq!(result(&init.messages())["protocolVersion"], "2025-11-25");
+    // The call goes to another process, which never saw the initialize.
+    let got = b
+        .post(&call(2, "get_note", json!({"note_id": 1})), &[VERSION])
+        .await;
+    assert_eq!(got.status, 200, "{}", got.body);
+    assert_eq!(
+        result(&got.messages())["structuredContent"]["title"],
+        "Groceries"
+    );
+    for method in ["GET", "DELETE"] {
+        let refused = request(&a.addr, method, &a.path, &[], "").await;
+        assert_eq!(
+            (refused.status, refused.header("allow")),
+            (405, Some("POST"))
+        );
+    }
+}
+
+#[tokio::test]
+async fn sessions_are_kept_when_asked_for() {
+    let server = HttpServer::start(FIXTURE, &["--sessions"]).await;
+    let init = server.post(&initialize(1, "2025-11-25"), &[]).await;
+    let session = init
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    let with = [VERSION, ("Mcp-Session-Id", session.as_str())];
+    server
+        .post(
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            &with,
+        )
+        .await;
+    let added = server
+        .post(&call(2, "add", json!({"a": 2, "b": 3})), &with)
+        .await;
+    assert_eq!(
+        result(&added.messages())["structuredContent"]["result"],
+        5,
+        "{}",
+        added.body
+    );
+    let unknown = server
+        .post(
+            &call(3, "add", json!({"a": 1, "b": 1})),
+            &[VERSION, ("Mcp-Session-Id", "nope")],
+        )
+        .await;
+    assert_eq!(unknown.status, 404);
+    let none = server
+        .post(&call(4, "add", json!({"a": 1, "b": 1})), &[VERSION])
+        .await;
+    assert_eq!(none.status, 400);
+    let headers = [("Mcp-Session-Id", session.as_str()), VERSION];
+    let ended = request(&server.addr, "DELETE", &server.path, &headers, "").await;
+    assert!(ended.status < 300, "{ended:?}");
+    let after = server
+        .post(&call(5, "add", json!({"a": 1, "b": 1})), &with)
+        .await;
+    assert_eq!(after.status, 404, "the session is gone");
+}
+
+#[tokio::test]
+async fn host_and_origin_are_checked_by_default() {
+    let server = HttpServer::start(FIXTURE, &["--allowed-host", "tools.internal"]).await;
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let evil_host = server.post(&list, &[("Host", "evil.example")]).await;
+    assert_eq!(evil_host.status, 403);
+    let added_host = server.post(&list, &[("Host", "tools.internal")]).await;
+    assert_eq!(added_host.status, 200);
+    let evil_origin = server
+        .post(&list, &[("Origin", "https://evil.example")])
+        .await;
+    assert_eq!(evil_origin.status, 403);
+    let local_page = server
+        .post(&list, &[("Origin", "http://localhost:6274")])
+        .await;
+    assert_eq!(local_page.status, 200);
+    let proxied = HttpServer::start(
+        FIXTURE,
+        &[
+            "--public-url",
+            "https://mcp.example.com/mcp",
+            "--allowed-origin",
+            "https://app.example.com",
+        ],
+    )
+    .await;
+    for (name, value) in [
+        ("Host", "mcp.example.com"),
+        ("Origin", "https://mcp.example.com"),
+        ("Origin", "https://app.example.com"),
+    ] {
+        let ok = proxied.post(&list, &[(name, value)]).await;
+        assert_eq!(ok.status, 200, "{name}: {value}");
+    }
+}
+
+#[tokio::test]
+async fn malformed_requests_get_the_proper_status() {
+    let server = HttpServer::start(FIXTURE, &["--max-body", "4096"]).await;
+    let (addr, path) = (server.addr.as_str(), server.path.as_str());
+    let note = server
+        .post(
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            &[],
+        )
+        .await;
+    assert_eq!((note.status, note.body.as_str()), (202, ""));
+    let response = server
+        .post(&json!({"jsonrpc": "2.0", "id": 1, "result": {}}), &[])
+        .await;
+    assert_eq!(response.status, 202);
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+    let old = server
+        .post(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+            &[("MCP-Protocol-Version", "1999-01-01")],
+        )
+        .await;
+    assert_eq!(old.status, 400);
+    let text = request(
+        addr,
+        "POST",
+        path,
+        &[
+            ("Content-Type", "text/plain"),
+            ("Accept", "application/json, text/event-stream"),
+        ],
+        &list,
+    )
+    .await;
+    assert_eq!(text.status, 415);
+    let html = request(
+        addr,
+        "POST",
+        path,
+        &[
+            ("Content-Type", "application/json"),
+            ("Accept", "text/html"),
+        ],
+        &list,
+    )
+    .await;
+    assert_eq!(html.status, 406);
+    let big = call(2, "echo", json!({"text": "x".repeat(10_000)}));
+    let too_big = post(addr, path, &big, &[]).await;
+    assert_eq!(too_big.status, 413);
+    let body: Value = serde_json::from_str(&too_big.body).expect("a JSON-RPC error body");
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+    let health = request(addr, "GET", "/healthz", &[], "").await;
+    assert_eq!((health.status, health.body.as_str()), (200, "ok"));
+}
+
+#[tokio::test]
+async fn notifications_come_before_the_result() {
+    let server = HttpServer::start(FIXTURE, &[]).await;
+    let mut steps = call(1, "steps", json!({"steps": 3}));
+    steps["params"]["_meta"] = json!({"progressToken": "t"});
+    let answer = server.post(&steps, &[VERSION]).await;
+    assert_eq!(
+        answer
+            .header("content-type")
+            .map(|t| t.starts_with("text/event-stream")),
+        Some(true)
+    );
+    let messages = answer.messages();
+    let methods: Vec<&str> = messages
+        .iter()
+        .map(|m| m["method"].as_str().unwrap_or("(result)"))
+        .collect();
+    let last_progress = methods
+        .iter()
+        .rposition(|m| *m == "notifications/progress")
+        .unwrap();
+    let result_at = methods.iter().position(|m| *m == "(result)").unwrap();
+    assert!(last_progress < result_at, "{methods:?}");
+    assert!(methods.contains(&"notifications/message"), "{methods:?}");
+    assert_eq!(result(&messages)["structuredContent"]["result"], 3);
+}
+
+#[tokio::test]
+async fn a_client_that_disconnects_cancels_its_call() {
+    let server = HttpServer::start(FIXTURE, &[]).await;
+    let body = call(1, "slow", json!({"ms": 5000})).to_string();
+    let mut stream = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
+    let head = format!(
+        "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+        server.path,
+        server.addr,
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    drop(stream);
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let seen = server
+            .post(&call(2, "cancellations", json!({})), &[VERSION])
+            .await;
+        if result(&seen.messages())["structuredContent"]["result"] == 1 {
+            return;
+        }
+    }
+    panic!("the call was not cancelled when its client went away");
+}
+
+#[tokio::test]
+async fn the_same_tools_and_policy_as_over_stdio() {
+    let notes = example_binary("notes");
+    let notes = notes.to_str().unwrap();
+    let server = HttpServer::start(notes, &["--read-only"]).await;
+    let listed = server
+        .post(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+            &[VERSION],
+        )
+        .await;
+    let over_http = result(&listed.messages())["tools"].clone();
+    let stdio = std::process::Command::new(notes)
+        .args(["schema"])
+        .output()
+        .unwrap();
+    let all: Value = serde_json::from_slice(&stdio.stdout).unwrap();
+    let read_only: Vec<&Value> = all["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["annotations"]["readOnlyHint"] == true)
+        .collect();
+    assert_eq!(
+        over_http.as_array().unwrap().iter().collect::<Vec<_>>(),
+        read_only
+    );
+    let refused = server
+        .post(&call(2, "delete_note", json!({"note_id": 1})), &[VERSION])
+        .await;
+    let messages = refused.messages();
+    let answer = result(&messages);
+    assert_eq!(answer["isError"], true);
+    assert!(
+        answer["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("--read-only")
+    );
+}
+
+#[tokio::test]
+async fn a_stop_signal_lets_calls_in_flight_finish_then_exits_zero() {
+    let mut server = HttpServer::start(FIXTURE, &[]).await;
+    let (addr, path) = (server.addr.clone(), server.path.clone());
+    let slow = tokio::spawn(async move {
+        post(
+            &addr,
+            &path,
+            &call(1, "slow", json!({"ms": 500})),
+            &[VERSION],
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let pid = server.child.id().unwrap() as i32;
+    // SAFETY: sends SIGTERM to the child this test started.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let answered = slow.await.unwrap();
+    assert_eq!(
+        result(&answered.messages())["structuredContent"]["result"],
+        500
+    );
+    let status = tokio::time::timeout(Duration::from_secs(15), server.child.wait())
+        .await
+        .expect("the server stops")
+        .unwrap();
+    assert!(status.success(), "{status}");
+}
