@@ -1,9 +1,9 @@
 """Start and stop the notes example's Streamable HTTP server, and talk raw HTTP to it.
 
 Shared by the contract and scale-out tests. Every wait is bounded: a server that has not
-printed its `listening on http://127.0.0.1:PORT/...` line within START_TIMEOUT seconds is a
-StartError (its stderr is kept in a file and shown), and stop() sends SIGTERM, waits
-STOP_TIMEOUT seconds for a graceful exit, then kills.
+printed its `listening on http://...` line within START_TIMEOUT (20) seconds is a StartError
+(its stderr is kept in a file and shown), and stop() sends SIGTERM, waits STOP_TIMEOUT (15)
+seconds for a graceful exit, then kills.
 """
 
 import http.client
@@ -18,7 +18,8 @@ import time
 from urllib.parse import urlsplit
 
 START_TIMEOUT = 20.0
-STOP_TIMEOUT = 10.0
+# The server gives calls in flight 10 s after SIGTERM; a few seconds more for it to exit.
+STOP_TIMEOUT = 15.0
 
 # The contract: a line on stderr containing `listening on http://127.0.0.1:PORT/PATH`. With
 # --public-url the server names the public URL there instead, and the port it bound cannot be

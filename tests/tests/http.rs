@@ -313,3 +313,32 @@ async fn a_stop_signal_lets_calls_in_flight_finish_then_exits_zero() {
         .unwrap();
     assert!(status.success(), "{status}");
 }
+
+#[tokio::test]
+async fn an_open_event_stream_does_not_hold_up_the_stop() {
+    let mut server = HttpServer::start(FIXTURE, &["--sessions"]).await;
+    let init = server.post(&initialize(1, "2025-11-25"), &[]).await;
+    let session = init.header("mcp-session-id").expect("a session").to_owned();
+    let mut stream = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
+    let head = format!(
+        "GET {} HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n",
+        server.path, server.addr
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let pid = server.child.id().unwrap() as i32;
+    let start = std::time::Instant::now();
+    // SAFETY: sends SIGTERM to the child this test started.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let status = tokio::time::timeout(Duration::from_secs(15), server.child.wait())
+        .await
+        .expect("the server stops")
+        .unwrap();
+    assert!(status.success(), "{status}");
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        start.elapsed()
+    );
+    drop(stream);
+}

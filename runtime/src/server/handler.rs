@@ -40,6 +40,8 @@ pub(crate) struct ToolServer {
     pub(crate) notices: Option<Arc<dyn NoticeSink>>,
     /// Bounds the sync tool calls running at once.
     sync: SyncLimit,
+    /// Calls in flight on rmcp's path, across every session of this server.
+    pub(crate) in_flight: Arc<std::sync::atomic::AtomicUsize>,
     /// The un-paginated `tools/list` result, serialized once (see [`ToolServer::cached_list`]).
     list_json: Option<Arc<String>>,
 }
@@ -78,6 +80,7 @@ impl ToolServer {
             level: SessionLevel::default(),
             notices: None,
             sync,
+            in_flight: Arc::default(),
             list_json,
         }
     }
@@ -206,6 +209,7 @@ impl ServerHandler for ToolServer {
             None => Some(PeerNotices::start(context.peer.clone())),
         };
         let sink = peer.clone().map(|peer| peer as Arc<dyn NoticeSink>);
+        let _in_flight = InFlight::enter(&self.in_flight);
         let start = std::time::Instant::now();
         let result = self
             .run(tool, request.arguments, context.ct, progress, level, sink)
@@ -255,4 +259,20 @@ fn serialized_list(tools: Vec<Tool>, page_size: usize) -> (Vec<Tool>, Option<Arc
         .and_then(|()| String::from_utf8(json).ok())
         .map(Arc::new);
     (result.tools, list)
+}
+
+/// Counts a call in flight while it lives.
+struct InFlight<'a>(&'a std::sync::atomic::AtomicUsize);
+
+impl<'a> InFlight<'a> {
+    fn enter(count: &'a std::sync::atomic::AtomicUsize) -> Self {
+        count.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        InFlight(count)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
 }

@@ -31,7 +31,9 @@ impl Server {
             tools = handler.offered.len(),
             "serving MCP over Streamable HTTP"
         );
-        crate::transport::http::serve(move || handler.for_session(), config)
+        let in_flight = handler.in_flight.clone();
+        let idle = move || in_flight.load(std::sync::atomic::Ordering::Acquire) == 0;
+        crate::transport::http::serve(move || handler.for_session(), config, idle)
             .await
             .map_err(Error::from)
     }

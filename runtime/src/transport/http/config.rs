@@ -86,11 +86,23 @@ impl HttpConfig {
     }
 }
 
-/// `scheme://authority` and the authority of a URL.
+/// `scheme://authority` (with the scheme's default port when the URL names none, as an
+/// origin without a port would match any port) and the authority of a URL.
 fn origin_of(url: &str) -> Option<(String, String)> {
     let (scheme, rest) = url.split_once("://")?;
     let authority = rest.split(['/', '?', '#']).next()?.to_owned();
-    (!authority.is_empty()).then(|| (format!("{scheme}://{authority}"), authority))
+    if authority.is_empty() {
+        return None;
+    }
+    let has_port = authority
+        .rsplit_once(':')
+        .is_some_and(|(_, port)| port.chars().all(|c| c.is_ascii_digit()));
+    let origin = match (has_port, scheme.to_ascii_lowercase().as_str()) {
+        (false, "https") => format!("{scheme}://{authority}:443"),
+        (false, "http") => format!("{scheme}://{authority}:80"),
+        _ => format!("{scheme}://{authority}"),
+    };
+    Some((origin, authority))
 }
 
 /// The host of an authority, without its port (`[::1]:80` gives `::1`).
@@ -111,7 +123,10 @@ mod tests {
     fn origins_and_hosts_are_read_from_urls() {
         assert_eq!(
             origin_of("https://mcp.example.com/mcp"),
-            Some(("https://mcp.example.com".into(), "mcp.example.com".into()))
+            Some((
+                "https://mcp.example.com:443".into(),
+                "mcp.example.com".into()
+            ))
         );
         assert_eq!(
             origin_of("http://10.0.0.2:8080/x?y"),

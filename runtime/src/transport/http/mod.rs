@@ -30,8 +30,13 @@ pub(crate) use config::HttpConfig;
 const GRACE: Duration = Duration::from_secs(10);
 
 /// Serves `handler`s (one per session, or per request when stateless) at `config`'s address
-/// and path until SIGTERM or SIGINT, then lets calls in flight finish (at most 10 s).
-pub(crate) async fn serve<S, F>(make: F, config: HttpConfig) -> std::io::Result<()>
+/// and path until SIGTERM or SIGINT, then lets calls in flight finish (at most 10 s; `idle`
+/// says when none is left).
+pub(crate) async fn serve<S, F>(
+    make: F,
+    config: HttpConfig,
+    idle: impl Fn() -> bool,
+) -> std::io::Result<()>
 where
     S: ServerHandler + Send + 'static,
     F: Fn() -> S + Send + Sync + 'static,
@@ -66,18 +71,25 @@ where
         tracing::info!("stopping: no new connections; calls in flight get {GRACE:?}");
         stopping.cancel();
     });
-    let served = tokio::select! {
-        served = async { graceful.await } => served,
-        () = async {
-            asked.cancelled().await;
-            tokio::time::sleep(GRACE).await;
-        } => {
-            tracing::warn!("calls still in flight after {GRACE:?} were stopped");
-            Ok(())
+    // Once calls in flight are done (or their grace is over), the event streams that stay
+    // open (a session's GET stream) are ended too, so that the connections close.
+    let drain = async {
+        asked.cancelled().await;
+        let deadline = Instant::now() + GRACE;
+        while !idle() && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
+        if !idle() {
+            tracing::warn!("calls still in flight after {GRACE:?} were stopped");
+        }
+        end_streams.cancel();
+        // The connections then close; this bounds the wait if one does not.
+        tokio::time::sleep(Duration::from_secs(2)).await;
     };
-    end_streams.cancel();
-    served
+    tokio::select! {
+        served = async { graceful.await } => served,
+        () = drain => Ok(()),
+    }
 }
 
 /// SIGTERM (what container runtimes send) or SIGINT (Ctrl-C), watched from the moment this
