@@ -342,3 +342,64 @@ async fn an_open_event_stream_does_not_hold_up_the_stop() {
     );
     drop(stream);
 }
+
+#[tokio::test]
+async fn sequential_calls_on_one_connection_are_answered_without_delay() {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+
+    let server = HttpServer::start(FIXTURE, &[]).await;
+    let stream = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
+    // The client sends each request in one write and delays nothing: any wait is the
+    // server's.
+    stream.set_nodelay(true).unwrap();
+    let (read, mut write) = stream.into_split();
+    let mut read = BufReader::new(read);
+    let mut took = Vec::new();
+    for id in 0..50 {
+        // With progress asked for, the answer streams as SSE: several writes per answer,
+        // each of which Nagle's algorithm would hold back for the client's delayed ACK.
+        let mut request = call(id, "steps", json!({"steps": 1}));
+        request["params"]["_meta"] = json!({"progressToken": id});
+        let body = request.to_string();
+        let head = format!(
+            "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n",
+            server.path,
+            server.addr,
+            body.len()
+        );
+        let start = std::time::Instant::now();
+        write
+            .write_all(format!("{head}{body}").as_bytes())
+            .await
+            .unwrap();
+        let mut chunked = false;
+        loop {
+            let mut line = String::new();
+            read.read_line(&mut line).await.unwrap();
+            chunked |= line
+                .to_ascii_lowercase()
+                .starts_with("transfer-encoding: chunked");
+            if line == "\r\n" {
+                break;
+            }
+        }
+        assert!(chunked, "an SSE answer");
+        let mut events = String::new();
+        loop {
+            let mut size = String::new();
+            read.read_line(&mut size).await.unwrap();
+            let size = usize::from_str_radix(size.trim(), 16).unwrap();
+            let mut chunk = vec![0; size + 2];
+            read.read_exact(&mut chunk).await.unwrap();
+            if size == 0 {
+                break;
+            }
+            events.push_str(&String::from_utf8_lossy(&chunk[..size]));
+        }
+        took.push(start.elapsed());
+        assert!(events.contains("\"result\""), "{events}");
+    }
+    took.sort();
+    let p50 = took[took.len() / 2];
+    assert!(p50 < Duration::from_millis(2), "p50 {p50:?}");
+}

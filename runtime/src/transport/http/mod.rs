@@ -18,6 +18,7 @@ use axum::http::{Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::get;
+use axum::serve::ListenerExt;
 use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -66,6 +67,13 @@ where
     }
     let asked = CancellationToken::new();
     let stopping = asked.clone();
+    // Answers leave at once: without TCP_NODELAY, Nagle's algorithm holds a small answer
+    // back until the client's delayed ACK (tens of milliseconds per call).
+    let listener = listener.tap_io(|tcp| {
+        if let Err(err) = tcp.set_nodelay(true) {
+            tracing::debug!(%err, "TCP_NODELAY could not be set");
+        }
+    });
     let graceful = axum::serve(listener, router).with_graceful_shutdown(async move {
         signal.await;
         tracing::info!("stopping: no new connections; calls in flight get {GRACE:?}");
