@@ -27,16 +27,9 @@ import traceback
 
 from notes_http import NotesServer, StartError, free_port, initialize_message, request
 
-checks = {"passed": 0, "failed": 0}
+from checks import check, checks
+
 PROTOCOL = "2025-11-25"
-
-
-def check(condition, what):
-    if condition:
-        checks["passed"] += 1
-    else:
-        checks["failed"] += 1
-        print(f"FAILED: {what}", file=sys.stderr)
 
 
 def initialized(session=None):

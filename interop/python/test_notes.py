@@ -43,15 +43,7 @@ EXPECTED = {
     "tag_chart": ("Tag chart", True, False, True, False),
 }
 
-checks = {"passed": 0, "failed": 0}
-
-
-def check(condition, what):
-    if condition:
-        checks["passed"] += 1
-    else:
-        checks["failed"] += 1
-        print(f"FAILED: {what}", file=sys.stderr)
+from checks import check, checks
 
 
 def text(result):

@@ -42,15 +42,7 @@ NOTES = {1: "Groceries", 2: "Standup notes", 3: "Book ideas"}
 SEARCHES = {"milk": ["Groceries"], "parser": ["Standup notes"], "lighthouse": ["Book ideas"],
             "o": ["Groceries", "Standup notes", "Book ideas"], "nothing-like-this": []}
 
-checks = {"passed": 0, "failed": 0}
-
-
-def check(condition, what):
-    if condition:
-        checks["passed"] += 1
-    else:
-        checks["failed"] += 1
-        print(f"FAILED: {what}", file=sys.stderr)
+from checks import check, checks
 
 
 class Nginx:
