@@ -6,10 +6,12 @@ printed its `listening on http://...` line within START_TIMEOUT (20) seconds is 
 seconds for a graceful exit, then kills.
 """
 
+import atexit
 import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -52,7 +54,11 @@ class NotesServer:
         self.args = list(args)
         self.env = dict(os.environ)
         self.env.update(env or {})
-        self.workdir = workdir or tempfile.mkdtemp(prefix="toolsmith-http-")
+        if workdir is None:
+            workdir = tempfile.mkdtemp(prefix="toolsmith-http-")
+            # Its logs are read until the script ends; then nothing is left behind.
+            atexit.register(shutil.rmtree, workdir, ignore_errors=True)
+        self.workdir = workdir
         self.name = name
         self.log_path = os.path.join(self.workdir, f"{name}.stderr")
         self.pid_path = os.path.join(self.workdir, f"{name}.pid")

@@ -133,12 +133,20 @@ pub struct HttpServer {
     pub addr: String,
     /// The MCP path (`/mcp`).
     pub path: String,
+    /// Everything the server wrote to stderr so far.
+    pub stderr: std::sync::Arc<std::sync::Mutex<String>>,
 }
 
 impl HttpServer {
     /// Starts `program serve --http 127.0.0.1:0 args...` and waits for its `listening on`.
     pub async fn start(program: &str, args: &[&str]) -> HttpServer {
+        Self::start_with(program, args, &[]).await
+    }
+
+    /// [`start`](Self::start) with environment variables.
+    pub async fn start_with(program: &str, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
         let mut child = Command::new(program)
+            .envs(env.iter().copied())
             .args(["serve", "--http", "127.0.0.1:0"])
             .args(args)
             .stdin(Stdio::null())
@@ -158,14 +166,23 @@ impl HttpServer {
         })
         .await
         .expect("the server listens within 20 s");
-        // Keep draining stderr so that the server never blocks on it.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        // Keep draining stderr, so that the server never blocks on it, into `stderr`.
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let kept = stderr.clone();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                let mut kept = kept.lock().unwrap();
+                kept.push_str(&line);
+                kept.push('\n');
+            }
+        });
         let rest = url.trim_start_matches("http://");
         let (addr, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
         HttpServer {
             child,
             addr: addr.to_owned(),
             path: path.to_owned(),
+            stderr,
         }
     }
 

@@ -403,3 +403,36 @@ async fn sequential_calls_on_one_connection_are_answered_without_delay() {
     let p50 = took[took.len() / 2];
     assert!(p50 < Duration::from_millis(2), "p50 {p50:?}");
 }
+
+#[tokio::test]
+async fn each_request_is_logged_at_debug_without_its_arguments() {
+    // toolsmith's own debug lines; everything else at info.
+    let env = [("TOOLSMITH_LOG", "info,toolsmith=debug")];
+    let server = HttpServer::start_with(FIXTURE, &[], &env).await;
+    let secret = "s3cr3t-password";
+    let echoed = server
+        .post(&call(1, "echo", json!({"text": secret})), &[VERSION])
+        .await;
+    assert_eq!(echoed.status, 200);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let logs = server.stderr.lock().unwrap().clone();
+    let request = logs
+        .lines()
+        .find(|l| l.contains("http request"))
+        .expect(&logs);
+    for part in ["method=POST", "status=200", "duration_us="] {
+        assert!(request.contains(part), "{request}");
+    }
+    let call = logs
+        .lines()
+        .find(|l| l.contains("tools/call"))
+        .expect(&logs);
+    assert!(
+        call.contains("tool=\"echo\"") || call.contains("tool=echo"),
+        "{call}"
+    );
+    assert!(
+        !logs.contains(secret),
+        "arguments are never logged:\n{logs}"
+    );
+}
