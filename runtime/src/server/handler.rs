@@ -16,7 +16,6 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use tokio_util::sync::CancellationToken;
 
-use super::peer::PeerNotices;
 use super::sync::SyncLimit;
 use super::{Policy, dispatch};
 use crate::context::{CallContext, NoticeSink, SessionLevel, StateMap};
@@ -41,6 +40,7 @@ pub(crate) struct ToolServer {
     /// Bounds the sync tool calls running at once.
     sync: SyncLimit,
     /// Calls in flight on rmcp's path, across every session of this server.
+    #[cfg(feature = "http")]
     pub(crate) in_flight: Arc<std::sync::atomic::AtomicUsize>,
     /// The un-paginated `tools/list` result, serialized once (see [`ToolServer::cached_list`]).
     list_json: Option<Arc<String>>,
@@ -80,6 +80,7 @@ impl ToolServer {
             level: SessionLevel::default(),
             notices: None,
             sync,
+            #[cfg(feature = "http")]
             in_flight: Arc::default(),
             list_json,
         }
@@ -202,14 +203,14 @@ impl ServerHandler for ToolServer {
             Ok(tool) => tool,
             Err(answer) => return (*answer).map(Into::into),
         };
-        // Over a transport without a session-wide sink (HTTP), the call's notifications go
-        // through its request's peer, and leave before its result.
-        let peer = match &self.notices {
-            Some(_) => None,
-            None => Some(PeerNotices::start(context.peer.clone())),
-        };
-        let sink = peer.clone().map(|peer| peer as Arc<dyn NoticeSink>);
-        let _in_flight = InFlight::enter(&self.in_flight);
+        // Over HTTP, the call's notifications go through its request's peer, and leave
+        // before its result.
+        #[cfg(feature = "http")]
+        let request_scope = super::peer::RequestScope::enter(self, &context);
+        #[cfg(feature = "http")]
+        let sink = request_scope.sink();
+        #[cfg(not(feature = "http"))]
+        let sink = None;
         let start = std::time::Instant::now();
         let result = self
             .run(tool, request.arguments, context.ct, progress, level, sink)
@@ -220,9 +221,8 @@ impl ServerHandler for ToolServer {
             duration_us = start.elapsed().as_micros() as u64,
             "tools/call"
         );
-        if let Some(peer) = peer {
-            peer.flush().await;
-        }
+        #[cfg(feature = "http")]
+        request_scope.finish().await;
         Ok(result.into())
     }
 
@@ -259,20 +259,4 @@ fn serialized_list(tools: Vec<Tool>, page_size: usize) -> (Vec<Tool>, Option<Arc
         .and_then(|()| String::from_utf8(json).ok())
         .map(Arc::new);
     (result.tools, list)
-}
-
-/// Counts a call in flight while it lives.
-struct InFlight<'a>(&'a std::sync::atomic::AtomicUsize);
-
-impl<'a> InFlight<'a> {
-    fn enter(count: &'a std::sync::atomic::AtomicUsize) -> Self {
-        count.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
-        InFlight(count)
-    }
-}
-
-impl Drop for InFlight<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
-    }
 }

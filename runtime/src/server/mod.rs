@@ -9,6 +9,7 @@ mod handler;
 #[cfg(feature = "http")]
 mod http;
 mod lifecycle;
+#[cfg(feature = "http")]
 mod peer;
 mod policy;
 mod session;

@@ -5,12 +5,14 @@
 #![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rmcp::RoleServer;
-use rmcp::service::Peer;
+use rmcp::service::{Peer, RequestContext};
 use tokio::sync::{mpsc, oneshot};
 
+use super::handler::ToolServer;
 use crate::context::{Notice, NoticeSink};
 
 /// Notifications waiting for the peer past this many are dropped (a later progress report
@@ -64,5 +66,44 @@ impl NoticeSink for PeerNotices {
         if self.0.try_send(Item::Notice(notice)).is_err() {
             tracing::debug!("the client is not reading: a notification was dropped");
         }
+    }
+}
+
+/// One call over rmcp's path, while it runs: counted in flight (a stop waits for it), and,
+/// when the session has no sink of its own, its notifications sent through its peer.
+pub(crate) struct RequestScope<'a> {
+    peer: Option<Arc<PeerNotices>>,
+    in_flight: &'a AtomicUsize,
+}
+
+impl<'a> RequestScope<'a> {
+    pub(crate) fn enter(server: &'a ToolServer, context: &RequestContext<RoleServer>) -> Self {
+        server.in_flight.fetch_add(1, Ordering::AcqRel);
+        let peer = match &server.notices {
+            Some(_) => None,
+            None => Some(PeerNotices::start(context.peer.clone())),
+        };
+        RequestScope {
+            peer,
+            in_flight: &server.in_flight,
+        }
+    }
+
+    /// Where the call's notifications go: the peer, or the session's sink (`None`).
+    pub(crate) fn sink(&self) -> Option<Arc<dyn NoticeSink>> {
+        self.peer.clone().map(|peer| peer as Arc<dyn NoticeSink>)
+    }
+
+    /// After the call: its notifications have left before its result does.
+    pub(crate) async fn finish(self) {
+        if let Some(peer) = &self.peer {
+            peer.flush().await;
+        }
+    }
+}
+
+impl Drop for RequestScope<'_> {
+    fn drop(&mut self) {
+        self.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 }
