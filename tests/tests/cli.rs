@@ -55,14 +55,9 @@ fn tools_prints_an_aligned_annotation_matrix() {
     ] {
         assert!(header.contains(column), "{header}");
     }
-    let delete = lines.iter().find(|l| l.starts_with("delete_note")).unwrap();
-    let cells: Vec<&str> = delete
-        .split("  ")
-        .map(str::trim)
-        .filter(|c| !c.is_empty())
-        .collect();
+    let row = |name: &str| cells(lines.iter().find(|l| l.starts_with(name)).unwrap());
     assert_eq!(
-        cells,
+        row("delete_note"),
         [
             "delete_note",
             "Delete note",
@@ -91,16 +86,18 @@ fn tools_prints_an_aligned_annotation_matrix() {
             "tag_chart"
         ]
     );
-    let chart = lines.iter().find(|l| l.starts_with("tag_chart")).unwrap();
-    let cells: Vec<&str> = chart
-        .split("  ")
-        .map(str::trim)
-        .filter(|c| !c.is_empty())
-        .collect();
     assert_eq!(
-        cells,
+        row("tag_chart"),
         ["tag_chart", "Tag chart", "yes", "no", "yes", "no", "notes"]
     );
+}
+
+/// The cells of a table row (columns are separated by two spaces or more).
+fn cells(row: &str) -> Vec<&str> {
+    row.split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect()
 }
 
 #[test]
