@@ -263,3 +263,33 @@ async fn an_async_tool_that_blocks_holds_up_reading_once_at_most() {
     let (_, second) = server.until(&json!(2)).await;
     assert_eq!(result_value(&second), 500);
 }
+
+#[tokio::test]
+async fn a_probe_or_a_refused_inline_request_leaves_the_session_undecided() {
+    let mut server = fixture(&[]);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}});
+    // A discovery probe, answered by rmcp, which stays open to either lifecycle.
+    let probe = server
+        .ask(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                     "params": {"_meta": meta}}),
+        )
+        .await;
+    assert!(probe.get("result").is_some() || probe.get("error").is_some());
+    // A per-request call lacking required metadata: refused, and nothing starts.
+    let refused = server
+        .ask(
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta":
+             {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}),
+        )
+        .await;
+    assert_eq!(code(&refused), -32602, "{refused}");
+    // Still before any session: a notification is ignored, and a handshake works.
+    server
+        .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    server.init().await;
+    let answer = server.ask(&call(3, "add", json!({"a": 2, "b": 2}))).await;
+    assert_eq!(result_value(&answer), 4, "{answer}");
+}

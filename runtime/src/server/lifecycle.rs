@@ -24,7 +24,13 @@ const INLINE: u8 = 3;
 
 /// The session's lifecycle, decided once by its first requests.
 #[derive(Default)]
-pub(crate) struct Lifecycle(AtomicU8);
+pub(crate) struct Lifecycle {
+    stage: AtomicU8,
+    /// The request that made the session per-request (INLINE), until rmcp answers it: rmcp
+    /// starts the session only when it accepts that request, and stays undecided when it
+    /// refuses it (missing metadata, an unsupported revision).
+    tentative: Mutex<Option<RequestId>>,
+}
 
 /// What to do with a message before rmcp sees it.
 pub(crate) enum Admit {
@@ -38,21 +44,24 @@ pub(crate) enum Admit {
 impl Lifecycle {
     /// Whether the fast path may answer: the session negotiated a handshake revision.
     pub(crate) fn handshake(&self) -> bool {
-        self.0.load(Ordering::Acquire) == HANDSHAKE
+        self.stage.load(Ordering::Acquire) == HANDSHAKE
     }
 
     /// Before the session starts, rmcp ends it on a notification or a response, and answers
     /// an unknown method as a request lacking metadata: those are handled here instead.
     pub(crate) fn admit(&self, message: &RxJsonRpcMessage<RoleServer>) -> Admit {
-        if self.0.load(Ordering::Acquire) != UNDECIDED {
+        if self.stage.load(Ordering::Acquire) != UNDECIDED {
             return Admit::Pass;
         }
         let JsonRpcMessage::Request(request) = message else {
             return Admit::Ignore("a notification or response came before the session started");
         };
         match &request.request {
-            ClientRequest::InitializeRequest(_) => self.0.store(INITIALIZING, Ordering::Release),
-            ClientRequest::PingRequest(_) => {}
+            ClientRequest::InitializeRequest(_) => {
+                self.stage.store(INITIALIZING, Ordering::Release);
+            }
+            // rmcp answers these and stays open to either lifecycle.
+            ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_) => {}
             ClientRequest::CustomRequest(custom) => {
                 let error = ErrorData::new(
                     ErrorCode::METHOD_NOT_FOUND,
@@ -62,26 +71,58 @@ impl Lifecycle {
                 return Admit::Refuse(request.id.clone(), error);
             }
             other if other.get_meta().protocol_version().is_some() => {
-                self.0.store(INLINE, Ordering::Release);
+                *self.tentative() = Some(request.id.clone());
+                self.stage.store(INLINE, Ordering::Release);
             }
             _ => {}
         }
         Admit::Pass
     }
 
-    /// Sees what rmcp sends: its answer to `initialize` settles a handshake session.
+    /// Sees what rmcp sends: its answer to `initialize` settles a handshake session; its
+    /// answer to the request that made the session per-request settles that, or (an error)
+    /// leaves the session undecided again.
     pub(crate) fn observe(&self, frame: &TxJsonRpcMessage<RoleServer>) {
-        if let JsonRpcMessage::Response(response) = frame
-            && let rmcp::model::ServerResult::InitializeResult(result) = &response.result
-            && result.protocol_version.has_initialize()
-        {
-            let _ = self.0.compare_exchange(
-                INITIALIZING,
-                HANDSHAKE,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            );
+        match frame {
+            JsonRpcMessage::Response(response) => {
+                if let rmcp::model::ServerResult::InitializeResult(result) = &response.result
+                    && result.protocol_version.has_initialize()
+                {
+                    let _ = self.stage.compare_exchange(
+                        INITIALIZING,
+                        HANDSHAKE,
+                        Ordering::AcqRel,
+                        Ordering::Acquire,
+                    );
+                }
+                self.settle(&response.id, false);
+            }
+            JsonRpcMessage::Error(error) => {
+                if let Some(id) = &error.id {
+                    self.settle(id, true);
+                }
+            }
+            _ => {}
         }
+    }
+
+    fn settle(&self, id: &RequestId, refused: bool) {
+        let mut tentative = self.tentative();
+        if tentative.as_ref() == Some(id) {
+            *tentative = None;
+            if refused {
+                let _ = self.stage.compare_exchange(
+                    INLINE,
+                    UNDECIDED,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                );
+            }
+        }
+    }
+
+    fn tentative(&self) -> MutexGuard<'_, Option<RequestId>> {
+        self.tentative.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 

@@ -55,8 +55,13 @@ impl PeerNotices {
     /// Waits until every notification queued so far has been sent (at most [`FLUSH`]).
     pub(crate) async fn flush(&self) {
         let (done, sent) = oneshot::channel();
-        if self.0.send(Item::Flushed(done)).await.is_ok() {
-            let _ = tokio::time::timeout(FLUSH, sent).await;
+        let flushed = async {
+            if self.0.send(Item::Flushed(done)).await.is_ok() {
+                let _ = sent.await;
+            }
+        };
+        if tokio::time::timeout(FLUSH, flushed).await.is_err() {
+            tracing::debug!("the client did not take the call's notifications in time");
         }
     }
 }

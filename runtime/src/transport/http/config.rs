@@ -81,6 +81,8 @@ impl HttpConfig {
             .with_allowed_hosts(hosts)
             .with_allowed_origins(origins)
             .enforce_origin_validation()
+            // The limit is enforced before rmcp reads the body (see `screen`); rmcp's own
+            // check is the same bound, as a second line.
             .with_max_request_body_bytes(self.max_body)
             .with_cancellation_token(stop)
     }

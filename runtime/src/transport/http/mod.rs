@@ -124,20 +124,13 @@ fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
 }
 
 /// One line per request at debug: method, path, status, duration (never the body: arguments
-/// may hold secrets). A body over the limit is answered with a JSON-RPC error, as the client
-/// expects a JSON-RPC answer to its request; a JSON-RPC response POSTed to a server that
-/// sends no requests is accepted (202) and dropped, as the specification says.
+/// may hold secrets).
 async fn around_request(State(max_body): State<usize>, request: Request, next: Next) -> Response {
     let (method, path) = (request.method().clone(), request.uri().path().to_owned());
     let start = Instant::now();
     let response = match screen(request, max_body).await {
         Ok(request) => next.run(request).await,
         Err(answer) => answer,
-    };
-    let response = if response.status() == StatusCode::PAYLOAD_TOO_LARGE {
-        too_large(response.status())
-    } else {
-        response
     };
     tracing::debug!(
         %method,
@@ -149,8 +142,11 @@ async fn around_request(State(max_body): State<usize>, request: Request, next: N
     response
 }
 
-/// Reads a POST's body (at most `max_body` bytes): a JSON-RPC response is answered here
-/// with 202; anything else goes on, its body intact.
+/// Reads a POST's body, at most `max_body` bytes (the one place the limit is enforced): a
+/// larger body is answered with 413 and a JSON-RPC error, as the client expects a JSON-RPC
+/// answer to its request; a JSON-RPC response POSTed to a server that sends no requests is
+/// accepted (202) and dropped, as the specification says. Anything else goes on, its body
+/// intact.
 async fn screen(request: Request, max_body: usize) -> Result<Request, Response> {
     #[derive(serde::Deserialize)]
     struct Shape {
@@ -164,7 +160,7 @@ async fn screen(request: Request, max_body: usize) -> Result<Request, Response> 
     }
     let (parts, body) = request.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, max_body).await else {
-        return Err(too_large(StatusCode::PAYLOAD_TOO_LARGE));
+        return Err(too_large());
     };
     if let Ok(shape) = serde_json::from_slice::<Shape>(&bytes)
         && shape.method.is_none()
@@ -177,14 +173,14 @@ async fn screen(request: Request, max_body: usize) -> Result<Request, Response> 
     Ok(Request::from_parts(parts, Body::from(bytes)))
 }
 
-fn too_large(status: StatusCode) -> Response {
+fn too_large() -> Response {
     let body = serde_json::json!({
         "jsonrpc": "2.0",
         "id": null,
         "error": {"code": -32600, "message": "Invalid Request: the request body is over the server's limit"},
     });
     let mut response = Response::new(Body::from(body.to_string()));
-    *response.status_mut() = status;
+    *response.status_mut() = StatusCode::PAYLOAD_TOO_LARGE;
     response.headers_mut().insert(
         header::CONTENT_TYPE,
         header::HeaderValue::from_static("application/json"),

@@ -241,21 +241,28 @@ impl Outbox {
                 return;
             }
             let Ok(mut writer) = self.0.writer.try_lock() else {
-                return;
+                return; // its holder writes the queue, and looks again once it lets go
             };
             // A batch a cancelled writer left half-written counts as queued.
-            if writer.batch.is_empty() && self.queued() == 0 {
-                return;
-            }
-            let mut cx = Context::from_waker(Waker::noop());
-            match writer.poll_drain(&mut cx, &self.0.queue) {
+            let drained = if writer.batch.is_empty() && self.queued() == 0 {
+                Poll::Ready(Ok(()))
+            } else {
+                let mut cx = Context::from_waker(Waker::noop());
+                writer.poll_drain(&mut cx, &self.0.queue)
+            };
+            #[cfg(test)]
+            tests::while_held();
+            drop(writer);
+            match drained {
+                // A sender that found the writer held meanwhile left its frame queued: look
+                // again now that it is free.
+                Poll::Ready(Ok(())) if self.queued() == 0 => return,
                 Poll::Ready(Ok(())) => {}
                 Poll::Ready(Err(err)) => {
                     self.fail(&err);
                     return;
                 }
                 Poll::Pending => {
-                    drop(writer);
                     self.schedule_flush();
                     return;
                 }

@@ -164,17 +164,34 @@ fn writer(fd: OwnedFd) -> Output {
 /// A stream that is not a pipe (or a pipe that could not be reopened).
 #[cfg(unix)]
 enum NotAPipe {
-    /// A stream socket, non-blocking and driven by the reactor. Only this process's private
-    /// descriptors refer to it (fds 0 and 1 were pointed elsewhere), so `O_NONBLOCK` reaches
-    /// nobody else.
+    /// A stream socket, non-blocking and driven by the reactor. `O_NONBLOCK` is set on the
+    /// socket's open file description, which every descriptor duplicated from it shares:
+    /// fds 0 and 1 were pointed elsewhere, and a socket that stderr shares (`2>&1`) is not
+    /// taken this way, so that a tool's writes to stderr never fail with `EAGAIN`.
     Socket(tokio::net::UnixStream),
     /// Anything else, on tokio's blocking threads.
     Other(tokio::fs::File),
 }
 
+/// Whether `fd` is the file stderr writes to (same device and inode).
+#[cfg(unix)]
+fn is_stderr(fd: &OwnedFd) -> bool {
+    let stat = |raw: RawFd| {
+        let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
+        // SAFETY: fstat fills the buffer it is given when it returns 0.
+        (unsafe { libc::fstat(raw, stat.as_mut_ptr()) } == 0).then(|| {
+            // SAFETY: fstat returned 0, so it initialized the buffer.
+            let stat = unsafe { stat.assume_init() };
+            (stat.st_dev, stat.st_ino)
+        })
+    };
+    let ours = stat(fd.as_raw_fd());
+    ours.is_some() && ours == stat(libc::STDERR_FILENO)
+}
+
 #[cfg(unix)]
 fn not_a_pipe(fd: OwnedFd) -> NotAPipe {
-    if kind(&fd) == Kind::Socket {
+    if kind(&fd) == Kind::Socket && !is_stderr(&fd) {
         let socket = std::os::unix::net::UnixStream::from(fd);
         let registered = socket.try_clone().and_then(|copy| {
             copy.set_nonblocking(true)?;

@@ -142,3 +142,43 @@ async fn a_batch_left_by_a_cancelled_writer_is_finished() {
         "{\"id\":1,\"text\":\"abcdefghij\"}\n"
     );
 }
+
+thread_local! {
+    /// Run by `write_now` while it holds the writer, after it has looked at the queue.
+    static WHILE_HELD: std::cell::RefCell<Option<Box<dyn FnMut()>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+pub(super) fn while_held() {
+    WHILE_HELD.with(|hook| {
+        if let Some(hook) = hook.borrow_mut().as_mut() {
+            hook();
+        }
+    });
+}
+
+/// A sender that queues its answer while the reader's `write_now` holds the writer (after it
+/// found the queue empty) leaves the answer to the holder: `write_now` must look again once
+/// it lets go, or the answer stays queued until the client sends something else.
+#[tokio::test]
+async fn an_answer_queued_while_write_now_holds_the_writer_is_written() {
+    let (mut client, server) = tokio::io::duplex(1 << 16);
+    let outbox = Outbox::new(server);
+    let sender = outbox.clone();
+    let mut once = true;
+    WHILE_HELD.with(|hook| {
+        *hook.borrow_mut() = Some(Box::new(move || {
+            if std::mem::take(&mut once) {
+                sender.queue(&serde_json::json!({"id": 7})).unwrap();
+                // What `send` does next: the writer is held, so it leaves the frame queued.
+                assert!(sender.0.writer.try_lock().is_err());
+            }
+        }));
+    });
+    outbox.write_now();
+    WHILE_HELD.with(|hook| hook.borrow_mut().take());
+    assert_eq!(outbox.queued(), 0, "the answer was left in the queue");
+    let mut line = vec![0; 9];
+    client.read_exact(&mut line).await.unwrap();
+    assert_eq!(line, b"{\"id\":7}\n");
+}
