@@ -249,3 +249,46 @@ async fn the_call_command_logs_the_reason_behind_a_masked_failure() {
     assert!(stderr.contains("Error calling tool 'failing'"), "{stderr}");
     assert!(stderr.contains("disk on fire"), "the real reason: {stderr}");
 }
+
+#[tokio::test]
+async fn a_socket_that_stderr_shares_keeps_stderr_blocking() {
+    // stdout and stderr are one socket (`2>&1` on a socket): a tool's prints to stderr must
+    // wait for the client rather than fail with EAGAIN.
+    let (client_in, server_in) = UnixStream::pair().unwrap();
+    let (client_out, server_out) = UnixStream::pair().unwrap();
+    let server_err = server_out.try_clone().unwrap();
+    let mut child = Command::new(FIXTURE)
+        .stdin(Stdio::from(OwnedFd::from(server_in)))
+        .stdout(Stdio::from(OwnedFd::from(server_out)))
+        .stderr(Stdio::from(OwnedFd::from(server_err)))
+        .env("TOOLSMITH_LOG", "off")
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let tokio_end = |s: UnixStream| {
+        s.set_nonblocking(true).unwrap();
+        tokio::net::UnixStream::from_std(s).unwrap()
+    };
+    let (mut input, output) = (tokio_end(client_in), tokio_end(client_out));
+    write_line(&mut input, &toolsmith_tests::initialize(0, "2025-11-25")).await;
+    write_line(&mut input, &call(1, "noisy", json!({"lines": 20_000}))).await;
+    // The client reads nothing for a while: the socket's buffer fills with the noise.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let mut lines = BufReader::new(output).lines();
+    let answer = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if let Ok(frame) = serde_json::from_str::<Value>(&line)
+                && frame["id"] == 1
+            {
+                return frame;
+            }
+        }
+        panic!("the stream ended before the answer");
+    })
+    .await
+    .expect("an answer");
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert_eq!(result_value(&answer), 20_000);
+    drop(input);
+    ends_within(&mut child, Duration::from_secs(10)).await;
+}
