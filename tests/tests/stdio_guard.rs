@@ -45,9 +45,10 @@ async fn a_tools_child_process_cannot_read_the_clients_requests() {
 }
 
 /// The fixture with stdin and stdout on two socket pairs, as Node-based hosts start servers;
-/// the client's ends.
+/// the client's ends. With `shared_stderr`, stderr is the stdout socket too (`2>&1`).
 fn on_sockets(
     env: &[(&str, &str)],
+    shared_stderr: bool,
 ) -> (
     tokio::process::Child,
     tokio::net::UnixStream,
@@ -55,11 +56,15 @@ fn on_sockets(
 ) {
     let (client_in, server_in) = UnixStream::pair().unwrap();
     let (client_out, server_out) = UnixStream::pair().unwrap();
+    let stderr = match shared_stderr {
+        true => Stdio::from(OwnedFd::from(server_out.try_clone().unwrap())),
+        false => Stdio::null(),
+    };
     let child = Command::new(FIXTURE)
         .envs(env.iter().copied())
         .stdin(Stdio::from(OwnedFd::from(server_in)))
         .stdout(Stdio::from(OwnedFd::from(server_out)))
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .kill_on_drop(true)
         .spawn()
         .unwrap();
@@ -79,7 +84,7 @@ async fn write_line(stream: &mut tokio::net::UnixStream, message: &Value) {
 
 #[tokio::test]
 async fn a_detached_grandchild_does_not_keep_the_clients_stream_open() {
-    let (mut child, mut input, output) = on_sockets(&[]);
+    let (mut child, mut input, output) = on_sockets(&[], false);
     let mut lines = BufReader::new(output).lines();
     write_line(&mut input, &toolsmith_tests::initialize(0, "2025-11-25")).await;
     write_line(&mut input, &call(1, "detach", json!({}))).await;
@@ -104,7 +109,7 @@ async fn a_detached_grandchild_does_not_keep_the_clients_stream_open() {
 
 #[tokio::test]
 async fn hundreds_of_sync_calls_on_sockets_do_not_starve_the_reader() {
-    let (_child, mut input, output) = on_sockets(&[]);
+    let (_child, mut input, output) = on_sockets(&[], false);
     let mut lines = BufReader::new(output).lines();
     write_line(&mut input, &toolsmith_tests::initialize(0, "2025-11-25")).await;
     let mut burst = String::new();
@@ -254,22 +259,7 @@ async fn the_call_command_logs_the_reason_behind_a_masked_failure() {
 async fn a_socket_that_stderr_shares_keeps_stderr_blocking() {
     // stdout and stderr are one socket (`2>&1` on a socket): a tool's prints to stderr must
     // wait for the client rather than fail with EAGAIN.
-    let (client_in, server_in) = UnixStream::pair().unwrap();
-    let (client_out, server_out) = UnixStream::pair().unwrap();
-    let server_err = server_out.try_clone().unwrap();
-    let mut child = Command::new(FIXTURE)
-        .stdin(Stdio::from(OwnedFd::from(server_in)))
-        .stdout(Stdio::from(OwnedFd::from(server_out)))
-        .stderr(Stdio::from(OwnedFd::from(server_err)))
-        .env("TOOLSMITH_LOG", "off")
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let tokio_end = |s: UnixStream| {
-        s.set_nonblocking(true).unwrap();
-        tokio::net::UnixStream::from_std(s).unwrap()
-    };
-    let (mut input, output) = (tokio_end(client_in), tokio_end(client_out));
+    let (mut child, mut input, output) = on_sockets(&[("TOOLSMITH_LOG", "off")], true);
     write_line(&mut input, &toolsmith_tests::initialize(0, "2025-11-25")).await;
     write_line(&mut input, &call(1, "noisy", json!({"lines": 20_000}))).await;
     // The client reads nothing for a while: the socket's buffer fills with the noise.
