@@ -24,7 +24,7 @@ pub struct Param {
     pub ty: Type,
     /// For `Option<T>`: `T`. Such a parameter may be left out.
     pub optional: Option<Type>,
-    /// A context parameter (`State<T>`, `Progress`, `Cancellation`, `ClientLog`): filled from
+    /// A context parameter (`State<T>`, `Progress`, `Cancellation`, `ClientLog`, `Caller`): filled from
     /// the call, not from its arguments, and not in the input schema.
     pub context: Option<Context>,
 }
@@ -33,7 +33,7 @@ pub struct Param {
 pub enum Context {
     /// `State<T>`, with `T`.
     State(Box<Type>),
-    /// `Progress`, `Cancellation` or `ClientLog`.
+    /// `Progress`, `Cancellation`, `ClientLog` or `Caller`.
     Other,
 }
 
@@ -187,7 +187,7 @@ fn context_kind(ty: &Type) -> Option<Context> {
         "State" => generic_args(ty)
             .next()
             .map(|inner| Context::State(Box::new(inner.clone()))),
-        "Progress" | "Cancellation" | "ClientLog" if last.arguments.is_none() => {
+        "Progress" | "Cancellation" | "ClientLog" | "Caller" if last.arguments.is_none() => {
             Some(Context::Other)
         }
         _ => None,

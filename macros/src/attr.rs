@@ -24,6 +24,7 @@ pub const KEYS: &[&str] = &[
     "tags",
     "icon",
     "icons",
+    "scopes",
     "timeout",
     "allow_name_mismatch",
 ];
@@ -56,6 +57,8 @@ pub struct Attrs {
     pub tags: Option<Vec<LitStr>>,
     /// `icon = "..."` (repeatable) and `icons = [...]`, in order.
     pub icons: Vec<LitStr>,
+    /// `scopes = [...]`: the OAuth scopes a caller needs instead of the hints' one.
+    pub scopes: Option<Vec<LitStr>>,
     /// `timeout = "30s"`: milliseconds, and the text as written.
     pub timeout: Option<(u64, LitStr)>,
     pub allow_name_mismatch: Option<Ident>,
@@ -133,7 +136,7 @@ impl Parse for Entry {
 }
 
 impl Entry {
-    fn tokens(&self) -> TokenStream {
+    pub fn tokens(&self) -> TokenStream {
         let key = &self.key;
         match &self.value {
             Some((eq, value)) => quote!(#key #eq #value),
@@ -178,6 +181,7 @@ pub fn parse(cx: &Ctxt, args: TokenStream) -> syn::Result<Attrs> {
             "tags" => tags(cx, &mut attrs.tags, &entry),
             "icon" => crate::icon::icon(cx, &mut attrs.icons, &entry),
             "icons" => crate::icon::icons(cx, &mut attrs.icons, &entry),
+            "scopes" => crate::scopes::scopes(cx, &mut attrs.scopes, &entry),
             "timeout" => timeout(cx, &mut attrs.timeout, &entry),
             "allow_name_mismatch" => {
                 if let Some((_, value)) = &entry.value {

@@ -71,6 +71,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
     };
     let tags = attrs.tags.iter().flatten();
     let icons = &attrs.icons;
+    let scopes = attrs.scopes.iter().flatten();
 
     let mut item = function.item.clone();
     let doc_line = format!(
@@ -209,6 +210,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
                     category: #category,
                     tags: &[#(#tags),*],
                     icons: &[#(#icons),*],
+                    scopes: &[#(#scopes),*],
                     hints: ::toolsmith::__private::Hints {
                         read_only: #read_only,
                         destructive: #destructive,

@@ -12,6 +12,7 @@ mod docs;
 mod expand;
 mod icon;
 mod invoke;
+mod scopes;
 mod valid;
 
 use proc_macro::TokenStream;

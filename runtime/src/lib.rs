@@ -32,12 +32,15 @@
 
 // The runtime by layer; dependencies point one way (checked in CI by `module-graph`):
 // - `tool/`: what a tool is (definitions, hints, arguments, schemas, outputs).
-// - `context/`: what a call can ask for (state, progress, cancellation, client log); a call's
-//   notifications leave through a sink the serving side provides.
+// - `context/`: what a call can ask for (state, progress, cancellation, client log, caller);
+//   a call's notifications leave through a sink the serving side provides.
 // - `registry/`: every tool, search by hints, the hints snapshot.
+// - `auth/` (feature `auth`): JWKS and JWT validation, a token into a `Caller`.
 // - `transport/`: byte streams and framing, one folder per transport; knows no server.
 // - `server/`: the builder, the rmcp handler, dispatch, policy, the fast path, sessions.
 // - `cli.rs` (the command line), `logging.rs` (stderr), `error.rs`.
+#[cfg(feature = "auth")]
+mod auth;
 mod cli;
 mod context;
 mod error;
@@ -49,8 +52,10 @@ pub mod testing;
 mod tool;
 mod transport;
 
+#[cfg(feature = "auth")]
+pub use auth::Auth;
 pub use cli::run;
-pub use context::{Cancellation, ClientLog, LogLevel, Progress, State};
+pub use context::{Caller, Cancellation, ClientLog, LogLevel, Progress, State};
 pub use error::{Error, ErrorKind, META_ERROR, ToolError};
 pub use registry::{
     DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, Registry, Search, SearchError, registry, try_registry,
@@ -61,7 +66,7 @@ pub use server::{
 };
 pub use tool::{
     Audio, Content, EmbeddedResource, Hints, Image, InferredHints, META_CATEGORY, META_TAGS,
-    ResourceLink, ToolInfo, ToolOutput, infer_hints,
+    Required, ResourceLink, ScopeNames, ToolInfo, ToolOutput, infer_hints,
 };
 #[cfg(feature = "http")]
 pub use transport::DEFAULT_MAX_BODY;
@@ -98,6 +103,11 @@ pub use rmcp;
 /// - `description = "..."`: the description (default: the rustdoc).
 /// - `icon = "https://..."` (repeatable) or `icons = ["...", ...]`: the tool's icons, each an
 ///   `https:` or `data:image/...` URI.
+/// - `scopes = ["...", ...]`: the OAuth scopes a caller needs, all of them, over HTTP with
+///   authorization (feature `auth`); by default the hints decide (see [`ScopeNames`]).
+///
+/// Parameters of the context types ([`State`], [`Progress`], [`Cancellation`],
+/// [`ClientLog`], [`Caller`]) are filled by the server, not from the arguments.
 ///
 /// The return type decides the result: `()` (no content), `String` (one text block), a
 /// content type ([`Image`], [`Audio`], [`ResourceLink`], [`EmbeddedResource`], a `Vec` of

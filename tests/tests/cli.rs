@@ -52,6 +52,7 @@ fn tools_prints_an_aligned_annotation_matrix() {
         "IDEMPOTENT",
         "OPEN-WORLD",
         "CATEGORY",
+        "SCOPE",
     ] {
         assert!(header.contains(column), "{header}");
     }
@@ -65,9 +66,12 @@ fn tools_prints_an_aligned_annotation_matrix() {
             "yes",
             "yes",
             "no",
-            "notes"
+            "notes",
+            "tools:destructive"
         ]
     );
+    assert_eq!(row("create_note")[7], "tools:write");
+    assert_eq!(row("get_note")[7], "tools:read");
     let column = header.find("DESTRUCTIVE").unwrap();
     for line in &lines[1..] {
         let cell = &line[column..];
@@ -88,7 +92,16 @@ fn tools_prints_an_aligned_annotation_matrix() {
     );
     assert_eq!(
         row("tag_chart"),
-        ["tag_chart", "Tag chart", "yes", "no", "yes", "no", "notes"]
+        [
+            "tag_chart",
+            "Tag chart",
+            "yes",
+            "no",
+            "yes",
+            "no",
+            "notes",
+            "tools:read"
+        ]
     );
 }
 
@@ -136,6 +149,7 @@ fn tools_filters_and_json() {
         json!({
             "name": "get_note", "title": "Get note", "readOnly": true, "destructive": false,
             "idempotent": true, "openWorld": false, "category": "notes", "tags": ["read"],
+            "scopes": ["tools:read"],
         })
     );
     assert_eq!(rows.as_array().unwrap().len(), 3);
@@ -211,7 +225,7 @@ fn check_passes_unchanged_and_names_the_changed_tool() {
         .unwrap();
     assert!(
         delete_line.starts_with(
-            "delete_note readOnly=false destructive=true idempotent=true openWorld=false input="
+            "delete_note readOnly=false destructive=true idempotent=true openWorld=false scopes=tools:destructive input="
         ) && delete_line.ends_with(" title=\"Delete note\""),
         "{snapshot}"
     );
@@ -234,6 +248,18 @@ fn check_passes_unchanged_and_names_the_changed_tool() {
     assert!(
         !report.contains("get_note"),
         "only the changed tool is named: {report}"
+    );
+
+    // Who may call a tool changed since the snapshot.
+    std::fs::write(
+        &file,
+        snapshot.replace("scopes=tools:destructive", "scopes=tools:write"),
+    )
+    .unwrap();
+    let report = stderr(&run(&["check", path]));
+    assert!(
+        report.contains("changed  delete_note: scopes tools:write -> tools:destructive"),
+        "{report}"
     );
 
     // A schema that changed since the snapshot: named by its side.

@@ -11,7 +11,7 @@ mod serve;
 
 use crate::registry::snapshot;
 use crate::server::{Serving, empty_registry_hint, executable_name};
-use crate::{Error, Search, Server, ToolInfo};
+use crate::{Error, ScopeNames, Search, Server, ToolInfo};
 use serve::ServeArgs;
 
 #[derive(Parser, Debug)]
@@ -29,7 +29,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Serve the tools over stdio (the default), or over HTTP with --http.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Show every tool's hints as a table (or JSON).
     Tools(ToolsArgs),
     /// Print the tools/list JSON, or one tool's.
@@ -133,11 +133,11 @@ impl Server {
             }
             let code = match cli.command {
                 None => return serve::serve(self, cli.serve).await,
-                Some(Command::Serve(args)) => return serve::serve(self, args).await,
-                Some(Command::Tools(args)) => tools(args),
+                Some(Command::Serve(args)) => return serve::serve(self, *args).await,
+                Some(Command::Tools(args)) => tools(args, &self.scope_names),
                 Some(Command::Schema { name }) => schema(name.as_deref()),
                 Some(Command::Call { name, args }) => call(&self, &name, &args).await,
-                Some(Command::Check { file, write }) => check(&file, write),
+                Some(Command::Check { file, write }) => check(&file, write, &self.scope_names),
             }?;
             if code != 0 {
                 std::process::exit(code);
@@ -161,7 +161,7 @@ fn parse(args: Vec<OsString>) -> Cli {
     Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit())
 }
 
-fn tools(args: ToolsArgs) -> Result<i32, Error> {
+fn tools(args: ToolsArgs, names: &ScopeNames) -> Result<i32, Error> {
     let mut query = Search::new().page_size(crate::MAX_PAGE_SIZE);
     query.read_only = args.read_only.then_some(true);
     query.destructive = args.destructive.then_some(true);
@@ -174,10 +174,10 @@ fn tools(args: ToolsArgs) -> Result<i32, Error> {
     }
     let mut out = std::io::stdout().lock();
     if args.json {
-        let rows: Vec<Value> = tools.iter().map(|t| tool_json(t)).collect();
+        let rows: Vec<Value> = tools.iter().map(|t| tool_json(t, names)).collect();
         writeln!(out, "{}", pretty(&Value::Array(rows)))?;
     } else {
-        write!(out, "{}", table(&tools))?;
+        write!(out, "{}", table(&tools, names))?;
     }
     Ok(0)
 }
@@ -197,7 +197,7 @@ fn all_matching(mut query: Search) -> Result<Vec<&'static ToolInfo>, Error> {
     }
 }
 
-fn tool_json(tool: &ToolInfo) -> Value {
+fn tool_json(tool: &ToolInfo, names: &ScopeNames) -> Value {
     let hints = tool.hints();
     json!({
         "name": tool.name(),
@@ -208,11 +208,12 @@ fn tool_json(tool: &ToolInfo) -> Value {
         "openWorld": hints.open_world,
         "category": tool.category(),
         "tags": tool.tags(),
+        "scopes": names.required(tool).scopes(),
     })
 }
 
 /// The annotation matrix as an aligned table.
-fn table(tools: &[&ToolInfo]) -> String {
+fn table(tools: &[&ToolInfo], names: &ScopeNames) -> String {
     let yes = |b: bool| if b { "yes" } else { "no" };
     let mut rows = vec![
         [
@@ -223,6 +224,7 @@ fn table(tools: &[&ToolInfo]) -> String {
             "IDEMPOTENT",
             "OPEN-WORLD",
             "CATEGORY",
+            "SCOPE",
         ]
         .map(str::to_owned),
     ];
@@ -236,9 +238,10 @@ fn table(tools: &[&ToolInfo]) -> String {
             yes(h.idempotent).to_owned(),
             yes(h.open_world).to_owned(),
             tool.category().unwrap_or("-").to_owned(),
+            names.required(tool).to_string(),
         ]);
     }
-    let widths: Vec<usize> = (0..7)
+    let widths: Vec<usize> = (0..8)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
     let mut out = String::new();
@@ -317,9 +320,9 @@ async fn call(server: &Server, name: &str, args: &str) -> Result<i32, Error> {
     Ok(0)
 }
 
-fn check(file: &std::path::Path, write: bool) -> Result<i32, Error> {
+fn check(file: &std::path::Path, write: bool, names: &ScopeNames) -> Result<i32, Error> {
     let registry = crate::try_registry()?;
-    let current = snapshot::render(registry.tools());
+    let current = snapshot::render(registry.tools(), names);
     if write {
         std::fs::write(file, current)?;
         println!(

@@ -76,6 +76,79 @@ struct HttpArgs {
     /// The largest request body accepted, in bytes.
     #[arg(long, value_name = "BYTES", env = "TOOLSMITH_MAX_BODY", default_value_t = crate::DEFAULT_MAX_BODY)]
     max_body: usize,
+    #[cfg(feature = "auth")]
+    #[command(flatten)]
+    auth: AuthArgs,
+}
+
+/// Authorization: OAuth bearer tokens (JWTs) from one issuer.
+#[cfg(feature = "auth")]
+#[derive(Args, Debug, Default)]
+struct AuthArgs {
+    /// Require bearer tokens issued by this authorization server (its `iss`); needs
+    /// --auth-jwks.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "TOOLSMITH_AUTH_ISSUER",
+        requires = "auth_jwks"
+    )]
+    auth_issuer: Option<String>,
+    /// The issuer's signing keys: a JWKS file, or an https URL (http for loopback only).
+    #[arg(
+        long,
+        value_name = "PATH|URL",
+        env = "TOOLSMITH_AUTH_JWKS",
+        requires = "auth_issuer"
+    )]
+    auth_jwks: Option<String>,
+    /// Also accept tokens for this audience, besides the public URL (repeatable;
+    /// comma-separated in the variable).
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "TOOLSMITH_AUTH_AUDIENCES",
+        value_delimiter = ',',
+        requires = "auth_issuer"
+    )]
+    auth_audience: Vec<String>,
+    /// The scope read-only tools need.
+    #[arg(long, value_name = "SCOPE", env = "TOOLSMITH_SCOPE_READ")]
+    scope_read: Option<String>,
+    /// The scope tools that write (not destructive) need; it also grants the read scope.
+    #[arg(long, value_name = "SCOPE", env = "TOOLSMITH_SCOPE_WRITE")]
+    scope_write: Option<String>,
+    /// The scope destructive tools need; it grants every hint scope.
+    #[arg(long, value_name = "SCOPE", env = "TOOLSMITH_SCOPE_DESTRUCTIVE")]
+    scope_destructive: Option<String>,
+}
+
+#[cfg(feature = "auth")]
+impl AuthArgs {
+    /// `server` with this authorization and these scope names.
+    fn apply(self, mut server: Server) -> Server {
+        if self.scope_read.is_some()
+            || self.scope_write.is_some()
+            || self.scope_destructive.is_some()
+        {
+            let names = &server.scope_names;
+            let names = crate::ScopeNames::new(
+                self.scope_read.unwrap_or_else(|| names.read().to_owned()),
+                self.scope_write.unwrap_or_else(|| names.write().to_owned()),
+                self.scope_destructive
+                    .unwrap_or_else(|| names.destructive().to_owned()),
+            );
+            server = server.scope_names(names);
+        }
+        if let (Some(issuer), Some(jwks)) = (self.auth_issuer, self.auth_jwks) {
+            let auth = self
+                .auth_audience
+                .into_iter()
+                .fold(crate::Auth::new(issuer, jwks), crate::Auth::audience);
+            server = server.auth(auth);
+        }
+        server
+    }
 }
 
 /// Serves `server` as `args` say: over HTTP when `--http` is given, else over stdio.
@@ -97,6 +170,8 @@ pub(super) fn serve(server: Server, args: ServeArgs) -> Serving {
         for origin in http.allowed_origin {
             server = server.allowed_origin(origin);
         }
+        #[cfg(feature = "auth")]
+        let server = http.auth.apply(server);
         return Box::pin(async move { server.serve_http(addr.as_str()).await });
     }
     server.serve_stdio_boxed()

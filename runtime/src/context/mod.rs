@@ -9,6 +9,7 @@
 
 #![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
 
+mod caller;
 mod log;
 mod params;
 
@@ -19,6 +20,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken};
 use tokio_util::sync::CancellationToken;
 
+pub use caller::Caller;
 pub(crate) use log::SessionLevel;
 pub use log::{ClientLog, LogLevel};
 pub use params::{Cancellation, Progress, State};
@@ -88,6 +90,8 @@ pub struct CallContext {
     pub(crate) cancel: CancellationToken,
     pub(crate) progress_token: Option<ProgressToken>,
     pub(crate) level: SessionLevel,
+    /// Who is calling: anonymous unless the transport authenticated a token.
+    pub(crate) caller: Caller,
     sink: Option<Arc<dyn NoticeSink>>,
     /// Made on first use: only calls that can report pay for it.
     notices: OnceLock<Notifier>,
@@ -108,6 +112,7 @@ impl CallContext {
             cancel,
             progress_token,
             level,
+            caller: Caller::anonymous(),
             sink,
             notices: OnceLock::new(),
         }
@@ -138,7 +143,7 @@ impl CallContext {
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a toolsmith context parameter",
-    note = "context parameters are `toolsmith::State<T>`, `toolsmith::Progress`, `toolsmith::Cancellation` and `toolsmith::ClientLog`"
+    note = "context parameters are `toolsmith::State<T>`, `toolsmith::Progress`, `toolsmith::Cancellation`, `toolsmith::ClientLog` and `toolsmith::Caller`"
 )]
 pub trait FromContext: Sized {
     fn from_context(context: &CallContext) -> Option<Self>;
@@ -172,6 +177,12 @@ impl FromContext for ClientLog {
             .notifier()
             .map(|n| (n, context.level.clone(), context.tool));
         Some(ClientLog { target })
+    }
+}
+
+impl FromContext for Caller {
+    fn from_context(context: &CallContext) -> Option<Self> {
+        Some(context.caller.clone())
     }
 }
 

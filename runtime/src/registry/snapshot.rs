@@ -7,22 +7,21 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use crate::ToolInfo;
+use crate::{ScopeNames, ToolInfo};
 
-const HEADER: &str =
-    "# toolsmith hint snapshot: one tool per line (name, hints, schema fingerprints, title).\n";
+const HEADER: &str = "# toolsmith hint snapshot: one tool per line (name, hints, required scopes, schema fingerprints, title).\n";
 
-/// The snapshot of `tools`.
-pub(crate) fn render(tools: &[ToolInfo]) -> String {
+/// The snapshot of `tools`, whose required scopes are named by `names`.
+pub(crate) fn render(tools: &[ToolInfo], names: &ScopeNames) -> String {
     let mut out = String::from(HEADER);
     for tool in tools {
-        out.push_str(&line(tool));
+        out.push_str(&line(tool, names));
         out.push('\n');
     }
     out
 }
 
-fn line(tool: &ToolInfo) -> String {
+fn line(tool: &ToolInfo, names: &ScopeNames) -> String {
     let h = tool.hints();
     let mut line = format!(
         "{} readOnly={} destructive={} idempotent={} openWorld={}",
@@ -32,6 +31,8 @@ fn line(tool: &ToolInfo) -> String {
         h.idempotent,
         h.open_world
     );
+    // Scope tokens hold no comma or space (the macro checks).
+    let _ = write!(line, " scopes={}", names.required(tool).scopes().join(","));
     let mcp = tool.mcp_tool();
     let _ = write!(
         line,

@@ -32,7 +32,7 @@ use serde_json::value::RawValue;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::handler::ToolServer;
+use super::handler::{CallSetup, ToolServer};
 use super::lifecycle::{Admit, Lifecycle, Requests, id_in_use};
 use crate::transport::stdio::{Outbox, Shortcut};
 
@@ -281,7 +281,15 @@ impl Fast {
             let arguments = params.arguments;
             Ok(fast
                 .server
-                .run(tool, arguments, cancelled, progress, None, None)
+                .run(
+                    tool,
+                    arguments,
+                    cancelled,
+                    CallSetup {
+                        progress,
+                        ..CallSetup::default()
+                    },
+                )
                 .await)
         });
         if inline {

@@ -18,16 +18,30 @@ use tokio_util::sync::CancellationToken;
 
 use super::sync::SyncLimit;
 use super::{Policy, dispatch};
+use crate::Caller;
 use crate::context::{CallContext, NoticeSink, SessionLevel, StateMap};
 use crate::registry::search::{self, SearchError};
 use crate::{ErrorKind, LogLevel, Registry, ToolInfo};
 
+/// What a call runs with besides its arguments.
+#[derive(Default)]
+pub(crate) struct CallSetup {
+    /// The client's progress token.
+    pub(crate) progress: Option<ProgressToken>,
+    /// The log level of this call alone (else the session's).
+    pub(crate) level: Option<SessionLevel>,
+    /// Where its notifications go (else the session's sink).
+    pub(crate) sink: Option<Arc<dyn NoticeSink>>,
+    /// Who is calling.
+    pub(crate) caller: Caller,
+}
+
 /// The handler rmcp drives: every request about tools is answered from the registry.
 #[derive(Clone)]
 pub(crate) struct ToolServer {
-    registry: &'static Registry,
+    pub(super) registry: &'static Registry,
     info: Arc<ServerConfig>,
-    policy: Arc<Policy>,
+    pub(super) policy: Arc<Policy>,
     /// The tools the policy offers, as `tools/list` sends them.
     pub(crate) offered: Arc<Vec<Tool>>,
     page_size: usize,
@@ -42,6 +56,10 @@ pub(crate) struct ToolServer {
     /// Calls in flight on rmcp's path, across every session of this server.
     #[cfg(feature = "http")]
     pub(crate) in_flight: Arc<std::sync::atomic::AtomicUsize>,
+    /// With authorization: the names of the hint scopes, by which a caller's calls and list
+    /// are decided.
+    #[cfg(feature = "auth")]
+    pub(crate) scopes: Option<Arc<crate::ScopeNames>>,
     /// The un-paginated `tools/list` result, serialized once (see [`ToolServer::cached_list`]).
     list_json: Option<Arc<String>>,
 }
@@ -82,6 +100,8 @@ impl ToolServer {
             sync,
             #[cfg(feature = "http")]
             in_flight: Arc::default(),
+            #[cfg(feature = "auth")]
+            scopes: None,
             list_json,
         }
     }
@@ -92,12 +112,20 @@ impl ToolServer {
                 self.offered.as_ref().clone(),
             ));
         }
+        self.page(self.offered.iter().collect(), cursor)
+    }
+
+    /// The page of `all` that `cursor` points at.
+    pub(super) fn page(
+        &self,
+        all: Vec<&Tool>,
+        cursor: Option<&str>,
+    ) -> Result<ListToolsResult, ErrorData> {
         let invalid = |err: SearchError| ErrorData::invalid_params(err.to_string(), None);
         let start = match cursor {
             Some(cursor) => search::decode_cursor(self.cursor_scope, cursor).map_err(invalid)?,
             None => 0,
         };
-        let all: Vec<&Tool> = self.offered.iter().collect();
         let (page, next) =
             search::paginate(&all, start, self.page_size, self.cursor_scope).map_err(invalid)?;
         let mut result = ListToolsResult::with_all_items(page.into_iter().cloned().collect());
@@ -121,27 +149,25 @@ impl ToolServer {
         }
     }
 
-    /// Runs a call of `tool`, which the policy offers. Its notifications go to `sink`, else
-    /// to the session's.
+    /// Runs a call of `tool`, which the policy offers, as `setup` says.
     pub(crate) async fn run(
         &self,
         tool: &'static ToolInfo,
         arguments: Option<JsonObject>,
         cancelled: CancellationToken,
-        progress: Option<ProgressToken>,
-        level: Option<SessionLevel>,
-        sink: Option<Arc<dyn NoticeSink>>,
+        setup: CallSetup,
     ) -> CallToolResult {
-        let call = CallContext::new(
+        let mut call = CallContext::new(
             tool.name(),
             self.states.clone(),
             // The call's own token (a per-request token, from rmcp or the fast path): a
             // timeout cancels it to stop a sync tool, which concerns nothing else.
             cancelled.clone(),
-            sink.or_else(|| self.notices.clone()),
-            progress,
-            level.unwrap_or_else(|| self.level.clone()),
+            setup.sink.or_else(|| self.notices.clone()),
+            setup.progress,
+            setup.level.unwrap_or_else(|| self.level.clone()),
         );
+        call.caller = setup.caller;
         dispatch::run(tool, arguments, call, cancelled, &self.sync).await
     }
 
@@ -182,9 +208,15 @@ impl ServerHandler for ToolServer {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        self.list(request.as_ref().and_then(|r| r.cursor.as_deref()))
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        #[cfg(feature = "auth")]
+        if let Some(scopes) = &self.scopes {
+            return self.list_for(scopes, &caller_of(&context), cursor);
+        }
+        let _ = &context;
+        self.list(cursor)
     }
 
     async fn call_tool(
@@ -211,10 +243,19 @@ impl ServerHandler for ToolServer {
         let sink = request_scope.sink();
         #[cfg(not(feature = "http"))]
         let sink = None;
+        let caller = caller_of(&context);
+        #[cfg(feature = "auth")]
+        if let Some(refused) = self.refuse(tool, &caller) {
+            return Err(refused);
+        }
+        let setup = CallSetup {
+            progress,
+            level,
+            sink,
+            caller,
+        };
         let start = std::time::Instant::now();
-        let result = self
-            .run(tool, request.arguments, context.ct, progress, level, sink)
-            .await;
+        let result = self.run(tool, request.arguments, context.ct, setup).await;
         tracing::debug!(
             tool = tool.name(),
             is_error = result.is_error == Some(true),
@@ -242,6 +283,20 @@ impl ServerHandler for ToolServer {
             _ => None,
         }
     }
+}
+
+/// Who sent the request: the caller the HTTP transport authenticated, else the local user.
+fn caller_of(context: &RequestContext<RoleServer>) -> Caller {
+    #[cfg(feature = "http")]
+    if let Some(caller) = context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Caller>())
+    {
+        return caller.clone();
+    }
+    let _ = context;
+    Caller::anonymous()
 }
 
 /// rmcp's `ListToolsResult` of `tools`, serialized once when one page holds them all (in the

@@ -25,8 +25,16 @@ impl Server {
     pub async fn serve_http(mut self, addr: impl ToSocketAddrs) -> Result<(), Error> {
         crate::logging::init();
         self.http.addr = resolve(addr)?;
-        let config = std::mem::take(&mut self.http);
-        let handler = self.handler()?;
+        #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+        let mut config = std::mem::take(&mut self.http);
+        #[cfg(feature = "auth")]
+        let auth = self.clone();
+        #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+        let mut handler = self.handler()?;
+        #[cfg(feature = "auth")]
+        {
+            config.guard = auth.guard(&mut handler)?;
+        }
         tracing::info!(
             tools = handler.offered.len(),
             "serving MCP over Streamable HTTP"

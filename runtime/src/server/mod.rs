@@ -3,6 +3,8 @@
 //! (`dispatch.rs`), the serving policy (`policy.rs`), and the tools fast path that wraps a
 //! transport (`fast.rs`). `session.rs` joins a transport and the handler into one session.
 
+#[cfg(feature = "auth")]
+mod access;
 mod dispatch;
 mod fast;
 mod handler;
@@ -64,6 +66,10 @@ pub struct Server {
     max_sync_calls: Option<usize>,
     #[cfg(feature = "http")]
     http: crate::transport::http::HttpConfig,
+    #[cfg(feature = "auth")]
+    auth: Option<crate::Auth>,
+    /// The names of the scopes the hints imply.
+    pub(crate) scope_names: crate::ScopeNames,
     /// `false` turns the tools fast path off (tests compare both paths).
     no_fast_path: bool,
 }
@@ -93,6 +99,19 @@ impl Server {
     /// ```
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The names of the scopes the hints imply (default `tools:read`, `tools:write`,
+    /// `tools:destructive`), which [`auth`](Self::auth) requires and `tools` shows.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new()
+    ///     .scope_names(toolsmith::ScopeNames::new("notes.read", "notes.write", "notes.admin"));
+    /// # let _ = server;
+    /// ```
+    pub fn scope_names(mut self, names: crate::ScopeNames) -> Self {
+        self.scope_names = names;
+        self
     }
 
     /// Offers only the tools `policy` allows; calls to the others are refused.

@@ -28,6 +28,9 @@ pub struct ToolDef {
     pub tags: &'static [&'static str],
     /// `https:` or `data:` URIs, checked by the macro.
     pub icons: &'static [&'static str],
+    /// `scopes = [...]`: the OAuth scopes a caller needs (all of them), checked by the macro;
+    /// empty when the hints decide.
+    pub scopes: &'static [&'static str],
     pub hints: Hints,
     pub params: &'static [ParamDef],
     pub states: &'static [fn() -> StateKey],

@@ -259,6 +259,18 @@ impl ToolInfo {
         self.def.tags
     }
 
+    /// The OAuth scopes the tool names with `#[tool(scopes = [...])]` (empty when its
+    /// hints decide; see [`ScopeNames::required`](crate::ScopeNames::required)).
+    ///
+    /// ```
+    /// for tool in toolsmith::registry().tools() {
+    ///     println!("{}: {:?}", tool.name(), tool.scopes());
+    /// }
+    /// ```
+    pub fn scopes(&self) -> &'static [&'static str] {
+        self.def.scopes
+    }
+
     /// The JSON Schema of the tool's arguments.
     ///
     /// ```

@@ -12,8 +12,10 @@ mod hints;
 mod info;
 pub(crate) mod output;
 pub(crate) mod schema;
+mod scopes;
 
 pub use content::{Audio, Content, EmbeddedResource, Image, ResourceLink, ToolOutput};
 pub use hints::{Hints, InferredHints, infer_hints};
 pub(crate) use info::SchemaCache;
 pub use info::{META_CATEGORY, META_TAGS, ToolInfo};
+pub use scopes::{Required, ScopeNames};

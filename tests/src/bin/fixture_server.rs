@@ -267,6 +267,24 @@ fn count(counter: State<Counter>) -> u64 {
     counter.0.fetch_add(1, Ordering::SeqCst) + 1
 }
 
+/// Who is calling: the token's subject and scopes over HTTP with authorization, anonymous
+/// otherwise.
+#[tool(read_only, closed_world)]
+fn whoami(caller: toolsmith::Caller) -> serde_json::Value {
+    serde_json::json!({
+        "subject": caller.subject(),
+        "scopes": caller.scopes(),
+        "anonymous": caller.is_anonymous(),
+        "email": caller.claim("email"),
+    })
+}
+
+/// Charges the account: needs the billing scope, whatever the hints.
+#[tool(destructive = false, closed_world, scopes = ["billing:admin"])]
+fn charge(cents: u64) -> String {
+    format!("charged {cents} cents")
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     toolsmith::Server::new()

@@ -38,6 +38,12 @@ fn ordered() {}
 #[tool(read_only, category = "notes", tags = ["search", "read"])]
 fn with_metadata() {}
 
+/// Named scopes.
+#[tool(destructive = false, scopes = ["billing:admin", "billing:read"])]
+fn charge(caller: toolsmith::Caller) -> String {
+    caller.subject().unwrap_or("anonymous").to_owned()
+}
+
 fn hints(name: &str) -> Hints {
     toolsmith::registry().get(name).expect(name).hints()
 }
@@ -63,6 +69,13 @@ fn main() {
     let meta = toolsmith::registry().get("with_metadata").unwrap();
     assert_eq!(meta.category(), Some("notes"));
     assert_eq!(meta.tags(), ["search", "read"]);
+    let charge_tool = toolsmith::registry().get("charge").unwrap();
+    assert_eq!(charge_tool.scopes(), ["billing:admin", "billing:read"]);
+    let names = toolsmith::ScopeNames::default();
+    assert!(!names.permits(charge_tool, &["tools:destructive", "billing:admin"]));
+    assert!(names.permits(charge_tool, &["billing:read", "billing:admin"]));
+    assert!(names.permits(toolsmith::registry().get("flags").unwrap(), &["tools:write"]));
+    assert_eq!(charge(toolsmith::Caller::new("alice", ["billing:admin"])), "alice");
     flags();
     named();
 }

@@ -29,6 +29,9 @@ pub(crate) struct HttpConfig {
     pub(crate) allowed_origins: Vec<String>,
     pub(crate) sessions: bool,
     pub(crate) max_body: usize,
+    /// Authorization, when on.
+    #[cfg(feature = "auth")]
+    pub(crate) guard: Option<super::guard::GuardConfig>,
 }
 
 impl Default for HttpConfig {
@@ -41,6 +44,8 @@ impl Default for HttpConfig {
             allowed_origins: Vec::new(),
             sessions: false,
             max_body: DEFAULT_MAX_BODY,
+            #[cfg(feature = "auth")]
+            guard: None,
         }
     }
 }

@@ -6,7 +6,10 @@
 //! makes a handler per session (per request, when stateless).
 
 mod config;
+#[cfg(feature = "auth")]
+pub(crate) mod guard;
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -53,13 +56,36 @@ where
         Arc::new(LocalSessionManager::default()),
         config.rmcp(local, &public, end_streams.clone()),
     );
-    let router = Router::new()
+    #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+    let mut router = Router::new()
         .route("/healthz", get(|| async { "ok" }))
-        .route_service(&path, service)
-        .layer(middleware::from_fn_with_state(
-            config.max_body,
-            around_request,
-        ));
+        .route_service(&path, service);
+    #[cfg(feature = "auth")]
+    let guard = match config.guard.clone() {
+        Some(guard) => {
+            let guard = Arc::new(guard::Guard::new(guard, &public).await.map_err(|e| {
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string())
+            })?);
+            for at in guard::metadata_paths(&path, &public) {
+                let guard = guard.clone();
+                router = router.route(&at, get(move || async move { guard.metadata() }));
+            }
+            tracing::info!(
+                "authorization required: bearer tokens from {}",
+                config.guard.as_ref().map_or("", |g| g.auth.issuer.as_str())
+            );
+            Some(guard)
+        }
+        None => None,
+    };
+    let edge = Arc::new(Edge {
+        max_body: config.max_body,
+        #[cfg(feature = "auth")]
+        endpoint: path.clone(),
+        #[cfg(feature = "auth")]
+        guard,
+    });
+    let router = router.layer(middleware::from_fn_with_state(edge, around_request));
     let signal = stop_signal()?;
     tracing::info!("listening on http://{local}{path}");
     if config.public_url.is_some() {
@@ -123,12 +149,22 @@ fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
     }
 }
 
+/// What every request passes through before rmcp.
+struct Edge {
+    max_body: usize,
+    /// The MCP endpoint's path.
+    #[cfg(feature = "auth")]
+    endpoint: String,
+    #[cfg(feature = "auth")]
+    guard: Option<Arc<guard::Guard>>,
+}
+
 /// One line per request at debug: method, path, status, duration (never the body: arguments
 /// may hold secrets).
-async fn around_request(State(max_body): State<usize>, request: Request, next: Next) -> Response {
+async fn around_request(State(edge): State<Arc<Edge>>, request: Request, next: Next) -> Response {
     let (method, path) = (request.method().clone(), request.uri().path().to_owned());
     let start = Instant::now();
-    let response = match screen(request, max_body).await {
+    let response = match screen(request, &edge).await {
         Ok(request) => next.run(request).await,
         Err(answer) => answer,
     };
@@ -142,33 +178,73 @@ async fn around_request(State(max_body): State<usize>, request: Request, next: N
     response
 }
 
-/// Reads a POST's body, at most `max_body` bytes (the one place the limit is enforced): a
-/// larger body is answered with 413 and a JSON-RPC error, as the client expects a JSON-RPC
-/// answer to its request; a JSON-RPC response POSTed to a server that sends no requests is
-/// accepted (202) and dropped, as the specification says. Anything else goes on, its body
-/// intact.
-async fn screen(request: Request, max_body: usize) -> Result<Request, Response> {
-    #[derive(serde::Deserialize)]
-    struct Shape {
-        method: Option<serde::de::IgnoredAny>,
-        result: Option<serde::de::IgnoredAny>,
-        error: Option<serde::de::IgnoredAny>,
-    }
+/// The parts of a JSON-RPC message the edge looks at.
+#[derive(serde::Deserialize)]
+struct Shape<'a> {
+    #[serde(borrow)]
+    method: Option<Cow<'a, str>>,
+    result: Option<serde::de::IgnoredAny>,
+    error: Option<serde::de::IgnoredAny>,
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    #[serde(borrow)]
+    id: Option<&'a serde_json::value::RawValue>,
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    #[serde(borrow)]
+    params: Option<Params<'a>>,
+}
 
+#[derive(serde::Deserialize)]
+struct Params<'a> {
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+}
+
+/// With authorization, a request to the MCP endpoint needs a valid bearer token (401
+/// otherwise) and a tool call the scopes its tool needs (403). Then reads a POST's body, at
+/// most `max_body` bytes (the one place the limit is enforced): a larger body is answered
+/// with 413 and a JSON-RPC error, as the client expects a JSON-RPC answer to its request; a
+/// JSON-RPC response POSTed to a server that sends no requests is accepted (202) and
+/// dropped, as the specification says. Anything else goes on, its body intact.
+async fn screen(
+    #[cfg_attr(not(feature = "auth"), allow(unused_mut))] mut request: Request,
+    edge: &Edge,
+) -> Result<Request, Response> {
+    #[cfg(feature = "auth")]
+    let caller = match &edge.guard {
+        Some(guard) if request.uri().path() == edge.endpoint => {
+            let caller = guard.authenticate(request.headers()).await?;
+            request.extensions_mut().insert(caller.clone());
+            Some((guard, caller))
+        }
+        _ => None,
+    };
     if request.method() != Method::POST {
         return Ok(request);
     }
     let (parts, body) = request.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, max_body).await else {
+    let Ok(bytes) = axum::body::to_bytes(body, edge.max_body).await else {
         return Err(too_large());
     };
-    if let Ok(shape) = serde_json::from_slice::<Shape>(&bytes)
+    let shape = serde_json::from_slice::<Shape>(&bytes).ok();
+    if let Some(shape) = &shape
         && shape.method.is_none()
         && (shape.result.is_some() || shape.error.is_some())
     {
         let mut accepted = Response::new(Body::empty());
         *accepted.status_mut() = StatusCode::ACCEPTED;
         return Err(accepted);
+    }
+    #[cfg(feature = "auth")]
+    if let Some((guard, caller)) = &caller
+        && let Some(shape) = &shape
+        && shape.method.as_deref() == Some("tools/call")
+        && let Some(name) = shape.params.as_ref().and_then(|p| p.name.as_deref())
+    {
+        let id = shape.id.and_then(|id| serde_json::from_str(id.get()).ok());
+        if let Some(refused) = guard.refusal_of(caller, name, id.as_ref()) {
+            return Err(refused);
+        }
     }
     Ok(Request::from_parts(parts, Body::from(bytes)))
 }

@@ -1,0 +1,237 @@
+//! The issuer's signing keys: read from a JWKS file or fetched from a URL, kept, and read or
+//! fetched again when a token names a key id not among them, at most once per interval.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use jsonwebtoken::jwk::Jwk;
+use tokio::sync::{Mutex, RwLock};
+
+use crate::Error;
+
+/// How long fetching the key set may take.
+const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Where the keys are.
+#[derive(Debug)]
+enum Source {
+    File(PathBuf),
+    Url {
+        url: String,
+        client: reqwest::Client,
+    },
+}
+
+/// The cached key set.
+pub(super) struct KeySet {
+    source: Source,
+    keys: RwLock<Vec<Jwk>>,
+    /// When the keys were last read; held while reading, so that concurrent misses wait for
+    /// one read instead of each starting one.
+    last: Mutex<Option<Instant>>,
+    interval: Duration,
+}
+
+impl KeySet {
+    /// Keys from `location`: a URL (`https`, or `http` to a loopback host) or a file path. A
+    /// file must be readable now; a URL that cannot be fetched now is tried again on the
+    /// first token.
+    pub(super) async fn load(location: &str, interval: Duration) -> Result<KeySet, Error> {
+        let source = source(location)?;
+        let set = KeySet {
+            source,
+            keys: RwLock::new(Vec::new()),
+            last: Mutex::new(None),
+            interval,
+        };
+        let mut last = set.last.lock().await;
+        match set.read().await {
+            Ok(keys) => {
+                tracing::info!(keys = keys.len(), source = %location, "authorization keys loaded");
+                *set.keys.write().await = keys;
+            }
+            Err(why) if matches!(set.source, Source::File(_)) => {
+                return Err(config(format!(
+                    "the JWKS file {location} cannot be used: {why}"
+                )));
+            }
+            Err(why) => {
+                tracing::warn!(source = %location, "authorization keys not fetched yet: {why}");
+            }
+        }
+        *last = Some(Instant::now());
+        drop(last);
+        Ok(set)
+    }
+
+    /// The keys that may have signed a token with key id `kid` (every key when it names
+    /// none), reading the set again when `kid` is unknown and the last read is older than
+    /// the interval.
+    pub(super) async fn candidates(&self, kid: Option<&str>) -> Vec<Jwk> {
+        let found = self.matching(kid).await;
+        if !found.is_empty() {
+            return found;
+        }
+        let mut last = self.last.lock().await;
+        // Another request may have read the set while this one waited.
+        let found = self.matching(kid).await;
+        if !found.is_empty() {
+            return found;
+        }
+        if last.is_some_and(|at| at.elapsed() < self.interval) {
+            return found;
+        }
+        *last = Some(Instant::now());
+        match self.read().await {
+            Ok(keys) => {
+                tracing::info!(
+                    keys = keys.len(),
+                    "authorization keys read again for an unknown key id"
+                );
+                *self.keys.write().await = keys;
+            }
+            Err(why) => tracing::warn!("authorization keys could not be read again: {why}"),
+        }
+        drop(last);
+        self.matching(kid).await
+    }
+
+    async fn matching(&self, kid: Option<&str>) -> Vec<Jwk> {
+        let keys = self.keys.read().await;
+        keys.iter()
+            .filter(|k| kid.is_none() || k.common.key_id.as_deref() == kid)
+            .cloned()
+            .collect()
+    }
+
+    /// Reads the key set from its source; keys of kinds this server cannot use are skipped.
+    async fn read(&self) -> Result<Vec<Jwk>, String> {
+        let bytes = match &self.source {
+            Source::File(path) => tokio::fs::read(path).await.map_err(|e| e.to_string())?,
+            Source::Url { url, client } => {
+                let response = client
+                    .get(url)
+                    .send()
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .error_for_status()
+                    .map_err(|e| e.to_string())?;
+                response.bytes().await.map_err(|e| e.to_string())?.to_vec()
+            }
+        };
+        parse(&bytes)
+    }
+}
+
+/// The usable keys of a JWKS document.
+fn parse(bytes: &[u8]) -> Result<Vec<Jwk>, String> {
+    #[derive(serde::Deserialize)]
+    struct Document {
+        keys: Vec<serde_json::Value>,
+    }
+    let document: Document =
+        serde_json::from_slice(bytes).map_err(|e| format!("not a JWKS document ({e})"))?;
+    let mut keys = Vec::with_capacity(document.keys.len());
+    for key in document.keys {
+        match serde_json::from_value::<Jwk>(key) {
+            Ok(jwk) if usable(&jwk) => keys.push(jwk),
+            Ok(_) => tracing::debug!("a key that is not an RSA or EC signing key was skipped"),
+            Err(why) => tracing::debug!("a key that cannot be read was skipped: {why}"),
+        }
+    }
+    Ok(keys)
+}
+
+/// Whether a key can verify an accepted signature: an RSA or EC public key, for signing,
+/// whose algorithm (when it names one) is known. Symmetric keys never are: a token signed
+/// with a shared secret (HS*) is refused.
+fn usable(jwk: &Jwk) -> bool {
+    use jsonwebtoken::jwk::{AlgorithmParameters, PublicKeyUse};
+    let kind = matches!(
+        jwk.algorithm,
+        AlgorithmParameters::RSA(_) | AlgorithmParameters::EllipticCurve(_)
+    );
+    let for_signing = !matches!(jwk.common.public_key_use, Some(PublicKeyUse::Encryption));
+    let algorithm = jwk
+        .common
+        .key_algorithm
+        .is_none_or(|alg| jsonwebtoken::Algorithm::try_from(alg).is_ok());
+    kind && for_signing && algorithm
+}
+
+/// Where `location` points: a URL when it has an http(s) scheme, else a file.
+fn source(location: &str) -> Result<Source, Error> {
+    let lower = location.to_ascii_lowercase();
+    if !(lower.starts_with("https://") || lower.starts_with("http://")) {
+        return Ok(Source::File(PathBuf::from(location)));
+    }
+    if lower.starts_with("http://") && !loopback(&location["http://".len()..]) {
+        return Err(config(format!(
+            "the JWKS URL {location} is plain http: use https (http is accepted for a loopback host only)"
+        )));
+    }
+    let client = reqwest::Client::builder()
+        .timeout(FETCH_TIMEOUT)
+        .https_only(lower.starts_with("https://"))
+        .build()
+        .map_err(|e| config(format!("no HTTP client for the JWKS URL: {e}")))?;
+    Ok(Source::Url {
+        url: location.to_owned(),
+        client,
+    })
+}
+
+/// Whether the authority at the start of `rest` is a loopback host.
+fn loopback(rest: &str) -> bool {
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
+    let host = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => authority.split(':').next().unwrap_or(""),
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+fn config(message: String) -> Error {
+    Error::Io(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        message,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{loopback, parse, source};
+
+    #[test]
+    fn plain_http_is_for_loopback_only() {
+        assert!(loopback("127.0.0.1:8080/jwks"));
+        assert!(loopback("localhost/jwks"));
+        assert!(loopback("[::1]:9/x"));
+        assert!(!loopback("login.example.com/jwks"));
+        assert!(!loopback("127.0.0.1.evil.com/jwks"));
+        assert!(!loopback("localhost@evil.com/jwks"));
+        assert!(source("http://login.example.com/jwks").is_err());
+        assert!(source("http://127.0.0.1:9/jwks").is_ok());
+        assert!(source("https://login.example.com/jwks").is_ok());
+        assert!(source("/etc/jwks.json").is_ok());
+    }
+
+    #[test]
+    fn unusable_keys_are_skipped() {
+        let doc = br#"{"keys": [
+            {"kty": "EC", "crv": "P-256", "kid": "a",
+             "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+             "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"},
+            {"kty": "oct", "k": "c2VjcmV0", "kid": "shared"},
+            {"kty": "weird"}
+        ]}"#;
+        let keys = parse(doc).unwrap();
+        assert_eq!(keys.len(), 1);
+        assert_eq!(keys[0].common.key_id.as_deref(), Some("a"));
+        assert!(parse(b"[]").unwrap_err().contains("not a JWKS"));
+    }
+}

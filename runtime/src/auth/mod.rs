@@ -1,0 +1,92 @@
+//! Authorization (feature `auth`): an OAuth 2.1 resource server, as the MCP 2025-11-25
+//! specification asks of a server behind HTTP. [`Auth`] says which authorization server
+//! (issuer) to trust and where its keys are; a [`Verifier`] made from it checks bearer
+//! tokens (JWTs: signature against the issuer's JWKS, `iss`, `aud`, `exp`, `nbf`) and turns a
+//! valid one into a [`Caller`](crate::Caller).
+//!
+//! Nothing here knows HTTP requests or the server: the HTTP transport asks the verifier, and
+//! the scopes each tool needs come from [`ScopeNames`](crate::ScopeNames).
+
+mod jwks;
+mod verify;
+
+use std::time::Duration;
+
+pub(crate) use verify::Verifier;
+
+/// How long a token's `exp` and `nbf` may be off: clocks drift.
+const LEEWAY: Duration = Duration::from_secs(30);
+/// The least time between two fetches of the key set on an unknown key id.
+const REFETCH: Duration = Duration::from_secs(60);
+
+/// The authorization server a resource server trusts: its issuer URL, where its signing keys
+/// are published (a JWKS file, or an `https` URL; plain `http` for loopback only), and the
+/// audiences a token may name besides the server's public URL.
+///
+/// Turn it on with [`Server::auth`](crate::Server::auth) (or `serve --http ADDR
+/// --auth-issuer URL --auth-jwks PATH|URL`). Every request to the MCP endpoint then needs a
+/// valid bearer token, and a tool call needs the scopes its hints imply (see
+/// [`ScopeNames`](crate::ScopeNames)).
+///
+/// ```no_run
+/// use toolsmith::{Auth, Server};
+///
+/// # async fn f() -> Result<(), toolsmith::Error> {
+/// let auth = Auth::new(
+///     "https://login.example.com/realms/notes",
+///     "https://login.example.com/realms/notes/protocol/openid-connect/certs",
+/// );
+/// Server::new()
+///     .public_url("https://mcp.example.com/mcp")
+///     .auth(auth)
+///     .serve_http("0.0.0.0:8000")
+///     .await
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Auth {
+    pub(crate) issuer: String,
+    pub(crate) jwks: String,
+    pub(crate) audiences: Vec<String>,
+    pub(crate) refetch: Duration,
+}
+
+impl Auth {
+    /// Trusts tokens issued by `issuer` (compared exactly with `iss`) and signed with a key
+    /// of the JWKS at `jwks`: a file path, or an `https://` URL (`http://` for a loopback
+    /// host only).
+    ///
+    /// ```
+    /// let auth = toolsmith::Auth::new("https://issuer.example.com", "/etc/toolsmith/jwks.json");
+    /// # let _ = auth;
+    /// ```
+    pub fn new(issuer: impl Into<String>, jwks: impl Into<String>) -> Self {
+        Auth {
+            issuer: issuer.into(),
+            jwks: jwks.into(),
+            audiences: Vec::new(),
+            refetch: REFETCH,
+        }
+    }
+
+    /// Also accepts tokens whose `aud` names `audience` (the server's public URL is always
+    /// accepted, as RFC 8707 resource indicators give it).
+    ///
+    /// ```
+    /// let auth = toolsmith::Auth::new("https://issuer.example.com", "jwks.json")
+    ///     .audience("notes-api");
+    /// # let _ = auth;
+    /// ```
+    pub fn audience(mut self, audience: impl Into<String>) -> Self {
+        self.audiences.push(audience.into());
+        self
+    }
+
+    /// The least time between two fetches of the key set when a token names an unknown key
+    /// (default one minute). For tests.
+    #[doc(hidden)]
+    pub fn refetch_interval(mut self, interval: Duration) -> Self {
+        self.refetch = interval;
+        self
+    }
+}

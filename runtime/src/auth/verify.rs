@@ -1,0 +1,163 @@
+//! Checking a bearer token: a JWT signed by one of the issuer's keys with an accepted
+//! algorithm, issued by the issuer, for this server, and valid now.
+
+use std::collections::HashSet;
+
+use jsonwebtoken::{Algorithm, DecodingKey, Validation, decode, decode_header};
+use serde_json::{Map, Value};
+
+use super::Auth;
+use super::jwks::KeySet;
+use crate::{Caller, Error};
+
+/// The signature algorithms accepted: asymmetric only (`none` and the HS* family, whose
+/// secret a resource server would have to share, never are).
+const ACCEPTED: [Algorithm; 8] = [
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+    Algorithm::ES256,
+    Algorithm::ES384,
+];
+
+/// Why a token was refused, said to the client in `error_description` (never more than it
+/// needs: no claim values).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Rejected(pub(crate) &'static str);
+
+/// Checks tokens against one issuer's keys.
+pub(crate) struct Verifier {
+    keys: KeySet,
+    validation: Validation,
+}
+
+impl Verifier {
+    /// A verifier for `auth`'s issuer, accepting tokens for `resource` (the server's public
+    /// URL) or one of `auth`'s audiences.
+    pub(crate) async fn new(auth: &Auth, resource: &str) -> Result<Verifier, Error> {
+        let keys = KeySet::load(&auth.jwks, auth.refetch).await?;
+        let mut validation = Validation::new(Algorithm::RS256);
+        validation.algorithms = ACCEPTED.to_vec();
+        validation.set_issuer(&[&auth.issuer]);
+        let mut audiences = vec![resource.to_owned()];
+        // A client may name the resource with or without its trailing slash.
+        audiences.push(match resource.strip_suffix('/') {
+            Some(bare) => bare.to_owned(),
+            None => format!("{resource}/"),
+        });
+        audiences.extend(auth.audiences.iter().cloned());
+        validation.set_audience(&audiences);
+        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+        validation.validate_nbf = true;
+        validation.leeway = super::LEEWAY.as_secs();
+        Ok(Verifier { keys, validation })
+    }
+
+    /// The caller `token` stands for, or why it is refused.
+    pub(crate) async fn verify(&self, token: &str) -> Result<Caller, Rejected> {
+        let header = decode_header(token).map_err(|_| match named_algorithm(token) {
+            Some(_) => Rejected("the token's signature algorithm is not accepted"),
+            None => Rejected("the token is not a signed JWT"),
+        })?;
+        if !ACCEPTED.contains(&header.alg) {
+            return Err(Rejected("the token's signature algorithm is not accepted"));
+        }
+        let candidates = self.keys.candidates(header.kid.as_deref()).await;
+        let candidates = candidates.iter().filter(|jwk| {
+            jwk.common
+                .key_algorithm
+                .is_none_or(|alg| Algorithm::try_from(alg).ok() == Some(header.alg))
+        });
+        let mut validation = self.validation.clone();
+        validation.algorithms = vec![header.alg];
+        let mut outcome = Err(Rejected(
+            "the token is signed by a key this server does not know",
+        ));
+        for jwk in candidates {
+            let Ok(key) = DecodingKey::from_jwk(jwk) else {
+                continue;
+            };
+            match decode::<Map<String, Value>>(token, &key, &validation) {
+                Ok(data) => return Ok(caller(data.claims)),
+                Err(err) => outcome = Err(rejected(err.kind())),
+            }
+        }
+        outcome
+    }
+}
+
+/// The `alg` a token's header names, when jsonwebtoken does not know it (`none`, ...).
+fn named_algorithm(token: &str) -> Option<String> {
+    use base64::Engine;
+    let header = token.split('.').next()?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(header.trim_end_matches('='))
+        .ok()?;
+    let header: Value = serde_json::from_slice(&bytes).ok()?;
+    header.get("alg")?.as_str().map(str::to_owned)
+}
+
+fn rejected(kind: &jsonwebtoken::errors::ErrorKind) -> Rejected {
+    use jsonwebtoken::errors::ErrorKind as K;
+    Rejected(match kind {
+        K::InvalidSignature => "the token's signature does not verify",
+        K::ExpiredSignature => "the token has expired",
+        K::ImmatureSignature => "the token is not valid yet",
+        K::InvalidIssuer => "the token was not issued by the trusted issuer",
+        K::InvalidAudience => "the token is not meant for this server (aud)",
+        K::MissingRequiredClaim(_) => "the token lacks a required claim (exp, iss, aud)",
+        K::InvalidAlgorithm => "the token's algorithm does not match its key",
+        _ => "the token is invalid",
+    })
+}
+
+/// The caller of verified claims: `sub`, and the scopes of `scope` (space-separated) or
+/// `scp` (a list or a string).
+fn caller(claims: Map<String, Value>) -> Caller {
+    let subject = claims
+        .get("sub")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    let mut scopes: Vec<String> = Vec::new();
+    let mut seen = HashSet::new();
+    let mut add = |scope: &str| {
+        if !scope.is_empty() && seen.insert(scope.to_owned()) {
+            scopes.push(scope.to_owned());
+        }
+    };
+    for key in ["scope", "scp"] {
+        match claims.get(key) {
+            Some(Value::String(list)) => list.split_ascii_whitespace().for_each(&mut add),
+            Some(Value::Array(items)) => items.iter().filter_map(Value::as_str).for_each(&mut add),
+            _ => {}
+        }
+    }
+    Caller::new(subject, scopes).with_claims(claims)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::caller;
+
+    #[test]
+    fn scopes_come_from_scope_or_scp() {
+        let claims = |v: serde_json::Value| v.as_object().unwrap().clone();
+        let c = caller(claims(
+            json!({"sub": "alice", "scope": "tools:read  tools:write"}),
+        ));
+        assert_eq!(c.subject(), Some("alice"));
+        assert_eq!(c.scopes(), ["tools:read", "tools:write"]);
+        let c = caller(claims(
+            json!({"sub": "bob", "scp": ["tools:read", "tools:read"]}),
+        ));
+        assert_eq!(c.scopes(), ["tools:read"]);
+        let c = caller(claims(json!({"sub": "carol"})));
+        assert!(c.scopes().is_empty() && !c.is_anonymous());
+    }
+}

@@ -1,0 +1,146 @@
+//! Authorization inside the server (feature `auth`): which tools a caller's token may call,
+//! decided by the scopes their hints imply (or name); the HTTP edge is told the same rule, so
+//! that a refused call gets its 403 before it reaches rmcp, and the handler checks it again.
+
+use std::sync::Arc;
+
+use rmcp::ErrorData;
+use rmcp::model::{ListToolsResult, Tool};
+
+use super::Server;
+use super::handler::ToolServer;
+use crate::transport::http::guard::GuardConfig;
+use crate::{Auth, Caller, Error, Registry, ScopeNames, ToolInfo};
+
+impl Server {
+    /// Requires an OAuth bearer token on every request to the MCP endpoint (HTTP only;
+    /// feature `auth`): a JWT signed by `auth`'s issuer, for this server. A tool call then
+    /// needs the scope its hints imply ([`ScopeNames`]), and `tools/list` shows each caller
+    /// only the tools it may call. The Protected Resource Metadata (RFC 9728) is served at
+    /// `/.well-known/oauth-protected-resource`.
+    ///
+    /// ```no_run
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// let auth = toolsmith::Auth::new("https://login.example.com", "https://login.example.com/jwks");
+    /// toolsmith::Server::new()
+    ///     .public_url("https://mcp.example.com/mcp")
+    ///     .auth(auth)
+    ///     .serve_http("0.0.0.0:8000")
+    ///     .await
+    /// # }
+    /// ```
+    pub fn auth(mut self, auth: Auth) -> Self {
+        self.auth = Some(auth);
+        self
+    }
+
+    /// What the HTTP edge needs to enforce authorization for `handler`'s tools.
+    pub(super) fn guard(&self, handler: &mut ToolServer) -> Result<Option<GuardConfig>, Error> {
+        let Some(auth) = self.auth.clone() else {
+            return Ok(None);
+        };
+        let names = Arc::new(self.scope_names.clone());
+        check_names(&names)?;
+        handler.scopes = Some(names.clone());
+        let registry: &'static Registry = handler.registry;
+        let offered: Vec<&'static ToolInfo> = handler
+            .offered
+            .iter()
+            .filter_map(|tool| registry.get(&tool.name))
+            .collect();
+        let challenge = offered
+            .iter()
+            .filter(|tool| tool.scopes().is_empty())
+            .map(|tool| names.required(tool).to_string())
+            .min_by_key(|scope| level_rank(&names, scope))
+            .unwrap_or_else(|| names.read().to_owned());
+        let scopes_supported = names.supported(offered.iter().copied());
+        let policy = handler.policy.clone();
+        let access = Arc::new(move |caller: &Caller, name: &str| {
+            let tool = registry
+                .get(name)
+                .filter(|tool| policy.allows(tool).is_ok())?;
+            let needed = names.required(tool);
+            (!needed.granted_by(caller.scopes())).then(|| needed.to_string())
+        });
+        Ok(Some(GuardConfig {
+            auth,
+            scopes_supported,
+            challenge,
+            access,
+        }))
+    }
+}
+
+/// The three scope names must be scope tokens, and distinct.
+fn check_names(names: &ScopeNames) -> Result<(), Error> {
+    let all = [names.read(), names.write(), names.destructive()];
+    for name in all {
+        if name.is_empty()
+            || name
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control() || c == '"' || c == '\\')
+        {
+            return Err(Error::Io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "the scope name {name:?} is not one OAuth scope token: use printable characters without spaces or quotes"
+                ),
+            )));
+        }
+    }
+    if all[0] == all[1] || all[1] == all[2] || all[0] == all[2] {
+        return Err(Error::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("the read, write and destructive scopes must differ: {all:?}"),
+        )));
+    }
+    Ok(())
+}
+
+/// The rank of a hint scope (read, write, destructive).
+fn level_rank(names: &ScopeNames, scope: &str) -> usize {
+    [names.read(), names.write(), names.destructive()]
+        .iter()
+        .position(|s| *s == scope)
+        .unwrap_or(usize::MAX)
+}
+
+impl ToolServer {
+    /// The error that answers a call of `tool` by `caller` when its token may not make it
+    /// (the HTTP edge refuses such a call first, with 403; this is the second line).
+    pub(super) fn refuse(&self, tool: &ToolInfo, caller: &Caller) -> Option<ErrorData> {
+        let names = self.scopes.as_ref()?;
+        let needed = names.required(tool);
+        if needed.granted_by(caller.scopes()) {
+            return None;
+        }
+        Some(ErrorData::new(
+            rmcp::model::ErrorCode(-32003),
+            format!(
+                "Forbidden: calling tool {} needs scope \"{needed}\", which the access token does not grant",
+                tool.name()
+            ),
+            None,
+        ))
+    }
+
+    /// The `tools/list` page of the tools `caller` may call.
+    pub(super) fn list_for(
+        &self,
+        names: &ScopeNames,
+        caller: &Caller,
+        cursor: Option<&str>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let allowed: Vec<&Tool> = self
+            .offered
+            .iter()
+            .filter(|tool| {
+                self.registry
+                    .get(&tool.name)
+                    .is_some_and(|info| names.permits(info, caller.scopes()))
+            })
+            .collect();
+        self.page(allowed, cursor)
+    }
+}

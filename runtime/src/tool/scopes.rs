@@ -1,0 +1,232 @@
+//! The OAuth scopes a tool needs: by default the one its hints imply (read-only, write,
+//! destructive, in that order of power), or the ones it names with `#[tool(scopes = [...])]`.
+
+use std::fmt;
+
+use crate::Hints;
+use crate::tool::ToolInfo;
+
+/// The names of the three scopes the hints imply, ordered: a token with the write scope may
+/// also call read-only tools, one with the destructive scope may call every tool whose hints
+/// decide.
+///
+/// | tool | scope needed (default name) |
+/// | --- | --- |
+/// | read-only | `tools:read` |
+/// | not read-only, not destructive | `tools:write` |
+/// | destructive | `tools:destructive` |
+///
+/// ```
+/// use toolsmith::{Hints, ScopeNames};
+///
+/// let names = ScopeNames::default();
+/// assert_eq!(names.for_hints(Hints::READ_ONLY), "tools:read");
+/// assert_eq!(names.for_hints(Hints::DEFAULT), "tools:destructive");
+/// let custom = ScopeNames::new("notes.read", "notes.write", "notes.admin");
+/// assert_eq!(custom.for_hints(Hints::READ_ONLY), "notes.read");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScopeNames {
+    levels: [String; 3],
+}
+
+impl Default for ScopeNames {
+    fn default() -> Self {
+        ScopeNames::new("tools:read", "tools:write", "tools:destructive")
+    }
+}
+
+impl ScopeNames {
+    /// The names of the read, write and destructive scopes.
+    ///
+    /// ```
+    /// let names = toolsmith::ScopeNames::new("read", "write", "admin");
+    /// assert_eq!(names.destructive(), "admin");
+    /// ```
+    pub fn new(
+        read: impl Into<String>,
+        write: impl Into<String>,
+        destructive: impl Into<String>,
+    ) -> Self {
+        ScopeNames {
+            levels: [read.into(), write.into(), destructive.into()],
+        }
+    }
+
+    /// The scope of read-only tools.
+    ///
+    /// ```
+    /// assert_eq!(toolsmith::ScopeNames::default().read(), "tools:read");
+    /// ```
+    pub fn read(&self) -> &str {
+        &self.levels[0]
+    }
+
+    /// The scope of tools that write but do not destroy.
+    ///
+    /// ```
+    /// assert_eq!(toolsmith::ScopeNames::default().write(), "tools:write");
+    /// ```
+    pub fn write(&self) -> &str {
+        &self.levels[1]
+    }
+
+    /// The scope of destructive tools.
+    ///
+    /// ```
+    /// assert_eq!(toolsmith::ScopeNames::default().destructive(), "tools:destructive");
+    /// ```
+    pub fn destructive(&self) -> &str {
+        &self.levels[2]
+    }
+
+    /// The scope that tools with these hints need.
+    ///
+    /// ```
+    /// let names = toolsmith::ScopeNames::default();
+    /// let additive = toolsmith::Hints { destructive: false, ..toolsmith::Hints::DEFAULT };
+    /// assert_eq!(names.for_hints(additive), "tools:write");
+    /// ```
+    pub fn for_hints(&self, hints: Hints) -> &str {
+        &self.levels[level(hints)]
+    }
+
+    /// What `tool` needs: the scopes it names, else its hints' scope.
+    ///
+    /// ```
+    /// let names = toolsmith::ScopeNames::default();
+    /// for tool in toolsmith::registry().tools() {
+    ///     println!("{} needs {}", tool.name(), names.required(tool));
+    /// }
+    /// ```
+    pub fn required<'a>(&'a self, tool: &ToolInfo) -> Required<'a> {
+        match tool.def().scopes {
+            [] => Required::Level(self, level(tool.hints())),
+            named => Required::Named(named),
+        }
+    }
+
+    /// Whether a token granting `granted` may call `tool`: it holds every scope the tool
+    /// names, or its hints' scope or a more powerful one.
+    ///
+    /// ```
+    /// let names = toolsmith::ScopeNames::default();
+    /// for tool in toolsmith::registry().tools() {
+    ///     assert!(names.permits(tool, &["tools:destructive"]) || !tool.scopes().is_empty());
+    /// }
+    /// ```
+    pub fn permits<S: AsRef<str>>(&self, tool: &ToolInfo, granted: &[S]) -> bool {
+        self.required(tool).granted_by(granted)
+    }
+
+    /// Every scope a server with `tools` may ask for: the three levels, then the scopes the
+    /// tools name, each once.
+    #[cfg(feature = "auth")]
+    pub(crate) fn supported<'t>(
+        &self,
+        tools: impl IntoIterator<Item = &'t ToolInfo>,
+    ) -> Vec<String> {
+        let mut all: Vec<String> = self.levels.to_vec();
+        for tool in tools {
+            for scope in tool.def().scopes {
+                if !all.iter().any(|s| s == scope) {
+                    all.push((*scope).to_owned());
+                }
+            }
+        }
+        all
+    }
+}
+
+/// The index of the level tools with `hints` need: 0 read, 1 write, 2 destructive.
+fn level(hints: Hints) -> usize {
+    if hints.read_only {
+        0
+    } else if hints.destructive {
+        2
+    } else {
+        1
+    }
+}
+
+/// The scopes a tool needs (see [`ScopeNames::required`]); displayed space-separated, as in
+/// an OAuth `scope` parameter.
+///
+/// ```
+/// let names = toolsmith::ScopeNames::default();
+/// for tool in toolsmith::registry().tools() {
+///     let needed = names.required(tool).to_string();
+///     assert!(!needed.is_empty());
+/// }
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub enum Required<'a> {
+    /// One of the hint levels: this one or a more powerful one.
+    Level(&'a ScopeNames, usize),
+    /// Every one of these.
+    Named(&'static [&'static str]),
+}
+
+impl Required<'_> {
+    /// Whether `granted` satisfies it.
+    ///
+    /// ```
+    /// let names = toolsmith::ScopeNames::default();
+    /// for tool in toolsmith::registry().tools() {
+    ///     assert!(!names.required(tool).granted_by::<&str>(&[]));
+    /// }
+    /// ```
+    pub fn granted_by<S: AsRef<str>>(&self, granted: &[S]) -> bool {
+        let has = |scope: &str| granted.iter().any(|g| g.as_ref() == scope);
+        match *self {
+            Required::Level(names, level) => names.levels[level..].iter().any(|s| has(s)),
+            Required::Named(scopes) => scopes.iter().all(|s| has(s)),
+        }
+    }
+
+    /// The scopes, in order (for a level, the one it names).
+    ///
+    /// ```
+    /// let names = toolsmith::ScopeNames::default();
+    /// for tool in toolsmith::registry().tools() {
+    ///     assert!(!names.required(tool).scopes().is_empty());
+    /// }
+    /// ```
+    pub fn scopes(&self) -> Vec<&str> {
+        match *self {
+            Required::Level(names, level) => vec![names.levels[level].as_str()],
+            Required::Named(scopes) => scopes.to_vec(),
+        }
+    }
+}
+
+impl fmt::Display for Required<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.scopes().join(" "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Required, ScopeNames};
+
+    #[test]
+    fn levels_are_ordered_and_named_scopes_are_all_needed() {
+        let names = ScopeNames::default();
+        let read = Required::Level(&names, 0);
+        let write = Required::Level(&names, 1);
+        let destroy = Required::Level(&names, 2);
+        assert!(read.granted_by(&["tools:read"]));
+        assert!(read.granted_by(&["tools:destructive"]));
+        assert!(write.granted_by(&["openid", "tools:write"]));
+        assert!(!write.granted_by(&["tools:read"]));
+        assert!(!destroy.granted_by(&["tools:read", "tools:write"]));
+        assert!(destroy.granted_by(&["tools:destructive"]));
+        let named = Required::Named(&["billing:admin", "billing:read"]);
+        assert!(!named.granted_by(&["billing:admin"]));
+        assert!(!named.granted_by(&["tools:destructive"]));
+        assert!(named.granted_by(&["billing:read", "billing:admin"]));
+        assert_eq!(named.to_string(), "billing:admin billing:read");
+        assert_eq!(write.to_string(), "tools:write");
+    }
+}

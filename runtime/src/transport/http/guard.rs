@@ -1,0 +1,253 @@
+//! Authorization at the HTTP edge (feature `auth`): the Protected Resource Metadata (RFC
+//! 9728), bearer tokens on every request to the MCP endpoint (401 when missing or invalid),
+//! and tool calls the token may not make (403 with `insufficient_scope`, before the tool is
+//! reached). What a tool needs is decided by the server, through [`Access`].
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::Response;
+use serde_json::Value;
+
+use crate::Caller;
+use crate::auth::{Auth, Verifier};
+
+/// The scopes `caller` lacks to call the tool named so, as an OAuth `scope` value; `None`
+/// when it may call it, or when no such tool is offered (the call is then answered as
+/// usual).
+pub(crate) type Access = Arc<dyn Fn(&Caller, &str) -> Option<String> + Send + Sync>;
+
+/// What the server tells the transport about authorization.
+#[derive(Clone)]
+pub(crate) struct GuardConfig {
+    pub(crate) auth: Auth,
+    /// Every scope a token may need, for the metadata.
+    pub(crate) scopes_supported: Vec<String>,
+    /// The scope a client without a token is told to ask for.
+    pub(crate) challenge: String,
+    pub(crate) access: Access,
+}
+
+impl std::fmt::Debug for GuardConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GuardConfig")
+            .field("auth", &self.auth)
+            .field("scopes_supported", &self.scopes_supported)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The guard of one server.
+pub(crate) struct Guard {
+    verifier: Verifier,
+    access: Access,
+    challenge: String,
+    /// The metadata document, served as is.
+    metadata: String,
+    /// Where clients find it.
+    metadata_url: String,
+}
+
+/// The path of the metadata document, before the resource's path.
+pub(super) const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
+
+impl Guard {
+    /// The guard of a server whose public URL is `resource`.
+    pub(crate) async fn new(config: GuardConfig, resource: &str) -> Result<Guard, crate::Error> {
+        let verifier = Verifier::new(&config.auth, resource).await?;
+        let metadata = serde_json::json!({
+            "resource": resource,
+            "authorization_servers": [config.auth.issuer],
+            "scopes_supported": config.scopes_supported,
+            "bearer_methods_supported": ["header"],
+        });
+        Ok(Guard {
+            verifier,
+            access: config.access,
+            challenge: config.challenge,
+            metadata: metadata.to_string(),
+            metadata_url: metadata_url(resource),
+        })
+    }
+
+    /// The metadata document's response.
+    pub(super) fn metadata(&self) -> Response {
+        let mut response = Response::new(Body::from(self.metadata.clone()));
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        response
+    }
+
+    /// The caller a request's bearer token stands for, or the 401 that answers it. Only the
+    /// `Authorization` header is read (never a query parameter).
+    pub(super) async fn authenticate(&self, headers: &HeaderMap) -> Result<Caller, Response> {
+        let Some(token) = bearer(headers) else {
+            let challenge = format!(
+                "Bearer resource_metadata=\"{}\", scope=\"{}\"",
+                self.metadata_url, self.challenge
+            );
+            return Err(refusal(
+                StatusCode::UNAUTHORIZED,
+                &challenge,
+                None,
+                UNAUTHORIZED,
+                "Unauthorized: send an OAuth bearer token in the Authorization header",
+            ));
+        };
+        self.verifier.verify(token).await.map_err(|why| {
+            let challenge = format!(
+                "Bearer error=\"invalid_token\", error_description=\"{}\", resource_metadata=\"{}\", scope=\"{}\"",
+                why.0, self.metadata_url, self.challenge
+            );
+            refusal(
+                StatusCode::UNAUTHORIZED,
+                &challenge,
+                None,
+                UNAUTHORIZED,
+                &format!("Unauthorized: {}", why.0),
+            )
+        })
+    }
+
+    /// The 403 that answers a call of `tool` by `caller`, when its token lacks what the tool
+    /// needs (`None` when it may call it); `id` is the request's.
+    pub(super) fn refusal_of(
+        &self,
+        caller: &Caller,
+        tool: &str,
+        id: Option<&Value>,
+    ) -> Option<Response> {
+        let needed = (self.access)(caller, tool)?;
+        tracing::info!(
+            tool,
+            subject = caller.subject().unwrap_or(""),
+            needed,
+            "tool call refused: insufficient scope"
+        );
+        let challenge = format!(
+            "Bearer error=\"insufficient_scope\", scope=\"{needed}\", resource_metadata=\"{}\", error_description=\"calling {tool} needs scope {needed}\"",
+            self.metadata_url
+        );
+        Some(refusal(
+            StatusCode::FORBIDDEN,
+            &challenge,
+            Some(id.cloned().unwrap_or(Value::Null)),
+            FORBIDDEN,
+            &format!(
+                "Forbidden: calling tool {tool} needs scope \"{needed}\", which the access token does not grant"
+            ),
+        ))
+    }
+}
+
+/// The JSON-RPC error code of a request refused for want of a valid token.
+const UNAUTHORIZED: i64 = -32001;
+/// The JSON-RPC error code of a call refused for want of a scope.
+const FORBIDDEN: i64 = -32003;
+
+/// The token of an `Authorization: Bearer <token>` header (the scheme in any case).
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+/// A refusal: the status, its `WWW-Authenticate` challenge, and a JSON-RPC error body
+/// (carrying the request's id when known).
+fn refusal(
+    status: StatusCode,
+    challenge: &str,
+    id: Option<Value>,
+    code: i64,
+    message: &str,
+) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id.unwrap_or(Value::Null),
+        "error": {"code": code, "message": message},
+    });
+    let mut response = Response::new(Body::from(body.to_string()));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    if let Ok(value) = HeaderValue::from_str(challenge) {
+        headers.insert(header::WWW_AUTHENTICATE, value);
+    }
+    response
+}
+
+/// The URL of the metadata of `resource` (RFC 9728 §3.1: the well-known path goes between
+/// the host and the resource's path).
+fn metadata_url(resource: &str) -> String {
+    let Some((scheme, rest)) = resource.split_once("://") else {
+        return WELL_KNOWN.to_owned();
+    };
+    let cut = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(cut);
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    let path = if path == "/" { "" } else { path };
+    format!("{scheme}://{authority}{WELL_KNOWN}{path}")
+}
+
+/// The local paths the metadata is served at: the bare well-known path, and with the
+/// endpoint's path and the public URL's path appended.
+pub(super) fn metadata_paths(endpoint: &str, resource: &str) -> Vec<String> {
+    let mut paths = vec![WELL_KNOWN.to_owned(), format!("{WELL_KNOWN}{endpoint}")];
+    let public = metadata_url(resource);
+    if let Some(at) = public.find(WELL_KNOWN) {
+        let path = public[at..].to_owned();
+        if !paths.contains(&path) {
+            paths.push(path);
+        }
+    }
+    paths
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::{HeaderMap, HeaderValue, header};
+
+    use super::{bearer, metadata_paths, metadata_url};
+
+    #[test]
+    fn metadata_sits_between_host_and_path() {
+        assert_eq!(
+            metadata_url("https://mcp.example.com/mcp"),
+            "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+        );
+        assert_eq!(
+            metadata_url("http://127.0.0.1:8000/"),
+            "http://127.0.0.1:8000/.well-known/oauth-protected-resource"
+        );
+        assert_eq!(
+            metadata_paths("/mcp", "https://x.example/tools/mcp"),
+            [
+                "/.well-known/oauth-protected-resource",
+                "/.well-known/oauth-protected-resource/mcp",
+                "/.well-known/oauth-protected-resource/tools/mcp"
+            ]
+        );
+    }
+
+    #[test]
+    fn only_a_bearer_header_carries_a_token() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(bearer(&headers), None);
+        headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Basic abc"));
+        assert_eq!(bearer(&headers), None);
+        headers.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("bearer abc.def"),
+        );
+        assert_eq!(bearer(&headers), Some("abc.def"));
+        headers.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer "));
+        assert_eq!(bearer(&headers), None);
+    }
+}

@@ -1,0 +1,724 @@
+//! Authorization over Streamable HTTP (feature `auth`), on real sockets: the Protected
+//! Resource Metadata, 401 for every kind of bad token (each with its `WWW-Authenticate`), 403
+//! for a call the token's scopes do not cover (the tool does not run), `tools/list` filtered
+//! per caller, the caller reaching the tool, and keys fetched from a JWKS URL at most once
+//! per interval. Keys and tokens are made here.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use toolsmith_tests::example_binary;
+use toolsmith_tests::http::{HttpServer, request};
+use toolsmith_tests::keys::{self, Key, claims, jwks};
+
+const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_server");
+const ISSUER: &str = "https://issuer.test/realms/notes";
+const VERSION: (&str, &str) = ("MCP-Protocol-Version", "2025-11-25");
+
+/// A server with authorization, its keys, and what tokens need.
+struct Guarded {
+    server: HttpServer,
+    rsa: Key,
+    ec: Key,
+    /// The public URL: the audience of good tokens.
+    resource: String,
+    _dir: TempDir,
+}
+
+impl Guarded {
+    async fn start(program: &str, extra: &[&str]) -> Guarded {
+        let (rsa, ec) = (Key::rsa("rsa-1"), Key::ec("ec-1"));
+        let dir = TempDir::new();
+        let file = dir.0.join("jwks.json");
+        std::fs::write(&file, jwks(&[&rsa, &ec])).unwrap();
+        let mut args = vec![
+            "--auth-issuer",
+            ISSUER,
+            "--auth-jwks",
+            file.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let server = HttpServer::start(program, &args).await;
+        let resource = format!("http://{}{}", server.addr, server.path);
+        Guarded {
+            server,
+            rsa,
+            ec,
+            resource,
+            _dir: dir,
+        }
+    }
+
+    fn token(&self, subject: &str, scope: &str) -> String {
+        self.rsa
+            .sign(&claims(ISSUER, &self.resource, subject, scope))
+    }
+
+    async fn post_as(&self, token: Option<&str>, body: &Value) -> toolsmith_tests::http::Response {
+        let bearer = token.map(|t| format!("Bearer {t}"));
+        let mut headers = vec![VERSION];
+        if let Some(bearer) = &bearer {
+            headers.push(("Authorization", bearer.as_str()));
+        }
+        self.server.post(body, &headers).await
+    }
+
+    fn metadata_url(&self) -> String {
+        format!(
+            "http://{}/.well-known/oauth-protected-resource{}",
+            self.server.addr, self.server.path
+        )
+    }
+}
+
+/// A directory removed when dropped.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new() -> TempDir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "toolsmith-auth-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn list() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+}
+
+fn call(id: u64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": name, "arguments": arguments}})
+}
+
+fn names(response: &toolsmith_tests::http::Response) -> Vec<String> {
+    let messages = response.messages();
+    let tools = messages.last().expect("a message")["result"]["tools"]
+        .as_array()
+        .expect("a tool list")
+        .clone();
+    let mut names: Vec<String> = tools
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn notes() -> String {
+    example_binary("notes").to_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn the_protected_resource_metadata_is_served_without_a_token() {
+    let guarded = Guarded::start(&notes(), &[]).await;
+    let addr = &guarded.server.addr;
+    for path in [
+        "/.well-known/oauth-protected-resource".to_owned(),
+        format!(
+            "/.well-known/oauth-protected-resource{}",
+            guarded.server.path
+        ),
+    ] {
+        let response = request(addr, "GET", &path, &[], "").await;
+        assert_eq!(response.status, 200, "{path}: {}", response.body);
+        assert!(
+            response
+                .header("content-type")
+                .unwrap()
+                .starts_with("application/json")
+        );
+        let metadata: Value = serde_json::from_str(&response.body).unwrap();
+        assert_eq!(metadata["resource"], guarded.resource.as_str());
+        assert_eq!(metadata["authorization_servers"], json!([ISSUER]));
+        assert_eq!(metadata["bearer_methods_supported"], json!(["header"]));
+        assert_eq!(
+            metadata["scopes_supported"],
+            json!(["tools:read", "tools:write", "tools:destructive"])
+        );
+    }
+    // Health stays open too; the endpoint does not.
+    assert_eq!(request(addr, "GET", "/healthz", &[], "").await.status, 200);
+}
+
+#[tokio::test]
+async fn every_bad_token_gets_401_with_its_challenge() {
+    let guarded = Guarded::start(&notes(), &[]).await;
+    let resource = guarded.resource.as_str();
+    let metadata = guarded.metadata_url();
+    let now = keys::now();
+    let good = claims(ISSUER, resource, "alice", "tools:read");
+    let with = |key: &str, value: Value| {
+        let mut claims = good.clone();
+        claims[key] = value;
+        claims
+    };
+    let stranger = Key::rsa("stranger");
+    let impostor = Key::ec("ec-1"); // a known kid, another key
+    let mut no_exp = good.clone();
+    no_exp.as_object_mut().unwrap().remove("exp");
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "wrong audience",
+            guarded
+                .rsa
+                .sign(&with("aud", json!("https://other.example/mcp"))),
+            "not meant for this server",
+        ),
+        (
+            "wrong issuer",
+            guarded
+                .rsa
+                .sign(&with("iss", json!("https://evil.example"))),
+            "issued",
+        ),
+        (
+            "expired",
+            guarded.ec.sign(&with("exp", json!(now - 600))),
+            "expired",
+        ),
+        (
+            "not yet valid",
+            guarded.rsa.sign(&with("nbf", json!(now + 600))),
+            "not valid yet",
+        ),
+        (
+            "bad signature",
+            keys::tampered(&guarded.rsa.sign(&good)),
+            "signature",
+        ),
+        ("alg none", keys::unsigned(&good), "algorithm"),
+        (
+            "HS256 with the public key's text",
+            keys::hs256(&good, keys::jwks(&[&guarded.rsa]).as_bytes()),
+            "algorithm",
+        ),
+        ("unknown kid", stranger.sign(&good), "does not know"),
+        ("known kid, other key", impostor.sign(&good), "signature"),
+        ("no exp", guarded.rsa.sign(&no_exp), "required claim"),
+        ("not a JWT", "not-a-token".to_owned(), "not a signed JWT"),
+    ];
+    for (what, token, reason) in &cases {
+        let response = guarded.post_as(Some(token), &list()).await;
+        assert_eq!(response.status, 401, "{what}: {}", response.body);
+        let challenge = response
+            .header("www-authenticate")
+            .unwrap_or_else(|| panic!("{what}: no challenge"));
+        assert!(challenge.starts_with("Bearer "), "{what}: {challenge}");
+        assert!(
+            challenge.contains("error=\"invalid_token\""),
+            "{what}: {challenge}"
+        );
+        assert!(
+            challenge.contains(&format!("resource_metadata=\"{metadata}\"")),
+            "{what}: {challenge}"
+        );
+        assert!(
+            challenge.contains("scope=\"tools:read\""),
+            "{what}: {challenge}"
+        );
+        assert!(
+            challenge.contains(reason),
+            "{what}: {challenge} should say {reason}"
+        );
+        assert_eq!(response.messages()[0]["error"]["code"], -32001, "{what}");
+    }
+    // No token at all: the challenge names no error.
+    let missing = guarded.post_as(None, &list()).await;
+    assert_eq!(missing.status, 401);
+    assert_eq!(
+        missing.header("www-authenticate"),
+        Some(format!("Bearer resource_metadata=\"{metadata}\", scope=\"tools:read\"").as_str())
+    );
+    // A token in the query is not read.
+    let token = guarded.token("alice", "tools:read");
+    let path = format!("{}?access_token={token}", guarded.server.path);
+    let headers = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        VERSION,
+    ];
+    let query = request(
+        &guarded.server.addr,
+        "POST",
+        &path,
+        &headers,
+        &list().to_string(),
+    )
+    .await;
+    assert_eq!(query.status, 401);
+    assert!(!query.header("www-authenticate").unwrap().contains("error="));
+    // Another scheme is no bearer token; neither is a GET without one.
+    let basic = guarded
+        .server
+        .post(
+            &list(),
+            &[VERSION, ("Authorization", "Basic YWxpY2U6c2VjcmV0")],
+        )
+        .await;
+    assert_eq!(basic.status, 401);
+    let get = request(&guarded.server.addr, "GET", &guarded.server.path, &[], "").await;
+    assert_eq!(get.status, 401);
+    // The good ones pass: RSA and EC, each scope level.
+    for (token, what) in [
+        (guarded.token("alice", "tools:read"), "RS256 read"),
+        (
+            guarded
+                .ec
+                .sign(&claims(ISSUER, resource, "bob", "tools:write")),
+            "ES256 write",
+        ),
+        (
+            guarded.rsa.sign_as(
+                &claims(ISSUER, resource, "carol", "tools:destructive"),
+                None,
+            ),
+            "no kid",
+        ),
+    ] {
+        let response = guarded.post_as(Some(&token), &list()).await;
+        assert_eq!(response.status, 200, "{what}: {}", response.body);
+    }
+}
+
+#[tokio::test]
+async fn a_read_token_cannot_delete_and_lists_only_reading_tools() {
+    let guarded = Guarded::start(&notes(), &[]).await;
+    let read = guarded.token("reader", "tools:read");
+    let write = guarded
+        .ec
+        .sign(&claims(ISSUER, &guarded.resource, "writer", "tools:write"));
+    let admin = guarded.token("admin", "tools:destructive");
+
+    let refused = guarded
+        .post_as(Some(&read), &call(7, "delete_note", json!({"note_id": 1})))
+        .await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    let challenge = refused.header("www-authenticate").unwrap();
+    assert!(
+        challenge.starts_with("Bearer error=\"insufficient_scope\""),
+        "{challenge}"
+    );
+    assert!(
+        challenge.contains("scope=\"tools:destructive\""),
+        "{challenge}"
+    );
+    assert!(challenge.contains(&format!("resource_metadata=\"{}\"", guarded.metadata_url())));
+    let body = &refused.messages()[0];
+    assert_eq!(body["id"], 7);
+    assert_eq!(body["jsonrpc"], "2.0");
+    assert_eq!(body["error"]["code"], -32003);
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("tools:destructive")
+    );
+    // The write level does not cover destructive tools either.
+    let refused = guarded
+        .post_as(Some(&write), &call(8, "delete_note", json!({"note_id": 1})))
+        .await;
+    assert_eq!(refused.status, 403);
+
+    // The note is still there.
+    let got = guarded
+        .post_as(Some(&admin), &call(9, "get_note", json!({"note_id": 1})))
+        .await;
+    assert_eq!(got.status, 200);
+    assert_eq!(got.messages()[0]["result"]["structuredContent"]["id"], 1);
+    assert_eq!(got.messages()[0]["result"]["isError"], json!(false));
+
+    // A write token creates; a read token may not.
+    let create = call(10, "create_note", json!({"title": "t", "body": "b"}));
+    assert_eq!(guarded.post_as(Some(&read), &create).await.status, 403);
+    let created = guarded.post_as(Some(&write), &create).await;
+    assert_eq!(created.status, 200, "{}", created.body);
+    assert_eq!(created.messages()[0]["result"]["isError"], json!(false));
+
+    // Lists: each caller sees what it may call.
+    let read_list = names(&guarded.post_as(Some(&read), &list()).await);
+    assert!(
+        read_list.contains(&"search_notes".to_owned())
+            && read_list.contains(&"get_note".to_owned())
+    );
+    assert!(
+        !read_list
+            .iter()
+            .any(|n| n == "create_note" || n == "delete_note"),
+        "{read_list:?}"
+    );
+    let write_list = names(&guarded.post_as(Some(&write), &list()).await);
+    assert!(
+        write_list.contains(&"create_note".to_owned())
+            && !write_list.contains(&"delete_note".to_owned())
+    );
+    let admin_list = names(&guarded.post_as(Some(&admin), &list()).await);
+    assert_eq!(admin_list.len(), read_list.len() + 2, "{admin_list:?}");
+    // Every tool a read token lists is read-only.
+    let schema = std::process::Command::new(notes())
+        .args(["tools", "--json"])
+        .output()
+        .unwrap();
+    let rows: Vec<Value> = serde_json::from_slice(&schema.stdout).unwrap();
+    let read_only: Vec<String> = rows
+        .iter()
+        .filter(|r| r["readOnly"] == true)
+        .map(|r| r["name"].as_str().unwrap().to_owned())
+        .collect();
+    let mut read_only = read_only;
+    read_only.sort();
+    assert_eq!(read_list, read_only);
+
+    // The destructive token deletes.
+    let deleted = guarded
+        .post_as(
+            Some(&admin),
+            &call(11, "delete_note", json!({"note_id": 1})),
+        )
+        .await;
+    assert_eq!(deleted.status, 200);
+    assert_eq!(deleted.messages()[0]["result"]["isError"], json!(false));
+}
+
+#[tokio::test]
+async fn the_caller_reaches_the_tool_and_named_scopes_are_all_needed() {
+    let guarded = Guarded::start(FIXTURE, &[]).await;
+    let mut claims = claims(
+        ISSUER,
+        &guarded.resource,
+        "alice",
+        "tools:read billing:admin",
+    );
+    claims["email"] = json!("alice@example.com");
+    let token = guarded.rsa.sign(&claims);
+    let me = guarded
+        .post_as(Some(&token), &call(1, "whoami", json!({})))
+        .await;
+    assert_eq!(me.status, 200, "{}", me.body);
+    let who = &me.messages()[0]["result"]["structuredContent"]["result"];
+    assert_eq!(who["subject"], "alice");
+    assert_eq!(who["scopes"], json!(["tools:read", "billing:admin"]));
+    assert_eq!(who["email"], "alice@example.com");
+    assert_eq!(who["anonymous"], false);
+
+    // `charge` names its scope: the hint levels do not grant it.
+    let admin = guarded.token("admin", "tools:destructive");
+    let refused = guarded
+        .post_as(Some(&admin), &call(2, "charge", json!({"cents": 5})))
+        .await;
+    assert_eq!(refused.status, 403);
+    assert!(
+        refused
+            .header("www-authenticate")
+            .unwrap()
+            .contains("scope=\"billing:admin\"")
+    );
+    let charged = guarded
+        .post_as(Some(&token), &call(3, "charge", json!({"cents": 5})))
+        .await;
+    assert_eq!(charged.status, 200);
+    assert_eq!(
+        charged.messages()[0]["result"]["content"][0]["text"],
+        "charged 5 cents"
+    );
+    // The metadata lists the named scope.
+    let metadata = request(
+        &guarded.server.addr,
+        "GET",
+        "/.well-known/oauth-protected-resource",
+        &[],
+        "",
+    )
+    .await;
+    let metadata: Value = serde_json::from_str(&metadata.body).unwrap();
+    assert!(
+        metadata["scopes_supported"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("billing:admin"))
+    );
+}
+
+#[tokio::test]
+async fn scope_names_and_audiences_come_from_flags_and_environment() {
+    let (rsa, ec) = (Key::rsa("rsa-1"), Key::ec("ec-1"));
+    let dir = TempDir::new();
+    let file = dir.0.join("jwks.json");
+    std::fs::write(&file, jwks(&[&rsa, &ec])).unwrap();
+    let server = HttpServer::start_with(
+        &notes(),
+        &["--scope-read", "notes.read", "--auth-audience", "notes-api"],
+        &[
+            ("TOOLSMITH_AUTH_ISSUER", ISSUER),
+            ("TOOLSMITH_AUTH_JWKS", file.to_str().unwrap()),
+            ("TOOLSMITH_SCOPE_DESTRUCTIVE", "notes.admin"),
+        ],
+    )
+    .await;
+    let token = rsa.sign(&claims(ISSUER, "notes-api", "alice", "notes.read"));
+    let bearer = format!("Bearer {token}");
+    let listed = server
+        .post(&list(), &[VERSION, ("Authorization", &bearer)])
+        .await;
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    assert!(names(&listed).contains(&"get_note".to_owned()));
+    let refused = server
+        .post(
+            &call(2, "delete_note", json!({"note_id": 1})),
+            &[VERSION, ("Authorization", &bearer)],
+        )
+        .await;
+    assert_eq!(refused.status, 403);
+    assert!(
+        refused
+            .header("www-authenticate")
+            .unwrap()
+            .contains("scope=\"notes.admin\"")
+    );
+    let missing = server.post(&list(), &[VERSION]).await;
+    assert!(
+        missing
+            .header("www-authenticate")
+            .unwrap()
+            .contains("scope=\"notes.read\"")
+    );
+}
+
+/// A JWKS served on a local port, counting its fetches; its keys can be changed.
+struct JwksServer {
+    url: String,
+    hits: Arc<AtomicUsize>,
+    body: Arc<std::sync::Mutex<String>>,
+}
+
+impl JwksServer {
+    async fn start(body: String) -> JwksServer {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/jwks.json", listener.local_addr().unwrap());
+        let hits = Arc::new(AtomicUsize::new(0));
+        let body = Arc::new(std::sync::Mutex::new(body));
+        let (counted, served) = (hits.clone(), body.clone());
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let mut buffer = [0u8; 4096];
+                let _ = stream.read(&mut buffer).await;
+                counted.fetch_add(1, Ordering::SeqCst);
+                let body = served.lock().unwrap().clone();
+                let response = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(response.as_bytes()).await;
+            }
+        });
+        JwksServer { url, hits, body }
+    }
+}
+
+#[tokio::test]
+async fn keys_from_a_url_are_fetched_again_on_an_unknown_kid_at_most_once_a_minute() {
+    let (first, rotated) = (Key::ec("first"), Key::ec("rotated"));
+    let jwks_server = JwksServer::start(jwks(&[&first])).await;
+    let server = HttpServer::start(
+        &notes(),
+        &["--auth-issuer", ISSUER, "--auth-jwks", &jwks_server.url],
+    )
+    .await;
+    let resource = format!("http://{}{}", server.addr, server.path);
+    assert_eq!(
+        jwks_server.hits.load(Ordering::SeqCst),
+        1,
+        "fetched at startup"
+    );
+    let post = |token: String| {
+        let server = &server;
+        async move {
+            let bearer = format!("Bearer {token}");
+            server
+                .post(&list(), &[VERSION, ("Authorization", &bearer)])
+                .await
+                .status
+        }
+    };
+    assert_eq!(
+        post(first.sign(&claims(ISSUER, &resource, "a", "tools:read"))).await,
+        200
+    );
+    // The issuer rotates its keys; within the minute, the set is not fetched again.
+    *jwks_server.body.lock().unwrap() = jwks(&[&first, &rotated]);
+    for _ in 0..5 {
+        assert_eq!(
+            post(rotated.sign(&claims(ISSUER, &resource, "a", "tools:read"))).await,
+            401
+        );
+    }
+    assert_eq!(
+        jwks_server.hits.load(Ordering::SeqCst),
+        1,
+        "no refetch within the minute"
+    );
+}
+
+#[tokio::test]
+async fn a_rotated_key_is_fetched_once_the_interval_is_over() {
+    let (first, rotated) = (Key::ec("first"), Key::rsa("rotated"));
+    let jwks_server = JwksServer::start(jwks(&[&first])).await;
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        probe.local_addr().unwrap().port()
+    };
+    let addr = format!("127.0.0.1:{port}");
+    let resource = format!("http://{addr}/mcp");
+    let auth = toolsmith::Auth::new(ISSUER, jwks_server.url.clone())
+        .refetch_interval(Duration::from_millis(300));
+    tokio::spawn(toolsmith::Server::new().auth(auth).serve_http(addr.clone()));
+    let bearer = |token: String| format!("Bearer {token}");
+    let status = |token: String| {
+        let (addr, bearer) = (addr.clone(), bearer(token));
+        async move {
+            let headers = [
+                ("Content-Type", "application/json"),
+                ("Accept", "application/json, text/event-stream"),
+                VERSION,
+                ("Authorization", bearer.as_str()),
+            ];
+            for _ in 0..100 {
+                if tokio::net::TcpStream::connect(&addr).await.is_ok() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            request(&addr, "POST", "/mcp", &headers, &list().to_string())
+                .await
+                .status
+        }
+    };
+    assert_eq!(
+        status(first.sign(&claims(ISSUER, &resource, "a", "tools:read"))).await,
+        200
+    );
+    *jwks_server.body.lock().unwrap() = jwks(&[&first, &rotated]);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let before = jwks_server.hits.load(Ordering::SeqCst);
+    assert_eq!(
+        status(rotated.sign(&claims(ISSUER, &resource, "a", "tools:read"))).await,
+        200
+    );
+    assert_eq!(
+        jwks_server.hits.load(Ordering::SeqCst),
+        before + 1,
+        "one fetch for the new kid"
+    );
+    // Unknown kids in a burst cause at most one more fetch.
+    let stranger = Key::ec("stranger");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let before = jwks_server.hits.load(Ordering::SeqCst);
+    for _ in 0..5 {
+        assert_eq!(
+            status(stranger.sign(&claims(ISSUER, &resource, "a", "tools:read"))).await,
+            401
+        );
+    }
+    assert_eq!(jwks_server.hits.load(Ordering::SeqCst), before + 1);
+}
+
+#[tokio::test]
+async fn a_plain_http_jwks_url_off_loopback_stops_startup() {
+    let output = tokio::process::Command::new(notes())
+        .args(["serve", "--http", "127.0.0.1:0", "--auth-issuer", ISSUER])
+        .args(["--auth-jwks", "http://login.example.com/jwks.json"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("plain http: use https"), "{stderr}");
+    let output = tokio::process::Command::new(notes())
+        .args(["serve", "--http", "127.0.0.1:0", "--auth-issuer", ISSUER])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "--auth-issuer needs --auth-jwks"
+    );
+}
+
+/// Who is calling, as the tool sees it.
+#[toolsmith::tool(read_only, closed_world)]
+fn caller_here(caller: toolsmith::Caller) -> String {
+    format!(
+        "{}:{}:{}",
+        caller.subject().unwrap_or("-"),
+        caller.scopes().join(","),
+        caller.is_anonymous()
+    )
+}
+
+#[tokio::test]
+async fn over_stdio_the_caller_is_the_anonymous_local_user() {
+    let client = toolsmith_tests::connect(toolsmith::Server::new()).await;
+    let result = toolsmith_tests::call(&client, "caller_here", json!({}))
+        .await
+        .expect("an answer");
+    assert_eq!(toolsmith_tests::text(&result), "-::true");
+    // Still an ordinary function.
+    assert_eq!(
+        caller_here(toolsmith::Caller::new("alice", ["tools:read"])),
+        "alice:tools:read:false"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_scope_name_with_a_space_stops_startup() {
+    let output = tokio::process::Command::new(notes())
+        .args(["serve", "--http", "127.0.0.1:0", "--auth-issuer", ISSUER])
+        .args([
+            "--auth-jwks",
+            "/nonexistent/jwks.json",
+            "--scope-write",
+            "tools write",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("not one OAuth scope token"), "{stderr}");
+}
+
+#[tokio::test]
+async fn a_missing_jwks_file_stops_startup() {
+    let output = tokio::process::Command::new(notes())
+        .args(["serve", "--http", "127.0.0.1:0", "--auth-issuer", ISSUER])
+        .args(["--auth-jwks", "/nonexistent/jwks.json"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("the JWKS file /nonexistent/jwks.json cannot be used"),
+        "{stderr}"
+    );
+}
