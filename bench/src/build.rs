@@ -137,6 +137,43 @@ debug = false
         Ok(vec![binary.display().to_string()])
     }
 
+    /// Writes and builds (release) the crate `bench-<name>` with these dependencies and
+    /// `main.rs`, or writes `server.py` when `dependencies` is empty; returns the program.
+    pub fn release_program(
+        &self,
+        name: &str,
+        dependencies: &str,
+        source: &str,
+    ) -> Result<PathBuf, String> {
+        let dir = self.bench_dir().join(name);
+        std::fs::create_dir_all(dir.join("src")).map_err(|e| e.to_string())?;
+        let write = |path: PathBuf, text: &str| {
+            if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
+                return Ok(());
+            }
+            std::fs::write(&path, text).map_err(|e| e.to_string())
+        };
+        if dependencies.is_empty() {
+            let script = dir.join("server.py");
+            write(script.clone(), source)?;
+            return Ok(script);
+        }
+        let manifest = format!(
+            "[package]\nname = \"bench-{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\n{dependencies}\n[profile.release]\ndebug = false\n\n[workspace]\n"
+        );
+        write(dir.join("Cargo.toml"), &manifest)?;
+        write(dir.join("src/main.rs"), source)?;
+        if !dir.join("Cargo.lock").exists() {
+            std::fs::copy(self.root.join("Cargo.lock"), dir.join("Cargo.lock"))
+                .map_err(|e| e.to_string())?;
+        }
+        self.cargo(&dir, &["build", "--release"])?;
+        Ok(self
+            .target_dir()
+            .join("release")
+            .join(format!("bench-{name}")))
+    }
+
     /// The build figures of one Rust fixture.
     pub fn build_figures(&self, kind: Kind, tools: usize) -> Result<BuildFigures, String> {
         let dir = self.write(kind, tools)?;

@@ -4,5 +4,6 @@
 
 pub mod build;
 pub mod fixtures;
+pub mod http;
 pub mod load;
 pub mod report;

@@ -419,7 +419,7 @@ fn settled_cpu_time(pid: u32) -> Duration {
 /// CPU time of `pid`, all threads, exited ones included: its process CPU-time clock
 /// (`clock_getcpuclockid`, nanoseconds, up to date even for a thread that is running right
 /// now), else user + system time in clock ticks (`/proc/<pid>/stat`); zero elsewhere.
-fn cpu_time(pid: u32) -> Duration {
+pub fn cpu_time(pid: u32) -> Duration {
     let mut clock: libc::clockid_t = 0;
     let mut now = libc::timespec {
         tv_sec: 0,
@@ -465,7 +465,7 @@ fn clock_ticks() -> f64 {
 }
 
 /// Peak RSS (`VmHWM`) of `pid` in kB (Linux `/proc`; zero elsewhere).
-fn peak_rss(pid: u32) -> u64 {
+pub fn peak_rss(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|status| {

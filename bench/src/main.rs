@@ -49,6 +49,31 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// The HTTP benchmark: toolsmith, rmcp, FastMCP and a hyper ceiling over Streamable HTTP,
+    /// loaded by wrk (see BENCHMARKS.md).
+    Http {
+        /// Rounds; each runs every server once, interleaved.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+        /// Tools of the fixture.
+        #[arg(long, default_value_t = 200)]
+        tools: usize,
+        /// Keep-alive connections of the load runs.
+        #[arg(long, value_delimiter = ',', default_value = "1,16,64,256")]
+        connections: Vec<usize>,
+        /// Seconds per load run.
+        #[arg(long, default_value_t = 3)]
+        seconds: u64,
+        /// Connections held open for the memory figure.
+        #[arg(long, default_value_t = 1000)]
+        rss_connections: usize,
+        /// A Python with `fastmcp` installed, to include FastMCP (skipped otherwise).
+        #[arg(long)]
+        fastmcp_python: Option<String>,
+        /// Where to write the JSON results.
+        #[arg(long, default_value = "target/bench/http-results.json")]
+        json: String,
+    },
     /// Rewrite the small fixture binaries of this crate (src/bin/fixture_*.rs, 3 tools).
     WriteSmallFixtures,
     /// Measure one server command (`-- CMD ARGS...`) whose tools are `tool_0`..`tool_{T-1}`.
@@ -87,6 +112,34 @@ fn run(mut cli: Cli) -> Result<(), String> {
                 .map_err(|e| e.to_string())?;
             eprintln!("wrote {}", path.display());
         }
+        return Ok(());
+    }
+    if let Some(Cmd::Http {
+        rounds,
+        tools,
+        connections,
+        seconds,
+        rss_connections,
+        fastmcp_python,
+        json,
+    }) = cli.command.take()
+    {
+        let options = toolsmith_bench::http::Options {
+            rounds,
+            tools,
+            connections,
+            duration: std::time::Duration::from_secs(seconds),
+            rss_connections,
+            fastmcp_python,
+        };
+        let results = toolsmith_bench::http::run(&options)?;
+        print!("{}", toolsmith_bench::http::table(&results));
+        if let Some(parent) = std::path::Path::new(&json).parent() {
+            std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+        }
+        let text = serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?;
+        std::fs::write(&json, text).map_err(|e| e.to_string())?;
+        eprintln!("results written to {json}");
         return Ok(());
     }
     if let Some(Cmd::Load {

@@ -354,54 +354,64 @@ async fn sequential_calls_on_one_connection_are_answered_without_delay() {
     stream.set_nodelay(true).unwrap();
     let (read, mut write) = stream.into_split();
     let mut read = BufReader::new(read);
-    let mut took = Vec::new();
-    for id in 0..50 {
-        // With progress asked for, the answer streams as SSE: several writes per answer,
-        // each of which Nagle's algorithm would hold back for the client's delayed ACK.
-        let mut request = call(id, "steps", json!({"steps": 1}));
-        request["params"]["_meta"] = json!({"progressToken": id});
-        let body = request.to_string();
-        let head = format!(
-            "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n",
-            server.path,
-            server.addr,
-            body.len()
-        );
-        let start = std::time::Instant::now();
-        write
-            .write_all(format!("{head}{body}").as_bytes())
-            .await
-            .unwrap();
-        let mut chunked = false;
-        loop {
-            let mut line = String::new();
-            read.read_line(&mut line).await.unwrap();
-            chunked |= line
-                .to_ascii_lowercase()
-                .starts_with("transfer-encoding: chunked");
-            if line == "\r\n" {
-                break;
+    // Nagle's algorithm against delayed ACKs costs ~40 ms on every call of every round; a
+    // machine busy with other work can slow one round of 50 past 2 ms, so a round gets up to
+    // three tries.
+    let mut p50s = Vec::new();
+    for round in 0..3u64 {
+        let mut took = Vec::new();
+        for id in round * 50..round * 50 + 50 {
+            // With progress asked for, the answer streams as SSE: several writes per answer,
+            // each of which Nagle's algorithm would hold back for the client's delayed ACK.
+            let mut request = call(id, "steps", json!({"steps": 1}));
+            request["params"]["_meta"] = json!({"progressToken": id});
+            let body = request.to_string();
+            let head = format!(
+                "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n",
+                server.path,
+                server.addr,
+                body.len()
+            );
+            let start = std::time::Instant::now();
+            write
+                .write_all(format!("{head}{body}").as_bytes())
+                .await
+                .unwrap();
+            let mut chunked = false;
+            loop {
+                let mut line = String::new();
+                read.read_line(&mut line).await.unwrap();
+                chunked |= line
+                    .to_ascii_lowercase()
+                    .starts_with("transfer-encoding: chunked");
+                if line == "\r\n" {
+                    break;
+                }
             }
-        }
-        assert!(chunked, "an SSE answer");
-        let mut events = String::new();
-        loop {
-            let mut size = String::new();
-            read.read_line(&mut size).await.unwrap();
-            let size = usize::from_str_radix(size.trim(), 16).unwrap();
-            let mut chunk = vec![0; size + 2];
-            read.read_exact(&mut chunk).await.unwrap();
-            if size == 0 {
-                break;
+            assert!(chunked, "an SSE answer");
+            let mut events = String::new();
+            loop {
+                let mut size = String::new();
+                read.read_line(&mut size).await.unwrap();
+                let size = usize::from_str_radix(size.trim(), 16).unwrap();
+                let mut chunk = vec![0; size + 2];
+                read.read_exact(&mut chunk).await.unwrap();
+                if size == 0 {
+                    break;
+                }
+                events.push_str(&String::from_utf8_lossy(&chunk[..size]));
             }
-            events.push_str(&String::from_utf8_lossy(&chunk[..size]));
+            took.push(start.elapsed());
+            assert!(events.contains("\"result\""), "{events}");
         }
-        took.push(start.elapsed());
-        assert!(events.contains("\"result\""), "{events}");
+        took.sort();
+        let p50 = took[took.len() / 2];
+        if p50 < Duration::from_millis(2) {
+            return;
+        }
+        p50s.push(p50);
     }
-    took.sort();
-    let p50 = took[took.len() / 2];
-    assert!(p50 < Duration::from_millis(2), "p50 {p50:?}");
+    panic!("the p50 of 50 sequential calls was over 2 ms in every round: {p50s:?}");
 }
 
 #[tokio::test]
@@ -435,4 +445,105 @@ async fn each_request_is_logged_at_debug_without_its_arguments() {
         !logs.contains(secret),
         "arguments are never logged:\n{logs}"
     );
+}
+
+#[tokio::test]
+async fn sse_responses_when_asked_for() {
+    let server = HttpServer::start(FIXTURE, &["--sse-responses"]).await;
+    let got = server
+        .post(&call(3, "add", json!({"a": 2, "b": 3})), &[VERSION])
+        .await;
+    assert_eq!(got.status, 200, "{}", got.body);
+    assert!(
+        got.header("content-type")
+            .is_some_and(|t| t.starts_with("text/event-stream")),
+        "{:?}",
+        got.headers
+    );
+    let messages = got.messages();
+    assert_eq!(messages.last().unwrap()["id"], 3);
+    assert_eq!(result(&messages)["content"][0]["text"], "5");
+    let plain = HttpServer::start(FIXTURE, &[]).await;
+    let got = plain
+        .post(&call(4, "add", json!({"a": 2, "b": 3})), &[VERSION])
+        .await;
+    assert_eq!(got.header("content-type"), Some("application/json"));
+}
+
+/// The requests of the HTTP differential test: successes, tool errors, bad arguments,
+/// content blocks, lists, ids of both kinds.
+fn differential_script() -> Vec<Value> {
+    let mut script = vec![
+        call(1, "add", json!({"a": 2, "b": 40})),
+        call(2, "echo", json!({"text": "héllo \"quoted\""})),
+        call(3, "failing", json!({})),
+        call(4, "refusing", json!({})),
+        call(5, "panicky", json!({"n": 3})),
+        call(6, "add", json!({"a": "two"})),
+        call(7, "add", json!({"a": 1, "b": 2, "c": 3})),
+        call(8, "no_such_tool", json!({})),
+        call(9, "image", json!({})),
+        call(10, "mixed", json!({})),
+        call(11, "by_hand", json!({})),
+        call(12, "nothing", json!({})),
+        call(13, "overflow", json!({})),
+        call(14, "whoami", json!({})),
+        call(15, "timed", json!({"ms": 1})),
+        json!({"jsonrpc": "2.0", "id": "list-1", "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": 16, "method": "tools/list", "params": {}}),
+        json!({"jsonrpc": "2.0", "id": "s", "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 1}}}),
+        json!({"jsonrpc": "2.0", "id": 17, "method": "tools/call", "params": {"name": "add"}}),
+    ];
+    script.push(json!({"jsonrpc": "2.0", "id": 18, "method": "ping"}));
+    script
+}
+
+#[tokio::test]
+async fn the_short_way_answers_exactly_as_rmcp_does() {
+    let env = [("TOOLSMITH_LOG", "info,toolsmith=debug")];
+    let short = HttpServer::start_with(FIXTURE, &[], &env).await;
+    let rmcp = HttpServer::start_with(FIXTURE, &[], &[("TOOLSMITH_TEST_NO_FAST_PATH", "1")]).await;
+    for request in differential_script() {
+        let a = short.post(&request, &[VERSION]).await;
+        let b = rmcp.post(&request, &[VERSION]).await;
+        assert_eq!(a.status, b.status, "{request}");
+        assert_eq!(
+            a.header("content-type"),
+            b.header("content-type"),
+            "{request}"
+        );
+        let (a, b) = (a.messages(), b.messages());
+        assert_eq!(a, b, "{request}");
+        assert_eq!(a.len(), 1, "{request}");
+    }
+    // The short way was taken, and only for what it plainly accepts.
+    let logged = || short.stderr.lock().unwrap().clone();
+    let before = logged().matches("short=true").count();
+    assert!(before >= 10, "{}", logged());
+    let with_origin = short
+        .post(
+            &call(20, "add", json!({"a": 1, "b": 2})),
+            &[VERSION, ("Origin", "http://localhost:5173")],
+        )
+        .await;
+    assert_eq!(result(&with_origin.messages())["content"][0]["text"], "3");
+    let with_progress = {
+        let mut request = call(21, "add", json!({"a": 1, "b": 2}));
+        request["params"]["_meta"] = json!({"progressToken": 1});
+        short.post(&request, &[VERSION]).await
+    };
+    assert_eq!(result(&with_progress.messages())["content"][0]["text"], "3");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(
+        logged().matches("short=true").count(),
+        before,
+        "{}",
+        logged()
+    );
+    // A plain call takes it again.
+    short
+        .post(&call(22, "add", json!({"a": 1, "b": 2})), &[VERSION])
+        .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(logged().matches("short=true").count(), before + 1);
 }

@@ -73,6 +73,9 @@ struct HttpArgs {
     /// Keep a session per client (Mcp-Session-Id) instead of serving statelessly.
     #[arg(long, env = "TOOLSMITH_SESSIONS")]
     sessions: bool,
+    /// Answer each POST with a server-sent event stream instead of one JSON body.
+    #[arg(long, env = "TOOLSMITH_SSE_RESPONSES")]
+    sse_responses: bool,
     /// The largest request body accepted, in bytes.
     #[arg(long, value_name = "BYTES", env = "TOOLSMITH_MAX_BODY", default_value_t = crate::DEFAULT_MAX_BODY)]
     max_body: usize,
@@ -160,6 +163,7 @@ pub(super) fn serve(server: Server, args: ServeArgs) -> Serving {
         let mut server = server
             .http_path(http.http_path)
             .sessions(http.sessions)
+            .sse_responses(http.sse_responses)
             .max_body(http.max_body);
         if let Some(url) = http.public_url {
             server = server.public_url(url);

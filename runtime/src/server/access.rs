@@ -109,7 +109,7 @@ fn level_rank(names: &ScopeNames, scope: &str) -> usize {
 impl ToolServer {
     /// The error that answers a call of `tool` by `caller` when its token may not make it
     /// (the HTTP edge refuses such a call first, with 403; this is the second line).
-    pub(super) fn refuse(&self, tool: &ToolInfo, caller: &Caller) -> Option<ErrorData> {
+    pub(crate) fn refuse(&self, tool: &ToolInfo, caller: &Caller) -> Option<ErrorData> {
         let names = self.scopes.as_ref()?;
         let needed = names.required(tool);
         if needed.granted_by(caller.scopes()) {
@@ -126,7 +126,7 @@ impl ToolServer {
     }
 
     /// The `tools/list` page of the tools `caller` may call.
-    pub(super) fn list_for(
+    pub(crate) fn list_for(
         &self,
         names: &ScopeNames,
         caller: &Caller,

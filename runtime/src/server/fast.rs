@@ -392,7 +392,7 @@ impl Fast {
 }
 
 /// The response to a call, in the shape of revisions before 2026-07-28.
-fn response(
+pub(super) fn response(
     id: RequestId,
     result: Result<rmcp::model::CallToolResult, rmcp::ErrorData>,
 ) -> TxJsonRpcMessage<RoleServer> {

@@ -3,8 +3,12 @@
 
 use std::net::{SocketAddr, ToSocketAddrs};
 
+use std::sync::Arc;
+
 use super::Server;
+use super::fast_http::HttpShortcut;
 use crate::Error;
+use crate::transport::http::Shortcut;
 
 impl Server {
     /// Serves over Streamable HTTP at `addr` (port 0 picks a free port; the URL is logged as
@@ -29,6 +33,7 @@ impl Server {
         let mut config = std::mem::take(&mut self.http);
         #[cfg(feature = "auth")]
         let auth = self.clone();
+        let short_way = !self.no_fast_path && !config.sessions && !config.sse;
         #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
         let mut handler = self.handler()?;
         #[cfg(feature = "auth")]
@@ -41,7 +46,10 @@ impl Server {
         );
         let in_flight = handler.in_flight.clone();
         let idle = move || in_flight.load(std::sync::atomic::Ordering::Acquire) == 0;
-        crate::transport::http::serve(move || handler.for_session(), config, idle)
+        // Stateless JSON tool requests take the short way, unless turned off (tests compare).
+        let shortcut: Option<Arc<dyn Shortcut>> =
+            short_way.then(|| Arc::new(HttpShortcut(handler.for_session())) as Arc<dyn Shortcut>);
+        crate::transport::http::serve(move || handler.for_session(), config, shortcut, idle)
             .await
             .map_err(Error::from)
     }
@@ -107,6 +115,18 @@ impl Server {
     /// ```
     pub fn sessions(mut self, on: bool) -> Self {
         self.http.sessions = on;
+        self
+    }
+
+    /// Answers each POST with a server-sent event stream (`text/event-stream`) instead of one
+    /// JSON body; sessions always do. Stateless JSON is the default: no stream to keep open.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().sse_responses(true);
+    /// # let _ = server;
+    /// ```
+    pub fn sse_responses(mut self, on: bool) -> Self {
+        self.http.sse = on;
         self
     }
 

@@ -7,6 +7,8 @@
 mod access;
 mod dispatch;
 mod fast;
+#[cfg(feature = "http")]
+mod fast_http;
 mod handler;
 #[cfg(feature = "http")]
 mod http;

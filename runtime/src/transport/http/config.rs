@@ -28,6 +28,8 @@ pub(crate) struct HttpConfig {
     pub(crate) allowed_hosts: Vec<String>,
     pub(crate) allowed_origins: Vec<String>,
     pub(crate) sessions: bool,
+    /// Answer each POST with an SSE stream instead of one JSON body (stateless).
+    pub(crate) sse: bool,
     pub(crate) max_body: usize,
     /// Authorization, when on.
     #[cfg(feature = "auth")]
@@ -43,6 +45,7 @@ impl Default for HttpConfig {
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             sessions: false,
+            sse: false,
             max_body: DEFAULT_MAX_BODY,
             #[cfg(feature = "auth")]
             guard: None,
@@ -67,22 +70,15 @@ impl HttpConfig {
         public: &str,
         stop: CancellationToken,
     ) -> StreamableHttpServerConfig {
-        let mut hosts: Vec<String> = LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect();
+        let hosts = self.hosts(local, public);
         let mut origins: Vec<String> = LOOPBACK_ORIGINS.iter().map(|o| (*o).to_owned()).collect();
-        if let Some((origin, authority)) = origin_of(public) {
-            hosts.push(authority.clone());
-            hosts.push(host_of(&authority).to_owned());
+        if let Some((origin, _)) = origin_of(public) {
             origins.push(origin);
         }
-        if !local.ip().is_unspecified() {
-            hosts.push(local.to_string());
-        }
-        hosts.extend(self.allowed_hosts.iter().cloned());
         origins.extend(self.allowed_origins.iter().cloned());
-        hosts.dedup();
         StreamableHttpServerConfig::default()
             .with_legacy_session_mode(self.sessions)
-            .with_json_response(!self.sessions)
+            .with_json_response(!self.sessions && !self.sse)
             .with_allowed_hosts(hosts)
             .with_allowed_origins(origins)
             .enforce_origin_validation()
@@ -90,6 +86,23 @@ impl HttpConfig {
             // check is the same bound, as a second line.
             .with_max_request_body_bytes(self.max_body)
             .with_cancellation_token(stop)
+    }
+}
+
+impl HttpConfig {
+    /// The `Host`s accepted: loopback, the public URL's, the bound address, and those added.
+    pub(super) fn hosts(&self, local: SocketAddr, public: &str) -> Vec<String> {
+        let mut hosts: Vec<String> = LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect();
+        if let Some((_, authority)) = origin_of(public) {
+            hosts.push(authority.clone());
+            hosts.push(host_of(&authority).to_owned());
+        }
+        if !local.ip().is_unspecified() {
+            hosts.push(local.to_string());
+        }
+        hosts.extend(self.allowed_hosts.iter().cloned());
+        hosts.dedup();
+        hosts
     }
 }
 

@@ -8,6 +8,7 @@
 mod config;
 #[cfg(feature = "auth")]
 pub(crate) mod guard;
+mod shortcut;
 
 use std::borrow::Cow;
 use std::future::Future;
@@ -29,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use config::DEFAULT_MAX_BODY;
 pub(crate) use config::HttpConfig;
+pub(crate) use shortcut::{Answer, Shortcut};
 
 /// How long calls in flight may take to finish once a stop was asked for.
 const GRACE: Duration = Duration::from_secs(10);
@@ -39,6 +41,7 @@ const GRACE: Duration = Duration::from_secs(10);
 pub(crate) async fn serve<S, F>(
     make: F,
     config: HttpConfig,
+    shortcut: Option<Arc<dyn Shortcut>>,
     idle: impl Fn() -> bool,
 ) -> std::io::Result<()>
 where
@@ -80,6 +83,8 @@ where
     };
     let edge = Arc::new(Edge {
         max_body: config.max_body,
+        shortcut,
+        hosts: config.hosts(local, &public),
         #[cfg(feature = "auth")]
         endpoint: path.clone(),
         #[cfg(feature = "auth")]
@@ -152,6 +157,10 @@ fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
 /// What every request passes through before rmcp.
 struct Edge {
     max_body: usize,
+    /// Stateless JSON `tools/call` and `tools/list`, answered by the server directly.
+    shortcut: Option<Arc<dyn Shortcut>>,
+    /// The `Host`s rmcp accepts, for the short way's plain check.
+    hosts: Vec<String>,
     /// The MCP endpoint's path.
     #[cfg(feature = "auth")]
     endpoint: String,
@@ -244,6 +253,25 @@ async fn screen(
         let id = shape.id.and_then(|id| serde_json::from_str(id.get()).ok());
         if let Some(refused) = guard.refusal_of(caller, name, id.as_ref()) {
             return Err(refused);
+        }
+    }
+    if let Some(shortcut) = &edge.shortcut
+        && let Some(shape) = &shape
+        && matches!(shape.method.as_deref(), Some("tools/call" | "tools/list"))
+        && shortcut::plain(&parts.headers, &edge.hosts)
+    {
+        let caller = parts
+            .extensions
+            .get::<crate::Caller>()
+            .cloned()
+            .unwrap_or_default();
+        if let Some(answer) = shortcut.answer(&bytes, caller) {
+            let mut response = Response::new(Body::from(answer.await));
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                header::HeaderValue::from_static("application/json"),
+            );
+            return Err(response);
         }
     }
     Ok(Request::from_parts(parts, Body::from(bytes)))
