@@ -45,6 +45,9 @@ impl HttpKind {
 
     /// The dependencies of its crate (none for FastMCP).
     pub fn dependencies(self, root: &str) -> String {
+        if self == HttpKind::FastMcp {
+            return String::new();
+        }
         let common = "serde = { version = \"1.0.229\", features = [\"derive\"] }\nserde_json = { version = \"1.0.154\", features = [\"raw_value\"] }\ntokio = { version = \"1.54.1\", features = [\"rt-multi-thread\", \"macros\", \"net\"] }\n";
         let own = match self {
             HttpKind::Toolsmith => format!(

@@ -1,7 +1,8 @@
 //! Checking a bearer token: a JWT signed by one of the issuer's keys with an accepted
 //! algorithm, issued by the issuer, for this server, and valid now.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
 
 use jsonwebtoken::{Algorithm, DecodingKey, Validation, decode, decode_header};
 use serde_json::{Map, Value};
@@ -32,7 +33,13 @@ pub(crate) struct Rejected(pub(crate) &'static str);
 pub(crate) struct Verifier {
     keys: KeySet,
     validation: Validation,
+    /// Tokens already verified, with their caller and `exp`: a client sends the same token
+    /// with every request, and checking a signature costs far more than serving a call.
+    verified: Mutex<HashMap<Box<str>, (Caller, u64)>>,
 }
+
+/// The most verified tokens kept; past it, expired ones are dropped, then all.
+const KEPT: usize = 4096;
 
 impl Verifier {
     /// A verifier for `auth`'s issuer, accepting tokens for `resource` (the server's public
@@ -53,11 +60,42 @@ impl Verifier {
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         validation.validate_nbf = true;
         validation.leeway = super::LEEWAY.as_secs();
-        Ok(Verifier { keys, validation })
+        Ok(Verifier {
+            keys,
+            validation,
+            verified: Mutex::default(),
+        })
     }
 
-    /// The caller `token` stands for, or why it is refused.
+    /// The caller `token` stands for, or why it is refused. A token verified before is
+    /// taken from the cache until its `exp` (never past it).
     pub(crate) async fn verify(&self, token: &str) -> Result<Caller, Rejected> {
+        let now = jsonwebtoken::get_current_timestamp();
+        if let Some((caller, exp)) = self.lock().get(token)
+            && now < *exp
+        {
+            return Ok(caller.clone());
+        }
+        let caller = self.check(token).await?;
+        if let Some(exp) = caller.claim("exp").and_then(Value::as_u64) {
+            let mut verified = self.lock();
+            if verified.len() >= KEPT {
+                verified.retain(|_, (_, exp)| now < *exp);
+                if verified.len() >= KEPT {
+                    verified.clear();
+                }
+            }
+            verified.insert(token.into(), (caller.clone(), exp));
+        }
+        Ok(caller)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, (Caller, u64)>> {
+        self.verified.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Verifies `token` in full.
+    async fn check(&self, token: &str) -> Result<Caller, Rejected> {
         let header = decode_header(token).map_err(|_| match named_algorithm(token) {
             Some(_) => Rejected("the token's signature algorithm is not accepted"),
             None => Rejected("the token is not a signed JWT"),
@@ -143,7 +181,31 @@ fn caller(claims: Map<String, Value>) -> Caller {
 mod tests {
     use serde_json::json;
 
-    use super::caller;
+    use super::{Verifier, caller};
+    use crate::Caller;
+    use crate::auth::Auth;
+
+    #[tokio::test]
+    async fn a_verified_token_is_kept_until_its_exp_and_never_past_it() {
+        let file = std::env::temp_dir().join(format!("toolsmith-jwks-{}.json", std::process::id()));
+        std::fs::write(&file, r#"{"keys": []}"#).unwrap();
+        let auth = Auth::new("https://issuer.test", file.display().to_string());
+        let verifier = Verifier::new(&auth, "http://127.0.0.1:1/mcp")
+            .await
+            .unwrap();
+        std::fs::remove_file(&file).unwrap();
+        let now = jsonwebtoken::get_current_timestamp();
+        let alice = Caller::new("alice", ["tools:read"]);
+        verifier
+            .lock()
+            .insert("fresh".into(), (alice.clone(), now + 100));
+        verifier
+            .lock()
+            .insert("stale".into(), (alice.clone(), now - 1));
+        assert_eq!(verifier.verify("fresh").await, Ok(alice));
+        // Past its exp, the token is checked again in full (and this one is no JWT).
+        assert!(verifier.verify("stale").await.is_err());
+    }
 
     #[test]
     fn scopes_come_from_scope_or_scp() {
