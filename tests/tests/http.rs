@@ -499,6 +499,29 @@ fn differential_script() -> Vec<Value> {
 }
 
 #[tokio::test]
+async fn the_short_way_streams_exactly_as_rmcp_does() {
+    let env = [("TOOLSMITH_LOG", "info,toolsmith=debug")];
+    let short = HttpServer::start_with(FIXTURE, &["--sse-responses"], &env).await;
+    let rmcp = HttpServer::start_with(
+        FIXTURE,
+        &["--sse-responses"],
+        &[("TOOLSMITH_TEST_NO_FAST_PATH", "1")],
+    )
+    .await;
+    for request in differential_script() {
+        let a = short.post(&request, &[VERSION]).await;
+        let b = rmcp.post(&request, &[VERSION]).await;
+        assert_eq!(a.status, b.status, "{request}");
+        for name in ["content-type", "cache-control", "x-accel-buffering"] {
+            assert_eq!(a.header(name), b.header(name), "{name} of {request}");
+        }
+        assert_eq!(a.messages(), b.messages(), "{request}");
+    }
+    let logged = short.stderr.lock().unwrap().clone();
+    assert!(logged.matches("short=true").count() >= 10, "{logged}");
+}
+
+#[tokio::test]
 async fn the_short_way_answers_exactly_as_rmcp_does() {
     let env = [("TOOLSMITH_LOG", "info,toolsmith=debug")];
     let short = HttpServer::start_with(FIXTURE, &[], &env).await;

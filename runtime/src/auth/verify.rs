@@ -35,8 +35,11 @@ pub(crate) struct Verifier {
     validation: Validation,
     /// Tokens already verified, with their caller and `exp`: a client sends the same token
     /// with every request, and checking a signature costs far more than serving a call.
-    verified: Mutex<HashMap<Box<str>, (Caller, u64)>>,
+    verified: Mutex<Verified>,
 }
+
+/// Verified tokens by their text.
+type Verified = HashMap<Box<str>, (Caller, u64), foldhash::fast::RandomState>;
 
 /// The most verified tokens kept; past it, expired ones are dropped, then all.
 const KEPT: usize = 4096;
@@ -90,7 +93,7 @@ impl Verifier {
         Ok(caller)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, (Caller, u64)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Verified> {
         self.verified.lock().unwrap_or_else(|e| e.into_inner())
     }
 

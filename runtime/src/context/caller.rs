@@ -27,11 +27,19 @@ use serde_json::{Map, Value};
 /// assert_eq!(whoami(alice), "alice");
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Caller {
+pub struct Caller(Option<Arc<Holder>>);
+
+/// A token's holder (the local user has none: cloning and making a `Caller` cost nothing
+/// then).
+#[derive(Debug, PartialEq)]
+struct Holder {
     subject: Option<String>,
-    scopes: Arc<[String]>,
-    claims: Arc<Map<String, Value>>,
+    scopes: Vec<String>,
+    claims: Map<String, Value>,
 }
+
+/// No claims, for the local user.
+static NO_CLAIMS: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
 
 impl Caller {
     /// The local user: no subject, no scopes, no claims.
@@ -54,11 +62,11 @@ impl Caller {
         subject: impl Into<String>,
         scopes: impl IntoIterator<Item = S>,
     ) -> Self {
-        Caller {
+        Caller(Some(Arc::new(Holder {
             subject: Some(subject.into()),
             scopes: scopes.into_iter().map(Into::into).collect(),
-            claims: Arc::default(),
-        }
+            claims: Map::new(),
+        })))
     }
 
     /// The same caller with these token claims.
@@ -69,9 +77,20 @@ impl Caller {
     /// let caller = toolsmith::Caller::new("alice", ["tools:read"]).with_claims(claims);
     /// assert_eq!(caller.claim("email").and_then(|v| v.as_str()), Some("alice@example.com"));
     /// ```
-    pub fn with_claims(mut self, claims: Map<String, Value>) -> Self {
-        self.claims = Arc::new(claims);
-        self
+    pub fn with_claims(self, claims: Map<String, Value>) -> Self {
+        let holder = match self.0 {
+            Some(holder) => Arc::try_unwrap(holder).unwrap_or_else(|shared| Holder {
+                subject: shared.subject.clone(),
+                scopes: shared.scopes.clone(),
+                claims: Map::new(),
+            }),
+            None => Holder {
+                subject: None,
+                scopes: Vec::new(),
+                claims: Map::new(),
+            },
+        };
+        Caller(Some(Arc::new(Holder { claims, ..holder })))
     }
 
     /// The token's subject (`sub`); `None` for the local user.
@@ -80,7 +99,7 @@ impl Caller {
     /// assert_eq!(toolsmith::Caller::anonymous().subject(), None);
     /// ```
     pub fn subject(&self) -> Option<&str> {
-        self.subject.as_deref()
+        self.0.as_ref()?.subject.as_deref()
     }
 
     /// Whether this is the local user (no token).
@@ -89,7 +108,9 @@ impl Caller {
     /// assert!(!toolsmith::Caller::new("alice", ["tools:read"]).is_anonymous());
     /// ```
     pub fn is_anonymous(&self) -> bool {
-        self.subject.is_none() && self.scopes.is_empty() && self.claims.is_empty()
+        self.0.as_ref().is_none_or(|h| {
+            h.subject.is_none() && h.scopes.is_empty() && h.claims.is_empty()
+        })
     }
 
     /// The scopes the token grants, as it lists them (`scope` or `scp`).
@@ -99,7 +120,7 @@ impl Caller {
     /// assert_eq!(caller.scopes(), ["tools:read".to_owned()]);
     /// ```
     pub fn scopes(&self) -> &[String] {
-        &self.scopes
+        self.0.as_ref().map_or(&[], |h| &h.scopes)
     }
 
     /// Whether the token grants `scope` itself (the order of the hint scopes is not applied
@@ -109,7 +130,7 @@ impl Caller {
     /// assert!(!toolsmith::Caller::anonymous().has_scope("tools:read"));
     /// ```
     pub fn has_scope(&self, scope: &str) -> bool {
-        self.scopes.iter().any(|s| s == scope)
+        self.scopes().iter().any(|s| s == scope)
     }
 
     /// Every claim of the token (empty for the local user).
@@ -118,7 +139,7 @@ impl Caller {
     /// assert!(toolsmith::Caller::anonymous().claims().is_empty());
     /// ```
     pub fn claims(&self) -> &Map<String, Value> {
-        &self.claims
+        self.0.as_ref().map_or(&NO_CLAIMS, |h| &h.claims)
     }
 
     /// One claim of the token.
@@ -127,6 +148,6 @@ impl Caller {
     /// assert_eq!(toolsmith::Caller::anonymous().claim("sub"), None);
     /// ```
     pub fn claim(&self, name: &str) -> Option<&Value> {
-        self.claims.get(name)
+        self.claims().get(name)
     }
 }

@@ -33,7 +33,7 @@ impl Server {
         let mut config = std::mem::take(&mut self.http);
         #[cfg(feature = "auth")]
         let auth = self.clone();
-        let short_way = !self.no_fast_path && !config.sessions && !config.sse;
+        let short_way = !self.no_fast_path && !config.sessions;
         #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
         let mut handler = self.handler()?;
         #[cfg(feature = "auth")]
@@ -46,7 +46,7 @@ impl Server {
         );
         let in_flight = handler.in_flight.clone();
         let idle = move || in_flight.load(std::sync::atomic::Ordering::Acquire) == 0;
-        // Stateless JSON tool requests take the short way, unless turned off (tests compare).
+        // Stateless tool requests take the short way, unless turned off (tests compare).
         let shortcut: Option<Arc<dyn Shortcut>> =
             short_way.then(|| Arc::new(HttpShortcut(handler.for_session())) as Arc<dyn Shortcut>);
         crate::transport::http::serve(move || handler.for_session(), config, shortcut, idle)

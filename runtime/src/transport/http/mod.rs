@@ -84,6 +84,7 @@ where
     let edge = Arc::new(Edge {
         max_body: config.max_body,
         shortcut,
+        sse: config.sse,
         hosts: config.hosts(local, &public),
         #[cfg(feature = "auth")]
         endpoint: path.clone(),
@@ -159,6 +160,8 @@ struct Edge {
     max_body: usize,
     /// Stateless JSON `tools/call` and `tools/list`, answered by the server directly.
     shortcut: Option<Arc<dyn Shortcut>>,
+    /// Answers are server-sent event streams, not JSON bodies.
+    sse: bool,
     /// The `Host`s rmcp accepts, for the short way's plain check.
     hosts: Vec<String>,
     /// The MCP endpoint's path.
@@ -266,12 +269,7 @@ async fn screen(
             .cloned()
             .unwrap_or_default();
         if let Some(answer) = shortcut.answer(&bytes, caller) {
-            let mut response = Response::new(Body::from(answer.await));
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                header::HeaderValue::from_static("application/json"),
-            );
-            return Err(response);
+            return Err(shortcut::respond(answer.await, edge.sse));
         }
     }
     Ok(Request::from_parts(parts, Body::from(bytes)))

@@ -1,6 +1,6 @@
 //! The short way for the requests that make up nearly all traffic: a stateless
 //! `tools/call` or `tools/list` whose headers are plainly acceptable is answered by the
-//! server directly, as one JSON body, instead of through rmcp's per-request service. What the
+//! server directly, as one JSON body (or one event), instead of through rmcp's per-request service. What the
 //! short way does not plainly accept (an `Origin`, an unusual `Host`, a protocol revision
 //! with per-request headers, a request asking for progress, ...) goes to rmcp, which checks
 //! it in full and answers it.
@@ -8,7 +8,9 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use axum::http::{HeaderMap, header};
+use axum::body::Body;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::Response;
 
 use crate::Caller;
 
@@ -59,6 +61,32 @@ pub(super) fn plain(headers: &HeaderMap, hosts: &[String]) -> bool {
     }
     let host_ok = text(header::HOST).is_some_and(|host| host_allowed(host, hosts));
     revision_ok && json_body && json && sse && host_ok
+}
+
+/// The HTTP response carrying `message`: a JSON body, or (`sse`) a stream of that one event,
+/// with the headers rmcp sends.
+pub(super) fn respond(message: Vec<u8>, sse: bool) -> Response {
+    if !sse {
+        let mut response = Response::new(Body::from(message));
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        return response;
+    }
+    let mut event = Vec::with_capacity(message.len() + 8);
+    event.extend_from_slice(b"data: ");
+    event.extend_from_slice(&message);
+    event.extend_from_slice(b"\n\n");
+    let mut response = Response::new(Body::from(event));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
 }
 
 /// `host` is an allowed entry, or an entry without a port followed by `:<port>`.
