@@ -292,6 +292,7 @@ async fn every_bad_token_gets_401_with_its_challenge() {
     ] {
         let response = guarded.post_as(Some(&token), &list()).await;
         assert_eq!(response.status, 200, "{what}: {}", response.body);
+        assert_eq!(response.header("www-authenticate"), None, "{what}");
     }
 }
 
@@ -721,4 +722,47 @@ async fn a_missing_jwks_file_stops_startup() {
         stderr.contains("the JWKS file /nonexistent/jwks.json cannot be used"),
         "{stderr}"
     );
+}
+
+#[tokio::test]
+async fn with_authorization_the_short_way_answers_as_rmcp_does() {
+    let (rsa, ec) = (Key::rsa("rsa-1"), Key::ec("ec-1"));
+    let dir = TempDir::new();
+    let file = dir.0.join("jwks.json");
+    std::fs::write(&file, jwks(&[&rsa, &ec])).unwrap();
+    let args = [
+        "--auth-issuer",
+        ISSUER,
+        "--auth-jwks",
+        file.to_str().unwrap(),
+        "--auth-audience",
+        "fixture",
+    ];
+    let short = HttpServer::start(FIXTURE, &args).await;
+    let rmcp =
+        HttpServer::start_with(FIXTURE, &args, &[("TOOLSMITH_TEST_NO_FAST_PATH", "1")]).await;
+    for scope in [
+        "tools:read",
+        "tools:write billing:admin",
+        "tools:destructive",
+    ] {
+        let token = ec.sign(&claims(ISSUER, "fixture", "alice", scope));
+        let bearer = format!("Bearer {token}");
+        for request in [
+            list(),
+            call(2, "whoami", json!({})),
+            call(3, "charge", json!({"cents": 1})),
+            call(4, "count", json!({})),
+            call(5, "add", json!({"a": 1, "b": 2})),
+        ] {
+            let headers = [VERSION, ("Authorization", bearer.as_str())];
+            let (a, b) = (
+                short.post(&request, &headers).await,
+                rmcp.post(&request, &headers).await,
+            );
+            assert_eq!(a.status, b.status, "{scope}: {request}");
+            assert_eq!(a.header("www-authenticate"), b.header("www-authenticate"));
+            assert_eq!(a.messages(), b.messages(), "{scope}: {request}");
+        }
+    }
 }

@@ -108,9 +108,9 @@ impl Caller {
     /// assert!(!toolsmith::Caller::new("alice", ["tools:read"]).is_anonymous());
     /// ```
     pub fn is_anonymous(&self) -> bool {
-        self.0.as_ref().is_none_or(|h| {
-            h.subject.is_none() && h.scopes.is_empty() && h.claims.is_empty()
-        })
+        self.0
+            .as_ref()
+            .is_none_or(|h| h.subject.is_none() && h.scopes.is_empty() && h.claims.is_empty())
     }
 
     /// The scopes the token grants, as it lists them (`scope` or `scp`).
