@@ -114,15 +114,16 @@ fn run(mut cli: Cli) -> Result<(), String> {
         }
         return Ok(());
     }
-    if let Some(Cmd::Http {
-        rounds,
-        tools,
-        connections,
-        seconds,
-        rss_connections,
-        fastmcp_python,
-        json,
-    }) = cli.command.take()
+    if let Some(Cmd::Http { .. }) = cli.command
+        && let Some(Cmd::Http {
+            rounds,
+            tools,
+            connections,
+            seconds,
+            rss_connections,
+            fastmcp_python,
+            json,
+        }) = cli.command.take()
     {
         let options = toolsmith_bench::http::Options {
             rounds,
