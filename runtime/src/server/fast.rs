@@ -12,7 +12,6 @@
 //! serialized once). Cancellation follows rmcp's rule: a cancelled call gets no response.
 //! See BENCHMARKS.md for what this buys.
 
-use std::borrow::Cow;
 use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
@@ -24,14 +23,13 @@ use std::time::{Duration, Instant};
 use rmcp::RoleServer;
 use rmcp::model::{
     CallToolRequestParams, ClientNotification, ErrorData, JsonRpcMessage, PaginatedRequestParams,
-    ProgressToken, RequestId, ServerResult,
+    ProgressToken, RequestId,
 };
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+use super::envelope::{ToolMethod, response, tool_request};
 use super::handler::{CallSetup, ToolServer};
 use super::lifecycle::{Admit, Lifecycle, Requests, id_in_use};
 use crate::transport::stdio::{Outbox, Shortcut};
@@ -133,37 +131,15 @@ impl Fast {
     /// or anything odd (an unknown member, params that are not an object), is left to the
     /// normal path (`false`), which validates it in full.
     fn try_raw(self: &Arc<Self>, line: &[u8]) -> bool {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Envelope<'a> {
-            #[serde(borrow)]
-            jsonrpc: Cow<'a, str>,
-            id: Option<RequestId>,
-            #[serde(borrow)]
-            method: Option<Cow<'a, str>>,
-            #[serde(borrow)]
-            params: Option<&'a RawValue>,
-        }
-
-        let Ok(envelope) = serde_json::from_slice::<Envelope>(line) else {
+        let Some((id, method, params)) = tool_request(line) else {
             return false;
         };
-        let (Some(id), Some(method)) = (envelope.id, envelope.method) else {
-            return false;
-        };
-        let params = envelope.params.map_or("{}", RawValue::get);
-        if envelope.jsonrpc != "2.0" || !params.starts_with('{') {
-            return false;
-        }
-        if !matches!(&*method, "tools/call" | "tools/list") {
-            return false;
-        }
         if !self.requests.is_free(&id) {
             self.refuse(id_in_use(&id), id);
             return true;
         }
-        match &*method {
-            "tools/call" => {
+        match method {
+            ToolMethod::Call => {
                 let Ok(params) = serde_json::from_str::<CallToolRequestParams>(params) else {
                     return false;
                 };
@@ -176,7 +152,7 @@ impl Fast {
                 self.call(id, params, progress);
                 true
             }
-            _ => {
+            ToolMethod::List => {
                 let Ok(params) = serde_json::from_str::<PaginatedRequestParams>(params) else {
                     return false;
                 };
@@ -388,19 +364,5 @@ impl Fast {
             );
         }
         self.requests.cancel_all();
-    }
-}
-
-/// The response to a call, in the shape of revisions before 2026-07-28.
-pub(super) fn response(
-    id: RequestId,
-    result: Result<rmcp::model::CallToolResult, rmcp::ErrorData>,
-) -> TxJsonRpcMessage<RoleServer> {
-    match result {
-        Ok(mut result) => {
-            result.result_type = None;
-            TxJsonRpcMessage::<RoleServer>::response(ServerResult::CallToolResult(result), id)
-        }
-        Err(error) => TxJsonRpcMessage::<RoleServer>::error(error, Some(id)),
     }
 }

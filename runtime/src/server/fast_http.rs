@@ -3,18 +3,15 @@
 //! the handler, in exactly the JSON rmcp's service would send (the stdio fast path's
 //! serialization). Anything else is left to rmcp.
 
-use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::task::Poll;
 
 use rmcp::model::{CallToolRequestParams, PaginatedRequestParams, RequestId};
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
-use super::fast::response;
+use super::envelope::{ToolMethod, response, tool_request};
 use super::handler::{CallSetup, ToolServer};
 use crate::Caller;
 use crate::transport::http::{Answer, Shortcut};
@@ -24,28 +21,10 @@ pub(crate) struct HttpShortcut(pub(crate) ToolServer);
 
 impl Shortcut for HttpShortcut {
     fn answer(&self, body: &[u8], caller: Caller) -> Option<Answer> {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Envelope<'a> {
-            #[serde(borrow)]
-            jsonrpc: Cow<'a, str>,
-            id: Option<RequestId>,
-            #[serde(borrow)]
-            method: Option<Cow<'a, str>>,
-            #[serde(borrow)]
-            params: Option<&'a RawValue>,
-        }
-
-        let envelope = serde_json::from_slice::<Envelope>(body).ok()?;
-        let (id, method) = (envelope.id?, envelope.method?);
-        let params = envelope.params.map_or("{}", RawValue::get);
-        if envelope.jsonrpc != "2.0" || !params.starts_with('{') {
-            return None;
-        }
-        match &*method {
-            "tools/call" => self.call(id, params, caller),
-            "tools/list" => self.list(id, params, &caller),
-            _ => None,
+        let (id, method, params) = tool_request(body)?;
+        match method {
+            ToolMethod::Call => self.call(id, params, caller),
+            ToolMethod::List => self.list(id, params, &caller),
         }
     }
 }

@@ -1,11 +1,14 @@
 //! Serving the registry: the [`Server`] builder and its entry points (here), the handler rmcp
 //! drives (`handler.rs`), running one call under its timeout and cancellation
-//! (`dispatch.rs`), the serving policy (`policy.rs`), and the tools fast path that wraps a
-//! transport (`fast.rs`). `session.rs` joins a transport and the handler into one session.
+//! (`dispatch.rs`), the serving policy (`policy.rs`), the tools fast path that wraps a
+//! transport (`fast.rs`, and `fast_http.rs` for HTTP's short way; `envelope.rs` is what both
+//! read and write), and authorization by scope (`access.rs`). `session.rs` joins a transport
+//! and the handler into one session.
 
 #[cfg(feature = "auth")]
 mod access;
 mod dispatch;
+mod envelope;
 mod fast;
 #[cfg(feature = "http")]
 mod fast_http;
