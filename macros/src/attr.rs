@@ -283,46 +283,19 @@ fn text(cx: &Ctxt, slot: &mut Option<Text>, entry: &Entry, non_empty: bool) {
 }
 
 fn tags(cx: &Ctxt, slot: &mut Option<Vec<LitStr>>, entry: &Entry) {
-    const FORM: &str = "`tags` takes a list of string literals: `tags = [\"search\", \"read\"]`";
-    let array = match entry.value.as_ref().map(|(_, v)| ungroup(v)) {
-        Some(Expr::Array(array)) => array,
-        Some(other) => return cx.error_spanned_by(other, FORM),
-        None => return cx.error_spanned_by(&entry.key, FORM),
+    let list = crate::list::StringList {
+        key: "tags",
+        item: "tag",
+        form: "`tags` takes a list of string literals: `tags = [\"search\", \"read\"]`",
+        empty: "`tags` is empty: list at least one tag, or remove the key",
     };
-    if slot.is_some() {
-        return cx.error_spanned_by(entry.tokens(), "`tags` is given twice: list every tag once");
-    }
-    if array.elems.is_empty() {
-        return cx.error_spanned_by(
-            array,
-            "`tags` is empty: list at least one tag, or remove the key",
-        );
-    }
-    let mut tags: Vec<LitStr> = Vec::new();
-    let mut clean = true;
-    for elem in &array.elems {
-        let Expr::Lit(ExprLit {
-            lit: Lit::Str(lit), ..
-        }) = ungroup(elem)
-        else {
-            cx.error_spanned_by(elem, FORM);
-            clean = false;
-            continue;
-        };
-        let value = lit.value();
-        if value.trim().is_empty() {
-            cx.error_spanned_by(lit, "empty tag: write a word, or remove it");
-            clean = false;
-        } else if tags.iter().any(|t| t.value() == value) {
-            cx.error_spanned_by(lit, format!("tag {value:?} is given twice: remove one"));
-            clean = false;
+    list.read(cx, slot, entry, |tag| {
+        if tag.trim().is_empty() {
+            Err("empty tag: write a word, or remove it".into())
         } else {
-            tags.push(lit.clone());
+            Ok(())
         }
-    }
-    if clean {
-        *slot = Some(tags);
-    }
+    });
 }
 
 fn timeout(cx: &Ctxt, slot: &mut Option<(u64, LitStr)>, entry: &Entry) {

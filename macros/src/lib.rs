@@ -12,6 +12,7 @@ mod docs;
 mod expand;
 mod icon;
 mod invoke;
+mod list;
 mod scopes;
 mod valid;
 

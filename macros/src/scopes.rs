@@ -2,57 +2,21 @@
 //! the one the hints imply. Each is one scope token (RFC 6749: printable ASCII, no space, no
 //! `"` or `\`), given once.
 
-use syn::{Expr, ExprLit, Lit, LitStr};
+use syn::LitStr;
 
-use crate::attr::{Entry, ungroup};
+use crate::attr::Entry;
 use crate::ctxt::Ctxt;
-
-const FORM: &str = "`scopes` takes a list of string literals: `scopes = [\"billing:admin\"]`";
+use crate::list::StringList;
 
 /// Reads a `scopes = [...]` entry into `slot`, reporting every mistake in it.
 pub fn scopes(cx: &Ctxt, slot: &mut Option<Vec<LitStr>>, entry: &Entry) {
-    let array = match entry.value.as_ref().map(|(_, v)| ungroup(v)) {
-        Some(Expr::Array(array)) => array,
-        Some(other) => return cx.error_spanned_by(other, FORM),
-        None => return cx.error_spanned_by(&entry.key, FORM),
+    let list = StringList {
+        key: "scopes",
+        item: "scope",
+        form: "`scopes` takes a list of string literals: `scopes = [\"billing:admin\"]`",
+        empty: "`scopes` is empty: list the scopes a caller needs, or remove the key to use the hints' scope",
     };
-    if slot.is_some() {
-        return cx.error_spanned_by(
-            entry.tokens(),
-            "`scopes` is given twice: list every scope once",
-        );
-    }
-    if array.elems.is_empty() {
-        return cx.error_spanned_by(
-            array,
-            "`scopes` is empty: list the scopes a caller needs, or remove the key to use the hints' scope",
-        );
-    }
-    let mut scopes: Vec<LitStr> = Vec::new();
-    let mut clean = true;
-    for elem in &array.elems {
-        let Expr::Lit(ExprLit {
-            lit: Lit::Str(lit), ..
-        }) = ungroup(elem)
-        else {
-            cx.error_spanned_by(elem, FORM);
-            clean = false;
-            continue;
-        };
-        let value = lit.value();
-        if let Err(why) = check(&value) {
-            cx.error_spanned_by(lit, why);
-            clean = false;
-        } else if scopes.iter().any(|s| s.value() == value) {
-            cx.error_spanned_by(lit, format!("scope {value:?} is given twice: remove one"));
-            clean = false;
-        } else {
-            scopes.push(lit.clone());
-        }
-    }
-    if clean {
-        *slot = Some(scopes);
-    }
+    list.read(cx, slot, entry, check);
 }
 
 /// Whether `scope` is one scope token.
