@@ -70,7 +70,7 @@ pub async fn request(
         .await
         .expect("the response ends within 20 s")
         .unwrap();
-    parse(&raw)
+    Response::parse(&raw).expect("a status line")
 }
 
 /// A JSON-RPC POST with the headers every client sends.
@@ -83,31 +83,34 @@ pub async fn post(addr: &str, path: &str, body: &Value, extra: &[(&str, &str)]) 
     request(addr, "POST", path, &headers, &body.to_string()).await
 }
 
-fn parse(raw: &[u8]) -> Response {
-    let text = String::from_utf8_lossy(raw);
-    let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let mut lines = head.lines();
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-        .expect("a status line");
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
-        .collect();
-    let chunked = headers
-        .iter()
-        .any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
-    let body = if chunked {
-        dechunk(rest)
-    } else {
-        rest.to_owned()
-    };
-    Response {
-        status,
-        headers,
-        body,
+impl Response {
+    /// A whole HTTP/1.1 response as read off the socket (its body de-chunked); `None` when
+    /// it has no status line.
+    pub fn parse(raw: &[u8]) -> Option<Response> {
+        let text = String::from_utf8_lossy(raw);
+        let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let mut lines = head.lines();
+        let status = lines
+            .next()
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|s| s.parse().ok())?;
+        let headers: Vec<(String, String)> = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(n, v)| (n.trim().to_owned(), v.trim().to_owned()))
+            .collect();
+        let chunked = headers
+            .iter()
+            .any(|(n, v)| n.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+        let body = if chunked {
+            dechunk(rest)
+        } else {
+            rest.to_owned()
+        };
+        Some(Response {
+            status,
+            headers,
+            body,
+        })
     }
 }
 

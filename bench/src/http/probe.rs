@@ -6,6 +6,7 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use toolsmith_tests::http::Response;
 
 /// Waits until `addr` accepts connections (at most `limit`).
 pub fn wait_ready(addr: &str, limit: Duration) -> Result<(), String> {
@@ -34,39 +35,12 @@ pub fn post(addr: &str, body: &str, token: Option<&str>) -> Result<Value, String
         .map_err(|e| e.to_string())?;
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).map_err(|e| e.to_string())?;
-    let text = String::from_utf8_lossy(&raw);
-    let (head, rest) = text.split_once("\r\n\r\n").ok_or("no HTTP response")?;
-    if !head.starts_with("HTTP/1.1 200") {
-        return Err(format!("answered {}", head.lines().next().unwrap_or("")));
+    let response = Response::parse(&raw).ok_or("no HTTP response")?;
+    if response.status != 200 {
+        return Err(format!("answered {}: {}", response.status, response.body));
     }
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        dechunk(rest)
-    } else {
-        rest.to_owned()
-    };
-    let json = body
-        .lines()
-        .filter_map(|l| l.strip_prefix("data:"))
-        .map(str::trim)
-        .rfind(|d| d.starts_with('{'))
-        .map_or(body.trim().to_owned(), str::to_owned);
-    serde_json::from_str(&json).map_err(|e| format!("not JSON ({e}): {body}"))
-}
-
-fn dechunk(mut rest: &str) -> String {
-    let mut body = String::new();
-    while let Some((size, after)) = rest.split_once("\r\n") {
-        let Ok(size) = usize::from_str_radix(size.trim(), 16) else {
-            break;
-        };
-        if size == 0 || after.len() < size {
-            break;
-        }
-        body.push_str(&after[..size]);
-        rest = after[size..].trim_start_matches("\r\n");
-    }
-    body
+    response
+        .messages()
+        .pop()
+        .ok_or_else(|| format!("no JSON-RPC message in {}", response.body))
 }
