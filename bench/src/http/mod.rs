@@ -65,6 +65,8 @@ pub struct Sample {
 pub struct Results {
     pub tools: usize,
     pub samples: Vec<Sample>,
+    /// Connections held open for the memory figure.
+    pub rss_connections: usize,
     /// Peak RSS (kB) with `rss_connections` open connections, by server, per round.
     pub rss_kb: BTreeMap<String, Vec<u64>>,
     /// Server CPU per call (µs) at 64 connections without and with authorization, per round.
@@ -250,6 +252,7 @@ pub fn run(options: &Options) -> Result<Results, String> {
     let list_script = wrk::script(&scratch, "list", &list_body(), None)?;
     let mut results = Results {
         tools: options.tools,
+        rss_connections: options.rss_connections,
         ..Results::default()
     };
     for round in 1..=options.rounds {

@@ -97,7 +97,8 @@ pub fn table(results: &Results) -> String {
     }
     let _ = writeln!(
         out,
-        "\nPeak RSS with 1,000 open connections calling (MiB, median of rounds)\n"
+        "\nPeak RSS with {} open connections calling (MiB, median of rounds)\n",
+        results.rss_connections
     );
     let _ = writeln!(out, "| server | peak RSS |\n| --- | ---: |");
     for (server, kb) in &results.rss_kb {
@@ -152,7 +153,8 @@ pub fn table(results: &Results) -> String {
     );
     let _ = writeln!(
         out,
-        "| peak RSS, 1,000 connections | {:.2}× | ≤ 1× |",
+        "| peak RSS, {} connections | {:.2}× | ≤ 1× |",
+        results.rss_connections,
         rss("toolsmith (json)") / rss("rmcp (json)")
     );
     let _ = writeln!(
