@@ -21,39 +21,28 @@ const VERSION: (&str, &str) = ("MCP-Protocol-Version", "2025-11-25");
 /// A server with authorization, its keys, and what tokens need.
 struct Guarded {
     server: HttpServer,
-    rsa: Key,
-    ec: Key,
+    keys: KeyFile,
     /// The public URL: the audience of good tokens.
     resource: String,
-    _dir: TempDir,
 }
 
 impl Guarded {
     async fn start(program: &str, extra: &[&str]) -> Guarded {
-        let (rsa, ec) = (Key::rsa("rsa-1"), Key::ec("ec-1"));
-        let dir = TempDir::new();
-        let file = dir.0.join("jwks.json");
-        std::fs::write(&file, jwks(&[&rsa, &ec])).unwrap();
-        let mut args = vec![
-            "--auth-issuer",
-            ISSUER,
-            "--auth-jwks",
-            file.to_str().unwrap(),
-        ];
+        let keys = KeyFile::new();
+        let mut args = vec!["--auth-issuer", ISSUER, "--auth-jwks", keys.path.as_str()];
         args.extend_from_slice(extra);
         let server = HttpServer::start(program, &args).await;
         let resource = format!("http://{}{}", server.addr, server.path);
         Guarded {
             server,
-            rsa,
-            ec,
+            keys,
             resource,
-            _dir: dir,
         }
     }
 
     fn token(&self, subject: &str, scope: &str) -> String {
-        self.rsa
+        self.keys
+            .rsa
             .sign(&claims(ISSUER, &self.resource, subject, scope))
     }
 
@@ -72,6 +61,46 @@ impl Guarded {
             self.server.addr, self.server.path
         )
     }
+}
+
+/// An RSA and an EC key, published as a JWKS file in a directory removed when dropped.
+struct KeyFile {
+    rsa: Key,
+    ec: Key,
+    path: String,
+    _dir: TempDir,
+}
+
+impl KeyFile {
+    fn new() -> KeyFile {
+        let (rsa, ec) = (Key::rsa("rsa-1"), Key::ec("ec-1"));
+        let dir = TempDir::new();
+        let path = dir.0.join("jwks.json");
+        std::fs::write(&path, jwks(&[&rsa, &ec])).unwrap();
+        KeyFile {
+            rsa,
+            ec,
+            path: path.to_str().unwrap().to_owned(),
+            _dir: dir,
+        }
+    }
+}
+
+/// Runs `notes serve --http 127.0.0.1:0 ARGS` to its end (a server that starts is killed
+/// after 20 s): its exit code and stderr.
+async fn notes_exit(args: &[&str]) -> (Option<i32>, String) {
+    let output = tokio::process::Command::new(notes())
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(Duration::from_secs(20), output)
+        .await
+        .expect("the server stops at startup")
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (output.status.code(), stderr)
 }
 
 /// A directory removed when dropped.
@@ -175,6 +204,7 @@ async fn every_bad_token_gets_401_with_its_challenge() {
         (
             "wrong audience",
             guarded
+                .keys
                 .rsa
                 .sign(&with("aud", json!("https://other.example/mcp"))),
             "not meant for this server",
@@ -182,34 +212,35 @@ async fn every_bad_token_gets_401_with_its_challenge() {
         (
             "wrong issuer",
             guarded
+                .keys
                 .rsa
                 .sign(&with("iss", json!("https://evil.example"))),
             "issued",
         ),
         (
             "expired",
-            guarded.ec.sign(&with("exp", json!(now - 600))),
+            guarded.keys.ec.sign(&with("exp", json!(now - 600))),
             "expired",
         ),
         (
             "not yet valid",
-            guarded.rsa.sign(&with("nbf", json!(now + 600))),
+            guarded.keys.rsa.sign(&with("nbf", json!(now + 600))),
             "not valid yet",
         ),
         (
             "bad signature",
-            keys::tampered(&guarded.rsa.sign(&good)),
+            keys::tampered(&guarded.keys.rsa.sign(&good)),
             "signature",
         ),
         ("alg none", keys::unsigned(&good), "algorithm"),
         (
             "HS256 with the public key's text",
-            keys::hs256(&good, keys::jwks(&[&guarded.rsa]).as_bytes()),
+            keys::hs256(&good, keys::jwks(&[&guarded.keys.rsa]).as_bytes()),
             "algorithm",
         ),
         ("unknown kid", stranger.sign(&good), "does not know"),
         ("known kid, other key", impostor.sign(&good), "signature"),
-        ("no exp", guarded.rsa.sign(&no_exp), "required claim"),
+        ("no exp", guarded.keys.rsa.sign(&no_exp), "required claim"),
         ("not a JWT", "not-a-token".to_owned(), "not a signed JWT"),
     ];
     for (what, token, reason) in &cases {
@@ -278,12 +309,13 @@ async fn every_bad_token_gets_401_with_its_challenge() {
         (guarded.token("alice", "tools:read"), "RS256 read"),
         (
             guarded
+                .keys
                 .ec
                 .sign(&claims(ISSUER, resource, "bob", "tools:write")),
             "ES256 write",
         ),
         (
-            guarded.rsa.sign_as(
+            guarded.keys.rsa.sign_as(
                 &claims(ISSUER, resource, "carol", "tools:destructive"),
                 None,
             ),
@@ -301,6 +333,7 @@ async fn a_read_token_cannot_delete_and_lists_only_reading_tools() {
     let guarded = Guarded::start(&notes(), &[]).await;
     let read = guarded.token("reader", "tools:read");
     let write = guarded
+        .keys
         .ec
         .sign(&claims(ISSUER, &guarded.resource, "writer", "tools:write"));
     let admin = guarded.token("admin", "tools:destructive");
@@ -405,7 +438,7 @@ async fn the_caller_reaches_the_tool_and_named_scopes_are_all_needed() {
         "tools:read billing:admin",
     );
     claims["email"] = json!("alice@example.com");
-    let token = guarded.rsa.sign(&claims);
+    let token = guarded.keys.rsa.sign(&claims);
     let me = guarded
         .post_as(Some(&token), &call(1, "whoami", json!({})))
         .await;
@@ -456,21 +489,20 @@ async fn the_caller_reaches_the_tool_and_named_scopes_are_all_needed() {
 
 #[tokio::test]
 async fn scope_names_and_audiences_come_from_flags_and_environment() {
-    let (rsa, ec) = (Key::rsa("rsa-1"), Key::ec("ec-1"));
-    let dir = TempDir::new();
-    let file = dir.0.join("jwks.json");
-    std::fs::write(&file, jwks(&[&rsa, &ec])).unwrap();
+    let keys = KeyFile::new();
     let server = HttpServer::start_with(
         &notes(),
         &["--scope-read", "notes.read", "--auth-audience", "notes-api"],
         &[
             ("TOOLSMITH_AUTH_ISSUER", ISSUER),
-            ("TOOLSMITH_AUTH_JWKS", file.to_str().unwrap()),
+            ("TOOLSMITH_AUTH_JWKS", keys.path.as_str()),
             ("TOOLSMITH_SCOPE_DESTRUCTIVE", "notes.admin"),
         ],
     )
     .await;
-    let token = rsa.sign(&claims(ISSUER, "notes-api", "alice", "notes.read"));
+    let token = keys
+        .rsa
+        .sign(&claims(ISSUER, "notes-api", "alice", "notes.read"));
     let bearer = format!("Bearer {token}");
     let listed = server
         .post(&list(), &[VERSION, ("Authorization", &bearer)])
@@ -639,27 +671,12 @@ async fn a_rotated_key_is_fetched_once_the_interval_is_over() {
 
 #[tokio::test]
 async fn a_plain_http_jwks_url_off_loopback_stops_startup() {
-    let output = tokio::process::Command::new(notes())
-        .args(["serve", "--http", "127.0.0.1:0", "--auth-issuer", ISSUER])
-        .args(["--auth-jwks", "http://login.example.com/jwks.json"])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let jwks_url = "http://login.example.com/jwks.json";
+    let (code, stderr) = notes_exit(&["--auth-issuer", ISSUER, "--auth-jwks", jwks_url]).await;
+    assert_ne!(code, Some(0));
     assert!(stderr.contains("plain http: use https"), "{stderr}");
-    let output = tokio::process::Command::new(notes())
-        .args(["serve", "--http", "127.0.0.1:0", "--auth-issuer", ISSUER])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(2),
-        "--auth-issuer needs --auth-jwks"
-    );
+    let (code, _) = notes_exit(&["--auth-issuer", ISSUER]).await;
+    assert_eq!(code, Some(2), "--auth-issuer needs --auth-jwks");
 }
 
 /// Who is calling, as the tool sees it.
@@ -690,34 +707,29 @@ async fn over_stdio_the_caller_is_the_anonymous_local_user() {
 
 #[tokio::test]
 async fn a_scope_name_with_a_space_stops_startup() {
-    let output = tokio::process::Command::new(notes())
-        .args(["serve", "--http", "127.0.0.1:0", "--auth-issuer", ISSUER])
-        .args([
-            "--auth-jwks",
-            "/nonexistent/jwks.json",
-            "--scope-write",
-            "tools write",
-        ])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let (code, stderr) = notes_exit(&[
+        "--auth-issuer",
+        ISSUER,
+        "--auth-jwks",
+        "/nonexistent/jwks.json",
+        "--scope-write",
+        "tools write",
+    ])
+    .await;
+    assert_ne!(code, Some(0));
     assert!(stderr.contains("not one OAuth scope token"), "{stderr}");
 }
 
 #[tokio::test]
 async fn a_missing_jwks_file_stops_startup() {
-    let output = tokio::process::Command::new(notes())
-        .args(["serve", "--http", "127.0.0.1:0", "--auth-issuer", ISSUER])
-        .args(["--auth-jwks", "/nonexistent/jwks.json"])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let (code, stderr) = notes_exit(&[
+        "--auth-issuer",
+        ISSUER,
+        "--auth-jwks",
+        "/nonexistent/jwks.json",
+    ])
+    .await;
+    assert_ne!(code, Some(0));
     assert!(
         stderr.contains("the JWKS file /nonexistent/jwks.json cannot be used"),
         "{stderr}"
@@ -726,15 +738,12 @@ async fn a_missing_jwks_file_stops_startup() {
 
 #[tokio::test]
 async fn with_authorization_the_short_way_answers_as_rmcp_does() {
-    let (rsa, ec) = (Key::rsa("rsa-1"), Key::ec("ec-1"));
-    let dir = TempDir::new();
-    let file = dir.0.join("jwks.json");
-    std::fs::write(&file, jwks(&[&rsa, &ec])).unwrap();
+    let keys = KeyFile::new();
     let args = [
         "--auth-issuer",
         ISSUER,
         "--auth-jwks",
-        file.to_str().unwrap(),
+        keys.path.as_str(),
         "--auth-audience",
         "fixture",
     ];
@@ -746,7 +755,7 @@ async fn with_authorization_the_short_way_answers_as_rmcp_does() {
         "tools:write billing:admin",
         "tools:destructive",
     ] {
-        let token = ec.sign(&claims(ISSUER, "fixture", "alice", scope));
+        let token = keys.ec.sign(&claims(ISSUER, "fixture", "alice", scope));
         let bearer = format!("Bearer {token}");
         for request in [
             list(),
