@@ -76,15 +76,13 @@ impl Server {
 fn check_names(names: &ScopeNames) -> Result<(), Error> {
     let all = [names.read(), names.write(), names.destructive()];
     for name in all {
-        if name.is_empty()
-            || name
-                .chars()
-                .any(|c| c.is_whitespace() || c.is_control() || c == '"' || c == '\\')
-        {
+        // RFC 6749's scope-token, as `#[tool(scopes = [...])]` checks it.
+        let token = |c: char| matches!(c, '\x21' | '\x23'..='\x5b' | '\x5d'..='\x7e');
+        if name.is_empty() || !name.chars().all(token) {
             return Err(Error::Io(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
                 format!(
-                    "the scope name {name:?} is not one OAuth scope token: use printable characters without spaces or quotes"
+                    "the scope name {name:?} is not one OAuth scope token: use printable ASCII without spaces, `\"` or `\\`"
                 ),
             )));
         }
@@ -142,5 +140,24 @@ impl ToolServer {
             })
             .collect();
         self.page(allowed, cursor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_names;
+    use crate::ScopeNames;
+
+    #[test]
+    fn scope_names_are_scope_tokens_and_distinct() {
+        let ok = |r: &str, w: &str, d: &str| check_names(&ScopeNames::new(r, w, d)).is_ok();
+        assert!(ok("tools:read", "tools:write", "tools:destructive"));
+        assert!(ok("https://api.example.com/read", "notes.write", "admin!"));
+        // What the macro also refuses in `scopes = [...]`: not printable ASCII, or `"`/`\`.
+        for bad in ["", "a b", "café", "tab\there", "q\"uote", "back\\slash", "nul\0"] {
+            assert!(!ok(bad, "w", "d"), "{bad:?} was accepted");
+        }
+        assert!(!ok("same", "same", "d"));
+        assert!(!ok("r", "w", "r"));
     }
 }
