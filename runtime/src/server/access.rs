@@ -154,7 +154,15 @@ mod tests {
         assert!(ok("tools:read", "tools:write", "tools:destructive"));
         assert!(ok("https://api.example.com/read", "notes.write", "admin!"));
         // What the macro also refuses in `scopes = [...]`: not printable ASCII, or `"`/`\`.
-        for bad in ["", "a b", "café", "tab\there", "q\"uote", "back\\slash", "nul\0"] {
+        for bad in [
+            "",
+            "a b",
+            "café",
+            "tab\there",
+            "q\"uote",
+            "back\\slash",
+            "nul\0",
+        ] {
             assert!(!ok(bad, "w", "d"), "{bad:?} was accepted");
         }
         assert!(!ok("same", "same", "d"));
