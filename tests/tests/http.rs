@@ -285,27 +285,38 @@ async fn the_same_tools_and_policy_as_over_stdio() {
     );
 }
 
+// The call outlasts the 2 s a stop gives the connections once no call counts as in flight:
+// it is answered only if the stop waits for it, on either way a call can take.
 #[tokio::test]
 async fn a_stop_signal_lets_calls_in_flight_finish_then_exits_zero() {
-    let mut server = HttpServer::start(FIXTURE, &[]).await;
+    stop_waits_for_a_call(&[]).await;
+}
+
+#[tokio::test]
+async fn a_stop_signal_lets_calls_in_flight_on_rmcps_path_finish() {
+    stop_waits_for_a_call(&[("TOOLSMITH_TEST_NO_FAST_PATH", "1")]).await;
+}
+
+async fn stop_waits_for_a_call(env: &[(&str, &str)]) {
+    let mut server = HttpServer::start_with(FIXTURE, &[], env).await;
     let (addr, path) = (server.addr.clone(), server.path.clone());
     let slow = tokio::spawn(async move {
         post(
             &addr,
             &path,
-            &call(1, "slow", json!({"ms": 500})),
+            &call(1, "slow", json!({"ms": 3000})),
             &[VERSION],
         )
         .await
     });
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
     let pid = server.child.id().unwrap() as i32;
     // SAFETY: sends SIGTERM to the child this test started.
     unsafe { libc::kill(pid, libc::SIGTERM) };
     let answered = slow.await.unwrap();
     assert_eq!(
         result(&answered.messages())["structuredContent"]["result"],
-        500
+        3000
     );
     let status = tokio::time::timeout(Duration::from_secs(15), server.child.wait())
         .await
