@@ -105,6 +105,7 @@ impl CallContext {
         sink: Option<Arc<dyn NoticeSink>>,
         progress_token: Option<ProgressToken>,
         level: SessionLevel,
+        caller: Caller,
     ) -> Self {
         CallContext {
             tool,
@@ -112,7 +113,7 @@ impl CallContext {
             cancel,
             progress_token,
             level,
-            caller: Caller::anonymous(),
+            caller,
             sink,
             notices: OnceLock::new(),
         }

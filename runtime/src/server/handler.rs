@@ -149,15 +149,17 @@ impl ToolServer {
         }
     }
 
-    /// Runs a call of `tool`, which the policy offers, as `setup` says.
-    pub(crate) async fn run(
+    /// Runs a call of `tool`, which the policy offers, as `setup` says. Not an `async fn`:
+    /// the call's context is made here, and the future returned is the dispatch itself, so
+    /// that neither the setup nor the context is copied into another future's state.
+    pub(crate) fn run(
         &self,
         tool: &'static ToolInfo,
         arguments: Option<JsonObject>,
         cancelled: CancellationToken,
         setup: CallSetup,
-    ) -> CallToolResult {
-        let mut call = CallContext::new(
+    ) -> impl Future<Output = CallToolResult> + Send + '_ {
+        let call = CallContext::new(
             tool.name(),
             self.states.clone(),
             // The call's own token (a per-request token, from rmcp or the fast path): a
@@ -166,9 +168,9 @@ impl ToolServer {
             setup.sink.or_else(|| self.notices.clone()),
             setup.progress,
             setup.level.unwrap_or_else(|| self.level.clone()),
+            setup.caller,
         );
-        call.caller = setup.caller;
-        dispatch::run(tool, arguments, call, cancelled, &self.sync).await
+        dispatch::run(tool, arguments, call, cancelled, &self.sync)
     }
 
     /// The `tools/list` result for clients before 2026-07-28 (rmcp's `ListToolsResult`),

@@ -307,6 +307,7 @@ impl Server {
             None,
             None,
             SessionLevel::default(),
+            crate::Caller::anonymous(),
         );
         let sync = SyncLimit::new(self.max_sync_calls.unwrap_or(DEFAULT_MAX_SYNC_CALLS));
         dispatch::run(
