@@ -5,14 +5,13 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::task::Poll;
 
 use rmcp::model::{CallToolRequestParams, PaginatedRequestParams, RequestId};
 use tokio_util::sync::CancellationToken;
 
 use super::envelope::{ToolMethod, response, tool_request};
-use super::handler::{CallSetup, ToolServer};
+use super::handler::{CallSetup, InFlight, ToolServer};
 use crate::Caller;
 use crate::transport::http::{Answer, Shortcut};
 
@@ -48,8 +47,7 @@ impl HttpShortcut {
             // A client that goes away drops this future: the call's token is cancelled, and a
             // call still running goes on in its own task to see it, as on rmcp's path.
             let cancel_on_drop = token.clone().drop_guard();
-            server.in_flight.fetch_add(1, Ordering::AcqRel);
-            let count = InFlight(server.in_flight.clone());
+            let count = InFlight::count(&server);
             let setup = CallSetup {
                 caller,
                 ..CallSetup::default()
@@ -118,15 +116,5 @@ impl HttpShortcut {
             body.push(b'}');
             body
         }))
-    }
-}
-
-/// Counts a short-way call as in flight until it ends or is dropped (a graceful stop waits
-/// for it).
-struct InFlight(Arc<std::sync::atomic::AtomicUsize>);
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }

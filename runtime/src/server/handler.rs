@@ -287,6 +287,28 @@ impl ServerHandler for ToolServer {
     }
 }
 
+/// A call counted in flight until this is dropped: a graceful stop waits until none is left.
+#[cfg(feature = "http")]
+pub(crate) struct InFlight(Arc<std::sync::atomic::AtomicUsize>);
+
+#[cfg(feature = "http")]
+impl InFlight {
+    /// Counts a call of `server` from now on.
+    pub(crate) fn count(server: &ToolServer) -> Self {
+        server
+            .in_flight
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        InFlight(server.in_flight.clone())
+    }
+}
+
+#[cfg(feature = "http")]
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
+    }
+}
+
 /// Who sent the request: the caller the HTTP transport authenticated, else the local user.
 fn caller_of(context: &RequestContext<RoleServer>) -> Caller {
     #[cfg(feature = "http")]

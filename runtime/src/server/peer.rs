@@ -5,14 +5,13 @@
 #![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rmcp::RoleServer;
 use rmcp::service::{Peer, RequestContext};
 use tokio::sync::{mpsc, oneshot};
 
-use super::handler::ToolServer;
+use super::handler::{InFlight, ToolServer};
 use crate::context::{Notice, NoticeSink};
 
 /// Notifications waiting for the peer past this many are dropped (a later progress report
@@ -76,21 +75,21 @@ impl NoticeSink for PeerNotices {
 
 /// One call over rmcp's path, while it runs: counted in flight (a stop waits for it), and,
 /// when the session has no sink of its own, its notifications sent through its peer.
-pub(crate) struct RequestScope<'a> {
+pub(crate) struct RequestScope {
     peer: Option<Arc<PeerNotices>>,
-    in_flight: &'a AtomicUsize,
+    _counted: InFlight,
 }
 
-impl<'a> RequestScope<'a> {
-    pub(crate) fn enter(server: &'a ToolServer, context: &RequestContext<RoleServer>) -> Self {
-        server.in_flight.fetch_add(1, Ordering::AcqRel);
+impl RequestScope {
+    pub(crate) fn enter(server: &ToolServer, context: &RequestContext<RoleServer>) -> Self {
+        let counted = InFlight::count(server);
         let peer = match &server.notices {
             Some(_) => None,
             None => Some(PeerNotices::start(context.peer.clone())),
         };
         RequestScope {
             peer,
-            in_flight: &server.in_flight,
+            _counted: counted,
         }
     }
 
@@ -104,11 +103,5 @@ impl<'a> RequestScope<'a> {
         if let Some(peer) = &self.peer {
             peer.flush().await;
         }
-    }
-}
-
-impl Drop for RequestScope<'_> {
-    fn drop(&mut self) {
-        self.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 }
