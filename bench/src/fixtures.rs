@@ -33,14 +33,9 @@ impl Kind {
     }
 }
 
-/// The hints of tool `i` (see `hints`), for the HTTP fixtures.
-pub(crate) fn hints_of(i: usize) -> (bool, bool, bool, bool) {
-    hints(i)
-}
-
 /// The hints of tool `i`, the same for every implementation: (read_only, destructive,
 /// idempotent, open_world).
-fn hints(i: usize) -> (bool, bool, bool, bool) {
+pub(crate) fn hints(i: usize) -> (bool, bool, bool, bool) {
     match i % 3 {
         0 => (true, false, true, false),
         1 => (false, false, true, false),
@@ -212,12 +207,7 @@ def tool_{i}(a: int, b: int, label: Optional[str] = None) -> str:
 }
 
 fn echo(tools: usize) -> String {
-    let hints: Vec<String> = (0..tools)
-        .map(|i| {
-            let (ro, de, idem, ow) = hints(i);
-            format!("({ro}, {de}, {idem}, {ow})")
-        })
-        .collect();
+    let common = ceiling_common(tools);
     format!(
         r##"{HEADER}//! The ceiling: a bare serde_json stdio loop answering the benchmark's requests for
 //! {tools} tools, no framework.
@@ -229,8 +219,7 @@ use serde::Deserialize;
 use serde_json::json;
 use serde_json::value::RawValue;
 
-const HINTS: [(bool, bool, bool, bool); {tools}] = [{hints}];
-
+{common}
 #[derive(Deserialize)]
 struct Request<'a> {{
     #[serde(borrow)]
@@ -241,38 +230,8 @@ struct Request<'a> {{
     params: Option<&'a RawValue>,
 }}
 
-#[derive(Deserialize)]
-struct Call<'a> {{
-    #[serde(borrow)]
-    name: &'a str,
-    arguments: Args,
-}}
-
-#[derive(Deserialize)]
-struct Args {{
-    a: i64,
-    b: i64,
-    label: Option<String>,
-}}
-
 fn main() -> std::io::Result<()> {{
-    let schema = json!({{
-        "type": "object",
-        "properties": {{
-            "a": {{"type": "integer", "description": "The first number."}},
-            "b": {{"type": "integer", "description": "The second number."}},
-            "label": {{"type": ["string", "null"], "description": "An optional label to echo."}}
-        }},
-        "required": ["a", "b"]
-    }});
-    let tools: Vec<_> = HINTS.iter().enumerate().map(|(i, &(ro, de, idem, ow))| json!({{
-        "name": format!("tool_{{i}}"),
-        "title": format!("Tool {{i}}"),
-        "description": format!("Adds `a` and `b` (tool {{i}})."),
-        "inputSchema": schema,
-        "annotations": {{"title": format!("Tool {{i}}"), "readOnlyHint": ro, "destructiveHint": de, "idempotentHint": idem, "openWorldHint": ow}}
-    }})).collect();
-    let list = serde_json::to_string(&json!({{"tools": tools}}))?;
+    let list = tool_list();
 
     let mut input = BufReader::with_capacity(1 << 16, std::io::stdin().lock());
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
@@ -289,16 +248,13 @@ fn main() -> std::io::Result<()> {{
             "initialize" => writeln!(out, r#"{{{{"jsonrpc":"2.0","id":{{id}},"result":{{{{"protocolVersion":"2025-11-25","capabilities":{{{{"tools":{{{{}}}}}}}},"serverInfo":{{{{"name":"echo","version":"0"}}}}}}}}}}}}"#)?,
             "tools/list" => writeln!(out, r#"{{{{"jsonrpc":"2.0","id":{{id}},"result":{{list}}}}}}"#)?,
             "tools/call" => {{
-                let call = request.params.and_then(|p| serde_json::from_str::<Call>(p.get()).ok());
-                let tool = call.as_ref().and_then(|c| c.name.strip_prefix("tool_")?.parse::<usize>().ok()).filter(|&i| i < HINTS.len());
-                match (call, tool) {{
-                    (Some(Call {{ arguments: Args {{ a, b, label }}, .. }}), Some(i)) => {{
-                        let text = format!("{{{{\"tool\":{{i}},\"sum\":{{}},\"label\":{{:?}}}}}}", a.wrapping_add(b), label.unwrap_or_default());
+                match request.params.and_then(|p| answer_text(p.get())) {{
+                    Some(text) => {{
                         write!(out, r#"{{{{"jsonrpc":"2.0","id":{{id}},"result":{{{{"content":[{{{{"type":"text","text":"#)?;
                         serde_json::to_writer(&mut out, &text)?;
                         writeln!(out, r#"}}}}],"isError":false}}}}}}}}"#)?;
                     }}
-                    _ => writeln!(out, r#"{{{{"jsonrpc":"2.0","id":{{id}},"error":{{{{"code":-32602,"message":"invalid params"}}}}}}}}"#)?,
+                    None => writeln!(out, r#"{{{{"jsonrpc":"2.0","id":{{id}},"error":{{{{"code":-32602,"message":"invalid params"}}}}}}}}"#)?,
                 }}
             }}
             _ => writeln!(out, r#"{{{{"jsonrpc":"2.0","id":{{id}},"error":{{{{"code":-32601,"message":"method not found"}}}}}}}}"#)?,
@@ -309,7 +265,63 @@ fn main() -> std::io::Result<()> {{
         }}
     }}
 }}
+"##
+    )
+}
+
+/// What both ceilings (the stdio echo and the HTTP hyper handler) generate alike: the
+/// tools' hints, the `tools/list` result, and a call's answer text (`None` when its
+/// params are not a known tool with valid arguments).
+pub(crate) fn ceiling_common(tools: usize) -> String {
+    let rows: Vec<String> = (0..tools)
+        .map(|i| {
+            let (ro, de, idem, ow) = hints(i);
+            format!("({ro}, {de}, {idem}, {ow})")
+        })
+        .collect();
+    format!(
+        r##"const HINTS: [(bool, bool, bool, bool); {tools}] = [{rows}];
+
+#[derive(Deserialize)]
+struct Call<'a> {{
+    #[serde(borrow)]
+    name: &'a str,
+    arguments: Args,
+}}
+
+#[derive(Deserialize)]
+struct Args {{
+    a: i64,
+    b: i64,
+    label: Option<String>,
+}}
+
+fn tool_list() -> String {{
+    let schema = json!({{
+        "type": "object",
+        "properties": {{
+            "a": {{"type": "integer", "description": "The first number."}},
+            "b": {{"type": "integer", "description": "The second number."}},
+            "label": {{"type": ["string", "null"], "description": "An optional label to echo."}}
+        }},
+        "required": ["a", "b"]
+    }});
+    let tools: Vec<_> = HINTS.iter().enumerate().map(|(i, &(ro, de, idem, ow))| json!({{
+        "name": format!("tool_{{i}}"),
+        "title": format!("Tool {{i}}"),
+        "description": format!("Adds `a` and `b` (tool {{i}})."),
+        "inputSchema": schema,
+        "annotations": {{"title": format!("Tool {{i}}"), "readOnlyHint": ro, "destructiveHint": de, "idempotentHint": idem, "openWorldHint": ow}}
+    }})).collect();
+    serde_json::to_string(&json!({{"tools": tools}})).expect("the list serializes")
+}}
+
+fn answer_text(params: &str) -> Option<String> {{
+    let Call {{ name, arguments: Args {{ a, b, label }} }} = serde_json::from_str::<Call>(params).ok()?;
+    let i = name.strip_prefix("tool_")?.parse::<usize>().ok().filter(|&i| i < HINTS.len())?;
+    Some(format!("{{{{\"tool\":{{i}},\"sum\":{{}},\"label\":{{:?}}}}}}", a.wrapping_add(b), label.unwrap_or_default()))
+}}
 "##,
-        hints = hints.join(", ")
+        rows = rows.join(", ")
     )
 }
