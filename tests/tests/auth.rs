@@ -148,6 +148,24 @@ fn names(response: &toolsmith_tests::http::Response) -> Vec<String> {
     names
 }
 
+/// Asserts a 403 whose challenge asks for `scope`, and returns the challenge.
+fn forbidden(response: &toolsmith_tests::http::Response, scope: &str) -> String {
+    assert_eq!(response.status, 403, "{}", response.body);
+    let challenge = response
+        .header("www-authenticate")
+        .expect("a challenge")
+        .to_owned();
+    assert!(
+        challenge.starts_with("Bearer error=\"insufficient_scope\""),
+        "{challenge}"
+    );
+    assert!(
+        challenge.contains(&format!("scope=\"{scope}\"")),
+        "{challenge}"
+    );
+    challenge
+}
+
 fn notes() -> String {
     example_binary("notes").to_str().unwrap().to_owned()
 }
@@ -341,16 +359,7 @@ async fn a_read_token_cannot_delete_and_lists_only_reading_tools() {
     let refused = guarded
         .post_as(Some(&read), &call(7, "delete_note", json!({"note_id": 1})))
         .await;
-    assert_eq!(refused.status, 403, "{}", refused.body);
-    let challenge = refused.header("www-authenticate").unwrap();
-    assert!(
-        challenge.starts_with("Bearer error=\"insufficient_scope\""),
-        "{challenge}"
-    );
-    assert!(
-        challenge.contains("scope=\"tools:destructive\""),
-        "{challenge}"
-    );
+    let challenge = forbidden(&refused, "tools:destructive");
     assert!(challenge.contains(&format!("resource_metadata=\"{}\"", guarded.metadata_url())));
     let body = &refused.messages()[0];
     assert_eq!(body["id"], 7);
@@ -454,13 +463,7 @@ async fn the_caller_reaches_the_tool_and_named_scopes_are_all_needed() {
     let refused = guarded
         .post_as(Some(&admin), &call(2, "charge", json!({"cents": 5})))
         .await;
-    assert_eq!(refused.status, 403);
-    assert!(
-        refused
-            .header("www-authenticate")
-            .unwrap()
-            .contains("scope=\"billing:admin\"")
-    );
+    forbidden(&refused, "billing:admin");
     let charged = guarded
         .post_as(Some(&token), &call(3, "charge", json!({"cents": 5})))
         .await;
@@ -515,13 +518,7 @@ async fn scope_names_and_audiences_come_from_flags_and_environment() {
             &[VERSION, ("Authorization", &bearer)],
         )
         .await;
-    assert_eq!(refused.status, 403);
-    assert!(
-        refused
-            .header("www-authenticate")
-            .unwrap()
-            .contains("scope=\"notes.admin\"")
-    );
+    forbidden(&refused, "notes.admin");
     let missing = server.post(&list(), &[VERSION]).await;
     assert!(
         missing
