@@ -70,6 +70,11 @@ async fn every_path_answers_the_same_script_alike() {
     let (log, progress) = ("notifications/message", "notifications/progress");
     assert_eq!(methods, [log, progress, progress, progress, log, log]);
 
+    // Every call of the script (2 to 15) was answered by the way each run is about.
+    fast.all_answered_by("stdio", 14);
+    rmcp.all_answered_by("rmcp", 14);
+    stateless.all_answered_by("rmcp", 14);
+
     assert_eq!(responses, rmcp.responses(), "fast path and rmcp's loop");
     assert_eq!(
         notifications,
@@ -120,6 +125,8 @@ async fn every_path_refuses_alike_under_read_only() {
     assert_eq!(responses["3"]["result"]["structuredContent"]["result"], 5);
 
     assert_eq!(responses, rmcp.responses(), "fast path and rmcp's loop");
+    fast.all_answered_by("stdio", 2);
+    rmcp.all_answered_by("rmcp", 2);
     let mut modern = stateless.responses();
     normalise_2026(&mut modern, &["1"]);
     let mut legacy = responses;
@@ -263,10 +270,23 @@ fn tools_call(path: Path, id: u64, name: &str, arguments: Value, meta: Value) ->
     request(path, id, "tools/call", params)
 }
 
-/// Every frame a session wrote, in order.
-struct Transcript(Vec<Value>);
+/// Every frame a session wrote, in order, and how many calls each way in answered (from the
+/// per-call debug lines on stderr).
+struct Transcript(Vec<Value>, BTreeMap<String, usize>);
 
 impl Transcript {
+    /// How many calls the way `way` answered.
+    fn answered_by(&self, way: &str) -> usize {
+        self.1.get(way).copied().unwrap_or(0)
+    }
+
+    /// Asserts that every call went the way `way`, and at least `calls` did: a fast path that
+    /// silently stopped answering (and left everything to rmcp) fails here.
+    fn all_answered_by(&self, way: &str, calls: usize) {
+        assert!(self.answered_by(way) >= calls, "{way}: {:?}", self.1);
+        assert_eq!(self.1.len(), 1, "only {way}: {:?}", self.1);
+    }
+
     /// Responses by id (as JSON text); each id at most once.
     fn responses(&self) -> BTreeMap<String, Value> {
         let mut responses = BTreeMap::new();
@@ -306,7 +326,11 @@ async fn run(path: Path, args: &[&str], script: Vec<Step>) -> Transcript {
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped());
-    command.stderr(Stdio::null()).kill_on_drop(true);
+    // The per-call debug line says which way answered each call.
+    command
+        .env("TOOLSMITH_LOG", "warn,toolsmith=debug")
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
     match path {
         Path::Rmcp => command.env("TOOLSMITH_TEST_NO_FAST_PATH", "1"),
         Path::Fast | Path::Stateless => command.env_remove("TOOLSMITH_TEST_NO_FAST_PATH"),
@@ -314,6 +338,16 @@ async fn run(path: Path, args: &[&str], script: Vec<Step>) -> Transcript {
     let mut child = command.spawn().expect("the fixture server starts");
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut logs = BufReader::new(child.stderr.take().unwrap()).lines();
+    let logged = tokio::spawn(async move {
+        let mut ways = BTreeMap::<String, usize>::new();
+        while let Ok(Some(line)) = logs.next_line().await {
+            if let Some(way) = line.contains("tools/call").then(|| way_of(&line)).flatten() {
+                *ways.entry(way).or_default() += 1;
+            }
+        }
+        ways
+    });
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(async move {
         while let Ok(Some(line)) = lines.next_line().await {
@@ -346,7 +380,14 @@ async fn run(path: Path, args: &[&str], script: Vec<Step>) -> Transcript {
         .unwrap_or_else(|_| panic!("{path:?}: still running"))
         .unwrap();
     assert!(status.success(), "{path:?}: {status}");
-    Transcript(frames)
+    let ways = tokio::time::timeout(WAIT, logged).await.unwrap().unwrap();
+    Transcript(frames, ways)
+}
+
+/// The `way=` field of a per-call log line.
+fn way_of(line: &str) -> Option<String> {
+    let rest = &line[line.find(" way=")? + 5..];
+    Some(rest.split_whitespace().next()?.to_owned())
 }
 
 async fn send(stdin: &mut ChildStdin, message: &Value) {

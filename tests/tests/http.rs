@@ -510,9 +510,9 @@ fn differential_script() -> Vec<Value> {
 }
 
 #[tokio::test]
-async fn the_short_way_streams_exactly_as_rmcp_does() {
+async fn the_fast_path_streams_exactly_as_rmcp_does() {
     let env = [("TOOLSMITH_LOG", "info,toolsmith=debug")];
-    let short = HttpServer::start_with(FIXTURE, &["--sse-responses"], &env).await;
+    let fast = HttpServer::start_with(FIXTURE, &["--sse-responses"], &env).await;
     let rmcp = HttpServer::start_with(
         FIXTURE,
         &["--sse-responses"],
@@ -520,7 +520,7 @@ async fn the_short_way_streams_exactly_as_rmcp_does() {
     )
     .await;
     for request in differential_script() {
-        let a = short.post(&request, &[VERSION]).await;
+        let a = fast.post(&request, &[VERSION]).await;
         let b = rmcp.post(&request, &[VERSION]).await;
         assert_eq!(a.status, b.status, "{request}");
         for name in ["content-type", "cache-control", "x-accel-buffering"] {
@@ -528,17 +528,17 @@ async fn the_short_way_streams_exactly_as_rmcp_does() {
         }
         assert_eq!(a.messages(), b.messages(), "{request}");
     }
-    let logged = short.stderr.lock().unwrap().clone();
-    assert!(logged.matches("short=true").count() >= 10, "{logged}");
+    let logged = fast.stderr.lock().unwrap().clone();
+    assert!(logged.matches("way=http").count() >= 10, "{logged}");
 }
 
 #[tokio::test]
-async fn the_short_way_answers_exactly_as_rmcp_does() {
+async fn the_fast_path_answers_exactly_as_rmcp_does() {
     let env = [("TOOLSMITH_LOG", "info,toolsmith=debug")];
-    let short = HttpServer::start_with(FIXTURE, &[], &env).await;
+    let fast = HttpServer::start_with(FIXTURE, &[], &env).await;
     let rmcp = HttpServer::start_with(FIXTURE, &[], &[("TOOLSMITH_TEST_NO_FAST_PATH", "1")]).await;
     for request in differential_script() {
-        let a = short.post(&request, &[VERSION]).await;
+        let a = fast.post(&request, &[VERSION]).await;
         let b = rmcp.post(&request, &[VERSION]).await;
         assert_eq!(a.status, b.status, "{request}");
         assert_eq!(
@@ -550,11 +550,11 @@ async fn the_short_way_answers_exactly_as_rmcp_does() {
         assert_eq!(a, b, "{request}");
         assert_eq!(a.len(), 1, "{request}");
     }
-    // The short way was taken, and only for what it plainly accepts.
-    let logged = || short.stderr.lock().unwrap().clone();
-    let before = logged().matches("short=true").count();
+    // The fast path was taken, and only for what it plainly accepts.
+    let logged = || fast.stderr.lock().unwrap().clone();
+    let before = logged().matches("way=http").count();
     assert!(before >= 10, "{}", logged());
-    let with_origin = short
+    let with_origin = fast
         .post(
             &call(20, "add", json!({"a": 1, "b": 2})),
             &[VERSION, ("Origin", "http://localhost:5173")],
@@ -564,20 +564,14 @@ async fn the_short_way_answers_exactly_as_rmcp_does() {
     let with_progress = {
         let mut request = call(21, "add", json!({"a": 1, "b": 2}));
         request["params"]["_meta"] = json!({"progressToken": 1});
-        short.post(&request, &[VERSION]).await
+        fast.post(&request, &[VERSION]).await
     };
     assert_eq!(result(&with_progress.messages())["content"][0]["text"], "3");
     tokio::time::sleep(Duration::from_millis(200)).await;
-    assert_eq!(
-        logged().matches("short=true").count(),
-        before,
-        "{}",
-        logged()
-    );
+    assert_eq!(logged().matches("way=http").count(), before, "{}", logged());
     // A plain call takes it again.
-    short
-        .post(&call(22, "add", json!({"a": 1, "b": 2})), &[VERSION])
+    fast.post(&call(22, "add", json!({"a": 1, "b": 2})), &[VERSION])
         .await;
     tokio::time::sleep(Duration::from_millis(200)).await;
-    assert_eq!(logged().matches("short=true").count(), before + 1);
+    assert_eq!(logged().matches("way=http").count(), before + 1);
 }

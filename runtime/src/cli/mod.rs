@@ -295,10 +295,10 @@ async fn call(server: &Server, name: &str, args: &str) -> Result<i32, Error> {
             return Ok(2);
         }
     };
-    let Some(tool) = crate::try_registry()?.get(name) else {
+    if crate::try_registry()?.get(name).is_none() {
         return Ok(no_such_tool(name));
-    };
-    let result = server.call_detached(tool, arguments).await;
+    }
+    let result = server.call_local(name, arguments).await?;
     let text: Vec<&str> = result
         .content
         .iter()

@@ -8,7 +8,7 @@ use rmcp::ErrorData;
 use rmcp::model::{ListToolsResult, Tool};
 
 use super::Server;
-use super::handler::ToolServer;
+use super::adapter::ToolServer;
 use crate::transport::http::guard::GuardConfig;
 use crate::{Auth, Caller, Error, Registry, ScopeNames, ToolInfo};
 

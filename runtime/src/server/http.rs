@@ -6,9 +6,9 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::sync::Arc;
 
 use super::Server;
-use super::fast_http::HttpShortcut;
+use super::session::http::HttpFastPath;
 use crate::Error;
-use crate::transport::http::Shortcut;
+use crate::transport::http::FastPath;
 
 impl Server {
     /// Serves over Streamable HTTP at `addr` (port 0 picks a free port; the URL is logged as
@@ -33,7 +33,7 @@ impl Server {
         let mut config = std::mem::take(&mut self.http);
         #[cfg(feature = "auth")]
         let auth = self.clone();
-        let short_way = !self.no_fast_path && !config.sessions;
+        let fast_path = !self.no_fast_path && !config.sessions;
         #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
         let mut handler = self.handler()?;
         #[cfg(feature = "auth")]
@@ -44,12 +44,11 @@ impl Server {
             tools = handler.offered.len(),
             "serving MCP over Streamable HTTP"
         );
-        let in_flight = handler.in_flight.clone();
-        let idle = move || in_flight.load(std::sync::atomic::Ordering::Acquire) == 0;
-        // Stateless tool requests take the short way, unless turned off (tests compare).
-        let shortcut: Option<Arc<dyn Shortcut>> =
-            short_way.then(|| Arc::new(HttpShortcut(handler.for_session())) as Arc<dyn Shortcut>);
-        crate::transport::http::serve(move || handler.for_session(), config, shortcut, idle)
+        let in_flight = handler.tracker.clone();
+        // Stateless tool requests take the fast path, unless turned off (tests compare).
+        let fast: Option<Arc<dyn FastPath>> =
+            fast_path.then(|| Arc::new(HttpFastPath(handler.for_session())) as Arc<dyn FastPath>);
+        crate::transport::http::serve(move || handler.for_session(), config, fast, in_flight)
             .await
             .map_err(Error::from)
     }

@@ -1,26 +1,21 @@
-//! Serving the registry: the [`Server`] builder and its entry points (here), the handler rmcp
-//! drives (`handler.rs`), running one call under its timeout and cancellation
-//! (`dispatch.rs`), the serving policy (`policy.rs`), the tools fast path that wraps a
-//! transport (`fast.rs`, and `fast_http.rs` for HTTP's short way; `envelope.rs` is what both
-//! read and write), and authorization by scope (`access.rs`). `session.rs` joins a transport
-//! and the handler into one session.
+//! Serving the registry, by concern:
+//! - the [`Server`] builder and its entry points (here; `http.rs` for its HTTP settings);
+//! - `call/`: the call pipeline every way in runs (decode, the steps, the engine, the pool,
+//!   encode);
+//! - `session/`: sessions by transport (stdio with its fast path, HTTP's fast path and
+//!   notifications), and what a session keeps (`lifecycle.rs`);
+//! - `adapter.rs`: what rmcp's service drives; `list.rs`: `tools/list`;
+//! - `policy.rs`: which tools are offered; `access.rs`: authorization by scope.
 
 #[cfg(feature = "auth")]
 mod access;
-mod dispatch;
-mod envelope;
-mod fast;
-#[cfg(feature = "http")]
-mod fast_http;
-mod handler;
+mod adapter;
+mod call;
 #[cfg(feature = "http")]
 mod http;
-mod lifecycle;
-#[cfg(feature = "http")]
-mod peer;
+mod list;
 mod policy;
 mod session;
-mod sync;
 
 pub use policy::Policy;
 
@@ -31,12 +26,13 @@ use std::time::Duration;
 use rmcp::model::Implementation;
 use tokio_util::sync::CancellationToken;
 
-use crate::context::{CallContext, SessionLevel, StateMap};
+use crate::context::StateMap;
 use crate::transport::DEFAULT_MAX_LINE;
-use crate::{Error, Registry, ToolInfo};
-use handler::ToolServer;
-use session::serve;
-use sync::SyncLimit;
+use crate::{Error, Registry};
+use adapter::ToolServer;
+use call::pool::CallPool;
+use call::{CallSetup, Way};
+use session::stdio::serve;
 
 /// How many tools one `tools/list` page holds unless [`Server::page_size`] says otherwise.
 ///
@@ -293,31 +289,33 @@ impl Server {
         Ok(registry)
     }
 
-    /// Runs `tool` outside a client session (the `call` command): no notifications, no
-    /// cancellation.
-    pub(crate) async fn call_detached(
+    /// Runs a call of tool `name` in-process (the `call` command), through the same call
+    /// pipeline as a served call: the serving policy applies. There is no client: no
+    /// notifications, no cancellation.
+    pub(crate) async fn call_local(
         &self,
-        tool: &ToolInfo,
+        name: &str,
         arguments: rmcp::model::JsonObject,
-    ) -> rmcp::model::CallToolResult {
-        let context = CallContext::new(
-            tool.name(),
-            self.states.clone(),
-            CancellationToken::new(),
-            None,
-            None,
-            SessionLevel::default(),
-            crate::Caller::anonymous(),
-        );
-        let sync = SyncLimit::new(self.max_sync_calls.unwrap_or(DEFAULT_MAX_SYNC_CALLS));
-        dispatch::run(
-            tool,
-            Some(arguments),
-            context,
-            CancellationToken::new(),
-            &sync,
-        )
-        .await
+    ) -> Result<rmcp::model::CallToolResult, Error> {
+        let server = self.clone().handler()?;
+        let mut params = rmcp::model::CallToolRequestParams::new(name.to_owned());
+        params.arguments = Some(arguments);
+        let answer = server
+            .call(
+                params,
+                CancellationToken::new(),
+                CallSetup::default(),
+                Way::Local,
+            )
+            .await;
+        Ok(match answer {
+            Ok(rmcp::model::CallToolResponse::Complete(result)) => result,
+            Ok(_) => call::error_result(
+                crate::ErrorKind::Failed,
+                format!("tool '{name}' needs a client to complete"),
+            ),
+            Err(error) => call::error_result(crate::ErrorKind::Failed, error.message.into_owned()),
+        })
     }
 
     pub(crate) fn handler(self) -> Result<ToolServer, Error> {
@@ -335,7 +333,7 @@ impl Server {
             self.policy,
             self.page_size.unwrap_or(DEFAULT_LIST_PAGE_SIZE),
             self.states,
-            SyncLimit::new(self.max_sync_calls.unwrap_or(DEFAULT_MAX_SYNC_CALLS)),
+            CallPool::new(self.max_sync_calls.unwrap_or(DEFAULT_MAX_SYNC_CALLS)),
         ))
     }
 }

@@ -1,6 +1,6 @@
 //! The byte streams sessions are served over, one folder per transport. A transport knows
 //! rmcp's message types and nothing of the server: a session layer that answers some messages
-//! itself plugs in through [`stdio::Shortcut`].
+//! itself plugs in through [`stdio::SessionLayer`].
 
 #[cfg(feature = "http")]
 pub(crate) mod http;

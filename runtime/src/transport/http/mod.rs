@@ -6,9 +6,9 @@
 //! makes a handler per session (per request, when stateless).
 
 mod config;
+mod fast;
 #[cfg(feature = "auth")]
 pub(crate) mod guard;
-mod shortcut;
 
 use std::borrow::Cow;
 use std::future::Future;
@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::Router;
-use axum::body::Body;
+use axum::body::Body as HttpBody;
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
 use axum::middleware::{self, Next};
@@ -27,22 +27,23 @@ use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 pub use config::DEFAULT_MAX_BODY;
 pub(crate) use config::HttpConfig;
-pub(crate) use shortcut::{Answer, Shortcut};
+pub(crate) use fast::{Body, FastPath};
 
 /// How long calls in flight may take to finish once a stop was asked for.
 const GRACE: Duration = Duration::from_secs(10);
 
 /// Serves `handler`s (one per session, or per request when stateless) at `config`'s address
-/// and path until SIGTERM or SIGINT, then lets calls in flight finish (at most 10 s; `idle`
-/// says when none is left).
+/// and path until SIGTERM or SIGINT, then lets calls in flight finish (at most 10 s;
+/// `in_flight` tracks them).
 pub(crate) async fn serve<S, F>(
     make: F,
     config: HttpConfig,
-    shortcut: Option<Arc<dyn Shortcut>>,
-    idle: impl Fn() -> bool,
+    fast_path: Option<Arc<dyn FastPath>>,
+    in_flight: TaskTracker,
 ) -> std::io::Result<()>
 where
     S: ServerHandler + Send + 'static,
@@ -83,7 +84,7 @@ where
     };
     let edge = Arc::new(Edge {
         max_body: config.max_body,
-        shortcut,
+        fast_path,
         sse: config.sse,
         hosts: config.hosts(local, &public),
         #[cfg(feature = "auth")]
@@ -115,11 +116,8 @@ where
     // open (a session's GET stream) are ended too, so that the connections close.
     let drain = async {
         asked.cancelled().await;
-        let deadline = Instant::now() + GRACE;
-        while !idle() && Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        if !idle() {
+        in_flight.close();
+        if tokio::time::timeout(GRACE, in_flight.wait()).await.is_err() {
             tracing::warn!("calls still in flight after {GRACE:?} were stopped");
         }
         end_streams.cancel();
@@ -159,10 +157,10 @@ fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
 struct Edge {
     max_body: usize,
     /// Stateless JSON `tools/call` and `tools/list`, answered by the server directly.
-    shortcut: Option<Arc<dyn Shortcut>>,
+    fast_path: Option<Arc<dyn FastPath>>,
     /// Answers are server-sent event streams, not JSON bodies.
     sse: bool,
-    /// The `Host`s rmcp accepts, for the short way's plain check.
+    /// The `Host`s rmcp accepts, for the fast path's plain check.
     hosts: Vec<String>,
     /// The MCP endpoint's path.
     #[cfg(feature = "auth")]
@@ -243,7 +241,7 @@ async fn screen(
         && shape.method.is_none()
         && (shape.result.is_some() || shape.error.is_some())
     {
-        let mut accepted = Response::new(Body::empty());
+        let mut accepted = Response::new(HttpBody::empty());
         *accepted.status_mut() = StatusCode::ACCEPTED;
         return Err(accepted);
     }
@@ -258,21 +256,21 @@ async fn screen(
             return Err(refused);
         }
     }
-    if let Some(shortcut) = &edge.shortcut
+    if let Some(fast_path) = &edge.fast_path
         && let Some(shape) = &shape
         && matches!(shape.method.as_deref(), Some("tools/call" | "tools/list"))
-        && shortcut::plain(&parts.headers, &edge.hosts)
+        && fast::plain(&parts.headers, &edge.hosts)
     {
         let caller = parts
             .extensions
             .get::<crate::Caller>()
             .cloned()
             .unwrap_or_default();
-        if let Some(answer) = shortcut.answer(&bytes, caller) {
-            return Err(shortcut::respond(answer.await, edge.sse));
+        if let Some(answer) = fast_path.answer(&bytes, caller) {
+            return Err(fast::respond(answer.await, edge.sse));
         }
     }
-    Ok(Request::from_parts(parts, Body::from(bytes)))
+    Ok(Request::from_parts(parts, HttpBody::from(bytes)))
 }
 
 fn too_large() -> Response {
@@ -281,7 +279,7 @@ fn too_large() -> Response {
         "id": null,
         "error": {"code": -32600, "message": "Invalid Request: the request body is over the server's limit"},
     });
-    let mut response = Response::new(Body::from(body.to_string()));
+    let mut response = Response::new(HttpBody::from(body.to_string()));
     *response.status_mut() = StatusCode::PAYLOAD_TOO_LARGE;
     response.headers_mut().insert(
         header::CONTENT_TYPE,

@@ -46,7 +46,7 @@ pub(crate) type Output = Box<dyn AsyncWrite + Send + Unpin>;
 
 /// A session layer that sees every line and message before rmcp does, and answers some of
 /// them itself (the server's fast path). The transport knows it only through this trait.
-pub(crate) trait Shortcut: Send + Sync {
+pub(crate) trait SessionLayer: Send + Sync {
     /// Offered each complete line before it is parsed: `true` when the line was handled.
     fn try_line(&self, line: &[u8]) -> bool;
     /// Offered each parsed message: what rmcp should get, if anything.
@@ -79,7 +79,7 @@ pub(crate) struct LineTransport {
     max_line: usize,
     outbox: Outbox,
     /// The session layer in front of rmcp, when one is attached.
-    fast: Option<Arc<dyn Shortcut>>,
+    layer: Option<Arc<dyn SessionLayer>>,
     /// When reading stopped: the end of the session's drain counts from here.
     ended: Option<Instant>,
 }
@@ -92,14 +92,14 @@ impl LineTransport {
             skipping: None,
             max_line: max_line.max(1),
             outbox: Outbox::new(write),
-            fast: None,
+            layer: None,
             ended: None,
         }
     }
 
-    /// Puts `shortcut` in front of rmcp.
-    pub(crate) fn with_shortcut(mut self, shortcut: Arc<dyn Shortcut>) -> Self {
-        self.fast = Some(shortcut);
+    /// Puts `layer` in front of rmcp.
+    pub(crate) fn with_layer(mut self, layer: Arc<dyn SessionLayer>) -> Self {
+        self.layer = Some(layer);
         self
     }
 
@@ -247,8 +247,8 @@ impl Transport<RoleServer> for LineTransport {
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        if let Some(fast) = &self.fast {
-            fast.observe(&item);
+        if let Some(layer) = &self.layer {
+            layer.observe(&item);
         }
         let outbox = self.outbox.clone();
         async move { outbox.send(&item).await.map_err(TransportError) }
@@ -264,8 +264,8 @@ impl Transport<RoleServer> for LineTransport {
 
     async fn close(&mut self) -> Result<(), Self::Error> {
         let deadline = *self.ended.get_or_insert_with(Instant::now) + DRAIN;
-        if let Some(fast) = &self.fast {
-            fast.drain(deadline).await;
+        if let Some(layer) = &self.layer {
+            layer.drain(deadline).await;
         }
         // A client that keeps its end open but stops reading cannot hold the end up.
         match tokio::time::timeout_at(deadline.into(), self.outbox.flush()).await {
@@ -298,8 +298,8 @@ impl LineTransport {
             let read = self.read_line().await;
             match read {
                 Ok(Line::Complete) => {
-                    if let Some(fast) = &self.fast
-                        && fast.try_line(&self.line)
+                    if let Some(layer) = &self.layer
+                        && layer.try_line(&self.line)
                     {
                         self.line.clear();
                         continue;
@@ -313,8 +313,8 @@ impl LineTransport {
                         Decoded::Nothing => None,
                     };
                     self.line.clear();
-                    if let Some(fast) = &self.fast {
-                        message = message.and_then(|taken| fast.intercept(taken));
+                    if let Some(layer) = &self.layer {
+                        message = message.and_then(|taken| layer.intercept(taken));
                     }
                     if message.is_some() {
                         return message;

@@ -14,6 +14,6 @@ mod outbox;
 mod streams;
 
 pub use lines::DEFAULT_MAX_LINE;
-pub(crate) use lines::{Input, LineTransport, Output, Shortcut};
+pub(crate) use lines::{Input, LineTransport, Output, SessionLayer};
 pub(crate) use outbox::Outbox;
 pub(crate) use streams::take;

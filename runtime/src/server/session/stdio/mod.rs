@@ -1,7 +1,10 @@
-//! One session: a transport, the session layer in front of rmcp (the fast path) and the
-//! handler, joined; and the sink that carries the tools' notifications to the transport.
+//! A stdio session (or one on any byte stream pair): the line transport, the session layer
+//! in front of rmcp with its fast path (`layer.rs`), and the adapter rmcp drives, joined; and
+//! the sink that carries the tools' notifications to the transport.
 
 #![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
+
+mod layer;
 
 use std::sync::Arc;
 
@@ -9,12 +12,12 @@ use rmcp::model::{LoggingMessageNotification, ProgressNotification, ServerNotifi
 use rmcp::service::{ServerInitializeError, TxJsonRpcMessage};
 use rmcp::{RoleServer, ServiceExt};
 
-use super::Serving;
-use super::fast::FastPath;
-use super::handler::ToolServer;
 use crate::Error;
 use crate::context::{Notice, NoticeSink};
+use crate::server::Serving;
+use crate::server::adapter::ToolServer;
 use crate::transport::stdio::{Input, LineTransport, Outbox, Output};
+use layer::StdioLayer;
 
 /// Past this many bytes waiting for a client that does not read, notifications are dropped
 /// (a later progress report supersedes an earlier one); responses never are.
@@ -68,8 +71,8 @@ async fn serve_session(
 ) -> Result<(), Error> {
     let outbox = transport.outbox();
     handler.notices = Some(Arc::new(OutboxNotices(outbox.clone())));
-    let layer = FastPath::new(handler.clone(), outbox, fast);
-    transport = transport.with_shortcut(Arc::new(layer));
+    let layer = StdioLayer::new(handler.clone(), outbox, fast);
+    transport = transport.with_layer(Arc::new(layer));
     let running = match handler.serve(transport).await {
         Ok(running) => running,
         // The input ended before the session started: a launcher probing the binary, a

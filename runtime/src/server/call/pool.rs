@@ -1,5 +1,6 @@
-//! Where sync tools run: threads of toolsmith's own, never the serving runtime's blocking
-//! pool, and at most a set number at once.
+//! Where blocking work runs: the calls of sync tools, and async tools known to block their
+//! thread, on threads of toolsmith's own (never the serving runtime's blocking pool), at most
+//! a set number at once.
 //!
 //! - The serving runtime's blocking threads also read and write stdio when it is a file or a
 //!   terminal: a crowd of sync tools there would starve the session, cancellations included.
@@ -34,19 +35,20 @@ fn pool() -> &'static Runtime {
     })
 }
 
-/// How many sync tool calls of one server may run at once, and as many calls of async tools
-/// known to block (apart: such a call may be a sync tool's, which then needs a slot of its
-/// own, and one limit for both could fill up with calls waiting for a second slot).
+/// The thread pool of one server's blocking work: as many sync tool calls at once as its
+/// limit, and as many calls of async tools known to block (apart: such a call may be a sync
+/// tool's, which then needs a slot of its own, and one limit for both could fill up with
+/// calls waiting for a second slot).
 #[derive(Clone)]
-pub(crate) struct SyncLimit {
+pub(crate) struct CallPool {
     sync: Arc<Semaphore>,
     blocking: Arc<Semaphore>,
 }
 
-impl SyncLimit {
+impl CallPool {
     pub(crate) fn new(calls: usize) -> Self {
         let calls = calls.clamp(1, POOL_THREADS / 2);
-        SyncLimit {
+        CallPool {
             sync: Arc::new(Semaphore::new(calls)),
             blocking: Arc::new(Semaphore::new(calls)),
         }
@@ -57,7 +59,7 @@ impl SyncLimit {
         match spawn(&self.sync, body).await {
             Ok(outcome) => outcome,
             Err(err) if err.is_panic() => {
-                Outcome::Failed(super::dispatch::panic_message(&*err.into_panic()))
+                Outcome::Failed(super::outcome::panic_message(&*err.into_panic()))
             }
             Err(err) => Outcome::Failed(err.to_string()),
         }

@@ -11,8 +11,8 @@ use rmcp::RoleServer;
 use rmcp::service::{Peer, RequestContext};
 use tokio::sync::{mpsc, oneshot};
 
-use super::handler::{InFlight, ToolServer};
 use crate::context::{Notice, NoticeSink};
+use crate::server::adapter::ToolServer;
 
 /// Notifications waiting for the peer past this many are dropped (a later progress report
 /// supersedes an earlier one): a client that stops reading cannot grow the server's memory.
@@ -31,7 +31,19 @@ enum Item {
 pub(crate) struct PeerNotices(mpsc::Sender<Item>);
 
 impl PeerNotices {
-    pub(crate) fn start(peer: Peer<RoleServer>) -> Arc<PeerNotices> {
+    /// The notifications of one call on rmcp's path, when its session has no sink of its own
+    /// (a transport that answers each request on its own stream).
+    pub(crate) fn for_call(
+        server: &ToolServer,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<Arc<PeerNotices>> {
+        match &server.notices {
+            Some(_) => None,
+            None => Some(PeerNotices::start(context.peer.clone())),
+        }
+    }
+
+    fn start(peer: Peer<RoleServer>) -> Arc<PeerNotices> {
         let (tx, mut rx) = mpsc::channel(QUEUE);
         tokio::spawn(async move {
             while let Some(item) = rx.recv().await {
@@ -69,39 +81,6 @@ impl NoticeSink for PeerNotices {
     fn notify(&self, notice: Notice) {
         if self.0.try_send(Item::Notice(notice)).is_err() {
             tracing::debug!("the client is not reading: a notification was dropped");
-        }
-    }
-}
-
-/// One call over rmcp's path, while it runs: counted in flight (a stop waits for it), and,
-/// when the session has no sink of its own, its notifications sent through its peer.
-pub(crate) struct RequestScope {
-    peer: Option<Arc<PeerNotices>>,
-    _counted: InFlight,
-}
-
-impl RequestScope {
-    pub(crate) fn enter(server: &ToolServer, context: &RequestContext<RoleServer>) -> Self {
-        let counted = InFlight::count(server);
-        let peer = match &server.notices {
-            Some(_) => None,
-            None => Some(PeerNotices::start(context.peer.clone())),
-        };
-        RequestScope {
-            peer,
-            _counted: counted,
-        }
-    }
-
-    /// Where the call's notifications go: the peer, or the session's sink (`None`).
-    pub(crate) fn sink(&self) -> Option<Arc<dyn NoticeSink>> {
-        self.peer.clone().map(|peer| peer as Arc<dyn NoticeSink>)
-    }
-
-    /// After the call: its notifications have left before its result does.
-    pub(crate) async fn finish(self) {
-        if let Some(peer) = &self.peer {
-            peer.flush().await;
         }
     }
 }

@@ -1,27 +1,27 @@
-//! The short way for the requests that make up nearly all traffic: a stateless
+//! The fast path for the requests that make up nearly all traffic: a stateless
 //! `tools/call` or `tools/list` whose headers are plainly acceptable is answered by the
-//! server directly, as one JSON body (or one event), instead of through rmcp's per-request service. What the
-//! short way does not plainly accept (an `Origin`, an unusual `Host`, a protocol revision
+//! server directly, as one JSON body (or one event), instead of through rmcp's per-request
+//! service. What the fast path does not plainly accept (an `Origin`, an unusual `Host`, a protocol revision
 //! with per-request headers, a request asking for progress, ...) goes to rmcp, which checks
 //! it in full and answers it.
 
 use std::future::Future;
 use std::pin::Pin;
 
-use axum::body::Body;
+use axum::body::Body as HttpBody;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::Response;
 
 use crate::Caller;
 
 /// A JSON-RPC response body, once the request is answered.
-pub(crate) type Answer = Pin<Box<dyn Future<Output = Vec<u8>> + Send>>;
+pub(crate) type Body = Pin<Box<dyn Future<Output = Vec<u8>> + Send>>;
 
 /// What the server answers itself (given to [`serve`](super::serve)).
-pub(crate) trait Shortcut: Send + Sync + 'static {
+pub(crate) trait FastPath: Send + Sync + 'static {
     /// The answer to a POSTed JSON-RPC message, or `None` for rmcp to serve it (decided
     /// before anything runs).
-    fn answer(&self, body: &[u8], caller: Caller) -> Option<Answer>;
+    fn answer(&self, body: &[u8], caller: Caller) -> Option<Body>;
 }
 
 /// The revisions whose requests carry no per-request headers to check against the body
@@ -67,7 +67,7 @@ pub(super) fn plain(headers: &HeaderMap, hosts: &[String]) -> bool {
 /// with the headers rmcp sends.
 pub(super) fn respond(message: Vec<u8>, sse: bool) -> Response {
     if !sse {
-        let mut response = Response::new(Body::from(message));
+        let mut response = Response::new(HttpBody::from(message));
         response.headers_mut().insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
@@ -78,7 +78,7 @@ pub(super) fn respond(message: Vec<u8>, sse: bool) -> Response {
     event.extend_from_slice(b"data: ");
     event.extend_from_slice(&message);
     event.extend_from_slice(b"\n\n");
-    let mut response = Response::new(Body::from(event));
+    let mut response = Response::new(HttpBody::from(event));
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,
@@ -117,7 +117,7 @@ mod tests {
     }
 
     #[test]
-    fn only_plainly_acceptable_requests_take_the_short_way() {
+    fn only_plainly_acceptable_requests_take_the_fast_path() {
         let hosts = vec![
             "localhost".to_owned(),
             "127.0.0.1".to_owned(),

@@ -1,0 +1,204 @@
+//! The adapter rmcp's service drives ([`ToolServer`], its `ServerHandler`): `tools/list`,
+//! `tools/call` through the call pipeline, `logging/setLevel`. The fast paths hold the same
+//! value, and run calls through the same pipeline.
+
+// rmcp marks MCP logging deprecated (SEP-2577); protocol 2025-11-25 still has it, and
+// `ClientLog` honours it.
+#![allow(deprecated)]
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, SetLevelRequestParams, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use tokio_util::task::TaskTracker;
+
+use super::Policy;
+use super::call::inline::Blocking;
+use super::call::pool::CallPool;
+use super::call::{CallSetup, Way};
+use crate::Caller;
+use crate::context::{NoticeSink, SessionLevel, StateMap};
+use crate::registry::search;
+use crate::{LogLevel, Registry};
+
+/// The server's tools as rmcp's service and the fast paths see them: every request about
+/// tools is answered from the registry, every call through the pipeline.
+#[derive(Clone)]
+pub(crate) struct ToolServer {
+    pub(super) registry: &'static Registry,
+    info: Arc<ServerConfig>,
+    pub(super) policy: Arc<Policy>,
+    /// The tools the policy offers, as `tools/list` sends them.
+    pub(crate) offered: Arc<Vec<Tool>>,
+    pub(super) page_size: usize,
+    pub(super) cursor_scope: u64,
+    pub(super) states: StateMap,
+    pub(super) level: SessionLevel,
+    /// Where the tools' notifications go: straight to the transport, so that they keep their
+    /// order before the response and are not lost when the input has already closed.
+    pub(crate) notices: Option<Arc<dyn NoticeSink>>,
+    /// Where blocking work runs.
+    pub(super) pool: CallPool,
+    /// Tools whose first step blocked its thread.
+    pub(super) blocking: Arc<Blocking>,
+    /// Every call in flight, on every way in and every session of this server.
+    pub(crate) tracker: TaskTracker,
+    /// With authorization: the names of the hint scopes, by which a caller's calls and list
+    /// are decided.
+    #[cfg(feature = "auth")]
+    pub(crate) scopes: Option<Arc<crate::ScopeNames>>,
+    /// The un-paginated `tools/list` result, serialized once (see [`ToolServer::cached_list`]).
+    pub(super) list_json: Option<Arc<String>>,
+}
+
+impl ToolServer {
+    pub(crate) fn new(
+        registry: &'static Registry,
+        implementation: Implementation,
+        policy: Policy,
+        page_size: usize,
+        states: StateMap,
+        pool: CallPool,
+    ) -> Self {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        let info = ServerConfig::new(capabilities).with_server_info(implementation);
+        let mut offered = Vec::with_capacity(registry.tools().len());
+        offered.extend(
+            registry
+                .tools()
+                .iter()
+                .filter(|t| policy.allows(t).is_ok())
+                .map(|t| t.mcp_tool().clone()),
+        );
+        let (offered, list_json) = super::list::serialized(offered, page_size);
+        ToolServer {
+            registry,
+            info: Arc::new(info),
+            cursor_scope: search::scope_of(("tools/list", &policy)),
+            policy: Arc::new(policy),
+            offered: Arc::new(offered),
+            page_size,
+            states,
+            level: SessionLevel::default(),
+            notices: None,
+            pool,
+            blocking: Arc::default(),
+            tracker: TaskTracker::new(),
+            #[cfg(feature = "auth")]
+            scopes: None,
+            list_json,
+        }
+    }
+
+    /// A handler for another session: the same tools, its own log level.
+    #[cfg(feature = "http")]
+    pub(crate) fn for_session(&self) -> ToolServer {
+        ToolServer {
+            level: SessionLevel::default(),
+            ..self.clone()
+        }
+    }
+
+    /// Where blocking work runs, which also runs async tools known to block.
+    pub(crate) fn pool(&self) -> &CallPool {
+        &self.pool
+    }
+
+    /// The tools whose first step blocked.
+    pub(crate) fn blocking(&self) -> &Blocking {
+        &self.blocking
+    }
+}
+
+impl ServerHandler for ToolServer {
+    fn get_info(&self) -> ServerConfig {
+        (*self.info).clone()
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        #[cfg(feature = "auth")]
+        if let Some(scopes) = &self.scopes {
+            return self.list_for(scopes, &caller_of(&context), cursor);
+        }
+        let _ = &context;
+        self.list(cursor)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let meta = &context.meta;
+        let progress = meta.get_progress_token();
+        // A request that carries its revision (2026-07-28) carries its log level too; without
+        // one, no log message may be sent for it.
+        let level = meta
+            .protocol_version()
+            .map(|_| SessionLevel::fixed(meta.log_level().map(LogLevel::from_wire)));
+        // Over HTTP, the call's notifications go through its request's peer, and leave
+        // before its result.
+        #[cfg(feature = "http")]
+        let peer = super::session::http::PeerNotices::for_call(self, &context);
+        #[cfg(feature = "http")]
+        let sink = peer.clone().map(|peer| peer as Arc<dyn NoticeSink>);
+        #[cfg(not(feature = "http"))]
+        let sink = None;
+        let setup = CallSetup {
+            progress,
+            level,
+            sink,
+            caller: caller_of(&context),
+        };
+        let answer = self.call(request, context.ct, setup, Way::Rmcp).await;
+        #[cfg(feature = "http")]
+        if let Some(peer) = peer {
+            peer.flush().await;
+        }
+        answer
+    }
+
+    #[allow(deprecated)] // MCP logging: deprecated in rmcp (SEP-2577), still in 2025-11-25.
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.level.set(LogLevel::from_wire(request.level));
+        Ok(())
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let tool = self.registry.get(name)?;
+        self.policy
+            .allows(tool)
+            .is_ok()
+            .then(|| tool.mcp_tool().clone())
+    }
+}
+
+/// Who sent the request: the caller the HTTP transport authenticated, else the local user.
+fn caller_of(context: &RequestContext<RoleServer>) -> Caller {
+    #[cfg(feature = "http")]
+    if let Some(caller) = context
+        .extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Caller>())
+    {
+        return caller.clone();
+    }
+    let _ = context;
+    Caller::anonymous()
+}

@@ -1,0 +1,125 @@
+//! Writing an answer on a fast path, in exactly the shape rmcp's handler gives it for the
+//! revision in use: any outcome of a call (complete, input required, task) or a protocol
+//! error, and the `tools/list` result serialized once.
+
+use rmcp::RoleServer;
+use rmcp::model::{CallToolResponse, ErrorData, RequestId, ServerResult};
+use rmcp::service::TxJsonRpcMessage;
+
+/// What the call pipeline answers: an outcome of the call, or a protocol error.
+pub(crate) type Answer = Result<CallToolResponse, ErrorData>;
+
+/// The response to request `id` carrying `answer`. `modern` is a revision of 2026-07-28 or
+/// later, which has `resultType` and caching hints; earlier revisions get the shape they
+/// know, and an answer that needs input from the client becomes an error, as rmcp does.
+pub(crate) fn response(
+    id: RequestId,
+    answer: Answer,
+    modern: bool,
+) -> TxJsonRpcMessage<RoleServer> {
+    let result = answer.and_then(|response| {
+        let mut result = ServerResult::from(response);
+        if modern {
+            result.fill_missing_cache_hints();
+        } else if matches!(result, ServerResult::InputRequiredResult(_)) {
+            return Err(ErrorData::invalid_request(
+                "InputRequiredResult requires negotiated protocol version 2026-07-28 or newer",
+                None,
+            ));
+        } else {
+            result.strip_result_type_for_legacy_peer();
+            result.strip_non_object_output_for_legacy_peer();
+        }
+        Ok(result)
+    });
+    match result {
+        Ok(result) => TxJsonRpcMessage::<RoleServer>::response(result, id),
+        Err(error) => TxJsonRpcMessage::<RoleServer>::error(error, Some(id)),
+    }
+}
+
+/// `frame` as bytes (an HTTP body). Never empty: were it to fail to serialize, the answer is an internal
+/// error to the same request.
+#[cfg(feature = "http")]
+pub(crate) fn to_bytes(frame: &TxJsonRpcMessage<RoleServer>) -> Vec<u8> {
+    match serde_json::to_vec(frame) {
+        Ok(bytes) => bytes,
+        Err(err) => {
+            tracing::error!(%err, "an answer could not be serialized");
+            let id = match frame {
+                rmcp::model::JsonRpcMessage::Response(response) => Some(response.id.clone()),
+                rmcp::model::JsonRpcMessage::Error(error) => error.id.clone(),
+                _ => None,
+            };
+            let error = ErrorData::internal_error("the answer could not be serialized", None);
+            serde_json::to_vec(&TxJsonRpcMessage::<RoleServer>::error(error, id)).unwrap_or_else(
+                |_| br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"internal error"}}"#.to_vec(),
+            )
+        }
+    }
+}
+
+/// The bytes that go before a result serialized once, in a response to `id`:
+/// `{"jsonrpc":"2.0","id":<id>,"result":` (the caller adds the result and `}`).
+pub(crate) fn result_prefix(id: &RequestId) -> Vec<u8> {
+    let mut prefix = Vec::with_capacity(40);
+    prefix.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    match id {
+        RequestId::Number(n) => prefix.extend_from_slice(n.to_string().as_bytes()),
+        RequestId::String(_) => {
+            // A string id serializes as its JSON string; that cannot fail.
+            let _ = serde_json::to_writer(&mut prefix, id);
+        }
+    }
+    prefix.extend_from_slice(b",\"result\":");
+    prefix
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{
+        CallToolResponse, CallToolResult, ContentBlock, InputRequiredResult, NumberOrString,
+    };
+    use serde_json::{Value, json};
+
+    use super::{response, result_prefix};
+
+    fn json_of(answer: super::Answer, modern: bool) -> Value {
+        serde_json::to_value(response(NumberOrString::Number(7), answer, modern)).unwrap()
+    }
+
+    #[test]
+    fn each_revision_gets_its_own_shape() {
+        let done = || {
+            Ok(CallToolResponse::Complete(CallToolResult::success(vec![
+                ContentBlock::text("hi"),
+            ])))
+        };
+        let legacy = json_of(done(), false);
+        assert_eq!(legacy["id"], 7);
+        assert!(legacy["result"].get("resultType").is_none(), "{legacy}");
+        let modern = json_of(done(), true);
+        assert_eq!(modern["result"]["resultType"], "complete", "{modern}");
+        let asks = || {
+            let input = InputRequiredResult::new(None, Some("s".into()));
+            Ok(CallToolResponse::InputRequired(input))
+        };
+        let refused = json_of(asks(), false);
+        assert_eq!(refused["error"]["code"], -32600, "{refused}");
+        let asked = json_of(asks(), true);
+        assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    }
+
+    #[test]
+    fn a_prefix_holds_the_id_as_json() {
+        let frame = |prefix: Vec<u8>| {
+            let mut bytes = prefix;
+            bytes.extend_from_slice(b"{}}");
+            serde_json::from_slice::<Value>(&bytes).unwrap()
+        };
+        let number = frame(result_prefix(&NumberOrString::Number(-3)));
+        assert_eq!(number, json!({"jsonrpc": "2.0", "id": -3, "result": {}}));
+        let text = frame(result_prefix(&NumberOrString::String("a\"b".into())));
+        assert_eq!(text["id"], "a\"b");
+    }
+}

@@ -1,0 +1,90 @@
+//! The engine every invocation runs on, whatever it invokes: the invocation is made (its
+//! arguments decoded) with panics caught, then run under its timeout and the client's
+//! cancellation, a sync one on the [`CallPool`], an async one in place. Keyed on an
+//! invocation and a name, not on a tool, so that what is not a tool can run on it too.
+
+use std::panic::AssertUnwindSafe;
+use std::time::Duration;
+
+use futures::FutureExt;
+use tokio_util::sync::CancellationToken;
+
+use super::outcome::panic_message;
+use super::pool::CallPool;
+use crate::context::CallContext;
+use crate::tool::def::{Invocation, Timeout};
+use crate::tool::output::Outcome;
+
+/// What runs, for the messages that name it: `tool 'search_notes' timed out after 30s`.
+#[derive(Clone, Copy)]
+pub(crate) struct Target<'a> {
+    /// What kind of thing it is (`tool`).
+    pub(crate) kind: &'static str,
+    pub(crate) name: &'a str,
+}
+
+impl std::fmt::Display for Target<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} '{}'", self.kind, self.name)
+    }
+}
+
+/// Makes the invocation with `invoke` and runs it to its outcome; `None` when `cancelled`
+/// fired first (the invocation is then stopped, or told through its `Cancellation`, and
+/// nothing is answered).
+pub(crate) async fn run(
+    target: Target<'_>,
+    invoke: impl FnOnce(&CallContext) -> Invocation,
+    timeout: Option<Timeout>,
+    context: CallContext,
+    cancelled: CancellationToken,
+    pool: &CallPool,
+) -> Option<Outcome> {
+    let outcome = tokio::select! {
+        biased;
+        outcome = execute(target, invoke, timeout, &context, pool) => outcome,
+        () = cancelled.cancelled() => {
+            context.cancel.cancel();
+            context.close();
+            tracing::debug!(%target, "cancelled by the client");
+            return None;
+        }
+    };
+    // Notifications sent so far precede the answer; later ones are dropped.
+    context.close();
+    Some(outcome)
+}
+
+async fn execute(
+    target: Target<'_>,
+    invoke: impl FnOnce(&CallContext) -> Invocation,
+    timeout: Option<Timeout>,
+    context: &CallContext,
+    pool: &CallPool,
+) -> Outcome {
+    let invocation = match std::panic::catch_unwind(AssertUnwindSafe(|| invoke(context))) {
+        Ok(invocation) => invocation,
+        Err(panic) => return Outcome::Failed(panic_message(&*panic)),
+    };
+    let body = async {
+        match invocation {
+            Invocation::Invalid(problems) => Outcome::Invalid(problems),
+            Invocation::Blocking(body) => pool.run(body).await,
+            Invocation::Async(body) => match AssertUnwindSafe(body).catch_unwind().await {
+                Ok(outcome) => outcome,
+                Err(panic) => Outcome::Failed(panic_message(&*panic)),
+            },
+        }
+    };
+    let Some(timeout) = timeout else {
+        return body.await;
+    };
+    match tokio::time::timeout(Duration::from_millis(timeout.millis), body).await {
+        Ok(outcome) => outcome,
+        Err(_) => {
+            // Tell a sync invocation still running in its thread to stop.
+            context.cancel.cancel();
+            Outcome::TimedOut(format!("{target} timed out after {}", timeout.text))
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! The call pipeline. Every `tools/call`, whichever way it came in (the stdio fast path, the
+//! HTTP fast path, rmcp's service through the adapter, or the `call` command), runs the same
+//! steps, in this order:
+//!
+//! 1. **resolve**: the tool by name, among those the serving policy offers (an unknown tool
+//!    is a protocol error; a tool the policy withholds, a `Refused` result);
+//! 2. **access**: with authorization, the caller's token grants the scope the tool needs
+//!    (`-32003` otherwise);
+//! 3. the hook points, between access and dispatch and in this order: layers around the
+//!    call, confirmation by the user, running as a task;
+//! 4. **dispatch** on the engine (`engine.rs`): the arguments decoded into the tool's
+//!    parameters, its timeout, panics caught, sync work on the pool (`pool.rs`), the client's
+//!    cancellation;
+//! 5. the outcome as an [`Answer`], which the way in writes (`encode.rs` on the fast paths,
+//!    rmcp's service on its own);
+//! 6. one debug line per call: the tool, the way in, the outcome, the duration (never the
+//!    arguments).
+//!
+//! A way in differs only in how it reads the request (`decode.rs`: one allow-list for every
+//! fast path) and how it writes the answer. Calls in flight are tracked here, for every way
+//! in, so that a stop waits for all of them.
+
+pub(crate) mod decode;
+pub(crate) mod encode;
+mod engine;
+pub(crate) mod inline;
+mod outcome;
+pub(crate) mod pool;
+
+use std::borrow::Cow;
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::FutureExt;
+use futures::future::Either;
+use rmcp::model::{CallToolRequestParams, CallToolResponse, JsonObject, ProgressToken};
+use tokio_util::sync::CancellationToken;
+
+pub(crate) use encode::Answer;
+pub(crate) use outcome::{error_result, unknown_tool};
+
+use super::adapter::ToolServer;
+use crate::context::{CallContext, NoticeSink, SessionLevel};
+use crate::tool::args::Arguments;
+use crate::{Caller, ErrorKind, ToolInfo};
+use engine::Target;
+
+/// The way a call came in: it changes nothing but the per-call log line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Way {
+    /// The stdio session's fast path.
+    Stdio,
+    /// The HTTP transport's fast path.
+    #[cfg(feature = "http")]
+    Http,
+    /// rmcp's service, through the adapter (any transport).
+    Rmcp,
+    /// The `call` command, in-process.
+    Local,
+}
+
+impl Way {
+    fn fast(self) -> bool {
+        match self {
+            Way::Stdio => true,
+            #[cfg(feature = "http")]
+            Way::Http => true,
+            Way::Rmcp | Way::Local => false,
+        }
+    }
+}
+
+impl fmt::Display for Way {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Way::Stdio => "stdio",
+            #[cfg(feature = "http")]
+            Way::Http => "http",
+            Way::Rmcp => "rmcp",
+            Way::Local => "local",
+        })
+    }
+}
+
+/// What a call runs with besides its params, as its way in knows it.
+#[derive(Default)]
+pub(crate) struct CallSetup {
+    /// The client's progress token.
+    pub(crate) progress: Option<ProgressToken>,
+    /// The log level of this call alone (else the session's).
+    pub(crate) level: Option<SessionLevel>,
+    /// Where its notifications go (else the session's sink).
+    pub(crate) sink: Option<Arc<dyn NoticeSink>>,
+    /// Who is calling.
+    pub(crate) caller: Caller,
+}
+
+impl ToolServer {
+    /// Runs one call through the pipeline's steps. Not an `async fn`: the steps before
+    /// dispatch run here, and the future returned is the dispatch itself (or the answer a
+    /// step gave), so that nothing is copied into one more future's state per call.
+    pub(crate) fn call(
+        &self,
+        params: CallToolRequestParams,
+        cancel: CancellationToken,
+        setup: CallSetup,
+        way: Way,
+    ) -> impl Future<Output = Answer> + Send + '_ {
+        let log = CallLog::start(way);
+        let CallToolRequestParams {
+            name, arguments, ..
+        } = params;
+        let ran = match self.admit(&name, &setup.caller) {
+            Ok(tool) => Either::Left(
+                self.tracker
+                    .track_future(self.dispatch(tool, arguments, cancel, setup)),
+            ),
+            Err(answer) => Either::Right(std::future::ready(answer)),
+        };
+        ran.map(move |answer| {
+            log.finish(&name, &answer);
+            answer
+        })
+    }
+
+    /// Steps 1 to 3: the tool to run, or the answer that ends the call before it runs.
+    fn admit(&self, name: &str, caller: &Caller) -> Result<&'static ToolInfo, Answer> {
+        // 1. resolve
+        let Some(tool) = self.registry.get(name) else {
+            return Err(Err(unknown_tool(name)));
+        };
+        if let Err(why) = self.policy.allows(tool) {
+            let refused = error_result(ErrorKind::Refused, why.to_string());
+            return Err(Ok(refused.into()));
+        }
+        // 2. access
+        #[cfg(feature = "auth")]
+        if let Some(refused) = self.refuse(tool, caller) {
+            return Err(Err(refused));
+        }
+        #[cfg(not(feature = "auth"))]
+        let _ = caller;
+        // 3. Layers, confirmation and tasks hook in here, in that order.
+        Ok(tool)
+    }
+
+    /// Step 4: runs `tool` on the engine.
+    fn dispatch(
+        &self,
+        tool: &'static ToolInfo,
+        arguments: Option<JsonObject>,
+        cancel: CancellationToken,
+        setup: CallSetup,
+    ) -> impl Future<Output = Answer> + Send + '_ {
+        let context = CallContext::new(
+            tool.name(),
+            self.states.clone(),
+            // The call's own token: a timeout cancels it to stop a sync tool, which concerns
+            // nothing else.
+            cancel.clone(),
+            setup.sink.or_else(|| self.notices.clone()),
+            setup.progress,
+            setup.level.unwrap_or_else(|| self.level.clone()),
+            setup.caller,
+        );
+        let def = tool.def();
+        let target = Target {
+            kind: "tool",
+            name: tool.name(),
+        };
+        let invoke = move |context: &CallContext| {
+            (def.invoke)(
+                Arguments::new(arguments, def.params, tool.expected()),
+                context,
+            )
+        };
+        let run = engine::run(target, invoke, def.timeout, context, cancel, &self.pool);
+        self.blocking.watch(tool.name(), run).map(move |outcome| {
+            Ok(match outcome {
+                Some(outcome) => outcome::tool_result(tool, outcome).into(),
+                // Nothing is sent for a cancelled request: no way in writes this.
+                None => error_result(
+                    ErrorKind::Failed,
+                    format!("tool '{}' was cancelled", tool.name()),
+                )
+                .into(),
+            })
+        })
+    }
+}
+
+/// Step 6: the per-call debug line. The clock is read only when the line is wanted.
+struct CallLog {
+    way: Way,
+    start: Option<Instant>,
+}
+
+impl CallLog {
+    fn start(way: Way) -> Self {
+        let start = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
+        CallLog { way, start }
+    }
+
+    fn finish(&self, tool: &Cow<'static, str>, answer: &Answer) {
+        let Some(start) = self.start else {
+            return;
+        };
+        let outcome = match answer {
+            Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => "error",
+            Ok(CallToolResponse::Complete(_)) => "ok",
+            Ok(CallToolResponse::InputRequired(_)) => "input_required",
+            Ok(CallToolResponse::Task(_)) => "task",
+            Ok(_) => "other",
+            Err(_) => "protocol_error",
+        };
+        tracing::debug!(
+            tool = &**tool,
+            way = %self.way,
+            fast = self.way.fast(),
+            outcome,
+            duration_us = start.elapsed().as_micros() as u64,
+            "tools/call"
+        );
+    }
+}

@@ -1,0 +1,74 @@
+//! A tool's outcome as an MCP result: a success with its content, or an `isError` result whose
+//! `_meta` names the [`ErrorKind`]. Failures that are not the tool's deliberate errors are
+//! masked: the client sees that the call failed, stderr sees why.
+
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResult, ContentBlock, MetaObject};
+use serde_json::json;
+
+use crate::tool::output::{Outcome, Output};
+use crate::{ErrorKind, META_ERROR, ToolInfo};
+
+/// The protocol error (-32602) for a tool that does not exist.
+pub(crate) fn unknown_tool(name: &str) -> ErrorData {
+    ErrorData::invalid_params(
+        format!("unknown tool '{name}'"),
+        Some(json!({ "tool": name })),
+    )
+}
+
+/// The result of a call of `tool` that ended with `outcome`.
+pub(crate) fn tool_result(tool: &ToolInfo, outcome: Outcome) -> CallToolResult {
+    match outcome {
+        Outcome::Ok(Output::Empty) => CallToolResult::success(Vec::new()),
+        Outcome::Ok(Output::Text(text)) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        Outcome::Ok(Output::Json(value)) => {
+            let text = value.to_string();
+            let structured = if tool.wrapped() {
+                json!({ "result": value })
+            } else {
+                value
+            };
+            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+            result.structured_content = Some(structured);
+            result
+        }
+        Outcome::Ok(Output::Content(content, structured)) => {
+            let mut result = CallToolResult::success(content);
+            result.structured_content = structured;
+            result
+        }
+        Outcome::Invalid(problems) => error_result(
+            ErrorKind::InvalidArguments,
+            format!("Invalid arguments for tool '{}': {problems}", tool.name()),
+        ),
+        Outcome::ToolError(message) => error_result(ErrorKind::Tool, message),
+        Outcome::TimedOut(message) => error_result(ErrorKind::TimedOut, message),
+        Outcome::Failed(error) => {
+            tracing::error!(tool = tool.name(), error, "tool failed");
+            error_result(
+                ErrorKind::Failed,
+                format!("Error calling tool '{}'", tool.name()),
+            )
+        }
+    }
+}
+
+/// An error result, its kind in `_meta`.
+pub(crate) fn error_result(kind: ErrorKind, message: String) -> CallToolResult {
+    let mut result = CallToolResult::error(vec![ContentBlock::text(message)]);
+    let mut meta = MetaObject::new();
+    meta.insert(META_ERROR.into(), kind.as_str().into());
+    result.meta = Some(meta);
+    result
+}
+
+/// What a panic said, for stderr.
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    let text = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-string panic payload".to_owned());
+    format!("panicked: {text}")
+}

@@ -1,0 +1,252 @@
+//! The session layer in front of rmcp on a stdio session, and its fast path.
+//!
+//! Every message passes here first. The layer keeps the session's lifecycle and its requests
+//! in flight for both paths (`session/lifecycle.rs`). Once a client has negotiated a revision
+//! with an `initialize` handshake (2024-11-05 to 2025-11-25), the requests that the one
+//! allow-list (`call/decode.rs`) admits are answered here: `tools/list` from a result
+//! serialized once, `tools/call` through the call pipeline, instead of through rmcp's service
+//! loop. Everything else (initialize and version negotiation, ping, logging/setLevel,
+//! 2026-07-28 sessions, paginated lists, anything unusual) stays with rmcp.
+//!
+//! Cancellation follows rmcp's rule: a cancelled call gets no response. See BENCHMARKS.md for
+//! what the fast path buys.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use rmcp::RoleServer;
+use rmcp::model::{
+    CallToolRequestParams, ClientNotification, ErrorData, JsonRpcMessage, RequestId,
+};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use tokio_util::sync::CancellationToken;
+
+use crate::server::adapter::ToolServer;
+use crate::server::call::decode::{FastRequest, fast_request};
+use crate::server::call::encode;
+use crate::server::call::inline::{Blocking, Started};
+use crate::server::call::{CallSetup, Way};
+use crate::server::session::lifecycle::{Admit, Lifecycle, Requests, id_in_use};
+use crate::transport::stdio::{Outbox, SessionLayer};
+
+/// The session layer of one stdio session, put in front of rmcp.
+#[derive(Clone)]
+pub(crate) struct StdioLayer(Arc<Layer>);
+
+pub(crate) struct Layer {
+    server: ToolServer,
+    outbox: Outbox,
+    /// Whether the fast path answers tools requests (off: rmcp answers everything).
+    fast: bool,
+    lifecycle: Lifecycle,
+    requests: Requests,
+    /// Numbers the calls that continue in a task.
+    calls: AtomicU64,
+}
+
+impl SessionLayer for StdioLayer {
+    fn try_line(&self, line: &[u8]) -> bool {
+        self.0.fast && self.0.lifecycle.handshake() && self.0.try_fast(line)
+    }
+
+    fn intercept(
+        &self,
+        message: RxJsonRpcMessage<RoleServer>,
+    ) -> Option<RxJsonRpcMessage<RoleServer>> {
+        self.0.intercept(message)
+    }
+
+    fn observe(&self, frame: &TxJsonRpcMessage<RoleServer>) {
+        self.0.lifecycle.observe(frame);
+        match frame {
+            JsonRpcMessage::Response(response) => self.0.requests.answered(&response.id),
+            JsonRpcMessage::Error(error) => {
+                if let Some(id) = &error.id {
+                    self.0.requests.answered(id);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn drain(&self, deadline: Instant) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
+        Box::pin(self.0.drain(deadline))
+    }
+}
+
+impl StdioLayer {
+    /// The layer of a session served by `server`, answering tools requests itself when
+    /// `fast`.
+    pub(crate) fn new(server: ToolServer, outbox: Outbox, fast: bool) -> Self {
+        StdioLayer(Arc::new(Layer {
+            server,
+            outbox,
+            fast,
+            lifecycle: Lifecycle::default(),
+            requests: Requests::default(),
+            calls: AtomicU64::new(0),
+        }))
+    }
+}
+
+impl Layer {
+    /// Answers `line` here (`true`) when the allow-list admits it; anything else is left to
+    /// rmcp (`false`), which validates it in full.
+    fn try_fast(self: &Arc<Self>, line: &[u8]) -> bool {
+        let Some(request) = fast_request(line, true) else {
+            return false;
+        };
+        match request {
+            FastRequest::Call { id, params } => {
+                if !self.requests.is_free(&id) {
+                    self.refuse(id_in_use(&id), id);
+                } else {
+                    self.call(id, params);
+                }
+                true
+            }
+            FastRequest::List { id } => {
+                if !self.requests.is_free(&id) {
+                    self.refuse(id_in_use(&id), id);
+                    return true;
+                }
+                self.list(id)
+            }
+        }
+    }
+
+    /// Applies the session's lifecycle, refuses an id already in flight, and cancels a
+    /// fast-path call named by a `notifications/cancelled` (its response is then never
+    /// sent). Hands the rest on to rmcp.
+    fn intercept(
+        &self,
+        message: RxJsonRpcMessage<RoleServer>,
+    ) -> Option<RxJsonRpcMessage<RoleServer>> {
+        match self.lifecycle.admit(&message) {
+            Admit::Pass => {}
+            Admit::Ignore(why) => {
+                tracing::debug!(why, "a message was ignored");
+                return None;
+            }
+            Admit::Refuse(id, error) => {
+                self.refuse(error, id);
+                return None;
+            }
+        }
+        match &message {
+            JsonRpcMessage::Request(request) if !self.requests.claim_rmcp(&request.id) => {
+                self.refuse(id_in_use(&request.id), request.id.clone());
+                return None;
+            }
+            JsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    self.requests.cancel(id);
+                }
+            }
+            _ => {}
+        }
+        Some(message)
+    }
+
+    /// Queues an error response to `id` (the reader writes it).
+    fn refuse(&self, error: ErrorData, id: RequestId) {
+        let frame = TxJsonRpcMessage::<RoleServer>::error(error, Some(id));
+        if let Err(err) = self.outbox.queue(&frame) {
+            tracing::debug!(%err, "an error response could not be written");
+        }
+    }
+
+    /// Queues the cached list, not copied, as the response to `id` (the reader writes it,
+    /// see `Outbox::write_now`); `false` when the list is paginated (rmcp's).
+    fn list(&self, id: RequestId) -> bool {
+        let Some(list) = self.server.cached_list() else {
+            return false;
+        };
+        let prefix = encode::result_prefix(&id);
+        if let Err(err) = self.outbox.queue_shared(&prefix, list.clone(), b"}\n") {
+            tracing::debug!(%err, "a tools/list response could not be written");
+        }
+        true
+    }
+
+    /// Runs a call through the pipeline. Its first step runs right here (see
+    /// `call/inline.rs`): a call that finishes without waiting is answered without a task or
+    /// a thread hop, its response queued for the reader to write. A call that waits
+    /// continues in a task of its own; a call of a tool known to block runs on the pool.
+    fn call(self: &Arc<Self>, id: RequestId, params: CallToolRequestParams) {
+        let token = CancellationToken::new();
+        let blocks = self.server.blocking().blocks(&params.name);
+        let progress = params.meta.as_ref().and_then(|m| m.get_progress_token());
+        let layer = self.clone();
+        let cancelled = token.clone();
+        let work = async move {
+            let setup = CallSetup {
+                progress,
+                ..CallSetup::default()
+            };
+            layer
+                .server
+                .call(params, cancelled, setup, Way::Stdio)
+                .await
+        };
+        let work = match Blocking::start(blocks, work) {
+            Started::Done(answer) => {
+                self.respond_now(id, answer);
+                return;
+            }
+            Started::Waiting(work) => Ok(work),
+            Started::Blocks(work) => Err(work),
+        };
+        let number = self.calls.fetch_add(1, Ordering::Relaxed);
+        // The id was free when the line was read, and only the reader claims ids.
+        self.requests.claim_fast(&id, number, token);
+        let layer = self.clone();
+        self.server.tracker.spawn(async move {
+            let answer = match work {
+                Ok(work) => work.await,
+                // It blocks its thread: on a pool thread, not on a runtime worker (where it
+                // could also hold up the reader).
+                Err(work) => match layer.server.pool().block_on(work).await {
+                    Ok(answer) => answer,
+                    Err(err) => Err(ErrorData::internal_error(err.to_string(), None)),
+                },
+            };
+            if !layer.requests.finish_fast(&id, number) {
+                return; // cancelled: no response
+            }
+            let frame = encode::response(id, answer, false);
+            if let Err(err) = layer.outbox.send(&frame).await {
+                tracing::debug!(%err, "a tools/call response could not be written");
+            }
+        });
+    }
+
+    fn respond_now(&self, id: RequestId, answer: encode::Answer) {
+        if let Err(err) = self.outbox.queue(&encode::response(id, answer, false)) {
+            tracing::debug!(%err, "a tools/call response could not be written");
+        }
+    }
+
+    /// At the end of input: lets calls in flight finish until `deadline`, then cancels the
+    /// rest and says how many.
+    async fn drain(&self, deadline: Instant) {
+        let tracker = &self.server.tracker;
+        tracker.close();
+        if tokio::time::timeout_at(deadline.into(), tracker.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                running = tracker.len(),
+                "tool calls still running at shutdown were cancelled"
+            );
+        }
+        self.requests.cancel_all();
+    }
+}
