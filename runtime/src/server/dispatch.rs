@@ -36,6 +36,11 @@ pub(crate) async fn run(
     cancelled: CancellationToken,
     sync: &SyncLimit,
 ) -> CallToolResult {
+    // Only a server built without the startup check (the test client, `call`) gets here
+    // without a state the tool needs.
+    if let Some(missing) = super::check::missing_state(&context.states, tool) {
+        return error_result(ErrorKind::Failed, missing.to_string());
+    }
     let outcome = tokio::select! {
         biased;
         outcome = execute(tool, arguments, &context, sync) => outcome,

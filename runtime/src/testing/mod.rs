@@ -127,13 +127,44 @@ impl Client {
     /// assert!(client.is_ok());
     /// # }
     /// ```
+    ///
+    /// Unlike serving, connecting does not need every tool's [`State<T>`](crate::State): a
+    /// test of one tool need not register the state of another. Calling a tool whose state
+    /// `server` lacks is an error that names the type and says to register it:
+    ///
+    /// ```standalone_crate
+    /// use toolsmith::{State, tool};
+    ///
+    /// struct Database;
+    ///
+    /// /// Count the rows.
+    /// #[tool(read_only)]
+    /// fn count_rows(db: State<Database>) -> u64 {
+    ///     let _ = &*db;
+    ///     0
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let err = client.call("count_rows", serde_json::json!({})).await.unwrap_err();
+    /// assert!(err.message().contains("State<"), "{err}");
+    /// assert!(err.message().contains(".state(value)"), "{err}");
+    ///
+    /// let server = toolsmith::Server::new().state(Database);
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// assert!(client.call("count_rows", serde_json::json!({})).await.is_ok());
+    /// # }
+    /// ```
     pub async fn connect(server: Server) -> Result<Client, Error> {
         let (client_end, server_end) = tokio::io::duplex(1 << 20);
         let (read, write) = tokio::io::split(server_end);
-        // Checked here, so that a server that cannot start is an error of `connect`.
-        server.checked_registry()?;
+        // Checked here, so that a registry that cannot be built is an error of `connect`. A
+        // tool whose `State<T>` this server lacks is no reason to refuse: the test may be
+        // about other tools, and a call of that tool is answered with an error naming it.
+        crate::try_registry()?;
         let server = tokio::spawn(async move {
-            if let Err(err) = server.serve_on(read, write).await {
+            if let Err(err) = server.serve_on_unchecked(read, write).await {
                 tracing::warn!(%err, "the test server stopped");
             }
         });
