@@ -9,6 +9,7 @@ use toolsmith_tests::example_binary;
 use toolsmith_tests::http::HttpServer;
 use toolsmith_tests::raw::Raw;
 
+const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_server");
 const VERSION: (&str, &str) = ("MCP-Protocol-Version", "2025-11-25");
 const NOTES_TOOLS: [&str; 5] = [
     "create_note",
@@ -95,12 +96,18 @@ async fn http_replicas_accept_each_others_cursors() {
 
     // Either replica refuses a tampered cursor, cleanly.
     for server in [&a, &b] {
-        let answer = (&*server).ask(&list(20, Some(&tampered(&cursors[0])))).await;
+        let answer = (&*server)
+            .ask(&list(20, Some(&tampered(&cursors[0]))))
+            .await;
         assert!(refused(&answer), "{answer}");
     }
     // A replica with another policy lists other tools: its offsets mean something else.
     let read_only = HttpServer::start(notes, &["--page-size", "2", "--read-only"]).await;
     let answer = (&read_only).ask(&list(21, Some(&cursors[0]))).await;
+    assert!(refused(&answer), "{answer}");
+    // So does a server of other tools (another build), with the same policy.
+    let other = HttpServer::start(FIXTURE, &["--page-size", "2"]).await;
+    let answer = (&other).ask(&list(22, Some(&cursors[0]))).await;
     assert!(refused(&answer), "{answer}");
 }
 
