@@ -112,7 +112,7 @@ impl fmt::Display for Error {
             ),
             Error::MissingState { tool, type_name } => write!(
                 f,
-                "tool {tool} needs `State<{type_name}>`, which was never registered: add `.state(value)` to `toolsmith::Server::new()` in main"
+                "tool {tool} needs `State<{type_name}>`, which was never registered: register a value with `.state(value)` on the `toolsmith::Server` that serves it (in a test, the server given to `Client::connect`)"
             ),
             Error::Initialize(msg) => write!(f, "MCP session did not start: {msg}"),
             Error::Io(err) => write!(f, "transport I/O failed: {err}"),

@@ -30,6 +30,8 @@
 //! and a complete hint block (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
 //! `openWorldHint`). See [`tool`] for every key.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 // The runtime by layer; dependencies point one way (checked in CI by `module-graph`):
 // - `tool/`: what a tool is (definitions, hints, arguments, schemas, outputs).
 // - `context/`: what a call can ask for (state, progress, cancellation, client log, caller);
@@ -48,11 +50,13 @@ mod logging;
 mod registry;
 mod server;
 #[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
 mod tool;
 mod transport;
 
 #[cfg(feature = "auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub use auth::Auth;
 pub use cli::run;
 pub use context::{Caller, Cancellation, ClientLog, LogLevel, Progress, State};
@@ -69,6 +73,7 @@ pub use tool::{
     Required, ResourceLink, ScopeNames, ToolInfo, ToolOutput, infer_hints,
 };
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use transport::DEFAULT_MAX_BODY;
 pub use transport::DEFAULT_MAX_LINE;
 

@@ -10,7 +10,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use toolsmith::testing::{CallError, CallOptions, Client};
-use toolsmith::{ClientLog, ErrorKind, Policy, Progress, Server, State, ToolError, tool};
+use toolsmith::{
+    ClientLog, ErrorKind, Hints, Policy, Progress, ScopeNames, Server, State, ToolError, tool,
+};
 
 #[derive(Serialize, Deserialize, JsonSchema, Debug, PartialEq)]
 struct Pair {
@@ -263,11 +265,64 @@ async fn dropping_the_client_ends_its_server() {
 }
 
 #[tokio::test]
-async fn a_server_that_cannot_start_is_an_error_of_connect() {
-    // `write` needs `State<AtomicU64>`, which this server lacks.
-    let err = Client::connect(Server::new())
-        .await
-        .err()
-        .expect("an error");
-    assert!(err.to_string().contains("AtomicU64"), "{err}");
+async fn a_missing_state_is_an_error_of_the_call_not_of_connect() {
+    // `write` needs `State<AtomicU64>`, which this server lacks: other tools still work.
+    let client = Client::connect(Server::new()).await.expect("connects");
+    let n = client.call("number", json!({"n": 3})).await.unwrap();
+    assert_eq!(n.data::<i64>().unwrap(), 3);
+    let err = client.call("write", json!({})).await.unwrap_err();
+    assert_eq!(kind(&err), Some(ErrorKind::Failed), "{err}");
+    assert!(
+        err.message()
+            .contains("`State<core::sync::atomic::AtomicU64>`"),
+        "{err}"
+    );
+    assert!(err.message().contains(".state(value)"), "{err}");
+}
+
+#[tokio::test]
+async fn tools_shows_hints_and_scopes_in_toolsmiths_terms() {
+    let names = ScopeNames::new("notes.read", "notes.write", "notes.admin");
+    let client = Client::connect(server().scope_names(names)).await.unwrap();
+    let tools = client.tools().await.unwrap();
+    let rmcp_list = client.list_tools().await.unwrap();
+    assert_eq!(
+        tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        rmcp_list
+            .iter()
+            .map(|t| t.name.as_ref())
+            .collect::<Vec<_>>()
+    );
+    let tool = |name: &str| tools.iter().find(|t| t.name == name).unwrap();
+    let write = tool("write");
+    assert_eq!(
+        write.hints,
+        Hints {
+            read_only: false,
+            destructive: false,
+            idempotent: false,
+            open_world: false
+        }
+    );
+    assert_eq!(write.scopes, ["notes.write"]);
+    assert_eq!(write.description.as_deref(), Some("Writes."));
+    assert_eq!(tool("pair").hints, Hints::READ_ONLY.closed_world());
+    assert_eq!(tool("pair").scopes, ["notes.read"]);
+    assert_eq!(tool("pair").title, None);
+    // What the registry declares is what the client is told.
+    for listed in &tools {
+        let declared = toolsmith::registry().get(&listed.name).unwrap();
+        assert_eq!(listed.hints, declared.hints(), "{}", listed.name);
+        assert_eq!(listed.category.as_deref(), declared.category());
+        assert_eq!(listed.tags, declared.tags());
+    }
+    // Under a read-only policy, only read-only tools are listed.
+    let read_only = Policy {
+        read_only: true,
+        ..Policy::default()
+    };
+    let client = Client::connect(server().policy(read_only)).await.unwrap();
+    let tools = client.tools().await.unwrap();
+    assert!(tools.iter().all(|t| t.hints.read_only && t.name != "write"));
+    assert!(tools.iter().all(|t| t.scopes == ["tools:read"]));
 }

@@ -44,6 +44,7 @@ const REFETCH: Duration = Duration::from_secs(60);
 /// # }
 /// ```
 #[derive(Debug, Clone)]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub struct Auth {
     pub(crate) issuer: String,
     pub(crate) jwks: String,

@@ -1,7 +1,9 @@
 //! Every `#[tool]` in the program, collected through `inventory`: no list to keep. Searching
-//! it by hints (`search.rs`, with tamper-proof cursors) and the hints snapshot that CI checks
+//! it by hints (`search.rs`, with cursors that any process of the build accepts and that
+//! refuse tampering: `cursor.rs`) and the hints snapshot that CI checks
 //! (`snapshot.rs`).
 
+mod cursor;
 pub(crate) mod search;
 pub(crate) mod snapshot;
 

@@ -2,9 +2,8 @@
 //! cursors that refuse tampering.
 
 use std::fmt;
-use std::hash::{BuildHasher, Hash, RandomState};
-use std::sync::OnceLock;
 
+pub(crate) use super::cursor::{decode_cursor, paginate, scope_of};
 use crate::{Registry, ToolInfo};
 
 /// The page size when none is asked for.
@@ -197,7 +196,7 @@ impl Search {
             &self.category,
             &self.tags,
         );
-        keys().hash_one(("search", filters))
+        scope_of(("search", filters))
     }
 }
 
@@ -284,85 +283,5 @@ impl Registry {
             next_cursor,
             total: matching.len(),
         })
-    }
-}
-
-/// The page of `items` starting at `start`, and the cursor of the next one.
-pub(crate) fn paginate<T: Copy>(
-    items: &[T],
-    start: usize,
-    size: usize,
-    scope: u64,
-) -> Result<(Vec<T>, Option<String>), SearchError> {
-    if start > items.len() {
-        return Err(SearchError::InvalidCursor);
-    }
-    let end = (start + size).min(items.len());
-    let next = (end < items.len()).then(|| encode_cursor(scope, end));
-    Ok((items[start..end].to_vec(), next))
-}
-
-/// Per-process random keys: cursors cannot be forged, and are not meant to outlive the process.
-fn keys() -> &'static RandomState {
-    static KEYS: OnceLock<RandomState> = OnceLock::new();
-    KEYS.get_or_init(RandomState::new)
-}
-
-/// A scope for cursors of something other than a [`Search`] (the server's `tools/list`).
-pub(crate) fn scope_of(value: impl Hash) -> u64 {
-    keys().hash_one(value)
-}
-
-pub(crate) fn encode_cursor(scope: u64, offset: usize) -> String {
-    let mac = keys().hash_one((scope, offset));
-    format!("{offset:x}.{mac:016x}")
-}
-
-pub(crate) fn decode_cursor(scope: u64, cursor: &str) -> Result<usize, SearchError> {
-    let (offset, mac) = cursor.split_once('.').ok_or(SearchError::InvalidCursor)?;
-    let offset = usize::from_str_radix(offset, 16).map_err(|_| SearchError::InvalidCursor)?;
-    let mac = u64::from_str_radix(mac, 16).map_err(|_| SearchError::InvalidCursor)?;
-    // Only the exact text this process issued is accepted (no leading zeros, no case games).
-    if mac != keys().hash_one((scope, offset)) || encode_cursor(scope, offset) != cursor {
-        return Err(SearchError::InvalidCursor);
-    }
-    Ok(offset)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cursors_round_trip_and_refuse_tampering() {
-        let cursor = encode_cursor(7, 50);
-        assert_eq!(decode_cursor(7, &cursor), Ok(50));
-        assert_eq!(decode_cursor(8, &cursor), Err(SearchError::InvalidCursor));
-        let (offset, mac) = cursor.split_once('.').unwrap();
-        assert_ne!(offset, "33");
-        let forged = format!("33.{mac}");
-        assert_eq!(decode_cursor(7, &forged), Err(SearchError::InvalidCursor));
-        let padded = format!("0{cursor}");
-        assert_eq!(decode_cursor(7, &padded), Err(SearchError::InvalidCursor));
-        for junk in ["", ".", "zz.zz", "1", "1.2.3", "ffffffffffffffffffff.0"] {
-            assert_eq!(
-                decode_cursor(7, junk),
-                Err(SearchError::InvalidCursor),
-                "{junk:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn pages_cover_everything_once() {
-        let items: Vec<u32> = (0..7).collect();
-        let (first, next) = paginate(&items, 0, 3, 1).unwrap();
-        assert_eq!(first, [0, 1, 2]);
-        let start = decode_cursor(1, &next.unwrap()).unwrap();
-        let (second, next) = paginate(&items, start, 3, 1).unwrap();
-        assert_eq!(second, [3, 4, 5]);
-        let (last, next) =
-            paginate(&items, decode_cursor(1, &next.unwrap()).unwrap(), 3, 1).unwrap();
-        assert_eq!((last, next), (vec![6], None));
     }
 }

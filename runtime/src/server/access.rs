@@ -12,6 +12,7 @@ use super::adapter::ToolServer;
 use crate::transport::http::guard::GuardConfig;
 use crate::{Auth, Caller, Error, Registry, ScopeNames, ToolInfo};
 
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 impl Server {
     /// Requires an OAuth bearer token on every request to the MCP endpoint (HTTP only;
     /// feature `auth`): a JWT signed by `auth`'s issuer, for this server. A tool call then

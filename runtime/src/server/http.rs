@@ -10,6 +10,7 @@ use super::session::http::HttpFastPath;
 use crate::Error;
 use crate::transport::http::FastPath;
 
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 impl Server {
     /// Serves over Streamable HTTP at `addr` (port 0 picks a free port; the URL is logged as
     /// `listening on <url>`) until SIGTERM or SIGINT; calls in flight then get 10 seconds.

@@ -29,6 +29,8 @@
 
 mod driver;
 mod error;
+mod listed;
+mod options;
 mod outcome;
 
 use std::collections::HashMap;
@@ -38,14 +40,15 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
     ClientCapabilities, ClientNotification, ClientRequest, Implementation, InitializeRequest,
-    InitializeRequestParams, InitializedNotification, ListToolsRequest, NumberOrString,
-    PaginatedRequestParams, ProgressToken, ProtocolVersion, RequestId, RequestMetaObject,
-    ServerResult, Tool,
+    InitializeRequestParams, InitializedNotification, ListToolsRequest, PaginatedRequestParams,
+    ProtocolVersion, RequestId, RequestMetaObject, ServerResult, Tool,
 };
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
 pub use error::CallError;
+pub use listed::ListedTool;
+pub use options::CallOptions;
 pub use outcome::{CallOutcome, DataError};
 
 use crate::{Error, Server};
@@ -68,52 +71,9 @@ pub struct Client {
     next_id: AtomicI64,
     /// Whether each tool wraps its structured result as `{"result": ...}`.
     wrapped: HashMap<String, bool>,
+    /// The server's scope names, for [`ListedTool::scopes`].
+    scope_names: crate::ScopeNames,
     server: JoinHandle<()>,
-}
-
-/// Per-call options for [`Client::call_with`].
-///
-/// ```
-/// use std::time::Duration;
-/// let options = toolsmith::testing::CallOptions::default()
-///     .timeout(Duration::from_secs(5))
-///     .progress_token("import-1");
-/// # let _ = options;
-/// ```
-#[derive(Debug, Clone, Default)]
-pub struct CallOptions {
-    timeout: Option<Duration>,
-    progress: Option<ProgressToken>,
-}
-
-impl CallOptions {
-    /// Gives up on the call after `timeout` (the client cancels it and gets
-    /// [`CallError::Timeout`]).
-    ///
-    /// ```
-    /// let options = toolsmith::testing::CallOptions::default().timeout(std::time::Duration::from_millis(50));
-    /// # let _ = options;
-    /// ```
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
-        self
-    }
-
-    /// Asks for progress notifications under `token` (see [`CallOutcome::progress`]).
-    ///
-    /// ```
-    /// let options = toolsmith::testing::CallOptions::default().progress_token(7);
-    /// # let _ = options;
-    /// ```
-    pub fn progress_token(mut self, token: impl Into<Value>) -> Self {
-        let token = match token.into() {
-            Value::Number(n) if n.is_i64() => NumberOrString::Number(n.as_i64().unwrap_or(0)),
-            Value::String(s) => NumberOrString::String(s.into()),
-            other => NumberOrString::String(other.to_string().into()),
-        };
-        self.progress = Some(ProgressToken(token));
-        self
-    }
 }
 
 impl Client {
@@ -127,13 +87,45 @@ impl Client {
     /// assert!(client.is_ok());
     /// # }
     /// ```
+    ///
+    /// Unlike serving, connecting does not need every tool's [`State<T>`](crate::State): a
+    /// test of one tool need not register the state of another. Calling a tool whose state
+    /// `server` lacks is an error that names the type and says to register it:
+    ///
+    /// ```standalone_crate
+    /// use toolsmith::{State, tool};
+    ///
+    /// struct Database;
+    ///
+    /// /// Count the rows.
+    /// #[tool(read_only)]
+    /// fn count_rows(db: State<Database>) -> u64 {
+    ///     let _ = &*db;
+    ///     0
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let err = client.call("count_rows", serde_json::json!({})).await.unwrap_err();
+    /// assert!(err.message().contains("State<"), "{err}");
+    /// assert!(err.message().contains(".state(value)"), "{err}");
+    ///
+    /// let server = toolsmith::Server::new().state(Database);
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// assert!(client.call("count_rows", serde_json::json!({})).await.is_ok());
+    /// # }
+    /// ```
     pub async fn connect(server: Server) -> Result<Client, Error> {
         let (client_end, server_end) = tokio::io::duplex(1 << 20);
         let (read, write) = tokio::io::split(server_end);
-        // Checked here, so that a server that cannot start is an error of `connect`.
-        server.checked_registry()?;
+        // Checked here, so that a registry that cannot be built is an error of `connect`. A
+        // tool whose `State<T>` this server lacks is no reason to refuse: the test may be
+        // about other tools, and a call of that tool is answered with an error naming it.
+        crate::try_registry()?;
+        let scope_names = server.scope_names.clone();
         let server = tokio::spawn(async move {
-            if let Err(err) = server.serve_on(read, write).await {
+            if let Err(err) = server.serve_on_unchecked(read, write).await {
                 tracing::warn!(%err, "the test server stopped");
             }
         });
@@ -142,6 +134,7 @@ impl Client {
             turn: tokio::sync::Mutex::new(()),
             next_id: AtomicI64::new(0),
             wrapped: HashMap::new(),
+            scope_names,
             server,
         };
         let params = InitializeRequestParams::new(
@@ -206,6 +199,38 @@ impl Client {
                 other => return Err(Error::Task(format!("tools/list failed: {other:?}"))),
             }
         }
+    }
+
+    /// Every tool the server offers, in toolsmith's terms: name, title, [`Hints`](crate::Hints),
+    /// category, tags and scopes, so that a test asserts what a client is told without
+    /// rmcp's field names.
+    ///
+    /// ```standalone_crate
+    /// use toolsmith::{Hints, tool};
+    ///
+    /// /// Delete a note.
+    /// #[tool(destructive, idempotent, closed_world, title = "Delete note")]
+    /// fn delete_note(note_id: u64) -> bool {
+    ///     note_id > 0
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let tools = client.tools().await.unwrap();
+    /// let delete = tools.iter().find(|t| t.name == "delete_note").unwrap();
+    /// let hints = Hints { read_only: false, destructive: true, idempotent: true, open_world: false };
+    /// assert_eq!(delete.hints, hints);
+    /// assert_eq!(delete.title.as_deref(), Some("Delete note"));
+    /// assert_eq!(delete.scopes, ["tools:destructive"]);
+    /// # }
+    /// ```
+    pub async fn tools(&self) -> Result<Vec<ListedTool>, Error> {
+        let tools = self.list_tools().await?;
+        Ok(tools
+            .iter()
+            .map(|tool| ListedTool::new(tool, &self.scope_names))
+            .collect())
     }
 
     /// Calls `name` with `args` (a JSON object). A success is `Ok`; an error result and a

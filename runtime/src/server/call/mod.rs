@@ -3,7 +3,8 @@
 //! steps, in this order:
 //!
 //! 1. **resolve**: the tool by name, among those the serving policy offers (an unknown tool
-//!    is a protocol error; a tool the policy withholds, a `Refused` result);
+//!    is a protocol error; a tool the policy withholds, a `Refused` result), with the states
+//!    it needs;
 //! 2. **access**: with authorization, the caller's token grants the scope the tool needs
 //!    (`-32003` otherwise);
 //! 3. the hook points, between access and dispatch and in this order: layers around the
@@ -134,6 +135,11 @@ impl ToolServer {
         if let Err(why) = self.policy.allows(tool) {
             let refused = error_result(ErrorKind::Refused, why.to_string());
             return Err(Ok(refused.into()));
+        }
+        // Only a server built without the startup check (the test client, `call`) gets here
+        // without a state the tool needs.
+        if let Some(missing) = super::check::missing_state(&self.states, tool) {
+            return Err(Ok(error_result(ErrorKind::Failed, missing.to_string()).into()));
         }
         // 2. access
         #[cfg(feature = "auth")]

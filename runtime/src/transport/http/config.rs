@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 /// ```
 /// assert_eq!(toolsmith::DEFAULT_MAX_BODY, 4 * 1024 * 1024);
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
 
 /// The hosts a loopback server always answers (DNS rebinding cannot reach them).

@@ -1,0 +1,38 @@
+//! What a server needs before a tool runs: every `State<T>` the tool asks for. `serve` checks
+//! every tool at startup and refuses to start without them; the test client and the `call`
+//! command skip that check, and a call of a tool whose state is missing is answered with an
+//! error result that names the state instead.
+
+use super::Server;
+use crate::context::StateMap;
+use crate::{Error, Registry, ToolInfo};
+
+impl Server {
+    /// The registry, once every tool's `State<T>` needs are met.
+    pub(crate) fn checked_registry(&self) -> Result<&'static Registry, Error> {
+        let registry = crate::try_registry()?;
+        match registry
+            .tools()
+            .iter()
+            .find_map(|tool| missing_state(&self.states, tool))
+        {
+            Some(missing) => Err(missing),
+            None => Ok(registry),
+        }
+    }
+}
+
+/// The first `State<T>` that `tool` asks for and `states` lacks, as the error that says
+/// where to register it. Cheap: most tools ask for no state at all.
+pub(crate) fn missing_state(states: &StateMap, tool: &ToolInfo) -> Option<Error> {
+    let key = tool
+        .def()
+        .states
+        .iter()
+        .map(|state| state())
+        .find(|key| !states.contains(key.type_id))?;
+    Some(Error::MissingState {
+        tool: format!("'{}' ({})", tool.name(), tool.described()),
+        type_name: key.type_name,
+    })
+}

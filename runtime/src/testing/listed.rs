@@ -1,0 +1,91 @@
+//! A listed tool in toolsmith's terms ([`ListedTool`]), read from the `tools/list` answer the
+//! client got: tests assert hints as [`Hints`], not as rmcp's annotation fields.
+
+use rmcp::model::Tool;
+use serde_json::Value;
+
+use crate::{Hints, META_CATEGORY, META_TAGS, ScopeNames};
+
+/// A tool as the server lists it: what a client sees, in toolsmith's terms (see
+/// [`Client::tools`](super::Client::tools)).
+///
+/// ```
+/// use toolsmith::Hints;
+/// use toolsmith::testing::ListedTool;
+///
+/// fn is_safe_search(tool: &ListedTool) -> bool {
+///     tool.hints == Hints::READ_ONLY.closed_world() && tool.scopes == ["tools:read"]
+/// }
+/// # let _ = is_safe_search;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ListedTool {
+    /// The tool's name.
+    pub name: String,
+    /// Its title, when it has one.
+    pub title: Option<String>,
+    /// Its description.
+    pub description: Option<String>,
+    /// Its hints, as listed (a hint the server left out takes the specification's default).
+    pub hints: Hints,
+    /// Its category (`_meta` [`META_CATEGORY`]).
+    pub category: Option<String>,
+    /// Its tags (`_meta` [`META_TAGS`]).
+    pub tags: Vec<String>,
+    /// The OAuth scopes a caller needs over HTTP with authorization, by the server's scope
+    /// names: its hints' scope, or the ones it names with `#[tool(scopes = [...])]`.
+    pub scopes: Vec<String>,
+}
+
+impl ListedTool {
+    /// `tool` as listed, with the scopes `names` give it.
+    pub(super) fn new(tool: &Tool, names: &ScopeNames) -> ListedTool {
+        let annotations = tool.annotations.as_ref();
+        let hint = |get: fn(&rmcp::model::ToolAnnotations) -> Option<bool>, default| {
+            annotations.and_then(get).unwrap_or(default)
+        };
+        let defaults = Hints::DEFAULT;
+        let hints = Hints {
+            read_only: hint(|a| a.read_only_hint, defaults.read_only),
+            destructive: hint(|a| a.destructive_hint, defaults.destructive),
+            idempotent: hint(|a| a.idempotent_hint, defaults.idempotent),
+            open_world: hint(|a| a.open_world_hint, defaults.open_world),
+        };
+        let meta = |key: &str| tool.meta.as_ref().and_then(|m| m.get(key));
+        let scopes = crate::try_registry()
+            .ok()
+            .and_then(|registry| registry.get(&tool.name))
+            .map(|info| {
+                names
+                    .required(info)
+                    .scopes()
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        ListedTool {
+            name: tool.name.to_string(),
+            title: tool
+                .title
+                .clone()
+                .or_else(|| annotations.and_then(|a| a.title.clone())),
+            description: tool.description.as_ref().map(|d| d.to_string()),
+            hints,
+            category: meta(META_CATEGORY)
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            tags: meta(META_TAGS)
+                .and_then(Value::as_array)
+                .map(|tags| {
+                    tags.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default(),
+            scopes,
+        }
+    }
+}
