@@ -10,6 +10,7 @@
 #![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
 
 mod caller;
+mod channel;
 mod log;
 mod params;
 
@@ -21,6 +22,7 @@ use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam, Pr
 use tokio_util::sync::CancellationToken;
 
 pub use caller::Caller;
+pub(crate) use channel::{ChannelError, ClientChannel, Reply, declined, permits};
 pub(crate) use log::SessionLevel;
 pub use log::{ClientLog, LogLevel};
 pub use params::{Cancellation, Progress, State};
@@ -92,7 +94,11 @@ pub struct CallContext {
     pub(crate) level: SessionLevel,
     /// Who is calling: anonymous unless the transport authenticated a token.
     pub(crate) caller: Caller,
-    sink: Option<Arc<dyn NoticeSink>>,
+    /// The session's channel to its client, when it has one.
+    sink: Option<Arc<dyn ClientChannel>>,
+    /// The request carried its own revision (2026-07-28): the server may not send requests
+    /// to the client for it (it asks through an `input_required` result instead).
+    pub(crate) per_request: bool,
     /// Made on first use: only calls that can report pay for it.
     notices: OnceLock<Notifier>,
 }
@@ -102,7 +108,7 @@ impl CallContext {
         tool: &'static str,
         states: StateMap,
         cancel: CancellationToken,
-        sink: Option<Arc<dyn NoticeSink>>,
+        sink: Option<Arc<dyn ClientChannel>>,
         progress_token: Option<ProgressToken>,
         level: SessionLevel,
         caller: Caller,
@@ -115,6 +121,7 @@ impl CallContext {
             level,
             caller,
             sink,
+            per_request: false,
             notices: OnceLock::new(),
         }
     }
@@ -124,11 +131,39 @@ impl CallContext {
         let sink = self.sink.as_ref()?;
         let notifier = self.notices.get_or_init(|| {
             Notifier(Arc::new(CallNotices {
-                sink: sink.clone(),
+                sink: sink.clone() as Arc<dyn NoticeSink>,
                 open: Mutex::new(true),
             }))
         });
         Some(notifier.clone())
+    }
+
+    /// The capabilities the client declared, when the session knows them.
+    #[cfg_attr(not(test), allow(dead_code))] // until confirmation and elicitation ask
+    pub(crate) fn client_capabilities(&self) -> Option<Arc<rmcp::model::ClientCapabilities>> {
+        self.sink.as_ref()?.capabilities()
+    }
+
+    /// Sends `request` to the client of this call and waits for its answer, when the way the
+    /// call came in can carry it and the client declared what it needs.
+    #[cfg_attr(not(test), allow(dead_code))] // until confirmation and elicitation ask
+    pub(crate) fn ask(&self, request: rmcp::model::ServerRequest) -> Reply {
+        if self.per_request {
+            return declined(ChannelError::Unsupported(
+                "on the 2026-07-28 revision a server cannot send a request to the client \
+                 during a call; it answers with an input_required result instead",
+            ));
+        }
+        let Some(channel) = &self.sink else {
+            return declined(ChannelError::Unsupported(
+                "this call came in where no request can reach the client (stateless HTTP): \
+                 use the 2026-07-28 revision, or serve with sessions",
+            ));
+        };
+        if let Err(why) = permits(channel.capabilities().as_deref(), &request) {
+            return declined(why);
+        }
+        channel.request(request)
     }
 
     /// Ends the call's notifications: every one sent so far is with the sink, before the

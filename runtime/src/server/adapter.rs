@@ -21,7 +21,7 @@ use super::call::inline::Blocking;
 use super::call::pool::CallPool;
 use super::call::{CallSetup, Way};
 use crate::Caller;
-use crate::context::{NoticeSink, SessionLevel, StateMap};
+use crate::context::{ClientChannel, SessionLevel, StateMap};
 use crate::registry::search;
 use crate::{LogLevel, Registry};
 
@@ -40,7 +40,10 @@ pub(crate) struct ToolServer {
     pub(super) level: SessionLevel,
     /// Where the tools' notifications go: straight to the transport, so that they keep their
     /// order before the response and are not lost when the input has already closed.
-    pub(crate) notices: Option<Arc<dyn NoticeSink>>,
+    pub(crate) notices: Option<Arc<dyn ClientChannel>>,
+    /// Over HTTP: sessions are kept, so a request to the client can be answered.
+    #[cfg(feature = "http")]
+    pub(crate) sessions: bool,
     /// Where blocking work runs.
     pub(super) pool: CallPool,
     /// Tools whose first step blocked its thread.
@@ -88,6 +91,8 @@ impl ToolServer {
             states,
             level: SessionLevel::default(),
             notices: None,
+            #[cfg(feature = "http")]
+            sessions: false,
             pool,
             blocking: Arc::default(),
             tracker: TaskTracker::new(),
@@ -153,11 +158,12 @@ impl ServerHandler for ToolServer {
         #[cfg(feature = "http")]
         let peer = super::session::http::PeerNotices::for_call(self, &context);
         #[cfg(feature = "http")]
-        let sink = peer.clone().map(|peer| peer as Arc<dyn NoticeSink>);
+        let sink = peer.clone().map(|peer| peer as Arc<dyn ClientChannel>);
         #[cfg(not(feature = "http"))]
         let sink = None;
         let setup = CallSetup {
             progress,
+            per_request: level.is_some(),
             level,
             sink,
             caller: caller_of(&context),

@@ -35,8 +35,8 @@ impl Server {
         #[cfg(feature = "auth")]
         let auth = self.clone();
         let fast_path = !self.no_fast_path && !config.sessions;
-        #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
         let mut handler = self.handler()?;
+        handler.sessions = config.sessions;
         #[cfg(feature = "auth")]
         {
             config.guard = auth.guard(&mut handler)?;

@@ -1,7 +1,8 @@
 //! The client's connection: one task owns rmcp's line transport, sends what the client asks,
 //! and routes what comes back: a response to the request waiting for it, a notification into
 //! the buffer of the call under way (the server sends a call's notifications before its
-//! result, and the client runs one call at a time).
+//! result, and the client runs one call at a time), and a request of the server's to the
+//! [`Answerer`], whose answer goes straight back.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -17,6 +18,8 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio::io::DuplexStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
+
+use super::requests::Answerer;
 
 /// What a request got back.
 #[derive(Debug)]
@@ -46,7 +49,7 @@ fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
 }
 
 impl Driver {
-    pub(super) fn start(stream: DuplexStream) -> Driver {
+    pub(super) fn start(stream: DuplexStream, answerer: Answerer) -> Driver {
         let (read, write) = tokio::io::split(stream);
         let mut transport = AsyncRwTransport::<RoleClient, _, _>::new_client(read, write);
         let (outgoing, mut queue) = mpsc::unbounded_channel::<ClientJsonRpcMessage>();
@@ -64,6 +67,15 @@ impl Driver {
                         None => break,
                     },
                     incoming = transport.receive() => match incoming {
+                        Some(JsonRpcMessage::Request(request)) => {
+                            let answer = match answerer(&request.request) {
+                                Ok(result) => ClientJsonRpcMessage::response(result, request.id),
+                                Err(error) => ClientJsonRpcMessage::error(error, Some(request.id)),
+                            };
+                            if transport.send(answer).await.is_err() {
+                                break;
+                            }
+                        }
                         Some(message) => route(&routes, message),
                         None => break,
                     },
@@ -141,7 +153,7 @@ fn route(
         JsonRpcMessage::Notification(notification) => {
             shared.notices.push(notification.notification);
         }
-        // A toolsmith server sends no requests to its client.
+        // Answered by the driver's task.
         JsonRpcMessage::Request(_) => {}
     }
 }

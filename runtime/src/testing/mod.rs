@@ -32,6 +32,7 @@ mod error;
 mod listed;
 mod options;
 mod outcome;
+mod requests;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -50,6 +51,7 @@ pub use error::CallError;
 pub use listed::ListedTool;
 pub use options::CallOptions;
 pub use outcome::{CallOutcome, DataError};
+pub use requests::{Answerer, decline};
 
 use crate::{Error, Server};
 use driver::{Answer, Driver};
@@ -117,6 +119,23 @@ impl Client {
     /// # }
     /// ```
     pub async fn connect(server: Server) -> Result<Client, Error> {
+        Self::connect_answering(server, requests::declining()).await
+    }
+
+    /// Like [`connect`](Self::connect), answering the requests the server sends during a
+    /// call (an elicitation, sampling, roots) with `answerer` instead of [`decline`]. The
+    /// client declares elicitation (form), sampling and roots.
+    ///
+    /// ```standalone_crate
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// use std::sync::Arc;
+    /// let answerer: toolsmith::testing::Answerer = Arc::new(toolsmith::testing::decline);
+    /// let client = toolsmith::testing::Client::connect_answering(toolsmith::Server::new(), answerer).await;
+    /// assert!(client.is_ok());
+    /// # }
+    /// ```
+    pub async fn connect_answering(server: Server, answerer: Answerer) -> Result<Client, Error> {
         let (client_end, server_end) = tokio::io::duplex(1 << 20);
         let (read, write) = tokio::io::split(server_end);
         // Checked here, so that a registry that cannot be built is an error of `connect`. A
@@ -130,15 +149,19 @@ impl Client {
             }
         });
         let mut client = Client {
-            driver: Driver::start(client_end),
+            driver: Driver::start(client_end, answerer),
             turn: tokio::sync::Mutex::new(()),
             next_id: AtomicI64::new(0),
             wrapped: HashMap::new(),
             scope_names,
             server,
         };
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = Some(Default::default());
+        capabilities.sampling = Some(Default::default());
+        capabilities.roots = Some(Default::default());
         let params = InitializeRequestParams::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new("toolsmith-testing", env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(ProtocolVersion::V_2025_11_25);

@@ -43,7 +43,7 @@ pub(crate) use encode::Answer;
 pub(crate) use outcome::{error_result, unknown_tool};
 
 use super::adapter::ToolServer;
-use crate::context::{CallContext, NoticeSink, SessionLevel};
+use crate::context::{CallContext, ClientChannel, SessionLevel};
 use crate::tool::args::Arguments;
 use crate::{Caller, ErrorKind, ToolInfo};
 use engine::Target;
@@ -92,8 +92,10 @@ pub(crate) struct CallSetup {
     pub(crate) progress: Option<ProgressToken>,
     /// The log level of this call alone (else the session's).
     pub(crate) level: Option<SessionLevel>,
-    /// Where its notifications go (else the session's sink).
-    pub(crate) sink: Option<Arc<dyn NoticeSink>>,
+    /// Its channel to the client (else the session's).
+    pub(crate) sink: Option<Arc<dyn ClientChannel>>,
+    /// The request carried its own revision (2026-07-28).
+    pub(crate) per_request: bool,
     /// Who is calling.
     pub(crate) caller: Caller,
 }
@@ -139,7 +141,9 @@ impl ToolServer {
         // Only a server built without the startup check (the test client, `call`) gets here
         // without a state the tool needs.
         if let Some(missing) = super::check::missing_state(&self.states, tool) {
-            return Err(Ok(error_result(ErrorKind::Failed, missing.to_string()).into()));
+            return Err(Ok(
+                error_result(ErrorKind::Failed, missing.to_string()).into()
+            ));
         }
         // 2. access
         #[cfg(feature = "auth")]
@@ -160,7 +164,8 @@ impl ToolServer {
         cancel: CancellationToken,
         setup: CallSetup,
     ) -> impl Future<Output = Answer> + Send + '_ {
-        let context = CallContext::new(
+        let per_request = setup.per_request;
+        let mut context = CallContext::new(
             tool.name(),
             self.states.clone(),
             // The call's own token: a timeout cancels it to stop a sync tool, which concerns
@@ -171,6 +176,7 @@ impl ToolServer {
             setup.level.unwrap_or_else(|| self.level.clone()),
             setup.caller,
         );
+        context.per_request = per_request;
         let def = tool.def();
         let target = Target {
             kind: "tool",

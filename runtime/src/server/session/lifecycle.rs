@@ -4,10 +4,12 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientRequest, ErrorCode, ErrorData, GetMeta, JsonRpcMessage, RequestId};
+use rmcp::model::{
+    ClientCapabilities, ClientRequest, ErrorCode, ErrorData, GetMeta, JsonRpcMessage, RequestId,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use tokio_util::sync::CancellationToken;
 
@@ -30,6 +32,8 @@ pub(crate) struct Lifecycle {
     /// starts the session only when it accepts that request, and stays undecided when it
     /// refuses it (missing metadata, an unsupported revision).
     tentative: Mutex<Option<RequestId>>,
+    /// What the client declared in its `initialize`.
+    capabilities: OnceLock<Arc<ClientCapabilities>>,
 }
 
 /// What to do with a message before rmcp sees it.
@@ -42,6 +46,11 @@ pub(crate) enum Admit {
 }
 
 impl Lifecycle {
+    /// The capabilities the client declared in `initialize`, once it has.
+    pub(crate) fn capabilities(&self) -> Option<Arc<ClientCapabilities>> {
+        self.capabilities.get().cloned()
+    }
+
     /// Whether the fast path may answer: the session negotiated a handshake revision.
     pub(crate) fn handshake(&self) -> bool {
         self.stage.load(Ordering::Acquire) == HANDSHAKE
@@ -57,7 +66,9 @@ impl Lifecycle {
             return Admit::Ignore("a notification or response came before the session started");
         };
         match &request.request {
-            ClientRequest::InitializeRequest(_) => {
+            ClientRequest::InitializeRequest(initialize) => {
+                let declared = initialize.params.capabilities.clone();
+                let _ = self.capabilities.set(Arc::new(declared));
                 self.stage.store(INITIALIZING, Ordering::Release);
             }
             // rmcp answers these and stays open to either lifecycle.
@@ -245,16 +256,20 @@ mod tests {
     }
 
     fn initialize(id: i64) -> RxJsonRpcMessage<RoleServer> {
-        message(json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        message(
+            json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "0"}}}))
+            "clientInfo": {"name": "t", "version": "0"}}}),
+        )
     }
 
     fn modern_call(id: i64) -> RxJsonRpcMessage<RoleServer> {
-        message(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        message(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
             "name": "t", "_meta": {
                 "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {}}}}))
+                "io.modelcontextprotocol/clientCapabilities": {}}}}),
+        )
     }
 
     fn initialized(version: ProtocolVersion, id: i64) -> TxJsonRpcMessage<RoleServer> {

@@ -214,8 +214,9 @@ struct Params<'a> {
 /// otherwise) and a tool call the scopes its tool needs (403). Then reads a POST's body, at
 /// most `max_body` bytes (the one place the limit is enforced): a larger body is answered
 /// with 413 and a JSON-RPC error, as the client expects a JSON-RPC answer to its request; a
-/// JSON-RPC response POSTed to a server that sends no requests is accepted (202) and
-/// dropped, as the specification says. Anything else goes on, its body intact.
+/// JSON-RPC response POSTed outside a session, where no request of the server waits for it,
+/// is accepted (202) and dropped, as the specification says; in a session it goes to rmcp,
+/// which hands it to the request it answers. Anything else goes on, its body intact.
 async fn screen(
     #[cfg_attr(not(feature = "auth"), allow(unused_mut))] mut request: Request,
     edge: &Edge,
@@ -237,9 +238,12 @@ async fn screen(
         return Err(too_large());
     };
     let shape = serde_json::from_slice::<Shape>(&bytes).ok();
+    // A response in a session may answer a request the server sent: rmcp routes it there.
+    // Without a session nothing waits for one.
     if let Some(shape) = &shape
         && shape.method.is_none()
         && (shape.result.is_some() || shape.error.is_some())
+        && !parts.headers.contains_key("mcp-session-id")
     {
         let mut accepted = Response::new(HttpBody::empty());
         *accepted.status_mut() = StatusCode::ACCEPTED;

@@ -8,10 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::RoleServer;
-use rmcp::service::{Peer, RequestContext};
+use rmcp::model::{ClientCapabilities, ServerRequest};
+use rmcp::service::{Peer, RequestContext, ServiceError};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::context::{Notice, NoticeSink};
+use crate::context::{ChannelError, ClientChannel, Notice, NoticeSink, Reply, declined};
 use crate::server::adapter::ToolServer;
 
 /// Notifications waiting for the peer past this many are dropped (a later progress report
@@ -27,8 +28,15 @@ enum Item {
     Flushed(oneshot::Sender<()>),
 }
 
-/// One call's notifications, to its request's peer.
-pub(crate) struct PeerNotices(mpsc::Sender<Item>);
+/// One call's channel to its client on rmcp's path over HTTP: notifications through its
+/// request's peer, and requests when the client keeps a session (its answers come back on
+/// it); a stateless request has nowhere for an answer to come back to.
+pub(crate) struct PeerNotices {
+    queue: mpsc::Sender<Item>,
+    peer: Peer<RoleServer>,
+    /// The server keeps sessions, so a request can be answered.
+    sessions: bool,
+}
 
 impl PeerNotices {
     /// The notifications of one call on rmcp's path, when its session has no sink of its own
@@ -39,12 +47,13 @@ impl PeerNotices {
     ) -> Option<Arc<PeerNotices>> {
         match &server.notices {
             Some(_) => None,
-            None => Some(PeerNotices::start(context.peer.clone())),
+            None => Some(PeerNotices::start(context.peer.clone(), server.sessions)),
         }
     }
 
-    fn start(peer: Peer<RoleServer>) -> Arc<PeerNotices> {
+    fn start(peer: Peer<RoleServer>, sessions: bool) -> Arc<PeerNotices> {
         let (tx, mut rx) = mpsc::channel(QUEUE);
+        let sender = peer.clone();
         tokio::spawn(async move {
             while let Some(item) = rx.recv().await {
                 let sent = match item {
@@ -60,14 +69,18 @@ impl PeerNotices {
                 }
             }
         });
-        Arc::new(PeerNotices(tx))
+        Arc::new(PeerNotices {
+            queue: tx,
+            peer: sender,
+            sessions,
+        })
     }
 
     /// Waits until every notification queued so far has been sent (at most [`FLUSH`]).
     pub(crate) async fn flush(&self) {
         let (done, sent) = oneshot::channel();
         let flushed = async {
-            if self.0.send(Item::Flushed(done)).await.is_ok() {
+            if self.queue.send(Item::Flushed(done)).await.is_ok() {
                 let _ = sent.await;
             }
         };
@@ -79,8 +92,32 @@ impl PeerNotices {
 
 impl NoticeSink for PeerNotices {
     fn notify(&self, notice: Notice) {
-        if self.0.try_send(Item::Notice(notice)).is_err() {
+        if self.queue.try_send(Item::Notice(notice)).is_err() {
             tracing::debug!("the client is not reading: a notification was dropped");
         }
+    }
+}
+
+impl ClientChannel for PeerNotices {
+    fn capabilities(&self) -> Option<Arc<ClientCapabilities>> {
+        self.peer
+            .peer_info()
+            .map(|info| Arc::new(info.capabilities.clone()))
+    }
+
+    fn request(&self, request: ServerRequest) -> Reply {
+        if !self.sessions {
+            return declined(ChannelError::Unsupported(
+                "this server is stateless over HTTP: the client's answer could reach another \
+                 replica. Use the 2026-07-28 revision, or serve with --sessions",
+            ));
+        }
+        let peer = self.peer.clone();
+        Box::pin(async move {
+            peer.send_request(request).await.map_err(|err| match err {
+                ServiceError::McpError(error) => ChannelError::Client(error),
+                _ => ChannelError::Closed,
+            })
+        })
     }
 }

@@ -24,6 +24,7 @@ use rmcp::model::{
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use tokio_util::sync::CancellationToken;
 
+use super::channel::StdioChannel;
 use crate::server::adapter::ToolServer;
 use crate::server::call::decode::{FastRequest, fast_request};
 use crate::server::call::encode;
@@ -39,9 +40,11 @@ pub(crate) struct StdioLayer(Arc<Layer>);
 pub(crate) struct Layer {
     server: ToolServer,
     outbox: Outbox,
+    /// The session's channel to its client: requests the server sent, awaiting answers.
+    channel: Arc<StdioChannel>,
     /// Whether the fast path answers tools requests (off: rmcp answers everything).
     fast: bool,
-    lifecycle: Lifecycle,
+    lifecycle: Arc<Lifecycle>,
     requests: Requests,
     /// Numbers the calls that continue in a task.
     calls: AtomicU64,
@@ -80,12 +83,19 @@ impl SessionLayer for StdioLayer {
 impl StdioLayer {
     /// The layer of a session served by `server`, answering tools requests itself when
     /// `fast`.
-    pub(crate) fn new(server: ToolServer, outbox: Outbox, fast: bool) -> Self {
+    pub(crate) fn new(
+        server: ToolServer,
+        outbox: Outbox,
+        channel: Arc<StdioChannel>,
+        lifecycle: Arc<Lifecycle>,
+        fast: bool,
+    ) -> Self {
         StdioLayer(Arc::new(Layer {
             server,
             outbox,
+            channel,
             fast,
-            lifecycle: Lifecycle::default(),
+            lifecycle,
             requests: Requests::default(),
             calls: AtomicU64::new(0),
         }))
@@ -118,13 +128,17 @@ impl Layer {
         }
     }
 
-    /// Applies the session's lifecycle, refuses an id already in flight, and cancels a
-    /// fast-path call named by a `notifications/cancelled` (its response is then never
-    /// sent). Hands the rest on to rmcp.
+    /// Takes the client's answers to the server's own requests, applies the session's
+    /// lifecycle, refuses an id already in flight, and cancels a fast-path call named by a
+    /// `notifications/cancelled` (its response is then never sent). Hands the rest on to
+    /// rmcp.
     fn intercept(
         &self,
         message: RxJsonRpcMessage<RoleServer>,
     ) -> Option<RxJsonRpcMessage<RoleServer>> {
+        if self.channel.answer(&message) {
+            return None;
+        }
         match self.lifecycle.admit(&message) {
             Admit::Pass => {}
             Admit::Ignore(why) => {
@@ -248,5 +262,6 @@ impl Layer {
             );
         }
         self.requests.cancel_all();
+        self.channel.close();
     }
 }

@@ -4,49 +4,21 @@
 
 #![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
 
+mod channel;
 mod layer;
 
 use std::sync::Arc;
 
-use rmcp::model::{LoggingMessageNotification, ProgressNotification, ServerNotification};
-use rmcp::service::{ServerInitializeError, TxJsonRpcMessage};
-use rmcp::{RoleServer, ServiceExt};
+use rmcp::ServiceExt;
+use rmcp::service::ServerInitializeError;
 
+use super::lifecycle::Lifecycle;
 use crate::Error;
-use crate::context::{Notice, NoticeSink};
 use crate::server::Serving;
 use crate::server::adapter::ToolServer;
-use crate::transport::stdio::{Input, LineTransport, Outbox, Output};
+use crate::transport::stdio::{Input, LineTransport, Output};
+use channel::StdioChannel;
 use layer::StdioLayer;
-
-/// Past this many bytes waiting for a client that does not read, notifications are dropped
-/// (a later progress report supersedes an earlier one); responses never are.
-pub(crate) const NOTICE_BACKLOG: usize = 1 << 20;
-
-/// The tools' notifications, queued in the session's outbox in the order they are sent.
-struct OutboxNotices(Outbox);
-
-impl NoticeSink for OutboxNotices {
-    fn notify(&self, notice: Notice) {
-        if self.0.queued() > NOTICE_BACKLOG {
-            tracing::debug!("the client is not reading: a notification was dropped");
-            return;
-        }
-        let notification = match notice {
-            Notice::Progress(param) => {
-                ServerNotification::ProgressNotification(ProgressNotification::new(param))
-            }
-            Notice::Log(param) => ServerNotification::LoggingMessageNotification(
-                LoggingMessageNotification::new(param),
-            ),
-        };
-        let frame = TxJsonRpcMessage::<RoleServer>::notification(notification);
-        match self.0.queue(&frame) {
-            Ok(()) => self.0.write_soon(),
-            Err(err) => tracing::debug!(%err, "a notification could not be sent"),
-        }
-    }
-}
 
 /// Serves one session. Not generic, and boxed: whatever the byte streams, the serving
 /// machinery is compiled once, in this crate.
@@ -70,8 +42,10 @@ async fn serve_session(
     fast: bool,
 ) -> Result<(), Error> {
     let outbox = transport.outbox();
-    handler.notices = Some(Arc::new(OutboxNotices(outbox.clone())));
-    let layer = StdioLayer::new(handler.clone(), outbox, fast);
+    let lifecycle = Arc::new(Lifecycle::default());
+    let channel = Arc::new(StdioChannel::new(outbox.clone(), lifecycle.clone()));
+    handler.notices = Some(channel.clone());
+    let layer = StdioLayer::new(handler.clone(), outbox, channel, lifecycle, fast);
     transport = transport.with_layer(Arc::new(layer));
     let running = match handler.serve(transport).await {
         Ok(running) => running,

@@ -1,0 +1,83 @@
+//! The two-way channel from a call to its client: notifications (through [`NoticeSink`]), and
+//! requests such as `elicitation/create`, whose answers come back on the same session. Each
+//! serving side provides its own: this module names no transport. A way in that cannot carry
+//! a request to the client (stateless HTTP, a request on the 2026-07-28 revision, where a
+//! server asks through an `input_required` result instead) declines it, and says why.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use rmcp::model::{ClientCapabilities, ClientResult, ErrorData, ServerRequest};
+
+use super::NoticeSink;
+
+/// The client's answer to a request.
+pub(crate) type Reply = Pin<Box<dyn Future<Output = Result<ClientResult, ChannelError>> + Send>>;
+
+/// Why a request to the client got no result.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ChannelError {
+    /// This way in cannot carry a request to the client; the text says why and what to do.
+    Unsupported(&'static str),
+    /// The client did not declare the capability the request needs (named).
+    NotDeclared(&'static str),
+    /// The client answered with an error.
+    Client(ErrorData),
+    /// The session ended before the client answered.
+    Closed,
+}
+
+impl std::fmt::Display for ChannelError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChannelError::Unsupported(why) => f.write_str(why),
+            ChannelError::NotDeclared(capability) => {
+                write!(
+                    f,
+                    "the client did not declare the `{capability}` capability"
+                )
+            }
+            ChannelError::Client(error) => {
+                write!(f, "the client answered with an error: {}", error.message)
+            }
+            ChannelError::Closed => f.write_str("the session ended before the client answered"),
+        }
+    }
+}
+
+/// A session's channel to its client, provided by the side that serves it.
+pub(crate) trait ClientChannel: NoticeSink {
+    /// The capabilities the client declared, once known.
+    fn capabilities(&self) -> Option<Arc<ClientCapabilities>>;
+
+    /// Sends `request` to the client; its answer arrives through the returned future.
+    fn request(&self, request: ServerRequest) -> Reply;
+}
+
+/// The reply of a channel that cannot ask: `why`, at once.
+pub(crate) fn declined(why: ChannelError) -> Reply {
+    Box::pin(std::future::ready(Err(why)))
+}
+
+/// Whether `capabilities` (when known) allow `request`: an elicitation needs `elicitation`,
+/// sampling needs `sampling`, listing roots needs `roots`.
+pub(crate) fn permits(
+    capabilities: Option<&ClientCapabilities>,
+    request: &ServerRequest,
+) -> Result<(), ChannelError> {
+    let Some(capabilities) = capabilities else {
+        return Ok(());
+    };
+    let (needed, declared) = match request {
+        ServerRequest::ElicitRequest(_) => ("elicitation", capabilities.elicitation.is_some()),
+        ServerRequest::CreateMessageRequest(_) => ("sampling", capabilities.sampling.is_some()),
+        ServerRequest::ListRootsRequest(_) => ("roots", capabilities.roots.is_some()),
+        _ => return Ok(()),
+    };
+    if declared {
+        Ok(())
+    } else {
+        Err(ChannelError::NotDeclared(needed))
+    }
+}
