@@ -281,7 +281,7 @@ impl Server {
     pub(crate) fn checked_registry(&self) -> Result<&'static Registry, Error> {
         let registry = crate::try_registry()?;
         for tool in registry.tools() {
-            for key in tool.def().states.iter().map(|state| state()) {
+            for key in tool.def().states() {
                 if !self.states.contains(key.type_id) {
                     return Err(Error::MissingState {
                         tool: format!("'{}' ({})", tool.name(), tool.described()),
