@@ -148,8 +148,8 @@ impl CallContext {
 /// parameter (left out of the input schema), any other is a JSON argument. Adding a context
 /// type is adding an impl here; the macro does not change.
 ///
-/// Like axum's `FromRequestParts`, making the value can fail with a [`Rejection`]
-/// (`FromContext::Rejection`), whose text becomes the call's error result.
+/// Like axum's `FromRequestParts`, making the value can fail with the type's `Rejection`,
+/// whose text becomes the call's error result.
 #[doc(hidden)]
 pub trait FromContext: Sized {
     /// Why the value could not be made for this call.
