@@ -22,19 +22,10 @@ pub struct Param {
     /// The JSON key: the name without `r#`.
     pub name: String,
     pub ty: Type,
-    /// For `Option<T>`: `T`. Such a parameter may be left out.
+    /// For `Option<T>`: `T`. Such a parameter, when it is an argument, may be left out.
+    /// Whether a parameter is an argument or comes from the call's context is up to its type
+    /// (the runtime's `FromContext`), not its name: the macro does not tell them apart.
     pub optional: Option<Type>,
-    /// A context parameter (`State<T>`, `Progress`, `Cancellation`, `ClientLog`, `Caller`): filled from
-    /// the call, not from its arguments, and not in the input schema.
-    pub context: Option<Context>,
-}
-
-/// The context parameter kinds, recognised by the type's last path segment.
-pub enum Context {
-    /// `State<T>`, with `T`.
-    State(Box<Type>),
-    /// `Progress`, `Cancellation`, `ClientLog` or `Caller`.
-    Other,
 }
 
 /// What the function returns.
@@ -168,30 +159,11 @@ fn param(cx: &Ctxt, arg: &FnArg) -> Option<Param> {
     if !type_ok(cx, &typed.ty) {
         return None;
     }
-    let context = context_kind(&typed.ty);
     Some(Param {
         name,
-        optional: option_inner(&typed.ty)
-            .cloned()
-            .filter(|_| context.is_none()),
+        optional: option_inner(&typed.ty).cloned(),
         ty: (*typed.ty).clone(),
-        context,
     })
-}
-
-/// Whether `ty` is a context parameter type.
-fn context_kind(ty: &Type) -> Option<Context> {
-    let Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last()?;
-    match last.ident.to_string().as_str() {
-        "State" => generic_args(ty)
-            .next()
-            .map(|inner| Context::State(Box::new(inner.clone()))),
-        "Progress" | "Cancellation" | "ClientLog" | "Caller" if last.arguments.is_none() => {
-            Some(Context::Other)
-        }
-        _ => None,
-    }
 }
 
 /// Checks a parameter type for forms that cannot come from JSON.

@@ -6,7 +6,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Attribute, Ident, Item, LitStr};
 
-use crate::ast::{self, Context, Function, OutputKind, Param};
+use crate::ast::{self, Function, OutputKind};
 use crate::attr::{self, Attrs};
 use crate::ctxt::Ctxt;
 use crate::invoke;
@@ -93,25 +93,17 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
         .collect();
 
     let invoke = invoke::invoke(function);
+    let kinds = invoke::kinds(function);
     let checks = invoke::checks(function);
-    let json_params: Vec<&Param> = function
-        .params
-        .iter()
-        .filter(|p| p.context.is_none())
-        .collect();
-    let states = function.params.iter().filter_map(|p| match &p.context {
-        Some(Context::State(inner)) => {
-            Some(quote_spanned!(inner.span()=> ::toolsmith::__private::state_key::<#inner>))
-        }
-        _ => None,
-    });
     let timeout = match &attrs.timeout {
         Some((millis, text)) => quote! {
             ::core::option::Option::Some(::toolsmith::__private::Timeout { millis: #millis, text: #text })
         },
         None => quote!(::core::option::Option::None),
     };
-    let schema_fns = json_params.iter().enumerate().map(|(i, param)| {
+    // Every parameter has a `ParamDef`: the runtime leaves context parameters (by their kind)
+    // out of the input schema, and never calls their schema function.
+    let schema_fns = function.params.iter().enumerate().map(|(i, param)| {
         let ty = param.optional.as_ref().unwrap_or(&param.ty);
         let ident = format_ident!("__toolsmith_schema{}", i);
         let type_ident = format_ident!("__toolsmith_type{}", i);
@@ -129,7 +121,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
             }
         }
     });
-    let params = json_params.iter().enumerate().map(|(i, param)| {
+    let params = function.params.iter().enumerate().map(|(i, param)| {
         let name = &param.name;
         let required = param.optional.is_none();
         let description = match function.docs.args.iter().find(|a| a.name == *name) {
@@ -141,6 +133,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
         };
         let schema = format_ident!("__toolsmith_schema{}", i);
         let type_id = format_ident!("__toolsmith_type{}", i);
+        let kind = format_ident!("__toolsmith_kind{}", i);
         quote! {
             ::toolsmith::__private::ParamDef {
                 name: #name,
@@ -148,6 +141,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
                 required: #required,
                 schema: #schema,
                 type_id: #type_id,
+                kind: #kind,
             }
         }
     });
@@ -185,9 +179,10 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
         #[doc(hidden)]
         const _: () = {
             #[allow(unused_imports)]
-            use ::toolsmith::__private::Fallback as _;
+            use ::toolsmith::__private::{ContextParam as _, Fallback as _, JsonParam as _};
             #(#warnings)*
             #checks
+            #kinds
             #(#schema_fns)*
             #output_fn
             #invoke
@@ -218,7 +213,6 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
                         open_world: #open_world,
                     },
                     params: &[#(#params),*],
-                    states: &[#(#states),*],
                     timeout: #timeout,
                     output: #output,
                     invoke: __toolsmith_invoke,

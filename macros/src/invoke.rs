@@ -1,49 +1,46 @@
 //! Generating the call path of a tool: `__toolsmith_invoke`, which takes each parameter
-//! from the arguments or the call's context and hands the body to the runtime, and the type
+//! from the arguments or the call's context and hands the body to the runtime, each
+//! parameter's kind (argument or context, decided by its type in the runtime) and the type
 //! checks of its parameters and return type.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
+use syn::Type;
 use syn::spanned::Spanned;
 
 use crate::ast::{Function, OutputKind};
 
-/// `fn __toolsmith_invoke(args) -> Invocation`: decodes every parameter, then hands the call
-/// to the runtime (sync bodies run off the reactor).
+/// `fn __toolsmith_invoke(args) -> Invocation`: takes every parameter, from the arguments or
+/// from the call's context as its type decides, then hands the call to the runtime (sync
+/// bodies run off the reactor).
 pub fn invoke(function: &Function) -> TokenStream {
     let ident = &function.item.sig.ident;
     let binds: Vec<_> = (0..function.params.len())
         .map(|i| format_ident!("__toolsmith_arg{}", i))
         .collect();
-    let mut json_index = 0usize;
-    let takes: Vec<TokenStream> = function
+    let takes = function
         .params
         .iter()
         .zip(&binds)
-        .map(|(param, bind)| {
-            let ty = &param.ty;
-            if param.context.is_some() {
-                let from = quote_spanned!(ty.span()=>
-                    <#ty as ::toolsmith::__private::FromContext>::from_context(__toolsmith_ctx)
-                );
-                quote!(let #bind = #from;)
-            } else {
-                let index = json_index;
-                json_index += 1;
-                quote!(let #bind = ::toolsmith::__private::Typed::<#ty>::NEW.take(&mut __toolsmith_args, #index);)
+        .enumerate()
+        .map(|(index, (param, bind))| {
+            let probe = probe(&param.ty);
+            quote! {
+                let #bind = #probe.role().take(&mut __toolsmith_args, __toolsmith_ctx, #index);
             }
-        })
-        .collect();
+        });
+    // In a program that compiles, every `None` was recorded in the arguments, so `finish`
+    // has already returned: the `else` is only there for the compiler.
     let unwrap = (!binds.is_empty()).then(|| {
         quote! {
             let ( #(::core::option::Option::Some(#binds),)* ) = ( #(#binds,)* ) else {
                 return ::toolsmith::__private::Invocation::Invalid(
-                    ::std::string::String::from("the arguments could not be decoded"),
+                    ::std::string::String::from("a parameter could not be made"),
                 );
             };
         }
     });
-    let mutability = (json_index > 0).then(|| quote!(mut));
+    let mutability = (!binds.is_empty()).then(|| quote!(mut));
     let call = if function.is_async {
         quote!(#ident(#(#binds),*).await)
     } else {
@@ -62,8 +59,8 @@ pub fn invoke(function: &Function) -> TokenStream {
         ) -> ::toolsmith::__private::Invocation {
             let _ = __toolsmith_ctx;
             #(#takes)*
-            if let ::core::result::Result::Err(problems) = __toolsmith_args.finish() {
-                return ::toolsmith::__private::Invocation::Invalid(problems);
+            if let ::core::result::Result::Err(answer) = __toolsmith_args.finish() {
+                return answer;
             }
             #unwrap
             #run
@@ -71,19 +68,35 @@ pub fn invoke(function: &Function) -> TokenStream {
     }
 }
 
-/// One check per parameter type and return type, each at its own token.
-pub fn checks(function: &Function) -> TokenStream {
-    let params = function
-        .params
-        .iter()
-        .filter(|p| p.context.is_none())
-        .map(|param| {
-            let ty = &param.ty;
-            quote_spanned! {ty.span()=>
-                const _: () = ::toolsmith::__private::assert_deserialize::<#ty>();
-                const _: () = ::toolsmith::__private::assert_param_schema::<#ty>();
+/// `(&&Probe::<T>::NEW)`, at the type's token: its methods are those of a context parameter
+/// when `T` is a context type, else those of an argument.
+fn probe(ty: &Type) -> TokenStream {
+    quote_spanned!(ty.span()=> (&&::toolsmith::__private::Probe::<#ty>::NEW))
+}
+
+/// Per parameter, `fn __toolsmith_kind{i}() -> ParamKind`: whether it is an argument or a
+/// context parameter (and which state it needs), with the parameter's type check, at its
+/// token: an argument's type must implement `Deserialize` and `JsonSchema`.
+pub fn kinds(function: &Function) -> TokenStream {
+    let kinds = function.params.iter().enumerate().map(|(i, param)| {
+        let ident = format_ident!("__toolsmith_kind{}", i);
+        let probe = probe(&param.ty);
+        let checks = quote_spanned! {param.ty.span()=>
+            #probe.assert_deserialize();
+            #probe.assert_param_schema();
+        };
+        quote! {
+            fn #ident() -> ::toolsmith::__private::ParamKind {
+                #checks
+                #probe.role().kind()
             }
-        });
+        }
+    });
+    quote!(#(#kinds)*)
+}
+
+/// One check per return type, at its own token.
+pub fn checks(function: &Function) -> TokenStream {
     let output = match &function.output.kind {
         OutputKind::Json(ty) => Some(quote_spanned! {ty.span()=>
             const _: () = ::toolsmith::__private::assert_serialize::<#ty>();
@@ -103,7 +116,7 @@ pub fn checks(function: &Function) -> TokenStream {
         ),
         _ => None,
     };
-    quote!(#(#params)* #output #result)
+    quote!(#output #result)
 }
 
 /// The expression turning the call's value into an `Outcome`.

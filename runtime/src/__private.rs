@@ -6,15 +6,15 @@ pub use ::serde;
 pub use ::serde_json;
 
 pub use crate::Hints;
-pub use crate::context::{CallContext, FromContext, StateKey, state_key};
+pub use crate::context::{CallContext, FromContext, MissingState, StateKey};
 pub use crate::tool::args::Arguments;
 pub use crate::tool::checks::{
-    Fallback, Typed, assert_deserialize, assert_error, assert_output_schema, assert_param_schema,
-    assert_result, assert_serialize,
+    Fallback, Typed, assert_error, assert_output_schema, assert_result, assert_serialize,
 };
 pub use crate::tool::content::{IntoContent, assert_content};
-pub use crate::tool::def::{Invocation, OutputDef, ParamDef, Timeout, ToolDef};
+pub use crate::tool::def::{Invocation, OutputDef, ParamDef, ParamKind, Timeout, ToolDef};
 pub use crate::tool::output::{Outcome, empty, text};
+pub use crate::tool::probe::{ContextParam, ContextRole, JsonParam, Probe};
 pub use crate::tool::schema::OutputSchema;
 
 /// Boxes an async tool's future.

@@ -211,17 +211,19 @@ async fn state_is_shared_across_calls() {
     client.cancel().await.unwrap();
 }
 
+/// The state of `needy`, which `missing_state_stops_startup_naming_tool_and_type` does not
+/// register (the in-process servers below do, to start).
+#[derive(Debug)]
+struct Unregistered;
+
+/// Needs a state nobody registers.
+#[toolsmith::tool(read_only)]
+fn needy(value: toolsmith::State<Unregistered>) -> String {
+    format!("{:?}", *value)
+}
+
 #[test]
 fn missing_state_stops_startup_naming_tool_and_type() {
-    #[derive(Debug)]
-    struct Unregistered;
-
-    /// Needs a state nobody registers.
-    #[toolsmith::tool(read_only)]
-    fn needy(value: toolsmith::State<Unregistered>) -> String {
-        format!("{:?}", *value)
-    }
-
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -234,10 +236,62 @@ fn missing_state_stops_startup_naming_tool_and_type() {
     let message = err.to_string();
     assert!(message.contains("'needy'"), "{message}");
     assert!(
-        message.contains(
-            "State<context::missing_state_stops_startup_naming_tool_and_type::Unregistered>"
-        ),
+        message.contains("State<context::Unregistered>"),
         "{message}"
     );
     assert!(matches!(err, toolsmith::Error::MissingState { .. }));
+}
+
+/// A type of the program's own that happens to share a context type's name: an argument
+/// like any other.
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Progress {
+    done: u32,
+    total: u32,
+}
+
+/// How far a job is, in percent.
+#[toolsmith::tool(read_only, closed_world)]
+fn percent_done(progress: Progress, cancel: toolsmith::Cancellation) -> String {
+    let _ = cancel;
+    format!("{}%", progress.done * 100 / progress.total)
+}
+
+#[tokio::test]
+async fn a_type_of_yours_named_progress_is_an_argument() {
+    let server = toolsmith::Server::new().state(Unregistered);
+    let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    let tools = client.list_tools().await.unwrap();
+    let tool = tools.iter().find(|t| t.name == "percent_done").unwrap();
+    let schema = Value::Object((*tool.input_schema).clone());
+    assert_eq!(schema["required"], json!(["progress"]));
+    let properties = schema["properties"].as_object().unwrap();
+    assert_eq!(
+        properties.keys().collect::<Vec<_>>(),
+        ["progress"],
+        "`cancel` is context"
+    );
+    assert_eq!(
+        properties["progress"]["required"],
+        json!(["done", "total"]),
+        "{schema}"
+    );
+
+    let outcome = client
+        .call("percent_done", json!({"progress": {"done": 1, "total": 4}}))
+        .await
+        .unwrap();
+    assert_eq!(outcome.text(), "25%");
+
+    let err = client
+        .call(
+            "percent_done",
+            json!({"progress": {"done": 1}, "cancel": true}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.message(),
+        "Invalid arguments for tool 'percent_done': argument `progress` is invalid (expected an object): missing field `total`; unknown argument `cancel` (this tool takes `progress`)"
+    );
 }

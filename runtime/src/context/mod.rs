@@ -1,6 +1,7 @@
 //! The context of one call: what a tool can ask for besides its JSON arguments ([`State`],
-//! [`Progress`], [`Cancellation`], [`ClientLog`]), recognised by type and never part of the
-//! input schema, and the per-call plumbing behind them.
+//! [`Progress`], [`Cancellation`], [`ClientLog`], [`Caller`]), recognised by type (they
+//! implement [`FromContext`]; a type of yours with the same name is an ordinary argument) and
+//! never part of the input schema, and the per-call plumbing behind them.
 //!
 //! A call's notifications leave through a [`NoticeSink`] that the serving side of each session
 //! provides: this module names no transport. They are fenced: what a tool sends while its call
@@ -16,6 +17,8 @@ mod params;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
+use std::convert::Infallible;
+use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken};
@@ -175,63 +178,110 @@ impl CallContext {
     }
 }
 
-/// A parameter type filled from the call's context rather than from its arguments.
+/// A parameter type filled from the call's context rather than from its arguments. `#[tool]`
+/// asks the type, not its name: a parameter whose type implements this trait is a context
+/// parameter (left out of the input schema), any other is a JSON argument. Adding a context
+/// type is adding an impl here; the macro does not change.
+///
+/// Like axum's `FromRequestParts`, making the value can fail with the type's `Rejection`,
+/// whose text becomes the call's error result.
 #[doc(hidden)]
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a toolsmith context parameter",
-    note = "context parameters are `toolsmith::State<T>`, `toolsmith::Progress`, `toolsmith::Cancellation`, `toolsmith::ClientLog` and `toolsmith::Caller`"
-)]
 pub trait FromContext: Sized {
-    fn from_context(context: &CallContext) -> Option<Self>;
+    /// Why the value could not be made for this call.
+    type Rejection: fmt::Display;
+
+    /// The value for this call.
+    fn from_context(context: &CallContext) -> Result<Self, Self::Rejection>;
+
+    /// The registered state this parameter needs: checked when the server starts, so that a
+    /// server missing it does not start.
+    fn state() -> Option<StateKey> {
+        None
+    }
+}
+
+/// A `State<T>` parameter whose type the server does not have.
+#[doc(hidden)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MissingState {
+    pub tool: &'static str,
+    pub type_name: &'static str,
+}
+
+impl fmt::Display for MissingState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "tool '{}' needs `State<{}>`, which this server does not have: register it with `.state(value)` on the server",
+            self.tool, self.type_name
+        )
+    }
 }
 
 impl<T: Send + Sync + 'static> FromContext for State<T> {
-    fn from_context(context: &CallContext) -> Option<Self> {
-        context.states.get::<T>().map(State)
+    type Rejection = MissingState;
+
+    fn from_context(context: &CallContext) -> Result<Self, MissingState> {
+        context.states.get::<T>().map(State).ok_or(MissingState {
+            tool: context.tool,
+            type_name: std::any::type_name::<T>(),
+        })
+    }
+
+    fn state() -> Option<StateKey> {
+        Some(state_key::<T>())
     }
 }
 
 impl FromContext for Progress {
-    fn from_context(context: &CallContext) -> Option<Self> {
+    type Rejection = Infallible;
+
+    fn from_context(context: &CallContext) -> Result<Self, Infallible> {
         let target = match &context.progress_token {
             Some(token) => context.notifier().map(|n| (token.clone(), n)),
             None => None,
         };
-        Some(Progress { target })
+        Ok(Progress { target })
     }
 }
 
 impl FromContext for Cancellation {
-    fn from_context(context: &CallContext) -> Option<Self> {
-        Some(Cancellation(context.cancel.clone()))
+    type Rejection = Infallible;
+
+    fn from_context(context: &CallContext) -> Result<Self, Infallible> {
+        Ok(Cancellation(context.cancel.clone()))
     }
 }
 
 impl FromContext for ClientLog {
-    fn from_context(context: &CallContext) -> Option<Self> {
+    type Rejection = Infallible;
+
+    fn from_context(context: &CallContext) -> Result<Self, Infallible> {
         let target = context
             .notifier()
             .map(|n| (n, context.level.clone(), context.tool));
-        Some(ClientLog { target })
+        Ok(ClientLog { target })
     }
 }
 
 impl FromContext for Caller {
-    fn from_context(context: &CallContext) -> Option<Self> {
-        Some(context.caller.clone())
+    type Rejection = Infallible;
+
+    fn from_context(context: &CallContext) -> Result<Self, Infallible> {
+        Ok(context.caller.clone())
     }
 }
 
 /// The state type a `State<T>` parameter needs, for the startup check.
 #[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StateKey {
     pub type_id: TypeId,
     pub type_name: &'static str,
 }
 
-/// The key of `State<T>` (used by `#[tool]`-generated code).
-#[doc(hidden)]
-pub fn state_key<T: 'static>() -> StateKey {
+/// The key of `State<T>`.
+fn state_key<T: 'static>() -> StateKey {
     StateKey {
         type_id: TypeId::of::<T>(),
         type_name: std::any::type_name::<T>(),

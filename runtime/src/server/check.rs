@@ -27,9 +27,7 @@ impl Server {
 pub(crate) fn missing_state(states: &StateMap, tool: &ToolInfo) -> Option<Error> {
     let key = tool
         .def()
-        .states
-        .iter()
-        .map(|state| state())
+        .states()
         .find(|key| !states.contains(key.type_id))?;
     Some(Error::MissingState {
         tool: format!("'{}' ({})", tool.name(), tool.described()),

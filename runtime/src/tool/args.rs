@@ -1,12 +1,16 @@
 //! Decoding a `tools/call` request's arguments into a tool's typed parameters.
 //!
 //! Every problem is collected, so that one error result names every missing, unknown and
-//! wrong-typed argument at once (SEP-1303: the model reads it and corrects its call).
+//! wrong-typed argument at once (SEP-1303: the model reads it and corrects its call). A context
+//! parameter that cannot be made (a rejection) ends the call with its own message instead.
+
+use std::fmt::Display;
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::tool::def::ParamDef;
+use crate::tool::def::{Invocation, ParamDef};
+use crate::tool::output::Outcome;
 
 /// The arguments of one call, consumed parameter by parameter by the code `#[tool]`
 /// generates.
@@ -16,6 +20,8 @@ pub struct Arguments<'a> {
     params: &'static [ParamDef],
     expected: &'a [String],
     problems: Vec<String>,
+    /// The first context parameter that could not be made, and why.
+    rejection: Option<String>,
 }
 
 impl<'a> Arguments<'a> {
@@ -29,6 +35,7 @@ impl<'a> Arguments<'a> {
             params,
             expected,
             problems: Vec::new(),
+            rejection: None,
         }
     }
 
@@ -71,15 +78,34 @@ impl<'a> Arguments<'a> {
         }
     }
 
-    /// Ends decoding: every argument left over is unknown. Returns the collected problems
-    /// as one message, or `Ok` when the call is well-formed.
-    pub fn finish(mut self) -> Result<(), String> {
+    /// Records that a context parameter could not be made: the call ends with this message
+    /// (the first one) rather than with argument problems: fixing the arguments would not help.
+    pub fn reject(&mut self, rejection: impl Display) {
+        if self.rejection.is_none() {
+            self.rejection = Some(rejection.to_string());
+        }
+    }
+
+    /// Ends decoding: every argument left over is unknown. Returns the call's answer when it
+    /// cannot run: a context rejection's message, or the collected problems as one message;
+    /// `Ok` when the call is well-formed.
+    pub fn finish(self) -> Result<(), Invocation> {
+        if let Some(message) = self.rejection {
+            tracing::error!(error = %message, "a context parameter could not be made");
+            let outcome = Outcome::ToolError(message);
+            return Err(Invocation::Async(Box::pin(std::future::ready(outcome))));
+        }
+        self.problems().map_err(Invocation::Invalid)
+    }
+
+    fn problems(mut self) -> Result<(), String> {
         let mut unknown: Vec<&String> = self.map.keys().collect();
         unknown.sort();
         if !unknown.is_empty() {
             let names = self
                 .params
                 .iter()
+                .filter(|p| p.is_argument())
                 .map(|p| format!("`{}`", p.name))
                 .collect::<Vec<_>>();
             let takes = if names.is_empty() {

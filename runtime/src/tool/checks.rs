@@ -1,5 +1,6 @@
 //! Type checks for `#[tool]`-generated code. Each parameter and return type is checked once,
-//! at its own token, with a message that says what to derive; everything else the expansion
+//! at its own token, with a message that says what to derive (a parameter's are
+//! [`JsonParam`](crate::tool::probe::JsonParam)'s); everything else the expansion
 //! does with the type goes through [`Typed`], whose fallback methods keep a failed check
 //! from cascading into more errors.
 
@@ -11,8 +12,10 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::context::CallContext;
 use crate::tool::args::Arguments;
 use crate::tool::content::IntoContent;
+use crate::tool::def::ParamKind;
 use crate::tool::output::{self, Outcome};
 use crate::tool::schema::{self, OutputSchema};
 
@@ -70,10 +73,6 @@ impl<E: Display + 'static> ErrorDisplay for E {}
 pub trait ToolResult {}
 impl<T, E: Display + 'static> ToolResult for Result<T, E> {}
 
-/// A parameter type's check for decoding.
-pub const fn assert_deserialize<T: ParamDeserialize>() {}
-/// A parameter type's check for its schema.
-pub const fn assert_param_schema<T: ParamSchema>() {}
 /// A structured return type's check for encoding.
 pub const fn assert_serialize<T: OutputSerialize>() {}
 /// A structured return type's check for its schema.
@@ -90,10 +89,15 @@ pub struct Typed<T>(PhantomData<T>);
 
 impl<T> Typed<T> {
     pub const NEW: Self = Typed(PhantomData);
+
+    /// As a parameter ([`Probe`](crate::tool::probe::Probe) picked it): an argument.
+    pub fn kind(self) -> ParamKind {
+        ParamKind::Argument
+    }
 }
 
 impl<T: DeserializeOwned + JsonSchema> Typed<T> {
-    pub fn take(self, args: &mut Arguments<'_>, index: usize) -> Option<T> {
+    pub fn take(self, args: &mut Arguments<'_>, _: &CallContext, index: usize) -> Option<T> {
         args.take(index)
     }
     pub fn param_schema(self, generator: &mut SchemaGenerator) -> Schema {
@@ -132,7 +136,7 @@ impl<T, E: Display + 'static> Typed<Result<T, E>> {
 
 /// The methods picked when a type fails its check.
 pub trait Fallback<T>: Sized {
-    fn take(self, _: &mut Arguments<'_>, _: usize) -> Option<T> {
+    fn take(self, _: &mut Arguments<'_>, _: &CallContext, _: usize) -> Option<T> {
         None
     }
     fn param_schema(self, _: &mut SchemaGenerator) -> Schema {

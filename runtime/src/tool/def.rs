@@ -32,8 +32,8 @@ pub struct ToolDef {
     /// empty when the hints decide.
     pub scopes: &'static [&'static str],
     pub hints: Hints,
+    /// Every parameter, in order: arguments and context parameters alike.
     pub params: &'static [ParamDef],
-    pub states: &'static [fn() -> StateKey],
     pub timeout: Option<Timeout>,
     pub output: OutputDef,
     pub invoke: for<'a> fn(Arguments<'a>, &CallContext) -> Invocation,
@@ -50,6 +50,16 @@ pub struct Timeout {
 
 inventory::collect!(ToolDef);
 
+impl ToolDef {
+    /// The registered state its `State<T>` parameters need, checked when the server starts.
+    pub fn states(&self) -> impl Iterator<Item = StateKey> + '_ {
+        self.params.iter().filter_map(|param| match (param.kind)() {
+            ParamKind::Context { state } => state,
+            ParamKind::Argument => None,
+        })
+    }
+}
+
 /// One parameter of a tool.
 #[doc(hidden)]
 pub struct ParamDef {
@@ -59,6 +69,26 @@ pub struct ParamDef {
     pub schema: fn(&mut SchemaGenerator) -> Schema,
     /// Its type, when known: tools whose parameters match share one input schema.
     pub type_id: fn() -> Option<TypeId>,
+    /// Where its value comes from, decided by its type (see `tool::probe`).
+    pub kind: fn() -> ParamKind,
+}
+
+impl ParamDef {
+    /// Whether the client passes it: it is in the input schema.
+    pub(crate) fn is_argument(&self) -> bool {
+        matches!((self.kind)(), ParamKind::Argument)
+    }
+}
+
+/// Where a parameter's value comes from.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// The call's arguments, decoded from JSON.
+    Argument,
+    /// The call's context (`State<T>`, `Progress`, ...); `state` is the registered state it
+    /// needs, if any.
+    Context { state: Option<StateKey> },
 }
 
 /// What a tool returns.

@@ -50,11 +50,15 @@ pub(crate) struct SchemaCache {
 
 /// What decides a parameter's part of the input schema.
 #[derive(PartialEq, Eq, Hash)]
-struct ParamKey {
-    name: &'static str,
-    description: Option<&'static str>,
-    required: bool,
-    type_id: TypeId,
+enum ParamKey {
+    Argument {
+        name: &'static str,
+        description: Option<&'static str>,
+        required: bool,
+        type_id: TypeId,
+    },
+    /// Not in the schema, but it holds its place in the list of what each parameter expects.
+    Context,
 }
 
 impl SchemaCache {
@@ -63,13 +67,14 @@ impl SchemaCache {
     fn input(&mut self, params: &[ParamDef]) -> (Arc<JsonObject>, Vec<String>) {
         let key: Option<Vec<ParamKey>> = params
             .iter()
-            .map(|p| {
-                Some(ParamKey {
+            .map(|p| match p.is_argument() {
+                true => Some(ParamKey::Argument {
                     name: p.name,
                     description: p.description,
                     required: p.required,
                     type_id: (p.type_id)()?,
-                })
+                }),
+                false => Some(ParamKey::Context),
             })
             .collect();
         if let Some(built) = key.as_ref().and_then(|key| self.by_params.get(key)) {

@@ -1,7 +1,8 @@
 //! What a tool is: the static definition `#[tool]` generates, its hints, how one call's
-//! arguments are decoded and its return value turned into an outcome, its schemas and the
-//! type checks behind the macro's errors, and [`ToolInfo`], a registered tool with what is
-//! computed from it once. Nothing here knows how tools are served.
+//! arguments are decoded (and which parameters come from the context, by type) and its return
+//! value turned into an outcome, its schemas and the type checks behind the macro's errors,
+//! and [`ToolInfo`], a registered tool with what is computed from it once. Nothing here knows
+//! how tools are served.
 
 pub(crate) mod args;
 pub(crate) mod checks;
@@ -11,6 +12,7 @@ mod finite;
 mod hints;
 mod info;
 pub(crate) mod output;
+pub(crate) mod probe;
 pub(crate) mod schema;
 mod scopes;
 

@@ -118,13 +118,19 @@ pub fn output<T: JsonSchema>() -> OutputSchema {
     }
 }
 
-/// The input schema of a tool's parameters, and for each parameter a short phrase saying
-/// what it expects ("a string", "an array", ...) for argument error messages.
+/// The input schema of a tool's arguments (context parameters are left out), and for each
+/// parameter a short phrase saying what it expects ("a string", "an array", ...) for argument
+/// error messages (empty for a context parameter).
 pub(crate) fn input(params: &[ParamDef]) -> (JsonObject, Vec<String>) {
     let mut generator = generator();
     let mut properties = Map::new();
     let mut required = Vec::new();
-    for param in params {
+    let arguments: Vec<bool> = params.iter().map(ParamDef::is_argument).collect();
+    for param in params
+        .iter()
+        .zip(&arguments)
+        .filter_map(|(p, &a)| a.then_some(p))
+    {
         let mut schema = (param.schema)(&mut generator);
         if let Some(description) = param.description {
             schema.insert("description".into(), description.into());
@@ -144,7 +150,11 @@ pub(crate) fn input(params: &[ParamDef]) -> (JsonObject, Vec<String>) {
     let defs = schema.get("$defs").unwrap_or(&Value::Null);
     let expected = params
         .iter()
-        .map(|p| expected(&schema["properties"][p.name], defs, 0))
+        .zip(arguments)
+        .map(|(p, argument)| match argument {
+            true => expected(&schema["properties"][p.name], defs, 0),
+            false => String::new(),
+        })
         .collect();
     (portable_object(schema), expected)
 }

@@ -34,10 +34,26 @@ fn quick(cancel: Cancellation) -> bool {
     cancel.is_cancelled()
 }
 
+/// A context type under another name: it is the type that counts.
+type Reporter = toolsmith::Progress;
+
+/// Takes context through an alias, and one argument.
+#[tool(read_only)]
+fn aliased(reporter: Reporter, count: u32) -> u32 {
+    reporter.report(1.0, 1.0, "done");
+    count
+}
+
 fn main() {
     let tool = toolsmith::registry().get("bump").unwrap();
     assert_eq!(tool.input_schema()["required"], serde_json::json!(["step"]));
     assert_eq!(tool.input_schema()["properties"].as_object().unwrap().len(), 1);
+    let aliased_tool = toolsmith::registry().get("aliased").unwrap();
+    assert_eq!(
+        aliased_tool.input_schema()["required"],
+        serde_json::json!(["count"])
+    );
+    let _ = aliased(Progress::disabled(), 1);
     let _ = quick(Cancellation::default());
     let _ = bump(
         State::new(Counter(Mutex::new(0))),
