@@ -309,7 +309,8 @@ async fn stop_waits_for_a_call(env: &[(&str, &str)]) {
         )
         .await
     });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Time for the call to reach the server on a loaded machine (it runs for 3 s).
+    tokio::time::sleep(Duration::from_millis(1000)).await;
     let pid = server.child.id().unwrap() as i32;
     // SAFETY: sends SIGTERM to the child this test started.
     unsafe { libc::kill(pid, libc::SIGTERM) };
