@@ -198,7 +198,10 @@ impl ToolServer {
         let Some(tool) = self.registry.get(name) else {
             return Ok(None);
         };
-        self.policy.allows(tool).map(|()| Some(tool))
+        self.policy
+            .allows(tool)
+            .map(|()| Some(tool))
+            .map_err(|why| why.to_string())
     }
 }
 
