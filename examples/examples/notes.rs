@@ -4,10 +4,6 @@
 use toolsmith_examples::store::Notes;
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    toolsmith::Server::new()
-        .state(Notes::seeded())
-        .run()
-        .await?;
-    Ok(())
+async fn main() -> std::process::ExitCode {
+    toolsmith::Server::new().state(Notes::seeded()).run().await
 }

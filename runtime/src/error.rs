@@ -57,6 +57,9 @@ impl std::error::Error for ToolError {}
 
 /// Why serving or building the tool registry failed.
 ///
+/// Each kind has its own variant, and a variant that wraps another error keeps it as its
+/// [`source`](std::error::Error::source), so a report can walk the whole chain.
+///
 /// ```
 /// fn takes_any_error(_: Box<dyn std::error::Error + Send + Sync + 'static>) {}
 /// let err = toolsmith::Error::from(std::io::Error::other("pipe closed"));
@@ -68,13 +71,19 @@ impl std::error::Error for ToolError {}
 /// something a person can read (as `anyhow` does):
 ///
 /// ```
-/// let err = toolsmith::Error::Initialize("the client sent garbage".into());
+/// use toolsmith::rmcp::service::ServerInitializeError;
+///
+/// let err = toolsmith::Error::Initialize(Box::new(ServerInitializeError::Cancelled));
 /// assert_eq!(format!("{err:?}"), err.to_string());
 /// ```
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// Two tools were registered under one name. Each definition is named by its Rust path
     /// and `file:line`.
+    #[error(
+        "two tools are named '{name}': {first} and {second}; rename one with #[tool(name = \"...\")]"
+    )]
     DuplicateTool {
         /// The tool name both definitions claim.
         name: String,
@@ -85,38 +94,123 @@ pub enum Error {
     },
     /// A tool asks for `State<T>` of a type no [`Server::state`](crate::Server::state) call
     /// registered.
+    #[error(
+        "tool {tool} needs `State<{type_name}>`, which was never registered: add `.state(value)` to `toolsmith::Server::new()` in main"
+    )]
     MissingState {
         /// The tool, as `name` (`path at file:line`).
         tool: String,
         /// The state type it needs.
         type_name: &'static str,
     },
-    /// The MCP session could not start (for example the client never sent `initialize`).
-    Initialize(String),
+    /// A setting of the server (from the builder or the command line) cannot be used: a
+    /// scope name that is not a scope token, an address that resolves to nothing, a JWKS
+    /// file that cannot be read. Nothing was served.
+    ///
+    /// ```
+    /// use std::error::Error as _;
+    ///
+    /// let err = toolsmith::Error::Config {
+    ///     setting: "HTTP address",
+    ///     message: "`nowhere` is not host:port".into(),
+    ///     source: None,
+    /// };
+    /// assert_eq!(err.to_string(), "invalid HTTP address: `nowhere` is not host:port");
+    /// assert!(err.source().is_none());
+    /// ```
+    #[error("invalid {setting}: {message}")]
+    Config {
+        /// The setting, as a person names it (`scope names`, `HTTP address`, `JWKS`).
+        setting: &'static str,
+        /// What is wrong with it, and what to do.
+        message: String,
+        /// The error behind it, when there is one (the resolver's, the file system's).
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    },
+    /// The MCP session could not start (for example the client sent something other than
+    /// `initialize` first). rmcp's error is boxed (it is large); as the `source()` it is a
+    /// `Box<ServerInitializeError>`, whose own `source()` continues rmcp's chain.
+    ///
+    /// ```
+    /// use std::error::Error as _;
+    /// use toolsmith::rmcp::service::ServerInitializeError;
+    ///
+    /// let err = toolsmith::Error::Initialize(Box::new(ServerInitializeError::ConnectionClosed("eof".into())));
+    /// assert_eq!(err.to_string(), "MCP session did not start: connection closed: eof");
+    /// let source = err.source().expect("rmcp's error is kept");
+    /// assert!(source.downcast_ref::<Box<ServerInitializeError>>().is_some());
+    /// if let toolsmith::Error::Initialize(rmcp) = &err {
+    ///     assert!(matches!(**rmcp, ServerInitializeError::ConnectionClosed(_)));
+    /// }
+    /// ```
+    #[error("MCP session did not start: {0}")]
+    Initialize(#[source] Box<rmcp::service::ServerInitializeError>),
+    /// The task serving the session panicked or was cancelled.
+    #[error("the serving task failed: {0}")]
+    Task(#[source] tokio::task::JoinError),
+    /// The peer answered a request with something MCP does not allow there (the test
+    /// client's `initialize` or `tools/list`, for example).
+    ///
+    /// ```
+    /// let err = toolsmith::Error::Protocol { request: "tools/list", answer: "an empty result".into() };
+    /// assert_eq!(err.to_string(), "unexpected answer to tools/list: an empty result");
+    /// ```
+    #[error("unexpected answer to {request}: {answer}")]
+    Protocol {
+        /// The request that was answered.
+        request: &'static str,
+        /// The answer, as text.
+        answer: String,
+    },
+    /// A message could not be encoded as JSON. An answer that fails to serialize is this
+    /// error, never an empty body.
+    ///
+    /// ```
+    /// use std::error::Error as _;
+    ///
+    /// let json = serde_json::from_str::<serde_json::Value>("{").unwrap_err();
+    /// let err = toolsmith::Error::Encode(json);
+    /// assert!(err.to_string().starts_with("could not encode a message as JSON: "));
+    /// assert!(err.source().is_some());
+    /// ```
+    #[error("could not encode a message as JSON: {0}")]
+    Encode(#[source] serde_json::Error),
     /// Reading or writing the transport failed.
-    Io(std::io::Error),
-    /// The serving task stopped abnormally.
-    Task(String),
+    ///
+    /// ```
+    /// use std::error::Error as _;
+    ///
+    /// let err = toolsmith::Error::from(std::io::Error::other("pipe closed"));
+    /// assert_eq!(err.to_string(), "transport I/O failed: pipe closed");
+    /// assert_eq!(err.source().unwrap().to_string(), "pipe closed");
+    /// ```
+    #[error("transport I/O failed: {0}")]
+    Io(#[from] std::io::Error),
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::DuplicateTool {
-                name,
-                first,
-                second,
-            } => write!(
-                f,
-                "two tools are named '{name}': {first} and {second}; rename one with #[tool(name = \"...\")]"
-            ),
-            Error::MissingState { tool, type_name } => write!(
-                f,
-                "tool {tool} needs `State<{type_name}>`, which was never registered: register a value with `.state(value)` on the `toolsmith::Server` that serves it (in a test, the server given to `Client::connect`)"
-            ),
-            Error::Initialize(msg) => write!(f, "MCP session did not start: {msg}"),
-            Error::Io(err) => write!(f, "transport I/O failed: {err}"),
-            Error::Task(msg) => write!(f, "serving task failed: {msg}"),
+impl Error {
+    /// An [`Error::Config`] of `setting` with no error behind it.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn config(setting: &'static str, message: impl Into<String>) -> Error {
+        Error::Config {
+            setting,
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// An [`Error::Config`] of `setting` caused by `source`.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn config_from(
+        setting: &'static str,
+        message: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Error {
+        Error::Config {
+            setting,
+            message: message.into(),
+            source: Some(Box::new(source)),
         }
     }
 }
@@ -124,21 +218,6 @@ impl fmt::Display for Error {
 impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Io(err) => Some(err),
-            _ => None,
-        }
-    }
-}
-
-impl From<std::io::Error> for Error {
-    fn from(err: std::io::Error) -> Self {
-        Error::Io(err)
     }
 }
 
@@ -210,5 +289,84 @@ impl ErrorKind {
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::Error;
+
+    #[test]
+    fn config_keeps_its_source_and_never_says_io() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let err = Error::config_from("JWKS", "the JWKS file keys.json cannot be used", io);
+        assert_eq!(
+            err.to_string(),
+            "invalid JWKS: the JWKS file keys.json cannot be used"
+        );
+        assert!(!format!("{err:?}").contains("transport I/O"));
+        let source = err.source().expect("the I/O error is kept");
+        let io = source.downcast_ref::<std::io::Error>().unwrap();
+        assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+    }
+
+    #[tokio::test]
+    async fn a_task_error_keeps_the_join_error() {
+        let join = tokio::spawn(async { panic!("boom") }).await.unwrap_err();
+        let err = Error::Task(join);
+        assert!(
+            err.to_string().starts_with("the serving task failed: "),
+            "{err}"
+        );
+        let source = err.source().expect("the join error is kept");
+        assert!(
+            source
+                .downcast_ref::<tokio::task::JoinError>()
+                .is_some_and(|join| join.is_panic())
+        );
+    }
+
+    #[test]
+    fn an_initialize_error_keeps_rmcps_error() {
+        use rmcp::service::ServerInitializeError;
+        let err = Error::Initialize(Box::new(ServerInitializeError::TransportError {
+            error: rmcp::transport::DynamicTransportError::from_parts(
+                "stdio",
+                std::any::TypeId::of::<()>(),
+                Box::new(std::io::Error::other("broken pipe")),
+            ),
+            context: "reading initialize".into(),
+        }));
+        assert!(
+            err.to_string().starts_with("MCP session did not start: "),
+            "{err}"
+        );
+        assert!(err.to_string().contains("broken pipe"), "{err}");
+        let source = err.source().expect("rmcp's error is kept");
+        let rmcp = source
+            .downcast_ref::<Box<ServerInitializeError>>()
+            .expect("rmcp's error, boxed");
+        assert!(matches!(
+            &**rmcp,
+            ServerInitializeError::TransportError { context, .. } if context == "reading initialize"
+        ));
+    }
+
+    #[test]
+    fn encoding_errors_are_typed() {
+        struct Unencodable;
+        impl serde::Serialize for Unencodable {
+            fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+                Err(serde::ser::Error::custom("not representable"))
+            }
+        }
+        let err = serde_json::to_vec(&Unencodable)
+            .map_err(Error::Encode)
+            .unwrap_err();
+        assert!(err.to_string().ends_with("not representable"), "{err}");
+        let source = err.source().expect("serde_json's error is kept");
+        assert!(source.downcast_ref::<serde_json::Error>().is_some());
     }
 }

@@ -29,6 +29,28 @@
 //! as description, a JSON Schema of its parameters, an output schema from its return type
 //! and a complete hint block (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
 //! `openWorldHint`). See [`tool`] for every key.
+//!
+//! ## Serving
+//!
+//! One entry point per use, each a free function with the defaults and a [`Server`] method
+//! with its settings:
+//!
+//! | use | defaults | configured |
+//! | --- | --- | --- |
+//! | a server binary with the command line (`tools`, `call`, `check`, `serve --read-only`, ...) | [`run`] | [`Server::run`] |
+//! | stdio only, from your own `main` | [`serve_stdio`] | [`Server::serve_stdio`] |
+//! | any byte stream pair (tests, a socket) | [`serve_on`] | [`Server::serve_on`] |
+//! | Streamable HTTP (feature `http`) | `run` with `serve --http ADDR` | `Server::serve_http` |
+//!
+//! ## rmcp is a public dependency
+//!
+//! toolsmith is built on [rmcp](https://docs.rs/rmcp) **3.11**, and rmcp's types appear in
+//! its public API: [`ToolInfo::mcp_tool`] returns an `rmcp::model::Tool`,
+//! [`Error::Initialize`] holds an `rmcp::service::ServerInitializeError`, and the test
+//! client (feature `testing`) returns rmcp's `Tool`, `CallToolResult` and content blocks. Reach those types through the re-export
+//! [`toolsmith::rmcp`](crate::rmcp), or depend on exactly the same rmcp version
+//! (`rmcp = "=3.11.0"`): with another version, the types are different types and will not
+//! fit. An rmcp upgrade of toolsmith is a breaking release of toolsmith.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -62,11 +84,12 @@ pub use cli::run;
 pub use context::{Caller, Cancellation, ClientLog, LogLevel, Progress, State};
 pub use error::{Error, ErrorKind, META_ERROR, ToolError};
 pub use registry::{
-    DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, Registry, Search, SearchError, registry, try_registry,
+    DEFAULT_SEARCH_PAGE_SIZE, MAX_SEARCH_PAGE_SIZE, Page, Registry, Search, SearchError, registry,
+    try_registry,
 };
 pub use server::{
-    DEFAULT_BUSY_POLL, DEFAULT_LIST_PAGE_SIZE, DEFAULT_MAX_SYNC_CALLS, Policy, Server,
-    serve_on_stream, serve_stdio,
+    DEFAULT_BUSY_POLL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_TOOLS_LIST_PAGE_SIZE, Policy, Refusal,
+    Server, serve_on, serve_stdio,
 };
 pub use tool::{
     Audio, Content, EmbeddedResource, Hints, Image, InferredHints, META_CATEGORY, META_TAGS,
@@ -77,7 +100,8 @@ pub use tool::{
 pub use transport::DEFAULT_MAX_BODY;
 pub use transport::DEFAULT_MAX_LINE;
 
-/// The MCP SDK toolsmith is built on, for the rare need to reach its model types.
+/// The MCP SDK toolsmith is built on (3.11), for the rare need to reach its model types;
+/// see [rmcp is a public dependency](crate#rmcp-is-a-public-dependency).
 ///
 /// ```
 /// let version = toolsmith::rmcp::model::ProtocolVersion::V_2025_11_25;

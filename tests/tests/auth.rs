@@ -670,8 +670,10 @@ async fn a_rotated_key_is_fetched_once_the_interval_is_over() {
 async fn a_plain_http_jwks_url_off_loopback_stops_startup() {
     let jwks_url = "http://login.example.com/jwks.json";
     let (code, stderr) = notes_exit(&["--auth-issuer", ISSUER, "--auth-jwks", jwks_url]).await;
-    assert_ne!(code, Some(0));
+    assert_eq!(code, Some(1));
+    assert!(stderr.contains("invalid JWKS: "), "{stderr}");
     assert!(stderr.contains("plain http: use https"), "{stderr}");
+    assert!(!stderr.contains("transport I/O"), "{stderr}");
     let (code, _) = notes_exit(&["--auth-issuer", ISSUER]).await;
     assert_eq!(code, Some(2), "--auth-issuer needs --auth-jwks");
 }
@@ -713,8 +715,15 @@ async fn a_scope_name_with_a_space_stops_startup() {
         "tools write",
     ])
     .await;
-    assert_ne!(code, Some(0));
-    assert!(stderr.contains("not one OAuth scope token"), "{stderr}");
+    assert_eq!(code, Some(1));
+    // A configuration error, named as one (it once read "transport I/O failed").
+    assert!(
+        stderr.contains(
+            r#"invalid scope names: the scope name "tools write" is not one OAuth scope token"#
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("transport I/O"), "{stderr}");
 }
 
 #[tokio::test]
@@ -726,11 +735,12 @@ async fn a_missing_jwks_file_stops_startup() {
         "/nonexistent/jwks.json",
     ])
     .await;
-    assert_ne!(code, Some(0));
+    assert_eq!(code, Some(1));
     assert!(
-        stderr.contains("the JWKS file /nonexistent/jwks.json cannot be used"),
+        stderr.contains("invalid JWKS: the JWKS file /nonexistent/jwks.json cannot be used"),
         "{stderr}"
     );
+    assert!(!stderr.contains("transport I/O"), "{stderr}");
 }
 
 #[tokio::test]

@@ -9,6 +9,9 @@ use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 use toolsmith_tests::{call, example_binary, text};
 
+#[path = "cli/policy_env.rs"]
+mod policy_env;
+
 fn notes() -> PathBuf {
     example_binary("notes")
 }

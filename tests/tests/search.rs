@@ -556,7 +556,9 @@ fn expected(keep: impl Fn(usize) -> bool) -> Vec<String> {
 fn all_pages(query: Search) -> (Vec<String>, usize) {
     let registry = toolsmith::registry();
     let mut query = query;
-    let size = query.page_size.unwrap_or(toolsmith::DEFAULT_PAGE_SIZE);
+    let size = query
+        .page_size
+        .unwrap_or(toolsmith::DEFAULT_SEARCH_PAGE_SIZE);
     let (mut names, mut pages) = (Vec::new(), 0);
     loop {
         let page = registry.search(&query).unwrap();

@@ -141,10 +141,7 @@ async fn every_kind_of_error_result_is_told_apart() {
 
 #[tokio::test]
 async fn a_call_the_policy_refuses_is_refused() {
-    let read_only = Policy {
-        read_only: true,
-        ..Policy::default()
-    };
+    let read_only = Policy::new().read_only(true);
     let client = Client::connect(server().policy(read_only)).await.unwrap();
     let refused = client.call("write", json!({})).await.unwrap_err();
     assert_eq!(kind(&refused), Some(ErrorKind::Refused), "{refused}");

@@ -102,9 +102,8 @@ impl HttpKind {
 
 const TOOLSMITH_MAIN: &str = r#"
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    toolsmith::run().await?;
-    Ok(())
+async fn main() -> std::process::ExitCode {
+    toolsmith::run().await
 }
 "#;
 

@@ -174,7 +174,9 @@ fn source(location: &str) -> Result<Source, Error> {
         .timeout(FETCH_TIMEOUT)
         .https_only(lower.starts_with("https://"))
         .build()
-        .map_err(|e| config(format!("no HTTP client for the JWKS URL: {e}")))?;
+        .map_err(|e| {
+            Error::config_from("JWKS", format!("no HTTP client for the JWKS URL: {e}"), e)
+        })?;
     Ok(Source::Url {
         url: location.to_owned(),
         client,
@@ -196,10 +198,7 @@ fn loopback(rest: &str) -> bool {
 }
 
 fn config(message: String) -> Error {
-    Error::Io(std::io::Error::new(
-        std::io::ErrorKind::InvalidInput,
-        message,
-    ))
+    Error::config("JWKS", message)
 }
 
 #[cfg(test)]

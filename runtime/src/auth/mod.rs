@@ -84,8 +84,9 @@ impl Auth {
     }
 
     /// The least time between two fetches of the key set when a token names an unknown key
-    /// (default one minute). For tests.
-    #[doc(hidden)]
+    /// (default one minute). For toolsmith's tests, behind the `__test-switches` feature,
+    /// which is not public API.
+    #[cfg(feature = "__test-switches")]
     pub fn refetch_interval(mut self, interval: Duration) -> Self {
         self.refetch = interval;
         self

@@ -2,7 +2,10 @@
 //! list the tools and their hints, print schemas, call a tool, check a hint snapshot.
 
 use std::ffi::OsString;
+use std::future::Future;
 use std::io::Write;
+use std::pin::Pin;
+use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::{Value, json};
@@ -10,8 +13,8 @@ use serde_json::{Value, json};
 mod serve;
 
 use crate::registry::snapshot;
-use crate::server::{Serving, empty_registry_hint, executable_name};
-use crate::{Error, ScopeNames, Search, Server, ToolInfo};
+use crate::server::{empty_registry_hint, executable_name};
+use crate::{Error, ScopeNames, Search, SearchError, Server, ToolInfo};
 use serve::ServeArgs;
 
 #[derive(Parser, Debug)]
@@ -78,43 +81,50 @@ struct ToolsArgs {
 }
 
 /// Parses the command line and runs it: with no command (or `serve`) the stdio server, else
-/// `tools`, `schema`, `call` or `check`. Call it once in `main`.
+/// `tools`, `schema`, `call` or `check`. Call it once in `main`, and return what it returns:
+/// the process's exit status.
 ///
-/// A command that fails (`call` of a failing tool, `check` of an outdated snapshot) prints
-/// why on stderr and exits the process with status 1 (2 for a usage error).
+/// Nothing here exits the process. A command that fails (`call` of a failing or refused
+/// tool, `check` of an outdated snapshot, a server that cannot start) prints why on stderr
+/// and returns status 1; a usage error returns 2 (`--help` and `--version` return 0).
 ///
 /// ```no_run
 /// #[tokio::main]
-/// async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-///     toolsmith::run().await?;
-///     Ok(())
+/// async fn main() -> std::process::ExitCode {
+///     toolsmith::run().await
 /// }
 /// ```
-pub async fn run() -> Result<(), Error> {
+pub async fn run() -> ExitCode {
     Server::new().run().await
 }
 
+/// The work of [`Server::run_with`], type-erased.
+type Running = Pin<Box<dyn Future<Output = ExitCode> + Send>>;
+
 impl Server {
     /// Like [`run`], with this server's settings for `serve` (command-line flags add to its
-    /// policy).
+    /// policy) and for `call`.
     ///
     /// ```no_run
-    /// # async fn f() -> Result<(), toolsmith::Error> {
-    /// toolsmith::Server::new().page_size(100).run().await
-    /// # }
+    /// #[tokio::main]
+    /// async fn main() -> std::process::ExitCode {
+    ///     toolsmith::Server::new().page_size(100).run().await
+    /// }
     /// ```
-    pub async fn run(self) -> Result<(), Error> {
+    pub async fn run(self) -> ExitCode {
         self.run_with(std::env::args_os()).await
     }
 
-    /// [`Server::run`] with the given arguments (the first is the program name).
+    /// [`Server::run`] with the given arguments (the first is the program name); returns the
+    /// exit status.
     ///
     /// ```no_run
-    /// # async fn f() -> Result<(), toolsmith::Error> {
-    /// toolsmith::Server::new().run_with(["notes", "tools", "--read-only"]).await
+    /// # async fn f() {
+    /// let status = toolsmith::Server::new().run_with(["notes", "tools", "--read-only"]).await;
+    /// assert_eq!(status, std::process::ExitCode::SUCCESS);
     /// # }
     /// ```
-    pub async fn run_with<I, T>(self, args: I) -> Result<(), Error>
+    pub async fn run_with<I, T>(self, args: I) -> ExitCode
     where
         I: IntoIterator<Item = T>,
         T: Into<OsString> + Clone,
@@ -124,9 +134,16 @@ impl Server {
     }
 
     /// The work of [`Server::run_with`], not generic and type-erased: compiled once, here.
-    fn run_args(self, args: Vec<OsString>) -> Serving {
+    fn run_args(self, args: Vec<OsString>) -> Running {
         Box::pin(async move {
-            let cli = parse(args);
+            let cli = match parse(args) {
+                Ok(cli) => cli,
+                Err(err) => {
+                    // Help, the version, or a usage error (status 2), as clap words them.
+                    let _ = err.print();
+                    return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
+                }
+            };
             // Listing, schemas, snapshots and calls of other tools need no state (`check` in
             // CI runs without a database); serving needs every tool's.
             let checked = if matches!(cli.command, None | Some(Command::Serve(_))) {
@@ -136,25 +153,33 @@ impl Server {
             };
             if let Err(err) = checked {
                 eprintln!("{err}");
-                std::process::exit(1);
+                return ExitCode::FAILURE;
             }
-            let code = match cli.command {
-                None => return serve::serve(self, cli.serve).await,
-                Some(Command::Serve(args)) => return serve::serve(self, *args).await,
+            let outcome = match cli.command {
+                None => serve::serve(self, cli.serve).await.map(|()| 0),
+                Some(Command::Serve(args)) => serve::serve(self, *args).await.map(|()| 0),
                 Some(Command::Tools(args)) => tools(args, &self.scope_names),
                 Some(Command::Schema { name }) => schema(name.as_deref()),
-                Some(Command::Call { name, args }) => call(&self, &name, &args).await,
+                Some(Command::Call { name, args }) => {
+                    // The serving policy of the environment (`TOOLSMITH_READ_ONLY`, ...)
+                    // applies to `call` as it does to the server.
+                    let server = serve::with_policy(self, &cli.serve);
+                    call(&server, &name, &args).await
+                }
                 Some(Command::Check { file, write }) => check(&file, write, &self.scope_names),
-            }?;
-            if code != 0 {
-                std::process::exit(code);
+            };
+            match outcome {
+                Ok(code) => ExitCode::from(code),
+                Err(err) => {
+                    eprintln!("{err}");
+                    ExitCode::FAILURE
+                }
             }
-            Ok(())
         })
     }
 }
 
-fn parse(args: Vec<OsString>) -> Cli {
+fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
     let name = executable_name();
     let version = crate::try_registry()
         .ok()
@@ -164,18 +189,24 @@ fn parse(args: Vec<OsString>) -> Cli {
         .name(name.clone())
         .bin_name(name)
         .version(version);
-    let matches = command.get_matches_from(args);
-    Cli::from_arg_matches(&matches).unwrap_or_else(|err| err.exit())
+    let matches = command.try_get_matches_from(args)?;
+    Cli::from_arg_matches(&matches)
 }
 
-fn tools(args: ToolsArgs, names: &ScopeNames) -> Result<i32, Error> {
-    let mut query = Search::new().page_size(crate::MAX_PAGE_SIZE);
+fn tools(args: ToolsArgs, names: &ScopeNames) -> Result<u8, Error> {
+    let mut query = Search::new().page_size(crate::MAX_SEARCH_PAGE_SIZE);
     query.read_only = args.read_only.then_some(true);
     query.destructive = args.destructive.then_some(true);
     query.category = args.category;
     query.tags = args.tag.into_iter().collect();
     query.text = args.search;
-    let tools = all_matching(query)?;
+    let tools = match all_matching(query)? {
+        Ok(tools) => tools,
+        Err(err) => {
+            eprintln!("{err}");
+            return Ok(2);
+        }
+    };
     if crate::try_registry()?.is_empty() {
         eprintln!("{}", empty_registry_hint());
     }
@@ -189,17 +220,19 @@ fn tools(args: ToolsArgs, names: &ScopeNames) -> Result<i32, Error> {
     Ok(0)
 }
 
-fn all_matching(mut query: Search) -> Result<Vec<&'static ToolInfo>, Error> {
+/// Every tool `query` matches, over all its pages; or why the search was refused.
+fn all_matching(mut query: Search) -> Result<Result<Vec<&'static ToolInfo>, SearchError>, Error> {
     let registry = crate::try_registry()?;
     let mut tools = Vec::new();
     loop {
-        let page = registry
-            .search(&query)
-            .map_err(|e| Error::Task(e.to_string()))?;
+        let page = match registry.search(&query) {
+            Ok(page) => page,
+            Err(err) => return Ok(Err(err)),
+        };
         tools.extend(page.tools);
         match page.next_cursor {
             Some(cursor) => query.cursor = Some(cursor),
-            None => return Ok(tools),
+            None => return Ok(Ok(tools)),
         }
     }
 }
@@ -264,14 +297,14 @@ fn table(tools: &[&ToolInfo], names: &ScopeNames) -> String {
     out
 }
 
-fn schema(name: Option<&str>) -> Result<i32, Error> {
+fn schema(name: Option<&str>) -> Result<u8, Error> {
     let registry = crate::try_registry()?;
     let value = match name {
         None => {
             json!({ "tools": registry.tools().iter().map(|t| t.mcp_tool()).collect::<Vec<_>>() })
         }
         Some(name) => match registry.get(name) {
-            Some(tool) => serde_json::to_value(tool.mcp_tool()).map_err(std::io::Error::other)?,
+            Some(tool) => serde_json::to_value(tool.mcp_tool()).map_err(Error::Encode)?,
             None => return Ok(no_such_tool(name)),
         },
     };
@@ -279,7 +312,7 @@ fn schema(name: Option<&str>) -> Result<i32, Error> {
     Ok(0)
 }
 
-fn no_such_tool(name: &str) -> i32 {
+fn no_such_tool(name: &str) -> u8 {
     let known: Vec<&str> = crate::registry().tools().iter().map(|t| t.name()).collect();
     eprintln!(
         "no tool is named '{name}'; the tools are: {}",
@@ -288,7 +321,7 @@ fn no_such_tool(name: &str) -> i32 {
     1
 }
 
-async fn call(server: &Server, name: &str, args: &str) -> Result<i32, Error> {
+async fn call(server: &Server, name: &str, args: &str) -> Result<u8, Error> {
     // The real reason behind a masked failure is logged, to stderr.
     crate::logging::init();
     let arguments = match serde_json::from_str::<Value>(args) {
@@ -327,7 +360,7 @@ async fn call(server: &Server, name: &str, args: &str) -> Result<i32, Error> {
     Ok(0)
 }
 
-fn check(file: &std::path::Path, write: bool, names: &ScopeNames) -> Result<i32, Error> {
+fn check(file: &std::path::Path, write: bool, names: &ScopeNames) -> Result<u8, Error> {
     let registry = crate::try_registry()?;
     let current = snapshot::render(registry.tools(), names);
     if write {

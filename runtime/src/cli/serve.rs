@@ -1,20 +1,20 @@
 //! `serve`: the flags that choose the serving policy and, with the `http` feature, serving
 //! over Streamable HTTP. Every flag can also be set from a `TOOLSMITH_…` environment variable
-//! when the `http` feature is on (containers).
+//! when the `http` feature is on (containers); the policy's variables apply to `call` too.
 
 use clap::Args;
 
-use crate::Server;
 use crate::server::Serving;
+use crate::{Policy, Server};
 
 #[derive(Args, Debug, Default)]
 pub(super) struct ServeArgs {
     /// Offer only read-only tools; calls to any other tool are refused.
-    #[arg(long)]
+    #[arg(long, value_parser = boolish)]
     #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_READ_ONLY"))]
     read_only: bool,
     /// Offer no destructive tool; calls to one are refused.
-    #[arg(long)]
+    #[arg(long, value_parser = boolish)]
     #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_DENY_DESTRUCTIVE"))]
     deny_destructive: bool,
     /// Offer only the tools of this category.
@@ -71,10 +71,10 @@ struct HttpArgs {
     )]
     allowed_origin: Vec<String>,
     /// Keep a session per client (Mcp-Session-Id) instead of serving statelessly.
-    #[arg(long, env = "TOOLSMITH_SESSIONS")]
+    #[arg(long, env = "TOOLSMITH_SESSIONS", value_parser = boolish)]
     sessions: bool,
     /// Answer each POST with a server-sent event stream instead of one JSON body.
-    #[arg(long, env = "TOOLSMITH_SSE_RESPONSES")]
+    #[arg(long, env = "TOOLSMITH_SSE_RESPONSES", value_parser = boolish)]
     sse_responses: bool,
     /// The largest request body accepted, in bytes.
     #[arg(long, value_name = "BYTES", env = "TOOLSMITH_MAX_BODY", default_value_t = crate::DEFAULT_MAX_BODY)]
@@ -181,14 +181,47 @@ pub(super) fn serve(server: Server, args: ServeArgs) -> Serving {
     server.serve_stdio_boxed()
 }
 
-fn with_policy(mut server: Server, args: &ServeArgs) -> Server {
-    let policy = &mut server.policy;
-    policy.read_only |= args.read_only;
-    policy.deny_destructive |= args.deny_destructive;
-    policy.only_category = args.only_category.clone().or(policy.only_category.take());
-    policy.only_tag = args.only_tag.clone().or(policy.only_tag.take());
+/// `server` with its policy narrowed by `args` (flags, or their environment variables), and
+/// `args`' page size.
+pub(super) fn with_policy(mut server: Server, args: &ServeArgs) -> Server {
+    let policy = std::mem::take(&mut server.policy);
+    server.policy = policy.narrowed_by(Policy {
+        read_only: args.read_only,
+        deny_destructive: args.deny_destructive,
+        only_category: args.only_category.clone(),
+        only_tag: args.only_tag.clone(),
+    });
     match args.page_size {
         Some(size) => server.page_size(size as usize),
         None => server,
+    }
+}
+
+/// A boolean flag's value from its environment variable: the usual spellings, in any case;
+/// empty is false (as if unset).
+fn boolish(value: &str) -> Result<bool, String> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "" | "0" | "false" | "no" | "off" => Ok(false),
+        "1" | "true" | "yes" | "on" => Ok(true),
+        _ => Err("expected a boolean: 1/0, true/false, yes/no, on/off".to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::boolish;
+
+    #[test]
+    fn booleans_take_the_usual_spellings() {
+        for yes in ["1", "true", "TRUE", "yes", "Yes", "on", " on "] {
+            assert_eq!(boolish(yes), Ok(true), "{yes:?}");
+        }
+        for no in ["", "0", "false", "False", "no", "off", "OFF"] {
+            assert_eq!(boolish(no), Ok(false), "{no:?}");
+        }
+        for bad in ["2", "maybe", "y es", "truee"] {
+            let err = boolish(bad).unwrap_err();
+            assert!(err.contains("1/0, true/false, yes/no, on/off"), "{err}");
+        }
     }
 }

@@ -7,7 +7,7 @@ mod cursor;
 pub(crate) mod search;
 pub(crate) mod snapshot;
 
-pub use search::{DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, Page, Search, SearchError};
+pub use search::{DEFAULT_SEARCH_PAGE_SIZE, MAX_SEARCH_PAGE_SIZE, Page, Search, SearchError};
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -30,7 +30,7 @@ pub struct Registry {
 }
 
 impl Registry {
-    fn build(defs: impl IntoIterator<Item = &'static ToolDef>) -> Result<Registry, Error> {
+    fn build(defs: impl IntoIterator<Item = &'static ToolDef>) -> Result<Registry, Duplicate> {
         let mut defs: Vec<&'static ToolDef> = defs.into_iter().collect();
         defs.sort_by(|a, b| (a.name, a.file, a.line).cmp(&(b.name, b.file, b.line)));
         let mut schemas = SchemaCache::default();
@@ -39,7 +39,7 @@ impl Registry {
             .map(|def| ToolInfo::new(def, &mut schemas))
             .collect();
         if let Some(pair) = tools.windows(2).find(|w| w[0].name() == w[1].name()) {
-            return Err(Error::DuplicateTool {
+            return Err(Duplicate {
                 name: pair[0].name().to_owned(),
                 first: pair[0].described(),
                 second: pair[1].described(),
@@ -108,7 +108,15 @@ impl Registry {
     }
 }
 
-static REGISTRY: OnceLock<Result<Registry, Error>> = OnceLock::new();
+/// Two tools with one name: kept to make an [`Error::DuplicateTool`] for each caller.
+#[derive(Debug)]
+struct Duplicate {
+    name: String,
+    first: String,
+    second: String,
+}
+
+static REGISTRY: OnceLock<Result<Registry, Duplicate>> = OnceLock::new();
 
 /// The registry of every `#[tool]` linked into the program, built on first use.
 ///
@@ -136,7 +144,7 @@ pub fn registry() -> &'static Registry {
 pub fn try_registry() -> Result<&'static Registry, Error> {
     match REGISTRY.get_or_init(|| Registry::build(inventory::iter::<ToolDef>)) {
         Ok(registry) => Ok(registry),
-        Err(Error::DuplicateTool {
+        Err(Duplicate {
             name,
             first,
             second,
@@ -145,6 +153,5 @@ pub fn try_registry() -> Result<&'static Registry, Error> {
             first: first.clone(),
             second: second.clone(),
         }),
-        Err(other) => Err(Error::Task(other.to_string())),
     }
 }

@@ -6,18 +6,19 @@ use std::fmt;
 pub(crate) use super::cursor::{decode_cursor, paginate, scope_of};
 use crate::{Registry, ToolInfo};
 
-/// The page size when none is asked for.
+/// The page size of a [`Search`] that asks for none. (MCP's `tools/list` pages by
+/// [`DEFAULT_TOOLS_LIST_PAGE_SIZE`](crate::DEFAULT_TOOLS_LIST_PAGE_SIZE) instead.)
 ///
 /// ```
-/// assert_eq!(toolsmith::DEFAULT_PAGE_SIZE, 50);
+/// assert_eq!(toolsmith::DEFAULT_SEARCH_PAGE_SIZE, 50);
 /// ```
-pub const DEFAULT_PAGE_SIZE: usize = 50;
-/// The largest page a search returns.
+pub const DEFAULT_SEARCH_PAGE_SIZE: usize = 50;
+/// The largest page a [`Search`] returns.
 ///
 /// ```
-/// assert!(toolsmith::registry().search(&toolsmith::Search::new().page_size(toolsmith::MAX_PAGE_SIZE)).is_ok());
+/// assert!(toolsmith::registry().search(&toolsmith::Search::new().page_size(toolsmith::MAX_SEARCH_PAGE_SIZE)).is_ok());
 /// ```
-pub const MAX_PAGE_SIZE: usize = 100;
+pub const MAX_SEARCH_PAGE_SIZE: usize = 100;
 
 /// A registry search. Every filter is optional; all given filters must match.
 ///
@@ -44,7 +45,7 @@ pub struct Search {
     pub category: Option<String>,
     /// Keep tools with any of these tags (no filter when empty).
     pub tags: Vec<String>,
-    /// Tools per page: 1 to [`MAX_PAGE_SIZE`], default [`DEFAULT_PAGE_SIZE`].
+    /// Tools per page: 1 to [`MAX_SEARCH_PAGE_SIZE`], default [`DEFAULT_SEARCH_PAGE_SIZE`].
     pub page_size: Option<usize>,
     /// Where to continue: the `next_cursor` of the previous page of the same search.
     pub cursor: Option<String>,
@@ -149,7 +150,7 @@ impl Search {
         self
     }
 
-    /// Tools per page, 1 to [`MAX_PAGE_SIZE`].
+    /// Tools per page, 1 to [`MAX_SEARCH_PAGE_SIZE`].
     ///
     /// ```
     /// assert_eq!(toolsmith::Search::new().page_size(20).page_size, Some(20));
@@ -233,7 +234,7 @@ pub struct Page<'r> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SearchError {
-    /// The page size is 0 or above [`MAX_PAGE_SIZE`].
+    /// The page size is 0 or above [`MAX_SEARCH_PAGE_SIZE`].
     PageSize(usize),
     /// The cursor is malformed, tampered with, or from another search.
     InvalidCursor,
@@ -244,7 +245,7 @@ impl fmt::Display for SearchError {
         match self {
             SearchError::PageSize(size) => write!(
                 f,
-                "page size {size} is out of range: ask for 1 to {MAX_PAGE_SIZE} tools per page"
+                "page size {size} is out of range: ask for 1 to {MAX_SEARCH_PAGE_SIZE} tools per page"
             ),
             SearchError::InvalidCursor => f.write_str(
                 "invalid cursor: pass back the nextCursor of the previous page unchanged",
@@ -268,8 +269,8 @@ impl Registry {
     /// }
     /// ```
     pub fn search(&self, query: &Search) -> Result<Page<'_>, SearchError> {
-        let size = query.page_size.unwrap_or(DEFAULT_PAGE_SIZE);
-        if size == 0 || size > MAX_PAGE_SIZE {
+        let size = query.page_size.unwrap_or(DEFAULT_SEARCH_PAGE_SIZE);
+        if size == 0 || size > MAX_SEARCH_PAGE_SIZE {
             return Err(SearchError::PageSize(size));
         }
         let scope = query.scope();

@@ -73,6 +73,9 @@ impl Server {
     }
 }
 
+/// The setting [`check_names`] checks, as its errors name it.
+const SCOPE_NAMES: &str = "scope names";
+
 /// The three scope names must be scope tokens, and distinct.
 fn check_names(names: &ScopeNames) -> Result<(), Error> {
     let all = [names.read(), names.write(), names.destructive()];
@@ -80,19 +83,19 @@ fn check_names(names: &ScopeNames) -> Result<(), Error> {
         // RFC 6749's scope-token, as `#[tool(scopes = [...])]` checks it.
         let token = |c: char| matches!(c, '\x21' | '\x23'..='\x5b' | '\x5d'..='\x7e');
         if name.is_empty() || !name.chars().all(token) {
-            return Err(Error::Io(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
+            return Err(Error::config(
+                SCOPE_NAMES,
                 format!(
                     "the scope name {name:?} is not one OAuth scope token: use printable ASCII without spaces, `\"` or `\\`"
                 ),
-            )));
+            ));
         }
     }
     if all[0] == all[1] || all[1] == all[2] || all[0] == all[2] {
-        return Err(Error::Io(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
+        return Err(Error::config(
+            SCOPE_NAMES,
             format!("the read, write and destructive scopes must differ: {all:?}"),
-        )));
+        ));
     }
     Ok(())
 }
@@ -168,5 +171,28 @@ mod tests {
         }
         assert!(!ok("same", "same", "d"));
         assert!(!ok("r", "w", "r"));
+    }
+
+    #[test]
+    fn a_bad_scope_name_is_a_configuration_error_about_scope_names() {
+        let err = check_names(&ScopeNames::new("a b", "w", "d")).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                crate::Error::Config {
+                    setting: "scope names",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        let text = err.to_string();
+        assert!(
+            text.starts_with(
+                "invalid scope names: the scope name \"a b\" is not one OAuth scope token"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("transport I/O"), "{text}");
     }
 }

@@ -49,9 +49,7 @@ impl Server {
         // Stateless tool requests take the fast path, unless turned off (tests compare).
         let fast: Option<Arc<dyn FastPath>> =
             fast_path.then(|| Arc::new(HttpFastPath(handler.for_session())) as Arc<dyn FastPath>);
-        crate::transport::http::serve(move || handler.for_session(), config, fast, in_flight)
-            .await
-            .map_err(Error::from)
+        crate::transport::http::serve(move || handler.for_session(), config, fast, in_flight).await
     }
 
     /// The path of the MCP endpoint (default `/mcp`).
@@ -144,10 +142,43 @@ impl Server {
 }
 
 fn resolve(addr: impl ToSocketAddrs) -> Result<SocketAddr, Error> {
-    addr.to_socket_addrs()?.next().ok_or_else(|| {
-        Error::Io(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "the address resolves to nothing",
-        ))
-    })
+    const SETTING: &str = "HTTP address";
+    let mut addrs = addr.to_socket_addrs().map_err(|err| {
+        let message = format!("{err}: give host:port, e.g. 127.0.0.1:8000");
+        Error::config_from(SETTING, message, err)
+    })?;
+    addrs
+        .next()
+        .ok_or_else(|| Error::config(SETTING, "the address resolves to nothing"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve;
+    use crate::Error;
+
+    #[test]
+    fn a_bad_address_is_a_configuration_error() {
+        for bad in ["nowhere", "127.0.0.1:notaport", ""] {
+            let err = resolve(bad).unwrap_err();
+            assert!(
+                matches!(
+                    err,
+                    Error::Config {
+                        setting: "HTTP address",
+                        ..
+                    }
+                ),
+                "{bad:?}: {err}"
+            );
+            let text = err.to_string();
+            assert!(text.starts_with("invalid HTTP address: "), "{text}");
+            assert!(text.contains("host:port"), "{text}");
+            assert!(std::error::Error::source(&err).is_some(), "{text}");
+        }
+        assert_eq!(
+            resolve("127.0.0.1:0").unwrap().ip().to_string(),
+            "127.0.0.1"
+        );
+    }
 }

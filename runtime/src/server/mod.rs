@@ -19,7 +19,7 @@ mod list;
 mod policy;
 mod session;
 
-pub use policy::Policy;
+pub use policy::{Policy, Refusal};
 
 use std::future::Future;
 use std::pin::Pin;
@@ -36,15 +36,17 @@ use call::pool::CallPool;
 use call::{CallSetup, Way};
 use session::stdio::serve;
 
-/// How many tools one `tools/list` page holds unless [`Server::page_size`] says otherwise.
+/// How many tools one MCP `tools/list` page holds unless [`Server::page_size`] says
+/// otherwise. (A [`Search`](crate::Search) of the registry pages by
+/// [`DEFAULT_SEARCH_PAGE_SIZE`](crate::DEFAULT_SEARCH_PAGE_SIZE) instead.)
 ///
 /// ```
-/// assert_eq!(toolsmith::DEFAULT_LIST_PAGE_SIZE, 500);
+/// assert_eq!(toolsmith::DEFAULT_TOOLS_LIST_PAGE_SIZE, 500);
 /// ```
-pub const DEFAULT_LIST_PAGE_SIZE: usize = 500;
+pub const DEFAULT_TOOLS_LIST_PAGE_SIZE: usize = 500;
 
-/// A configurable server: policy, page size, identity. [`serve_stdio`] and [`run`](crate::run)
-/// are its defaults.
+/// A configurable server: policy, page size, identity. [`serve_stdio`], [`serve_on`] and
+/// [`run`](crate::run) are its defaults.
 ///
 /// ```no_run
 /// use toolsmith::{Policy, Server};
@@ -52,7 +54,7 @@ pub const DEFAULT_LIST_PAGE_SIZE: usize = 500;
 /// #[tokio::main]
 /// async fn main() -> Result<(), toolsmith::Error> {
 ///     Server::new()
-///         .policy(Policy { read_only: true, ..Policy::default() })
+///         .policy(Policy::new().read_only(true))
 ///         .page_size(100)
 ///         .serve_stdio()
 ///         .await
@@ -73,7 +75,7 @@ pub struct Server {
     auth: Option<crate::Auth>,
     /// The names of the scopes the hints imply.
     pub(crate) scope_names: crate::ScopeNames,
-    /// `false` turns the tools fast path off (tests compare both paths).
+    /// `true` turns the tools fast path off (tests compare both paths; see `fast_path`).
     no_fast_path: bool,
 }
 
@@ -128,8 +130,8 @@ impl Server {
         self
     }
 
-    /// How many tools one `tools/list` page holds (default [`DEFAULT_LIST_PAGE_SIZE`], at
-    /// least 1); with more tools the list is paginated with `nextCursor`.
+    /// How many tools one `tools/list` page holds (default [`DEFAULT_TOOLS_LIST_PAGE_SIZE`],
+    /// at least 1); with more tools the list is paginated with `nextCursor`.
     ///
     /// ```
     /// let server = toolsmith::Server::new().page_size(50);
@@ -149,9 +151,10 @@ impl Server {
     /// #[derive(Default)]
     /// struct Store { notes: Mutex<Vec<String>> }
     ///
-    /// # async fn f() -> Result<(), toolsmith::Error> {
-    /// toolsmith::Server::new().state(Store::default()).run().await
-    /// # }
+    /// #[tokio::main]
+    /// async fn main() -> std::process::ExitCode {
+    ///     toolsmith::Server::new().state(Store::default()).run().await
+    /// }
     /// ```
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.states.insert(value);
@@ -201,13 +204,9 @@ impl Server {
     }
 
     /// Turns the tools fast path on (the default) or off: with it off, every request goes
-    /// through rmcp's service loop. For tests that compare the two paths; not for tuning.
-    ///
-    /// ```
-    /// let server = toolsmith::Server::new().fast_path(false);
-    /// # let _ = server;
-    /// ```
-    #[doc(hidden)]
+    /// through rmcp's service loop. For toolsmith's tests that compare the two paths, behind
+    /// the `__test-switches` feature, which is not public API.
+    #[cfg(feature = "__test-switches")]
     pub fn fast_path(mut self, on: bool) -> Self {
         self.no_fast_path = !on;
         self
@@ -340,7 +339,7 @@ impl Server {
             registry,
             implementation,
             self.policy,
-            self.page_size.unwrap_or(DEFAULT_LIST_PAGE_SIZE),
+            self.page_size.unwrap_or(DEFAULT_TOOLS_LIST_PAGE_SIZE),
             self.states,
             CallPool::new(self.max_sync_calls.unwrap_or(DEFAULT_MAX_SYNC_CALLS)),
         ))
@@ -377,7 +376,10 @@ pub(crate) fn executable_name() -> String {
         .unwrap_or_else(|| "toolsmith-server".to_owned())
 }
 
-/// Serves every registered tool over stdio until stdin closes.
+/// Serves every registered tool over stdio until stdin closes: [`Server::serve_stdio`] with
+/// the defaults. This is the way to serve stdio from a `main` of your own; to also get the
+/// command line (`tools`, `call`, `check`, `serve --read-only`, ...), call
+/// [`run`](crate::run) instead.
 ///
 /// Logs go to stderr (filter from the `TOOLSMITH_LOG` environment variable, e.g. `debug`;
 /// default `warn,toolsmith=info`); stdout carries protocol frames only. Two tools with one
@@ -394,7 +396,8 @@ pub async fn serve_stdio() -> Result<(), Error> {
     Server::new().serve_stdio().await
 }
 
-/// Serves every registered tool on an async byte stream pair (tests, embedding).
+/// Serves every registered tool on an async byte stream pair (tests, embedding, a socket)
+/// until the peer closes it: [`Server::serve_on`] with the defaults.
 ///
 /// ```standalone_crate
 /// # #[tokio::main(flavor = "current_thread")]
@@ -402,10 +405,10 @@ pub async fn serve_stdio() -> Result<(), Error> {
 /// let (client_end, server_end) = tokio::io::duplex(64 * 1024);
 /// drop(client_end);
 /// let (read, write) = tokio::io::split(server_end);
-/// assert!(toolsmith::serve_on_stream(read, write).await.is_ok(), "nothing was asked");
+/// assert!(toolsmith::serve_on(read, write).await.is_ok(), "nothing was asked");
 /// # }
 /// ```
-pub async fn serve_on_stream<R, W>(read: R, write: W) -> Result<(), Error>
+pub async fn serve_on<R, W>(read: R, write: W) -> Result<(), Error>
 where
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,

@@ -1,14 +1,15 @@
 //! Serving policies: which tools a server offers, enforced server-side (a hidden tool cannot
-//! be called by name either).
+//! be called by name either), and [`Refusal`], why a tool is not offered.
 
 use crate::ToolInfo;
 
-/// Which tools a server offers. The default offers every tool.
+/// Which tools a server offers. The default offers every tool; each builder method narrows
+/// it.
 ///
 /// ```
 /// use toolsmith::Policy;
 ///
-/// let policy = Policy { read_only: true, ..Policy::default() };
+/// let policy = Policy::new().read_only(true);
 /// for tool in toolsmith::registry().tools() {
 ///     if policy.allows(tool).is_ok() {
 ///         assert!(tool.hints().read_only);
@@ -16,58 +17,227 @@ use crate::ToolInfo;
 /// }
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Policy {
-    /// Offer only read-only tools (`serve --read-only`).
-    pub read_only: bool,
-    /// Offer no destructive tool (`serve --deny-destructive`); read-only tools are never
-    /// destructive.
-    pub deny_destructive: bool,
-    /// Offer only tools of this category (`serve --only-category C`).
-    pub only_category: Option<String>,
-    /// Offer only tools with this tag (`serve --only-tag T`).
-    pub only_tag: Option<String>,
+    pub(crate) read_only: bool,
+    pub(crate) deny_destructive: bool,
+    pub(crate) only_category: Option<String>,
+    pub(crate) only_tag: Option<String>,
 }
 
 impl Policy {
-    /// `Ok` when `tool` is offered, else why not (the text a refused call shows).
+    /// A policy that offers every tool.
     ///
     /// ```
-    /// # for tool in toolsmith::registry().tools() {
-    /// assert!(toolsmith::Policy::default().allows(tool).is_ok());
-    /// # }
+    /// assert_eq!(toolsmith::Policy::new(), toolsmith::Policy::default());
     /// ```
-    pub fn allows(&self, tool: &ToolInfo) -> Result<(), String> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Offer only read-only tools (`serve --read-only`).
+    ///
+    /// ```
+    /// assert!(toolsmith::Policy::new().read_only(true).is_read_only());
+    /// ```
+    pub fn read_only(mut self, on: bool) -> Self {
+        self.read_only = on;
+        self
+    }
+
+    /// Offer no destructive tool (`serve --deny-destructive`); read-only tools are never
+    /// destructive.
+    ///
+    /// ```
+    /// assert!(toolsmith::Policy::new().deny_destructive(true).denies_destructive());
+    /// ```
+    pub fn deny_destructive(mut self, on: bool) -> Self {
+        self.deny_destructive = on;
+        self
+    }
+
+    /// Offer only tools of `category` (`serve --only-category C`).
+    ///
+    /// ```
+    /// let policy = toolsmith::Policy::new().only_category("notes");
+    /// assert_eq!(policy.category(), Some("notes"));
+    /// ```
+    pub fn only_category(mut self, category: impl Into<String>) -> Self {
+        self.only_category = Some(category.into());
+        self
+    }
+
+    /// Offer only tools with `tag` (`serve --only-tag T`).
+    ///
+    /// ```
+    /// let policy = toolsmith::Policy::new().only_tag("read");
+    /// assert_eq!(policy.tag(), Some("read"));
+    /// ```
+    pub fn only_tag(mut self, tag: impl Into<String>) -> Self {
+        self.only_tag = Some(tag.into());
+        self
+    }
+
+    /// Whether only read-only tools are offered.
+    ///
+    /// ```
+    /// assert!(!toolsmith::Policy::new().is_read_only());
+    /// ```
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// Whether destructive tools are withheld.
+    ///
+    /// ```
+    /// assert!(!toolsmith::Policy::new().denies_destructive());
+    /// ```
+    pub fn denies_destructive(&self) -> bool {
+        self.deny_destructive
+    }
+
+    /// The only category offered, if one is set.
+    ///
+    /// ```
+    /// assert_eq!(toolsmith::Policy::new().category(), None);
+    /// ```
+    pub fn category(&self) -> Option<&str> {
+        self.only_category.as_deref()
+    }
+
+    /// The only tag offered, if one is set.
+    ///
+    /// ```
+    /// assert_eq!(toolsmith::Policy::new().tag(), None);
+    /// ```
+    pub fn tag(&self) -> Option<&str> {
+        self.only_tag.as_deref()
+    }
+
+    /// `Ok` when `tool` is offered, else why not; the [`Refusal`]'s text is what a refused
+    /// call shows.
+    ///
+    /// ```
+    /// use toolsmith::{Policy, Refusal};
+    ///
+    /// for tool in toolsmith::registry().tools() {
+    ///     assert!(Policy::default().allows(tool).is_ok());
+    ///     if !tool.hints().read_only {
+    ///         let refusal = Policy::new().read_only(true).allows(tool).unwrap_err();
+    ///         assert!(matches!(refusal, Refusal::ReadOnly { .. }));
+    ///         assert!(refusal.to_string().contains("--read-only"));
+    ///     }
+    /// }
+    /// ```
+    pub fn allows(&self, tool: &ToolInfo) -> Result<(), Refusal> {
         let hints = tool.hints();
-        let refuse = |why: String| {
-            Err(format!(
-                "tool '{}' is not available: {why}; ask the operator to change the policy if it is needed",
-                tool.name()
-            ))
-        };
+        let name = || tool.name().to_owned();
         if self.read_only && !hints.read_only {
-            return refuse(
-                "this server runs with --read-only, which offers only read-only tools".into(),
-            );
+            return Err(Refusal::ReadOnly { tool: name() });
         }
         if self.deny_destructive && !hints.read_only && hints.destructive {
-            return refuse(
-                "this server runs with --deny-destructive, which offers no destructive tool".into(),
-            );
+            return Err(Refusal::DenyDestructive { tool: name() });
         }
         if let Some(category) = &self.only_category
             && tool.category() != Some(category.as_str())
         {
-            return refuse(format!(
-                "this server runs with --only-category {category}, which offers only that category"
-            ));
+            return Err(Refusal::OnlyCategory {
+                tool: name(),
+                category: category.clone(),
+            });
         }
         if let Some(tag) = &self.only_tag
             && !tool.tags().contains(&tag.as_str())
         {
-            return refuse(format!(
-                "this server runs with --only-tag {tag}, which offers only tools with that tag"
-            ));
+            return Err(Refusal::OnlyTag {
+                tool: name(),
+                tag: tag.clone(),
+            });
         }
         Ok(())
+    }
+
+    /// This policy narrowed by `other`: a flag set in either is set; `other`'s category and
+    /// tag, when given, replace this one's.
+    pub(crate) fn narrowed_by(self, other: Policy) -> Policy {
+        Policy {
+            read_only: self.read_only || other.read_only,
+            deny_destructive: self.deny_destructive || other.deny_destructive,
+            only_category: other.only_category.or(self.only_category),
+            only_tag: other.only_tag.or(self.only_tag),
+        }
+    }
+}
+
+/// Why a [`Policy`] does not offer a tool. Its text is what a refused call answers (an
+/// error result of kind [`ErrorKind::Refused`](crate::ErrorKind::Refused)).
+///
+/// ```
+/// let refusal = toolsmith::Refusal::OnlyTag { tool: "delete_note".into(), tag: "read".into() };
+/// assert_eq!(refusal.tool(), "delete_note");
+/// assert_eq!(
+///     refusal.to_string(),
+///     "tool 'delete_note' is not available: this server runs with --only-tag read, which \
+///      offers only tools with that tag; ask the operator to change the policy if it is needed"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, thiserror::Error)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// The policy offers only read-only tools, and this one is not.
+    #[error(
+        "tool '{tool}' is not available: this server runs with --read-only, which offers only read-only tools; {ASK}"
+    )]
+    ReadOnly {
+        /// The tool refused.
+        tool: String,
+    },
+    /// The policy offers no destructive tool, and this one is.
+    #[error(
+        "tool '{tool}' is not available: this server runs with --deny-destructive, which offers no destructive tool; {ASK}"
+    )]
+    DenyDestructive {
+        /// The tool refused.
+        tool: String,
+    },
+    /// The policy offers only one category, and this tool is not in it.
+    #[error(
+        "tool '{tool}' is not available: this server runs with --only-category {category}, which offers only that category; {ASK}"
+    )]
+    OnlyCategory {
+        /// The tool refused.
+        tool: String,
+        /// The only category offered.
+        category: String,
+    },
+    /// The policy offers only tools with one tag, and this tool lacks it.
+    #[error(
+        "tool '{tool}' is not available: this server runs with --only-tag {tag}, which offers only tools with that tag; {ASK}"
+    )]
+    OnlyTag {
+        /// The tool refused.
+        tool: String,
+        /// The tag required.
+        tag: String,
+    },
+}
+
+/// The end of every refusal's text.
+const ASK: &str = "ask the operator to change the policy if it is needed";
+
+impl Refusal {
+    /// The name of the tool refused.
+    ///
+    /// ```
+    /// let refusal = toolsmith::Refusal::ReadOnly { tool: "create_note".into() };
+    /// assert_eq!(refusal.tool(), "create_note");
+    /// ```
+    pub fn tool(&self) -> &str {
+        match self {
+            Refusal::ReadOnly { tool }
+            | Refusal::DenyDestructive { tool }
+            | Refusal::OnlyCategory { tool, .. }
+            | Refusal::OnlyTag { tool, .. } => tool,
+        }
     }
 }

@@ -168,7 +168,12 @@ impl Client {
         let init = ClientRequest::InitializeRequest(InitializeRequest::new(params));
         match client.request(init, None).await {
             Answer::Result(result) if matches!(*result, ServerResult::InitializeResult(_)) => {}
-            other => return Err(Error::Initialize(format!("{other:?}"))),
+            other => {
+                return Err(Error::Protocol {
+                    request: "initialize",
+                    answer: format!("{other:?}"),
+                });
+            }
         }
         client
             .driver
@@ -216,10 +221,18 @@ impl Client {
                         }
                     }
                     other => {
-                        return Err(Error::Task(format!("not a tools/list result: {other:?}")));
+                        return Err(Error::Protocol {
+                            request: "tools/list",
+                            answer: format!("not a tools/list result: {other:?}"),
+                        });
                     }
                 },
-                other => return Err(Error::Task(format!("tools/list failed: {other:?}"))),
+                other => {
+                    return Err(Error::Protocol {
+                        request: "tools/list",
+                        answer: format!("{other:?}"),
+                    });
+                }
             }
         }
     }

@@ -286,7 +286,7 @@ fn charge(cents: u64) -> String {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+async fn main() -> std::process::ExitCode {
     toolsmith::Server::new()
         .state(Counter::default())
         .state(Seen::default())
@@ -294,6 +294,5 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         // The differential test runs the same script with the fast path off.
         .fast_path(std::env::var_os("TOOLSMITH_TEST_NO_FAST_PATH").is_none())
         .run()
-        .await?;
-    Ok(())
+        .await
 }

@@ -2,7 +2,6 @@
 //! drops the library, and the server has no tool.
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    toolsmith::run().await?;
-    Ok(())
+async fn main() -> std::process::ExitCode {
+    toolsmith::run().await
 }

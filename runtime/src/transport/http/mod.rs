@@ -44,12 +44,17 @@ pub(crate) async fn serve<S, F>(
     config: HttpConfig,
     fast_path: Option<Arc<dyn FastPath>>,
     in_flight: TaskTracker,
-) -> std::io::Result<()>
+) -> Result<(), crate::Error>
 where
     S: ServerHandler + Send + 'static,
     F: Fn() -> S + Send + Sync + 'static,
 {
-    let listener = tokio::net::TcpListener::bind(config.addr).await?;
+    let listener = tokio::net::TcpListener::bind(config.addr)
+        .await
+        .map_err(|err| {
+            let message = format!("cannot listen on {}: {err}", config.addr);
+            crate::Error::config_from("HTTP address", message, err)
+        })?;
     let local = listener.local_addr()?;
     let path = config.path.clone();
     let public = config.public_url(local);
@@ -67,9 +72,7 @@ where
     #[cfg(feature = "auth")]
     let guard = match config.guard.clone() {
         Some(guard) => {
-            let guard = Arc::new(guard::Guard::new(guard, &public).await.map_err(|e| {
-                std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string())
-            })?);
+            let guard = Arc::new(guard::Guard::new(guard, &public).await?);
             for at in guard::metadata_paths(&path, &public) {
                 let guard = guard.clone();
                 router = router.route(&at, get(move || async move { guard.metadata() }));
@@ -125,7 +128,7 @@ where
         tokio::time::sleep(Duration::from_secs(2)).await;
     };
     tokio::select! {
-        served = async { graceful.await } => served,
+        served = async { graceful.await } => Ok(served?),
         () = drain => Ok(()),
     }
 }

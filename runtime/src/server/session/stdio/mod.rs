@@ -55,11 +55,8 @@ async fn serve_session(
             tracing::info!("the input ended before the session started");
             return Ok(());
         }
-        Err(err) => return Err(Error::Initialize(err.to_string())),
+        Err(err) => return Err(Error::Initialize(Box::new(err))),
     };
-    running
-        .waiting()
-        .await
-        .map_err(|err| Error::Task(err.to_string()))?;
+    running.waiting().await.map_err(Error::Task)?;
     Ok(())
 }
