@@ -95,7 +95,7 @@ pub enum Error {
     /// A tool asks for `State<T>` of a type no [`Server::state`](crate::Server::state) call
     /// registered.
     #[error(
-        "tool {tool} needs `State<{type_name}>`, which was never registered: add `.state(value)` to `toolsmith::Server::new()` in main"
+        "tool {tool} needs `State<{type_name}>`, which was never registered: register a value with `.state(value)` on the `toolsmith::Server` that serves it (in a test, the server given to `Client::connect`)"
     )]
     MissingState {
         /// The tool, as `name` (`path at file:line`).

@@ -314,10 +314,7 @@ async fn tools_shows_hints_and_scopes_in_toolsmiths_terms() {
         assert_eq!(listed.tags, declared.tags());
     }
     // Under a read-only policy, only read-only tools are listed.
-    let read_only = Policy {
-        read_only: true,
-        ..Policy::default()
-    };
+    let read_only = Policy::new().read_only(true);
     let client = Client::connect(server().policy(read_only)).await.unwrap();
     let tools = client.tools().await.unwrap();
     assert!(tools.iter().all(|t| t.hints.read_only && t.name != "write"));

@@ -22,7 +22,6 @@ fn echo(text: String) -> String {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    toolsmith::run().await?;
-    Ok(())
+async fn main() -> std::process::ExitCode {
+    toolsmith::run().await
 }

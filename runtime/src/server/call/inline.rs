@@ -51,29 +51,23 @@ impl Blocking {
 
     /// `work`, a call of `tool`, timed in its first step: past [`INLINE_BUDGET`], the tool is
     /// known to block from then on.
-    pub(crate) fn watch<F: Future>(
-        &self,
-        tool: &'static str,
-        work: F,
-    ) -> impl Future<Output = F::Output> + use<'_, F> {
-        async move {
-            let mut work = std::pin::pin!(work);
-            let mut first = true;
-            std::future::poll_fn(|cx| {
-                if !first {
-                    return work.as_mut().poll(cx);
-                }
-                first = false;
-                let start = coarse_now();
-                let polled = work.as_mut().poll(cx);
-                let took = coarse_now().saturating_sub(start);
-                if took > INLINE_BUDGET {
-                    self.mark(tool, took);
-                }
-                polled
-            })
-            .await
-        }
+    pub(crate) async fn watch<F: Future>(&self, tool: &'static str, work: F) -> F::Output {
+        let mut work = std::pin::pin!(work);
+        let mut first = true;
+        std::future::poll_fn(|cx| {
+            if !first {
+                return work.as_mut().poll(cx);
+            }
+            first = false;
+            let start = coarse_now();
+            let polled = work.as_mut().poll(cx);
+            let took = coarse_now().saturating_sub(start);
+            if took > INLINE_BUDGET {
+                self.mark(tool, took);
+            }
+            polled
+        })
+        .await
     }
 
     /// Whether `tool`'s calls are known to block their thread.

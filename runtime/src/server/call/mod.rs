@@ -28,7 +28,6 @@ pub(crate) mod inline;
 mod outcome;
 pub(crate) mod pool;
 
-use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -120,7 +119,7 @@ impl ToolServer {
                 self.tracker
                     .track_future(self.dispatch(tool, arguments, cancel, setup)),
             ),
-            Err(answer) => Either::Right(std::future::ready(answer)),
+            Err(answer) => Either::Right(std::future::ready(*answer)),
         };
         ran.map(move |answer| {
             log.finish(&name, &answer);
@@ -129,26 +128,26 @@ impl ToolServer {
     }
 
     /// Steps 1 to 3: the tool to run, or the answer that ends the call before it runs.
-    fn admit(&self, name: &str, caller: &Caller) -> Result<&'static ToolInfo, Answer> {
+    /// (Boxed: the answer is large, and rare.)
+    fn admit(&self, name: &str, caller: &Caller) -> Result<&'static ToolInfo, Box<Answer>> {
         // 1. resolve
         let Some(tool) = self.registry.get(name) else {
-            return Err(Err(unknown_tool(name)));
+            return Err(Box::new(Err(unknown_tool(name))));
         };
         if let Err(why) = self.policy.allows(tool) {
             let refused = error_result(ErrorKind::Refused, why.to_string());
-            return Err(Ok(refused.into()));
+            return Err(Box::new(Ok(refused.into())));
         }
         // Only a server built without the startup check (the test client, `call`) gets here
         // without a state the tool needs.
         if let Some(missing) = super::check::missing_state(&self.states, tool) {
-            return Err(Ok(
-                error_result(ErrorKind::Failed, missing.to_string()).into()
-            ));
+            let missing = error_result(ErrorKind::Failed, missing.to_string());
+            return Err(Box::new(Ok(missing.into())));
         }
         // 2. access
         #[cfg(feature = "auth")]
         if let Some(refused) = self.refuse(tool, caller) {
-            return Err(Err(refused));
+            return Err(Box::new(Err(refused)));
         }
         #[cfg(not(feature = "auth"))]
         let _ = caller;
@@ -215,7 +214,7 @@ impl CallLog {
         CallLog { way, start }
     }
 
-    fn finish(&self, tool: &Cow<'static, str>, answer: &Answer) {
+    fn finish(&self, tool: &str, answer: &Answer) {
         let Some(start) = self.start else {
             return;
         };
@@ -228,7 +227,7 @@ impl CallLog {
             Err(_) => "protocol_error",
         };
         tracing::debug!(
-            tool = &**tool,
+            tool,
             way = %self.way,
             fast = self.way.fast(),
             outcome,

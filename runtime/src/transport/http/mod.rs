@@ -36,6 +36,9 @@ pub(crate) use fast::{Body, FastPath};
 /// How long calls in flight may take to finish once a stop was asked for.
 const GRACE: Duration = Duration::from_secs(10);
 
+/// How long the answers of the last calls get to reach their response streams at a stop.
+const SETTLE: Duration = Duration::from_millis(50);
+
 /// Serves `handler`s (one per session, or per request when stateless) at `config`'s address
 /// and path until SIGTERM or SIGINT, then lets calls in flight finish (at most 10 s;
 /// `in_flight` tracks them).
@@ -86,6 +89,7 @@ where
         None => None,
     };
     let edge = Arc::new(Edge {
+        in_flight: in_flight.clone(),
         max_body: config.max_body,
         fast_path,
         sse: config.sse,
@@ -123,6 +127,9 @@ where
         if tokio::time::timeout(GRACE, in_flight.wait()).await.is_err() {
             tracing::warn!("calls still in flight after {GRACE:?} were stopped");
         }
+        // A call's answer is handed to its response stream just after the call ends: give
+        // the last ones a moment to leave before the streams end.
+        tokio::time::sleep(SETTLE).await;
         end_streams.cancel();
         // The connections then close; this bounds the wait if one does not.
         tokio::time::sleep(Duration::from_secs(2)).await;
@@ -158,6 +165,8 @@ fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
 
 /// What every request passes through before rmcp.
 struct Edge {
+    /// Every request counts as in flight until its response is made: a stop waits for it.
+    in_flight: TaskTracker,
     max_body: usize,
     /// Stateless JSON `tools/call` and `tools/list`, answered by the server directly.
     fast_path: Option<Arc<dyn FastPath>>,
@@ -176,6 +185,7 @@ struct Edge {
 /// may hold secrets).
 async fn around_request(State(edge): State<Arc<Edge>>, request: Request, next: Next) -> Response {
     let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+    let _in_flight = edge.in_flight.token();
     let start = Instant::now();
     let response = match screen(request, &edge).await {
         Ok(request) => next.run(request).await,
