@@ -57,12 +57,16 @@
 // The runtime by layer; dependencies point one way (checked in CI by `module-graph`):
 // - `tool/`: what a tool is (definitions, hints, arguments, schemas, outputs).
 // - `context/`: what a call can ask for (state, progress, cancellation, client log, caller);
-//   a call's notifications leave through a sink the serving side provides.
+//   a call talks to its client (notifications, requests) through a channel the serving
+//   side provides.
 // - `registry/`: every tool, search by hints, the hints snapshot.
 // - `auth/` (feature `auth`): JWKS and JWT validation, a token into a `Caller`.
 // - `transport/`: byte streams and framing, one folder per transport; knows no server.
-// - `server/`: the builder, the rmcp handler, dispatch, policy, the fast path, sessions.
-// - `cli.rs` (the command line), `logging.rs` (stderr), `error.rs`.
+// - `server/`: the builder; `call/`, the one call pipeline every way in runs; `session/`,
+//   sessions by transport with their fast paths; `adapter/`, what rmcp's service drives;
+//   policy, access, `tools/list`.
+// - `cli/` (the command line), `run.rs` (a binary's entry point: the command line applied
+//   to a server), `logging.rs` (stderr), `error.rs`.
 #[cfg(feature = "auth")]
 mod auth;
 mod cli;
@@ -70,6 +74,7 @@ mod context;
 mod error;
 mod logging;
 mod registry;
+mod run;
 mod server;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
@@ -80,13 +85,13 @@ mod transport;
 #[cfg(feature = "auth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub use auth::Auth;
-pub use cli::run;
 pub use context::{Caller, Cancellation, ClientLog, LogLevel, Progress, State};
 pub use error::{Error, ErrorKind, META_ERROR, ToolError};
 pub use registry::{
     DEFAULT_SEARCH_PAGE_SIZE, MAX_SEARCH_PAGE_SIZE, Page, Registry, Search, SearchError, registry,
     try_registry,
 };
+pub use run::run;
 pub use server::{
     DEFAULT_BUSY_POLL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_TOOLS_LIST_PAGE_SIZE, Policy, Refusal,
     Server, serve_on, serve_stdio,

@@ -1,10 +1,9 @@
-//! The command line every toolsmith server binary gets from [`run`]: serve (the default),
-//! list the tools and their hints, print schemas, call a tool, check a hint snapshot.
+//! The command line every toolsmith server binary gets from [`run`](crate::run): serve (the
+//! default), list the tools and their hints, print schemas, call a tool, check a hint
+//! snapshot.
 
 use std::ffi::OsString;
-use std::future::Future;
 use std::io::Write;
-use std::pin::Pin;
 use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -80,102 +79,48 @@ struct ToolsArgs {
     search: Option<String>,
 }
 
-/// Parses the command line and runs it: with no command (or `serve`) the stdio server, else
-/// `tools`, `schema`, `call` or `check`. Call it once in `main`, and return what it returns:
-/// the process's exit status.
-///
-/// Nothing here exits the process. A command that fails (`call` of a failing or refused
-/// tool, `check` of an outdated snapshot, a server that cannot start) prints why on stderr
-/// and returns status 1; a usage error returns 2 (`--help` and `--version` return 0).
-///
-/// ```no_run
-/// #[tokio::main]
-/// async fn main() -> std::process::ExitCode {
-///     toolsmith::run().await
-/// }
-/// ```
-pub async fn run() -> ExitCode {
-    Server::new().run().await
-}
-
-/// The work of [`Server::run_with`], type-erased.
-type Running = Pin<Box<dyn Future<Output = ExitCode> + Send>>;
-
-impl Server {
-    /// Like [`run`], with this server's settings for `serve` (command-line flags add to its
-    /// policy) and for `call`.
-    ///
-    /// ```no_run
-    /// #[tokio::main]
-    /// async fn main() -> std::process::ExitCode {
-    ///     toolsmith::Server::new().page_size(100).run().await
-    /// }
-    /// ```
-    pub async fn run(self) -> ExitCode {
-        self.run_with(std::env::args_os()).await
+/// Parses `args` (the first is the program name) and runs the command on `server`: with no
+/// command (or `serve`) the server, else `tools`, `schema`, `call` or `check`. Returns the
+/// process's exit status (see [`run`](crate::run)).
+pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
+    let cli = match parse(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            // Help, the version, or a usage error (status 2), as clap words them.
+            let _ = err.print();
+            return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
+        }
+    };
+    // Listing, schemas, snapshots and calls of other tools need no state (`check` in
+    // CI runs without a database); serving needs every tool's.
+    let checked = if matches!(cli.command, None | Some(Command::Serve(_))) {
+        server.checked_registry()
+    } else {
+        crate::try_registry()
+    };
+    if let Err(err) = checked {
+        eprintln!("{err}");
+        return ExitCode::FAILURE;
     }
-
-    /// [`Server::run`] with the given arguments (the first is the program name); returns the
-    /// exit status.
-    ///
-    /// ```no_run
-    /// # async fn f() {
-    /// let status = toolsmith::Server::new().run_with(["notes", "tools", "--read-only"]).await;
-    /// assert_eq!(status, std::process::ExitCode::SUCCESS);
-    /// # }
-    /// ```
-    pub async fn run_with<I, T>(self, args: I) -> ExitCode
-    where
-        I: IntoIterator<Item = T>,
-        T: Into<OsString> + Clone,
-    {
-        self.run_args(args.into_iter().map(Into::into).collect())
-            .await
-    }
-
-    /// The work of [`Server::run_with`], not generic and type-erased: compiled once, here.
-    fn run_args(self, args: Vec<OsString>) -> Running {
-        Box::pin(async move {
-            let cli = match parse(args) {
-                Ok(cli) => cli,
-                Err(err) => {
-                    // Help, the version, or a usage error (status 2), as clap words them.
-                    let _ = err.print();
-                    return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
-                }
-            };
-            // Listing, schemas, snapshots and calls of other tools need no state (`check` in
-            // CI runs without a database); serving needs every tool's.
-            let checked = if matches!(cli.command, None | Some(Command::Serve(_))) {
-                self.checked_registry()
-            } else {
-                crate::try_registry()
-            };
-            if let Err(err) = checked {
-                eprintln!("{err}");
-                return ExitCode::FAILURE;
-            }
-            let outcome = match cli.command {
-                None => serve::serve(self, cli.serve).await.map(|()| 0),
-                Some(Command::Serve(args)) => serve::serve(self, *args).await.map(|()| 0),
-                Some(Command::Tools(args)) => tools(args, &self.scope_names),
-                Some(Command::Schema { name }) => schema(name.as_deref()),
-                Some(Command::Call { name, args }) => {
-                    // The serving policy of the environment (`TOOLSMITH_READ_ONLY`, ...)
-                    // applies to `call` as it does to the server.
-                    let server = serve::with_policy(self, &cli.serve);
-                    call(&server, &name, &args).await
-                }
-                Some(Command::Check { file, write }) => check(&file, write, &self.scope_names),
-            };
-            match outcome {
-                Ok(code) => ExitCode::from(code),
-                Err(err) => {
-                    eprintln!("{err}");
-                    ExitCode::FAILURE
-                }
-            }
-        })
+    let outcome = match cli.command {
+        None => serve::serve(server, cli.serve).await.map(|()| 0),
+        Some(Command::Serve(args)) => serve::serve(server, *args).await.map(|()| 0),
+        Some(Command::Tools(args)) => tools(args, &server.scope_names),
+        Some(Command::Schema { name }) => schema(name.as_deref()),
+        Some(Command::Call { name, args }) => {
+            // The serving policy of the environment (`TOOLSMITH_READ_ONLY`, ...)
+            // applies to `call` as it does to the server.
+            let server = serve::with_policy(server, &cli.serve);
+            call(&server, &name, &args).await
+        }
+        Some(Command::Check { file, write }) => check(&file, write, &server.scope_names),
+    };
+    match outcome {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            eprintln!("{err}");
+            ExitCode::FAILURE
+        }
     }
 }
 

@@ -9,6 +9,7 @@ use rmcp::model::{ListToolsResult, Tool};
 
 use super::Server;
 use super::adapter::ToolServer;
+use super::call::Pipeline;
 use crate::transport::http::guard::GuardConfig;
 use crate::{Auth, Caller, Error, Registry, ScopeNames, ToolInfo};
 
@@ -42,8 +43,8 @@ impl Server {
         };
         let names = Arc::new(self.scope_names.clone());
         check_names(&names)?;
-        handler.scopes = Some(names.clone());
-        let registry: &'static Registry = handler.registry;
+        handler.pipeline.scopes = Some(names.clone());
+        let registry: &'static Registry = handler.pipeline.registry;
         let offered: Vec<&'static ToolInfo> = handler
             .offered
             .iter()
@@ -56,7 +57,7 @@ impl Server {
             .min_by_key(|scope| level_rank(&names, scope))
             .unwrap_or_else(|| names.read().to_owned());
         let scopes_supported = names.supported(offered.iter().copied());
-        let policy = handler.policy.clone();
+        let policy = handler.pipeline.policy.clone();
         let access = Arc::new(move |caller: &Caller, name: &str| {
             let tool = registry
                 .get(name)
@@ -108,7 +109,7 @@ fn level_rank(names: &ScopeNames, scope: &str) -> usize {
         .unwrap_or(usize::MAX)
 }
 
-impl ToolServer {
+impl Pipeline {
     /// The error that answers a call of `tool` by `caller` when its token may not make it
     /// (the HTTP edge refuses such a call first, with 403; this is the second line).
     pub(crate) fn refuse(&self, tool: &ToolInfo, caller: &Caller) -> Option<ErrorData> {
@@ -126,7 +127,9 @@ impl ToolServer {
             None,
         ))
     }
+}
 
+impl ToolServer {
     /// The `tools/list` page of the tools `caller` may call.
     pub(crate) fn list_for(
         &self,
@@ -138,7 +141,8 @@ impl ToolServer {
             .offered
             .iter()
             .filter(|tool| {
-                self.registry
+                self.pipeline
+                    .registry
                     .get(&tool.name)
                     .is_some_and(|info| names.permits(info, caller.scopes()))
             })

@@ -45,7 +45,7 @@ impl Server {
             tools = handler.offered.len(),
             "serving MCP over Streamable HTTP"
         );
-        let in_flight = handler.tracker.clone();
+        let in_flight = handler.pipeline.tracker.clone();
         // Stateless tool requests take the fast path, unless turned off (tests compare).
         let fast: Option<Arc<dyn FastPath>> =
             fast_path.then(|| Arc::new(HttpFastPath(handler.for_session())) as Arc<dyn FastPath>);

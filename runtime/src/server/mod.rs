@@ -1,16 +1,19 @@
 //! Serving the registry, by concern:
-//! - the [`Server`] builder and its entry points (here; `http.rs` for its HTTP settings);
+//! - the [`Server`] builder (`builder.rs`; `http.rs` for its HTTP settings) and its entry
+//!   points (here);
 //! - `call/`: the call pipeline every way in runs (decode, the steps, the engine, the pool,
 //!   encode);
-//! - `session/`: sessions by transport (stdio with its fast path, HTTP's fast path and
-//!   notifications), and what a session keeps (`lifecycle.rs`);
-//! - `adapter.rs`: what rmcp's service drives; `list.rs`: `tools/list`;
+//! - `session/`: sessions by transport (stdio with its fast path and its channel to the
+//!   client, HTTP's fast path), and what a session keeps (`lifecycle.rs`);
+//! - `adapter/`: what rmcp's service drives (and, over HTTP, a call's channel through its
+//!   request's peer); `list.rs`: `tools/list`;
 //! - `policy.rs`: which tools are offered; `access.rs`: authorization by scope; `check.rs`:
 //!   the states the tools need.
 
 #[cfg(feature = "auth")]
 mod access;
 mod adapter;
+mod builder;
 mod call;
 mod check;
 #[cfg(feature = "http")]
@@ -19,16 +22,17 @@ mod list;
 mod policy;
 mod session;
 
+pub use builder::{
+    DEFAULT_BUSY_POLL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_TOOLS_LIST_PAGE_SIZE, Server,
+};
 pub use policy::{Policy, Refusal};
 
 use std::future::Future;
 use std::pin::Pin;
-use std::time::Duration;
 
 use rmcp::model::Implementation;
 use tokio_util::sync::CancellationToken;
 
-use crate::context::StateMap;
 use crate::transport::DEFAULT_MAX_LINE;
 use crate::{Error, Registry};
 use adapter::ToolServer;
@@ -36,193 +40,7 @@ use call::pool::CallPool;
 use call::{CallSetup, Way};
 use session::stdio::serve;
 
-/// How many tools one MCP `tools/list` page holds unless [`Server::page_size`] says
-/// otherwise. (A [`Search`](crate::Search) of the registry pages by
-/// [`DEFAULT_SEARCH_PAGE_SIZE`](crate::DEFAULT_SEARCH_PAGE_SIZE) instead.)
-///
-/// ```
-/// assert_eq!(toolsmith::DEFAULT_TOOLS_LIST_PAGE_SIZE, 500);
-/// ```
-pub const DEFAULT_TOOLS_LIST_PAGE_SIZE: usize = 500;
-
-/// A configurable server: policy, page size, identity. [`serve_stdio`], [`serve_on`] and
-/// [`run`](crate::run) are its defaults.
-///
-/// ```no_run
-/// use toolsmith::{Policy, Server};
-///
-/// #[tokio::main]
-/// async fn main() -> Result<(), toolsmith::Error> {
-///     Server::new()
-///         .policy(Policy::new().read_only(true))
-///         .page_size(100)
-///         .serve_stdio()
-///         .await
-/// }
-/// ```
-#[derive(Clone, Default)]
-pub struct Server {
-    pub(crate) policy: Policy,
-    page_size: Option<usize>,
-    implementation: Option<(String, String)>,
-    states: StateMap,
-    max_line: Option<usize>,
-    busy_poll: Option<Duration>,
-    max_sync_calls: Option<usize>,
-    #[cfg(feature = "http")]
-    http: crate::transport::http::HttpConfig,
-    #[cfg(feature = "auth")]
-    auth: Option<crate::Auth>,
-    /// The names of the scopes the hints imply.
-    pub(crate) scope_names: crate::ScopeNames,
-    /// `true` turns the tools fast path off (tests compare both paths; see `fast_path`).
-    no_fast_path: bool,
-}
-
-/// How long the stdio reader keeps polling for the next request after the last one, unless
-/// [`Server::busy_poll`] says otherwise: 20 µs.
-///
-/// ```
-/// assert_eq!(toolsmith::DEFAULT_BUSY_POLL, std::time::Duration::from_micros(20));
-/// ```
-pub const DEFAULT_BUSY_POLL: Duration = Duration::from_micros(20);
-
-/// How many calls of sync tools run at once unless [`Server::max_sync_calls`] says
-/// otherwise: 64. More wait for a free slot, without holding a thread.
-///
-/// ```
-/// assert_eq!(toolsmith::DEFAULT_MAX_SYNC_CALLS, 64);
-/// ```
-pub const DEFAULT_MAX_SYNC_CALLS: usize = 64;
-
 impl Server {
-    /// A server offering every registered tool.
-    ///
-    /// ```
-    /// let server = toolsmith::Server::new();
-    /// # let _ = server;
-    /// ```
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The names of the scopes the hints imply (default `tools:read`, `tools:write`,
-    /// `tools:destructive`), which [`auth`](Self::auth) requires and `tools` shows.
-    ///
-    /// ```
-    /// let server = toolsmith::Server::new()
-    ///     .scope_names(toolsmith::ScopeNames::new("notes.read", "notes.write", "notes.admin"));
-    /// # let _ = server;
-    /// ```
-    pub fn scope_names(mut self, names: crate::ScopeNames) -> Self {
-        self.scope_names = names;
-        self
-    }
-
-    /// Offers only the tools `policy` allows; calls to the others are refused.
-    ///
-    /// ```
-    /// let server = toolsmith::Server::new().policy(toolsmith::Policy::default());
-    /// # let _ = server;
-    /// ```
-    pub fn policy(mut self, policy: Policy) -> Self {
-        self.policy = policy;
-        self
-    }
-
-    /// How many tools one `tools/list` page holds (default [`DEFAULT_TOOLS_LIST_PAGE_SIZE`],
-    /// at least 1); with more tools the list is paginated with `nextCursor`.
-    ///
-    /// ```
-    /// let server = toolsmith::Server::new().page_size(50);
-    /// # let _ = server;
-    /// ```
-    pub fn page_size(mut self, size: usize) -> Self {
-        self.page_size = Some(size.max(1));
-        self
-    }
-
-    /// Registers shared state: tools ask for it with a [`State<T>`](crate::State) parameter.
-    /// One value per type; registering a type again replaces the value.
-    ///
-    /// ```no_run
-    /// use std::sync::Mutex;
-    ///
-    /// #[derive(Default)]
-    /// struct Store { notes: Mutex<Vec<String>> }
-    ///
-    /// #[tokio::main]
-    /// async fn main() -> std::process::ExitCode {
-    ///     toolsmith::Server::new().state(Store::default()).run().await
-    /// }
-    /// ```
-    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
-        self.states.insert(value);
-        self
-    }
-
-    /// The longest request line accepted (default [`DEFAULT_MAX_LINE`], 4 MiB). A longer one
-    /// is skipped without being buffered and answered with an error.
-    ///
-    /// ```
-    /// let server = toolsmith::Server::new().max_line_length(64 * 1024);
-    /// # let _ = server;
-    /// ```
-    pub fn max_line_length(mut self, bytes: usize) -> Self {
-        self.max_line = Some(bytes.max(1));
-        self
-    }
-
-    /// How long the stdio reader keeps polling stdin for the next request once it has read
-    /// everything, before its thread sleeps (default [`DEFAULT_BUSY_POLL`], 20 µs; zero
-    /// turns it off). A request arriving in that window is read at once instead of after a
-    /// wake-up of the thread, which costs tens of microseconds on a virtual machine or a CPU
-    /// in a deep idle state. The price is at most this much CPU time per burst of requests;
-    /// an idle server does not poll. Applies when stdin is a pipe (Linux).
-    ///
-    /// ```
-    /// let server = toolsmith::Server::new().busy_poll(std::time::Duration::ZERO);
-    /// # let _ = server;
-    /// ```
-    pub fn busy_poll(mut self, window: Duration) -> Self {
-        self.busy_poll = Some(window);
-        self
-    }
-
-    /// How many calls of sync tools (`fn` tools) run at once (default
-    /// [`DEFAULT_MAX_SYNC_CALLS`], between 1 and 256). Each runs on a thread of its own,
-    /// outside the runtime that serves the session, so that however many a client starts,
-    /// requests and cancellations are still read; calls beyond the limit wait for a slot.
-    ///
-    /// ```
-    /// let server = toolsmith::Server::new().max_sync_calls(8);
-    /// # let _ = server;
-    /// ```
-    pub fn max_sync_calls(mut self, calls: usize) -> Self {
-        self.max_sync_calls = Some(calls);
-        self
-    }
-
-    /// Turns the tools fast path on (the default) or off: with it off, every request goes
-    /// through rmcp's service loop. For toolsmith's tests that compare the two paths, behind
-    /// the `__test-switches` feature, which is not public API.
-    #[cfg(feature = "__test-switches")]
-    pub fn fast_path(mut self, on: bool) -> Self {
-        self.no_fast_path = !on;
-        self
-    }
-
-    /// The name and version the server reports (default: the package defining the tools).
-    ///
-    /// ```
-    /// let server = toolsmith::Server::new().info("notes", "1.2.0");
-    /// # let _ = server;
-    /// ```
-    pub fn info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
-        self.implementation = Some((name.into(), version.into()));
-        self
-    }
-
     /// Serves over stdio until stdin closes. Logs go to stderr.
     ///
     /// ```no_run

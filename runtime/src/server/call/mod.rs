@@ -41,11 +41,15 @@ use tokio_util::sync::CancellationToken;
 pub(crate) use encode::Answer;
 pub(crate) use outcome::{error_result, unknown_tool};
 
-use super::adapter::ToolServer;
-use crate::context::{CallContext, ClientChannel, SessionLevel};
+use tokio_util::task::TaskTracker;
+
+use super::Policy;
+use crate::context::{CallContext, ClientChannel, SessionLevel, StateMap};
 use crate::tool::args::Arguments;
-use crate::{Caller, ErrorKind, ToolInfo};
+use crate::{Caller, ErrorKind, Registry, ToolInfo};
 use engine::Target;
+use inline::Blocking;
+use pool::CallPool;
 
 /// The way a call came in: it changes nothing but the per-call log line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,9 +93,10 @@ impl fmt::Display for Way {
 pub(crate) struct CallSetup {
     /// The client's progress token.
     pub(crate) progress: Option<ProgressToken>,
-    /// The log level of this call alone (else the session's).
+    /// The log level of this call (the session's, or the call's own on 2026-07-28); none:
+    /// no log message is sent.
     pub(crate) level: Option<SessionLevel>,
-    /// Its channel to the client (else the session's).
+    /// Its channel to the client, when it has one.
     pub(crate) sink: Option<Arc<dyn ClientChannel>>,
     /// The request carried its own revision (2026-07-28).
     pub(crate) per_request: bool,
@@ -99,7 +104,45 @@ pub(crate) struct CallSetup {
     pub(crate) caller: Caller,
 }
 
-impl ToolServer {
+/// What every call of one server runs through: the tools, the policy, the states, and the
+/// engine's pool; shared by every way in and every session. It knows no session and no
+/// transport: a way in gives each call its setup.
+#[derive(Clone)]
+pub(crate) struct Pipeline {
+    pub(crate) registry: &'static Registry,
+    pub(crate) policy: Arc<Policy>,
+    pub(crate) states: StateMap,
+    /// Where blocking work runs.
+    pub(crate) pool: CallPool,
+    /// Tools whose first step blocked its thread.
+    pub(crate) blocking: Arc<Blocking>,
+    /// Every call in flight, on every way in: a stop waits for them.
+    pub(crate) tracker: TaskTracker,
+    /// With authorization: the names of the hint scopes, by which a caller's calls are
+    /// decided.
+    #[cfg(feature = "auth")]
+    pub(crate) scopes: Option<Arc<crate::ScopeNames>>,
+}
+
+impl Pipeline {
+    pub(crate) fn new(
+        registry: &'static Registry,
+        policy: Policy,
+        states: StateMap,
+        pool: CallPool,
+    ) -> Self {
+        Pipeline {
+            registry,
+            policy: Arc::new(policy),
+            states,
+            pool,
+            blocking: Arc::default(),
+            tracker: TaskTracker::new(),
+            #[cfg(feature = "auth")]
+            scopes: None,
+        }
+    }
+
     /// Runs one call through the pipeline's steps. Not an `async fn`: the steps before
     /// dispatch run here, and the future returned is the dispatch itself (or the answer a
     /// step gave), so that nothing is copied into one more future's state per call.
@@ -170,9 +213,9 @@ impl ToolServer {
             // The call's own token: a timeout cancels it to stop a sync tool, which concerns
             // nothing else.
             cancel.clone(),
-            setup.sink.or_else(|| self.notices.clone()),
+            setup.sink,
             setup.progress,
-            setup.level.unwrap_or_else(|| self.level.clone()),
+            setup.level.unwrap_or_else(|| SessionLevel::fixed(None)),
             setup.caller,
         );
         context.per_request = per_request;

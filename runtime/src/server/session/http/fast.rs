@@ -37,8 +37,8 @@ impl HttpFastPath {
             // A client that goes away drops this future: the call's token is cancelled, and a
             // call still running goes on in its own task to see it, as on rmcp's path.
             let cancel_on_drop = token.clone().drop_guard();
-            let blocks = server.blocking().blocks(&params.name);
-            let pool = server.pool().clone();
+            let blocks = server.pipeline.blocking.blocks(&params.name);
+            let pool = server.pipeline.pool.clone();
             let setup = CallSetup {
                 caller,
                 ..CallSetup::default()
@@ -59,7 +59,7 @@ impl HttpFastPath {
     fn list(&self, id: RequestId, caller: &Caller) -> Option<Body> {
         let prefix = encode::result_prefix(&id);
         #[cfg(feature = "auth")]
-        if let Some(names) = &self.0.scopes {
+        if let Some(names) = &self.0.pipeline.scopes {
             let mut result = self.0.list_for(names, caller, None).ok()?;
             if result.next_cursor.is_some() {
                 return None;

@@ -1,9 +1,6 @@
-//! The HTTP session side: the fast path the transport offers stateless requests to
-//! (`fast.rs`), and the notifications of a call on rmcp's path, sent through its request's
-//! peer (`peer.rs`).
+//! The HTTP side: the fast path the transport offers stateless requests to (`fast.rs`);
+//! everything else is rmcp's service, through the adapter.
 
 mod fast;
-mod peer;
 
 pub(crate) use fast::HttpFastPath;
-pub(crate) use peer::PeerNotices;

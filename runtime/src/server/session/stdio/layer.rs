@@ -195,7 +195,7 @@ impl Layer {
     /// continues in a task of its own; a call of a tool known to block runs on the pool.
     fn call(self: &Arc<Self>, id: RequestId, params: CallToolRequestParams) {
         let token = CancellationToken::new();
-        let blocks = self.server.blocking().blocks(&params.name);
+        let blocks = self.server.pipeline.blocking.blocks(&params.name);
         let progress = params.meta.as_ref().and_then(|m| m.get_progress_token());
         let layer = self.clone();
         let cancelled = token.clone();
@@ -221,12 +221,12 @@ impl Layer {
         // The id was free when the line was read, and only the reader claims ids.
         self.requests.claim_fast(&id, number, token);
         let layer = self.clone();
-        self.server.tracker.spawn(async move {
+        self.server.pipeline.tracker.spawn(async move {
             let answer = match work {
                 Ok(work) => work.await,
                 // It blocks its thread: on a pool thread, not on a runtime worker (where it
                 // could also hold up the reader).
-                Err(work) => match layer.server.pool().block_on(work).await {
+                Err(work) => match layer.server.pipeline.pool.block_on(work).await {
                     Ok(answer) => answer,
                     Err(err) => Err(ErrorData::internal_error(err.to_string(), None)),
                 },
@@ -250,7 +250,7 @@ impl Layer {
     /// At the end of input: lets calls in flight finish until `deadline`, then cancels the
     /// rest and says how many.
     async fn drain(&self, deadline: Instant) {
-        let tracker = &self.server.tracker;
+        let tracker = &self.server.pipeline.tracker;
         tracker.close();
         if tokio::time::timeout_at(deadline.into(), tracker.wait())
             .await

@@ -12,8 +12,8 @@ use rmcp::model::{ClientCapabilities, ServerRequest};
 use rmcp::service::{Peer, RequestContext, ServiceError};
 use tokio::sync::{mpsc, oneshot};
 
+use super::ToolServer;
 use crate::context::{ChannelError, ClientChannel, Notice, NoticeSink, Reply, declined};
-use crate::server::adapter::ToolServer;
 
 /// Notifications waiting for the peer past this many are dropped (a later progress report
 /// supersedes an earlier one): a client that stops reading cannot grow the server's memory.

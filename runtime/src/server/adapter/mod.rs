@@ -1,10 +1,14 @@
 //! The adapter rmcp's service drives ([`ToolServer`], its `ServerHandler`): `tools/list`,
 //! `tools/call` through the call pipeline, `logging/setLevel`. The fast paths hold the same
-//! value, and run calls through the same pipeline.
+//! value, and run calls through the same pipeline. Over HTTP, a call on rmcp's path talks to
+//! its client through its request's peer (`peer.rs`).
 
 // rmcp marks MCP logging deprecated (SEP-2577); protocol 2025-11-25 still has it, and
 // `ClientLog` honours it.
 #![allow(deprecated)]
+
+#[cfg(feature = "http")]
+mod peer;
 
 use std::sync::Arc;
 
@@ -14,12 +18,14 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use tokio_util::task::TaskTracker;
+
+use std::future::Future;
+
+use tokio_util::sync::CancellationToken;
 
 use super::Policy;
-use super::call::inline::Blocking;
 use super::call::pool::CallPool;
-use super::call::{CallSetup, Way};
+use super::call::{Answer, CallSetup, Pipeline, Way};
 use crate::Caller;
 use crate::context::{ClientChannel, SessionLevel, StateMap};
 use crate::registry::search;
@@ -29,33 +35,23 @@ use crate::{LogLevel, Registry};
 /// tools is answered from the registry, every call through the pipeline.
 #[derive(Clone)]
 pub(crate) struct ToolServer {
-    pub(super) registry: &'static Registry,
+    /// What every call runs through.
+    pub(crate) pipeline: Pipeline,
     info: Arc<ServerConfig>,
-    pub(super) policy: Arc<Policy>,
     /// The tools the policy offers, as `tools/list` sends them.
     pub(crate) offered: Arc<Vec<Tool>>,
-    pub(super) page_size: usize,
-    pub(super) cursor_scope: u64,
-    pub(super) states: StateMap,
-    pub(super) level: SessionLevel,
+    pub(crate) page_size: usize,
+    pub(crate) cursor_scope: u64,
+    /// The session's log level (`logging/setLevel`).
+    level: SessionLevel,
     /// Where the tools' notifications go: straight to the transport, so that they keep their
     /// order before the response and are not lost when the input has already closed.
     pub(crate) notices: Option<Arc<dyn ClientChannel>>,
     /// Over HTTP: sessions are kept, so a request to the client can be answered.
     #[cfg(feature = "http")]
     pub(crate) sessions: bool,
-    /// Where blocking work runs.
-    pub(super) pool: CallPool,
-    /// Tools whose first step blocked its thread.
-    pub(super) blocking: Arc<Blocking>,
-    /// Every call in flight, on every way in and every session of this server.
-    pub(crate) tracker: TaskTracker,
-    /// With authorization: the names of the hint scopes, by which a caller's calls and list
-    /// are decided.
-    #[cfg(feature = "auth")]
-    pub(crate) scopes: Option<Arc<crate::ScopeNames>>,
     /// The un-paginated `tools/list` result, serialized once (see [`ToolServer::cached_list`]).
-    pub(super) list_json: Option<Arc<String>>,
+    pub(crate) list_json: Option<Arc<String>>,
 }
 
 impl ToolServer {
@@ -82,22 +78,15 @@ impl ToolServer {
         );
         let (offered, list_json) = super::list::serialized(offered, page_size);
         ToolServer {
-            registry,
             info: Arc::new(info),
             cursor_scope: search::scope_of(("tools/list", &policy)),
-            policy: Arc::new(policy),
+            pipeline: Pipeline::new(registry, policy, states, pool),
             offered: Arc::new(offered),
             page_size,
-            states,
             level: SessionLevel::default(),
             notices: None,
             #[cfg(feature = "http")]
             sessions: false,
-            pool,
-            blocking: Arc::default(),
-            tracker: TaskTracker::new(),
-            #[cfg(feature = "auth")]
-            scopes: None,
             list_json,
         }
     }
@@ -111,14 +100,22 @@ impl ToolServer {
         }
     }
 
-    /// Where blocking work runs, which also runs async tools known to block.
-    pub(crate) fn pool(&self) -> &CallPool {
-        &self.pool
-    }
-
-    /// The tools whose first step blocked.
-    pub(crate) fn blocking(&self) -> &Blocking {
-        &self.blocking
+    /// Runs one call through the pipeline, with this session's channel to its client and its
+    /// log level unless the way in gave the call its own.
+    pub(crate) fn call(
+        &self,
+        params: CallToolRequestParams,
+        cancel: CancellationToken,
+        mut setup: CallSetup,
+        way: Way,
+    ) -> impl Future<Output = Answer> + Send + '_ {
+        if setup.sink.is_none() {
+            setup.sink = self.notices.clone();
+        }
+        if setup.level.is_none() {
+            setup.level = Some(self.level.clone());
+        }
+        self.pipeline.call(params, cancel, setup, way)
     }
 }
 
@@ -134,7 +131,7 @@ impl ServerHandler for ToolServer {
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
         #[cfg(feature = "auth")]
-        if let Some(scopes) = &self.scopes {
+        if let Some(scopes) = &self.pipeline.scopes {
             return self.list_for(scopes, &caller_of(&context), cursor);
         }
         let _ = &context;
@@ -156,7 +153,7 @@ impl ServerHandler for ToolServer {
         // Over HTTP, the call's notifications go through its request's peer, and leave
         // before its result.
         #[cfg(feature = "http")]
-        let peer = super::session::http::PeerNotices::for_call(self, &context);
+        let peer = peer::PeerNotices::for_call(self, &context);
         #[cfg(feature = "http")]
         let sink = peer.clone().map(|peer| peer as Arc<dyn ClientChannel>);
         #[cfg(not(feature = "http"))]
@@ -187,8 +184,9 @@ impl ServerHandler for ToolServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        let tool = self.registry.get(name)?;
-        self.policy
+        let tool = self.pipeline.registry.get(name)?;
+        self.pipeline
+            .policy
             .allows(tool)
             .is_ok()
             .then(|| tool.mcp_tool().clone())

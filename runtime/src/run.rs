@@ -1,0 +1,68 @@
+//! The entry point of a server binary: [`run`], and [`Server::run`] / [`Server::run_with`]
+//! with a server's own settings. The command line (`cli/`) applied to a server (`server/`).
+
+use std::ffi::OsString;
+use std::future::Future;
+use std::pin::Pin;
+use std::process::ExitCode;
+
+use crate::Server;
+
+/// Parses the command line and runs it: with no command (or `serve`) the stdio server, else
+/// `tools`, `schema`, `call` or `check`. Call it once in `main`, and return what it returns:
+/// the process's exit status.
+///
+/// Nothing here exits the process. A command that fails (`call` of a failing or refused
+/// tool, `check` of an outdated snapshot, a server that cannot start) prints why on stderr
+/// and returns status 1; a usage error returns 2 (`--help` and `--version` return 0).
+///
+/// ```no_run
+/// #[tokio::main]
+/// async fn main() -> std::process::ExitCode {
+///     toolsmith::run().await
+/// }
+/// ```
+pub async fn run() -> ExitCode {
+    Server::new().run().await
+}
+
+/// The work of [`Server::run_with`], type-erased.
+type Running = Pin<Box<dyn Future<Output = ExitCode> + Send>>;
+
+impl Server {
+    /// Like [`run`], with this server's settings for `serve` (command-line flags add to its
+    /// policy) and for `call`.
+    ///
+    /// ```no_run
+    /// #[tokio::main]
+    /// async fn main() -> std::process::ExitCode {
+    ///     toolsmith::Server::new().page_size(100).run().await
+    /// }
+    /// ```
+    pub async fn run(self) -> ExitCode {
+        self.run_with(std::env::args_os()).await
+    }
+
+    /// [`Server::run`] with the given arguments (the first is the program name); returns the
+    /// exit status.
+    ///
+    /// ```no_run
+    /// # async fn f() {
+    /// let status = toolsmith::Server::new().run_with(["notes", "tools", "--read-only"]).await;
+    /// assert_eq!(status, std::process::ExitCode::SUCCESS);
+    /// # }
+    /// ```
+    pub async fn run_with<I, T>(self, args: I) -> ExitCode
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        self.run_args(args.into_iter().map(Into::into).collect())
+            .await
+    }
+
+    /// The work of [`Server::run_with`], not generic and type-erased: compiled once, here.
+    fn run_args(self, args: Vec<OsString>) -> Running {
+        Box::pin(crate::cli::execute(self, args))
+    }
+}
