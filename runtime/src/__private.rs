@@ -6,6 +6,8 @@ pub use ::serde;
 pub use ::serde_json;
 
 pub use crate::Hints;
+#[cfg(feature = "__test-switches")]
+pub use crate::context::AskClient;
 pub use crate::context::{CallContext, FromContext, MissingState, StateKey};
 pub use crate::tool::args::Arguments;
 pub use crate::tool::checks::{

@@ -81,3 +81,66 @@ pub(crate) fn permits(
         Err(ChannelError::NotDeclared(needed))
     }
 }
+
+/// What a call needs to ask its client: the session's channel (when it has one), and whether
+/// the request carried its own revision.
+#[derive(Clone)]
+pub(crate) struct Asker {
+    pub(crate) channel: Option<Arc<dyn ClientChannel>>,
+    pub(crate) per_request: bool,
+}
+
+impl Asker {
+    /// The capabilities the client declared, when the session knows them.
+    pub(crate) fn capabilities(&self) -> Option<Arc<ClientCapabilities>> {
+        self.channel.as_ref()?.capabilities()
+    }
+
+    /// Sends `request` to the client, when the way the call came in can carry it and the
+    /// client declared what it needs; else declines, saying why.
+    pub(crate) fn ask(&self, request: ServerRequest) -> Reply {
+        if self.per_request {
+            return declined(ChannelError::Unsupported(
+                "on the 2026-07-28 revision a server cannot send a request to the client \
+                 during a call; it answers with an input_required result instead",
+            ));
+        }
+        let Some(channel) = &self.channel else {
+            return declined(ChannelError::Unsupported(
+                "this call came in where no request can reach the client (stateless HTTP): \
+                 use the 2026-07-28 revision, or serve with sessions",
+            ));
+        };
+        if let Err(why) = permits(channel.capabilities().as_deref(), &request) {
+            return declined(why);
+        }
+        channel.request(request)
+    }
+}
+
+/// A tool parameter that asks the call's client (test switch, feature `__test-switches`;
+/// not public API): the tests of the two-way channel use it until confirmation and
+/// elicitation give tools a typed way to ask.
+///
+/// ```
+/// # #[cfg(feature = "__test-switches")]
+/// # {
+/// /// Ask the user.
+/// #[toolsmith::tool(read_only)]
+/// async fn ask_user(client: toolsmith::__private::AskClient) -> String {
+///     let _ = &client;
+///     String::new()
+/// }
+/// # }
+/// ```
+#[cfg(feature = "__test-switches")]
+#[doc(hidden)]
+pub struct AskClient(pub(crate) Asker);
+
+#[cfg(feature = "__test-switches")]
+impl AskClient {
+    /// Sends `request` to the client and waits for its answer; the error says why none came.
+    pub async fn ask(&self, request: ServerRequest) -> Result<ClientResult, String> {
+        self.0.ask(request).await.map_err(|err| err.to_string())
+    }
+}

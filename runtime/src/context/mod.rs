@@ -25,7 +25,11 @@ use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam, Pr
 use tokio_util::sync::CancellationToken;
 
 pub use caller::Caller;
-pub(crate) use channel::{ChannelError, ClientChannel, Reply, declined, permits};
+#[cfg(feature = "__test-switches")]
+pub use channel::AskClient;
+#[cfg(test)]
+pub(crate) use channel::permits;
+pub(crate) use channel::{Asker, ChannelError, ClientChannel, Reply, declined};
 pub(crate) use log::SessionLevel;
 pub use log::{ClientLog, LogLevel};
 pub use params::{Cancellation, Progress, State};
@@ -141,32 +145,25 @@ impl CallContext {
         Some(notifier.clone())
     }
 
+    /// What this call needs to ask its client.
+    pub(crate) fn asker(&self) -> Asker {
+        Asker {
+            channel: self.sink.clone(),
+            per_request: self.per_request,
+        }
+    }
+
     /// The capabilities the client declared, when the session knows them.
     #[cfg_attr(not(test), allow(dead_code))] // until confirmation and elicitation ask
     pub(crate) fn client_capabilities(&self) -> Option<Arc<rmcp::model::ClientCapabilities>> {
-        self.sink.as_ref()?.capabilities()
+        self.asker().capabilities()
     }
 
-    /// Sends `request` to the client of this call and waits for its answer, when the way the
-    /// call came in can carry it and the client declared what it needs.
+    /// Sends `request` to the client of this call and waits for its answer (see
+    /// [`Asker::ask`]).
     #[cfg_attr(not(test), allow(dead_code))] // until confirmation and elicitation ask
     pub(crate) fn ask(&self, request: rmcp::model::ServerRequest) -> Reply {
-        if self.per_request {
-            return declined(ChannelError::Unsupported(
-                "on the 2026-07-28 revision a server cannot send a request to the client \
-                 during a call; it answers with an input_required result instead",
-            ));
-        }
-        let Some(channel) = &self.sink else {
-            return declined(ChannelError::Unsupported(
-                "this call came in where no request can reach the client (stateless HTTP): \
-                 use the 2026-07-28 revision, or serve with sessions",
-            ));
-        };
-        if let Err(why) = permits(channel.capabilities().as_deref(), &request) {
-            return declined(why);
-        }
-        channel.request(request)
+        self.asker().ask(request)
     }
 
     /// Ends the call's notifications: every one sent so far is with the sink, before the
@@ -197,6 +194,15 @@ pub trait FromContext: Sized {
     /// server missing it does not start.
     fn state() -> Option<StateKey> {
         None
+    }
+}
+
+#[cfg(feature = "__test-switches")]
+impl FromContext for AskClient {
+    type Rejection = std::convert::Infallible;
+
+    fn from_context(context: &CallContext) -> Result<Self, Self::Rejection> {
+        Ok(AskClient(context.asker()))
     }
 }
 

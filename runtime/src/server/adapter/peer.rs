@@ -100,6 +100,10 @@ impl NoticeSink for PeerNotices {
 
 impl ClientChannel for PeerNotices {
     fn capabilities(&self) -> Option<Arc<ClientCapabilities>> {
+        // A stateless request's peer knows nothing of the client.
+        if !self.sessions {
+            return None;
+        }
         self.peer
             .peer_info()
             .map(|info| Arc::new(info.capabilities.clone()))
