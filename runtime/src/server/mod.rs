@@ -139,7 +139,9 @@ impl Server {
     /// The handler of this server, once every tool's `State<T>` needs are met.
     pub(crate) fn handler(self) -> Result<ToolServer, Error> {
         self.checked_registry()?;
-        self.handler_unchecked()
+        let mut server = self.handler_unchecked()?;
+        server.pipeline.states_checked = true;
+        Ok(server)
     }
 
     /// The handler of this server even when a tool's state is missing (the test client): a

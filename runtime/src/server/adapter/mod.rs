@@ -165,7 +165,8 @@ impl ServerHandler for ToolServer {
             sink,
             caller: caller_of(&context),
         };
-        let answer = self.call(request, context.ct, setup, Way::Rmcp).await;
+        let call = self.call(request, context.ct, setup, Way::Rmcp);
+        let answer = self.pipeline.tracker.track_future(call).await;
         #[cfg(feature = "http")]
         if let Some(peer) = peer {
             peer.flush().await;

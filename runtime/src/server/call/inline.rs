@@ -4,6 +4,7 @@
 //! in an `async fn`) would hold up reading, cancellations included: it is remembered, and its
 //! later calls start on a thread of the pool instead, on every way in.
 
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
@@ -33,9 +34,21 @@ pub(crate) enum Started<F: Future> {
     Blocks(Pin<Box<F>>),
 }
 
+thread_local! {
+    /// The tool whose call the pipeline started on this thread, during a first step.
+    static STARTED: Cell<Option<&'static str>> = const { Cell::new(None) };
+}
+
+/// The pipeline names the tool whose call it starts: a first step that runs past
+/// [`INLINE_BUDGET`] is then put down to that tool (see [`Blocking::start`]).
+pub(crate) fn started(tool: &'static str) {
+    STARTED.set(Some(tool));
+}
+
 impl Blocking {
-    /// Runs `work`'s first step here, unless its tool `blocks` (see [`Blocking::blocks`]).
-    pub(crate) fn start<F: Future>(blocks: bool, work: F) -> Started<F> {
+    /// Runs `work`'s first step here, unless its tool `blocks` (see [`Blocking::blocks`]). A
+    /// first step past [`INLINE_BUDGET`] marks the tool the pipeline started in it.
+    pub(crate) fn start<F: Future>(&self, blocks: bool, work: F) -> Started<F> {
         let mut work = Box::pin(work);
         if blocks {
             return Started::Blocks(work);
@@ -43,31 +56,19 @@ impl Blocking {
         // A waker that does nothing is enough for a first poll: a future that is not ready
         // registers the waker of its next poll, which the task that takes it over makes.
         let mut cx = Context::from_waker(Waker::noop());
-        match work.as_mut().poll(&mut cx) {
+        STARTED.set(None);
+        let start = coarse_now();
+        let polled = work.as_mut().poll(&mut cx);
+        let took = coarse_now().saturating_sub(start);
+        if took > INLINE_BUDGET
+            && let Some(tool) = STARTED.take()
+        {
+            self.mark(tool, took);
+        }
+        match polled {
             Poll::Ready(output) => Started::Done(output),
             Poll::Pending => Started::Waiting(work),
         }
-    }
-
-    /// `work`, a call of `tool`, timed in its first step: past [`INLINE_BUDGET`], the tool is
-    /// known to block from then on.
-    pub(crate) async fn watch<F: Future>(&self, tool: &'static str, work: F) -> F::Output {
-        let mut work = std::pin::pin!(work);
-        let mut first = true;
-        std::future::poll_fn(|cx| {
-            if !first {
-                return work.as_mut().poll(cx);
-            }
-            first = false;
-            let start = coarse_now();
-            let polled = work.as_mut().poll(cx);
-            let took = coarse_now().saturating_sub(start);
-            if took > INLINE_BUDGET {
-                self.mark(tool, took);
-            }
-            polled
-        })
-        .await
     }
 
     /// Whether `tool`'s calls are known to block their thread.

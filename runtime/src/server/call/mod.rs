@@ -18,8 +18,8 @@
 //!    arguments).
 //!
 //! A way in differs only in how it reads the request (`decode.rs`: one allow-list for every
-//! fast path) and how it writes the answer. Calls in flight are tracked here, for every way
-//! in, so that a stop waits for all of them.
+//! fast path) and how it writes the answer. One tracker of calls in flight (`Pipeline::tracker`)
+//! serves every way in, so that a stop waits for all of them.
 
 pub(crate) mod decode;
 pub(crate) mod encode;
@@ -112,11 +112,16 @@ pub(crate) struct Pipeline {
     pub(crate) registry: &'static Registry,
     pub(crate) policy: Arc<Policy>,
     pub(crate) states: StateMap,
+    /// Every tool's states were checked when the server was made: no call needs to look.
+    pub(crate) states_checked: bool,
     /// Where blocking work runs.
     pub(crate) pool: CallPool,
     /// Tools whose first step blocked its thread.
     pub(crate) blocking: Arc<Blocking>,
-    /// Every call in flight, on every way in: a stop waits for them.
+    /// Every call in flight past its first step, on every way in: a stop waits for them. A
+    /// way in tracks a call that goes on after the step that read it (the stdio fast path's
+    /// tasks, the HTTP fast path's, rmcp's calls); a call done within its first step needs
+    /// no tracking, and does not pay for it.
     pub(crate) tracker: TaskTracker,
     /// With authorization: the names of the hint scopes, by which a caller's calls are
     /// decided.
@@ -135,6 +140,7 @@ impl Pipeline {
             registry,
             policy: Arc::new(policy),
             states,
+            states_checked: false,
             pool,
             blocking: Arc::default(),
             tracker: TaskTracker::new(),
@@ -157,17 +163,13 @@ impl Pipeline {
         let CallToolRequestParams {
             name, arguments, ..
         } = params;
-        let ran = match self.admit(&name, &setup.caller) {
-            Ok(tool) => Either::Left(
-                self.tracker
-                    .track_future(self.dispatch(tool, arguments, cancel, setup)),
-            ),
-            Err(answer) => Either::Right(std::future::ready(*answer)),
-        };
-        ran.map(move |answer| {
-            log.finish(&name, &answer);
-            answer
-        })
+        match self.admit(&name, &setup.caller) {
+            Ok(tool) => Either::Left(self.dispatch(tool, arguments, cancel, setup, log)),
+            Err(answer) => {
+                log.finish(&name, &answer);
+                Either::Right(std::future::ready(*answer))
+            }
+        }
     }
 
     /// Steps 1 to 3: the tool to run, or the answer that ends the call before it runs.
@@ -183,7 +185,9 @@ impl Pipeline {
         }
         // Only a server built without the startup check (the test client, `call`) gets here
         // without a state the tool needs.
-        if let Some(missing) = super::check::missing_state(&self.states, tool) {
+        if !self.states_checked
+            && let Some(missing) = super::check::missing_state(&self.states, tool)
+        {
             let missing = error_result(ErrorKind::Failed, missing.to_string());
             return Err(Box::new(Ok(missing.into())));
         }
@@ -198,14 +202,19 @@ impl Pipeline {
         Ok(tool)
     }
 
-    /// Step 4: runs `tool` on the engine.
+    /// Steps 4 to 6: runs `tool` on the engine, its outcome as the answer, the log line. Not
+    /// an `async fn`: the call's context is made here, and the future returned is the
+    /// engine's own, so that nothing is held twice in the call's state (a future that awaits
+    /// another keeps its own copy of what it moved in).
     fn dispatch(
         &self,
         tool: &'static ToolInfo,
         arguments: Option<JsonObject>,
         cancel: CancellationToken,
         setup: CallSetup,
+        log: CallLog,
     ) -> impl Future<Output = Answer> + Send + '_ {
+        inline::started(tool.name());
         let per_request = setup.per_request;
         let mut context = CallContext::new(
             tool.name(),
@@ -230,9 +239,8 @@ impl Pipeline {
                 context,
             )
         };
-        let run = engine::run(target, invoke, def.timeout, context, cancel, &self.pool);
-        self.blocking.watch(tool.name(), run).map(move |outcome| {
-            Ok(match outcome {
+        engine::run(target, invoke, def.timeout, context, cancel, &self.pool).map(move |outcome| {
+            let answer = Ok(match outcome {
                 Some(outcome) => outcome::tool_result(tool, outcome).into(),
                 // Nothing is sent for a cancelled request: no way in writes this.
                 None => error_result(
@@ -240,7 +248,9 @@ impl Pipeline {
                     format!("tool '{}' was cancelled", tool.name()),
                 )
                 .into(),
-            })
+            });
+            log.finish(tool.name(), &answer);
+            answer
         })
     }
 }

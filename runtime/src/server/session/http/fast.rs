@@ -13,7 +13,7 @@ use crate::Caller;
 use crate::server::adapter::ToolServer;
 use crate::server::call::decode::{FastRequest, fast_request};
 use crate::server::call::encode::{self, Answer};
-use crate::server::call::inline::{Blocking, Started};
+use crate::server::call::inline::Started;
 use crate::server::call::{CallSetup, Way};
 use crate::transport::http::{Body, FastPath};
 
@@ -39,15 +39,20 @@ impl HttpFastPath {
             let cancel_on_drop = token.clone().drop_guard();
             let blocks = server.pipeline.blocking.blocks(&params.name);
             let pool = server.pipeline.pool.clone();
+            let blocking = server.pipeline.blocking.clone();
+            let tracker = server.pipeline.tracker.clone();
             let setup = CallSetup {
                 caller,
                 ..CallSetup::default()
             };
             let work = async move { server.call(params, token, setup, Way::Http).await };
-            let answer: Answer = match Blocking::start(blocks, work) {
+            let answer: Answer = match blocking.start(blocks, work) {
                 Started::Done(answer) => answer,
-                Started::Waiting(work) => tokio::spawn(work).await.unwrap_or_else(lost),
-                Started::Blocks(work) => pool.block_on(work).await.unwrap_or_else(lost),
+                Started::Waiting(work) => tracker.spawn(work).await.unwrap_or_else(lost),
+                Started::Blocks(work) => {
+                    let work = tracker.track_future(work);
+                    pool.block_on(work).await.unwrap_or_else(lost)
+                }
             };
             cancel_on_drop.disarm();
             encode::to_bytes(&encode::response(id, answer, false))

@@ -28,7 +28,7 @@ use super::channel::StdioChannel;
 use crate::server::adapter::ToolServer;
 use crate::server::call::decode::{FastRequest, fast_request};
 use crate::server::call::encode;
-use crate::server::call::inline::{Blocking, Started};
+use crate::server::call::inline::Started;
 use crate::server::call::{CallSetup, Way};
 use crate::server::session::lifecycle::{Admit, Lifecycle, Requests, id_in_use};
 use crate::transport::stdio::{Outbox, SessionLayer};
@@ -209,7 +209,7 @@ impl Layer {
                 .call(params, cancelled, setup, Way::Stdio)
                 .await
         };
-        let work = match Blocking::start(blocks, work) {
+        let work = match self.server.pipeline.blocking.start(blocks, work) {
             Started::Done(answer) => {
                 self.respond_now(id, answer);
                 return;
