@@ -86,10 +86,8 @@ impl Server {
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
-        let max_line = self.max_line.unwrap_or(DEFAULT_MAX_LINE);
-        let fast = !self.no_fast_path;
-        let handler = self.handler()?;
-        serve(handler, Box::new(read), Box::new(write), max_line, fast).await
+        self.serve_streams(Box::new(read), Box::new(write), true)
+            .await
     }
 
     /// [`Server::serve_on`] without the startup check of every tool's state (the test
@@ -100,10 +98,29 @@ impl Server {
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
+        self.serve_streams(Box::new(read), Box::new(write), false)
+            .await
+    }
+
+    /// Serves a session on `read` and `write`, with every tool's state checked first
+    /// (`checked`) or not (the test client). Not generic: compiled once, here.
+    fn serve_streams(
+        self,
+        read: crate::transport::stdio::Input,
+        write: crate::transport::stdio::Output,
+        checked: bool,
+    ) -> Serving {
         let max_line = self.max_line.unwrap_or(DEFAULT_MAX_LINE);
         let fast = !self.no_fast_path;
-        let handler = self.handler_unchecked()?;
-        serve(handler, Box::new(read), Box::new(write), max_line, fast).await
+        let handler = if checked {
+            self.handler()
+        } else {
+            self.handler_unchecked()
+        };
+        match handler {
+            Ok(handler) => serve(handler, read, write, max_line, fast),
+            Err(err) => Box::pin(std::future::ready(Err(err))),
+        }
     }
 
     /// Runs a call of tool `name` in-process (the `call` command), through the same call
