@@ -17,6 +17,22 @@ pub(crate) fn response(
     answer: Answer,
     modern: bool,
 ) -> TxJsonRpcMessage<RoleServer> {
+    // The common case first, without the general pass: a complete result for an earlier
+    // revision, whose structured content (if any) is an object, loses only `resultType`.
+    let answer = match answer {
+        Ok(CallToolResponse::Complete(mut result))
+            if !modern
+                && result
+                    .structured_content
+                    .as_ref()
+                    .is_none_or(|v| v.is_object()) =>
+        {
+            result.result_type = None;
+            let result = ServerResult::CallToolResult(result);
+            return TxJsonRpcMessage::<RoleServer>::response(result, id);
+        }
+        other => other,
+    };
     let result = answer.and_then(|response| {
         let mut result = ServerResult::from(response);
         if modern {
@@ -108,6 +124,31 @@ mod tests {
         assert_eq!(refused["error"]["code"], -32600, "{refused}");
         let asked = json_of(asks(), true);
         assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    }
+
+    #[test]
+    fn structured_content_that_is_not_an_object_takes_the_general_pass() {
+        // Earlier revisions require an object: rmcp moves the value into the text content.
+        let mut result = CallToolResult::success(vec![ContentBlock::text("two items")]);
+        result.structured_content = Some(json!(["a", "b"]));
+        let legacy = json_of(Ok(CallToolResponse::Complete(result.clone())), false);
+        assert!(
+            legacy["result"].get("structuredContent").is_none(),
+            "{legacy}"
+        );
+        assert_eq!(legacy["result"]["content"][0]["text"], r#"["a","b"]"#);
+        let modern = json_of(Ok(CallToolResponse::Complete(result)), true);
+        assert_eq!(modern["result"]["structuredContent"], json!(["a", "b"]));
+        // An object stays where it is, on the common path.
+        let mut result = CallToolResult::success(vec![]);
+        result.structured_content = Some(json!({"n": 1}));
+        let legacy = json_of(Ok(CallToolResponse::Complete(result)), false);
+        assert_eq!(
+            legacy["result"]["structuredContent"],
+            json!({"n": 1}),
+            "{legacy}"
+        );
+        assert!(legacy["result"].get("resultType").is_none());
     }
 
     #[test]
