@@ -94,7 +94,6 @@ where
         fast_path,
         sse: config.sse,
         hosts: config.hosts(local, &public),
-        #[cfg(feature = "auth")]
         endpoint: path.clone(),
         #[cfg(feature = "auth")]
         guard,
@@ -174,8 +173,7 @@ struct Edge {
     sse: bool,
     /// The `Host`s rmcp accepts, for the fast path's plain check.
     hosts: Vec<String>,
-    /// The MCP endpoint's path.
-    #[cfg(feature = "auth")]
+    /// The MCP endpoint's path: the only one where anything MCP happens.
     endpoint: String,
     #[cfg(feature = "auth")]
     guard: Option<Arc<guard::Guard>>,
@@ -223,7 +221,8 @@ struct Params<'a> {
     name: Option<Cow<'a, str>>,
 }
 
-/// With authorization, a request to the MCP endpoint needs a valid bearer token (401
+/// Only the MCP endpoint (its exact path) reaches any of this. With authorization, a request
+/// to it needs a valid bearer token (401
 /// otherwise) and a tool call the scopes its tool needs (403). Then reads a POST's body, at
 /// most `max_body` bytes (the one place the limit is enforced): a larger body is answered
 /// with 413 and a JSON-RPC error, as the client expects a JSON-RPC answer to its request; a
@@ -234,9 +233,14 @@ async fn screen(
     #[cfg_attr(not(feature = "auth"), allow(unused_mut))] mut request: Request,
     edge: &Edge,
 ) -> Result<Request, Response> {
+    // Any other path keeps its own answer (404, or 405 for a wrong method on `/healthz` and
+    // the metadata): no body is read there, and nothing MCP runs.
+    if request.uri().path() != edge.endpoint {
+        return Ok(request);
+    }
     #[cfg(feature = "auth")]
     let caller = match &edge.guard {
-        Some(guard) if request.uri().path() == edge.endpoint => {
+        Some(guard) => {
             let caller = guard.authenticate(request.headers()).await?;
             request.extensions_mut().insert(caller.clone());
             Some((guard, caller))
