@@ -129,6 +129,19 @@ struct AuthArgs {
 #[cfg(feature = "auth")]
 impl AuthArgs {
     /// `server` with this authorization and these scope names.
+    /// The first authorization flag given, when any is (they apply only over HTTP).
+    fn given(&self) -> Option<&'static str> {
+        if self.auth_issuer.is_some() {
+            Some("--auth-issuer")
+        } else if self.auth_jwks.is_some() {
+            Some("--auth-jwks")
+        } else if !self.auth_audience.is_empty() {
+            Some("--auth-audience")
+        } else {
+            None
+        }
+    }
+
     fn apply(self, mut server: Server) -> Server {
         if self.scope_read.is_some()
             || self.scope_write.is_some()
@@ -177,6 +190,16 @@ pub(super) fn serve(server: Server, args: ServeArgs) -> Serving {
         #[cfg(feature = "auth")]
         let server = http.auth.apply(server);
         return Box::pin(async move { server.serve_http(addr.as_str()).await });
+    }
+    #[cfg(feature = "auth")]
+    if let Some(flag) = args.http.auth.given() {
+        let error = crate::Error::config(
+            "authorization",
+            format!(
+                "{flag} applies only over HTTP: add --http ADDR to serve over HTTP, or leave the authorization flags out to serve over stdio"
+            ),
+        );
+        return Box::pin(std::future::ready(Err(error)));
     }
     server.serve_stdio_boxed()
 }

@@ -30,6 +30,28 @@ impl Server {
     pub async fn serve_http(mut self, addr: impl ToSocketAddrs) -> Result<(), Error> {
         crate::logging::init();
         self.http.addr = resolve(addr)?;
+        if self.http.path.contains(['{', '}', '*']) {
+            return Err(Error::config(
+                "http path",
+                format!(
+                    "the endpoint path {:?} has route syntax ({{, }} or *); give a literal path such as /mcp",
+                    self.http.path
+                ),
+            ));
+        }
+        #[cfg(feature = "auth")]
+        if self.auth.is_some()
+            && self.http.public_url.is_none()
+            && self.http.addr.ip().is_unspecified()
+        {
+            return Err(Error::config(
+                "public url",
+                format!(
+                    "with authorization on {}, clients and tokens need the server's real URL: give it with --public-url (Server::public_url), e.g. https://mcp.example.com/mcp",
+                    self.http.addr
+                ),
+            ));
+        }
         #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
         let mut config = std::mem::take(&mut self.http);
         #[cfg(feature = "auth")]
