@@ -228,6 +228,16 @@ async fn every_bad_token_gets_401_with_its_challenge() {
             "not meant for this server",
         ),
         (
+            // Resource indicators compare exactly (RFC 8707): a trailing slash is another
+            // resource.
+            "audience with a trailing slash",
+            guarded
+                .keys
+                .rsa
+                .sign(&with("aud", json!(format!("{resource}/")))),
+            "not meant for this server",
+        ),
+        (
             "wrong issuer",
             guarded
                 .keys

@@ -52,12 +52,8 @@ impl Verifier {
         let mut validation = Validation::new(Algorithm::RS256);
         validation.algorithms = ACCEPTED.to_vec();
         validation.set_issuer(&[&auth.issuer]);
+        // Compared exactly, as RFC 8707 resource indicators are: `…/mcp/` is not `…/mcp`.
         let mut audiences = vec![resource.to_owned()];
-        // A client may name the resource with or without its trailing slash.
-        audiences.push(match resource.strip_suffix('/') {
-            Some(bare) => bare.to_owned(),
-            None => format!("{resource}/"),
-        });
         audiences.extend(auth.audiences.iter().cloned());
         validation.set_audience(&audiences);
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
