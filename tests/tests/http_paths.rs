@@ -29,13 +29,19 @@ async fn a_tool_runs_only_at_the_endpoint() {
             for body in [count(1), list.clone()] {
                 let answer = post(&server.addr, path, &body, &[VERSION]).await;
                 assert_eq!(answer.status, status, "{env:?} {path}: {answer:?}");
-                assert!(!answer.body.contains("jsonrpc"), "{env:?} {path}: {answer:?}");
+                assert!(
+                    !answer.body.contains("jsonrpc"),
+                    "{env:?} {path}: {answer:?}"
+                );
             }
         }
         // Nothing ran: the first call the endpoint answers is the first call of `count`.
         let counted = server.post(&count(3), &[VERSION]).await;
         let messages = counted.messages();
         let result = &messages.last().expect("an answer")["result"];
-        assert_eq!(result["structuredContent"]["result"], 1, "{env:?}: {result}");
+        assert_eq!(
+            result["structuredContent"]["result"], 1,
+            "{env:?}: {result}"
+        );
     }
 }

@@ -46,7 +46,10 @@ async fn authorization_flags_without_http_are_an_error() {
     ])
     .await;
     assert_eq!(code, Some(1), "{stderr}");
-    assert!(stderr.contains("--auth-issuer applies only over HTTP"), "{stderr}");
+    assert!(
+        stderr.contains("--auth-issuer applies only over HTTP"),
+        "{stderr}"
+    );
     assert!(stderr.contains("--http ADDR"), "{stderr}");
 }
 

@@ -76,7 +76,11 @@ impl HttpConfig {
         if let Some((origin, _)) = origin_of(public) {
             origins.push(origin);
         }
-        origins.extend(self.allowed_origins.iter().cloned());
+        origins.extend(
+            self.allowed_origins
+                .iter()
+                .map(|origin| added_origin(origin)),
+        );
         StreamableHttpServerConfig::default()
             .with_legacy_session_mode(self.sessions)
             .with_json_response(!self.sessions && !self.sse)
@@ -126,6 +130,15 @@ fn origin_of(url: &str) -> Option<(String, String)> {
     Some((origin, authority))
 }
 
+/// An origin added with `--allowed-origin`, as rmcp compares it: with its scheme's default
+/// port when it names none (rmcp takes a missing port for "any port"); `:*` keeps any port.
+fn added_origin(origin: &str) -> String {
+    if origin.ends_with(":*") {
+        return origin.to_owned();
+    }
+    origin_of(origin).map_or_else(|| origin.to_owned(), |(origin, _)| origin)
+}
+
 /// The host of an authority, without its port (`[::1]:80` gives `::1`).
 fn host_of(authority: &str) -> &str {
     if let Some(rest) = authority.strip_prefix('[') {
@@ -138,7 +151,27 @@ fn host_of(authority: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::{host_of, origin_of};
+    use super::{added_origin, host_of, origin_of};
+
+    #[test]
+    fn an_added_origin_without_a_port_means_the_default_port() {
+        assert_eq!(
+            added_origin("https://app.example.com"),
+            "https://app.example.com:443"
+        );
+        assert_eq!(
+            added_origin("http://app.example.com"),
+            "http://app.example.com:80"
+        );
+        assert_eq!(
+            added_origin("https://app.example.com:8443"),
+            "https://app.example.com:8443"
+        );
+        assert_eq!(
+            added_origin("https://app.example.com:*"),
+            "https://app.example.com:*"
+        );
+    }
 
     #[test]
     fn origins_and_hosts_are_read_from_urls() {
