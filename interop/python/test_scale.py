@@ -5,8 +5,11 @@ Starts two `notes serve --http 127.0.0.1:0` replicas (each on its own port, each
 (round robin, no affinity) in a folder of its own: its prefix, pid, logs and temp folders are
 under WORKDIR and it listens on 127.0.0.1:NGINX_PORT. The SDK connects to nginx, sending the
 public Host, and makes 200 read calls (search_notes and get_note, 10 at a time), each checked
-against the seeded notes. Passes when every call is answered correctly and nginx's access log
-($upstream_addr) shows that each replica served some of them, with no 5xx.
+against the seeded notes, then lists the tools in pages of 2 (the replicas run with
+`--page-size 2`), following each next_cursor through nginx, so that a page's cursor is read
+by the other replica (round robin). Passes when every call is answered correctly, every
+tool is listed once, and nginx's access log ($upstream_addr) shows that each replica served
+some of the requests, with no 5xx.
 
 nginx and the replicas are stopped at the end whatever happens (SIGQUIT then SIGKILL for
 nginx, SIGTERM for the replicas, which must exit 0); their pids are also in WORKDIR/*.pid for
@@ -27,6 +30,7 @@ import time
 
 import httpx2
 from mcp import ClientSession
+from mcp.types import PaginatedRequestParams
 from mcp.client.streamable_http import streamable_http_client
 
 from notes_http import NotesServer, StartError, free_port, request
@@ -126,6 +130,8 @@ async def read_calls(url, host):
             async with ClientSession(read, write) as session:
                 init = await session.initialize()
                 check(init.server_info.name == "toolsmith-examples", f"server name {init.server_info.name}")
+                # First, so that the SDK has seen every tool's output schema before the calls.
+                await list_pages(session)
                 queries = list(SEARCHES)
 
                 async def one(i):
@@ -155,6 +161,23 @@ async def read_calls(url, host):
                         elif answer:
                             good += 1
     return good
+
+
+TOOLS = ["create_note", "delete_note", "get_note", "search_notes", "tag_chart"]
+
+
+async def list_pages(session):
+    """tools/list page by page through nginx: each cursor goes to the other replica."""
+    names, cursor, pages = [], None, 0
+    while pages < 10:
+        listed = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))
+        pages += 1
+        names += [tool.name for tool in listed.tools]
+        cursor = listed.next_cursor
+        if cursor is None:
+            break
+    check(names == TOOLS, f"every tool once across replicas, in pages of 2: {names}")
+    check(pages == 3, f"{pages} pages for {len(TOOLS)} tools")
 
 
 def per_replica(access_log, replicas):
@@ -192,7 +215,8 @@ def main(binary, nginx_binary, workdir):
             # Each on a port chosen here: with --public-url, the listening line names the
             # public URL, not the port bound.
             own = free_port()
-            replica = NotesServer(binary, ["serve", "--http", f"127.0.0.1:{own}", "--public-url", public],
+            replica = NotesServer(binary, ["serve", "--http", f"127.0.0.1:{own}", "--public-url", public,
+                                           "--page-size", "2"],
                                   workdir=workdir, name=f"replica-{i}", local_port=own)
             replicas.append(replica)
             replica.start()
