@@ -74,6 +74,22 @@ pub fn example_binary(name: &str) -> PathBuf {
 }
 
 /// A server process with piped stdin and stdout, for tests that speak raw JSON-RPC lines.
+/// Runs `program` with `args` and stdin closed until it exits (at most 20 s): its exit code
+/// and what it wrote to stderr. For servers that must stop at startup.
+pub async fn exit_of(program: &str, args: &[&str]) -> (Option<i32>, String) {
+    let output = tokio::process::Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output();
+    let output = tokio::time::timeout(std::time::Duration::from_secs(20), output)
+        .await
+        .expect("the program stops within 20 s")
+        .expect("the program runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (output.status.code(), stderr)
+}
+
 pub fn spawn_piped(path: &std::path::Path, stderr: std::process::Stdio) -> tokio::process::Child {
     tokio::process::Command::new(path)
         .stdin(std::process::Stdio::piped())

@@ -89,18 +89,8 @@ impl KeyFile {
 /// Runs `notes serve --http 127.0.0.1:0 ARGS` to its end (a server that starts is killed
 /// after 20 s): its exit code and stderr.
 async fn notes_exit(args: &[&str]) -> (Option<i32>, String) {
-    let output = tokio::process::Command::new(notes())
-        .args(["serve", "--http", "127.0.0.1:0"])
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(Duration::from_secs(20), output)
-        .await
-        .expect("the server stops at startup")
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    (output.status.code(), stderr)
+    let args = [&["serve", "--http", "127.0.0.1:0"][..], args].concat();
+    toolsmith_tests::exit_of(&notes(), &args).await
 }
 
 /// A directory removed when dropped.

@@ -4,24 +4,12 @@
 //! authorization on an unspecified address without a public URL (tokens would have to name
 //! `0.0.0.0`).
 
-use std::time::Duration;
-
 use toolsmith_tests::example_binary;
 
 /// Runs the notes server with `args` (stdin closed) and returns its exit code and stderr.
 async fn notes_exit(args: &[&str]) -> (Option<i32>, String) {
     let notes = example_binary("notes");
-    let output = tokio::process::Command::new(notes)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .output();
-    let output = tokio::time::timeout(Duration::from_secs(20), output)
-        .await
-        .expect("the server stops at startup")
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    (output.status.code(), stderr)
+    toolsmith_tests::exit_of(notes.to_str().unwrap(), args).await
 }
 
 #[tokio::test]
