@@ -11,10 +11,7 @@ const DEFAULT_FILTER: &str = "warn,toolsmith=info";
 /// `level` or `target=level` directives separated by commas, e.g. `debug` or
 /// `warn,toolsmith=debug`; with `off` no subscriber is installed at all.
 pub(crate) fn init() {
-    let filter = std::env::var("TOOLSMITH_LOG")
-        .ok()
-        .and_then(|v| v.parse::<Targets>().ok())
-        .unwrap_or_else(|| DEFAULT_FILTER.parse().expect("the default filter parses"));
+    let filter = filter_from(std::env::var("TOOLSMITH_LOG").ok().as_deref());
     if logs_nothing(&filter) {
         return; // no subscriber: every event is a no-op, and no registry is allocated
     }
@@ -26,6 +23,24 @@ pub(crate) fn init() {
         .try_init();
 }
 
+/// The filter `TOOLSMITH_LOG` (`spec`) asks for. rmcp's own targets stay at `warn` unless
+/// `spec` names them: at `debug` they log every request and result whole, arguments
+/// included, which toolsmith's logs never do.
+fn filter_from(spec: Option<&str>) -> Targets {
+    let Some(filter) = spec.and_then(|spec| spec.parse::<Targets>().ok()) else {
+        return DEFAULT_FILTER.parse().expect("the default filter parses");
+    };
+    let names_rmcp = spec.is_some_and(|spec| {
+        spec.split(',')
+            .any(|directive| directive.trim().starts_with("rmcp"))
+    });
+    if names_rmcp {
+        filter
+    } else {
+        filter.with_target("rmcp", LevelFilter::WARN)
+    }
+}
+
 /// Whether `filter` turns every event off.
 fn logs_nothing(filter: &Targets) -> bool {
     filter.default_level().unwrap_or(LevelFilter::OFF) == LevelFilter::OFF
@@ -34,7 +49,22 @@ fn logs_nothing(filter: &Targets) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::logs_nothing;
+    use tracing::Level;
+
+    use super::{filter_from, logs_nothing};
+
+    #[test]
+    fn rmcp_stays_at_warn_unless_it_is_named() {
+        let debug = filter_from(Some("debug"));
+        assert!(debug.would_enable("toolsmith::server", &Level::DEBUG));
+        assert!(!debug.would_enable("rmcp::service::server", &Level::DEBUG));
+        assert!(debug.would_enable("rmcp::service::server", &Level::WARN));
+        let named = filter_from(Some("debug,rmcp=debug"));
+        assert!(named.would_enable("rmcp::service::server", &Level::DEBUG));
+        let default = filter_from(None);
+        assert!(!default.would_enable("rmcp::service", &Level::INFO));
+        assert!(default.would_enable("toolsmith::server", &Level::INFO));
+    }
 
     #[test]
     fn only_a_filter_that_enables_nothing_skips_the_subscriber() {

@@ -165,7 +165,16 @@ fn source(location: &str) -> Result<Source, Error> {
     if !(lower.starts_with("https://") || lower.starts_with("http://")) {
         return Ok(Source::File(PathBuf::from(location)));
     }
-    if lower.starts_with("http://") && !loopback(&location["http://".len()..]) {
+    // Parsed once, by the parser that fetches it: what it calls the host is where the keys
+    // come from (`http://evil.example\@127.0.0.1/` is evil.example to it).
+    let url = reqwest::Url::parse(location).map_err(|e| {
+        Error::config_from(
+            "JWKS",
+            format!("the JWKS URL {location} is not a URL: {e}"),
+            e,
+        )
+    })?;
+    if url.scheme() == "http" && !loopback(&url) {
         return Err(config(format!(
             "the JWKS URL {location} is plain http: use https (http is accepted for a loopback host only)"
         )));
@@ -183,14 +192,12 @@ fn source(location: &str) -> Result<Source, Error> {
     })
 }
 
-/// Whether the authority at the start of `rest` is a loopback host.
-fn loopback(rest: &str) -> bool {
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
-    let host = match authority.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => authority.split(':').next().unwrap_or(""),
+/// Whether `url`'s host, as the URL parser reads it, is a loopback host.
+fn loopback(url: &reqwest::Url) -> bool {
+    let Some(host) = url.host_str() else {
+        return false;
     };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
     host.eq_ignore_ascii_case("localhost")
         || host
             .parse::<std::net::IpAddr>()
@@ -207,12 +214,16 @@ mod tests {
 
     #[test]
     fn plain_http_is_for_loopback_only() {
-        assert!(loopback("127.0.0.1:8080/jwks"));
-        assert!(loopback("localhost/jwks"));
-        assert!(loopback("[::1]:9/x"));
-        assert!(!loopback("login.example.com/jwks"));
-        assert!(!loopback("127.0.0.1.evil.com/jwks"));
-        assert!(!loopback("localhost@evil.com/jwks"));
+        let host_is_loopback = |url: &str| loopback(&reqwest::Url::parse(url).unwrap());
+        assert!(host_is_loopback("http://127.0.0.1:8080/jwks"));
+        assert!(host_is_loopback("http://localhost/jwks"));
+        assert!(host_is_loopback("http://[::1]:9/x"));
+        assert!(!host_is_loopback("http://login.example.com/jwks"));
+        assert!(!host_is_loopback("http://127.0.0.1.evil.com/jwks"));
+        assert!(!host_is_loopback("http://localhost@evil.com/jwks"));
+        // What only looks loopback: the parser that fetches reads evil.example as the host.
+        assert!(source(r"http://evil.example\@127.0.0.1/jwks").is_err());
+        assert!(source("http://evil.example%5C@127.0.0.1/jwks").is_ok());
         assert!(source("http://login.example.com/jwks").is_err());
         assert!(source("http://127.0.0.1:9/jwks").is_ok());
         assert!(source("https://login.example.com/jwks").is_ok());
