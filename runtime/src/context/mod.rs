@@ -146,24 +146,12 @@ impl CallContext {
     }
 
     /// What this call needs to ask its client.
+    #[cfg_attr(not(any(test, feature = "__test-switches")), allow(dead_code))] // until confirmation and elicitation ask
     pub(crate) fn asker(&self) -> Asker {
         Asker {
             channel: self.sink.clone(),
             per_request: self.per_request,
         }
-    }
-
-    /// The capabilities the client declared, when the session knows them.
-    #[cfg_attr(not(test), allow(dead_code))] // until confirmation and elicitation ask
-    pub(crate) fn client_capabilities(&self) -> Option<Arc<rmcp::model::ClientCapabilities>> {
-        self.asker().capabilities()
-    }
-
-    /// Sends `request` to the client of this call and waits for its answer (see
-    /// [`Asker::ask`]).
-    #[cfg_attr(not(test), allow(dead_code))] // until confirmation and elicitation ask
-    pub(crate) fn ask(&self, request: rmcp::model::ServerRequest) -> Reply {
-        self.asker().ask(request)
     }
 
     /// Ends the call's notifications: every one sent so far is with the sink, before the

@@ -259,7 +259,7 @@ mod call_tests {
 
     #[tokio::test]
     async fn a_call_asks_only_where_its_client_can_answer() {
-        let no_channel = context(None).ask(elicitation()).await.unwrap_err();
+        let no_channel = context(None).asker().ask(elicitation()).await.unwrap_err();
         assert!(
             matches!(no_channel, ChannelError::Unsupported(why) if why.contains("stateless HTTP")),
             "{no_channel:?}"
@@ -272,7 +272,7 @@ mod call_tests {
         ));
         let mut modern = context(Some(channel.clone()));
         modern.per_request = true;
-        let refused = modern.ask(elicitation()).await.unwrap_err();
+        let refused = modern.asker().ask(elicitation()).await.unwrap_err();
         assert!(
             matches!(refused, ChannelError::Unsupported(why) if why.contains("input_required")),
             "{refused:?}"
@@ -284,9 +284,14 @@ mod call_tests {
         .unwrap();
         assert!(matches!(lifecycle.admit(&initialize), Admit::Pass));
         let call = context(Some(channel));
-        assert!(call.client_capabilities().is_some());
+        assert!(
+            call.asker()
+                .channel
+                .and_then(|c| c.capabilities())
+                .is_some()
+        );
         assert_eq!(
-            call.ask(elicitation()).await.unwrap_err(),
+            call.asker().ask(elicitation()).await.unwrap_err(),
             ChannelError::NotDeclared("elicitation")
         );
     }
