@@ -54,6 +54,15 @@ pub(crate) fn response(
     }
 }
 
+/// The answer to a call whose task was lost (it panicked outside the engine's guard, or the
+/// runtime is stopping), on any way in that moved the call to a task or a pool thread.
+pub(crate) fn lost(err: tokio::task::JoinError) -> Answer {
+    Err(ErrorData::internal_error(
+        format!("the call was lost: {err}"),
+        None,
+    ))
+}
+
 /// `frame` as bytes (an HTTP body). Never empty: were it to fail to serialize, the answer is an internal
 /// error to the same request.
 #[cfg(feature = "http")]

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use crate::Caller;
 use crate::server::adapter::ToolServer;
 use crate::server::call::decode::{FastRequest, fast_request};
-use crate::server::call::encode::{self, Answer};
+use crate::server::call::encode::{self, Answer, lost};
 use crate::server::call::inline::Started;
 use crate::server::call::{CallSetup, Way};
 use crate::transport::http::{Body, FastPath};
@@ -85,13 +85,4 @@ impl HttpFastPath {
             body
         }))
     }
-}
-
-/// The answer when the task running a call was lost (it panicked outside the engine's
-/// guard, or the runtime is stopping).
-fn lost(err: tokio::task::JoinError) -> Answer {
-    Err(rmcp::ErrorData::internal_error(
-        format!("the call was lost: {err}"),
-        None,
-    ))
 }

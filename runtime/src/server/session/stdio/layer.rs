@@ -226,10 +226,13 @@ impl Layer {
                 Ok(work) => work.await,
                 // It blocks its thread: on a pool thread, not on a runtime worker (where it
                 // could also hold up the reader).
-                Err(work) => match layer.server.pipeline.pool.block_on(work).await {
-                    Ok(answer) => answer,
-                    Err(err) => Err(ErrorData::internal_error(err.to_string(), None)),
-                },
+                Err(work) => layer
+                    .server
+                    .pipeline
+                    .pool
+                    .block_on(work)
+                    .await
+                    .unwrap_or_else(encode::lost),
             };
             if !layer.requests.finish_fast(&id, number) {
                 return; // cancelled: no response
