@@ -100,10 +100,12 @@ pub use tool::{
     Audio, Content, EmbeddedResource, Hints, Image, InferredHints, META_CATEGORY, META_TAGS,
     Required, ResourceLink, ScopeNames, ToolInfo, ToolOutput, infer_hints,
 };
+pub use transport::DEFAULT_MAX_LINE;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
-pub use transport::DEFAULT_MAX_BODY;
-pub use transport::DEFAULT_MAX_LINE;
+pub use transport::{
+    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY,
+};
 
 /// The MCP SDK toolsmith is built on (3.11), for the rare need to reach its model types;
 /// see [rmcp is a public dependency](crate#rmcp-is-a-public-dependency).

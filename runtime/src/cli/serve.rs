@@ -79,6 +79,19 @@ struct HttpArgs {
     /// The largest request body accepted, in bytes.
     #[arg(long, value_name = "BYTES", env = "TOOLSMITH_MAX_BODY", default_value_t = crate::DEFAULT_MAX_BODY)]
     max_body: usize,
+    /// Seconds a client may take to send a request head; then its connection is closed.
+    #[arg(long, value_name = "SECS", env = "TOOLSMITH_HTTP_HEADER_TIMEOUT", value_parser = seconds, default_value = "10")]
+    http_header_timeout: std::time::Duration,
+    /// Seconds a client may take to send a request body; then it gets 408.
+    #[arg(long, value_name = "SECS", env = "TOOLSMITH_HTTP_BODY_TIMEOUT", value_parser = seconds, default_value = "30")]
+    http_body_timeout: std::time::Duration,
+    /// Seconds a keep-alive connection may stay silent between requests; then it is closed.
+    #[arg(long, value_name = "SECS", env = "TOOLSMITH_HTTP_IDLE_TIMEOUT", value_parser = seconds, default_value = "60")]
+    http_idle_timeout: std::time::Duration,
+    /// The most connections open at once; more wait until one closes (default: 3/4 of the
+    /// file-descriptor limit, at most 16384).
+    #[arg(long, value_name = "N", env = "TOOLSMITH_MAX_CONNECTIONS", value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: Option<u32>,
     #[cfg(feature = "auth")]
     #[command(flatten)]
     auth: AuthArgs,
@@ -177,7 +190,13 @@ pub(super) fn serve(server: Server, args: ServeArgs) -> Serving {
             .http_path(http.http_path)
             .sessions(http.sessions)
             .sse_responses(http.sse_responses)
-            .max_body(http.max_body);
+            .max_body(http.max_body)
+            .http_header_timeout(http.http_header_timeout)
+            .http_body_timeout(http.http_body_timeout)
+            .http_idle_timeout(http.http_idle_timeout);
+        if let Some(connections) = http.max_connections {
+            server = server.max_connections(connections as usize);
+        }
         if let Some(url) = http.public_url {
             server = server.public_url(url);
         }
@@ -230,9 +249,35 @@ fn boolish(value: &str) -> Result<bool, String> {
     }
 }
 
+/// A duration in seconds, e.g. `10` or `0.5`, more than zero.
+#[cfg(feature = "http")]
+fn seconds(value: &str) -> Result<std::time::Duration, String> {
+    match value.trim().parse::<f64>() {
+        Ok(secs) if secs > 0.0 && secs.is_finite() && secs < 1e9 => {
+            Ok(std::time::Duration::from_secs_f64(secs))
+        }
+        _ => Err("expected a number of seconds above zero, e.g. 10 or 0.5".to_owned()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::boolish;
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn timeouts_are_seconds_above_zero() {
+        use super::seconds;
+        use std::time::Duration;
+        assert_eq!(seconds("10"), Ok(Duration::from_secs(10)));
+        assert_eq!(seconds(" 0.5 "), Ok(Duration::from_millis(500)));
+        for bad in ["0", "-1", "ten", "", "inf", "NaN"] {
+            assert!(
+                seconds(bad).unwrap_err().contains("seconds above zero"),
+                "{bad:?}"
+            );
+        }
+    }
 
     #[test]
     fn booleans_take_the_usual_spellings() {

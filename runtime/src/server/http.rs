@@ -2,8 +2,8 @@
 //! [`Server::serve_http`].
 
 use std::net::{SocketAddr, ToSocketAddrs};
-
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::Server;
 use super::session::http::HttpFastPath;
@@ -159,6 +159,58 @@ impl Server {
     /// ```
     pub fn max_body(mut self, bytes: usize) -> Self {
         self.http.max_body = bytes;
+        self
+    }
+    /// How long a client may take to send a request head (default
+    /// [`DEFAULT_HEADER_TIMEOUT`](crate::DEFAULT_HEADER_TIMEOUT), 10 s), from the moment its
+    /// connection opens or the first byte of a later request arrives; a slower one's
+    /// connection is closed.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().http_header_timeout(std::time::Duration::from_secs(5));
+    /// # let _ = server;
+    /// ```
+    pub fn http_header_timeout(mut self, timeout: Duration) -> Self {
+        self.http.header_timeout = timeout;
+        self
+    }
+
+    /// How long a client may take to send a request body (default
+    /// [`DEFAULT_BODY_TIMEOUT`](crate::DEFAULT_BODY_TIMEOUT), 30 s); a slower one gets 408
+    /// and its connection is closed.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().http_body_timeout(std::time::Duration::from_secs(5));
+    /// # let _ = server;
+    /// ```
+    pub fn http_body_timeout(mut self, timeout: Duration) -> Self {
+        self.http.body_timeout = timeout;
+        self
+    }
+
+    /// How long a keep-alive connection may stay silent between requests (default
+    /// [`DEFAULT_IDLE_TIMEOUT`](crate::DEFAULT_IDLE_TIMEOUT), 60 s) before it is closed.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().http_idle_timeout(std::time::Duration::from_secs(30));
+    /// # let _ = server;
+    /// ```
+    pub fn http_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.http.idle_timeout = timeout;
+        self
+    }
+
+    /// The most connections open at once. Past it, a new connection waits (in the system's
+    /// backlog) until one closes; an open one is never closed for it. The default is three
+    /// quarters of the process's file-descriptor limit (raised first to its hard limit), at
+    /// most 16,384.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().max_connections(1000);
+    /// # let _ = server;
+    /// ```
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.http.max_connections = Some(connections);
         self
     }
 }

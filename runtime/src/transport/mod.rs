@@ -7,5 +7,7 @@ pub(crate) mod http;
 pub(crate) mod stdio;
 
 #[cfg(feature = "http")]
-pub use http::DEFAULT_MAX_BODY;
+pub use http::{
+    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY,
+};
 pub use stdio::DEFAULT_MAX_LINE;

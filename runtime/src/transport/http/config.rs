@@ -3,6 +3,7 @@
 //! made from it, secure by default.
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use tokio_util::sync::CancellationToken;
@@ -14,6 +15,31 @@ use tokio_util::sync::CancellationToken;
 /// ```
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
+
+/// How long a client may take to send a request head, unless configured otherwise: 10 s.
+///
+/// ```
+/// assert_eq!(toolsmith::DEFAULT_HEADER_TIMEOUT.as_secs(), 10);
+/// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a client may take to send a request body, unless configured otherwise: 30 s.
+///
+/// ```
+/// assert_eq!(toolsmith::DEFAULT_BODY_TIMEOUT.as_secs(), 30);
+/// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a keep-alive connection may stay silent between requests, unless configured
+/// otherwise: 60 s.
+///
+/// ```
+/// assert_eq!(toolsmith::DEFAULT_IDLE_TIMEOUT.as_secs(), 60);
+/// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The hosts a loopback server always answers (DNS rebinding cannot reach them).
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -32,6 +58,11 @@ pub(crate) struct HttpConfig {
     /// Answer each POST with an SSE stream instead of one JSON body (stateless).
     pub(crate) sse: bool,
     pub(crate) max_body: usize,
+    pub(crate) header_timeout: Duration,
+    pub(crate) body_timeout: Duration,
+    pub(crate) idle_timeout: Duration,
+    /// Connections open at once (default: sized for the file-descriptor limit).
+    pub(crate) max_connections: Option<usize>,
     /// Authorization, when on.
     #[cfg(feature = "auth")]
     pub(crate) guard: Option<super::guard::GuardConfig>,
@@ -48,6 +79,10 @@ impl Default for HttpConfig {
             sessions: false,
             sse: false,
             max_body: DEFAULT_MAX_BODY,
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
+            body_timeout: DEFAULT_BODY_TIMEOUT,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            max_connections: None,
             #[cfg(feature = "auth")]
             guard: None,
         }

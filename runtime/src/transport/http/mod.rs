@@ -9,6 +9,7 @@ mod config;
 mod fast;
 #[cfg(feature = "auth")]
 pub(crate) mod guard;
+mod listen;
 
 use std::borrow::Cow;
 use std::future::Future;
@@ -22,15 +23,16 @@ use axum::http::{Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::get;
-use axum::serve::ListenerExt;
 use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-pub use config::DEFAULT_MAX_BODY;
 pub(crate) use config::HttpConfig;
+pub use config::{
+    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY,
+};
 pub(crate) use fast::{Body, FastPath};
 
 /// How long calls in flight may take to finish once a stop was asked for.
@@ -91,6 +93,7 @@ where
     let edge = Arc::new(Edge {
         in_flight: in_flight.clone(),
         max_body: config.max_body,
+        body_timeout: config.body_timeout,
         fast_path,
         sse: config.sse,
         hosts: config.hosts(local, &public),
@@ -105,15 +108,17 @@ where
         tracing::info!("clients reach it at {public}");
     }
     let asked = CancellationToken::new();
+    let limits = listen::Limits {
+        header: config.header_timeout,
+        idle: config.idle_timeout,
+        max_connections: config
+            .max_connections
+            .unwrap_or_else(listen::default_max_connections),
+    };
+    tracing::debug!(?limits, "connection limits");
+    let serving = listen::accept(listener, router, limits, asked.clone());
     let stopping = asked.clone();
-    // Answers leave at once: without TCP_NODELAY, Nagle's algorithm holds a small answer
-    // back until the client's delayed ACK (tens of milliseconds per call).
-    let listener = listener.tap_io(|tcp| {
-        if let Err(err) = tcp.set_nodelay(true) {
-            tracing::debug!(%err, "TCP_NODELAY could not be set");
-        }
-    });
-    let graceful = axum::serve(listener, router).with_graceful_shutdown(async move {
+    tokio::spawn(async move {
         signal.await;
         tracing::info!("stopping: no new connections; calls in flight get {GRACE:?}");
         stopping.cancel();
@@ -134,7 +139,7 @@ where
         tokio::time::sleep(Duration::from_secs(2)).await;
     };
     tokio::select! {
-        served = async { graceful.await } => Ok(served?),
+        () = serving => Ok(()),
         () = drain => Ok(()),
     }
 }
@@ -167,6 +172,8 @@ struct Edge {
     /// Every request counts as in flight until its response is made: a stop waits for it.
     in_flight: TaskTracker,
     max_body: usize,
+    /// How long reading a body may take.
+    body_timeout: Duration,
     /// Stateless JSON `tools/call` and `tools/list`, answered by the server directly.
     fast_path: Option<Arc<dyn FastPath>>,
     /// Answers are server-sent event streams, not JSON bodies.
@@ -251,9 +258,24 @@ async fn screen(
         return Ok(request);
     }
     let (parts, body) = request.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, edge.max_body).await else {
-        return Err(too_large());
-    };
+    let bytes =
+        match tokio::time::timeout(edge.body_timeout, axum::body::to_bytes(body, edge.max_body))
+            .await
+        {
+            Ok(Ok(bytes)) => bytes,
+            Ok(Err(_)) => {
+                return Err(refused(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "the request body is over the server's limit",
+                ));
+            }
+            Err(_) => {
+                return Err(refused(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "the request body did not arrive in time",
+                ));
+            }
+        };
     let shape = serde_json::from_slice::<Shape>(&bytes).ok();
     // A response in a session may answer a request the server sent: rmcp routes it there.
     // Without a session nothing waits for one.
@@ -294,17 +316,25 @@ async fn screen(
     Ok(Request::from_parts(parts, HttpBody::from(bytes)))
 }
 
-fn too_large() -> Response {
+/// A request refused before it was read whole: `status`, with a JSON-RPC error (the client
+/// expects a JSON-RPC answer), and the connection closed (the rest of the body would be
+/// taken for the next request).
+fn refused(status: StatusCode, why: &str) -> Response {
     let body = serde_json::json!({
         "jsonrpc": "2.0",
         "id": null,
-        "error": {"code": -32600, "message": "Invalid Request: the request body is over the server's limit"},
+        "error": {"code": -32600, "message": format!("Invalid Request: {why}")},
     });
     let mut response = Response::new(HttpBody::from(body.to_string()));
-    *response.status_mut() = StatusCode::PAYLOAD_TOO_LARGE;
-    response.headers_mut().insert(
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
         header::CONTENT_TYPE,
         header::HeaderValue::from_static("application/json"),
+    );
+    headers.insert(
+        header::CONNECTION,
+        header::HeaderValue::from_static("close"),
     );
     response
 }

@@ -1,0 +1,370 @@
+//! Accepting and keeping connections, on hyper's HTTP/1 server: at most `max_connections`
+//! open at once (past the cap, new ones wait in the kernel's backlog; an open one is never
+//! closed for it), and each closed when its client is slow or gone quiet:
+//!
+//! - a request head must arrive within `header` of the connection's opening, or of the
+//!   first byte of a later request;
+//! - between requests, a keep-alive connection may stay silent for `idle`.
+//!
+//! The clock of a connection stops while one of its requests is being answered (a long
+//! call, an event stream): bodies have their own deadline, where they are read.
+
+use std::convert::Infallible;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes, HttpBody};
+use axum::extract::Request;
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tower_service::Service;
+
+/// How long a connection may take to do its part.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits {
+    /// To send a request head.
+    pub(crate) header: Duration,
+    /// To start a new request on a keep-alive connection.
+    pub(crate) idle: Duration,
+    /// Connections open at once.
+    pub(crate) max_connections: usize,
+}
+
+/// Serves `router` on the connections of `listener` until `stop`; then accepts no more, asks
+/// every connection to close once its request in flight is answered, and returns when all
+/// are closed.
+pub(super) async fn accept(
+    listener: TcpListener,
+    router: Router,
+    limits: Limits,
+    stop: CancellationToken,
+) {
+    let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    let connections = TaskTracker::new();
+    loop {
+        let permit = tokio::select! {
+            permit = permits.clone().acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
+            () = stop.cancelled() => break,
+        };
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = stop.cancelled() => break,
+        };
+        let tcp = match accepted {
+            Ok((tcp, _)) => tcp,
+            // The client gave up before it was accepted: nothing to do.
+            Err(err) if err.kind() == io::ErrorKind::ConnectionAborted => continue,
+            // Out of file descriptors or memory, most likely: wait for some to be freed.
+            Err(err) => {
+                tracing::warn!(%err, "cannot accept a connection; trying again in 100 ms");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        // Answers leave at once: without TCP_NODELAY, Nagle's algorithm holds a small answer
+        // back until the client's delayed ACK (tens of milliseconds per call).
+        if let Err(err) = tcp.set_nodelay(true) {
+            tracing::debug!(%err, "TCP_NODELAY could not be set");
+        }
+        connections.spawn(serve(tcp, router.clone(), limits, stop.clone(), permit));
+    }
+    drop(listener);
+    connections.close();
+    connections.wait().await;
+}
+
+/// One connection, until its client closes it, it breaks a limit, or the server stops.
+async fn serve(
+    tcp: TcpStream,
+    router: Router,
+    limits: Limits,
+    stop: CancellationToken,
+    _permit: OwnedSemaphorePermit,
+) {
+    let clock = Arc::new(Clock::new());
+    let io = TokioIo::new(Watched {
+        tcp,
+        clock: clock.clone(),
+    });
+    let answering = clock.clone();
+    let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+        let busy = Busy::start(answering.clone());
+        let mut router = router.clone();
+        async move {
+            let response = match router.call(request.map(Body::new)).await {
+                Ok(response) => response,
+                Err(never) => match never {},
+            };
+            Ok::<_, Infallible>(response.map(|body| Body::new(Tracked { body, _busy: busy })))
+        }
+    });
+    let connection = hyper::server::conn::http1::Builder::new()
+        // The clock below keeps the time: hyper's own header timer would also close
+        // keep-alive connections after the header limit, however long `idle` is.
+        .header_read_timeout(None)
+        .serve_connection(io, service);
+    tokio::pin!(connection);
+    let mut closing = false;
+    loop {
+        let deadline = clock.deadline(&limits);
+        tokio::select! {
+            served = connection.as_mut() => {
+                if let Err(err) = served {
+                    tracing::debug!(%err, "connection ended with an error");
+                }
+                return;
+            }
+            () = clock.changed.notified() => {}
+            () = tokio::time::sleep_until(deadline) => {
+                if clock.deadline(&limits) <= Instant::now() {
+                    tracing::debug!("closing a connection that was slow or idle too long");
+                    return;
+                }
+            }
+            () = stop.cancelled(), if !closing => {
+                connection.as_mut().graceful_shutdown();
+                closing = true;
+            }
+        }
+    }
+}
+
+/// What a connection is doing, for its deadlines (times in milliseconds since it opened).
+struct Clock {
+    opened: Instant,
+    /// Requests being answered (more than one when pipelined).
+    busy: AtomicU32,
+    /// When the first byte of the request head being read came, plus one (0: none coming).
+    head: AtomicU64,
+    /// When the connection last went idle.
+    idle: AtomicU64,
+    /// Told when a deadline may have come nearer.
+    changed: Notify,
+}
+
+impl Clock {
+    fn new() -> Clock {
+        Clock {
+            opened: Instant::now(),
+            busy: AtomicU32::new(0),
+            // The first request's head is due from the moment the connection opens.
+            head: AtomicU64::new(1),
+            idle: AtomicU64::new(0),
+            changed: Notify::new(),
+        }
+    }
+
+    fn now(&self) -> u64 {
+        self.opened.elapsed().as_millis() as u64
+    }
+
+    /// When the connection is to be closed unless something happens first (while a request
+    /// is answered, a time to look again).
+    fn deadline(&self, limits: &Limits) -> Instant {
+        if self.busy.load(Ordering::Acquire) > 0 {
+            return Instant::now() + limits.header.max(limits.idle);
+        }
+        let head = self.head.load(Ordering::Acquire);
+        if head > 0 {
+            return self.opened + Duration::from_millis(head - 1) + limits.header;
+        }
+        self.opened + Duration::from_millis(self.idle.load(Ordering::Acquire)) + limits.idle
+    }
+
+    /// Bytes came from the client: between requests, they start a new head.
+    fn read(&self) {
+        if self.busy.load(Ordering::Acquire) == 0 && self.head.load(Ordering::Acquire) == 0 {
+            self.head.store(self.now() + 1, Ordering::Release);
+            self.changed.notify_one();
+        }
+    }
+}
+
+/// A request being answered, until its response body is written or dropped.
+struct Busy(Arc<Clock>);
+
+impl Busy {
+    fn start(clock: Arc<Clock>) -> Busy {
+        clock.busy.fetch_add(1, Ordering::AcqRel);
+        clock.head.store(0, Ordering::Release);
+        Busy(clock)
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        let clock = &self.0;
+        if clock.busy.fetch_sub(1, Ordering::AcqRel) == 1 {
+            clock.idle.store(clock.now(), Ordering::Release);
+            clock.changed.notify_one();
+        }
+    }
+}
+
+/// A response body that keeps its request busy until it is done.
+struct Tracked {
+    body: Body,
+    _busy: Busy,
+}
+
+impl HttpBody for Tracked {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// A connection's socket, telling its clock when bytes come in.
+struct Watched {
+    tcp: TcpStream,
+    clock: Arc<Clock>,
+}
+
+impl AsyncRead for Watched {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.tcp).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.clock.read();
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for Watched {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.tcp).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.tcp.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.tcp).poll_shutdown(cx)
+    }
+}
+
+/// The connection cap when none is given: three quarters of the file descriptors this
+/// process may open (its soft limit, first raised to the hard limit), at most 16,384.
+pub(crate) fn default_max_connections() -> usize {
+    (fd_limit().saturating_sub(64) / 4 * 3).clamp(16, 16_384) as usize
+}
+
+/// The soft limit on open files, raised to the hard limit when it is lower (as Go's runtime
+/// does): servers need far more than the 1,024 many systems start a process with.
+#[cfg(unix)]
+fn fd_limit() -> u64 {
+    // SAFETY: getrlimit and setrlimit only read and write the struct given.
+    unsafe {
+        let mut limit = std::mem::zeroed::<libc::rlimit>();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return 1024;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit.rlim_cur = limit.rlim_max;
+            }
+        }
+        limit.rlim_cur as u64
+    }
+}
+
+#[cfg(not(unix))]
+fn fd_limit() -> u64 {
+    8192
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits() -> Limits {
+        Limits {
+            header: Duration::from_secs(10),
+            idle: Duration::from_secs(60),
+            max_connections: 1,
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_connection_owes_a_head_then_waits_idle_between_requests() {
+        let clock = Arc::new(Clock::new());
+        let limits = limits();
+        assert_eq!(clock.deadline(&limits), clock.opened + limits.header);
+        let busy = Busy::start(clock.clone());
+        tokio::time::advance(Duration::from_secs(100)).await;
+        // While answering, no deadline has come.
+        assert!(clock.deadline(&limits) > Instant::now());
+        drop(busy);
+        assert_eq!(clock.deadline(&limits), Instant::now() + limits.idle);
+        tokio::time::advance(Duration::from_secs(5)).await;
+        clock.read();
+        assert_eq!(clock.deadline(&limits), Instant::now() + limits.header);
+        // More bytes of the same head do not move its deadline.
+        tokio::time::advance(Duration::from_secs(5)).await;
+        clock.read();
+        assert_eq!(
+            clock.deadline(&limits),
+            Instant::now() + Duration::from_secs(5)
+        );
+    }
+
+    #[test]
+    fn the_default_cap_fits_the_file_descriptor_limit() {
+        let cap = default_max_connections() as u64;
+        assert!((16..=16_384).contains(&cap), "{cap}");
+        assert!(cap < fd_limit(), "{cap}");
+    }
+}
