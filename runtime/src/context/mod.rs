@@ -21,7 +21,10 @@ use std::convert::Infallible;
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken};
+use rmcp::model::{
+    LoggingMessageNotification, LoggingMessageNotificationParam, ProgressNotification,
+    ProgressNotificationParam, ProgressToken, ServerNotification,
+};
 use tokio_util::sync::CancellationToken;
 
 pub use caller::Caller;
@@ -39,6 +42,20 @@ pub use params::{Cancellation, Progress, State};
 pub(crate) enum Notice {
     Progress(ProgressNotificationParam),
     Log(LoggingMessageNotificationParam),
+}
+
+impl Notice {
+    /// The notification that carries it to the client.
+    pub(crate) fn into_notification(self) -> ServerNotification {
+        match self {
+            Notice::Progress(param) => {
+                ServerNotification::ProgressNotification(ProgressNotification::new(param))
+            }
+            Notice::Log(param) => ServerNotification::LoggingMessageNotification(
+                LoggingMessageNotification::new(param),
+            ),
+        }
+    }
 }
 
 /// Where a session's notifications go, provided by the side that serves it. Called from any

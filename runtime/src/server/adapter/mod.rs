@@ -10,6 +10,9 @@
 #[cfg(feature = "http")]
 mod peer;
 
+#[cfg(feature = "http")]
+pub(crate) use peer::EventNotices;
+
 use std::sync::Arc;
 
 use rmcp::model::{

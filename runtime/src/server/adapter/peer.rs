@@ -1,6 +1,7 @@
-//! The tools' notifications for a transport that answers each request on its own stream
-//! (Streamable HTTP): sent through the request's rmcp peer, in order, by a task of the call;
-//! the call waits for them to leave before it answers, so that they precede the result.
+//! A call's channel to its client over Streamable HTTP. Its notifications go on its own
+//! response, as events (`transport/http/events.rs`), when the client takes event streams;
+//! else through the request's rmcp peer, in order, by a task of the call, which waits for
+//! them to leave before it answers, so that they precede the result.
 
 #![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
 
@@ -8,12 +9,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientCapabilities, ServerRequest};
+use rmcp::model::{ClientCapabilities, ServerJsonRpcMessage, ServerRequest};
 use rmcp::service::{Peer, RequestContext, ServiceError};
 use tokio::sync::{mpsc, oneshot};
 
 use super::ToolServer;
 use crate::context::{ChannelError, ClientChannel, Notice, NoticeSink, Reply, declined};
+use crate::transport::http::CallEvents;
 
 /// Notifications waiting for the peer past this many are dropped (a later progress report
 /// supersedes an earlier one): a client that stops reading cannot grow the server's memory.
@@ -21,6 +23,12 @@ const QUEUE: usize = 1024;
 
 /// How long a call waits for its notifications to leave before it answers.
 const FLUSH: Duration = Duration::from_secs(5);
+
+/// Why a stateless request over HTTP cannot ask its client anything.
+pub(crate) const STATELESS: ChannelError = ChannelError::Unsupported(
+    "this server is stateless over HTTP: the client's answer could reach another replica. \
+     Use the 2026-07-28 revision, or serve with --sessions",
+);
 
 enum Item {
     Notice(Notice),
@@ -36,6 +44,9 @@ pub(crate) struct PeerNotices {
     peer: Peer<RoleServer>,
     /// The server keeps sessions, so a request can be answered.
     sessions: bool,
+    /// The call's own response, where its notifications go (rmcp would send a log message
+    /// to a session's shared stream, and none in a JSON answer).
+    events: Option<CallEvents>,
 }
 
 impl PeerNotices {
@@ -47,11 +58,26 @@ impl PeerNotices {
     ) -> Option<Arc<PeerNotices>> {
         match &server.notices {
             Some(_) => None,
-            None => Some(PeerNotices::start(context.peer.clone(), server.sessions)),
+            None => {
+                let events = context
+                    .extensions
+                    .get::<axum::http::request::Parts>()
+                    .and_then(|parts| parts.extensions.get::<CallEvents>())
+                    .map(CallEvents::clone);
+                Some(PeerNotices::start(
+                    context.peer.clone(),
+                    server.sessions,
+                    events,
+                ))
+            }
         }
     }
 
-    fn start(peer: Peer<RoleServer>, sessions: bool) -> Arc<PeerNotices> {
+    fn start(
+        peer: Peer<RoleServer>,
+        sessions: bool,
+        events: Option<CallEvents>,
+    ) -> Arc<PeerNotices> {
         let (tx, mut rx) = mpsc::channel(QUEUE);
         let sender = peer.clone();
         tokio::spawn(async move {
@@ -73,6 +99,7 @@ impl PeerNotices {
             queue: tx,
             peer: sender,
             sessions,
+            events,
         })
     }
 
@@ -92,6 +119,9 @@ impl PeerNotices {
 
 impl NoticeSink for PeerNotices {
     fn notify(&self, notice: Notice) {
+        if let Some(events) = &self.events {
+            return events.send(message(notice));
+        }
         if self.queue.try_send(Item::Notice(notice)).is_err() {
             tracing::debug!("the client is not reading: a notification was dropped");
         }
@@ -111,10 +141,7 @@ impl ClientChannel for PeerNotices {
 
     fn request(&self, request: ServerRequest) -> Reply {
         if !self.sessions {
-            return declined(ChannelError::Unsupported(
-                "this server is stateless over HTTP: the client's answer could reach another \
-                 replica. Use the 2026-07-28 revision, or serve with --sessions",
-            ));
+            return declined(STATELESS);
         }
         let peer = self.peer.clone();
         Box::pin(async move {
@@ -124,4 +151,30 @@ impl ClientChannel for PeerNotices {
             })
         })
     }
+}
+
+/// A stateless call's channel to its client on the fast path: its notifications, as events
+/// of its own response (`transport/http/events.rs`).
+pub(crate) struct EventNotices(pub(crate) CallEvents);
+
+impl NoticeSink for EventNotices {
+    fn notify(&self, notice: Notice) {
+        self.0.send(message(notice));
+    }
+}
+
+impl ClientChannel for EventNotices {
+    fn capabilities(&self) -> Option<Arc<ClientCapabilities>> {
+        None
+    }
+
+    fn request(&self, _request: ServerRequest) -> Reply {
+        declined(STATELESS)
+    }
+}
+
+/// `notice` as a whole JSON-RPC notification.
+fn message(notice: Notice) -> Vec<u8> {
+    let message = ServerJsonRpcMessage::notification(notice.into_notification());
+    serde_json::to_vec(&message).unwrap_or_default()
 }

@@ -12,6 +12,7 @@ use axum::body::Body as HttpBody;
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::Response;
 
+use super::CallEvents;
 use crate::Caller;
 
 /// A JSON-RPC response body, once the request is answered.
@@ -20,8 +21,8 @@ pub(crate) type Body = Pin<Box<dyn Future<Output = Vec<u8>> + Send>>;
 /// What the server answers itself (given to [`serve`](super::serve)).
 pub(crate) trait FastPath: Send + Sync + 'static {
     /// The answer to a POSTed JSON-RPC message, or `None` for rmcp to serve it (decided
-    /// before anything runs).
-    fn answer(&self, body: &[u8], caller: Caller) -> Option<Body>;
+    /// before anything runs); a call's notifications go to `events`, when given.
+    fn answer(&self, body: &[u8], caller: Caller, events: Option<CallEvents>) -> Option<Body>;
 }
 
 /// The revisions whose requests carry no per-request headers to check against the body
@@ -51,16 +52,25 @@ pub(super) fn plain(headers: &HeaderMap, hosts: &[String]) -> bool {
             .next()
             .is_some_and(|e| e.trim().eq_ignore_ascii_case("application/json"))
     });
-    let (mut json, mut sse) = (false, false);
-    for accepted in headers.get_all(header::ACCEPT) {
-        for item in accepted.to_str().unwrap_or("").split(',') {
-            let essence = item.split(';').next().unwrap_or("").trim();
-            json |= essence.eq_ignore_ascii_case("application/json");
-            sse |= essence.eq_ignore_ascii_case("text/event-stream");
-        }
-    }
+    let json = accepts(headers, "application/json");
+    let sse = accepts(headers, "text/event-stream");
     let host_ok = text(header::HOST).is_some_and(|host| host_allowed(host, hosts));
     revision_ok && json_body && json && sse && host_ok
+}
+
+/// Whether the client takes server-sent events (its `Accept` names `text/event-stream`).
+pub(super) fn accepts_events(headers: &HeaderMap) -> bool {
+    accepts(headers, "text/event-stream")
+}
+
+/// Whether `Accept` names the media type `essence` (parameters aside).
+fn accepts(headers: &HeaderMap, essence: &str) -> bool {
+    headers.get_all(header::ACCEPT).iter().any(|accepted| {
+        accepted.to_str().unwrap_or("").split(',').any(|item| {
+            let named = item.split(';').next().unwrap_or("").trim();
+            named.eq_ignore_ascii_case(essence)
+        })
+    })
 }
 
 /// The HTTP response carrying `message`: a JSON body, or (`sse`) a stream of that one event,

@@ -6,6 +6,7 @@
 //! makes a handler per session (per request, when stateless).
 
 mod config;
+mod events;
 mod fast;
 #[cfg(feature = "auth")]
 pub(crate) mod guard;
@@ -33,6 +34,7 @@ pub(crate) use config::HttpConfig;
 pub use config::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY,
 };
+pub(crate) use events::CallEvents;
 pub(crate) use fast::{Body, FastPath};
 
 /// How long calls in flight may take to finish once a stop was asked for.
@@ -193,7 +195,8 @@ async fn around_request(State(edge): State<Arc<Edge>>, request: Request, next: N
     let _in_flight = edge.in_flight.token();
     let start = Instant::now();
     let response = match screen(request, &edge).await {
-        Ok(request) => next.run(request).await,
+        Ok(Screened::Pass(request)) => next.run(request).await,
+        Ok(Screened::Call(request, events)) => events::deliver(events, next.run(request)).await,
         Err(answer) => answer,
     };
     tracing::debug!(
@@ -204,6 +207,13 @@ async fn around_request(State(edge): State<Arc<Edge>>, request: Request, next: N
         "http request"
     );
     response
+}
+
+/// A request that goes on to rmcp.
+enum Screened {
+    Pass(Request),
+    /// A tool call, whose notifications come on its own response.
+    Call(Request, tokio::sync::mpsc::Receiver<Vec<u8>>),
 }
 
 /// The parts of a JSON-RPC message the edge looks at.
@@ -239,11 +249,11 @@ struct Params<'a> {
 async fn screen(
     #[cfg_attr(not(feature = "auth"), allow(unused_mut))] mut request: Request,
     edge: &Edge,
-) -> Result<Request, Response> {
+) -> Result<Screened, Response> {
     // Any other path keeps its own answer (404, or 405 for a wrong method on `/healthz` and
     // the metadata): no body is read there, and nothing MCP runs.
     if request.uri().path() != edge.endpoint {
-        return Ok(request);
+        return Ok(Screened::Pass(request));
     }
     #[cfg(feature = "auth")]
     let caller = match &edge.guard {
@@ -255,9 +265,9 @@ async fn screen(
         _ => None,
     };
     if request.method() != Method::POST {
-        return Ok(request);
+        return Ok(Screened::Pass(request));
     }
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let bytes =
         match tokio::time::timeout(edge.body_timeout, axum::body::to_bytes(body, edge.max_body))
             .await
@@ -299,6 +309,18 @@ async fn screen(
             return Err(refused);
         }
     }
+    // A call's notifications go on its own response, when the client takes event streams.
+    let is_call = shape
+        .as_ref()
+        .is_some_and(|shape| shape.method.as_deref() == Some("tools/call"));
+    let (events, receiver) = match is_call && fast::accepts_events(&parts.headers) {
+        true => {
+            let (events, receiver) = events::channel();
+            parts.extensions.insert(events.clone());
+            (Some(events), Some(receiver))
+        }
+        false => (None, None),
+    };
     if let Some(fast_path) = &edge.fast_path
         && let Some(shape) = &shape
         && matches!(shape.method.as_deref(), Some("tools/call" | "tools/list"))
@@ -309,11 +331,20 @@ async fn screen(
             .get::<crate::Caller>()
             .cloned()
             .unwrap_or_default();
-        if let Some(answer) = fast_path.answer(&bytes, caller) {
-            return Err(fast::respond(answer.await, edge.sse));
+        if let Some(answer) = fast_path.answer(&bytes, caller, events) {
+            let sse = edge.sse;
+            let answer = async move { fast::respond(answer.await, sse) };
+            return Err(match receiver {
+                Some(receiver) => events::deliver(receiver, answer).await,
+                None => answer.await,
+            });
         }
     }
-    Ok(Request::from_parts(parts, HttpBody::from(bytes)))
+    let request = Request::from_parts(parts, HttpBody::from(bytes));
+    Ok(match receiver {
+        Some(receiver) => Screened::Call(request, receiver),
+        None => Screened::Pass(request),
+    })
 }
 
 /// A request refused before it was read whole: `status`, with a JSON-RPC error (the client

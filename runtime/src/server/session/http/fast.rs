@@ -1,8 +1,8 @@
 //! The HTTP fast path (see `transport/http/fast.rs`): a stateless `tools/call` or a first
 //! `tools/list` page that the one allow-list (`call/decode.rs`) admits, answered straight
 //! from the server in exactly the JSON rmcp's service would send; calls run through the call
-//! pipeline. Anything else is left to rmcp. This way in cannot send a call's notifications
-//! before its answer, so a call asking for progress is rmcp's.
+//! pipeline. Anything else is left to rmcp. A call's log messages go on its own response
+//! (`adapter/peer.rs`); a call asking for progress is rmcp's.
 
 use std::sync::Arc;
 
@@ -10,27 +10,34 @@ use rmcp::model::{CallToolRequestParams, RequestId};
 use tokio_util::sync::CancellationToken;
 
 use crate::Caller;
+use crate::server::adapter::EventNotices;
 use crate::server::adapter::ToolServer;
 use crate::server::call::decode::{FastRequest, fast_request};
 use crate::server::call::encode::{self, Answer, lost};
 use crate::server::call::inline::Started;
 use crate::server::call::{CallSetup, Way};
-use crate::transport::http::{Body, FastPath};
+use crate::transport::http::{Body, CallEvents, FastPath};
 
 /// The server, as the HTTP transport's fast path.
 pub(crate) struct HttpFastPath(pub(crate) ToolServer);
 
 impl FastPath for HttpFastPath {
-    fn answer(&self, body: &[u8], caller: Caller) -> Option<Body> {
+    fn answer(&self, body: &[u8], caller: Caller, events: Option<CallEvents>) -> Option<Body> {
         match fast_request(body, false)? {
-            FastRequest::Call { id, params } => Some(self.call(id, params, caller)),
+            FastRequest::Call { id, params } => Some(self.call(id, params, caller, events)),
             FastRequest::List { id } => self.list(id, &caller),
         }
     }
 }
 
 impl HttpFastPath {
-    fn call(&self, id: RequestId, params: CallToolRequestParams, caller: Caller) -> Body {
+    fn call(
+        &self,
+        id: RequestId,
+        params: CallToolRequestParams,
+        caller: Caller,
+        events: Option<CallEvents>,
+    ) -> Body {
         let server = self.0.clone();
         Box::pin(async move {
             let token = CancellationToken::new();
@@ -43,6 +50,7 @@ impl HttpFastPath {
             let tracker = server.pipeline.tracker.clone();
             let setup = CallSetup {
                 caller,
+                sink: events.map(|events| Arc::new(EventNotices(events)) as _),
                 ..CallSetup::default()
             };
             let work = async move { server.call(params, token, setup, Way::Http).await };
