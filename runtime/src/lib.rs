@@ -105,6 +105,7 @@ pub use transport::DEFAULT_MAX_LINE;
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use transport::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY,
+    DEFAULT_MAX_SESSIONS,
 };
 
 /// The MCP SDK toolsmith is built on (3.11), for the rare need to reach its model types;

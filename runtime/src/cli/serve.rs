@@ -92,6 +92,9 @@ struct HttpArgs {
     /// file-descriptor limit, at most 16384).
     #[arg(long, value_name = "N", env = "TOOLSMITH_MAX_CONNECTIONS", value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: Option<u32>,
+    /// With --sessions, the most sessions open at once; past it, initialize gets 503.
+    #[arg(long, value_name = "N", env = "TOOLSMITH_MAX_SESSIONS", default_value_t = crate::DEFAULT_MAX_SESSIONS as u32, value_parser = clap::value_parser!(u32).range(1..))]
+    max_sessions: u32,
     #[cfg(feature = "auth")]
     #[command(flatten)]
     auth: AuthArgs,
@@ -193,7 +196,8 @@ pub(super) fn serve(server: Server, args: ServeArgs) -> Serving {
             .max_body(http.max_body)
             .http_header_timeout(http.http_header_timeout)
             .http_body_timeout(http.http_body_timeout)
-            .http_idle_timeout(http.http_idle_timeout);
+            .http_idle_timeout(http.http_idle_timeout)
+            .max_sessions(http.max_sessions as usize);
         if let Some(connections) = http.max_connections {
             server = server.max_connections(connections as usize);
         }

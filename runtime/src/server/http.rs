@@ -200,6 +200,19 @@ impl Server {
         self
     }
 
+    /// The most sessions open at once, with [`sessions`](Self::sessions) on (default
+    /// [`DEFAULT_MAX_SESSIONS`](crate::DEFAULT_MAX_SESSIONS), 1,000). Past it, an
+    /// `initialize` gets 503 with `Retry-After`; idle sessions still expire.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().sessions(true).max_sessions(100);
+    /// # let _ = server;
+    /// ```
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.http.max_sessions = Some(sessions);
+        self
+    }
+
     /// The most connections open at once. Past it, a new connection waits (in the system's
     /// backlog) until one closes; an open one is never closed for it. The default is three
     /// quarters of the process's file-descriptor limit (raised first to its hard limit), at

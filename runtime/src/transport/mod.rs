@@ -9,5 +9,6 @@ pub(crate) mod stdio;
 #[cfg(feature = "http")]
 pub use http::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY,
+    DEFAULT_MAX_SESSIONS,
 };
 pub use stdio::DEFAULT_MAX_LINE;

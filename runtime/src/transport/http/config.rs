@@ -63,6 +63,8 @@ pub(crate) struct HttpConfig {
     pub(crate) idle_timeout: Duration,
     /// Connections open at once (default: sized for the file-descriptor limit).
     pub(crate) max_connections: Option<usize>,
+    /// Sessions open at once (with `sessions`).
+    pub(crate) max_sessions: Option<usize>,
     /// Authorization, when on.
     #[cfg(feature = "auth")]
     pub(crate) guard: Option<super::guard::GuardConfig>,
@@ -83,6 +85,7 @@ impl Default for HttpConfig {
             body_timeout: DEFAULT_BODY_TIMEOUT,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             max_connections: None,
+            max_sessions: None,
             #[cfg(feature = "auth")]
             guard: None,
         }

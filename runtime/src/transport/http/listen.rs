@@ -18,7 +18,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::{Body, Bytes, HttpBody};
+use axum::body::Body;
 use axum::extract::Request;
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
@@ -109,7 +109,7 @@ async fn serve(
                 Ok(response) => response,
                 Err(never) => match never {},
             };
-            Ok::<_, Infallible>(response.map(|body| Body::new(Tracked { body, _busy: busy })))
+            Ok::<_, Infallible>(super::body::holding(response, busy))
         }
     });
     let connection = hyper::server::conn::http1::Builder::new()
@@ -212,32 +212,6 @@ impl Drop for Busy {
             clock.idle.store(clock.now(), Ordering::Release);
             clock.changed.notify_one();
         }
-    }
-}
-
-/// A response body that keeps its request busy until it is done.
-struct Tracked {
-    body: Body,
-    _busy: Busy,
-}
-
-impl HttpBody for Tracked {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
-        Pin::new(&mut self.body).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.body.size_hint()
     }
 }
 

@@ -5,12 +5,14 @@
 //! The transport knows rmcp's service and nothing of the server: it is given a factory that
 //! makes a handler per session (per request, when stateless).
 
+mod body;
 mod config;
 mod events;
 mod fast;
 #[cfg(feature = "auth")]
 pub(crate) mod guard;
 mod listen;
+mod sessions;
 
 use std::borrow::Cow;
 use std::future::Future;
@@ -36,6 +38,7 @@ pub use config::{
 };
 pub(crate) use events::CallEvents;
 pub(crate) use fast::{Body, FastPath};
+pub use sessions::DEFAULT_MAX_SESSIONS;
 
 /// How long calls in flight may take to finish once a stop was asked for.
 const GRACE: Duration = Duration::from_secs(10);
@@ -67,9 +70,10 @@ where
     let public = config.public_url(local);
     // Cancelled last: it ends rmcp's streams, so calls in flight get their grace first.
     let end_streams = CancellationToken::new();
+    let manager = Arc::new(LocalSessionManager::default());
     let service = StreamableHttpService::new(
         move || Ok(make()),
-        Arc::new(LocalSessionManager::default()),
+        manager.clone(),
         config.rmcp(local, &public, end_streams.clone()),
     );
     #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
@@ -100,6 +104,12 @@ where
         sse: config.sse,
         hosts: config.hosts(local, &public),
         endpoint: path.clone(),
+        sessions: config.sessions.then(|| {
+            let max = config
+                .max_sessions
+                .unwrap_or(sessions::DEFAULT_MAX_SESSIONS);
+            sessions::Sessions::new(manager.clone(), max)
+        }),
         #[cfg(feature = "auth")]
         guard,
     });
@@ -184,6 +194,8 @@ struct Edge {
     hosts: Vec<String>,
     /// The MCP endpoint's path: the only one where anything MCP happens.
     endpoint: String,
+    /// With `--sessions`: their cap, owners and request ids.
+    sessions: Option<sessions::Sessions>,
     #[cfg(feature = "auth")]
     guard: Option<Arc<guard::Guard>>,
 }
@@ -195,8 +207,20 @@ async fn around_request(State(edge): State<Arc<Edge>>, request: Request, next: N
     let _in_flight = edge.in_flight.token();
     let start = Instant::now();
     let response = match screen(request, &edge).await {
-        Ok(Screened::Pass(request)) => next.run(request).await,
-        Ok(Screened::Call(request, events)) => events::deliver(events, next.run(request)).await,
+        Ok(Screened {
+            request,
+            events,
+            hold,
+        }) => {
+            let response = match events {
+                Some(events) => events::deliver(events, next.run(request)).await,
+                None => next.run(request).await,
+            };
+            match &edge.sessions {
+                Some(sessions) => sessions.finish(hold, response).await,
+                None => response,
+            }
+        }
         Err(answer) => answer,
     };
     tracing::debug!(
@@ -210,10 +234,22 @@ async fn around_request(State(edge): State<Arc<Edge>>, request: Request, next: N
 }
 
 /// A request that goes on to rmcp.
-enum Screened {
-    Pass(Request),
-    /// A tool call, whose notifications come on its own response.
-    Call(Request, tokio::sync::mpsc::Receiver<Vec<u8>>),
+struct Screened {
+    request: Request,
+    /// A tool call's notifications, to go on its own response.
+    events: Option<tokio::sync::mpsc::Receiver<Vec<u8>>>,
+    /// What its session holds until it is answered.
+    hold: sessions::Hold,
+}
+
+impl Screened {
+    fn pass(request: Request) -> Screened {
+        Screened {
+            request,
+            events: None,
+            hold: sessions::Hold::default(),
+        }
+    }
 }
 
 /// The parts of a JSON-RPC message the edge looks at.
@@ -253,7 +289,7 @@ async fn screen(
     // Any other path keeps its own answer (404, or 405 for a wrong method on `/healthz` and
     // the metadata): no body is read there, and nothing MCP runs.
     if request.uri().path() != edge.endpoint {
-        return Ok(Screened::Pass(request));
+        return Ok(Screened::pass(request));
     }
     #[cfg(feature = "auth")]
     let caller = match &edge.guard {
@@ -264,8 +300,21 @@ async fn screen(
         }
         _ => None,
     };
+    #[cfg(feature = "auth")]
+    let who = caller.as_ref().map(|(_, caller)| caller);
+    #[cfg(not(feature = "auth"))]
+    let who = None;
     if request.method() != Method::POST {
-        return Ok(Screened::Pass(request));
+        let hold = match &edge.sessions {
+            Some(sessions) => {
+                let (method, headers) = (request.method(), request.headers());
+                sessions.screen(method, headers, who, None).await?
+            }
+            None => sessions::Hold::default(),
+        };
+        let mut screened = Screened::pass(request);
+        screened.hold = hold;
+        return Ok(screened);
     }
     let (mut parts, body) = request.into_parts();
     let bytes =
@@ -287,6 +336,17 @@ async fn screen(
             }
         };
     let shape = serde_json::from_slice::<Shape>(&bytes).ok();
+    let hold = match &edge.sessions {
+        Some(sessions) => {
+            let message = shape
+                .as_ref()
+                .map(|shape| (shape.method.as_deref(), shape.id.map(|id| id.get())));
+            sessions
+                .screen(&parts.method, &parts.headers, who, message)
+                .await?
+        }
+        None => sessions::Hold::default(),
+    };
     // A response in a session may answer a request the server sent: rmcp routes it there.
     // Without a session nothing waits for one.
     if let Some(shape) = &shape
@@ -341,9 +401,10 @@ async fn screen(
         }
     }
     let request = Request::from_parts(parts, HttpBody::from(bytes));
-    Ok(match receiver {
-        Some(receiver) => Screened::Call(request, receiver),
-        None => Screened::Pass(request),
+    Ok(Screened {
+        request,
+        events: receiver,
+        hold,
     })
 }
 
@@ -351,19 +412,8 @@ async fn screen(
 /// expects a JSON-RPC answer), and the connection closed (the rest of the body would be
 /// taken for the next request).
 fn refused(status: StatusCode, why: &str) -> Response {
-    let body = serde_json::json!({
-        "jsonrpc": "2.0",
-        "id": null,
-        "error": {"code": -32600, "message": format!("Invalid Request: {why}")},
-    });
-    let mut response = Response::new(HttpBody::from(body.to_string()));
-    *response.status_mut() = status;
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        header::HeaderValue::from_static("application/json"),
-    );
-    headers.insert(
+    let mut response = body::json_error(status, None, -32600, &format!("Invalid Request: {why}"));
+    response.headers_mut().insert(
         header::CONNECTION,
         header::HeaderValue::from_static("close"),
     );

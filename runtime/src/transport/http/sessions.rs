@@ -1,0 +1,219 @@
+//! Sessions (`--sessions`), kept by rmcp's session manager and screened here first:
+//!
+//! - at most `max` open at once: an `initialize` past the cap gets 503 with `Retry-After`;
+//! - with authorization, a session belongs to the caller (issuer and subject) that opened
+//!   it: a request for it from anyone else gets 404, as if it did not exist, and the
+//!   session is untouched;
+//! - a request id is in flight at most once per session: a second request with the same id
+//!   gets a JSON-RPC error (as over stdio), and the first its own answer;
+//! - `DELETE` answers 204, and 404 for a session that does not exist.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::Response;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+use crate::Caller;
+
+/// Sessions open at once unless configured otherwise: 1,000.
+///
+/// ```
+/// assert_eq!(toolsmith::DEFAULT_MAX_SESSIONS, 1000);
+/// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub const DEFAULT_MAX_SESSIONS: usize = 1000;
+
+/// What a client past the cap is told to wait before it tries again, in seconds.
+const RETRY_AFTER: &str = "5";
+
+/// Who opened a session: the token's issuer and subject.
+type Owner = (Option<String>, Option<String>);
+
+/// The screen in front of rmcp's sessions.
+pub(super) struct Sessions {
+    manager: Arc<LocalSessionManager>,
+    max: usize,
+    /// `initialize` requests on their way to becoming sessions.
+    opening: Arc<AtomicUsize>,
+    /// With authorization: who opened each session.
+    owners: Mutex<HashMap<String, Owner>>,
+    /// The request ids in flight, per session.
+    in_flight: Arc<Mutex<HashSet<(String, String)>>>,
+}
+
+/// What a screened request holds until its response is made (or written whole).
+#[derive(Default)]
+pub(super) struct Hold {
+    /// An `initialize` counted against the cap, and its caller (with authorization).
+    opening: Option<(Opening, Option<Owner>)>,
+    /// A request id kept in flight in its session.
+    claim: Option<Claim>,
+    /// A `DELETE` of an existing session.
+    delete: bool,
+}
+
+impl Sessions {
+    pub(super) fn new(manager: Arc<LocalSessionManager>, max: usize) -> Sessions {
+        Sessions {
+            manager,
+            max: max.max(1),
+            opening: Arc::default(),
+            owners: Mutex::default(),
+            in_flight: Arc::default(),
+        }
+    }
+
+    /// Screens a request for a session (or opening one). `caller` is given when
+    /// authorization is on; `message` is the method and raw id of a POSTed JSON-RPC message.
+    pub(super) async fn screen(
+        &self,
+        method: &Method,
+        headers: &HeaderMap,
+        caller: Option<&Caller>,
+        message: Option<(Option<&str>, Option<&str>)>,
+    ) -> Result<Hold, Response> {
+        let mut hold = Hold::default();
+        let Some(session) = headers
+            .get("mcp-session-id")
+            .and_then(|value| value.to_str().ok())
+        else {
+            if let Some((Some("initialize"), _)) = message {
+                hold.opening = Some((self.open().await?, caller.map(owner)));
+            }
+            return Ok(hold);
+        };
+        let exists = self.manager.sessions.read().await.contains_key(session);
+        if let Some(caller) = caller
+            && self.owners().get(session) != Some(&owner(caller))
+        {
+            // Not this caller's (or not bound yet, or gone): as if it did not exist.
+            return Err(not_found());
+        }
+        if *method == Method::DELETE {
+            if !exists {
+                return Err(not_found());
+            }
+            hold.delete = true;
+        }
+        if let Some((Some(_), Some(id))) = message {
+            hold.claim = Some(self.claim(session, id)?);
+        }
+        Ok(hold)
+    }
+
+    /// Counts an `initialize` against the cap, or refuses it.
+    async fn open(&self) -> Result<Opening, Response> {
+        let open = self.manager.sessions.read().await.len();
+        let opening = self.opening.fetch_add(1, Ordering::AcqRel);
+        let counted = Opening(self.opening.clone());
+        if open + opening >= self.max {
+            tracing::warn!(
+                open,
+                max = self.max,
+                "a new session was refused: at the cap"
+            );
+            return Err(full());
+        }
+        Ok(counted)
+    }
+
+    /// Keeps `id` in flight in `session`, or refuses it when it already is.
+    fn claim(&self, session: &str, id: &str) -> Result<Claim, Response> {
+        let key = (session.to_owned(), id.to_owned());
+        let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+        if !in_flight.insert(key.clone()) {
+            return Err(id_in_use(id));
+        }
+        Ok(Claim {
+            key: Some(key),
+            in_flight: self.in_flight.clone(),
+        })
+    }
+
+    /// After rmcp answered: binds a new session to its caller, answers a `DELETE` with
+    /// 204, and keeps a request id in flight until its response is written.
+    pub(super) async fn finish(&self, hold: Hold, mut response: Response) -> Response {
+        if let Some((_opening, Some(owner))) = hold.opening
+            && let Some(id) = response
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+        {
+            let sessions = self.manager.sessions.read().await;
+            let mut owners = self.owners();
+            owners.retain(|id, _| sessions.contains_key(id.as_str()));
+            owners.insert(id.to_owned(), owner);
+        }
+        if hold.delete && response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::NO_CONTENT;
+        }
+        match hold.claim {
+            Some(claim) => super::body::holding(response, claim),
+            None => response,
+        }
+    }
+
+    fn owners(&self) -> MutexGuard<'_, HashMap<String, Owner>> {
+        self.owners.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Who `caller` is, as a session's owner.
+fn owner(caller: &Caller) -> Owner {
+    let issuer = caller
+        .claim("iss")
+        .and_then(|iss| iss.as_str())
+        .map(str::to_owned);
+    (issuer, caller.subject().map(str::to_owned))
+}
+
+/// An `initialize` counted against the cap until its response is made.
+struct Opening(Arc<AtomicUsize>);
+
+impl Drop for Opening {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A request id in flight in its session.
+struct Claim {
+    key: Option<(String, String)>,
+    in_flight: Arc<Mutex<HashSet<(String, String)>>>,
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        if let Some(key) = self.key.take() {
+            let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
+            in_flight.remove(&key);
+        }
+    }
+}
+
+fn not_found() -> Response {
+    super::body::json_error(StatusCode::NOT_FOUND, None, -32600, "Session not found")
+}
+
+fn full() -> Response {
+    let mut response = super::body::json_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        -32000,
+        "the server has as many sessions open as it allows; try again later",
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static(RETRY_AFTER));
+    response
+}
+
+fn id_in_use(id: &str) -> Response {
+    let message = format!(
+        "Invalid Request: id {id} is already in use by a request in flight in this session"
+    );
+    super::body::json_error(StatusCode::OK, Some(id), -32600, &message)
+}
