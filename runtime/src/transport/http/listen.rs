@@ -41,6 +41,24 @@ pub(crate) struct Limits {
     pub(crate) max_connections: usize,
 }
 
+/// Connections the system queues for the server to accept (it caps this at its own
+/// `somaxconn`): a burst of clients connecting at once waits there instead of having its
+/// SYNs dropped and retried a second later, as with tokio's default of 128.
+const BACKLOG: u32 = 4096;
+
+/// A listener on `addr`, with room for a burst of new connections.
+pub(super) fn bind(addr: std::net::SocketAddr) -> io::Result<TcpListener> {
+    let socket = match addr {
+        std::net::SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+        std::net::SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+    };
+    // A restarted server binds its port again at once (as std's and tokio's `bind` do).
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(BACKLOG)
+}
+
 /// Serves `router` on the connections of `listener` until `stop`; then accepts no more, asks
 /// every connection to close once its request in flight is answered, and returns when all
 /// are closed.

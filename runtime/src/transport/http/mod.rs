@@ -59,12 +59,10 @@ where
     S: ServerHandler + Send + 'static,
     F: Fn() -> S + Send + Sync + 'static,
 {
-    let listener = tokio::net::TcpListener::bind(config.addr)
-        .await
-        .map_err(|err| {
-            let message = format!("cannot listen on {}: {err}", config.addr);
-            crate::Error::config_from("HTTP address", message, err)
-        })?;
+    let listener = listen::bind(config.addr).map_err(|err| {
+        let message = format!("cannot listen on {}: {err}", config.addr);
+        crate::Error::config_from("HTTP address", message, err)
+    })?;
     let local = listener.local_addr()?;
     let path = config.path.clone();
     let public = config.public_url(local);
