@@ -2,13 +2,14 @@
 //! algorithm, issued by the issuer, for this server, and valid now.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use jsonwebtoken::{Algorithm, DecodingKey, Validation, decode, decode_header};
 use serde_json::{Map, Value};
 
 use super::Auth;
 use super::jwks::KeySet;
+use super::refresh::{self, Refreshing};
 use crate::{Caller, Error};
 
 /// The signature algorithms accepted: asymmetric only (`none` and the HS* family, whose
@@ -31,15 +32,27 @@ pub(crate) struct Rejected(pub(crate) &'static str);
 
 /// Checks tokens against one issuer's keys.
 pub(crate) struct Verifier {
-    keys: KeySet,
+    keys: Arc<KeySet>,
     validation: Validation,
-    /// Tokens already verified, with their caller and `exp`: a client sends the same token
-    /// with every request, and checking a signature costs far more than serving a call.
+    /// Tokens already verified, with their caller, `exp` and the key set's generation then:
+    /// a client sends the same token with every request, and checking a signature costs far
+    /// more than serving a call.
     verified: Mutex<Verified>,
+    /// Reads the keys again while the verifier lives.
+    _refreshing: Refreshing,
 }
 
 /// Verified tokens by their text.
-type Verified = HashMap<Box<str>, (Caller, u64), foldhash::fast::RandomState>;
+type Verified = HashMap<Box<str>, Entry, foldhash::fast::RandomState>;
+
+/// A verified token.
+struct Entry {
+    caller: Caller,
+    /// Its `exp`.
+    exp: u64,
+    /// The key set's [generation](KeySet::generation) it was verified in.
+    generation: u64,
+}
 
 /// The most verified tokens kept; past it, expired ones are dropped, then all.
 const KEPT: usize = 4096;
@@ -48,7 +61,7 @@ impl Verifier {
     /// A verifier for `auth`'s issuer, accepting tokens for `resource` (the server's public
     /// URL) or one of `auth`'s audiences.
     pub(crate) async fn new(auth: &Auth, resource: &str) -> Result<Verifier, Error> {
-        let keys = KeySet::load(&auth.jwks, auth.refetch).await?;
+        let keys = Arc::new(KeySet::load(&auth.jwks, auth.refetch).await?);
         let mut validation = Validation::new(Algorithm::RS256);
         validation.algorithms = ACCEPTED.to_vec();
         validation.set_issuer(&[&auth.issuer]);
@@ -60,6 +73,7 @@ impl Verifier {
         validation.validate_nbf = true;
         validation.leeway = super::LEEWAY.as_secs();
         Ok(Verifier {
+            _refreshing: refresh::spawn(keys.clone(), auth.refresh),
             keys,
             validation,
             verified: Mutex::default(),
@@ -67,24 +81,32 @@ impl Verifier {
     }
 
     /// The caller `token` stands for, or why it is refused. A token verified before is
-    /// taken from the cache until its `exp` (never past it).
+    /// taken from the cache until its `exp` (never past it), unless a read of the keys
+    /// dropped a key since: it is then verified again, against the keys now trusted.
     pub(crate) async fn verify(&self, token: &str) -> Result<Caller, Rejected> {
         let now = jsonwebtoken::get_current_timestamp();
-        if let Some((caller, exp)) = self.lock().get(token)
-            && now < *exp
+        let generation = self.keys.generation();
+        if let Some(entry) = self.lock().get(token)
+            && now < entry.exp
+            && entry.generation == generation
         {
-            return Ok(caller.clone());
+            return Ok(entry.caller.clone());
         }
         let caller = self.check(token).await?;
         if let Some(exp) = caller.claim("exp").and_then(Value::as_u64) {
             let mut verified = self.lock();
             if verified.len() >= KEPT {
-                verified.retain(|_, (_, exp)| now < *exp);
+                verified.retain(|_, entry| now < entry.exp);
                 if verified.len() >= KEPT {
                     verified.clear();
                 }
             }
-            verified.insert(token.into(), (caller.clone(), exp));
+            let entry = Entry {
+                caller: caller.clone(),
+                exp,
+                generation,
+            };
+            verified.insert(token.into(), entry);
         }
         Ok(caller)
     }
@@ -180,7 +202,7 @@ fn caller(claims: Map<String, Value>) -> Caller {
 mod tests {
     use serde_json::json;
 
-    use super::{Verifier, caller};
+    use super::{Entry, Verifier, caller};
     use crate::Caller;
     use crate::auth::Auth;
 
@@ -195,12 +217,13 @@ mod tests {
         std::fs::remove_file(&file).unwrap();
         let now = jsonwebtoken::get_current_timestamp();
         let alice = Caller::new("alice", ["tools:read"]);
-        verifier
-            .lock()
-            .insert("fresh".into(), (alice.clone(), now + 100));
-        verifier
-            .lock()
-            .insert("stale".into(), (alice.clone(), now - 1));
+        let entry = |exp| Entry {
+            caller: alice.clone(),
+            exp,
+            generation: 0,
+        };
+        verifier.lock().insert("fresh".into(), entry(now + 100));
+        verifier.lock().insert("stale".into(), entry(now - 1));
         assert_eq!(verifier.verify("fresh").await, Ok(alice));
         // Past its exp, the token is checked again in full (and this one is no JWT).
         assert!(verifier.verify("stale").await.is_err());
