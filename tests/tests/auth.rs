@@ -346,6 +346,59 @@ async fn every_bad_token_gets_401_with_its_challenge() {
 }
 
 #[tokio::test]
+async fn with_a_token_type_only_access_tokens_pass() {
+    let typed = Guarded::start(&notes(), &["--auth-token-type", "at+jwt"]).await;
+    let untyped = Guarded::start(&notes(), &[]).await;
+    let token = |guarded: &Guarded, typ: Option<&str>| {
+        let claims = claims(ISSUER, &guarded.resource, "alice", "tools:read");
+        guarded.keys.rsa.sign_typed(&claims, typ)
+    };
+    for typ in ["JWT", "jwt"] {
+        let refused = typed
+            .post_as(Some(&token(&typed, Some(typ))), &list())
+            .await;
+        assert_eq!(refused.status, 401, "typ {typ}: {}", refused.body);
+        let challenge = refused.header("www-authenticate").unwrap();
+        assert!(challenge.contains("error=\"invalid_token\""), "{challenge}");
+        assert!(
+            challenge.contains(
+                "error_description=\"the token's typ is not at+jwt: only access tokens are accepted, not ID tokens or other JWTs\""
+            ),
+            "{challenge}"
+        );
+    }
+    let no_typ = typed.post_as(Some(&token(&typed, None)), &list()).await;
+    assert_eq!(no_typ.status, 401, "no typ");
+    // RFC 9068's type, with or without `application/`, in any case.
+    for typ in [
+        "at+jwt",
+        "application/at+jwt",
+        "AT+JWT",
+        "Application/At+Jwt",
+    ] {
+        let passed = typed
+            .post_as(Some(&token(&typed, Some(typ))), &list())
+            .await;
+        assert_eq!(passed.status, 200, "typ {typ}: {}", passed.body);
+    }
+    // Off by default: a token of any type passes.
+    for typ in [Some("JWT"), Some("at+jwt"), None] {
+        let passed = untyped.post_as(Some(&token(&untyped, typ)), &list()).await;
+        assert_eq!(passed.status, 200, "typ {typ:?}: {}", passed.body);
+    }
+    // A type that is no media type name stops startup, saying what to give.
+    let keys = KeyFile::new();
+    let args = ["--auth-issuer", ISSUER, "--auth-jwks", keys.path.as_str()];
+    let (code, stderr) = notes_exit(&[&args[..], &["--auth-token-type", "at jwt"]].concat()).await;
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("the token type \"at jwt\" is not a media type name"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("e.g. at+jwt"), "{stderr}");
+}
+
+#[tokio::test]
 async fn a_read_token_cannot_delete_and_lists_only_reading_tools() {
     let guarded = Guarded::start(&notes(), &[]).await;
     let read = guarded.token("reader", "tools:read");

@@ -1,9 +1,10 @@
 //! Authorization (feature `auth`): an OAuth 2.1 resource server, as the MCP 2025-11-25
 //! specification asks of a server behind HTTP. [`Auth`] says which authorization server
 //! (issuer) to trust and where its keys are; a [`Verifier`] made from it checks bearer
-//! tokens (JWTs: signature against the issuer's JWKS, `iss`, `aud`, `exp`, `nbf`) and turns a
-//! valid one into a [`Caller`](crate::Caller). The JWKS is read again in the background while
-//! the verifier lives, so that a key the issuer drops stops being trusted.
+//! tokens (JWTs: signature against the issuer's JWKS, `iss`, `aud`, `exp`, `nbf`, and `typ`
+//! when asked) and turns a valid one into a [`Caller`](crate::Caller). The JWKS is read again
+//! in the background while the verifier lives, so that a key the issuer drops stops being
+//! trusted.
 //!
 //! Nothing here knows HTTP requests or the server: the HTTP transport asks the verifier, and
 //! the scopes each tool needs come from [`ScopeNames`](crate::ScopeNames).
@@ -55,6 +56,7 @@ pub struct Auth {
     pub(crate) audiences: Vec<String>,
     pub(crate) refetch: Duration,
     pub(crate) refresh: Duration,
+    pub(crate) token_type: Option<String>,
 }
 
 impl Auth {
@@ -73,6 +75,7 @@ impl Auth {
             audiences: Vec::new(),
             refetch: REFETCH,
             refresh: REFRESH,
+            token_type: None,
         }
     }
 
@@ -105,6 +108,22 @@ impl Auth {
     /// ```
     pub fn jwks_refresh(mut self, every: Duration) -> Self {
         self.refresh = every;
+        self
+    }
+
+    /// Accepts only tokens whose header's `typ` is `token_type`, with or without its
+    /// `application/` prefix, in any case: `Auth::token_type("at+jwt")` accepts the access
+    /// tokens of RFC 9068 (`at+jwt`, `application/at+jwt`) and refuses ID tokens and other
+    /// JWTs. Off by default, as providers differ: some issue access tokens with `typ: JWT`,
+    /// or none. The same as `serve --auth-token-type TYPE`.
+    ///
+    /// ```
+    /// let auth = toolsmith::Auth::new("https://issuer.example.com", "jwks.json")
+    ///     .token_type("at+jwt");
+    /// # let _ = auth;
+    /// ```
+    pub fn token_type(mut self, token_type: impl Into<String>) -> Self {
+        self.token_type = Some(token_type.into());
         self
     }
 

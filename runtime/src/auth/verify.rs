@@ -1,6 +1,8 @@
 //! Checking a bearer token: a JWT signed by one of the issuer's keys with an accepted
-//! algorithm, issued by the issuer, for this server, and valid now.
+//! algorithm, issued by the issuer, for this server, and valid now (and, when asked, of the
+//! access token type).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
@@ -28,12 +30,19 @@ const ACCEPTED: [Algorithm; 8] = [
 /// Why a token was refused, said to the client in `error_description` (never more than it
 /// needs: no claim values).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Rejected(pub(crate) &'static str);
+pub(crate) struct Rejected(pub(crate) Cow<'static, str>);
+
+/// A refusal for `why`.
+fn no(why: &'static str) -> Rejected {
+    Rejected(Cow::Borrowed(why))
+}
 
 /// Checks tokens against one issuer's keys.
 pub(crate) struct Verifier {
     keys: Arc<KeySet>,
     validation: Validation,
+    /// The `typ` a token's header must have (without `application/`), when one must.
+    token_type: Option<String>,
     /// Tokens already verified, with their caller, `exp` and the key set's generation then:
     /// a client sends the same token with every request, and checking a signature costs far
     /// more than serving a call.
@@ -61,6 +70,7 @@ impl Verifier {
     /// A verifier for `auth`'s issuer, accepting tokens for `resource` (the server's public
     /// URL) or one of `auth`'s audiences.
     pub(crate) async fn new(auth: &Auth, resource: &str) -> Result<Verifier, Error> {
+        let token_type = auth.token_type.as_deref().map(token_type).transpose()?;
         let keys = Arc::new(KeySet::load(&auth.jwks, auth.refetch).await?);
         let mut validation = Validation::new(Algorithm::RS256);
         validation.algorithms = ACCEPTED.to_vec();
@@ -76,6 +86,7 @@ impl Verifier {
             _refreshing: refresh::spawn(keys.clone(), auth.refresh),
             keys,
             validation,
+            token_type,
             verified: Mutex::default(),
         })
     }
@@ -118,11 +129,21 @@ impl Verifier {
     /// Verifies `token` in full.
     async fn check(&self, token: &str) -> Result<Caller, Rejected> {
         let header = decode_header(token).map_err(|_| match named_algorithm(token) {
-            Some(_) => Rejected("the token's signature algorithm is not accepted"),
-            None => Rejected("the token is not a signed JWT"),
+            Some(_) => no("the token's signature algorithm is not accepted"),
+            None => no("the token is not a signed JWT"),
         })?;
         if !ACCEPTED.contains(&header.alg) {
-            return Err(Rejected("the token's signature algorithm is not accepted"));
+            return Err(no("the token's signature algorithm is not accepted"));
+        }
+        if let Some(wanted) = &self.token_type
+            && !header
+                .typ
+                .as_deref()
+                .is_some_and(|typ| bare(typ).eq_ignore_ascii_case(wanted))
+        {
+            return Err(Rejected(Cow::Owned(format!(
+                "the token's typ is not {wanted}: only access tokens are accepted, not ID tokens or other JWTs"
+            ))));
         }
         let candidates = self.keys.candidates(header.kid.as_deref()).await;
         let candidates = candidates.iter().filter(|jwk| {
@@ -132,9 +153,7 @@ impl Verifier {
         });
         let mut validation = self.validation.clone();
         validation.algorithms = vec![header.alg];
-        let mut outcome = Err(Rejected(
-            "the token is signed by a key this server does not know",
-        ));
+        let mut outcome = Err(no("the token is signed by a key this server does not know"));
         for jwk in candidates {
             let Ok(key) = DecodingKey::from_jwk(jwk) else {
                 continue;
@@ -159,9 +178,34 @@ fn named_algorithm(token: &str) -> Option<String> {
     header.get("alg")?.as_str().map(str::to_owned)
 }
 
+/// A media type without its `application/` prefix, which a JWT's `typ` may leave out (RFC
+/// 7515 §4.1.9): `application/at+jwt` is `at+jwt`.
+fn bare(media_type: &str) -> &str {
+    let prefix = "application/";
+    match media_type.get(..prefix.len()) {
+        Some(head) if head.eq_ignore_ascii_case(prefix) => &media_type[prefix.len()..],
+        _ => media_type,
+    }
+}
+
+/// The token type `Auth::token_type` names, checked: a media type's name (`at+jwt`).
+fn token_type(wanted: &str) -> Result<String, Error> {
+    let name = bare(wanted.trim());
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "!#$&-^_.+".contains(c);
+    if name.is_empty() || !name.chars().all(allowed) {
+        return Err(Error::config(
+            "token type",
+            format!(
+                "the token type {wanted:?} is not a media type name: give the typ access tokens carry, e.g. at+jwt"
+            ),
+        ));
+    }
+    Ok(name.to_owned())
+}
+
 fn rejected(kind: &jsonwebtoken::errors::ErrorKind) -> Rejected {
     use jsonwebtoken::errors::ErrorKind as K;
-    Rejected(match kind {
+    no(match kind {
         K::InvalidSignature => "the token's signature does not verify",
         K::ExpiredSignature => "the token has expired",
         K::ImmatureSignature => "the token is not valid yet",
@@ -202,7 +246,7 @@ fn caller(claims: Map<String, Value>) -> Caller {
 mod tests {
     use serde_json::json;
 
-    use super::{Entry, Verifier, caller};
+    use super::{Entry, Verifier, bare, caller, token_type};
     use crate::Caller;
     use crate::auth::Auth;
 
@@ -227,6 +271,20 @@ mod tests {
         assert_eq!(verifier.verify("fresh").await, Ok(alice));
         // Past its exp, the token is checked again in full (and this one is no JWT).
         assert!(verifier.verify("stale").await.is_err());
+    }
+
+    #[test]
+    fn a_token_type_is_a_media_type_name_with_or_without_application() {
+        assert_eq!(bare("application/at+jwt"), "at+jwt");
+        assert_eq!(bare("Application/AT+JWT"), "AT+JWT");
+        assert_eq!(bare("at+jwt"), "at+jwt");
+        assert_eq!(bare("app"), "app");
+        assert_eq!(token_type("application/at+jwt").unwrap(), "at+jwt");
+        assert_eq!(token_type(" at+jwt ").unwrap(), "at+jwt");
+        for bad in ["", "application/", "at jwt", "at\"jwt"] {
+            let err = token_type(bad).unwrap_err().to_string();
+            assert!(err.contains("e.g. at+jwt"), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -126,6 +126,16 @@ struct AuthArgs {
         requires = "auth_issuer"
     )]
     auth_jwks_refresh: Option<u64>,
+    /// Accept only tokens whose header's typ is TYPE, e.g. at+jwt: the access tokens of RFC
+    /// 9068 (at+jwt or application/at+jwt, any case), refusing ID tokens and other JWTs. Off
+    /// by default: providers differ, and some issue access tokens with typ JWT.
+    #[arg(
+        long,
+        value_name = "TYPE",
+        env = "TOOLSMITH_AUTH_TOKEN_TYPE",
+        requires = "auth_issuer"
+    )]
+    auth_token_type: Option<String>,
     /// The scope read-only tools need.
     #[arg(long, value_name = "SCOPE", env = "TOOLSMITH_SCOPE_READ")]
     scope_read: Option<String>,
@@ -150,6 +160,8 @@ impl AuthArgs {
             Some("--auth-audience")
         } else if self.auth_jwks_refresh.is_some() {
             Some("--auth-jwks-refresh")
+        } else if self.auth_token_type.is_some() {
+            Some("--auth-token-type")
         } else {
             None
         }
@@ -176,6 +188,9 @@ impl AuthArgs {
                 .fold(crate::Auth::new(issuer, jwks), crate::Auth::audience);
             if let Some(seconds) = self.auth_jwks_refresh {
                 auth = auth.jwks_refresh(std::time::Duration::from_secs(seconds));
+            }
+            if let Some(token_type) = self.auth_token_type {
+                auth = auth.token_type(token_type);
             }
             server = server.auth(auth);
         }
