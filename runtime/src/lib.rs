@@ -60,7 +60,8 @@
 //   a call talks to its client (notifications, requests) through a channel the serving
 //   side provides.
 // - `registry/`: every tool, search by hints, the hints snapshot.
-// - `auth/` (feature `auth`): JWKS and JWT validation, a token into a `Caller`.
+// - `auth/` (feature `auth`): the JWKS, read again in the background, and JWT validation, a
+//   token into a `Caller`.
 // - `transport/`: byte streams and framing, one folder per transport; knows no server.
 // - `server/`: the builder; `call/`, the one call pipeline every way in runs; `session/`,
 //   sessions by transport with their fast paths; `adapter/`, what rmcp's service drives;

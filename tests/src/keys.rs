@@ -68,6 +68,15 @@ impl Key {
         header.kid = kid.map(str::to_owned);
         jsonwebtoken::encode(&header, claims, &self.encoding).expect("a signed token")
     }
+
+    /// A token of `claims`, signed by this key, its header naming `kid` and `typ` (or no
+    /// `typ`).
+    pub fn sign_typed(&self, claims: &Value, typ: Option<&str>) -> String {
+        let mut header = Header::new(self.alg);
+        header.kid = Some(self.kid.clone());
+        header.typ = typ.map(str::to_owned);
+        jsonwebtoken::encode(&header, claims, &self.encoding).expect("a signed token")
+    }
 }
 
 /// The JWKS document of `keys`.

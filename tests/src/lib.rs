@@ -2,6 +2,7 @@
 //! program's tools, and the path of a freshly built example binary.
 
 pub mod http;
+pub mod jwks;
 pub mod keys;
 pub mod raw;
 

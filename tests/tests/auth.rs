@@ -4,14 +4,13 @@
 //! per caller, the caller reaching the tool, and keys fetched from a JWKS URL at most once
 //! per interval. Keys and tokens are made here.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use toolsmith_tests::example_binary;
 use toolsmith_tests::http::{HttpServer, request};
+use toolsmith_tests::jwks::JwksServer;
 use toolsmith_tests::keys::{self, Key, claims, jwks};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_server");
@@ -347,6 +346,59 @@ async fn every_bad_token_gets_401_with_its_challenge() {
 }
 
 #[tokio::test]
+async fn with_a_token_type_only_access_tokens_pass() {
+    let typed = Guarded::start(&notes(), &["--auth-token-type", "at+jwt"]).await;
+    let untyped = Guarded::start(&notes(), &[]).await;
+    let token = |guarded: &Guarded, typ: Option<&str>| {
+        let claims = claims(ISSUER, &guarded.resource, "alice", "tools:read");
+        guarded.keys.rsa.sign_typed(&claims, typ)
+    };
+    for typ in ["JWT", "jwt"] {
+        let refused = typed
+            .post_as(Some(&token(&typed, Some(typ))), &list())
+            .await;
+        assert_eq!(refused.status, 401, "typ {typ}: {}", refused.body);
+        let challenge = refused.header("www-authenticate").unwrap();
+        assert!(challenge.contains("error=\"invalid_token\""), "{challenge}");
+        assert!(
+            challenge.contains(
+                "error_description=\"the token's typ is not at+jwt: only access tokens are accepted, not ID tokens or other JWTs\""
+            ),
+            "{challenge}"
+        );
+    }
+    let no_typ = typed.post_as(Some(&token(&typed, None)), &list()).await;
+    assert_eq!(no_typ.status, 401, "no typ");
+    // RFC 9068's type, with or without `application/`, in any case.
+    for typ in [
+        "at+jwt",
+        "application/at+jwt",
+        "AT+JWT",
+        "Application/At+Jwt",
+    ] {
+        let passed = typed
+            .post_as(Some(&token(&typed, Some(typ))), &list())
+            .await;
+        assert_eq!(passed.status, 200, "typ {typ}: {}", passed.body);
+    }
+    // Off by default: a token of any type passes.
+    for typ in [Some("JWT"), Some("at+jwt"), None] {
+        let passed = untyped.post_as(Some(&token(&untyped, typ)), &list()).await;
+        assert_eq!(passed.status, 200, "typ {typ:?}: {}", passed.body);
+    }
+    // A type that is no media type name stops startup, saying what to give.
+    let keys = KeyFile::new();
+    let args = ["--auth-issuer", ISSUER, "--auth-jwks", keys.path.as_str()];
+    let (code, stderr) = notes_exit(&[&args[..], &["--auth-token-type", "at jwt"]].concat()).await;
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("the token type \"at jwt\" is not a media type name"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("e.g. at+jwt"), "{stderr}");
+}
+
+#[tokio::test]
 async fn a_read_token_cannot_delete_and_lists_only_reading_tools() {
     let guarded = Guarded::start(&notes(), &[]).await;
     let read = guarded.token("reader", "tools:read");
@@ -528,52 +580,17 @@ async fn scope_names_and_audiences_come_from_flags_and_environment() {
     );
 }
 
-/// A JWKS served on a local port, counting its fetches; its keys can be changed.
-struct JwksServer {
-    url: String,
-    hits: Arc<AtomicUsize>,
-    body: Arc<std::sync::Mutex<String>>,
-}
-
-impl JwksServer {
-    async fn start(body: String) -> JwksServer {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}/jwks.json", listener.local_addr().unwrap());
-        let hits = Arc::new(AtomicUsize::new(0));
-        let body = Arc::new(std::sync::Mutex::new(body));
-        let (counted, served) = (hits.clone(), body.clone());
-        tokio::spawn(async move {
-            while let Ok((mut stream, _)) = listener.accept().await {
-                let mut buffer = [0u8; 4096];
-                let _ = stream.read(&mut buffer).await;
-                counted.fetch_add(1, Ordering::SeqCst);
-                let body = served.lock().unwrap().clone();
-                let response = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = stream.write_all(response.as_bytes()).await;
-            }
-        });
-        JwksServer { url, hits, body }
-    }
-}
-
 #[tokio::test]
 async fn keys_from_a_url_are_fetched_again_on_an_unknown_kid_at_most_once_a_minute() {
     let (first, rotated) = (Key::ec("first"), Key::ec("rotated"));
-    let jwks_server = JwksServer::start(jwks(&[&first])).await;
+    let jwks_server = JwksServer::start(&[&first]).await;
     let server = HttpServer::start(
         &notes(),
         &["--auth-issuer", ISSUER, "--auth-jwks", &jwks_server.url],
     )
     .await;
     let resource = format!("http://{}{}", server.addr, server.path);
-    assert_eq!(
-        jwks_server.hits.load(Ordering::SeqCst),
-        1,
-        "fetched at startup"
-    );
+    assert_eq!(jwks_server.hits(), 1, "fetched at startup");
     let post = |token: String| {
         let server = &server;
         async move {
@@ -589,24 +606,20 @@ async fn keys_from_a_url_are_fetched_again_on_an_unknown_kid_at_most_once_a_minu
         200
     );
     // The issuer rotates its keys; within the minute, the set is not fetched again.
-    *jwks_server.body.lock().unwrap() = jwks(&[&first, &rotated]);
+    jwks_server.publish(&[&first, &rotated]);
     for _ in 0..5 {
         assert_eq!(
             post(rotated.sign(&claims(ISSUER, &resource, "a", "tools:read"))).await,
             401
         );
     }
-    assert_eq!(
-        jwks_server.hits.load(Ordering::SeqCst),
-        1,
-        "no refetch within the minute"
-    );
+    assert_eq!(jwks_server.hits(), 1, "no refetch within the minute");
 }
 
 #[tokio::test]
 async fn a_rotated_key_is_fetched_once_the_interval_is_over() {
     let (first, rotated) = (Key::ec("first"), Key::rsa("rotated"));
-    let jwks_server = JwksServer::start(jwks(&[&first])).await;
+    let jwks_server = JwksServer::start(&[&first]).await;
     let port = {
         let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         probe.local_addr().unwrap().port()
@@ -641,29 +654,25 @@ async fn a_rotated_key_is_fetched_once_the_interval_is_over() {
         status(first.sign(&claims(ISSUER, &resource, "a", "tools:read"))).await,
         200
     );
-    *jwks_server.body.lock().unwrap() = jwks(&[&first, &rotated]);
+    jwks_server.publish(&[&first, &rotated]);
     tokio::time::sleep(Duration::from_millis(400)).await;
-    let before = jwks_server.hits.load(Ordering::SeqCst);
+    let before = jwks_server.hits();
     assert_eq!(
         status(rotated.sign(&claims(ISSUER, &resource, "a", "tools:read"))).await,
         200
     );
-    assert_eq!(
-        jwks_server.hits.load(Ordering::SeqCst),
-        before + 1,
-        "one fetch for the new kid"
-    );
+    assert_eq!(jwks_server.hits(), before + 1, "one fetch for the new kid");
     // Unknown kids in a burst cause at most one more fetch.
     let stranger = Key::ec("stranger");
     tokio::time::sleep(Duration::from_millis(400)).await;
-    let before = jwks_server.hits.load(Ordering::SeqCst);
+    let before = jwks_server.hits();
     for _ in 0..5 {
         assert_eq!(
             status(stranger.sign(&claims(ISSUER, &resource, "a", "tools:read"))).await,
             401
         );
     }
-    assert_eq!(jwks_server.hits.load(Ordering::SeqCst), before + 1);
+    assert_eq!(jwks_server.hits(), before + 1);
 }
 
 #[tokio::test]

@@ -1,7 +1,9 @@
-//! The issuer's signing keys: read from a JWKS file or fetched from a URL, kept, and read or
-//! fetched again when a token names a key id not among them, at most once per interval.
+//! The issuer's signing keys: read from a JWKS file or fetched from a URL, and kept. They
+//! are read again in the background (see [`refresh`](super::refresh)), and when a token
+//! names a key id not among them, at most once per interval.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use jsonwebtoken::jwk::Jwk;
@@ -30,6 +32,17 @@ pub(super) struct KeySet {
     /// one read instead of each starting one.
     last: Mutex<Option<Instant>>,
     interval: Duration,
+    /// Counts the reads that dropped a key: what was verified with an older count may have
+    /// been verified with a key no longer trusted.
+    generation: AtomicU64,
+    /// The `Cache-Control: max-age` of the last response, in seconds (0: none).
+    max_age: AtomicU64,
+}
+
+/// Keys as read, and how long their source says they may be kept.
+struct Read {
+    keys: Vec<Jwk>,
+    max_age: Option<Duration>,
 }
 
 impl KeySet {
@@ -43,12 +56,14 @@ impl KeySet {
             keys: RwLock::new(Vec::new()),
             last: Mutex::new(None),
             interval,
+            generation: AtomicU64::new(0),
+            max_age: AtomicU64::new(0),
         };
         let mut last = set.last.lock().await;
         match set.read().await {
-            Ok(keys) => {
-                tracing::info!(keys = keys.len(), source = %location, "authorization keys loaded");
-                *set.keys.write().await = keys;
+            Ok(read) => {
+                tracing::info!(keys = read.keys.len(), source = %location, "authorization keys loaded");
+                set.store(read).await;
             }
             Err(why) if matches!(set.source, Source::File(_)) => {
                 return Err(config(format!(
@@ -83,17 +98,65 @@ impl KeySet {
         }
         *last = Some(Instant::now());
         match self.read().await {
-            Ok(keys) => {
+            Ok(read) => {
                 tracing::info!(
-                    keys = keys.len(),
+                    keys = read.keys.len(),
                     "authorization keys read again for an unknown key id"
                 );
-                *self.keys.write().await = keys;
+                self.store(read).await;
             }
             Err(why) => tracing::warn!("authorization keys could not be read again: {why}"),
         }
         drop(last);
         self.matching(kid).await
+    }
+
+    /// Reads the key set again (the background refresh). When that fails, the keys read
+    /// before are kept, and a warning says why.
+    pub(super) async fn refresh(&self) {
+        let mut last = self.last.lock().await;
+        *last = Some(Instant::now());
+        match self.read().await {
+            Ok(read) => {
+                tracing::debug!(keys = read.keys.len(), "authorization keys refreshed");
+                self.store(read).await;
+            }
+            Err(why) => tracing::warn!(
+                "authorization keys could not be refreshed, the keys read before are kept: {why}"
+            ),
+        }
+    }
+
+    /// How long until the next refresh: `every`, or the last response's `max-age` when
+    /// shorter.
+    pub(super) fn next_refresh(&self, every: Duration) -> Duration {
+        match self.max_age.load(Ordering::Relaxed) {
+            0 => every,
+            secs => every.min(Duration::from_secs(secs)),
+        }
+    }
+
+    /// Changes whenever a read drops a key: a token verified before may then have been
+    /// signed by a key no longer trusted.
+    pub(super) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// Keeps `read`'s keys instead of the ones before.
+    async fn store(&self, read: Read) {
+        let mut keys = self.keys.write().await;
+        let dropped = keys.iter().filter(|k| !read.keys.contains(k)).count();
+        if dropped > 0 {
+            tracing::info!(
+                dropped,
+                keys = read.keys.len(),
+                "authorization keys dropped by the issuer are no longer trusted"
+            );
+            self.generation.fetch_add(1, Ordering::AcqRel);
+        }
+        *keys = read.keys;
+        let max_age = read.max_age.map_or(0, |age| age.as_secs());
+        self.max_age.store(max_age, Ordering::Relaxed);
     }
 
     async fn matching(&self, kid: Option<&str>) -> Vec<Jwk> {
@@ -105,9 +168,12 @@ impl KeySet {
     }
 
     /// Reads the key set from its source; keys of kinds this server cannot use are skipped.
-    async fn read(&self) -> Result<Vec<Jwk>, String> {
-        let bytes = match &self.source {
-            Source::File(path) => tokio::fs::read(path).await.map_err(|e| e.to_string())?,
+    async fn read(&self) -> Result<Read, String> {
+        let (bytes, max_age) = match &self.source {
+            Source::File(path) => {
+                let bytes = tokio::fs::read(path).await.map_err(|e| e.to_string())?;
+                (bytes, None)
+            }
             Source::Url { url, client } => {
                 let response = client
                     .get(url)
@@ -116,11 +182,41 @@ impl KeySet {
                     .map_err(|e| e.to_string())?
                     .error_for_status()
                     .map_err(|e| e.to_string())?;
-                response.bytes().await.map_err(|e| e.to_string())?.to_vec()
+                let max_age = response
+                    .headers()
+                    .get_all(reqwest::header::CACHE_CONTROL)
+                    .iter()
+                    .filter_map(|value| value.to_str().ok())
+                    .find_map(max_age);
+                let bytes = response.bytes().await.map_err(|e| e.to_string())?;
+                (bytes.to_vec(), max_age)
             }
         };
-        parse(&bytes)
+        Ok(Read {
+            keys: parse(&bytes)?,
+            max_age,
+        })
     }
+}
+
+/// The `max-age` of a `Cache-Control` value (RFC 9111 §5.2.2.1), when above zero: `max-age=0`
+/// (or `no-cache` beside it) asks to revalidate every time, which for a key set would mean
+/// fetching it for every token; the refresh interval stands then.
+fn max_age(cache_control: &str) -> Option<Duration> {
+    let directives = || cache_control.split(',').map(str::trim);
+    if directives()
+        .any(|d| d.eq_ignore_ascii_case("no-cache") || d.eq_ignore_ascii_case("no-store"))
+    {
+        return None;
+    }
+    directives().find_map(|directive| {
+        let (name, value) = directive.split_once('=')?;
+        if !name.trim().eq_ignore_ascii_case("max-age") {
+            return None;
+        }
+        let seconds: u64 = value.trim().trim_matches('"').parse().ok()?;
+        (seconds > 0).then(|| Duration::from_secs(seconds))
+    })
 }
 
 /// The usable keys of a JWKS document.
@@ -210,7 +306,24 @@ fn config(message: String) -> Error {
 
 #[cfg(test)]
 mod tests {
-    use super::{loopback, parse, source};
+    use std::time::Duration;
+
+    use super::{loopback, max_age, parse, source};
+
+    #[test]
+    fn max_age_comes_from_cache_control() {
+        let secs = |v: &str| max_age(v).map(|d| d.as_secs());
+        assert_eq!(secs("max-age=60"), Some(60));
+        assert_eq!(secs("public, Max-Age=\"120\", must-revalidate"), Some(120));
+        assert_eq!(secs("public"), None);
+        assert_eq!(secs("max-age=0"), None);
+        assert_eq!(secs("no-cache, max-age=60"), None);
+        assert_eq!(secs("max-age=soon"), None);
+        assert_eq!(
+            max_age("s-maxage=5, max-age=7"),
+            Some(Duration::from_secs(7))
+        );
+    }
 
     #[test]
     fn plain_http_is_for_loopback_only() {

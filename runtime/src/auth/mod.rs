@@ -1,13 +1,16 @@
 //! Authorization (feature `auth`): an OAuth 2.1 resource server, as the MCP 2025-11-25
 //! specification asks of a server behind HTTP. [`Auth`] says which authorization server
 //! (issuer) to trust and where its keys are; a [`Verifier`] made from it checks bearer
-//! tokens (JWTs: signature against the issuer's JWKS, `iss`, `aud`, `exp`, `nbf`) and turns a
-//! valid one into a [`Caller`](crate::Caller).
+//! tokens (JWTs: signature against the issuer's JWKS, `iss`, `aud`, `exp`, `nbf`, and `typ`
+//! when asked) and turns a valid one into a [`Caller`](crate::Caller). The JWKS is read again
+//! in the background while the verifier lives, so that a key the issuer drops stops being
+//! trusted.
 //!
 //! Nothing here knows HTTP requests or the server: the HTTP transport asks the verifier, and
 //! the scopes each tool needs come from [`ScopeNames`](crate::ScopeNames).
 
 mod jwks;
+mod refresh;
 mod verify;
 
 use std::time::Duration;
@@ -18,6 +21,8 @@ pub(crate) use verify::Verifier;
 const LEEWAY: Duration = Duration::from_secs(30);
 /// The least time between two fetches of the key set on an unknown key id.
 const REFETCH: Duration = Duration::from_secs(60);
+/// How often the key set is read again in the background, by default.
+const REFRESH: Duration = Duration::from_secs(300);
 
 /// The authorization server a resource server trusts: its issuer URL, where its signing keys
 /// are published (a JWKS file, or an `https` URL; plain `http` for loopback only), and the
@@ -50,6 +55,8 @@ pub struct Auth {
     pub(crate) jwks: String,
     pub(crate) audiences: Vec<String>,
     pub(crate) refetch: Duration,
+    pub(crate) refresh: Duration,
+    pub(crate) token_type: Option<String>,
 }
 
 impl Auth {
@@ -67,6 +74,8 @@ impl Auth {
             jwks: jwks.into(),
             audiences: Vec::new(),
             refetch: REFETCH,
+            refresh: REFRESH,
+            token_type: None,
         }
     }
 
@@ -80,6 +89,41 @@ impl Auth {
     /// ```
     pub fn audience(mut self, audience: impl Into<String>) -> Self {
         self.audiences.push(audience.into());
+        self
+    }
+
+    /// How often the key set is read again, in the background (default five minutes; at
+    /// least one second). When the JWKS URL answers with a shorter `Cache-Control: max-age`,
+    /// that is used instead. A key the issuer no longer lists is then no longer trusted:
+    /// tokens it signed are refused, even those verified before. When a read fails, the keys
+    /// read before are kept and a warning is logged. The same as `serve --auth-jwks-refresh
+    /// SECONDS`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    ///
+    /// let auth = toolsmith::Auth::new("https://issuer.example.com", "jwks.json")
+    ///     .jwks_refresh(Duration::from_secs(60));
+    /// # let _ = auth;
+    /// ```
+    pub fn jwks_refresh(mut self, every: Duration) -> Self {
+        self.refresh = every;
+        self
+    }
+
+    /// Accepts only tokens whose header's `typ` is `token_type`, with or without its
+    /// `application/` prefix, in any case: `Auth::token_type("at+jwt")` accepts the access
+    /// tokens of RFC 9068 (`at+jwt`, `application/at+jwt`) and refuses ID tokens and other
+    /// JWTs. Off by default, as providers differ: some issue access tokens with `typ: JWT`,
+    /// or none. The same as `serve --auth-token-type TYPE`.
+    ///
+    /// ```
+    /// let auth = toolsmith::Auth::new("https://issuer.example.com", "jwks.json")
+    ///     .token_type("at+jwt");
+    /// # let _ = auth;
+    /// ```
+    pub fn token_type(mut self, token_type: impl Into<String>) -> Self {
+        self.token_type = Some(token_type.into());
         self
     }
 

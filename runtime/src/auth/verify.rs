@@ -1,14 +1,17 @@
 //! Checking a bearer token: a JWT signed by one of the issuer's keys with an accepted
-//! algorithm, issued by the issuer, for this server, and valid now.
+//! algorithm, issued by the issuer, for this server, and valid now (and, when asked, of the
+//! access token type).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use jsonwebtoken::{Algorithm, DecodingKey, Validation, decode, decode_header};
 use serde_json::{Map, Value};
 
 use super::Auth;
 use super::jwks::KeySet;
+use super::refresh::{self, Refreshing};
 use crate::{Caller, Error};
 
 /// The signature algorithms accepted: asymmetric only (`none` and the HS* family, whose
@@ -27,19 +30,38 @@ const ACCEPTED: [Algorithm; 8] = [
 /// Why a token was refused, said to the client in `error_description` (never more than it
 /// needs: no claim values).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Rejected(pub(crate) &'static str);
+pub(crate) struct Rejected(pub(crate) Cow<'static, str>);
+
+/// A refusal for `why`.
+fn no(why: &'static str) -> Rejected {
+    Rejected(Cow::Borrowed(why))
+}
 
 /// Checks tokens against one issuer's keys.
 pub(crate) struct Verifier {
-    keys: KeySet,
+    keys: Arc<KeySet>,
     validation: Validation,
-    /// Tokens already verified, with their caller and `exp`: a client sends the same token
-    /// with every request, and checking a signature costs far more than serving a call.
+    /// The `typ` a token's header must have (without `application/`), when one must.
+    token_type: Option<String>,
+    /// Tokens already verified, with their caller, `exp` and the key set's generation then:
+    /// a client sends the same token with every request, and checking a signature costs far
+    /// more than serving a call.
     verified: Mutex<Verified>,
+    /// Reads the keys again while the verifier lives.
+    _refreshing: Refreshing,
 }
 
 /// Verified tokens by their text.
-type Verified = HashMap<Box<str>, (Caller, u64), foldhash::fast::RandomState>;
+type Verified = HashMap<Box<str>, Entry, foldhash::fast::RandomState>;
+
+/// A verified token.
+struct Entry {
+    caller: Caller,
+    /// Its `exp`.
+    exp: u64,
+    /// The key set's [generation](KeySet::generation) it was verified in.
+    generation: u64,
+}
 
 /// The most verified tokens kept; past it, expired ones are dropped, then all.
 const KEPT: usize = 4096;
@@ -48,7 +70,8 @@ impl Verifier {
     /// A verifier for `auth`'s issuer, accepting tokens for `resource` (the server's public
     /// URL) or one of `auth`'s audiences.
     pub(crate) async fn new(auth: &Auth, resource: &str) -> Result<Verifier, Error> {
-        let keys = KeySet::load(&auth.jwks, auth.refetch).await?;
+        let token_type = auth.token_type.as_deref().map(token_type).transpose()?;
+        let keys = Arc::new(KeySet::load(&auth.jwks, auth.refetch).await?);
         let mut validation = Validation::new(Algorithm::RS256);
         validation.algorithms = ACCEPTED.to_vec();
         validation.set_issuer(&[&auth.issuer]);
@@ -60,31 +83,41 @@ impl Verifier {
         validation.validate_nbf = true;
         validation.leeway = super::LEEWAY.as_secs();
         Ok(Verifier {
+            _refreshing: refresh::spawn(keys.clone(), auth.refresh),
             keys,
             validation,
+            token_type,
             verified: Mutex::default(),
         })
     }
 
     /// The caller `token` stands for, or why it is refused. A token verified before is
-    /// taken from the cache until its `exp` (never past it).
+    /// taken from the cache until its `exp` (never past it), unless a read of the keys
+    /// dropped a key since: it is then verified again, against the keys now trusted.
     pub(crate) async fn verify(&self, token: &str) -> Result<Caller, Rejected> {
         let now = jsonwebtoken::get_current_timestamp();
-        if let Some((caller, exp)) = self.lock().get(token)
-            && now < *exp
+        let generation = self.keys.generation();
+        if let Some(entry) = self.lock().get(token)
+            && now < entry.exp
+            && entry.generation == generation
         {
-            return Ok(caller.clone());
+            return Ok(entry.caller.clone());
         }
         let caller = self.check(token).await?;
         if let Some(exp) = caller.claim("exp").and_then(Value::as_u64) {
             let mut verified = self.lock();
             if verified.len() >= KEPT {
-                verified.retain(|_, (_, exp)| now < *exp);
+                verified.retain(|_, entry| now < entry.exp);
                 if verified.len() >= KEPT {
                     verified.clear();
                 }
             }
-            verified.insert(token.into(), (caller.clone(), exp));
+            let entry = Entry {
+                caller: caller.clone(),
+                exp,
+                generation,
+            };
+            verified.insert(token.into(), entry);
         }
         Ok(caller)
     }
@@ -96,11 +129,21 @@ impl Verifier {
     /// Verifies `token` in full.
     async fn check(&self, token: &str) -> Result<Caller, Rejected> {
         let header = decode_header(token).map_err(|_| match named_algorithm(token) {
-            Some(_) => Rejected("the token's signature algorithm is not accepted"),
-            None => Rejected("the token is not a signed JWT"),
+            Some(_) => no("the token's signature algorithm is not accepted"),
+            None => no("the token is not a signed JWT"),
         })?;
         if !ACCEPTED.contains(&header.alg) {
-            return Err(Rejected("the token's signature algorithm is not accepted"));
+            return Err(no("the token's signature algorithm is not accepted"));
+        }
+        if let Some(wanted) = &self.token_type
+            && !header
+                .typ
+                .as_deref()
+                .is_some_and(|typ| bare(typ).eq_ignore_ascii_case(wanted))
+        {
+            return Err(Rejected(Cow::Owned(format!(
+                "the token's typ is not {wanted}: only access tokens are accepted, not ID tokens or other JWTs"
+            ))));
         }
         let candidates = self.keys.candidates(header.kid.as_deref()).await;
         let candidates = candidates.iter().filter(|jwk| {
@@ -110,9 +153,7 @@ impl Verifier {
         });
         let mut validation = self.validation.clone();
         validation.algorithms = vec![header.alg];
-        let mut outcome = Err(Rejected(
-            "the token is signed by a key this server does not know",
-        ));
+        let mut outcome = Err(no("the token is signed by a key this server does not know"));
         for jwk in candidates {
             let Ok(key) = DecodingKey::from_jwk(jwk) else {
                 continue;
@@ -137,9 +178,34 @@ fn named_algorithm(token: &str) -> Option<String> {
     header.get("alg")?.as_str().map(str::to_owned)
 }
 
+/// A media type without its `application/` prefix, which a JWT's `typ` may leave out (RFC
+/// 7515 §4.1.9): `application/at+jwt` is `at+jwt`.
+fn bare(media_type: &str) -> &str {
+    let prefix = "application/";
+    match media_type.get(..prefix.len()) {
+        Some(head) if head.eq_ignore_ascii_case(prefix) => &media_type[prefix.len()..],
+        _ => media_type,
+    }
+}
+
+/// The token type `Auth::token_type` names, checked: a media type's name (`at+jwt`).
+fn token_type(wanted: &str) -> Result<String, Error> {
+    let name = bare(wanted.trim());
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "!#$&-^_.+".contains(c);
+    if name.is_empty() || !name.chars().all(allowed) {
+        return Err(Error::config(
+            "token type",
+            format!(
+                "the token type {wanted:?} is not a media type name: give the typ access tokens carry, e.g. at+jwt"
+            ),
+        ));
+    }
+    Ok(name.to_owned())
+}
+
 fn rejected(kind: &jsonwebtoken::errors::ErrorKind) -> Rejected {
     use jsonwebtoken::errors::ErrorKind as K;
-    Rejected(match kind {
+    no(match kind {
         K::InvalidSignature => "the token's signature does not verify",
         K::ExpiredSignature => "the token has expired",
         K::ImmatureSignature => "the token is not valid yet",
@@ -180,7 +246,7 @@ fn caller(claims: Map<String, Value>) -> Caller {
 mod tests {
     use serde_json::json;
 
-    use super::{Verifier, caller};
+    use super::{Entry, Verifier, bare, caller, token_type};
     use crate::Caller;
     use crate::auth::Auth;
 
@@ -195,15 +261,30 @@ mod tests {
         std::fs::remove_file(&file).unwrap();
         let now = jsonwebtoken::get_current_timestamp();
         let alice = Caller::new("alice", ["tools:read"]);
-        verifier
-            .lock()
-            .insert("fresh".into(), (alice.clone(), now + 100));
-        verifier
-            .lock()
-            .insert("stale".into(), (alice.clone(), now - 1));
+        let entry = |exp| Entry {
+            caller: alice.clone(),
+            exp,
+            generation: 0,
+        };
+        verifier.lock().insert("fresh".into(), entry(now + 100));
+        verifier.lock().insert("stale".into(), entry(now - 1));
         assert_eq!(verifier.verify("fresh").await, Ok(alice));
         // Past its exp, the token is checked again in full (and this one is no JWT).
         assert!(verifier.verify("stale").await.is_err());
+    }
+
+    #[test]
+    fn a_token_type_is_a_media_type_name_with_or_without_application() {
+        assert_eq!(bare("application/at+jwt"), "at+jwt");
+        assert_eq!(bare("Application/AT+JWT"), "AT+JWT");
+        assert_eq!(bare("at+jwt"), "at+jwt");
+        assert_eq!(bare("app"), "app");
+        assert_eq!(token_type("application/at+jwt").unwrap(), "at+jwt");
+        assert_eq!(token_type(" at+jwt ").unwrap(), "at+jwt");
+        for bad in ["", "application/", "at jwt", "at\"jwt"] {
+            let err = token_type(bad).unwrap_err().to_string();
+            assert!(err.contains("e.g. at+jwt"), "{bad}: {err}");
+        }
     }
 
     #[test]

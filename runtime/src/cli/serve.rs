@@ -131,6 +131,27 @@ struct AuthArgs {
         requires = "auth_issuer"
     )]
     auth_audience: Vec<String>,
+    /// How often the signing keys are read again, in seconds (default 300; a shorter
+    /// Cache-Control max-age of the JWKS URL wins). A key the issuer no longer lists is then
+    /// refused; when a read fails, the keys read before are kept.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        env = "TOOLSMITH_AUTH_JWKS_REFRESH",
+        value_parser = clap::value_parser!(u64).range(1..),
+        requires = "auth_issuer"
+    )]
+    auth_jwks_refresh: Option<u64>,
+    /// Accept only tokens whose header's typ is TYPE, e.g. at+jwt: the access tokens of RFC
+    /// 9068 (at+jwt or application/at+jwt, any case), refusing ID tokens and other JWTs. Off
+    /// by default: providers differ, and some issue access tokens with typ JWT.
+    #[arg(
+        long,
+        value_name = "TYPE",
+        env = "TOOLSMITH_AUTH_TOKEN_TYPE",
+        requires = "auth_issuer"
+    )]
+    auth_token_type: Option<String>,
     /// The scope read-only tools need.
     #[arg(long, value_name = "SCOPE", env = "TOOLSMITH_SCOPE_READ")]
     scope_read: Option<String>,
@@ -153,6 +174,10 @@ impl AuthArgs {
             Some("--auth-jwks")
         } else if !self.auth_audience.is_empty() {
             Some("--auth-audience")
+        } else if self.auth_jwks_refresh.is_some() {
+            Some("--auth-jwks-refresh")
+        } else if self.auth_token_type.is_some() {
+            Some("--auth-token-type")
         } else {
             None
         }
@@ -173,10 +198,16 @@ impl AuthArgs {
             server = server.scope_names(names);
         }
         if let (Some(issuer), Some(jwks)) = (self.auth_issuer, self.auth_jwks) {
-            let auth = self
+            let mut auth = self
                 .auth_audience
                 .into_iter()
                 .fold(crate::Auth::new(issuer, jwks), crate::Auth::audience);
+            if let Some(seconds) = self.auth_jwks_refresh {
+                auth = auth.jwks_refresh(std::time::Duration::from_secs(seconds));
+            }
+            if let Some(token_type) = self.auth_token_type {
+                auth = auth.token_type(token_type);
+            }
             server = server.auth(auth);
         }
         server
