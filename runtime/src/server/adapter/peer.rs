@@ -62,8 +62,7 @@ impl PeerNotices {
                 let events = context
                     .extensions
                     .get::<axum::http::request::Parts>()
-                    .and_then(|parts| parts.extensions.get::<CallEvents>())
-                    .map(CallEvents::clone);
+                    .and_then(|parts| parts.extensions.get::<CallEvents>().cloned());
                 Some(PeerNotices::start(
                     context.peer.clone(),
                     server.sessions,

@@ -99,7 +99,7 @@ impl Sessions {
             hold.delete = true;
         }
         if let Some((Some(_), Some(id))) = message {
-            hold.claim = Some(self.claim(session, id)?);
+            hold.claim = Some(self.claim(session, id).ok_or_else(|| id_in_use(id))?);
         }
         Ok(hold)
     }
@@ -120,14 +120,11 @@ impl Sessions {
         Ok(counted)
     }
 
-    /// Keeps `id` in flight in `session`, or refuses it when it already is.
-    fn claim(&self, session: &str, id: &str) -> Result<Claim, Response> {
+    /// Keeps `id` in flight in `session`; `None` when it already is.
+    fn claim(&self, session: &str, id: &str) -> Option<Claim> {
         let key = (session.to_owned(), id.to_owned());
         let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-        if !in_flight.insert(key.clone()) {
-            return Err(id_in_use(id));
-        }
-        Ok(Claim {
+        in_flight.insert(key.clone()).then(|| Claim {
             key: Some(key),
             in_flight: self.in_flight.clone(),
         })
