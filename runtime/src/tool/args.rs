@@ -257,18 +257,23 @@ mod tests {
     #[test]
     fn an_error_quotes_a_long_name_or_value_cut() {
         let long = "x".repeat(1 << 20);
-        let args = Map::from_iter([
-            ("count".to_owned(), json!(long)),
-            (long.clone(), json!(1)),
-        ]);
+        let args = Map::from_iter([("count".to_owned(), json!(long)), (long.clone(), json!(1))]);
         let message = problems(args);
         assert!(message.len() < 4 * QUOTED, "{} bytes", message.len());
         assert!(
-            message.starts_with("argument `count` is invalid (expected an integer): invalid type: string \"xxx"),
+            message.starts_with(
+                "argument `count` is invalid (expected an integer): invalid type: string \"xxx"
+            ),
             "{message}"
         );
-        assert!(message.contains("xxx...; unknown argument `xxx"), "{message}");
-        assert!(message.ends_with("xxx...` (this tool takes `count`)"), "{message}");
+        assert!(
+            message.contains("xxx...; unknown argument `xxx"),
+            "{message}"
+        );
+        assert!(
+            message.ends_with("xxx...` (this tool takes `count`)"),
+            "{message}"
+        );
     }
 
     #[test]
