@@ -1,6 +1,12 @@
 //! What a session has become, and which of its requests are in flight: kept once, for both
 //! paths that answer requests (the fast path and rmcp's service loop), so that they never
 //! disagree about the session's revision or about an id.
+//!
+//! A session is decided by its first request that rmcp accepts: `initialize` makes it a
+//! handshake session (the fast path serves its tools), a request carrying its own revision
+//! (2026-07-28) a per-request one, which rmcp serves. A per-request session stays one: a
+//! later `initialize` is refused with `-32600` (rmcp would answer it, yet go on refusing every
+//! request without `_meta`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
@@ -21,7 +27,7 @@ const INITIALIZING: u8 = 1;
 /// 2025-11-25): the fast path serves tools.
 const HANDSHAKE: u8 = 2;
 /// The session started with a request carrying its own revision (2026-07-28): rmcp serves
-/// it all, whatever comes later.
+/// it all, whatever comes later; an `initialize` is refused.
 const INLINE: u8 = 3;
 
 /// The session's lifecycle, decided once by its first requests.
@@ -58,9 +64,12 @@ impl Lifecycle {
 
     /// Before the session starts, rmcp ends it on a notification or a response, and answers
     /// an unknown method as a request lacking metadata: those are handled here instead.
+    /// In a per-request session, `initialize` is refused (see the module's doc).
     pub(crate) fn admit(&self, message: &RxJsonRpcMessage<RoleServer>) -> Admit {
-        if self.stage.load(Ordering::Acquire) != UNDECIDED {
-            return Admit::Pass;
+        match self.stage.load(Ordering::Acquire) {
+            UNDECIDED => {}
+            INLINE => return late_initialize(message),
+            _ => return Admit::Pass,
         }
         let JsonRpcMessage::Request(request) = message else {
             return Admit::Ignore("a notification or response came before the session started");
@@ -134,6 +143,26 @@ impl Lifecycle {
 
     fn tentative(&self) -> MutexGuard<'_, Option<RequestId>> {
         self.tentative.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Refuses an `initialize` in a per-request session. rmcp decides whether the request that
+/// made the session per-request starts it before it reads the next message (its refusal is
+/// observed first), so the session is per-request by the time this sees an `initialize`.
+fn late_initialize(message: &RxJsonRpcMessage<RoleServer>) -> Admit {
+    match message {
+        JsonRpcMessage::Request(request)
+            if matches!(request.request, ClientRequest::InitializeRequest(_)) =>
+        {
+            let error = ErrorData::invalid_request(
+                "Invalid Request: this session is per-request (its first request carried \
+                 protocol version 2026-07-28 in _meta), so initialize is not accepted; send \
+                 every request with its _meta, or start a new session to initialize",
+                None,
+            );
+            Admit::Refuse(request.id.clone(), error)
+        }
+        _ => Admit::Pass,
     }
 }
 
@@ -332,9 +361,12 @@ mod tests {
         );
         lifecycle.observe(&done);
         assert!(matches!(lifecycle.admit(&note), Admit::Pass));
-        assert!(matches!(lifecycle.admit(&initialize(3)), Admit::Pass));
-        lifecycle.observe(&initialized(ProtocolVersion::V_2025_11_25, 3));
+        let Admit::Refuse(id, error) = lifecycle.admit(&initialize(3)) else {
+            panic!("a late initialize is refused");
+        };
+        assert_eq!((id, error.code.0), (NumberOrString::Number(3), -32600));
         assert!(!lifecycle.handshake(), "an inline session stays with rmcp");
+        assert!(matches!(lifecycle.admit(&modern_call(4)), Admit::Pass));
     }
 
     #[test]
