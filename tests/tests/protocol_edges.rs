@@ -128,6 +128,35 @@ async fn a_session_started_statelessly_refuses_a_late_initialize_and_stays_per_r
 }
 
 #[tokio::test]
+async fn json_past_the_parsers_limits_is_answered_with_its_id() {
+    let mut server = fixture(&[]);
+    server.init().await;
+    let deep = format!("{}1{}", "[".repeat(130), "]".repeat(130));
+    for (id, arguments) in [
+        (1, format!(r#"{{"text":{deep}}}"#)),
+        (2, r#"{"text":"\ud800"}"#.to_owned()),
+        (3, r#"{"text":1e400}"#.to_owned()),
+    ] {
+        server
+            .line(&format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{arguments}}}}}"#
+            ))
+            .await;
+        let frame = server.next_within(Duration::from_secs(10)).await.unwrap();
+        assert_eq!(
+            (code(&frame), frame["id"].clone()),
+            (-32602, json!(id)),
+            "{frame}"
+        );
+    }
+    let answer = server.ask(&call(4, "echo", json!({"text": "hi"}))).await;
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "hi",
+        "still serving"
+    );
+}
+
+#[tokio::test]
 async fn params_of_the_wrong_shape_are_invalid_params() {
     let mut server = fixture(&[]);
     server.init().await;
