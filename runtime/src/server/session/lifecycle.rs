@@ -166,95 +166,138 @@ fn late_initialize(message: &RxJsonRpcMessage<RoleServer>) -> Admit {
     }
 }
 
-/// A request in flight: on the fast path (its number and its cancellation), or with rmcp.
+/// A request in flight: on the fast path (its number and its cancellation), or with rmcp
+/// (the id rmcp knows it by).
 enum Owner {
     Fast(u64, CancellationToken),
-    Rmcp,
+    Rmcp(i64),
 }
 
 /// The session's requests in flight, by id. An id may be in flight once: a request reusing
 /// it is refused on either path.
+///
+/// rmcp keys what it keeps of a request (its cancellation, whether to send its answer) by the
+/// request's id alone, and still runs a cancelled request when the client reuses its id: the
+/// two would share an entry, and the new one could get the old one's answer, or none. So rmcp
+/// never sees a client's id: each request it answers gets an id of the session's own
+/// (`Requests::claim_rmcp`), a cancellation is passed on under that id, and an answer goes
+/// back under the client's id (`Requests::answered`), unless its request was cancelled.
 #[derive(Default)]
 pub(crate) struct Requests {
-    map: Mutex<HashMap<RequestId, Owner>>,
-    /// How many entries `map` holds, read without the lock.
+    map: Mutex<Map>,
+    /// How many entries the map of client ids holds, read without the lock.
     len: AtomicUsize,
 }
 
+#[derive(Default)]
+struct Map {
+    /// By the client's id.
+    by_id: HashMap<RequestId, Owner>,
+    /// The requests rmcp answers, by the id it knows them by.
+    rmcp: HashMap<i64, RequestId>,
+    /// The id the next request rmcp answers gets.
+    next: i64,
+}
+
 impl Requests {
-    fn map(&self) -> MutexGuard<'_, HashMap<RequestId, Owner>> {
+    fn map(&self) -> MutexGuard<'_, Map> {
         self.map.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn claim(&self, id: &RequestId, owner: Owner) -> bool {
-        let mut map = self.map();
-        if map.contains_key(id) {
-            return false;
-        }
-        map.insert(id.clone(), owner);
-        self.len.store(map.len(), Ordering::Release);
-        true
-    }
-
-    fn remove(&self, id: &RequestId, keep: impl FnOnce(&Owner) -> bool) -> Option<Owner> {
-        if self.len.load(Ordering::Acquire) == 0 {
-            return None;
-        }
-        let mut map = self.map();
-        if map.get(id).is_none_or(keep) {
-            return None;
-        }
-        let owner = map.remove(id);
-        self.len.store(map.len(), Ordering::Release);
-        owner
+    fn set_len(&self, map: &Map) {
+        self.len.store(map.by_id.len(), Ordering::Release);
     }
 
     /// Whether `id` is free (no request in flight has it).
     pub(crate) fn is_free(&self, id: &RequestId) -> bool {
-        self.len.load(Ordering::Acquire) == 0 || !self.map().contains_key(id)
+        self.len.load(Ordering::Acquire) == 0 || !self.map().by_id.contains_key(id)
     }
 
     /// Takes `id` for a fast-path call; `false` when it is in flight already.
     pub(crate) fn claim_fast(&self, id: &RequestId, number: u64, token: CancellationToken) -> bool {
-        self.claim(id, Owner::Fast(number, token))
+        let mut map = self.map();
+        if map.by_id.contains_key(id) {
+            return false;
+        }
+        map.by_id.insert(id.clone(), Owner::Fast(number, token));
+        self.set_len(&map);
+        true
     }
 
-    /// Takes `id` for a request rmcp answers; `false` when it is in flight already.
-    pub(crate) fn claim_rmcp(&self, id: &RequestId) -> bool {
-        self.claim(id, Owner::Rmcp)
+    /// Takes `id` for a request rmcp answers: the id rmcp is to know it by, or `None` when
+    /// `id` is in flight already.
+    pub(crate) fn claim_rmcp(&self, id: &RequestId) -> Option<RequestId> {
+        let mut map = self.map();
+        if map.by_id.contains_key(id) {
+            return None;
+        }
+        let alias = map.next;
+        map.next = alias.wrapping_add(1);
+        map.by_id.insert(id.clone(), Owner::Rmcp(alias));
+        map.rmcp.insert(alias, id.clone());
+        self.set_len(&map);
+        Some(RequestId::Number(alias))
     }
 
     /// Gives back the id of fast-path call `number`: `false` when it was cancelled (its
     /// response must not be sent).
     pub(crate) fn finish_fast(&self, id: &RequestId, number: u64) -> bool {
-        self.remove(
-            id,
-            |owner| !matches!(owner, Owner::Fast(n, _) if *n == number),
-        )
-        .is_some()
-    }
-
-    /// rmcp answered `id`.
-    pub(crate) fn answered(&self, id: &RequestId) {
-        self.remove(id, |owner| !matches!(owner, Owner::Rmcp));
-    }
-
-    /// The client cancelled `id`: a fast-path call is stopped and never answered; rmcp
-    /// stops its own.
-    pub(crate) fn cancel(&self, id: &RequestId) {
-        if let Some(Owner::Fast(_, token)) = self.remove(id, |_| false) {
-            token.cancel();
+        if self.len.load(Ordering::Acquire) == 0 {
+            return false;
         }
+        let mut map = self.map();
+        if !matches!(map.by_id.get(id), Some(Owner::Fast(n, _)) if *n == number) {
+            return false;
+        }
+        map.by_id.remove(id);
+        self.set_len(&map);
+        true
+    }
+
+    /// rmcp answered the request it knows as `alias`: the client's id to answer, or `None`
+    /// when the request was cancelled (nothing may be sent).
+    pub(crate) fn answered(&self, alias: &RequestId) -> Option<RequestId> {
+        let RequestId::Number(alias) = alias else {
+            return None;
+        };
+        let mut map = self.map();
+        let id = map.rmcp.remove(alias)?;
+        map.by_id.remove(&id);
+        self.set_len(&map);
+        Some(id)
+    }
+
+    /// The client cancelled `id`: a fast-path call is stopped and never answered; for a
+    /// request rmcp answers, the id rmcp knows it by, to pass the cancellation on under.
+    pub(crate) fn cancel(&self, id: &RequestId) -> Option<RequestId> {
+        if self.len.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        let mut map = self.map();
+        let owner = map.by_id.remove(id)?;
+        let alias = match owner {
+            Owner::Fast(_, token) => {
+                token.cancel();
+                None
+            }
+            Owner::Rmcp(alias) => {
+                map.rmcp.remove(&alias);
+                Some(RequestId::Number(alias))
+            }
+        };
+        self.set_len(&map);
+        alias
     }
 
     /// At the end of the session: stops every fast-path call still running.
     pub(crate) fn cancel_all(&self) {
         let mut map = self.map();
-        for (_, owner) in map.drain() {
+        for (_, owner) in map.by_id.drain() {
             if let Owner::Fast(_, token) = owner {
                 token.cancel();
             }
         }
+        map.rmcp.clear();
         self.len.store(0, Ordering::Release);
     }
 }
@@ -374,18 +417,18 @@ mod tests {
         let requests = Requests::default();
         let id = NumberOrString::Number(5);
         assert!(requests.is_free(&id));
-        assert!(requests.claim_rmcp(&id));
-        assert!(!requests.claim_rmcp(&id));
+        let alias = requests.claim_rmcp(&id).expect("free");
+        assert!(requests.claim_rmcp(&id).is_none());
         assert!(!requests.claim_fast(&id, 0, CancellationToken::new()));
-        requests.answered(&id);
+        assert_eq!(requests.answered(&alias), Some(id.clone()));
         assert!(requests.is_free(&id));
+        assert_eq!(requests.answered(&alias), None, "answered once");
 
         let token = CancellationToken::new();
         assert!(requests.claim_fast(&id, 7, token.clone()));
-        requests.answered(&id); // rmcp answering the id does not free a fast-path call's
         assert!(!requests.is_free(&id));
         assert!(!requests.finish_fast(&id, 8), "another call's number");
-        requests.cancel(&id);
+        assert_eq!(requests.cancel(&id), None, "nothing for rmcp to cancel");
         assert!(token.is_cancelled());
         assert!(!requests.finish_fast(&id, 7), "cancelled: no response");
         assert!(requests.is_free(&id));
@@ -395,5 +438,24 @@ mod tests {
         assert!(requests.claim_fast(&NumberOrString::String("x".into()), 2, b.clone()));
         requests.cancel_all();
         assert!(a.is_cancelled() && b.is_cancelled());
+    }
+
+    #[test]
+    fn rmcp_never_sees_a_cancelled_id_again() {
+        let requests = Requests::default();
+        let id = NumberOrString::Number(0);
+        let first = requests.claim_rmcp(&id).unwrap();
+        assert_eq!(requests.cancel(&id), Some(first.clone()));
+        // Reused at once, while rmcp may still run the first: rmcp knows it apart.
+        let second = requests.claim_rmcp(&id).unwrap();
+        assert_ne!(first, second);
+        assert_eq!(
+            requests.answered(&first),
+            None,
+            "the cancelled one: no answer"
+        );
+        assert!(!requests.is_free(&id), "the second is still in flight");
+        assert_eq!(requests.answered(&second), Some(id.clone()));
+        assert!(requests.is_free(&id));
     }
 }

@@ -54,8 +54,9 @@ pub(crate) trait SessionLayer: Send + Sync {
         &self,
         message: RxJsonRpcMessage<RoleServer>,
     ) -> Option<RxJsonRpcMessage<RoleServer>>;
-    /// Sees each frame rmcp sends, before it is written.
-    fn observe(&self, frame: &TxJsonRpcMessage<RoleServer>);
+    /// Sees each frame rmcp sends, before it is written, and may change it (the layer may
+    /// give rmcp ids of its own): `false` when it must not be written at all.
+    fn outgoing(&self, frame: &mut TxJsonRpcMessage<RoleServer>) -> bool;
     /// At the end of input: lets the work in flight finish until `deadline`, then stops it.
     fn drain(&self, deadline: Instant) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
 }
@@ -245,13 +246,19 @@ impl Transport<RoleServer> for LineTransport {
 
     fn send(
         &mut self,
-        item: TxJsonRpcMessage<RoleServer>,
+        mut item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        if let Some(layer) = &self.layer {
-            layer.observe(&item);
-        }
+        let keep = self
+            .layer
+            .as_ref()
+            .is_none_or(|layer| layer.outgoing(&mut item));
         let outbox = self.outbox.clone();
-        async move { outbox.send(&item).await.map_err(TransportError) }
+        async move {
+            if !keep {
+                return Ok(());
+            }
+            outbox.send(&item).await.map_err(TransportError)
+        }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
