@@ -69,11 +69,15 @@ async fn execute(
     let body = async {
         match invocation {
             Invocation::Invalid(problems) => Outcome::Invalid(problems),
-            Invocation::Blocking(body) => pool.run(body).await,
-            Invocation::Async(body) => match AssertUnwindSafe(body).catch_unwind().await {
-                Ok(outcome) => outcome,
-                Err(panic) => Outcome::Failed(panic_message(&*panic)),
-            },
+            // A call starts only while its client reads what it was sent (at once, mostly).
+            Invocation::Blocking(body) => pool.run(body, context.room()).await,
+            Invocation::Async(body) => {
+                context.room().await;
+                match AssertUnwindSafe(body).catch_unwind().await {
+                    Ok(outcome) => outcome,
+                    Err(panic) => Outcome::Failed(panic_message(&*panic)),
+                }
+            }
         }
     };
     let Some(timeout) = timeout else {

@@ -22,7 +22,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 
 use super::decode::{Decoded, decode};
 use super::idscan::{FoundId, IdScan, Scanned};
-use super::outbox::{BACKLOG, Outbox};
+use super::outbox::Outbox;
 
 /// The longest request line accepted unless configured otherwise: 4 MiB.
 ///
@@ -181,19 +181,18 @@ impl LineTransport {
 
     /// Writes the answers queued while reading: before input may be waited for (one write
     /// for a burst of requests), or once [`WRITE_CHUNK`] bytes are queued (so that the
-    /// client reads the first answers of a long burst while the rest are computed). Waits
-    /// for the writer when a client stopped reading. Cancel-safe: the outbox records every
-    /// byte it writes.
+    /// client reads the first answers of a long burst while the rest are computed). While
+    /// the backlog is over its limit (a client that stopped reading), no line is read: no
+    /// new call starts. Cancel-safe: the outbox records every byte it writes.
     async fn write_answers(&mut self) -> Result<(), std::io::Error> {
-        let queued = self.outbox.queued();
-        if queued < WRITE_CHUNK && self.reader.buffer().contains(&b'\n') {
+        if !self.outbox.backed_up()
+            && self.outbox.queued() < WRITE_CHUNK
+            && self.reader.buffer().contains(&b'\n')
+        {
             return Ok(()); // the next line needs no wait
         }
         self.outbox.write_now();
-        if self.outbox.queued() > BACKLOG {
-            self.outbox.flush().await?;
-        }
-        Ok(())
+        self.outbox.room().await
     }
 }
 
