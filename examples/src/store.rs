@@ -20,6 +20,24 @@ pub struct Note {
     pub tags: Vec<String>,
 }
 
+/// The tags a chart shows: see [`Store::top_tags`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopTags {
+    /// The tags shown, in tag order, each with how many notes carry it.
+    pub tags: Vec<(String, usize)>,
+    /// The rest, when there are more.
+    pub others: Option<Others>,
+}
+
+/// The tags a chart does not show one by one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Others {
+    /// How many tags.
+    pub tags: usize,
+    /// How many notes carry at least one of them.
+    pub notes: usize,
+}
+
 /// The notes, and the id the next note gets.
 #[derive(Debug)]
 pub struct Store {
@@ -123,6 +141,55 @@ impl Store {
             .into_iter()
             .map(|(tag, n)| (tag.to_owned(), n))
             .collect()
+    }
+
+    /// The `max` tags carried by the most notes (ties go to the first in tag order), in tag
+    /// order, and, when there are more tags, how many others there are and how many notes
+    /// carry at least one of them.
+    ///
+    /// ```
+    /// let mut store = toolsmith_examples::store::Store::seeded();
+    /// store.create("t".into(), "b".into(), vec!["work".into(), "idea".into()]);
+    /// let top = store.top_tags(2);
+    /// assert_eq!(top.tags, [("home".to_owned(), 1), ("work".to_owned(), 2)]);
+    /// let others = top.others.unwrap();
+    /// assert_eq!((others.tags, others.notes), (2, 2));
+    /// assert!(store.top_tags(4).others.is_none());
+    /// ```
+    pub fn top_tags(&self, max: usize) -> TopTags {
+        let mut tags = self.tag_counts();
+        if tags.len() <= max {
+            return TopTags { tags, others: None };
+        }
+        let mut order: Vec<usize> = (0..tags.len()).collect();
+        // Stable: among equal counts, tag order.
+        order.sort_by_key(|&i| std::cmp::Reverse(tags[i].1));
+        let mut kept = vec![false; tags.len()];
+        for &i in &order[..max] {
+            kept[i] = true;
+        }
+        let mut others = BTreeSet::new();
+        let mut index = 0;
+        tags.retain(|(tag, _)| {
+            let keep = kept[index];
+            index += 1;
+            if !keep {
+                others.insert(tag.clone());
+            }
+            keep
+        });
+        let notes = self
+            .notes
+            .iter()
+            .filter(|n| n.tags.iter().any(|t| others.contains(t)))
+            .count();
+        TopTags {
+            tags,
+            others: Some(Others {
+                tags: others.len(),
+                notes,
+            }),
+        }
     }
 
     /// Removes the note with this id; `false` when there was none.

@@ -113,13 +113,16 @@ async fn schemas_are_portable() {
     assert_eq!(
         input["properties"]["tags"],
         json!({
-            "type": "array", "items": {"type": "string"}, "description": "Optional labels."
+            "type": "array", "items": {"type": "string"}, "description": "Optional labels: at most 20, each at most 64 characters."
         })
     );
     assert!(input.get("$schema").is_none());
     assert_eq!(
         create.description.as_deref(),
-        Some("Create a note and return it with its new id.")
+        Some(
+            "Create a note and return it with its new id. A note carries at most 20 tags, each at\n\
+             most 64 characters long; more is an error, and nothing is created."
+        )
     );
 
     let search = tools.iter().find(|t| t.name == "search_notes").unwrap();

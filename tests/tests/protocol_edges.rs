@@ -101,16 +101,19 @@ async fn a_call_with_a_result_or_error_member_is_invalid_and_never_runs() {
 }
 
 #[tokio::test]
-async fn a_session_started_statelessly_keeps_rmcps_rules_after_a_late_initialize() {
+async fn a_session_started_statelessly_refuses_a_late_initialize_and_stays_per_request() {
     let mut server = fixture(&[]);
     let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                       "io.modelcontextprotocol/clientCapabilities": {}});
     let stateless = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": meta}});
     assert_eq!(result_value(&server.ask(&stateless).await), 3);
-    server
+    let late = server
         .ask(&toolsmith_tests::initialize(2, "2025-11-25"))
         .await;
+    assert_eq!(code(&late), -32600, "{late}");
+    let message = late["error"]["message"].as_str().unwrap();
+    assert!(message.contains("per-request"), "{message}");
     // Without `_meta`, rmcp refuses the call in this session; so must every path.
     let plain = server.ask(&call(3, "count", json!({}))).await;
     let ping = server
@@ -118,6 +121,39 @@ async fn a_session_started_statelessly_keeps_rmcps_rules_after_a_late_initialize
         .await;
     assert_eq!(code(&plain), code(&ping), "call: {plain}\nping: {ping}");
     assert_eq!(code(&plain), -32602, "{plain}");
+    // With it, calls go on as before.
+    let mut again = stateless.clone();
+    again["id"] = json!(5);
+    assert_eq!(result_value(&server.ask(&again).await), 3);
+}
+
+#[tokio::test]
+async fn json_past_the_parsers_limits_is_answered_with_its_id() {
+    let mut server = fixture(&[]);
+    server.init().await;
+    let deep = format!("{}1{}", "[".repeat(130), "]".repeat(130));
+    for (id, arguments) in [
+        (1, format!(r#"{{"text":{deep}}}"#)),
+        (2, r#"{"text":"\ud800"}"#.to_owned()),
+        (3, r#"{"text":1e400}"#.to_owned()),
+    ] {
+        server
+            .line(&format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{arguments}}}}}"#
+            ))
+            .await;
+        let frame = server.next_within(Duration::from_secs(10)).await.unwrap();
+        assert_eq!(
+            (code(&frame), frame["id"].clone()),
+            (-32602, json!(id)),
+            "{frame}"
+        );
+    }
+    let answer = server.ask(&call(4, "echo", json!({"text": "hi"}))).await;
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "hi",
+        "still serving"
+    );
 }
 
 #[tokio::test]

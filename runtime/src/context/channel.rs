@@ -53,6 +53,13 @@ pub(crate) trait ClientChannel: NoticeSink {
 
     /// Sends `request` to the client; its answer arrives through the returned future.
     fn request(&self, request: ServerRequest) -> Reply;
+
+    /// While the client is not reading what it was sent (its session's backlog is over its
+    /// limit), what a call that has not started yet waits for before it starts; `None` when
+    /// it need not wait.
+    fn backed_up(&self) -> Option<Pin<Box<dyn Future<Output = ()> + Send + '_>>> {
+        None
+    }
 }
 
 /// The reply of a channel that cannot ask: `why`, at once.

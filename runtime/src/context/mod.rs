@@ -171,6 +171,14 @@ impl CallContext {
         }
     }
 
+    /// Waits, before the call's tool starts, while its client is not reading what it was
+    /// sent (see [`ClientChannel::backed_up`]); at once otherwise.
+    pub(crate) async fn room(&self) {
+        if let Some(wait) = self.sink.as_ref().and_then(|sink| sink.backed_up()) {
+            wait.await;
+        }
+    }
+
     /// Ends the call's notifications: every one sent so far is with the sink, before the
     /// result; any sent later (by a clone a tool kept) is dropped. Never waits for the tool.
     pub(crate) fn close(&self) {

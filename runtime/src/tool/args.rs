@@ -3,6 +3,10 @@
 //! Every problem is collected, so that one error result names every missing, unknown and
 //! wrong-typed argument at once (SEP-1303: the model reads it and corrects its call). A context
 //! parameter that cannot be made (a rejection) ends the call with its own message instead.
+//!
+//! What a message quotes from the request is capped, so that an error is never much larger
+//! than a normal one whatever the request: at most [`NAMED`] unknown arguments are named
+//! (then "and N more"), and a quoted name or decoder message is cut at [`QUOTED`] characters.
 
 use std::fmt::Display;
 
@@ -11,6 +15,11 @@ use serde_json::{Map, Value};
 
 use crate::tool::def::{Invocation, ParamDef};
 use crate::tool::output::Outcome;
+
+/// How many unknown arguments an error names; the rest are counted.
+pub(crate) const NAMED: usize = 5;
+/// How many characters of a name, or of a decoder's message, an error quotes.
+pub(crate) const QUOTED: usize = 100;
 
 /// The arguments of one call, consumed parameter by parameter by the code `#[tool]`
 /// generates.
@@ -70,6 +79,9 @@ impl<'a> Arguments<'a> {
             Ok(v) => Some(v),
             Err(_) if let Some(Ok(v)) = integral.map(serde_json::from_value) => Some(v),
             Err(err) => {
+                // The decoder's message may quote the value: a long one is cut.
+                let err = err.to_string();
+                let err = clip(&err);
                 self.problems.push(format!(
                     "argument `{name}` is invalid (expected {expected}): {err}"
                 ));
@@ -99,30 +111,62 @@ impl<'a> Arguments<'a> {
     }
 
     fn problems(mut self) -> Result<(), String> {
-        let mut unknown: Vec<&String> = self.map.keys().collect();
-        unknown.sort();
-        if !unknown.is_empty() {
-            let names = self
-                .params
-                .iter()
-                .filter(|p| p.is_argument())
-                .map(|p| format!("`{}`", p.name))
-                .collect::<Vec<_>>();
-            let takes = if names.is_empty() {
-                "this tool takes no arguments".to_owned()
-            } else {
-                format!("this tool takes {}", names.join(", "))
-            };
-            for name in unknown {
-                self.problems
-                    .push(format!("unknown argument `{name}` ({takes})"));
+        if !self.map.is_empty() {
+            let takes = self.takes();
+            // The first few names in order, without sorting them all.
+            let mut named: Vec<&String> = Vec::with_capacity(NAMED + 1);
+            for name in self.map.keys() {
+                let at = named.partition_point(|n| *n < name);
+                if at < NAMED {
+                    named.insert(at, name);
+                    named.truncate(NAMED);
+                }
             }
+            let mut list = named
+                .iter()
+                .map(|name| format!("`{}`", clip(name)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let more = self.map.len() - named.len();
+            if more > 0 {
+                list.push_str(&format!(" and {more} more"));
+            }
+            let noun = if self.map.len() == 1 {
+                "argument"
+            } else {
+                "arguments"
+            };
+            self.problems
+                .push(format!("unknown {noun} {list} ({takes})"));
         }
         if self.problems.is_empty() {
             Ok(())
         } else {
             Err(self.problems.join("; "))
         }
+    }
+
+    /// What the tool takes, for the message naming unknown arguments.
+    fn takes(&self) -> String {
+        let names = self
+            .params
+            .iter()
+            .filter(|p| p.is_argument())
+            .map(|p| format!("`{}`", p.name))
+            .collect::<Vec<_>>();
+        if names.is_empty() {
+            "this tool takes no arguments".to_owned()
+        } else {
+            format!("this tool takes {}", names.join(", "))
+        }
+    }
+}
+
+/// `text`, cut after [`QUOTED`] characters (marked with `...`).
+fn clip(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(QUOTED) {
+        Some((at, _)) => format!("{}...", &text[..at]).into(),
+        None => text.into(),
     }
 }
 
@@ -165,9 +209,72 @@ fn as_integers(value: Value) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Map, Value, json};
 
-    use super::{as_integers, holds_integral_float};
+    use super::{Arguments, NAMED, QUOTED, as_integers, holds_integral_float};
+    use crate::tool::def::{Invocation, ParamDef, ParamKind};
+
+    static COUNT: [ParamDef; 1] = [ParamDef {
+        name: "count",
+        description: None,
+        required: true,
+        schema: |generator| generator.subschema_for::<u32>(),
+        type_id: || None,
+        kind: || ParamKind::Argument,
+    }];
+
+    /// The message of a call of a tool taking `count` with `args`.
+    fn problems(args: Map<String, Value>) -> String {
+        let expected = ["an integer".to_owned()];
+        let mut arguments = Arguments::new(Some(args), &COUNT, &expected);
+        let _ = arguments.take::<u32>(0);
+        match arguments.finish() {
+            Err(Invocation::Invalid(problems)) => problems,
+            _ => panic!("the arguments are invalid"),
+        }
+    }
+
+    #[test]
+    fn an_error_names_a_few_unknown_arguments_and_counts_the_rest() {
+        let mut args: Map<String, Value> = (0..100_000)
+            .map(|i| (format!("key{i:06}"), Value::Null))
+            .collect();
+        args.insert("count".into(), json!(1));
+        let message = problems(args);
+        assert_eq!(
+            message,
+            "unknown arguments `key000000`, `key000001`, `key000002`, `key000003`, \
+             `key000004` and 99995 more (this tool takes `count`)"
+        );
+        let one = problems(Map::from_iter([
+            ("count".to_owned(), json!(1)),
+            ("limit".to_owned(), json!(2)),
+        ]));
+        assert_eq!(one, "unknown argument `limit` (this tool takes `count`)");
+        assert_eq!(NAMED, 5);
+    }
+
+    #[test]
+    fn an_error_quotes_a_long_name_or_value_cut() {
+        let long = "x".repeat(1 << 20);
+        let args = Map::from_iter([("count".to_owned(), json!(long)), (long.clone(), json!(1))]);
+        let message = problems(args);
+        assert!(message.len() < 4 * QUOTED, "{} bytes", message.len());
+        assert!(
+            message.starts_with(
+                "argument `count` is invalid (expected an integer): invalid type: string \"xxx"
+            ),
+            "{message}"
+        );
+        assert!(
+            message.contains("xxx...; unknown argument `xxx"),
+            "{message}"
+        );
+        assert!(
+            message.ends_with("xxx...` (this tool takes `count`)"),
+            "{message}"
+        );
+    }
 
     #[test]
     fn integral_floats_are_integers_for_a_second_try() {

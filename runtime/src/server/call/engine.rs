@@ -1,7 +1,9 @@
 //! The engine every invocation runs on, whatever it invokes: the invocation is made (its
 //! arguments decoded) with panics caught, then run under its timeout and the client's
-//! cancellation, a sync one on the [`CallPool`], an async one in place. Keyed on an
-//! invocation and a name, not on a tool, so that what is not a tool can run on it too.
+//! cancellation, a sync one on the [`CallPool`], an async one in place. It starts once its
+//! session's channel lets it (a stdio client that stops reading holds up calls that have not
+//! started, see `CallContext::room`). Keyed on an invocation and a name, not on a tool, so
+//! that what is not a tool can run on it too.
 
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
@@ -69,11 +71,15 @@ async fn execute(
     let body = async {
         match invocation {
             Invocation::Invalid(problems) => Outcome::Invalid(problems),
-            Invocation::Blocking(body) => pool.run(body).await,
-            Invocation::Async(body) => match AssertUnwindSafe(body).catch_unwind().await {
-                Ok(outcome) => outcome,
-                Err(panic) => Outcome::Failed(panic_message(&*panic)),
-            },
+            // A call starts only while its client reads what it was sent (at once, mostly).
+            Invocation::Blocking(body) => pool.run(body, context.room()).await,
+            Invocation::Async(body) => {
+                context.room().await;
+                match AssertUnwindSafe(body).catch_unwind().await {
+                    Ok(outcome) => outcome,
+                    Err(panic) => Outcome::Failed(panic_message(&*panic)),
+                }
+            }
         }
     };
     let Some(timeout) = timeout else {

@@ -54,9 +54,14 @@ impl CallPool {
         }
     }
 
-    /// Runs `body` on a pool thread once a slot is free.
-    pub(crate) async fn run(&self, body: Box<dyn FnOnce() -> Outcome + Send>) -> Outcome {
-        match spawn(&self.sync, body).await {
+    /// Runs `body` on a pool thread once a slot is free and then `ready` is (a call waiting
+    /// for a slot has not started: it starts only when its session lets it).
+    pub(crate) async fn run(
+        &self,
+        body: Box<dyn FnOnce() -> Outcome + Send>,
+        ready: impl Future<Output = ()>,
+    ) -> Outcome {
+        match spawn(&self.sync, ready, body).await {
             Ok(outcome) => outcome,
             Err(err) if err.is_panic() => {
                 Outcome::Failed(super::outcome::panic_message(&*err.into_panic()))
@@ -74,17 +79,20 @@ impl CallPool {
         F::Output: Send + 'static,
     {
         let runtime = Handle::current();
-        spawn(&self.blocking, move || runtime.block_on(work)).await
+        let ready = std::future::ready(());
+        spawn(&self.blocking, ready, move || runtime.block_on(work)).await
     }
 }
 
-/// Runs `body` on a pool thread once `slots` has a free one.
+/// Runs `body` on a pool thread once `slots` has a free one and then `ready` is.
 async fn spawn<T: Send + 'static>(
     slots: &Arc<Semaphore>,
+    ready: impl Future<Output = ()>,
     body: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, JoinError> {
     // The semaphore is never closed.
     let slot = slots.clone().acquire_owned().await.ok();
+    ready.await;
     pool()
         .spawn_blocking(move || {
             let _slot = slot;

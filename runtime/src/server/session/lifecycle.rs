@@ -1,6 +1,12 @@
 //! What a session has become, and which of its requests are in flight: kept once, for both
 //! paths that answer requests (the fast path and rmcp's service loop), so that they never
 //! disagree about the session's revision or about an id.
+//!
+//! A session is decided by its first request that rmcp accepts: `initialize` makes it a
+//! handshake session (the fast path serves its tools), a request carrying its own revision
+//! (2026-07-28) a per-request one, which rmcp serves. A per-request session stays one: a
+//! later `initialize` is refused with `-32600` (rmcp would answer it, yet go on refusing every
+//! request without `_meta`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
@@ -21,7 +27,7 @@ const INITIALIZING: u8 = 1;
 /// 2025-11-25): the fast path serves tools.
 const HANDSHAKE: u8 = 2;
 /// The session started with a request carrying its own revision (2026-07-28): rmcp serves
-/// it all, whatever comes later.
+/// it all, whatever comes later; an `initialize` is refused.
 const INLINE: u8 = 3;
 
 /// The session's lifecycle, decided once by its first requests.
@@ -58,9 +64,12 @@ impl Lifecycle {
 
     /// Before the session starts, rmcp ends it on a notification or a response, and answers
     /// an unknown method as a request lacking metadata: those are handled here instead.
+    /// In a per-request session, `initialize` is refused (see the module's doc).
     pub(crate) fn admit(&self, message: &RxJsonRpcMessage<RoleServer>) -> Admit {
-        if self.stage.load(Ordering::Acquire) != UNDECIDED {
-            return Admit::Pass;
+        match self.stage.load(Ordering::Acquire) {
+            UNDECIDED => {}
+            INLINE => return late_initialize(message),
+            _ => return Admit::Pass,
         }
         let JsonRpcMessage::Request(request) = message else {
             return Admit::Ignore("a notification or response came before the session started");
@@ -137,95 +146,158 @@ impl Lifecycle {
     }
 }
 
-/// A request in flight: on the fast path (its number and its cancellation), or with rmcp.
+/// Refuses an `initialize` in a per-request session. rmcp decides whether the request that
+/// made the session per-request starts it before it reads the next message (its refusal is
+/// observed first), so the session is per-request by the time this sees an `initialize`.
+fn late_initialize(message: &RxJsonRpcMessage<RoleServer>) -> Admit {
+    match message {
+        JsonRpcMessage::Request(request)
+            if matches!(request.request, ClientRequest::InitializeRequest(_)) =>
+        {
+            let error = ErrorData::invalid_request(
+                "Invalid Request: this session is per-request (its first request carried \
+                 protocol version 2026-07-28 in _meta), so initialize is not accepted; send \
+                 every request with its _meta, or start a new session to initialize",
+                None,
+            );
+            Admit::Refuse(request.id.clone(), error)
+        }
+        _ => Admit::Pass,
+    }
+}
+
+/// A request in flight: on the fast path (its number and its cancellation), or with rmcp
+/// (the id rmcp knows it by).
 enum Owner {
     Fast(u64, CancellationToken),
-    Rmcp,
+    Rmcp(i64),
 }
 
 /// The session's requests in flight, by id. An id may be in flight once: a request reusing
 /// it is refused on either path.
+///
+/// rmcp keys what it keeps of a request (its cancellation, whether to send its answer) by the
+/// request's id alone, and still runs a cancelled request when the client reuses its id: the
+/// two would share an entry, and the new one could get the old one's answer, or none. So rmcp
+/// never sees a client's id: each request it answers gets an id of the session's own
+/// (`Requests::claim_rmcp`), a cancellation is passed on under that id, and an answer goes
+/// back under the client's id (`Requests::answered`), unless its request was cancelled.
 #[derive(Default)]
 pub(crate) struct Requests {
-    map: Mutex<HashMap<RequestId, Owner>>,
-    /// How many entries `map` holds, read without the lock.
+    map: Mutex<Map>,
+    /// How many entries the map of client ids holds, read without the lock.
     len: AtomicUsize,
 }
 
+#[derive(Default)]
+struct Map {
+    /// By the client's id.
+    by_id: HashMap<RequestId, Owner>,
+    /// The requests rmcp answers, by the id it knows them by.
+    rmcp: HashMap<i64, RequestId>,
+    /// The id the next request rmcp answers gets.
+    next: i64,
+}
+
 impl Requests {
-    fn map(&self) -> MutexGuard<'_, HashMap<RequestId, Owner>> {
+    fn map(&self) -> MutexGuard<'_, Map> {
         self.map.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn claim(&self, id: &RequestId, owner: Owner) -> bool {
-        let mut map = self.map();
-        if map.contains_key(id) {
-            return false;
-        }
-        map.insert(id.clone(), owner);
-        self.len.store(map.len(), Ordering::Release);
-        true
-    }
-
-    fn remove(&self, id: &RequestId, keep: impl FnOnce(&Owner) -> bool) -> Option<Owner> {
-        if self.len.load(Ordering::Acquire) == 0 {
-            return None;
-        }
-        let mut map = self.map();
-        if map.get(id).is_none_or(keep) {
-            return None;
-        }
-        let owner = map.remove(id);
-        self.len.store(map.len(), Ordering::Release);
-        owner
+    fn set_len(&self, map: &Map) {
+        self.len.store(map.by_id.len(), Ordering::Release);
     }
 
     /// Whether `id` is free (no request in flight has it).
     pub(crate) fn is_free(&self, id: &RequestId) -> bool {
-        self.len.load(Ordering::Acquire) == 0 || !self.map().contains_key(id)
+        self.len.load(Ordering::Acquire) == 0 || !self.map().by_id.contains_key(id)
     }
 
     /// Takes `id` for a fast-path call; `false` when it is in flight already.
     pub(crate) fn claim_fast(&self, id: &RequestId, number: u64, token: CancellationToken) -> bool {
-        self.claim(id, Owner::Fast(number, token))
+        let mut map = self.map();
+        if map.by_id.contains_key(id) {
+            return false;
+        }
+        map.by_id.insert(id.clone(), Owner::Fast(number, token));
+        self.set_len(&map);
+        true
     }
 
-    /// Takes `id` for a request rmcp answers; `false` when it is in flight already.
-    pub(crate) fn claim_rmcp(&self, id: &RequestId) -> bool {
-        self.claim(id, Owner::Rmcp)
+    /// Takes `id` for a request rmcp answers: the id rmcp is to know it by, or `None` when
+    /// `id` is in flight already.
+    pub(crate) fn claim_rmcp(&self, id: &RequestId) -> Option<RequestId> {
+        let mut map = self.map();
+        if map.by_id.contains_key(id) {
+            return None;
+        }
+        let alias = map.next;
+        map.next = alias.wrapping_add(1);
+        map.by_id.insert(id.clone(), Owner::Rmcp(alias));
+        map.rmcp.insert(alias, id.clone());
+        self.set_len(&map);
+        Some(RequestId::Number(alias))
     }
 
     /// Gives back the id of fast-path call `number`: `false` when it was cancelled (its
     /// response must not be sent).
     pub(crate) fn finish_fast(&self, id: &RequestId, number: u64) -> bool {
-        self.remove(
-            id,
-            |owner| !matches!(owner, Owner::Fast(n, _) if *n == number),
-        )
-        .is_some()
-    }
-
-    /// rmcp answered `id`.
-    pub(crate) fn answered(&self, id: &RequestId) {
-        self.remove(id, |owner| !matches!(owner, Owner::Rmcp));
-    }
-
-    /// The client cancelled `id`: a fast-path call is stopped and never answered; rmcp
-    /// stops its own.
-    pub(crate) fn cancel(&self, id: &RequestId) {
-        if let Some(Owner::Fast(_, token)) = self.remove(id, |_| false) {
-            token.cancel();
+        if self.len.load(Ordering::Acquire) == 0 {
+            return false;
         }
+        let mut map = self.map();
+        if !matches!(map.by_id.get(id), Some(Owner::Fast(n, _)) if *n == number) {
+            return false;
+        }
+        map.by_id.remove(id);
+        self.set_len(&map);
+        true
+    }
+
+    /// rmcp answered the request it knows as `alias`: the client's id to answer, or `None`
+    /// when the request was cancelled (nothing may be sent).
+    pub(crate) fn answered(&self, alias: &RequestId) -> Option<RequestId> {
+        let RequestId::Number(alias) = alias else {
+            return None;
+        };
+        let mut map = self.map();
+        let id = map.rmcp.remove(alias)?;
+        map.by_id.remove(&id);
+        self.set_len(&map);
+        Some(id)
+    }
+
+    /// The client cancelled `id`: a fast-path call is stopped and never answered; for a
+    /// request rmcp answers, the id rmcp knows it by, to pass the cancellation on under.
+    pub(crate) fn cancel(&self, id: &RequestId) -> Option<RequestId> {
+        if self.len.load(Ordering::Acquire) == 0 {
+            return None;
+        }
+        let mut map = self.map();
+        let owner = map.by_id.remove(id)?;
+        let alias = match owner {
+            Owner::Fast(_, token) => {
+                token.cancel();
+                None
+            }
+            Owner::Rmcp(alias) => {
+                map.rmcp.remove(&alias);
+                Some(RequestId::Number(alias))
+            }
+        };
+        self.set_len(&map);
+        alias
     }
 
     /// At the end of the session: stops every fast-path call still running.
     pub(crate) fn cancel_all(&self) {
         let mut map = self.map();
-        for (_, owner) in map.drain() {
+        for (_, owner) in map.by_id.drain() {
             if let Owner::Fast(_, token) = owner {
                 token.cancel();
             }
         }
+        map.rmcp.clear();
         self.len.store(0, Ordering::Release);
     }
 }
@@ -239,129 +311,4 @@ pub(crate) fn id_in_use(id: &RequestId) -> ErrorData {
 }
 
 #[cfg(test)]
-mod tests {
-    use rmcp::RoleServer;
-    use rmcp::model::{
-        ErrorData, InitializeResult, NumberOrString, ProtocolVersion, ServerCapabilities,
-        ServerResult,
-    };
-    use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
-    use serde_json::{Value, json};
-    use tokio_util::sync::CancellationToken;
-
-    use super::{Admit, Lifecycle, Requests};
-
-    fn message(value: Value) -> RxJsonRpcMessage<RoleServer> {
-        serde_json::from_value(value).expect("a client message")
-    }
-
-    fn initialize(id: i64) -> RxJsonRpcMessage<RoleServer> {
-        message(
-            json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "t", "version": "0"}}}),
-        )
-    }
-
-    fn modern_call(id: i64) -> RxJsonRpcMessage<RoleServer> {
-        message(
-            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-            "name": "t", "_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {}}}}),
-        )
-    }
-
-    fn initialized(version: ProtocolVersion, id: i64) -> TxJsonRpcMessage<RoleServer> {
-        let mut result = InitializeResult::new(ServerCapabilities::default());
-        result.protocol_version = version;
-        TxJsonRpcMessage::<RoleServer>::response(
-            ServerResult::InitializeResult(result),
-            NumberOrString::Number(id),
-        )
-    }
-
-    fn error_to(id: i64) -> TxJsonRpcMessage<RoleServer> {
-        let error = ErrorData::invalid_params("missing _meta", None);
-        TxJsonRpcMessage::<RoleServer>::error(error, Some(NumberOrString::Number(id)))
-    }
-
-    #[test]
-    fn before_the_session_starts_only_requests_pass() {
-        let lifecycle = Lifecycle::default();
-        let note = message(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        assert!(matches!(lifecycle.admit(&note), Admit::Ignore(_)));
-        let response = message(json!({"jsonrpc": "2.0", "id": 9, "result": {}}));
-        assert!(matches!(lifecycle.admit(&response), Admit::Ignore(_)));
-        let custom = message(json!({"jsonrpc": "2.0", "id": 1, "method": "x/y"}));
-        let Admit::Refuse(id, error) = lifecycle.admit(&custom) else {
-            panic!("an unknown method before the session is refused here");
-        };
-        assert_eq!((id, error.code.0), (NumberOrString::Number(1), -32601));
-        let ping = message(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}));
-        assert!(matches!(lifecycle.admit(&ping), Admit::Pass));
-        assert!(!lifecycle.handshake(), "a ping decides nothing");
-        // Still undecided: a notification is still ignored.
-        assert!(matches!(lifecycle.admit(&note), Admit::Ignore(_)));
-    }
-
-    #[test]
-    fn a_handshake_revision_turns_the_fast_path_on() {
-        let lifecycle = Lifecycle::default();
-        assert!(matches!(lifecycle.admit(&initialize(0)), Admit::Pass));
-        assert!(!lifecycle.handshake(), "not before rmcp answers");
-        lifecycle.observe(&initialized(ProtocolVersion::V_2025_11_25, 0));
-        assert!(lifecycle.handshake());
-        let note = message(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        assert!(matches!(lifecycle.admit(&note), Admit::Pass));
-    }
-
-    #[test]
-    fn a_per_request_session_is_settled_by_rmcps_answer() {
-        let lifecycle = Lifecycle::default();
-        assert!(matches!(lifecycle.admit(&modern_call(1)), Admit::Pass));
-        // rmcp refused it (say its metadata was incomplete): the session is undecided again.
-        lifecycle.observe(&error_to(1));
-        let note = message(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        assert!(matches!(lifecycle.admit(&note), Admit::Ignore(_)));
-        // Accepted this time: per-request from now on, and never the fast path's.
-        assert!(matches!(lifecycle.admit(&modern_call(2)), Admit::Pass));
-        let done = TxJsonRpcMessage::<RoleServer>::response(
-            ServerResult::empty(()),
-            NumberOrString::Number(2),
-        );
-        lifecycle.observe(&done);
-        assert!(matches!(lifecycle.admit(&note), Admit::Pass));
-        assert!(matches!(lifecycle.admit(&initialize(3)), Admit::Pass));
-        lifecycle.observe(&initialized(ProtocolVersion::V_2025_11_25, 3));
-        assert!(!lifecycle.handshake(), "an inline session stays with rmcp");
-    }
-
-    #[test]
-    fn an_id_is_in_flight_once_on_either_path() {
-        let requests = Requests::default();
-        let id = NumberOrString::Number(5);
-        assert!(requests.is_free(&id));
-        assert!(requests.claim_rmcp(&id));
-        assert!(!requests.claim_rmcp(&id));
-        assert!(!requests.claim_fast(&id, 0, CancellationToken::new()));
-        requests.answered(&id);
-        assert!(requests.is_free(&id));
-
-        let token = CancellationToken::new();
-        assert!(requests.claim_fast(&id, 7, token.clone()));
-        requests.answered(&id); // rmcp answering the id does not free a fast-path call's
-        assert!(!requests.is_free(&id));
-        assert!(!requests.finish_fast(&id, 8), "another call's number");
-        requests.cancel(&id);
-        assert!(token.is_cancelled());
-        assert!(!requests.finish_fast(&id, 7), "cancelled: no response");
-        assert!(requests.is_free(&id));
-
-        let (a, b) = (CancellationToken::new(), CancellationToken::new());
-        assert!(requests.claim_fast(&NumberOrString::Number(1), 1, a.clone()));
-        assert!(requests.claim_fast(&NumberOrString::String("x".into()), 2, b.clone()));
-        requests.cancel_all();
-        assert!(a.is_cancelled() && b.is_cancelled());
-    }
-}
+mod tests;

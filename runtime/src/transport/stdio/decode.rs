@@ -2,6 +2,11 @@
 //! every request with an id gets an answer and nothing answers a notification.
 //!
 //! - Not JSON: `-32700 Parse error` with `id: null` (rmcp's own transport drops it).
+//! - JSON that the parser cannot hold (nested past its depth limit, a lone surrogate escape,
+//!   a number out of range): a request whose id can be read exactly (`idscan.rs`) is
+//!   answered with that id, `-32602 Invalid params` when its envelope reads (the trouble is
+//!   in its params), `-32700` when not; one whose id cannot be read gets `-32700` with
+//!   `id: null`; a notification or a response gets nothing.
 //! - JSON but not a valid message: `-32600 Invalid Request`, with the id when it is a string
 //!   or an integer, with `id: null` when it is anything else; a broken notification or
 //!   response gets nothing.
@@ -15,8 +20,11 @@ use rmcp::RoleServer;
 use rmcp::model::{CallToolRequestParams, ClientRequest, ErrorData, JsonRpcMessage, RequestId};
 use rmcp::service::RxJsonRpcMessage;
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::Value;
 use serde_json::value::RawValue;
+
+use super::idscan::{FoundId, IdScan};
 
 /// What a line comes to.
 #[allow(clippy::large_enum_variant)] // matched at once; a box would cost an allocation
@@ -69,12 +77,7 @@ pub(super) fn decode(mut line: &[u8]) -> Decoded {
 fn invalid(line: &[u8], err: &serde_json::Error) -> Decoded {
     let value = match serde_json::from_slice::<Value>(line) {
         Ok(value) => value,
-        Err(err) => {
-            return Decoded::Reply(
-                ErrorData::parse_error(format!("Parse error: {err}"), None),
-                None,
-            );
-        }
+        Err(err) => return unreadable(line, &err),
     };
     let invalid = || ErrorData::invalid_request(format!("Invalid Request: {err}"), None);
     let has = |key| value.get(key).is_some();
@@ -106,6 +109,45 @@ fn invalid(line: &[u8], err: &serde_json::Error) -> Decoded {
         }
         None => Decoded::Reply(invalid(), None),
     }
+}
+
+/// A line serde_json cannot read as a value: not JSON, or JSON past the parser's limits.
+fn unreadable(line: &[u8], err: &serde_json::Error) -> Decoded {
+    let parse_error = || ErrorData::parse_error(format!("Parse error: {err}"), None);
+    // Read without building anything: no depth limit, numbers and escapes unchecked.
+    if serde_json::from_slice::<IgnoredAny>(line).is_err() {
+        return Decoded::Reply(parse_error(), None);
+    }
+    let mut scan = IdScan::new();
+    scan.feed(line);
+    let scanned = scan.finish();
+    if !scanned.method {
+        tracing::debug!(%err, "an unreadable response was dropped");
+        return Decoded::Nothing;
+    }
+    let id = match scanned.id {
+        FoundId::Number(n) => RequestId::Number(n),
+        FoundId::String(s) => RequestId::String(s.into()),
+        FoundId::Absent => {
+            tracing::debug!(%err, "an unreadable notification was dropped");
+            return Decoded::Nothing;
+        }
+        FoundId::Unusable => return Decoded::Reply(parse_error(), None),
+    };
+    #[derive(Deserialize)]
+    struct Envelope<'a> {
+        #[serde(borrow)]
+        method: Cow<'a, str>,
+    }
+    let error = match serde_json::from_slice::<Envelope>(line) {
+        Ok(envelope) if KNOWN_METHODS.contains(&&*envelope.method) => {
+            let method = envelope.method;
+            ErrorData::invalid_params(format!("Invalid params for '{method}': {err}"), None)
+        }
+        Ok(_) => ErrorData::invalid_params(format!("Invalid params: {err}"), None),
+        Err(_) => parse_error(),
+    };
+    Decoded::Reply(error, Some(id))
 }
 
 /// Answers `-32602` for a request to a known method whose params do not fit it.
@@ -166,3 +208,6 @@ fn shape_problem(line: &[u8], method: &str) -> Option<String> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests;

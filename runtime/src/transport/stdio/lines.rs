@@ -22,7 +22,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 
 use super::decode::{Decoded, decode};
 use super::idscan::{FoundId, IdScan, Scanned};
-use super::outbox::{BACKLOG, Outbox};
+use super::outbox::Outbox;
 
 /// The longest request line accepted unless configured otherwise: 4 MiB.
 ///
@@ -54,8 +54,9 @@ pub(crate) trait SessionLayer: Send + Sync {
         &self,
         message: RxJsonRpcMessage<RoleServer>,
     ) -> Option<RxJsonRpcMessage<RoleServer>>;
-    /// Sees each frame rmcp sends, before it is written.
-    fn observe(&self, frame: &TxJsonRpcMessage<RoleServer>);
+    /// Sees each frame rmcp sends, before it is written, and may change it (the layer may
+    /// give rmcp ids of its own): `false` when it must not be written at all.
+    fn outgoing(&self, frame: &mut TxJsonRpcMessage<RoleServer>) -> bool;
     /// At the end of input: lets the work in flight finish until `deadline`, then stops it.
     fn drain(&self, deadline: Instant) -> Pin<Box<dyn Future<Output = ()> + Send + '_>>;
 }
@@ -180,19 +181,18 @@ impl LineTransport {
 
     /// Writes the answers queued while reading: before input may be waited for (one write
     /// for a burst of requests), or once [`WRITE_CHUNK`] bytes are queued (so that the
-    /// client reads the first answers of a long burst while the rest are computed). Waits
-    /// for the writer when a client stopped reading. Cancel-safe: the outbox records every
-    /// byte it writes.
+    /// client reads the first answers of a long burst while the rest are computed). While
+    /// the backlog is over its limit (a client that stopped reading), no line is read: no
+    /// new call starts. Cancel-safe: the outbox records every byte it writes.
     async fn write_answers(&mut self) -> Result<(), std::io::Error> {
-        let queued = self.outbox.queued();
-        if queued < WRITE_CHUNK && self.reader.buffer().contains(&b'\n') {
+        if !self.outbox.backed_up()
+            && self.outbox.queued() < WRITE_CHUNK
+            && self.reader.buffer().contains(&b'\n')
+        {
             return Ok(()); // the next line needs no wait
         }
         self.outbox.write_now();
-        if self.outbox.queued() > BACKLOG {
-            self.outbox.flush().await?;
-        }
-        Ok(())
+        self.outbox.room().await
     }
 }
 
@@ -245,13 +245,19 @@ impl Transport<RoleServer> for LineTransport {
 
     fn send(
         &mut self,
-        item: TxJsonRpcMessage<RoleServer>,
+        mut item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        if let Some(layer) = &self.layer {
-            layer.observe(&item);
-        }
+        let keep = self
+            .layer
+            .as_ref()
+            .is_none_or(|layer| layer.outgoing(&mut item));
         let outbox = self.outbox.clone();
-        async move { outbox.send(&item).await.map_err(TransportError) }
+        async move {
+            if !keep {
+                return Ok(());
+            }
+            outbox.send(&item).await.map_err(TransportError)
+        }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {

@@ -8,18 +8,25 @@
 //! ([`Outbox::queue`], [`Outbox::write_now`]), so that the answers to a burst of requests
 //! leave together. A large shared body (the cached `tools/list` result) is queued by
 //! reference, not copied.
+//!
+//! The backlog is every byte queued or taken by the writer and not yet written. Past
+//! [`BACKLOG`], a sender waits before it queues its frame ([`Outbox::room`]), and so do the
+//! reader and the calls that have not started (through the session's channel): a client
+//! that stops reading holds the server to about that much, plus what the calls already
+//! running answer.
 
 use std::collections::VecDeque;
 use std::io::{self, IoSlice};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 
 use tokio::io::AsyncWrite;
+use tokio::sync::Notify;
 
-/// Past this many queued bytes a sender waits for the writer (a client that does not read
-/// slows the server down instead of growing its memory).
+/// Past this many bytes waiting for the client, a sender waits before it queues (a client
+/// that does not read slows the server down instead of growing its memory).
 pub(crate) const BACKLOG: usize = 16 << 20;
 
 /// How many pieces one vectored write takes at most.
@@ -72,6 +79,10 @@ struct Writer {
 
 struct Inner {
     queue: Mutex<Queue>,
+    /// Bytes queued or in the writer's batch, not yet written.
+    backlog: AtomicUsize,
+    /// Told when the backlog falls to [`BACKLOG`] or below, and when writing fails.
+    room: Notify,
     writer: tokio::sync::Mutex<Writer>,
     failed: AtomicBool,
     /// A task is on its way to write what `write_now` could not.
@@ -91,10 +102,10 @@ fn broken() -> io::Error {
 impl Writer {
     /// Writes the batch, then everything queued, until the queue is empty or the output
     /// cannot take more now (`Pending`).
-    fn poll_drain(&mut self, cx: &mut Context<'_>, queue: &Mutex<Queue>) -> Poll<io::Result<()>> {
+    fn poll_drain(&mut self, cx: &mut Context<'_>, inner: &Inner) -> Poll<io::Result<()>> {
         loop {
             if self.batch.is_empty() {
-                let mut queue = lock(queue);
+                let mut queue = lock(&inner.queue);
                 std::mem::swap(&mut self.batch, &mut queue.chunks);
                 queue.len = 0;
                 drop(queue);
@@ -112,7 +123,10 @@ impl Writer {
             }
             match self.out.as_mut().poll_write_vectored(cx, &slices[..count]) {
                 Poll::Ready(Ok(0)) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
-                Poll::Ready(Ok(n)) => self.advance(n),
+                Poll::Ready(Ok(n)) => {
+                    self.advance(n);
+                    inner.written(n);
+                }
                 Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
                 Poll::Pending => return Poll::Pending,
             }
@@ -134,6 +148,19 @@ impl Writer {
     }
 }
 
+impl Inner {
+    fn queued(&self, n: usize) {
+        self.backlog.fetch_add(n, Ordering::AcqRel);
+    }
+
+    fn written(&self, n: usize) {
+        let before = self.backlog.fetch_sub(n, Ordering::AcqRel);
+        if before > BACKLOG && before - n <= BACKLOG {
+            self.room.notify_waiters();
+        }
+    }
+}
+
 fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
     queue.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -142,6 +169,8 @@ impl Outbox {
     pub(crate) fn new<W: AsyncWrite + Send + 'static>(write: W) -> Self {
         Outbox(Arc::new(Inner {
             queue: Mutex::new(Queue::default()),
+            backlog: AtomicUsize::new(0),
+            room: Notify::new(),
             writer: tokio::sync::Mutex::new(Writer {
                 out: Box::pin(write),
                 batch: VecDeque::new(),
@@ -153,10 +182,39 @@ impl Outbox {
         }))
     }
 
-    /// Sends one frame, serialized here.
+    /// Sends one frame, serialized here once the backlog has room for it (see
+    /// [`Outbox::room`]).
     pub(crate) async fn send<T: serde::Serialize>(&self, frame: &T) -> io::Result<()> {
+        self.room().await?;
         self.queue(frame)?;
         self.write_queued().await
+    }
+
+    /// Waits until the backlog is at most [`BACKLOG`] bytes: at once when it is. Cancel-safe.
+    pub(crate) async fn room(&self) -> io::Result<()> {
+        loop {
+            let notified = self.0.room.notified();
+            let mut notified = std::pin::pin!(notified);
+            // Registered before the look: a fall below the limit after it is not missed.
+            notified.as_mut().enable();
+            self.check()?;
+            if !self.backed_up() {
+                return Ok(());
+            }
+            // Someone writes: the writer's holder, or the task this starts.
+            self.write_now();
+            notified.await;
+        }
+    }
+
+    /// Whether the backlog is over [`BACKLOG`]: the client is not reading what it was sent.
+    pub(crate) fn backed_up(&self) -> bool {
+        self.backlog() > BACKLOG
+    }
+
+    /// How many bytes wait for the client: queued, or taken by the writer and not written.
+    pub(crate) fn backlog(&self) -> usize {
+        self.0.backlog.load(Ordering::Acquire)
     }
 
     /// Queues one frame, serialized straight into the queue; nothing is written yet.
@@ -175,6 +233,7 @@ impl Outbox {
         tail.push(b'\n');
         let added = tail.len() - start;
         queue.len += added;
+        self.0.queued(added);
         Ok(())
     }
 
@@ -193,6 +252,7 @@ impl Outbox {
         queue.chunks.push_back(Chunk::Shared(body));
         queue.tail().extend_from_slice(suffix);
         queue.len += added;
+        self.0.queued(added);
         Ok(())
     }
 
@@ -215,11 +275,7 @@ impl Outbox {
     }
 
     /// Writes what is queued, unless the writer is busy (its holder then writes it too).
-    /// Past [`BACKLOG`] queued bytes, waits for the writer instead.
     async fn write_queued(&self) -> io::Result<()> {
-        if self.queued() > BACKLOG {
-            return self.flush().await;
-        }
         loop {
             let Ok(writer) = self.0.writer.try_lock() else {
                 return Ok(());
@@ -248,7 +304,7 @@ impl Outbox {
                 Poll::Ready(Ok(()))
             } else {
                 let mut cx = Context::from_waker(Waker::noop());
-                writer.poll_drain(&mut cx, &self.0.queue)
+                writer.poll_drain(&mut cx, &self.0)
             };
             #[cfg(test)]
             tests::while_held();
@@ -305,7 +361,7 @@ impl Outbox {
 
     async fn drain(&self, mut writer: tokio::sync::MutexGuard<'_, Writer>) -> io::Result<()> {
         self.check()?;
-        let drained = std::future::poll_fn(|cx| writer.poll_drain(cx, &self.0.queue)).await;
+        let drained = std::future::poll_fn(|cx| writer.poll_drain(cx, &self.0)).await;
         drained.map_err(|err| {
             self.fail(&err);
             broken()
@@ -315,6 +371,7 @@ impl Outbox {
     fn fail(&self, err: &io::Error) {
         tracing::debug!(%err, "writing to the client failed");
         self.0.failed.store(true, Ordering::Release);
+        self.0.room.notify_waiters(); // whoever waits for room learns it
     }
 }
 

@@ -6,6 +6,8 @@
 #![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
 
 use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -78,7 +80,7 @@ impl StdioChannel {
 
 impl NoticeSink for StdioChannel {
     fn notify(&self, notice: Notice) {
-        if self.outbox.queued() > NOTICE_BACKLOG {
+        if self.outbox.backlog() > NOTICE_BACKLOG {
             tracing::debug!("the client is not reading: a notification was dropped");
             return;
         }
@@ -117,6 +119,16 @@ impl ClientChannel for StdioChannel {
         self.outbox.write_soon();
         // Dropped with the session: whoever still waits learns that it ended.
         Box::pin(async move { rx.await.unwrap_or(Err(ChannelError::Closed)) })
+    }
+
+    fn backed_up(&self) -> Option<Pin<Box<dyn Future<Output = ()> + Send + '_>>> {
+        if !self.outbox.backed_up() {
+            return None;
+        }
+        // A failed output ends the session; the call's answer then goes nowhere.
+        Some(Box::pin(async move {
+            let _ = self.outbox.room().await;
+        }))
     }
 }
 

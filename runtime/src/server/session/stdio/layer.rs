@@ -62,17 +62,24 @@ impl SessionLayer for StdioLayer {
         self.0.intercept(message)
     }
 
-    fn observe(&self, frame: &TxJsonRpcMessage<RoleServer>) {
-        self.0.lifecycle.observe(frame);
-        match frame {
-            JsonRpcMessage::Response(response) => self.0.requests.answered(&response.id),
-            JsonRpcMessage::Error(error) => {
-                if let Some(id) = &error.id {
-                    self.0.requests.answered(id);
+    fn outgoing(&self, frame: &mut TxJsonRpcMessage<RoleServer>) -> bool {
+        let id = match frame {
+            JsonRpcMessage::Response(response) => Some(&mut response.id),
+            JsonRpcMessage::Error(error) => error.id.as_mut(),
+            _ => None,
+        };
+        if let Some(id) = id {
+            // rmcp knows the request by an id of the session's own (see `Requests`).
+            match self.0.requests.answered(id) {
+                Some(client) => *id = client,
+                None => {
+                    tracing::debug!("the answer to a cancelled request was dropped");
+                    return false;
                 }
             }
-            _ => {}
         }
+        self.0.lifecycle.observe(frame);
+        true
     }
 
     fn drain(&self, deadline: Instant) -> Pin<Box<dyn Future<Output = ()> + Send + '_>> {
@@ -131,7 +138,8 @@ impl Layer {
     /// Takes the client's answers to the server's own requests, applies the session's
     /// lifecycle, refuses an id already in flight, and cancels a fast-path call named by a
     /// `notifications/cancelled` (its response is then never sent). Hands the rest on to
-    /// rmcp.
+    /// rmcp, each request under an id of the session's own, and a cancellation only of one
+    /// of those (see `Requests`).
     fn intercept(
         &self,
         message: RxJsonRpcMessage<RoleServer>,
@@ -150,17 +158,22 @@ impl Layer {
                 return None;
             }
         }
-        match &message {
-            JsonRpcMessage::Request(request) if !self.requests.claim_rmcp(&request.id) => {
-                self.refuse(id_in_use(&request.id), request.id.clone());
-                return None;
-            }
+        let mut message = message;
+        match &mut message {
+            JsonRpcMessage::Request(request) => match self.requests.claim_rmcp(&request.id) {
+                Some(alias) => request.id = alias,
+                None => {
+                    self.refuse(id_in_use(&request.id), request.id.clone());
+                    return None;
+                }
+            },
             JsonRpcMessage::Notification(notification) => {
                 if let ClientNotification::CancelledNotification(cancelled) =
-                    &notification.notification
-                    && let Some(id) = &cancelled.params.request_id
+                    &mut notification.notification
+                    && let Some(id) = &mut cancelled.params.request_id
                 {
-                    self.requests.cancel(id);
+                    // rmcp learns of its own requests' cancellations, under its ids.
+                    *id = self.requests.cancel(id)?;
                 }
             }
             _ => {}

@@ -182,3 +182,41 @@ async fn an_answer_queued_while_write_now_holds_the_writer_is_written() {
     client.read_exact(&mut line).await.unwrap();
     assert_eq!(line, b"{\"id\":7}\n");
 }
+
+/// A client that stops reading: past the backlog, a sender waits before its frame is queued
+/// (so the backlog stops growing), and goes on once the client reads again.
+#[tokio::test]
+async fn past_the_backlog_a_sender_waits_before_it_queues() {
+    let (mut client, server) = tokio::io::duplex(64 * 1024);
+    let outbox = Outbox::new(server);
+    let big = "x".repeat(super::BACKLOG + (1 << 20));
+    outbox.queue(&big).unwrap();
+    outbox.write_now(); // the output takes 64 KiB; the writer keeps the rest
+    let backlog = outbox.backlog();
+    assert!(outbox.backed_up(), "{backlog} bytes wait");
+    let sender = outbox.clone();
+    let send = tokio::spawn(async move { sender.send(&"after").await });
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert!(!send.is_finished(), "the sender waits");
+    assert_eq!(outbox.backlog(), backlog, "its frame is not queued yet");
+    // The client reads again: the frame goes out, last.
+    let reader = tokio::spawn(async move {
+        let mut text = Vec::new();
+        let mut buf = vec![0; 1 << 16];
+        while !text.ends_with(b"\"after\"\n") {
+            let n = client.read(&mut buf).await.unwrap();
+            assert!(n > 0, "the output ended early");
+            text.extend_from_slice(&buf[..n]);
+        }
+        text.len()
+    });
+    let wait = std::time::Duration::from_secs(10);
+    tokio::time::timeout(wait, send)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let read = tokio::time::timeout(wait, reader).await.unwrap().unwrap();
+    assert_eq!(read, big.len() + 3 + "\"after\"\n".len());
+    assert_eq!(outbox.backlog(), 0);
+}
