@@ -94,8 +94,8 @@ pub use registry::{
 };
 pub use run::run;
 pub use server::{
-    DEFAULT_BUSY_POLL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_TOOLS_LIST_PAGE_SIZE, Policy, Refusal,
-    Server, serve_on, serve_stdio,
+    DEFAULT_BUSY_POLL, DEFAULT_LIST_TTL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_TOOLS_LIST_PAGE_SIZE,
+    Policy, Refusal, Server, serve_on, serve_stdio,
 };
 pub use tool::{
     Audio, Content, EmbeddedResource, Hints, Image, InferredHints, META_CATEGORY, META_TAGS,

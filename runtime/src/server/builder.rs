@@ -33,6 +33,7 @@ pub const DEFAULT_TOOLS_LIST_PAGE_SIZE: usize = 500;
 pub struct Server {
     pub(crate) policy: Policy,
     pub(super) page_size: Option<usize>,
+    pub(super) list_ttl: Option<std::time::Duration>,
     pub(super) implementation: Option<(String, String)>,
     pub(super) states: StateMap,
     pub(super) max_line: Option<usize>,
@@ -108,6 +109,19 @@ impl Server {
     /// ```
     pub fn page_size(mut self, size: usize) -> Self {
         self.page_size = Some(size.max(1));
+        self
+    }
+
+    /// How long clients may keep the tool list and `server/discover` (2026-07-28's `ttlMs`;
+    /// default [`DEFAULT_LIST_TTL`](crate::DEFAULT_LIST_TTL), 5 minutes). The tool set of a
+    /// server is fixed when it starts: the list changes only with a new build or policy.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().list_ttl(std::time::Duration::from_secs(3600));
+    /// # let _ = server;
+    /// ```
+    pub fn list_ttl(mut self, ttl: std::time::Duration) -> Self {
+        self.list_ttl = Some(ttl);
         self
     }
 

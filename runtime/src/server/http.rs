@@ -69,8 +69,8 @@ impl Server {
         );
         let in_flight = handler.pipeline.tracker.clone();
         // Stateless tool requests take the fast path, unless turned off (tests compare).
-        let fast: Option<Arc<dyn FastPath>> =
-            fast_path.then(|| Arc::new(HttpFastPath(handler.for_session())) as Arc<dyn FastPath>);
+        let fast: Option<Arc<dyn FastPath>> = fast_path
+            .then(|| Arc::new(HttpFastPath::new(handler.for_session())) as Arc<dyn FastPath>);
         crate::transport::http::serve(move || handler.for_session(), config, fast, in_flight).await
     }
 

@@ -1,10 +1,12 @@
 //! `tools/list`: the tools the policy offers, paginated with cursors, and the first page
-//! serialized once for the fast paths.
+//! serialized once for the fast paths; and the caching hints 2026-07-28 gives it and
+//! `server/discover`: the tool set of a server is fixed when it starts.
 
 use std::sync::Arc;
+use std::time::Duration;
 
-use rmcp::ErrorData;
-use rmcp::model::{ListToolsResult, Tool};
+use rmcp::model::{CacheScope, DiscoverResult, ListToolsResult, Tool};
+use rmcp::{ErrorData, ServerHandler};
 
 use super::adapter::ToolServer;
 use crate::registry::search::{self, SearchError};
@@ -37,12 +39,60 @@ impl ToolServer {
         Ok(result)
     }
 
+    /// How long a client may keep the tool list and `server/discover` (2026-07-28's
+    /// `ttlMs`), and who may share it (`cacheScope`): everyone, unless the list depends on
+    /// the caller (with authorization, each caller sees the tools it may call).
+    pub(crate) fn list_hints(&self) -> (u64, CacheScope) {
+        #[cfg(feature = "auth")]
+        if self.pipeline.scopes.is_some() {
+            return (self.list_ttl_ms, CacheScope::Private);
+        }
+        (self.list_ttl_ms, CacheScope::Public)
+    }
+
+    /// `result` with the caching hints of a 2026-07-28 `tools/list`.
+    pub(crate) fn with_list_hints(&self, mut result: ListToolsResult) -> ListToolsResult {
+        let (ttl, scope) = self.list_hints();
+        result.ttl_ms = Some(ttl);
+        result.cache_scope = Some(scope);
+        result
+    }
+
+    /// The `server/discover` result: the server's revisions and capabilities, the same for
+    /// every caller.
+    pub(crate) fn discover_result(&self) -> DiscoverResult {
+        let mut result = DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        );
+        result.ttl_ms = self.list_ttl_ms;
+        result.cache_scope = CacheScope::Public;
+        result
+    }
+
+    /// What goes before the members of the un-paginated list (see [`Self::cached_list`]) in
+    /// a 2026-07-28 answer: `{"resultType":"complete","ttlMs":…,"cacheScope":…,`.
+    pub(crate) fn modern_list_head(&self) -> String {
+        let (ttl, scope) = self.list_hints();
+        // Serialized as rmcp does (a quoted name).
+        let scope = serde_json::to_string(&scope).unwrap_or_else(|_| r#""private""#.into());
+        format!(r#"{{"resultType":"complete","ttlMs":{ttl},"cacheScope":{scope},"#)
+    }
+
     /// The `tools/list` result for clients before 2026-07-28 (rmcp's `ListToolsResult`),
     /// serialized once: `None` when the list is paginated.
     pub(crate) fn cached_list(&self) -> Option<&Arc<String>> {
         self.list_json.as_ref()
     }
 }
+
+/// How long clients may keep the tool list and `server/discover` on 2026-07-28 unless
+/// [`Server::list_ttl`](crate::Server::list_ttl) says otherwise: 5 minutes.
+///
+/// ```
+/// assert_eq!(toolsmith::DEFAULT_LIST_TTL.as_secs(), 300);
+/// ```
+pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
 
 /// rmcp's `ListToolsResult` of `tools`, serialized once when one page holds them all (in the
 /// shape of revisions before 2026-07-28); the tools come back out of it, not cloned.

@@ -25,6 +25,7 @@ mod session;
 pub use builder::{
     DEFAULT_BUSY_POLL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_TOOLS_LIST_PAGE_SIZE, Server,
 };
+pub use list::DEFAULT_LIST_TTL;
 pub use policy::{Policy, Refusal};
 
 use std::future::Future;
@@ -172,14 +173,18 @@ impl Server {
             Some((name, version)) => Implementation::new(name, version),
             None => implementation(registry),
         };
-        Ok(ToolServer::new(
+        let mut server = ToolServer::new(
             registry,
             implementation,
             self.policy,
             self.page_size.unwrap_or(DEFAULT_TOOLS_LIST_PAGE_SIZE),
             self.states,
             CallPool::new(self.max_sync_calls.unwrap_or(DEFAULT_MAX_SYNC_CALLS)),
-        ))
+        );
+        if let Some(ttl) = self.list_ttl {
+            server.list_ttl_ms = ttl.as_millis().try_into().unwrap_or(u64::MAX);
+        }
+        Ok(server)
     }
 }
 

@@ -16,7 +16,7 @@ pub(crate) use peer::EventNotices;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
+    CallToolRequestParams, CallToolResponse, DiscoverResult, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, SetLevelRequestParams, Tool,
 };
 use rmcp::service::RequestContext;
@@ -55,6 +55,8 @@ pub(crate) struct ToolServer {
     pub(crate) sessions: bool,
     /// The un-paginated `tools/list` result, serialized once (see [`ToolServer::cached_list`]).
     pub(crate) list_json: Option<Arc<String>>,
+    /// How long clients may keep the tool list (2026-07-28's `ttlMs`).
+    pub(crate) list_ttl_ms: u64,
 }
 
 impl ToolServer {
@@ -91,6 +93,7 @@ impl ToolServer {
             #[cfg(feature = "http")]
             sessions: false,
             list_json,
+            list_ttl_ms: super::list::DEFAULT_LIST_TTL.as_millis() as u64,
         }
     }
 
@@ -134,11 +137,24 @@ impl ServerHandler for ToolServer {
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
         #[cfg(feature = "auth")]
-        if let Some(scopes) = &self.pipeline.scopes {
-            return self.list_for(scopes, &caller_of(&context), cursor);
+        let list = match &self.pipeline.scopes {
+            Some(scopes) => self.list_for(scopes, &caller_of(&context), cursor),
+            None => self.list(cursor),
+        };
+        #[cfg(not(feature = "auth"))]
+        let list = self.list(cursor);
+        // 2026-07-28 has caching hints; earlier revisions do not know them.
+        match context.meta.protocol_version() {
+            Some(_) => list.map(|list| self.with_list_hints(list)),
+            None => list,
         }
-        let _ = &context;
-        self.list(cursor)
+    }
+
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        Ok(self.discover_result())
     }
 
     async fn call_tool(
@@ -146,13 +162,6 @@ impl ServerHandler for ToolServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let meta = &context.meta;
-        let progress = meta.get_progress_token();
-        // A request that carries its revision (2026-07-28) carries its log level too; without
-        // one, no log message may be sent for it.
-        let level = meta
-            .protocol_version()
-            .map(|_| SessionLevel::fixed(meta.log_level().map(LogLevel::from_wire)));
         // Over HTTP, the call's notifications go through its request's peer, and leave
         // before its result.
         #[cfg(feature = "http")]
@@ -162,11 +171,9 @@ impl ServerHandler for ToolServer {
         #[cfg(not(feature = "http"))]
         let sink = None;
         let setup = CallSetup {
-            progress,
-            per_request: level.is_some(),
-            level,
             sink,
             caller: caller_of(&context),
+            ..CallSetup::of_meta(&context.meta)
         };
         let call = self.call(request, context.ct, setup, Way::Rmcp);
         let answer = self.pipeline.tracker.track_future(call).await;

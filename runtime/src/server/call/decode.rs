@@ -1,10 +1,13 @@
-//! Reading a request on a fast path: the envelope of a `tools/call` or `tools/list`, then its
-//! params as rmcp's own params types, and the one allow-list that decides what a fast path
-//! answers and what it leaves to rmcp's service, for every way in alike.
+//! Reading a request on a fast path: the envelope of a `tools/call`, `tools/list` or
+//! `server/discover`, then its params as rmcp's own params types, and the one allow-list that
+//! decides what a fast path answers and what it leaves to rmcp's service, for every way in
+//! alike.
 
 use std::borrow::Cow;
 
-use rmcp::model::{CallToolRequestParams, PaginatedRequestParams, RequestId};
+use rmcp::model::{
+    CallToolRequestParams, PaginatedRequestParams, ProtocolVersion, RequestId, RequestMetaObject,
+};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -17,9 +20,40 @@ pub(crate) enum FastRequest {
     Call {
         id: RequestId,
         params: CallToolRequestParams,
+        revision: Revision,
     },
     /// A `tools/list` of the first page.
-    List { id: RequestId },
+    List { id: RequestId, revision: Revision },
+    /// `server/discover` (2026-07-28 only).
+    Discover { id: RequestId },
+}
+
+/// How a request says which revision it speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Revision {
+    /// It does not: its session negotiated one (`initialize`, or an HTTP header naming a
+    /// revision before 2026-07-28).
+    Negotiated,
+    /// It carries 2026-07-28 in its `_meta`, with everything that revision requires there.
+    PerRequest,
+}
+
+impl Revision {
+    /// The revision has `resultType` and caching hints.
+    pub(crate) fn modern(self) -> bool {
+        self == Revision::PerRequest
+    }
+
+    /// The revision `meta` declares: `None` for one a fast path does not answer (another
+    /// revision, or required keys missing: rmcp answers with its exact error).
+    fn of(meta: Option<&RequestMetaObject>) -> Option<Revision> {
+        let Some(version) = meta.and_then(|meta| meta.protocol_version()) else {
+            return Some(Revision::Negotiated);
+        };
+        let current = ProtocolVersion::V_2026_07_28;
+        let complete = meta.is_some_and(|meta| meta.missing_required_keys(&current).is_empty());
+        (version == current && complete).then_some(Revision::PerRequest)
+    }
 }
 
 /// Decodes `message` for a fast path, or `None` for rmcp's service to answer it. The rules,
@@ -27,8 +61,11 @@ pub(crate) enum FastRequest {
 /// - the envelope is exactly a JSON-RPC 2.0 request (`jsonrpc`, `id`, `method`, and `params`
 ///   when it is an object; an unknown member or anything odd goes to rmcp, which validates
 ///   it in full);
-/// - the method is `tools/call` or `tools/list`, its params decode as rmcp's own types;
-/// - the request does not carry its own protocol revision (2026-07-28), which rmcp checks;
+/// - the method is `tools/call`, `tools/list` or `server/discover`, its params decode as
+///   rmcp's own types;
+/// - a request that carries its own revision carries 2026-07-28 and every `_meta` key that
+///   revision requires (rmcp answers anything else with its own error); `server/discover`
+///   must;
 /// - a call asking for progress needs a way in that can send notifications before the
 ///   answer (`notices`);
 /// - a list asks for the first page (a cursor is rmcp's).
@@ -40,24 +77,33 @@ pub(crate) fn fast_request(message: &[u8], notices: bool) -> Option<FastRequest>
     match method {
         Method::Call => {
             let params = serde_json::from_str::<CallToolRequestParams>(params).ok()?;
-            if let Some(meta) = &params.meta
-                && (meta.protocol_version().is_some()
-                    || (!notices && meta.get_progress_token().is_some()))
+            let revision = Revision::of(params.meta.as_ref())?;
+            if !notices
+                && let Some(meta) = &params.meta
+                && meta.get_progress_token().is_some()
             {
                 return None;
             }
-            Some(FastRequest::Call { id, params })
+            Some(FastRequest::Call {
+                id,
+                params,
+                revision,
+            })
         }
         Method::List => {
             let params = serde_json::from_str::<PaginatedRequestParams>(params).ok()?;
-            let modern = params
-                .meta
-                .as_ref()
-                .is_some_and(|meta| meta.protocol_version().is_some());
-            if modern || params.cursor.is_some() {
+            let revision = Revision::of(params.meta.as_ref())?;
+            if params.cursor.is_some() {
                 return None;
             }
-            Some(FastRequest::List { id })
+            Some(FastRequest::List { id, revision })
+        }
+        Method::Discover => {
+            let params = serde_json::from_str::<PaginatedRequestParams>(params).ok()?;
+            match Revision::of(params.meta.as_ref())? {
+                Revision::PerRequest => Some(FastRequest::Discover { id }),
+                Revision::Negotiated => None,
+            }
         }
     }
 }
@@ -66,9 +112,10 @@ pub(crate) fn fast_request(message: &[u8], notices: bool) -> Option<FastRequest>
 enum Method {
     Call,
     List,
+    Discover,
 }
 
-/// The id, method and params (an object, as raw JSON) of a `tools/call` or `tools/list`.
+/// The id, method and params (an object, as raw JSON) of a request a fast path may answer.
 fn envelope(message: &[u8]) -> Option<(RequestId, Method, &str)> {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
@@ -91,6 +138,7 @@ fn envelope(message: &[u8]) -> Option<(RequestId, Method, &str)> {
     let method = match &*method {
         "tools/call" => Method::Call,
         "tools/list" => Method::List,
+        "server/discover" => Method::Discover,
         _ => return None,
     };
     Some((id, method, params))
@@ -100,7 +148,7 @@ fn envelope(message: &[u8]) -> Option<(RequestId, Method, &str)> {
 mod tests {
     use serde_json::{Value, json};
 
-    use super::{FastRequest, fast_request};
+    use super::{FastRequest, Revision, fast_request};
 
     fn decode(message: Value, notices: bool) -> Option<FastRequest> {
         fast_request(message.to_string().as_bytes(), notices)
@@ -113,10 +161,14 @@ mod tests {
     #[test]
     fn plain_calls_and_first_pages_are_answered_on_the_fast_path() {
         let plain = decode(call(json!({"name": "t", "arguments": {"a": 1}})), false);
-        let Some(FastRequest::Call { params, .. }) = plain else {
+        let Some(FastRequest::Call {
+            params, revision, ..
+        }) = plain
+        else {
             panic!("a plain call takes the fast path: {plain:?}");
         };
         assert_eq!(params.name, "t");
+        assert_eq!(revision, Revision::Negotiated);
         let list = json!({"jsonrpc": "2.0", "id": "x", "method": "tools/list"});
         assert!(matches!(
             decode(list, false),
@@ -135,9 +187,16 @@ mod tests {
             "no way to send progress"
         );
         assert!(decode(progress, true).is_some(), "stdio sends progress");
-        let modern = call(json!({"name": "t", "_meta": {
+        // 2026-07-28 without the client capabilities it requires: rmcp's error.
+        let incomplete = call(json!({"name": "t", "_meta": {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28"}}));
-        assert!(decode(modern, true).is_none());
+        assert!(decode(incomplete, true).is_none());
+        let unknown = call(json!({"name": "t", "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2099-01-01",
+            "io.modelcontextprotocol/clientCapabilities": {}}}));
+        assert!(decode(unknown, true).is_none());
+        let plain_discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover"});
+        assert!(decode(plain_discover, true).is_none());
         let cursor = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
             "params": {"cursor": "abc"}});
         assert!(decode(cursor, true).is_none());
@@ -152,6 +211,33 @@ mod tests {
         ] {
             assert!(decode(odd.clone(), true).is_none(), "{odd}");
         }
+    }
+
+    #[test]
+    fn complete_2026_requests_are_answered_on_the_fast_path() {
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/logLevel": "info"});
+        let modern = call(json!({"name": "t", "_meta": meta}));
+        let Some(FastRequest::Call { revision, .. }) = decode(modern, false) else {
+            panic!("a complete 2026-07-28 call takes the fast path");
+        };
+        assert_eq!(revision, Revision::PerRequest);
+        let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list",
+            "params": {"_meta": meta}});
+        assert!(matches!(
+            decode(list, false),
+            Some(FastRequest::List {
+                revision: Revision::PerRequest,
+                ..
+            })
+        ));
+        let discover = json!({"jsonrpc": "2.0", "id": 3, "method": "server/discover",
+            "params": {"_meta": meta}});
+        assert!(matches!(
+            decode(discover, false),
+            Some(FastRequest::Discover { .. })
+        ));
     }
 
     #[test]

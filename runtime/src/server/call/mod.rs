@@ -35,7 +35,9 @@ use std::time::Instant;
 
 use futures::FutureExt;
 use futures::future::Either;
-use rmcp::model::{CallToolRequestParams, CallToolResponse, JsonObject, ProgressToken};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, JsonObject, ProgressToken, RequestMetaObject,
+};
 use tokio_util::sync::CancellationToken;
 
 pub(crate) use encode::Answer;
@@ -46,7 +48,7 @@ use tokio_util::task::TaskTracker;
 use super::Policy;
 use crate::context::{CallContext, ClientChannel, SessionLevel, StateMap};
 use crate::tool::args::Arguments;
-use crate::{Caller, ErrorKind, Registry, ToolInfo};
+use crate::{Caller, ErrorKind, LogLevel, Registry, ToolInfo};
 use engine::Target;
 use inline::Blocking;
 use pool::CallPool;
@@ -102,6 +104,23 @@ pub(crate) struct CallSetup {
     pub(crate) per_request: bool,
     /// Who is calling.
     pub(crate) caller: Caller,
+}
+
+impl CallSetup {
+    /// What the request's `_meta` sets, on every way in alike: its progress token, and, when
+    /// it carries its revision (2026-07-28), its own log level (none: no log message may be
+    /// sent for it).
+    pub(crate) fn of_meta(meta: &RequestMetaObject) -> CallSetup {
+        let level = meta
+            .protocol_version()
+            .map(|_| SessionLevel::fixed(meta.log_level().map(LogLevel::from_wire)));
+        CallSetup {
+            progress: meta.get_progress_token(),
+            per_request: level.is_some(),
+            level,
+            ..CallSetup::default()
+        }
+    }
 }
 
 /// What every call of one server runs through: the tools, the policy, the states, and the

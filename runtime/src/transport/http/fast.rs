@@ -1,52 +1,92 @@
 //! The fast path for the requests that make up nearly all traffic: a stateless
-//! `tools/call` or `tools/list` whose headers are plainly acceptable is answered by the
-//! server directly, as one JSON body (or one event), instead of through rmcp's per-request
-//! service. What the fast path does not plainly accept (an `Origin`, an unusual `Host`, a protocol revision
-//! with per-request headers, a request asking for progress, ...) goes to rmcp, which checks
-//! it in full and answers it.
+//! `tools/call`, `tools/list` or `server/discover` whose headers are plainly acceptable is
+//! answered by the server directly, as one JSON body (or one event), instead of through
+//! rmcp's per-request service. What the fast path does not plainly accept (an `Origin`, an
+//! unusual `Host`, a header that does not match the body, a request asking for progress, ...)
+//! goes to rmcp, which checks it in full and answers it with its exact error.
 
 use std::future::Future;
 use std::pin::Pin;
 
 use axum::body::Body as HttpBody;
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
 use super::CallEvents;
 use crate::Caller;
 
-/// A JSON-RPC response body, once the request is answered.
-pub(crate) type Body = Pin<Box<dyn Future<Output = Vec<u8>> + Send>>;
+/// A JSON-RPC response, once the request is answered: its HTTP status and body.
+pub(crate) type Body = Pin<Box<dyn Future<Output = (StatusCode, Vec<u8>)> + Send>>;
+
+/// What a plainly acceptable request's headers say about it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct McpHeaders<'a> {
+    /// It speaks 2026-07-28 (`MCP-Protocol-Version`), whose requests carry their revision
+    /// in `_meta` and their method (and name) in headers.
+    pub(crate) modern: bool,
+    /// `Mcp-Method`, on 2026-07-28.
+    pub(crate) method: Option<&'a str>,
+    /// `Mcp-Name`, on 2026-07-28, as sent (a Base64-encoded value is rmcp's to decode).
+    pub(crate) name: Option<&'a str>,
+}
 
 /// What the server answers itself (given to [`serve`](super::serve)).
 pub(crate) trait FastPath: Send + Sync + 'static {
-    /// The answer to a POSTed JSON-RPC message, or `None` for rmcp to serve it (decided
-    /// before anything runs); a call's notifications go to `events`, when given.
-    fn answer(&self, body: &[u8], caller: Caller, events: Option<CallEvents>) -> Option<Body>;
+    /// The answer to a POSTed JSON-RPC message with these `headers`, or `None` for rmcp to
+    /// serve it (decided before anything runs); a call's notifications go to `events`, when
+    /// given.
+    fn answer(
+        &self,
+        body: &[u8],
+        headers: McpHeaders<'_>,
+        caller: Caller,
+        events: Option<CallEvents>,
+    ) -> Option<Body>;
 }
 
-/// The revisions whose requests carry no per-request headers to check against the body
-/// (those from 2026-07-28 on do; rmcp checks them). No header means 2025-03-26.
+/// The revisions whose requests carry no per-request headers to check against the body.
+/// No header means 2025-03-26.
 const PLAIN_REVISIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 
-/// Whether a POST's headers are ones rmcp would plainly accept: `Accept` names JSON and
-/// SSE, `Content-Type` is JSON, the protocol revision is one of [`PLAIN_REVISIONS`] (or
-/// none), no `Origin`, no session or per-request MCP headers, and `Host` is one of `hosts`
-/// exactly (or with a port, for an entry without one).
-pub(super) fn plain(headers: &HeaderMap, hosts: &[String]) -> bool {
+/// The revision whose requests carry `Mcp-Method` and `Mcp-Name`, checked against the body.
+const MODERN_REVISION: &str = "2026-07-28";
+
+/// What a POST's headers say, when rmcp would plainly accept them: `Accept` names JSON and
+/// SSE, `Content-Type` is JSON, no `Origin`, no session, `Host` is one of `hosts` exactly
+/// (or with a port, for an entry without one), and either the protocol revision is one of
+/// [`PLAIN_REVISIONS`] (or none) with no per-request MCP headers, or it is 2026-07-28 with
+/// one `Mcp-Method`, at most one `Mcp-Name`, and no `Mcp-Param-*` (the server then checks
+/// them against the body). `None` for anything else.
+pub(super) fn plain<'a>(headers: &'a HeaderMap, hosts: &[String]) -> Option<McpHeaders<'a>> {
     let text = |name| headers.get(name).and_then(|v| v.to_str().ok());
     if headers.contains_key(header::ORIGIN)
         || headers.contains_key("mcp-session-id")
-        || headers.contains_key("mcp-method")
-        || headers.contains_key("mcp-name")
         || headers.contains_key("last-event-id")
     {
-        return false;
+        return None;
     }
-    let revision_ok = match headers.get("mcp-protocol-version") {
-        None => true,
-        Some(v) => v.to_str().is_ok_and(|v| PLAIN_REVISIONS.contains(&v)),
+    let mcp = match headers.get("mcp-protocol-version") {
+        None => McpHeaders::default(),
+        Some(v) => match v.to_str().ok()? {
+            MODERN_REVISION => McpHeaders {
+                modern: true,
+                method: Some(single(headers, "mcp-method")??),
+                name: single(headers, "mcp-name")?,
+            },
+            v if PLAIN_REVISIONS.contains(&v) => McpHeaders::default(),
+            _ => return None,
+        },
     };
+    if !mcp.modern && (headers.contains_key("mcp-method") || headers.contains_key("mcp-name")) {
+        return None;
+    }
+    if mcp.modern
+        && headers
+            .keys()
+            .any(|name| name.as_str().starts_with("mcp-param-"))
+    {
+        return None;
+    }
     let json_body = text(header::CONTENT_TYPE).is_some_and(|t| {
         t.split(';')
             .next()
@@ -55,7 +95,20 @@ pub(super) fn plain(headers: &HeaderMap, hosts: &[String]) -> bool {
     let json = accepts(headers, "application/json");
     let sse = accepts(headers, "text/event-stream");
     let host_ok = text(header::HOST).is_some_and(|host| host_allowed(host, hosts));
-    revision_ok && json_body && json && sse && host_ok
+    (json_body && json && sse && host_ok).then_some(mcp)
+}
+
+/// The one value of header `name`: `Some(None)` when absent, `None` when sent twice or not
+/// text (rmcp refuses both).
+fn single<'a>(headers: &'a HeaderMap, name: &str) -> Option<Option<&'a str>> {
+    let mut values = headers.get_all(name).iter();
+    let Some(first) = values.next() else {
+        return Some(None);
+    };
+    if values.next().is_some() {
+        return None;
+    }
+    first.to_str().ok().map(Some)
 }
 
 /// Whether the client takes server-sent events (its `Accept` names `text/event-stream`).
@@ -73,11 +126,12 @@ fn accepts(headers: &HeaderMap, essence: &str) -> bool {
     })
 }
 
-/// The HTTP response carrying `message`: a JSON body, or (`sse`) a stream of that one event,
-/// with the headers rmcp sends.
-pub(super) fn respond(message: Vec<u8>, sse: bool) -> Response {
-    if !sse {
+/// The HTTP response carrying `message` with `status`: a JSON body, or (`sse`, and 200) a
+/// stream of that one event, with the headers rmcp sends.
+pub(super) fn respond((status, message): (StatusCode, Vec<u8>), sse: bool) -> Response {
+    if !sse || status != StatusCode::OK {
         let mut response = Response::new(HttpBody::from(message));
+        *response.status_mut() = status;
         response.headers_mut().insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
@@ -116,7 +170,7 @@ fn host_allowed(host: &str, hosts: &[String]) -> bool {
 mod tests {
     use axum::http::{HeaderMap, HeaderValue};
 
-    use super::{host_allowed, plain};
+    use super::{McpHeaders, host_allowed, plain};
 
     fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
         let mut map = HeaderMap::new();
@@ -138,21 +192,44 @@ mod tests {
             ("content-type", "application/json"),
             ("accept", "application/json, text/event-stream"),
         ];
-        assert!(plain(&headers(&base), &hosts));
-        let with = |extra: (&'static str, &'static str)| {
+        assert_eq!(plain(&headers(&base), &hosts), Some(McpHeaders::default()));
+        let with = |extra: &[(&'static str, &'static str)]| {
             let mut all = base.to_vec();
-            all.push(extra);
-            plain(&headers(&all), &hosts)
+            all.extend_from_slice(extra);
+            plain(&headers(&all), &hosts).is_some()
         };
-        assert!(with(("mcp-protocol-version", "2025-11-25")));
-        assert!(!with(("mcp-protocol-version", "2026-07-28")));
-        assert!(!with(("mcp-protocol-version", "1999-01-01")));
-        assert!(!with(("origin", "http://localhost:3000")));
-        assert!(!with(("mcp-session-id", "abc")));
+        assert!(with(&[("mcp-protocol-version", "2025-11-25")]));
+        assert!(!with(&[("mcp-protocol-version", "1999-01-01")]));
+        assert!(!with(&[("origin", "http://localhost:3000")]));
+        assert!(!with(&[("mcp-session-id", "abc")]));
+        // Per-request headers belong to 2026-07-28 alone.
+        assert!(!with(&[("mcp-method", "tools/list")]));
+        let modern = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "t"),
+        ];
+        let mut all = base.to_vec();
+        all.extend_from_slice(&modern);
+        let map = headers(&all);
+        assert_eq!(
+            plain(&map, &hosts),
+            Some(McpHeaders {
+                modern: true,
+                method: Some("tools/call"),
+                name: Some("t"),
+            })
+        );
+        assert!(!with(&modern[..1]), "2026-07-28 without Mcp-Method");
+        assert!(
+            !with(&[modern[0], modern[1], modern[1]]),
+            "Mcp-Method twice"
+        );
+        assert!(!with(&[modern[0], modern[1], ("mcp-param-x", "1")]));
         let only_json = [base[0], base[1], ("accept", "application/json")];
-        assert!(!plain(&headers(&only_json), &hosts));
+        assert!(plain(&headers(&only_json), &hosts).is_none());
         let text_body = [base[0], ("content-type", "text/plain"), base[2]];
-        assert!(!plain(&headers(&text_body), &hosts));
+        assert!(plain(&headers(&text_body), &hosts).is_none());
         assert!(host_allowed("LOCALHOST:1", &hosts));
         assert!(host_allowed("10.0.0.1:80", &hosts));
         assert!(!host_allowed("10.0.0.1:81", &hosts));

@@ -37,7 +37,7 @@ pub use config::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY,
 };
 pub(crate) use events::CallEvents;
-pub(crate) use fast::{Body, FastPath};
+pub(crate) use fast::{Body, FastPath, McpHeaders};
 pub use sessions::DEFAULT_MAX_SESSIONS;
 
 /// How long calls in flight may take to finish once a stop was asked for.
@@ -381,15 +381,18 @@ async fn screen(
     };
     if let Some(fast_path) = &edge.fast_path
         && let Some(shape) = &shape
-        && matches!(shape.method.as_deref(), Some("tools/call" | "tools/list"))
-        && fast::plain(&parts.headers, &edge.hosts)
+        && matches!(
+            shape.method.as_deref(),
+            Some("tools/call" | "tools/list" | "server/discover")
+        )
+        && let Some(headers) = fast::plain(&parts.headers, &edge.hosts)
     {
         let caller = parts
             .extensions
             .get::<crate::Caller>()
             .cloned()
             .unwrap_or_default();
-        if let Some(answer) = fast_path.answer(&bytes, caller, events) {
+        if let Some(answer) = fast_path.answer(&bytes, headers, caller, events) {
             let sse = edge.sse;
             let answer = async move { fast::respond(answer.await, sse) };
             return Err(match receiver {

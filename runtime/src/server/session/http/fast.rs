@@ -1,31 +1,93 @@
-//! The HTTP fast path (see `transport/http/fast.rs`): a stateless `tools/call` or a first
-//! `tools/list` page that the one allow-list (`call/decode.rs`) admits, answered straight
-//! from the server in exactly the JSON rmcp's service would send; calls run through the call
-//! pipeline. Anything else is left to rmcp. A call's log messages go on its own response
+//! The HTTP fast path (see `transport/http/fast.rs`): a stateless `tools/call`, a first
+//! `tools/list` page or `server/discover` that the one allow-list (`call/decode.rs`) admits,
+//! at any revision (on 2026-07-28, with headers that match the body), answered straight from
+//! the server in exactly the JSON and status rmcp's service would send; calls run through
+//! the call pipeline. Anything else is left to rmcp. A call's log messages go on its own response
 //! (`adapter/peer.rs`); a call asking for progress is rmcp's.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
-use rmcp::model::{CallToolRequestParams, RequestId};
+use axum::http::StatusCode;
+use rmcp::RoleServer;
+use rmcp::model::{CallToolRequestParams, ErrorCode, JsonRpcMessage, RequestId};
+use rmcp::service::TxJsonRpcMessage;
 use tokio_util::sync::CancellationToken;
 
 use crate::Caller;
 use crate::server::adapter::EventNotices;
 use crate::server::adapter::ToolServer;
-use crate::server::call::decode::{FastRequest, fast_request};
+use crate::server::call::decode::{FastRequest, Revision, fast_request};
 use crate::server::call::encode::{self, Answer, lost};
 use crate::server::call::inline::Started;
 use crate::server::call::{CallSetup, Way};
-use crate::transport::http::{Body, CallEvents, FastPath};
+use crate::transport::http::{Body, CallEvents, FastPath, McpHeaders};
 
 /// The server, as the HTTP transport's fast path.
-pub(crate) struct HttpFastPath(pub(crate) ToolServer);
+pub(crate) struct HttpFastPath {
+    server: ToolServer,
+    /// Tools whose input schema names `Mcp-Param-*` headers (SEP-2243): rmcp checks those.
+    param_headers: HashSet<String>,
+    /// The `server/discover` result, serialized once.
+    discover: String,
+}
+
+impl HttpFastPath {
+    pub(crate) fn new(server: ToolServer) -> HttpFastPath {
+        let param_headers = server
+            .offered
+            .iter()
+            .filter(|tool| {
+                serde_json::to_string(&tool.input_schema)
+                    .is_ok_and(|schema| schema.contains("x-mcp-header"))
+            })
+            .map(|tool| tool.name.to_string())
+            .collect();
+        let discover = serde_json::to_string(&server.discover_result()).unwrap_or_default();
+        HttpFastPath {
+            server,
+            param_headers,
+            discover,
+        }
+    }
+}
 
 impl FastPath for HttpFastPath {
-    fn answer(&self, body: &[u8], caller: Caller, events: Option<CallEvents>) -> Option<Body> {
-        match fast_request(body, false)? {
-            FastRequest::Call { id, params } => Some(self.call(id, params, caller, events)),
-            FastRequest::List { id } => self.list(id, &caller),
+    fn answer(
+        &self,
+        body: &[u8],
+        headers: McpHeaders<'_>,
+        caller: Caller,
+        events: Option<CallEvents>,
+    ) -> Option<Body> {
+        let request = fast_request(body, false)?;
+        // On 2026-07-28 the headers must say what the body says (rmcp answers a mismatch).
+        let (method, name, revision) = match &request {
+            FastRequest::Call {
+                params, revision, ..
+            } => ("tools/call", Some(params.name.as_ref()), *revision),
+            FastRequest::List { revision, .. } => ("tools/list", None, *revision),
+            FastRequest::Discover { .. } => ("server/discover", None, Revision::PerRequest),
+        };
+        if revision.modern() != headers.modern {
+            return None;
+        }
+        if headers.modern
+            && (headers.method != Some(method)
+                || name.is_some_and(|name| {
+                    headers.name != Some(name) || self.param_headers.contains(name)
+                }))
+        {
+            return None;
+        }
+        match request {
+            FastRequest::Call {
+                id,
+                params,
+                revision,
+            } => Some(self.call(id, params, revision, caller, events)),
+            FastRequest::List { id, revision } => self.list(id, revision, &caller),
+            FastRequest::Discover { id } => Some(self.discover(id)),
         }
     }
 }
@@ -35,10 +97,11 @@ impl HttpFastPath {
         &self,
         id: RequestId,
         params: CallToolRequestParams,
+        revision: Revision,
         caller: Caller,
         events: Option<CallEvents>,
     ) -> Body {
-        let server = self.0.clone();
+        let server = self.server.clone();
         Box::pin(async move {
             let token = CancellationToken::new();
             // A client that goes away drops this future: the call's token is cancelled, and a
@@ -48,10 +111,11 @@ impl HttpFastPath {
             let pool = server.pipeline.pool.clone();
             let blocking = server.pipeline.blocking.clone();
             let tracker = server.pipeline.tracker.clone();
+            let meta = params.meta.as_ref().map(CallSetup::of_meta);
             let setup = CallSetup {
                 caller,
                 sink: events.map(|events| Arc::new(EventNotices(events)) as _),
-                ..CallSetup::default()
+                ..meta.unwrap_or_default()
             };
             let work = async move { server.call(params, token, setup, Way::Http).await };
             let answer: Answer = match blocking.start(blocks, work) {
@@ -63,34 +127,74 @@ impl HttpFastPath {
                 }
             };
             cancel_on_drop.disarm();
-            encode::to_bytes(&encode::response(id, answer, false))
+            let frame = encode::response(id, answer, revision.modern());
+            (status(&frame, revision), encode::to_bytes(&frame))
         })
     }
 
+    fn discover(&self, id: RequestId) -> Body {
+        let mut body = encode::result_prefix(&id);
+        body.extend_from_slice(self.discover.as_bytes());
+        body.push(b'}');
+        Box::pin(async move { (StatusCode::OK, body) })
+    }
+
     /// A first page: the list serialized once, or (with authorization) the tools this
-    /// caller may call, when they fit on it.
-    fn list(&self, id: RequestId, caller: &Caller) -> Option<Body> {
+    /// caller may call, when they fit on it; on 2026-07-28 with its caching hints.
+    fn list(&self, id: RequestId, revision: Revision, caller: &Caller) -> Option<Body> {
         let prefix = encode::result_prefix(&id);
         #[cfg(feature = "auth")]
-        if let Some(names) = &self.0.pipeline.scopes {
-            let mut result = self.0.list_for(names, caller, None).ok()?;
+        if let Some(names) = &self.server.pipeline.scopes {
+            let mut result = self.server.list_for(names, caller, None).ok()?;
             if result.next_cursor.is_some() {
                 return None;
             }
-            result.result_type = None;
+            if revision.modern() {
+                result = self.server.with_list_hints(result);
+            } else {
+                result.result_type = None;
+            }
             let mut body = prefix;
             serde_json::to_writer(&mut body, &result).ok()?;
             body.push(b'}');
-            return Some(Box::pin(async move { body }));
+            return Some(Box::pin(async move { (StatusCode::OK, body) }));
         }
         let _ = caller;
-        let list: Arc<String> = self.0.cached_list()?.clone();
+        let list: Arc<String> = self.server.cached_list()?.clone();
+        let head = revision.modern().then(|| self.server.modern_list_head());
         Some(Box::pin(async move {
-            let mut body = Vec::with_capacity(prefix.len() + list.len() + 1);
+            let mut body = Vec::with_capacity(prefix.len() + list.len() + 80);
             body.extend_from_slice(&prefix);
-            body.extend_from_slice(list.as_bytes());
+            match head {
+                // `{"tools":…}` becomes `{"resultType":…,"tools":…}`.
+                Some(head) => {
+                    body.extend_from_slice(head.as_bytes());
+                    body.extend_from_slice(&list.as_bytes()[1..]);
+                }
+                None => body.extend_from_slice(list.as_bytes()),
+            }
             body.push(b'}');
-            body
+            (StatusCode::OK, body)
         }))
+    }
+}
+
+/// The HTTP status of an answer, as rmcp gives it: on 2026-07-28 an error the request
+/// itself caused is a 4xx (unsupported revision, missing capability, header mismatch: 400;
+/// unknown method: 404); every other answer, and every answer of an earlier revision, is
+/// 200.
+fn status(frame: &TxJsonRpcMessage<RoleServer>, revision: Revision) -> StatusCode {
+    let JsonRpcMessage::Error(error) = frame else {
+        return StatusCode::OK;
+    };
+    if !revision.modern() {
+        return StatusCode::OK;
+    }
+    match error.error.code {
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+        | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+        | ErrorCode::HEADER_MISMATCH => StatusCode::BAD_REQUEST,
+        ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        _ => StatusCode::OK,
     }
 }

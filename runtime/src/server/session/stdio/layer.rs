@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::channel::StdioChannel;
 use crate::server::adapter::ToolServer;
-use crate::server::call::decode::{FastRequest, fast_request};
+use crate::server::call::decode::{FastRequest, Revision, fast_request};
 use crate::server::call::encode;
 use crate::server::call::inline::Started;
 use crate::server::call::{CallSetup, Way};
@@ -117,7 +117,17 @@ impl Layer {
             return false;
         };
         match request {
-            FastRequest::Call { id, params } => {
+            // 2026-07-28 over stdio is rmcp's for now.
+            FastRequest::Call {
+                revision: Revision::PerRequest,
+                ..
+            }
+            | FastRequest::List {
+                revision: Revision::PerRequest,
+                ..
+            }
+            | FastRequest::Discover { .. } => false,
+            FastRequest::Call { id, params, .. } => {
                 if !self.requests.is_free(&id) {
                     self.refuse(id_in_use(&id), id);
                 } else {
@@ -125,7 +135,7 @@ impl Layer {
                 }
                 true
             }
-            FastRequest::List { id } => {
+            FastRequest::List { id, .. } => {
                 if !self.requests.is_free(&id) {
                     self.refuse(id_in_use(&id), id);
                     return true;
