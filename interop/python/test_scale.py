@@ -23,16 +23,14 @@ import collections
 import os
 import re
 import signal
-import socket
-import subprocess
 import sys
-import time
 
 import httpx2
 from mcp import ClientSession
 from mcp.types import PaginatedRequestParams
 from mcp.client.streamable_http import streamable_http_client
 
+from nginx_proxy import Nginx
 from notes_http import NotesServer, StartError, free_port, request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -47,79 +45,6 @@ SEARCHES = {"milk": ["Groceries"], "parser": ["Standup notes"], "lighthouse": ["
             "o": ["Groceries", "Standup notes", "Book ideas"], "nothing-like-this": []}
 
 from checks import check, checks
-
-
-class Nginx:
-    def __init__(self, binary, prefix):
-        self.binary = binary
-        self.prefix = prefix
-        self.proc = None
-        self.conf = os.path.join(prefix, "nginx.conf")
-        self.error_log = os.path.join(prefix, "logs", "error.log")
-        self.access_log = os.path.join(prefix, "logs", "access.log")
-
-    def write_config(self, port, replicas):
-        for sub in ("logs", "tmp"):
-            os.makedirs(os.path.join(self.prefix, sub), exist_ok=True)
-        # Run as root (CI), nginx's worker drops to an unprivileged user: it must reach the
-        # temp folders, which nginx creates and hands to it, through the prefix.
-        os.chmod(self.prefix, 0o755)
-        os.chmod(os.path.join(self.prefix, "tmp"), 0o755)
-        with open(TEMPLATE) as f:
-            text = f.read()
-        text = text.replace("@NGINX_PORT@", str(port))
-        for i, replica_port in enumerate(replicas, 1):
-            text = text.replace(f"@REPLICA_{i}@", str(replica_port))
-        left = re.findall(r"@[A-Z0-9_]+@", text)
-        if left:
-            raise RuntimeError(f"unfilled placeholders in {TEMPLATE}: {left}")
-        with open(self.conf, "w") as f:
-            f.write(text)
-
-    def command(self, *extra):
-        return [self.binary, "-p", self.prefix + "/", "-c", self.conf, "-e", self.error_log, *extra]
-
-    def start(self, port, timeout=20.0):
-        test = subprocess.run(self.command("-t", "-q"), capture_output=True, text=True, timeout=30)
-        if test.returncode != 0:
-            raise RuntimeError(f"nginx -t refused the config:\n{test.stderr}")
-        log = open(os.path.join(self.prefix, "logs", "stderr.log"), "wb")
-        self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-        log.close()
-        with open(os.path.join(self.prefix, "nginx-master.pid"), "w") as f:
-            f.write(f"{self.proc.pid}\n")
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"nginx exited with {self.proc.returncode}:\n{self.errors()}")
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=1):
-                    return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError(f"nginx did not listen on 127.0.0.1:{port} within {timeout:.0f} s:\n{self.errors()}")
-
-    def errors(self):
-        try:
-            with open(self.error_log, errors="replace") as f:
-                return f.read()[-2000:]
-        except FileNotFoundError:
-            return ""
-
-    def stop(self):
-        if self.proc is None:
-            return
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGQUIT)  # graceful: finish the requests in flight
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()  # the master; its worker exits when the master is gone
-                self.proc.wait(timeout=10)
-        try:
-            os.unlink(os.path.join(self.prefix, "nginx-master.pid"))
-        except FileNotFoundError:
-            pass
 
 
 async def read_calls(url, host):
@@ -206,7 +131,7 @@ def main(binary, nginx_binary, workdir):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     prefix = os.path.join(workdir, "nginx")
     os.makedirs(prefix, exist_ok=True)
-    nginx = Nginx(nginx_binary, prefix)
+    nginx = Nginx(nginx_binary, prefix, TEMPLATE)
     replicas = []
     try:
         port = free_port()
@@ -222,7 +147,7 @@ def main(binary, nginx_binary, workdir):
             replica.start()
         ports = [r.port for r in replicas]
         check(len(set(ports)) == 2, f"two replicas on two ports: {ports}")
-        nginx.write_config(port, ports)
+        nginx.write_config({"NGINX_PORT": port, "REPLICA_1": ports[0], "REPLICA_2": ports[1]})
         nginx.start(port)
 
         health = request(f"http://127.0.0.1:{port}/healthz", "GET", headers={"Host": f"{PUBLIC_HOST}:{port}"})

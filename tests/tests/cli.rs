@@ -1,5 +1,5 @@
 //! The command line every server binary gets from `toolsmith::run()`, through the notes
-//! example binary: tools, schema, call, check, serving policies.
+//! example binary: tools (and its nginx map), schema, call, check, serving policies.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -9,6 +9,8 @@ use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 use toolsmith_tests::{call, example_binary, text};
 
+#[path = "cli/nginx_map.rs"]
+mod nginx_map;
 #[path = "cli/policy_env.rs"]
 mod policy_env;
 

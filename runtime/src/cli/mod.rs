@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::{Value, json};
 
+mod nginx;
 mod serve;
 
 use crate::registry::snapshot;
@@ -62,6 +63,11 @@ struct ToolsArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Print an nginx `map` block instead of a table: it sets `$mcp_pool` to `destructive`
+    /// when a request's `Mcp-Name` header (MCP 2026-07-28) names a destructive tool (of those
+    /// the other filters keep), else to `safe`; route on it, e.g. to a stricter pool.
+    #[arg(long, conflicts_with_all = ["json", "read_only"])]
+    nginx_map: bool,
     /// Only read-only tools.
     #[arg(long)]
     read_only: bool,
@@ -156,7 +162,15 @@ fn tools(args: ToolsArgs, names: &ScopeNames) -> Result<u8, Error> {
         eprintln!("{}", empty_registry_hint());
     }
     let mut out = std::io::stdout().lock();
-    if args.json {
+    if args.nginx_map {
+        match nginx::map_block(&tools, &executable_name()) {
+            Ok(block) => write!(out, "{block}")?,
+            Err(err) => {
+                eprintln!("{err}");
+                return Ok(1);
+            }
+        }
+    } else if args.json {
         let rows: Vec<Value> = tools.iter().map(|t| tool_json(t, names)).collect();
         writeln!(out, "{}", pretty(&Value::Array(rows)))?;
     } else {
