@@ -5,10 +5,12 @@
 //! 2. `Rmcp`: the same with the fast path off (`TOOLSMITH_TEST_NO_FAST_PATH`): rmcp's loop answers;
 //! 3. `Stateless`: revision 2026-07-28, with no `initialize`: every request carries its
 //!    protocol version and client capabilities (required: rmcp 3.11 answers `-32602` without
-//!    them) and client info in `_meta`, and rmcp's loop answers.
+//!    them) and client info in `_meta`; rmcp's loop answers the first (it decides the
+//!    session), the fast path the rest;
+//! 4. `StatelessRmcp`: the same with the fast path off: rmcp's loop answers.
 //!
-//! Nothing may differ between 1 and 2. Between 1 and 3, only what 2026-07-28 requires: see
-//! [`normalise_2026`] and the log-level test.
+//! Nothing may differ between 1 and 2, nor between 3 and 4. Between 1 and 3, only what
+//! 2026-07-28 requires: see [`normalise_2026`] and the log-level test.
 
 use std::collections::BTreeMap;
 use std::process::Stdio;
@@ -28,6 +30,13 @@ enum Path {
     Fast,
     Rmcp,
     Stateless,
+    StatelessRmcp,
+}
+
+impl Path {
+    fn modern(self) -> bool {
+        matches!(self, Path::Stateless | Path::StatelessRmcp)
+    }
 }
 
 enum Step {
@@ -39,10 +48,11 @@ use Step::{Await, Send};
 
 #[tokio::test]
 async fn every_path_answers_the_same_script_alike() {
-    let (fast, rmcp, stateless) = tokio::join!(
+    let (fast, rmcp, stateless, stateless_rmcp) = tokio::join!(
         run(Path::Fast, &[], main_script(Path::Fast)),
         run(Path::Rmcp, &[], main_script(Path::Rmcp)),
         run(Path::Stateless, &[], main_script(Path::Stateless)),
+        run(Path::StatelessRmcp, &[], main_script(Path::StatelessRmcp)),
     );
     let responses = fast.responses();
     // A few anchors, so that the paths cannot agree on something broken.
@@ -73,7 +83,18 @@ async fn every_path_answers_the_same_script_alike() {
     // Every call of the script (2 to 15) was answered by the way each run is about.
     fast.all_answered_by("stdio", 14);
     rmcp.all_answered_by("rmcp", 14);
-    stateless.all_answered_by("rmcp", 14);
+    stateless.all_answered_by("stdio", 14);
+    stateless_rmcp.all_answered_by("rmcp", 14);
+    assert_eq!(
+        stateless.responses(),
+        stateless_rmcp.responses(),
+        "2026-07-28: fast path and rmcp's loop"
+    );
+    assert_eq!(
+        stateless.notifications(),
+        stateless_rmcp.notifications(),
+        "2026-07-28: fast path and rmcp's loop"
+    );
 
     assert_eq!(responses, rmcp.responses(), "fast path and rmcp's loop");
     assert_eq!(
@@ -100,16 +121,18 @@ async fn every_path_refuses_alike_under_read_only() {
     let script = |path| {
         vec![
             Send(request(path, 1, "tools/list", json!({}))),
+            Await(1),
             Send(call(path, 2, "count", json!({}))),
             Send(call(path, 3, "add", json!({"a": 2, "b": 3}))),
             Await(3),
         ]
     };
     let args = ["serve", "--read-only"];
-    let (fast, rmcp, stateless) = tokio::join!(
+    let (fast, rmcp, stateless, stateless_rmcp) = tokio::join!(
         run(Path::Fast, &args, script(Path::Fast)),
         run(Path::Rmcp, &args, script(Path::Rmcp)),
         run(Path::Stateless, &args, script(Path::Stateless)),
+        run(Path::StatelessRmcp, &args, script(Path::StatelessRmcp)),
     );
     let responses = fast.responses();
     let tools = responses["1"]["result"]["tools"].as_array().unwrap();
@@ -127,6 +150,13 @@ async fn every_path_refuses_alike_under_read_only() {
     assert_eq!(responses, rmcp.responses(), "fast path and rmcp's loop");
     fast.all_answered_by("stdio", 2);
     rmcp.all_answered_by("rmcp", 2);
+    stateless.all_answered_by("stdio", 2);
+    stateless_rmcp.all_answered_by("rmcp", 2);
+    assert_eq!(
+        stateless.responses(),
+        stateless_rmcp.responses(),
+        "2026-07-28"
+    );
     let mut modern = stateless.responses();
     normalise_2026(&mut modern, &["1"]);
     let mut legacy = responses;
@@ -183,13 +213,15 @@ async fn log_messages_follow_the_per_request_level_on_2026() {
 fn main_script(path: Path) -> Vec<Step> {
     let call = |id, name, args| Send(call(path, id, name, args));
     let mut progress = json!({"progressToken": "progress-11"});
-    if path == Path::Stateless {
+    if path.modern() {
         // 2026-07-28 logs only when a request names its level: `info` is the level of a
         // 2025-11-25 session that never sent logging/setLevel.
         progress["io.modelcontextprotocol/logLevel"] = json!("info");
     }
     vec![
         Send(request(path, 1, "tools/list", json!({}))),
+        // On 2026-07-28 the first request decides the session: the fast path serves the rest.
+        Await(1),
         call(2, "echo", json!({"text": "hi"})),
         call(3, "add", json!({"a": 1, "b": 2})),
         call(4, "nothing", json!({})),
@@ -228,17 +260,18 @@ fn normalise_2026(responses: &mut BTreeMap<String, Value>, lists: &[&str]) {
         // complete or asks for input; earlier revisions have no such field.
         assert_eq!(result.remove("resultType"), Some(json!("complete")), "{id}");
         if lists.contains(&id.as_str()) {
-            // SEP-2549: a cacheable result (a list) carries caching hints on 2026-07-28;
-            // rmcp fills in the defaults, "may be stale at once, for this client only".
-            assert_eq!(result.remove("ttlMs"), Some(json!(0)), "{id}");
-            assert_eq!(result.remove("cacheScope"), Some(json!("private")), "{id}");
+            // SEP-2549: a cacheable result (a list) carries caching hints on 2026-07-28: the
+            // tool set is fixed while the server runs (5 minutes by default), and the same
+            // for every caller.
+            assert_eq!(result.remove("ttlMs"), Some(json!(300_000)), "{id}");
+            assert_eq!(result.remove("cacheScope"), Some(json!("public")), "{id}");
         }
     }
 }
 
 /// A request of `path`: on 2026-07-28 its `_meta` carries the client context.
 fn request(path: Path, id: u64, method: &str, mut params: Value) -> Value {
-    if path == Path::Stateless {
+    if path.modern() {
         let meta = params["_meta"].as_object_mut().map(std::mem::take);
         let mut context = json!({
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -332,7 +365,7 @@ async fn run(path: Path, args: &[&str], script: Vec<Step>) -> Transcript {
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     match path {
-        Path::Rmcp => command.env("TOOLSMITH_TEST_NO_FAST_PATH", "1"),
+        Path::Rmcp | Path::StatelessRmcp => command.env("TOOLSMITH_TEST_NO_FAST_PATH", "1"),
         Path::Fast | Path::Stateless => command.env_remove("TOOLSMITH_TEST_NO_FAST_PATH"),
     };
     let mut child = command.spawn().expect("the fixture server starts");
@@ -355,7 +388,7 @@ async fn run(path: Path, args: &[&str], script: Vec<Step>) -> Transcript {
         }
     });
     let mut frames = Vec::new();
-    if path != Path::Stateless {
+    if !path.modern() {
         send(&mut stdin, &initialize(0, "2025-11-25")).await;
         receive_until(&mut rx, &mut frames, 0, path).await;
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});

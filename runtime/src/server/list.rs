@@ -2,7 +2,7 @@
 //! serialized once for the fast paths; and the caching hints 2026-07-28 gives it and
 //! `server/discover`: the tool set of a server is fixed when it starts.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use rmcp::model::{CacheScope, DiscoverResult, ListToolsResult, Tool};
@@ -70,13 +70,26 @@ impl ToolServer {
         result
     }
 
-    /// What goes before the members of the un-paginated list (see [`Self::cached_list`]) in
-    /// a 2026-07-28 answer: `{"resultType":"complete","ttlMs":…,"cacheScope":…,`.
-    pub(crate) fn modern_list_head(&self) -> String {
-        let (ttl, scope) = self.list_hints();
-        // Serialized as rmcp does (a quoted name).
-        let scope = serde_json::to_string(&scope).unwrap_or_else(|_| r#""private""#.into());
-        format!(r#"{{"resultType":"complete","ttlMs":{ttl},"cacheScope":{scope},"#)
+    /// The un-paginated `tools/list` result for 2026-07-28 (with `resultType` and the
+    /// caching hints), serialized once, on first use: `None` when the list is paginated.
+    pub(crate) fn cached_modern_list(&self) -> Option<&Arc<String>> {
+        let legacy = self.list_json.as_ref()?;
+        let modern = self.modern_json.list.get_or_init(|| {
+            let (ttl, scope) = self.list_hints();
+            // The cache scope as rmcp writes it (a quoted name).
+            let scope = serde_json::to_string(&scope).unwrap_or_else(|_| r#""private""#.into());
+            // `{"tools":…}` becomes `{"resultType":…,"tools":…}`.
+            let head = format!(r#"{{"resultType":"complete","ttlMs":{ttl},"cacheScope":{scope},"#);
+            Arc::new(head + &legacy[1..])
+        });
+        Some(modern)
+    }
+
+    /// The `server/discover` result, serialized once, on first use.
+    pub(crate) fn cached_discover(&self) -> &Arc<String> {
+        self.modern_json.discover.get_or_init(|| {
+            Arc::new(serde_json::to_string(&self.discover_result()).unwrap_or_default())
+        })
     }
 
     /// The `tools/list` result for clients before 2026-07-28 (rmcp's `ListToolsResult`),
@@ -84,6 +97,13 @@ impl ToolServer {
     pub(crate) fn cached_list(&self) -> Option<&Arc<String>> {
         self.list_json.as_ref()
     }
+}
+
+/// The 2026-07-28 answers serialized once: made on first use, when every setting is known.
+#[derive(Default)]
+pub(crate) struct ModernJson {
+    list: OnceLock<Arc<String>>,
+    discover: OnceLock<Arc<String>>,
 }
 
 /// How long clients may keep the tool list and `server/discover` on 2026-07-28 unless

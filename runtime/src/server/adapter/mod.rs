@@ -57,6 +57,8 @@ pub(crate) struct ToolServer {
     pub(crate) list_json: Option<Arc<String>>,
     /// How long clients may keep the tool list (2026-07-28's `ttlMs`).
     pub(crate) list_ttl_ms: u64,
+    /// The 2026-07-28 list and `server/discover`, serialized once.
+    pub(crate) modern_json: Arc<super::list::ModernJson>,
 }
 
 impl ToolServer {
@@ -94,6 +96,7 @@ impl ToolServer {
             sessions: false,
             list_json,
             list_ttl_ms: super::list::DEFAULT_LIST_TTL.as_millis() as u64,
+            modern_json: Arc::default(),
         }
     }
 

@@ -3,8 +3,8 @@
 //! disagree about the session's revision or about an id.
 //!
 //! A session is decided by its first request that rmcp accepts: `initialize` makes it a
-//! handshake session (the fast path serves its tools), a request carrying its own revision
-//! (2026-07-28) a per-request one, which rmcp serves. A per-request session stays one: a
+//! handshake session, a request carrying its own revision (2026-07-28) a per-request one;
+//! either way the fast path then serves its tools, in that revision's shapes. A per-request session stays one: a
 //! later `initialize` is refused with `-32600` (rmcp would answer it, yet go on refusing every
 //! request without `_meta`).
 
@@ -18,6 +18,8 @@ use rmcp::model::{
 };
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use tokio_util::sync::CancellationToken;
+
+use crate::server::call::decode::Revision;
 
 /// No request has decided the session yet.
 const UNDECIDED: u8 = 0;
@@ -57,9 +59,15 @@ impl Lifecycle {
         self.capabilities.get().cloned()
     }
 
-    /// Whether the fast path may answer: the session negotiated a handshake revision.
-    pub(crate) fn handshake(&self) -> bool {
-        self.stage.load(Ordering::Acquire) == HANDSHAKE
+    /// What the fast path may answer: requests without their own revision once the session
+    /// negotiated a handshake revision; requests carrying 2026-07-28 once the session is
+    /// per-request; nothing before the session is decided (rmcp decides it).
+    pub(crate) fn serving(&self) -> Option<Revision> {
+        match self.stage.load(Ordering::Acquire) {
+            HANDSHAKE => Some(Revision::Negotiated),
+            INLINE if self.tentative().is_none() => Some(Revision::PerRequest),
+            _ => None,
+        }
     }
 
     /// Before the session starts, rmcp ends it on a notification or a response, and answers

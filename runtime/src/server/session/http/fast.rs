@@ -28,8 +28,6 @@ pub(crate) struct HttpFastPath {
     server: ToolServer,
     /// Tools whose input schema names `Mcp-Param-*` headers (SEP-2243): rmcp checks those.
     param_headers: HashSet<String>,
-    /// The `server/discover` result, serialized once.
-    discover: String,
 }
 
 impl HttpFastPath {
@@ -43,11 +41,9 @@ impl HttpFastPath {
             })
             .map(|tool| tool.name.to_string())
             .collect();
-        let discover = serde_json::to_string(&server.discover_result()).unwrap_or_default();
         HttpFastPath {
             server,
             param_headers,
-            discover,
         }
     }
 }
@@ -134,7 +130,7 @@ impl HttpFastPath {
 
     fn discover(&self, id: RequestId) -> Body {
         let mut body = encode::result_prefix(&id);
-        body.extend_from_slice(self.discover.as_bytes());
+        body.extend_from_slice(self.server.cached_discover().as_bytes());
         body.push(b'}');
         Box::pin(async move { (StatusCode::OK, body) })
     }
@@ -160,19 +156,14 @@ impl HttpFastPath {
             return Some(Box::pin(async move { (StatusCode::OK, body) }));
         }
         let _ = caller;
-        let list: Arc<String> = self.server.cached_list()?.clone();
-        let head = revision.modern().then(|| self.server.modern_list_head());
+        let list: Arc<String> = match revision {
+            Revision::PerRequest => self.server.cached_modern_list()?.clone(),
+            Revision::Negotiated => self.server.cached_list()?.clone(),
+        };
         Some(Box::pin(async move {
-            let mut body = Vec::with_capacity(prefix.len() + list.len() + 80);
+            let mut body = Vec::with_capacity(prefix.len() + list.len() + 1);
             body.extend_from_slice(&prefix);
-            match head {
-                // `{"tools":…}` becomes `{"resultType":…,"tools":…}`.
-                Some(head) => {
-                    body.extend_from_slice(head.as_bytes());
-                    body.extend_from_slice(&list.as_bytes()[1..]);
-                }
-                None => body.extend_from_slice(list.as_bytes()),
-            }
+            body.extend_from_slice(list.as_bytes());
             body.push(b'}');
             (StatusCode::OK, body)
         }))

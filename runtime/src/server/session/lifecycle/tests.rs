@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::{Admit, Lifecycle, Requests};
+use crate::server::call::decode::Revision;
 
 fn message(value: Value) -> RxJsonRpcMessage<RoleServer> {
     serde_json::from_value(value).expect("a client message")
@@ -59,7 +60,7 @@ fn before_the_session_starts_only_requests_pass() {
     assert_eq!((id, error.code.0), (NumberOrString::Number(1), -32601));
     let ping = message(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}));
     assert!(matches!(lifecycle.admit(&ping), Admit::Pass));
-    assert!(!lifecycle.handshake(), "a ping decides nothing");
+    assert_eq!(lifecycle.serving(), None, "a ping decides nothing");
     // Still undecided: a notification is still ignored.
     assert!(matches!(lifecycle.admit(&note), Admit::Ignore(_)));
 }
@@ -68,9 +69,9 @@ fn before_the_session_starts_only_requests_pass() {
 fn a_handshake_revision_turns_the_fast_path_on() {
     let lifecycle = Lifecycle::default();
     assert!(matches!(lifecycle.admit(&initialize(0)), Admit::Pass));
-    assert!(!lifecycle.handshake(), "not before rmcp answers");
+    assert_eq!(lifecycle.serving(), None, "not before rmcp answers");
     lifecycle.observe(&initialized(ProtocolVersion::V_2025_11_25, 0));
-    assert!(lifecycle.handshake());
+    assert_eq!(lifecycle.serving(), Some(Revision::Negotiated));
     let note = message(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     assert!(matches!(lifecycle.admit(&note), Admit::Pass));
 }
@@ -83,8 +84,10 @@ fn a_per_request_session_is_settled_by_rmcps_answer() {
     lifecycle.observe(&error_to(1));
     let note = message(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     assert!(matches!(lifecycle.admit(&note), Admit::Ignore(_)));
-    // Accepted this time: per-request from now on, and never the fast path's.
+    // Accepted this time: per-request from now on, served in 2026-07-28's shapes once rmcp
+    // has accepted it.
     assert!(matches!(lifecycle.admit(&modern_call(2)), Admit::Pass));
+    assert_eq!(lifecycle.serving(), None, "not before rmcp answers");
     let done = TxJsonRpcMessage::<RoleServer>::response(
         ServerResult::empty(()),
         NumberOrString::Number(2),
@@ -95,7 +98,7 @@ fn a_per_request_session_is_settled_by_rmcps_answer() {
         panic!("a late initialize is refused");
     };
     assert_eq!((id, error.code.0), (NumberOrString::Number(3), -32600));
-    assert!(!lifecycle.handshake(), "an inline session stays with rmcp");
+    assert_eq!(lifecycle.serving(), Some(Revision::PerRequest));
     assert!(matches!(lifecycle.admit(&modern_call(4)), Admit::Pass));
 }
 

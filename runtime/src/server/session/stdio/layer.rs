@@ -52,7 +52,13 @@ pub(crate) struct Layer {
 
 impl SessionLayer for StdioLayer {
     fn try_line(&self, line: &[u8]) -> bool {
-        self.0.fast && self.0.lifecycle.handshake() && self.0.try_fast(line)
+        if !self.0.fast {
+            return false;
+        }
+        match self.0.lifecycle.serving() {
+            Some(revision) => self.0.try_fast(line, revision),
+            None => false,
+        }
     }
 
     fn intercept(
@@ -112,35 +118,41 @@ impl StdioLayer {
 impl Layer {
     /// Answers `line` here (`true`) when the allow-list admits it; anything else is left to
     /// rmcp (`false`), which validates it in full.
-    fn try_fast(self: &Arc<Self>, line: &[u8]) -> bool {
+    fn try_fast(self: &Arc<Self>, line: &[u8], serving: Revision) -> bool {
         let Some(request) = fast_request(line, true) else {
             return false;
         };
+        let (id, revision) = match &request {
+            FastRequest::Call { id, revision, .. } | FastRequest::List { id, revision } => {
+                (id, *revision)
+            }
+            FastRequest::Discover { id } => (id, Revision::PerRequest),
+        };
+        // A request in the other revision's shape is rmcp's to answer (or refuse).
+        if revision != serving {
+            return false;
+        }
+        if !self.requests.is_free(id) {
+            self.refuse(id_in_use(id), id.clone());
+            return true;
+        }
         match request {
-            // 2026-07-28 over stdio is rmcp's for now.
             FastRequest::Call {
-                revision: Revision::PerRequest,
-                ..
-            }
-            | FastRequest::List {
-                revision: Revision::PerRequest,
-                ..
-            }
-            | FastRequest::Discover { .. } => false,
-            FastRequest::Call { id, params, .. } => {
-                if !self.requests.is_free(&id) {
-                    self.refuse(id_in_use(&id), id);
-                } else {
-                    self.call(id, params);
-                }
+                id,
+                params,
+                revision,
+            } => {
+                self.call(id, params, revision);
                 true
             }
-            FastRequest::List { id, .. } => {
-                if !self.requests.is_free(&id) {
-                    self.refuse(id_in_use(&id), id);
-                    return true;
+            FastRequest::List { id, revision } => self.list(id, revision),
+            FastRequest::Discover { id } => {
+                let prefix = encode::result_prefix(&id);
+                let discover = self.server.cached_discover().clone();
+                if let Err(err) = self.outbox.queue_shared(&prefix, discover, b"}\n") {
+                    tracing::debug!(%err, "a server/discover response could not be written");
                 }
-                self.list(id)
+                true
             }
         }
     }
@@ -201,8 +213,12 @@ impl Layer {
 
     /// Queues the cached list, not copied, as the response to `id` (the reader writes it,
     /// see `Outbox::write_now`); `false` when the list is paginated (rmcp's).
-    fn list(&self, id: RequestId) -> bool {
-        let Some(list) = self.server.cached_list() else {
+    fn list(&self, id: RequestId, revision: Revision) -> bool {
+        let list = match revision {
+            Revision::PerRequest => self.server.cached_modern_list(),
+            Revision::Negotiated => self.server.cached_list(),
+        };
+        let Some(list) = list else {
             return false;
         };
         let prefix = encode::result_prefix(&id);
@@ -216,17 +232,17 @@ impl Layer {
     /// `call/inline.rs`): a call that finishes without waiting is answered without a task or
     /// a thread hop, its response queued for the reader to write. A call that waits
     /// continues in a task of its own; a call of a tool known to block runs on the pool.
-    fn call(self: &Arc<Self>, id: RequestId, params: CallToolRequestParams) {
+    fn call(self: &Arc<Self>, id: RequestId, params: CallToolRequestParams, revision: Revision) {
         let token = CancellationToken::new();
         let blocks = self.server.pipeline.blocking.blocks(&params.name);
-        let progress = params.meta.as_ref().and_then(|m| m.get_progress_token());
+        let setup = params
+            .meta
+            .as_ref()
+            .map(CallSetup::of_meta)
+            .unwrap_or_default();
         let layer = self.clone();
         let cancelled = token.clone();
         let work = async move {
-            let setup = CallSetup {
-                progress,
-                ..CallSetup::default()
-            };
             layer
                 .server
                 .call(params, cancelled, setup, Way::Stdio)
@@ -234,7 +250,7 @@ impl Layer {
         };
         let work = match self.server.pipeline.blocking.start(blocks, work) {
             Started::Done(answer) => {
-                self.respond_now(id, answer);
+                self.respond_now(id, answer, revision);
                 return;
             }
             Started::Waiting(work) => Ok(work),
@@ -260,15 +276,16 @@ impl Layer {
             if !layer.requests.finish_fast(&id, number) {
                 return; // cancelled: no response
             }
-            let frame = encode::response(id, answer, false);
+            let frame = encode::response(id, answer, revision.modern());
             if let Err(err) = layer.outbox.send(&frame).await {
                 tracing::debug!(%err, "a tools/call response could not be written");
             }
         });
     }
 
-    fn respond_now(&self, id: RequestId, answer: encode::Answer) {
-        if let Err(err) = self.outbox.queue(&encode::response(id, answer, false)) {
+    fn respond_now(&self, id: RequestId, answer: encode::Answer, revision: Revision) {
+        let frame = encode::response(id, answer, revision.modern());
+        if let Err(err) = self.outbox.queue(&frame) {
             tracing::debug!(%err, "a tools/call response could not be written");
         }
     }
