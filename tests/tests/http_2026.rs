@@ -56,8 +56,11 @@ fn headers_for(body: &Value) -> Vec<(String, String)> {
     headers
 }
 
-/// The script: (what, body, headers), the headers as a client sends them or altered.
-fn script() -> Vec<(&'static str, Value, Vec<(String, String)>)> {
+/// One request of the script: what it tries, its body, and its headers.
+type Step = (&'static str, Value, Vec<(String, String)>);
+
+/// The script, the headers as a client sends them or altered.
+fn script() -> Vec<Step> {
     let mut script = Vec::new();
     let mut plain = |what, body: Value| {
         let headers = headers_for(&body);
