@@ -4,6 +4,7 @@
 
 #[cfg(feature = "http")]
 pub(crate) mod http;
+pub(crate) mod message;
 pub(crate) mod stdio;
 
 #[cfg(feature = "http")]

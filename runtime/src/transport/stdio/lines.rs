@@ -1,9 +1,9 @@
 //! The newline-delimited JSON-RPC transport toolsmith serves on: rmcp's message types, with
 //! the guarantees a stdio server needs.
 //!
-//! - A line that is not a valid message is answered here (see `decode.rs`).
+//! - A line that is not a valid message is answered here (see `transport/message/decode.rs`).
 //! - A line longer than the maximum is never buffered: it is scanned for its top-level id
-//!   while it is skipped (`idscan.rs`), and a request gets `-32600` with that id (`id: null`
+//!   while it is skipped (`transport/message/idscan.rs`), and a request gets `-32600` with that id (`id: null`
 //!   when it cannot be read exactly); a notification gets nothing.
 //! - Once writing to the client fails, no more requests are read: the session ends.
 //! - The end of a session is bounded as a whole by [`DRAIN`].
@@ -20,8 +20,7 @@ use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 
-use super::decode::{Decoded, decode};
-use super::idscan::{FoundId, IdScan, Scanned};
+use crate::transport::message::{Decoded, FoundId, IdScan, Scanned, decode};
 use super::outbox::Outbox;
 
 /// The longest request line accepted unless configured otherwise: 4 MiB.

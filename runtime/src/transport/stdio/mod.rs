@@ -2,13 +2,11 @@
 //! (guarded, see `streams.rs`), or any async reader and writer.
 //!
 //! - `lines.rs`: the line framing and rmcp's `Transport` over it.
-//! - `decode.rs`: what a whole line is, and the errors the transport answers itself.
-//! - `idscan.rs`: the id of a line too long to buffer, read while it is skipped.
+//! - what a whole line is, and the errors the transport answers itself, is shared with
+//!   HTTP: `transport/message/`.
 //! - `outbox.rs`: the writing half, shared by responses and notifications.
 //! - `streams.rs`: taking over stdin and stdout.
 
-mod decode;
-mod idscan;
 mod lines;
 mod outbox;
 mod streams;

@@ -28,7 +28,7 @@ use super::idscan::{FoundId, IdScan};
 
 /// What a line comes to.
 #[allow(clippy::large_enum_variant)] // matched at once; a box would cost an allocation
-pub(super) enum Decoded {
+pub(crate) enum Decoded {
     Message(RxJsonRpcMessage<RoleServer>),
     /// Answer this error, to this id (`None`: `id: null`).
     Reply(ErrorData, Option<RequestId>),
@@ -61,7 +61,7 @@ const PAGED_METHODS: &[&str] = &[
     "resources/templates/list",
 ];
 
-pub(super) fn decode(mut line: &[u8]) -> Decoded {
+pub(crate) fn decode(mut line: &[u8]) -> Decoded {
     line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     line = line.strip_suffix(b"\r").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
