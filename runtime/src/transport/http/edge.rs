@@ -40,7 +40,11 @@ pub(super) struct Edge {
 
 /// One line per request at debug: method, path, status, duration (never the body: arguments
 /// may hold secrets).
-pub(super) async fn around_request(State(edge): State<Arc<Edge>>, request: Request, next: Next) -> Response {
+pub(super) async fn around_request(
+    State(edge): State<Arc<Edge>>,
+    request: Request,
+    next: Next,
+) -> Response {
     let (method, path) = (request.method().clone(), request.uri().path().to_owned());
     let _in_flight = edge.in_flight.token();
     let start = Instant::now();
@@ -249,7 +253,9 @@ async fn screen(
     // What rmcp would misread is answered here, as over stdio: JSON the parser cannot hold
     // (with the request's id when it reads exactly), and a known method whose params do not
     // fit it (`-32602`, where rmcp would say the method is not found).
-    if let message::Decoded::Reply(error, id) = message::decode(&bytes) {
+    if fast::acceptable(&parts.headers)
+        && let message::Decoded::Reply(error, id) = message::decode(&bytes)
+    {
         return Err(decode_error(error, id));
     }
     let request = Request::from_parts(parts, HttpBody::from(bytes));

@@ -87,15 +87,22 @@ pub(super) fn plain<'a>(headers: &'a HeaderMap, hosts: &[String]) -> Option<McpH
     {
         return None;
     }
-    let json_body = text(header::CONTENT_TYPE).is_some_and(|t| {
-        t.split(';')
-            .next()
-            .is_some_and(|e| e.trim().eq_ignore_ascii_case("application/json"))
-    });
-    let json = accepts(headers, "application/json");
-    let sse = accepts(headers, "text/event-stream");
     let host_ok = text(header::HOST).is_some_and(|host| host_allowed(host, hosts));
-    (json_body && json && sse && host_ok).then_some(mcp)
+    (acceptable(headers) && host_ok).then_some(mcp)
+}
+
+/// Whether a POST passes rmcp's first checks: its `Content-Type` is JSON, and its `Accept`
+/// names JSON and SSE (rmcp answers 415 and 406 otherwise).
+pub(super) fn acceptable(headers: &HeaderMap) -> bool {
+    let json_body = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| {
+            t.split(';')
+                .next()
+                .is_some_and(|e| e.trim().eq_ignore_ascii_case("application/json"))
+        });
+    json_body && accepts(headers, "application/json") && accepts(headers, "text/event-stream")
 }
 
 /// The one value of header `name`: `Some(None)` when absent, `None` when sent twice or not

@@ -174,4 +174,3 @@ fn stop_signal() -> std::io::Result<impl Future<Output = ()>> {
         })
     }
 }
-

@@ -20,8 +20,8 @@ use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 
-use crate::transport::message::{Decoded, FoundId, IdScan, Scanned, decode};
 use super::outbox::Outbox;
+use crate::transport::message::{Decoded, FoundId, IdScan, Scanned, decode};
 
 /// The longest request line accepted unless configured otherwise: 4 MiB.
 ///
