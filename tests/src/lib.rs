@@ -5,6 +5,8 @@ pub mod http;
 pub mod jwks;
 pub mod keys;
 pub mod raw;
+pub mod recording;
+pub mod sniff;
 
 use std::path::PathBuf;
 use std::process::Command;
