@@ -12,10 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rmcp::RoleServer;
-use rmcp::model::{
-    ClientCapabilities, ClientResult, JsonRpcMessage, LoggingMessageNotification,
-    ProgressNotification, RequestId, ServerNotification, ServerRequest,
-};
+use rmcp::model::{ClientCapabilities, ClientResult, JsonRpcMessage, RequestId, ServerRequest};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use tokio::sync::oneshot;
 
@@ -84,15 +81,7 @@ impl NoticeSink for StdioChannel {
             tracing::debug!("the client is not reading: a notification was dropped");
             return;
         }
-        let notification = match notice {
-            Notice::Progress(param) => {
-                ServerNotification::ProgressNotification(ProgressNotification::new(param))
-            }
-            Notice::Log(param) => ServerNotification::LoggingMessageNotification(
-                LoggingMessageNotification::new(param),
-            ),
-        };
-        let frame = TxJsonRpcMessage::<RoleServer>::notification(notification);
+        let frame = TxJsonRpcMessage::<RoleServer>::notification(notice.into_notification());
         match self.outbox.queue(&frame) {
             Ok(()) => self.outbox.write_soon(),
             Err(err) => tracing::debug!(%err, "a notification could not be sent"),
