@@ -1,9 +1,18 @@
 //! The tutorial's notes server: `cargo run -p toolsmith-examples --example notes` serves it
 //! over stdio; `... --example notes -- tools` shows its hints, `-- --help` everything else.
 
+use toolsmith_examples::fetch::Fetcher;
 use toolsmith_examples::store::Notes;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    toolsmith::Server::new().state(Notes::seeded()).run().await
+    // `import_url`'s own flags (`--fetch-allow HOST`, `--fetch-timeout SECS`); the rest is
+    // the server's command line.
+    let args = std::env::args_os().map(|a| a.to_string_lossy().into_owned());
+    let (fetcher, args) = Fetcher::from_args(args);
+    toolsmith::Server::new()
+        .state(Notes::seeded())
+        .state(fetcher)
+        .run_with(args)
+        .await
 }

@@ -4,10 +4,13 @@
 //! - [`notes`]: the four notes tools of the MCP tutorial, declared with `#[tool]`, and
 //!   `tag_chart`, which answers with a PNG bar chart (an image result).
 //! - [`chart`]: that bar chart, drawn into a pixel buffer and encoded as PNG.
+//! - [`fetch`]: `import_url`, the open-world tool: a web page or text file made a note,
+//!   fetched the safe way.
 //!
 //! Run the server with `cargo run -p toolsmith-examples --example notes`, or the in-process
 //! demo with `cargo run -p toolsmith-examples --example notes_demo`.
 
 pub mod chart;
+pub mod fetch;
 pub mod notes;
 pub mod store;

@@ -49,6 +49,7 @@ const expected = {
   create_note: ["Create note", false, false, false, false],
   delete_note: ["Delete note", false, true, true, false],
   tag_chart: ["Tag chart", true, false, true, false],
+  import_url: ["Import URL", false, false, false, true],
 };
 
 const transport = http

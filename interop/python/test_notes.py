@@ -41,6 +41,7 @@ EXPECTED = {
     "create_note": ("Create note", False, False, False, False),
     "delete_note": ("Delete note", False, True, True, False),
     "tag_chart": ("Tag chart", True, False, True, False),
+    "import_url": ("Import URL", False, False, False, True),
 }
 
 from checks import check, checks

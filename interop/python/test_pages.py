@@ -19,7 +19,7 @@ from mcp.types import PaginatedRequestParams
 
 from checks import check, checks
 
-TOOLS = ["create_note", "delete_note", "get_note", "search_notes", "tag_chart"]
+TOOLS = ["create_note", "delete_note", "get_note", "import_url", "search_notes", "tag_chart"]
 
 
 async def run_checks(session):

@@ -88,7 +88,7 @@ async def read_calls(url, host):
     return good
 
 
-TOOLS = ["create_note", "delete_note", "get_note", "search_notes", "tag_chart"]
+TOOLS = ["create_note", "delete_note", "get_note", "import_url", "search_notes", "tag_chart"]
 
 
 async def list_pages(session):

@@ -91,6 +91,7 @@ fn tools_prints_an_aligned_annotation_matrix() {
             "create_note",
             "delete_note",
             "get_note",
+            "import_url",
             "search_notes",
             "tag_chart"
         ]
@@ -130,11 +131,11 @@ fn tools_filters_and_json() {
     );
     assert_eq!(
         names(&stdout(&run(&["tools", "--tag", "write"]))),
-        ["create_note", "delete_note"]
+        ["create_note", "delete_note", "import_url"]
     );
     assert_eq!(
         names(&stdout(&run(&["tools", "--category", "notes"]))).len(),
-        5
+        6
     );
     assert_eq!(
         names(&stdout(&run(&["tools", "--tag", "chart"]))),
@@ -163,7 +164,7 @@ fn tools_filters_and_json() {
 #[test]
 fn schema_prints_tools_list_json() {
     let all: Value = serde_json::from_str(&stdout(&run(&["schema"]))).unwrap();
-    assert_eq!(all["tools"].as_array().unwrap().len(), 5);
+    assert_eq!(all["tools"].as_array().unwrap().len(), 6);
     let one: Value = serde_json::from_str(&stdout(&run(&["schema", "get_note"]))).unwrap();
     assert_eq!(one["name"], "get_note");
     assert_eq!(one["inputSchema"]["required"], json!(["note_id"]));
@@ -374,7 +375,13 @@ async fn serve_read_only_lists_the_read_tools_and_refuses_the_rest() {
         .collect();
     assert_eq!(
         names,
-        ["create_note", "get_note", "search_notes", "tag_chart"]
+        [
+            "create_note",
+            "get_note",
+            "import_url",
+            "search_notes",
+            "tag_chart"
+        ]
     );
     client.cancel().await.unwrap();
 
@@ -386,7 +393,7 @@ async fn serve_read_only_lists_the_read_tools_and_refuses_the_rest() {
         .iter()
         .map(|t| t.name.to_string())
         .collect();
-    assert_eq!(names, ["create_note", "delete_note"]);
+    assert_eq!(names, ["create_note", "delete_note", "import_url"]);
     let refused = call(&client, "search_notes", json!({"query": "x"}))
         .await
         .unwrap();

@@ -9,7 +9,9 @@ use toolsmith_tests::{call, connect, text};
 
 /// A server with the notes store and every tool of this test.
 fn notes_server() -> Server {
-    Server::new().state(Notes::seeded())
+    Server::new()
+        .state(Notes::seeded())
+        .state(toolsmith_examples::fetch::Fetcher::default())
 }
 
 /// Fails with an internal error that carries a secret.
@@ -78,6 +80,11 @@ async fn annotations_follow_the_tutorial() {
         hints("tag_chart"),
         ("Tag chart".into(), [true, false, true, false])
     );
+    // The one tool that reaches outside the server.
+    assert_eq!(
+        hints("import_url"),
+        ("Import URL".into(), [false, false, false, true])
+    );
     let mut in_notes: Vec<&str> = tools
         .iter()
         .filter(|t| {
@@ -95,6 +102,7 @@ async fn annotations_follow_the_tutorial() {
             "create_note",
             "delete_note",
             "get_note",
+            "import_url",
             "search_notes",
             "tag_chart"
         ]

@@ -11,10 +11,11 @@ use toolsmith_tests::raw::Raw;
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_server");
 const VERSION: (&str, &str) = ("MCP-Protocol-Version", "2025-11-25");
-const NOTES_TOOLS: [&str; 5] = [
+const NOTES_TOOLS: [&str; 6] = [
     "create_note",
     "delete_note",
     "get_note",
+    "import_url",
     "search_notes",
     "tag_chart",
 ];

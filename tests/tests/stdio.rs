@@ -28,6 +28,7 @@ async fn the_notes_binary_serves_over_stdio() {
             "create_note",
             "delete_note",
             "get_note",
+            "import_url",
             "search_notes",
             "tag_chart"
         ]

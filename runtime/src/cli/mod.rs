@@ -74,6 +74,9 @@ struct ToolsArgs {
     /// Only destructive tools.
     #[arg(long)]
     destructive: bool,
+    /// Only open-world tools (those that reach outside the server).
+    #[arg(long)]
+    open_world: bool,
     /// Only tools of this category.
     #[arg(long, value_name = "CATEGORY")]
     category: Option<String>,
@@ -148,6 +151,7 @@ fn tools(args: ToolsArgs, names: &ScopeNames) -> Result<u8, Error> {
     let mut query = Search::new().page_size(crate::MAX_SEARCH_PAGE_SIZE);
     query.read_only = args.read_only.then_some(true);
     query.destructive = args.destructive.then_some(true);
+    query.open_world = args.open_world.then_some(true);
     query.category = args.category;
     query.tags = args.tag.into_iter().collect();
     query.text = args.search;

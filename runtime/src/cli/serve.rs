@@ -17,6 +17,11 @@ pub(super) struct ServeArgs {
     #[arg(long, value_parser = boolish)]
     #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_DENY_DESTRUCTIVE"))]
     deny_destructive: bool,
+    /// Offer no open-world tool (one that reaches outside the server); calls to one are
+    /// refused.
+    #[arg(long, value_parser = boolish)]
+    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_DENY_OPEN_WORLD"))]
+    deny_open_world: bool,
     /// Offer only the tools of this category.
     #[arg(long, value_name = "CATEGORY")]
     #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_ONLY_CATEGORY"))]
@@ -265,6 +270,7 @@ pub(super) fn with_policy(mut server: Server, args: &ServeArgs) -> Server {
     server.policy = policy.narrowed_by(Policy {
         read_only: args.read_only,
         deny_destructive: args.deny_destructive,
+        deny_open_world: args.deny_open_world,
         only_category: args.only_category.clone(),
         only_tag: args.only_tag.clone(),
     });

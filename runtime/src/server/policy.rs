@@ -21,6 +21,7 @@ use crate::ToolInfo;
 pub struct Policy {
     pub(crate) read_only: bool,
     pub(crate) deny_destructive: bool,
+    pub(crate) deny_open_world: bool,
     pub(crate) only_category: Option<String>,
     pub(crate) only_tag: Option<String>,
 }
@@ -53,6 +54,17 @@ impl Policy {
     /// ```
     pub fn deny_destructive(mut self, on: bool) -> Self {
         self.deny_destructive = on;
+        self
+    }
+
+    /// Offer no open-world tool (`serve --deny-open-world`): for deployments that must not
+    /// reach outside the server's own data (air-gapped, or bound by compliance).
+    ///
+    /// ```
+    /// assert!(toolsmith::Policy::new().deny_open_world(true).denies_open_world());
+    /// ```
+    pub fn deny_open_world(mut self, on: bool) -> Self {
+        self.deny_open_world = on;
         self
     }
 
@@ -94,6 +106,15 @@ impl Policy {
     /// ```
     pub fn denies_destructive(&self) -> bool {
         self.deny_destructive
+    }
+
+    /// Whether open-world tools are withheld.
+    ///
+    /// ```
+    /// assert!(!toolsmith::Policy::new().denies_open_world());
+    /// ```
+    pub fn denies_open_world(&self) -> bool {
+        self.deny_open_world
     }
 
     /// The only category offered, if one is set.
@@ -138,6 +159,9 @@ impl Policy {
         if self.deny_destructive && !hints.read_only && hints.destructive {
             return Err(Refusal::DenyDestructive { tool: name() });
         }
+        if self.deny_open_world && hints.open_world {
+            return Err(Refusal::DenyOpenWorld { tool: name() });
+        }
         if let Some(category) = &self.only_category
             && tool.category() != Some(category.as_str())
         {
@@ -163,6 +187,7 @@ impl Policy {
         Policy {
             read_only: self.read_only || other.read_only,
             deny_destructive: self.deny_destructive || other.deny_destructive,
+            deny_open_world: self.deny_open_world || other.deny_open_world,
             only_category: other.only_category.or(self.only_category),
             only_tag: other.only_tag.or(self.only_tag),
         }
@@ -197,6 +222,14 @@ pub enum Refusal {
         "tool '{tool}' is not available: this server runs with --deny-destructive, which offers no destructive tool; {ASK}"
     )]
     DenyDestructive {
+        /// The tool refused.
+        tool: String,
+    },
+    /// The policy offers no open-world tool, and this one reaches outside the server.
+    #[error(
+        "tool '{tool}' is not available: this server runs with --deny-open-world, which offers no tool that reaches outside the server; {ASK}"
+    )]
+    DenyOpenWorld {
         /// The tool refused.
         tool: String,
     },
@@ -236,6 +269,7 @@ impl Refusal {
         match self {
             Refusal::ReadOnly { tool }
             | Refusal::DenyDestructive { tool }
+            | Refusal::DenyOpenWorld { tool }
             | Refusal::OnlyCategory { tool, .. }
             | Refusal::OnlyTag { tool, .. } => tool,
         }

@@ -81,6 +81,7 @@ async fn flow(checks: &mut Checks, client: &RunningService<RoleClient, ()>) {
                 "create_note",
                 "delete_note",
                 "get_note",
+                "import_url",
                 "search_notes",
                 "tag_chart",
             ];
