@@ -62,6 +62,9 @@ enum Cmd {
         /// Tools of the fixture.
         #[arg(long, default_value_t = 200)]
         tools: usize,
+        /// Protocol revisions, each run against every server, interleaved in each round.
+        #[arg(long, value_delimiter = ',', default_value = "2025-11-25,2026-07-28")]
+        revisions: Vec<Revision>,
         /// Keep-alive connections of the load runs.
         #[arg(long, value_delimiter = ',', default_value = "1,16,64,256")]
         connections: Vec<usize>,
@@ -125,6 +128,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
         && let Some(Cmd::Http {
             rounds,
             tools,
+            revisions,
             connections,
             seconds,
             rss_connections,
@@ -135,6 +139,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
         let options = toolsmith_bench::http::Options {
             rounds,
             tools,
+            revisions,
             connections,
             duration: std::time::Duration::from_secs(seconds),
             rss_connections,
