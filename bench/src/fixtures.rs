@@ -17,7 +17,8 @@ pub enum Kind {
     Rmcp,
     FastMcp,
     /// Not a framework: a single-threaded serde_json loop that answers `initialize`,
-    /// `tools/list` (serialized once) and `tools/call` with the tools' answers. The ceiling.
+    /// `tools/list` (serialized once per revision) and `tools/call` with the tools'
+    /// answers, in the shapes of the revision a request's `_meta` names. The ceiling.
     Echo,
 }
 
@@ -231,7 +232,7 @@ struct Request<'a> {{
 }}
 
 fn main() -> std::io::Result<()> {{
-    let list = tool_list();
+    let lists = tool_lists();
 
     let mut input = BufReader::with_capacity(1 << 16, std::io::stdin().lock());
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
@@ -246,13 +247,16 @@ fn main() -> std::io::Result<()> {{
         let id = id.get();
         match method {{
             "initialize" => writeln!(out, r#"{{{{"jsonrpc":"2.0","id":{{id}},"result":{{{{"protocolVersion":"2025-11-25","capabilities":{{{{"tools":{{{{}}}}}}}},"serverInfo":{{{{"name":"echo","version":"0"}}}}}}}}}}}}"#)?,
-            "tools/list" => writeln!(out, r#"{{{{"jsonrpc":"2.0","id":{{id}},"result":{{list}}}}}}"#)?,
+            "tools/list" => {{
+                let list = &lists[stateless(request.params) as usize];
+                writeln!(out, r#"{{{{"jsonrpc":"2.0","id":{{id}},"result":{{list}}}}}}"#)?
+            }}
             "tools/call" => {{
                 match request.params.and_then(|p| answer_text(p.get())) {{
-                    Some(text) => {{
+                    Some((text, modern)) => {{
                         write!(out, r#"{{{{"jsonrpc":"2.0","id":{{id}},"result":{{{{"content":[{{{{"type":"text","text":"#)?;
                         serde_json::to_writer(&mut out, &text)?;
-                        writeln!(out, r#"}}}}],"isError":false}}}}}}}}"#)?;
+                        writeln!(out, r#"}}}}],"isError":false{{}}}}}}}}}}"#, complete(modern))?;
                     }}
                     None => writeln!(out, r#"{{{{"jsonrpc":"2.0","id":{{id}},"error":{{{{"code":-32602,"message":"invalid params"}}}}}}}}"#)?,
                 }}
@@ -270,8 +274,10 @@ fn main() -> std::io::Result<()> {{
 }
 
 /// What both ceilings (the stdio echo and the HTTP hyper handler) generate alike: the
-/// tools' hints, the `tools/list` result, and a call's answer text (`None` when its
-/// params are not a known tool with valid arguments).
+/// tools' hints, the `tools/list` results (2025-11-25's, and 2026-07-28's with
+/// `resultType` and the caching hints toolsmith states), a call's answer text (`None` when
+/// its params are not a known tool with valid arguments) and whether the request is of
+/// 2026-07-28 (its `_meta` says so; no other check).
 pub(crate) fn ceiling_common(tools: usize) -> String {
     let rows: Vec<String> = (0..tools)
         .map(|i| {
@@ -283,10 +289,39 @@ pub(crate) fn ceiling_common(tools: usize) -> String {
         r##"const HINTS: [(bool, bool, bool, bool); {tools}] = [{rows}];
 
 #[derive(Deserialize)]
+struct Meta<'a> {{
+    #[serde(borrow, rename = "io.modelcontextprotocol/protocolVersion")]
+    version: Option<&'a str>,
+}}
+
+#[derive(Deserialize)]
 struct Call<'a> {{
     #[serde(borrow)]
     name: &'a str,
     arguments: Args,
+    #[serde(borrow, rename = "_meta")]
+    meta: Option<Meta<'a>>,
+}}
+
+/// The params of any other request: only `_meta` matters.
+#[derive(Deserialize)]
+struct Params<'a> {{
+    #[serde(borrow, rename = "_meta")]
+    meta: Option<Meta<'a>>,
+}}
+
+fn modern(meta: Option<Meta>) -> bool {{
+    meta.and_then(|m| m.version) == Some("2026-07-28")
+}}
+
+/// Whether a request with these params is of 2026-07-28.
+fn stateless(params: Option<&RawValue>) -> bool {{
+    params.and_then(|p| serde_json::from_str::<Params>(p.get()).ok()).is_some_and(|p| modern(p.meta))
+}}
+
+/// What a 2026-07-28 result adds after its members.
+fn complete(modern: bool) -> &'static str {{
+    if modern {{ r#","resultType":"complete""# }} else {{ "" }}
 }}
 
 #[derive(Deserialize)]
@@ -296,7 +331,8 @@ struct Args {{
     label: Option<String>,
 }}
 
-fn tool_list() -> String {{
+/// The `tools/list` results of 2025-11-25 and of 2026-07-28, serialized.
+fn tool_lists() -> [String; 2] {{
     let schema = json!({{
         "type": "object",
         "properties": {{
@@ -313,13 +349,16 @@ fn tool_list() -> String {{
         "inputSchema": schema,
         "annotations": {{"title": format!("Tool {{i}}"), "readOnlyHint": ro, "destructiveHint": de, "idempotentHint": idem, "openWorldHint": ow}}
     }})).collect();
-    serde_json::to_string(&json!({{"tools": tools}})).expect("the list serializes")
+    let legacy = json!({{"tools": tools}});
+    let modern = json!({{"tools": tools, "resultType": "complete", "ttlMs": 300_000, "cacheScope": "public"}});
+    [legacy, modern].map(|list| serde_json::to_string(&list).expect("the list serializes"))
 }}
 
-fn answer_text(params: &str) -> Option<String> {{
-    let Call {{ name, arguments: Args {{ a, b, label }} }} = serde_json::from_str::<Call>(params).ok()?;
+/// A call's answer text, and whether the call is of 2026-07-28.
+fn answer_text(params: &str) -> Option<(String, bool)> {{
+    let Call {{ name, arguments: Args {{ a, b, label }}, meta }} = serde_json::from_str::<Call>(params).ok()?;
     let i = name.strip_prefix("tool_")?.parse::<usize>().ok().filter(|&i| i < HINTS.len())?;
-    Some(format!("{{{{\"tool\":{{i}},\"sum\":{{}},\"label\":{{:?}}}}}}", a.wrapping_add(b), label.unwrap_or_default()))
+    Some((format!("{{{{\"tool\":{{i}},\"sum\":{{}},\"label\":{{:?}}}}}}", a.wrapping_add(b), label.unwrap_or_default()), modern(meta)))
 }}
 "##,
         rows = rows.join(", ")

@@ -7,3 +7,4 @@ pub mod fixtures;
 pub mod http;
 pub mod load;
 pub mod report;
+pub mod revision;

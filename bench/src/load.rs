@@ -1,7 +1,8 @@
-//! The load generator: spawns any stdio MCP server command, performs `initialize`, and
-//! measures startup, `tools/list` and `tools/call` latency, pipelined call throughput, server
+//! The load generator: spawns any stdio MCP server command, opens the session as its
+//! revision does (2025-11-25: `initialize`; 2026-07-28: none, the first `tools/list` decides
+//! the session and every request carries its `_meta`), and measures startup, `tools/list` and `tools/call` latency, pipelined call throughput, server
 //! CPU per call and peak RSS. Every response is validated (its id was outstanding, it is a
-//! result, not an error); anything else fails the run loudly.
+//! result of the revision asked for, not an error); anything else fails the run loudly.
 //!
 //! The generator shares the machine with the server, so it is kept cheap: requests are
 //! formatted straight into the pipe's buffer, responses are read without building a JSON
@@ -17,11 +18,15 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
+use crate::revision::Revision;
+
 /// What to run and how hard.
 #[derive(Debug, Clone)]
 pub struct Config {
     /// The server command and its arguments.
     pub command: Vec<String>,
+    /// The protocol revision spoken.
+    pub revision: Revision,
     /// How many tools the server has (`tool_0` ... `tool_{T-1}`).
     pub tools: usize,
     /// Sequential `tools/list` requests for the latency figures.
@@ -40,7 +45,8 @@ pub struct Config {
 /// One run's figures.
 #[derive(Debug, Clone, Serialize)]
 pub struct Measurement {
-    /// Spawn to the `tools/list` response, milliseconds (initialize included): the median
+    /// Spawn to the `tools/list` response, milliseconds (`initialize` included on
+    /// 2025-11-25; on 2026-07-28 that list is the first request): the median
     /// over `1 + extra_startups` spawns.
     pub startup_ms: f64,
     pub list_median_us: f64,
@@ -65,6 +71,7 @@ struct Session {
     stdout: BufReader<Responses>,
     line: Vec<u8>,
     next_id: u64,
+    revision: Revision,
     /// When the server was spawned.
     started: Instant,
 }
@@ -85,6 +92,8 @@ struct CallResult<'a> {
     is_error: Option<bool>,
     #[serde(borrow)]
     content: Vec<Content<'a>>,
+    #[serde(borrow, rename = "resultType")]
+    result_type: Option<&'a str>,
 }
 
 #[derive(Deserialize)]
@@ -150,9 +159,10 @@ impl Session {
         let id = self.next_id;
         self.next_id += 1;
         let tool = id as usize % tools;
+        let meta = self.revision.params_suffix();
         writeln!(
             self.stdin,
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"tool_{tool}","arguments":{{"a":{id},"b":2,"label":"bench"}}}}}}"#
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"tool_{tool}","arguments":{{"a":{id},"b":2,"label":"bench"}}{meta}}}}}"#
         )
         .map_err(|e| format!("writing to the server: {e}"))?;
         Ok(id)
@@ -163,6 +173,7 @@ impl Session {
     fn round_trip(&mut self, method: &str, params: Value) -> Result<(&str, Duration), String> {
         let id = self.next_id;
         self.next_id += 1;
+        let params = self.revision.params(params);
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
         self.timed_response(id, Instant::now())
     }
@@ -177,10 +188,14 @@ impl Session {
     }
 }
 
-/// Checks a call result is the tool's answer for `id`, and not an error result.
-fn check_call(result: &str, id: u64, tools: usize) -> Result<(), String> {
+/// Checks a call result is the tool's answer for `id` in `revision`'s shape, and not an
+/// error result.
+fn check_call(result: &str, id: u64, tools: usize, revision: Revision) -> Result<(), String> {
     let parsed: CallResult = serde_json::from_str(result)
         .map_err(|e| format!("call {id}: not a CallToolResult ({e}): {result:.300}"))?;
+    revision
+        .check_result_type(parsed.result_type)
+        .map_err(|e| format!("call {id}: {e}: {result:.300}"))?;
     let text = parsed
         .content
         .first()
@@ -192,6 +207,30 @@ fn check_call(result: &str, id: u64, tools: usize) -> Result<(), String> {
     } else {
         Err(format!("call {id}: unexpected result {result:.300}"))
     }
+}
+
+/// Checks a list result has every tool, in the revision's shape.
+fn check_list(result: &str, config: &Config) -> Result<(), String> {
+    #[derive(Deserialize)]
+    struct Listed<'a> {
+        tools: Vec<serde::de::IgnoredAny>,
+        #[serde(borrow, rename = "resultType")]
+        result_type: Option<&'a str>,
+    }
+    let listed: Listed = serde_json::from_str(result)
+        .map_err(|e| format!("tools/list: not a ListToolsResult ({e}): {result:.300}"))?;
+    config
+        .revision
+        .check_result_type(listed.result_type)
+        .map_err(|e| format!("tools/list: {e}"))?;
+    if listed.tools.len() != config.tools {
+        return Err(format!(
+            "tools/list returned {} tools, expected {}",
+            listed.tools.len(),
+            config.tools
+        ));
+    }
+    Ok(())
 }
 
 /// Runs the whole measurement against one freshly spawned server.
@@ -232,29 +271,27 @@ impl Session {
             child,
             line: Vec::new(),
             next_id: 1,
+            revision: config.revision,
             started: Instant::now(),
         })
     }
 
-    /// `initialize`, then `tools/list` (which must list every tool): the startup time.
+    /// On 2025-11-25 `initialize` first; then `tools/list` (which must list every tool, in
+    /// the revision's shape): the startup time. On 2026-07-28 that list is the first request,
+    /// which decides the session.
     fn start(&mut self, config: &Config) -> Result<Duration, String> {
-        self.round_trip(
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {},
-                   "clientInfo": {"name": "toolsmith-bench", "version": "0"}}),
-        )?;
-        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+        if !config.revision.stateless() {
+            self.round_trip(
+                "initialize",
+                json!({"protocolVersion": config.revision.name(), "capabilities": {},
+                       "clientInfo": {"name": "toolsmith-bench", "version": "0"}}),
+            )?;
+            self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+        }
         let started = self.started;
         let (listed, _) = self.round_trip("tools/list", json!({}))?;
         let startup = started.elapsed();
-        let listed: Value = serde_json::from_str(listed).map_err(|e| e.to_string())?;
-        let count = listed["tools"].as_array().map_or(0, Vec::len);
-        if count != config.tools {
-            return Err(format!(
-                "tools/list returned {count} tools, expected {}",
-                config.tools
-            ));
-        }
+        check_list(listed, config)?;
         Ok(startup)
     }
 
@@ -280,8 +317,9 @@ fn run(config: &Config, s: &mut Session) -> Result<Measurement, String> {
     let mut list = Vec::with_capacity(config.list_reps);
     let list_cpu_before = settled_cpu_time(pid);
     for _ in 0..config.list_reps {
-        let (_, took) = s.round_trip("tools/list", json!({}))?;
+        let (listed, took) = s.round_trip("tools/list", json!({}))?;
         list.push(took);
+        check_list(listed, config)?;
     }
     let list_cpu = settled_cpu_time(pid).saturating_sub(list_cpu_before);
 
@@ -291,7 +329,7 @@ fn run(config: &Config, s: &mut Session) -> Result<Measurement, String> {
         let id = s.call(config.tools)?;
         let (result, took) = s.timed_response(id, t)?;
         calls.push(took);
-        check_call(result, id, config.tools)?;
+        check_call(result, id, config.tools, config.revision)?;
     }
 
     s.stdout.get_mut().spin = false;
@@ -381,7 +419,7 @@ fn pipelined(config: &Config, s: &mut Session) -> Result<(), String> {
     s.flush()?;
     while received < config.throughput_calls {
         let (id, result, _) = s.response()?;
-        check_call(result, id, config.tools)?;
+        check_call(result, id, config.tools, config.revision)?;
         if !outstanding.remove(&id) {
             return Err(format!(
                 "a response to {id}, which is not outstanding (duplicate?)"

@@ -5,6 +5,7 @@ use toolsmith_bench::build::Workspace;
 use toolsmith_bench::fixtures::{self, Kind};
 use toolsmith_bench::load::{self, Config};
 use toolsmith_bench::report::Results;
+use toolsmith_bench::revision::Revision;
 
 #[derive(Parser)]
 #[command(about = "Benchmark toolsmith against rmcp's macros (and FastMCP) over stdio.")]
@@ -17,6 +18,9 @@ struct Cli {
     /// Tool counts of the fixture servers.
     #[arg(long, value_delimiter = ',', default_value = "1,50,200")]
     tools: Vec<usize>,
+    /// Protocol revisions, each run against every server, interleaved in each round.
+    #[arg(long, value_delimiter = ',', default_value = "2025-11-25,2026-07-28")]
+    revisions: Vec<Revision>,
     /// Pipelined calls per run.
     #[arg(long, default_value_t = 50_000)]
     calls: usize,
@@ -58,6 +62,9 @@ enum Cmd {
         /// Tools of the fixture.
         #[arg(long, default_value_t = 200)]
         tools: usize,
+        /// Protocol revisions, each run against every server, interleaved in each round.
+        #[arg(long, value_delimiter = ',', default_value = "2025-11-25,2026-07-28")]
+        revisions: Vec<Revision>,
         /// Keep-alive connections of the load runs.
         #[arg(long, value_delimiter = ',', default_value = "1,16,64,256")]
         connections: Vec<usize>,
@@ -81,6 +88,9 @@ enum Cmd {
         /// How many tools it has.
         #[arg(long)]
         tools: usize,
+        /// The protocol revision to speak.
+        #[arg(long, default_value = "2025-11-25")]
+        revision: Revision,
         #[arg(long, default_value_t = 20_000)]
         calls: usize,
         #[arg(long, default_value_t = 64)]
@@ -106,7 +116,7 @@ fn main() {
 fn run(mut cli: Cli) -> Result<(), String> {
     if let Some(Cmd::WriteSmallFixtures) = cli.command {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/bin");
-        for kind in [Kind::Toolsmith, Kind::Rmcp] {
+        for kind in [Kind::Toolsmith, Kind::Rmcp, Kind::Echo] {
             let path = dir.join(format!("fixture_{}.rs", kind.name()));
             std::fs::write(&path, fixtures::source(kind, fixtures::SMALL))
                 .map_err(|e| e.to_string())?;
@@ -118,6 +128,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
         && let Some(Cmd::Http {
             rounds,
             tools,
+            revisions,
             connections,
             seconds,
             rss_connections,
@@ -128,6 +139,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
         let options = toolsmith_bench::http::Options {
             rounds,
             tools,
+            revisions,
             connections,
             duration: std::time::Duration::from_secs(seconds),
             rss_connections,
@@ -145,6 +157,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
     }
     if let Some(Cmd::Load {
         tools,
+        revision,
         calls,
         in_flight,
         list_reps,
@@ -154,6 +167,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
     {
         let config = Config {
             command,
+            revision,
             tools,
             list_reps,
             call_reps,
@@ -197,33 +211,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
             ));
         }
     }
-    let mut results = Results::default();
-    for round in 1..=cli.rounds {
-        eprintln!("round {round}/{}", cli.rounds);
-        for (tools, kind, command) in &commands {
-            let calls = if *kind == Kind::FastMcp {
-                cli.calls / 20
-            } else {
-                cli.calls
-            };
-            let config = Config {
-                command: command.clone(),
-                tools: *tools,
-                list_reps: cli.list_reps,
-                call_reps: cli.call_reps,
-                throughput_calls: calls.max(1),
-                in_flight: cli.in_flight,
-                extra_startups: if *kind == Kind::FastMcp {
-                    0
-                } else {
-                    cli.extra_startups
-                },
-            };
-            let m = load::measure(&config)
-                .map_err(|e| format!("{} with {tools} tools: {e}", kind.name()))?;
-            results.record(*tools, *kind, m);
-        }
-    }
+    let mut results = rounds(&cli, &commands)?;
     if !cli.no_build {
         let largest = cli.tools.iter().copied().max().unwrap_or(1);
         for kind in [Kind::Toolsmith, Kind::Rmcp] {
@@ -241,4 +229,50 @@ fn run(mut cli: Cli) -> Result<(), String> {
     std::fs::write(&cli.json, json).map_err(|e| e.to_string())?;
     eprintln!("results written to {}", cli.json);
     Ok(())
+}
+
+/// The rounds: in each, per tool count, every revision, and per revision every
+/// implementation, once. FastMCP is left out of a revision it cannot serve.
+fn rounds(cli: &Cli, commands: &[(usize, Kind, Vec<String>)]) -> Result<Results, String> {
+    let mut results = Results::default();
+    let mut unserved = Vec::new();
+    for round in 1..=cli.rounds {
+        eprintln!("round {round}/{}", cli.rounds);
+        for &tools in &cli.tools {
+            for &revision in &cli.revisions {
+                for (_, kind, command) in commands.iter().filter(|c| c.0 == tools) {
+                    if unserved.contains(&(*kind, revision)) {
+                        continue;
+                    }
+                    let fastmcp = *kind == Kind::FastMcp;
+                    let calls = if fastmcp { cli.calls / 20 } else { cli.calls };
+                    let config = Config {
+                        command: command.clone(),
+                        revision,
+                        tools,
+                        list_reps: cli.list_reps,
+                        call_reps: cli.call_reps,
+                        throughput_calls: calls.max(1),
+                        in_flight: cli.in_flight,
+                        extra_startups: if fastmcp { 0 } else { cli.extra_startups },
+                    };
+                    match load::measure(&config) {
+                        Ok(m) => results.record(revision, tools, *kind, m),
+                        // FastMCP is optional, and may not speak the newer revision.
+                        Err(e) if fastmcp && revision.stateless() => {
+                            eprintln!("FastMCP skipped at {revision}: {e}");
+                            unserved.push((*kind, revision));
+                        }
+                        Err(e) => {
+                            return Err(format!(
+                                "{} with {tools} tools at {revision}: {e}",
+                                kind.name()
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(results)
 }

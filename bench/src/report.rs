@@ -1,4 +1,5 @@
-//! Medians across rounds, per-round ratios against rmcp, and the printed table.
+//! Medians across rounds, per-round ratios against rmcp, and the printed tables: one per
+//! revision and tool count.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -8,6 +9,7 @@ use serde::Serialize;
 use crate::build::BuildFigures;
 use crate::fixtures::Kind;
 use crate::load::Measurement;
+use crate::revision::Revision;
 
 /// A metric of [`Measurement`]: its name, how to read it, and whether more is better.
 pub struct Metric {
@@ -70,10 +72,10 @@ pub const METRICS: &[Metric] = &[
     },
 ];
 
-/// Every run, by (tools, kind), in round order.
+/// Every run, by revision, tool count and implementation, in round order.
 #[derive(Default, Serialize)]
 pub struct Results {
-    pub runs: BTreeMap<usize, BTreeMap<&'static str, Vec<Measurement>>>,
+    pub runs: BTreeMap<Revision, BTreeMap<usize, BTreeMap<&'static str, Vec<Measurement>>>>,
     pub builds: BTreeMap<&'static str, BuildFigures>,
 }
 
@@ -107,8 +109,10 @@ pub fn round_ratios(toolsmith: &[Measurement], rmcp: &[Measurement], metric: &Me
 }
 
 impl Results {
-    pub fn record(&mut self, tools: usize, kind: Kind, m: Measurement) {
+    pub fn record(&mut self, revision: Revision, tools: usize, kind: Kind, m: Measurement) {
         self.runs
+            .entry(revision)
+            .or_default()
             .entry(tools)
             .or_default()
             .entry(kind.name())
@@ -116,11 +120,16 @@ impl Results {
             .push(m);
     }
 
-    /// The table: medians per implementation and the median per-round ratio vs rmcp.
+    /// The tables, one per revision and tool count: medians per implementation and the
+    /// median per-round ratio vs rmcp (at that revision).
     pub fn table(&self) -> String {
         let mut out = String::new();
-        for (tools, kinds) in &self.runs {
-            let _ = writeln!(out, "\n{tools} tools");
+        let tables = self
+            .runs
+            .iter()
+            .flat_map(|(r, by_tools)| by_tools.iter().map(move |(t, kinds)| (r, t, kinds)));
+        for (revision, tools, kinds) in tables {
+            let _ = writeln!(out, "\n{tools} tools, revision {revision}");
             let names: Vec<&&str> = kinds.keys().collect();
             let _ = write!(out, "  {:<30}", "metric (median of rounds)");
             for name in &names {

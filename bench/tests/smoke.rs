@@ -1,10 +1,31 @@
 //! The benchmark cannot rot: its generator still writes the fixtures built with this crate,
-//! and the load generator measures both small fixture servers end to end (tiny counts; the
-//! real run is `cargo run --release -p toolsmith-bench`, see BENCHMARKS.md).
+//! and the load generator measures the small fixture servers (toolsmith, rmcp, the echo
+//! ceiling) end to end at both revisions, every response validated (tiny counts; the real
+//! run is `cargo run --release -p toolsmith-bench`, see BENCHMARKS.md).
 
 use toolsmith_bench::fixtures::{self, Kind};
 use toolsmith_bench::load::{Config, measure};
 use toolsmith_bench::report::Results;
+use toolsmith_bench::revision::{self, Revision};
+
+const SERVERS: [(Kind, &str); 3] = [
+    (Kind::Toolsmith, env!("CARGO_BIN_EXE_fixture-toolsmith")),
+    (Kind::Rmcp, env!("CARGO_BIN_EXE_fixture-rmcp")),
+    (Kind::Echo, env!("CARGO_BIN_EXE_fixture-echo")),
+];
+
+fn tiny(binary: &str, revision: Revision) -> Config {
+    Config {
+        command: vec![binary.to_owned()],
+        revision,
+        tools: fixtures::SMALL,
+        list_reps: 5,
+        call_reps: 20,
+        throughput_calls: 200,
+        in_flight: 16,
+        extra_startups: 1,
+    }
+}
 
 #[test]
 fn the_small_fixtures_are_what_the_generator_writes() {
@@ -14,6 +35,7 @@ fn the_small_fixtures_are_what_the_generator_writes() {
             include_str!("../src/bin/fixture_toolsmith.rs"),
         ),
         (Kind::Rmcp, include_str!("../src/bin/fixture_rmcp.rs")),
+        (Kind::Echo, include_str!("../src/bin/fixture_echo.rs")),
     ] {
         assert_eq!(
             fixtures::source(kind, fixtures::SMALL),
@@ -26,49 +48,64 @@ fn the_small_fixtures_are_what_the_generator_writes() {
 }
 
 #[test]
-fn both_servers_are_measured_and_compared() {
+fn every_server_is_measured_and_compared_at_both_revisions() {
     let mut results = Results::default();
-    for (kind, binary) in [
-        (Kind::Toolsmith, env!("CARGO_BIN_EXE_fixture-toolsmith")),
-        (Kind::Rmcp, env!("CARGO_BIN_EXE_fixture-rmcp")),
-    ] {
-        let config = Config {
-            command: vec![binary.to_owned()],
-            tools: fixtures::SMALL,
-            list_reps: 5,
-            call_reps: 20,
-            throughput_calls: 200,
-            in_flight: 16,
-            extra_startups: 1,
-        };
-        let m = measure(&config).unwrap_or_else(|e| panic!("{}: {e}", kind.name()));
-        assert!(
-            m.calls_per_sec > 0.0 && m.startup_ms > 0.0 && m.call_median_us > 0.0,
-            "{m:?}"
-        );
-        assert!(m.peak_rss_kb > 0, "{m:?}");
-        results.record(fixtures::SMALL, kind, m);
+    for revision in revision::ALL {
+        for (kind, binary) in SERVERS {
+            let m = measure(&tiny(binary, revision))
+                .unwrap_or_else(|e| panic!("{} at {revision}: {e}", kind.name()));
+            assert!(
+                m.calls_per_sec > 0.0 && m.startup_ms > 0.0 && m.call_median_us > 0.0,
+                "{m:?}"
+            );
+            assert!(m.peak_rss_kb > 0, "{m:?}");
+            results.record(revision, fixtures::SMALL, kind, m);
+        }
     }
     let table = results.table();
-    assert!(table.contains("tools/call per s (pipelined)"), "{table}");
-    assert!(
-        table
-            .lines()
-            .any(|l| l.contains("peak RSS") && l.trim_end().ends_with('x')),
-        "{table}"
-    );
+    for revision in revision::ALL {
+        let heading = format!("{} tools, revision {revision}", fixtures::SMALL);
+        let at = table.find(&heading).unwrap_or_else(|| panic!("{table}"));
+        // Its own table: the implementations, and the ratio to rmcp at that revision.
+        let own = &table[at..];
+        let own = &own[..own.find("\n\n").unwrap_or(own.len())];
+        assert!(own.contains("tools/call per s (pipelined)"), "{own}");
+        for (kind, _) in SERVERS {
+            assert!(own.lines().nth(1).unwrap().contains(kind.name()), "{own}");
+        }
+        assert!(
+            own.lines()
+                .any(|l| l.contains("peak RSS") && l.trim_end().ends_with('x')),
+            "{own}"
+        );
+    }
+    let json = serde_json::to_value(&results).unwrap();
+    assert!(json["runs"]["2026-07-28"]["3"]["echo"].is_array(), "{json}");
+}
+
+/// A server answering in the other revision's shapes (here, a 2026-07-28 session asked
+/// 2025-11-25 questions: every result lacks `resultType`) fails the run.
+#[test]
+fn results_of_the_wrong_revision_fail_loudly() {
+    let binary = env!("CARGO_BIN_EXE_fixture-echo");
+    // A wrapper that rewrites each request into 2025-11-25's shape before the echo sees it.
+    let strip = format!(r#"sed -u 's|,"_meta":{{[^}}]*}}}}||' | {binary}"#);
+    let config = Config {
+        command: vec!["sh".into(), "-c".into(), strip],
+        ..tiny(binary, Revision::V2026_07_28)
+    };
+    let err = measure(&config).unwrap_err();
+    assert!(err.contains("resultType"), "{err}");
 }
 
 #[test]
 fn a_wrong_tool_count_fails_loudly() {
     let config = Config {
-        command: vec![env!("CARGO_BIN_EXE_fixture-toolsmith").to_owned()],
         tools: 7,
-        list_reps: 1,
-        call_reps: 1,
-        throughput_calls: 1,
-        in_flight: 1,
-        extra_startups: 0,
+        ..tiny(
+            env!("CARGO_BIN_EXE_fixture-toolsmith"),
+            Revision::V2026_07_28,
+        )
     };
     let err = measure(&config).unwrap_err();
     assert!(

@@ -158,8 +158,10 @@ if __name__ == "__main__":
     )
 "#;
 
-/// The ceiling: hyper answering `tools/list` (serialized once) and `tools/call` (the tool's
-/// answer) as JSON on `POST /mcp`, with `TCP_NODELAY`; no checks but parsing.
+/// The ceiling: hyper answering `tools/list` (serialized once per revision) and
+/// `tools/call` (the tool's answer) as JSON on `POST /mcp`, with `TCP_NODELAY`, in the
+/// shapes of the revision the request's `_meta` names; no checks but parsing (headers are
+/// not read).
 fn ceiling(tools: usize) -> String {
     let common = fixtures::ceiling_common(tools);
     format!(
@@ -190,19 +192,23 @@ struct Message<'a> {{
     params: Option<&'a RawValue>,
 }}
 
-fn answer(list: &str, body: &[u8]) -> String {{
+fn answer(lists: &[String; 2], body: &[u8]) -> String {{
     let Ok(message) = serde_json::from_slice::<Message>(body) else {{
         return r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32700,"message":"parse error"}}}}"#.to_owned();
     }};
     let id = message.id.map_or("null", |id| id.get());
     match message.method {{
         "initialize" => format!(r#"{{{{"jsonrpc":"2.0","id":{{id}},"result":{{{{"protocolVersion":"2025-11-25","capabilities":{{{{"tools":{{{{}}}}}}}},"serverInfo":{{{{"name":"ceiling","version":"0"}}}}}}}}}}}}"#),
-        "tools/list" => format!(r#"{{{{"jsonrpc":"2.0","id":{{id}},"result":{{list}}}}}}"#),
+        "tools/list" => {{
+            let list = &lists[stateless(message.params) as usize];
+            format!(r#"{{{{"jsonrpc":"2.0","id":{{id}},"result":{{list}}}}}}"#)
+        }}
         "tools/call" => {{
             match message.params.and_then(|p| answer_text(p.get())) {{
-                Some(text) => {{
+                Some((text, modern)) => {{
                     let text = serde_json::to_string(&text).unwrap();
-                    format!(r#"{{{{"jsonrpc":"2.0","id":{{id}},"result":{{{{"content":[{{{{"type":"text","text":{{text}}}}}}],"isError":false}}}}}}}}"#)
+                    let complete = complete(modern);
+                    format!(r#"{{{{"jsonrpc":"2.0","id":{{id}},"result":{{{{"content":[{{{{"type":"text","text":{{text}}}}}}],"isError":false{{complete}}}}}}}}}}"#)
                 }}
                 None => format!(r#"{{{{"jsonrpc":"2.0","id":{{id}},"error":{{{{"code":-32602,"message":"invalid params"}}}}}}}}"#),
             }}
@@ -213,19 +219,19 @@ fn answer(list: &str, body: &[u8]) -> String {{
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {{
-    let list: Arc<str> = tool_list().into();
+    let lists: Arc<[String; 2]> = Arc::new(tool_lists());
     let addr = std::env::args().nth(1).expect("ADDR");
     let listener = tokio::net::TcpListener::bind(addr).await?;
     loop {{
         let (stream, _) = listener.accept().await?;
         let _ = stream.set_nodelay(true);
-        let list = list.clone();
+        let lists = lists.clone();
         tokio::spawn(async move {{
             let service = hyper::service::service_fn(move |request: Request<Incoming>| {{
-                let list = list.clone();
+                let lists = lists.clone();
                 async move {{
                     let body = request.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
-                    let answer = answer(&list, &body);
+                    let answer = answer(&lists, &body);
                     let response = Response::builder()
                         .header("content-type", "application/json")
                         .body(Full::new(Bytes::from(answer)))

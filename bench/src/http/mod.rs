@@ -1,12 +1,15 @@
 //! The HTTP benchmark (`toolsmith-bench http`): the 200-tool fixture served over stateless
 //! Streamable HTTP by toolsmith, rmcp (best and default configurations), FastMCP and a bare
 //! hyper ceiling, loaded by `wrk` with 1 to 256 keep-alive connections, `tools/call` and
-//! `tools/list`, JSON and SSE responses, interleaved in rounds. Also: server CPU per request,
-//! peak RSS with 1,000 open connections, and the CPU cost of authorization.
+//! `tools/list`, JSON and SSE responses, at each protocol revision (2025-11-25, and the
+//! stateless 2026-07-28 with its `_meta` and `Mcp-Method` / `Mcp-Name` headers),
+//! interleaved in rounds. Also: server CPU per request, peak RSS with 1,000 open
+//! connections, and the CPU cost of authorization, per revision.
 
 pub mod fixtures;
 pub mod probe;
 mod report;
+mod runs;
 pub mod wrk;
 
 use std::collections::BTreeMap;
@@ -15,16 +18,17 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde::Serialize;
-use serde_json::json;
 
 use crate::build::Workspace;
-use crate::load::{cpu_time, peak_rss};
+use crate::revision::Revision;
 pub use fixtures::HttpKind;
+use runs::{Context, Scripts, auth_overhead};
 
 /// What to run.
 pub struct Options {
     pub rounds: usize,
     pub tools: usize,
+    pub revisions: Vec<Revision>,
     pub connections: Vec<usize>,
     pub duration: Duration,
     /// Connections held open for the memory figure.
@@ -50,6 +54,7 @@ impl Setup {
 #[derive(Debug, Clone, Serialize)]
 pub struct Sample {
     pub round: usize,
+    pub revision: Revision,
     pub server: String,
     pub method: &'static str,
     pub connections: usize,
@@ -67,10 +72,12 @@ pub struct Results {
     pub samples: Vec<Sample>,
     /// Connections held open for the memory figure.
     pub rss_connections: usize,
-    /// Peak RSS (kB) with `rss_connections` open connections, by server, per round.
-    pub rss_kb: BTreeMap<String, Vec<u64>>,
-    /// Server CPU per call (µs) at 64 connections without and with authorization, per round.
-    pub auth_cpu_us: Vec<(f64, f64)>,
+    /// Peak RSS (kB) with `rss_connections` open connections, by revision and server, per
+    /// round.
+    pub rss_kb: BTreeMap<Revision, BTreeMap<String, Vec<u64>>>,
+    /// Server CPU per call (µs) at 64 connections without and with authorization, by
+    /// revision, per round.
+    pub auth_cpu_us: BTreeMap<Revision, Vec<(f64, f64)>>,
 }
 
 const ISSUER: &str = "https://issuer.bench.test";
@@ -91,16 +98,6 @@ impl Drop for Running {
 fn free_addr() -> Result<String, String> {
     let probe = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
     Ok(probe.local_addr().map_err(|e| e.to_string())?.to_string())
-}
-
-fn call_body() -> String {
-    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-           "params": {"name": "tool_7", "arguments": {"a": 1, "b": 2}}})
-    .to_string()
-}
-
-fn list_body() -> String {
-    json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string()
 }
 
 /// Raises this process's open-file limit (children inherit it): 1,000 connections need
@@ -159,27 +156,6 @@ impl Programs {
         probe::wait_ready(&running.addr, Duration::from_secs(limit))?;
         Ok(running)
     }
-}
-
-/// Checks that `server` answers a call and a list correctly before it is measured.
-fn check(server: &Running, tools: usize, token: Option<&str>, label: &str) -> Result<(), String> {
-    let called =
-        probe::post(&server.addr, &call_body(), token).map_err(|e| format!("{label}: {e}"))?;
-    let text = called["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or("");
-    if text != r#"{"tool":7,"sum":3,"label":""}"# || called["result"]["isError"] == true {
-        return Err(format!("{label}: wrong tools/call answer {called}"));
-    }
-    let listed =
-        probe::post(&server.addr, &list_body(), token).map_err(|e| format!("{label}: {e}"))?;
-    let count = listed["result"]["tools"].as_array().map_or(0, Vec::len);
-    if count != tools {
-        return Err(format!(
-            "{label}: tools/list has {count} tools, not {tools}"
-        ));
-    }
-    Ok(())
 }
 
 /// Builds everything, then runs the rounds.
@@ -248,156 +224,56 @@ pub fn run(options: &Options) -> Result<Results, String> {
     }
 
     let scratch = workspace_scratch()?;
-    let call_script = wrk::script(&scratch, "call", &call_body(), None)?;
-    let list_script = wrk::script(&scratch, "list", &list_body(), None)?;
     let mut results = Results {
         tools: options.tools,
         rss_connections: options.rss_connections,
         ..Results::default()
     };
+    let mut unserved = Vec::new();
     for round in 1..=options.rounds {
         eprintln!("round {round}/{}", options.rounds);
-        for &setup in &setups {
-            let server = programs.start(setup, None)?;
-            check(&server, options.tools, None, &setup.label())?;
-            let pid = server.child.id();
-            let url = format!("http://{}/mcp", server.addr);
-            for (method, script) in [("tools/call", &call_script), ("tools/list", &list_script)] {
-                for &connections in &options.connections {
-                    // The default configuration's 40 ms per request (Nagle against delayed
-                    // ACKs) is measured at one and 64 connections only.
-                    if setup.kind == HttpKind::RmcpDefault
-                        && !(connections == 1 || connections == 64)
-                    {
-                        continue;
+        for &revision in &options.revisions {
+            let scripts = Scripts::write(&scratch, revision)?;
+            let context = Context {
+                programs: &programs,
+                wrk: &wrk,
+                scripts: &scripts,
+                options,
+                round,
+                revision,
+            };
+            for &setup in &setups {
+                if unserved.contains(&(setup.kind, revision)) {
+                    continue;
+                }
+                match context.load(setup, &mut results.samples) {
+                    // FastMCP is optional, and may not speak the newer revision.
+                    Err(e) if setup.kind == HttpKind::FastMcp && revision.stateless() => {
+                        eprintln!("FastMCP skipped at {revision}: {e}");
+                        unserved.push((setup.kind, revision));
                     }
-                    // FastMCP answers in milliseconds: its runs are longer, so that some
-                    // requests complete even at 256 connections.
-                    let duration = if setup.kind == HttpKind::FastMcp {
-                        options.duration.max(Duration::from_secs(10))
-                    } else {
-                        options.duration
-                    };
-                    let before = cpu_time(pid);
-                    let run = match wrk::run(&wrk, &url, script, connections, duration) {
-                        Ok(run) => run,
-                        // FastMCP times out under the heavier loads: noted, not measured.
-                        Err(e) if setup.kind == HttpKind::FastMcp => {
-                            eprintln!(
-                                "  {:<22} {method:<10} c={connections:<4} not measured: {e}",
-                                setup.label()
-                            );
-                            continue;
-                        }
-                        Err(e) => {
-                            return Err(format!("{} {method} c={connections}: {e}", setup.label()));
-                        }
-                    };
-                    let cpu = cpu_time(pid).saturating_sub(before);
-                    let cpu_us = cpu.as_secs_f64() * 1e6 / run.requests.max(1) as f64;
-                    eprintln!(
-                        "  {:<22} {method:<10} c={connections:<4} {:>9.0}/s p50 {:>8.0} µs p99 {:>8.0} µs cpu {:>6.1} µs",
-                        setup.label(),
-                        run.per_second,
-                        run.p50_us,
-                        run.p99_us,
-                        cpu_us
-                    );
-                    if run.requests == 0 {
-                        continue;
-                    }
-                    results.samples.push(Sample {
-                        round,
-                        server: setup.label(),
-                        method,
-                        connections,
-                        per_second: run.per_second,
-                        p50_us: run.p50_us,
-                        p99_us: run.p99_us,
-                        cpu_us,
-                    });
+                    other => other?,
                 }
             }
+            // Memory: a fresh server, `rss_connections` connections calling for a few seconds.
+            for &setup in setups.iter().filter(|s| s.mode == "json") {
+                if unserved.contains(&(setup.kind, revision)) {
+                    continue;
+                }
+                let rss = context.rss(setup)?;
+                results
+                    .rss_kb
+                    .entry(revision)
+                    .or_default()
+                    .entry(setup.label())
+                    .or_default()
+                    .push(rss);
+            }
+            let auth = auth_overhead(&context, &scratch)?;
+            results.auth_cpu_us.entry(revision).or_default().push(auth);
         }
-        // Memory: a fresh server, `rss_connections` connections calling for a few seconds.
-        for &setup in setups.iter().filter(|s| s.mode == "json") {
-            let server = programs.start(setup, None)?;
-            let url = format!("http://{}/mcp", server.addr);
-            wrk::run(
-                &wrk,
-                &url,
-                &call_script,
-                options.rss_connections,
-                Duration::from_secs(3),
-            )
-            .map_err(|e| {
-                format!(
-                    "{} with {} connections: {e}",
-                    setup.label(),
-                    options.rss_connections
-                )
-            })?;
-            let rss = peak_rss(server.child.id());
-            eprintln!(
-                "  {:<22} peak RSS {rss} kB with {} connections",
-                setup.label(),
-                options.rss_connections
-            );
-            results.rss_kb.entry(setup.label()).or_default().push(rss);
-        }
-        results
-            .auth_cpu_us
-            .push(auth_overhead(&programs, &wrk, &scratch, options)?);
     }
     Ok(results)
-}
-
-/// Server CPU per call at 64 connections, toolsmith (JSON) without and with authorization
-/// (a JWKS file, an RS256 token; the validated token is cached until its `exp`).
-fn auth_overhead(
-    programs: &Programs,
-    wrk: &str,
-    scratch: &std::path::Path,
-    options: &Options,
-) -> Result<(f64, f64), String> {
-    let setup = Setup {
-        kind: HttpKind::Toolsmith,
-        mode: "json",
-    };
-    let key = toolsmith_tests::keys::Key::rsa("bench");
-    let jwks = scratch.join("jwks.json");
-    std::fs::write(&jwks, toolsmith_tests::keys::jwks(&[&key])).map_err(|e| e.to_string())?;
-    let mut figures = [0.0; 2];
-    for (i, authorized) in [false, true].into_iter().enumerate() {
-        let jwks = jwks.display().to_string();
-        let server = programs.start(setup, authorized.then_some((ISSUER, jwks.as_str())))?;
-        let url = format!("http://{}/mcp", server.addr);
-        let token = authorized.then(|| {
-            key.sign(&toolsmith_tests::keys::claims(
-                ISSUER,
-                &url,
-                "bench",
-                "tools:destructive",
-            ))
-        });
-        check(&server, options.tools, token.as_deref(), "toolsmith (auth)")?;
-        let script = wrk::script(
-            scratch,
-            &format!("auth-{authorized}"),
-            &call_body(),
-            token.as_deref(),
-        )?;
-        let pid = server.child.id();
-        let before = cpu_time(pid);
-        let run = wrk::run(wrk, &url, &script, 64, options.duration)?;
-        let cpu = cpu_time(pid).saturating_sub(before);
-        figures[i] = cpu.as_secs_f64() * 1e6 / run.requests.max(1) as f64;
-    }
-    eprintln!(
-        "  toolsmith (json) cpu per call: {:.1} µs, with auth {:.1} µs",
-        figures[0], figures[1]
-    );
-    Ok((figures[0], figures[1]))
 }
 
 fn workspace_scratch() -> Result<PathBuf, String> {

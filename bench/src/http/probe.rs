@@ -20,14 +20,23 @@ pub fn wait_ready(addr: &str, limit: Duration) -> Result<(), String> {
     Err(format!("nothing listened on {addr} within {limit:?}"))
 }
 
-/// POSTs `body` to `http://addr/mcp` and returns the JSON-RPC message of the answer (a JSON
-/// body, or the last `data:` of an event stream).
-pub fn post(addr: &str, body: &str, token: Option<&str>) -> Result<Value, String> {
+/// POSTs `body` with `headers` (the MCP ones of its revision) to `http://addr/mcp` and
+/// returns the JSON-RPC message of the answer (a JSON body, or the last `data:` of an event
+/// stream).
+pub fn post(
+    addr: &str,
+    body: &str,
+    headers: &[(String, String)],
+    token: Option<&str>,
+) -> Result<Value, String> {
     let mut stream = TcpStream::connect(addr).map_err(|e| e.to_string())?;
     stream.set_read_timeout(Some(Duration::from_secs(10))).ok();
-    let auth = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    let mut extra = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
+    for (header, value) in headers {
+        extra.push_str(&format!("{header}: {value}\r\n"));
+    }
     let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n{auth}Content-Length: {}\r\n\r\n{body}",
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{extra}Content-Length: {}\r\n\r\n{body}",
         body.len()
     );
     stream

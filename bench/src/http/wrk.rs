@@ -38,13 +38,27 @@ pub fn ensure() -> Result<String, String> {
     }
 }
 
-/// The Lua script that makes every request `body` with the MCP headers (and a bearer token).
-pub fn script(dir: &Path, name: &str, body: &str, token: Option<&str>) -> Result<String, String> {
+/// The Lua script that makes every request `body` with the content negotiation headers,
+/// `headers` (the MCP ones of the request's revision) and a bearer token, if any.
+pub fn script(
+    dir: &Path,
+    name: &str,
+    body: &str,
+    headers: &[(String, String)],
+    token: Option<&str>,
+) -> Result<String, String> {
     let quote = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"");
     let mut lua = format!(
-        "wrk.method = \"POST\"\nwrk.body = \"{}\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\nwrk.headers[\"Accept\"] = \"application/json, text/event-stream\"\nwrk.headers[\"MCP-Protocol-Version\"] = \"2025-11-25\"\n",
+        "wrk.method = \"POST\"\nwrk.body = \"{}\"\nwrk.headers[\"Content-Type\"] = \"application/json\"\nwrk.headers[\"Accept\"] = \"application/json, text/event-stream\"\n",
         quote(body)
     );
+    for (header, value) in headers {
+        lua.push_str(&format!(
+            "wrk.headers[\"{}\"] = \"{}\"\n",
+            quote(header),
+            quote(value)
+        ));
+    }
     if let Some(token) = token {
         lua.push_str(&format!(
             "wrk.headers[\"Authorization\"] = \"Bearer {token}\"\n"
@@ -149,7 +163,27 @@ fn micros(value: &str) -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse;
+    use super::{parse, script};
+    use crate::revision::Revision;
+
+    #[test]
+    fn a_script_sends_the_revision_headers() {
+        let dir = std::env::temp_dir().join(format!("wrk-script-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let headers = Revision::V2026_07_28.http_headers("tools/call", Some("tool_7"));
+        let path = script(&dir, "call", r#"{"a":"b"}"#, &headers, Some("t0k")).unwrap();
+        let lua = std::fs::read_to_string(path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        for line in [
+            r#"wrk.body = "{\"a\":\"b\"}""#,
+            r#"wrk.headers["MCP-Protocol-Version"] = "2026-07-28""#,
+            r#"wrk.headers["Mcp-Method"] = "tools/call""#,
+            r#"wrk.headers["Mcp-Name"] = "tool_7""#,
+            r#"wrk.headers["Authorization"] = "Bearer t0k""#,
+        ] {
+            assert!(lua.lines().any(|l| l == line), "{line} in {lua}");
+        }
+    }
 
     #[test]
     fn wrk_output_is_read() {
