@@ -6,7 +6,8 @@
 use std::borrow::Cow;
 
 use rmcp::model::{
-    CallToolRequestParams, PaginatedRequestParams, ProtocolVersion, RequestId, RequestMetaObject,
+    CallToolRequestParams, ClientCapabilities, PaginatedRequestParams, ProtocolVersion, RequestId,
+    RequestMetaObject,
 };
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -28,6 +29,10 @@ pub(crate) enum FastRequest {
     Discover { id: RequestId },
 }
 
+/// The `_meta` keys of a request that carries its revision (2026-07-28).
+const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+const CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+
 /// How a request says which revision it speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Revision {
@@ -47,12 +52,18 @@ impl Revision {
     /// The revision `meta` declares: `None` for one a fast path does not answer (another
     /// revision, or required keys missing: rmcp answers with its exact error).
     fn of(meta: Option<&RequestMetaObject>) -> Option<Revision> {
-        let Some(version) = meta.and_then(|meta| meta.protocol_version()) else {
+        // Read in place: this runs for every request.
+        let Some(meta) = meta else {
+            return Some(Revision::Negotiated);
+        };
+        let Some(version) = meta.get(VERSION_KEY) else {
             return Some(Revision::Negotiated);
         };
         let current = ProtocolVersion::V_2026_07_28;
-        let complete = meta.is_some_and(|meta| meta.missing_required_keys(&current).is_empty());
-        (version == current && complete).then_some(Revision::PerRequest)
+        let complete = meta
+            .get(CAPABILITIES_KEY)
+            .is_some_and(|caps| ClientCapabilities::deserialize(caps).is_ok());
+        (version.as_str() == Some(current.as_str()) && complete).then_some(Revision::PerRequest)
     }
 }
 

@@ -31,6 +31,8 @@ const HANDSHAKE: u8 = 2;
 /// The session started with a request carrying its own revision (2026-07-28): rmcp serves
 /// it all, whatever comes later; an `initialize` is refused.
 const INLINE: u8 = 3;
+/// rmcp accepted the request that made the session per-request: the fast path serves it.
+const INLINE_STARTED: u8 = 4;
 
 /// The session's lifecycle, decided once by its first requests.
 #[derive(Default)]
@@ -65,7 +67,7 @@ impl Lifecycle {
     pub(crate) fn serving(&self) -> Option<Revision> {
         match self.stage.load(Ordering::Acquire) {
             HANDSHAKE => Some(Revision::Negotiated),
-            INLINE if self.tentative().is_none() => Some(Revision::PerRequest),
+            INLINE_STARTED => Some(Revision::PerRequest),
             _ => None,
         }
     }
@@ -76,7 +78,7 @@ impl Lifecycle {
     pub(crate) fn admit(&self, message: &RxJsonRpcMessage<RoleServer>) -> Admit {
         match self.stage.load(Ordering::Acquire) {
             UNDECIDED => {}
-            INLINE => return late_initialize(message),
+            INLINE | INLINE_STARTED => return late_initialize(message),
             _ => return Admit::Pass,
         }
         let JsonRpcMessage::Request(request) = message else {
@@ -138,14 +140,10 @@ impl Lifecycle {
         let mut tentative = self.tentative();
         if tentative.as_ref() == Some(id) {
             *tentative = None;
-            if refused {
-                let _ = self.stage.compare_exchange(
-                    INLINE,
-                    UNDECIDED,
-                    Ordering::AcqRel,
-                    Ordering::Acquire,
-                );
-            }
+            let settled = if refused { UNDECIDED } else { INLINE_STARTED };
+            let _ =
+                self.stage
+                    .compare_exchange(INLINE, settled, Ordering::AcqRel, Ordering::Acquire);
         }
     }
 
