@@ -46,7 +46,13 @@ pub(super) fn check(name: &str, tool: &Value, findings: &mut Vec<Finding>) {
             "readOnlyHint is not stated (clients assume false)",
             "state `readOnlyHint` in `annotations`: true if the tool only reads, else false",
         )),
-        (Some(_), None) => findings.push(Finding::new(
+        (Some(true), None) => findings.push(Finding::new(
+            "hints-incomplete",
+            tool_name,
+            "destructiveHint is not stated: the specification ignores it on a read-only tool, but directory reviews want both hints",
+            "add `destructiveHint: false` to `annotations`",
+        )),
+        (Some(false), None) => findings.push(Finding::new(
             "hints-incomplete",
             tool_name,
             "destructiveHint is not stated (clients assume true)",
