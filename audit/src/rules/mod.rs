@@ -7,6 +7,7 @@ use crate::finding::{Finding, Rule, Severity};
 mod hints;
 mod icons;
 mod names;
+mod portable;
 mod schema;
 mod text;
 
