@@ -7,7 +7,7 @@ use crate::finding::Finding;
 /// Fewer words than this do not say what a tool does.
 const MIN_WORDS: usize = 3;
 
-fn text<'a>(value: Option<&'a Value>) -> Option<&'a str> {
+fn text(value: Option<&Value>) -> Option<&str> {
     value
         .and_then(Value::as_str)
         .map(str::trim)
