@@ -1,6 +1,6 @@
 //! The command line every toolsmith server binary gets from [`run`](crate::run): serve (the
 //! default), list the tools and their hints, print schemas, call a tool, check a hint
-//! snapshot.
+//! snapshot, audit the tools as a directory review would.
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::{Value, json};
 
+mod audit;
 mod nginx;
 mod serve;
 
@@ -56,6 +57,9 @@ enum Command {
         #[arg(long)]
         write: bool,
     },
+    /// Audit the tools as a directory review would (hints, names, descriptions, schemas,
+    /// icons): the checks of `toolsmith audit`, in-process. Calls no tool.
+    Audit(toolsmith_audit::Options),
 }
 
 #[derive(Args, Debug)]
@@ -89,7 +93,7 @@ struct ToolsArgs {
 }
 
 /// Parses `args` (the first is the program name) and runs the command on `server`: with no
-/// command (or `serve`) the server, else `tools`, `schema`, `call` or `check`. Returns the
+/// command (or `serve`) the server, else `tools`, `schema`, `call`, `check` or `audit`. Returns the
 /// process's exit status (see [`run`](crate::run)).
 pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
     let cli = match parse(args) {
@@ -123,6 +127,7 @@ pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
             call(&server, &name, &args).await
         }
         Some(Command::Check { file, write }) => check(&file, write, &server.scope_names),
+        Some(Command::Audit(options)) => audit::audit(&options),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

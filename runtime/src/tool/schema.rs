@@ -41,9 +41,12 @@ const STANDARD_FORMATS: &[&str] = &[
     "regex",
 ];
 
-/// Drops non-standard `format` keywords from `schema` and every subschema.
+/// Drops non-standard `format` keywords from `schema` and every subschema, and writes a
+/// bare `true` subschema (what schemars gives `serde_json::Value`) as `{}`: the MCP
+/// Inspector's `--strict` mode, and `toolsmith audit`, refuse a boolean where a schema object
+/// is expected (`additionalProperties: true` and the like stay).
 fn make_portable(schema: &mut Schema) {
-    fn drop_format(schema: &mut Schema) {
+    fn portable(schema: &mut Schema) {
         let nonstandard = schema
             .get("format")
             .and_then(Value::as_str)
@@ -51,8 +54,28 @@ fn make_portable(schema: &mut Schema) {
         if nonstandard {
             schema.remove("format");
         }
+        let Some(object) = schema.as_object_mut() else {
+            return;
+        };
+        let any = |value: &mut Value| {
+            if *value == Value::Bool(true) {
+                *value = Value::Object(Map::new());
+            }
+        };
+        for (key, value) in object.iter_mut() {
+            match (key.as_str(), value) {
+                ("properties" | "patternProperties" | "$defs", Value::Object(map)) => {
+                    map.values_mut().for_each(any)
+                }
+                ("prefixItems" | "allOf" | "anyOf" | "oneOf" | "items", Value::Array(list)) => {
+                    list.iter_mut().for_each(any)
+                }
+                ("items" | "contains" | "propertyNames" | "then" | "else", value) => any(value),
+                _ => {}
+            }
+        }
     }
-    RecursiveTransform(drop_format).transform(schema);
+    RecursiveTransform(portable).transform(schema);
 }
 
 /// [`make_portable`] for a schema held as a JSON object.
@@ -267,6 +290,21 @@ mod tests {
             out.schema["properties"]["at"]["format"], "ipv4",
             "standard formats stay"
         );
+    }
+
+    #[test]
+    fn any_value_is_an_empty_schema_not_true() {
+        #[derive(JsonSchema)]
+        #[allow(dead_code)]
+        struct Loose {
+            anything: Value,
+            list: Vec<Value>,
+        }
+        let out = output::<Value>();
+        assert_eq!(out.schema["properties"]["result"], json!({}));
+        let out = output::<Loose>();
+        assert_eq!(out.schema["properties"]["anything"], json!({}));
+        assert_eq!(out.schema["properties"]["list"]["items"], json!({}));
     }
 
     #[test]

@@ -1,0 +1,34 @@
+//! The rules of `toolsmith audit`: what a directory review of an MCP server's tools would
+//! reject, judged from the `tools/list` JSON alone (nothing is called).
+//!
+//! Each [`Finding`] has a stable code (its [`Rule`]), a [`Severity`] and one line saying the
+//! fix. [`Report`] renders them as a table, JSON or SARIF 2.1.0, and [`Options`] are the
+//! command-line flags shared by the `toolsmith` binary (any server, as a client) and every
+//! toolsmith server's own `audit` command (in-process).
+//!
+//! ```
+//! use serde_json::json;
+//! use toolsmith_audit::{Report, Server, Severity};
+//!
+//! let tools = vec![json!({
+//!     "name": "delete_note",
+//!     "description": "Delete a note.",
+//!     "inputSchema": {"type": "object"},
+//!     "annotations": {"readOnlyHint": true},
+//! })];
+//! let report = Report::new(Server::named("notes"), tools);
+//! assert!(report.findings.iter().any(|f| f.rule.code == "verb-destructive"));
+//! assert!(report.count(Severity::Error) > 0);
+//! ```
+
+mod baseline;
+mod finding;
+mod options;
+mod report;
+mod rules;
+
+pub use baseline::Baseline;
+pub use finding::{Finding, Rule, Severity};
+pub use options::{FailOn, Options};
+pub use report::{Report, Server};
+pub use rules::{RULES, audit, rule};

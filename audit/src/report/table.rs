@@ -1,0 +1,132 @@
+//! The readable report: the tools' hint matrix (as the `tools` command prints it), then the
+//! findings, then a summary line.
+
+use serde_json::Value;
+
+use super::Report;
+
+/// A hint's cell: `yes`/`no` as stated, `-` when not stated (a client then assumes the
+/// specification's default).
+fn cell(tool: &Value, key: &str) -> &'static str {
+    match tool
+        .get("annotations")
+        .and_then(|a| a.get(key))
+        .and_then(Value::as_bool)
+    {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => "-",
+    }
+}
+
+fn aligned(rows: &[Vec<String>]) -> String {
+    let columns = rows.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+impl Report {
+    /// The report as text: the hint matrix, each finding with its fix, and a summary.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// let report = toolsmith_audit::Report::new(
+    ///     toolsmith_audit::Server::named("s"),
+    ///     vec![json!({"name": "get_x", "inputSchema": {"type": "object"}})],
+    /// );
+    /// let table = report.to_table();
+    /// assert!(table.starts_with("NAME"));
+    /// assert!(table.contains("error    get_x  hints-missing"));
+    /// assert!(table.contains("  fix: state both"));
+    /// ```
+    pub fn to_table(&self) -> String {
+        let mut rows = vec![
+            [
+                "NAME",
+                "TITLE",
+                "READ-ONLY",
+                "DESTRUCTIVE",
+                "IDEMPOTENT",
+                "OPEN-WORLD",
+                "FINDINGS",
+            ]
+            .map(str::to_owned)
+            .to_vec(),
+        ];
+        for tool in &self.tools {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+            let title = tool
+                .get("title")
+                .or_else(|| tool.get("annotations").and_then(|a| a.get("title")))
+                .and_then(Value::as_str)
+                .unwrap_or("-");
+            let mine: Vec<_> = self
+                .findings
+                .iter()
+                .filter(|f| !f.accepted && f.tool.as_deref() == Some(name))
+                .collect();
+            let count = |s| mine.iter().filter(|f| f.severity() == s).count();
+            let mut summary = Vec::new();
+            for (severity, letter) in [
+                (crate::Severity::Error, "E"),
+                (crate::Severity::Warning, "W"),
+                (crate::Severity::Note, "N"),
+            ] {
+                if count(severity) > 0 {
+                    summary.push(format!("{}{letter}", count(severity)));
+                }
+            }
+            rows.push(vec![
+                if name.is_empty() {
+                    "\"\"".to_owned()
+                } else {
+                    name.to_owned()
+                },
+                title.to_owned(),
+                cell(tool, "readOnlyHint").to_owned(),
+                cell(tool, "destructiveHint").to_owned(),
+                cell(tool, "idempotentHint").to_owned(),
+                cell(tool, "openWorldHint").to_owned(),
+                if summary.is_empty() {
+                    "ok".to_owned()
+                } else {
+                    summary.join(" ")
+                },
+            ]);
+        }
+        let mut out = aligned(&rows);
+        if !self.findings.is_empty() {
+            out.push('\n');
+        }
+        for finding in &self.findings {
+            let tool = finding.tool.as_deref().unwrap_or("(server)");
+            let accepted = if finding.accepted { " (accepted)" } else { "" };
+            out.push_str(&format!(
+                "{:<8} {tool}  {}{accepted}\n",
+                finding.severity().as_str(),
+                finding.rule.code
+            ));
+            match &finding.path {
+                Some(path) => out.push_str(&format!("  {path}: {}\n", finding.message)),
+                None => out.push_str(&format!("  {}\n", finding.message)),
+            }
+            out.push_str(&format!("  fix: {}\n", finding.fix));
+        }
+        out.push('\n');
+        out.push_str(&self.summary());
+        out.push('\n');
+        out
+    }
+}

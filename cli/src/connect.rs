@@ -1,0 +1,216 @@
+//! Connecting to the server as a client (rmcp's), and listing its tools.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, Implementation, PaginatedRequestParams, ProtocolVersion,
+};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::Value;
+use toolsmith_audit::{Options, Report, Server};
+
+/// `toolsmith audit`'s arguments.
+#[derive(clap::Args, Debug)]
+pub struct AuditArgs {
+    /// The server's Streamable HTTP endpoint, e.g. https://mcp.example.com/mcp (for a stdio
+    /// server, give its command after `--` instead).
+    #[arg(
+        value_name = "URL",
+        required_unless_present = "command",
+        conflicts_with = "command"
+    )]
+    url: Option<String>,
+    /// The stdio server's command and arguments, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    command: Vec<String>,
+    /// An HTTP header for every request, e.g. 'Authorization: Bearer TOKEN' (repeatable).
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
+    headers: Vec<String>,
+    /// The protocol version to ask for, e.g. 2025-06-18 (default: rmcp's latest with an
+    /// `initialize` handshake); 2026-07-28 and later connect with `server/discover`.
+    #[arg(long, value_name = "VERSION")]
+    protocol_version: Option<String>,
+    /// Give up when the server has not answered within SECS.
+    #[arg(long, value_name = "SECS", default_value = "60")]
+    timeout: u64,
+    #[command(flatten)]
+    options: Options,
+}
+
+/// Runs the audit; returns the exit status (1 for a failing finding or a server that could
+/// not be listed, 2 for bad arguments).
+pub async fn audit(args: AuditArgs) -> u8 {
+    let listed = tokio::time::timeout(Duration::from_secs(args.timeout), list(&args)).await;
+    let (server, tools) = match listed {
+        Ok(Ok(listed)) => listed,
+        Ok(Err(Failure::Usage(err))) => {
+            eprintln!("{err}");
+            return 2;
+        }
+        Ok(Err(Failure::Server(err))) => {
+            eprintln!("{err}");
+            return 1;
+        }
+        Err(_) => {
+            eprintln!(
+                "the server did not answer within {} s; check that it is an MCP server, or raise --timeout",
+                args.timeout
+            );
+            return 1;
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    match args.options.finish(Report::new(server, tools), &mut out) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("cannot print the report: {err}");
+            1
+        }
+    }
+}
+
+enum Failure {
+    Usage(String),
+    Server(String),
+}
+
+fn version(args: &AuditArgs) -> Result<Option<ProtocolVersion>, Failure> {
+    let Some(asked) = &args.protocol_version else {
+        return Ok(None);
+    };
+    let known = ProtocolVersion::KNOWN_VERSIONS;
+    match known.iter().find(|v| v.as_str() == asked) {
+        Some(version) => Ok(Some(version.clone())),
+        None => Err(Failure::Usage(format!(
+            "--protocol-version {asked} is not a version rmcp speaks; choose one of {}",
+            known
+                .iter()
+                .map(ProtocolVersion::as_str)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+fn headers(args: &AuditArgs) -> Result<HashMap<http::HeaderName, http::HeaderValue>, Failure> {
+    let mut headers = HashMap::new();
+    for header in &args.headers {
+        let bad = |why: &str| {
+            Failure::Usage(format!(
+                "--header {header:?}: {why}; write it as 'Name: value'"
+            ))
+        };
+        let (name, value) = header.split_once(':').ok_or_else(|| bad("no `:`"))?;
+        let name = http::HeaderName::try_from(name.trim()).map_err(|_| bad("not a header name"))?;
+        let value =
+            http::HeaderValue::try_from(value.trim()).map_err(|_| bad("not a header value"))?;
+        headers.insert(name, value);
+    }
+    Ok(headers)
+}
+
+async fn list(args: &AuditArgs) -> Result<(Server, Vec<Value>), Failure> {
+    let version = version(args)?;
+    if let Some(url) = &args.url {
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(Failure::Usage(format!(
+                "{url} is not an http(s) URL; for a stdio server, give its command after `--`: toolsmith audit -- COMMAND [ARGS...]"
+            )));
+        }
+        let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+            .custom_headers(headers(args)?);
+        let client = connect(
+            StreamableHttpClientTransport::from_config(config),
+            version,
+            url,
+        )
+        .await?;
+        return tools(client, url).await;
+    }
+    let (program, rest) = args.command.split_first().ok_or_else(|| {
+        Failure::Usage("give a URL, or a stdio server's command after `--`".into())
+    })?;
+    let mut command = tokio::process::Command::new(program);
+    command.args(rest);
+    let shown = args.command.join(" ");
+    // The server's own stderr passes through: its errors are the user's to read.
+    let (child, _) = TokioChildProcess::builder(command)
+        .spawn()
+        .map_err(|err| Failure::Server(format!("cannot start `{shown}`: {err}")))?;
+    let client = connect(child, version, &shown).await?;
+    tools(client, &shown).await
+}
+
+async fn connect<T, E, A>(
+    transport: T,
+    version: Option<ProtocolVersion>,
+    target: &str,
+) -> Result<RunningService<RoleClient, ClientConfig>, Failure>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A> + Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let info = Implementation::new("toolsmith-audit", env!("CARGO_PKG_VERSION"));
+    let mut config = ClientConfig::new(ClientCapabilities::default(), info);
+    let connected = match version {
+        Some(version) if !version.has_initialize() => {
+            config = config.with_protocol_version(version.clone());
+            let lifecycle = ClientLifecycleMode::Discover {
+                preferred_versions: vec![version],
+            };
+            config.serve_with_lifecycle(transport, lifecycle).await
+        }
+        Some(version) => config.with_protocol_version(version).serve(transport).await,
+        None => config.serve(transport).await,
+    };
+    connected.map_err(|err| Failure::Server(format!("cannot connect to {target}: {err}")))
+}
+
+/// Every page of `tools/list`, in order; nothing else is asked.
+async fn tools(
+    client: RunningService<RoleClient, ClientConfig>,
+    target: &str,
+) -> Result<(Server, Vec<Value>), Failure> {
+    let info = client.peer_info();
+    let server = Server {
+        name: info
+            .as_ref()
+            .and_then(|i| i.server_info.as_ref())
+            .map_or_else(|| target.to_owned(), |s| s.name.clone()),
+        version: info
+            .as_ref()
+            .and_then(|i| i.server_info.as_ref())
+            .map(|s| s.version.clone()),
+        protocol_version: info.as_ref().map(|i| i.protocol_version.to_string()),
+    };
+    let mut tools = Vec::new();
+    let mut cursor = None;
+    let mut pages = 0;
+    loop {
+        let params = PaginatedRequestParams::default().with_cursor(cursor);
+        let page = client
+            .list_tools(Some(params))
+            .await
+            .map_err(|err| Failure::Server(format!("tools/list failed on {target}: {err}")))?;
+        pages += 1;
+        for tool in page.tools {
+            tools.push(serde_json::to_value(tool).unwrap_or(Value::Null));
+        }
+        cursor = page.next_cursor;
+        if cursor.is_none() {
+            break;
+        }
+        if pages >= 1000 {
+            return Err(Failure::Server(format!(
+                "{target} sent 1000 pages of tools and still a next cursor; stopping"
+            )));
+        }
+    }
+    tracing::debug!(pages, tools = tools.len(), "listed");
+    let _ = client.cancel().await;
+    Ok((server, tools))
+}
