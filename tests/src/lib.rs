@@ -56,16 +56,22 @@ pub fn text(result: &CallToolResult) -> &str {
 
 /// Builds example `name` of the toolsmith-examples package and returns its path.
 pub fn example_binary(name: &str) -> PathBuf {
+    built("toolsmith-examples", "--example", name)
+}
+
+/// Builds target `name` (`kind`: `--example` or `--bin`) of workspace package `package` and
+/// returns its path.
+pub fn built(package: &str, kind: &str, name: &str) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(cargo)
-        .args(["build", "-q", "-p", "toolsmith-examples", "--example", name])
+        .args(["build", "-q", "-p", package, kind, name])
         .args(["--message-format", "json"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo runs");
     assert!(
         output.status.success(),
-        "building example {name} failed:\n{}",
+        "building {name} of {package} failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8_lossy(&output.stdout)
@@ -73,7 +79,7 @@ pub fn example_binary(name: &str) -> PathBuf {
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == name)
         .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
-        .unwrap_or_else(|| panic!("cargo reported no executable for example {name}"))
+        .unwrap_or_else(|| panic!("cargo reported no executable for {name} of {package}"))
 }
 
 /// A server process with piped stdin and stdout, for tests that speak raw JSON-RPC lines.

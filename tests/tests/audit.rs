@@ -11,24 +11,7 @@ use toolsmith_tests::http::HttpServer;
 
 /// Builds the `toolsmith` binary of toolsmith-cli and returns its path.
 fn toolsmith() -> PathBuf {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let output = Command::new(cargo)
-        .args(["build", "-q", "-p", "toolsmith-cli", "--bin", "toolsmith"])
-        .args(["--message-format", "json"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("cargo runs");
-    assert!(
-        output.status.success(),
-        "building toolsmith failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-        .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "toolsmith")
-        .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
-        .expect("cargo reported the toolsmith executable")
+    toolsmith_tests::built("toolsmith-cli", "--bin", "toolsmith")
 }
 
 fn run(program: &Path, args: &[&str]) -> Output {

@@ -8,6 +8,8 @@ mod json;
 mod sarif;
 mod table;
 
+pub use table::aligned;
+
 /// What the audited server says about itself.
 ///
 /// ```

@@ -19,7 +19,20 @@ fn cell(tool: &Value, key: &str) -> &'static str {
     }
 }
 
-fn aligned(rows: &[Vec<String>]) -> String {
+/// `rows` as text columns, two spaces apart, each as wide as its widest cell (the style of
+/// every toolsmith server's `tools` matrix, which uses it too).
+///
+/// ```
+/// let rows = vec![
+///     vec!["NAME".to_owned(), "READ-ONLY".to_owned()],
+///     vec!["get_note".to_owned(), "yes".to_owned()],
+/// ];
+/// assert_eq!(
+///     toolsmith_audit::aligned(&rows),
+///     "NAME      READ-ONLY\nget_note  yes\n"
+/// );
+/// ```
+pub fn aligned(rows: &[Vec<String>]) -> String {
     let columns = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..columns)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))

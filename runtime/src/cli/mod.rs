@@ -234,11 +234,12 @@ fn table(tools: &[&ToolInfo], names: &ScopeNames) -> String {
             "CATEGORY",
             "SCOPE",
         ]
-        .map(str::to_owned),
+        .map(str::to_owned)
+        .to_vec(),
     ];
     for tool in tools {
         let h = tool.hints();
-        rows.push([
+        rows.push(vec![
             tool.name().to_owned(),
             tool.title().unwrap_or("-").to_owned(),
             yes(h.read_only).to_owned(),
@@ -249,20 +250,7 @@ fn table(tools: &[&ToolInfo], names: &ScopeNames) -> String {
             names.required(tool).to_string(),
         ]);
     }
-    let widths: Vec<usize> = (0..8)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    for row in rows {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
-            .collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-    }
-    out
+    toolsmith_audit::aligned(&rows)
 }
 
 fn schema(name: Option<&str>) -> Result<u8, Error> {

@@ -15,7 +15,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use axum::body::{Body, BodyDataStream, Bytes};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::response::Response;
 use futures::StreamExt;
 use tokio::sync::mpsc;
@@ -83,13 +83,7 @@ pub(super) async fn deliver(
         }
     };
     let mut response = Response::new(Body::from_stream(merged.stream(Some(first))));
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    super::fast::event_stream_headers(response.headers_mut());
     response
 }
 
@@ -187,6 +181,8 @@ fn framed(message: &[u8]) -> Bytes {
 
 #[cfg(test)]
 mod tests {
+    use axum::http::HeaderValue;
+
     use super::*;
 
     fn json(text: &'static str) -> Response {

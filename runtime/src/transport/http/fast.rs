@@ -150,14 +150,18 @@ pub(super) fn respond((status, message): (StatusCode, Vec<u8>), sse: bool) -> Re
     event.extend_from_slice(&message);
     event.extend_from_slice(b"\n\n");
     let mut response = Response::new(HttpBody::from(event));
-    let headers = response.headers_mut();
+    event_stream_headers(response.headers_mut());
+    response
+}
+
+/// The headers of an event-stream response, as rmcp sends them (and no proxy buffering).
+pub(super) fn event_stream_headers(headers: &mut HeaderMap) {
     headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/event-stream"),
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    response
 }
 
 /// `host` is an allowed entry, or an entry without a port followed by `:<port>`.
