@@ -53,6 +53,11 @@ async fn past_the_session_cap_initialize_gets_503_until_one_closes() {
     let first = open(&server, &[]).await.expect("a first session");
     open(&server, &[]).await.expect("a second session");
     let refused = open(&server, &[]).await.expect_err("no third session");
+    // Nor by a body the edge cannot read whole (a `name` that is not a string).
+    let mut odd = toolsmith_tests::initialize(9, "2025-11-25");
+    odd["params"]["name"] = json!(1);
+    let sneaked = server.post(&odd, &[]).await;
+    assert_eq!(sneaked.status, 503, "{sneaked:?}");
     assert_eq!(refused.status, 503, "{refused:?}");
     assert_eq!(refused.header("retry-after"), Some("5"), "{refused:?}");
     assert!(

@@ -104,16 +104,25 @@ struct Shape<'a> {
     #[cfg_attr(not(feature = "auth"), allow(dead_code))]
     #[serde(borrow)]
     id: Option<&'a serde_json::value::RawValue>,
+    /// Read only where needed (a `name` of another type must not hide the rest).
     #[cfg_attr(not(feature = "auth"), allow(dead_code))]
     #[serde(borrow)]
-    params: Option<Params<'a>>,
+    params: Option<&'a serde_json::value::RawValue>,
 }
 
-#[derive(serde::Deserialize)]
-struct Params<'a> {
-    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
-    #[serde(borrow)]
-    name: Option<Cow<'a, str>>,
+impl Shape<'_> {
+    /// `params.name`, when it is a string.
+    #[cfg(feature = "auth")]
+    fn name(&self) -> Option<Cow<'_, str>> {
+        #[derive(serde::Deserialize)]
+        struct Params<'a> {
+            #[serde(borrow)]
+            name: Option<Cow<'a, str>>,
+        }
+        serde_json::from_str::<Params>(self.params?.get())
+            .ok()?
+            .name
+    }
 }
 
 /// Only the MCP endpoint (its exact path) reaches any of this. With authorization, a request
@@ -164,10 +173,16 @@ async fn screen(
             .await
         {
             Ok(Ok(bytes)) => bytes,
-            Ok(Err(_)) => {
+            Ok(Err(err)) if over_limit(&err) => {
                 return Err(refused(
                     StatusCode::PAYLOAD_TOO_LARGE,
                     "the request body is over the server's limit",
+                ));
+            }
+            Ok(Err(_)) => {
+                return Err(refused(
+                    StatusCode::BAD_REQUEST,
+                    "the request body could not be read",
                 ));
             }
             Err(_) => {
@@ -209,10 +224,10 @@ async fn screen(
     if let Some((guard, caller)) = &caller
         && let Some(shape) = &shape
         && shape.method.as_deref() == Some("tools/call")
-        && let Some(name) = shape.params.as_ref().and_then(|p| p.name.as_deref())
+        && let Some(name) = shape.name()
     {
         let id = shape.id.and_then(|id| serde_json::from_str(id.get()).ok());
-        if let Some(refused) = guard.refusal_of(caller, name, id.as_ref()) {
+        if let Some(refused) = guard.refusal_of(caller, &name, id.as_ref()) {
             return Err(refused);
         }
     }
@@ -276,6 +291,18 @@ fn decode_error(error: rmcp::model::ErrorData, id: Option<rmcp::model::RequestId
     };
     let id = id.and_then(|id| serde_json::to_string(&id).ok());
     body::json_error(status, id.as_deref(), error.code.0, &error.message)
+}
+
+/// Whether reading a body failed for its size (not a broken encoding or a reset).
+fn over_limit(err: &axum::Error) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(err) = cause {
+        if err.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        cause = err.source();
+    }
+    false
 }
 
 /// A request refused before it was read whole: `status`, with a JSON-RPC error (the client

@@ -7,7 +7,8 @@
 //! - between requests, a keep-alive connection may stay silent for `idle`.
 //!
 //! The clock of a connection stops while one of its requests is being answered (a long
-//! call, an event stream): bodies have their own deadline, where they are read.
+//! call, an event stream), and the idle time counts from the last byte written: bodies have
+//! their own deadline, where they are read.
 
 use std::convert::Infallible;
 use std::io;
@@ -154,6 +155,11 @@ async fn serve(
                 }
             }
             () = stop.cancelled(), if !closing => {
+                // Nothing being answered: close now (hyper would keep a connection open
+                // that has not sent its first request). Else after the answer.
+                if clock.busy.load(Ordering::Acquire) == 0 {
+                    return;
+                }
                 connection.as_mut().graceful_shutdown();
                 closing = true;
             }
@@ -194,13 +200,22 @@ impl Clock {
     /// is answered, a time to look again).
     fn deadline(&self, limits: &Limits) -> Instant {
         if self.busy.load(Ordering::Acquire) > 0 {
-            return Instant::now() + limits.header.max(limits.idle);
+            return after(Instant::now(), limits.header.max(limits.idle));
         }
         let head = self.head.load(Ordering::Acquire);
         if head > 0 {
-            return self.opened + Duration::from_millis(head - 1) + limits.header;
+            return after(self.opened + Duration::from_millis(head - 1), limits.header);
         }
-        self.opened + Duration::from_millis(self.idle.load(Ordering::Acquire)) + limits.idle
+        let idle = self.opened + Duration::from_millis(self.idle.load(Ordering::Acquire));
+        after(idle, limits.idle)
+    }
+
+    /// Bytes went to the client: a response still being written keeps the connection
+    /// from counting as idle (hyper ends a response's body before its last bytes leave).
+    fn wrote(&self) {
+        if self.busy.load(Ordering::Acquire) == 0 && self.head.load(Ordering::Acquire) == 0 {
+            self.idle.store(self.now(), Ordering::Release);
+        }
     }
 
     /// Bytes came from the client: between requests, they start a new head.
@@ -210,6 +225,12 @@ impl Clock {
             self.changed.notify_one();
         }
     }
+}
+
+/// `at` plus `wait`, or far ahead when that overflows (a limit of `Duration::MAX`).
+fn after(at: Instant, wait: Duration) -> Instant {
+    at.checked_add(wait)
+        .unwrap_or_else(|| at + Duration::from_secs(30 * 24 * 3600))
 }
 
 /// A request being answered, until its response body is written or dropped.
@@ -260,7 +281,11 @@ impl AsyncWrite for Watched {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.tcp).poll_write(cx, buf)
+        let written = Pin::new(&mut self.tcp).poll_write(cx, buf);
+        if matches!(written, Poll::Ready(Ok(n)) if n > 0) {
+            self.clock.wrote();
+        }
+        written
     }
 
     fn poll_write_vectored(
@@ -268,7 +293,11 @@ impl AsyncWrite for Watched {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs)
+        let written = Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs);
+        if matches!(written, Poll::Ready(Ok(n)) if n > 0) {
+            self.clock.wrote();
+        }
+        written
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -319,44 +348,4 @@ fn fd_limit() -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn limits() -> Limits {
-        Limits {
-            header: Duration::from_secs(10),
-            idle: Duration::from_secs(60),
-            max_connections: 1,
-        }
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_connection_owes_a_head_then_waits_idle_between_requests() {
-        let clock = Arc::new(Clock::new());
-        let limits = limits();
-        assert_eq!(clock.deadline(&limits), clock.opened + limits.header);
-        let busy = Busy::start(clock.clone());
-        tokio::time::advance(Duration::from_secs(100)).await;
-        // While answering, no deadline has come.
-        assert!(clock.deadline(&limits) > Instant::now());
-        drop(busy);
-        assert_eq!(clock.deadline(&limits), Instant::now() + limits.idle);
-        tokio::time::advance(Duration::from_secs(5)).await;
-        clock.read();
-        assert_eq!(clock.deadline(&limits), Instant::now() + limits.header);
-        // More bytes of the same head do not move its deadline.
-        tokio::time::advance(Duration::from_secs(5)).await;
-        clock.read();
-        assert_eq!(
-            clock.deadline(&limits),
-            Instant::now() + Duration::from_secs(5)
-        );
-    }
-
-    #[test]
-    fn the_default_cap_fits_the_file_descriptor_limit() {
-        let cap = default_max_connections() as u64;
-        assert!((16..=16_384).contains(&cap), "{cap}");
-        assert!(cap < fd_limit(), "{cap}");
-    }
-}
+mod tests;

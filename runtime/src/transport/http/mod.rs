@@ -147,7 +147,15 @@ where
         tokio::time::sleep(Duration::from_secs(2)).await;
     };
     tokio::select! {
-        () = serving => Ok(()),
+        // Every connection closed: calls whose clients left may still run; they get their
+        // grace too.
+        () = serving => {
+            in_flight.close();
+            if tokio::time::timeout(GRACE, in_flight.wait()).await.is_err() {
+                tracing::warn!("calls still in flight after {GRACE:?} were stopped");
+            }
+            Ok(())
+        }
         () = drain => Ok(()),
     }
 }

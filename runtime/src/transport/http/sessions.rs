@@ -29,8 +29,9 @@ pub const DEFAULT_MAX_SESSIONS: usize = 1000;
 /// What a client past the cap is told to wait before it tries again, in seconds.
 const RETRY_AFTER: &str = "5";
 
-/// Who opened a session: the token's issuer and subject.
-type Owner = (Option<String>, Option<String>);
+/// Who opened a session: the token's issuer, subject and client (`azp` or `client_id`: a
+/// token without a subject is told apart by its client).
+type Owner = (Option<String>, Option<String>, Option<String>);
 
 /// The screen in front of rmcp's sessions.
 pub(super) struct Sessions {
@@ -106,9 +107,9 @@ impl Sessions {
 
     /// Counts an `initialize` against the cap, or refuses it.
     async fn open(&self) -> Result<Opening, Response> {
-        let open = self.manager.sessions.read().await.len();
         let opening = self.opening.fetch_add(1, Ordering::AcqRel);
         let counted = Opening(self.opening.clone());
+        let open = self.manager.sessions.read().await.len();
         if open + opening >= self.max {
             tracing::warn!(
                 open,
@@ -122,7 +123,12 @@ impl Sessions {
 
     /// Keeps `id` in flight in `session`; `None` when it already is.
     fn claim(&self, session: &str, id: &str) -> Option<Claim> {
-        let key = (session.to_owned(), id.to_owned());
+        // The id as rmcp reads it (`"a"` and `"\u0061"`, `0` and `-0` are one id).
+        let id = serde_json::from_str::<rmcp::model::RequestId>(id)
+            .ok()
+            .and_then(|id| serde_json::to_string(&id).ok())
+            .unwrap_or_else(|| id.to_owned());
+        let key = (session.to_owned(), id);
         let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
         in_flight.insert(key.clone()).then(|| Claim {
             key: Some(key),
@@ -160,11 +166,14 @@ impl Sessions {
 
 /// Who `caller` is, as a session's owner.
 fn owner(caller: &Caller) -> Owner {
-    let issuer = caller
-        .claim("iss")
-        .and_then(|iss| iss.as_str())
-        .map(str::to_owned);
-    (issuer, caller.subject().map(str::to_owned))
+    let claim = |name| {
+        caller
+            .claim(name)
+            .and_then(|v| v.as_str())
+            .map(str::to_owned)
+    };
+    let client = claim("azp").or_else(|| claim("client_id"));
+    (claim("iss"), caller.subject().map(str::to_owned), client)
 }
 
 /// An `initialize` counted against the cap until its response is made.
