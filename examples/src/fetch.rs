@@ -22,6 +22,10 @@ use toolsmith::{Cancellation, Progress, State, ToolError, tool};
 
 use crate::store::{Note, Notes};
 
+mod page;
+
+use page::title_and_text;
+
 /// The largest body `import_url` reads.
 pub const MAX_BYTES: usize = 1024 * 1024;
 /// The most redirects `import_url` follows.
@@ -231,56 +235,6 @@ fn reason(err: &reqwest::Error) -> String {
     last
 }
 
-/// A title and a text: an HTML page's `<title>` and its text without tags; a text file's
-/// first line and the whole; else the URL.
-fn title_and_text(body: &str, url: &reqwest::Url) -> (String, String) {
-    let lower = body.to_ascii_lowercase();
-    let is_html = lower.contains("<html") || lower.contains("<title");
-    if is_html {
-        let title = lower
-            .find("<title")
-            .and_then(|at| Some(at + lower[at..].find('>')? + 1))
-            .and_then(|start| Some((start, start + lower[start..].find("</title")?)))
-            .map(|(start, end)| body[start..end].trim().to_owned())
-            .filter(|t| !t.is_empty());
-        let text = strip_tags(body);
-        return (title.unwrap_or_else(|| url.to_string()), text);
-    }
-    let title = body
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map_or_else(|| url.to_string(), |l| l.chars().take(120).collect());
-    (title, body.trim().to_owned())
-}
-
-/// The text of an HTML page: tags, scripts and styles removed, whitespace collapsed.
-fn strip_tags(html: &str) -> String {
-    let mut text = String::with_capacity(html.len() / 2);
-    let mut rest = html;
-    while let Some(open) = rest.find('<') {
-        text.push_str(&rest[..open]);
-        text.push(' ');
-        let tag = rest[open..].to_ascii_lowercase();
-        let skip_to = ["script", "style"]
-            .iter()
-            .find(|name| tag.starts_with(&format!("<{name}")))
-            .and_then(|name| tag.find(&format!("</{name}>")));
-        let end = match skip_to {
-            Some(end) => tag[end..].find('>').map(|e| end + e),
-            None => tag.find('>'),
-        };
-        match end {
-            Some(end) => rest = &rest[open + end + 1..],
-            None => {
-                rest = "";
-            }
-        }
-    }
-    text.push_str(rest);
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// Whether `host` (as it appears in a URL) is allowed past the address check.
 fn allowed(allow: &[String], host: &str) -> bool {
     let bare = host.trim_start_matches('[').trim_end_matches(']');
@@ -394,17 +348,5 @@ mod tests {
         assert_eq!(rest, ["notes", "serve", "--http", "x"]);
         assert!(fetcher.allowed("127.0.0.1"));
         assert!(!fetcher.allowed("10.0.0.1"));
-    }
-
-    #[test]
-    fn titles_come_from_the_page_or_the_first_line() {
-        let url = reqwest::Url::parse("http://example.com/a").unwrap();
-        let page = "<html><head><title> Hello </title><style>p{}</style></head><body><p>Some <b>text</b></p><script>x()</script></body></html>";
-        assert_eq!(
-            title_and_text(page, &url),
-            ("Hello".to_owned(), "Hello Some text".to_owned())
-        );
-        let file = "\n  First line\nsecond";
-        assert_eq!(title_and_text(file, &url).0, "First line");
     }
 }
