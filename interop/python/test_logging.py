@@ -15,7 +15,7 @@ import httpx2
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from checks import check, checks
+from checks import check, failed_with, tally
 from notes_http import NotesServer
 
 
@@ -56,9 +56,8 @@ async def main(argv):
         try:
             await case(binary, args)
         except Exception as err:  # a transport that fails or hangs is a failed check
-            check(False, f"{args}: {type(err).__name__}: {err!r}")
-    print(f"python-sdk logging: {checks['passed']} passed, {checks['failed']} failed")
-    return 0 if checks["failed"] == 0 else 1
+            failed_with(str(args), err)
+    return tally("python-sdk logging")
 
 
 if __name__ == "__main__":

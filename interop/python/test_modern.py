@@ -35,7 +35,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from checks import check, checks
+from checks import check, tally, within
 from recording import Recording
 
 MODERN = "2026-07-28"
@@ -165,12 +165,8 @@ async def main(argv):
         what, run = "python-sdk 2026-07-28 http", over_http(argv[1])
     else:
         what, run = "python-sdk 2026-07-28", over_stdio(argv[0])
-    try:
-        await asyncio.wait_for(run, timeout=120)
-    except Exception as err:  # a transport that fails or hangs is a failed check, not a traceback
-        check(False, f"{what}: {type(err).__name__}: {err!r}")
-    print(f"{what}: {checks['passed']} passed, {checks['failed']} failed")
-    return 0 if checks["failed"] == 0 else 1
+    await within(what, run, timeout=120)
+    return tally(what)
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ EXPECTED = {
     "import_url": ("Import URL", False, False, False, True),
 }
 
-from checks import check, checks
+from checks import check, tally, within
 
 
 def text(result):
@@ -206,12 +206,8 @@ async def main(argv):
     else:
         what = "python-sdk"
         run = over_stdio(argv[0])
-    try:
-        await asyncio.wait_for(run, timeout=120)
-    except Exception as err:  # a transport that fails or hangs is a failed check, not a traceback
-        check(False, f"{what}: {type(err).__name__}: {err!r}")
-    print(f"{what}: {checks['passed']} passed, {checks['failed']} failed")
-    return 0 if checks["failed"] == 0 else 1
+    await within(what, run, timeout=120)
+    return tally(what)
 
 
 if __name__ == "__main__":

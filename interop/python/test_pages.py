@@ -17,7 +17,7 @@ from mcp import ClientSession, MCPError
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import PaginatedRequestParams
 
-from checks import check, checks
+from checks import check, failed_with, tally
 
 TOOLS = ["create_note", "delete_note", "get_note", "import_url", "search_notes", "tag_chart"]
 
@@ -57,9 +57,8 @@ async def main(url):
                 async with ClientSession(read, write) as session:
                     await asyncio.wait_for(run_checks(session), timeout=60)
     except Exception as err:  # a transport that fails or hangs is a failed check
-        check(False, f"python-sdk pages: {type(err).__name__}: {err!r}")
-    print(f"python-sdk pages: {checks['passed']} passed, {checks['failed']} failed")
-    return 0 if checks["failed"] == 0 else 1
+        failed_with("python-sdk pages", err)
+    return tally("python-sdk pages")
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ import signal
 import subprocess
 import sys
 
-from checks import check, checks
+from checks import check, stop_replicas, tally
 from nginx_proxy import Nginx
 from notes_http import NotesServer, StartError, free_port, request
 
@@ -225,14 +225,8 @@ def main(binary, nginx_binary, workdir):
         print(nginx.errors(), file=sys.stderr)
     finally:
         nginx.stop()
-        for replica in replicas.values():
-            if replica.url is None:  # never started: already reported
-                replica.kill()
-                continue
-            status = replica.stop()
-            check(status == 0, f"{replica.name} SIGTERM: exit status {status}\n{replica.stderr_tail()}")
-    print(f"route-by-name: {checks['passed']} passed, {checks['failed']} failed")
-    return 0 if checks["failed"] == 0 else 1
+        stop_replicas(replicas.values())
+    return tally("route-by-name")
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ NOTES = {1: "Groceries", 2: "Standup notes", 3: "Book ideas"}
 SEARCHES = {"milk": ["Groceries"], "parser": ["Standup notes"], "lighthouse": ["Book ideas"],
             "o": ["Groceries", "Standup notes", "Book ideas"], "nothing-like-this": []}
 
-from checks import check, checks
+from checks import check, stop_replicas, tally
 
 
 async def read_calls(url, host):
@@ -175,14 +175,8 @@ def main(binary, nginx_binary, workdir):
         print(nginx.errors(), file=sys.stderr)
     finally:
         nginx.stop()
-        for replica in replicas:
-            if replica.url is None:  # never started: already reported
-                replica.kill()
-                continue
-            status = replica.stop()
-            check(status == 0, f"{replica.name} SIGTERM: exit status {status}\n{replica.stderr_tail()}")
-    print(f"scale-out: {checks['passed']} passed, {checks['failed']} failed")
-    return 0 if checks["failed"] == 0 else 1
+        stop_replicas(replicas)
+    return tally("scale-out")
 
 
 if __name__ == "__main__":
