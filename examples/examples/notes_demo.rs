@@ -1,11 +1,12 @@
 //! Connects to the notes tools in-process with `toolsmith::testing`, like the tutorial's
 //! client: prints the annotation matrix, then searches, gets a note and a missing one,
-//! creates a note, deletes one twice, and asks for the tag chart (text and a PNG image, then
-//! the image alone).
+//! creates a note, deletes one twice (`delete_note` asks the user first: the demo declines
+//! once, then accepts), and asks for the tag chart (text and a PNG image, then the image
+//! alone).
 //! `cargo run -p toolsmith-examples --example notes_demo`
 
 use serde_json::{Value, json};
-use toolsmith::testing::{CallError, CallOutcome, Client};
+use toolsmith::testing::{Answer, CallError, CallOutcome, Client};
 use toolsmith_examples::store::Notes;
 
 #[tokio::main]
@@ -31,7 +32,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     }
 
     println!();
-    let calls: [(&str, &str, Value); 8] = [
+    let calls: [(&str, &str, Value); 4] = [
         (
             "search_notes parser",
             "search_notes",
@@ -44,13 +45,38 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             "create_note",
             json!({"title": "Demo", "body": "made by the demo"}),
         ),
+    ];
+    for (what, tool, args) in calls {
+        show(what, client.call(tool, args).await);
+    }
+
+    // delete_note asks the user first: this user says no, then yes.
+    let no = client.on_confirm(|question| {
+        println!(
+            "{:<22} {:<5} {}",
+            "  the user is asked", "no", question.message
+        );
+        Answer::Decline
+    });
+    show(
+        "delete_note 1",
+        no.call("delete_note", json!({"note_id": 1})).await,
+    );
+    let yes = no.on_confirm(|question| {
+        println!(
+            "{:<22} {:<5} {}",
+            "  the user is asked", "yes", question.message
+        );
+        Answer::Accept
+    });
+    let calls: [(&str, &str, Value); 4] = [
         ("delete_note 1", "delete_note", json!({"note_id": 1})),
         ("delete_note 1 again", "delete_note", json!({"note_id": 1})),
         ("tag_chart", "tag_chart", json!({})),
         ("tag_chart no legend", "tag_chart", json!({"legend": false})),
     ];
     for (what, tool, args) in calls {
-        show(what, client.call(tool, args).await);
+        show(what, yes.call(tool, args).await);
     }
     Ok(())
 }

@@ -81,7 +81,15 @@ pub struct Deleted {
 ///
 /// # Arguments
 /// * `note_id` - The id of the note to delete.
-#[tool(destructive, idempotent, closed_world, title = "Delete note", category = "notes", tags = ["write", "delete"])]
+#[tool(
+    destructive,
+    idempotent,
+    closed_world,
+    title = "Delete note",
+    category = "notes",
+    tags = ["write", "delete"],
+    confirm = "Delete note {note_id}?"
+)]
 pub fn delete_note(notes: State<Notes>, note_id: u64) -> Deleted {
     Deleted {
         note_id,

@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 use serde_json::json;
-use toolsmith::testing::{CallError, Client};
+use toolsmith::testing::{Answer, CallError, Client};
 use toolsmith::{ErrorKind, State, tool};
 use toolsmith_examples::store::{Note, Notes};
 
@@ -107,7 +107,7 @@ async fn create_note_is_not_idempotent() {
 
 #[tokio::test]
 async fn delete_note_is_idempotent() {
-    let client = client().await;
+    let client = client().await.on_confirm(|_| Answer::Accept);
     let first: Deleted = client
         .call("delete_note", json!({"note_id": 1}))
         .await
@@ -133,6 +133,39 @@ async fn delete_note_is_idempotent() {
             deleted: false
         }
     );
+}
+
+#[tokio::test]
+async fn delete_note_asks_the_user_first_and_a_no_keeps_the_note() {
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let client = client().await.on_confirm(move |question| {
+        seen.lock().unwrap().push(question.message.clone());
+        Answer::Decline
+    });
+    let err = client
+        .call("delete_note", json!({"note_id": 2}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CallError::Tool {
+                kind: ErrorKind::Refused,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(err.message().contains("declined"), "{err}");
+    assert_eq!(*asked.lock().unwrap(), ["Delete note 2?"]);
+    let kept: Note = client
+        .call("get_note", json!({"note_id": 2}))
+        .await
+        .unwrap()
+        .data()
+        .unwrap();
+    assert_eq!(kept.id, 2, "the note is still there");
 }
 
 #[tokio::test]

@@ -4,12 +4,23 @@
 //   node test_auth.mjs URL TOKENS_JSON
 //
 // A read token lists only the read-only tools and searches; its delete_note call surfaces
-// as an error (HTTP 403) and the note stays; a destructive token deletes it; without a token
-// the client cannot connect (HTTP 401).
+// as an error (HTTP 403) and the note stays; a destructive token passes the scope check and
+// deletes it once the user confirms; without a token the client cannot connect (HTTP 401).
+//
+// delete_note asks the user first (`confirm`), and the server is stateless: at 2025-11-25
+// (`@modelcontextprotocol/sdk`) it cannot ask, so the destructive token's delete_note is
+// refused by the confirmation (an error result naming --sessions and 2026-07-28, not a 403),
+// and the note stays; at 2026-07-28 (`@modelcontextprotocol/client`, which answers the
+// input_required round with its elicitation handler) the same token deletes it.
 
 import { readFileSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from "@modelcontextprotocol/client";
 
 const [url, tokensFile] = process.argv.slice(2);
 const tokens = JSON.parse(readFileSync(tokensFile, "utf8"));
@@ -25,13 +36,43 @@ function check(ok, what) {
 const within = (promise, ms, what) =>
   Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms))]);
 
+// The user, asked by either client: answers "accept", and remembers what it was asked.
+const asked = [];
+async function accept(request) {
+  asked.push(request.params);
+  return { action: "accept", content: { confirm: true } };
+}
+
+const statuses = []; // every HTTP status the clients got, in order
+async function recordingFetch(input, init) {
+  const response = await fetch(input, init);
+  statuses.push(response.status);
+  return response;
+}
+
 async function connect(token) {
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
-  const client = new Client({ name: "toolsmith-interop-auth", version: "0.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers }, fetch: recordingFetch });
+  const client = new Client({ name: "toolsmith-interop-auth", version: "0.0.0" }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, accept);
   await within(client.connect(transport), 30000, "connect");
   return client;
 }
+
+async function connectModern(token) {
+  const transport = new ModernTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    fetch: recordingFetch,
+  });
+  const client = new ModernClient(
+    { name: "toolsmith-interop-auth", version: "0.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities: { elicitation: {} } },
+  );
+  client.setRequestHandler("elicitation/create", accept);
+  await within(client.connect(transport), 30000, "connect at 2026-07-28");
+  return client;
+}
+const said = (result) => (result.content ?? []).map((b) => b.text ?? "").join(" ");
 
 const READ_ONLY = ["get_note", "search_notes", "tag_chart"];
 
@@ -54,9 +95,31 @@ const all = (await within(admin.listTools(), 30000, "list")).tools.map((t) => t.
 check(all.length === READ_ONLY.length + 3, `a destructive token lists every tool: ${all}`);
 const got = await within(admin.callTool({ name: "get_note", arguments: { note_id: 1 } }), 30000, "get");
 check(!got.isError && got.structuredContent?.id === 1, `note 1 is still there: ${JSON.stringify(got)}`);
-const deleted = await within(admin.callTool({ name: "delete_note", arguments: { note_id: 1 } }), 30000, "delete");
-check(!deleted.isError, `a destructive token deletes: ${JSON.stringify(deleted)}`);
+statuses.length = 0;
+const refused = await within(admin.callTool({ name: "delete_note", arguments: { note_id: 1 } }), 30000, "delete");
+check(refused.isError === true && refused._meta?.["dev.toolsmith/error"] === "refused"
+  && /confirmation/.test(said(refused)) && /--sessions/.test(said(refused)) && /2026-07-28/.test(said(refused))
+  && !/scope/.test(said(refused)), `a destructive token's delete_note at 2025-11-25, stateless, is refused by the confirmation: ${JSON.stringify(refused)}`);
+check(!statuses.includes(403) && statuses.every((s) => s === 200 || s === 202), `the destructive token: no 403: ${statuses}`);
+check(asked.length === 0, `stateless at 2025-11-25: the user was asked ${JSON.stringify(asked)}`);
+const kept = await within(admin.callTool({ name: "get_note", arguments: { note_id: 1 } }), 30000, "get");
+check(!kept.isError && kept.structuredContent?.id === 1, `note 1 is still there: ${JSON.stringify(kept)}`);
 await admin.close();
+
+try {
+  const modern = await connectModern(tokens.destructive);
+  check(modern.getNegotiatedProtocolVersion() === "2026-07-28", `negotiated ${modern.getNegotiatedProtocolVersion()}`);
+  statuses.length = 0;
+  const deleted = await within(modern.callTool({ name: "delete_note", arguments: { note_id: 1 } }), 30000, "delete at 2026-07-28");
+  check(asked.length === 1 && asked[0]?.message === "Delete note 1?", `the user was asked once: ${JSON.stringify(asked)}`);
+  check(!deleted.isError && deleted.structuredContent?.deleted === true, `a destructive token deletes, confirmed: ${JSON.stringify(deleted)}`);
+  check(statuses.length === 2 && statuses.every((s) => s === 200), `2 rounds, each 200: ${statuses}`);
+  const gone = await within(modern.callTool({ name: "get_note", arguments: { note_id: 1 } }), 30000, "get at 2026-07-28");
+  check(gone.isError === true, `note 1 is gone: ${JSON.stringify(gone)}`);
+  await modern.close();
+} catch (err) {
+  check(false, `the destructive token at 2026-07-28: ${err?.stack ?? err}`);
+}
 
 for (const [what, token] of [["no token", undefined], ["another audience", tokens.other_audience]]) {
   try {

@@ -10,6 +10,11 @@
 // Over HTTP (through a recording fetch) every POST must carry `MCP-Protocol-Version:
 // 2026-07-28`, `Mcp-Method` (and `Mcp-Name` for tools/call), and be answered 200 without a
 // session id.
+// delete_note asks the user first (`confirm`): its first round is answered `input_required`
+// (the form "Delete note N?" under inputRequests.confirm, and a requestState); the SDK runs
+// its `elicitation/create` handler and calls again with inputResponses and the state echoed.
+// Declined, the retry is an error result of kind `refused` and the note stays; accepted, the
+// note is deleted.
 //   node test_modern.mjs PATH_TO_NOTES_BINARY   stdio: starts `notes serve` itself
 //   node test_modern.mjs --http URL             against a fresh server listening at URL
 
@@ -80,8 +85,26 @@ const transport = record(
 );
 const client = new Client(
   { name: "toolsmith-interop", version: "0.0.0" },
-  { versionNegotiation: { mode: { pin: MODERN } } },
+  { versionNegotiation: { mode: { pin: MODERN } }, capabilities: { elicitation: {} } },
 );
+// The user: answers every question with `answer`, and remembers what it was asked.
+const user = { answer: "accept", asked: [] };
+client.setRequestHandler("elicitation/create", async (request) => {
+  user.asked.push(request.params);
+  return user.answer === "accept" ? { action: "accept", content: { confirm: true } } : { action: user.answer };
+});
+const CONFIRM_SCHEMA = {
+  type: "object",
+  properties: { confirm: { type: "boolean", title: "Confirm", description: "Run it", default: true } },
+  required: ["confirm"],
+};
+function checkAsked(noteId, what) {
+  const asked = user.asked.splice(0);
+  check(asked.length === 1, `${what}: asked ${asked.length} times, not once: ${JSON.stringify(asked)}`);
+  const form = asked[0] ?? {};
+  check(form.message === `Delete note ${noteId}?` && same(form.requestedSchema, CONFIRM_SCHEMA),
+    `${what}: the confirmation form ${JSON.stringify(form)}`);
+}
 
 try {
   await client.connect(transport);
@@ -109,7 +132,17 @@ try {
   check(created.isError === false && id === 4, `created ${JSON.stringify(created.structuredContent)}`);
   const got = await client.callTool({ name: "get_note", arguments: { note_id: id } });
   check(got.structuredContent?.title === "TS2", `get created ${JSON.stringify(got.structuredContent)}`);
+  user.answer = "decline";
+  const declined = await client.callTool({ name: "delete_note", arguments: { note_id: id } });
+  checkAsked(id, "delete_note, declined");
+  const said = (declined.content ?? []).map((b) => b.text ?? "").join(" ");
+  check(declined.isError === true && declined._meta?.["dev.toolsmith/error"] === "refused"
+    && said.includes("declined") && said.includes("did not run"), `delete_note, declined: ${JSON.stringify(declined)}`);
+  const still = await client.callTool({ name: "get_note", arguments: { note_id: id } });
+  check(still.structuredContent?.title === "TS2", `after the decline the note is still there: ${JSON.stringify(still)}`);
+  user.answer = "accept";
   const deleted = await client.callTool({ name: "delete_note", arguments: { note_id: id } });
+  checkAsked(id, "delete_note, accepted");
   check(same(deleted.structuredContent, { note_id: id, deleted: true }), `delete ${JSON.stringify(deleted.structuredContent)}`);
 } catch (err) {
   check(false, `${label}: ${err?.stack ?? err}`);
@@ -120,7 +153,28 @@ await client.close();
 const requests = sent.filter((m) => m.method !== undefined && m.id !== undefined);
 const methods = sent.filter((m) => m.method !== undefined).map((m) => m.method);
 check(!methods.includes("initialize") && !methods.includes("notifications/initialized"), `handshake sent: ${methods}`);
-check(methods.filter((m) => m === "tools/call").length === 5, `requests ${methods}`);
+// search, get 99, create, get, delete (declined: 2 rounds), get, delete (accepted: 2 rounds)
+check(methods.filter((m) => m === "tools/call").length === 9, `requests ${methods}`);
+check(!received.some((m) => m.method !== undefined && m.id !== undefined), "the server sent a request (at 2026-07-28 it asks in input_required results)");
+// delete_note's rounds: a first call answered input_required, then the same call with the answer and the state.
+const deletes = requests.filter((m) => m.method === "tools/call" && m.params?.name === "delete_note");
+check(deletes.length === 4, `delete_note sent ${deletes.length} times (2 calls of 2 rounds)`);
+for (let i = 0; i + 1 < deletes.length; i += 2) {
+  const [first, retry] = [deletes[i], deletes[i + 1]];
+  const what = `delete_note (id ${first.id})`;
+  const result = received.find((m) => m.id === first.id && m.result)?.result ?? {};
+  check(first.params.requestState === undefined, `${what}: a first round with a state`);
+  check(result.resultType === "input_required", `${what}: resultType ${result.resultType}`);
+  const asked = result.inputRequests?.confirm;
+  check(asked?.method === "elicitation/create" && asked.params?.mode === "form"
+    && asked.params.message === `Delete note ${first.params.arguments?.note_id}?` && same(asked.params.requestedSchema, CONFIRM_SCHEMA),
+    `${what}: inputRequests ${JSON.stringify(result.inputRequests)}`);
+  check(typeof result.requestState === "string" && result.requestState !== "", `${what}: requestState ${result.requestState}`);
+  check(same(retry.params.arguments, first.params.arguments), `${what}: the retry's arguments ${JSON.stringify(retry.params.arguments)}`);
+  check(retry.params.requestState === result.requestState, `${what}: the retry echoes the state: ${retry.params.requestState}`);
+  check(["accept", "decline"].includes(retry.params.inputResponses?.confirm?.action), `${what}: inputResponses ${JSON.stringify(retry.params.inputResponses)}`);
+}
+const firstRounds = new Set(deletes.filter((_, i) => i % 2 === 0).map((m) => m.id));
 if (http) check(methods[0] === "server/discover", `first request ${methods[0]}`);
 for (const request of requests) {
   const meta = request.params?._meta ?? {};
@@ -129,7 +183,7 @@ for (const request of requests) {
   const reply = received.find((m) => m.id === request.id && (m.result || m.error));
   check(reply !== undefined, `${request.method} (id ${request.id}): no response`);
   if (!reply?.result) continue;
-  check(reply.result.resultType === "complete", `${request.method}: resultType ${reply.result.resultType}`);
+  if (!firstRounds.has(request.id)) check(reply.result.resultType === "complete", `${request.method}: resultType ${reply.result.resultType}`);
   if (request.method === "tools/list") {
     check(Number.isInteger(reply.result.ttlMs), `tools/list ttlMs ${reply.result.ttlMs}`);
     check(["public", "private"].includes(reply.result.cacheScope), `tools/list cacheScope ${reply.result.cacheScope}`);

@@ -9,12 +9,18 @@
 //                                                   against a fresh server listening at URL
 // Over HTTP, a stateless server (the default) must give no session id, and one started with
 // --sessions must give one; the SDK ends the session (DELETE) on close.
+// delete_note asks the user first (`confirm`): the client declares `elicitation` and answers
+// the server's `elicitation/create` (the form "Delete note N?"). On stdio and with --sessions,
+// declined, the call is an error result of kind `refused` and the note stays; accepted, it
+// deletes. Stateless over HTTP nothing can be asked at 2025-11-25: delete_note is refused,
+// naming the ways out (--sessions, 2026-07-28), unasked, and the note stays.
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   CallToolResultSchema,
+  ElicitRequestSchema,
   ImageContentSchema,
   ListToolsResultSchema,
   TextContentSchema,
@@ -55,7 +61,31 @@ const expected = {
 const transport = http
   ? new StreamableHTTPClientTransport(new URL(args[1]))
   : new StdioClientTransport({ command: args[0], args: ["serve"], stderr: "ignore" });
-const client = new Client({ name: "toolsmith-interop", version: "0.0.0" });
+const client = new Client({ name: "toolsmith-interop", version: "0.0.0" }, { capabilities: { elicitation: {} } });
+// The user: answers every question with `answer`, and remembers what it was asked.
+const user = { answer: "accept", asked: [] };
+client.setRequestHandler(ElicitRequestSchema, async (request) => {
+  user.asked.push(request.params);
+  return user.answer === "accept" ? { action: "accept", content: { confirm: true } } : { action: user.answer };
+});
+const CONFIRM_SCHEMA = {
+  type: "object",
+  properties: { confirm: { type: "boolean", title: "Confirm", description: "Run it", default: true } },
+  required: ["confirm"],
+};
+function checkAsked(noteId, what) {
+  const asked = user.asked.splice(0);
+  check(asked.length === 1, `${what}: asked ${asked.length} times, not once: ${JSON.stringify(asked)}`);
+  const form = asked[0] ?? {};
+  check(form.message === `Delete note ${noteId}?` && same(form.requestedSchema, CONFIRM_SCHEMA),
+    `${what}: the confirmation form ${JSON.stringify(form)}`);
+}
+function checkRefused(result, needles, what) {
+  const all = (result.content ?? []).map((b) => b.text ?? "").join(" ");
+  check(result.isError === true && result.structuredContent === undefined, `${what}: an error result ${JSON.stringify(result)}`);
+  check(result._meta?.["dev.toolsmith/error"] === "refused", `${what}: _meta ${JSON.stringify(result._meta)}`);
+  for (const needle of [...needles, "did not run"]) check(all.includes(needle), `${what}: ${JSON.stringify(needle)} not in ${JSON.stringify(all)}`);
+}
 await client.connect(transport);
 if (http) {
   if (sessions) check(typeof transport.sessionId === "string" && transport.sessionId !== "", "a session id with --sessions");
@@ -93,10 +123,27 @@ const id = created.structuredContent.id;
 check(id === 4, `created id ${id}`);
 const got = await call("get_note", { note_id: id });
 check(got.structuredContent.title === "TS", "get created");
-const deleted = await call("delete_note", { note_id: id });
-check(same(deleted.structuredContent, { note_id: id, deleted: true }), "delete");
-const retry = await call("delete_note", { note_id: id });
-check(retry.isError === false && same(retry.structuredContent, { note_id: id, deleted: false }), "retry");
+if (!http || sessions) {
+  user.answer = "decline";
+  const declined = await call("delete_note", { note_id: id });
+  checkAsked(id, "delete_note, declined");
+  checkRefused(declined, ["declined", "'delete_note'"], "delete_note, declined");
+  const still = await call("get_note", { note_id: id });
+  check(still.structuredContent?.title === "TS", `after the decline the note is still there: ${JSON.stringify(still)}`);
+  user.answer = "accept";
+  const deleted = await call("delete_note", { note_id: id });
+  checkAsked(id, "delete_note, accepted");
+  check(same(deleted.structuredContent, { note_id: id, deleted: true }), "delete");
+  const retry = await call("delete_note", { note_id: id });
+  checkAsked(id, "delete_note again, accepted");
+  check(retry.isError === false && same(retry.structuredContent, { note_id: id, deleted: false }), "retry");
+} else {
+  const refused = await call("delete_note", { note_id: id });
+  checkRefused(refused, ["stateless", "--sessions", "2026-07-28"], "stateless delete_note");
+  check(user.asked.length === 0, `stateless: the elicitation handler was called: ${JSON.stringify(user.asked)}`);
+  const still = await call("get_note", { note_id: id });
+  check(still.structuredContent?.title === "TS", `the refused delete did not run: ${JSON.stringify(still)}`);
+}
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 function checkPngBlock(block, what) {
@@ -120,7 +167,9 @@ const mixed = await call("tag_chart", {});
 check(mixed.isError === false, "tag_chart result");
 check(same(mixed.content.map((b) => b.type), ["text", "image"]), `tag_chart blocks ${mixed.content.map((b) => b.type)}`);
 check(TextContentSchema.safeParse(mixed.content[0]).success, "tag_chart legend parses as the SDK's TextContent");
-check(text(mixed) === "home: 1\npersonal: 1\nwork: 1", `tag_chart legend ${JSON.stringify(text(mixed))}`);
+// (Stateless, the refused delete left the note tagged "ts".)
+const legend = http && !sessions ? "home: 1\npersonal: 1\nts: 1\nwork: 1" : "home: 1\npersonal: 1\nwork: 1";
+check(text(mixed) === legend, `tag_chart legend ${JSON.stringify(text(mixed))}`);
 checkPngBlock(mixed.content[1], "tag_chart chart");
 
 check(warnings.length === 0, `the SDK warned: ${warnings.join("; ")}`);

@@ -5,8 +5,15 @@ HTTP with `--auth-issuer/--auth-jwks`, keys and tokens made by the tests crate's
 
 A client with a read token lists only the read-only tools and may search; its delete_note
 call surfaces as an error (HTTP 403, insufficient_scope) and the note stays; a destructive
-token deletes it; a client without a token, or with a token for another audience, cannot
-connect (HTTP 401). Every wait is bounded.
+token passes the scope check, and deletes it once the user confirms; a client without a
+token, or with a token for another audience, cannot connect (HTTP 401). Every wait is
+bounded.
+
+delete_note asks the user first (`confirm`), and the server is stateless (no --sessions): at
+2025-11-25 it cannot ask, so the destructive token's delete_note is refused there by the
+confirmation (an error result naming --sessions and 2026-07-28; no 403, and the note stays),
+and at 2026-07-28 (the SDK's Client, which answers the input_required round with its
+elicitation callback) the same token deletes it.
 """
 
 import asyncio
@@ -17,9 +24,11 @@ import tempfile
 
 import httpx2
 from mcp import ClientSession
+from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from checks import check, checks
+from confirming import User, check_asked, check_refused, text_of
 from notes_http import NotesServer
 
 ISSUER = "https://issuer.interop.test"
@@ -34,9 +43,10 @@ def errors_of(exc):
     return [exc]
 
 
-async def session_with(url, token, work):
-    """Runs `work(session)` in a session whose requests carry `token`; statuses seen go in
-    the returned list."""
+async def session_with(url, token, work, modern=False, user=None):
+    """Runs `work(session)` in a session whose requests carry `token` (with `modern`, a
+    2026-07-28 Client instead, whose elicitation callback is `user`); statuses seen go in the
+    returned list."""
     statuses = []
 
     async def record(response):
@@ -47,8 +57,13 @@ async def session_with(url, token, work):
     timeout = httpx2.Timeout(20.0, read=60.0)
     async with httpx2.AsyncClient(timeout=timeout, headers=headers,
                                   event_hooks={"response": [record]}) as http:
+        if modern:
+            async with Client(streamable_http_client(url, http_client=http), cache=None,
+                              elicitation_callback=user) as client:
+                await work(client)
+            return statuses
         async with streamable_http_client(url, http_client=http) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, elicitation_callback=user) as session:
                 await asyncio.wait_for(session.initialize(), 30)
                 await work(session)
     return statuses
@@ -93,16 +108,49 @@ async def main(notes, mint):
             check('error="insufficient_scope"' in challenge and 'scope="tools:destructive"' in challenge,
                   f"the 403 challenge: {challenge}")
 
-        # A destructive token: the note is still there, then it deletes it.
+        # A destructive token: the note is still there; the scope check passes, and at
+        # 2025-11-25 over stateless HTTP the confirmation refuses (it cannot be asked).
+        admin_user = User()
+
         async def as_admin(session):
             names = sorted(t.name for t in (await session.list_tools()).tools)
             check(names == sorted(READ_ONLY + ["create_note", "delete_note", "import_url"]), f"admin lists all: {names}")
             got = await asyncio.wait_for(session.call_tool("get_note", {"note_id": 1}), 30)
             check(not got.is_error and got.structured_content["id"] == 1, f"note 1 is still there: {got}")
-            deleted = await asyncio.wait_for(session.call_tool("delete_note", {"note_id": 1}), 30)
-            check(not deleted.is_error, f"a destructive token deletes: {deleted}")
+            refused = await asyncio.wait_for(session.call_tool("delete_note", {"note_id": 1}), 30)
+            check_refused(refused, ["--sessions", "2026-07-28"],
+                          "a destructive token's delete_note at 2025-11-25, stateless")
+            check("confirmation" in text_of(refused) and "scope" not in text_of(refused),
+                  f"refused by the confirmation, not by scope: {text_of(refused)!r}")
+            check(not admin_user.take(), "stateless at 2025-11-25: the user was never asked")
+            got = await asyncio.wait_for(session.call_tool("get_note", {"note_id": 1}), 30)
+            check(not got.is_error and got.structured_content["id"] == 1, f"note 1 is still there: {got}")
 
-        await session_with(url, tokens["destructive"], as_admin)
+        try:
+            statuses = await session_with(url, tokens["destructive"], as_admin, user=admin_user)
+        except Exception as err:
+            statuses = []
+            check(False, f"the admin session ended in {[repr(e) for e in errors_of(err)]}")
+        check(statuses and all(s[1] in (200, 202) for s in statuses if s[0] == "POST"),
+              f"the destructive token: every POST 200 or 202, no 403: {statuses}")
+
+        # At 2026-07-28 the same token deletes it, once the user accepts.
+        async def as_modern_admin(client):
+            check(client.protocol_version == "2026-07-28", f"negotiated {client.protocol_version!r}")
+            deleted = await asyncio.wait_for(client.call_tool("delete_note", {"note_id": 1}), 30)
+            check_asked(admin_user, 1, "a destructive token's delete_note at 2026-07-28")
+            check(not deleted.is_error and deleted.structured_content == {"note_id": 1, "deleted": True},
+                  f"a destructive token deletes, confirmed: {deleted}")
+            gone = await asyncio.wait_for(client.call_tool("get_note", {"note_id": 1}), 30)
+            check(gone.is_error, f"note 1 is gone: {gone}")
+
+        try:
+            statuses = await session_with(url, tokens["destructive"], as_modern_admin, modern=True, user=admin_user)
+        except Exception as err:
+            statuses = []
+            check(False, f"the 2026-07-28 admin client ended in {[repr(e) for e in errors_of(err)]}")
+        check(statuses and all(s[1] == 200 for s in statuses if s[0] == "POST"),
+              f"the destructive token at 2026-07-28: every POST 200: {statuses}")
 
         # Without a token, and with one for another audience: 401 before any session.
         for what, token in [("no token", None), ("another audience", tokens["other_audience"])]:

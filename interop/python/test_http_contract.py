@@ -13,7 +13,12 @@ Each case starts a fresh `notes serve --http 127.0.0.1:0 ...` and stops it with 
     TOOLSMITH_PUBLIC_URL, TOOLSMITH_ALLOWED_HOSTS, TOOLSMITH_ALLOWED_ORIGINS (comma-separated)
     and TOOLSMITH_SESSIONS;
   * SIGTERM and SIGINT stop it with exit status 0 within 15 s (the server gives calls in
-    flight 10 s), also with an SSE stream open.
+    flight 10 s), also with an SSE stream open;
+  * confirmation, stateless at 2025-11-25 (nothing can be asked): delete_note (it declares
+    `confirm`) is refused with an error result naming --sessions and 2026-07-28, and does not
+    run; `--confirm write` (and TOOLSMITH_CONFIRM=write) also refuses create_note, never a
+    read-only tool; `--confirm none` adds nothing; a --state-key of under 32 bytes is refused
+    at start.
 
 Every failure prints the request and the exact response.
 
@@ -253,8 +258,50 @@ def environment(binary):
         check(400 <= reply.status < 500, f"[{label}] Host: c.internal must be refused: {reply}")
 
 
+def confirmation(binary):
+    def tool_call(url, name, arguments, request_id):
+        reply = post(url, call(name, arguments, request_id), headers=initialized())
+        result = (reply.result() or {}).get("result") or {}
+        text = " ".join(c.get("text", "") for c in result.get("content", []))
+        return reply, result, text
+
+    cases = [(["--confirm", "write"], None, True), ([], {"TOOLSMITH_CONFIRM": "write"}, True),
+             (["--confirm", "none"], None, False), ([], None, False)]
+    for flags, env, writes_ask in cases:
+        label = " ".join(["serve --http 127.0.0.1:0", *flags]) + (f" env={env}" if env else "")
+        with Case(binary, ["--http", "127.0.0.1:0", *flags], env=env, label=label) as server:
+            url = server.url
+            refused_tools = ["delete_note"] + (["create_note"] if writes_ask else [])
+            for i, (name, arguments) in enumerate([("delete_note", {"note_id": 1}),
+                                                    ("create_note", {"title": "C", "body": "c"})]):
+                reply, result, text = tool_call(url, name, arguments, 10 + i)
+                if name in refused_tools:
+                    check(reply.status == 200 and result.get("isError") is True
+                          and (result.get("_meta") or {}).get("dev.toolsmith/error") == "refused"
+                          and "confirmation" in text and "--sessions" in text and "2026-07-28" in text
+                          and "did not run" in text,
+                          f"[{label}] {name} is refused, stateless, naming the ways out: {reply}")
+                else:
+                    check(reply.status == 200 and result.get("isError") is False
+                          and (result.get("structuredContent") or {}).get("id") == 4,
+                          f"[{label}] {name} runs unasked: {reply}")
+            reply, result, _ = tool_call(url, "get_note", {"note_id": 1}, 20)
+            check(result.get("isError") is False and (result.get("structuredContent") or {}).get("id") == 1,
+                  f"[{label}] the refused delete_note did not run, and a read-only tool never asks: {reply}")
+
+    short = NotesServer(binary, ["serve", "--http", "127.0.0.1:0", "--state-key", "AAAAAAAAAAAAAAAAAAAAAA=="])
+    try:
+        short.start()
+        check(False, "serve --state-key of 16 bytes: the server started")
+    except StartError as err:
+        check("32" in str(err) and short.proc.returncode not in (0, None),
+              f"serve --state-key of 16 bytes is refused at start, asking for 32: {err}")
+    finally:
+        short.kill()
+
+
 def main(binary):
-    for case in (stateless_default, sessions, http_path, public_url, allow_lists, environment):
+    for case in (stateless_default, sessions, http_path, public_url, allow_lists, environment, confirmation):
         try:
             case(binary)
         except StartError as err:

@@ -18,6 +18,14 @@ Over HTTP it also records every HTTP response: each POST must be answered 200 or
 stateless server (the default) must never send an Mcp-Session-Id, and with `--sessions` the
 initialize response must carry one, every later id must be the same, and the SDK's closing
 DELETE must be answered 2xx (or 405, which the specification allows).
+
+delete_note asks the user first (`confirm`): the session's elicitation callback answers. On
+stdio and with `--sessions` the server sends an `elicitation/create` (form "Delete note N?")
+during the call: declined (and accepted with the box unticked), the call is an error result
+of kind `refused` and the note stays; accepted, it deletes. A second session, whose client
+declared no elicitation capability, is refused without being asked. Stateless over HTTP (the
+default) nothing can be asked at 2025-11-25: every delete_note is refused, naming the ways out
+(`--sessions`, 2026-07-28), the callback is never called and the note stays.
 """
 
 import asyncio
@@ -45,6 +53,7 @@ EXPECTED = {
 }
 
 from checks import check, tally, within
+from confirming import User, check_asked, check_refused
 
 
 def text(result):
@@ -66,8 +75,9 @@ def check_png_block(block, what):
     check(png.startswith(PNG_SIGNATURE), f"{what}: data is not a PNG: {png[:8]!r}")
 
 
-async def run_checks(session):
-    """Every check of this file, on a connected (not yet initialized) session."""
+async def run_checks(session, user, can_ask=True):
+    """Every check of this file, on a connected (not yet initialized) session whose
+    elicitation callback is `user`; `can_ask`: the server can ask it (not stateless HTTP)."""
     init = await session.initialize()
     check(init.server_info.name == "toolsmith-examples", f"server name {init.server_info.name}")
 
@@ -122,13 +132,38 @@ async def run_checks(session):
     validate_structured("get_note", got)
     check(got.structured_content["title"] == "Py", "get the created note")
 
-    deleted = await session.call_tool("delete_note", {"note_id": note_id})
-    validate_structured("delete_note", deleted)
-    check(deleted.structured_content == {"note_id": note_id, "deleted": True}, f"delete {deleted.structured_content}")
-    retry = await session.call_tool("delete_note", {"note_id": note_id})
-    validate_structured("delete_note", retry)
-    check(retry.is_error is False, "retry is not an error")
-    check(retry.structured_content == {"note_id": note_id, "deleted": False}, "retry deleted false")
+    if can_ask:
+        # Declined, cancelled, or accepted with the box unticked: refused, and the note stays.
+        for answer, needle in (("decline", "declined"), ("cancel", "cancelled"), ("untick", "declined")):
+            user.answer = answer
+            refused = await session.call_tool("delete_note", {"note_id": note_id})
+            check_asked(user, note_id, f"delete_note {note_id}, {answer}")
+            check_refused(refused, [needle, "'delete_note'"], f"delete_note {note_id}, {answer}")
+            still = await session.call_tool("get_note", {"note_id": note_id})
+            check(still.is_error is False and (still.structured_content or {}).get("title") == "Py",
+                  f"after the {answer}, note {note_id} is still there: {still}")
+
+        user.answer = "accept"
+        deleted = await session.call_tool("delete_note", {"note_id": note_id})
+        check_asked(user, note_id, f"delete_note {note_id}, accepted")
+        validate_structured("delete_note", deleted)
+        check(deleted.structured_content == {"note_id": note_id, "deleted": True}, f"delete {deleted.structured_content}")
+        retry = await session.call_tool("delete_note", {"note_id": note_id})
+        check_asked(user, note_id, f"delete_note {note_id} again, accepted")
+        validate_structured("delete_note", retry)
+        check(retry.is_error is False, "retry is not an error")
+        check(retry.structured_content == {"note_id": note_id, "deleted": False}, "retry deleted false")
+        gone = await session.call_tool("get_note", {"note_id": note_id})
+        check(gone.is_error is True, f"the accepted delete deleted note {note_id}: {gone}")
+    else:
+        # Stateless over HTTP at 2025-11-25: the answer could reach another replica, so the
+        # server cannot ask, and says how to make it possible.
+        refused = await session.call_tool("delete_note", {"note_id": note_id})
+        check_refused(refused, ["stateless", "--sessions", "2026-07-28"], "stateless delete_note")
+        check(not user.take(), "stateless: the elicitation callback was never called")
+        still = await session.call_tool("get_note", {"note_id": note_id})
+        check(still.is_error is False and (still.structured_content or {}).get("title") == "Py",
+              f"the refused delete did not run: note {note_id} is still there: {still}")
 
     bad = await session.call_tool("get_note", {"note_id": "x"})
     check(bad.is_error is True and "note_id" in text(bad), f"bad argument {text(bad)!r}")
@@ -158,11 +193,25 @@ async def run_checks(session):
 
 
 
+async def without_elicitation(session):
+    """A client that declared no elicitation capability: delete_note is refused unasked."""
+    await session.initialize()
+    refused = await session.call_tool("delete_note", {"note_id": 1})
+    check_refused(refused, "declared no elicitation capability", "delete_note without elicitation")
+    still = await session.call_tool("get_note", {"note_id": 1})
+    check(still.is_error is False and (still.structured_content or {}).get("id") == 1,
+          f"without elicitation, note 1 is still there: {still}")
+
+
 async def over_stdio(binary):
     server = StdioServerParameters(command=binary, args=["serve"])
+    user = User()
+    async with stdio_client(server) as (read, write):
+        async with ClientSession(read, write, elicitation_callback=user) as session:
+            await run_checks(session, user)
     async with stdio_client(server) as (read, write):
         async with ClientSession(read, write) as session:
-            await run_checks(session)
+            await without_elicitation(session)
 
 
 async def over_http(url, sessions):
@@ -175,9 +224,15 @@ async def over_http(url, sessions):
 
     timeout = httpx2.Timeout(20.0, read=60.0)
     async with httpx2.AsyncClient(timeout=timeout, event_hooks={"response": [record]}) as http:
+        user = User()
         async with streamable_http_client(url, http_client=http) as (read, write):
-            async with ClientSession(read, write) as session:
-                await run_checks(session)
+            async with ClientSession(read, write, elicitation_callback=user) as session:
+                await run_checks(session, user, can_ask=sessions)
+    if sessions:  # a second session (not recorded), on the same server, whose client cannot ask
+        async with httpx2.AsyncClient(timeout=timeout) as http:
+            async with streamable_http_client(url, http_client=http) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await without_elicitation(session)
 
     posts = [r for r in responses if r[0] == "POST"]
     check(len(posts) >= 2, f"HTTP: {len(posts)} POST responses")

@@ -11,12 +11,18 @@ and the client. Checks:
 
 - search_notes, get_note and tools/list are answered correctly by the safe pool, delete_note
   by the destructive pool (it deletes there only: the safe replica still has the note);
+  delete_note asks the user first (`confirm`): its first round is answered `input_required`
+  (the confirmation form and a sealed requestState), and the retry with the answer
+  (`inputResponses.confirm`, accepted) and the state goes to the destructive pool too, by its
+  Mcp-Name, and deletes; the same retry sent straight to the safe replica (another process,
+  so another key: the replicas have no --state-key) is refused as an invalid state;
 - a tool name sent Base64-wrapped (`=?base64?...?=`, which the server decodes) goes to the
   destructive pool;
 - a request whose Mcp-Name hides a destructive call (Mcp-Name: search_notes, body
   delete_note) reaches the safe pool, which refuses it (400) without deleting;
-- destructive calls past the pool's rate limit get 429 from nginx, while as many safe calls
-  at once all pass;
+- destructive calls past the pool's rate limit get 429 from nginx (those let through are
+  answered input_required: nothing runs unconfirmed), while as many safe calls at once all
+  pass;
 - nginx's access log ($mcp_pool, $upstream_addr) shows each request served by the expected
   pool's replica, or by nginx itself for a 429, and nothing else.
 
@@ -57,14 +63,15 @@ class Client:
         self.sent = []  # (what, expected pool) of each request through nginx
 
     def post(self, method, params, name=None, pool="safe", url=None):
-        """POSTs `method` with `params` (and the 2026-07-28 `_meta`) and its headers; `name`
-        is the Mcp-Name header (None: none). `pool` is where nginx should send it."""
+        """POSTs `method` with `params` (and the 2026-07-28 `_meta`: a client that can ask
+        the user, `elicitation`) and its headers; `name` is the Mcp-Name header (None: none).
+        `pool` is where nginx should send it."""
         request_id = self.next_id
         self.next_id += 1
         params = dict(params)
         params["_meta"] = {
             "io.modelcontextprotocol/protocolVersion": VERSION,
-            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
             "io.modelcontextprotocol/clientInfo": {"name": "toolsmith-interop-route", "version": "0"},
         }
         headers = {"Host": self.host, "MCP-Protocol-Version": VERSION, "Mcp-Method": method}
@@ -75,10 +82,40 @@ class Client:
             self.sent.append((f"{method} {name or ''} #{request_id}".strip(), pool))
         return request(url or self.url, "POST", body, headers=headers, timeout=10.0)
 
-    def call(self, tool, arguments, name=None, pool="safe", url=None):
-        """tools/call `tool`, with Mcp-Name `name` (default: the tool's own name)."""
-        return self.post("tools/call", {"name": tool, "arguments": arguments},
-                         name=tool if name is None else name, pool=pool, url=url)
+    def call(self, tool, arguments, name=None, pool="safe", url=None, retry=None):
+        """tools/call `tool`, with Mcp-Name `name` (default: the tool's own name); `retry`:
+        the (inputResponses, requestState) of a later round."""
+        params = {"name": tool, "arguments": arguments}
+        if retry is not None:
+            params["inputResponses"], params["requestState"] = retry
+        return self.post("tools/call", params, name=tool if name is None else name, pool=pool, url=url)
+
+
+ACCEPT = {"confirm": {"action": "accept", "content": {"confirm": True}}}
+
+
+def input_required(reply, note_id, what):
+    """The first round of a delete_note call: input_required, with the confirmation form;
+    returns its requestState (None if not one)."""
+    result = ((reply.result() or {}).get("result")) or {}
+    check(reply.status == 200 and result.get("resultType") == "input_required",
+          f"{what}: answered input_required: {reply}")
+    form = ((result.get("inputRequests") or {}).get("confirm") or {})
+    check(form.get("method") == "elicitation/create"
+          and (form.get("params") or {}).get("message") == f"Delete note {note_id}?",
+          f"{what}: asks to confirm: {result.get('inputRequests')}")
+    state = result.get("requestState")
+    check(isinstance(state, str) and state != "", f"{what}: a requestState: {state!r}")
+    return state if isinstance(state, str) else None
+
+
+def confirmed_delete(client, note_id, name=None):
+    """delete_note `note_id` through nginx in two rounds, the user accepting: the retry's
+    (isError, structuredContent or text), and the state."""
+    state = input_required(client.call("delete_note", {"note_id": note_id}, name=name, pool="destructive"),
+                           note_id, f"delete_note {note_id} through nginx, first round")
+    retry = client.call("delete_note", {"note_id": note_id}, name=name, pool="destructive", retry=(ACCEPT, state))
+    return structured(retry), state
 
 
 def structured(reply):
@@ -114,10 +151,14 @@ def routes(client, safe_url, destructive_url):
     names = [t["name"] for t in ((listed.result() or {}).get("result") or {}).get("tools", [])]
     check(listed.status == 200 and names == TOOLS, f"tools/list through nginx (no Mcp-Name): {listed}")
 
-    # A destructive call: the destructive pool, and only there.
-    error, content = structured(client.call("delete_note", {"note_id": 2}, pool="destructive"))
+    # A destructive call: the destructive pool, and only there, in two rounds (confirmed).
+    (error, content), state = confirmed_delete(client, 2)
     check(error is False and isinstance(content, dict) and content.get("deleted") is True,
-          f"delete_note 2 through nginx: {content}")
+          f"delete_note 2 through nginx, confirmed: {content}")
+    # The state was sealed by the destructive replica: the safe one (its own key) refuses it.
+    error, content = structured(client.call("delete_note", {"note_id": 2}, url=safe_url, retry=(ACCEPT, state)))
+    check(error is True and "request state is invalid" in str(content) and "did not run" in str(content),
+          f"the destructive replica's state, sent to the safe replica, is invalid there: {content}")
     error, content = structured(client.call("get_note", {"note_id": 2}, url=destructive_url))
     check(error is True and "No note with id 2" in str(content),
           f"the destructive replica deleted note 2: get_note 2 there: {content}")
@@ -127,9 +168,9 @@ def routes(client, safe_url, destructive_url):
 
     # Base64-wrapped, the name is not checkable by nginx: the destructive pool all the same.
     wrapped = "=?base64?" + base64.b64encode(b"delete_note").decode() + "?="
-    error, content = structured(client.call("delete_note", {"note_id": 3}, name=wrapped, pool="destructive"))
+    (error, content), _ = confirmed_delete(client, 3, name=wrapped)
     check(error is False and isinstance(content, dict) and content.get("deleted") is True,
-          f"delete_note 3 with a Base64-wrapped Mcp-Name: {content}")
+          f"delete_note 3 with a Base64-wrapped Mcp-Name, confirmed: {content}")
 
     # A header that lies about the body: routed by the header, refused by the replica.
     lying = client.call("delete_note", {"note_id": 1}, name="search_notes")
@@ -146,9 +187,8 @@ def rate_limits(client):
     for _ in range(12):
         reply = client.call("delete_note", {"note_id": 99}, pool="destructive")
         statuses.append(reply.status)
-        if reply.status == 200:
-            error, content = structured(reply)
-            check(error is False and content == {"note_id": 99, "deleted": False}, f"delete_note 99: {content}")
+        if reply.status == 200:  # let through: the first round, which asks to confirm
+            input_required(reply, 99, "delete_note 99 within the rate limit")
     check(429 in statuses and set(statuses) <= {200, 429} and statuses[0] == 200,
           f"12 destructive calls at once: some 429, the rest answered: {statuses}")
     safe = [client.call("search_notes", {"query": "lighthouse"}).status for _ in range(20)]

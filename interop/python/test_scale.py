@@ -11,6 +11,16 @@ by the other replica (round robin). Passes when every call is answered correctly
 tool is listed once, and nginx's access log ($upstream_addr) shows that each replica served
 some of the requests, with no 5xx.
 
+Then a confirmed delete across replicas, at MCP 2026-07-28 over raw HTTP (the Python SDK's
+ClientSession speaks 2025-11-25, at which a stateless server cannot ask): delete_note asks
+the user first (`confirm`), so its first round is answered `input_required` with a sealed
+requestState, and the retry with the answer (accepted) and the state goes through nginx again,
+so to the other replica (round robin, which the access log must show). The replicas share one
+key (`--state-key` for one, TOOLSMITH_STATE_KEY for the other), so the other replica opens the
+state and deletes: the note is gone from the replica that served the retry and still on the
+one that served the first round. A declined answer, the same way across replicas, is refused
+and deletes nothing.
+
 nginx and the replicas are stopped at the end whatever happens (SIGQUIT then SIGKILL for
 nginx, SIGTERM for the replicas, which must exit 0); their pids are also in WORKDIR/*.pid for
 interop/run to clean up after a kill.
@@ -19,6 +29,7 @@ Usage: python test_scale.py PATH_TO_NOTES_BINARY PATH_TO_NGINX WORKDIR
 """
 
 import asyncio
+import base64
 import collections
 import os
 import re
@@ -89,6 +100,70 @@ async def read_calls(url, host):
 
 
 TOOLS = ["create_note", "delete_note", "get_note", "import_url", "search_notes", "tag_chart"]
+MODERN = "2026-07-28"
+
+
+def modern_call(url, host, request_id, tool, arguments, retry=None):
+    """One raw tools/call at 2026-07-28 (its `_meta`, headers, and a client that can ask the
+    user); `retry`: the (inputResponses, requestState) of a later round. The result object,
+    or None (a failed check)."""
+    params = {"name": tool, "arguments": arguments, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "toolsmith-interop-scale", "version": "0"},
+    }}
+    if retry is not None:
+        params["inputResponses"], params["requestState"] = retry
+    headers = {"Host": host, "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": tool}
+    reply = request(url, "POST", {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params},
+                    headers=headers, timeout=10.0)
+    result = (reply.result() or {}).get("result")
+    check(reply.status == 200 and isinstance(result, dict), f"tools/call {tool} {arguments}: {reply}")
+    return result if isinstance(result, dict) else {}
+
+
+def last_upstreams(access_log, count):
+    """The $upstream_addr of the last `count` lines of the access log (written unbuffered)."""
+    with open(access_log, errors="replace") as f:
+        lines = f.read().splitlines()[-count:]
+    return [(re.search(r" upstream=(\S*) ", line) or [None, None])[1] for line in lines]
+
+
+def across_replicas(url, host, access_log, replicas):
+    """delete_note in two rounds through nginx, each round on another replica."""
+    answers = {"accept": {"confirm": {"action": "accept", "content": {"confirm": True}}},
+               "decline": {"confirm": {"action": "decline"}}}
+    by_port = {f"127.0.0.1:{r.port}": r for r in replicas}
+    for note_id, answer in ((2, "decline"), (3, "accept")):
+        what = f"delete_note {note_id} across replicas, {answer}"
+        first = modern_call(url, host, 1, "delete_note", {"note_id": note_id})
+        state = first.get("requestState")
+        asked = (first.get("inputRequests") or {}).get("confirm") or {}
+        check(first.get("resultType") == "input_required" and isinstance(state, str)
+              and (asked.get("params") or {}).get("message") == f"Delete note {note_id}?",
+              f"{what}: the first round asks to confirm: {first}")
+        retry = modern_call(url, host, 2, "delete_note", {"note_id": note_id}, retry=(answers[answer], state))
+        served = last_upstreams(access_log, 2)
+        check(len(served) == 2 and served[0] in by_port and served[1] in by_port and served[0] != served[1],
+              f"{what}: the first round and the retry went to two replicas: {served}")
+        text = " ".join(c.get("text", "") for c in retry.get("content", []))
+        if answer == "accept":
+            check(retry.get("resultType") == "complete" and not retry.get("isError")
+                  and retry.get("structuredContent") == {"note_id": note_id, "deleted": True},
+                  f"{what}: the other replica opened the state (the shared key) and deleted: {retry}")
+        else:
+            check(retry.get("isError") is True and "declined" in text and "did not run" in text,
+                  f"{what}: refused on the other replica: {retry}")
+        # Which replica still has the note: the one of the first round always, the one of the
+        # retry only if declined.
+        for where, expected in ((served[0], True), (served[-1], answer == "decline")):
+            replica = by_port.get(where)
+            if replica is None:
+                continue
+            got = modern_call(replica.url, f"127.0.0.1:{replica.port}", 3, "get_note", {"note_id": note_id})
+            title = (got.get("structuredContent") or {}).get("title")
+            check((title == NOTES[note_id]) == expected and bool(got.get("isError")) != expected,
+                  f"{what}: note {note_id} {'still' if expected else 'no longer'} on {replica.name}: {got}")
 
 
 async def list_pages(session):
@@ -136,12 +211,16 @@ def main(binary, nginx_binary, workdir):
     try:
         port = free_port()
         public = f"http://{PUBLIC_HOST}:{port}/mcp"
+        # One key for both replicas, so that either opens the other's request states: on the
+        # command line of one, in the environment of the other.
+        key = base64.b64encode(os.urandom(32)).decode()
         for i in (1, 2):
             # Each on a port chosen here: with --public-url, the listening line names the
             # public URL, not the port bound.
             own = free_port()
-            replica = NotesServer(binary, ["serve", "--http", f"127.0.0.1:{own}", "--public-url", public,
-                                           "--page-size", "2"],
+            args = ["serve", "--http", f"127.0.0.1:{own}", "--public-url", public, "--page-size", "2"]
+            replica = NotesServer(binary, args + (["--state-key", key] if i == 1 else []),
+                                  env={"TOOLSMITH_STATE_KEY": key} if i == 2 else None,
                                   workdir=workdir, name=f"replica-{i}", local_port=own)
             replicas.append(replica)
             replica.start()
@@ -160,6 +239,7 @@ def main(binary, nginx_binary, workdir):
             good = 0
             check(False, f"the SDK through nginx: {type(err).__name__}: {err!r}")
         check(good == CALLS, f"{good} of {CALLS} read calls answered as expected")
+        across_replicas(url, f"{PUBLIC_HOST}:{port}", nginx.access_log, replicas)
 
         nginx.stop()  # flushes the access log
         served, bad, lines = per_replica(nginx.access_log, ports)

@@ -26,6 +26,7 @@ pub const KEYS: &[&str] = &[
     "icons",
     "scopes",
     "timeout",
+    "confirm",
     "allow_name_mismatch",
 ];
 
@@ -61,6 +62,8 @@ pub struct Attrs {
     pub scopes: Option<Vec<LitStr>>,
     /// `timeout = "30s"`: milliseconds, and the text as written.
     pub timeout: Option<(u64, LitStr)>,
+    /// `confirm` / `confirm = "..."`: ask the user before every call.
+    pub confirm: Option<crate::confirm::Confirm>,
     pub allow_name_mismatch: Option<Ident>,
 }
 
@@ -183,6 +186,7 @@ pub fn parse(cx: &Ctxt, args: TokenStream) -> syn::Result<Attrs> {
             "icons" => crate::icon::icons(cx, &mut attrs.icons, &entry),
             "scopes" => crate::scopes::scopes(cx, &mut attrs.scopes, &entry),
             "timeout" => timeout(cx, &mut attrs.timeout, &entry),
+            "confirm" => crate::confirm::confirm(cx, &mut attrs.confirm, &entry),
             "allow_name_mismatch" => {
                 if let Some((_, value)) = &entry.value {
                     cx.error_spanned_by(

@@ -75,8 +75,13 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
 
     let mut item = function.item.clone();
     let doc_line = format!(
-        " **MCP tool** `{name}`: {}{}.",
+        " **MCP tool** `{name}`: {}{}{}.",
         hints.describe(),
+        if attrs.confirm.is_some() {
+            ", asks the user first"
+        } else {
+            ""
+        },
         attrs
             .title
             .as_ref()
@@ -170,6 +175,25 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
         hints.open_world,
     );
     let line = quote_spanned!(ident.span()=> ::core::line!());
+    let (confirm, confirm_checks) = match &attrs.confirm {
+        Some(confirm) => {
+            let message = match &confirm.message {
+                Some(lit) => quote!(::core::option::Option::Some(#lit)),
+                None => quote!(::core::option::Option::None),
+            };
+            (
+                quote!(::toolsmith::__private::ConfirmDef { asks: true, message: #message }),
+                crate::confirm::arguments_check(confirm, function),
+            )
+        }
+        None => (
+            quote!(::toolsmith::__private::ConfirmDef {
+                asks: false,
+                message: ::core::option::Option::None
+            }),
+            TokenStream::new(),
+        ),
+    };
     let warnings = warnings.iter().map(warning);
 
     quote! {
@@ -182,6 +206,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
             use ::toolsmith::__private::{ContextParam as _, Fallback as _, JsonParam as _};
             #(#warnings)*
             #checks
+            #confirm_checks
             #kinds
             #(#schema_fns)*
             #output_fn
@@ -214,6 +239,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
                     },
                     params: &[#(#params),*],
                     timeout: #timeout,
+                    confirm: #confirm,
                     output: #output,
                     invoke: __toolsmith_invoke,
                 }

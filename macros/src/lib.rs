@@ -7,6 +7,7 @@
 
 mod ast;
 mod attr;
+mod confirm;
 mod ctxt;
 mod docs;
 mod expand;

@@ -39,6 +39,9 @@ pub fn check(cx: &Ctxt, attrs: &Attrs, function: &Function) -> Vec<Warning> {
     }
     description(cx, attrs, function);
     argument_docs(cx, function);
+    if let Some(confirm) = &attrs.confirm {
+        crate::confirm::check(cx, confirm, function);
+    }
     name_lint(attrs, &name, span).into_iter().collect()
 }
 

@@ -14,9 +14,11 @@ pub use crate::tool::checks::{
     Fallback, Typed, assert_error, assert_output_schema, assert_result, assert_serialize,
 };
 pub use crate::tool::content::{IntoContent, assert_content};
-pub use crate::tool::def::{Invocation, OutputDef, ParamDef, ParamKind, Timeout, ToolDef};
+pub use crate::tool::def::{
+    ConfirmDef, Invocation, OutputDef, ParamDef, ParamKind, Timeout, ToolDef,
+};
 pub use crate::tool::output::{Outcome, empty, text};
-pub use crate::tool::probe::{ContextParam, ContextRole, JsonParam, Probe};
+pub use crate::tool::probe::{ContextParam, ContextRole, JsonParam, Probe, ShownInConfirm};
 pub use crate::tool::schema::OutputSchema;
 
 /// Boxes an async tool's future.

@@ -86,7 +86,10 @@ mod transport;
 #[cfg(feature = "auth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub use auth::Auth;
-pub use context::{Caller, Cancellation, ClientLog, LogLevel, Progress, State};
+pub use context::{
+    AskError, Caller, Cancellation, ClientLog, Elicit, Elicitation, LogLevel, Progress, Sample,
+    State,
+};
 pub use error::{Error, ErrorKind, META_ERROR, ToolError};
 pub use registry::{
     DEFAULT_SEARCH_PAGE_SIZE, MAX_SEARCH_PAGE_SIZE, Page, Registry, Search, SearchError, registry,
@@ -94,8 +97,8 @@ pub use registry::{
 };
 pub use run::run;
 pub use server::{
-    DEFAULT_BUSY_POLL, DEFAULT_LIST_TTL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_TOOLS_LIST_PAGE_SIZE,
-    Policy, Refusal, Server, serve_on, serve_stdio,
+    Confirm, DEFAULT_BUSY_POLL, DEFAULT_LIST_TTL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_STATE_TTL,
+    DEFAULT_TOOLS_LIST_PAGE_SIZE, Policy, Refusal, Server, UnknownConfirm, serve_on, serve_stdio,
 };
 pub use tool::{
     Audio, Content, EmbeddedResource, Hints, Image, InferredHints, META_CATEGORY, META_TAGS,

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests: an in-memory MCP client connected to this
 //! program's tools, and the path of a freshly built example binary.
 
+pub mod balance;
 pub mod http;
 pub mod jwks;
 pub mod keys;
@@ -29,6 +30,53 @@ pub async fn connect(server: toolsmith::Server) -> Client {
         }
     });
     ().serve(client_end).await.expect("the client connects")
+}
+
+/// An rmcp client handler that plays a user who accepts every confirmation: it declares
+/// elicitation, and answers each form with `{"confirm": true}`. `asked` keeps each question.
+#[derive(Clone, Default)]
+pub struct Accepting {
+    pub asked: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl rmcp::ClientHandler for Accepting {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut capabilities = rmcp::model::ClientCapabilities::default();
+        capabilities.elicitation = Some(Default::default());
+        rmcp::model::ClientConfig::new(
+            capabilities,
+            rmcp::model::Implementation::new("toolsmith-tests", "0"),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        if let rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } = &request {
+            self.asked.lock().unwrap().push(message.clone());
+        }
+        Ok(
+            rmcp::model::ElicitResult::new(rmcp::model::ElicitationAction::Accept)
+                .with_content(serde_json::json!({"confirm": true})),
+        )
+    }
+}
+
+/// [`connect`] with a client that accepts every confirmation ([`Accepting`]).
+pub async fn connect_accepting(server: toolsmith::Server) -> RunningService<RoleClient, Accepting> {
+    let (client_end, server_end) = tokio::io::duplex(1 << 20);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(async move {
+        if let Err(err) = server.serve_on(read, write).await {
+            eprintln!("server stopped: {err}");
+        }
+    });
+    Accepting::default()
+        .serve(client_end)
+        .await
+        .expect("the client connects")
 }
 
 /// Calls `name` with a JSON object of arguments.

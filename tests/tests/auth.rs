@@ -479,15 +479,28 @@ async fn a_read_token_cannot_delete_and_lists_only_reading_tools() {
     read_only.sort();
     assert_eq!(read_list, read_only);
 
-    // The destructive token deletes.
-    let deleted = guarded
+    // The destructive token may call delete_note: the scope lets it through, and the user's
+    // confirmation is asked next (over stateless HTTP at 2025-11-25 it cannot be, so the
+    // call is refused saying how to ask, not for its scope).
+    let asked = guarded
         .post_as(
             Some(&admin),
             &call(11, "delete_note", json!({"note_id": 1})),
         )
         .await;
-    assert_eq!(deleted.status, 200);
-    assert_eq!(deleted.messages()[0]["result"]["isError"], json!(false));
+    assert_eq!(asked.status, 200);
+    let result = &asked.messages()[0]["result"];
+    assert_eq!(result["isError"], json!(true), "{result}");
+    assert_eq!(
+        result["_meta"]["dev.toolsmith/error"], "refused",
+        "{result}"
+    );
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("confirmation") && t.contains("2026-07-28")),
+        "{result}"
+    );
 }
 
 #[tokio::test]

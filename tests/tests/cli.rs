@@ -56,6 +56,7 @@ fn tools_prints_an_aligned_annotation_matrix() {
         "DESTRUCTIVE",
         "IDEMPOTENT",
         "OPEN-WORLD",
+        "CONFIRM",
         "CATEGORY",
         "SCOPE",
     ] {
@@ -71,12 +72,14 @@ fn tools_prints_an_aligned_annotation_matrix() {
             "yes",
             "yes",
             "no",
+            "yes",
             "notes",
             "tools:destructive"
         ]
     );
-    assert_eq!(row("create_note")[7], "tools:write");
-    assert_eq!(row("get_note")[7], "tools:read");
+    assert_eq!(row("create_note")[6], "no", "create_note asks nobody");
+    assert_eq!(row("create_note")[8], "tools:write");
+    assert_eq!(row("get_note")[8], "tools:read");
     let column = header.find("DESTRUCTIVE").unwrap();
     for line in &lines[1..] {
         let cell = &line[column..];
@@ -105,10 +108,18 @@ fn tools_prints_an_aligned_annotation_matrix() {
             "no",
             "yes",
             "no",
+            "no",
             "notes",
             "tools:read"
         ]
     );
+    // `--confirm write` asks before every tool that is not read-only.
+    let out = run(&["tools", "--confirm", "write"]);
+    let table = stdout(&out);
+    let lines: Vec<&str> = table.lines().collect();
+    let row = |name: &str| cells(lines.iter().find(|l| l.starts_with(name)).unwrap());
+    assert_eq!(row("create_note")[6], "yes", "{table}");
+    assert_eq!(row("get_note")[6], "no", "{table}");
 }
 
 /// The cells of a table row (columns are separated by two spaces or more).
@@ -154,7 +165,8 @@ fn tools_filters_and_json() {
         rows[0],
         json!({
             "name": "get_note", "title": "Get note", "readOnly": true, "destructive": false,
-            "idempotent": true, "openWorld": false, "category": "notes", "tags": ["read"],
+            "idempotent": true, "openWorld": false, "confirm": false, "category": "notes",
+            "tags": ["read"],
             "scopes": ["tools:read"],
         })
     );
@@ -231,7 +243,7 @@ fn check_passes_unchanged_and_names_the_changed_tool() {
         .unwrap();
     assert!(
         delete_line.starts_with(
-            "delete_note readOnly=false destructive=true idempotent=true openWorld=false scopes=tools:destructive input="
+            "delete_note readOnly=false destructive=true idempotent=true openWorld=false confirm=true scopes=tools:destructive input="
         ) && delete_line.ends_with(" title=\"Delete note\""),
         "{snapshot}"
     );
@@ -265,6 +277,21 @@ fn check_passes_unchanged_and_names_the_changed_tool() {
     let report = stderr(&run(&["check", path]));
     assert!(
         report.contains("changed  delete_note: scopes tools:write -> tools:destructive"),
+        "{report}"
+    );
+
+    // Whether the user is asked first changed since the snapshot.
+    std::fs::write(
+        &file,
+        snapshot.replace(
+            "idempotent=true openWorld=false confirm=true",
+            "idempotent=true openWorld=false confirm=false",
+        ),
+    )
+    .unwrap();
+    let report = stderr(&run(&["check", path]));
+    assert!(
+        report.contains("changed  delete_note: confirm false -> true"),
         "{report}"
     );
 
@@ -328,6 +355,27 @@ fn help_and_usage_errors() {
         stderr(&unknown).contains("unexpected argument '--bogus'"),
         "{}",
         stderr(&unknown)
+    );
+}
+
+#[test]
+fn call_of_a_tool_that_asks_first_needs_yes() {
+    let out = run(&["call", "delete_note", "--args", r#"{"note_id": 1}"#]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).is_empty(), "the tool did not run");
+    assert!(stderr(&out).contains("--yes"), "{}", stderr(&out));
+    let out = run(&[
+        "call",
+        "delete_note",
+        "--args",
+        r#"{"note_id": 1}"#,
+        "--yes",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(r#""deleted": true"#),
+        "{}",
+        stdout(&out)
     );
 }
 

@@ -5,7 +5,7 @@ use serde_json::json;
 use toolsmith::Server;
 use toolsmith::{ToolError, tool};
 use toolsmith_examples::store::Notes;
-use toolsmith_tests::{call, connect, text};
+use toolsmith_tests::{call, connect, connect_accepting, text};
 
 /// A server with the notes store and every tool of this test.
 fn notes_server() -> Server {
@@ -175,7 +175,8 @@ async fn search_get_and_errors() {
 
 #[tokio::test]
 async fn create_then_delete_twice() {
-    let client = connect(notes_server()).await;
+    // delete_note asks the user first: this client's user says yes.
+    let client = connect_accepting(notes_server()).await;
     let args = json!({"title": "Same", "body": "twice"});
     let first = call(&client, "create_note", args.clone()).await.unwrap();
     let second = call(&client, "create_note", args).await.unwrap();
@@ -196,6 +197,10 @@ async fn create_then_delete_twice() {
     assert_eq!(
         again.structured_content.unwrap(),
         json!({"note_id": 1, "deleted": false})
+    );
+    assert_eq!(
+        *client.service().asked.lock().unwrap(),
+        ["Delete note 1?", "Delete note 1?"]
     );
     client.cancel().await.unwrap();
 }

@@ -48,6 +48,9 @@ enum Command {
         /// The arguments, as a JSON object.
         #[arg(long, default_value = "{}")]
         args: String,
+        /// Confirm the call yourself, for a tool that asks the user before every call.
+        #[arg(long)]
+        yes: bool,
     },
     /// Compare the tools' hints and titles with a committed snapshot file.
     Check {
@@ -90,6 +93,9 @@ struct ToolsArgs {
     /// Only tools whose name, title or description contains TEXT (case-insensitive).
     #[arg(long, value_name = "TEXT")]
     search: Option<String>,
+    /// Show the CONFIRM column under this confirmation policy (as `serve --confirm`).
+    #[arg(long, value_name = "destructive|write|none")]
+    confirm: Option<crate::Confirm>,
 }
 
 /// Parses `args` (the first is the program name) and runs the command on `server`: with no
@@ -118,15 +124,23 @@ pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
     let outcome = match cli.command {
         None => serve::serve(server, cli.serve).await.map(|()| 0),
         Some(Command::Serve(args)) => serve::serve(server, *args).await.map(|()| 0),
-        Some(Command::Tools(args)) => tools(args, &server.scope_names),
+        Some(Command::Tools(args)) => {
+            let confirm = args
+                .confirm
+                .unwrap_or_else(|| serve::confirm_of(&server, &cli.serve));
+            tools(args, &server.scope_names, confirm)
+        }
         Some(Command::Schema { name }) => schema(name.as_deref()),
-        Some(Command::Call { name, args }) => {
+        Some(Command::Call { name, args, yes }) => {
             // The serving policy of the environment (`TOOLSMITH_READ_ONLY`, ...)
             // applies to `call` as it does to the server.
             let server = serve::with_policy(server, &cli.serve);
-            call(&server, &name, &args).await
+            call(&server, &name, &args, yes).await
         }
-        Some(Command::Check { file, write }) => check(&file, write, &server.scope_names),
+        Some(Command::Check { file, write }) => {
+            let confirm = serve::confirm_of(&server, &cli.serve);
+            check(&file, write, &server.scope_names, confirm)
+        }
         Some(Command::Audit(options)) => audit::audit(&options),
     };
     match outcome {
@@ -152,7 +166,7 @@ fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
     Cli::from_arg_matches(&matches)
 }
 
-fn tools(args: ToolsArgs, names: &ScopeNames) -> Result<u8, Error> {
+fn tools(args: ToolsArgs, names: &ScopeNames, confirm: crate::Confirm) -> Result<u8, Error> {
     let mut query = Search::new().page_size(crate::MAX_SEARCH_PAGE_SIZE);
     query.read_only = args.read_only.then_some(true);
     query.destructive = args.destructive.then_some(true);
@@ -180,10 +194,10 @@ fn tools(args: ToolsArgs, names: &ScopeNames) -> Result<u8, Error> {
             }
         }
     } else if args.json {
-        let rows: Vec<Value> = tools.iter().map(|t| tool_json(t, names)).collect();
+        let rows: Vec<Value> = tools.iter().map(|t| tool_json(t, names, confirm)).collect();
         writeln!(out, "{}", pretty(&Value::Array(rows)))?;
     } else {
-        write!(out, "{}", table(&tools, names))?;
+        write!(out, "{}", table(&tools, names, confirm))?;
     }
     Ok(0)
 }
@@ -205,7 +219,7 @@ fn all_matching(mut query: Search) -> Result<Result<Vec<&'static ToolInfo>, Sear
     }
 }
 
-fn tool_json(tool: &ToolInfo, names: &ScopeNames) -> Value {
+fn tool_json(tool: &ToolInfo, names: &ScopeNames, confirm: crate::Confirm) -> Value {
     let hints = tool.hints();
     json!({
         "name": tool.name(),
@@ -214,6 +228,7 @@ fn tool_json(tool: &ToolInfo, names: &ScopeNames) -> Value {
         "destructive": hints.destructive,
         "idempotent": hints.idempotent,
         "openWorld": hints.open_world,
+        "confirm": confirm.asks(tool),
         "category": tool.category(),
         "tags": tool.tags(),
         "scopes": names.required(tool).scopes(),
@@ -221,7 +236,7 @@ fn tool_json(tool: &ToolInfo, names: &ScopeNames) -> Value {
 }
 
 /// The annotation matrix as an aligned table.
-fn table(tools: &[&ToolInfo], names: &ScopeNames) -> String {
+fn table(tools: &[&ToolInfo], names: &ScopeNames, confirm: crate::Confirm) -> String {
     let yes = |b: bool| if b { "yes" } else { "no" };
     let mut rows = vec![
         [
@@ -231,6 +246,7 @@ fn table(tools: &[&ToolInfo], names: &ScopeNames) -> String {
             "DESTRUCTIVE",
             "IDEMPOTENT",
             "OPEN-WORLD",
+            "CONFIRM",
             "CATEGORY",
             "SCOPE",
         ]
@@ -246,6 +262,7 @@ fn table(tools: &[&ToolInfo], names: &ScopeNames) -> String {
             yes(h.destructive).to_owned(),
             yes(h.idempotent).to_owned(),
             yes(h.open_world).to_owned(),
+            yes(confirm.asks(tool)).to_owned(),
             tool.category().unwrap_or("-").to_owned(),
             names.required(tool).to_string(),
         ]);
@@ -277,7 +294,7 @@ fn no_such_tool(name: &str) -> u8 {
     1
 }
 
-async fn call(server: &Server, name: &str, args: &str) -> Result<u8, Error> {
+async fn call(server: &Server, name: &str, args: &str, yes: bool) -> Result<u8, Error> {
     // The real reason behind a masked failure is logged, to stderr.
     crate::logging::init();
     let arguments = match serde_json::from_str::<Value>(args) {
@@ -291,10 +308,16 @@ async fn call(server: &Server, name: &str, args: &str) -> Result<u8, Error> {
             return Ok(2);
         }
     };
-    if crate::try_registry()?.get(name).is_none() {
+    let Some(tool) = crate::try_registry()?.get(name) else {
         return Ok(no_such_tool(name));
+    };
+    if server.confirm.asks(tool) && !yes {
+        eprintln!(
+            "tool '{name}' asks the user before every call: add --yes to confirm this call yourself"
+        );
+        return Ok(1);
     }
-    let result = server.call_local(name, arguments).await?;
+    let result = server.call_local(name, arguments, yes).await?;
     let text: Vec<&str> = result
         .content
         .iter()
@@ -316,9 +339,14 @@ async fn call(server: &Server, name: &str, args: &str) -> Result<u8, Error> {
     Ok(0)
 }
 
-fn check(file: &std::path::Path, write: bool, names: &ScopeNames) -> Result<u8, Error> {
+fn check(
+    file: &std::path::Path,
+    write: bool,
+    names: &ScopeNames,
+    confirm: crate::Confirm,
+) -> Result<u8, Error> {
     let registry = crate::try_registry()?;
-    let current = snapshot::render(registry.tools(), names);
+    let current = snapshot::render(registry.tools(), names, &|tool| confirm.asks(tool));
     if write {
         std::fs::write(file, current)?;
         println!(

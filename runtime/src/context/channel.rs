@@ -100,7 +100,6 @@ pub(crate) struct Asker {
 impl Asker {
     /// Sends `request` to the client, when the way the call came in can carry it and the
     /// client declared what it needs; else declines, saying why.
-    #[cfg_attr(not(any(test, feature = "__test-switches")), allow(dead_code))] // until confirmation and elicitation ask
     pub(crate) fn ask(&self, request: ServerRequest) -> Reply {
         if self.per_request {
             return declined(ChannelError::Unsupported(

@@ -12,6 +12,8 @@
 
 mod caller;
 mod channel;
+mod elicit;
+pub(crate) mod inquiry;
 mod log;
 mod params;
 
@@ -33,6 +35,8 @@ pub use channel::AskClient;
 #[cfg(test)]
 pub(crate) use channel::permits;
 pub(crate) use channel::{Asker, ChannelError, ClientChannel, Reply, declined};
+pub use elicit::{AskError, Elicit, Elicitation, Sample};
+pub(crate) use inquiry::Inquiry;
 pub(crate) use log::SessionLevel;
 pub use log::{ClientLog, LogLevel};
 pub use params::{Cancellation, Progress, State};
@@ -123,6 +127,8 @@ pub struct CallContext {
     /// The request carried its own revision (2026-07-28): the server may not send requests
     /// to the client for it (it asks through an `input_required` result instead).
     pub(crate) per_request: bool,
+    /// On 2026-07-28, for a tool that asks: its questions of this round.
+    pub(crate) inquiry: Option<Arc<Inquiry>>,
     /// Made on first use: only calls that can report pay for it.
     notices: OnceLock<Notifier>,
 }
@@ -146,6 +152,7 @@ impl CallContext {
             caller,
             sink,
             per_request: false,
+            inquiry: None,
             notices: OnceLock::new(),
         }
     }
@@ -163,7 +170,6 @@ impl CallContext {
     }
 
     /// What this call needs to ask its client.
-    #[cfg_attr(not(any(test, feature = "__test-switches")), allow(dead_code))] // until confirmation and elicitation ask
     pub(crate) fn asker(&self) -> Asker {
         Asker {
             channel: self.sink.clone(),
@@ -207,6 +213,12 @@ pub trait FromContext: Sized {
     /// server missing it does not start.
     fn state() -> Option<StateKey> {
         None
+    }
+
+    /// Whether this parameter asks the client during the call ([`Elicit`], [`Sample`]): on
+    /// 2026-07-28 such a tool's run can stop for an answer.
+    fn asks() -> bool {
+        false
     }
 }
 

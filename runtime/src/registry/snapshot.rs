@@ -9,19 +9,24 @@ use serde_json::Value;
 
 use crate::{ScopeNames, ToolInfo};
 
-const HEADER: &str = "# toolsmith hint snapshot: one tool per line (name, hints, required scopes, schema fingerprints, title).\n";
+const HEADER: &str = "# toolsmith hint snapshot: one tool per line (name, hints, whether the user confirms each call, required scopes, schema fingerprints, title).\n";
 
-/// The snapshot of `tools`, whose required scopes are named by `names`.
-pub(crate) fn render(tools: &[ToolInfo], names: &ScopeNames) -> String {
+/// The snapshot of `tools`, whose required scopes are named by `names`; `confirms` says
+/// whether a tool asks the user before every call (the server's confirmation policy).
+pub(crate) fn render(
+    tools: &[ToolInfo],
+    names: &ScopeNames,
+    confirms: &dyn Fn(&ToolInfo) -> bool,
+) -> String {
     let mut out = String::from(HEADER);
     for tool in tools {
-        out.push_str(&line(tool, names));
+        out.push_str(&line(tool, names, confirms(tool)));
         out.push('\n');
     }
     out
 }
 
-fn line(tool: &ToolInfo, names: &ScopeNames) -> String {
+fn line(tool: &ToolInfo, names: &ScopeNames, confirms: bool) -> String {
     let h = tool.hints();
     let mut line = format!(
         "{} readOnly={} destructive={} idempotent={} openWorld={}",
@@ -31,6 +36,7 @@ fn line(tool: &ToolInfo, names: &ScopeNames) -> String {
         h.idempotent,
         h.open_world
     );
+    let _ = write!(line, " confirm={confirms}");
     // Scope tokens hold no comma or space (the macro checks).
     let _ = write!(line, " scopes={}", names.required(tool).scopes().join(","));
     let mcp = tool.mcp_tool();

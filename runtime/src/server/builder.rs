@@ -45,6 +45,12 @@ pub struct Server {
     pub(super) auth: Option<crate::Auth>,
     /// The names of the scopes the hints imply.
     pub(crate) scope_names: crate::ScopeNames,
+    /// Which tools ask the user first besides those that declare `confirm`.
+    pub(crate) confirm: super::Confirm,
+    /// The key of the request states (2026-07-28), shared by replicas.
+    pub(super) state_key: Option<Vec<u8>>,
+    /// How long a request state may be echoed back.
+    pub(super) state_ttl: Option<Duration>,
     /// `true` turns the tools fast path off (tests compare both paths; see `fast_path`).
     pub(super) no_fast_path: bool,
 }
@@ -192,6 +198,47 @@ impl Server {
     #[cfg(feature = "__test-switches")]
     pub fn fast_path(mut self, on: bool) -> Self {
         self.no_fast_path = !on;
+        self
+    }
+
+    /// Asks the user before every call of the tools `confirm` covers by their hints
+    /// (`serve --confirm destructive|write|none`), besides the tools that declare
+    /// `#[tool(confirm)]`. The default, [`Confirm::None`](super::Confirm::None), adds none.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().confirm(toolsmith::Confirm::Destructive);
+    /// # let _ = server;
+    /// ```
+    pub fn confirm(mut self, confirm: super::Confirm) -> Self {
+        self.confirm = confirm;
+        self
+    }
+
+    /// The key that seals the request state of a call that asks on 2026-07-28 (a
+    /// confirmation, an [`Elicit`](crate::Elicit) question): at least 32 random bytes
+    /// (`serve --state-key BASE64`). Replicas behind one load balancer need the same key, so
+    /// that a retry that reaches another replica opens there. Without it, each process makes
+    /// a random key of its own. A shorter key stops the server at startup.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().state_key([7u8; 32]);
+    /// # let _ = server;
+    /// ```
+    pub fn state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.state_key = Some(key.into());
+        self
+    }
+
+    /// How long a request state may be echoed back (default
+    /// [`DEFAULT_STATE_TTL`](crate::DEFAULT_STATE_TTL), 5 minutes): a confirmation answered
+    /// later is refused as expired.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().state_ttl(std::time::Duration::from_secs(60));
+    /// # let _ = server;
+    /// ```
+    pub fn state_ttl(mut self, ttl: Duration) -> Self {
+        self.state_ttl = Some(ttl);
         self
     }
 

@@ -67,6 +67,13 @@ impl Server {
             tools = handler.offered.len(),
             "serving MCP over Streamable HTTP"
         );
+        if handler.pipeline.random_seal && handler.pipeline.any_asks() {
+            tracing::info!(
+                "no state key (--state-key, TOOLSMITH_STATE_KEY): the request states of \
+                 confirmations and questions (2026-07-28) are sealed with a random key of this \
+                 process; replicas behind one load balancer need one shared key"
+            );
+        }
         let in_flight = handler.pipeline.tracker.clone();
         // Stateless tool requests take the fast path, unless turned off (tests compare).
         let fast: Option<Arc<dyn FastPath>> = fast_path

@@ -16,6 +16,7 @@ mod adapter;
 mod builder;
 mod call;
 mod check;
+mod confirm;
 #[cfg(feature = "http")]
 mod http;
 mod list;
@@ -25,6 +26,8 @@ mod session;
 pub use builder::{
     DEFAULT_BUSY_POLL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_TOOLS_LIST_PAGE_SIZE, Server,
 };
+pub use call::seal::DEFAULT_STATE_TTL;
+pub use confirm::{Confirm, UnknownConfirm};
 pub use list::DEFAULT_LIST_TTL;
 pub use policy::{Policy, Refusal};
 
@@ -126,11 +129,13 @@ impl Server {
 
     /// Runs a call of tool `name` in-process (the `call` command), through the same call
     /// pipeline as a served call: the serving policy applies. There is no client: no
-    /// notifications, no cancellation.
+    /// notifications, no cancellation; `confirmed` is the person at the command line's yes
+    /// (`call --yes`) to a tool that asks first.
     pub(crate) async fn call_local(
         &self,
         name: &str,
         arguments: rmcp::model::JsonObject,
+        confirmed: bool,
     ) -> Result<rmcp::model::CallToolResult, Error> {
         // Without the startup check: a call of another tool needs no state this one lacks.
         let server = self.clone().handler_unchecked()?;
@@ -140,7 +145,10 @@ impl Server {
             .call(
                 params,
                 CancellationToken::new(),
-                CallSetup::default(),
+                CallSetup {
+                    confirmed,
+                    ..CallSetup::default()
+                },
                 Way::Local,
             )
             .await;
@@ -183,6 +191,18 @@ impl Server {
         );
         if let Some(ttl) = self.list_ttl {
             server.list_ttl_ms = ttl.as_millis().try_into().unwrap_or(u64::MAX);
+        }
+        server.pipeline.confirm = self.confirm;
+        let ttl = self.state_ttl.unwrap_or(DEFAULT_STATE_TTL);
+        match &self.state_key {
+            Some(key) => {
+                let seal = call::seal::Seal::with_key(key, ttl).map_err(|why| {
+                    Error::config("state key", format!("{why}: give base64 of at least 32 random bytes (`openssl rand -base64 32`)"))
+                })?;
+                server.pipeline.seal = std::sync::Arc::new(seal);
+                server.pipeline.random_seal = false;
+            }
+            None => server.pipeline.seal = std::sync::Arc::new(call::seal::Seal::random(ttl)),
         }
         Ok(server)
     }

@@ -23,7 +23,7 @@ use super::requests::Answerer;
 
 /// What a request got back.
 #[derive(Debug)]
-pub(super) enum Answer {
+pub(super) enum Reply {
     Result(Box<ServerResult>),
     Error(ErrorData),
     /// No answer within the call's timeout (the client cancelled it).
@@ -32,10 +32,11 @@ pub(super) enum Answer {
     Closed,
 }
 
-#[derive(Default)]
 struct Shared {
-    waiting: HashMap<RequestId, oneshot::Sender<Answer>>,
+    waiting: HashMap<RequestId, oneshot::Sender<Reply>>,
     notices: Vec<ServerNotification>,
+    /// Answers the server's requests; the test may replace it (`Client::on_confirm`).
+    answerer: Answerer,
 }
 
 pub(super) struct Driver {
@@ -53,7 +54,11 @@ impl Driver {
         let (read, write) = tokio::io::split(stream);
         let mut transport = AsyncRwTransport::<RoleClient, _, _>::new_client(read, write);
         let (outgoing, mut queue) = mpsc::unbounded_channel::<ClientJsonRpcMessage>();
-        let shared = Arc::new(Mutex::new(Shared::default()));
+        let shared = Arc::new(Mutex::new(Shared {
+            waiting: HashMap::new(),
+            notices: Vec::new(),
+            answerer,
+        }));
         let routes = shared.clone();
         let task = tokio::spawn(async move {
             loop {
@@ -68,6 +73,7 @@ impl Driver {
                     },
                     incoming = transport.receive() => match incoming {
                         Some(JsonRpcMessage::Request(request)) => {
+                            let answerer = lock(&routes).answerer.clone();
                             let answer = match answerer(&request.request) {
                                 Ok(result) => ClientJsonRpcMessage::response(result, request.id),
                                 Err(error) => ClientJsonRpcMessage::error(error, Some(request.id)),
@@ -83,7 +89,7 @@ impl Driver {
             }
             // The connection ended: whoever still waits gets `Closed`.
             for (_, waiting) in lock(&routes).waiting.drain() {
-                let _ = waiting.send(Answer::Closed);
+                let _ = waiting.send(Reply::Closed);
             }
         });
         Driver {
@@ -98,7 +104,7 @@ impl Driver {
         &self,
         id: RequestId,
         request: ClientRequest,
-    ) -> impl Future<Output = Answer> + use<> {
+    ) -> impl Future<Output = Reply> + use<> {
         let (tx, rx) = oneshot::channel();
         lock(&self.shared).waiting.insert(id.clone(), tx);
         let sent = self
@@ -107,9 +113,9 @@ impl Driver {
             .is_ok();
         async move {
             if !sent {
-                return Answer::Closed;
+                return Reply::Closed;
             }
-            rx.await.unwrap_or(Answer::Closed)
+            rx.await.unwrap_or(Reply::Closed)
         }
     }
 
@@ -117,6 +123,16 @@ impl Driver {
         let _ = self
             .outgoing
             .send(ClientJsonRpcMessage::notification(notification));
+    }
+
+    /// What answers the server's requests from now on.
+    pub(super) fn set_answerer(&self, answerer: Answerer) {
+        lock(&self.shared).answerer = answerer;
+    }
+
+    /// What answers the server's requests now.
+    pub(super) fn answerer(&self) -> Answerer {
+        lock(&self.shared).answerer.clone()
     }
 
     /// Stops waiting for `id` (its call was given up).
@@ -142,12 +158,12 @@ fn route(
     match message {
         JsonRpcMessage::Response(response) => {
             if let Some(waiting) = shared.waiting.remove(&response.id) {
-                let _ = waiting.send(Answer::Result(Box::new(response.result)));
+                let _ = waiting.send(Reply::Result(Box::new(response.result)));
             }
         }
         JsonRpcMessage::Error(error) => {
             if let Some(waiting) = error.id.and_then(|id| shared.waiting.remove(&id)) {
-                let _ = waiting.send(Answer::Error(error.error));
+                let _ = waiting.send(Reply::Error(error.error));
             }
         }
         JsonRpcMessage::Notification(notification) => {

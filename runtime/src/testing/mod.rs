@@ -27,6 +27,7 @@
 //! that call's alone; connect a second client for calls at the same time. Dropping the client
 //! ends its server.
 
+mod asked;
 mod driver;
 mod error;
 mod listed;
@@ -47,6 +48,7 @@ use rmcp::model::{
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
+pub use asked::{Answer, Confirmation, Form};
 pub use error::CallError;
 pub use listed::ListedTool;
 pub use options::CallOptions;
@@ -54,7 +56,7 @@ pub use outcome::{CallOutcome, DataError};
 pub use requests::{Answerer, decline};
 
 use crate::{Error, Server};
-use driver::{Answer, Driver};
+use driver::{Driver, Reply};
 
 /// An MCP client connected in-process to a [`Server`].
 ///
@@ -167,7 +169,7 @@ impl Client {
         .with_protocol_version(ProtocolVersion::V_2025_11_25);
         let init = ClientRequest::InitializeRequest(InitializeRequest::new(params));
         match client.request(init, None).await {
-            Answer::Result(result) if matches!(*result, ServerResult::InitializeResult(_)) => {}
+            Reply::Result(result) if matches!(*result, ServerResult::InitializeResult(_)) => {}
             other => {
                 return Err(Error::Protocol {
                     request: "initialize",
@@ -212,7 +214,7 @@ impl Client {
             let params = PaginatedRequestParams::default().with_cursor(cursor);
             let list = ClientRequest::ListToolsRequest(ListToolsRequest::with_param(params));
             match self.request(list, None).await {
-                Answer::Result(result) => match *result {
+                Reply::Result(result) => match *result {
                     ServerResult::ListToolsResult(page) => {
                         tools.extend(page.tools);
                         cursor = page.next_cursor;
@@ -342,7 +344,7 @@ impl Client {
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let _turn = self.turn.lock().await;
         match self.request(request, options.timeout).await {
-            Answer::Result(result) => match *result {
+            Reply::Result(result) => match *result {
                 ServerResult::CallToolResult(result) => {
                     let notices = self.driver.take_notices();
                     let wrapped = self.wrapped.get(name).copied().unwrap_or(false);
@@ -359,22 +361,22 @@ impl Client {
                     message: format!("not a tools/call result: {other:?}"),
                 }),
             },
-            Answer::Error(error) => Err(CallError::Protocol {
+            Reply::Error(error) => Err(CallError::Protocol {
                 code: error.code.0,
                 message: error.message.into_owned(),
             }),
-            Answer::TimedOut(after) => Err(CallError::Timeout {
+            Reply::TimedOut(after) => Err(CallError::Timeout {
                 tool: name.to_owned(),
                 after,
             }),
-            Answer::Closed => Err(CallError::Closed {
+            Reply::Closed => Err(CallError::Closed {
                 tool: name.to_owned(),
             }),
         }
     }
 
     /// Sends `request` and waits for its answer, at most `timeout` (then cancels it).
-    async fn request(&self, request: ClientRequest, timeout: Option<Duration>) -> Answer {
+    async fn request(&self, request: ClientRequest, timeout: Option<Duration>) -> Reply {
         let id = RequestId::Number(self.next_id.fetch_add(1, Ordering::Relaxed));
         self.driver.take_notices();
         let answer = self.driver.request(id.clone(), request);
@@ -391,7 +393,7 @@ impl Client {
                     .notify(ClientNotification::CancelledNotification(
                         CancelledNotification::new(param),
                     ));
-                Answer::TimedOut(timeout)
+                Reply::TimedOut(timeout)
             }
         }
     }

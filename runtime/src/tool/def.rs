@@ -35,6 +35,8 @@ pub struct ToolDef {
     /// Every parameter, in order: arguments and context parameters alike.
     pub params: &'static [ParamDef],
     pub timeout: Option<Timeout>,
+    /// `confirm`: the user is asked before every call.
+    pub confirm: ConfirmDef,
     pub output: OutputDef,
     pub invoke: for<'a> fn(Arguments<'a>, &CallContext) -> Invocation,
 }
@@ -48,13 +50,32 @@ pub struct Timeout {
     pub text: &'static str,
 }
 
+/// A tool's `confirm` / `confirm = "..."`.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy)]
+pub struct ConfirmDef {
+    /// The tool asks before every call, whatever the server's policy.
+    pub asks: bool,
+    /// The message, with `{argument}` placeholders (checked by the macro); the default names
+    /// the tool and its arguments.
+    pub message: Option<&'static str>,
+}
+
 inventory::collect!(ToolDef);
 
 impl ToolDef {
+    /// Whether a parameter asks the client during the call ([`Elicit`](crate::Elicit),
+    /// [`Sample`](crate::Sample)).
+    pub(crate) fn asks(&self) -> bool {
+        self.params
+            .iter()
+            .any(|param| matches!((param.kind)(), ParamKind::Context { asks: true, .. }))
+    }
+
     /// The registered state its `State<T>` parameters need, checked when the server starts.
     pub fn states(&self) -> impl Iterator<Item = StateKey> + '_ {
         self.params.iter().filter_map(|param| match (param.kind)() {
-            ParamKind::Context { state } => state,
+            ParamKind::Context { state, .. } => state,
             ParamKind::Argument => None,
         })
     }
@@ -87,8 +108,8 @@ pub enum ParamKind {
     /// The call's arguments, decoded from JSON.
     Argument,
     /// The call's context (`State<T>`, `Progress`, ...); `state` is the registered state it
-    /// needs, if any.
-    Context { state: Option<StateKey> },
+    /// needs, if any; `asks`, whether it asks the client during the call (`Elicit`).
+    Context { state: Option<StateKey>, asks: bool },
 }
 
 /// What a tool returns.

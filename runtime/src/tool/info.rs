@@ -38,6 +38,8 @@ pub struct ToolInfo {
     tool: Tool,
     wrapped: bool,
     expected: Vec<String>,
+    /// A parameter asks the client during the call (`Elicit`, `Sample`).
+    asks: bool,
 }
 
 /// Schemas already built: tools with the same parameters get the input schema built once,
@@ -185,6 +187,7 @@ impl ToolInfo {
             tool,
             wrapped,
             expected,
+            asks: def.asks(),
         }
     }
 
@@ -329,6 +332,28 @@ impl ToolInfo {
     /// ```
     pub fn mcp_tool(&self) -> &Tool {
         &self.tool
+    }
+
+    /// Whether the tool declares `#[tool(confirm)]`: the user is asked before every call,
+    /// whatever the server's [`Confirm`](crate::Confirm) policy.
+    ///
+    /// ```
+    /// let confirming = toolsmith::registry().tools().iter().filter(|t| t.declares_confirm()).count();
+    /// # let _ = confirming;
+    /// ```
+    pub fn declares_confirm(&self) -> bool {
+        self.def.confirm.asks
+    }
+
+    /// Whether the tool asks its client during a call: an [`Elicit`](crate::Elicit) or
+    /// [`Sample`](crate::Sample) parameter.
+    ///
+    /// ```
+    /// let asking = toolsmith::registry().tools().iter().filter(|t| t.asks_client()).count();
+    /// # let _ = asking;
+    /// ```
+    pub fn asks_client(&self) -> bool {
+        self.asks
     }
 
     pub(crate) fn def(&self) -> &'static ToolDef {

@@ -6,6 +6,7 @@
 
 pub(crate) mod args;
 pub(crate) mod checks;
+pub(crate) mod confirm;
 pub(crate) mod content;
 pub(crate) mod def;
 mod finite;

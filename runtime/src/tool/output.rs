@@ -38,6 +38,11 @@ pub enum Outcome {
     /// The tool failed in another way: the client sees a masked message and this text goes
     /// to stderr only.
     Failed(String),
+    /// The call was refused before the tool ran (its confirmation was declined, or could not
+    /// be asked): the text says why.
+    Refused(String),
+    /// The run stopped for answers of the client (2026-07-28): these questions.
+    InputRequired(Vec<crate::context::inquiry::Question>),
 }
 
 /// A `()` return.

@@ -30,7 +30,22 @@ pub trait ContextParam<T> {
     /// A context type needs nothing more.
     fn assert_deserialize(&self) {}
     fn assert_param_schema(&self) {}
+    /// A `confirm` message names only arguments: a context value has nothing to show.
+    fn assert_shown_in_confirm(&self)
+    where
+        T: ShownInConfirm,
+    {
+    }
 }
+
+/// What a `confirm = "..."` message may name: an argument. No type implements it; a context
+/// parameter named in a message fails here, with this message.
+#[diagnostic::on_unimplemented(
+    message = "`confirm` names a context parameter (`{Self}`): a message can show only the tool's arguments",
+    label = "names a parameter that is filled by the server, not by the client",
+    note = "remove the placeholder, or name an argument of the tool"
+)]
+pub trait ShownInConfirm {}
 
 impl<T: FromContext> ContextParam<T> for &Probe<T> {
     fn role(&self) -> ContextRole<T> {
@@ -56,6 +71,8 @@ pub trait JsonParam<T> {
         T: ParamSchema,
     {
     }
+    /// Every argument can be shown in a `confirm` message.
+    fn assert_shown_in_confirm(&self) {}
 }
 
 impl<T> JsonParam<T> for Probe<T> {}
@@ -76,7 +93,10 @@ impl<T: FromContext> ContextRole<T> {
     }
 
     pub fn kind(self) -> ParamKind {
-        ParamKind::Context { state: T::state() }
+        ParamKind::Context {
+            state: T::state(),
+            asks: T::asks(),
+        }
     }
 }
 
@@ -157,9 +177,13 @@ mod tests {
             kinds,
             [
                 ParamKind::Context {
-                    state: Some(missing)
+                    state: Some(missing),
+                    asks: false,
                 },
-                ParamKind::Context { state: None },
+                ParamKind::Context {
+                    state: None,
+                    asks: false,
+                },
                 ParamKind::Argument,
             ]
         );

@@ -1,9 +1,17 @@
-//! A server with one tool that asks its client during the call, through the test switch
-//! `AskClient`: the tests of the two-way channel (`tests/tests/asking.rs`) run it.
+//! A server whose tools ask their client during the call: `confirm` through the test switch
+//! `AskClient` (the tests of the two-way channel, `tests/tests/asking.rs`), and the tools of
+//! the confirmation and elicitation tests (`tests/tests/confirm.rs`): one that declares
+//! `confirm`, a destructive and an additive one that do not (for `--confirm`), one that
+//! asks two questions with `Elicit`, and one that asks the client's model with `Sample`.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::json;
 use toolsmith::__private::AskClient;
 use toolsmith::rmcp::model::{ClientResult, ServerRequest};
+use toolsmith::{Elicit, Elicitation, Sample, ToolError};
 
 /// Ask the user to confirm `what`; says what the client answered.
 ///
@@ -34,10 +42,110 @@ async fn confirm(what: String, client: AskClient) -> String {
     }
 }
 
+/// How many times `remove`, `purge` and `rename` ran.
+static RUNS: AtomicUsize = AtomicUsize::new(0);
+
+/// Remove an item.
+///
+/// # Arguments
+/// * `item` - What to remove.
+#[toolsmith::tool(
+    destructive,
+    idempotent,
+    closed_world,
+    confirm = "Remove {item}?",
+    timeout = "2s"
+)]
+fn remove(item: String) -> String {
+    RUNS.fetch_add(1, Ordering::SeqCst);
+    format!("removed {item}")
+}
+
+/// Purge everything.
+#[toolsmith::tool(destructive, closed_world, title = "Purge")]
+fn purge(everything: bool) -> String {
+    RUNS.fetch_add(1, Ordering::SeqCst);
+    format!("purged {everything}")
+}
+
+/// Rename the list.
+///
+/// # Arguments
+/// * `name` - The new name.
+#[toolsmith::tool(destructive = false, closed_world, allow_name_mismatch)]
+fn rename(name: String) -> String {
+    RUNS.fetch_add(1, Ordering::SeqCst);
+    format!("renamed to {name}")
+}
+
+/// How many times the changing tools ran.
+#[toolsmith::tool(read_only, closed_world)]
+fn runs() -> u64 {
+    RUNS.load(Ordering::SeqCst) as u64
+}
+
+/// A pizza size.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Size {
+    /// Small (25 cm)
+    Small,
+    /// Large (35 cm)
+    Large,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Pick {
+    size: Size,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Count {
+    /// How many.
+    count: u32,
+}
+
+/// Order pizzas, asking the size and then how many.
+#[toolsmith::tool(closed_world, destructive = false)]
+async fn order(elicit: Elicit) -> Result<String, ToolError> {
+    let fail = |err: toolsmith::AskError| ToolError::new(err.to_string());
+    let size = match elicit.ask::<Pick>("Which size?").await.map_err(fail)? {
+        Elicitation::Accept(pick) => pick.size,
+        Elicitation::Decline | Elicitation::Cancel => return Ok("no order".into()),
+    };
+    let count = match elicit.ask::<Count>("How many?").await.map_err(fail)? {
+        Elicitation::Accept(count) => count.count,
+        Elicitation::Decline | Elicitation::Cancel => return Ok("no order".into()),
+    };
+    let size = match size {
+        Size::Small => "small",
+        Size::Large => "large",
+    };
+    Ok(format!("{count} x {size}"))
+}
+
+/// Ask the client's model to shorten a text.
+///
+/// # Arguments
+/// * `text` - The text.
+#[toolsmith::tool(read_only, closed_world)]
+async fn shorten(text: String, sample: Sample) -> Result<String, ToolError> {
+    sample
+        .text(format!("Shorten: {text}"), 50)
+        .await
+        .map(|reply| format!("model says: {reply}"))
+        .map_err(|err| ToolError::new(err.to_string()))
+}
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    toolsmith::Server::new()
-        .fast_path(std::env::var_os("TOOLSMITH_TEST_NO_FAST_PATH").is_none())
-        .run()
-        .await
+    let mut server = toolsmith::Server::new()
+        .fast_path(std::env::var_os("TOOLSMITH_TEST_NO_FAST_PATH").is_none());
+    if let Some(ms) = std::env::var("TOOLSMITH_TEST_STATE_TTL_MS")
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+    {
+        server = server.state_ttl(std::time::Duration::from_millis(ms));
+    }
+    server.run().await
 }

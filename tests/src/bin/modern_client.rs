@@ -3,7 +3,8 @@
 //! `ClientLifecycleMode::Discover` pinned to 2026-07-28: the client sends `server/discover`,
 //! never `initialize`, and every request carries the revision in `_meta`. Runs the tutorial's
 //! flow (tools/list, search_notes, get_note of a missing id, create_note, get_note,
-//! delete_note) and checks what went over the wire: every JSON-RPC message (recorded on the
+//! delete_note, which asks the user first: `call_tool` drives the `input_required` round,
+//! and the user of `Accepting` says yes) and checks what went over the wire: every JSON-RPC message (recorded on the
 //! transport) and, over HTTP, every request's bytes (through a loopback relay): the
 //! MCP-Protocol-Version, Mcp-Method and Mcp-Name headers, and no session.
 //!
@@ -23,7 +24,7 @@ use serde_json::{Value, json};
 use tokio::process::Command;
 use toolsmith_tests::recording::{Recording, Wire};
 use toolsmith_tests::sniff::Sniffer;
-use toolsmith_tests::{call, text};
+use toolsmith_tests::{Accepting, call, text};
 
 const MODERN: &str = "2026-07-28";
 
@@ -52,17 +53,17 @@ fn modern() -> ClientLifecycleMode {
 
 async fn connect<T: Transport<RoleClient> + 'static>(
     transport: T,
-) -> Result<(RunningService<RoleClient, ()>, Wire), String> {
+) -> Result<(RunningService<RoleClient, Accepting>, Wire), String> {
     let (recording, wire) = Recording::new(transport);
-    let client =
-        ().serve_with_lifecycle(recording, modern())
-            .await
-            .map_err(|err| format!("connecting at {MODERN}: {err}"))?;
+    let client = Accepting::default()
+        .serve_with_lifecycle(recording, modern())
+        .await
+        .map_err(|err| format!("connecting at {MODERN}: {err}"))?;
     Ok((client, wire))
 }
 
 /// The tutorial's flow on a connected client.
-async fn flow(checks: &mut Checks, client: &RunningService<RoleClient, ()>) {
+async fn flow(checks: &mut Checks, client: &RunningService<RoleClient, Accepting>) {
     let info = client.peer_info();
     let version = info.as_ref().map(|i| i.protocol_version.to_string());
     checks.check(version.as_deref() == Some(MODERN), || {
@@ -126,12 +127,23 @@ async fn flow(checks: &mut Checks, client: &RunningService<RoleClient, ()>) {
     checks.check(got["title"] == "Rust", || {
         format!("get the created note {got}")
     });
-    let deleted = structured(
-        checks,
-        call(client, "delete_note", json!({"note_id": 4})).await,
-    );
+    let args = json!({"note_id": 4})
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    let params = rmcp::model::CallToolRequestParams::new("delete_note").with_arguments(args);
+    let deleted = structured(checks, client.call_tool(params).await);
     checks.check(deleted == json!({"note_id": 4, "deleted": true}), || {
         format!("delete {deleted}")
+    });
+    let asked = client
+        .service()
+        .asked
+        .lock()
+        .map(|a| a.clone())
+        .unwrap_or_default();
+    checks.check(asked == ["Delete note 4?"], || {
+        format!("the user was asked {asked:?}")
     });
 }
 
@@ -162,9 +174,20 @@ fn check_wire(checks: &mut Checks, wire: &Wire) {
         !methods.contains(&"initialize") && !methods.contains(&"notifications/initialized"),
         || format!("a handshake was sent: {methods:?}"),
     );
+    // Five calls, and the retry of delete_note after its `input_required` round.
     checks.check(
-        methods.iter().filter(|m| **m == "tools/call").count() == 5,
+        methods.iter().filter(|m| **m == "tools/call").count() == 6,
         || format!("requests {methods:?}"),
+    );
+    let retry = sent
+        .iter()
+        .find(|m| m["params"]["requestState"].is_string());
+    checks.check(
+        retry.is_some_and(|r| {
+            r["params"]["name"] == "delete_note"
+                && r["params"]["inputResponses"]["confirm"]["action"] == "accept"
+        }),
+        || format!("the retry of delete_note: {retry:?}"),
     );
     let received = wire.received();
     for request in sent
@@ -186,7 +209,10 @@ fn check_wire(checks: &mut Checks, wire: &Wire) {
             checks.check(reply.is_some(), || format!("{method}: no response"));
             continue;
         };
-        checks.check(result["resultType"] == "complete", || {
+        let asks = request["params"]["name"] == "delete_note"
+            && request["params"].get("requestState").is_none();
+        let expected = if asks { "input_required" } else { "complete" };
+        checks.check(result["resultType"] == expected, || {
             format!("{method}: resultType {}", result["resultType"])
         });
         if method == "tools/list" {

@@ -19,11 +19,13 @@ fn call_with(env: &[(&str, &str)], name: &str, args: &str) -> Output {
     }
     command
         .args(["call", name, "--args", args])
+        .args((name == "delete_note").then_some("--yes"))
         .envs(env.iter().copied())
         .output()
         .expect("the binary runs")
 }
 
+/// `call delete_note --yes` (delete_note asks the user first: `--yes` is the user's yes).
 fn delete_with(env: &[(&str, &str)]) -> Output {
     call_with(env, "delete_note", r#"{"note_id": 1}"#)
 }

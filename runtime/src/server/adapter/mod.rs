@@ -162,8 +162,8 @@ impl ServerHandler for ToolServer {
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
-        context: RequestContext<RoleServer>,
+        mut request: CallToolRequestParams,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         // Over HTTP, the call's notifications go through its request's peer, and leave
         // before its result.
@@ -178,6 +178,11 @@ impl ServerHandler for ToolServer {
             caller: caller_of(&context),
             ..CallSetup::of_meta(&context.meta)
         };
+        // rmcp moved the request's `_meta` into the context: the pipeline reads it from the
+        // params, as on the fast paths (a call that asks needs the client's capabilities).
+        if request.meta.is_none() {
+            request.meta = Some(std::mem::take(&mut context.meta));
+        }
         let call = self.call(request, context.ct, setup, Way::Rmcp);
         let answer = self.pipeline.tracker.track_future(call).await;
         #[cfg(feature = "http")]

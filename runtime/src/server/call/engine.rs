@@ -2,7 +2,8 @@
 //! arguments decoded) with panics caught, then run under its timeout and the client's
 //! cancellation, a sync one on the [`CallPool`], an async one in place. It starts once its
 //! session's channel lets it (a stdio client that stops reading holds up calls that have not
-//! started, see `CallContext::room`). Keyed on an invocation and a name, not on a tool, so
+//! started, see `CallContext::room`). Between the arguments and the run stands the call's
+//! [`Gate`] (its confirmation, `ask.rs`), under the same timeout and cancellation. Keyed on an invocation and a name, not on a tool, so
 //! that what is not a tool can run on it too.
 
 use std::panic::AssertUnwindSafe;
@@ -11,6 +12,7 @@ use std::time::Duration;
 use futures::FutureExt;
 use tokio_util::sync::CancellationToken;
 
+use super::ask::Gate;
 use super::outcome::panic_message;
 use super::pool::CallPool;
 use crate::context::CallContext;
@@ -41,10 +43,11 @@ pub(crate) async fn run(
     context: CallContext,
     cancelled: CancellationToken,
     pool: &CallPool,
+    gate: Gate,
 ) -> Option<Outcome> {
     let outcome = tokio::select! {
         biased;
-        outcome = execute(target, invoke, timeout, &context, pool) => outcome,
+        outcome = execute(target, invoke, timeout, &context, pool, gate) => outcome,
         () = cancelled.cancelled() => {
             context.cancel.cancel();
             context.close();
@@ -63,12 +66,14 @@ async fn execute(
     timeout: Option<Timeout>,
     context: &CallContext,
     pool: &CallPool,
+    gate: Gate,
 ) -> Outcome {
     let invocation = match std::panic::catch_unwind(AssertUnwindSafe(|| invoke(context))) {
+        Ok(Invocation::Invalid(problems)) => return Outcome::Invalid(problems),
         Ok(invocation) => invocation,
         Err(panic) => return Outcome::Failed(panic_message(&*panic)),
     };
-    let body = async {
+    let work = async {
         match invocation {
             Invocation::Invalid(problems) => Outcome::Invalid(problems),
             // A call starts only while its client reads what it was sent (at once, mostly).
@@ -80,6 +85,27 @@ async fn execute(
                     Err(panic) => Outcome::Failed(panic_message(&*panic)),
                 }
             }
+        }
+    };
+    // The arguments are valid: the call may now be confirmed (under the timeout), and a run
+    // that asks on 2026-07-28 stops at its first question without an answer.
+    let body = async {
+        match gate {
+            Gate::Open => {}
+            Gate::Shut(outcome) => return outcome,
+            Gate::Asking(asking) => {
+                if let Some(outcome) = asking.await {
+                    return outcome;
+                }
+            }
+        }
+        match &context.inquiry {
+            None => work.await,
+            Some(inquiry) => tokio::select! {
+                biased;
+                outcome = work => outcome,
+                () = inquiry.stopped() => Outcome::InputRequired(inquiry.take_waiting()),
+            },
         }
     };
     let Some(timeout) = timeout else {

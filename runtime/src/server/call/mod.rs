@@ -21,12 +21,14 @@
 //! fast path) and how it writes the answer. One tracker of calls in flight (`Pipeline::tracker`)
 //! serves every way in, so that a stop waits for all of them.
 
+mod ask;
 pub(crate) mod decode;
 pub(crate) mod encode;
 mod engine;
 pub(crate) mod inline;
 mod outcome;
 pub(crate) mod pool;
+pub(crate) mod seal;
 
 use std::fmt;
 use std::future::Future;
@@ -45,13 +47,16 @@ pub(crate) use outcome::{error_result, unknown_tool};
 
 use tokio_util::task::TaskTracker;
 
-use super::Policy;
+use super::{Confirm, Policy};
 use crate::context::{CallContext, ClientChannel, SessionLevel, StateMap};
 use crate::tool::args::Arguments;
+use crate::tool::output::Outcome;
 use crate::{Caller, ErrorKind, LogLevel, Registry, ToolInfo};
+use ask::{Gate, Retry};
 use engine::Target;
 use inline::Blocking;
 use pool::CallPool;
+use seal::Seal;
 
 /// The way a call came in: it changes nothing but the per-call log line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +109,8 @@ pub(crate) struct CallSetup {
     pub(crate) per_request: bool,
     /// Who is calling.
     pub(crate) caller: Caller,
+    /// The person who runs the call confirmed it already (`call --yes`).
+    pub(crate) confirmed: bool,
 }
 
 impl CallSetup {
@@ -146,6 +153,12 @@ pub(crate) struct Pipeline {
     /// decided.
     #[cfg(feature = "auth")]
     pub(crate) scopes: Option<Arc<crate::ScopeNames>>,
+    /// Which tools are confirmed by the user besides those that declare it.
+    pub(crate) confirm: Confirm,
+    /// The key of the request states of calls that ask on 2026-07-28.
+    pub(crate) seal: Arc<Seal>,
+    /// The key is this process's own (no `state_key` was given).
+    pub(crate) random_seal: bool,
 }
 
 impl Pipeline {
@@ -165,6 +178,9 @@ impl Pipeline {
             tracker: TaskTracker::new(),
             #[cfg(feature = "auth")]
             scopes: None,
+            confirm: Confirm::None,
+            seal: Arc::new(Seal::random(seal::DEFAULT_STATE_TTL)),
+            random_seal: true,
         }
     }
 
@@ -180,10 +196,20 @@ impl Pipeline {
     ) -> impl Future<Output = Answer> + Send + '_ {
         let log = CallLog::start(way);
         let CallToolRequestParams {
-            name, arguments, ..
+            name,
+            arguments,
+            input_responses,
+            request_state,
+            meta,
+            ..
         } = params;
+        let retry = Retry {
+            input_responses,
+            request_state,
+            meta,
+        };
         match self.admit(&name, &setup.caller) {
-            Ok(tool) => Either::Left(self.dispatch(tool, arguments, cancel, setup, log)),
+            Ok(tool) => Either::Left(self.dispatch(tool, arguments, retry, cancel, setup, log)),
             Err(answer) => {
                 log.finish(&name, &answer);
                 Either::Right(std::future::ready(*answer))
@@ -217,7 +243,8 @@ impl Pipeline {
         }
         #[cfg(not(feature = "auth"))]
         let _ = caller;
-        // 3. Layers, confirmation and tasks hook in here, in that order.
+        // 3. Layers, confirmation and tasks hook in here, in that order: confirmation is
+        // the call's gate (`ask.rs`), run by the engine once the arguments are known good.
         Ok(tool)
     }
 
@@ -229,11 +256,16 @@ impl Pipeline {
         &self,
         tool: &'static ToolInfo,
         arguments: Option<JsonObject>,
+        retry: Retry,
         cancel: CancellationToken,
         setup: CallSetup,
         log: CallLog,
     ) -> impl Future<Output = Answer> + Send + '_ {
         inline::started(tool.name());
+        let (gate, rounds) = match self.plan(tool, arguments.as_ref(), retry, &setup) {
+            Some(plan) => (plan.gate, plan.rounds),
+            None => (Gate::Open, None),
+        };
         let per_request = setup.per_request;
         let mut context = CallContext::new(
             tool.name(),
@@ -247,6 +279,7 @@ impl Pipeline {
             setup.caller,
         );
         context.per_request = per_request;
+        context.inquiry = rounds.as_ref().map(|(inquiry, _)| inquiry.clone());
         let def = tool.def();
         let target = Target {
             kind: "tool",
@@ -258,11 +291,23 @@ impl Pipeline {
                 context,
             )
         };
-        engine::run(target, invoke, def.timeout, context, cancel, &self.pool).map(move |outcome| {
-            let answer = Ok(match outcome {
-                Some(outcome) => outcome::tool_result(tool, outcome).into(),
+        let run = engine::run(
+            target,
+            invoke,
+            def.timeout,
+            context,
+            cancel,
+            &self.pool,
+            gate,
+        );
+        run.map(move |outcome| {
+            let answer = Ok(match (outcome, &rounds) {
+                (Some(Outcome::InputRequired(questions)), Some((inquiry, bound))) => {
+                    self.input_required(questions, inquiry, bound)
+                }
+                (Some(outcome), _) => outcome::tool_result(tool, outcome).into(),
                 // Nothing is sent for a cancelled request: no way in writes this.
-                None => error_result(
+                (None, _) => error_result(
                     ErrorKind::Failed,
                     format!("tool '{}' was cancelled", tool.name()),
                 )

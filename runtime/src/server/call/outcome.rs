@@ -44,6 +44,12 @@ pub(crate) fn tool_result(tool: &ToolInfo, outcome: Outcome) -> CallToolResult {
         ),
         Outcome::ToolError(message) => error_result(ErrorKind::Tool, message),
         Outcome::TimedOut(message) => error_result(ErrorKind::TimedOut, message),
+        Outcome::Refused(message) => error_result(ErrorKind::Refused, message),
+        // The pipeline answers these itself (`ask.rs`); one that got here lost its round.
+        Outcome::InputRequired(_) => error_result(
+            ErrorKind::Failed,
+            format!("tool '{}' asked its client where it could not", tool.name()),
+        ),
         Outcome::Failed(error) => {
             tracing::error!(tool = tool.name(), error, "tool failed");
             error_result(

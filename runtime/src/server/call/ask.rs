@@ -1,0 +1,304 @@
+//! Step 3, confirmation, and the rounds of a call that asks its client.
+//!
+//! A tool that must be confirmed (it declares `confirm`, or the server's [`Confirm`] policy
+//! covers its hints) runs only once the user accepted its question. How the question is asked
+//! depends on the way the call came in, never on the tool:
+//! - on revisions up to 2025-11-25, with a session (stdio, HTTP `--sessions`): an
+//!   `elicitation/create` request to the client, awaited under the call's timeout and
+//!   cancellation;
+//! - on 2026-07-28: an `input_required` answer with the question and a sealed request state
+//!   (`seal.rs`); the client asks the user and calls again with the answer and the state.
+//!
+//! A tool that asks during its call ([`Elicit`](crate::Elicit), [`Sample`](crate::Sample))
+//! uses the same rounds on 2026-07-28: its answers so far travel in the sealed state.
+//! Whatever goes wrong (a decline, a state altered, expired or made for another call, a
+//! retry without the answer, a client that cannot ask) is an error result of kind
+//! `Refused`, and the tool does not run.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolResponse, ClientResult, ElicitResult, ElicitationAction, InputRequest,
+    InputRequiredResult, InputResponses, JsonObject, RequestMetaObject, ServerRequest,
+};
+use serde_json::{Value, json};
+
+use super::seal::{Sealed, Unsealed, binding};
+use super::{CallSetup, Pipeline};
+use crate::ToolInfo;
+use crate::context::inquiry::{Answered, Question};
+use crate::context::{ChannelError, Inquiry};
+use crate::tool::output::Outcome;
+
+/// The key of the confirmation among a call's questions.
+pub(crate) const CONFIRM_KEY: &str = "confirm";
+
+/// The one property of a confirmation form.
+const CONFIRM_PROPERTY: &str = "confirm";
+
+/// What a call's retry carries besides its arguments (2026-07-28).
+#[derive(Default)]
+pub(crate) struct Retry {
+    pub(crate) input_responses: Option<InputResponses>,
+    pub(crate) request_state: Option<String>,
+    pub(crate) meta: Option<RequestMetaObject>,
+}
+
+/// What stands between a call and its tool.
+pub(crate) enum Gate {
+    /// Nothing: the tool runs.
+    Open,
+    /// Decided at once: the call ends with this outcome (a refusal, or input required).
+    Shut(Outcome),
+    /// The client is asked, on the call's session: `None` once the user accepted.
+    Asking(Pin<Box<dyn Future<Output = Option<Outcome>> + Send>>),
+}
+
+/// A call that confirms or asks, as the pipeline runs it.
+pub(crate) struct Plan {
+    pub(crate) gate: Gate,
+    /// On 2026-07-28: the call's questions, and what a state for the next round is bound to.
+    pub(crate) rounds: Option<(Arc<Inquiry>, Vec<u8>)>,
+}
+
+impl Pipeline {
+    /// Whether a tool this server offers confirms or asks (its calls may carry request
+    /// states).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn any_asks(&self) -> bool {
+        self.registry
+            .tools()
+            .iter()
+            .filter(|tool| self.policy.allows(tool).is_ok())
+            .any(|tool| self.confirms(tool) || tool.asks_client())
+    }
+
+    /// Whether a call of `tool` must be confirmed.
+    pub(crate) fn confirms(&self, tool: &ToolInfo) -> bool {
+        self.confirm.asks(tool)
+    }
+
+    /// The plan of a call of `tool` that confirms or asks (`None`: neither, the common case).
+    pub(super) fn plan(
+        &self,
+        tool: &'static ToolInfo,
+        arguments: Option<&JsonObject>,
+        retry: Retry,
+        setup: &CallSetup,
+    ) -> Option<Plan> {
+        let confirms = self.confirms(tool) && !setup.confirmed;
+        if !confirms && !tool.asks_client() {
+            return None;
+        }
+        if !setup.per_request {
+            let gate = if confirms {
+                let question = crate::tool::confirm::question(tool, arguments);
+                let asker = crate::context::Asker {
+                    channel: setup.sink.clone(),
+                    per_request: false,
+                };
+                let name = tool.name();
+                Gate::Asking(Box::pin(async move {
+                    let answer = asker
+                        .ask(ServerRequest::ElicitRequest(request(question)))
+                        .await;
+                    match answer {
+                        Ok(ClientResult::ElicitResult(result)) => verdict(name, &result),
+                        Ok(_) => Some(refused(
+                            name,
+                            "confirmation",
+                            "the client's answer was not an elicitation result",
+                        )),
+                        Err(err) => Some(cannot_ask(name, &err)),
+                    }
+                }))
+            } else {
+                Gate::Open
+            };
+            return Some(Plan { gate, rounds: None });
+        }
+        Some(self.round(tool, arguments, retry, setup, confirms))
+    }
+
+    /// On 2026-07-28: what the call knows from earlier rounds, and whether it is confirmed.
+    fn round(
+        &self,
+        tool: &'static ToolInfo,
+        arguments: Option<&JsonObject>,
+        retry: Retry,
+        setup: &CallSetup,
+        confirms: bool,
+    ) -> Plan {
+        let name = tool.name();
+        let what = if confirms { "confirmation" } else { "answers" };
+        let capabilities = retry
+            .meta
+            .as_ref()
+            .and_then(|meta| meta.client_capabilities());
+        let can_elicit = capabilities
+            .as_ref()
+            .is_some_and(|c| c.elicitation.is_some());
+        let can_sample = capabilities.as_ref().is_some_and(|c| c.sampling.is_some());
+        let bound = binding(name, arguments, &setup.caller);
+        let shut = |outcome| Plan {
+            gate: Gate::Shut(outcome),
+            rounds: None,
+        };
+        let mut answers = BTreeMap::new();
+        if let Some(state) = &retry.request_state {
+            let sealed = match self.seal.open(state, &bound) {
+                Ok(sealed) => sealed,
+                Err(Unsealed::Expired) => {
+                    return shut(refused(
+                        name,
+                        what,
+                        "the answer came after its request state expired; call again to be asked anew",
+                    ));
+                }
+                Err(Unsealed::Invalid) => {
+                    return shut(refused(
+                        name,
+                        what,
+                        "the request state is invalid: it was altered, or made for another call, tool or caller; call again to be asked anew",
+                    ));
+                }
+            };
+            answers = sealed.answers;
+            let responses = retry.input_responses.unwrap_or_default();
+            for (key, fingerprint) in sealed.asked {
+                let Some(value) = responses.get(&key) else {
+                    return shut(refused(
+                        name,
+                        what,
+                        &format!(
+                            "the retry carries no answer to the question it was asked (`{key}`)"
+                        ),
+                    ));
+                };
+                answers.insert(
+                    key,
+                    Answered {
+                        fingerprint,
+                        value: value.clone(),
+                    },
+                );
+            }
+        }
+        let inquiry = Arc::new(Inquiry::new(answers, can_elicit, can_sample));
+        let gate = if !confirms {
+            Gate::Open
+        } else {
+            match inquiry.answer(CONFIRM_KEY) {
+                Some(answer) => match serde_json::from_value::<ElicitResult>(answer.clone()) {
+                    Ok(result) => match verdict(name, &result) {
+                        None => Gate::Open,
+                        Some(refusal) => Gate::Shut(refusal),
+                    },
+                    Err(_) => Gate::Shut(refused(
+                        name,
+                        what,
+                        "the answer to its confirmation is not an elicitation result",
+                    )),
+                },
+                None if !can_elicit => {
+                    Gate::Shut(cannot_ask(name, &ChannelError::NotDeclared("elicitation")))
+                }
+                None => {
+                    let question = crate::tool::confirm::question(tool, arguments);
+                    Gate::Shut(Outcome::InputRequired(vec![Question {
+                        key: CONFIRM_KEY.to_owned(),
+                        fingerprint: 0,
+                        request: InputRequest::Elicitation(request(question)),
+                    }]))
+                }
+            }
+        };
+        Plan {
+            gate,
+            rounds: Some((inquiry, bound)),
+        }
+    }
+
+    /// The `input_required` answer of a round that stopped for `questions`.
+    pub(super) fn input_required(
+        &self,
+        questions: Vec<Question>,
+        inquiry: &Inquiry,
+        bound: &[u8],
+    ) -> CallToolResponse {
+        let sealed = Sealed {
+            answers: inquiry.answers().clone(),
+            asked: questions
+                .iter()
+                .map(|q| (q.key.clone(), q.fingerprint))
+                .collect(),
+        };
+        let state = self.seal.seal(bound, &sealed);
+        let requests = questions.into_iter().map(|q| (q.key, q.request)).collect();
+        CallToolResponse::InputRequired(InputRequiredResult::new(Some(requests), Some(state)))
+    }
+}
+
+/// The confirmation form: `question`, and one boolean property.
+fn request(question: String) -> rmcp::model::ElicitRequest {
+    let request = json!({"method": "elicitation/create", "params": {
+        "mode": "form",
+        "message": question,
+        "requestedSchema": {
+            "type": "object",
+            "properties": {CONFIRM_PROPERTY: {
+                "type": "boolean",
+                "title": "Confirm",
+                "description": "Run it",
+                "default": true,
+            }},
+            "required": [CONFIRM_PROPERTY],
+        },
+    }});
+    serde_json::from_value(request).expect("the confirmation form is an elicitation request")
+}
+
+/// What the user's answer means: `None` when they accepted. An accept is a yes unless its
+/// content gives `confirm` as anything but `true` (the box unticked, or a value that is not
+/// a boolean); an accept without content is a yes, as clients that show only buttons send.
+fn verdict(tool: &str, result: &ElicitResult) -> Option<Outcome> {
+    match result.action {
+        ElicitationAction::Accept => {
+            let given = result
+                .content
+                .as_ref()
+                .and_then(|content| content.get(CONFIRM_PROPERTY));
+            let no = given.is_some_and(|value| value != &Value::Bool(true));
+            no.then(|| declined(tool, "declined to confirm"))
+        }
+        ElicitationAction::Decline => Some(declined(tool, "declined to confirm")),
+        _ => Some(declined(tool, "cancelled the confirmation of")),
+    }
+}
+
+fn declined(tool: &str, what: &str) -> Outcome {
+    Outcome::Refused(format!("The user {what} tool '{tool}': it did not run."))
+}
+
+/// A refusal of the `what` (the confirmation, the answers) of a call of `tool`.
+fn refused(tool: &str, what: &str, why: &str) -> Outcome {
+    Outcome::Refused(format!(
+        "The {what} of tool '{tool}' is not valid, so it did not run: {why}."
+    ))
+}
+
+/// The refusal of a call whose confirmation could not be asked.
+fn cannot_ask(tool: &str, why: &ChannelError) -> Outcome {
+    let why = match why {
+        ChannelError::NotDeclared(_) => {
+            "this client cannot ask the user: it declared no elicitation capability".to_owned()
+        }
+        other => other.to_string(),
+    };
+    Outcome::Refused(format!(
+        "Tool '{tool}' needs the user's confirmation, and it could not be asked ({why}): it did not run."
+    ))
+}

@@ -1,0 +1,258 @@
+//! The sealed `requestState` of a call that asks on the 2026-07-28 revision: what the client
+//! answered so far and which questions it was just asked, signed with HMAC-SHA256 (rmcp's
+//! `RequestStateCodec`) and bound to the call it was made for (the tool, a hash of its
+//! canonical arguments, the caller) with an expiry. The client echoes it back untouched; a
+//! state that was altered, made for another call or caller, or is past its expiry does not
+//! open. Replicas that share the key open each other's states; without one, each process
+//! makes a random key of its own.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use rmcp::model::{JsonObject, RequestStateCodec, RequestStateError, SealOptions};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use crate::Caller;
+use crate::context::inquiry::Answered;
+
+/// How long a request state of a call that asks (2026-07-28) may be echoed back unless
+/// [`Server::state_ttl`](crate::Server::state_ttl) says otherwise: 5 minutes.
+///
+/// ```
+/// assert_eq!(toolsmith::DEFAULT_STATE_TTL.as_secs(), 300);
+/// ```
+pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(5 * 60);
+
+/// What a state holds.
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub(crate) struct Sealed {
+    /// The answers so far, by question key.
+    #[serde(rename = "a")]
+    pub(crate) answers: BTreeMap<String, Answered>,
+    /// The questions of the round this state was sent with: key and fingerprint.
+    #[serde(rename = "q")]
+    pub(crate) asked: Vec<(String, u64)>,
+}
+
+/// Why a state did not open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unsealed {
+    /// Altered, malformed, sealed with another key, or made for another call or caller.
+    Invalid,
+    /// Past its expiry.
+    Expired,
+}
+
+/// The key states are sealed with, and how long they last.
+pub(crate) struct Seal {
+    codec: RequestStateCodec,
+    ttl: Duration,
+}
+
+impl std::fmt::Debug for Seal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Seal")
+            .field("ttl", &self.ttl)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Seal {
+    /// A key of this process alone.
+    pub(crate) fn random(ttl: Duration) -> Seal {
+        let mut key = [0u8; 32];
+        if getrandom::fill(&mut key).is_err() {
+            // No system randomness: a key no other process shares all the same.
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            let seed = format!("{now:?}{}{:p}", std::process::id(), &key);
+            key.copy_from_slice(&Sha256::digest(seed.as_bytes()));
+        }
+        Seal {
+            codec: RequestStateCodec::new_unchecked(key.to_vec()),
+            ttl,
+        }
+    }
+
+    /// A key shared by replicas: at least 32 bytes.
+    pub(crate) fn with_key(key: &[u8], ttl: Duration) -> Result<Seal, String> {
+        RequestStateCodec::try_new(key.to_vec())
+            .map(|codec| Seal { codec, ttl })
+            .map_err(|err| err.to_string())
+    }
+
+    pub(crate) fn seal(&self, binding: &[u8], sealed: &Sealed) -> String {
+        let payload = serde_json::to_vec(sealed).unwrap_or_default();
+        let options = SealOptions::new().associated_data(binding).ttl(self.ttl);
+        self.codec.seal_with(&payload, &options)
+    }
+
+    pub(crate) fn open(&self, state: &str, binding: &[u8]) -> Result<Sealed, Unsealed> {
+        match self.codec.open_with(state, binding) {
+            Ok(payload) => serde_json::from_slice(&payload).map_err(|_| Unsealed::Invalid),
+            Err(RequestStateError::Expired) => Err(Unsealed::Expired),
+            Err(_) => Err(Unsealed::Invalid),
+        }
+    }
+}
+
+/// What a state is bound to: the tool, a SHA-256 of its canonical arguments (keys sorted, no
+/// spaces), and the caller (issuer and subject of its token, or anonymous).
+pub(crate) fn binding(tool: &str, arguments: Option<&JsonObject>, caller: &Caller) -> Vec<u8> {
+    let mut canonical_args = Vec::new();
+    match arguments {
+        Some(arguments) => canonical_object(arguments, &mut canonical_args),
+        None => canonical_args.extend_from_slice(b"{}"),
+    }
+    let mut binding = Vec::with_capacity(128);
+    binding.extend_from_slice(b"toolsmith/tools-call/v1\0");
+    binding.extend_from_slice(tool.as_bytes());
+    binding.push(0);
+    binding.extend_from_slice(&Sha256::digest(&canonical_args));
+    binding.push(0);
+    match caller.subject() {
+        Some(subject) => {
+            let issuer = caller.claim("iss").and_then(Value::as_str).unwrap_or("");
+            binding.extend_from_slice(issuer.as_bytes());
+            binding.push(0);
+            binding.extend_from_slice(subject.as_bytes());
+        }
+        None => binding.extend_from_slice(b"\0anonymous"),
+    }
+    binding
+}
+
+fn canonical(value: &Value, out: &mut Vec<u8>) {
+    match value {
+        Value::Object(object) => canonical_object(object, out),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                canonical(item, out);
+            }
+            out.push(b']');
+        }
+        scalar => {
+            let _ = serde_json::to_writer(&mut *out, scalar);
+        }
+    }
+}
+
+fn canonical_object(object: &JsonObject, out: &mut Vec<u8>) {
+    let mut keys: Vec<&String> = object.keys().collect();
+    keys.sort();
+    out.push(b'{');
+    for (i, key) in keys.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let _ = serde_json::to_writer(&mut *out, key);
+        out.push(b':');
+        canonical(&object[key], out);
+    }
+    out.push(b'}');
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{DEFAULT_STATE_TTL, Seal, Sealed, Unsealed, binding};
+    use crate::Caller;
+
+    fn args(value: serde_json::Value) -> rmcp::model::JsonObject {
+        value.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn a_state_opens_only_for_the_call_and_caller_it_was_made_for() {
+        let seal = Seal::random(DEFAULT_STATE_TTL);
+        let alice = Caller::new("alice", ["tools:destructive"]);
+        let made_for = binding("delete_note", Some(&args(json!({"note_id": 1}))), &alice);
+        let mut sealed = Sealed::default();
+        sealed.asked.push(("confirm".into(), 0));
+        let state = seal.seal(&made_for, &sealed);
+        let opened = seal.open(&state, &made_for).unwrap();
+        assert_eq!(opened.asked, [("confirm".to_owned(), 0)]);
+        let same_reordered = binding(
+            "delete_note",
+            Some(&args(json!({"note_id": 1}))),
+            &alice.clone(),
+        );
+        assert!(seal.open(&state, &same_reordered).is_ok());
+        for other in [
+            binding("delete_note", Some(&args(json!({"note_id": 2}))), &alice),
+            binding("create_note", Some(&args(json!({"note_id": 1}))), &alice),
+            binding(
+                "delete_note",
+                Some(&args(json!({"note_id": 1}))),
+                &Caller::new("bob", ["tools:destructive"]),
+            ),
+            binding(
+                "delete_note",
+                Some(&args(json!({"note_id": 1}))),
+                &Caller::anonymous(),
+            ),
+        ] {
+            assert_eq!(seal.open(&state, &other).unwrap_err(), Unsealed::Invalid);
+        }
+        let mut tampered = state.clone().into_bytes();
+        let last = tampered.len() - 1;
+        tampered[last] = if tampered[last] == b'A' { b'B' } else { b'A' };
+        let tampered = String::from_utf8(tampered).unwrap();
+        assert_eq!(
+            seal.open(&tampered, &made_for).unwrap_err(),
+            Unsealed::Invalid
+        );
+        let other_key = Seal::random(DEFAULT_STATE_TTL);
+        assert_eq!(
+            other_key.open(&state, &made_for).unwrap_err(),
+            Unsealed::Invalid
+        );
+    }
+
+    #[test]
+    fn argument_order_does_not_change_the_binding() {
+        let a = binding(
+            "t",
+            Some(&args(
+                json!({"a": 1, "b": {"y": 2, "x": [1, {"q": 1, "p": 2}]}}),
+            )),
+            &Caller::anonymous(),
+        );
+        let b = binding(
+            "t",
+            Some(&args(
+                json!({"b": {"x": [1, {"p": 2, "q": 1}], "y": 2}, "a": 1}),
+            )),
+            &Caller::anonymous(),
+        );
+        assert_eq!(a, b);
+        let none = binding("t", None, &Caller::anonymous());
+        let empty = binding("t", Some(&args(json!({}))), &Caller::anonymous());
+        assert_eq!(none, empty);
+    }
+
+    #[test]
+    fn an_expired_state_says_so_and_a_short_key_is_refused() {
+        let seal = Seal::with_key(&[7u8; 32], std::time::Duration::from_millis(1)).unwrap();
+        let made_for = binding("t", None, &Caller::anonymous());
+        let state = seal.seal(&made_for, &Sealed::default());
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert_eq!(seal.open(&state, &made_for).unwrap_err(), Unsealed::Expired);
+        assert!(Seal::with_key(&[7u8; 16], DEFAULT_STATE_TTL).is_err());
+        let replica = Seal::with_key(&[7u8; 32], DEFAULT_STATE_TTL).unwrap();
+        let state = replica.seal(&made_for, &Sealed::default());
+        let other = Seal::with_key(&[7u8; 32], DEFAULT_STATE_TTL).unwrap();
+        assert!(
+            other.open(&state, &made_for).is_ok(),
+            "replicas share the key"
+        );
+    }
+}

@@ -1,0 +1,227 @@
+//! How a test plays the user: it answers a tool's confirmation ([`Client::on_confirm`]), its
+//! forms ([`Client::on_elicit`]) and its sampling requests ([`Client::on_sample`]) with
+//! handlers of its own. Each handler sees what was asked.
+
+#![allow(deprecated)] // rmcp marks sampling deprecated (SEP-2577); every revision served still has it.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    ClientResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, ElicitationAction, Role, SamplingMessage, ServerRequest,
+};
+use serde_json::{Value, json};
+
+use super::Client;
+use super::requests::Answerer;
+
+/// A user's answer to a confirmation.
+///
+/// ```
+/// assert_ne!(toolsmith::testing::Answer::Accept, toolsmith::testing::Answer::Decline);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// Yes: the tool runs.
+    Accept,
+    /// No: the tool does not run.
+    Decline,
+    /// The question was dismissed: the tool does not run.
+    Cancel,
+}
+
+/// A confirmation the server asked for: the question the user reads (see
+/// [`Client::on_confirm`]).
+///
+/// ```
+/// fn say_yes_to_deletes(asked: &toolsmith::testing::Confirmation) -> toolsmith::testing::Answer {
+///     if asked.message.starts_with("Delete") {
+///         toolsmith::testing::Answer::Accept
+///     } else {
+///         toolsmith::testing::Answer::Decline
+///     }
+/// }
+/// # let _ = say_yes_to_deletes;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Confirmation {
+    /// The question, as the client shows it.
+    pub message: String,
+}
+
+/// A form the server asked the user to fill in (see [`Client::on_elicit`]).
+///
+/// ```
+/// fn fill(form: &toolsmith::testing::Form) -> toolsmith::Elicitation<serde_json::Value> {
+///     match form.schema["properties"].get("count") {
+///         Some(_) => toolsmith::Elicitation::Accept(serde_json::json!({"count": 2})),
+///         None => toolsmith::Elicitation::Decline,
+///     }
+/// }
+/// # let _ = fill;
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Form {
+    /// The question.
+    pub message: String,
+    /// Its `requestedSchema`.
+    pub schema: Value,
+}
+
+/// Whether `params` is a confirmation: a form with the one boolean `confirm` property.
+fn confirmation(params: &ElicitRequestParams) -> Option<Confirmation> {
+    let ElicitRequestParams::FormElicitationParams {
+        message,
+        requested_schema,
+        ..
+    } = params
+    else {
+        return None;
+    };
+    let schema = serde_json::to_value(requested_schema).ok()?;
+    let properties = schema.get("properties")?.as_object()?;
+    (properties.len() == 1 && properties.get("confirm")?.get("type")? == "boolean").then(|| {
+        Confirmation {
+            message: message.clone(),
+        }
+    })
+}
+
+fn elicit_result(action: ElicitationAction, content: Option<Value>) -> ClientResult {
+    let mut result = ElicitResult::new(action);
+    result.content = content;
+    ClientResult::ElicitResult(result)
+}
+
+impl Client {
+    /// Answers every confirmation with `handler` from now on (by default the client declines
+    /// them). The handler sees the question the user would read.
+    ///
+    /// ```standalone_crate
+    /// use toolsmith::testing::{Answer, Client};
+    ///
+    /// /// Delete a note.
+    /// #[toolsmith::tool(destructive, closed_world, confirm = "Delete note {note_id}?")]
+    /// fn delete_note(note_id: u64) -> String {
+    ///     format!("deleted {note_id}")
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let client = Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let declined = client.call("delete_note", serde_json::json!({"note_id": 3})).await;
+    /// assert!(declined.unwrap_err().message().contains("declined"));
+    ///
+    /// let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    /// let seen = asked.clone();
+    /// let client = client.on_confirm(move |question| {
+    ///     seen.lock().unwrap().push(question.message.clone());
+    ///     Answer::Accept
+    /// });
+    /// let outcome = client.call("delete_note", serde_json::json!({"note_id": 3})).await.unwrap();
+    /// assert_eq!(outcome.text(), "deleted 3");
+    /// assert_eq!(*asked.lock().unwrap(), ["Delete note 3?"]);
+    /// # }
+    /// ```
+    pub fn on_confirm(
+        self,
+        handler: impl Fn(&Confirmation) -> Answer + Send + Sync + 'static,
+    ) -> Self {
+        let previous = self.driver.answerer();
+        let answerer: Answerer = Arc::new(move |request: &ServerRequest| {
+            if let ServerRequest::ElicitRequest(elicit) = request
+                && let Some(question) = confirmation(&elicit.params)
+            {
+                return Ok(match handler(&question) {
+                    Answer::Accept => {
+                        elicit_result(ElicitationAction::Accept, Some(json!({"confirm": true})))
+                    }
+                    Answer::Decline => elicit_result(ElicitationAction::Decline, None),
+                    Answer::Cancel => elicit_result(ElicitationAction::Cancel, None),
+                });
+            }
+            previous(request)
+        });
+        self.driver.set_answerer(answerer);
+        self
+    }
+
+    /// Answers every form that is not a confirmation (a tool's
+    /// [`Elicit`](crate::Elicit)) with `handler` from now on: the user's content, or a
+    /// decline or cancel (by default the client declines).
+    ///
+    /// ```
+    /// # async fn f(client: toolsmith::testing::Client) {
+    /// use toolsmith::Elicitation;
+    /// let client = client.on_elicit(|form| {
+    ///     assert!(form.message.contains("How many"));
+    ///     Elicitation::Accept(serde_json::json!({"count": 2}))
+    /// });
+    /// # let _ = client;
+    /// # }
+    /// ```
+    pub fn on_elicit(
+        self,
+        handler: impl Fn(&Form) -> crate::Elicitation<Value> + Send + Sync + 'static,
+    ) -> Self {
+        let previous = self.driver.answerer();
+        let answerer: Answerer = Arc::new(move |request: &ServerRequest| {
+            if let ServerRequest::ElicitRequest(elicit) = request
+                && confirmation(&elicit.params).is_none()
+                && let ElicitRequestParams::FormElicitationParams {
+                    message,
+                    requested_schema,
+                    ..
+                } = &elicit.params
+            {
+                let form = Form {
+                    message: message.clone(),
+                    schema: serde_json::to_value(requested_schema).unwrap_or_default(),
+                };
+                return Ok(match handler(&form) {
+                    crate::Elicitation::Accept(content) => {
+                        elicit_result(ElicitationAction::Accept, Some(content))
+                    }
+                    crate::Elicitation::Decline => elicit_result(ElicitationAction::Decline, None),
+                    crate::Elicitation::Cancel => elicit_result(ElicitationAction::Cancel, None),
+                });
+            }
+            previous(request)
+        });
+        self.driver.set_answerer(answerer);
+        self
+    }
+
+    /// Answers every sampling request (a tool's [`Sample`](crate::Sample)) with the text
+    /// `handler` returns, as model `toolsmith-testing` (by default the client refuses them).
+    ///
+    /// ```
+    /// # async fn f(client: toolsmith::testing::Client) {
+    /// let client = client.on_sample(|request| format!("{} messages", request.messages.len()));
+    /// # let _ = client;
+    /// # }
+    /// ```
+    pub fn on_sample(
+        self,
+        handler: impl Fn(&CreateMessageRequestParams) -> String + Send + Sync + 'static,
+    ) -> Self {
+        let previous = self.driver.answerer();
+        let answerer: Answerer = Arc::new(move |request: &ServerRequest| {
+            if let ServerRequest::CreateMessageRequest(sample) = request {
+                let text = handler(&sample.params);
+                let message = SamplingMessage::new(
+                    Role::Assistant,
+                    rmcp::model::SamplingMessageContentBlock::text(text),
+                );
+                let mut result = CreateMessageResult::new(message, "toolsmith-testing".into());
+                result.stop_reason = Some("endTurn".into());
+                return Ok(ClientResult::CreateMessageResult(Box::new(result)));
+            }
+            previous(request)
+        });
+        self.driver.set_answerer(answerer);
+        self
+    }
+}
