@@ -809,3 +809,54 @@ async fn with_authorization_the_short_way_answers_as_rmcp_does() {
         }
     }
 }
+
+/// At 2026-07-28 a confirmation's request state is bound to the caller: another subject's
+/// retry with the same state and arguments is refused, the holder's own is confirmed.
+#[tokio::test]
+async fn a_confirmation_state_belongs_to_its_caller() {
+    let guarded = Guarded::start(&notes(), &[]).await;
+    let alice = guarded.token("alice", "tools:destructive");
+    let bob = guarded.token("bob", "tools:destructive");
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+    let delete = |id: u64, retry: Option<&str>| {
+        let mut params = json!({"name": "delete_note", "arguments": {"note_id": 2}, "_meta": meta});
+        if let Some(state) = retry {
+            params["requestState"] = state.into();
+            params["inputResponses"] = json!({"confirm": {"action": "accept"}});
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    };
+    let post = |token: String, body: Value| {
+        let server = &guarded.server;
+        async move {
+            let bearer = format!("Bearer {token}");
+            let headers = [
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/call"),
+                ("Mcp-Name", "delete_note"),
+                ("Authorization", bearer.as_str()),
+            ];
+            let response = server.post(&body, &headers).await;
+            assert_eq!(response.status, 200, "{}", response.body);
+            response.messages().pop().unwrap()
+        }
+    };
+    let first = post(alice.clone(), delete(1, None)).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    let stolen = post(bob, delete(2, Some(&state))).await;
+    assert_eq!(stolen["result"]["isError"], true, "{stolen}");
+    assert!(
+        stolen["result"]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("invalid")),
+        "{stolen}"
+    );
+    let own = post(alice, delete(3, Some(&state))).await;
+    assert_eq!(
+        own["result"]["structuredContent"],
+        json!({"note_id": 2, "deleted": true}),
+        "{own}"
+    );
+}

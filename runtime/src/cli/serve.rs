@@ -40,7 +40,10 @@ pub(super) struct ServeArgs {
     /// least 32 bytes; replicas behind one load balancer need the same key. Without it, a
     /// random key of this process.
     #[arg(long, value_name = "BASE64", value_parser = state_key)]
-    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_STATE_KEY", hide_env_values = true))]
+    #[cfg_attr(
+        feature = "http",
+        arg(env = "TOOLSMITH_STATE_KEY", hide_env_values = true)
+    )]
     state_key: Option<StateKey>,
     /// Tools per tools/list page.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
