@@ -56,9 +56,10 @@
 
 // The runtime by layer; dependencies point one way (checked in CI by `module-graph`):
 // - `tool/`: what a tool is (definitions, hints, arguments, schemas, outputs).
-// - `context/`: what a call can ask for (state, progress, cancellation, client log, caller);
-//   a call talks to its client (notifications, requests) through a channel the serving
-//   side provides.
+// - `context/`: what a call can ask for (state, progress, cancellation, client log, caller,
+//   `Elicit` and `Sample`); a call talks to its client (notifications, requests) through a
+//   channel the serving side provides, or, on 2026-07-28, through the questions of its round
+//   (`inquiry.rs`).
 // - `registry/`: every tool, search by hints, the hints snapshot.
 // - `auth/` (feature `auth`): the JWKS, read again in the background, and JWT validation, a
 //   token into a `Caller`.

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests: an in-memory MCP client connected to this
 //! program's tools, and the path of a freshly built example binary.
 
+pub mod asking;
 pub mod balance;
 pub mod http;
 pub mod jwks;

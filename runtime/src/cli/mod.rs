@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 mod audit;
 mod nginx;
 mod serve;
+mod state;
 
 use crate::registry::snapshot;
 use crate::server::{empty_registry_hint, executable_name};

@@ -39,12 +39,16 @@ pub(super) struct ServeArgs {
     /// The key that seals a confirmation's request state (2026-07-28), as base64 of at
     /// least 32 bytes; replicas behind one load balancer need the same key. Without it, a
     /// random key of this process.
-    #[arg(long, value_name = "BASE64", value_parser = state_key)]
+    #[arg(long, value_name = "BASE64", value_parser = super::state::key)]
     #[cfg_attr(
         feature = "http",
         arg(env = "TOOLSMITH_STATE_KEY", hide_env_values = true)
     )]
-    state_key: Option<StateKey>,
+    state_key: Option<super::state::StateKey>,
+    /// How long a confirmation's request state may be answered, in seconds (default 300).
+    #[arg(long, value_name = "SECS", value_parser = super::state::ttl)]
+    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_STATE_TTL"))]
+    state_ttl: Option<std::time::Duration>,
     /// Tools per tools/list page.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_PAGE_SIZE"))]
@@ -283,39 +287,15 @@ pub(super) fn confirm_of(server: &Server, args: &ServeArgs) -> crate::Confirm {
     args.confirm.unwrap_or(server.confirm)
 }
 
-/// A `--state-key`: base64 of at least 32 bytes (never printed).
-#[derive(Clone)]
-pub(super) struct StateKey(Vec<u8>);
-
-impl std::fmt::Debug for StateKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("StateKey(<redacted>)")
-    }
-}
-
-fn state_key(value: &str) -> Result<StateKey, String> {
-    use base64::Engine;
-    let value = value.trim();
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(value)
-        .or_else(|_| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(value))
-        .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(value))
-        .map_err(|_| "expected base64, e.g. the output of `openssl rand -base64 32`".to_owned())?;
-    if bytes.len() < 32 {
-        return Err(format!(
-            "the key is {} bytes: give at least 32 random bytes (`openssl rand -base64 32`)",
-            bytes.len()
-        ));
-    }
-    Ok(StateKey(bytes))
-}
-
 /// `server` with its policy narrowed by `args` (flags, or their environment variables), and
 /// `args`' page size, confirmation policy and state key.
 pub(super) fn with_policy(mut server: Server, args: &ServeArgs) -> Server {
     server.confirm = confirm_of(&server, args);
-    if let Some(StateKey(key)) = &args.state_key {
-        server = server.state_key(key.clone());
+    if let Some(key) = &args.state_key {
+        server = server.state_key(key.bytes().to_vec());
+    }
+    if let Some(ttl) = args.state_ttl {
+        server = server.state_ttl(ttl);
     }
     let policy = std::mem::take(&mut server.policy);
     server.policy = policy.narrowed_by(Policy {
@@ -355,20 +335,6 @@ fn seconds(value: &str) -> Result<std::time::Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::boolish;
-
-    #[test]
-    fn a_state_key_is_base64_of_32_bytes_at_least() {
-        use base64::Engine;
-        let good = base64::engine::general_purpose::STANDARD.encode([1u8; 32]);
-        assert_eq!(super::state_key(&good).unwrap().0, [1u8; 32]);
-        let short = base64::engine::general_purpose::STANDARD.encode([1u8; 16]);
-        assert!(super::state_key(&short).unwrap_err().contains("16 bytes"));
-        assert!(
-            super::state_key("not base64!")
-                .unwrap_err()
-                .contains("base64")
-        );
-    }
 
     #[cfg(feature = "http")]
     #[test]

@@ -77,7 +77,13 @@ pub(crate) fn permits(
         return Ok(());
     };
     let (needed, declared) = match request {
-        ServerRequest::ElicitRequest(_) => ("elicitation", capabilities.elicitation.is_some()),
+        ServerRequest::ElicitRequest(elicit) => {
+            let url = matches!(
+                elicit.params,
+                rmcp::model::ElicitRequestParams::UrlElicitationParams { .. }
+            );
+            elicitation(capabilities, url)
+        }
         ServerRequest::CreateMessageRequest(_) => ("sampling", capabilities.sampling.is_some()),
         ServerRequest::ListRootsRequest(_) => ("roots", capabilities.roots.is_some()),
         _ => return Ok(()),
@@ -86,6 +92,21 @@ pub(crate) fn permits(
         Ok(())
     } else {
         Err(ChannelError::NotDeclared(needed))
+    }
+}
+
+/// Whether `capabilities` allow a form (or, with `url`, a URL-mode) elicitation, and the
+/// capability's name for the message. An `elicitation` capability that names neither mode
+/// means forms (as revisions before URL mode wrote it).
+pub(crate) fn elicitation(capabilities: &ClientCapabilities, url: bool) -> (&'static str, bool) {
+    let declared = capabilities.elicitation.as_ref();
+    if url {
+        ("elicitation.url", declared.is_some_and(|e| e.url.is_some()))
+    } else {
+        (
+            "elicitation",
+            declared.is_some_and(|e| e.form.is_some() || e.url.is_none()),
+        )
     }
 }
 
@@ -109,8 +130,7 @@ impl Asker {
         }
         let Some(channel) = &self.channel else {
             return declined(ChannelError::Unsupported(
-                "this call came in where no request can reach the client (stateless HTTP): \
-                 use the 2026-07-28 revision, or serve with sessions",
+                "this call has no client to ask (it was run in-process, by the `call` command)",
             ));
         };
         if let Err(why) = permits(channel.capabilities().as_deref(), &request) {
@@ -144,5 +164,30 @@ impl AskClient {
     /// Sends `request` to the client and waits for its answer; the error says why none came.
     pub async fn ask(&self, request: ServerRequest) -> Result<ClientResult, String> {
         self.0.ask(request).await.map_err(|err| err.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::ClientCapabilities;
+    use serde_json::json;
+
+    use super::elicitation;
+
+    fn declared(capabilities: serde_json::Value) -> ClientCapabilities {
+        serde_json::from_value(capabilities).unwrap()
+    }
+
+    #[test]
+    fn forms_and_urls_need_their_own_mode() {
+        let empty = declared(json!({"elicitation": {}}));
+        assert!(elicitation(&empty, false).1, "no mode named: forms");
+        assert!(!elicitation(&empty, true).1);
+        let url_only = declared(json!({"elicitation": {"url": {}}}));
+        assert!(!elicitation(&url_only, false).1);
+        assert_eq!(elicitation(&url_only, true), ("elicitation.url", true));
+        let both = declared(json!({"elicitation": {"form": {}, "url": {}}}));
+        assert!(elicitation(&both, false).1 && elicitation(&both, true).1);
+        assert!(!elicitation(&declared(json!({})), false).1);
     }
 }

@@ -96,6 +96,8 @@ struct Ask {
     asker: Asker,
     /// On 2026-07-28, this call's questions; `None` on earlier revisions.
     inquiry: Option<Arc<Inquiry>>,
+    /// The call's own token: fired when its run stops for an answer.
+    stop: tokio_util::sync::CancellationToken,
 }
 
 impl Ask {
@@ -103,27 +105,24 @@ impl Ask {
         Ask {
             asker: context.asker(),
             inquiry: context.inquiry.clone(),
+            stop: context.cancel.clone(),
         }
     }
 
-    /// The client's answer to `request` (`capability`: what the client must have declared).
-    async fn ask(
-        &self,
-        request: InputRequest,
-        capability: &'static str,
-    ) -> Result<Value, AskError> {
+    /// The client's answer to `request`.
+    async fn ask(&self, request: InputRequest) -> Result<Value, AskError> {
         if let Some(inquiry) = &self.inquiry {
-            let declared = match capability {
-                "sampling" => inquiry.can_sample,
-                _ => inquiry.can_elicit,
-            };
-            if !declared {
-                return Err(AskError::NotDeclared(capability));
-            }
+            inquiry.permits(&request).map_err(AskError::NotDeclared)?;
             return match inquiry.ask(request) {
                 Some(answer) => Ok(answer),
-                // The engine stops the run here: the call answers `input_required`.
-                None => std::future::pending().await,
+                // The engine stops the run here, and the call answers `input_required`; a
+                // tool that still waits (a sync one, blocked on this) is told so.
+                None => {
+                    self.stop.cancelled().await;
+                    Err(AskError::Unsupported(
+                        "the run stopped for the client's answer; it runs again with it".into(),
+                    ))
+                }
             };
         }
         let request = match request {
@@ -271,10 +270,7 @@ impl Elicit {
     async fn elicit(&self, request: Value) -> Result<ElicitResult, AskError> {
         let request: ElicitRequest =
             serde_json::from_value(request).map_err(|err| AskError::Schema(err.to_string()))?;
-        let answer = self
-            .0
-            .ask(InputRequest::Elicitation(request), "elicitation")
-            .await?;
+        let answer = self.0.ask(InputRequest::Elicitation(request)).await?;
         serde_json::from_value(answer).map_err(|err| AskError::Answer(err.to_string()))
     }
 }
@@ -346,10 +342,7 @@ impl Sample {
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, AskError> {
         let request = CreateMessageRequest::new(params);
-        let answer = self
-            .0
-            .ask(InputRequest::CreateMessage(request), "sampling")
-            .await?;
+        let answer = self.0.ask(InputRequest::CreateMessage(request)).await?;
         serde_json::from_value(answer).map_err(|err| AskError::Answer(err.to_string()))
     }
 }

@@ -48,22 +48,39 @@ pub(crate) struct Inquiry {
     /// Wakes the engine when a question is waiting.
     stopped: Notify,
     /// What the client declared in the request's `_meta`.
-    pub(crate) can_elicit: bool,
-    pub(crate) can_sample: bool,
+    pub(crate) capabilities: Option<rmcp::model::ClientCapabilities>,
 }
 
 impl Inquiry {
     pub(crate) fn new(
         answers: BTreeMap<String, Answered>,
-        can_elicit: bool,
-        can_sample: bool,
+        capabilities: Option<rmcp::model::ClientCapabilities>,
     ) -> Self {
         Inquiry {
             answers,
-            can_elicit,
-            can_sample,
+            capabilities,
             ..Inquiry::default()
         }
+    }
+
+    /// Whether the client declared what `request` needs; else the capability's name.
+    pub(crate) fn permits(&self, request: &InputRequest) -> Result<(), &'static str> {
+        let Some(capabilities) = &self.capabilities else {
+            return Err("elicitation");
+        };
+        let (needed, declared) = match request {
+            InputRequest::Elicitation(elicit) => super::channel::elicitation(
+                capabilities,
+                matches!(
+                    elicit.params,
+                    rmcp::model::ElicitRequestParams::UrlElicitationParams { .. }
+                ),
+            ),
+            InputRequest::CreateMessage(_) => ("sampling", capabilities.sampling.is_some()),
+            InputRequest::ListRoots(_) => ("roots", capabilities.roots.is_some()),
+            _ => ("a capability this server does not know", false),
+        };
+        if declared { Ok(()) } else { Err(needed) }
     }
 
     /// The answers known, to seal for the next round.
@@ -166,7 +183,7 @@ mod tests {
                 value: json!({"action": "accept", "content": {"n": 3}}),
             },
         );
-        let inquiry = Inquiry::new(answers, true, false);
+        let inquiry = Inquiry::new(answers, None);
         assert_eq!(
             inquiry.ask(first).unwrap()["content"]["n"],
             3,
@@ -189,7 +206,7 @@ mod tests {
                 value: json!({"action": "accept"}),
             },
         );
-        let inquiry = Inquiry::new(answers, true, false);
+        let inquiry = Inquiry::new(answers, None);
         assert!(inquiry.ask(question("How many, really?")).is_none());
     }
 }

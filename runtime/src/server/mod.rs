@@ -181,6 +181,24 @@ impl Server {
             Some((name, version)) => Implementation::new(name, version),
             None => implementation(registry),
         };
+        let ttl = self.state_ttl.unwrap_or(DEFAULT_STATE_TTL);
+        if ttl.is_zero() {
+            return Err(Error::config(
+                "state TTL",
+                "a request state that expires at once refuses every confirmation: give a TTL above zero",
+            ));
+        }
+        let seal = match &self.state_key {
+            Some(key) => call::seal::Seal::with_key(key, ttl).map_err(|why| {
+                Error::config(
+                    "state key",
+                    format!(
+                        "{why}: give base64 of at least 32 random bytes (`openssl rand -base64 32`)"
+                    ),
+                )
+            })?,
+            None => call::seal::Seal::random(ttl).map_err(|why| Error::config("state key", why))?,
+        };
         let mut server = ToolServer::new(
             registry,
             implementation,
@@ -188,22 +206,13 @@ impl Server {
             self.page_size.unwrap_or(DEFAULT_TOOLS_LIST_PAGE_SIZE),
             self.states,
             CallPool::new(self.max_sync_calls.unwrap_or(DEFAULT_MAX_SYNC_CALLS)),
+            seal,
         );
         if let Some(ttl) = self.list_ttl {
             server.list_ttl_ms = ttl.as_millis().try_into().unwrap_or(u64::MAX);
         }
         server.pipeline.confirm = self.confirm;
-        let ttl = self.state_ttl.unwrap_or(DEFAULT_STATE_TTL);
-        match &self.state_key {
-            Some(key) => {
-                let seal = call::seal::Seal::with_key(key, ttl).map_err(|why| {
-                    Error::config("state key", format!("{why}: give base64 of at least 32 random bytes (`openssl rand -base64 32`)"))
-                })?;
-                server.pipeline.seal = std::sync::Arc::new(seal);
-                server.pipeline.random_seal = false;
-            }
-            None => server.pipeline.seal = std::sync::Arc::new(call::seal::Seal::random(ttl)),
-        }
+        server.pipeline.random_seal = self.state_key.is_none();
         Ok(server)
     }
 }

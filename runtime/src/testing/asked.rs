@@ -7,8 +7,9 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    ClientResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
-    ElicitResult, ElicitationAction, Role, SamplingMessage, ServerRequest,
+    ClientResult, CreateMessageRequestParams, CreateMessageResult, ElicitRequest,
+    ElicitRequestParams, ElicitResult, ElicitationAction, RequestMetaObject, Role, SamplingMessage,
+    ServerRequest,
 };
 use serde_json::{Value, json};
 
@@ -70,22 +71,19 @@ pub struct Form {
     pub schema: Value,
 }
 
-/// Whether `params` is a confirmation: a form with the one boolean `confirm` property.
-fn confirmation(params: &ElicitRequestParams) -> Option<Confirmation> {
-    let ElicitRequestParams::FormElicitationParams {
-        message,
-        requested_schema,
-        ..
-    } = params
-    else {
+/// Whether `params` is a confirmation: a form its `_meta` marks as one
+/// (`dev.toolsmith/confirm`), so that a tool's own form of one boolean is not taken for it.
+fn confirmation(request: &ElicitRequest) -> Option<Confirmation> {
+    let ElicitRequestParams::FormElicitationParams { message, meta, .. } = &request.params else {
         return None;
     };
-    let schema = serde_json::to_value(requested_schema).ok()?;
-    let properties = schema.get("properties")?.as_object()?;
-    (properties.len() == 1 && properties.get("confirm")?.get("type")? == "boolean").then(|| {
-        Confirmation {
-            message: message.clone(),
-        }
+    // rmcp keeps a request's `_meta` with the request once read (its extensions).
+    let meta = meta
+        .as_ref()
+        .or_else(|| request.extensions.get::<RequestMetaObject>())?;
+    let marked = meta.get("dev.toolsmith/confirm")? == &Value::Bool(true);
+    marked.then(|| Confirmation {
+        message: message.clone(),
     })
 }
 
@@ -132,7 +130,7 @@ impl Client {
         let previous = self.driver.answerer();
         let answerer: Answerer = Arc::new(move |request: &ServerRequest| {
             if let ServerRequest::ElicitRequest(elicit) = request
-                && let Some(question) = confirmation(&elicit.params)
+                && let Some(question) = confirmation(elicit)
             {
                 return Ok(match handler(&question) {
                     Answer::Accept => {
@@ -169,7 +167,7 @@ impl Client {
         let previous = self.driver.answerer();
         let answerer: Answerer = Arc::new(move |request: &ServerRequest| {
             if let ServerRequest::ElicitRequest(elicit) = request
-                && confirmation(&elicit.params).is_none()
+                && confirmation(elicit).is_none()
                 && let ElicitRequestParams::FormElicitationParams {
                     message,
                     requested_schema,
@@ -223,5 +221,22 @@ impl Client {
         });
         self.driver.set_answerer(answerer);
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::ServerRequest;
+    use serde_json::json;
+
+    #[test]
+    fn a_confirmation_is_told_by_its_meta() {
+        let asked = json!({"method": "elicitation/create", "params": {
+            "_meta": {"dev.toolsmith/confirm": true}, "mode": "form", "message": "Remove x?",
+            "requestedSchema": {"type": "object", "properties": {"confirm": {"type": "boolean"}}}}});
+        let ServerRequest::ElicitRequest(request) = serde_json::from_value(asked).unwrap() else {
+            panic!("an elicitation");
+        };
+        assert_eq!(super::confirmation(&request).unwrap().message, "Remove x?");
     }
 }

@@ -62,17 +62,35 @@ fn interpolate(message: &str, arguments: Option<&JsonObject>) -> String {
 }
 
 /// An argument as the user reads it: a string as it is, anything else as JSON, a missing one
-/// as `(none)`; at most [`MAX_SHOWN`] characters.
+/// as `(none)`; at most [`MAX_SHOWN`] characters. Line breaks, other control characters and
+/// the characters that reorder text (bidi overrides) are shown escaped (`\n`, `\u{202e}`): an
+/// argument cannot add lines to the question, or turn its words around.
 fn shown(value: Option<&Value>) -> String {
     let text = match value {
         None | Some(Value::Null) => return "(none)".to_owned(),
         Some(Value::String(text)) => text.clone(),
         Some(other) => other.to_string(),
     };
-    match text.char_indices().nth(MAX_SHOWN) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text,
+    let mut out = String::with_capacity(text.len().min(MAX_SHOWN * 4));
+    for (count, c) in text.chars().enumerate() {
+        if count == MAX_SHOWN {
+            out.push('…');
+            break;
+        }
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() || reorders(c) => out.push_str(&c.escape_unicode().to_string()),
+            c => out.push(c),
+        }
     }
+    out
+}
+
+/// The characters that change the direction of the text after them.
+fn reorders(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 #[cfg(test)]
@@ -98,6 +116,13 @@ mod tests {
         );
         assert_eq!(interpolate("Drop {missing}?", Some(&given)), "Drop (none)?");
         assert_eq!(interpolate("Drop {note_id}?", None), "Drop (none)?");
+    }
+
+    #[test]
+    fn an_argument_cannot_add_lines_or_reverse_the_question() {
+        let sneaky = json!("3?\n\n(Only archives it.)\u{202e}");
+        assert_eq!(shown(Some(&sneaky)), "3?\\n\\n(Only archives it.)\\u{202e}");
+        assert!(!shown(Some(&json!("a\u{7}b"))).contains('\u{7}'));
     }
 
     #[test]

@@ -69,6 +69,7 @@ impl ToolServer {
         page_size: usize,
         states: StateMap,
         pool: CallPool,
+        seal: super::call::seal::Seal,
     ) -> Self {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
@@ -87,7 +88,7 @@ impl ToolServer {
         ToolServer {
             info: Arc::new(info),
             cursor_scope: search::scope_of(("tools/list", &policy)),
-            pipeline: Pipeline::new(registry, policy, states, pool),
+            pipeline: Pipeline::new(registry, policy, states, pool, seal),
             offered: Arc::new(offered),
             page_size,
             level: SessionLevel::default(),

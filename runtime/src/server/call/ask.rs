@@ -39,6 +39,9 @@ pub(crate) const CONFIRM_KEY: &str = "confirm";
 /// The one property of a confirmation form.
 const CONFIRM_PROPERTY: &str = "confirm";
 
+/// The `_meta` key that marks a form as a confirmation (a client may show it as one).
+pub(crate) const CONFIRM_META: &str = "dev.toolsmith/confirm";
+
 /// What a call's retry carries besides its arguments (2026-07-28).
 #[derive(Default)]
 pub(crate) struct Retry {
@@ -52,16 +55,23 @@ pub(crate) enum Gate {
     /// Nothing: the tool runs.
     Open,
     /// Decided at once: the call ends with this outcome (a refusal, or input required).
-    Shut(Outcome),
+    /// (Boxed, as the rest: an ordinary call carries only `Open` in its future.)
+    Shut(Box<Outcome>),
     /// The client is asked, on the call's session: `None` once the user accepted.
     Asking(Pin<Box<dyn Future<Output = Option<Outcome>> + Send>>),
+}
+
+/// On 2026-07-28: a call's questions, and what a state for its next round is bound to.
+pub(crate) struct Rounds {
+    pub(crate) inquiry: Arc<Inquiry>,
+    pub(crate) bound: Vec<u8>,
 }
 
 /// A call that confirms or asks, as the pipeline runs it.
 pub(crate) struct Plan {
     pub(crate) gate: Gate,
     /// On 2026-07-28: the call's questions, and what a state for the next round is bound to.
-    pub(crate) rounds: Option<(Arc<Inquiry>, Vec<u8>)>,
+    pub(crate) rounds: Option<Box<Rounds>>,
 }
 
 impl Pipeline {
@@ -138,13 +148,12 @@ impl Pipeline {
             .meta
             .as_ref()
             .and_then(|meta| meta.client_capabilities());
-        let can_elicit = capabilities
+        let can_confirm = capabilities
             .as_ref()
-            .is_some_and(|c| c.elicitation.is_some());
-        let can_sample = capabilities.as_ref().is_some_and(|c| c.sampling.is_some());
+            .is_some_and(|c| crate::context::elicitation(c, false).1);
         let bound = binding(name, arguments, &setup.caller);
         let shut = |outcome| Plan {
-            gate: Gate::Shut(outcome),
+            gate: Gate::Shut(Box::new(outcome)),
             rounds: None,
         };
         let mut answers = BTreeMap::new();
@@ -187,7 +196,7 @@ impl Pipeline {
                 );
             }
         }
-        let inquiry = Arc::new(Inquiry::new(answers, can_elicit, can_sample));
+        let inquiry = Arc::new(Inquiry::new(answers, capabilities));
         let gate = if !confirms {
             Gate::Open
         } else {
@@ -195,30 +204,31 @@ impl Pipeline {
                 Some(answer) => match serde_json::from_value::<ElicitResult>(answer.clone()) {
                     Ok(result) => match verdict(name, &result) {
                         None => Gate::Open,
-                        Some(refusal) => Gate::Shut(refusal),
+                        Some(refusal) => Gate::Shut(Box::new(refusal)),
                     },
-                    Err(_) => Gate::Shut(refused(
+                    Err(_) => Gate::Shut(Box::new(refused(
                         name,
                         what,
                         "the answer to its confirmation is not an elicitation result",
-                    )),
+                    ))),
                 },
-                None if !can_elicit => {
-                    Gate::Shut(cannot_ask(name, &ChannelError::NotDeclared("elicitation")))
-                }
+                None if !can_confirm => Gate::Shut(Box::new(cannot_ask(
+                    name,
+                    &ChannelError::NotDeclared("elicitation"),
+                ))),
                 None => {
                     let question = crate::tool::confirm::question(tool, arguments);
-                    Gate::Shut(Outcome::InputRequired(vec![Question {
+                    Gate::Shut(Box::new(Outcome::InputRequired(vec![Question {
                         key: CONFIRM_KEY.to_owned(),
                         fingerprint: 0,
                         request: InputRequest::Elicitation(request(question)),
-                    }]))
+                    }])))
                 }
             }
         };
         Plan {
             gate,
-            rounds: Some((inquiry, bound)),
+            rounds: Some(Box::new(Rounds { inquiry, bound })),
         }
     }
 
@@ -245,6 +255,7 @@ impl Pipeline {
 /// The confirmation form: `question`, and one boolean property.
 fn request(question: String) -> rmcp::model::ElicitRequest {
     let request = json!({"method": "elicitation/create", "params": {
+        "_meta": {CONFIRM_META: true},
         "mode": "form",
         "message": question,
         "requestedSchema": {
@@ -261,17 +272,16 @@ fn request(question: String) -> rmcp::model::ElicitRequest {
     serde_json::from_value(request).expect("the confirmation form is an elicitation request")
 }
 
-/// What the user's answer means: `None` when they accepted. An accept is a yes unless its
-/// content gives `confirm` as anything but `true` (the box unticked, or a value that is not
-/// a boolean); an accept without content is a yes, as clients that show only buttons send.
+/// What the user's answer means: `None` when they accepted. An accept with content is a
+/// yes only when the content says `confirm: true` (unticked, missing, or not a boolean is a
+/// no); an accept without content is a yes, as clients that show only buttons send.
 fn verdict(tool: &str, result: &ElicitResult) -> Option<Outcome> {
     match result.action {
         ElicitationAction::Accept => {
-            let given = result
+            let no = result
                 .content
                 .as_ref()
-                .and_then(|content| content.get(CONFIRM_PROPERTY));
-            let no = given.is_some_and(|value| value != &Value::Bool(true));
+                .is_some_and(|content| content.get(CONFIRM_PROPERTY) != Some(&Value::Bool(true)));
             no.then(|| declined(tool, "declined to confirm"))
         }
         ElicitationAction::Decline => Some(declined(tool, "declined to confirm")),

@@ -88,15 +88,19 @@ async fn execute(
         }
     };
     // The arguments are valid: the call may now be confirmed (under the timeout), and a run
-    // that asks on 2026-07-28 stops at its first question without an answer.
+    // that asks on 2026-07-28 stops at its first question without an answer (and is told to
+    // stop: a sync tool blocked on its question gets an error, and its thread comes back).
+    let asking = matches!(gate, Gate::Asking(_));
+    let confirmed = std::sync::atomic::AtomicBool::new(!asking);
     let body = async {
         match gate {
             Gate::Open => {}
-            Gate::Shut(outcome) => return outcome,
+            Gate::Shut(outcome) => return *outcome,
             Gate::Asking(asking) => {
                 if let Some(outcome) = asking.await {
                     return outcome;
                 }
+                confirmed.store(true, std::sync::atomic::Ordering::Relaxed);
             }
         }
         match &context.inquiry {
@@ -104,7 +108,10 @@ async fn execute(
             Some(inquiry) => tokio::select! {
                 biased;
                 outcome = work => outcome,
-                () = inquiry.stopped() => Outcome::InputRequired(inquiry.take_waiting()),
+                () = inquiry.stopped() => {
+                    context.cancel.cancel();
+                    Outcome::InputRequired(inquiry.take_waiting())
+                }
             },
         }
     };
@@ -113,6 +120,12 @@ async fn execute(
     };
     match tokio::time::timeout(Duration::from_millis(timeout.millis), body).await {
         Ok(outcome) => outcome,
+        Err(_) if !confirmed.load(std::sync::atomic::Ordering::Relaxed) => {
+            Outcome::Refused(format!(
+                "The user did not answer the confirmation of {target} within {}: it did not run.",
+                timeout.text
+            ))
+        }
         Err(_) => {
             // Tell a sync invocation still running in its thread to stop.
             context.cancel.cancel();

@@ -38,7 +38,8 @@ use std::time::Instant;
 use futures::FutureExt;
 use futures::future::Either;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, JsonObject, ProgressToken, RequestMetaObject,
+    CallToolRequestParams, CallToolResponse, JsonObject, ProgressToken, ProtocolVersion,
+    RequestMetaObject,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -118,12 +119,14 @@ impl CallSetup {
     /// it carries its revision (2026-07-28), its own log level (none: no log message may be
     /// sent for it).
     pub(crate) fn of_meta(meta: &RequestMetaObject) -> CallSetup {
-        let level = meta
-            .protocol_version()
+        let version = meta.protocol_version();
+        let level = version
+            .as_ref()
             .map(|_| SessionLevel::fixed(meta.log_level().map(LogLevel::from_wire)));
         CallSetup {
             progress: meta.get_progress_token(),
-            per_request: level.is_some(),
+            // A request that names an earlier revision in its `_meta` is still of a session.
+            per_request: version.is_some_and(|v| v >= ProtocolVersion::V_2026_07_28),
             level,
             ..CallSetup::default()
         }
@@ -167,6 +170,7 @@ impl Pipeline {
         policy: Policy,
         states: StateMap,
         pool: CallPool,
+        seal: Seal,
     ) -> Self {
         Pipeline {
             registry,
@@ -179,7 +183,7 @@ impl Pipeline {
             #[cfg(feature = "auth")]
             scopes: None,
             confirm: Confirm::None,
-            seal: Arc::new(Seal::random(seal::DEFAULT_STATE_TTL)),
+            seal: Arc::new(seal),
             random_seal: true,
         }
     }
@@ -279,7 +283,7 @@ impl Pipeline {
             setup.caller,
         );
         context.per_request = per_request;
-        context.inquiry = rounds.as_ref().map(|(inquiry, _)| inquiry.clone());
+        context.inquiry = rounds.as_ref().map(|rounds| rounds.inquiry.clone());
         let def = tool.def();
         let target = Target {
             kind: "tool",
@@ -302,8 +306,8 @@ impl Pipeline {
         );
         run.map(move |outcome| {
             let answer = Ok(match (outcome, &rounds) {
-                (Some(Outcome::InputRequired(questions)), Some((inquiry, bound))) => {
-                    self.input_required(questions, inquiry, bound)
+                (Some(Outcome::InputRequired(questions)), Some(rounds)) => {
+                    self.input_required(questions, &rounds.inquiry, &rounds.bound)
                 }
                 (Some(outcome), _) => outcome::tool_result(tool, outcome).into(),
                 // Nothing is sent for a cancelled request: no way in writes this.

@@ -60,21 +60,16 @@ impl std::fmt::Debug for Seal {
 }
 
 impl Seal {
-    /// A key of this process alone.
-    pub(crate) fn random(ttl: Duration) -> Seal {
+    /// A key of this process alone, from the system's randomness; without it, no key (a
+    /// guessable one would let a client forge a confirmation).
+    pub(crate) fn random(ttl: Duration) -> Result<Seal, String> {
         let mut key = [0u8; 32];
-        if getrandom::fill(&mut key).is_err() {
-            // No system randomness: a key no other process shares all the same.
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default();
-            let seed = format!("{now:?}{}{:p}", std::process::id(), &key);
-            key.copy_from_slice(&Sha256::digest(seed.as_bytes()));
-        }
-        Seal {
+        getrandom::fill(&mut key)
+            .map_err(|err| format!("no system randomness for a key: {err}"))?;
+        Ok(Seal {
             codec: RequestStateCodec::new_unchecked(key.to_vec()),
             ttl,
-        }
+        })
     }
 
     /// A key shared by replicas: at least 32 bytes.
@@ -100,27 +95,41 @@ impl Seal {
 }
 
 /// What a state is bound to: the tool, a SHA-256 of its canonical arguments (keys sorted, no
-/// spaces), and the caller (issuer and subject of its token, or anonymous).
+/// spaces), and the caller: anonymous, or the issuer, subject and client (`azp`, else
+/// `client_id`) of its token, as a session's owner is told apart. Every field is
+/// length-prefixed, so that no field can run into the next.
 pub(crate) fn binding(tool: &str, arguments: Option<&JsonObject>, caller: &Caller) -> Vec<u8> {
+    fn field(binding: &mut Vec<u8>, bytes: &[u8]) {
+        binding.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        binding.extend_from_slice(bytes);
+    }
     let mut canonical_args = Vec::new();
     match arguments {
         Some(arguments) => canonical_object(arguments, &mut canonical_args),
         None => canonical_args.extend_from_slice(b"{}"),
     }
-    let mut binding = Vec::with_capacity(128);
-    binding.extend_from_slice(b"toolsmith/tools-call/v1\0");
-    binding.extend_from_slice(tool.as_bytes());
-    binding.push(0);
-    binding.extend_from_slice(&Sha256::digest(&canonical_args));
-    binding.push(0);
-    match caller.subject() {
-        Some(subject) => {
-            let issuer = caller.claim("iss").and_then(Value::as_str).unwrap_or("");
-            binding.extend_from_slice(issuer.as_bytes());
-            binding.push(0);
-            binding.extend_from_slice(subject.as_bytes());
+    let mut binding = Vec::with_capacity(160);
+    field(&mut binding, b"toolsmith/tools-call/v2");
+    field(&mut binding, tool.as_bytes());
+    field(&mut binding, &Sha256::digest(&canonical_args));
+    if caller.is_anonymous() {
+        binding.push(0);
+        return binding;
+    }
+    binding.push(1);
+    let claim = |name| caller.claim(name).and_then(Value::as_str);
+    for part in [
+        claim("iss"),
+        caller.subject(),
+        claim("azp").or_else(|| claim("client_id")),
+    ] {
+        match part {
+            Some(text) => {
+                binding.push(1);
+                field(&mut binding, text.as_bytes());
+            }
+            None => binding.push(0),
         }
-        None => binding.extend_from_slice(b"\0anonymous"),
     }
     binding
 }
@@ -172,7 +181,7 @@ mod tests {
 
     #[test]
     fn a_state_opens_only_for_the_call_and_caller_it_was_made_for() {
-        let seal = Seal::random(DEFAULT_STATE_TTL);
+        let seal = Seal::random(DEFAULT_STATE_TTL).unwrap();
         let alice = Caller::new("alice", ["tools:destructive"]);
         let made_for = binding("delete_note", Some(&args(json!({"note_id": 1}))), &alice);
         let mut sealed = Sealed::default();
@@ -210,7 +219,7 @@ mod tests {
             seal.open(&tampered, &made_for).unwrap_err(),
             Unsealed::Invalid
         );
-        let other_key = Seal::random(DEFAULT_STATE_TTL);
+        let other_key = Seal::random(DEFAULT_STATE_TTL).unwrap();
         assert_eq!(
             other_key.open(&state, &made_for).unwrap_err(),
             Unsealed::Invalid

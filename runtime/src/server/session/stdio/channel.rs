@@ -12,7 +12,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientCapabilities, ClientResult, JsonRpcMessage, RequestId, ServerRequest};
+use rmcp::model::{
+    CancelledNotification, CancelledNotificationParam, ClientCapabilities, ClientResult,
+    JsonRpcMessage, RequestId, ServerNotification, ServerRequest,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use tokio::sync::oneshot;
 
@@ -32,7 +35,7 @@ pub(crate) struct StdioChannel {
     /// The session's lifecycle, which remembers what the client declared.
     lifecycle: Arc<Lifecycle>,
     /// Requests sent and not yet answered, by id.
-    waiting: Mutex<HashMap<RequestId, Waiting>>,
+    waiting: Arc<Mutex<HashMap<RequestId, Waiting>>>,
     next: AtomicU64,
 }
 
@@ -41,7 +44,7 @@ impl StdioChannel {
         StdioChannel {
             outbox,
             lifecycle,
-            waiting: Mutex::new(HashMap::new()),
+            waiting: Arc::default(),
             next: AtomicU64::new(1),
         }
     }
@@ -106,8 +109,19 @@ impl ClientChannel for StdioChannel {
             return declined(ChannelError::Closed);
         }
         self.outbox.write_soon();
+        // Given up before the answer (the call timed out or was cancelled): the client is told,
+        // so that it stops asking its user, and a late answer finds nobody waiting.
+        let forget = Forget {
+            id: Some(id),
+            waiting: self.waiting.clone(),
+            outbox: self.outbox.clone(),
+        };
         // Dropped with the session: whoever still waits learns that it ended.
-        Box::pin(async move { rx.await.unwrap_or(Err(ChannelError::Closed)) })
+        Box::pin(async move {
+            let answer = rx.await.unwrap_or(Err(ChannelError::Closed));
+            forget.answered();
+            answer
+        })
     }
 
     fn backed_up(&self) -> Option<Pin<Box<dyn Future<Output = ()> + Send + '_>>> {
@@ -118,6 +132,42 @@ impl ClientChannel for StdioChannel {
         Some(Box::pin(async move {
             let _ = self.outbox.room().await;
         }))
+    }
+}
+
+/// A request to the client, until its answer came.
+struct Forget {
+    id: Option<RequestId>,
+    waiting: Arc<Mutex<HashMap<RequestId, Waiting>>>,
+    outbox: Outbox,
+}
+
+impl Forget {
+    fn answered(mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for Forget {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let removed = self
+            .waiting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id);
+        if removed.is_none() {
+            return;
+        }
+        let param = CancelledNotificationParam::new(
+            Some(id),
+            Some("the call that asked ended before the answer".into()),
+        );
+        let notice = ServerNotification::CancelledNotification(CancelledNotification::new(param));
+        let frame = TxJsonRpcMessage::<RoleServer>::notification(notice);
+        if self.outbox.queue(&frame).is_ok() {
+            self.outbox.write_soon();
+        }
     }
 }
 
@@ -262,7 +312,7 @@ mod call_tests {
     async fn a_call_asks_only_where_its_client_can_answer() {
         let no_channel = context(None).asker().ask(elicitation()).await.unwrap_err();
         assert!(
-            matches!(no_channel, ChannelError::Unsupported(why) if why.contains("stateless HTTP")),
+            matches!(no_channel, ChannelError::Unsupported(why) if why.contains("no client to ask")),
             "{no_channel:?}"
         );
         let (server_end, _client_end) = tokio::io::duplex(64 * 1024);

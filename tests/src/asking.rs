@@ -1,0 +1,68 @@
+//! Helpers of the confirmation and elicitation tests (`tests/confirm.rs`,
+//! `tests/rounds.rs`), which run the `asking` binary.
+
+use serde_json::{Value, json};
+
+use crate::raw::{Raw, call};
+
+/// A key of 36 bytes, as `--state-key` takes it.
+pub const KEY: &str = "a2V5LWtleS1rZXkta2V5LWtleS1rZXkta2V5LWtleS1rZXk=";
+
+/// The first text block of a response's result.
+pub fn text(response: &Value) -> &str {
+    response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+}
+
+/// Whether a response is an error result of kind `refused`.
+pub fn refused(response: &Value) -> bool {
+    response["result"]["isError"] == true
+        && response["result"]["_meta"]["dev.toolsmith/error"] == "refused"
+}
+
+/// The `_meta` of a 2026-07-28 request from a client with these capabilities.
+pub fn meta(capabilities: Value) -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": capabilities})
+}
+
+/// A 2026-07-28 call, optionally a retry with `state` and `responses`.
+pub fn modern_call(id: u64, name: &str, args: Value, retry: Option<(&str, Value)>) -> Value {
+    let mut params = json!({"name": name, "arguments": args,
+        "_meta": meta(json!({"elicitation": {}, "sampling": {}}))});
+    if let Some((state, responses)) = retry {
+        params["requestState"] = state.into();
+        params["inputResponses"] = responses;
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+}
+
+/// A user's yes to a confirmation.
+pub fn accept() -> Value {
+    json!({"action": "accept", "content": {"confirm": true}})
+}
+
+/// A stdio session at 2025-11-25 with `program`, of a client that can answer elicitation
+/// and sampling.
+pub async fn session(program: &str, env: &[(&str, &str)]) -> Raw {
+    let mut raw = Raw::program(program, env);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}, "sampling": {}},
+        "clientInfo": {"name": "confirm-test", "version": "0"}}});
+    assert!(raw.ask(&init).await.get("result").is_some());
+    raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    raw
+}
+
+/// How many times the `asking` binary's changing tools ran.
+pub async fn runs(raw: &mut Raw, id: u64, modern: bool) -> u64 {
+    let request = if modern {
+        modern_call(id, "runs", json!({}), None)
+    } else {
+        call(id, "runs", json!({}))
+    };
+    let answer = raw.ask(&request).await;
+    text(&answer).parse().unwrap_or(u64::MAX)
+}
