@@ -18,6 +18,7 @@
 //   node test_modern.mjs PATH_TO_NOTES_BINARY   stdio: starts `notes serve` itself
 //   node test_modern.mjs --http URL             against a fresh server listening at URL
 
+import { checkAsked, confirmingUser, isConfirmation } from "./confirming.mjs";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
@@ -87,24 +88,9 @@ const client = new Client(
   { name: "toolsmith-interop", version: "0.0.0" },
   { versionNegotiation: { mode: { pin: MODERN } }, capabilities: { elicitation: {} } },
 );
-// The user: answers every question with `answer`, and remembers what it was asked.
-const user = { answer: "accept", asked: [] };
-client.setRequestHandler("elicitation/create", async (request) => {
-  user.asked.push(request.params);
-  return user.answer === "accept" ? { action: "accept", content: { confirm: true } } : { action: user.answer };
-});
-const CONFIRM_SCHEMA = {
-  type: "object",
-  properties: { confirm: { type: "boolean", title: "Confirm", description: "Run it", default: true } },
-  required: ["confirm"],
-};
-function checkAsked(noteId, what) {
-  const asked = user.asked.splice(0);
-  check(asked.length === 1, `${what}: asked ${asked.length} times, not once: ${JSON.stringify(asked)}`);
-  const form = asked[0] ?? {};
-  check(form.message === `Delete note ${noteId}?` && same(form.requestedSchema, CONFIRM_SCHEMA),
-    `${what}: the confirmation form ${JSON.stringify(form)}`);
-}
+// The user: answers every question with `user.answer`, and remembers what it was asked.
+const user = confirmingUser();
+client.setRequestHandler("elicitation/create", user.handle);
 
 try {
   await client.connect(transport);
@@ -134,7 +120,7 @@ try {
   check(got.structuredContent?.title === "TS2", `get created ${JSON.stringify(got.structuredContent)}`);
   user.answer = "decline";
   const declined = await client.callTool({ name: "delete_note", arguments: { note_id: id } });
-  checkAsked(id, "delete_note, declined");
+  checkAsked(check, user, id, "delete_note, declined");
   const said = (declined.content ?? []).map((b) => b.text ?? "").join(" ");
   check(declined.isError === true && declined._meta?.["dev.toolsmith/error"] === "refused"
     && said.includes("declined") && said.includes("did not run"), `delete_note, declined: ${JSON.stringify(declined)}`);
@@ -142,7 +128,7 @@ try {
   check(still.structuredContent?.title === "TS2", `after the decline the note is still there: ${JSON.stringify(still)}`);
   user.answer = "accept";
   const deleted = await client.callTool({ name: "delete_note", arguments: { note_id: id } });
-  checkAsked(id, "delete_note, accepted");
+  checkAsked(check, user, id, "delete_note, accepted");
   check(same(deleted.structuredContent, { note_id: id, deleted: true }), `delete ${JSON.stringify(deleted.structuredContent)}`);
 } catch (err) {
   check(false, `${label}: ${err?.stack ?? err}`);
@@ -167,7 +153,7 @@ for (let i = 0; i + 1 < deletes.length; i += 2) {
   check(result.resultType === "input_required", `${what}: resultType ${result.resultType}`);
   const asked = result.inputRequests?.confirm;
   check(asked?.method === "elicitation/create" && asked.params?.mode === "form"
-    && asked.params.message === `Delete note ${first.params.arguments?.note_id}?` && same(asked.params.requestedSchema, CONFIRM_SCHEMA),
+    && isConfirmation(asked.params, first.params.arguments?.note_id),
     `${what}: inputRequests ${JSON.stringify(result.inputRequests)}`);
   check(typeof result.requestState === "string" && result.requestState !== "", `${what}: requestState ${result.requestState}`);
   check(same(retry.params.arguments, first.params.arguments), `${what}: the retry's arguments ${JSON.stringify(retry.params.arguments)}`);

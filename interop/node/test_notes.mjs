@@ -15,6 +15,7 @@
 // deletes. Stateless over HTTP nothing can be asked at 2025-11-25: delete_note is refused,
 // naming the ways out (--sessions, 2026-07-28), unasked, and the note stays.
 
+import { checkAsked, checkRefused, confirmingUser } from "./confirming.mjs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -62,30 +63,9 @@ const transport = http
   ? new StreamableHTTPClientTransport(new URL(args[1]))
   : new StdioClientTransport({ command: args[0], args: ["serve"], stderr: "ignore" });
 const client = new Client({ name: "toolsmith-interop", version: "0.0.0" }, { capabilities: { elicitation: {} } });
-// The user: answers every question with `answer`, and remembers what it was asked.
-const user = { answer: "accept", asked: [] };
-client.setRequestHandler(ElicitRequestSchema, async (request) => {
-  user.asked.push(request.params);
-  return user.answer === "accept" ? { action: "accept", content: { confirm: true } } : { action: user.answer };
-});
-const CONFIRM_SCHEMA = {
-  type: "object",
-  properties: { confirm: { type: "boolean", title: "Confirm", description: "Run it", default: true } },
-  required: ["confirm"],
-};
-function checkAsked(noteId, what) {
-  const asked = user.asked.splice(0);
-  check(asked.length === 1, `${what}: asked ${asked.length} times, not once: ${JSON.stringify(asked)}`);
-  const form = asked[0] ?? {};
-  check(form.message === `Delete note ${noteId}?` && same(form.requestedSchema, CONFIRM_SCHEMA),
-    `${what}: the confirmation form ${JSON.stringify(form)}`);
-}
-function checkRefused(result, needles, what) {
-  const all = (result.content ?? []).map((b) => b.text ?? "").join(" ");
-  check(result.isError === true && result.structuredContent === undefined, `${what}: an error result ${JSON.stringify(result)}`);
-  check(result._meta?.["dev.toolsmith/error"] === "refused", `${what}: _meta ${JSON.stringify(result._meta)}`);
-  for (const needle of [...needles, "did not run"]) check(all.includes(needle), `${what}: ${JSON.stringify(needle)} not in ${JSON.stringify(all)}`);
-}
+// The user: answers every question with `user.answer`, and remembers what it was asked.
+const user = confirmingUser();
+client.setRequestHandler(ElicitRequestSchema, user.handle);
 await client.connect(transport);
 if (http) {
   if (sessions) check(typeof transport.sessionId === "string" && transport.sessionId !== "", "a session id with --sessions");
@@ -126,20 +106,20 @@ check(got.structuredContent.title === "TS", "get created");
 if (!http || sessions) {
   user.answer = "decline";
   const declined = await call("delete_note", { note_id: id });
-  checkAsked(id, "delete_note, declined");
-  checkRefused(declined, ["declined", "'delete_note'"], "delete_note, declined");
+  checkAsked(check, user, id, "delete_note, declined");
+  checkRefused(check, declined, ["declined", "'delete_note'"], "delete_note, declined");
   const still = await call("get_note", { note_id: id });
   check(still.structuredContent?.title === "TS", `after the decline the note is still there: ${JSON.stringify(still)}`);
   user.answer = "accept";
   const deleted = await call("delete_note", { note_id: id });
-  checkAsked(id, "delete_note, accepted");
+  checkAsked(check, user, id, "delete_note, accepted");
   check(same(deleted.structuredContent, { note_id: id, deleted: true }), "delete");
   const retry = await call("delete_note", { note_id: id });
-  checkAsked(id, "delete_note again, accepted");
+  checkAsked(check, user, id, "delete_note again, accepted");
   check(retry.isError === false && same(retry.structuredContent, { note_id: id, deleted: false }), "retry");
 } else {
   const refused = await call("delete_note", { note_id: id });
-  checkRefused(refused, ["stateless", "--sessions", "2026-07-28"], "stateless delete_note");
+  checkRefused(check, refused, ["stateless", "--sessions", "2026-07-28"], "stateless delete_note");
   check(user.asked.length === 0, `stateless: the elicitation handler was called: ${JSON.stringify(user.asked)}`);
   const still = await call("get_note", { note_id: id });
   check(still.structuredContent?.title === "TS", `the refused delete did not run: ${JSON.stringify(still)}`);

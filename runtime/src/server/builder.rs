@@ -14,7 +14,7 @@ use crate::context::StateMap;
 /// ```
 pub const DEFAULT_TOOLS_LIST_PAGE_SIZE: usize = 500;
 
-/// A configurable server: policy, page size, identity. [`serve_stdio`], [`serve_on`] and
+/// A configurable server: policy, page size, identity. [`serve_stdio`](crate::serve_stdio), [`serve_on`](crate::serve_on) and
 /// [`run`](crate::run) are its defaults.
 ///
 /// ```no_run
@@ -150,7 +150,7 @@ impl Server {
         self
     }
 
-    /// The longest request line accepted (default [`DEFAULT_MAX_LINE`], 4 MiB). A longer one
+    /// The longest request line accepted (default [`DEFAULT_MAX_LINE`](crate::DEFAULT_MAX_LINE), 4 MiB). A longer one
     /// is skipped without being buffered and answered with an error.
     ///
     /// ```
