@@ -66,3 +66,38 @@ pub async fn runs(raw: &mut Raw, id: u64, modern: bool) -> u64 {
     let answer = raw.ask(&request).await;
     text(&answer).parse().unwrap_or(u64::MAX)
 }
+
+/// Reads the event stream into `seen` until a `data:` line holding `needle`, and returns it.
+pub async fn read_until(
+    stream: &mut tokio::net::TcpStream,
+    seen: &mut String,
+    needle: &str,
+) -> Value {
+    let found = |seen: &str| {
+        seen.lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(str::trim)
+            .filter(|data| data.contains(needle))
+            .find_map(|data| serde_json::from_str::<Value>(data).ok())
+    };
+    let read = async {
+        let mut buffer = [0u8; 4096];
+        loop {
+            if let Some(message) = found(seen) {
+                // Later reads start after what was found.
+                let end = seen.find(needle).unwrap_or(0);
+                let end = seen[end..].find('\n').map_or(seen.len(), |n| end + n);
+                seen.replace_range(..end, "");
+                return message;
+            }
+            let n = tokio::io::AsyncReadExt::read(stream, &mut buffer)
+                .await
+                .unwrap();
+            assert!(n > 0, "the stream ended before {needle}: {seen}");
+            seen.push_str(&String::from_utf8_lossy(&buffer[..n]));
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), read)
+        .await
+        .unwrap_or_else(|_| panic!("no {needle} within 10 s"))
+}

@@ -7,7 +7,8 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use toolsmith_tests::asking::read_until;
 use toolsmith_tests::http::HttpServer;
 
 const ASKING: &str = env!("CARGO_BIN_EXE_asking");
@@ -187,33 +188,4 @@ async fn with_sessions_the_answer_posted_in_the_session_reaches_the_call() {
     let result = read_until(&mut stream, &mut seen, "\"result\"").await;
     assert_eq!(result["id"], 7, "{seen}");
     assert_eq!(text(&result), r#"accept {"confirm":true}"#);
-}
-
-/// Reads the event stream into `seen` until a `data:` line holding `needle`, and returns it.
-async fn read_until(stream: &mut tokio::net::TcpStream, seen: &mut String, needle: &str) -> Value {
-    let found = |seen: &str| {
-        seen.lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .map(str::trim)
-            .filter(|data| data.contains(needle))
-            .find_map(|data| serde_json::from_str::<Value>(data).ok())
-    };
-    let read = async {
-        let mut buffer = [0u8; 4096];
-        loop {
-            if let Some(message) = found(seen) {
-                // Later reads start after what was found.
-                let end = seen.find(needle).unwrap_or(0);
-                let end = seen[end..].find('\n').map_or(seen.len(), |n| end + n);
-                seen.replace_range(..end, "");
-                return message;
-            }
-            let n = stream.read(&mut buffer).await.unwrap();
-            assert!(n > 0, "the stream ended before {needle}: {seen}");
-            seen.push_str(&String::from_utf8_lossy(&buffer[..n]));
-        }
-    };
-    tokio::time::timeout(WAIT, read)
-        .await
-        .unwrap_or_else(|_| panic!("no {needle} within {WAIT:?}"))
 }

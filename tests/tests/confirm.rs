@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolsmith_tests::asking::{accept, meta, modern_call, refused, runs, text};
+use toolsmith_tests::asking::{accept, meta, modern_call, read_until, refused, runs, text};
 use toolsmith_tests::http::HttpServer;
 use toolsmith_tests::raw::{Raw, call};
 
@@ -232,4 +232,45 @@ async fn a_session_request_naming_its_revision_is_asked_over_the_session() {
         .await;
     let (_, answered) = raw.until(&json!(1)).await;
     assert_eq!(text(&answered), "removed x", "{answered}");
+}
+
+/// Over HTTP with `--sessions`, the question goes out on the call's event stream, and the
+/// user's answer, posted in the session, lets the tool run.
+#[tokio::test]
+async fn with_sessions_the_question_goes_out_on_the_calls_stream() {
+    use tokio::io::AsyncWriteExt;
+    let server = HttpServer::start(ASKING, &["--sessions"]).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "confirm-test", "version": "0"}}});
+    let opened = server.post(&init, &[]).await;
+    let session = opened
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned();
+    let headers = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(server.post(&initialized, &headers).await.status, 202);
+
+    let mut stream = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
+    let body = call(7, "remove", json!({"item": "the jam"})).to_string();
+    let head = format!(
+        "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+        server.path,
+        server.addr,
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut seen = String::new();
+    let asked = read_until(&mut stream, &mut seen, "elicitation/create").await;
+    assert_eq!(asked["params"]["message"], "Remove the jam?", "{seen}");
+    let answer = json!({"jsonrpc": "2.0", "id": asked["id"], "result": accept()});
+    let posted = server.post(&answer, &headers).await;
+    assert!(matches!(posted.status, 200 | 202), "{posted:?}");
+    let result = read_until(&mut stream, &mut seen, "\"result\"").await;
+    assert_eq!(result["id"], 7, "{seen}");
+    assert_eq!(text(&result), "removed the jam");
 }

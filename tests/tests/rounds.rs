@@ -350,3 +350,34 @@ async fn rmcp_client_rounds_across_two_replicas() {
         let _ = client.cancel().await;
     }
 }
+
+/// A tool that asks and is not idempotent is named at startup: it runs again with each answer.
+#[tokio::test]
+async fn a_tool_that_asks_and_is_not_idempotent_is_named_at_startup() {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(ASKING)
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut log = String::new();
+    tokio::time::timeout(Duration::from_secs(20), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            log.push_str(&line);
+            log.push('\n');
+            if line.contains("listening on") {
+                break;
+            }
+        }
+    })
+    .await
+    .expect("the server listens");
+    let named: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("runs again from its start"))
+        .collect();
+    assert_eq!(named.len(), 1, "{log}");
+    assert!(named[0].contains("tool=\"order\""), "{log}");
+}

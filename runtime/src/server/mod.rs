@@ -213,8 +213,29 @@ impl Server {
         }
         server.pipeline.confirm = self.confirm;
         server.pipeline.random_seal = self.state_key.is_none();
+        warn_rerun(registry);
         Ok(server)
     }
+}
+
+/// A tool that asks its client during a call runs again from its start on every answer at
+/// 2026-07-28: what it changes before its last question is done again. Its hints say whether
+/// that can matter (a read-only or idempotent tool repeats harmlessly); once per process.
+fn warn_rerun(registry: &Registry) {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    WARNED.call_once(|| {
+        for tool in registry.tools() {
+            let hints = tool.hints();
+            if tool.asks_client() && !hints.read_only && !hints.idempotent {
+                tracing::warn!(
+                    tool = tool.name(),
+                    "this tool asks its client (Elicit, Sample) and is not idempotent: on \
+                     2026-07-28 it runs again from its start with each answer, so it must ask \
+                     before it changes anything"
+                );
+            }
+        }
+    });
 }
 
 /// The server's identity: the package that defines the tools, else the executable's name.
