@@ -7,6 +7,7 @@
 //! that what is not a tool can run on it too.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use futures::FutureExt;
@@ -73,25 +74,11 @@ async fn execute(
         Ok(invocation) => invocation,
         Err(panic) => return Outcome::Failed(panic_message(&*panic)),
     };
-    let work = async {
-        match invocation {
-            Invocation::Invalid(problems) => Outcome::Invalid(problems),
-            // A call starts only while its client reads what it was sent (at once, mostly).
-            Invocation::Blocking(body) => pool.run(body, context.room()).await,
-            Invocation::Async(body) => {
-                context.room().await;
-                match AssertUnwindSafe(body).catch_unwind().await {
-                    Ok(outcome) => outcome,
-                    Err(panic) => Outcome::Failed(panic_message(&*panic)),
-                }
-            }
-        }
-    };
     // The arguments are valid: the call may now be confirmed (under the timeout), and a run
     // that asks on 2026-07-28 stops at its first question without an answer (and is told to
     // stop: a sync tool blocked on its question gets an error, and its thread comes back).
-    let asking = matches!(gate, Gate::Asking(_));
-    let confirmed = std::sync::atomic::AtomicBool::new(!asking);
+    // One async block for all of it: a future that awaits another keeps its own copy of it.
+    let confirmed = AtomicBool::new(!matches!(gate, Gate::Asking(_)));
     let body = async {
         match gate {
             Gate::Open => {}
@@ -100,19 +87,32 @@ async fn execute(
                 if let Some(outcome) = asking.await {
                     return outcome;
                 }
-                confirmed.store(true, std::sync::atomic::Ordering::Relaxed);
+                confirmed.store(true, Ordering::Relaxed);
             }
         }
-        match &context.inquiry {
-            None => work.await,
-            Some(inquiry) => tokio::select! {
-                biased;
-                outcome = work => outcome,
-                () = inquiry.stopped() => {
-                    context.cancel.cancel();
-                    Outcome::InputRequired(inquiry.take_waiting())
+        match invocation {
+            Invocation::Invalid(problems) => Outcome::Invalid(problems),
+            // A call starts only while its client reads what it was sent (at once, mostly).
+            Invocation::Blocking(body) => {
+                let run = pool.run(body, context.room());
+                match &context.inquiry {
+                    None => run.await,
+                    Some(inquiry) => Box::pin(until_stopped(run, inquiry, context)).await,
                 }
-            },
+            }
+            Invocation::Async(body) => {
+                context.room().await;
+                let run = async {
+                    match AssertUnwindSafe(body).catch_unwind().await {
+                        Ok(outcome) => outcome,
+                        Err(panic) => Outcome::Failed(panic_message(&*panic)),
+                    }
+                };
+                match &context.inquiry {
+                    None => run.await,
+                    Some(inquiry) => Box::pin(until_stopped(run, inquiry, context)).await,
+                }
+            }
         }
     };
     let Some(timeout) = timeout else {
@@ -120,16 +120,32 @@ async fn execute(
     };
     match tokio::time::timeout(Duration::from_millis(timeout.millis), body).await {
         Ok(outcome) => outcome,
-        Err(_) if !confirmed.load(std::sync::atomic::Ordering::Relaxed) => {
-            Outcome::Refused(format!(
-                "The user did not answer the confirmation of {target} within {}: it did not run.",
-                timeout.text
-            ))
-        }
+        Err(_) if !confirmed.load(Ordering::Relaxed) => Outcome::Refused(format!(
+            "The user did not answer the confirmation of {target} within {}: it did not run.",
+            timeout.text
+        )),
         Err(_) => {
             // Tell a sync invocation still running in its thread to stop.
             context.cancel.cancel();
             Outcome::TimedOut(format!("{target} timed out after {}", timeout.text))
+        }
+    }
+}
+
+/// `run`, until it stops at a question of its round that has no answer (2026-07-28): then
+/// the call's token tells the run to stop, and the outcome is the questions waiting. (Boxed
+/// by the caller, so that an ordinary call's future does not hold this one's state.)
+async fn until_stopped(
+    run: impl std::future::Future<Output = Outcome>,
+    inquiry: &crate::context::Inquiry,
+    context: &CallContext,
+) -> Outcome {
+    tokio::select! {
+        biased;
+        outcome = run => outcome,
+        () = inquiry.stopped() => {
+            context.cancel.cancel();
+            Outcome::InputRequired(inquiry.take_waiting())
         }
     }
 }
