@@ -9,6 +9,8 @@ use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 use toolsmith_tests::{call, example_binary, text};
 
+#[path = "cli/confirm.rs"]
+mod confirm;
 #[path = "cli/nginx_map.rs"]
 mod nginx_map;
 #[path = "cli/policy_env.rs"]
@@ -113,13 +115,6 @@ fn tools_prints_an_aligned_annotation_matrix() {
             "tools:read"
         ]
     );
-    // `--confirm write` asks before every tool that is not read-only.
-    let out = run(&["tools", "--confirm", "write"]);
-    let table = stdout(&out);
-    let lines: Vec<&str> = table.lines().collect();
-    let row = |name: &str| cells(lines.iter().find(|l| l.starts_with(name)).unwrap());
-    assert_eq!(row("create_note")[6], "yes", "{table}");
-    assert_eq!(row("get_note")[6], "no", "{table}");
 }
 
 /// The cells of a table row (columns are separated by two spaces or more).
@@ -355,27 +350,6 @@ fn help_and_usage_errors() {
         stderr(&unknown).contains("unexpected argument '--bogus'"),
         "{}",
         stderr(&unknown)
-    );
-}
-
-#[test]
-fn call_of_a_tool_that_asks_first_needs_yes() {
-    let out = run(&["call", "delete_note", "--args", r#"{"note_id": 1}"#]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(stdout(&out).is_empty(), "the tool did not run");
-    assert!(stderr(&out).contains("--yes"), "{}", stderr(&out));
-    let out = run(&[
-        "call",
-        "delete_note",
-        "--args",
-        r#"{"note_id": 1}"#,
-        "--yes",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        stdout(&out).contains(r#""deleted": true"#),
-        "{}",
-        stdout(&out)
     );
 }
 

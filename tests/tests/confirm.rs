@@ -274,3 +274,88 @@ async fn with_sessions_the_question_goes_out_on_the_calls_stream() {
     assert_eq!(result["id"], 7, "{seen}");
     assert_eq!(text(&result), "removed the jam");
 }
+
+/// A tool without a timeout of its own waits for its confirmation no longer than a request
+/// state lives (`TOOLSMITH_TEST_STATE_TTL_MS` here), then is refused, and the question is
+/// withdrawn.
+#[tokio::test]
+async fn without_a_tool_timeout_the_wait_ends_with_the_state_ttl() {
+    let mut command = tokio::process::Command::new(ASKING);
+    command
+        .args(["serve", "--confirm", "destructive"])
+        .env("TOOLSMITH_TEST_STATE_TTL_MS", "300");
+    let mut raw = Raw::spawn(command, std::process::Stdio::null());
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "confirm-test", "version": "0"}}});
+    raw.ask(&init).await;
+    raw.send(&call(1, "purge", json!({"everything": true})))
+        .await;
+    let asked = raw.next_within(Duration::from_secs(10)).await.unwrap();
+    assert_eq!(asked["method"], "elicitation/create");
+    let (before, answered) = raw.until(&json!(1)).await;
+    assert!(refused(&answered), "{answered}");
+    assert!(
+        text(&answered).contains("did not answer the confirmation of tool 'purge' within 300ms"),
+        "{answered}"
+    );
+    assert!(
+        before
+            .iter()
+            .any(|f| f["method"] == "notifications/cancelled"
+                && f["params"]["requestId"] == asked["id"]),
+        "{before:?}"
+    );
+}
+
+/// Over HTTP with `--sessions`, a question the call gave up (its timeout) is withdrawn with
+/// `notifications/cancelled` too, on one of the session's streams.
+#[tokio::test]
+async fn with_sessions_a_question_given_up_is_withdrawn() {
+    use tokio::io::AsyncWriteExt;
+    let server = HttpServer::start(ASKING, &["--sessions"]).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "confirm-test", "version": "0"}}});
+    let opened = server.post(&init, &[]).await;
+    let session = opened
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned();
+    let headers = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(server.post(&initialized, &headers).await.status, 202);
+    // The session's own stream, where what belongs to no request goes.
+    let mut standalone = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
+    let get = format!(
+        "GET {} HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n",
+        server.path, server.addr
+    );
+    standalone.write_all(get.as_bytes()).await.unwrap();
+
+    let mut stream = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
+    let body = call(8, "remove", json!({"item": "the jam"})).to_string();
+    let head = format!(
+        "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+        server.path,
+        server.addr,
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut seen = String::new();
+    let asked = read_until(&mut stream, &mut seen, "elicitation/create").await;
+    // No answer: `remove`'s 2 s timeout ends the call.
+    let result = read_until(&mut stream, &mut seen, "\"result\"").await;
+    assert!(refused(&result), "{result}");
+    let id = asked["id"].to_string();
+    let needle = format!("\"requestId\":{id}");
+    if !seen.contains(&needle) {
+        let mut elsewhere = String::new();
+        let withdrawn =
+            read_until(&mut standalone, &mut elsewhere, "notifications/cancelled").await;
+        assert_eq!(withdrawn["params"]["requestId"], asked["id"], "{elsewhere}");
+    }
+}

@@ -77,7 +77,7 @@ async fn at_2026_the_question_travels_in_an_input_required_round() {
         );
         let answered = raw.ask(&retry).await;
         assert!(text(&answered).contains("invalid"), "{answered}");
-        // Another tool cannot use the state either.
+        // A tool that does not confirm ignores a stray state: it runs as ever.
         let retry = modern_call(
             21,
             "purge",
@@ -101,6 +101,29 @@ async fn at_2026_the_question_travels_in_an_input_required_round() {
         assert_eq!(text(&answered), "removed the milk", "{env:?}: {answered}");
         assert_eq!(answered["result"]["resultType"], "complete");
     }
+}
+
+/// A state made for one tool does not confirm another, nor the same tool for a caller's
+/// other arguments (`--confirm destructive` makes `purge` confirm too).
+#[tokio::test]
+async fn a_state_confirms_only_the_tool_it_was_made_for() {
+    let mut command = tokio::process::Command::new(ASKING);
+    command.args(["serve", "--confirm", "destructive"]);
+    let mut raw = Raw::spawn(command, std::process::Stdio::null());
+    let first = raw
+        .ask(&modern_call(1, "remove", json!({"item": "x"}), None))
+        .await;
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    let other_tool = modern_call(
+        2,
+        "purge",
+        json!({"everything": true}),
+        Some((&state, json!({"confirm": accept()}))),
+    );
+    let answered = raw.ask(&other_tool).await;
+    assert!(refused(&answered), "{answered}");
+    assert!(text(&answered).contains("invalid"), "{answered}");
+    assert_eq!(runs(&mut raw, 3, true).await, 0);
 }
 
 /// A state answered after its expiry is refused as expired.

@@ -35,7 +35,9 @@ pub enum AskError {
     /// The client did not declare the capability the question needs (named).
     #[error("the client cannot answer: it did not declare the `{0}` capability")]
     NotDeclared(&'static str),
-    /// The way this call came in cannot carry a question; the text says what to do.
+    /// The question could not be asked or answered here: the way this call came in cannot
+    /// carry it, the session ended first, or (2026-07-28) the run stopped for its answer and
+    /// runs again with it; the text says which, and what to do.
     #[error("{0}")]
     Unsupported(String),
     /// The client answered with an error.
@@ -96,8 +98,6 @@ struct Ask {
     asker: Asker,
     /// On 2026-07-28, this call's questions; `None` on earlier revisions.
     inquiry: Option<Arc<Inquiry>>,
-    /// The call's own token: fired when its run stops for an answer.
-    stop: tokio_util::sync::CancellationToken,
 }
 
 impl Ask {
@@ -105,7 +105,6 @@ impl Ask {
         Ask {
             asker: context.asker(),
             inquiry: context.inquiry.clone(),
-            stop: context.cancel.clone(),
         }
     }
 
@@ -118,7 +117,7 @@ impl Ask {
                 // The engine stops the run here, and the call answers `input_required`; a
                 // tool that still waits (a sync one, blocked on this) is told so.
                 None => {
-                    self.stop.cancelled().await;
+                    inquiry.halted().await;
                     Err(AskError::Unsupported(
                         "the run stopped for the client's answer; it runs again with it".into(),
                     ))

@@ -47,6 +47,9 @@ pub(crate) struct Inquiry {
     waiting: Mutex<Vec<Question>>,
     /// Wakes the engine when a question is waiting.
     stopped: Notify,
+    /// Fired by the engine once the run stopped: a tool still waiting for an answer (a sync
+    /// one, blocked on it) gets an error and comes back.
+    halted: tokio_util::sync::CancellationToken,
     /// What the client declared in the request's `_meta`.
     pub(crate) capabilities: Option<rmcp::model::ClientCapabilities>,
 }
@@ -65,9 +68,8 @@ impl Inquiry {
 
     /// Whether the client declared what `request` needs; else the capability's name.
     pub(crate) fn permits(&self, request: &InputRequest) -> Result<(), &'static str> {
-        let Some(capabilities) = &self.capabilities else {
-            return Err("elicitation");
-        };
+        let none = rmcp::model::ClientCapabilities::default();
+        let capabilities = self.capabilities.as_ref().unwrap_or(&none);
         let (needed, declared) = match request {
             InputRequest::Elicitation(elicit) => super::channel::elicitation(
                 capabilities,
@@ -131,6 +133,16 @@ impl Inquiry {
             }
             notified.await;
         }
+    }
+
+    /// Tells a run that stopped for its questions that it has stopped.
+    pub(crate) fn halt(&self) {
+        self.halted.cancel();
+    }
+
+    /// Resolves once the run stopped for its questions.
+    pub(crate) async fn halted(&self) {
+        self.halted.cancelled().await;
     }
 
     /// The questions waiting, taken.

@@ -88,9 +88,17 @@ fn shown(value: Option<&Value>) -> String {
     out
 }
 
-/// The characters that change the direction of the text after them.
+/// The characters that break a line, change the direction of the text after them, or hide
+/// (line and paragraph separators, bidi marks and overrides, zero-width characters).
 fn reorders(c: char) -> bool {
-    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    matches!(
+        c,
+        '\u{061c}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{feff}'
+    )
 }
 
 #[cfg(test)]
@@ -123,6 +131,10 @@ mod tests {
         let sneaky = json!("3?\n\n(Only archives it.)\u{202e}");
         assert_eq!(shown(Some(&sneaky)), "3?\\n\\n(Only archives it.)\\u{202e}");
         assert!(!shown(Some(&json!("a\u{7}b"))).contains('\u{7}'));
+        for hidden in ['\u{2028}', '\u{2029}', '\u{061c}', '\u{200b}', '\u{feff}'] {
+            let shown = shown(Some(&json!(format!("a{hidden}b"))));
+            assert!(!shown.contains(hidden), "{hidden:?}");
+        }
     }
 
     #[test]

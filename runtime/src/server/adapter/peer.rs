@@ -143,12 +143,60 @@ impl ClientChannel for PeerNotices {
             return declined(STATELESS);
         }
         let peer = self.peer.clone();
+        let failed = |err| match err {
+            ServiceError::McpError(error) => ChannelError::Client(error),
+            _ => ChannelError::Closed,
+        };
         Box::pin(async move {
-            peer.send_request(request).await.map_err(|err| match err {
-                ServiceError::McpError(error) => ChannelError::Client(error),
-                _ => ChannelError::Closed,
-            })
+            let options = rmcp::service::PeerRequestOptions::no_options();
+            let handle = peer
+                .send_cancellable_request(request, options)
+                .await
+                .map_err(failed)?;
+            // Given up before the answer (the call timed out or was cancelled): the client is
+            // told, so that it stops asking its user.
+            let withdraw = Withdraw {
+                peer: peer.clone(),
+                id: Some(handle.id.clone()),
+            };
+            let answer = handle.await_response().await;
+            withdraw.answered();
+            answer.map_err(failed)
         })
+    }
+}
+
+/// A request to the client over a session, until its answer came.
+struct Withdraw {
+    peer: Peer<RoleServer>,
+    id: Option<rmcp::model::RequestId>,
+}
+
+impl Withdraw {
+    fn answered(mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for Withdraw {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let param = rmcp::model::CancelledNotificationParam::new(
+                Some(id),
+                Some("the call that asked ended before the answer".into()),
+            );
+            let notice = rmcp::model::ServerNotification::CancelledNotification(
+                rmcp::model::CancelledNotification::new(param),
+            );
+            if let Err(err) = peer.send_notification(notice).await {
+                tracing::debug!(%err, "a withdrawn request could not be told to the client");
+            }
+        });
     }
 }
 

@@ -111,10 +111,16 @@ impl Pipeline {
                     per_request: false,
                 };
                 let name = tool.name();
+                // Never longer than a request state lives, when the tool has no timeout of
+                // its own (with one, the engine's timer ends the wait first).
+                let wait = self.seal.ttl();
                 Gate::Asking(Box::pin(async move {
-                    let answer = asker
-                        .ask(ServerRequest::ElicitRequest(request(question)))
-                        .await;
+                    let asked = asker.ask(ServerRequest::ElicitRequest(request(question)));
+                    let Ok(answer) = tokio::time::timeout(wait, asked).await else {
+                        return Some(Outcome::Refused(format!(
+                            "The user did not answer the confirmation of tool '{name}' within {wait:?}: it did not run."
+                        )));
+                    };
                     match answer {
                         Ok(ClientResult::ElicitResult(result)) => verdict(name, &result),
                         Ok(_) => Some(refused(

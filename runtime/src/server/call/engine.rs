@@ -97,7 +97,7 @@ async fn execute(
                 let run = pool.run(body, context.room());
                 match &context.inquiry {
                     None => run.await,
-                    Some(inquiry) => Box::pin(until_stopped(run, inquiry, context)).await,
+                    Some(inquiry) => Box::pin(until_stopped(run, inquiry)).await,
                 }
             }
             Invocation::Async(body) => {
@@ -110,7 +110,7 @@ async fn execute(
                 };
                 match &context.inquiry {
                     None => run.await,
-                    Some(inquiry) => Box::pin(until_stopped(run, inquiry, context)).await,
+                    Some(inquiry) => Box::pin(until_stopped(run, inquiry)).await,
                 }
             }
         }
@@ -133,18 +133,17 @@ async fn execute(
 }
 
 /// `run`, until it stops at a question of its round that has no answer (2026-07-28): then
-/// the call's token tells the run to stop, and the outcome is the questions waiting. (Boxed
+/// the round tells the run it stopped, and the outcome is the questions waiting. (Boxed
 /// by the caller, so that an ordinary call's future does not hold this one's state.)
 async fn until_stopped(
     run: impl std::future::Future<Output = Outcome>,
     inquiry: &crate::context::Inquiry,
-    context: &CallContext,
 ) -> Outcome {
     tokio::select! {
         biased;
         outcome = run => outcome,
         () = inquiry.stopped() => {
-            context.cancel.cancel();
+            inquiry.halt();
             Outcome::InputRequired(inquiry.take_waiting())
         }
     }

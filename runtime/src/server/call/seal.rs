@@ -79,6 +79,11 @@ impl Seal {
             .map_err(|err| err.to_string())
     }
 
+    /// How long a state may be echoed back.
+    pub(crate) fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
     pub(crate) fn seal(&self, binding: &[u8], sealed: &Sealed) -> String {
         let payload = serde_json::to_vec(sealed).unwrap_or_default();
         let options = SealOptions::new().associated_data(binding).ttl(self.ttl);
