@@ -81,9 +81,15 @@ pub fn kinds(function: &Function) -> TokenStream {
     let kinds = function.params.iter().enumerate().map(|(i, param)| {
         let ident = format_ident!("__toolsmith_kind{}", i);
         let probe = probe(&param.ty);
+        let sync = (!function.is_async).then(|| {
+            quote_spanned! {param.ty.span()=>
+                #probe.assert_in_sync_tool();
+            }
+        });
         let checks = quote_spanned! {param.ty.span()=>
             #probe.assert_deserialize();
             #probe.assert_param_schema();
+            #sync
         };
         quote! {
             fn #ident() -> ::toolsmith::__private::ParamKind {

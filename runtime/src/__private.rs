@@ -18,7 +18,9 @@ pub use crate::tool::def::{
     ConfirmDef, Invocation, OutputDef, ParamDef, ParamKind, Timeout, ToolDef,
 };
 pub use crate::tool::output::{Outcome, empty, text};
-pub use crate::tool::probe::{ContextParam, ContextRole, JsonParam, Probe, ShownInConfirm};
+pub use crate::tool::probe::{
+    ContextParam, ContextRole, JsonParam, Probe, ShownInConfirm, SyncContext,
+};
 pub use crate::tool::schema::OutputSchema;
 
 /// Boxes an async tool's future.

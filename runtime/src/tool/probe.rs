@@ -36,7 +36,31 @@ pub trait ContextParam<T> {
         T: ShownInConfirm,
     {
     }
+    /// A sync tool takes only context parameters that need no awaiting.
+    fn assert_in_sync_tool(&self)
+    where
+        T: SyncContext,
+    {
+    }
 }
+
+/// The context parameters a sync (`fn`) tool may take: all but those that ask the client
+/// during the call ([`Elicit`](crate::Elicit), [`Sample`](crate::Sample)), whose answer must
+/// be awaited.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` asks the client during the call, and a sync tool cannot await the answer",
+    label = "needs an `async fn` tool",
+    note = "make the tool an `async fn`"
+)]
+pub trait SyncContext {}
+
+impl<T: ?Sized> SyncContext for crate::State<T> {}
+impl SyncContext for crate::Progress {}
+impl SyncContext for crate::Cancellation {}
+impl SyncContext for crate::ClientLog {}
+impl SyncContext for crate::Caller {}
+#[cfg(feature = "__test-switches")]
+impl SyncContext for crate::context::AskClient {}
 
 /// What a `confirm = "..."` message may name: an argument. No type implements it; a context
 /// parameter named in a message fails here, with this message.
@@ -73,6 +97,8 @@ pub trait JsonParam<T> {
     }
     /// Every argument can be shown in a `confirm` message.
     fn assert_shown_in_confirm(&self) {}
+    /// Every argument can be taken by a sync tool.
+    fn assert_in_sync_tool(&self) {}
 }
 
 impl<T> JsonParam<T> for Probe<T> {}
