@@ -249,6 +249,84 @@ fn main_script(path: Path) -> Vec<Step> {
     ]
 }
 
+/// The confirmation step answers alike on every path: with `--confirm write`, `count` (not
+/// read-only) must be confirmed, and a client that declared no elicitation is refused the
+/// same way on each, while a read-only tool runs as ever. At 2026-07-28 a client that can
+/// ask gets the same `input_required` round on both paths (its sealed state aside), and a
+/// forged state the same refusal.
+#[tokio::test]
+async fn the_confirmation_step_answers_alike_on_every_path() {
+    let script = |path: Path| {
+        let mut steps = vec![
+            Send(request(path, 1, "tools/list", json!({}))),
+            Await(1),
+            Send(call(path, 2, "count", json!({}))),
+            Await(2),
+            Send(call(path, 3, "echo", json!({"text": "hi"}))),
+            Await(3),
+        ];
+        if path.modern() {
+            let asks = json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+            steps.push(Send(tools_call(path, 4, "count", json!({}), asks.clone())));
+            steps.push(Await(4));
+            let mut forged = tools_call(path, 5, "count", json!({}), asks);
+            forged["params"]["requestState"] = json!("rs1.AAAA.forged");
+            forged["params"]["inputResponses"] = json!({"confirm": {"action": "accept"}});
+            steps.push(Send(forged));
+            steps.push(Await(5));
+        }
+        steps
+    };
+    let args = ["--confirm", "write"];
+    let (fast, rmcp, stateless, stateless_rmcp) = tokio::join!(
+        run(Path::Fast, &args, script(Path::Fast)),
+        run(Path::Rmcp, &args, script(Path::Rmcp)),
+        run(Path::Stateless, &args, script(Path::Stateless)),
+        run(Path::StatelessRmcp, &args, script(Path::StatelessRmcp)),
+    );
+    let responses = fast.responses();
+    let refused = &responses["2"]["result"];
+    assert_eq!(
+        refused["_meta"]["dev.toolsmith/error"], "refused",
+        "{refused}"
+    );
+    let why = refused["content"][0]["text"].as_str().unwrap();
+    assert!(why.contains("declared no elicitation capability"), "{why}");
+    assert_eq!(responses["3"]["result"]["isError"], false);
+    assert_eq!(responses, rmcp.responses(), "fast path and rmcp's loop");
+
+    // The round, its state taken out once it is checked to be there.
+    let sealed = |transcript: &Transcript| {
+        let mut responses = transcript.responses();
+        let round = responses.get_mut("4").unwrap()["result"]
+            .as_object_mut()
+            .unwrap();
+        assert_eq!(round["resultType"], "input_required", "{round:?}");
+        let state = round.remove("requestState").unwrap();
+        assert!(
+            state.as_str().is_some_and(|s| s.starts_with("rs")),
+            "{state}"
+        );
+        responses
+    };
+    let mut modern = sealed(&stateless);
+    assert_eq!(
+        modern,
+        sealed(&stateless_rmcp),
+        "2026-07-28: fast path and rmcp's loop"
+    );
+    let forged = modern["5"]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap();
+    assert!(forged.contains("invalid"), "{forged}");
+    modern.remove("4");
+    modern.remove("5");
+    normalise_2026(&mut modern, &["1"]);
+    let mut legacy = responses;
+    legacy.remove("0");
+    assert_eq!(legacy, modern, "2025-11-25 and 2026-07-28");
+}
+
 /// Turns 2026-07-28 responses into the 2025-11-25 shape, removing exactly what the revision
 /// adds, once it is checked to be there. Error responses have one shape in both.
 fn normalise_2026(responses: &mut BTreeMap<String, Value>, lists: &[&str]) {

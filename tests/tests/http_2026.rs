@@ -279,3 +279,80 @@ async fn with_authorization_the_list_is_private() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The confirmation step over HTTP at 2026-07-28 answers alike on the fast path and on
+/// rmcp's: with `--confirm write`, `count` asks; the round is the same (its sealed state
+/// aside), each path opens the other's state (one `--state-key`), and a forged state or a
+/// client that cannot ask is refused the same way.
+#[tokio::test]
+async fn the_confirmation_step_answers_alike_on_both_paths() {
+    let key = toolsmith_tests::asking::KEY;
+    let args = ["--confirm", "write", "--state-key", key];
+    let fast = HttpServer::start(FIXTURE, &args).await;
+    let rmcp =
+        HttpServer::start_with(FIXTURE, &args, &[("TOOLSMITH_TEST_NO_FAST_PATH", "1")]).await;
+    let asking = |id: u64, retry: Option<(&str, Value)>| {
+        let capabilities =
+            json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+        let mut params = json!({"name": "count", "arguments": {}});
+        if let Some((state, responses)) = retry {
+            params["requestState"] = state.into();
+            params["inputResponses"] = responses;
+        }
+        request(json!(id), "tools/call", params, Some(meta(capabilities)))
+    };
+    let both = |body: Value| {
+        let (fast, rmcp) = (&fast, &rmcp);
+        async move {
+            let headers = headers_for(&body);
+            let a = send(fast, &body, &headers).await;
+            let b = send(rmcp, &body, &headers).await;
+            assert_eq!(a.status, b.status, "{body}: {a:?} / {b:?}");
+            (a.messages().pop().unwrap(), b.messages().pop().unwrap())
+        }
+    };
+    // A round: the same question, each with a state of its own.
+    let (mut a, mut b) = both(asking(1, None)).await;
+    let state_a = a["result"].as_object_mut().unwrap().remove("requestState");
+    let state_b = b["result"].as_object_mut().unwrap().remove("requestState");
+    assert_eq!(a, b);
+    assert_eq!(a["result"]["resultType"], "input_required", "{a}");
+    let (state_a, state_b) = (state_a.unwrap(), state_b.unwrap());
+    // Each path confirms with the other's state: the key is the replicas', not the path's.
+    let accept = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    let on_rmcp = send(
+        &rmcp,
+        &asking(2, Some((state_a.as_str().unwrap(), accept.clone()))),
+        &headers_for(&asking(2, None)),
+    )
+    .await;
+    let on_fast = send(
+        &fast,
+        &asking(2, Some((state_b.as_str().unwrap(), accept))),
+        &headers_for(&asking(2, None)),
+    )
+    .await;
+    assert_eq!(on_rmcp.messages(), on_fast.messages());
+    assert_eq!(
+        on_fast.messages()[0]["result"]["structuredContent"]["result"],
+        1,
+        "{on_fast:?}"
+    );
+    // Refused alike: a forged state, and a client that declared no elicitation.
+    let forged = json!({"confirm": {"action": "accept"}});
+    let (a, b) = both(asking(3, Some(("rs1.AAAA.forged", forged)))).await;
+    assert_eq!(a, b);
+    assert!(
+        a["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("invalid"),
+        "{a}"
+    );
+    let (a, b) = both(call(4, "count", json!({}))).await;
+    assert_eq!(a, b);
+    assert_eq!(
+        a["result"]["_meta"]["dev.toolsmith/error"], "refused",
+        "{a}"
+    );
+}
