@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
+use crate::tool::canonical;
 use crate::{ScopeNames, ToolInfo};
 
 const HEADER: &str = "# toolsmith hint snapshot: one tool per line (name, hints, whether the user confirms each call, required scopes, schema fingerprints, title).\n";
@@ -43,11 +44,10 @@ fn line(tool: &ToolInfo, names: &ScopeNames, confirms: bool) -> String {
     let _ = write!(
         line,
         " input={} output={}",
-        fingerprint(&Value::Object((*mcp.input_schema).clone())),
-        mcp.output_schema.as_ref().map_or_else(
-            || "none".to_owned(),
-            |schema| fingerprint(&Value::Object((**schema).clone()))
-        )
+        fingerprint(&mcp.input_schema),
+        mcp.output_schema
+            .as_ref()
+            .map_or_else(|| "none".to_owned(), |schema| fingerprint(schema))
     );
     if let Some(title) = tool.title() {
         let _ = write!(line, " title={}", Value::from(title));
@@ -55,34 +55,17 @@ fn line(tool: &ToolInfo, names: &ScopeNames, confirms: bool) -> String {
     line
 }
 
-/// A short, stable hash of `schema`: FNV-1a (64 bits) over its JSON with every object's keys
-/// sorted, as 12 hex digits.
-fn fingerprint(schema: &Value) -> String {
+/// A short, stable hash of `schema`: FNV-1a (64 bits) over its canonical JSON (every
+/// object's keys sorted), as 12 hex digits.
+fn fingerprint(schema: &serde_json::Map<String, Value>) -> String {
+    let mut json = Vec::new();
+    canonical::write_object(schema, &mut json);
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in canonical(schema).bytes() {
+    for byte in json {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
     format!("{:012x}", hash >> 16)
-}
-
-fn canonical(value: &Value) -> String {
-    match value {
-        Value::Object(map) => {
-            let sorted: BTreeMap<&String, String> =
-                map.iter().map(|(k, v)| (k, canonical(v))).collect();
-            let members: Vec<String> = sorted
-                .into_iter()
-                .map(|(k, v)| format!("{}:{v}", Value::from(k.as_str())))
-                .collect();
-            format!("{{{}}}", members.join(","))
-        }
-        Value::Array(items) => {
-            let items: Vec<String> = items.iter().map(canonical).collect();
-            format!("[{}]", items.join(","))
-        }
-        other => other.to_string(),
-    }
 }
 
 /// The fields of a snapshot line, by tool name.
@@ -233,6 +216,7 @@ mod tests {
         let b = serde_json::json!({"properties": {"y": {}, "x": {"type": "integer"}}, "type": "object"});
         let c =
             serde_json::json!({"type": "object", "properties": {"x": {"type": "number"}, "y": {}}});
+        let fingerprint = |schema: &serde_json::Value| fingerprint(schema.as_object().unwrap());
         assert_eq!(fingerprint(&a), fingerprint(&b));
         assert_ne!(fingerprint(&a), fingerprint(&c));
         assert_eq!(fingerprint(&a).len(), 12);

@@ -5,6 +5,7 @@
 //! how tools are served.
 
 pub(crate) mod args;
+pub(crate) mod canonical;
 pub(crate) mod checks;
 pub(crate) mod confirm;
 pub(crate) mod content;

@@ -16,6 +16,7 @@ use sha2::{Digest, Sha256};
 
 use crate::Caller;
 use crate::context::inquiry::Answered;
+use crate::tool::canonical;
 
 /// How long a request state of a call that asks (2026-07-28) may be echoed back unless
 /// [`Server::state_ttl`](crate::Server::state_ttl) says otherwise: 5 minutes.
@@ -110,7 +111,7 @@ pub(crate) fn binding(tool: &str, arguments: Option<&JsonObject>, caller: &Calle
     }
     let mut canonical_args = Vec::new();
     match arguments {
-        Some(arguments) => canonical_object(arguments, &mut canonical_args),
+        Some(arguments) => canonical::write_object(arguments, &mut canonical_args),
         None => canonical_args.extend_from_slice(b"{}"),
     }
     let mut binding = Vec::with_capacity(160);
@@ -137,40 +138,6 @@ pub(crate) fn binding(tool: &str, arguments: Option<&JsonObject>, caller: &Calle
         }
     }
     binding
-}
-
-fn canonical(value: &Value, out: &mut Vec<u8>) {
-    match value {
-        Value::Object(object) => canonical_object(object, out),
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                canonical(item, out);
-            }
-            out.push(b']');
-        }
-        scalar => {
-            let _ = serde_json::to_writer(&mut *out, scalar);
-        }
-    }
-}
-
-fn canonical_object(object: &JsonObject, out: &mut Vec<u8>) {
-    let mut keys: Vec<&String> = object.keys().collect();
-    keys.sort();
-    out.push(b'{');
-    for (i, key) in keys.into_iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        let _ = serde_json::to_writer(&mut *out, key);
-        out.push(b':');
-        canonical(&object[key], out);
-    }
-    out.push(b'}');
 }
 
 #[cfg(test)]
