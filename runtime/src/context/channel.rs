@@ -62,6 +62,18 @@ pub(crate) trait ClientChannel: NoticeSink {
     }
 }
 
+/// What a channel sends the client for request `id` that the call gave up (its timeout, its
+/// cancellation) before the answer: the client stops asking its user.
+pub(crate) fn withdrawal(id: rmcp::model::RequestId) -> rmcp::model::ServerNotification {
+    let param = rmcp::model::CancelledNotificationParam::new(
+        Some(id),
+        Some("the call that asked ended before the answer".into()),
+    );
+    rmcp::model::ServerNotification::CancelledNotification(rmcp::model::CancelledNotification::new(
+        param,
+    ))
+}
+
 /// The reply of a channel that cannot ask: `why`, at once.
 pub(crate) fn declined(why: ChannelError) -> Reply {
     Box::pin(std::future::ready(Err(why)))

@@ -34,7 +34,9 @@ pub use caller::Caller;
 pub use channel::AskClient;
 #[cfg(test)]
 pub(crate) use channel::permits;
-pub(crate) use channel::{Asker, ChannelError, ClientChannel, Reply, declined, elicitation};
+pub(crate) use channel::{
+    Asker, ChannelError, ClientChannel, Reply, declined, elicitation, withdrawal,
+};
 pub use elicit::{AskError, Elicit, Elicitation, Sample};
 pub(crate) use inquiry::Inquiry;
 pub(crate) use log::SessionLevel;

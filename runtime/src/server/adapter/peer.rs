@@ -14,7 +14,9 @@ use rmcp::service::{Peer, RequestContext, ServiceError};
 use tokio::sync::{mpsc, oneshot};
 
 use super::ToolServer;
-use crate::context::{ChannelError, ClientChannel, Notice, NoticeSink, Reply, declined};
+use crate::context::{
+    ChannelError, ClientChannel, Notice, NoticeSink, Reply, declined, withdrawal,
+};
 use crate::transport::http::CallEvents;
 
 /// Notifications waiting for the peer past this many are dropped (a later progress report
@@ -186,14 +188,7 @@ impl Drop for Withdraw {
         };
         let peer = self.peer.clone();
         runtime.spawn(async move {
-            let param = rmcp::model::CancelledNotificationParam::new(
-                Some(id),
-                Some("the call that asked ended before the answer".into()),
-            );
-            let notice = rmcp::model::ServerNotification::CancelledNotification(
-                rmcp::model::CancelledNotification::new(param),
-            );
-            if let Err(err) = peer.send_notification(notice).await {
+            if let Err(err) = peer.send_notification(withdrawal(id)).await {
                 tracing::debug!(%err, "a withdrawn request could not be told to the client");
             }
         });

@@ -12,14 +12,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rmcp::RoleServer;
-use rmcp::model::{
-    CancelledNotification, CancelledNotificationParam, ClientCapabilities, ClientResult,
-    JsonRpcMessage, RequestId, ServerNotification, ServerRequest,
-};
+use rmcp::model::{ClientCapabilities, ClientResult, JsonRpcMessage, RequestId, ServerRequest};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use tokio::sync::oneshot;
 
-use crate::context::{ChannelError, ClientChannel, Notice, NoticeSink, Reply, declined};
+use crate::context::{
+    ChannelError, ClientChannel, Notice, NoticeSink, Reply, declined, withdrawal,
+};
 use crate::server::session::lifecycle::Lifecycle;
 use crate::transport::stdio::Outbox;
 
@@ -159,12 +158,7 @@ impl Drop for Forget {
         if removed.is_none() {
             return;
         }
-        let param = CancelledNotificationParam::new(
-            Some(id),
-            Some("the call that asked ended before the answer".into()),
-        );
-        let notice = ServerNotification::CancelledNotification(CancelledNotification::new(param));
-        let frame = TxJsonRpcMessage::<RoleServer>::notification(notice);
+        let frame = TxJsonRpcMessage::<RoleServer>::notification(withdrawal(id));
         if self.outbox.queue(&frame).is_ok() {
             self.outbox.write_soon();
         }
