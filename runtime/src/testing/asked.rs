@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use super::Client;
 use super::requests::Answerer;
+use crate::Elicitation;
 
 /// A user's answer to a confirmation.
 ///
@@ -87,7 +88,13 @@ fn confirmation(request: &ElicitRequest) -> Option<Confirmation> {
     })
 }
 
-fn elicit_result(action: ElicitationAction, content: Option<Value>) -> ClientResult {
+/// The user's answer to a form.
+fn elicited(answer: Elicitation<Value>) -> ClientResult {
+    let (action, content) = match answer {
+        Elicitation::Accept(content) => (ElicitationAction::Accept, Some(content)),
+        Elicitation::Decline => (ElicitationAction::Decline, None),
+        Elicitation::Cancel => (ElicitationAction::Cancel, None),
+    };
     let mut result = ElicitResult::new(action);
     result.content = content;
     ClientResult::ElicitResult(result)
@@ -127,23 +134,17 @@ impl Client {
         self,
         handler: impl Fn(&Confirmation) -> Answer + Send + Sync + 'static,
     ) -> Self {
-        let previous = self.driver.answerer();
-        let answerer: Answerer = Arc::new(move |request: &ServerRequest| {
-            if let ServerRequest::ElicitRequest(elicit) = request
-                && let Some(question) = confirmation(elicit)
-            {
-                return Ok(match handler(&question) {
-                    Answer::Accept => {
-                        elicit_result(ElicitationAction::Accept, Some(json!({"confirm": true})))
-                    }
-                    Answer::Decline => elicit_result(ElicitationAction::Decline, None),
-                    Answer::Cancel => elicit_result(ElicitationAction::Cancel, None),
-                });
-            }
-            previous(request)
-        });
-        self.driver.set_answerer(answerer);
-        self
+        self.answering(move |request| {
+            let ServerRequest::ElicitRequest(elicit) = request else {
+                return None;
+            };
+            let answer = match handler(&confirmation(elicit)?) {
+                Answer::Accept => Elicitation::Accept(json!({"confirm": true})),
+                Answer::Decline => Elicitation::Decline,
+                Answer::Cancel => Elicitation::Cancel,
+            };
+            Some(elicited(answer))
+        })
     }
 
     /// Answers every form that is not a confirmation (a tool's
@@ -162,34 +163,29 @@ impl Client {
     /// ```
     pub fn on_elicit(
         self,
-        handler: impl Fn(&Form) -> crate::Elicitation<Value> + Send + Sync + 'static,
+        handler: impl Fn(&Form) -> Elicitation<Value> + Send + Sync + 'static,
     ) -> Self {
-        let previous = self.driver.answerer();
-        let answerer: Answerer = Arc::new(move |request: &ServerRequest| {
-            if let ServerRequest::ElicitRequest(elicit) = request
-                && confirmation(elicit).is_none()
-                && let ElicitRequestParams::FormElicitationParams {
-                    message,
-                    requested_schema,
-                    ..
-                } = &elicit.params
-            {
-                let form = Form {
-                    message: message.clone(),
-                    schema: serde_json::to_value(requested_schema).unwrap_or_default(),
-                };
-                return Ok(match handler(&form) {
-                    crate::Elicitation::Accept(content) => {
-                        elicit_result(ElicitationAction::Accept, Some(content))
-                    }
-                    crate::Elicitation::Decline => elicit_result(ElicitationAction::Decline, None),
-                    crate::Elicitation::Cancel => elicit_result(ElicitationAction::Cancel, None),
-                });
+        self.answering(move |request| {
+            let ServerRequest::ElicitRequest(elicit) = request else {
+                return None;
+            };
+            let ElicitRequestParams::FormElicitationParams {
+                message,
+                requested_schema,
+                ..
+            } = &elicit.params
+            else {
+                return None;
+            };
+            if confirmation(elicit).is_some() {
+                return None;
             }
-            previous(request)
-        });
-        self.driver.set_answerer(answerer);
-        self
+            let form = Form {
+                message: message.clone(),
+                schema: serde_json::to_value(requested_schema).unwrap_or_default(),
+            };
+            Some(elicited(handler(&form)))
+        })
     }
 
     /// Answers every sampling request (a tool's [`Sample`](crate::Sample)) with the text
@@ -205,19 +201,31 @@ impl Client {
         self,
         handler: impl Fn(&CreateMessageRequestParams) -> String + Send + Sync + 'static,
     ) -> Self {
+        self.answering(move |request| {
+            let ServerRequest::CreateMessageRequest(sample) = request else {
+                return None;
+            };
+            let text = handler(&sample.params);
+            let message = SamplingMessage::new(
+                Role::Assistant,
+                rmcp::model::SamplingMessageContentBlock::text(text),
+            );
+            let mut result = CreateMessageResult::new(message, "toolsmith-testing".into());
+            result.stop_reason = Some("endTurn".into());
+            Some(ClientResult::CreateMessageResult(Box::new(result)))
+        })
+    }
+
+    /// From now on, `first` answers the requests it takes (`Some`); the answerer before it,
+    /// the rest.
+    fn answering(
+        self,
+        first: impl Fn(&ServerRequest) -> Option<ClientResult> + Send + Sync + 'static,
+    ) -> Self {
         let previous = self.driver.answerer();
-        let answerer: Answerer = Arc::new(move |request: &ServerRequest| {
-            if let ServerRequest::CreateMessageRequest(sample) = request {
-                let text = handler(&sample.params);
-                let message = SamplingMessage::new(
-                    Role::Assistant,
-                    rmcp::model::SamplingMessageContentBlock::text(text),
-                );
-                let mut result = CreateMessageResult::new(message, "toolsmith-testing".into());
-                result.stop_reason = Some("endTurn".into());
-                return Ok(ClientResult::CreateMessageResult(Box::new(result)));
-            }
-            previous(request)
+        let answerer: Answerer = Arc::new(move |request: &ServerRequest| match first(request) {
+            Some(answer) => Ok(answer),
+            None => previous(request),
         });
         self.driver.set_answerer(answerer);
         self
