@@ -46,9 +46,17 @@ pub fn accept() -> Value {
 /// A stdio session at 2025-11-25 with `program`, of a client that can answer elicitation
 /// and sampling.
 pub async fn session(program: &str, env: &[(&str, &str)]) -> Raw {
-    let mut raw = Raw::program(program, env);
+    let mut command = tokio::process::Command::new(program);
+    command.envs(env.iter().copied());
+    session_of(command, json!({"elicitation": {}, "sampling": {}})).await
+}
+
+/// A stdio session at 2025-11-25 with the server `command` starts, of a client with these
+/// capabilities: `initialize` and `notifications/initialized`.
+pub async fn session_of(command: tokio::process::Command, capabilities: Value) -> Raw {
+    let mut raw = Raw::spawn(command, std::process::Stdio::null());
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}, "sampling": {}},
+        "protocolVersion": "2025-11-25", "capabilities": capabilities,
         "clientInfo": {"name": "confirm-test", "version": "0"}}});
     assert!(raw.ask(&init).await.get("result").is_some());
     raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
@@ -100,4 +108,86 @@ pub async fn read_until(
     tokio::time::timeout(std::time::Duration::from_secs(10), read)
         .await
         .unwrap_or_else(|_| panic!("no {needle} within 10 s"))
+}
+
+/// Opens a 2025-11-25 session with `server` (`--sessions`) for a client with these
+/// capabilities, `initialize` and `notifications/initialized`: the session's id.
+pub async fn open_session(server: &crate::http::HttpServer, capabilities: Value) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": capabilities,
+        "clientInfo": {"name": "raw-test-client", "version": "0"}}});
+    let opened = server.post(&init, &[]).await;
+    let session = opened
+        .header("mcp-session-id")
+        .expect("a session")
+        .to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let headers = session_headers(&session);
+    assert_eq!(server.post(&initialized, &headers).await.status, 202);
+    session
+}
+
+/// The headers of a request in `session`.
+pub fn session_headers(session: &str) -> [(&'static str, &str); 2] {
+    [
+        ("Mcp-Session-Id", session),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ]
+}
+
+/// Sends `message` to `server` in `session` (GET when `message` is `None`: the session's own
+/// stream) and returns the connection, whose event stream [`read_until`] reads as it comes.
+pub async fn stream_in_session(
+    server: &crate::http::HttpServer,
+    session: &str,
+    message: Option<&Value>,
+) -> tokio::net::TcpStream {
+    use tokio::io::AsyncWriteExt;
+    let mut stream = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
+    let common = format!(
+        "Host: {}\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n",
+        server.addr
+    );
+    let head = match message {
+        None => format!(
+            "GET {} HTTP/1.1\r\n{common}Accept: text/event-stream\r\n\r\n",
+            server.path
+        ),
+        Some(message) => {
+            let body = message.to_string();
+            format!(
+                "POST {} HTTP/1.1\r\n{common}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+                server.path,
+                body.len()
+            )
+        }
+    };
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream
+}
+
+/// What `program serve --http 127.0.0.1:0 ARGS` logs to stderr before it listens.
+pub async fn startup_log(program: &str, args: &[&str]) -> String {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(program)
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .args(args)
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the server starts");
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut log = String::new();
+    tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            log.push_str(&line);
+            log.push('\n');
+            if line.contains("listening on") {
+                break;
+            }
+        }
+    })
+    .await
+    .expect("the server listens within 20 s");
+    log
 }

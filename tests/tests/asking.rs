@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use toolsmith_tests::asking::read_until;
+use toolsmith_tests::asking::{open_session, read_until, session_headers, stream_in_session};
 use toolsmith_tests::http::HttpServer;
 
 const ASKING: &str = env!("CARGO_BIN_EXE_asking");
@@ -154,27 +154,10 @@ async fn stateless_http_declines_on_both_paths() {
 #[tokio::test]
 async fn with_sessions_the_answer_posted_in_the_session_reaches_the_call() {
     let server = HttpServer::start(ASKING, &["--sessions"]).await;
-    let init = server
-        .post(&initialize(json!({"elicitation": {}})), &[])
-        .await;
-    let session = init.header("mcp-session-id").expect("a session").to_owned();
-    let headers = [
-        ("Mcp-Session-Id", session.as_str()),
-        ("MCP-Protocol-Version", "2025-11-25"),
-    ];
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert_eq!(server.post(&initialized, &headers).await.status, 202);
-
+    let session = open_session(&server, json!({"elicitation": {}})).await;
+    let headers = session_headers(&session);
     // The call's response is an event stream: read it as it comes.
-    let mut stream = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
-    let body = call(7, "the import").to_string();
-    let head = format!(
-        "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
-        server.path,
-        server.addr,
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut stream = stream_in_session(&server, &session, Some(&call(7, "the import"))).await;
     let mut seen = String::new();
     let asked = read_until(&mut stream, &mut seen, "elicitation/create").await;
     assert_eq!(asked["params"]["message"], "Confirm the import?", "{seen}");

@@ -8,7 +8,10 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolsmith_tests::asking::{accept, meta, modern_call, read_until, refused, runs, text};
+use toolsmith_tests::asking::{
+    accept, meta, modern_call, open_session, read_until, refused, runs, session_headers,
+    session_of, stream_in_session, text,
+};
 use toolsmith_tests::http::HttpServer;
 use toolsmith_tests::raw::{Raw, call};
 
@@ -127,13 +130,7 @@ async fn the_calls_timeout_and_cancellation_cover_the_wait() {
 /// A client that declared no elicitation is never asked, and the tool does not run.
 #[tokio::test]
 async fn a_client_that_cannot_ask_is_refused() {
-    let mut raw = Raw::program(ASKING, &[]);
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "no-elicitation", "version": "0"}}});
-    raw.ask(&init).await;
-    raw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-        .await;
+    let mut raw = session_of(tokio::process::Command::new(ASKING), json!({})).await;
     raw.send(&call(1, "remove", json!({"item": "x"}))).await;
     let (before, answered) = raw.until(&json!(1)).await;
     assert!(before.is_empty(), "no request went out: {before:?}");
@@ -166,11 +163,7 @@ async fn the_confirm_policy_follows_the_hints() {
     for (policy, tool, args, asks) in cases {
         let mut command = tokio::process::Command::new(ASKING);
         command.args(["serve", "--confirm", policy]);
-        let mut raw = Raw::spawn(command, std::process::Stdio::null());
-        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
-            "clientInfo": {"name": "confirm-test", "version": "0"}}});
-        raw.ask(&init).await;
+        let mut raw = session_of(command, json!({"elicitation": {}})).await;
         raw.send(&call(1, tool, args.clone())).await;
         let first = raw.next_within(Duration::from_secs(10)).await.unwrap();
         if asks {
@@ -238,37 +231,15 @@ async fn a_session_request_naming_its_revision_is_asked_over_the_session() {
 /// user's answer, posted in the session, lets the tool run.
 #[tokio::test]
 async fn with_sessions_the_question_goes_out_on_the_calls_stream() {
-    use tokio::io::AsyncWriteExt;
     let server = HttpServer::start(ASKING, &["--sessions"]).await;
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
-        "clientInfo": {"name": "confirm-test", "version": "0"}}});
-    let opened = server.post(&init, &[]).await;
-    let session = opened
-        .header("mcp-session-id")
-        .expect("a session")
-        .to_owned();
-    let headers = [
-        ("Mcp-Session-Id", session.as_str()),
-        ("MCP-Protocol-Version", "2025-11-25"),
-    ];
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert_eq!(server.post(&initialized, &headers).await.status, 202);
-
-    let mut stream = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
-    let body = call(7, "remove", json!({"item": "the jam"})).to_string();
-    let head = format!(
-        "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
-        server.path,
-        server.addr,
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).await.unwrap();
+    let session = open_session(&server, json!({"elicitation": {}})).await;
+    let request = call(7, "remove", json!({"item": "the jam"}));
+    let mut stream = stream_in_session(&server, &session, Some(&request)).await;
     let mut seen = String::new();
     let asked = read_until(&mut stream, &mut seen, "elicitation/create").await;
     assert_eq!(asked["params"]["message"], "Remove the jam?", "{seen}");
     let answer = json!({"jsonrpc": "2.0", "id": asked["id"], "result": accept()});
-    let posted = server.post(&answer, &headers).await;
+    let posted = server.post(&answer, &session_headers(&session)).await;
     assert!(matches!(posted.status, 200 | 202), "{posted:?}");
     let result = read_until(&mut stream, &mut seen, "\"result\"").await;
     assert_eq!(result["id"], 7, "{seen}");
@@ -284,11 +255,7 @@ async fn without_a_tool_timeout_the_wait_ends_with_the_state_ttl() {
     command
         .args(["serve", "--confirm", "destructive"])
         .env("TOOLSMITH_TEST_STATE_TTL_MS", "300");
-    let mut raw = Raw::spawn(command, std::process::Stdio::null());
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
-        "clientInfo": {"name": "confirm-test", "version": "0"}}});
-    raw.ask(&init).await;
+    let mut raw = session_of(command, json!({"elicitation": {}})).await;
     raw.send(&call(1, "purge", json!({"everything": true})))
         .await;
     let asked = raw.next_within(Duration::from_secs(10)).await.unwrap();
@@ -312,39 +279,12 @@ async fn without_a_tool_timeout_the_wait_ends_with_the_state_ttl() {
 /// `notifications/cancelled` too, on one of the session's streams.
 #[tokio::test]
 async fn with_sessions_a_question_given_up_is_withdrawn() {
-    use tokio::io::AsyncWriteExt;
     let server = HttpServer::start(ASKING, &["--sessions"]).await;
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
-        "clientInfo": {"name": "confirm-test", "version": "0"}}});
-    let opened = server.post(&init, &[]).await;
-    let session = opened
-        .header("mcp-session-id")
-        .expect("a session")
-        .to_owned();
-    let headers = [
-        ("Mcp-Session-Id", session.as_str()),
-        ("MCP-Protocol-Version", "2025-11-25"),
-    ];
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    assert_eq!(server.post(&initialized, &headers).await.status, 202);
+    let session = open_session(&server, json!({"elicitation": {}})).await;
     // The session's own stream, where what belongs to no request goes.
-    let mut standalone = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
-    let get = format!(
-        "GET {} HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n",
-        server.path, server.addr
-    );
-    standalone.write_all(get.as_bytes()).await.unwrap();
-
-    let mut stream = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
-    let body = call(8, "remove", json!({"item": "the jam"})).to_string();
-    let head = format!(
-        "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
-        server.path,
-        server.addr,
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut standalone = stream_in_session(&server, &session, None).await;
+    let request = call(8, "remove", json!({"item": "the jam"}));
+    let mut stream = stream_in_session(&server, &session, Some(&request)).await;
     let mut seen = String::new();
     let asked = read_until(&mut stream, &mut seen, "elicitation/create").await;
     // No answer: `remove`'s 2 s timeout ends the call.

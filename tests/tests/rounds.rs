@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolsmith_tests::asking::{KEY, accept, meta, modern_call, refused, runs, text};
+use toolsmith_tests::asking::{KEY, accept, meta, modern_call, refused, runs, startup_log, text};
 use toolsmith_tests::http::HttpServer;
 use toolsmith_tests::raw::{Raw, call};
 
@@ -197,28 +197,8 @@ async fn replicas_that_share_the_key_accept_each_others_states() {
 /// Without `--state-key`, the startup log says that the key is this process's own.
 #[tokio::test]
 async fn without_a_key_the_startup_log_says_replicas_need_one() {
-    use tokio::io::AsyncBufReadExt;
     for (args, said) in [(vec![], true), (vec!["--state-key", KEY], false)] {
-        let mut child = tokio::process::Command::new(ASKING)
-            .args(["serve", "--http", "127.0.0.1:0"])
-            .args(&args)
-            .stderr(std::process::Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
-        let mut log = String::new();
-        tokio::time::timeout(Duration::from_secs(20), async {
-            while let Ok(Some(line)) = lines.next_line().await {
-                log.push_str(&line);
-                log.push('\n');
-                if line.contains("listening on") {
-                    break;
-                }
-            }
-        })
-        .await
-        .expect("the server listens");
+        let log = startup_log(ASKING, &args).await;
         assert_eq!(log.contains("no state key"), said, "{args:?}: {log}");
         assert!(!log.contains(KEY), "the key is never logged");
     }
@@ -377,26 +357,7 @@ async fn rmcp_client_rounds_across_two_replicas() {
 /// A tool that asks and is not idempotent is named at startup: it runs again with each answer.
 #[tokio::test]
 async fn a_tool_that_asks_and_is_not_idempotent_is_named_at_startup() {
-    use tokio::io::AsyncBufReadExt;
-    let mut child = tokio::process::Command::new(ASKING)
-        .args(["serve", "--http", "127.0.0.1:0"])
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
-    let mut log = String::new();
-    tokio::time::timeout(Duration::from_secs(20), async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            log.push_str(&line);
-            log.push('\n');
-            if line.contains("listening on") {
-                break;
-            }
-        }
-    })
-    .await
-    .expect("the server listens");
+    let log = startup_log(ASKING, &[]).await;
     let named: Vec<&str> = log
         .lines()
         .filter(|l| l.contains("runs again from its start"))
