@@ -126,6 +126,27 @@ async fn a_state_confirms_only_the_tool_it_was_made_for() {
     assert_eq!(runs(&mut raw, 3, true).await, 0);
 }
 
+/// `serve --state-ttl SECS` sets how long a state may be answered.
+#[tokio::test]
+async fn the_state_ttl_flag_sets_the_expiry() {
+    let mut command = tokio::process::Command::new(ASKING);
+    command.args(["serve", "--state-ttl", "1"]);
+    let mut raw = Raw::spawn(command, std::process::Stdio::null());
+    let first = raw
+        .ask(&modern_call(1, "remove", json!({"item": "x"}), None))
+        .await;
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let retry = modern_call(
+        2,
+        "remove",
+        json!({"item": "x"}),
+        Some((&state, json!({"confirm": accept()}))),
+    );
+    let answered = raw.ask(&retry).await;
+    assert!(text(&answered).contains("expired"), "{answered}");
+}
+
 /// A state answered after its expiry is refused as expired.
 #[tokio::test]
 async fn an_expired_state_is_refused() {

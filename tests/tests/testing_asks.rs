@@ -145,3 +145,25 @@ async fn the_confirm_policy_asks_with_the_default_question() {
         "not booked"
     );
 }
+
+#[tokio::test]
+async fn a_state_ttl_of_zero_stops_the_server() {
+    let server = toolsmith::Server::new().state_ttl(std::time::Duration::ZERO);
+    // No client: without the check, the server would start and end cleanly at once.
+    let (client, server_end) = tokio::io::duplex(1024);
+    drop(client);
+    let (read, write) = tokio::io::split(server_end);
+    let Err(err) = server.serve_on(read, write).await else {
+        panic!("a zero TTL would refuse every confirmation");
+    };
+    assert!(
+        matches!(
+            err,
+            toolsmith::Error::Config {
+                setting: "state TTL",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}

@@ -199,6 +199,40 @@ mod tests {
     }
 
     #[test]
+    fn the_binding_tells_apart_issuers_clients_and_field_boundaries() {
+        let token = |claims: serde_json::Value| {
+            let claims = claims.as_object().unwrap().clone();
+            Caller::new("alice", ["tools:destructive"]).with_claims(claims)
+        };
+        let of = |caller: &Caller| binding("t", None, caller);
+        let base = of(&token(json!({"iss": "https://a.example", "azp": "app-1"})));
+        for other in [
+            token(json!({"iss": "https://b.example", "azp": "app-1"})),
+            token(json!({"iss": "https://a.example", "azp": "app-2"})),
+            token(json!({"iss": "https://a.example", "client_id": "app-2"})),
+            token(json!({"iss": "https://a.example"})),
+        ] {
+            assert_ne!(base, of(&other), "{other:?}");
+        }
+        // `client_id` stands for a missing `azp`.
+        assert_eq!(
+            of(&token(json!({"iss": "i", "client_id": "c"}))),
+            of(&token(json!({"iss": "i", "azp": "c"})))
+        );
+        // A field cannot run into the next: issuer "ab" + subject "c" is not "a" + "bc".
+        let split = |iss: &str, sub: &str| {
+            let claims = json!({"iss": iss}).as_object().unwrap().clone();
+            of(&Caller::new(sub, ["s"]).with_claims(claims))
+        };
+        assert_ne!(split("ab", "c"), split("a", "bc"));
+        // A subject named "anonymous" is not the anonymous caller.
+        assert_ne!(
+            of(&Caller::new("anonymous", ["s"])),
+            of(&Caller::anonymous())
+        );
+    }
+
+    #[test]
     fn argument_order_does_not_change_the_binding() {
         let a = binding(
             "t",
