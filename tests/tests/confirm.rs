@@ -299,3 +299,34 @@ async fn with_sessions_a_question_given_up_is_withdrawn() {
         assert_eq!(withdrawn["params"]["requestId"], asked["id"], "{elsewhere}");
     }
 }
+
+/// The question comes after the arguments are checked: a call with wrong arguments is
+/// refused for them, and nobody is asked.
+#[tokio::test]
+async fn wrong_arguments_are_refused_before_anyone_is_asked() {
+    let mut raw = session(&[]).await;
+    raw.send(&call(1, "remove", json!({"item": 3}))).await;
+    let (before, answered) = raw.until(&json!(1)).await;
+    assert!(before.is_empty(), "nobody was asked: {before:?}");
+    assert_eq!(
+        answered["result"]["_meta"]["dev.toolsmith/error"], "invalid_arguments",
+        "{answered}"
+    );
+    assert_eq!(runs(&mut raw, 2, false).await, 0);
+}
+
+/// URL-mode elicitation goes to a client that declared it: the user is sent to the page.
+#[tokio::test]
+async fn a_url_elicitation_sends_the_user_to_the_page() {
+    let command = tokio::process::Command::new(ASKING);
+    let mut raw = session_of(command, json!({"elicitation": {"url": {}}})).await;
+    raw.send(&call(1, "sign_in", json!({}))).await;
+    let asked = raw.next_within(Duration::from_secs(10)).await.unwrap();
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    assert_eq!(asked["params"]["mode"], "url");
+    assert_eq!(asked["params"]["url"], "https://login.example/x");
+    raw.send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept"}}))
+        .await;
+    let (_, answered) = raw.until(&json!(1)).await;
+    assert_eq!(text(&answered), "went", "{answered}");
+}

@@ -137,6 +137,19 @@ async fn shorten(text: String, sample: Sample) -> Result<String, ToolError> {
         .map_err(|err| ToolError::new(err.to_string()))
 }
 
+/// Send the user to a sign-in page (URL-mode elicitation).
+#[toolsmith::tool(read_only, closed_world)]
+async fn sign_in(elicit: Elicit) -> Result<String, ToolError> {
+    match elicit
+        .ask_url("Sign in to continue", "https://login.example/x")
+        .await
+    {
+        Ok(Elicitation::Accept(())) => Ok("went".into()),
+        Ok(_) => Ok("stayed".into()),
+        Err(err) => Err(ToolError::new(err.to_string())),
+    }
+}
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let mut server = toolsmith::Server::new()
