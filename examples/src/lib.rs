@@ -3,6 +3,8 @@
 //! - [`store`]: the notes store, plain Rust with no MCP in it.
 //! - [`notes`]: the four notes tools of the MCP tutorial, declared with `#[tool]`, and
 //!   `tag_chart`, which answers with a PNG bar chart (an image result).
+//! - [`library`]: the notes as resources (`notes://index`, `notes://{note_id}`) and the
+//!   prompt `summarize_notes`, with completions of note ids and tags.
 //! - [`chart`]: that bar chart, drawn into a pixel buffer and encoded as PNG.
 //! - [`fetch`]: `import_url`, the open-world tool: a web page or text file made a note,
 //!   fetched the safe way.
@@ -12,5 +14,6 @@
 
 pub mod chart;
 pub mod fetch;
+pub mod library;
 pub mod notes;
 pub mod store;

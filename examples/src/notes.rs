@@ -4,7 +4,7 @@
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use toolsmith::{Content, Image, State, ToolError, tool};
+use toolsmith::{Content, Image, Linked, ResourceLink, Resources, State, ToolError, tool};
 
 use crate::chart;
 use crate::store::{Note, Notes};
@@ -38,8 +38,9 @@ pub const MAX_TAG_CHARS: usize = 64;
 /// The most tags [`tag_chart`] draws a bar for; the others share one more bar.
 pub const MAX_BARS: usize = 20;
 
-/// Create a note and return it with its new id. A note carries at most 20 tags, each at
-/// most 64 characters long; more is an error, and nothing is created.
+/// Create a note and return it with its new id, and a link to it (`notes://{id}`). A note
+/// carries at most 20 tags, each at most 64 characters long; more is an error, and nothing
+/// is created.
 ///
 /// # Arguments
 /// * `title` - The note's title.
@@ -48,10 +49,11 @@ pub const MAX_BARS: usize = 20;
 #[tool(destructive = false, closed_world, title = "Create note", category = "notes", tags = ["write"])]
 pub fn create_note(
     notes: State<Notes>,
+    resources: Resources,
     title: String,
     body: String,
     tags: Option<Vec<String>>,
-) -> Result<Note, ToolError> {
+) -> Result<Linked<Note>, ToolError> {
     let tags = tags.unwrap_or_default();
     if tags.len() > MAX_TAGS {
         return Err(ToolError::new(format!(
@@ -65,7 +67,11 @@ pub fn create_note(
             long + 1
         )));
     }
-    Ok(notes.lock().create(title, body, tags))
+    let note = notes.lock().create(title, body, tags);
+    resources.updated("notes://index");
+    let link = ResourceLink::new(format!("notes://{}", note.id), note.title.clone())
+        .mime_type("application/json");
+    Ok(Linked::new(note).link(link))
 }
 
 /// What [`delete_note`] did.
@@ -90,11 +96,13 @@ pub struct Deleted {
     tags = ["write", "delete"],
     confirm = "Delete note {note_id}?"
 )]
-pub fn delete_note(notes: State<Notes>, note_id: u64) -> Deleted {
-    Deleted {
-        note_id,
-        deleted: notes.lock().delete(note_id),
+pub fn delete_note(notes: State<Notes>, resources: Resources, note_id: u64) -> Deleted {
+    let deleted = notes.lock().delete(note_id);
+    if deleted {
+        resources.updated(format!("notes://{note_id}"));
+        resources.updated("notes://index");
     }
+    Deleted { note_id, deleted }
 }
 
 /// Draw a bar chart of how many notes carry each tag, as a PNG image: one bar per tag, in

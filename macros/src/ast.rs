@@ -46,31 +46,83 @@ pub enum OutputKind {
     Json(Box<Type>),
     /// A content type (`Image`, `Vec<Content>`, `ToolOutput`, ...): content blocks.
     Content(Box<Type>),
+    /// `Linked<T>`: structured content of `T` (its schema the output schema), and links.
+    Linked(Box<Type>),
+}
+
+/// What the attribute makes of the function: its messages name it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Tool,
+    Resource,
+    Prompt,
+}
+
+impl Kind {
+    /// `a tool`, `a resource`, `a prompt`.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Kind::Tool => "a tool",
+            Kind::Resource => "a resource",
+            Kind::Prompt => "a prompt",
+        }
+    }
+
+    /// `#[tool]`, `#[resource]`, `#[prompt]`.
+    pub fn attr(self) -> &'static str {
+        match self {
+            Kind::Tool => "#[tool]",
+            Kind::Resource => "#[resource]",
+            Kind::Prompt => "#[prompt]",
+        }
+    }
+
+    fn ident(self) -> &'static str {
+        match self {
+            Kind::Tool => "tool",
+            Kind::Resource => "resource",
+            Kind::Prompt => "prompt",
+        }
+    }
 }
 
 /// Reads the item. Anything but a function is an error; signature problems go to `cx`.
 pub fn parse(cx: &Ctxt, item: Item) -> Result<Function, Box<Item>> {
+    parse_as(cx, item, Kind::Tool)
+}
+
+/// Reads the item for `kind`. Only a tool's return type is classified here; a resource and
+/// a prompt classify theirs.
+pub fn parse_as(cx: &Ctxt, item: Item, kind: Kind) -> Result<Function, Box<Item>> {
     let item = match item {
         Item::Fn(item) => item,
         other => {
             cx.error_spanned_by(
                 describe(&other).0,
                 format!(
-                    "#[tool] goes on a `fn` or `async fn`, not on {}",
+                    "{} goes on a `fn` or `async fn`, not on {}",
+                    kind.attr(),
                     describe(&other).1
                 ),
             );
             return Err(Box::new(other));
         }
     };
-    check_signature(cx, &item);
+    check_signature(cx, &item, kind);
     let params = item
         .sig
         .inputs
         .iter()
-        .filter_map(|arg| param(cx, arg))
+        .filter_map(|arg| param(cx, arg, kind))
         .collect();
-    let output = output(cx, &item.sig.output);
+    let output = match kind {
+        Kind::Tool => output(cx, &item.sig.output),
+        Kind::Resource | Kind::Prompt => Output {
+            kind: OutputKind::Unit,
+            result: false,
+            error: None,
+        },
+    };
     let docs = docs::parse(&item.attrs);
     Ok(Function {
         is_async: item.sig.asyncness.is_some(),
@@ -98,49 +150,65 @@ fn describe(item: &Item) -> (proc_macro2::TokenStream, &'static str) {
     (tokens, what)
 }
 
-fn check_signature(cx: &Ctxt, item: &ItemFn) {
+fn check_signature(cx: &Ctxt, item: &ItemFn, kind: Kind) {
     let sig = &item.sig;
+    let noun = kind.noun();
     if let Some(token) = &sig.unsafety {
         cx.error_spanned_by(
             token,
-            "a tool cannot be an `unsafe fn`: make it safe and keep the `unsafe` block inside",
+            format!(
+                "{noun} cannot be an `unsafe fn`: make it safe and keep the `unsafe` block inside"
+            ),
         );
     }
     if let Some(abi) = &sig.abi {
-        cx.error_spanned_by(abi, "a tool cannot be an `extern` fn: remove the ABI");
+        cx.error_spanned_by(
+            abi,
+            format!("{noun} cannot be an `extern` fn: remove the ABI"),
+        );
     }
     if let Some(variadic) = &sig.variadic {
         cx.error_spanned_by(
             variadic,
-            "a tool cannot be variadic: take a `Vec<T>` parameter instead",
+            format!("{noun} cannot be variadic: take a `Vec<T>` parameter instead"),
         );
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         cx.error_spanned_by(
             &sig.generics,
-            "a tool cannot be generic: its JSON schema needs concrete parameter and return types",
+            format!("{noun} cannot be generic: its JSON schema needs concrete parameter and return types"),
         );
     }
-    if let Some(again) = item.attrs.iter().find(|a| is_tool_attr(a)) {
-        cx.error_spanned_by(again, "#[tool] is given twice on this function: remove one");
+    if let Some(again) = item.attrs.iter().find(|a| is_attr(a, kind.ident())) {
+        cx.error_spanned_by(
+            again,
+            format!(
+                "{} is given twice on this function: remove one",
+                kind.attr()
+            ),
+        );
     }
 }
 
-/// Whether `attr` is `#[tool]` or `#[toolsmith::tool]`.
-pub fn is_tool_attr(attr: &Attribute) -> bool {
+/// Whether `attr` is `#[name]` or `#[toolsmith::name]`.
+fn is_attr(attr: &Attribute, name: &str) -> bool {
     let path = attr.path();
-    path.is_ident("tool")
+    path.is_ident(name)
         || (path.segments.len() == 2
             && path.segments[0].ident == "toolsmith"
-            && path.segments[1].ident == "tool")
+            && path.segments[1].ident == name)
 }
 
-fn param(cx: &Ctxt, arg: &FnArg) -> Option<Param> {
+fn param(cx: &Ctxt, arg: &FnArg, kind: Kind) -> Option<Param> {
+    let noun = kind.noun();
     let typed = match arg {
         FnArg::Receiver(receiver) => {
             cx.error_spanned_by(
                 receiver,
-                "a tool cannot take `self`: make it a free function whose parameters are the tool's arguments",
+                format!(
+                    "{noun} cannot take `self`: make it a free function whose parameters are the {}'s arguments",
+                    kind.ident()
+                ),
             );
             return None;
         }
@@ -151,12 +219,12 @@ fn param(cx: &Ctxt, arg: &FnArg) -> Option<Param> {
         other => {
             cx.error_spanned_by(
                 other,
-                "a tool parameter needs a plain name, which becomes its JSON argument name: write `name: Type`",
+                format!("{noun} parameter needs a plain name, which becomes its JSON argument name: write `name: Type`"),
             );
             return None;
         }
     };
-    if !type_ok(cx, &typed.ty) {
+    if !type_ok(cx, &typed.ty, noun) {
         return None;
     }
     Some(Param {
@@ -167,13 +235,13 @@ fn param(cx: &Ctxt, arg: &FnArg) -> Option<Param> {
 }
 
 /// Checks a parameter type for forms that cannot come from JSON.
-fn type_ok(cx: &Ctxt, ty: &Type) -> bool {
+fn type_ok(cx: &Ctxt, ty: &Type, noun: &str) -> bool {
     match ty {
         Type::Reference(reference) => {
             cx.error_spanned_by(
                 ty,
                 format!(
-                    "a tool parameter must be owned, it is decoded from JSON: use `{}` instead",
+                    "{noun} parameter must be owned, it is decoded from JSON: use `{}` instead",
                     owned_suggestion(&reference.elem)
                 ),
             );
@@ -182,12 +250,12 @@ fn type_ok(cx: &Ctxt, ty: &Type) -> bool {
         Type::ImplTrait(_) => {
             cx.error_spanned_by(
                 ty,
-                "a tool parameter cannot be `impl Trait`: use a concrete type that implements Deserialize and JsonSchema",
+                format!("{noun} parameter cannot be `impl Trait`: use a concrete type that implements Deserialize and JsonSchema"),
             );
             false
         }
-        Type::Paren(inner) => type_ok(cx, &inner.elem),
-        Type::Group(inner) => type_ok(cx, &inner.elem),
+        Type::Paren(inner) => type_ok(cx, &inner.elem, noun),
+        Type::Group(inner) => type_ok(cx, &inner.elem, noun),
         _ => true,
     }
 }
@@ -240,6 +308,11 @@ fn output(cx: &Ctxt, ret: &ReturnType) -> Output {
         other if is_content(other) || generic_arg(other, "Vec").is_some_and(is_content) => {
             OutputKind::Content(Box::new(other.clone()))
         }
+        other if linked(other).is_some() => OutputKind::Linked(Box::new(
+            linked(other)
+                .cloned()
+                .unwrap_or(Type::Verbatim(proc_macro2::TokenStream::new())),
+        )),
         other => {
             if let Some(content) = nested_content(other) {
                 cx.error_spanned_by(
@@ -268,7 +341,7 @@ const CONTENT: &[&str] = &[
     "ToolOutput",
 ];
 
-fn is_content(ty: &Type) -> bool {
+pub fn is_content(ty: &Type) -> bool {
     let Type::Path(p) = ty else { return false };
     let segments = &p.path.segments;
     p.qself.is_none()
@@ -276,6 +349,19 @@ fn is_content(ty: &Type) -> bool {
             .last()
             .is_some_and(|s| s.arguments.is_none() && CONTENT.iter().any(|c| s.ident == c))
         && (segments.len() == 1 || segments.first().is_some_and(|s| s.ident == "toolsmith"))
+}
+
+/// `T` of `Linked<T>` (bare or under a `toolsmith` path).
+fn linked(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    let segments = &p.path.segments;
+    let named = segments.last().is_some_and(|s| s.ident == "Linked")
+        && (segments.len() == 1 || segments.first().is_some_and(|s| s.ident == "toolsmith"));
+    if named {
+        generic_arg(ty, "Linked")
+    } else {
+        None
+    }
 }
 
 /// A content type inside `ty` where it cannot be (`Option<Image>`, `(String, Image)`).
@@ -298,7 +384,7 @@ fn nested_content(ty: &Type) -> Option<&Type> {
     })
 }
 
-fn last_ident_is(path: &syn::Path, name: &str) -> bool {
+pub fn last_ident_is(path: &syn::Path, name: &str) -> bool {
     path.segments
         .last()
         .is_some_and(|s| s.ident == name && s.arguments.is_none())
@@ -311,7 +397,7 @@ fn option_inner(ty: &Type) -> Option<&Type> {
 
 /// The first type argument of a path type whose last segment is `name` (`Result<T, E>`,
 /// `io::Result<T>`, `Option<T>`).
-fn generic_arg<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
+pub fn generic_arg<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
     let Type::Path(path) = ty else { return None };
     if path.qself.is_some() {
         return None;
@@ -324,7 +410,7 @@ fn generic_arg<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
 }
 
 /// The type arguments of a path type's last segment.
-fn generic_args(ty: &Type) -> impl Iterator<Item = &Type> {
+pub fn generic_args(ty: &Type) -> impl Iterator<Item = &Type> {
     let args = match ty {
         Type::Path(path) => path
             .path

@@ -107,10 +107,12 @@ impl Hints {
     }
 }
 
-/// `key` or `key = value`.
+/// `key`, `key = value` or `key(...)`.
 pub struct Entry {
     pub key: Ident,
     pub value: Option<(Token![=], Expr)>,
+    /// `key(...)`: what the parentheses hold (`complete(note_id = note_ids)`).
+    pub args: Option<TokenStream>,
 }
 
 /// A value without the invisible groups `macro_rules!` wraps around `$x:literal` / `$x:expr`.
@@ -124,7 +126,13 @@ pub fn ungroup(expr: &Expr) -> &Expr {
 impl Parse for Entry {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let key = Ident::parse_any(input)?;
-        let value = if input.peek(Token![=]) {
+        let mut args = None;
+        if input.peek(syn::token::Paren) {
+            let content;
+            syn::parenthesized!(content in input);
+            args = Some(content.parse()?);
+        }
+        let value = if args.is_none() && input.peek(Token![=]) {
             Some((input.parse()?, input.parse()?))
         } else {
             None
@@ -134,16 +142,17 @@ impl Parse for Entry {
                 "expected `,` after `{key}`: write `{key}` or `{key} = value`"
             )));
         }
-        Ok(Entry { key, value })
+        Ok(Entry { key, value, args })
     }
 }
 
 impl Entry {
     pub fn tokens(&self) -> TokenStream {
         let key = &self.key;
-        match &self.value {
-            Some((eq, value)) => quote!(#key #eq #value),
-            None => key.to_token_stream(),
+        match (&self.value, &self.args) {
+            (Some((eq, value)), _) => quote!(#key #eq #value),
+            (None, Some(args)) => quote!(#key(#args)),
+            (None, None) => key.to_token_stream(),
         }
     }
 
@@ -162,6 +171,13 @@ pub fn parse(cx: &Ctxt, args: TokenStream) -> syn::Result<Attrs> {
     let mut attrs = Attrs::default();
     for entry in entries {
         let key = entry.key.unraw().to_string();
+        if entry.args.is_some() {
+            cx.error_spanned_by(
+                entry.tokens(),
+                format!("`{key}(...)` is not a key of #[tool]: write `{key}` or `{key} = value`"),
+            );
+            continue;
+        }
         match key.as_str() {
             "read_only" => hint(cx, &mut attrs.read_only, &entry, "readOnlyHint"),
             "destructive" => hint(cx, &mut attrs.destructive, &entry, "destructiveHint"),
@@ -251,7 +267,7 @@ fn set_hint(cx: &Ctxt, slot: &mut Option<Hint>, entry: &Entry, value: bool, wire
     });
 }
 
-fn text(cx: &Ctxt, slot: &mut Option<Text>, entry: &Entry, non_empty: bool) {
+pub fn text(cx: &Ctxt, slot: &mut Option<Text>, entry: &Entry, non_empty: bool) {
     let key = &entry.key;
     let lit = match entry.value.as_ref().map(|(_, v)| ungroup(v)) {
         Some(Expr::Lit(ExprLit {
@@ -302,7 +318,7 @@ fn tags(cx: &Ctxt, slot: &mut Option<Vec<LitStr>>, entry: &Entry) {
     });
 }
 
-fn timeout(cx: &Ctxt, slot: &mut Option<(u64, LitStr)>, entry: &Entry) {
+pub fn timeout(cx: &Ctxt, slot: &mut Option<(u64, LitStr)>, entry: &Entry) {
     let mut text = None;
     self::text(cx, &mut text, entry, true);
     let Some(Text { lit }) = text else { return };
@@ -363,7 +379,7 @@ pub fn suggest(key: &str) -> Option<&'static str> {
         .map(|(_, k)| k)
 }
 
-fn edit_distance(a: &str, b: &str) -> usize {
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

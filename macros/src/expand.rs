@@ -106,55 +106,12 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
         },
         None => quote!(::core::option::Option::None),
     };
-    // Every parameter has a `ParamDef`: the runtime leaves context parameters (by their kind)
-    // out of the input schema, and never calls their schema function.
-    let schema_fns = function.params.iter().enumerate().map(|(i, param)| {
-        let ty = param.optional.as_ref().unwrap_or(&param.ty);
-        let ident = format_ident!("__toolsmith_schema{}", i);
-        let type_ident = format_ident!("__toolsmith_type{}", i);
-        let typed = quote_spanned!(ty.span()=> ::toolsmith::__private::Typed::<#ty>::NEW);
-        let full = &param.ty;
-        let typed_full = quote_spanned!(full.span()=> ::toolsmith::__private::Typed::<#full>::NEW);
-        quote! {
-            fn #ident(
-                generator: &mut ::toolsmith::__private::schemars::SchemaGenerator,
-            ) -> ::toolsmith::__private::schemars::Schema {
-                #typed.param_schema(generator)
-            }
-            fn #type_ident() -> ::core::option::Option<::core::any::TypeId> {
-                #typed_full.param_type()
-            }
-        }
-    });
-    let params = function.params.iter().enumerate().map(|(i, param)| {
-        let name = &param.name;
-        let required = param.optional.is_none();
-        let description = match function.docs.args.iter().find(|a| a.name == *name) {
-            Some(doc) if !doc.text.is_empty() => {
-                let text = &doc.text;
-                quote!(::core::option::Option::Some(#text))
-            }
-            _ => quote!(::core::option::Option::None),
-        };
-        let schema = format_ident!("__toolsmith_schema{}", i);
-        let type_id = format_ident!("__toolsmith_type{}", i);
-        let kind = format_ident!("__toolsmith_kind{}", i);
-        quote! {
-            ::toolsmith::__private::ParamDef {
-                name: #name,
-                description: #description,
-                required: #required,
-                schema: #schema,
-                type_id: #type_id,
-                kind: #kind,
-            }
-        }
-    });
+    let (schema_fns, params) = param_defs(function);
     let (output, output_fn) = match &function.output.kind {
         OutputKind::Unit => (quote!(::toolsmith::__private::OutputDef::Empty), None),
         OutputKind::Text => (quote!(::toolsmith::__private::OutputDef::Text), None),
         OutputKind::Content(_) => (quote!(::toolsmith::__private::OutputDef::Content), None),
-        OutputKind::Json(ty) => {
+        OutputKind::Json(ty) | OutputKind::Linked(ty) => {
             let typed = quote_spanned!(ty.span()=> ::toolsmith::__private::Typed::<#ty>::NEW);
             (
                 quote!(::toolsmith::__private::OutputDef::Json(__toolsmith_output)),
@@ -246,6 +203,67 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
             }
         };
     }
+}
+
+/// Per parameter: its schema and type functions, and its `ParamDef` (for `#[tool]`,
+/// `#[resource]` and `#[prompt]` alike).
+pub fn param_defs(function: &Function) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    // Every parameter has a `ParamDef`: the runtime leaves context parameters (by their kind)
+    // out of the input schema, and never calls their schema function.
+    let schema_fns: Vec<TokenStream> = function
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, param)| {
+            let ty = param.optional.as_ref().unwrap_or(&param.ty);
+            let ident = format_ident!("__toolsmith_schema{}", i);
+            let type_ident = format_ident!("__toolsmith_type{}", i);
+            let typed = quote_spanned!(ty.span()=> ::toolsmith::__private::Typed::<#ty>::NEW);
+            let full = &param.ty;
+            let typed_full =
+                quote_spanned!(full.span()=> ::toolsmith::__private::Typed::<#full>::NEW);
+            quote! {
+                fn #ident(
+                    generator: &mut ::toolsmith::__private::schemars::SchemaGenerator,
+                ) -> ::toolsmith::__private::schemars::Schema {
+                    #typed.param_schema(generator)
+                }
+                fn #type_ident() -> ::core::option::Option<::core::any::TypeId> {
+                    #typed_full.param_type()
+                }
+            }
+        })
+        .collect();
+    let params: Vec<TokenStream> = function
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, param)| {
+            let name = &param.name;
+            let required = param.optional.is_none();
+            let description = match function.docs.args.iter().find(|a| a.name == *name) {
+                Some(doc) if !doc.text.is_empty() => {
+                    let text = &doc.text;
+                    quote!(::core::option::Option::Some(#text))
+                }
+                _ => quote!(::core::option::Option::None),
+            };
+            let schema = format_ident!("__toolsmith_schema{}", i);
+            let type_id = format_ident!("__toolsmith_type{}", i);
+            let kind = format_ident!("__toolsmith_kind{}", i);
+            quote! {
+                ::toolsmith::__private::ParamDef {
+                    name: #name,
+                    description: #description,
+                    required: #required,
+                    schema: #schema,
+                    type_id: #type_id,
+                    kind: #kind,
+                }
+            }
+        })
+        .collect();
+    (schema_fns, params)
 }
 
 /// A warning on stable Rust: using a deprecated item whose note is the message, at the span

@@ -14,6 +14,15 @@ use crate::ast::{Function, OutputKind};
 /// from the call's context as its type decides, then hands the call to the runtime (sync
 /// bodies run off the reactor).
 pub fn invoke(function: &Function) -> TokenStream {
+    invoke_with(function, |call| convert(function, call))
+}
+
+/// `__toolsmith_invoke`, its value turned into an `Outcome` by `convert` (given the call
+/// expression).
+pub fn invoke_with(
+    function: &Function,
+    convert: impl FnOnce(TokenStream) -> TokenStream,
+) -> TokenStream {
     let ident = &function.item.sig.ident;
     let binds: Vec<_> = (0..function.params.len())
         .map(|i| format_ident!("__toolsmith_arg{}", i))
@@ -46,7 +55,7 @@ pub fn invoke(function: &Function) -> TokenStream {
     } else {
         quote!(#ident(#(#binds),*))
     };
-    let convert = convert(function, call);
+    let convert = convert(call);
     let run = if function.is_async {
         quote!(::toolsmith::__private::boxed_async(async move { #convert }))
     } else {
@@ -104,7 +113,7 @@ pub fn kinds(function: &Function) -> TokenStream {
 /// One check per return type, at its own token.
 pub fn checks(function: &Function) -> TokenStream {
     let output = match &function.output.kind {
-        OutputKind::Json(ty) => Some(quote_spanned! {ty.span()=>
+        OutputKind::Json(ty) | OutputKind::Linked(ty) => Some(quote_spanned! {ty.span()=>
             const _: () = ::toolsmith::__private::assert_serialize::<#ty>();
             const _: () = ::toolsmith::__private::assert_output_schema::<#ty>();
         }),
@@ -132,6 +141,9 @@ fn convert(function: &Function, call: TokenStream) -> TokenStream {
         OutputKind::Text => quote!(::toolsmith::__private::text),
         OutputKind::Json(ty) => {
             quote!(|value: #ty| ::toolsmith::__private::Typed::<#ty>::NEW.json(value))
+        }
+        OutputKind::Linked(ty) => {
+            quote!(|value: ::toolsmith::Linked<#ty>| ::toolsmith::__private::Typed::<#ty>::NEW.linked(value))
         }
         OutputKind::Content(ty) => {
             quote!(|value: #ty| ::toolsmith::__private::Typed::<#ty>::NEW.content(value))

@@ -97,7 +97,7 @@ fn description(cx: &Ctxt, attrs: &Attrs, function: &Function) {
     }
 }
 
-fn argument_docs(cx: &Ctxt, function: &Function) {
+pub fn argument_docs(cx: &Ctxt, function: &Function) {
     for arg in &function.docs.args {
         if !function.params.iter().any(|p| p.name == arg.name) {
             let names: Vec<String> = function

@@ -23,6 +23,12 @@ pub use crate::tool::probe::{
 };
 pub use crate::tool::schema::OutputSchema;
 
+pub use crate::complete::{Candidates, CompleteDef, CompleteLater, CompleteNow, completed};
+pub use crate::prompt::def::PromptDef;
+pub use crate::prompt::{IntoMessages, assert_messages, messages};
+pub use crate::resource::contents::{blob, modified, optional};
+pub use crate::resource::def::ResourceDef;
+
 /// Boxes an async tool's future.
 pub fn boxed_async<F>(future: F) -> Invocation
 where

@@ -92,6 +92,19 @@ pub enum Error {
         /// The second definition, as `path at file:line`.
         second: String,
     },
+    /// Two resources share a URI, two templates could match one URI, or two prompts share a
+    /// name. Each definition is named by its Rust path and `file:line`.
+    #[error("{what}: {first} and {second}; {fix}")]
+    Conflict {
+        /// What they share, e.g. `two resources have the URI 'notes://index'`.
+        what: String,
+        /// The first definition, as `path at file:line`.
+        first: String,
+        /// The second definition, as `path at file:line`.
+        second: String,
+        /// How to resolve it.
+        fix: &'static str,
+    },
     /// A tool asks for `State<T>` of a type no [`Server::state`](crate::Server::state) call
     /// registered.
     #[error(

@@ -60,7 +60,9 @@
 //   `Elicit` and `Sample`); a call talks to its client (notifications, requests) through a
 //   channel the serving side provides, or, on 2026-07-28, through the questions of its round
 //   (`inquiry.rs`).
-// - `registry/`: every tool, search by hints, the hints snapshot.
+// - `resource/`, `prompt/`: what a resource (or template) and a prompt are, beside `tool/`;
+//   `complete/`: what an argument completion is.
+// - `registry/`: every tool, resource and prompt, search by hints, the hints snapshot.
 // - `auth/` (feature `auth`): the JWKS, read again in the background, and JWT validation, a
 //   token into a `Caller`.
 // - `transport/`: byte streams and framing, one folder per transport; knows no server.
@@ -72,10 +74,13 @@
 #[cfg(feature = "auth")]
 mod auth;
 mod cli;
+mod complete;
 mod context;
 mod error;
 mod logging;
+mod prompt;
 mod registry;
+mod resource;
 mod run;
 mod server;
 #[cfg(feature = "testing")]
@@ -87,23 +92,26 @@ mod transport;
 #[cfg(feature = "auth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub use auth::Auth;
+pub use complete::{Completion, MAX_COMPLETIONS};
 pub use context::{
-    AskError, Caller, Cancellation, ClientLog, Elicit, Elicitation, LogLevel, Progress, Sample,
-    State,
+    AskError, Caller, Cancellation, ClientLog, Elicit, Elicitation, LogLevel, Progress, Resources,
+    Sample, State,
 };
 pub use error::{Error, ErrorKind, META_ERROR, ToolError};
+pub use prompt::{PromptInfo, PromptMessage, Role};
 pub use registry::{
     DEFAULT_SEARCH_PAGE_SIZE, MAX_SEARCH_PAGE_SIZE, Page, Registry, Search, SearchError, registry,
     try_registry,
 };
+pub use resource::{Modified, ResourceInfo};
 pub use run::run;
 pub use server::{
     Confirm, DEFAULT_BUSY_POLL, DEFAULT_LIST_TTL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_STATE_TTL,
     DEFAULT_TOOLS_LIST_PAGE_SIZE, Policy, Refusal, Server, UnknownConfirm, serve_on, serve_stdio,
 };
 pub use tool::{
-    Audio, Content, EmbeddedResource, Hints, Image, InferredHints, META_CATEGORY, META_TAGS,
-    Required, ResourceLink, ScopeNames, ToolInfo, ToolOutput, infer_hints,
+    Audio, Content, EmbeddedResource, Hints, Image, InferredHints, Linked, META_CATEGORY,
+    META_TAGS, Required, ResourceLink, ScopeNames, ToolInfo, ToolOutput, infer_hints,
 };
 pub use transport::DEFAULT_MAX_LINE;
 #[cfg(feature = "http")]
@@ -159,6 +167,83 @@ pub use rmcp;
 /// Unstated hints take the specification's cautious defaults: destructive, not
 /// idempotent, open-world; `read_only` implies not destructive and idempotent.
 pub use toolsmith_macros::tool;
+
+/// Turns a `fn` or `async fn` into a registered MCP resource (`resources/list`) or, when its
+/// URI has `{variables}`, a resource template (`resources/templates/list`).
+///
+/// ```no_run
+/// use serde::Serialize;
+/// use toolsmith::resource;
+///
+/// #[derive(Serialize)]
+/// struct Note { id: u64, title: String }
+///
+/// /// Every note's id and title.
+/// #[resource(uri = "notes://index", title = "Note index", mime_type = "application/json")]
+/// fn index() -> Vec<Note> {
+///     vec![Note { id: 1, title: "Groceries".into() }]
+/// }
+///
+/// /// One note, as JSON.
+/// ///
+/// /// # Arguments
+/// /// * `note_id` - The note's id.
+/// #[resource(uri = "notes://{note_id}", mime_type = "application/json")]
+/// fn note(note_id: u64) -> Option<Note> {
+///     (note_id == 1).then(|| Note { id: 1, title: "Groceries".into() })
+/// }
+/// ```
+///
+/// `resources/read` of a URI finds the resource of exactly that URI, else the template that
+/// matches it, and fills the function's parameters from the URI's variables, decoded by
+/// their types (`notes://7` gives `note_id: u64` the value 7). Every variable must be a
+/// parameter and every other parameter a context parameter ([`State`], [`Caller`],
+/// [`ClientLog`], [`Cancellation`], [`Resources`]): the macro says which one is not.
+///
+/// Keys:
+/// - `uri = "..."` (required): the URI, or an RFC 6570 template with `{var}` (a value
+///   without `/`) and `{+var}` (a value that may hold `/`).
+/// - `name`, `title`, `description` (default: the rustdoc), `mime_type = "type/subtype"`.
+/// - `audience = ["user", "assistant"]`, `priority = 0.0..=1.0`: annotations.
+/// - `icon`/`icons`, `scopes = [...]` (instead of the read scope), `timeout = "5s"`.
+/// - `complete(var = fn, ...)`: a fn `fn(&str, &Completion) -> Vec<String>` (or an
+///   `async fn`) that completes a variable (`completion/complete`).
+///
+/// The return type decides the contents: `String` (text, `text/plain` unless `mime_type`
+/// says otherwise), `Vec<u8>` or `Bytes` (a base64 blob), [`Image`] or [`Audio`] (a blob of
+/// its type), any other `Serialize` type (JSON text, `application/json`). Each may be inside
+/// `Option` (`None`: "resource not found", -32002), [`Modified`] (dated) and `Result<_, E>`
+/// (a [`ToolError`] is shown to the client as an error, any other is masked).
+pub use toolsmith_macros::resource;
+
+/// Turns a `fn` or `async fn` into a registered MCP prompt (`prompts/list`, `prompts/get`).
+///
+/// ```no_run
+/// use toolsmith::prompt;
+///
+/// /// Summarize the notes, or only those with a tag.
+/// ///
+/// /// # Arguments
+/// /// * `tag` - Only notes with this tag.
+/// #[prompt(title = "Summarize notes")]
+/// fn summarize_notes(tag: Option<String>) -> String {
+///     match tag {
+///         Some(tag) => format!("Summarize my notes tagged {tag}."),
+///         None => "Summarize my notes.".to_owned(),
+///     }
+/// }
+/// ```
+///
+/// Its parameters are the prompt's arguments (an `Option<T>` one is optional; the rustdoc's
+/// `# Arguments` describes each), decoded from the strings the client sends by their types;
+/// a missing required argument is refused with `-32602`. Context parameters are filled by
+/// the server, as for a tool. It returns a `String` (one user message), a [`PromptMessage`]
+/// or a `Vec<PromptMessage>` (roles and content blocks, images included), also inside
+/// `Result`.
+///
+/// Keys: `name`, `title`, `description`, `icon`/`icons`, `scopes = [...]`, `timeout`, and
+/// `complete(arg = fn, ...)` as for [`resource`].
+pub use toolsmith_macros::prompt;
 
 #[doc(hidden)]
 pub mod __private;

@@ -16,6 +16,7 @@ mod elicit;
 pub(crate) mod inquiry;
 mod log;
 mod params;
+mod resources;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -42,6 +43,8 @@ pub(crate) use inquiry::Inquiry;
 pub(crate) use log::SessionLevel;
 pub use log::{ClientLog, LogLevel};
 pub use params::{Cancellation, Progress, State};
+pub use resources::Resources;
+pub(crate) use resources::Updates;
 
 /// A notification a tool produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -109,7 +112,7 @@ impl StateMap {
         self.0.contains_key(&key)
     }
 
-    fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+    pub(crate) fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         self.0.get(&TypeId::of::<T>())?.clone().downcast::<T>().ok()
     }
 }
@@ -133,6 +136,8 @@ pub struct CallContext {
     pub(crate) inquiry: Option<Arc<Inquiry>>,
     /// Made on first use: only calls that can report pay for it.
     notices: OnceLock<Notifier>,
+    /// Where `Resources` notifications go, when the server has resources.
+    pub(crate) updates: Option<Arc<dyn Updates>>,
 }
 
 impl CallContext {
@@ -156,6 +161,7 @@ impl CallContext {
             per_request: false,
             inquiry: None,
             notices: OnceLock::new(),
+            updates: None,
         }
     }
 
@@ -294,6 +300,14 @@ impl FromContext for ClientLog {
             .notifier()
             .map(|n| (n, context.level.clone(), context.tool));
         Ok(ClientLog { target })
+    }
+}
+
+impl FromContext for Resources {
+    type Rejection = Infallible;
+
+    fn from_context(context: &CallContext) -> Result<Self, Infallible> {
+        Ok(Resources(context.updates.clone()))
     }
 }
 

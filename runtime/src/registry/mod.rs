@@ -1,9 +1,11 @@
-//! Every `#[tool]` in the program, collected through `inventory`: no list to keep. Searching
+//! Every `#[tool]`, `#[resource]` and `#[prompt]` in the program, collected through
+//! `inventory`: no list to keep (`items.rs` for resources and prompts). Searching
 //! it by hints (`search.rs`, with cursors that any process of the build accepts and that
 //! refuse tampering: `cursor.rs`) and the hints snapshot that CI checks
 //! (`snapshot.rs`).
 
 mod cursor;
+mod items;
 pub(crate) mod search;
 pub(crate) mod snapshot;
 
@@ -15,6 +17,7 @@ use std::sync::OnceLock;
 use crate::Error;
 use crate::tool::def::ToolDef;
 use crate::tool::{SchemaCache, ToolInfo};
+use items::Items;
 
 /// Every registered tool, sorted by name, with its schemas computed once.
 ///
@@ -27,10 +30,12 @@ pub struct Registry {
     /// By name. A fixed-seed fast hash: the names are the program's own, lookups insert
     /// nothing, so there is no flooding to defend against.
     index: HashMap<&'static str, usize, foldhash::fast::FixedState>,
+    /// Resources, templates and prompts.
+    items: Items,
 }
 
 impl Registry {
-    fn build(defs: impl IntoIterator<Item = &'static ToolDef>) -> Result<Registry, Duplicate> {
+    fn build(defs: impl IntoIterator<Item = &'static ToolDef>) -> Result<Registry, Conflict> {
         let mut defs: Vec<&'static ToolDef> = defs.into_iter().collect();
         defs.sort_by(|a, b| (a.name, a.file, a.line).cmp(&(b.name, b.file, b.line)));
         let mut schemas = SchemaCache::default();
@@ -39,18 +44,25 @@ impl Registry {
             .map(|def| ToolInfo::new(def, &mut schemas))
             .collect();
         if let Some(pair) = tools.windows(2).find(|w| w[0].name() == w[1].name()) {
-            return Err(Duplicate {
-                name: pair[0].name().to_owned(),
+            return Err(Conflict {
+                tool: Some(pair[0].name().to_owned()),
+                what: format!("two tools are named '{}'", pair[0].name()),
                 first: pair[0].described(),
                 second: pair[1].described(),
+                fix: "rename one with #[tool(name = \"...\")]",
             });
         }
+        let items = Items::build()?;
         let index = tools
             .iter()
             .enumerate()
             .map(|(i, t)| (t.name(), i))
             .collect();
-        Ok(Registry { tools, index })
+        Ok(Registry {
+            tools,
+            index,
+            items,
+        })
     }
 
     /// All tools, sorted by name.
@@ -108,15 +120,18 @@ impl Registry {
     }
 }
 
-/// Two tools with one name: kept to make an [`Error::DuplicateTool`] for each caller.
+/// Two definitions that cannot both be served: kept to make an error for each caller.
 #[derive(Debug)]
-struct Duplicate {
-    name: String,
-    first: String,
-    second: String,
+pub(crate) struct Conflict {
+    /// For two tools: their name (an [`Error::DuplicateTool`]).
+    pub(crate) tool: Option<String>,
+    pub(crate) what: String,
+    pub(crate) first: String,
+    pub(crate) second: String,
+    pub(crate) fix: &'static str,
 }
 
-static REGISTRY: OnceLock<Result<Registry, Duplicate>> = OnceLock::new();
+static REGISTRY: OnceLock<Result<Registry, Conflict>> = OnceLock::new();
 
 /// The registry of every `#[tool]` linked into the program, built on first use.
 ///
@@ -134,8 +149,9 @@ pub fn registry() -> &'static Registry {
     try_registry().unwrap_or_else(|err| panic!("{err}"))
 }
 
-/// The registry of every `#[tool]`, or the error that prevents building it (two tools
-/// with one name, each definition named by `file:line`).
+/// The registry of every `#[tool]`, `#[resource]` and `#[prompt]`, or the error that
+/// prevents building it (two tools or prompts with one name, two resources with one URI, two
+/// templates that can match one URI: each definition named by `file:line`).
 ///
 /// ```
 /// let registry = toolsmith::try_registry().expect("tool names are unique");
@@ -144,14 +160,18 @@ pub fn registry() -> &'static Registry {
 pub fn try_registry() -> Result<&'static Registry, Error> {
     match REGISTRY.get_or_init(|| Registry::build(inventory::iter::<ToolDef>)) {
         Ok(registry) => Ok(registry),
-        Err(Duplicate {
-            name,
-            first,
-            second,
-        }) => Err(Error::DuplicateTool {
-            name: name.clone(),
-            first: first.clone(),
-            second: second.clone(),
+        Err(conflict) => Err(match &conflict.tool {
+            Some(name) => Error::DuplicateTool {
+                name: name.clone(),
+                first: conflict.first.clone(),
+                second: conflict.second.clone(),
+            },
+            None => Error::Conflict {
+                what: conflict.what.clone(),
+                first: conflict.first.clone(),
+                second: conflict.second.clone(),
+                fix: conflict.fix,
+            },
         }),
     }
 }

@@ -11,11 +11,29 @@ impl Server {
     /// The registry, once every tool's `State<T>` needs are met.
     pub(crate) fn checked_registry(&self) -> Result<&'static Registry, Error> {
         let registry = crate::try_registry()?;
-        match registry
+        let tools = registry
             .tools()
             .iter()
-            .find_map(|tool| missing_state(&self.states, tool))
-        {
+            .find_map(|tool| missing_state(&self.states, tool));
+        let resources = || {
+            registry.resources().iter().find_map(|r| {
+                let def = r.def();
+                missing_in(
+                    &self.states,
+                    def.params,
+                    "resource",
+                    def.name,
+                    r.described(),
+                )
+            })
+        };
+        let prompts = || {
+            registry.prompts().iter().find_map(|p| {
+                let def = p.def();
+                missing_in(&self.states, def.params, "prompt", def.name, p.described())
+            })
+        };
+        match tools.or_else(resources).or_else(prompts) {
             Some(missing) => Err(missing),
             None => Ok(registry),
         }
@@ -31,6 +49,28 @@ pub(crate) fn missing_state(states: &StateMap, tool: &ToolInfo) -> Option<Error>
         .find(|key| !states.contains(key.type_id))?;
     Some(Error::MissingState {
         tool: format!("'{}' ({})", tool.name(), tool.described()),
+        type_name: key.type_name,
+    })
+}
+
+/// The first `State<T>` that the parameters of a resource or prompt ask for and `states`
+/// lacks.
+fn missing_in(
+    states: &StateMap,
+    params: &[crate::tool::def::ParamDef],
+    kind: &str,
+    name: &str,
+    described: String,
+) -> Option<Error> {
+    let key = params
+        .iter()
+        .filter_map(|param| match (param.kind)() {
+            crate::tool::def::ParamKind::Context { state, .. } => state,
+            crate::tool::def::ParamKind::Argument => None,
+        })
+        .find(|key| !states.contains(key.type_id))?;
+    Some(Error::MissingState {
+        tool: format!("'{name}' ({kind}, {described})"),
         type_name: key.type_name,
     })
 }

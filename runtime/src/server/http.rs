@@ -59,6 +59,9 @@ impl Server {
         let fast_path = !self.no_fast_path && !config.sessions;
         let mut handler = self.handler()?;
         handler.sessions = config.sessions;
+        if !config.sessions {
+            handler.stateless();
+        }
         #[cfg(feature = "auth")]
         {
             config.guard = auth.guard(&mut handler)?;

@@ -22,6 +22,7 @@ mod http;
 mod list;
 mod policy;
 mod session;
+mod subscriptions;
 
 pub use builder::{
     DEFAULT_BUSY_POLL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_TOOLS_LIST_PAGE_SIZE, Server,

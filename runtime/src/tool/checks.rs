@@ -120,6 +120,22 @@ impl<T: Serialize + JsonSchema> Typed<T> {
     pub fn json(self, value: T) -> Outcome {
         output::json(value)
     }
+    pub fn linked(self, value: crate::Linked<T>) -> Outcome {
+        let (value, blocks) = value.into_parts();
+        match output::json(value) {
+            Outcome::Ok(output::Output::Json(json)) => {
+                Outcome::Ok(output::Output::Linked(json, blocks))
+            }
+            other => other,
+        }
+    }
+}
+
+impl<T: Serialize> Typed<T> {
+    /// A resource's JSON value (no schema is needed: a resource has none).
+    pub fn serialized(self, value: T) -> Outcome {
+        output::json(value)
+    }
 }
 
 impl<T: IntoContent> Typed<T> {
@@ -152,6 +168,12 @@ pub trait Fallback<T>: Sized {
         Outcome::Failed(String::new())
     }
     fn content(self, _: T) -> Outcome {
+        Outcome::Failed(String::new())
+    }
+    fn linked(self, _: crate::Linked<T>) -> Outcome {
+        Outcome::Failed(String::new())
+    }
+    fn serialized(self, _: T) -> Outcome {
         Outcome::Failed(String::new())
     }
     fn result<O>(self, _: T, _: fn(O) -> Outcome) -> Outcome {

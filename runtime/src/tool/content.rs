@@ -13,9 +13,11 @@ use serde_json::Value;
 
 use super::output::{Outcome, Output};
 
+mod linked;
 mod media;
 mod resource;
 
+pub use linked::Linked;
 pub use media::{Audio, Image};
 use resource::Body;
 pub use resource::{EmbeddedResource, ResourceLink};
@@ -85,7 +87,7 @@ impl From<EmbeddedResource> for Content {
 
 impl Content {
     /// The MCP content block.
-    fn into_block(self) -> ContentBlock {
+    pub(crate) fn into_block(self) -> ContentBlock {
         match self {
             Content::Text(text) => ContentBlock::text(text),
             Content::Image(image) => {

@@ -17,8 +17,9 @@ pub(crate) mod output;
 pub(crate) mod probe;
 pub(crate) mod schema;
 mod scopes;
+pub(crate) mod strings;
 
-pub use content::{Audio, Content, EmbeddedResource, Image, ResourceLink, ToolOutput};
+pub use content::{Audio, Content, EmbeddedResource, Image, Linked, ResourceLink, ToolOutput};
 pub use hints::{Hints, InferredHints, infer_hints};
 pub(crate) use info::SchemaCache;
 pub use info::{META_CATEGORY, META_TAGS, ToolInfo};

@@ -59,6 +59,7 @@ impl SyncContext for crate::Progress {}
 impl SyncContext for crate::Cancellation {}
 impl SyncContext for crate::ClientLog {}
 impl SyncContext for crate::Caller {}
+impl SyncContext for crate::Resources {}
 #[cfg(feature = "__test-switches")]
 impl SyncContext for crate::context::AskClient {}
 

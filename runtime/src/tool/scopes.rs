@@ -106,6 +106,21 @@ impl ScopeNames {
         }
     }
 
+    /// The scopes reading a resource or getting a prompt needs: every one of `scopes`, or,
+    /// when it names none, the read scope (or a more powerful one).
+    ///
+    /// ```
+    /// let names = toolsmith::ScopeNames::default();
+    /// assert!(names.required_for(&[]).granted_by(&["tools:read"]));
+    /// assert!(!names.required_for(&["notes:private"]).granted_by(&["tools:destructive"]));
+    /// ```
+    pub fn required_for(&self, scopes: &'static [&'static str]) -> Required<'_> {
+        match scopes {
+            [] => Required::Level(self, 0),
+            named => Required::Named(named),
+        }
+    }
+
     /// Whether a token granting `granted` may call `tool`: it holds every scope the tool
     /// names, or its hints' scope or a more powerful one.
     ///

@@ -7,6 +7,7 @@
 // `ClientLog` honours it.
 #![allow(deprecated)]
 
+mod items;
 #[cfg(feature = "http")]
 mod peer;
 
@@ -16,10 +17,14 @@ pub(crate) use peer::EventNotices;
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, DiscoverResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, SetLevelRequestParams, Tool,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, DiscoverResult,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
+    UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use std::future::Future;
@@ -59,6 +64,17 @@ pub(crate) struct ToolServer {
     pub(crate) list_ttl_ms: u64,
     /// The 2026-07-28 list and `server/discover`, serialized once.
     pub(crate) modern_json: Arc<super::list::ModernJson>,
+    /// Resources, templates and prompts as listed, and who subscribed to what.
+    items: Arc<items::Items>,
+    /// This session's number, for its subscriptions.
+    session: u64,
+}
+
+/// Numbers sessions for their subscriptions.
+static SESSIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn next_session() -> u64 {
+    SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl ToolServer {
@@ -71,10 +87,11 @@ impl ToolServer {
         pool: CallPool,
         seal: super::call::seal::Seal,
     ) -> Self {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_logging()
             .build();
+        items::Items::capabilities(registry, &mut capabilities, true);
         let info = ServerConfig::new(capabilities).with_server_info(implementation);
         let mut offered = Vec::with_capacity(registry.tools().len());
         offered.extend(
@@ -85,10 +102,16 @@ impl ToolServer {
                 .map(|t| t.mcp_tool().clone()),
         );
         let (offered, list_json) = super::list::serialized(offered, page_size);
+        let items = Arc::new(items::Items::new(registry));
+        let cursor_scope = search::scope_of(("tools/list", &policy));
+        let mut pipeline = Pipeline::new(registry, policy, states, pool, seal);
+        if !registry.resources().is_empty() {
+            pipeline.updates = Some(items.subscriptions.clone());
+        }
         ToolServer {
             info: Arc::new(info),
-            cursor_scope: search::scope_of(("tools/list", &policy)),
-            pipeline: Pipeline::new(registry, policy, states, pool, seal),
+            cursor_scope,
+            pipeline,
             offered: Arc::new(offered),
             page_size,
             level: SessionLevel::default(),
@@ -98,7 +121,18 @@ impl ToolServer {
             list_json,
             list_ttl_ms: super::list::DEFAULT_LIST_TTL.as_millis() as u64,
             modern_json: Arc::default(),
+            items,
+            session: next_session(),
         }
+    }
+
+    /// Without sessions over HTTP, no notification can follow a request: the resources
+    /// capability says that subscriptions are not offered.
+    #[cfg(feature = "http")]
+    pub(crate) fn stateless(&mut self) {
+        let mut info = (*self.info).clone();
+        items::Items::capabilities(self.pipeline.registry, &mut info.capabilities, false);
+        self.info = Arc::new(info);
     }
 
     /// A handler for another session: the same tools, its own log level.
@@ -106,6 +140,7 @@ impl ToolServer {
     pub(crate) fn for_session(&self) -> ToolServer {
         ToolServer {
             level: SessionLevel::default(),
+            session: next_session(),
             ..self.clone()
         }
     }
@@ -191,6 +226,83 @@ impl ServerHandler for ToolServer {
             peer.flush().await;
         }
         answer
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(self.list_resources_for(&context))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(self.list_templates_for(&context))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.read(request, context).await.map(Into::into)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(self.list_prompts_for(&context))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.prompt(request, context).await.map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.complete_for(request, context).await
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscribe_to(request, &context)
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.unsubscribe_from(request);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.accepted_filter(requested)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        self.listen_on(context).await;
+        Ok(())
     }
 
     #[allow(deprecated)] // MCP logging: deprecated in rmcp (SEP-2577), still in 2025-11-25.

@@ -28,6 +28,7 @@ mod engine;
 pub(crate) mod inline;
 mod outcome;
 pub(crate) mod pool;
+pub(crate) mod read;
 pub(crate) mod seal;
 
 use std::fmt;
@@ -162,6 +163,8 @@ pub(crate) struct Pipeline {
     pub(crate) seal: Arc<Seal>,
     /// The key is this process's own (no `state_key` was given).
     pub(crate) random_seal: bool,
+    /// Where `Resources` notifications go: the server's subscriptions.
+    pub(crate) updates: Option<Arc<dyn crate::context::Updates>>,
 }
 
 impl Pipeline {
@@ -185,6 +188,7 @@ impl Pipeline {
             confirm: Confirm::None,
             seal: Arc::new(seal),
             random_seal: true,
+            updates: None,
         }
     }
 
@@ -283,6 +287,7 @@ impl Pipeline {
             setup.caller,
         );
         context.per_request = per_request;
+        context.updates = self.updates.clone();
         context.inquiry = rounds.as_ref().map(|rounds| rounds.inquiry.clone());
         let def = tool.def();
         let target = Target {

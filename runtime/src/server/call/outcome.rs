@@ -22,22 +22,23 @@ pub(crate) fn tool_result(tool: &ToolInfo, outcome: Outcome) -> CallToolResult {
     match outcome {
         Outcome::Ok(Output::Empty) => CallToolResult::success(Vec::new()),
         Outcome::Ok(Output::Text(text)) => CallToolResult::success(vec![ContentBlock::text(text)]),
-        Outcome::Ok(Output::Json(value)) => {
-            let text = value.to_string();
-            let structured = if tool.wrapped() {
-                json!({ "result": value })
-            } else {
-                value
-            };
-            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-            result.structured_content = Some(structured);
-            result
-        }
+        Outcome::Ok(Output::Json(value)) => structured(tool, value, Vec::new()),
+        Outcome::Ok(Output::Linked(value, blocks)) => structured(tool, value, blocks),
         Outcome::Ok(Output::Content(content, structured)) => {
             let mut result = CallToolResult::success(content);
             result.structured_content = structured;
             result
         }
+        // What only resources and prompts return: the macro never generates it for a tool.
+        Outcome::Ok(
+            Output::Bytes(_) | Output::Absent | Output::Dated(..) | Output::Messages(_),
+        ) => error_result(
+            ErrorKind::Failed,
+            format!(
+                "tool '{}' returned what only a resource or prompt can",
+                tool.name()
+            ),
+        ),
         Outcome::Invalid(problems) => error_result(
             ErrorKind::InvalidArguments,
             format!("Invalid arguments for tool '{}': {problems}", tool.name()),
@@ -58,6 +59,25 @@ pub(crate) fn tool_result(tool: &ToolInfo, outcome: Outcome) -> CallToolResult {
             )
         }
     }
+}
+
+/// A structured result: its JSON as text, then `more` blocks.
+fn structured(
+    tool: &ToolInfo,
+    value: serde_json::Value,
+    more: Vec<ContentBlock>,
+) -> CallToolResult {
+    let text = value.to_string();
+    let structured = if tool.wrapped() {
+        json!({ "result": value })
+    } else {
+        value
+    };
+    let mut content = vec![ContentBlock::text(text)];
+    content.extend(more);
+    let mut result = CallToolResult::success(content);
+    result.structured_content = Some(structured);
+    result
 }
 
 /// An error result, its kind in `_meta`.

@@ -1,0 +1,136 @@
+//! What a prompt returns: a `String` (one message from the user) or messages with roles,
+//! each one block of [`Content`] (text, an image, audio, a resource or a link to one).
+
+use rmcp::model::Role as WireRole;
+
+use crate::Content;
+use crate::tool::output::{Outcome, Output};
+
+/// Who a [`PromptMessage`] is from.
+///
+/// ```
+/// assert_ne!(toolsmith::Role::User, toolsmith::Role::Assistant);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The user.
+    User,
+    /// The assistant.
+    Assistant,
+}
+
+/// One message of a prompt: a role and one block of content.
+///
+/// ```
+/// use toolsmith::{Image, PromptMessage, prompt};
+///
+/// /// Review a screenshot.
+/// #[prompt(title = "Review a screenshot")]
+/// fn review() -> Vec<PromptMessage> {
+///     vec![
+///         PromptMessage::user("What is wrong in this screenshot?"),
+///         PromptMessage::user(Image::png(vec![0x89, b'P', b'N', b'G'])),
+///         PromptMessage::assistant("Let me look."),
+///     ]
+/// }
+/// assert_eq!(review().len(), 3);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptMessage {
+    role: Role,
+    content: Content,
+}
+
+impl PromptMessage {
+    /// A message from the user.
+    ///
+    /// ```
+    /// let m = toolsmith::PromptMessage::user("Hello");
+    /// assert_eq!(m.role(), toolsmith::Role::User);
+    /// ```
+    pub fn user(content: impl Into<Content>) -> Self {
+        PromptMessage {
+            role: Role::User,
+            content: content.into(),
+        }
+    }
+
+    /// A message from the assistant.
+    ///
+    /// ```
+    /// let m = toolsmith::PromptMessage::assistant("Sure.");
+    /// assert_eq!(m.role(), toolsmith::Role::Assistant);
+    /// ```
+    pub fn assistant(content: impl Into<Content>) -> Self {
+        PromptMessage {
+            role: Role::Assistant,
+            content: content.into(),
+        }
+    }
+
+    /// Who it is from.
+    ///
+    /// ```
+    /// assert_eq!(toolsmith::PromptMessage::user("x").role(), toolsmith::Role::User);
+    /// ```
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// Its content.
+    ///
+    /// ```
+    /// let m = toolsmith::PromptMessage::user("x");
+    /// assert_eq!(m.content(), &toolsmith::Content::from("x"));
+    /// ```
+    pub fn content(&self) -> &Content {
+        &self.content
+    }
+
+    fn into_wire(self) -> rmcp::model::PromptMessage {
+        let role = match self.role {
+            Role::User => WireRole::User,
+            Role::Assistant => WireRole::Assistant,
+        };
+        rmcp::model::PromptMessage::new(role, self.content.into_block())
+    }
+}
+
+/// What a `#[prompt]` function may return. Not a public API.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "a prompt returns `String` (one user message), `PromptMessage` or `Vec<PromptMessage>`, not `{Self}`",
+    label = "not a prompt's messages",
+    note = "build messages with `toolsmith::PromptMessage::user(...)` and `PromptMessage::assistant(...)`"
+)]
+pub trait IntoMessages {
+    fn into_messages(self) -> Vec<rmcp::model::PromptMessage>;
+}
+
+impl IntoMessages for String {
+    fn into_messages(self) -> Vec<rmcp::model::PromptMessage> {
+        vec![PromptMessage::user(self).into_wire()]
+    }
+}
+
+impl IntoMessages for PromptMessage {
+    fn into_messages(self) -> Vec<rmcp::model::PromptMessage> {
+        vec![self.into_wire()]
+    }
+}
+
+impl IntoMessages for Vec<PromptMessage> {
+    fn into_messages(self) -> Vec<rmcp::model::PromptMessage> {
+        self.into_iter().map(PromptMessage::into_wire).collect()
+    }
+}
+
+/// A prompt's return value as an outcome (`#[prompt]`-generated code).
+#[doc(hidden)]
+pub fn messages<T: IntoMessages>(value: T) -> Outcome {
+    Outcome::Ok(Output::Messages(value.into_messages()))
+}
+
+/// The return type check, at the return type's span (`#[prompt]`-generated code).
+#[doc(hidden)]
+pub const fn assert_messages<T: IntoMessages>() {}

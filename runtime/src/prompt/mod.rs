@@ -1,0 +1,188 @@
+//! What a prompt is: the static definition `#[prompt]` generates, [`PromptInfo`], a
+//! registered prompt with its `prompts/list` entry and the schema of its arguments, and what
+//! a prompt returns (`message.rs`). Nothing here knows how prompts are served.
+
+pub(crate) mod def;
+mod message;
+
+use rmcp::model::{Icon, JsonObject, Prompt, PromptArgument};
+
+use crate::tool::schema;
+use crate::tool::strings::StringArgs;
+use def::PromptDef;
+
+#[doc(hidden)]
+pub use message::{IntoMessages, assert_messages, messages};
+pub use message::{PromptMessage, Role};
+
+/// A registered prompt.
+///
+/// ```
+/// for prompt in toolsmith::registry().prompts() {
+///     println!("{}: {}", prompt.name(), prompt.description());
+/// }
+/// ```
+pub struct PromptInfo {
+    def: &'static PromptDef,
+    schema: JsonObject,
+    expected: Vec<String>,
+    strings: StringArgs,
+    listed: Prompt,
+}
+
+impl PromptInfo {
+    pub(crate) fn new(def: &'static PromptDef) -> PromptInfo {
+        let (schema, expected) = schema::input(def.params);
+        let strings = StringArgs::of_schema(&schema);
+        let arguments: Vec<PromptArgument> = def
+            .params
+            .iter()
+            .filter(|p| p.is_argument())
+            .map(|p| {
+                let mut argument = PromptArgument::new(p.name).with_required(p.required);
+                argument.description = p.description.map(str::to_owned);
+                argument
+            })
+            .collect();
+        let mut listed = Prompt::new(
+            def.name,
+            (!def.description.is_empty()).then_some(def.description),
+            (!arguments.is_empty()).then_some(arguments),
+        );
+        listed.title = def.title.map(str::to_owned);
+        if !def.icons.is_empty() {
+            listed.icons = Some(def.icons.iter().map(|src| Icon::new(*src)).collect());
+        }
+        PromptInfo {
+            def,
+            schema,
+            expected,
+            strings,
+            listed,
+        }
+    }
+
+    /// Its name (default: the function's name).
+    ///
+    /// ```
+    /// assert!(toolsmith::registry().prompts().iter().all(|p| !p.name().is_empty()));
+    /// ```
+    pub fn name(&self) -> &'static str {
+        self.def.name
+    }
+
+    /// The title, if it has one.
+    ///
+    /// ```
+    /// # for p in toolsmith::registry().prompts() { let _ = p.title(); }
+    /// ```
+    pub fn title(&self) -> Option<&'static str> {
+        self.def.title
+    }
+
+    /// The description (the rustdoc, or `description = "..."`).
+    ///
+    /// ```
+    /// # for p in toolsmith::registry().prompts() { let _ = p.description(); }
+    /// ```
+    pub fn description(&self) -> &'static str {
+        self.def.description
+    }
+
+    /// The scopes `scopes = [...]` names instead of the read scope (empty: the read scope).
+    ///
+    /// ```
+    /// # for p in toolsmith::registry().prompts() { let _ = p.scopes(); }
+    /// ```
+    pub fn scopes(&self) -> &'static [&'static str] {
+        self.def.scopes
+    }
+
+    /// The JSON Schema of its arguments (what `schema NAME` prints), as for a tool's input.
+    ///
+    /// ```
+    /// # for p in toolsmith::registry().prompts() { assert_eq!(p.arguments_schema()["type"], "object"); }
+    /// ```
+    pub fn arguments_schema(&self) -> &JsonObject {
+        &self.schema
+    }
+
+    /// The arguments that have a completion (`complete(arg = fn)`).
+    ///
+    /// ```
+    /// # for p in toolsmith::registry().prompts() { let _ = p.completes().count(); }
+    /// ```
+    pub fn completes(&self) -> impl Iterator<Item = &'static str> {
+        self.def.completions.iter().map(|c| c.argument)
+    }
+
+    /// Where it is defined: `file:line`.
+    ///
+    /// ```
+    /// # for p in toolsmith::registry().prompts() { assert!(p.location().contains(':')); }
+    /// ```
+    pub fn location(&self) -> String {
+        format!("{}:{}", self.def.file, self.def.line)
+    }
+
+    /// The Rust path of its function.
+    ///
+    /// ```
+    /// # for p in toolsmith::registry().prompts() { assert!(p.rust_path().contains("::")); }
+    /// ```
+    pub fn rust_path(&self) -> &'static str {
+        self.def.rust_path
+    }
+
+    /// Its `prompts/list` entry.
+    ///
+    /// ```
+    /// # for p in toolsmith::registry().prompts() { assert_eq!(p.mcp_prompt().name, p.name()); }
+    /// ```
+    pub fn mcp_prompt(&self) -> &Prompt {
+        &self.listed
+    }
+
+    pub(crate) fn def(&self) -> &'static PromptDef {
+        self.def
+    }
+
+    pub(crate) fn expected(&self) -> &[String] {
+        &self.expected
+    }
+
+    /// The arguments object of a `prompts/get`'s string arguments.
+    pub(crate) fn arguments_of(
+        &self,
+        arguments: Option<&serde_json::Map<String, serde_json::Value>>,
+    ) -> JsonObject {
+        let Some(arguments) = arguments else {
+            return JsonObject::new();
+        };
+        // The protocol's arguments are strings; a client that sends a number or a boolean
+        // for one is taken at its word.
+        let mut object = JsonObject::new();
+        let strings = arguments.iter().filter_map(|(k, v)| match v {
+            serde_json::Value::String(s) => Some((k.as_str(), s.clone())),
+            other => {
+                object.insert(k.clone(), other.clone());
+                None
+            }
+        });
+        let strings: Vec<_> = strings.collect();
+        object.extend(self.strings.object(strings));
+        object
+    }
+
+    pub(crate) fn described(&self) -> String {
+        format!("`{}` at {}", self.def.rust_path, self.location())
+    }
+}
+
+impl std::fmt::Debug for PromptInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromptInfo")
+            .field("name", &self.def.name)
+            .finish_non_exhaustive()
+    }
+}

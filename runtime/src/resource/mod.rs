@@ -1,0 +1,271 @@
+//! What a resource is: the static definition `#[resource]` generates, and
+//! [`ResourceInfo`], a registered resource or resource template with what is computed from
+//! it once (its parsed URI template, its `resources/list` entry, how its variables decode),
+//! and what a read returns (`contents.rs`). Nothing here knows how resources are served.
+
+pub(crate) mod contents;
+pub(crate) mod def;
+
+use rmcp::model::{Annotations, Icon, JsonObject, Resource, ResourceTemplate, Role};
+use toolsmith_template::Template;
+
+use crate::tool::schema;
+use crate::tool::strings::StringArgs;
+use def::ResourceDef;
+
+pub use contents::Modified;
+
+/// A registered resource (a URI) or resource template (a URI with `{variables}`).
+///
+/// ```
+/// for resource in toolsmith::registry().resources() {
+///     println!("{} {}", resource.uri(), resource.name());
+/// }
+/// ```
+pub struct ResourceInfo {
+    def: &'static ResourceDef,
+    template: Template,
+    expected: Vec<String>,
+    strings: StringArgs,
+    listed: Listed,
+}
+
+enum Listed {
+    Resource(Resource),
+    Template(ResourceTemplate),
+}
+
+impl ResourceInfo {
+    pub(crate) fn new(def: &'static ResourceDef) -> Result<ResourceInfo, String> {
+        let template = Template::parse(def.uri).map_err(|e| e.message)?;
+        let (input, expected) = schema::input(def.params);
+        let strings = StringArgs::of_schema(&input);
+        let annotations = annotations(def);
+        let icons =
+            (!def.icons.is_empty()).then(|| def.icons.iter().map(|src| Icon::new(*src)).collect());
+        let listed = if template.is_static() {
+            let mut resource = Resource::new(def.uri, def.name);
+            resource.title = def.title.map(str::to_owned);
+            resource.description = description(def);
+            resource.mime_type = def.mime_type.map(str::to_owned);
+            resource.icons = icons;
+            resource.annotations = annotations;
+            Listed::Resource(resource)
+        } else {
+            let mut listed = ResourceTemplate::new(def.uri, def.name);
+            listed.title = def.title.map(str::to_owned);
+            listed.description = description(def);
+            listed.mime_type = def.mime_type.map(str::to_owned);
+            listed.icons = icons;
+            listed.annotations = annotations;
+            Listed::Template(listed)
+        };
+        Ok(ResourceInfo {
+            def,
+            template,
+            expected,
+            strings,
+            listed,
+        })
+    }
+
+    /// Its programmatic name (default: the function's name).
+    ///
+    /// ```
+    /// assert!(toolsmith::registry().resources().iter().all(|r| !r.name().is_empty()));
+    /// ```
+    pub fn name(&self) -> &'static str {
+        self.def.name
+    }
+
+    /// Its URI, or its URI template as written (`notes://{note_id}`).
+    ///
+    /// ```
+    /// assert!(toolsmith::registry().resources().iter().all(|r| r.uri().contains(':')));
+    /// ```
+    pub fn uri(&self) -> &'static str {
+        self.def.uri
+    }
+
+    /// Whether it is a template (its URI has variables).
+    ///
+    /// ```
+    /// let templates = toolsmith::registry().resources().iter().filter(|r| r.is_template());
+    /// # let _ = templates.count();
+    /// ```
+    pub fn is_template(&self) -> bool {
+        matches!(self.listed, Listed::Template(_))
+    }
+
+    /// The template's variables, in order (none for a resource).
+    ///
+    /// ```
+    /// for resource in toolsmith::registry().resources() {
+    ///     assert_eq!(resource.is_template(), resource.variables().next().is_some());
+    /// }
+    /// ```
+    pub fn variables(&self) -> impl Iterator<Item = &str> {
+        self.template.variables()
+    }
+
+    /// The title, if it has one.
+    ///
+    /// ```
+    /// let titled = toolsmith::registry().resources().iter().filter_map(|r| r.title());
+    /// # let _ = titled.count();
+    /// ```
+    pub fn title(&self) -> Option<&'static str> {
+        self.def.title
+    }
+
+    /// The description (the rustdoc, or `description = "..."`).
+    ///
+    /// ```
+    /// # for r in toolsmith::registry().resources() { let _ = r.description(); }
+    /// ```
+    pub fn description(&self) -> &'static str {
+        self.def.description
+    }
+
+    /// The MIME type it declares.
+    ///
+    /// ```
+    /// # for r in toolsmith::registry().resources() { let _ = r.mime_type(); }
+    /// ```
+    pub fn mime_type(&self) -> Option<&'static str> {
+        self.def.mime_type
+    }
+
+    /// The `audience` annotation (`"user"`, `"assistant"`).
+    ///
+    /// ```
+    /// # for r in toolsmith::registry().resources() { let _ = r.audience(); }
+    /// ```
+    pub fn audience(&self) -> &'static [&'static str] {
+        self.def.audience
+    }
+
+    /// The `priority` annotation, from 0.0 to 1.0.
+    ///
+    /// ```
+    /// # for r in toolsmith::registry().resources() { let _ = r.priority(); }
+    /// ```
+    pub fn priority(&self) -> Option<f32> {
+        self.def.priority
+    }
+
+    /// The scopes `scopes = [...]` names instead of the read scope (empty: the read scope).
+    ///
+    /// ```
+    /// # for r in toolsmith::registry().resources() { let _ = r.scopes(); }
+    /// ```
+    pub fn scopes(&self) -> &'static [&'static str] {
+        self.def.scopes
+    }
+
+    /// The arguments that have a completion (`complete(var = fn)`).
+    ///
+    /// ```
+    /// # for r in toolsmith::registry().resources() { let _ = r.completes().count(); }
+    /// ```
+    pub fn completes(&self) -> impl Iterator<Item = &'static str> {
+        self.def.completions.iter().map(|c| c.argument)
+    }
+
+    /// Where it is defined: `file:line`.
+    ///
+    /// ```
+    /// # for r in toolsmith::registry().resources() { assert!(r.location().contains(':')); }
+    /// ```
+    pub fn location(&self) -> String {
+        format!("{}:{}", self.def.file, self.def.line)
+    }
+
+    /// The Rust path of its function.
+    ///
+    /// ```
+    /// # for r in toolsmith::registry().resources() { assert!(r.rust_path().contains("::")); }
+    /// ```
+    pub fn rust_path(&self) -> &'static str {
+        self.def.rust_path
+    }
+
+    /// Its `resources/list` entry (a resource), or `None` for a template.
+    ///
+    /// ```
+    /// # for r in toolsmith::registry().resources() { assert_eq!(r.mcp_resource().is_some(), !r.is_template()); }
+    /// ```
+    pub fn mcp_resource(&self) -> Option<&Resource> {
+        match &self.listed {
+            Listed::Resource(resource) => Some(resource),
+            Listed::Template(_) => None,
+        }
+    }
+
+    /// Its `resources/templates/list` entry (a template), or `None` for a resource.
+    ///
+    /// ```
+    /// # for r in toolsmith::registry().resources() { assert_eq!(r.mcp_template().is_some(), r.is_template()); }
+    /// ```
+    pub fn mcp_template(&self) -> Option<&ResourceTemplate> {
+        match &self.listed {
+            Listed::Template(template) => Some(template),
+            Listed::Resource(_) => None,
+        }
+    }
+
+    pub(crate) fn def(&self) -> &'static ResourceDef {
+        self.def
+    }
+
+    pub(crate) fn template(&self) -> &Template {
+        &self.template
+    }
+
+    pub(crate) fn expected(&self) -> &[String] {
+        &self.expected
+    }
+
+    /// The arguments a read of `uri` fills the function's parameters from, when `uri` is this
+    /// resource's or matches this template.
+    pub(crate) fn arguments_of(&self, uri: &str) -> Option<JsonObject> {
+        let values = self.template.matches(uri)?;
+        Some(self.strings.object(values))
+    }
+
+    pub(crate) fn described(&self) -> String {
+        format!("`{}` at {}", self.def.rust_path, self.location())
+    }
+}
+
+impl std::fmt::Debug for ResourceInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceInfo")
+            .field("uri", &self.def.uri)
+            .field("name", &self.def.name)
+            .finish_non_exhaustive()
+    }
+}
+
+fn description(def: &ResourceDef) -> Option<String> {
+    (!def.description.is_empty()).then(|| def.description.to_owned())
+}
+
+fn annotations(def: &ResourceDef) -> Option<Annotations> {
+    if def.audience.is_empty() && def.priority.is_none() {
+        return None;
+    }
+    let audience = (!def.audience.is_empty()).then(|| {
+        def.audience
+            .iter()
+            .map(|who| match *who {
+                "assistant" => Role::Assistant,
+                _ => Role::User,
+            })
+            .collect()
+    });
+    let mut annotations = Annotations::default();
+    annotations.audience = audience;
+    annotations.priority = def.priority;
+    Some(annotations)
+}

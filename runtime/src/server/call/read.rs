@@ -1,0 +1,317 @@
+//! The pipeline for what is not a tool call: `resources/read`, `prompts/get` and
+//! `completion/complete`. A read or a prompt runs the same steps as a call: **resolve** (the
+//! resource by URI, the prompt by name), **access** (with authorization, the read scope or the
+//! item's own `scopes`), **dispatch** on the same engine (its arguments decoded, its timeout,
+//! panics caught, sync work on the pool, the client's cancellation), and its outcome as the
+//! method's result. Resources and prompts are read-only: the serving policy, which is about
+//! what tools may do, never withholds them. A completion resolves and checks access the same
+//! way, then runs its fn in place (it is meant to be quick).
+
+use futures::FutureExt;
+use futures::future::Either;
+use rmcp::ErrorData;
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, CompletionInfo, ErrorCode, GetPromptRequestParams,
+    GetPromptResult, JsonObject, ReadResourceResult, Reference,
+};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::ask::Gate;
+use super::engine::{self, Target};
+use super::{CallSetup, Pipeline};
+use crate::complete::{CompleteDef, Completion, capped};
+use crate::context::{CallContext, SessionLevel};
+use crate::resource::contents::{Unreadable, contents};
+use crate::tool::args::Arguments;
+use crate::tool::def::{Invocation, ParamDef, Timeout};
+use crate::tool::output::{Outcome, Output};
+use crate::{Caller, ErrorKind, META_ERROR};
+
+/// The protocol error for a URI no resource has (-32002, as the specification names it).
+pub(crate) fn resource_not_found(uri: &str) -> ErrorData {
+    ErrorData::resource_not_found(
+        format!("Resource not found: {}", clip(uri)),
+        Some(json!({ "uri": clip(uri) })),
+    )
+}
+
+/// What one read or prompt runs: its definition's parts.
+struct Item<'a> {
+    target: Target<'static>,
+    params: &'static [ParamDef],
+    expected: &'a [String],
+    timeout: Option<Timeout>,
+    invoke: for<'b> fn(Arguments<'b>, &CallContext) -> Invocation,
+}
+
+impl Pipeline {
+    /// `resources/read` of `uri`.
+    pub(crate) fn read(
+        &self,
+        uri: String,
+        cancel: CancellationToken,
+        setup: CallSetup,
+    ) -> impl Future<Output = Result<ReadResourceResult, ErrorData>> + Send + '_ {
+        // 1. resolve
+        let Some(resource) = self.registry.resource_for(&uri) else {
+            return Either::Right(std::future::ready(Err(resource_not_found(&uri))));
+        };
+        // 2. access
+        if let Err(refused) = self.may_read(resource.scopes(), "read resource", &uri, &setup.caller)
+        {
+            return Either::Right(std::future::ready(Err(refused)));
+        }
+        let arguments = resource.arguments_of(&uri);
+        let def = resource.def();
+        let item = Item {
+            target: Target {
+                kind: "resource",
+                name: def.name,
+            },
+            params: def.params,
+            expected: resource.expected(),
+            timeout: def.timeout,
+            invoke: def.invoke,
+        };
+        let run = self.run(item, arguments, cancel, setup);
+        Either::Left(run.map(move |outcome| match outcome {
+            Some(Outcome::Ok(output)) => match contents(output, &uri, def.mime_type) {
+                Ok(contents) => Ok(ReadResourceResult::new(contents)),
+                Err(Unreadable::Absent) => Err(resource_not_found(&uri)),
+                Err(Unreadable::Other(why)) => {
+                    tracing::error!(resource = def.name, why, "a resource returned no contents");
+                    Err(failed("resource", def.name, ErrorKind::Failed, None))
+                }
+            },
+            Some(Outcome::Invalid(problems)) => Err(ErrorData::invalid_params(
+                format!("Invalid URI for resource '{}': {problems}", def.name),
+                Some(json!({ "uri": clip(&uri) })),
+            )),
+            other => Err(not_ok("resource", def.name, other)),
+        }))
+    }
+
+    /// `prompts/get`.
+    pub(crate) fn prompt(
+        &self,
+        params: GetPromptRequestParams,
+        cancel: CancellationToken,
+        setup: CallSetup,
+    ) -> impl Future<Output = Result<GetPromptResult, ErrorData>> + Send + '_ {
+        // 1. resolve
+        let Some(prompt) = self.registry.prompt(&params.name) else {
+            return Either::Right(std::future::ready(Err(ErrorData::invalid_params(
+                format!("unknown prompt '{}'", clip(&params.name)),
+                Some(json!({ "prompt": clip(&params.name) })),
+            ))));
+        };
+        // 2. access
+        if let Err(refused) =
+            self.may_read(prompt.scopes(), "get prompt", prompt.name(), &setup.caller)
+        {
+            return Either::Right(std::future::ready(Err(refused)));
+        }
+        let arguments = prompt.arguments_of(params.arguments.as_ref());
+        let def = prompt.def();
+        let item = Item {
+            target: Target {
+                kind: "prompt",
+                name: def.name,
+            },
+            params: def.params,
+            expected: prompt.expected(),
+            timeout: def.timeout,
+            invoke: def.invoke,
+        };
+        let run = self.run(item, Some(arguments), cancel, setup);
+        Either::Left(run.map(move |outcome| match outcome {
+            Some(Outcome::Ok(Output::Messages(messages))) => {
+                let mut result = GetPromptResult::new(messages);
+                if !def.description.is_empty() {
+                    result = result.with_description(def.description);
+                }
+                Ok(result)
+            }
+            Some(Outcome::Ok(Output::Text(text))) => Ok(GetPromptResult::new(vec![
+                rmcp::model::PromptMessage::new_text(rmcp::model::Role::User, text),
+            ])),
+            Some(Outcome::Invalid(problems)) => Err(ErrorData::invalid_params(
+                format!("Invalid arguments for prompt '{}': {problems}", def.name),
+                Some(json!({ "prompt": def.name })),
+            )),
+            other => Err(not_ok("prompt", def.name, other)),
+        }))
+    }
+
+    /// `completion/complete`: the candidates of the fn that completes the argument of the
+    /// prompt or resource template the reference names; none when no fn does.
+    pub(crate) async fn complete(
+        &self,
+        params: CompleteRequestParams,
+        caller: Caller,
+    ) -> Result<CompleteResult, ErrorData> {
+        let (completions, scopes, what, name): (&'static [CompleteDef], _, _, String) =
+            match &params.r#ref {
+                Reference::Prompt(reference) => {
+                    let Some(prompt) = self.registry.prompt(&reference.name) else {
+                        return Err(ErrorData::invalid_params(
+                            format!("unknown prompt '{}'", clip(&reference.name)),
+                            None,
+                        ));
+                    };
+                    (
+                        prompt.def().completions,
+                        prompt.scopes(),
+                        "get prompt",
+                        reference.name.clone(),
+                    )
+                }
+                Reference::Resource(reference) => {
+                    let Some(resource) = self
+                        .registry
+                        .resource_declared(&reference.uri)
+                        .filter(|r| r.is_template())
+                    else {
+                        return Err(ErrorData::invalid_params(
+                            format!("unknown resource template '{}'", clip(&reference.uri)),
+                            None,
+                        ));
+                    };
+                    (
+                        resource.def().completions,
+                        resource.scopes(),
+                        "read resource",
+                        reference.uri.clone(),
+                    )
+                }
+                _ => {
+                    return Err(ErrorData::invalid_params(
+                        "completion/complete completes a prompt's argument (ref/prompt) or a resource template's variable (ref/resource)",
+                        None,
+                    ));
+                }
+            };
+        self.may_read(scopes, what, &name, &caller)?;
+        let Some(complete) = completions
+            .iter()
+            .find(|c| c.argument == params.argument.name)
+        else {
+            return Ok(CompleteResult::new(CompletionInfo::default()));
+        };
+        let completion = Completion {
+            arguments: params.context.and_then(|c| c.arguments).unwrap_or_default(),
+            states: self.states.clone(),
+            caller,
+        };
+        let values = (complete.complete)(&params.argument.value, &completion).await;
+        let (values, total, has_more) = capped(values);
+        let info = CompletionInfo::with_pagination(values, Some(total), has_more)
+            .map_err(|why| ErrorData::internal_error(why, None))?;
+        Ok(CompleteResult::new(info))
+    }
+
+    /// Steps 4 and 5 of a read or a prompt: the engine, with the item's context.
+    fn run<'a>(
+        &'a self,
+        item: Item<'a>,
+        arguments: Option<JsonObject>,
+        cancel: CancellationToken,
+        setup: CallSetup,
+    ) -> impl Future<Output = Option<Outcome>> + Send + 'a {
+        let mut context = CallContext::new(
+            item.target.name,
+            self.states.clone(),
+            cancel.clone(),
+            setup.sink,
+            setup.progress,
+            setup.level.unwrap_or_else(|| SessionLevel::fixed(None)),
+            setup.caller,
+        );
+        context.per_request = setup.per_request;
+        context.updates = self.updates.clone();
+        let (params, expected, invoke) = (item.params, item.expected, item.invoke);
+        let call = move |context: &CallContext| {
+            invoke(Arguments::new(arguments, params, expected), context)
+        };
+        engine::run(
+            item.target,
+            call,
+            item.timeout,
+            context,
+            cancel,
+            &self.pool,
+            Gate::Open,
+        )
+    }
+
+    /// Step 2 for what is read-only: with authorization, the caller's token grants `scopes`
+    /// (all of them), or the read scope when there are none.
+    fn may_read(
+        &self,
+        scopes: &'static [&'static str],
+        what: &str,
+        name: &str,
+        caller: &Caller,
+    ) -> Result<(), ErrorData> {
+        #[cfg(feature = "auth")]
+        if let Some(names) = &self.scopes {
+            let needed = names.required_for(scopes);
+            if !needed.granted_by(caller.scopes()) {
+                return Err(ErrorData::new(
+                    ErrorCode(-32003),
+                    format!(
+                        "Forbidden: to {what} {} needs scope \"{needed}\", which the access token does not grant",
+                        clip(name)
+                    ),
+                    None,
+                ));
+            }
+        }
+        #[cfg(not(feature = "auth"))]
+        let _ = (scopes, what, name, caller);
+        Ok(())
+    }
+}
+
+/// The protocol error of a read or prompt that did not succeed; a failure is masked, as a
+/// tool's is (stderr has why).
+fn not_ok(kind: &'static str, name: &str, outcome: Option<Outcome>) -> ErrorData {
+    match outcome {
+        Some(Outcome::ToolError(message)) => failed(kind, name, ErrorKind::Tool, Some(message)),
+        Some(Outcome::TimedOut(message)) => failed(kind, name, ErrorKind::TimedOut, Some(message)),
+        Some(Outcome::Refused(message)) => failed(kind, name, ErrorKind::Refused, Some(message)),
+        Some(Outcome::Failed(error)) => {
+            tracing::error!(kind, name, error, "failed");
+            failed(kind, name, ErrorKind::Failed, None)
+        }
+        // Nothing is sent for a cancelled request.
+        None => failed(
+            kind,
+            name,
+            ErrorKind::Failed,
+            Some(format!("{kind} '{name}' was cancelled")),
+        ),
+        Some(_) => failed(kind, name, ErrorKind::Failed, None),
+    }
+}
+
+/// An internal error (-32603) whose data names the [`ErrorKind`], with `message` shown or a
+/// masked one.
+fn failed(kind: &str, name: &str, error: ErrorKind, message: Option<String>) -> ErrorData {
+    let message = message.unwrap_or_else(|| format!("Error in {kind} '{name}'"));
+    ErrorData::new(
+        ErrorCode::INTERNAL_ERROR,
+        message,
+        Some(json!({ META_ERROR: error.as_str() })),
+    )
+}
+
+/// A name or URI from the request, cut for a message.
+fn clip(text: &str) -> String {
+    const MAX: usize = 200;
+    match text.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_owned(),
+    }
+}
