@@ -128,8 +128,9 @@ async fn schemas_are_portable() {
     assert_eq!(
         create.description.as_deref(),
         Some(
-            "Create a note and return it with its new id. A note carries at most 20 tags, each at\n\
-             most 64 characters long; more is an error, and nothing is created."
+            "Create a note and return it with its new id, and a link to it (`notes://{id}`). A note\n\
+             carries at most 20 tags, each at most 64 characters long; more is an error, and nothing\n\
+             is created."
         )
     );
 

@@ -1,6 +1,7 @@
 //! The command line every toolsmith server binary gets from [`run`](crate::run): serve (the
-//! default), list the tools and their hints, print schemas, call a tool, check a hint
-//! snapshot, audit the tools as a directory review would.
+//! default), list the tools and their hints, print schemas, call a tool, list resources and
+//! prompts, read a resource, get a prompt (`items.rs`), check a hint snapshot, audit the
+//! tools as a directory review would.
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -10,6 +11,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::{Value, json};
 
 mod audit;
+mod items;
 mod nginx;
 mod serve;
 mod state;
@@ -37,9 +39,9 @@ enum Command {
     Serve(Box<ServeArgs>),
     /// Show every tool's hints as a table (or JSON).
     Tools(ToolsArgs),
-    /// Print the tools/list JSON, or one tool's.
+    /// Print the tools/list JSON (and the prompts'), or one tool's or prompt's.
     Schema {
-        /// The tool to show; all tools when left out.
+        /// The tool or prompt to show; everything when left out.
         name: Option<String>,
     },
     /// Call a tool in-process, through the same dispatch as the server.
@@ -52,6 +54,31 @@ enum Command {
         /// Confirm the call yourself, for a tool that asks the user before every call.
         #[arg(long)]
         yes: bool,
+    },
+    /// Show every resource and resource template (or as JSON).
+    Resources {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show every prompt and its arguments (or as JSON).
+    Prompts {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Read a resource in-process, through the same pipeline as the server.
+    Read {
+        /// The URI to read, e.g. notes://1.
+        uri: String,
+    },
+    /// Get a prompt's messages in-process, through the same pipeline as the server.
+    Prompt {
+        /// The prompt.
+        name: String,
+        /// The arguments, as a JSON object of strings.
+        #[arg(long, default_value = "{}")]
+        args: String,
     },
     /// Compare the tools' hints and titles with a committed snapshot file.
     Check {
@@ -138,6 +165,10 @@ pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
             let server = serve::with_policy(server, &cli.serve);
             call(&server, &name, &args, yes).await
         }
+        Some(Command::Resources { json }) => items::resources(json, &server.scope_names),
+        Some(Command::Prompts { json }) => items::prompts(json, &server.scope_names),
+        Some(Command::Read { uri }) => items::read(&server, &uri).await,
+        Some(Command::Prompt { name, args }) => items::prompt(&server, &name, &args).await,
         Some(Command::Check { file, write }) => {
             let confirm = serve::confirm_of(&server, &cli.serve);
             check(&file, write, &server.scope_names, confirm)
@@ -273,13 +304,23 @@ fn table(tools: &[&ToolInfo], names: &ScopeNames, confirm: crate::Confirm) -> St
 
 fn schema(name: Option<&str>) -> Result<u8, Error> {
     let registry = crate::try_registry()?;
+    let prompt_json = |p: &crate::PromptInfo| {
+        let mut value = serde_json::to_value(p.mcp_prompt()).unwrap_or_default();
+        value["argumentsSchema"] = Value::Object(p.arguments_schema().clone());
+        value
+    };
     let value = match name {
         None => {
-            json!({ "tools": registry.tools().iter().map(|t| t.mcp_tool()).collect::<Vec<_>>() })
+            let mut all = json!({ "tools": registry.tools().iter().map(|t| t.mcp_tool()).collect::<Vec<_>>() });
+            if !registry.prompts().is_empty() {
+                all["prompts"] = registry.prompts().iter().map(prompt_json).collect();
+            }
+            all
         }
-        Some(name) => match registry.get(name) {
-            Some(tool) => serde_json::to_value(tool.mcp_tool()).map_err(Error::Encode)?,
-            None => return Ok(no_such_tool(name)),
+        Some(name) => match (registry.get(name), registry.prompt(name)) {
+            (Some(tool), _) => serde_json::to_value(tool.mcp_tool()).map_err(Error::Encode)?,
+            (None, Some(prompt)) => prompt_json(prompt),
+            (None, None) => return Ok(no_such_tool(name)),
         },
     };
     writeln!(std::io::stdout().lock(), "{}", pretty(&value))?;
@@ -347,12 +388,18 @@ fn check(
     confirm: crate::Confirm,
 ) -> Result<u8, Error> {
     let registry = crate::try_registry()?;
-    let current = snapshot::render(registry.tools(), names, &|tool| confirm.asks(tool));
+    let mut current = snapshot::render(registry.tools(), names, &|tool| confirm.asks(tool));
+    current.push_str(&snapshot::render_items(
+        registry.resources(),
+        registry.prompts(),
+        names,
+    ));
     if write {
         std::fs::write(file, current)?;
         println!(
-            "wrote the hints of {} tools to {}",
+            "wrote the hints of {} tools{} to {}",
             registry.len(),
+            items_counted(registry),
             file.display()
         );
         return Ok(0);
@@ -372,9 +419,10 @@ fn check(
     match snapshot::diff(&committed, &current) {
         None => {
             println!(
-                "{}: the hints of {} tools match",
+                "{}: the hints of {} tools{} match",
                 file.display(),
-                registry.len()
+                registry.len(),
+                items_counted(registry)
             );
             Ok(0)
         }
@@ -387,6 +435,23 @@ fn check(
             );
             Ok(1)
         }
+    }
+}
+
+/// `, 2 resources and 1 prompt`, when there are any.
+fn items_counted(registry: &crate::Registry) -> String {
+    let (resources, prompts) = (registry.resources().len(), registry.prompts().len());
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    match (resources, prompts) {
+        (0, 0) => String::new(),
+        (r, 0) => format!(" and {}", plural(r, "resource", "resources")),
+        (0, p) => format!(" and {}", plural(p, "prompt", "prompts")),
+        (r, p) => format!(
+            ", {} and {}",
+            plural(r, "resource", "resources"),
+            plural(p, "prompt", "prompts")
+        ),
     }
 }
 

@@ -1,5 +1,6 @@
-//! The hint snapshot behind `check`: one line per tool, diff-friendly, so that a hint, a
-//! title or a schema never changes unreviewed. Schemas are fingerprinted: a short hash of
+//! The hint snapshot behind `check`: one line per tool, then one per resource (or template)
+//! and per prompt, diff-friendly, so that a hint, a title, a URI, a scope or a schema never
+//! changes unreviewed. Schemas are fingerprinted: a short hash of
 //! their canonical JSON (keys sorted), the same on every machine and in every run.
 
 use std::collections::BTreeMap;
@@ -8,9 +9,10 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use crate::tool::canonical;
-use crate::{ScopeNames, ToolInfo};
+use crate::tool::schema;
+use crate::{PromptInfo, ResourceInfo, ScopeNames, ToolInfo};
 
-const HEADER: &str = "# toolsmith hint snapshot: one tool per line (name, hints, whether the user confirms each call, required scopes, schema fingerprints, title).\n";
+const HEADER: &str = "# toolsmith hint snapshot: one tool per line (name, hints, whether the user confirms each call, required scopes, schema fingerprints, title), then one per resource (`resource:URI`) and prompt (`prompt:NAME`).\n";
 
 /// The snapshot of `tools`, whose required scopes are named by `names`; `confirms` says
 /// whether a tool asks the user before every call (the server's confirmation policy).
@@ -22,6 +24,56 @@ pub(crate) fn render(
     let mut out = String::from(HEADER);
     for tool in tools {
         out.push_str(&line(tool, names, confirms(tool)));
+        out.push('\n');
+    }
+    out
+}
+
+/// The snapshot lines of resources and prompts, to follow the tools'.
+pub(crate) fn render_items(
+    resources: &[ResourceInfo],
+    prompts: &[PromptInfo],
+    names: &ScopeNames,
+) -> String {
+    let mut out = String::new();
+    for resource in resources {
+        let def = resource.def();
+        let mut line = format!(
+            "resource:{} name={} template={}",
+            resource.uri(),
+            resource.name(),
+            resource.is_template()
+        );
+        let _ = write!(line, " mime={}", resource.mime_type().unwrap_or("none"));
+        if !resource.audience().is_empty() {
+            let _ = write!(line, " audience={}", resource.audience().join(","));
+        }
+        if let Some(priority) = resource.priority() {
+            let _ = write!(line, " priority={priority}");
+        }
+        let _ = write!(
+            line,
+            " scopes={} input={}",
+            names.required_for(resource.scopes()).scopes().join(","),
+            fingerprint(&schema::input(def.params).0)
+        );
+        if let Some(title) = resource.title() {
+            let _ = write!(line, " title={}", Value::from(title));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    for prompt in prompts {
+        let mut line = format!(
+            "prompt:{} scopes={} input={}",
+            prompt.name(),
+            names.required_for(prompt.scopes()).scopes().join(","),
+            fingerprint(prompt.arguments_schema())
+        );
+        if let Some(title) = prompt.title() {
+            let _ = write!(line, " title={}", Value::from(title));
+        }
+        out.push_str(&line);
         out.push('\n');
     }
     out

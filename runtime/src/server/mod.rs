@@ -20,6 +20,7 @@ mod confirm;
 #[cfg(feature = "http")]
 mod http;
 mod list;
+mod local;
 mod policy;
 mod session;
 mod subscriptions;

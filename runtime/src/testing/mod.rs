@@ -30,6 +30,7 @@
 mod asked;
 mod driver;
 mod error;
+mod items;
 mod listed;
 mod options;
 mod outcome;
@@ -50,6 +51,7 @@ use tokio::task::JoinHandle;
 
 pub use asked::{Answer, Confirmation, Form};
 pub use error::CallError;
+pub use items::{Complete, Completions, PromptOutcome, ReadOutcome};
 pub use listed::ListedTool;
 pub use options::CallOptions;
 pub use outcome::{CallOutcome, DataError};

@@ -1,0 +1,8 @@
+use toolsmith::prompt;
+
+#[prompt]
+fn summarize() -> String {
+    "Summarize my notes.".to_owned()
+}
+
+fn main() {}

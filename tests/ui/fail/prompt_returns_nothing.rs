@@ -1,0 +1,7 @@
+use toolsmith::prompt;
+
+/// Count the notes.
+#[prompt]
+fn count() {}
+
+fn main() {}

@@ -1,0 +1,16 @@
+use toolsmith::{Completion, resource};
+
+/// One note.
+///
+/// # Arguments
+/// * `note_id` - The note's id.
+#[resource(uri = "notes://{note_id}", complete(id = note_ids))]
+fn note(note_id: u64) -> String {
+    note_id.to_string()
+}
+
+fn note_ids(value: &str, _completion: &Completion) -> Vec<String> {
+    vec![value.to_owned()]
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use toolsmith::resource;
+
+/// The note index.
+#[resource(mime_type = "application/json")]
+fn index() -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use toolsmith::resource;
+
+/// The note index.
+#[resource(uri = "index")]
+fn index() -> String {
+    String::new()
+}
+
+fn main() {}

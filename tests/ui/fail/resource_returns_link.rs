@@ -1,0 +1,9 @@
+use toolsmith::{ResourceLink, resource};
+
+/// The note index.
+#[resource(uri = "notes://index")]
+fn index() -> ResourceLink {
+    ResourceLink::new("notes://all", "all")
+}
+
+fn main() {}

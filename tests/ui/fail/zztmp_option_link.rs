@@ -1,0 +1,9 @@
+use toolsmith::{ResourceLink, resource};
+
+/// The note index.
+#[resource(uri = "notes://index")]
+fn index() -> Option<ResourceLink> {
+    None
+}
+
+fn main() {}
