@@ -3,6 +3,7 @@
 
 pub mod asking;
 pub mod balance;
+pub mod guarded;
 pub mod http;
 pub mod jwks;
 pub mod keys;

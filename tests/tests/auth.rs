@@ -4,116 +4,22 @@
 //! per caller, the caller reaching the tool, and keys fetched from a JWKS URL at most once
 //! per interval. Keys and tokens are made here.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolsmith_tests::example_binary;
+use toolsmith_tests::guarded::{Guarded, ISSUER, KeyFile, VERSION};
 use toolsmith_tests::http::{HttpServer, request};
 use toolsmith_tests::jwks::JwksServer;
-use toolsmith_tests::keys::{self, Key, claims, jwks};
+use toolsmith_tests::keys::{self, Key, claims};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_server");
-const ISSUER: &str = "https://issuer.test/realms/notes";
-const VERSION: (&str, &str) = ("MCP-Protocol-Version", "2025-11-25");
-
-/// A server with authorization, its keys, and what tokens need.
-struct Guarded {
-    server: HttpServer,
-    keys: KeyFile,
-    /// The public URL: the audience of good tokens.
-    resource: String,
-}
-
-impl Guarded {
-    async fn start(program: &str, extra: &[&str]) -> Guarded {
-        let keys = KeyFile::new();
-        let mut args = vec!["--auth-issuer", ISSUER, "--auth-jwks", keys.path.as_str()];
-        args.extend_from_slice(extra);
-        let server = HttpServer::start(program, &args).await;
-        let resource = format!("http://{}{}", server.addr, server.path);
-        Guarded {
-            server,
-            keys,
-            resource,
-        }
-    }
-
-    fn token(&self, subject: &str, scope: &str) -> String {
-        self.keys
-            .rsa
-            .sign(&claims(ISSUER, &self.resource, subject, scope))
-    }
-
-    async fn post_as(&self, token: Option<&str>, body: &Value) -> toolsmith_tests::http::Response {
-        let bearer = token.map(|t| format!("Bearer {t}"));
-        let mut headers = vec![VERSION];
-        if let Some(bearer) = &bearer {
-            headers.push(("Authorization", bearer.as_str()));
-        }
-        self.server.post(body, &headers).await
-    }
-
-    fn metadata_url(&self) -> String {
-        format!(
-            "http://{}/.well-known/oauth-protected-resource{}",
-            self.server.addr, self.server.path
-        )
-    }
-}
-
-/// An RSA and an EC key, published as a JWKS file in a directory removed when dropped.
-struct KeyFile {
-    rsa: Key,
-    ec: Key,
-    path: String,
-    _dir: TempDir,
-}
-
-impl KeyFile {
-    fn new() -> KeyFile {
-        let (rsa, ec) = (Key::rsa("rsa-1"), Key::ec("ec-1"));
-        let dir = TempDir::new();
-        let path = dir.0.join("jwks.json");
-        std::fs::write(&path, jwks(&[&rsa, &ec])).unwrap();
-        KeyFile {
-            rsa,
-            ec,
-            path: path.to_str().unwrap().to_owned(),
-            _dir: dir,
-        }
-    }
-}
-
-/// Runs `notes serve --http 127.0.0.1:0 ARGS` to its end (a server that starts is killed
-/// after 20 s): its exit code and stderr.
 async fn notes_exit(args: &[&str]) -> (Option<i32>, String) {
     let args = [&["serve", "--http", "127.0.0.1:0"][..], args].concat();
     toolsmith_tests::exit_of(&notes(), &args).await
 }
 
 /// A directory removed when dropped.
-struct TempDir(std::path::PathBuf);
-
-impl TempDir {
-    fn new() -> TempDir {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "toolsmith-auth-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 fn list() -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
 }

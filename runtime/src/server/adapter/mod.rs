@@ -135,6 +135,22 @@ impl ToolServer {
         self.info = Arc::new(info);
     }
 
+    /// A method about resources is not found on a server without them (as rmcp answers).
+    fn has_resources<M: rmcp::model::ConstString>(&self) -> Result<(), ErrorData> {
+        match self.info.capabilities.resources {
+            Some(_) => Ok(()),
+            None => Err(ErrorData::method_not_found::<M>()),
+        }
+    }
+
+    /// A method about prompts is not found on a server without them.
+    fn has_prompts<M: rmcp::model::ConstString>(&self) -> Result<(), ErrorData> {
+        match self.info.capabilities.prompts {
+            Some(_) => Ok(()),
+            None => Err(ErrorData::method_not_found::<M>()),
+        }
+    }
+
     /// A handler for another session: the same tools, its own log level.
     #[cfg(feature = "http")]
     pub(crate) fn for_session(&self) -> ToolServer {
@@ -233,6 +249,7 @@ impl ServerHandler for ToolServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        self.has_resources::<rmcp::model::ListResourcesRequestMethod>()?;
         Ok(self.list_resources_for(&context))
     }
 
@@ -241,6 +258,7 @@ impl ServerHandler for ToolServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.has_resources::<rmcp::model::ListResourceTemplatesRequestMethod>()?;
         Ok(self.list_templates_for(&context))
     }
 
@@ -249,6 +267,7 @@ impl ServerHandler for ToolServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        self.has_resources::<rmcp::model::ReadResourceRequestMethod>()?;
         self.read(request, context).await.map(Into::into)
     }
 
@@ -257,6 +276,7 @@ impl ServerHandler for ToolServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        self.has_prompts::<rmcp::model::ListPromptsRequestMethod>()?;
         Ok(self.list_prompts_for(&context))
     }
 
@@ -265,6 +285,7 @@ impl ServerHandler for ToolServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        self.has_prompts::<rmcp::model::GetPromptRequestMethod>()?;
         self.prompt(request, context).await.map(Into::into)
     }
 
@@ -273,6 +294,11 @@ impl ServerHandler for ToolServer {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
+        if self.info.capabilities.completions.is_none() {
+            return Err(ErrorData::method_not_found::<
+                rmcp::model::CompleteRequestMethod,
+            >());
+        }
         self.complete_for(request, context).await
     }
 
@@ -281,6 +307,7 @@ impl ServerHandler for ToolServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        self.has_resources::<rmcp::model::SubscribeRequestMethod>()?;
         self.subscribe_to(request, &context)
     }
 

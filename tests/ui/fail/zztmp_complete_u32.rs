@@ -5,12 +5,12 @@ use toolsmith::{Completion, prompt};
 /// # Arguments
 /// * `tag` - Only the notes with this tag.
 #[prompt(complete(tag = tags))]
-async fn summarize(tag: String) -> String {
+fn summarize(tag: String) -> String {
     format!("Summarize my notes tagged {tag}.")
 }
 
-async fn tags(_value: &str, _completion: &Completion) -> Vec<&'static str> {
-    vec!["a"]
+fn tags(_value: &str, _completion: &Completion) -> u32 {
+    3
 }
 
 fn main() {}

@@ -1,0 +1,284 @@
+//! Resources and prompts served for real: over stdio, subscriptions and the updates a tool
+//! sends through `Resources` (and none after unsubscribing); the capabilities a server
+//! states only for what it has; over HTTP, stateless reads and prompts, subscriptions only
+//! in a session (whose stream carries the updates); with authorization, the read scope or
+//! an item's own scopes, and lists filtered per caller.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolsmith_tests::asking::{open_session, read_until, session_headers, stream_in_session};
+use toolsmith_tests::guarded::Guarded;
+use toolsmith_tests::http::HttpServer;
+use toolsmith_tests::raw::{Raw, call};
+use toolsmith_tests::{example_binary, initialize};
+
+const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_server");
+const ASKING: &str = env!("CARGO_BIN_EXE_asking");
+
+fn rpc(id: u64, method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+fn notes() -> String {
+    example_binary("notes").to_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn a_subscriber_hears_of_updates_until_it_unsubscribes() {
+    let mut raw = Raw::program(&notes(), &[]);
+    raw.init().await;
+    let subscribed = raw
+        .ask(&rpc(
+            1,
+            "resources/subscribe",
+            json!({"uri": "notes://index"}),
+        ))
+        .await;
+    assert_eq!(subscribed["result"], json!({}), "{subscribed}");
+    let unknown = raw
+        .ask(&rpc(
+            2,
+            "resources/subscribe",
+            json!({"uri": "elsewhere://x"}),
+        ))
+        .await;
+    assert_eq!(unknown["error"]["code"], -32002, "{unknown}");
+
+    let create = call(3, "create_note", json!({"title": "New", "body": "one"}));
+    raw.send(&create).await;
+    let (mut frames, created) = raw.until(&json!(3)).await;
+    assert_eq!(created["result"]["isError"], false, "{created}");
+    // The update is sent in the background: it may follow the result.
+    while !frames
+        .iter()
+        .any(|f| f["method"] == "notifications/resources/updated")
+    {
+        let next = raw.next_within(Duration::from_secs(5)).await;
+        frames.push(next.expect("an update within 5 s"));
+    }
+    let update = frames
+        .iter()
+        .find(|f| f["method"] == "notifications/resources/updated")
+        .unwrap();
+    assert_eq!(update["params"], json!({"uri": "notes://index"}));
+
+    let unsubscribed = raw
+        .ask(&rpc(
+            4,
+            "resources/unsubscribe",
+            json!({"uri": "notes://index"}),
+        ))
+        .await;
+    assert_eq!(unsubscribed["result"], json!({}));
+    let (before, _) = {
+        raw.send(&call(
+            5,
+            "create_note",
+            json!({"title": "Two", "body": "b"}),
+        ))
+        .await;
+        raw.until(&json!(5)).await
+    };
+    let after = raw.next_within(Duration::from_millis(300)).await;
+    let heard: Vec<&Value> = before.iter().chain(after.iter()).collect();
+    assert!(
+        !heard
+            .iter()
+            .any(|f| f["method"] == "notifications/resources/updated"),
+        "no update after unsubscribing: {heard:?}"
+    );
+}
+
+#[tokio::test]
+async fn capabilities_name_only_what_the_server_has() {
+    let mut notes = Raw::program(&notes(), &[]);
+    let answer = notes.ask(&initialize(0, "2025-11-25")).await;
+    let capabilities = &answer["result"]["capabilities"];
+    assert_eq!(
+        capabilities["resources"],
+        json!({"subscribe": true, "listChanged": true})
+    );
+    assert_eq!(capabilities["prompts"], json!({}));
+    assert_eq!(capabilities["completions"], json!({}));
+
+    let mut bare = Raw::program(ASKING, &[]);
+    let answer = bare.ask(&initialize(0, "2025-11-25")).await;
+    let capabilities = answer["result"]["capabilities"].as_object().unwrap();
+    for absent in ["resources", "prompts", "completions"] {
+        assert!(
+            !capabilities.contains_key(absent),
+            "{absent}: {capabilities:?}"
+        );
+    }
+    assert!(capabilities.contains_key("tools"));
+    let list = bare.ask(&rpc(1, "resources/list", json!({}))).await;
+    assert_eq!(list["error"]["code"], -32601, "{list}");
+}
+
+#[tokio::test]
+async fn stateless_http_reads_and_prompts_and_refuses_to_subscribe() {
+    let server = HttpServer::start(FIXTURE, &[]).await;
+    let version = [("MCP-Protocol-Version", "2025-11-25")];
+    let init = server.post(&initialize(0, "2025-11-25"), &[]).await;
+    let capabilities = &init.messages()[0]["result"]["capabilities"];
+    assert_eq!(
+        capabilities["resources"]["subscribe"], false,
+        "{capabilities}"
+    );
+    let read = server
+        .post(
+            &rpc(1, "resources/read", json!({"uri": "fixture://numbers/3"})),
+            &version,
+        )
+        .await;
+    assert_eq!(read.status, 200, "{}", read.body);
+    assert_eq!(
+        read.messages()[0]["result"]["contents"][0]["text"],
+        "{\"n\":3,\"square\":9}"
+    );
+    let prompt = server
+        .post(
+            &rpc(
+                2,
+                "prompts/get",
+                json!({"name": "greet", "arguments": {"name": "Bo"}}),
+            ),
+            &version,
+        )
+        .await;
+    assert_eq!(
+        prompt.messages()[0]["result"]["messages"][0]["content"]["text"],
+        "Greet Bo, warmly."
+    );
+    let complete = server
+        .post(
+            &rpc(3, "completion/complete", json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "style", "value": "f"}})),
+            &version,
+        )
+        .await;
+    assert_eq!(
+        complete.messages()[0]["result"]["completion"]["values"],
+        json!(["formal"])
+    );
+    let subscribe = server
+        .post(
+            &rpc(4, "resources/subscribe", json!({"uri": "fixture://motd"})),
+            &version,
+        )
+        .await;
+    let refused = &subscribe.messages()[0]["error"];
+    assert_eq!(refused["code"], -32600, "{}", subscribe.body);
+    assert!(
+        refused["message"].as_str().unwrap().contains("--sessions"),
+        "{refused}"
+    );
+}
+
+#[tokio::test]
+async fn in_an_http_session_updates_reach_the_session_stream() {
+    let server = HttpServer::start(&notes(), &["--sessions"]).await;
+    let session = open_session(&server, json!({})).await;
+    let headers = session_headers(&session);
+    let subscribe = rpc(1, "resources/subscribe", json!({"uri": "notes://index"}));
+    let subscribed = server.post(&subscribe, &headers).await;
+    assert_eq!(
+        subscribed.messages()[0]["result"],
+        json!({}),
+        "{}",
+        subscribed.body
+    );
+    let mut stream = stream_in_session(&server, &session, None).await;
+    // Give the GET stream a moment to be the session's before the update is sent.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let created = server
+        .post(
+            &call(2, "create_note", json!({"title": "t", "body": "b"})),
+            &headers,
+        )
+        .await;
+    assert_eq!(created.status, 200, "{}", created.body);
+    let mut seen = String::new();
+    let update = read_until(&mut stream, &mut seen, "notifications/resources/updated").await;
+    assert_eq!(update["params"]["uri"], "notes://index");
+}
+
+#[tokio::test]
+async fn reading_needs_the_read_scope_or_the_items_own() {
+    let guarded = Guarded::start(FIXTURE, &[]).await;
+    let reader = guarded.token("reader", "tools:read");
+    let admin = guarded.token("admin", "tools:read billing:admin");
+    let nobody = guarded.token("nobody", "profile");
+
+    let motd = rpc(1, "resources/read", json!({"uri": "fixture://motd"}));
+    let read = guarded.post_as(Some(&reader), &motd).await;
+    assert_eq!(
+        read.messages()[0]["result"]["contents"][0]["text"],
+        "Be kind."
+    );
+    let refused = guarded.post_as(Some(&nobody), &motd).await;
+    let error = &refused.messages()[0]["error"];
+    assert_eq!(error["code"], -32003, "{}", refused.body);
+    assert!(
+        error["message"].as_str().unwrap().contains("tools:read"),
+        "{error}"
+    );
+
+    let ledger = rpc(2, "resources/read", json!({"uri": "fixture://ledger"}));
+    let refused = guarded.post_as(Some(&reader), &ledger).await;
+    assert_eq!(refused.messages()[0]["error"]["code"], -32003);
+    let allowed = guarded.post_as(Some(&admin), &ledger).await;
+    assert_eq!(
+        allowed.messages()[0]["result"]["contents"][0]["text"],
+        "all paid"
+    );
+
+    let list = rpc(3, "resources/list", json!({}));
+    let uris = |response: &toolsmith_tests::http::Response| -> Vec<String> {
+        response.messages()[0]["result"]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["uri"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let for_reader = uris(&guarded.post_as(Some(&reader), &list).await);
+    assert!(
+        for_reader.contains(&"fixture://motd".to_owned()),
+        "{for_reader:?}"
+    );
+    assert!(
+        !for_reader.contains(&"fixture://ledger".to_owned()),
+        "{for_reader:?}"
+    );
+    let for_admin = uris(&guarded.post_as(Some(&admin), &list).await);
+    assert!(
+        for_admin.contains(&"fixture://ledger".to_owned()),
+        "{for_admin:?}"
+    );
+    let for_nobody = uris(&guarded.post_as(Some(&nobody), &list).await);
+    assert!(for_nobody.is_empty(), "{for_nobody:?}");
+
+    let me = rpc(4, "resources/read", json!({"uri": "fixture://me"}));
+    let who = guarded.post_as(Some(&reader), &me).await;
+    let text = who.messages()[0]["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap()["subject"],
+        "reader"
+    );
+
+    let prompt = rpc(
+        5,
+        "prompts/get",
+        json!({"name": "greet", "arguments": {"name": "X"}}),
+    );
+    let refused = guarded.post_as(Some(&nobody), &prompt).await;
+    assert_eq!(refused.messages()[0]["error"]["code"], -32003);
+    let prompts = guarded
+        .post_as(Some(&nobody), &rpc(6, "prompts/list", json!({})))
+        .await;
+    assert_eq!(prompts.messages()[0]["result"]["prompts"], json!([]));
+}
