@@ -27,6 +27,7 @@ pub const KEYS: &[&str] = &[
     "scopes",
     "timeout",
     "confirm",
+    "json_schema",
     "allow_name_mismatch",
 ];
 
@@ -64,6 +65,8 @@ pub struct Attrs {
     pub timeout: Option<(u64, LitStr)>,
     /// `confirm` / `confirm = "..."`: ask the user before every call.
     pub confirm: Option<crate::confirm::Confirm>,
+    /// `json_schema = "2020-12"`: the input schema names its dialect and keeps `$defs`.
+    pub json_schema: Option<Text>,
     pub allow_name_mismatch: Option<Ident>,
 }
 
@@ -203,6 +206,7 @@ pub fn parse(cx: &Ctxt, args: TokenStream) -> syn::Result<Attrs> {
             "scopes" => crate::scopes::scopes(cx, &mut attrs.scopes, &entry),
             "timeout" => timeout(cx, &mut attrs.timeout, &entry),
             "confirm" => crate::confirm::confirm(cx, &mut attrs.confirm, &entry),
+            "json_schema" => json_schema(cx, &mut attrs.json_schema, &entry),
             "allow_name_mismatch" => {
                 if let Some((_, value)) = &entry.value {
                     cx.error_spanned_by(
@@ -332,6 +336,23 @@ pub fn timeout(cx: &Ctxt, slot: &mut Option<(u64, LitStr)>, entry: &Entry) {
             "`timeout` takes a positive duration with a unit: \"500ms\", \"30s\", \"2m\" or \"1h\"",
         ),
     }
+}
+
+/// `json_schema = "2020-12"`, the one dialect a schema may declare.
+fn json_schema(cx: &Ctxt, slot: &mut Option<Text>, entry: &Entry) {
+    let mut text = None;
+    self::text(cx, &mut text, entry, true);
+    let Some(text) = text else { return };
+    if slot.is_some() {
+        return cx.error_spanned_by(entry.tokens(), "`json_schema` is given twice: remove one");
+    }
+    if text.lit.value() != "2020-12" {
+        return cx.error_spanned_by(
+            &text.lit,
+            "`json_schema` takes \"2020-12\": the input schema then names JSON Schema 2020-12 (`$schema`) and keeps its subschemas in `$defs`",
+        );
+    }
+    *slot = Some(text);
 }
 
 /// Milliseconds in `"500ms"`, `"30s"`, `"2m"`, `"1h"`; `None` when malformed or zero.

@@ -152,6 +152,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
         ),
     };
     let warnings = warnings.iter().map(warning);
+    let json_schema = attrs.json_schema.is_some();
 
     quote! {
         #item
@@ -195,6 +196,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
                         open_world: #open_world,
                     },
                     params: &[#(#params),*],
+                    json_schema: #json_schema,
                     timeout: #timeout,
                     confirm: #confirm,
                     output: #output,

@@ -155,6 +155,9 @@ pub use rmcp;
 ///   `https:` or `data:image/...` URI.
 /// - `scopes = ["...", ...]`: the OAuth scopes a caller needs, all of them, over HTTP with
 ///   authorization (feature `auth`); by default the hints decide (see [`ScopeNames`]).
+/// - `json_schema = "2020-12"`: the input schema names its dialect (`$schema`) and keeps
+///   its named subschemas in `$defs`, for clients that validate strictly; by default schemas
+///   are portable (no `$schema`, subschemas inlined).
 ///
 /// Parameters of the context types ([`State`], [`Progress`], [`Cancellation`],
 /// [`ClientLog`], [`Caller`]) are filled by the server, not from the arguments.

@@ -1,5 +1,6 @@
 //! The command line every server binary gets from `toolsmith::run()`, through the notes
-//! example binary: tools (and its nginx map), schema, call, check, serving policies.
+//! example binary: tools (and its nginx map), schema, call, check, serving policies, and
+//! the commands about resources and prompts (`cli/items.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -11,6 +12,8 @@ use toolsmith_tests::{call, example_binary, text};
 
 #[path = "cli/confirm.rs"]
 mod confirm;
+#[path = "cli/items.rs"]
+mod items;
 #[path = "cli/nginx_map.rs"]
 mod nginx_map;
 #[path = "cli/policy_env.rs"]

@@ -106,13 +106,13 @@ struct Address {
 }
 
 // `json-schema-2020-12` wants this tool's input schema to say `$schema` (2020-12) and to
-// keep `address` in `$defs`. toolsmith writes portable schemas (no `$schema`, named types
-// inlined), so only its `additionalProperties: false` passes, and interop/run skips the
-// scenario.
+// keep `address` in `$defs`: `json_schema = "2020-12"` asks for exactly that (toolsmith's
+// default schemas are portable: no `$schema`, named types inlined).
 /// Says what it was called with.
 #[tool(
     read_only,
     closed_world,
+    json_schema = "2020-12",
     description = "Tool with JSON Schema 2020-12 features"
 )]
 fn json_schema_2020_12_tool(name: Option<String>, address: Option<Address>) -> String {

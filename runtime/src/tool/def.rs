@@ -34,6 +34,8 @@ pub struct ToolDef {
     pub hints: Hints,
     /// Every parameter, in order: arguments and context parameters alike.
     pub params: &'static [ParamDef],
+    /// `json_schema = "2020-12"`: the input schema names its dialect and keeps `$defs`.
+    pub json_schema: bool,
     pub timeout: Option<Timeout>,
     /// `confirm`: the user is asked before every call.
     pub confirm: ConfirmDef,

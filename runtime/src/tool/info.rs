@@ -47,7 +47,7 @@ pub struct ToolInfo {
 #[derive(Default)]
 pub(crate) struct SchemaCache {
     by_content: HashMap<u64, Vec<Arc<JsonObject>>>,
-    by_params: HashMap<Vec<ParamKey>, (Arc<JsonObject>, Vec<String>)>,
+    by_params: HashMap<(Vec<ParamKey>, bool), (Arc<JsonObject>, Vec<String>)>,
 }
 
 /// What decides a parameter's part of the input schema.
@@ -66,7 +66,7 @@ enum ParamKey {
 impl SchemaCache {
     /// The input schema of `params` and what each expects, built once per distinct list
     /// of parameters (when every parameter's type is known).
-    fn input(&mut self, params: &[ParamDef]) -> (Arc<JsonObject>, Vec<String>) {
+    fn input(&mut self, params: &[ParamDef], declared: bool) -> (Arc<JsonObject>, Vec<String>) {
         let key: Option<Vec<ParamKey>> = params
             .iter()
             .map(|p| match p.is_argument() {
@@ -79,10 +79,11 @@ impl SchemaCache {
                 false => Some(ParamKey::Context),
             })
             .collect();
+        let key = key.map(|key| (key, declared));
         if let Some(built) = key.as_ref().and_then(|key| self.by_params.get(key)) {
             return built.clone();
         }
-        let (input, expected) = schema::input(params);
+        let (input, expected) = schema::input_of(params, declared);
         let built = (self.share(input), expected);
         if let Some(key) = key {
             self.by_params.insert(key, built.clone());
@@ -147,7 +148,7 @@ fn hash_value(value: &Value, state: &mut impl Hasher) {
 
 impl ToolInfo {
     pub(crate) fn new(def: &'static ToolDef, schemas: &mut SchemaCache) -> Self {
-        let (input, expected) = schemas.input(def.params);
+        let (input, expected) = schemas.input(def.params, def.json_schema);
         let (output, wrapped) = match def.output {
             OutputDef::Json(schema) => {
                 let OutputSchema { schema, wrapped } = schema();

@@ -2,7 +2,9 @@
 //!
 //! The schemas are portable across MCP clients: JSON Schema 2020-12 without a `$schema` key,
 //! subschemas inlined (only recursive types keep a `$ref` into `$defs`), an `Option<T>`
-//! parameter described by `T`'s schema and simply left out of `required`.
+//! parameter described by `T`'s schema and simply left out of `required`. A tool declared
+//! with `json_schema = "2020-12"` gets an input schema that names its dialect (`$schema`)
+//! and keeps every named subschema in `$defs`, for clients that validate that strictly.
 
 use schemars::transform::{RecursiveTransform, Transform};
 use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings};
@@ -89,13 +91,21 @@ fn portable_object(object: JsonObject) -> JsonObject {
 }
 
 fn generator() -> SchemaGenerator {
+    generator_of(false)
+}
+
+/// The generator; `declared`: subschemas in `$defs` rather than inlined.
+fn generator_of(declared: bool) -> SchemaGenerator {
     SchemaSettings::draft2020_12()
         .with(|s| {
             s.meta_schema = None;
-            s.inline_subschemas = true;
+            s.inline_subschemas = !declared;
         })
         .into_generator()
 }
+
+/// The `$schema` of an input schema that declares its dialect.
+pub(crate) const DIALECT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
 /// The schema of one parameter type (used by `#[tool]`-generated code).
 #[doc(hidden)]
@@ -145,7 +155,12 @@ pub fn output<T: JsonSchema>() -> OutputSchema {
 /// parameter a short phrase saying what it expects ("a string", "an array", ...) for argument
 /// error messages (empty for a context parameter).
 pub(crate) fn input(params: &[ParamDef]) -> (JsonObject, Vec<String>) {
-    let mut generator = generator();
+    input_of(params, false)
+}
+
+/// [`input`]; `declared`: the schema names its dialect and keeps its subschemas in `$defs`.
+pub(crate) fn input_of(params: &[ParamDef], declared: bool) -> (JsonObject, Vec<String>) {
+    let mut generator = generator_of(declared);
     let mut properties = Map::new();
     let mut required = Vec::new();
     let arguments: Vec<bool> = params.iter().map(ParamDef::is_argument).collect();
@@ -165,6 +180,9 @@ pub(crate) fn input(params: &[ParamDef]) -> (JsonObject, Vec<String>) {
     }
     // Built in place: `json!` would serialize the maps it is given all over again.
     let mut schema = Map::new();
+    if declared {
+        schema.insert("$schema".into(), DIALECT_2020_12.into());
+    }
     schema.insert("type".into(), "object".into());
     schema.insert("properties".into(), Value::Object(properties));
     schema.insert("required".into(), Value::Array(required));

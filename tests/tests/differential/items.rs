@@ -48,6 +48,7 @@ fn script(path: Path) -> Vec<Step> {
             json!({"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "style", "value": "w"}, "context": {"arguments": {"name": "Ada"}}}),
         ),
         (20, "resources/read", json!({"uri": "fixture://pixel"})),
+        (21, "resources/read", json!({"uri": "fixture://release"})),
     ];
     let mut script = Vec::new();
     for (id, method, params) in steps {
@@ -132,6 +133,11 @@ async fn resources_prompts_and_completions_answer_alike_on_every_path() {
     assert_eq!(result("18")["completion"]["values"][0], "40");
     assert_eq!(result("19")["completion"]["values"], json!(["formal"]));
     assert_eq!(result("20")["contents"][0]["mimeType"], "image/png");
+    assert_eq!(
+        result("21")["contents"],
+        json!([{"uri": "fixture://release", "mimeType": "text/markdown", "text": "# 1.0",
+                "_meta": {"lastModified": "2023-11-14T22:13:20Z"}}])
+    );
 
     assert_eq!(r, rmcp.responses(), "fast path and rmcp's loop");
     let r_codes: Vec<(String, Value)> = r
