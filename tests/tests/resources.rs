@@ -282,3 +282,93 @@ async fn reading_needs_the_read_scope_or_the_items_own() {
         .await;
     assert_eq!(prompts.messages()[0]["result"]["prompts"], json!([]));
 }
+
+/// A 2026-07-28 request: its `_meta` carries the client context.
+fn modern(id: u64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw-test-client", "version": "0"},
+    });
+    rpc(id, method, params)
+}
+
+#[tokio::test]
+async fn on_2026_a_listen_stream_hears_the_uris_it_asked_for() {
+    let mut raw = Raw::program(&notes(), &[]);
+    let listen = modern(
+        1,
+        "subscriptions/listen",
+        json!({"notifications": {
+            "resourceSubscriptions": ["notes://index", "nowhere://x"],
+            "resourcesListChanged": true,
+        }}),
+    );
+    raw.send(&listen).await;
+    let ack = raw
+        .next_within(Duration::from_secs(10))
+        .await
+        .expect("an acknowledgment");
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    assert_eq!(
+        ack["params"]["notifications"]["resourceSubscriptions"],
+        json!(["notes://index"]),
+        "only what the server has is accepted"
+    );
+    let create = modern(
+        2,
+        "tools/call",
+        json!({"name": "create_note", "arguments": {"title": "a", "body": "b"}}),
+    );
+    raw.send(&create).await;
+    let mut heard = Vec::new();
+    while !heard
+        .iter()
+        .any(|f: &Value| f["method"] == "notifications/resources/updated")
+    {
+        heard.push(
+            raw.next_within(Duration::from_secs(5))
+                .await
+                .expect("an update within 5 s"),
+        );
+    }
+    let update = heard
+        .iter()
+        .find(|f| f["method"] == "notifications/resources/updated")
+        .unwrap();
+    assert_eq!(update["params"]["uri"], "notes://index");
+    assert_eq!(
+        update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"]
+    );
+}
+
+#[tokio::test]
+async fn a_session_that_listed_resources_hears_that_the_list_changed() {
+    let mut raw = Raw::program(FIXTURE, &[]);
+    raw.init().await;
+    let list = raw.ask(&rpc(1, "resources/list", json!({}))).await;
+    assert!(list["result"]["resources"].is_array(), "{list}");
+    raw.send(&call(2, "announce", json!({"uri": "fixture://motd"})))
+        .await;
+    let (mut frames, _) = raw.until(&json!(2)).await;
+    while !frames
+        .iter()
+        .any(|f| f["method"] == "notifications/resources/list_changed")
+    {
+        frames.push(
+            raw.next_within(Duration::from_secs(5))
+                .await
+                .expect("list_changed within 5 s"),
+        );
+    }
+    assert!(
+        !frames
+            .iter()
+            .any(|f| f["method"] == "notifications/resources/updated"),
+        "nobody subscribed to fixture://motd: {frames:?}"
+    );
+}

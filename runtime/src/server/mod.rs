@@ -68,7 +68,13 @@ impl Server {
             let busy_poll = self.busy_poll.unwrap_or(DEFAULT_BUSY_POLL);
             let fast = !self.no_fast_path;
             let handler = self.handler()?;
-            tracing::info!(tools = handler.offered.len(), "serving MCP over stdio");
+            let registry = handler.pipeline.registry;
+            tracing::info!(
+                tools = handler.offered.len(),
+                resources = registry.resources().len(),
+                prompts = registry.prompts().len(),
+                "serving MCP over stdio"
+            );
             let (read, write) = crate::transport::stdio::take(busy_poll)?;
             serve(handler, Box::new(read), Box::new(write), max_line, fast).await
         })
