@@ -64,6 +64,12 @@ pub struct KeyFile {
     _dir: TempDir,
 }
 
+impl Default for KeyFile {
+    fn default() -> Self {
+        KeyFile::new()
+    }
+}
+
 impl KeyFile {
     pub fn new() -> KeyFile {
         let (rsa, ec) = (Key::rsa("rsa-1"), Key::ec("ec-1"));
@@ -82,6 +88,12 @@ impl KeyFile {
 /// Runs `notes serve --http 127.0.0.1:0 ARGS` to its end (a server that starts is killed
 /// after 20 s): its exit code and stderr.
 pub struct TempDir(pub std::path::PathBuf);
+
+impl Default for TempDir {
+    fn default() -> Self {
+        TempDir::new()
+    }
+}
 
 impl TempDir {
     pub fn new() -> TempDir {

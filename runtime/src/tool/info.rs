@@ -47,8 +47,11 @@ pub struct ToolInfo {
 #[derive(Default)]
 pub(crate) struct SchemaCache {
     by_content: HashMap<u64, Vec<Arc<JsonObject>>>,
-    by_params: HashMap<(Vec<ParamKey>, bool), (Arc<JsonObject>, Vec<String>)>,
+    by_params: HashMap<(Vec<ParamKey>, bool), Built>,
 }
+
+/// An input schema and what each parameter expects.
+type Built = (Arc<JsonObject>, Vec<String>);
 
 /// What decides a parameter's part of the input schema.
 #[derive(PartialEq, Eq, Hash)]

@@ -75,20 +75,27 @@ impl Pipeline {
             invoke: def.invoke,
         };
         let run = self.run(item, arguments, cancel, setup);
-        Either::Left(run.map(move |outcome| match outcome {
-            Some(Outcome::Ok(output)) => match contents(output, &uri, def.mime_type) {
-                Ok(contents) => Ok(ReadResourceResult::new(contents)),
-                Err(Unreadable::Absent) => Err(resource_not_found(&uri)),
-                Err(Unreadable::Other(why)) => {
-                    tracing::error!(resource = def.name, why, "a resource returned no contents");
-                    Err(failed("resource", def.name, ErrorKind::Failed, None))
-                }
-            },
-            Some(Outcome::Invalid(problems)) => Err(ErrorData::invalid_params(
-                format!("Invalid URI for resource '{}': {problems}", def.name),
-                Some(json!({ "uri": clip(&uri) })),
-            )),
-            other => Err(not_ok("resource", def.name, other)),
+        let log = ItemLog::start("resources/read", def.name);
+        Either::Left(run.map(move |outcome| {
+            log.finish(match outcome {
+                Some(Outcome::Ok(output)) => match contents(output, &uri, def.mime_type) {
+                    Ok(contents) => Ok(ReadResourceResult::new(contents)),
+                    Err(Unreadable::Absent) => Err(resource_not_found(&uri)),
+                    Err(Unreadable::Other(why)) => {
+                        tracing::error!(
+                            resource = def.name,
+                            why,
+                            "a resource returned no contents"
+                        );
+                        Err(failed("resource", def.name, ErrorKind::Failed, None))
+                    }
+                },
+                Some(Outcome::Invalid(problems)) => Err(ErrorData::invalid_params(
+                    format!("Invalid URI for resource '{}': {problems}", def.name),
+                    Some(json!({ "uri": clip(&uri) })),
+                )),
+                other => Err(not_ok("resource", def.name, other)),
+            })
         }))
     }
 
@@ -125,22 +132,25 @@ impl Pipeline {
             invoke: def.invoke,
         };
         let run = self.run(item, Some(arguments), cancel, setup);
-        Either::Left(run.map(move |outcome| match outcome {
-            Some(Outcome::Ok(Output::Messages(messages))) => {
-                let mut result = GetPromptResult::new(messages);
-                if !def.description.is_empty() {
-                    result = result.with_description(def.description);
+        let log = ItemLog::start("prompts/get", def.name);
+        Either::Left(run.map(move |outcome| {
+            log.finish(match outcome {
+                Some(Outcome::Ok(Output::Messages(messages))) => {
+                    let mut result = GetPromptResult::new(messages);
+                    if !def.description.is_empty() {
+                        result = result.with_description(def.description);
+                    }
+                    Ok(result)
                 }
-                Ok(result)
-            }
-            Some(Outcome::Ok(Output::Text(text))) => Ok(GetPromptResult::new(vec![
-                rmcp::model::PromptMessage::new_text(rmcp::model::Role::User, text),
-            ])),
-            Some(Outcome::Invalid(problems)) => Err(ErrorData::invalid_params(
-                format!("Invalid arguments for prompt '{}': {problems}", def.name),
-                Some(json!({ "prompt": def.name })),
-            )),
-            other => Err(not_ok("prompt", def.name, other)),
+                Some(Outcome::Ok(Output::Text(text))) => Ok(GetPromptResult::new(vec![
+                    rmcp::model::PromptMessage::new_text(rmcp::model::Role::User, text),
+                ])),
+                Some(Outcome::Invalid(problems)) => Err(ErrorData::invalid_params(
+                    format!("Invalid arguments for prompt '{}': {problems}", def.name),
+                    Some(json!({ "prompt": def.name })),
+                )),
+                other => Err(not_ok("prompt", def.name, other)),
+            })
         }))
     }
 
@@ -305,6 +315,42 @@ fn failed(kind: &str, name: &str, error: ErrorKind, message: Option<String>) -> 
         message,
         Some(json!({ META_ERROR: error.as_str() })),
     )
+}
+
+/// The debug line of one read or prompt, as a call has one: what ran, its outcome, its
+/// duration (never its arguments). The clock is read only when the line is wanted.
+struct ItemLog {
+    method: &'static str,
+    name: &'static str,
+    start: Option<std::time::Instant>,
+}
+
+impl ItemLog {
+    fn start(method: &'static str, name: &'static str) -> Self {
+        let start = tracing::enabled!(tracing::Level::DEBUG).then(std::time::Instant::now);
+        ItemLog {
+            method,
+            name,
+            start,
+        }
+    }
+
+    fn finish<T>(&self, answer: Result<T, ErrorData>) -> Result<T, ErrorData> {
+        if let Some(start) = self.start {
+            let outcome = match &answer {
+                Ok(_) => "ok".to_owned(),
+                Err(error) => format!("error {}", error.code.0),
+            };
+            tracing::debug!(
+                name = self.name,
+                outcome,
+                duration_us = start.elapsed().as_micros() as u64,
+                "{}",
+                self.method
+            );
+        }
+        answer
+    }
 }
 
 /// A name or URI from the request, cut for a message.
