@@ -108,7 +108,12 @@ pub fn defs(completes: &[Complete]) -> (TokenStream, Vec<TokenStream>) {
     for (i, complete) in completes.iter().enumerate() {
         let ident = format_ident!("__toolsmith_complete{}", i);
         let func = &complete.func;
-        let call = quote_spanned!(func.span()=> #func(value, completion));
+        let candidates = quote_spanned! {func.span()=>
+            (&&::toolsmith::__private::completed(
+                ::toolsmith::__private::complete_call(#func, value, completion),
+            ))
+            .candidates()
+        };
         fns.extend(quote! {
             fn #ident<'a>(
                 value: &'a str,
@@ -116,7 +121,7 @@ pub fn defs(completes: &[Complete]) -> (TokenStream, Vec<TokenStream>) {
             ) -> ::toolsmith::__private::Candidates<'a> {
                 #[allow(unused_imports)]
                 use ::toolsmith::__private::{CompleteLater as _, CompleteNow as _};
-                (&&::toolsmith::__private::completed(#call)).candidates()
+                #candidates
             }
         });
         let argument = complete.argument.to_string();

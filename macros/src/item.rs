@@ -44,6 +44,8 @@ const PROMPT_KEYS: &[&str] = &[
 #[derive(Default)]
 pub struct ItemAttrs {
     pub uri: Option<LitStr>,
+    /// `uri` was given, even if its value was wrong (then its error is reported already).
+    pub uri_given: bool,
     pub name: Option<Text>,
     pub title: Option<Text>,
     pub description: Option<Text>,
@@ -82,7 +84,10 @@ pub fn parse(cx: &Ctxt, args: TokenStream, kind: Kind) -> syn::Result<ItemAttrs>
             continue;
         }
         match key.as_str() {
-            "uri" => uri(cx, &mut attrs.uri, &entry),
+            "uri" => {
+                attrs.uri_given = true;
+                uri(cx, &mut attrs.uri, &entry)
+            }
             "name" => attr::text(cx, &mut attrs.name, &entry, false),
             "title" => attr::text(cx, &mut attrs.title, &entry, true),
             "description" => attr::text(cx, &mut attrs.description, &entry, true),
@@ -324,7 +329,7 @@ pub fn unique(prefix: &str, key: &str, span: proc_macro2::Span) -> TokenStream {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     });
     let ident = syn::Ident::new(&format!("{prefix}{readable}_{hash:016x}"), span);
-    quote::quote! {
+    quote::quote_spanned! {span=>
         #[doc(hidden)]
         #[allow(non_upper_case_globals, dead_code)]
         const #ident: () = ();

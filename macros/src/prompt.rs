@@ -95,9 +95,9 @@ fn generate(
         .name
         .as_ref()
         .map_or(function.item.sig.ident.span(), |n| n.lit.span());
-    let unique = item::unique("__toolsmith_prompt_named_twice_", name, span);
+    let unique = item::unique("__toolsmith_two_prompts_have_this_name_", name, span);
     let messages = &returns.messages;
-    let ok = quote!(::toolsmith::__private::messages::<#messages>);
+    let ok = quote!(|value: #messages| ::toolsmith::__private::Prompted::<#messages>::NEW.messages(value));
     let invoke = crate::invoke::invoke_with(function, |call| match &returns.result {
         Some(ty) => quote!(::toolsmith::__private::Typed::<#ty>::NEW.result(#call, #ok)),
         None => quote!((#ok)(#call)),
@@ -130,7 +130,9 @@ fn generate(
         #[doc(hidden)]
         const _: () = {
             #[allow(unused_imports)]
-            use ::toolsmith::__private::{ContextParam as _, Fallback as _, JsonParam as _};
+            use ::toolsmith::__private::{
+                ContextParam as _, Fallback as _, JsonParam as _, PromptFallback as _,
+            };
             #checks
             #kinds
             #(#schema_fns)*

@@ -59,6 +59,10 @@ fn check(cx: &Ctxt, attrs: &ItemAttrs, function: &Function) -> Option<Checked> {
     crate::valid::argument_docs(cx, function);
     let convert = output(cx, function);
     let Some(uri) = &attrs.uri else {
+        if attrs.uri_given {
+            // Its mistake is reported already.
+            return None;
+        }
         cx.error_spanned_by(
             &function.item.sig.ident,
             "#[resource] needs its URI: `#[resource(uri = \"notes://index\")]`, or a template such as `uri = \"notes://{note_id}\"`",
@@ -116,7 +120,7 @@ enum LeafKind {
     Json(Type),
 }
 
-const RETURNS: &str = "a resource returns its contents: `String` (text), `Vec<u8>` or `Bytes` (a blob), `Image` or `Audio`, or any `Serialize` type (JSON text); each may be inside `Option` (`None`: not found), `Modified` (dated) and `Result<_, ToolError>`";
+const RETURNS: &str = "a resource returns its contents: `String` (text), `Vec<u8>` or `Bytes` (a blob), `Image` or `Audio`, or any `Serialize` type (JSON text); each may be inside `Option` (`None`: not found), `Modified` (dated) and `Result<_, E>` (a `ToolError` is shown, any other error masked)";
 
 fn output(cx: &Ctxt, function: &Function) -> Option<Leaf> {
     let syn::ReturnType::Type(_, ty) = &function.item.sig.output else {
@@ -207,7 +211,7 @@ fn convert(leaf: &Leaf, call: TokenStream) -> TokenStream {
 fn checks(leaf: &Leaf) -> TokenStream {
     let kind = match &leaf.kind {
         LeafKind::Json(ty) => Some(quote_spanned! {ty.span()=>
-            const _: () = ::toolsmith::__private::assert_serialize::<#ty>();
+            const _: () = ::toolsmith::__private::assert_resource_serialize::<#ty>();
         }),
         LeafKind::Content(ty) => Some(quote_spanned! {ty.span()=>
             const _: () = ::toolsmith::__private::assert_content::<#ty>();
@@ -275,7 +279,7 @@ fn generate(attrs: &ItemAttrs, function: &Function, checked: Checked) -> TokenSt
         .collect();
     let uri_lit = attrs.uri.as_ref().expect("checked");
     let unique = item::unique(
-        "__toolsmith_resource_uri_declared_twice_",
+        "__toolsmith_two_resources_have_this_uri_",
         &uri,
         uri_lit.span(),
     );

@@ -23,10 +23,12 @@ pub use crate::tool::probe::{
 };
 pub use crate::tool::schema::OutputSchema;
 
-pub use crate::complete::{Candidates, CompleteDef, CompleteLater, CompleteNow, completed};
+pub use crate::complete::{
+    Candidates, CompleteDef, CompleteLater, CompleteNow, CompletionFn, complete_call, completed,
+};
 pub use crate::prompt::def::PromptDef;
-pub use crate::prompt::{IntoMessages, assert_messages, messages};
-pub use crate::resource::contents::{blob, modified, optional};
+pub use crate::prompt::{IntoMessages, PromptFallback, Prompted, assert_messages};
+pub use crate::resource::contents::{assert_resource_serialize, blob, modified, optional};
 pub use crate::resource::def::ResourceDef;
 
 /// Boxes an async tool's future.

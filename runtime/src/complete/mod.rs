@@ -99,6 +99,38 @@ pub struct CompleteDef {
     pub complete: for<'a> fn(&'a str, &'a Completion) -> Candidates<'a>,
 }
 
+/// A completion fn: `fn(value: &str, completion: &Completion) -> ...`.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot complete an argument: a completion fn takes `(value: &str, completion: &toolsmith::Completion)`",
+    label = "not `fn(&str, &Completion) -> Vec<String>`",
+    note = "write `fn name(value: &str, completion: &toolsmith::Completion) -> Vec<String>` (or an `async fn`)"
+)]
+pub trait CompletionFn<'a> {
+    type Out;
+    fn call(self, value: &'a str, completion: &'a Completion) -> Self::Out;
+}
+
+impl<'a, F, R> CompletionFn<'a> for F
+where
+    F: FnOnce(&'a str, &'a Completion) -> R,
+{
+    type Out = R;
+    fn call(self, value: &'a str, completion: &'a Completion) -> R {
+        self(value, completion)
+    }
+}
+
+/// Calls a completion fn (`#[resource]`- and `#[prompt]`-generated code).
+#[doc(hidden)]
+pub fn complete_call<'a, F: CompletionFn<'a>>(
+    func: F,
+    value: &'a str,
+    completion: &'a Completion,
+) -> F::Out {
+    func.call(value, completion)
+}
+
 /// A completion fn's return value, for the autoref below: a list of candidates now
 /// (`Vec<String>`, `Vec<&str>`, any iterator of strings), or a future of one (an
 /// `async fn`). The value sits in a cell, so that a method on a reference can take it.

@@ -125,11 +125,31 @@ impl IntoMessages for Vec<PromptMessage> {
     }
 }
 
-/// A prompt's return value as an outcome (`#[prompt]`-generated code).
+/// A prompt's return type, for the expansion: its `messages` applies when the type passes
+/// [`assert_messages`], else [`PromptFallback`]'s, which does nothing (the check has said
+/// why, once).
 #[doc(hidden)]
-pub fn messages<T: IntoMessages>(value: T) -> Outcome {
-    Outcome::Ok(Output::Messages(value.into_messages()))
+pub struct Prompted<T>(std::marker::PhantomData<T>);
+
+impl<T> Prompted<T> {
+    pub const NEW: Self = Prompted(std::marker::PhantomData);
 }
+
+impl<T: IntoMessages> Prompted<T> {
+    /// A prompt's return value as an outcome.
+    pub fn messages(self, value: T) -> Outcome {
+        Outcome::Ok(Output::Messages(value.into_messages()))
+    }
+}
+
+/// What [`Prompted`] falls back to for a type that is not a prompt's messages.
+#[doc(hidden)]
+pub trait PromptFallback<T>: Sized {
+    fn messages(self, _: T) -> Outcome {
+        Outcome::Failed(String::new())
+    }
+}
+impl<T> PromptFallback<T> for Prompted<T> {}
 
 /// The return type check, at the return type's span (`#[prompt]`-generated code).
 #[doc(hidden)]

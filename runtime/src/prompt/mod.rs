@@ -12,7 +12,7 @@ use crate::tool::strings::StringArgs;
 use def::PromptDef;
 
 #[doc(hidden)]
-pub use message::{IntoMessages, assert_messages, messages};
+pub use message::{IntoMessages, PromptFallback, Prompted, assert_messages};
 pub use message::{PromptMessage, Role};
 
 /// A registered prompt.

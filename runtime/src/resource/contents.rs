@@ -94,6 +94,20 @@ pub fn optional<T>(value: Option<T>, ok: impl FnOnce(T) -> Outcome) -> Outcome {
     }
 }
 
+/// A type a resource can return as JSON text.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a resource's contents: it does not implement `serde::Serialize`",
+    label = "a resource returns text, bytes, an image, audio, or a value it sends as JSON",
+    note = "derive it: `#[derive(serde::Serialize)]`, or return `String` for plain text"
+)]
+pub trait ResourceSerialize {}
+impl<T: serde::Serialize> ResourceSerialize for T {}
+
+/// The JSON return type's check (`#[resource]`-generated code).
+#[doc(hidden)]
+pub const fn assert_resource_serialize<T: ResourceSerialize>() {}
+
 /// Bytes: a blob (`#[resource]`-generated code).
 #[doc(hidden)]
 pub fn blob(bytes: impl Into<Vec<u8>>) -> Outcome {
