@@ -372,3 +372,57 @@ async fn a_session_that_listed_resources_hears_that_the_list_changed() {
         "nobody subscribed to fixture://motd: {frames:?}"
     );
 }
+
+#[tokio::test]
+async fn a_session_subscribes_to_a_bounded_number_of_uris() {
+    let mut raw = Raw::program(&notes(), &[]);
+    raw.init().await;
+    for n in 1..=1024 {
+        raw.send(&rpc(
+            n,
+            "resources/subscribe",
+            json!({"uri": format!("notes://{n}")}),
+        ))
+        .await;
+    }
+    let (_, last) = raw.until(&json!(1024)).await;
+    assert_eq!(last["result"], json!({}), "{last}");
+    let again = raw
+        .ask(&rpc(
+            2000,
+            "resources/subscribe",
+            json!({"uri": "notes://1"}),
+        ))
+        .await;
+    assert_eq!(
+        again["result"],
+        json!({}),
+        "subscribing again to one is not one more"
+    );
+    let refused = raw
+        .ask(&rpc(
+            2001,
+            "resources/subscribe",
+            json!({"uri": "notes://5000"}),
+        ))
+        .await;
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("1024"), "{message}");
+    let freed = raw
+        .ask(&rpc(
+            2002,
+            "resources/unsubscribe",
+            json!({"uri": "notes://7"}),
+        ))
+        .await;
+    assert_eq!(freed["result"], json!({}));
+    let room = raw
+        .ask(&rpc(
+            2003,
+            "resources/subscribe",
+            json!({"uri": "notes://5000"}),
+        ))
+        .await;
+    assert_eq!(room["result"], json!({}), "{room}");
+}

@@ -25,6 +25,10 @@ enum Ear {
 /// One listener of the whole server: a session, or a listen stream.
 type Key = (u64, u64);
 
+/// The most URIs one session may be subscribed to at once: a client cannot grow the server's
+/// memory without bound by subscribing to every URI a template matches.
+pub(crate) const MAX_SUBSCRIPTIONS: usize = 1024;
+
 /// The server's subscriptions, shared by its sessions.
 #[derive(Default)]
 pub(crate) struct Subscriptions {
@@ -61,10 +65,29 @@ impl Subscriptions {
         });
     }
 
-    /// Session `session` subscribes to `uri` (`resources/subscribe`).
-    pub(crate) fn subscribe(&self, session: u64, uri: String, peer: Peer<RoleServer>) {
+    /// Session `session` subscribes to `uri` (`resources/subscribe`); `Err` when it is
+    /// subscribed to [`MAX_SUBSCRIPTIONS`] URIs already.
+    pub(crate) fn subscribe(
+        &self,
+        session: u64,
+        uri: String,
+        peer: Peer<RoleServer>,
+    ) -> Result<(), usize> {
         let mut inner = self.lock();
         Self::prune(&mut inner);
+        let key = (session, 0);
+        let already = inner
+            .by_uri
+            .get(&uri)
+            .is_some_and(|ears| ears.contains_key(&key));
+        let count = inner
+            .by_uri
+            .values()
+            .filter(|ears| ears.contains_key(&key))
+            .count();
+        if !already && count >= MAX_SUBSCRIPTIONS {
+            return Err(MAX_SUBSCRIPTIONS);
+        }
         inner
             .runtime
             .get_or_insert_with(tokio::runtime::Handle::current);
@@ -72,8 +95,9 @@ impl Subscriptions {
             .by_uri
             .entry(uri)
             .or_default()
-            .insert((session, 0), Ear::Peer(peer.clone()));
-        inner.lists.insert((session, 0), Ear::Peer(peer));
+            .insert(key, Ear::Peer(peer.clone()));
+        inner.lists.insert(key, Ear::Peer(peer));
+        Ok(())
     }
 
     /// Session `session` unsubscribes from `uri`.

@@ -246,10 +246,18 @@ impl ToolServer {
             Some(resource) if self.may_see(resource.scopes(), &caller) => {}
             _ => return Err(crate::server::call::read::resource_not_found(&request.uri)),
         }
-        self.items
-            .subscriptions
-            .subscribe(self.session, request.uri, context.peer.clone());
-        Ok(())
+        let subscribed =
+            self.items
+                .subscriptions
+                .subscribe(self.session, request.uri, context.peer.clone());
+        subscribed.map_err(|max| {
+            ErrorData::invalid_request(
+                format!(
+                    "this session is subscribed to {max} resources, the most it may be: unsubscribe from one first"
+                ),
+                None,
+            )
+        })
     }
 
     pub(crate) fn unsubscribe_from(&self, request: UnsubscribeRequestParams) {
@@ -272,6 +280,7 @@ impl ToolServer {
         accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
             uris.iter()
                 .filter(|uri| self.pipeline.registry.resource_for(uri).is_some())
+                .take(crate::server::subscriptions::MAX_SUBSCRIPTIONS)
                 .cloned()
                 .collect()
         });
