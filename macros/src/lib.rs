@@ -14,6 +14,7 @@ mod complete;
 mod confirm;
 mod ctxt;
 mod docs;
+mod emit;
 mod expand;
 mod icon;
 mod invoke;

@@ -6,42 +6,20 @@
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
+use syn::Type;
 use syn::spanned::Spanned;
-use syn::{Attribute, Item, Type};
 
 use crate::ast::{self, Function, Kind, generic_arg, last_ident_is};
 use crate::ctxt::Ctxt;
+use crate::emit::Emit;
 use crate::item::{self, ItemAttrs};
 
 /// The whole expansion of `#[resource(args)] input`.
 pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item: Item = match syn::parse2(input.clone()) {
-        Ok(item) => item,
-        Err(err) => {
-            let err = err.to_compile_error();
-            return quote!(#err #input);
-        }
-    };
-    let cx = Ctxt::default();
-    let attrs = item::parse(&cx, args, Kind::Resource)
-        .map_err(|e| cx.syn_error(e))
-        .ok();
-    let function = match ast::parse_as(&cx, item, Kind::Resource) {
-        Ok(function) => function,
-        Err(item) => return item::with_errors(cx, quote!(#item)),
-    };
-    let Some(attrs) = attrs else {
-        let item = &function.item;
-        return item::with_errors(cx, quote!(#item));
-    };
-    let checked = check(&cx, &attrs, &function);
-    match (checked, cx.is_clean()) {
-        (Some(checked), true) => generate(&attrs, &function, checked),
-        _ => {
-            let item = &function.item;
-            item::with_errors(cx, quote!(#item))
-        }
-    }
+    crate::emit::expand(args, input, Kind::Resource, |cx, attrs, function| {
+        let checked = check(cx, attrs, function)?;
+        Some(emit(attrs, function, checked))
+    })
 }
 
 /// What the checks found, for the expansion.
@@ -56,7 +34,6 @@ struct Checked {
 fn check(cx: &Ctxt, attrs: &ItemAttrs, function: &Function) -> Option<Checked> {
     let name = item::name(cx, attrs, function, Kind::Resource);
     let description = item::description(cx, attrs, function, Kind::Resource);
-    crate::valid::argument_docs(cx, function);
     let convert = output(cx, function);
     let Some(uri) = &attrs.uri else {
         if attrs.uri_given {
@@ -254,7 +231,7 @@ fn not_variables(function: &Function, variables: &[String], uri: &str) -> TokenS
     out
 }
 
-fn generate(attrs: &ItemAttrs, function: &Function, checked: Checked) -> TokenStream {
+fn emit(attrs: &ItemAttrs, function: &Function, checked: Checked) -> Emit {
     let Checked {
         uri,
         variables,
@@ -262,21 +239,11 @@ fn generate(attrs: &ItemAttrs, function: &Function, checked: Checked) -> TokenSt
         description,
         convert: leaf,
     } = checked;
-    let mut item = function.item.clone();
     let kind = if variables.is_empty() {
         "resource"
     } else {
         "resource template"
     };
-    let doc_line = format!(" **MCP {kind}** `{uri}`.");
-    item.attrs.push(syn::parse_quote!(#[doc = ""]));
-    item.attrs.push(syn::parse_quote!(#[doc = #doc_line]));
-    let cfgs: Vec<&Attribute> = function
-        .item
-        .attrs
-        .iter()
-        .filter(|a| a.path().is_ident("cfg"))
-        .collect();
     let uri_lit = attrs.uri.as_ref().expect("checked");
     let unique = item::unique(
         "__toolsmith_two_resources_have_this_uri_",
@@ -284,61 +251,27 @@ fn generate(attrs: &ItemAttrs, function: &Function, checked: Checked) -> TokenSt
         uri_lit.span(),
     );
     let invoke = crate::invoke::invoke_with(function, |call| convert(&leaf, call));
-    let kinds = crate::invoke::kinds(function);
-    let return_checks = checks(&leaf);
-    let not_variables = not_variables(function, &variables, &uri);
-    let (schema_fns, params) = crate::expand::param_defs(function);
-    let (complete_fns, completes) = crate::complete::defs(&attrs.completes);
-    let title = item::optional(attrs.title.as_ref().map(|t| &t.lit));
+    let mut checks = checks(&leaf);
+    checks.extend(not_variables(function, &variables, &uri));
     let mime_type = item::optional(attrs.mime_type.as_ref());
     let audience = attrs.audience.iter().flatten();
     let priority = match attrs.priority {
         Some(p) => quote!(::core::option::Option::Some(#p)),
         None => quote!(::core::option::Option::None),
     };
-    let icons = &attrs.icons;
-    let scopes = attrs.scopes.iter().flatten();
-    let timeout = item::timeout_tokens(&attrs.timeout);
-    let ident = &function.item.sig.ident;
-    let rust_path = format!("::{}", ident.to_string().trim_start_matches("r#"));
-    let line = quote_spanned!(ident.span()=> ::core::line!());
-    quote! {
-        #item
-
-        #(#cfgs)*
-        #unique
-
-        #(#cfgs)*
-        #[doc(hidden)]
-        const _: () = {
-            #[allow(unused_imports)]
-            use ::toolsmith::__private::{ContextParam as _, Fallback as _, JsonParam as _};
-            #return_checks
-            #not_variables
-            #kinds
-            #(#schema_fns)*
-            #invoke
-            #complete_fns
-            ::toolsmith::__private::inventory::submit! {
-                ::toolsmith::__private::ResourceDef {
-                    name: #name,
-                    uri: #uri,
-                    rust_path: ::core::concat!(::core::module_path!(), #rust_path),
-                    file: ::core::file!(),
-                    line: #line,
-                    title: #title,
-                    description: #description,
-                    mime_type: #mime_type,
-                    audience: &[#(#audience),*],
-                    priority: #priority,
-                    icons: &[#(#icons),*],
-                    scopes: &[#(#scopes),*],
-                    params: &[#(#params),*],
-                    timeout: #timeout,
-                    completions: &[#(#completes),*],
-                    invoke: __toolsmith_invoke,
-                }
-            }
-        };
+    Emit {
+        def: quote!(::toolsmith::__private::ResourceDef),
+        doc_line: format!(" **MCP {kind}** `{uri}`."),
+        fields: quote! {
+            uri: #uri,
+            mime_type: #mime_type,
+            audience: &[#(#audience),*],
+            priority: #priority,
+        },
+        name,
+        description,
+        unique,
+        checks,
+        invoke,
     }
 }

@@ -315,8 +315,8 @@ async fn on_2026_a_listen_stream_hears_the_uris_it_asked_for() {
     );
     assert_eq!(
         ack["params"]["notifications"]["resourceSubscriptions"],
-        json!(["notes://index"]),
-        "only what the server has is accepted"
+        json!(["notes://index", "nowhere://x"]),
+        "the acknowledgment tells nobody which URIs exist"
     );
     let create = modern(
         2,

@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 
+use rmcp::model::JsonObject;
+
 use super::{Conflict, Registry};
 use crate::prompt::PromptInfo;
 use crate::prompt::def::PromptDef;
@@ -131,12 +133,18 @@ impl Registry {
     /// assert!(toolsmith::registry().resource_for("nothing://here").is_none());
     /// ```
     pub fn resource_for(&self, uri: &str) -> Option<&ResourceInfo> {
+        self.resolve(uri).map(|(resource, _)| resource)
+    }
+
+    /// [`Registry::resource_for`], with the arguments the URI fills the function's
+    /// parameters with: matched once.
+    pub(crate) fn resolve(&self, uri: &str) -> Option<(&ResourceInfo, JsonObject)> {
         if let Some(&i) = self.items.by_uri.get(uri) {
-            return Some(&self.items.resources[i]);
+            return Some((&self.items.resources[i], JsonObject::new()));
         }
         self.items.resources[self.items.statics..]
             .iter()
-            .find(|r| r.template().matches(uri).is_some())
+            .find_map(|r| Some((r, r.arguments_of(uri)?)))
     }
 
     /// The resource or template declared with exactly this URI (a template as written).

@@ -10,7 +10,7 @@ use rmcp::model::{ListToolsResult, Tool};
 use super::Server;
 use super::adapter::ToolServer;
 use super::call::Pipeline;
-use crate::transport::http::guard::GuardConfig;
+use crate::transport::http::guard::{GuardConfig, Target};
 use crate::{Auth, Caller, Error, Registry, ScopeNames, ToolInfo};
 
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
@@ -56,13 +56,28 @@ impl Server {
             .map(|tool| names.required(tool).to_string())
             .min_by_key(|scope| level_rank(&names, scope))
             .unwrap_or_else(|| names.read().to_owned());
-        let scopes_supported = names.supported(offered.iter().copied());
+        let mut scopes_supported = names.supported(offered.iter().copied());
+        let item_scopes = registry.resources().iter().map(|r| r.scopes());
+        for scope in item_scopes
+            .chain(registry.prompts().iter().map(|p| p.scopes()))
+            .flatten()
+        {
+            if !scopes_supported.iter().any(|s| s == scope) {
+                scopes_supported.push((*scope).to_owned());
+            }
+        }
         let policy = handler.pipeline.policy.clone();
-        let access = Arc::new(move |caller: &Caller, name: &str| {
-            let tool = registry
-                .get(name)
-                .filter(|tool| policy.allows(tool).is_ok())?;
-            let needed = names.required(tool);
+        let access = Arc::new(move |caller: &Caller, target: Target<'_>| {
+            let needed = match target {
+                Target::Tool(name) => {
+                    let tool = registry
+                        .get(name)
+                        .filter(|tool| policy.allows(tool).is_ok())?;
+                    names.required(tool)
+                }
+                Target::Resource(uri) => names.required_for(registry.resource_for(uri)?.scopes()),
+                Target::Prompt(name) => names.required_for(registry.prompt(name)?.scopes()),
+            };
             (!needed.granted_by(caller.scopes())).then(|| needed.to_string())
         });
         Ok(Some(GuardConfig {

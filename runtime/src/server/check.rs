@@ -62,13 +62,7 @@ fn missing_in(
     name: &str,
     described: String,
 ) -> Option<Error> {
-    let key = params
-        .iter()
-        .filter_map(|param| match (param.kind)() {
-            crate::tool::def::ParamKind::Context { state, .. } => state,
-            crate::tool::def::ParamKind::Argument => None,
-        })
-        .find(|key| !states.contains(key.type_id))?;
+    let key = crate::tool::def::states_of(params).find(|key| !states.contains(key.type_id))?;
     Some(Error::MissingState {
         tool: format!("'{name}' ({kind}, {described})"),
         type_name: key.type_name,

@@ -1,19 +1,35 @@
 //! Who hears about resource changes: the sessions subscribed to each URI
 //! (`resources/subscribe` up to 2025-11-25, a `subscriptions/listen` stream on 2026-07-28),
 //! and every session that asked about resources, for the list. What a tool's
-//! [`Resources`](crate::Resources) handle says reaches them here; sending happens in the
-//! background on the serving runtime, never in the tool's thread.
+//! [`Resources`](crate::Resources) handle says reaches them here.
+//!
+//! Bounded: a session holds at most [`MAX_SUBSCRIPTIONS`] URIs, over `resources/subscribe`
+//! and all its listen streams together, each at most [`MAX_SUBSCRIBED_URI`] long; what a
+//! session holds goes when it ends ([`SessionGuard`]). Sending happens in the background on
+//! the serving runtime, never in the tool's thread, to every listener at once, each given
+//! [`SEND_TIMEOUT`]: a client that stops reading delays nobody else.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use rmcp::RoleServer;
-use rmcp::model::{ResourceUpdatedNotificationParam, SubscriptionFilter};
+use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::service::{Peer, SubscriptionSink};
 
 use crate::context::Updates;
 
-/// Where one session hears it.
+/// The most URIs one session may be subscribed to at once: a client cannot grow the server's
+/// memory without bound by subscribing to every URI a template matches.
+pub(crate) const MAX_SUBSCRIPTIONS: usize = 1024;
+
+/// The longest URI a session may subscribe to, in bytes.
+pub(crate) const MAX_SUBSCRIBED_URI: usize = 4096;
+
+/// How long one notification may take to leave for one listener.
+const SEND_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Where one listener hears it.
 #[derive(Clone)]
 enum Ear {
     /// The session's peer (`resources/subscribe`).
@@ -22,136 +38,234 @@ enum Ear {
     Listen(SubscriptionSink),
 }
 
-/// One listener of the whole server: a session, or a listen stream.
+/// One listener: a session (`(session, 0)`), or one of its listen streams (`(session, n)`).
 type Key = (u64, u64);
 
-/// The most URIs one session may be subscribed to at once: a client cannot grow the server's
-/// memory without bound by subscribing to every URI a template matches.
-pub(crate) const MAX_SUBSCRIPTIONS: usize = 1024;
+/// Why a subscription was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// The session holds [`MAX_SUBSCRIPTIONS`] URIs already.
+    Full,
+    /// The URI is longer than [`MAX_SUBSCRIBED_URI`].
+    TooLong,
+}
 
 /// The server's subscriptions, shared by its sessions.
 #[derive(Default)]
 pub(crate) struct Subscriptions {
-    inner: Mutex<Inner>,
+    inner: Mutex<Inner<Ear>>,
 }
 
-#[derive(Default)]
-struct Inner {
+/// The bookkeeping, over what a listener hears by (`E`: an [`Ear`]; the tests use `()`).
+struct Inner<E> {
     /// By URI: who subscribed.
-    by_uri: HashMap<String, HashMap<Key, Ear>>,
+    by_uri: HashMap<String, HashMap<Key, E>>,
+    /// By listener: the URIs it holds (to count them and to remove them).
+    held: HashMap<Key, HashSet<String>>,
+    /// By session: how many URIs all its listeners hold.
+    counts: HashMap<u64, usize>,
     /// Who hears that the list changed.
-    lists: HashMap<Key, Ear>,
+    lists: HashMap<Key, E>,
     /// Where sending runs (the serving runtime, captured from the first subscriber).
     runtime: Option<tokio::runtime::Handle>,
     next: u64,
 }
 
+impl<E> Default for Inner<E> {
+    fn default() -> Self {
+        Inner {
+            by_uri: HashMap::new(),
+            held: HashMap::new(),
+            counts: HashMap::new(),
+            lists: HashMap::new(),
+            runtime: None,
+            next: 0,
+        }
+    }
+}
+
+impl<E: Clone> Inner<E> {
+    fn hold(&mut self, key: Key, uri: &str, ear: &E) -> Result<(), Refused> {
+        if uri.len() > MAX_SUBSCRIBED_URI {
+            return Err(Refused::TooLong);
+        }
+        if self.held.get(&key).is_some_and(|uris| uris.contains(uri)) {
+            return Ok(());
+        }
+        let count = self.counts.entry(key.0).or_default();
+        if *count >= MAX_SUBSCRIPTIONS {
+            return Err(Refused::Full);
+        }
+        *count += 1;
+        self.held.entry(key).or_default().insert(uri.to_owned());
+        let ears = self.by_uri.entry(uri.to_owned()).or_default();
+        ears.insert(key, ear.clone());
+        Ok(())
+    }
+
+    fn release(&mut self, key: Key, uri: &str) {
+        let Some(uris) = self.held.get_mut(&key) else {
+            return;
+        };
+        if !uris.remove(uri) {
+            return;
+        }
+        if uris.is_empty() {
+            self.held.remove(&key);
+        }
+        if let Some(count) = self.counts.get_mut(&key.0) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                self.counts.remove(&key.0);
+            }
+        }
+        if let Some(ears) = self.by_uri.get_mut(uri) {
+            ears.remove(&key);
+            if ears.is_empty() {
+                self.by_uri.remove(uri);
+            }
+        }
+    }
+
+    /// Everything `key` holds, and its ear for the list.
+    fn drop_listener(&mut self, key: Key) {
+        let uris: Vec<String> = self.held.get(&key).into_iter().flatten().cloned().collect();
+        for uri in uris {
+            self.release(key, &uri);
+        }
+        self.lists.remove(&key);
+    }
+
+    fn runtime(&mut self) {
+        self.runtime
+            .get_or_insert_with(tokio::runtime::Handle::current);
+    }
+}
+
 impl Subscriptions {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner<Ear>> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Drops the sessions whose transport closed (on every subscription, so that ended
-    /// sessions do not pile up).
-    fn prune(inner: &mut Inner) {
-        let open = |ear: &Ear| match ear {
-            Ear::Peer(peer) => !peer.is_transport_closed(),
-            Ear::Listen(_) => true,
-        };
-        inner.lists.retain(|_, ear| open(ear));
-        inner.by_uri.retain(|_, ears| {
-            ears.retain(|_, ear| open(ear));
-            !ears.is_empty()
-        });
-    }
-
-    /// Session `session` subscribes to `uri` (`resources/subscribe`); `Err` when it is
-    /// subscribed to [`MAX_SUBSCRIPTIONS`] URIs already.
+    /// Session `session` subscribes to `uri` (`resources/subscribe`).
     pub(crate) fn subscribe(
         &self,
         session: u64,
-        uri: String,
+        uri: &str,
         peer: Peer<RoleServer>,
-    ) -> Result<(), usize> {
+    ) -> Result<(), Refused> {
         let mut inner = self.lock();
-        Self::prune(&mut inner);
-        let key = (session, 0);
-        let already = inner
-            .by_uri
-            .get(&uri)
-            .is_some_and(|ears| ears.contains_key(&key));
-        let count = inner
-            .by_uri
-            .values()
-            .filter(|ears| ears.contains_key(&key))
-            .count();
-        if !already && count >= MAX_SUBSCRIPTIONS {
-            return Err(MAX_SUBSCRIPTIONS);
-        }
-        inner
-            .runtime
-            .get_or_insert_with(tokio::runtime::Handle::current);
-        inner
-            .by_uri
-            .entry(uri)
-            .or_default()
-            .insert(key, Ear::Peer(peer.clone()));
-        inner.lists.insert(key, Ear::Peer(peer));
+        inner.runtime();
+        let ear = Ear::Peer(peer);
+        inner.hold((session, 0), uri, &ear)?;
+        inner.lists.insert((session, 0), ear);
         Ok(())
     }
 
     /// Session `session` unsubscribes from `uri`.
     pub(crate) fn unsubscribe(&self, session: u64, uri: &str) {
-        let mut inner = self.lock();
-        if let Some(ears) = inner.by_uri.get_mut(uri) {
-            ears.remove(&(session, 0));
-            if ears.is_empty() {
-                inner.by_uri.remove(uri);
-            }
-        }
+        self.lock().release((session, 0), uri);
     }
 
     /// Session `session` hears list changes (it asked about resources).
     pub(crate) fn hear_lists(&self, session: u64, peer: Peer<RoleServer>) {
         let mut inner = self.lock();
-        if !inner.lists.contains_key(&(session, 0)) {
-            Self::prune(&mut inner);
-        }
-        inner
-            .runtime
-            .get_or_insert_with(tokio::runtime::Handle::current);
+        inner.runtime();
         inner.lists.entry((session, 0)).or_insert(Ear::Peer(peer));
     }
 
-    /// A `subscriptions/listen` stream, heard until it is dropped (the guard returned).
+    /// A `subscriptions/listen` stream of `session`, for `uris` (as many as the session's
+    /// budget leaves) and, when `lists`, the list; heard until the guard returned is dropped.
     pub(crate) fn listen(
         self: &Arc<Self>,
         session: u64,
-        accepted: &SubscriptionFilter,
+        uris: &[String],
+        lists: bool,
         sink: SubscriptionSink,
     ) -> Listening {
         let mut inner = self.lock();
-        inner
-            .runtime
-            .get_or_insert_with(tokio::runtime::Handle::current);
+        inner.runtime();
         inner.next += 1;
         let key = (session, inner.next);
-        let uris = accepted.resource_subscriptions.clone().unwrap_or_default();
-        for uri in &uris {
-            inner
-                .by_uri
-                .entry(uri.clone())
-                .or_default()
-                .insert(key, Ear::Listen(sink.clone()));
+        let ear = Ear::Listen(sink);
+        for uri in uris {
+            if inner.hold(key, uri, &ear) == Err(Refused::Full) {
+                break;
+            }
         }
-        if accepted.resources_list_changed == Some(true) {
-            inner.lists.insert(key, Ear::Listen(sink));
+        if lists {
+            inner.lists.insert(key, ear);
         }
         Listening {
             subscriptions: self.clone(),
             key,
-            uris,
         }
+    }
+
+    /// Session `session` ended: everything it held goes.
+    fn forget(&self, session: u64) {
+        let mut inner = self.lock();
+        let keys: HashSet<Key> = inner
+            .held
+            .keys()
+            .chain(inner.lists.keys())
+            .filter(|key| key.0 == session)
+            .copied()
+            .collect();
+        for key in keys {
+            inner.drop_listener(key);
+        }
+    }
+
+    /// Sends to `ears`, each on its own, each within [`SEND_TIMEOUT`].
+    fn send(&self, ears: Vec<Ear>, runtime: Option<tokio::runtime::Handle>, uri: Option<String>) {
+        let Some(runtime) = runtime else { return };
+        for ear in ears {
+            let uri = uri.clone();
+            runtime.spawn(async move {
+                let send = async {
+                    match (ear, uri) {
+                        (Ear::Peer(peer), Some(uri)) => peer
+                            .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
+                            .await
+                            .is_ok(),
+                        (Ear::Listen(sink), Some(uri)) => {
+                            sink.notify_resource_updated(uri).await.is_ok()
+                        }
+                        (Ear::Peer(peer), None) => {
+                            peer.notify_resource_list_changed().await.is_ok()
+                        }
+                        (Ear::Listen(sink), None) => {
+                            sink.notify_resource_list_changed().await.is_ok()
+                        }
+                    }
+                };
+                match tokio::time::timeout(SEND_TIMEOUT, send).await {
+                    Ok(true) => {}
+                    Ok(false) => tracing::debug!("a resource notification found its session gone"),
+                    Err(_) => tracing::debug!("a resource notification was not read in time"),
+                }
+            });
+        }
+    }
+}
+
+/// A session's part in the subscriptions: dropped with the session's last handler, it takes
+/// everything the session held with it.
+pub(crate) struct SessionGuard {
+    pub(crate) id: u64,
+    subscriptions: Arc<Subscriptions>,
+}
+
+impl SessionGuard {
+    pub(crate) fn new(id: u64, subscriptions: Arc<Subscriptions>) -> Self {
+        SessionGuard { id, subscriptions }
+    }
+}
+
+impl Drop for SessionGuard {
+    fn drop(&mut self) {
+        self.subscriptions.forget(self.id);
     }
 }
 
@@ -159,21 +273,11 @@ impl Subscriptions {
 pub(crate) struct Listening {
     subscriptions: Arc<Subscriptions>,
     key: Key,
-    uris: Vec<String>,
 }
 
 impl Drop for Listening {
     fn drop(&mut self) {
-        let mut inner = self.subscriptions.lock();
-        inner.lists.remove(&self.key);
-        for uri in &self.uris {
-            if let Some(ears) = inner.by_uri.get_mut(uri) {
-                ears.remove(&self.key);
-                if ears.is_empty() {
-                    inner.by_uri.remove(uri);
-                }
-            }
-        }
+        self.subscriptions.lock().drop_listener(self.key);
     }
 }
 
@@ -188,45 +292,50 @@ impl Updates for Subscriptions {
                 .unwrap_or_default();
             (ears, inner.runtime.clone())
         };
-        let (Some(runtime), false) = (runtime, ears.is_empty()) else {
-            return;
-        };
-        let uri = uri.to_owned();
-        runtime.spawn(async move {
-            for ear in ears {
-                let sent = match ear {
-                    Ear::Peer(peer) => peer
-                        .notify_resource_updated(ResourceUpdatedNotificationParam::new(&uri))
-                        .await
-                        .is_ok(),
-                    Ear::Listen(sink) => sink.notify_resource_updated(&uri).await.is_ok(),
-                };
-                if !sent {
-                    tracing::debug!(
-                        uri,
-                        "a resource update could not be sent: its session is gone"
-                    );
-                }
-            }
-        });
+        self.send(ears, runtime, Some(uri.to_owned()));
     }
 
     fn list_changed(&self) {
         let (ears, runtime) = {
             let inner = self.lock();
-            let ears: Vec<Ear> = inner.lists.values().cloned().collect();
-            (ears, inner.runtime.clone())
+            (
+                inner.lists.values().cloned().collect(),
+                inner.runtime.clone(),
+            )
         };
-        let (Some(runtime), false) = (runtime, ears.is_empty()) else {
-            return;
-        };
-        runtime.spawn(async move {
-            for ear in ears {
-                let _ = match ear {
-                    Ear::Peer(peer) => peer.notify_resource_list_changed().await.is_ok(),
-                    Ear::Listen(sink) => sink.notify_resource_list_changed().await.is_ok(),
-                };
-            }
-        });
+        self.send(ears, runtime, None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_budget_is_per_session_and_released_uris_free_it() {
+        let mut inner = Inner::<()>::default();
+        let holds = |inner: &mut Inner<()>, key: Key, uri: &str| inner.hold(key, uri, &());
+        for n in 0..MAX_SUBSCRIPTIONS {
+            let key = (1, (n % 3) as u64);
+            assert_eq!(holds(&mut inner, key, &format!("x://{n}")), Ok(()));
+        }
+        assert_eq!(holds(&mut inner, (1, 7), "x://more"), Err(Refused::Full));
+        assert_eq!(holds(&mut inner, (1, 0), "x://0"), Ok(()), "held already");
+        assert_eq!(
+            holds(&mut inner, (2, 0), "x://other"),
+            Ok(()),
+            "another session"
+        );
+        inner.release((1, 0), "x://0");
+        assert_eq!(holds(&mut inner, (1, 7), "x://more"), Ok(()));
+        let long = format!("x://{}", "a".repeat(MAX_SUBSCRIBED_URI));
+        assert_eq!(holds(&mut inner, (2, 0), &long), Err(Refused::TooLong));
+        inner.drop_listener((1, 1));
+        assert_eq!(inner.counts[&1], MAX_SUBSCRIPTIONS - MAX_SUBSCRIPTIONS / 3);
+        for key in [(1, 0), (1, 2), (1, 7)] {
+            inner.drop_listener(key);
+        }
+        assert!(!inner.counts.contains_key(&1));
+        assert!(inner.by_uri.keys().all(|uri| uri == "x://other"));
     }
 }

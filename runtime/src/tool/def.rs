@@ -76,11 +76,17 @@ impl ToolDef {
 
     /// The registered state its `State<T>` parameters need, checked when the server starts.
     pub fn states(&self) -> impl Iterator<Item = StateKey> + '_ {
-        self.params.iter().filter_map(|param| match (param.kind)() {
-            ParamKind::Context { state, .. } => state,
-            ParamKind::Argument => None,
-        })
+        states_of(self.params)
     }
+}
+
+/// The registered state `State<T>` parameters among `params` need (of a tool, a resource or
+/// a prompt).
+pub(crate) fn states_of(params: &[ParamDef]) -> impl Iterator<Item = StateKey> + '_ {
+    params.iter().filter_map(|param| match (param.kind)() {
+        ParamKind::Context { state, .. } => state,
+        ParamKind::Argument => None,
+    })
 }
 
 /// One parameter of a tool.

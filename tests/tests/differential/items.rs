@@ -49,6 +49,16 @@ fn script(path: Path) -> Vec<Step> {
         ),
         (20, "resources/read", json!({"uri": "fixture://pixel"})),
         (21, "resources/read", json!({"uri": "fixture://release"})),
+        (
+            22,
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "fragile"}, "argument": {"name": "x", "value": ""}}),
+        ),
+        (
+            23,
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": "fixture://numbers/7"}, "argument": {"name": "n", "value": "7"}}),
+        ),
     ];
     let mut script = Vec::new();
     for (id, method, params) in steps {
@@ -139,6 +149,17 @@ async fn resources_prompts_and_completions_answer_alike_on_every_path() {
                 "_meta": {"lastModified": "2023-11-14T22:13:20Z"}}])
     );
 
+    assert_eq!(
+        error("22")["message"],
+        "Error completing 'x'",
+        "a panic is masked"
+    );
+    assert_eq!(error("22")["data"]["dev.toolsmith/error"], "failed");
+    assert_eq!(
+        result("23")["completion"]["values"][0],
+        "70",
+        "a URI the template matches"
+    );
     assert_eq!(r, rmcp.responses(), "fast path and rmcp's loop");
     let r_codes: Vec<(String, Value)> = r
         .iter()

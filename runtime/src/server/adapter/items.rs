@@ -1,7 +1,8 @@
 //! What the adapter answers about resources, templates, prompts and completions. The lists
-//! are made once (and filtered per caller with authorization, as `tools/list` is); a read, a
-//! prompt and a completion go through the pipeline (`call/read.rs`). Subscriptions are kept
-//! per session in the server's [`Subscriptions`].
+//! are made once, each entry with the scopes it needs, and filtered per caller with
+//! authorization, as `tools/list` is; a read, a prompt and a completion go through the
+//! pipeline (`call/read.rs`). Subscriptions are kept per session in the server's
+//! [`Subscriptions`], and a caller subscribes only to what it may read.
 
 use std::sync::Arc;
 
@@ -17,15 +18,19 @@ use rmcp::service::{RequestContext, SubscriptionContext};
 
 use super::{ToolServer, caller_of};
 use crate::server::call::CallSetup;
-use crate::server::subscriptions::Subscriptions;
+use crate::server::call::read::resource_not_found;
+use crate::server::subscriptions::{MAX_SUBSCRIBED_URI, MAX_SUBSCRIPTIONS, Refused, Subscriptions};
 use crate::{Caller, Registry};
+
+/// What an entry of a list needs of its caller.
+type Scopes = &'static [&'static str];
 
 /// The lists of resources, templates and prompts, made once per server.
 #[derive(Default)]
 pub(crate) struct Items {
-    resources: Vec<Resource>,
-    templates: Vec<ResourceTemplate>,
-    prompts: Vec<Prompt>,
+    resources: Vec<(Resource, Scopes)>,
+    templates: Vec<(ResourceTemplate, Scopes)>,
+    prompts: Vec<(Prompt, Scopes)>,
     pub(crate) subscriptions: Arc<Subscriptions>,
 }
 
@@ -35,18 +40,16 @@ impl Items {
         Items {
             resources: resources
                 .iter()
-                .filter_map(|r| r.mcp_resource())
-                .cloned()
+                .filter_map(|r| Some((r.mcp_resource()?.clone(), r.scopes())))
                 .collect(),
             templates: resources
                 .iter()
-                .filter_map(|r| r.mcp_template())
-                .cloned()
+                .filter_map(|r| Some((r.mcp_template()?.clone(), r.scopes())))
                 .collect(),
             prompts: registry
                 .prompts()
                 .iter()
-                .map(|p| p.mcp_prompt().clone())
+                .map(|p| (p.mcp_prompt().clone(), p.scopes()))
                 .collect(),
             subscriptions: Arc::default(),
         }
@@ -82,6 +85,14 @@ impl Items {
     }
 }
 
+/// The entries of `list` that `caller` may see.
+fn visible<T: Clone>(server: &ToolServer, list: &[(T, Scopes)], caller: &Caller) -> Vec<T> {
+    list.iter()
+        .filter(|(_, scopes)| server.pipeline.can_read(scopes, caller))
+        .map(|(entry, _)| entry.clone())
+        .collect()
+}
+
 impl ToolServer {
     /// What a request runs with: its `_meta`, its caller, its channel to the client.
     fn setup(&self, context: &RequestContext<RoleServer>) -> CallSetup {
@@ -102,24 +113,6 @@ impl ToolServer {
         setup
     }
 
-    /// Whether `caller` may read what `scopes` guard (always, without authorization).
-    fn may_see(&self, scopes: &'static [&'static str], caller: &Caller) -> bool {
-        #[cfg(feature = "auth")]
-        if let Some(names) = &self.pipeline.scopes {
-            return names.required_for(scopes).granted_by(caller.scopes());
-        }
-        let _ = (scopes, caller);
-        true
-    }
-
-    fn hear_lists(&self, context: &RequestContext<RoleServer>) {
-        if self.subscribable() {
-            self.items
-                .subscriptions
-                .hear_lists(self.session, context.peer.clone());
-        }
-    }
-
     /// Whether this session can hear notifications after its request (stdio, HTTP with
     /// sessions).
     fn subscribable(&self) -> bool {
@@ -129,28 +122,31 @@ impl ToolServer {
         true
     }
 
+    /// The caching hints of a 2026-07-28 list, when the request is of that revision.
+    fn hinted(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> (Option<u64>, Option<rmcp::model::CacheScope>) {
+        match context.meta.protocol_version() {
+            Some(_) => {
+                let (ttl, scope) = self.list_hints();
+                (Some(ttl), Some(scope))
+            }
+            None => (None, None),
+        }
+    }
+
     pub(crate) fn list_resources_for(
         &self,
         context: &RequestContext<RoleServer>,
     ) -> ListResourcesResult {
-        self.hear_lists(context);
-        let caller = caller_of(context);
-        let registry = self.pipeline.registry;
-        let resources = self
-            .items
-            .resources
-            .iter()
-            .filter(|r| {
-                registry
-                    .resource_declared(&r.uri)
-                    .is_some_and(|info| self.may_see(info.scopes(), &caller))
-            })
-            .cloned()
-            .collect();
-        let mut result = ListResourcesResult::with_all_items(resources);
-        if context.meta.protocol_version().is_some() {
-            (result.ttl_ms, result.cache_scope) = hints(self.list_hints());
+        if self.subscribable() {
+            let subscriptions = &self.items.subscriptions;
+            subscriptions.hear_lists(self.session.id, context.peer.clone());
         }
+        let listed = visible(self, &self.items.resources, &caller_of(context));
+        let mut result = ListResourcesResult::with_all_items(listed);
+        (result.ttl_ms, result.cache_scope) = self.hinted(context);
         result
     }
 
@@ -158,23 +154,9 @@ impl ToolServer {
         &self,
         context: &RequestContext<RoleServer>,
     ) -> ListResourceTemplatesResult {
-        let caller = caller_of(context);
-        let registry = self.pipeline.registry;
-        let templates = self
-            .items
-            .templates
-            .iter()
-            .filter(|t| {
-                registry
-                    .resource_declared(&t.uri_template)
-                    .is_some_and(|info| self.may_see(info.scopes(), &caller))
-            })
-            .cloned()
-            .collect();
-        let mut result = ListResourceTemplatesResult::with_all_items(templates);
-        if context.meta.protocol_version().is_some() {
-            (result.ttl_ms, result.cache_scope) = hints(self.list_hints());
-        }
+        let listed = visible(self, &self.items.templates, &caller_of(context));
+        let mut result = ListResourceTemplatesResult::with_all_items(listed);
+        (result.ttl_ms, result.cache_scope) = self.hinted(context);
         result
     }
 
@@ -182,23 +164,9 @@ impl ToolServer {
         &self,
         context: &RequestContext<RoleServer>,
     ) -> ListPromptsResult {
-        let caller = caller_of(context);
-        let registry = self.pipeline.registry;
-        let prompts = self
-            .items
-            .prompts
-            .iter()
-            .filter(|p| {
-                registry
-                    .prompt(&p.name)
-                    .is_some_and(|info| self.may_see(info.scopes(), &caller))
-            })
-            .cloned()
-            .collect();
-        let mut result = ListPromptsResult::with_all_items(prompts);
-        if context.meta.protocol_version().is_some() {
-            (result.ttl_ms, result.cache_scope) = hints(self.list_hints());
-        }
+        let listed = visible(self, &self.items.prompts, &caller_of(context));
+        let mut result = ListPromptsResult::with_all_items(listed);
+        (result.ttl_ms, result.cache_scope) = self.hinted(context);
         result
     }
 
@@ -227,7 +195,10 @@ impl ToolServer {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        self.pipeline.complete(request, caller_of(&context)).await
+        let complete = self
+            .pipeline
+            .complete(request, caller_of(&context), context.ct);
+        self.pipeline.tracker.track_future(complete).await
     }
 
     pub(crate) fn subscribe_to(
@@ -237,37 +208,42 @@ impl ToolServer {
     ) -> Result<(), ErrorData> {
         if !self.subscribable() {
             return Err(ErrorData::invalid_request(
-                "this server is stateless over HTTP: no later notification could reach you. Subscribe with subscriptions/listen (2026-07-28), or serve with --sessions",
+                "this server is stateless over HTTP: no later notification could reach you. Serve with --sessions to subscribe",
                 None,
             ));
         }
+        // Access as for a read: a resource the caller may not read is refused as a read is.
+        let Some(resource) = self.pipeline.registry.resource_for(&request.uri) else {
+            return Err(resource_not_found(&request.uri));
+        };
         let caller = caller_of(context);
-        match self.pipeline.registry.resource_for(&request.uri) {
-            Some(resource) if self.may_see(resource.scopes(), &caller) => {}
-            _ => return Err(crate::server::call::read::resource_not_found(&request.uri)),
-        }
+        self.pipeline
+            .may_read(resource.scopes(), "subscribe to", &request.uri, &caller)?;
+        let subscriptions = &self.items.subscriptions;
         let subscribed =
-            self.items
-                .subscriptions
-                .subscribe(self.session, request.uri, context.peer.clone());
-        subscribed.map_err(|max| {
-            ErrorData::invalid_request(
-                format!(
-                    "this session is subscribed to {max} resources, the most it may be: unsubscribe from one first"
+            subscriptions.subscribe(self.session.id, &request.uri, context.peer.clone());
+        subscribed.map_err(|refused| {
+            let message = match refused {
+                Refused::Full => format!(
+                    "this session is subscribed to {MAX_SUBSCRIPTIONS} resources, the most it may be: unsubscribe from one first"
                 ),
-                None,
-            )
+                Refused::TooLong => format!(
+                    "a subscribed URI is at most {MAX_SUBSCRIBED_URI} bytes long"
+                ),
+            };
+            ErrorData::invalid_request(message, None)
         })
     }
 
     pub(crate) fn unsubscribe_from(&self, request: UnsubscribeRequestParams) {
-        self.items
-            .subscriptions
-            .unsubscribe(self.session, &request.uri);
+        let subscriptions = &self.items.subscriptions;
+        subscriptions.unsubscribe(self.session.id, &request.uri);
     }
 
-    /// Of a `subscriptions/listen` filter, what this server can send: resource updates of
-    /// URIs it has, and the resource list.
+    /// Of a `subscriptions/listen` filter, what this server takes: the resource list, and the
+    /// URIs asked for (at most a session's budget). Which of them exist, and which the caller
+    /// may read, is decided by [`ToolServer::listen_on`], out of sight: the acknowledgment
+    /// tells nobody what exists.
     pub(crate) fn accepted_filter(
         &self,
         requested: &SubscriptionFilter,
@@ -279,26 +255,36 @@ impl ToolServer {
         accepted.resources_list_changed = requested.resources_list_changed;
         accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
             uris.iter()
-                .filter(|uri| self.pipeline.registry.resource_for(uri).is_some())
-                .take(crate::server::subscriptions::MAX_SUBSCRIPTIONS)
+                .filter(|uri| uri.len() <= MAX_SUBSCRIBED_URI)
+                .take(MAX_SUBSCRIPTIONS)
                 .cloned()
                 .collect()
         });
         Some(accepted)
     }
 
+    /// A listen stream: heard for the accepted URIs that name a resource the caller may read,
+    /// until the client cancels it.
     pub(crate) async fn listen_on(&self, context: SubscriptionContext) {
-        let _listening = self.items.subscriptions.listen(
-            self.session,
-            context.accepted(),
-            context.sink().clone(),
-        );
+        let caller = caller_of(context.request_context());
+        let registry = self.pipeline.registry;
+        let accepted = context.accepted();
+        let uris: Vec<String> = accepted
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter(|uri| {
+                registry
+                    .resource_for(uri)
+                    .is_some_and(|r| self.pipeline.can_read(r.scopes(), &caller))
+            })
+            .cloned()
+            .collect();
+        let lists = accepted.resources_list_changed == Some(true);
+        let _listening =
+            self.items
+                .subscriptions
+                .listen(self.session.id, &uris, lists, context.sink().clone());
         context.cancelled().await;
     }
-}
-
-fn hints(
-    (ttl, scope): (u64, rmcp::model::CacheScope),
-) -> (Option<u64>, Option<rmcp::model::CacheScope>) {
-    (Some(ttl), Some(scope))
 }

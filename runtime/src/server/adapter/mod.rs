@@ -66,8 +66,8 @@ pub(crate) struct ToolServer {
     pub(crate) modern_json: Arc<super::list::ModernJson>,
     /// Resources, templates and prompts as listed, and who subscribed to what.
     items: Arc<items::Items>,
-    /// This session's number, for its subscriptions.
-    session: u64,
+    /// This session's part in the subscriptions (dropped with its last handler).
+    session: Arc<crate::server::subscriptions::SessionGuard>,
 }
 
 /// Numbers sessions for their subscriptions.
@@ -121,8 +121,11 @@ impl ToolServer {
             list_json,
             list_ttl_ms: super::list::DEFAULT_LIST_TTL.as_millis() as u64,
             modern_json: Arc::default(),
+            session: Arc::new(crate::server::subscriptions::SessionGuard::new(
+                next_session(),
+                items.subscriptions.clone(),
+            )),
             items,
-            session: next_session(),
         }
     }
 
@@ -156,7 +159,10 @@ impl ToolServer {
     pub(crate) fn for_session(&self) -> ToolServer {
         ToolServer {
             level: SessionLevel::default(),
-            session: next_session(),
+            session: Arc::new(crate::server::subscriptions::SessionGuard::new(
+                next_session(),
+                self.items.subscriptions.clone(),
+            )),
             ..self.clone()
         }
     }
@@ -316,6 +322,7 @@ impl ServerHandler for ToolServer {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        self.has_resources::<rmcp::model::UnsubscribeRequestMethod>()?;
         self.unsubscribe_from(request);
         Ok(())
     }

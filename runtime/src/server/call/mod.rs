@@ -22,6 +22,7 @@
 //! serves every way in, so that a stop waits for all of them.
 
 mod ask;
+mod complete;
 pub(crate) mod decode;
 pub(crate) mod encode;
 mod engine;

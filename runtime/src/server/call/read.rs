@@ -4,15 +4,13 @@
 //! item's own `scopes`), **dispatch** on the same engine (its arguments decoded, its timeout,
 //! panics caught, sync work on the pool, the client's cancellation), and its outcome as the
 //! method's result. Resources and prompts are read-only: the serving policy, which is about
-//! what tools may do, never withholds them. A completion resolves and checks access the same
-//! way, then runs its fn in place (it is meant to be quick).
+//! what tools may do, never withholds them. Completions are in `complete.rs`.
 
 use futures::FutureExt;
 use futures::future::Either;
 use rmcp::ErrorData;
 use rmcp::model::{
-    CompleteRequestParams, CompleteResult, CompletionInfo, ErrorCode, GetPromptRequestParams,
-    GetPromptResult, JsonObject, ReadResourceResult, Reference,
+    ErrorCode, GetPromptRequestParams, GetPromptResult, JsonObject, ReadResourceResult,
 };
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -20,7 +18,6 @@ use tokio_util::sync::CancellationToken;
 use super::ask::Gate;
 use super::engine::{self, Target};
 use super::{CallSetup, Pipeline};
-use crate::complete::{CompleteDef, Completion, capped};
 use crate::context::{CallContext, SessionLevel};
 use crate::resource::contents::{Unreadable, contents};
 use crate::tool::args::Arguments;
@@ -54,7 +51,7 @@ impl Pipeline {
         setup: CallSetup,
     ) -> impl Future<Output = Result<ReadResourceResult, ErrorData>> + Send + '_ {
         // 1. resolve
-        let Some(resource) = self.registry.resource_for(&uri) else {
+        let Some((resource, arguments)) = self.registry.resolve(&uri) else {
             return Either::Right(std::future::ready(Err(resource_not_found(&uri))));
         };
         // 2. access
@@ -62,7 +59,6 @@ impl Pipeline {
         {
             return Either::Right(std::future::ready(Err(refused)));
         }
-        let arguments = resource.arguments_of(&uri);
         let def = resource.def();
         let item = Item {
             target: Target {
@@ -74,7 +70,7 @@ impl Pipeline {
             timeout: def.timeout,
             invoke: def.invoke,
         };
-        let run = self.run(item, arguments, cancel, setup);
+        let run = self.run(item, Some(arguments), cancel, setup);
         let log = ItemLog::start("resources/read", def.name);
         Either::Left(run.map(move |outcome| {
             log.finish(match outcome {
@@ -142,9 +138,6 @@ impl Pipeline {
                     }
                     Ok(result)
                 }
-                Some(Outcome::Ok(Output::Text(text))) => Ok(GetPromptResult::new(vec![
-                    rmcp::model::PromptMessage::new_text(rmcp::model::Role::User, text),
-                ])),
                 Some(Outcome::Invalid(problems)) => Err(ErrorData::invalid_params(
                     format!("Invalid arguments for prompt '{}': {problems}", def.name),
                     Some(json!({ "prompt": def.name })),
@@ -152,73 +145,6 @@ impl Pipeline {
                 other => Err(not_ok("prompt", def.name, other)),
             })
         }))
-    }
-
-    /// `completion/complete`: the candidates of the fn that completes the argument of the
-    /// prompt or resource template the reference names; none when no fn does.
-    pub(crate) async fn complete(
-        &self,
-        params: CompleteRequestParams,
-        caller: Caller,
-    ) -> Result<CompleteResult, ErrorData> {
-        let (completions, scopes, what, name): (&'static [CompleteDef], _, _, String) =
-            match &params.r#ref {
-                Reference::Prompt(reference) => {
-                    let Some(prompt) = self.registry.prompt(&reference.name) else {
-                        return Err(ErrorData::invalid_params(
-                            format!("unknown prompt '{}'", clip(&reference.name)),
-                            None,
-                        ));
-                    };
-                    (
-                        prompt.def().completions,
-                        prompt.scopes(),
-                        "get prompt",
-                        reference.name.clone(),
-                    )
-                }
-                Reference::Resource(reference) => {
-                    let Some(resource) = self
-                        .registry
-                        .resource_declared(&reference.uri)
-                        .filter(|r| r.is_template())
-                    else {
-                        return Err(ErrorData::invalid_params(
-                            format!("unknown resource template '{}'", clip(&reference.uri)),
-                            None,
-                        ));
-                    };
-                    (
-                        resource.def().completions,
-                        resource.scopes(),
-                        "read resource",
-                        reference.uri.clone(),
-                    )
-                }
-                _ => {
-                    return Err(ErrorData::invalid_params(
-                        "completion/complete completes a prompt's argument (ref/prompt) or a resource template's variable (ref/resource)",
-                        None,
-                    ));
-                }
-            };
-        self.may_read(scopes, what, &name, &caller)?;
-        let Some(complete) = completions
-            .iter()
-            .find(|c| c.argument == params.argument.name)
-        else {
-            return Ok(CompleteResult::new(CompletionInfo::default()));
-        };
-        let completion = Completion {
-            arguments: params.context.and_then(|c| c.arguments).unwrap_or_default(),
-            states: self.states.clone(),
-            caller,
-        };
-        let values = (complete.complete)(&params.argument.value, &completion).await;
-        let (values, total, has_more) = capped(values);
-        let info = CompletionInfo::with_pagination(values, Some(total), has_more)
-            .map_err(|why| ErrorData::internal_error(why, None))?;
-        Ok(CompleteResult::new(info))
     }
 
     /// Steps 4 and 5 of a read or a prompt: the engine, with the item's context.
@@ -255,9 +181,20 @@ impl Pipeline {
         )
     }
 
-    /// Step 2 for what is read-only: with authorization, the caller's token grants `scopes`
-    /// (all of them), or the read scope when there are none.
-    fn may_read(
+    /// Whether `caller` may read what `scopes` guard: with authorization, its token grants
+    /// `scopes` (all of them), or the read scope when there are none; always without.
+    pub(crate) fn can_read(&self, scopes: &'static [&'static str], caller: &Caller) -> bool {
+        #[cfg(feature = "auth")]
+        if let Some(names) = &self.scopes {
+            return names.required_for(scopes).granted_by(caller.scopes());
+        }
+        let _ = (scopes, caller);
+        true
+    }
+
+    /// Step 2 for what is read-only: [`Pipeline::can_read`], or the error (-32003) that says
+    /// which scope is missing.
+    pub(crate) fn may_read(
         &self,
         scopes: &'static [&'static str],
         what: &str,
@@ -265,20 +202,19 @@ impl Pipeline {
         caller: &Caller,
     ) -> Result<(), ErrorData> {
         #[cfg(feature = "auth")]
-        if let Some(names) = &self.scopes {
+        if let Some(names) = &self.scopes
+            && !self.can_read(scopes, caller)
+        {
             let needed = names.required_for(scopes);
-            if !needed.granted_by(caller.scopes()) {
-                return Err(ErrorData::new(
-                    ErrorCode(-32003),
-                    format!(
-                        "Forbidden: to {what} {} needs scope \"{needed}\", which the access token does not grant",
-                        clip(name)
-                    ),
-                    None,
-                ));
-            }
+            return Err(ErrorData::new(
+                ErrorCode(-32003),
+                format!(
+                    "Forbidden: to {what} {} needs scope \"{needed}\", which the access token does not grant",
+                    clip(name)
+                ),
+                None,
+            ));
         }
-        #[cfg(not(feature = "auth"))]
         let _ = (scopes, what, name, caller);
         Ok(())
     }
@@ -354,7 +290,7 @@ impl ItemLog {
 }
 
 /// A name or URI from the request, cut for a message.
-fn clip(text: &str) -> String {
+pub(super) fn clip(text: &str) -> String {
     const MAX: usize = 200;
     match text.char_indices().nth(MAX) {
         Some((at, _)) => format!("{}...", &text[..at]),

@@ -111,17 +111,18 @@ struct Shape<'a> {
 }
 
 impl Shape<'_> {
-    /// `params.name`, when it is a string.
+    /// `params.name` (`uri: false`) or `params.uri`, when it is a string.
     #[cfg(feature = "auth")]
-    fn name(&self) -> Option<Cow<'_, str>> {
+    fn param(&self, uri: bool) -> Option<Cow<'_, str>> {
         #[derive(serde::Deserialize)]
         struct Params<'a> {
             #[serde(borrow)]
             name: Option<Cow<'a, str>>,
+            #[serde(borrow)]
+            uri: Option<Cow<'a, str>>,
         }
-        serde_json::from_str::<Params>(self.params?.get())
-            .ok()?
-            .name
+        let params = serde_json::from_str::<Params>(self.params?.get()).ok()?;
+        if uri { params.uri } else { params.name }
     }
 }
 
@@ -223,12 +224,23 @@ async fn screen(
     #[cfg(feature = "auth")]
     if let Some((guard, caller)) = &caller
         && let Some(shape) = &shape
-        && shape.method.as_deref() == Some("tools/call")
-        && let Some(name) = shape.name()
     {
-        let id = shape.id.and_then(|id| serde_json::from_str(id.get()).ok());
-        if let Some(refused) = guard.refusal_of(caller, &name, id.as_ref()) {
-            return Err(refused);
+        use super::guard::Target;
+        let method = shape.method.as_deref();
+        let uri = matches!(method, Some("resources/read" | "resources/subscribe"));
+        let named = matches!(method, Some("tools/call" | "prompts/get"));
+        if (uri || named)
+            && let Some(param) = shape.param(uri)
+        {
+            let target = match method {
+                Some("tools/call") => Target::Tool(&param),
+                Some("prompts/get") => Target::Prompt(&param),
+                _ => Target::Resource(&param),
+            };
+            let id = shape.id.and_then(|id| serde_json::from_str(id.get()).ok());
+            if let Some(refused) = guard.refusal_of(caller, target, id.as_ref()) {
+                return Err(refused);
+            }
         }
     }
     // A call's notifications go on its own response, when the client takes event streams.

@@ -13,10 +13,31 @@ use serde_json::Value;
 use crate::Caller;
 use crate::auth::{Auth, Verifier};
 
-/// The scopes `caller` lacks to call the tool named so, as an OAuth `scope` value; `None`
-/// when it may call it, or when no such tool is offered (the call is then answered as
-/// usual).
-pub(crate) type Access = Arc<dyn Fn(&Caller, &str) -> Option<String> + Send + Sync>;
+/// The scopes `caller` lacks to use `target`, as an OAuth `scope` value; `None` when it may,
+/// or when no such thing is offered (the request is then answered as usual).
+pub(crate) type Access = Arc<dyn Fn(&Caller, Target<'_>) -> Option<String> + Send + Sync>;
+
+/// What a request uses, as the edge reads it from the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Target<'a> {
+    /// `tools/call`: the tool of this name.
+    Tool(&'a str),
+    /// `resources/read`, `resources/subscribe`: the resource at this URI.
+    Resource(&'a str),
+    /// `prompts/get`: the prompt of this name.
+    Prompt(&'a str),
+}
+
+impl Target<'_> {
+    /// `calling tool X`, `reading resource X`, `getting prompt X`.
+    fn describe(&self) -> String {
+        match self {
+            Target::Tool(name) => format!("calling tool {name}"),
+            Target::Resource(uri) => format!("reading resource {uri}"),
+            Target::Prompt(name) => format!("getting prompt {name}"),
+        }
+    }
+}
 
 /// What the server tells the transport about authorization.
 #[derive(Clone)]
@@ -112,23 +133,30 @@ impl Guard {
         })
     }
 
-    /// The 403 that answers a call of `tool` by `caller`, when its token lacks what the tool
-    /// needs (`None` when it may call it); `id` is the request's.
+    /// The 403 that answers a request for `target` by `caller`, when its token lacks what
+    /// it needs (`None` when it may); `id` is the request's.
     pub(super) fn refusal_of(
         &self,
         caller: &Caller,
-        tool: &str,
+        target: Target<'_>,
         id: Option<&Value>,
     ) -> Option<Response> {
-        let needed = (self.access)(caller, tool)?;
+        let needed = (self.access)(caller, target)?;
+        let what = target.describe();
         tracing::info!(
-            tool,
+            what,
             subject = caller.subject().unwrap_or(""),
             needed,
-            "tool call refused: insufficient scope"
+            "request refused: insufficient scope"
         );
+        // The description is a quoted string in the header: a name or URI of the client's
+        // loses what could end it.
+        let description: String = what
+            .chars()
+            .filter(|c| *c != '"' && *c != '\\' && !c.is_control())
+            .collect();
         let challenge = format!(
-            "Bearer error=\"insufficient_scope\", scope=\"{needed}\", resource_metadata=\"{}\", error_description=\"calling {tool} needs scope {needed}\"",
+            "Bearer error=\"insufficient_scope\", scope=\"{needed}\", resource_metadata=\"{}\", error_description=\"{description} needs scope {needed}\"",
             self.metadata_url
         );
         Some(refusal(
@@ -137,7 +165,7 @@ impl Guard {
             Some(id.cloned().unwrap_or(Value::Null)),
             FORBIDDEN,
             &format!(
-                "Forbidden: calling tool {tool} needs scope \"{needed}\", which the access token does not grant"
+                "Forbidden: {what} needs scope \"{needed}\", which the access token does not grant"
             ),
         ))
     }
