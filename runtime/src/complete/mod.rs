@@ -11,6 +11,10 @@ use crate::{Caller, State};
 
 /// The most values one `completion/complete` answer carries (the protocol's cap); the
 /// answer says how many there are in all, and that there are more.
+///
+/// ```
+/// assert_eq!(toolsmith::MAX_COMPLETIONS, 100);
+/// ```
 pub const MAX_COMPLETIONS: usize = 100;
 
 /// What a completion fn knows besides the value typed so far: the other arguments' values

@@ -3,147 +3,49 @@
 //! there is `Protocol { code: -32002 }`, missing prompt arguments `Protocol { code: -32602 }`,
 //! a [`ToolError`](crate::ToolError) of the function `Tool { kind: ErrorKind::Tool }`.
 
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use rmcp::model::{
     ArgumentInfo, ClientRequest, CompleteRequest, CompleteRequestParams, CompletionContext,
     GetPromptRequest, GetPromptRequestParams, ListPromptsRequest, ListResourceTemplatesRequest,
-    ListResourcesRequest, PaginatedRequestParams, Prompt, PromptMessage, Reference, Resource,
-    ResourceContents, ResourceTemplate, ServerResult,
+    ListResourcesRequest, PaginatedRequestParams, Prompt, Resource, ResourceTemplate, ServerResult,
 };
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::answers::{Complete, Completions, PromptOutcome, ReadOutcome};
 use super::driver::Reply;
 use super::{CallError, Client};
 use crate::{Error, ErrorKind, META_ERROR};
-
-/// What a `resources/read` returned.
-#[derive(Debug, Clone)]
-pub struct ReadOutcome {
-    contents: Vec<ResourceContents>,
-}
-
-impl ReadOutcome {
-    /// Every content, as the server sent it.
-    pub fn contents(&self) -> &[ResourceContents] {
-        &self.contents
-    }
-
-    /// The text contents, joined by newlines.
-    pub fn text(&self) -> String {
-        let texts: Vec<&str> = self
-            .contents
-            .iter()
-            .filter_map(|c| match c {
-                ResourceContents::TextResourceContents { text, .. } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect();
-        texts.join("\n")
-    }
-
-    /// The first blob's bytes, decoded from base64.
-    pub fn blob(&self) -> Option<Vec<u8>> {
-        self.contents.iter().find_map(|c| match c {
-            ResourceContents::BlobResourceContents { blob, .. } => STANDARD.decode(blob).ok(),
-            _ => None,
-        })
-    }
-
-    /// The first content's MIME type.
-    pub fn mime_type(&self) -> Option<&str> {
-        self.contents.first().and_then(|c| match c {
-            ResourceContents::TextResourceContents { mime_type, .. }
-            | ResourceContents::BlobResourceContents { mime_type, .. } => mime_type.as_deref(),
-            _ => None,
-        })
-    }
-
-    /// The text, decoded from JSON as a `T`.
-    pub fn data<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(&self.text())
-    }
-}
-
-/// What a `prompts/get` returned.
-#[derive(Debug, Clone)]
-pub struct PromptOutcome {
-    /// Its description, if the server sent one.
-    pub description: Option<String>,
-    /// Its messages, in order.
-    pub messages: Vec<PromptMessage>,
-}
-
-impl PromptOutcome {
-    /// The text of every text message, joined by newlines.
-    pub fn text(&self) -> String {
-        let texts: Vec<&str> = self
-            .messages
-            .iter()
-            .filter_map(|m| m.content.as_text().map(|t| t.text.as_str()))
-            .collect();
-        texts.join("\n")
-    }
-}
-
-/// What a `completion/complete` returned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Completions {
-    /// The candidates (at most 100).
-    pub values: Vec<String>,
-    /// How many there are in all.
-    pub total: Option<u32>,
-    /// Whether there are more than `values`.
-    pub has_more: bool,
-}
-
-/// What to complete: a prompt's argument or a resource template's variable, with the value
-/// typed so far and the other arguments' values.
-#[derive(Debug, Clone)]
-pub struct Complete {
-    reference: Reference,
-    argument: String,
-    value: String,
-    context: std::collections::HashMap<String, String>,
-}
-
-impl Complete {
-    /// An argument of prompt `name`.
-    pub fn prompt(name: &str, argument: &str, value: &str) -> Self {
-        Complete::of(Reference::for_prompt(name), argument, value)
-    }
-
-    /// A variable of the resource template `template` (as declared: `notes://{note_id}`).
-    pub fn resource(template: &str, variable: &str, value: &str) -> Self {
-        Complete::of(Reference::for_resource(template), variable, value)
-    }
-
-    fn of(reference: Reference, argument: &str, value: &str) -> Self {
-        Complete {
-            reference,
-            argument: argument.to_owned(),
-            value: value.to_owned(),
-            context: Default::default(),
-        }
-    }
-
-    /// With another argument's value, as the client knows it.
-    pub fn with(mut self, argument: &str, value: &str) -> Self {
-        self.context.insert(argument.to_owned(), value.to_owned());
-        self
-    }
-}
 
 impl Client {
     /// Every resource the server lists (not templates).
     ///
     /// ```standalone_crate
+    /// /// The motto.
+    /// #[toolsmith::resource(uri = "docs://motto")]
+    /// fn motto() -> String { "Be kind.".into() }
+    ///
+    /// /// Notes by id.
+    /// ///
+    /// /// # Arguments
+    /// /// * `id` - The id.
+    /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
+    /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
+    ///
+    /// fn ids(value: &str, _: &toolsmith::Completion) -> Vec<String> {
+    ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
+    /// }
+    ///
+    /// /// Greet someone.
+    /// ///
+    /// /// # Arguments
+    /// /// * `name` - Whom.
+    /// #[toolsmith::prompt]
+    /// fn greet(name: String) -> String { format!("Greet {name}.") }
+    ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// # let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
     /// let resources = client.list_resources().await.unwrap();
-    /// assert!(resources.is_empty(), "no #[resource] here");
+    /// assert_eq!(resources[0].uri, "docs://motto");
     /// # }
     /// ```
     pub async fn list_resources(&self) -> Result<Vec<Resource>, Error> {
@@ -159,10 +61,33 @@ impl Client {
     /// Every resource template the server lists.
     ///
     /// ```standalone_crate
+    /// /// The motto.
+    /// #[toolsmith::resource(uri = "docs://motto")]
+    /// fn motto() -> String { "Be kind.".into() }
+    ///
+    /// /// Notes by id.
+    /// ///
+    /// /// # Arguments
+    /// /// * `id` - The id.
+    /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
+    /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
+    ///
+    /// fn ids(value: &str, _: &toolsmith::Completion) -> Vec<String> {
+    ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
+    /// }
+    ///
+    /// /// Greet someone.
+    /// ///
+    /// /// # Arguments
+    /// /// * `name` - Whom.
+    /// #[toolsmith::prompt]
+    /// fn greet(name: String) -> String { format!("Greet {name}.") }
+    ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// # let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
-    /// assert!(client.list_resource_templates().await.unwrap().is_empty());
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let templates = client.list_resource_templates().await.unwrap();
+    /// assert_eq!(templates[0].uri_template, "notes://{id}");
     /// # }
     /// ```
     pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, Error> {
@@ -178,10 +103,33 @@ impl Client {
     /// Reads `uri`.
     ///
     /// ```standalone_crate
+    /// /// The motto.
+    /// #[toolsmith::resource(uri = "docs://motto")]
+    /// fn motto() -> String { "Be kind.".into() }
+    ///
+    /// /// Notes by id.
+    /// ///
+    /// /// # Arguments
+    /// /// * `id` - The id.
+    /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
+    /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
+    ///
+    /// fn ids(value: &str, _: &toolsmith::Completion) -> Vec<String> {
+    ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
+    /// }
+    ///
+    /// /// Greet someone.
+    /// ///
+    /// /// # Arguments
+    /// /// * `name` - Whom.
+    /// #[toolsmith::prompt]
+    /// fn greet(name: String) -> String { format!("Greet {name}.") }
+    ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// # let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
-    /// let err = client.read_resource("notes://none").await.unwrap_err();
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// assert_eq!(client.read_resource("notes://1").await.unwrap().text(), "milk");
+    /// let err = client.read_resource("notes://2").await.unwrap_err();
     /// assert!(matches!(err, toolsmith::testing::CallError::Protocol { code: -32002, .. }));
     /// # }
     /// ```
@@ -200,10 +148,33 @@ impl Client {
     /// Every prompt the server lists.
     ///
     /// ```standalone_crate
+    /// /// The motto.
+    /// #[toolsmith::resource(uri = "docs://motto")]
+    /// fn motto() -> String { "Be kind.".into() }
+    ///
+    /// /// Notes by id.
+    /// ///
+    /// /// # Arguments
+    /// /// * `id` - The id.
+    /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
+    /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
+    ///
+    /// fn ids(value: &str, _: &toolsmith::Completion) -> Vec<String> {
+    ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
+    /// }
+    ///
+    /// /// Greet someone.
+    /// ///
+    /// /// # Arguments
+    /// /// * `name` - Whom.
+    /// #[toolsmith::prompt]
+    /// fn greet(name: String) -> String { format!("Greet {name}.") }
+    ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// # let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
-    /// assert!(client.list_prompts().await.unwrap().is_empty());
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let prompts = client.list_prompts().await.unwrap();
+    /// assert_eq!(prompts[0].name, "greet");
     /// # }
     /// ```
     pub async fn list_prompts(&self) -> Result<Vec<Prompt>, Error> {
@@ -219,10 +190,34 @@ impl Client {
     /// Gets prompt `name` with `args` (a JSON object of strings).
     ///
     /// ```standalone_crate
+    /// /// The motto.
+    /// #[toolsmith::resource(uri = "docs://motto")]
+    /// fn motto() -> String { "Be kind.".into() }
+    ///
+    /// /// Notes by id.
+    /// ///
+    /// /// # Arguments
+    /// /// * `id` - The id.
+    /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
+    /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
+    ///
+    /// fn ids(value: &str, _: &toolsmith::Completion) -> Vec<String> {
+    ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
+    /// }
+    ///
+    /// /// Greet someone.
+    /// ///
+    /// /// # Arguments
+    /// /// * `name` - Whom.
+    /// #[toolsmith::prompt]
+    /// fn greet(name: String) -> String { format!("Greet {name}.") }
+    ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// # let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
-    /// let err = client.get_prompt("nope", serde_json::json!({})).await.unwrap_err();
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let greeting = client.get_prompt("greet", serde_json::json!({"name": "Ada"})).await.unwrap();
+    /// assert_eq!(greeting.text(), "Greet Ada.");
+    /// let err = client.get_prompt("greet", serde_json::json!({})).await.unwrap_err();
     /// assert!(matches!(err, toolsmith::testing::CallError::Protocol { code: -32602, .. }));
     /// # }
     /// ```
@@ -249,10 +244,35 @@ impl Client {
     ///
     /// ```standalone_crate
     /// use toolsmith::testing::Complete;
+    ///
+    /// /// The motto.
+    /// #[toolsmith::resource(uri = "docs://motto")]
+    /// fn motto() -> String { "Be kind.".into() }
+    ///
+    /// /// Notes by id.
+    /// ///
+    /// /// # Arguments
+    /// /// * `id` - The id.
+    /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
+    /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
+    ///
+    /// fn ids(value: &str, _: &toolsmith::Completion) -> Vec<String> {
+    ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
+    /// }
+    ///
+    /// /// Greet someone.
+    /// ///
+    /// /// # Arguments
+    /// /// * `name` - Whom.
+    /// #[toolsmith::prompt]
+    /// fn greet(name: String) -> String { format!("Greet {name}.") }
+    ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// # let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
-    /// let err = client.complete(Complete::prompt("nope", "tag", "w")).await.unwrap_err();
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let ids = client.complete(Complete::resource("notes://{id}", "id", "1")).await.unwrap();
+    /// assert_eq!(ids.values, ["1", "12"]);
+    /// let err = client.complete(Complete::prompt("nope", "name", "A")).await.unwrap_err();
     /// assert!(matches!(err, toolsmith::testing::CallError::Protocol { code: -32602, .. }));
     /// # }
     /// ```

@@ -27,6 +27,7 @@
 //! that call's alone; connect a second client for calls at the same time. Dropping the client
 //! ends its server.
 
+mod answers;
 mod asked;
 mod driver;
 mod error;
@@ -49,9 +50,9 @@ use rmcp::model::{
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
+pub use answers::{Complete, Completions, PromptOutcome, ReadOutcome};
 pub use asked::{Answer, Confirmation, Form};
 pub use error::CallError;
-pub use items::{Complete, Completions, PromptOutcome, ReadOutcome};
 pub use listed::ListedTool;
 pub use options::CallOptions;
 pub use outcome::{CallOutcome, DataError};
