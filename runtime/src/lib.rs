@@ -30,6 +30,11 @@
 //! and a complete hint block (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
 //! `openWorldHint`). See [`tool`] for every key.
 //!
+//! Resources, resource templates and prompts are declared the same way, with [`resource`]
+//! (`#[resource(uri = "notes://{note_id}")]`) and [`prompt`], and their arguments complete
+//! with `complete(arg = fn)` ([`Completion`]); a tool tells subscribed clients that a resource
+//! changed through [`Resources`].
+//!
 //! ## Serving
 //!
 //! One entry point per use, each a free function with the defaults and a [`Server`] method
