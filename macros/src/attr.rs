@@ -28,6 +28,7 @@ pub const KEYS: &[&str] = &[
     "timeout",
     "confirm",
     "json_schema",
+    "max_concurrency",
     "allow_name_mismatch",
 ];
 
@@ -63,6 +64,8 @@ pub struct Attrs {
     pub scopes: Option<Vec<LitStr>>,
     /// `timeout = "30s"`: milliseconds, and the text as written.
     pub timeout: Option<(u64, LitStr)>,
+    /// `max_concurrency = N`: at most N calls of the tool run at once.
+    pub max_concurrency: Option<u32>,
     /// `confirm` / `confirm = "..."`: ask the user before every call.
     pub confirm: Option<crate::confirm::Confirm>,
     /// `json_schema = "2020-12"`: the input schema names its dialect and keeps `$defs`.
@@ -205,6 +208,7 @@ pub fn parse(cx: &Ctxt, args: TokenStream) -> syn::Result<Attrs> {
             "icons" => crate::icon::icons(cx, &mut attrs.icons, &entry),
             "scopes" => crate::scopes::scopes(cx, &mut attrs.scopes, &entry),
             "timeout" => timeout(cx, &mut attrs.timeout, &entry),
+            "max_concurrency" => max_concurrency(cx, &mut attrs.max_concurrency, &entry),
             "confirm" => crate::confirm::confirm(cx, &mut attrs.confirm, &entry),
             "json_schema" => json_schema(cx, &mut attrs.json_schema, &entry),
             "allow_name_mismatch" => {
@@ -336,6 +340,31 @@ pub fn timeout(cx: &Ctxt, slot: &mut Option<(u64, LitStr)>, entry: &Entry) {
             "`timeout` takes a positive duration with a unit: \"500ms\", \"30s\", \"2m\" or \"1h\"",
         ),
     }
+}
+
+/// `max_concurrency = N`: a positive integer.
+fn max_concurrency(cx: &Ctxt, slot: &mut Option<u32>, entry: &Entry) {
+    let form = "`max_concurrency` takes a positive whole number of calls: `max_concurrency = 4`";
+    let value = match entry.value.as_ref().map(|(_, v)| ungroup(v)) {
+        Some(Expr::Lit(ExprLit {
+            lit: Lit::Int(int), ..
+        })) => int.base10_parse::<u32>().ok().filter(|n| *n > 0),
+        _ => None,
+    };
+    let Some(value) = value else {
+        let at = entry
+            .value
+            .as_ref()
+            .map_or(entry.tokens(), |(_, v)| quote!(#v));
+        return cx.error_spanned_by(at, form);
+    };
+    if slot.is_some() {
+        return cx.error_spanned_by(
+            entry.tokens(),
+            "`max_concurrency` is given twice: remove one",
+        );
+    }
+    *slot = Some(value);
 }
 
 /// `json_schema = "2020-12"`, the one dialect a schema may declare.

@@ -153,6 +153,10 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
     };
     let warnings = warnings.iter().map(warning);
     let json_schema = attrs.json_schema.is_some();
+    let max_concurrency = match attrs.max_concurrency {
+        Some(n) => quote!(::core::option::Option::Some(#n)),
+        None => quote!(::core::option::Option::None),
+    };
 
     quote! {
         #item
@@ -197,6 +201,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
                     },
                     params: &[#(#params),*],
                     json_schema: #json_schema,
+                    max_concurrency: #max_concurrency,
                     timeout: #timeout,
                     confirm: #confirm,
                     output: #output,

@@ -305,6 +305,16 @@ impl fmt::Display for ErrorKind {
     }
 }
 
+/// An error result, its kind in `_meta`.
+pub(crate) fn error_result(kind: ErrorKind, message: String) -> rmcp::model::CallToolResult {
+    let mut result =
+        rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(message)]);
+    let mut meta = rmcp::model::MetaObject::new();
+    meta.insert(META_ERROR.into(), kind.as_str().into());
+    result.meta = Some(meta);
+    result
+}
+
 #[cfg(test)]
 mod tests {
     use std::error::Error as _;

@@ -74,6 +74,8 @@
 // - `server/`: the builder; `call/`, the one call pipeline every way in runs; `session/`,
 //   sessions by transport with their fast paths; `adapter/`, what rmcp's service drives;
 //   policy, access, `tools/list`.
+// - `layer/`: what a layer around every call sees and answers, and `RateLimit`; the
+//   pipeline runs them (`server/call/layer.rs`).
 // - `cli/` (the command line), `run.rs` (a binary's entry point: the command line applied
 //   to a server), `logging.rs` (stderr), `error.rs`.
 #[cfg(feature = "auth")]
@@ -82,6 +84,7 @@ mod cli;
 mod complete;
 mod context;
 mod error;
+pub mod layer;
 mod logging;
 mod prompt;
 mod registry;
@@ -160,6 +163,8 @@ pub use rmcp;
 ///   `https:` or `data:image/...` URI.
 /// - `scopes = ["...", ...]`: the OAuth scopes a caller needs, all of them, over HTTP with
 ///   authorization (feature `auth`); by default the hints decide (see [`ScopeNames`]).
+/// - `max_concurrency = N`: at most N calls of the tool run at once; more wait for a slot,
+///   up to the tool's `timeout` (see [`layer::ConcurrencyLimit`]).
 /// - `json_schema = "2020-12"`: the input schema names its dialect (`$schema`) and keeps
 ///   its named subschemas in `$defs`, for clients that validate strictly; by default schemas
 ///   are portable (no `$schema`, subschemas inlined).

@@ -36,6 +36,11 @@ pub(super) struct ServeArgs {
     #[arg(long, value_name = "destructive|write|none")]
     #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_CONFIRM"))]
     confirm: Option<crate::Confirm>,
+    /// At most so many calls per second per caller, by the kind of tool its hints make it,
+    /// e.g. `read=100/s,write=10/s,destructive=1/s`; a call past its rate is refused.
+    #[arg(long, value_name = "RATES")]
+    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_RATE_LIMIT"))]
+    rate_limit: Option<crate::layer::Rates>,
     /// The key that seals a confirmation's request state (2026-07-28), as base64 of at
     /// least 32 bytes; replicas behind one load balancer need the same key. Without it, a
     /// random key of this process.
@@ -296,6 +301,9 @@ pub(super) fn with_policy(mut server: Server, args: &ServeArgs) -> Server {
     }
     if let Some(ttl) = args.state_ttl {
         server = server.state_ttl(ttl);
+    }
+    if let Some(rates) = args.rate_limit {
+        server = server.layer(crate::layer::RateLimit::new(rates));
     }
     let policy = std::mem::take(&mut server.policy);
     server.policy = policy.narrowed_by(Policy {

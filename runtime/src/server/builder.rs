@@ -53,6 +53,8 @@ pub struct Server {
     pub(super) state_ttl: Option<Duration>,
     /// `true` turns the tools fast path off (tests compare both paths; see `fast_path`).
     pub(super) no_fast_path: bool,
+    /// The layers around every call, outermost first.
+    pub(super) layers: Vec<super::call::layer::Wrap>,
 }
 
 /// How long the stdio reader keeps polling for the next request after the last one, unless
@@ -92,6 +94,37 @@ impl Server {
     /// ```
     pub fn scope_names(mut self, names: crate::ScopeNames) -> Self {
         self.scope_names = names;
+        self
+    }
+
+    /// Adds a layer around every tool call (see [`crate::layer`]), on every way in alike:
+    /// it sees the call after its tool is resolved and its access checked, and before the
+    /// user is asked to confirm it. The first layer added is the outermost.
+    ///
+    /// ```
+    /// use toolsmith::layer::RateLimit;
+    ///
+    /// let server = toolsmith::Server::new()
+    ///     .layer(RateLimit::new("destructive=1/s".parse().unwrap()));
+    /// # let _ = server;
+    /// ```
+    pub fn layer<L>(mut self, layer: L) -> Self
+    where
+        L: tower::Layer<crate::layer::CallService> + Send + Sync + 'static,
+        L::Service: tower::Service<
+                crate::layer::Call,
+                Response = crate::layer::CallResult,
+                Error = std::convert::Infallible,
+            > + Clone
+            + Send
+            + Sync
+            + 'static,
+        <L::Service as tower::Service<crate::layer::Call>>::Future: Send + 'static,
+    {
+        let layer = std::sync::Arc::new(layer);
+        self.layers.push(std::sync::Arc::new(move |inner| {
+            crate::layer::CallService::new(layer.layer(inner))
+        }));
         self
     }
 

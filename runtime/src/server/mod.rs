@@ -220,6 +220,20 @@ impl Server {
             server.list_ttl_ms = ttl.as_millis().try_into().unwrap_or(u64::MAX);
         }
         server.pipeline.confirm = self.confirm;
+        let mut layers = self.layers;
+        if registry
+            .tools()
+            .iter()
+            .any(|t| t.max_concurrency().is_some())
+        {
+            // Innermost, after every layer of the program's: a call waits for a slot only
+            // once nothing refuses it.
+            let limit = crate::layer::ConcurrencyLimit::new();
+            layers.push(std::sync::Arc::new(move |inner| {
+                crate::layer::CallService::new(tower::Layer::layer(&limit, inner))
+            }));
+        }
+        server.pipeline.layers = std::sync::Arc::new(call::layer::Layers::new(layers));
         server.pipeline.random_seal = self.state_key.is_none();
         warn_rerun(registry);
         Ok(server)

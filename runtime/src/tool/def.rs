@@ -36,6 +36,8 @@ pub struct ToolDef {
     pub params: &'static [ParamDef],
     /// `json_schema = "2020-12"`: the input schema names its dialect and keeps `$defs`.
     pub json_schema: bool,
+    /// `max_concurrency = N`: at most N calls of the tool run at once; more wait.
+    pub max_concurrency: Option<u32>,
     pub timeout: Option<Timeout>,
     /// `confirm`: the user is asked before every call.
     pub confirm: ConfirmDef,

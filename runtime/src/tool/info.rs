@@ -271,6 +271,18 @@ impl ToolInfo {
         self.def.tags
     }
 
+    /// `#[tool(max_concurrency = N)]`: at most N calls of it run at once (more wait, up to
+    /// their timeout).
+    ///
+    /// ```
+    /// for tool in toolsmith::registry().tools() {
+    ///     assert_ne!(tool.max_concurrency(), Some(0));
+    /// }
+    /// ```
+    pub fn max_concurrency(&self) -> Option<u32> {
+        self.def.max_concurrency
+    }
+
     /// The OAuth scopes the tool names with `#[tool(scopes = [...])]` (empty when its
     /// hints decide; see [`ScopeNames::required`](crate::ScopeNames::required)).
     ///

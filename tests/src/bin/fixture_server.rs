@@ -283,6 +283,26 @@ fn whoami(caller: toolsmith::Caller) -> serde_json::Value {
     })
 }
 
+/// Holds its one slot for `ms` milliseconds: at most one call runs at once, and a call
+/// waits for the slot at most its timeout.
+///
+/// # Arguments
+/// * `ms` - How long to hold the slot.
+#[tool(read_only, closed_world, max_concurrency = 1, timeout = "300ms")]
+async fn solo(ms: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    format!("held {ms}ms")
+}
+
+/// Wipes a scratch area (nothing, really): a destructive tool, for the rate limit's tests.
+///
+/// # Arguments
+/// * `area` - What to wipe.
+#[tool(destructive, idempotent, closed_world)]
+fn wipe(area: String) -> String {
+    format!("wiped {area}")
+}
+
 /// Charges the account: needs the billing scope, whatever the hints.
 #[tool(destructive = false, closed_world, scopes = ["billing:admin"])]
 fn charge(cents: u64) -> String {

@@ -27,6 +27,7 @@ pub(crate) mod decode;
 pub(crate) mod encode;
 mod engine;
 pub(crate) mod inline;
+pub(crate) mod layer;
 mod outcome;
 pub(crate) mod pool;
 pub(crate) mod read;
@@ -166,6 +167,8 @@ pub(crate) struct Pipeline {
     pub(crate) random_seal: bool,
     /// Where `Resources` notifications go: the server's subscriptions.
     pub(crate) updates: Option<Arc<dyn crate::context::Updates>>,
+    /// The layers around every call (none: a call goes straight to dispatch).
+    pub(crate) layers: Arc<layer::Layers>,
 }
 
 impl Pipeline {
@@ -190,6 +193,7 @@ impl Pipeline {
             seal: Arc::new(seal),
             random_seal: true,
             updates: None,
+            layers: Arc::default(),
         }
     }
 
@@ -218,10 +222,16 @@ impl Pipeline {
             meta,
         };
         match self.admit(&name, &setup.caller) {
-            Ok(tool) => Either::Left(self.dispatch(tool, arguments, retry, cancel, setup, log)),
+            Ok(tool) if self.layers.is_empty() => {
+                Either::Left(self.dispatch(tool, arguments, retry, cancel, setup, log))
+            }
+            // Boxed: a layered call's future is the layers' own.
+            Ok(tool) => Either::Right(Either::Left(Box::pin(
+                self.through_layers(tool, arguments, retry, cancel, setup, log),
+            ))),
             Err(answer) => {
                 log.finish(&name, &answer);
-                Either::Right(std::future::ready(*answer))
+                Either::Right(Either::Right(std::future::ready(*answer)))
             }
         }
     }
@@ -252,8 +262,9 @@ impl Pipeline {
         }
         #[cfg(not(feature = "auth"))]
         let _ = caller;
-        // 3. Layers, confirmation and tasks hook in here, in that order: confirmation is
-        // the call's gate (`ask.rs`), run by the engine once the arguments are known good.
+        // 3. Layers, confirmation and tasks hook in here, in that order: the layers around
+        // the rest (`layer.rs`), then confirmation, the call's gate (`ask.rs`), run by the
+        // engine once the arguments are known good.
         Ok(tool)
     }
 
@@ -339,6 +350,14 @@ impl CallLog {
     fn start(way: Way) -> Self {
         let start = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
         CallLog { way, start }
+    }
+
+    /// A log that writes nothing (another step writes the call's line).
+    fn silent() -> Self {
+        CallLog {
+            way: Way::Local,
+            start: None,
+        }
     }
 
     fn finish(&self, tool: &str, answer: &Answer) {

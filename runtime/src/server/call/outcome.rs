@@ -3,11 +3,11 @@
 //! masked: the client sees that the call failed, stderr sees why.
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResult, ContentBlock, MetaObject};
+use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::json;
 
 use crate::tool::output::{Outcome, Output};
-use crate::{ErrorKind, META_ERROR, ToolInfo};
+use crate::{ErrorKind, ToolInfo};
 
 /// The protocol error (-32602) for a tool that does not exist.
 pub(crate) fn unknown_tool(name: &str) -> ErrorData {
@@ -80,14 +80,7 @@ fn structured(
     result
 }
 
-/// An error result, its kind in `_meta`.
-pub(crate) fn error_result(kind: ErrorKind, message: String) -> CallToolResult {
-    let mut result = CallToolResult::error(vec![ContentBlock::text(message)]);
-    let mut meta = MetaObject::new();
-    meta.insert(META_ERROR.into(), kind.as_str().into());
-    result.meta = Some(meta);
-    result
-}
+pub(crate) use crate::error::error_result;
 
 /// What a panic said, for stderr.
 pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {

@@ -1,0 +1,134 @@
+//! [`ConcurrencyLimit`]: at most so many calls of a tool run at once, as
+//! `#[tool(max_concurrency = N)]` says (the server puts this layer innermost by itself when
+//! a tool declares it), or as [`ConcurrencyLimit::default_limit`] says for every other
+//! tool. A call past the limit waits for a slot up to its tool's timeout, then is answered
+//! as timed out without running; without a timeout it waits until a slot frees, or until
+//! the client cancels it.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use tokio::sync::Semaphore;
+
+use super::{Call, CallResult};
+use crate::ErrorKind;
+
+/// The layer. Built into the server for the tools that declare `max_concurrency`; add it
+/// yourself to limit every tool.
+///
+/// ```
+/// use toolsmith::layer::ConcurrencyLimit;
+///
+/// // At most 8 calls of each tool at once, or what a tool declares.
+/// let server = toolsmith::Server::new().layer(ConcurrencyLimit::new().default_limit(8));
+/// # let _ = server;
+/// ```
+#[derive(Clone, Default)]
+pub struct ConcurrencyLimit {
+    default: Option<u32>,
+    slots: Arc<Mutex<HashMap<&'static str, Arc<Semaphore>>>>,
+}
+
+impl ConcurrencyLimit {
+    /// Each tool's own `max_concurrency`, and no limit for the others.
+    ///
+    /// ```
+    /// let limit = toolsmith::layer::ConcurrencyLimit::new();
+    /// # let _ = limit;
+    /// ```
+    pub fn new() -> Self {
+        ConcurrencyLimit::default()
+    }
+
+    /// At most `calls` at once of every tool that does not declare its own.
+    ///
+    /// ```
+    /// let limit = toolsmith::layer::ConcurrencyLimit::new().default_limit(16);
+    /// # let _ = limit;
+    /// ```
+    pub fn default_limit(mut self, calls: u32) -> Self {
+        self.default = Some(calls.max(1));
+        self
+    }
+
+    /// The slots of the tool named `name` with a limit of `limit`.
+    fn slots(&self, name: &'static str, limit: u32) -> Arc<Semaphore> {
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots
+            .entry(name)
+            .or_insert_with(|| Arc::new(Semaphore::new(limit as usize)))
+            .clone()
+    }
+}
+
+impl<S> tower::Layer<S> for ConcurrencyLimit {
+    type Service = Concurrent<S>;
+
+    fn layer(&self, inner: S) -> Concurrent<S> {
+        Concurrent {
+            limit: self.clone(),
+            inner,
+        }
+    }
+}
+
+/// A service behind a [`ConcurrencyLimit`].
+#[derive(Clone)]
+pub struct Concurrent<S> {
+    limit: ConcurrencyLimit,
+    inner: S,
+}
+
+impl<S> tower::Service<Call> for Concurrent<S>
+where
+    S: tower::Service<Call, Response = CallResult, Error = Infallible> + Clone + Send + 'static,
+    S::Future: Send + 'static,
+{
+    type Response = CallResult;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<CallResult, Infallible>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, call: Call) -> Self::Future {
+        let tool = call.tool();
+        let Some(limit) = tool.max_concurrency().or(self.limit.default) else {
+            return Box::pin(self.inner.call(call));
+        };
+        let slots = self.limit.slots(tool.name(), limit);
+        // The service was made ready for this call; a clone waits in its place.
+        let ready = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, ready);
+        let timeout = tool.def().timeout;
+        Box::pin(async move {
+            let wait = slots.acquire_owned();
+            let permit = match timeout {
+                None => wait.await,
+                Some(timeout) => {
+                    match tokio::time::timeout(Duration::from_millis(timeout.millis), wait).await {
+                        Ok(permit) => permit,
+                        Err(_) => {
+                            let message = format!(
+                                "tool '{}' waited {} for one of its {limit} slots (all busy): it did not run",
+                                tool.name(),
+                                timeout.text
+                            );
+                            let result = crate::error::error_result(ErrorKind::TimedOut, message);
+                            return Ok(CallResult(Ok(result.into())));
+                        }
+                    }
+                }
+            };
+            let Ok(_permit) = permit else {
+                return Ok(CallResult::refused("the tool's slots are closed"));
+            };
+            inner.call(call).await
+        })
+    }
+}

@@ -1,0 +1,177 @@
+//! Layers around every tool call: [`Server::layer`](crate::Server::layer) takes a
+//! [`tower::Layer`] over the [`CallService`], the rest of the call pipeline. A layer sees
+//! each call after it was resolved and its access checked ([`Call`]: the tool, the caller,
+//! the arguments) and answers it ([`CallResult`]), by passing it on or by refusing it
+//! ([`CallResult::refused`]). It runs on every way in alike (the stdio and HTTP fast paths,
+//! rmcp's path), before the confirmation step. [`RateLimit`] and [`ConcurrencyLimit`] ship
+//! with toolsmith (the latter is put in by the server itself, innermost, when a tool
+//! declares `#[tool(max_concurrency = N)]`).
+//!
+//! ```
+//! use std::convert::Infallible;
+//! use std::task::{Context, Poll};
+//! use toolsmith::layer::{Call, CallResult, CallService};
+//!
+//! /// Refuses every call of a destructive tool on Fridays (today is one).
+//! #[derive(Clone)]
+//! struct NoDeploysOnFriday<S>(S);
+//!
+//! use toolsmith::layer::tower;
+//!
+//! impl<S> tower::Service<Call> for NoDeploysOnFriday<S>
+//! where
+//!     S: tower::Service<Call, Response = CallResult, Error = Infallible>,
+//!     S::Future: Send + 'static,
+//! {
+//!     type Response = CallResult;
+//!     type Error = Infallible;
+//!     type Future = std::pin::Pin<
+//!         Box<dyn std::future::Future<Output = Result<CallResult, Infallible>> + Send>,
+//!     >;
+//!
+//!     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+//!         self.0.poll_ready(cx)
+//!     }
+//!
+//!     fn call(&mut self, call: Call) -> Self::Future {
+//!         if call.tool().hints().destructive {
+//!             let refused = CallResult::refused("No destructive calls on Fridays.");
+//!             return Box::pin(std::future::ready(Ok(refused)));
+//!         }
+//!         Box::pin(self.0.call(call))
+//!     }
+//! }
+//!
+//! let server = toolsmith::Server::new()
+//!     .layer(tower::layer::layer_fn(NoDeploysOnFriday));
+//! # let _ = server;
+//! ```
+
+mod concurrency;
+mod rate;
+
+use std::any::Any;
+use std::convert::Infallible;
+
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResponse, CallToolResult, JsonObject};
+
+pub use concurrency::{ConcurrencyLimit, Concurrent};
+pub use rate::{Limited, RateLimit, Rates, UnknownRates};
+
+/// The tower crate toolsmith's layers are built on (0.5), for writing your own without
+/// depending on the same version by hand.
+///
+/// ```
+/// use toolsmith::layer::tower::Layer;
+/// let limit = toolsmith::layer::RateLimit::new(Default::default());
+/// # let _ = &limit as &dyn std::any::Any;
+/// # fn is_layer<L: Layer<toolsmith::layer::CallService>>(_: &L) {}
+/// # is_layer(&limit);
+/// ```
+pub use tower;
+
+use crate::{Caller, ErrorKind, META_ERROR, ToolInfo};
+
+/// The rest of the pipeline, as a layer wraps it.
+pub type CallService = tower::util::BoxCloneSyncService<Call, CallResult, Infallible>;
+
+/// One tool call, as a layer sees it: resolved and allowed, not yet confirmed or run.
+pub struct Call {
+    pub(crate) tool: &'static ToolInfo,
+    pub(crate) caller: Caller,
+    pub(crate) arguments: Option<JsonObject>,
+    /// What the pipeline needs to run it (its own types).
+    pub(crate) rest: Box<dyn Any + Send>,
+}
+
+impl Call {
+    /// The tool called: its name, hints, scopes.
+    ///
+    /// ```
+    /// fn is_read(call: &toolsmith::layer::Call) -> bool {
+    ///     call.tool().hints().read_only
+    /// }
+    /// ```
+    pub fn tool(&self) -> &'static ToolInfo {
+        self.tool
+    }
+
+    /// Who calls: the token's subject and scopes over HTTP with authorization, the local
+    /// user otherwise.
+    ///
+    /// ```
+    /// fn who(call: &toolsmith::layer::Call) -> &str {
+    ///     call.caller().subject().unwrap_or("local user")
+    /// }
+    /// ```
+    pub fn caller(&self) -> &Caller {
+        &self.caller
+    }
+
+    /// The arguments, as the client sent them (not yet decoded).
+    ///
+    /// ```
+    /// fn has_query(call: &toolsmith::layer::Call) -> bool {
+    ///     call.arguments().is_some_and(|args| args.contains_key("query"))
+    /// }
+    /// ```
+    pub fn arguments(&self) -> Option<&JsonObject> {
+        self.arguments.as_ref()
+    }
+}
+
+impl std::fmt::Debug for Call {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the arguments: they may hold what logs must not.
+        f.debug_struct("Call")
+            .field("tool", &self.tool.name())
+            .field("caller", &self.caller.subject())
+            .finish_non_exhaustive()
+    }
+}
+
+/// How a call ended, as a layer sees it (and may answer it itself).
+#[derive(Debug, Clone)]
+pub struct CallResult(pub(crate) Result<CallToolResponse, ErrorData>);
+
+impl CallResult {
+    /// A refusal: an error result of kind [`ErrorKind::Refused`] with `message`; the tool
+    /// does not run.
+    ///
+    /// ```
+    /// let refused = toolsmith::layer::CallResult::refused("Not now.");
+    /// assert_eq!(refused.error_kind(), Some(toolsmith::ErrorKind::Refused));
+    /// ```
+    pub fn refused(message: impl Into<String>) -> Self {
+        let result = crate::error::error_result(ErrorKind::Refused, message.into());
+        CallResult(Ok(CallToolResponse::Complete(result)))
+    }
+
+    /// The result, when the call completed (not a protocol error, not a question).
+    ///
+    /// ```
+    /// let refused = toolsmith::layer::CallResult::refused("Not now.");
+    /// assert_eq!(refused.result().unwrap().is_error, Some(true));
+    /// ```
+    pub fn result(&self) -> Option<&CallToolResult> {
+        match &self.0 {
+            Ok(CallToolResponse::Complete(result)) => Some(result),
+            _ => None,
+        }
+    }
+
+    /// The kind of error it ended with, if it is an error result.
+    ///
+    /// ```
+    /// assert!(toolsmith::layer::CallResult::refused("x").error_kind().is_some());
+    /// ```
+    pub fn error_kind(&self) -> Option<ErrorKind> {
+        let result = self.result()?;
+        if result.is_error != Some(true) {
+            return None;
+        }
+        let kind = result.meta.as_ref()?.get(META_ERROR)?.as_str()?;
+        ErrorKind::parse(kind)
+    }
+}
