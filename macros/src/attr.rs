@@ -276,6 +276,17 @@ fn set_hint(cx: &Ctxt, slot: &mut Option<Hint>, entry: &Entry, value: bool, wire
 }
 
 pub fn text(cx: &Ctxt, slot: &mut Option<Text>, entry: &Entry, non_empty: bool) {
+    text_like(cx, slot, entry, non_empty, "...");
+}
+
+/// [`text`], whose messages show `example` as the value to write.
+pub fn text_like(
+    cx: &Ctxt,
+    slot: &mut Option<Text>,
+    entry: &Entry,
+    non_empty: bool,
+    example: &str,
+) {
     let key = &entry.key;
     let lit = match entry.value.as_ref().map(|(_, v)| ungroup(v)) {
         Some(Expr::Lit(ExprLit {
@@ -284,12 +295,15 @@ pub fn text(cx: &Ctxt, slot: &mut Option<Text>, entry: &Entry, non_empty: bool) 
         Some(other) => {
             cx.error_spanned_by(
                 other,
-                format!("`{key}` takes a string literal: `{key} = \"...\"`"),
+                format!("`{key}` takes a string literal: `{key} = \"{example}\"`"),
             );
             return;
         }
         None => {
-            cx.error_spanned_by(key, format!("`{key}` needs a value: `{key} = \"...\"`"));
+            cx.error_spanned_by(
+                key,
+                format!("`{key}` needs a value: `{key} = \"{example}\"`"),
+            );
             return;
         }
     };

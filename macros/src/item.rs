@@ -122,36 +122,13 @@ fn unknown_key(key: &str, keys: &[&str], kind: Kind) -> String {
     }
 }
 
-/// A string literal value, once.
+/// A string literal value, once (the same reading as `#[tool]`'s string keys).
 fn literal(cx: &Ctxt, slot: &Option<LitStr>, entry: &Entry, example: &str) -> Option<LitStr> {
-    let key = &entry.key;
-    let lit = match entry.value.as_ref().map(|(_, v)| ungroup(v)) {
-        Some(Expr::Lit(ExprLit {
-            lit: Lit::Str(lit), ..
-        })) => lit.clone(),
-        Some(other) => {
-            cx.error_spanned_by(
-                other,
-                format!("`{key}` takes a string literal: `{key} = \"{example}\"`"),
-            );
-            return None;
-        }
-        None => {
-            cx.error_spanned_by(
-                key,
-                format!("`{key}` needs a value: `{key} = \"{example}\"`"),
-            );
-            return None;
-        }
-    };
-    if slot.is_some() {
-        cx.error_spanned_by(
-            entry.tokens(),
-            format!("`{key}` is given twice: remove one"),
-        );
-        return None;
-    }
-    Some(lit)
+    let given = slot.is_some();
+    let mut text = slot.clone().map(|lit| Text { lit });
+    attr::text_like(cx, &mut text, entry, false, example);
+    // Given twice: `text_like` said so.
+    (!given).then_some(text?.lit)
 }
 
 /// `uri = "notes://{note_id}"`: a URI, or a URI template (RFC 6570 `{var}`, `{+var}`).

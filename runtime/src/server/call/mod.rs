@@ -286,20 +286,7 @@ impl Pipeline {
             Some(plan) => (plan.gate, plan.rounds),
             None => (Gate::Open, None),
         };
-        let per_request = setup.per_request;
-        let mut context = CallContext::new(
-            tool.name(),
-            self.states.clone(),
-            // The call's own token: a timeout cancels it to stop a sync tool, which concerns
-            // nothing else.
-            cancel.clone(),
-            setup.sink,
-            setup.progress,
-            setup.level.unwrap_or_else(|| SessionLevel::fixed(None)),
-            setup.caller,
-        );
-        context.per_request = per_request;
-        context.updates = self.updates.clone();
+        let mut context = self.context(tool.name(), &cancel, setup);
         context.inquiry = rounds.as_ref().map(|rounds| rounds.inquiry.clone());
         let def = tool.def();
         let target = Target {
@@ -337,6 +324,32 @@ impl Pipeline {
             log.finish(tool.name(), &answer);
             answer
         })
+    }
+}
+
+impl Pipeline {
+    /// The context of one invocation of `name` (a tool, a resource, a prompt) with `setup`:
+    /// its own token (a timeout cancels it to stop a sync invocation, which concerns nothing
+    /// else), its channel, progress token, log level and caller, and the server's states
+    /// and resource notifications.
+    pub(super) fn context(
+        &self,
+        name: &'static str,
+        cancel: &CancellationToken,
+        setup: CallSetup,
+    ) -> CallContext {
+        let mut context = CallContext::new(
+            name,
+            self.states.clone(),
+            cancel.clone(),
+            setup.sink,
+            setup.progress,
+            setup.level.unwrap_or_else(|| SessionLevel::fixed(None)),
+            setup.caller,
+        );
+        context.per_request = setup.per_request;
+        context.updates = self.updates.clone();
+        context
     }
 }
 

@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use super::ask::Gate;
 use super::engine::{self, Target};
 use super::{CallSetup, Pipeline};
-use crate::context::{CallContext, SessionLevel};
+use crate::context::CallContext;
 use crate::resource::contents::{Unreadable, contents};
 use crate::tool::args::Arguments;
 use crate::tool::def::{Invocation, ParamDef, Timeout};
@@ -155,17 +155,7 @@ impl Pipeline {
         cancel: CancellationToken,
         setup: CallSetup,
     ) -> impl Future<Output = Option<Outcome>> + Send + 'a {
-        let mut context = CallContext::new(
-            item.target.name,
-            self.states.clone(),
-            cancel.clone(),
-            setup.sink,
-            setup.progress,
-            setup.level.unwrap_or_else(|| SessionLevel::fixed(None)),
-            setup.caller,
-        );
-        context.per_request = setup.per_request;
-        context.updates = self.updates.clone();
+        let context = self.context(item.target.name, &cancel, setup);
         let (params, expected, invoke) = (item.params, item.expected, item.invoke);
         let call = move |context: &CallContext| {
             invoke(Arguments::new(arguments, params, expected), context)
