@@ -240,3 +240,37 @@ async fn a_tools_max_concurrency_makes_calls_wait_up_to_their_timeout() {
         "the two ran one after the other"
     );
 }
+
+#[tokio::test]
+async fn each_caller_has_its_own_rate() {
+    let guarded = toolsmith_tests::guarded::Guarded::start(FIXTURE, &RATES).await;
+    let (alice, bob) = (
+        guarded.token("alice", "tools:destructive"),
+        guarded.token("bob", "tools:destructive"),
+    );
+    let wipe = |id| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "wipe", "arguments": {"area": "tmp"}}})
+    };
+    let first = guarded.post_as(Some(&alice), &wipe(1)).await;
+    assert!(!is_refused(&first.messages()[0]), "{}", first.body);
+    let again = guarded.post_as(Some(&alice), &wipe(2)).await;
+    assert!(is_refused(&again.messages()[0]), "{}", again.body);
+    let other = guarded.post_as(Some(&bob), &wipe(3)).await;
+    assert!(
+        !is_refused(&other.messages()[0]),
+        "bob has his own bucket: {}",
+        other.body
+    );
+    let reader = guarded.token("reader", "tools:read");
+    for id in 10..110 {
+        let add = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                         "params": {"name": "add", "arguments": {"a": 1, "b": 2}}});
+        let answer = guarded.post_as(Some(&reader), &add).await;
+        assert!(
+            !is_refused(&answer.messages()[0]),
+            "read {id}: {}",
+            answer.body
+        );
+    }
+}
