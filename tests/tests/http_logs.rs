@@ -1,6 +1,7 @@
 //! A call's log messages reach its client on the call's own response, before its result,
 //! whenever the client takes event streams: stateless (on the fast path and rmcp's, JSON
 //! answers and `--sse-responses`) and in a session (not on the session's shared stream).
+//! A resource read's do too.
 
 use serde_json::{Value, json};
 use toolsmith_tests::http::{HttpServer, Response, post};
@@ -68,6 +69,22 @@ async fn a_stateless_calls_log_messages_come_before_its_result() {
             assert_eq!(is_stream(&plain), !args.is_empty(), "{what}: {plain:?}");
             assert_eq!(shape(&plain).0, ["(result)"], "{what}: {plain:?}");
         }
+    }
+}
+
+#[tokio::test]
+async fn a_reads_log_messages_come_before_its_contents() {
+    for args in [vec![], vec!["--sse-responses"]] {
+        let server = HttpServer::start(FIXTURE, &args).await;
+        let read = json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read",
+            "params": {"uri": "fixture://chatty"}});
+        let answer = server.post(&read, &[VERSION]).await;
+        assert!(is_stream(&answer), "{args:?}: {answer:?}");
+        let (methods, levels) = shape(&answer);
+        assert_eq!(methods, ["notifications/message", "(result)"], "{args:?}");
+        assert_eq!(levels, ["info"], "{args:?}");
+        let contents = &answer.messages()[1]["result"]["contents"][0]["text"];
+        assert_eq!(contents, "said", "{args:?}");
     }
 }
 

@@ -17,7 +17,6 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, SubscriptionContext};
 
 use super::{ToolServer, caller_of};
-use crate::server::call::CallSetup;
 use crate::server::call::read::resource_not_found;
 use crate::server::subscriptions::{MAX_SUBSCRIBED_URI, MAX_SUBSCRIPTIONS, Refused, Subscriptions};
 use crate::{Caller, Registry};
@@ -94,25 +93,6 @@ fn visible<T: Clone>(server: &ToolServer, list: &[(T, Scopes)], caller: &Caller)
 }
 
 impl ToolServer {
-    /// What a request runs with: its `_meta`, its caller, its channel to the client.
-    fn setup(&self, context: &RequestContext<RoleServer>) -> CallSetup {
-        #[cfg(feature = "http")]
-        let sink = super::peer::PeerNotices::for_call(self, context)
-            .map(|peer| peer as Arc<dyn crate::context::ClientChannel>)
-            .or_else(|| self.notices.clone());
-        #[cfg(not(feature = "http"))]
-        let sink = self.notices.clone();
-        let mut setup = CallSetup {
-            sink,
-            caller: caller_of(context),
-            ..CallSetup::of_meta(&context.meta)
-        };
-        if setup.level.is_none() {
-            setup.level = Some(self.level.clone());
-        }
-        setup
-    }
-
     /// Whether this session can hear notifications after its request (stdio, HTTP with
     /// sessions).
     fn subscribable(&self) -> bool {
@@ -175,9 +155,11 @@ impl ToolServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResult, ErrorData> {
-        let setup = self.setup(&context);
+        let (setup, flush) = self.setup_of(&context);
         let read = self.pipeline.read(request.uri, context.ct, setup);
-        self.pipeline.tracker.track_future(read).await
+        let answer = self.pipeline.tracker.track_future(read).await;
+        flush.done().await;
+        answer
     }
 
     pub(crate) async fn prompt(
@@ -185,9 +167,11 @@ impl ToolServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResult, ErrorData> {
-        let setup = self.setup(&context);
+        let (setup, flush) = self.setup_of(&context);
         let prompt = self.pipeline.prompt(request, context.ct, setup);
-        self.pipeline.tracker.track_future(prompt).await
+        let answer = self.pipeline.tracker.track_future(prompt).await;
+        flush.done().await;
+        answer
     }
 
     pub(crate) async fn complete_for(

@@ -173,15 +173,10 @@ impl ToolServer {
         &self,
         params: CallToolRequestParams,
         cancel: CancellationToken,
-        mut setup: CallSetup,
+        setup: CallSetup,
         way: Way,
     ) -> impl Future<Output = Answer> + Send + '_ {
-        if setup.sink.is_none() {
-            setup.sink = self.notices.clone();
-        }
-        if setup.level.is_none() {
-            setup.level = Some(self.level.clone());
-        }
+        let setup = self.with_session(setup);
         self.pipeline.call(params, cancel, setup, way)
     }
 }
@@ -223,19 +218,7 @@ impl ServerHandler for ToolServer {
         mut request: CallToolRequestParams,
         mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // Over HTTP, the call's notifications go through its request's peer, and leave
-        // before its result.
-        #[cfg(feature = "http")]
-        let peer = peer::PeerNotices::for_call(self, &context);
-        #[cfg(feature = "http")]
-        let sink = peer.clone().map(|peer| peer as Arc<dyn ClientChannel>);
-        #[cfg(not(feature = "http"))]
-        let sink = None;
-        let setup = CallSetup {
-            sink,
-            caller: caller_of(&context),
-            ..CallSetup::of_meta(&context.meta)
-        };
+        let (setup, flush) = self.setup_of(&context);
         // rmcp moved the request's `_meta` into the context: the pipeline reads it from the
         // params, as on the fast paths (a call that asks needs the client's capabilities).
         if request.meta.is_none() {
@@ -243,10 +226,7 @@ impl ServerHandler for ToolServer {
         }
         let call = self.call(request, context.ct, setup, Way::Rmcp);
         let answer = self.pipeline.tracker.track_future(call).await;
-        #[cfg(feature = "http")]
-        if let Some(peer) = peer {
-            peer.flush().await;
-        }
+        flush.done().await;
         answer
     }
 
@@ -356,6 +336,58 @@ impl ServerHandler for ToolServer {
             .allows(tool)
             .is_ok()
             .then(|| tool.mcp_tool().clone())
+    }
+}
+
+impl ToolServer {
+    /// What a request on rmcp's path runs with (a call, a read, a prompt): its `_meta`, its
+    /// caller, and its channel to the client. Over HTTP that is its request's peer, whose
+    /// notifications must leave before the answer: await the [`Flush`] once it is made.
+    fn setup_of(&self, context: &RequestContext<RoleServer>) -> (CallSetup, Flush) {
+        // Over HTTP, the request's notifications go through its peer.
+        #[cfg(feature = "http")]
+        let peer = peer::PeerNotices::for_call(self, context);
+        #[cfg(feature = "http")]
+        let sink = peer.clone().map(|peer| peer as Arc<dyn ClientChannel>);
+        #[cfg(not(feature = "http"))]
+        let sink = None;
+        let setup = CallSetup {
+            sink,
+            caller: caller_of(context),
+            ..CallSetup::of_meta(&context.meta)
+        };
+        #[cfg(feature = "http")]
+        let flush = Flush(peer);
+        #[cfg(not(feature = "http"))]
+        let flush = Flush;
+        (self.with_session(setup), flush)
+    }
+
+    /// `setup` with this session's channel and log level where the way in gave it none.
+    fn with_session(&self, mut setup: CallSetup) -> CallSetup {
+        if setup.sink.is_none() {
+            setup.sink = self.notices.clone();
+        }
+        if setup.level.is_none() {
+            setup.level = Some(self.level.clone());
+        }
+        setup
+    }
+}
+
+/// The notifications of a request on rmcp's path, to let leave before its answer.
+#[cfg(feature = "http")]
+struct Flush(Option<Arc<peer::PeerNotices>>);
+#[cfg(not(feature = "http"))]
+struct Flush;
+
+impl Flush {
+    /// Waits for the request's notifications to leave (over HTTP; at once otherwise).
+    async fn done(self) {
+        #[cfg(feature = "http")]
+        if let Some(peer) = self.0 {
+            peer.flush().await;
+        }
     }
 }
 
