@@ -7,10 +7,11 @@
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use syn::{Attribute, Item};
+use syn::Attribute;
 
 use crate::ast::{self, Function, Kind};
 use crate::ctxt::Ctxt;
+use crate::expand::with_errors;
 use crate::item::{self, ItemAttrs};
 
 /// One attribute's part of the registration.
@@ -39,12 +40,9 @@ pub fn expand(
     kind: Kind,
     body: impl FnOnce(&Ctxt, &ItemAttrs, &Function) -> Option<Emit>,
 ) -> TokenStream {
-    let item: Item = match syn::parse2(input.clone()) {
+    let item = match crate::expand::parse_item(input) {
         Ok(item) => item,
-        Err(err) => {
-            let err = err.to_compile_error();
-            return quote!(#err #input);
-        }
+        Err(as_written) => return as_written,
     };
     let cx = Ctxt::default();
     let attrs = item::parse(&cx, args, kind)
@@ -52,7 +50,7 @@ pub fn expand(
         .ok();
     let function = match ast::parse_as(&cx, item, kind) {
         Ok(function) => function,
-        Err(item) => return item::with_errors(cx, quote!(#item)),
+        Err(item) => return with_errors(cx, quote!(#item)),
     };
     let emit = attrs.as_ref().and_then(|attrs| {
         crate::valid::argument_docs(&cx, &function);
@@ -62,7 +60,7 @@ pub fn expand(
         (Some(attrs), Some(emit), true) => registration(&attrs, &function, emit),
         _ => {
             let item = &function.item;
-            item::with_errors(cx, quote!(#item))
+            with_errors(cx, quote!(#item))
         }
     }
 }

@@ -14,12 +14,9 @@ use crate::valid::{self, Warning};
 
 /// The whole expansion of `#[tool(args)] input`.
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    let item: Item = match syn::parse2(input.clone()) {
+    let item = match parse_item(input) {
         Ok(item) => item,
-        Err(err) => {
-            let err = err.to_compile_error();
-            return quote!(#err #input);
-        }
+        Err(as_written) => return as_written,
     };
     let cx = Ctxt::default();
     let attrs = attr::parse(&cx, args).map_err(|e| cx.syn_error(e)).ok();
@@ -40,9 +37,18 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     }
 }
 
+/// The item an attribute is on, or, when it does not parse, the expansion that says so:
+/// the error and the input as written (for `#[tool]`, `#[resource]` and `#[prompt]`).
+pub fn parse_item(input: TokenStream) -> Result<Item, TokenStream> {
+    syn::parse2(input.clone()).map_err(|err| {
+        let err = err.to_compile_error();
+        quote!(#err #input)
+    })
+}
+
 /// The user's item as written, next to every recorded error: nothing else is generated, so
 /// no follow-on error can pile up.
-fn with_errors(cx: Ctxt, item: TokenStream) -> TokenStream {
+pub fn with_errors(cx: Ctxt, item: TokenStream) -> TokenStream {
     let errors = cx.check().err().map(|e| e.to_compile_error());
     quote!(#errors #item)
 }

@@ -287,12 +287,6 @@ pub fn name(cx: &Ctxt, attrs: &ItemAttrs, function: &crate::ast::Function, kind:
     }
 }
 
-/// The user's item as written, next to every recorded error.
-pub fn with_errors(cx: Ctxt, item: TokenStream) -> TokenStream {
-    let errors = cx.check().err().map(|e| e.to_compile_error());
-    quote::quote!(#errors #item)
-}
-
 /// A module-level item named after `key` (two of them in one module are a compile error at
 /// the second: two resources with one URI, two prompts with one name).
 pub fn unique(prefix: &str, key: &str, span: proc_macro2::Span) -> TokenStream {
