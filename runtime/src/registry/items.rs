@@ -133,18 +133,31 @@ impl Registry {
     /// assert!(toolsmith::registry().resource_for("nothing://here").is_none());
     /// ```
     pub fn resource_for(&self, uri: &str) -> Option<&ResourceInfo> {
-        self.resolve(uri).map(|(resource, _)| resource)
+        // Whether a template matches, without making its arguments.
+        let matched = |r: &ResourceInfo| r.template().matches(uri).map(drop);
+        self.find(uri, (), matched).map(|(resource, ())| resource)
     }
 
     /// [`Registry::resource_for`], with the arguments the URI fills the function's
     /// parameters with: matched once.
     pub(crate) fn resolve(&self, uri: &str) -> Option<(&ResourceInfo, JsonObject)> {
+        self.find(uri, JsonObject::new(), |r| r.arguments_of(uri))
+    }
+
+    /// The resource of exactly `uri` (with `exact`), else the first template `matched`
+    /// accepts (with what it gave).
+    fn find<T>(
+        &self,
+        uri: &str,
+        exact: T,
+        matched: impl Fn(&ResourceInfo) -> Option<T>,
+    ) -> Option<(&ResourceInfo, T)> {
         if let Some(&i) = self.items.by_uri.get(uri) {
-            return Some((&self.items.resources[i], JsonObject::new()));
+            return Some((&self.items.resources[i], exact));
         }
         self.items.resources[self.items.statics..]
             .iter()
-            .find_map(|r| Some((r, r.arguments_of(uri)?)))
+            .find_map(|r| Some((r, matched(r)?)))
     }
 
     /// The resource or template declared with exactly this URI (a template as written).

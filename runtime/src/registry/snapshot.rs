@@ -9,7 +9,6 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use crate::tool::canonical;
-use crate::tool::schema;
 use crate::{PromptInfo, ResourceInfo, ScopeNames, ToolInfo};
 
 const HEADER: &str = "# toolsmith hint snapshot: one tool per line (name, hints, whether the user confirms each call, required scopes, schema fingerprints, title), then one per resource (`resource:URI`) and prompt (`prompt:NAME`).\n";
@@ -37,7 +36,6 @@ pub(crate) fn render_items(
 ) -> String {
     let mut out = String::new();
     for resource in resources {
-        let def = resource.def();
         let mut line = format!(
             "resource:{} name={} template={}",
             resource.uri(),
@@ -55,7 +53,7 @@ pub(crate) fn render_items(
             line,
             " scopes={} input={}",
             names.required_for(resource.scopes()).scopes().join(","),
-            fingerprint(&schema::input(def.params).0)
+            fingerprint(resource.input_schema())
         );
         if let Some(title) = resource.title() {
             let _ = write!(line, " title={}", Value::from(title));

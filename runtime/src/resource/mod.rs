@@ -25,6 +25,8 @@ pub use contents::Modified;
 pub struct ResourceInfo {
     def: &'static ResourceDef,
     template: Template,
+    /// The schema of its variables, as a tool's input schema (for the `check` snapshot).
+    input: JsonObject,
     expected: Vec<String>,
     strings: StringArgs,
     listed: Listed,
@@ -63,6 +65,7 @@ impl ResourceInfo {
         Ok(ResourceInfo {
             def,
             template,
+            input,
             expected,
             strings,
             listed,
@@ -220,6 +223,10 @@ impl ResourceInfo {
 
     pub(crate) fn template(&self) -> &Template {
         &self.template
+    }
+
+    pub(crate) fn input_schema(&self) -> &JsonObject {
+        &self.input
     }
 
     pub(crate) fn expected(&self) -> &[String] {
