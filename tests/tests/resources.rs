@@ -426,3 +426,30 @@ async fn a_session_subscribes_to_a_bounded_number_of_uris() {
         .await;
     assert_eq!(room["result"], json!({}), "{room}");
 }
+
+#[tokio::test]
+async fn a_completion_that_takes_too_long_is_answered_at_its_timeout() {
+    let mut raw = Raw::program(FIXTURE, &[]);
+    raw.init().await;
+    let started = std::time::Instant::now();
+    let complete = rpc(
+        1,
+        "completion/complete",
+        json!({
+            "ref": {"type": "ref/prompt", "name": "patient"},
+            "argument": {"name": "x", "value": ""},
+        }),
+    );
+    let answer = raw.ask(&complete).await;
+    let error = &answer["error"];
+    assert_eq!(
+        error["message"], "completing 'x' took longer than 5s",
+        "{answer}"
+    );
+    assert_eq!(error["data"]["dev.toolsmith/error"], "timed_out");
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_secs(5) && waited < Duration::from_secs(10),
+        "{waited:?}"
+    );
+}
