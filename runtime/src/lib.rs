@@ -76,6 +76,8 @@
 //   policy, access, `tools/list`.
 // - `layer/`: what a layer around every call sees and answers, and `RateLimit`; the
 //   pipeline runs them (`server/call/layer.rs`).
+// - `metrics/` (feature `metrics`): the Prometheus series of one server, which the pipeline
+//   and the HTTP transport record into.
 // - `cli/` (the command line), `run.rs` (a binary's entry point: the command line applied
 //   to a server), `logging.rs` (stderr), `error.rs`.
 #[cfg(feature = "auth")]
@@ -86,6 +88,8 @@ mod context;
 mod error;
 pub mod layer;
 mod logging;
+#[cfg(feature = "metrics")]
+mod metrics;
 mod prompt;
 mod registry;
 mod resource;

@@ -12,6 +12,8 @@ use serde_json::{Value, json};
 
 mod audit;
 mod items;
+#[cfg(feature = "metrics")]
+mod metrics;
 mod nginx;
 mod serve;
 mod state;

@@ -61,6 +61,9 @@ pub(super) struct ServeArgs {
     #[cfg(feature = "http")]
     #[command(flatten)]
     http: HttpArgs,
+    #[cfg(feature = "metrics")]
+    #[command(flatten)]
+    metrics: super::metrics::MetricsArgs,
 }
 
 /// Serving over Streamable HTTP.
@@ -246,6 +249,11 @@ impl AuthArgs {
 /// Serves `server` as `args` say: over HTTP when `--http` is given, else over stdio.
 pub(super) fn serve(server: Server, args: ServeArgs) -> Serving {
     let server = with_policy(server, &args);
+    #[cfg(feature = "metrics")]
+    let (server, args) = {
+        let mut args = args;
+        (std::mem::take(&mut args.metrics).apply(server), args)
+    };
     #[cfg(feature = "http")]
     if let Some(addr) = args.http.http.clone() {
         let http = args.http;

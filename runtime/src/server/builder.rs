@@ -55,6 +55,9 @@ pub struct Server {
     pub(super) no_fast_path: bool,
     /// The layers around every call, outermost first.
     pub(super) layers: Vec<super::call::layer::Wrap>,
+    /// Where metrics are served.
+    #[cfg(feature = "metrics")]
+    pub(super) metrics: super::metrics::MetricsConfig,
 }
 
 /// How long the stdio reader keeps polling for the next request after the last one, unless

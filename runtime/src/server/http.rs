@@ -29,7 +29,7 @@ impl Server {
     /// ```
     pub async fn serve_http(mut self, addr: impl ToSocketAddrs) -> Result<(), Error> {
         crate::logging::init();
-        self.http.addr = resolve(addr)?;
+        self.http.addr = resolve(addr, "HTTP address")?;
         if self.http.path.contains(['{', '}', '*']) {
             return Err(Error::config(
                 "http path",
@@ -52,11 +52,13 @@ impl Server {
                 ),
             ));
         }
-        #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+        #[cfg_attr(not(any(feature = "auth", feature = "metrics")), allow(unused_mut))]
         let mut config = std::mem::take(&mut self.http);
         #[cfg(feature = "auth")]
         let auth = self.clone();
         let fast_path = !self.no_fast_path && !config.sessions;
+        #[cfg(feature = "metrics")]
+        let metrics = std::mem::take(&mut self.metrics);
         let mut handler = self.handler()?;
         handler.sessions = config.sessions;
         if !config.sessions {
@@ -66,6 +68,18 @@ impl Server {
         {
             config.guard = auth.guard(&mut handler)?;
         }
+        // A listener of the metrics' own stops when serving ends.
+        #[cfg(feature = "metrics")]
+        let _metrics = {
+            #[cfg(feature = "auth")]
+            let authorized = config.guard.is_some();
+            #[cfg(not(feature = "auth"))]
+            let authorized = false;
+            let (metrics, exposure, apart) = metrics.http(&mut handler, authorized)?;
+            config.metrics = Some(metrics);
+            config.metrics_exposure = exposure;
+            apart
+        };
         tracing::info!(
             tools = handler.offered.len(),
             "serving MCP over Streamable HTTP"
@@ -238,15 +252,18 @@ impl Server {
     }
 }
 
-fn resolve(addr: impl ToSocketAddrs) -> Result<SocketAddr, Error> {
-    const SETTING: &str = "HTTP address";
+/// The first socket address `addr` resolves to; an error names `setting`.
+pub(super) fn resolve(
+    addr: impl ToSocketAddrs,
+    setting: &'static str,
+) -> Result<SocketAddr, Error> {
     let mut addrs = addr.to_socket_addrs().map_err(|err| {
         let message = format!("{err}: give host:port, e.g. 127.0.0.1:8000");
-        Error::config_from(SETTING, message, err)
+        Error::config_from(setting, message, err)
     })?;
     addrs
         .next()
-        .ok_or_else(|| Error::config(SETTING, "the address resolves to nothing"))
+        .ok_or_else(|| Error::config(setting, "the address resolves to nothing"))
 }
 
 #[cfg(test)]
@@ -257,7 +274,7 @@ mod tests {
     #[test]
     fn a_bad_address_is_a_configuration_error() {
         for bad in ["nowhere", "127.0.0.1:notaport", ""] {
-            let err = resolve(bad).unwrap_err();
+            let err = resolve(bad, "HTTP address").unwrap_err();
             assert!(
                 matches!(
                     err,
@@ -274,7 +291,10 @@ mod tests {
             assert!(std::error::Error::source(&err).is_some(), "{text}");
         }
         assert_eq!(
-            resolve("127.0.0.1:0").unwrap().ip().to_string(),
+            resolve("127.0.0.1:0", "HTTP address")
+                .unwrap()
+                .ip()
+                .to_string(),
             "127.0.0.1"
         );
     }

@@ -21,6 +21,8 @@ mod confirm;
 mod http;
 mod list;
 mod local;
+#[cfg(feature = "metrics")]
+mod metrics;
 mod policy;
 mod session;
 mod subscriptions;
@@ -67,7 +69,13 @@ impl Server {
             let max_line = self.max_line.unwrap_or(DEFAULT_MAX_LINE);
             let busy_poll = self.busy_poll.unwrap_or(DEFAULT_BUSY_POLL);
             let fast = !self.no_fast_path;
-            let handler = self.handler()?;
+            #[cfg(feature = "metrics")]
+            let metrics = self.metrics.clone();
+            #[cfg_attr(not(feature = "metrics"), allow(unused_mut))]
+            let mut handler = self.handler()?;
+            // Its listener stops when serving ends.
+            #[cfg(feature = "metrics")]
+            let _metrics = metrics.stdio(&mut handler)?;
             let registry = handler.pipeline.registry;
             tracing::info!(
                 tools = handler.offered.len(),

@@ -111,18 +111,22 @@ impl Pipeline {
                     per_request: false,
                 };
                 let name = tool.name();
+                let tally = self.tally();
                 // Never longer than a request state lives, when the tool has no timeout of
                 // its own (with one, the engine's timer ends the wait first).
                 let wait = self.seal.ttl();
                 Gate::Asking(Box::pin(async move {
                     let asked = asker.ask(ServerRequest::ElicitRequest(request(question)));
+                    tally.asked();
                     let Ok(answer) = tokio::time::timeout(wait, asked).await else {
                         return Some(Outcome::Refused(format!(
                             "The user did not answer the confirmation of tool '{name}' within {wait:?}: it did not run."
                         )));
                     };
                     match answer {
-                        Ok(ClientResult::ElicitResult(result)) => verdict(name, &result),
+                        Ok(ClientResult::ElicitResult(result)) => {
+                            tally.answered(verdict(name, &result))
+                        }
                         Ok(_) => Some(refused(
                             name,
                             "confirmation",
@@ -208,7 +212,7 @@ impl Pipeline {
         } else {
             match inquiry.answer(CONFIRM_KEY) {
                 Some(answer) => match serde_json::from_value::<ElicitResult>(answer.clone()) {
-                    Ok(result) => match verdict(name, &result) {
+                    Ok(result) => match self.tally().answered(verdict(name, &result)) {
                         None => Gate::Open,
                         Some(refusal) => Gate::Shut(Box::new(refusal)),
                     },
@@ -224,6 +228,7 @@ impl Pipeline {
                 ))),
                 None => {
                     let question = crate::tool::confirm::question(tool, arguments);
+                    self.tally().asked();
                     Gate::Shut(Box::new(Outcome::InputRequired(vec![Question {
                         key: CONFIRM_KEY.to_owned(),
                         fingerprint: 0,
@@ -255,6 +260,40 @@ impl Pipeline {
         let state = self.seal.seal(bound, &sealed);
         let requests = questions.into_iter().map(|q| (q.key, q.request)).collect();
         CallToolResponse::InputRequired(InputRequiredResult::new(Some(requests), Some(state)))
+    }
+}
+
+impl Pipeline {
+    /// Where confirmations are counted.
+    fn tally(&self) -> Tally {
+        Tally {
+            #[cfg(feature = "metrics")]
+            metrics: self.metrics.clone(),
+        }
+    }
+}
+
+/// Counts confirmations asked and answered, when the server has metrics.
+struct Tally {
+    #[cfg(feature = "metrics")]
+    metrics: Option<crate::metrics::Metrics>,
+}
+
+impl Tally {
+    fn asked(&self) {
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = &self.metrics {
+            metrics.confirmation_asked();
+        }
+    }
+
+    /// Counts the user's answer, whose `verdict` is `None` for a yes; returns it.
+    fn answered(&self, verdict: Option<Outcome>) -> Option<Outcome> {
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = &self.metrics {
+            metrics.confirmation_answered(verdict.is_none());
+        }
+        verdict
     }
 }
 

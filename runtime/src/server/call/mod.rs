@@ -169,6 +169,9 @@ pub(crate) struct Pipeline {
     pub(crate) updates: Option<Arc<dyn crate::context::Updates>>,
     /// The layers around every call (none: a call goes straight to dispatch).
     pub(crate) layers: Arc<layer::Layers>,
+    /// Where calls are counted and timed, when the server exports metrics.
+    #[cfg(feature = "metrics")]
+    pub(crate) metrics: Option<crate::metrics::Metrics>,
 }
 
 impl Pipeline {
@@ -194,6 +197,8 @@ impl Pipeline {
             random_seal: true,
             updates: None,
             layers: Arc::default(),
+            #[cfg(feature = "metrics")]
+            metrics: None,
         }
     }
 
@@ -207,7 +212,7 @@ impl Pipeline {
         setup: CallSetup,
         way: Way,
     ) -> impl Future<Output = Answer> + Send + '_ {
-        let log = CallLog::start(way);
+        let log = CallLog::start(way, self);
         let CallToolRequestParams {
             name,
             arguments,
@@ -353,16 +358,27 @@ impl Pipeline {
     }
 }
 
-/// Step 6: the per-call debug line. The clock is read only when the line is wanted.
+/// Step 6: the per-call debug line, and with metrics, the call counted and timed (by the
+/// tool's registered name: a name the registry lacks counts as `unknown`). The clock is read
+/// only when one of them is wanted.
 struct CallLog {
     way: Way,
     start: Option<Instant>,
+    #[cfg(feature = "metrics")]
+    timer: Option<crate::metrics::CallTimer>,
 }
 
 impl CallLog {
-    fn start(way: Way) -> Self {
+    fn start(way: Way, pipeline: &Pipeline) -> Self {
         let start = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
-        CallLog { way, start }
+        #[cfg(not(feature = "metrics"))]
+        let _ = pipeline;
+        CallLog {
+            way,
+            start,
+            #[cfg(feature = "metrics")]
+            timer: pipeline.metrics.as_ref().map(|m| m.call_started()),
+        }
     }
 
     /// A log that writes nothing (another step writes the call's line).
@@ -370,10 +386,16 @@ impl CallLog {
         CallLog {
             way: Way::Local,
             start: None,
+            #[cfg(feature = "metrics")]
+            timer: None,
         }
     }
 
     fn finish(&self, tool: &str, answer: &Answer) {
+        #[cfg(feature = "metrics")]
+        if let Some(timer) = &self.timer {
+            timer.finish(tool, crate::metrics::CallOutcome::of(answer));
+        }
         let Some(start) = self.start else {
             return;
         };

@@ -68,6 +68,12 @@ pub(crate) struct HttpConfig {
     /// Authorization, when on.
     #[cfg(feature = "auth")]
     pub(crate) guard: Option<super::guard::GuardConfig>,
+    /// Where requests, refusals and connections are counted, when the server has metrics.
+    #[cfg(feature = "metrics")]
+    pub(crate) metrics: Option<crate::metrics::Metrics>,
+    /// Whether and how `/metrics` is served beside the endpoint.
+    #[cfg(feature = "metrics")]
+    pub(crate) metrics_exposure: super::metrics::Exposure,
 }
 
 impl Default for HttpConfig {
@@ -88,6 +94,10 @@ impl Default for HttpConfig {
             max_sessions: None,
             #[cfg(feature = "auth")]
             guard: None,
+            #[cfg(feature = "metrics")]
+            metrics: None,
+            #[cfg(feature = "metrics")]
+            metrics_exposure: super::metrics::Exposure::Hidden,
         }
     }
 }

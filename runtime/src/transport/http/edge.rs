@@ -36,6 +36,9 @@ pub(super) struct Edge {
     pub(super) sessions: Option<sessions::Sessions>,
     #[cfg(feature = "auth")]
     pub(super) guard: Option<Arc<super::guard::Guard>>,
+    /// Where every answer's status is counted.
+    #[cfg(feature = "metrics")]
+    pub(super) metrics: Option<crate::metrics::Metrics>,
 }
 
 /// One line per request at debug: method, path, status, duration (never the body: arguments
@@ -65,6 +68,10 @@ pub(super) async fn around_request(
         }
         Err(answer) => answer,
     };
+    #[cfg(feature = "metrics")]
+    if let Some(metrics) = &edge.metrics {
+        metrics.http_status(response.status().as_u16());
+    }
     tracing::debug!(
         %method,
         path,

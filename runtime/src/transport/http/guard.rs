@@ -68,6 +68,9 @@ pub(crate) struct Guard {
     metadata: String,
     /// Where clients find it.
     metadata_url: String,
+    /// Where refusals are counted, by reason.
+    #[cfg(feature = "metrics")]
+    pub(super) metrics: Option<crate::metrics::Metrics>,
 }
 
 /// The path of the metadata document, before the resource's path.
@@ -89,6 +92,8 @@ impl Guard {
             challenge: config.challenge,
             metadata: metadata.to_string(),
             metadata_url: metadata_url(resource),
+            #[cfg(feature = "metrics")]
+            metrics: None,
         })
     }
 
@@ -106,6 +111,8 @@ impl Guard {
     /// `Authorization` header is read (never a query parameter).
     pub(super) async fn authenticate(&self, headers: &HeaderMap) -> Result<Caller, Response> {
         let Some(token) = bearer(headers) else {
+            #[cfg(feature = "metrics")]
+            self.count(crate::metrics::Refusal::NoToken);
             let challenge = format!(
                 "Bearer resource_metadata=\"{}\", scope=\"{}\"",
                 self.metadata_url, self.challenge
@@ -119,6 +126,8 @@ impl Guard {
             ));
         };
         self.verifier.verify(token).await.map_err(|why| {
+            #[cfg(feature = "metrics")]
+            self.count(crate::metrics::Refusal::InvalidToken);
             let challenge = format!(
                 "Bearer error=\"invalid_token\", error_description=\"{}\", resource_metadata=\"{}\", scope=\"{}\"",
                 why.0, self.metadata_url, self.challenge
@@ -142,7 +151,32 @@ impl Guard {
         id: Option<&Value>,
     ) -> Option<Response> {
         let needed = (self.access)(caller, target)?;
-        let what = target.describe();
+        Some(self.insufficient(caller, &target.describe(), &needed, id))
+    }
+
+    /// The 403 that answers a request for `what` by `caller`, when its token lacks `scope`
+    /// (`None` when it has it).
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+    pub(super) fn lacking(
+        &self,
+        caller: &Caller,
+        scope: &str,
+        what: &str,
+        id: Option<&Value>,
+    ) -> Option<Response> {
+        (!caller.has_scope(scope)).then(|| self.insufficient(caller, what, scope, id))
+    }
+
+    /// The 403 of a request for `what`, whose token lacks the scope `needed`.
+    fn insufficient(
+        &self,
+        caller: &Caller,
+        what: &str,
+        needed: &str,
+        id: Option<&Value>,
+    ) -> Response {
+        #[cfg(feature = "metrics")]
+        self.count(crate::metrics::Refusal::InsufficientScope);
         tracing::info!(
             what,
             subject = caller.subject().unwrap_or(""),
@@ -159,7 +193,7 @@ impl Guard {
             "Bearer error=\"insufficient_scope\", scope=\"{needed}\", resource_metadata=\"{}\", error_description=\"{description} needs scope {needed}\"",
             self.metadata_url
         );
-        Some(refusal(
+        refusal(
             StatusCode::FORBIDDEN,
             &challenge,
             Some(id.cloned().unwrap_or(Value::Null)),
@@ -167,7 +201,14 @@ impl Guard {
             &format!(
                 "Forbidden: {what} needs scope \"{needed}\", which the access token does not grant"
             ),
-        ))
+        )
+    }
+
+    #[cfg(feature = "metrics")]
+    fn count(&self, why: crate::metrics::Refusal) {
+        if let Some(metrics) = &self.metrics {
+            metrics.auth_refused(why);
+        }
     }
 }
 

@@ -68,6 +68,7 @@ pub(super) async fn accept(
     router: Router,
     limits: Limits,
     stop: CancellationToken,
+    #[cfg(feature = "metrics")] metrics: Option<crate::metrics::Metrics>,
 ) {
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let connections = TaskTracker::new();
@@ -99,7 +100,17 @@ pub(super) async fn accept(
         if let Err(err) = tcp.set_nodelay(true) {
             tracing::debug!(%err, "TCP_NODELAY could not be set");
         }
-        connections.spawn(serve(tcp, router.clone(), limits, stop.clone(), permit));
+        let connection = serve(tcp, router.clone(), limits, stop.clone(), permit);
+        #[cfg(feature = "metrics")]
+        let connection = {
+            // Counted as open until its task ends.
+            let open = metrics.as_ref().map(|metrics| metrics.connection());
+            async move {
+                connection.await;
+                drop(open);
+            }
+        };
+        connections.spawn(connection);
     }
     drop(listener);
     connections.close();

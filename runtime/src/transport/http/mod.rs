@@ -13,6 +13,8 @@ mod fast;
 #[cfg(feature = "auth")]
 pub(crate) mod guard;
 mod listen;
+#[cfg(feature = "metrics")]
+pub(crate) mod metrics;
 mod sessions;
 
 use std::future::Future;
@@ -72,14 +74,20 @@ where
         manager.clone(),
         config.rmcp(local, &public, end_streams.clone()),
     );
-    #[cfg_attr(not(feature = "auth"), allow(unused_mut))]
+    #[cfg_attr(not(any(feature = "auth", feature = "metrics")), allow(unused_mut))]
     let mut router = Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .route_service(&path, service);
     #[cfg(feature = "auth")]
     let guard = match config.guard.clone() {
         Some(guard) => {
-            let guard = Arc::new(guard::Guard::new(guard, &public).await?);
+            #[cfg_attr(not(feature = "metrics"), allow(unused_mut))]
+            let mut guard = guard::Guard::new(guard, &public).await?;
+            #[cfg(feature = "metrics")]
+            {
+                guard.metrics = config.metrics.clone();
+            }
+            let guard = Arc::new(guard);
             for at in guard::metadata_paths(&path, &public) {
                 let guard = guard.clone();
                 router = router.route(&at, get(move || async move { guard.metadata() }));
@@ -92,6 +100,20 @@ where
         }
         None => None,
     };
+    #[cfg(feature = "metrics")]
+    if let Some(metrics) = &config.metrics {
+        router = metrics::route(
+            router,
+            metrics,
+            &config.metrics_exposure,
+            #[cfg(feature = "auth")]
+            guard.as_ref(),
+        );
+        if config.sessions {
+            let manager = manager.clone();
+            metrics.count_sessions(move || manager.sessions.try_read().ok().map(|s| s.len()));
+        }
+    }
     let edge = Arc::new(Edge {
         in_flight: in_flight.clone(),
         max_body: config.max_body,
@@ -108,6 +130,8 @@ where
         }),
         #[cfg(feature = "auth")]
         guard,
+        #[cfg(feature = "metrics")]
+        metrics: config.metrics.clone(),
     });
     let router = router.layer(middleware::from_fn_with_state(edge, around_request));
     let signal = stop_signal()?;
@@ -124,7 +148,14 @@ where
             .unwrap_or_else(listen::default_max_connections),
     };
     tracing::debug!(?limits, "connection limits");
-    let serving = listen::accept(listener, router, limits, asked.clone());
+    let serving = listen::accept(
+        listener,
+        router,
+        limits,
+        asked.clone(),
+        #[cfg(feature = "metrics")]
+        config.metrics.clone(),
+    );
     let stopping = asked.clone();
     tokio::spawn(async move {
         signal.await;

@@ -1,0 +1,313 @@
+//! Prometheus metrics (feature `metrics`): what every call, request and connection of one
+//! server did, rendered in Prometheus' text format for `GET /metrics`.
+//!
+//! Built on the `metrics` crate and its Prometheus exporter, without installing a global
+//! recorder: each server keeps its own, so that two servers in one process (tests, a program
+//! that serves twice) count apart. Every handle a call records into is made once, when the
+//! server is built, for the tools of its registry: a call pays a map lookup and a few atomic
+//! operations, and no label is ever taken from a request (an unknown tool counts as
+//! `unknown`), so the number of series is bounded by the registry.
+//!
+//! | metric | type | labels |
+//! |---|---|---|
+//! | `toolsmith_tool_calls_total` | counter | `tool`, `outcome` |
+//! | `toolsmith_tool_call_duration_seconds` | histogram | `tool` |
+//! | `toolsmith_tool_calls_in_flight` | gauge | |
+//! | `toolsmith_http_requests_total` | counter | `status` |
+//! | `toolsmith_auth_refusals_total` | counter | `reason` |
+//! | `toolsmith_confirmations_asked_total` | counter | |
+//! | `toolsmith_confirmations_answered_total` | counter | `answer` |
+//! | `toolsmith_http_connections_open` | gauge | |
+//! | `toolsmith_sessions_open` | gauge | |
+
+mod outcome;
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use ::metrics::{Counter, Gauge, Histogram, Key, KeyName, Label, Metadata, Recorder, Unit};
+use metrics_exporter_prometheus::{
+    Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
+};
+
+pub(crate) use outcome::{CallOutcome, Refusal};
+
+/// The label of a tool the registry does not know.
+pub(crate) const UNKNOWN_TOOL: &str = "unknown";
+
+/// How often histogram samples are folded into their buckets when nobody scrapes.
+const UPKEEP: Duration = Duration::from_secs(5);
+
+/// The upper bounds of the call duration histogram's buckets, in seconds.
+const DURATION_BUCKETS: [f64; 16] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
+    60.0,
+];
+
+const CALLS: &str = "toolsmith_tool_calls_total";
+const DURATION: &str = "toolsmith_tool_call_duration_seconds";
+const IN_FLIGHT: &str = "toolsmith_tool_calls_in_flight";
+const HTTP_REQUESTS: &str = "toolsmith_http_requests_total";
+const AUTH_REFUSALS: &str = "toolsmith_auth_refusals_total";
+const ASKED: &str = "toolsmith_confirmations_asked_total";
+const ANSWERED: &str = "toolsmith_confirmations_answered_total";
+const CONNECTIONS: &str = "toolsmith_http_connections_open";
+const SESSIONS: &str = "toolsmith_sessions_open";
+
+static METADATA: Metadata<'static> =
+    Metadata::new("toolsmith", ::metrics::Level::INFO, Some("toolsmith"));
+
+/// The metrics of one server. Cheap to clone: every clone records into the same series.
+#[derive(Clone)]
+pub(crate) struct Metrics {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics")
+            .field("tools", &self.inner.tools.len())
+            .finish_non_exhaustive()
+    }
+}
+
+struct Inner {
+    recorder: PrometheusRecorder,
+    handle: PrometheusHandle,
+    tools: HashMap<&'static str, ToolSeries, foldhash::fast::RandomState>,
+    unknown: ToolSeries,
+    in_flight: Gauge,
+    /// By status code, made on first use (codes are few, and come from the server).
+    statuses: Box<[OnceLock<Counter>]>,
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    refusals: [Counter; Refusal::ALL.len()],
+    asked: Counter,
+    accepted: Counter,
+    declined: Counter,
+    connections: Gauge,
+    sessions: Gauge,
+    /// How many sessions are open, asked when the metrics are rendered.
+    open_sessions: OnceLock<SessionProbe>,
+}
+
+type SessionProbe = Box<dyn Fn() -> Option<usize> + Send + Sync>;
+
+/// One tool's series: a counter per outcome, and its duration histogram.
+struct ToolSeries {
+    calls: [Counter; CallOutcome::ALL.len()],
+    duration: Histogram,
+}
+
+impl Metrics {
+    /// Metrics whose call series are made for these tools (any other name counts as
+    /// `unknown`).
+    pub(crate) fn new(tools: impl IntoIterator<Item = &'static str>) -> Metrics {
+        let recorder = PrometheusBuilder::new()
+            .set_buckets_for_metric(Matcher::Full(DURATION.to_owned()), &DURATION_BUCKETS)
+            .expect("the duration buckets are not empty")
+            .build_recorder();
+        describe(&recorder);
+        let series = |tool: &'static str| ToolSeries {
+            calls: CallOutcome::ALL.map(|outcome| {
+                counter(
+                    &recorder,
+                    CALLS,
+                    &[("tool", tool), ("outcome", outcome.as_str())],
+                )
+            }),
+            duration: recorder.register_histogram(&key(DURATION, &[("tool", tool)]), &METADATA),
+        };
+        let tools = tools.into_iter().map(|tool| (tool, series(tool))).collect();
+        Metrics {
+            inner: Arc::new(Inner {
+                handle: recorder.handle(),
+                tools,
+                unknown: series(UNKNOWN_TOOL),
+                in_flight: recorder.register_gauge(&key(IN_FLIGHT, &[]), &METADATA),
+                statuses: (0..600).map(|_| OnceLock::new()).collect(),
+                refusals: Refusal::ALL
+                    .map(|why| counter(&recorder, AUTH_REFUSALS, &[("reason", why.as_str())])),
+                asked: counter(&recorder, ASKED, &[]),
+                accepted: counter(&recorder, ANSWERED, &[("answer", "accepted")]),
+                declined: counter(&recorder, ANSWERED, &[("answer", "declined")]),
+                connections: recorder.register_gauge(&key(CONNECTIONS, &[]), &METADATA),
+                sessions: recorder.register_gauge(&key(SESSIONS, &[]), &METADATA),
+                open_sessions: OnceLock::new(),
+                recorder,
+            }),
+        }
+    }
+
+    /// Every series, in Prometheus' text format (version 0.0.4).
+    pub(crate) fn render(&self) -> String {
+        if let Some(open) = self.inner.open_sessions.get().and_then(|probe| probe()) {
+            self.inner.sessions.set(open as f64);
+        }
+        self.inner.handle.render()
+    }
+
+    /// Sessions are counted by asking `probe` at each render (`None`: busy, keep the last
+    /// count): the session manager knows best when one ends. Once; later probes are ignored.
+    pub(crate) fn count_sessions(&self, probe: impl Fn() -> Option<usize> + Send + Sync + 'static) {
+        let _ = self.inner.open_sessions.set(Box::new(probe));
+    }
+
+    /// Folds histogram samples into their buckets every few seconds, so that they do not
+    /// pile up between scrapes (or without any); ends with the runtime.
+    pub(crate) fn keep_up(&self) {
+        let handle = self.inner.handle.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(UPKEEP);
+            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                every.tick().await;
+                handle.run_upkeep();
+            }
+        });
+    }
+
+    /// A call begins: it counts as in flight until the timer is finished or dropped.
+    pub(crate) fn call_started(&self) -> CallTimer {
+        self.inner.in_flight.increment(1.0);
+        CallTimer {
+            metrics: self.clone(),
+            start: Instant::now(),
+        }
+    }
+
+    /// An HTTP request was answered with `status`.
+    pub(crate) fn http_status(&self, status: u16) {
+        let Some(slot) = self.inner.statuses.get(usize::from(status)) else {
+            return;
+        };
+        slot.get_or_init(|| {
+            let status = status.to_string();
+            let key = Key::from_parts(HTTP_REQUESTS, vec![Label::new("status", status)]);
+            self.inner.recorder.register_counter(&key, &METADATA)
+        })
+        .increment(1);
+    }
+
+    /// A request was refused by authorization.
+    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
+    pub(crate) fn auth_refused(&self, why: Refusal) {
+        self.inner.refusals[why as usize].increment(1);
+    }
+
+    /// A confirmation was asked of the user.
+    pub(crate) fn confirmation_asked(&self) {
+        self.inner.asked.increment(1);
+    }
+
+    /// The user answered a confirmation: yes (`accepted`) or anything else.
+    pub(crate) fn confirmation_answered(&self, accepted: bool) {
+        let counter = match accepted {
+            true => &self.inner.accepted,
+            false => &self.inner.declined,
+        };
+        counter.increment(1);
+    }
+
+    /// A connection opened; it counts as open until the guard is dropped.
+    pub(crate) fn connection(&self) -> OpenGuard {
+        OpenGuard::new(self.inner.connections.clone())
+    }
+}
+
+/// One call in flight: its clock, and its place in the in-flight gauge.
+pub(crate) struct CallTimer {
+    metrics: Metrics,
+    start: Instant,
+}
+
+impl CallTimer {
+    /// The call of `tool` ended with `outcome`.
+    pub(crate) fn finish(&self, tool: &str, outcome: CallOutcome) {
+        let inner = &self.metrics.inner;
+        let series = inner.tools.get(tool).unwrap_or(&inner.unknown);
+        series.calls[outcome as usize].increment(1);
+        series.duration.record(self.start.elapsed().as_secs_f64());
+    }
+}
+
+impl Drop for CallTimer {
+    fn drop(&mut self) {
+        self.metrics.inner.in_flight.decrement(1.0);
+    }
+}
+
+/// Something open (a connection) that a gauge counts until this is dropped.
+pub(crate) struct OpenGuard(Gauge);
+
+impl OpenGuard {
+    fn new(gauge: Gauge) -> OpenGuard {
+        gauge.increment(1.0);
+        OpenGuard(gauge)
+    }
+}
+
+impl Drop for OpenGuard {
+    fn drop(&mut self) {
+        self.0.decrement(1.0);
+    }
+}
+
+fn key(name: &'static str, labels: &[(&'static str, &'static str)]) -> Key {
+    let labels = labels.iter().map(|&(k, v)| Label::from_static_parts(k, v));
+    Key::from_parts(name, labels.collect::<Vec<_>>())
+}
+
+fn counter(
+    recorder: &PrometheusRecorder,
+    name: &'static str,
+    labels: &[(&'static str, &'static str)],
+) -> Counter {
+    recorder.register_counter(&key(name, labels), &METADATA)
+}
+
+/// The `# HELP` line of every metric.
+fn describe(recorder: &PrometheusRecorder) {
+    let help: [(&str, Option<Unit>, &str); 9] = [
+        (CALLS, None, "Tool calls, by tool and outcome."),
+        (
+            DURATION,
+            Some(Unit::Seconds),
+            "How long tool calls took, by tool.",
+        ),
+        (IN_FLIGHT, None, "Tool calls running now."),
+        (
+            HTTP_REQUESTS,
+            None,
+            "HTTP requests answered, by status code.",
+        ),
+        (
+            AUTH_REFUSALS,
+            None,
+            "Requests refused by authorization, by reason (no_token, invalid_token, insufficient_scope).",
+        ),
+        (ASKED, None, "Confirmations asked of the user."),
+        (
+            ANSWERED,
+            None,
+            "Confirmations answered, by answer (accepted, declined).",
+        ),
+        (CONNECTIONS, None, "HTTP connections open now."),
+        (
+            SESSIONS,
+            None,
+            "MCP sessions open now (HTTP with --sessions).",
+        ),
+    ];
+    for (name, unit, text) in help {
+        let name = KeyName::from_const_str(name);
+        match name.as_str() {
+            DURATION => recorder.describe_histogram(name, unit, text.into()),
+            IN_FLIGHT | CONNECTIONS | SESSIONS => recorder.describe_gauge(name, unit, text.into()),
+            _ => recorder.describe_counter(name, unit, text.into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

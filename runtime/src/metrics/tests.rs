@@ -1,0 +1,145 @@
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ErrorData};
+
+use super::{CallOutcome, Metrics, Refusal};
+use crate::ErrorKind;
+
+/// The value of the series `series` (name and labels, as rendered) in `text`.
+fn value(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
+        .map(|value| value.trim().parse().expect("a number"))
+}
+
+#[test]
+fn calls_count_by_tool_and_outcome_and_an_unknown_tool_is_one_label() {
+    let metrics = Metrics::new(["search_notes", "delete_note"]);
+    for _ in 0..3 {
+        metrics
+            .call_started()
+            .finish("search_notes", CallOutcome::Ok);
+    }
+    metrics
+        .call_started()
+        .finish("delete_note", CallOutcome::Refused);
+    // Names a request makes up all land on one series.
+    for name in ["nope", "../../etc", "x\"y"] {
+        metrics
+            .call_started()
+            .finish(name, CallOutcome::ProtocolError);
+    }
+    let text = metrics.render();
+    let calls = |labels: &str| value(&text, &format!("toolsmith_tool_calls_total{{{labels}}}"));
+    assert_eq!(calls(r#"tool="search_notes",outcome="ok""#), Some(3.0));
+    assert_eq!(calls(r#"tool="delete_note",outcome="refused""#), Some(1.0));
+    assert_eq!(
+        calls(r#"tool="unknown",outcome="protocol_error""#),
+        Some(3.0)
+    );
+    assert!(!text.contains("nope") && !text.contains("etc"), "{text}");
+    // Every call is in its tool's histogram, and none is in flight any more.
+    let count = r#"toolsmith_tool_call_duration_seconds_count{tool="search_notes"}"#;
+    assert_eq!(value(&text, count), Some(3.0), "{text}");
+    let bucket = r#"toolsmith_tool_call_duration_seconds_bucket{tool="search_notes",le="+Inf"}"#;
+    assert_eq!(value(&text, bucket), Some(3.0), "{text}");
+    assert_eq!(value(&text, "toolsmith_tool_calls_in_flight"), Some(0.0));
+    assert!(text.contains("# HELP toolsmith_tool_calls_total Tool calls, by tool and outcome."));
+    assert!(text.contains("# TYPE toolsmith_tool_call_duration_seconds histogram"));
+}
+
+#[test]
+fn a_call_is_in_flight_until_its_timer_goes_even_when_it_is_dropped_unfinished() {
+    let metrics = Metrics::new(["slow"]);
+    let first = metrics.call_started();
+    let second = metrics.call_started();
+    assert_eq!(
+        value(&metrics.render(), "toolsmith_tool_calls_in_flight"),
+        Some(2.0)
+    );
+    first.finish("slow", CallOutcome::Ok);
+    drop(first);
+    // A cancelled call's future is dropped without an outcome.
+    drop(second);
+    assert_eq!(
+        value(&metrics.render(), "toolsmith_tool_calls_in_flight"),
+        Some(0.0)
+    );
+}
+
+#[test]
+fn statuses_refusals_confirmations_connections_and_sessions() {
+    let metrics = Metrics::new([]);
+    for status in [200, 200, 401, 403, 404] {
+        metrics.http_status(status);
+    }
+    // Out of range: ignored, never a panic.
+    metrics.http_status(1000);
+    metrics.auth_refused(Refusal::NoToken);
+    metrics.auth_refused(Refusal::InsufficientScope);
+    metrics.auth_refused(Refusal::InsufficientScope);
+    metrics.confirmation_asked();
+    metrics.confirmation_asked();
+    metrics.confirmation_answered(true);
+    metrics.confirmation_answered(false);
+    let connection = metrics.connection();
+    let _other = metrics.connection();
+    let sessions = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(1));
+    let open = sessions.clone();
+    metrics.count_sessions(move || Some(open.load(std::sync::atomic::Ordering::Relaxed)));
+    let text = metrics.render();
+    let at = |series: &str| value(&text, series);
+    assert_eq!(
+        at(r#"toolsmith_http_requests_total{status="200"}"#),
+        Some(2.0)
+    );
+    assert_eq!(
+        at(r#"toolsmith_http_requests_total{status="404"}"#),
+        Some(1.0)
+    );
+    assert_eq!(
+        at(r#"toolsmith_auth_refusals_total{reason="no_token"}"#),
+        Some(1.0)
+    );
+    assert_eq!(
+        at(r#"toolsmith_auth_refusals_total{reason="invalid_token"}"#),
+        Some(0.0)
+    );
+    let scope = r#"toolsmith_auth_refusals_total{reason="insufficient_scope"}"#;
+    assert_eq!(at(scope), Some(2.0));
+    assert_eq!(at("toolsmith_confirmations_asked_total"), Some(2.0));
+    let accepted = r#"toolsmith_confirmations_answered_total{answer="accepted"}"#;
+    assert_eq!(at(accepted), Some(1.0));
+    assert_eq!(at("toolsmith_http_connections_open"), Some(2.0));
+    assert_eq!(at("toolsmith_sessions_open"), Some(1.0));
+    drop(connection);
+    sessions.store(0, std::sync::atomic::Ordering::Relaxed);
+    let text = metrics.render();
+    assert_eq!(value(&text, "toolsmith_http_connections_open"), Some(1.0));
+    assert_eq!(value(&text, "toolsmith_sessions_open"), Some(0.0));
+}
+
+#[test]
+fn an_outcome_is_read_from_the_answer() {
+    let result = |kind: Option<ErrorKind>| {
+        let answer: Result<CallToolResponse, ErrorData> = Ok(match kind {
+            Some(kind) => crate::error::error_result(kind, "no".into()),
+            None => CallToolResult::success(vec![ContentBlock::text("yes")]),
+        }
+        .into());
+        CallOutcome::of(&answer)
+    };
+    assert_eq!(result(None), CallOutcome::Ok);
+    assert_eq!(result(Some(ErrorKind::Tool)), CallOutcome::Tool);
+    assert_eq!(
+        result(Some(ErrorKind::InvalidArguments)),
+        CallOutcome::InvalidArguments
+    );
+    assert_eq!(result(Some(ErrorKind::Failed)), CallOutcome::Failed);
+    assert_eq!(result(Some(ErrorKind::Refused)), CallOutcome::Refused);
+    assert_eq!(result(Some(ErrorKind::TimedOut)), CallOutcome::TimedOut);
+    // An error result without a kind is the tool's own.
+    let bare: Result<CallToolResponse, ErrorData> =
+        Ok(CallToolResult::error(vec![ContentBlock::text("no")]).into());
+    assert_eq!(CallOutcome::of(&bare), CallOutcome::Tool);
+    let protocol = Err(ErrorData::invalid_params("unknown tool", None));
+    assert_eq!(CallOutcome::of(&protocol), CallOutcome::ProtocolError);
+}

@@ -1,0 +1,138 @@
+//! Metrics (feature `metrics`): the builder's settings, and the metrics a server serves with.
+//!
+//! Over HTTP, `/metrics` is served beside the endpoint when nothing guards the endpoint;
+//! with authorization, only to a token with [`Server::metrics_scope`], else not at all there
+//! (give [`Server::metrics_addr`]). With a metrics address, `/metrics` is served there alone,
+//! over HTTP or beside stdio, and never on the public endpoint.
+
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use super::Server;
+use super::adapter::ToolServer;
+use crate::Error;
+use crate::metrics::Metrics;
+use crate::transport::http::metrics::{Exposure, serve_apart};
+
+/// Where metrics are served.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MetricsConfig {
+    /// A listener of their own.
+    addr: Option<String>,
+    /// The scope a token needs for `/metrics` on the public endpoint.
+    scope: Option<String>,
+}
+
+#[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
+impl Server {
+    /// Serves `GET /metrics` (Prometheus' text format) on a listener of its own at `addr`,
+    /// without authorization: a port the operator keeps private (loopback, or a network
+    /// only Prometheus reaches). A stdio server exports metrics only this way; an HTTP
+    /// server given one serves no `/metrics` on its public endpoint.
+    ///
+    /// ```no_run
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new()
+    ///     .metrics_addr("127.0.0.1:9464")
+    ///     .serve_stdio()
+    ///     .await
+    /// # }
+    /// ```
+    pub fn metrics_addr(mut self, addr: impl Into<String>) -> Self {
+        self.metrics.addr = Some(addr.into());
+        self
+    }
+
+    /// With authorization on, serves `GET /metrics` on the public endpoint to a bearer token
+    /// that grants `scope` (401 without a valid token, 403 without the scope). Without it,
+    /// an authorized server serves no `/metrics` there.
+    ///
+    /// ```no_run
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new()
+    ///     .auth(toolsmith::Auth::new("https://issuer.example", "https://issuer.example/jwks"))
+    ///     .public_url("https://mcp.example.com/mcp")
+    ///     .metrics_scope("metrics:read")
+    ///     .serve_http("0.0.0.0:8000")
+    ///     .await
+    /// # }
+    /// ```
+    pub fn metrics_scope(mut self, scope: impl Into<String>) -> Self {
+        self.metrics.scope = Some(scope.into());
+        self
+    }
+}
+
+impl MetricsConfig {
+    /// The metrics `handler` serves with over HTTP (`authorized`: behind a guard), and how
+    /// the public endpoint serves them; the guard stops a listener of their own.
+    pub(super) fn http(
+        &self,
+        handler: &mut ToolServer,
+        authorized: bool,
+    ) -> Result<(Metrics, Exposure, Option<DropGuard>), Error> {
+        if self.scope.is_some() && !authorized {
+            return Err(Error::config(
+                "metrics scope",
+                "a metrics scope needs authorization (--auth-issuer): without it, /metrics is served to anyone who reaches the server",
+            ));
+        }
+        if self.scope.is_some() && self.addr.is_some() {
+            return Err(Error::config(
+                "metrics scope",
+                "give a metrics scope (a token for /metrics on the public endpoint) or a metrics address (a listener of its own, no token), not both",
+            ));
+        }
+        let metrics = start_metrics(handler);
+        if let Some(stop) = self.serve_metrics_apart(&metrics)? {
+            return Ok((metrics, Exposure::Hidden, Some(stop)));
+        }
+        let exposure = match &self.scope {
+            Some(scope) => Exposure::Scoped(scope.clone()),
+            None if !authorized => Exposure::Open,
+            None => {
+                tracing::info!(
+                    "/metrics is not served on the authorized endpoint: give a scope \
+                     (--metrics-scope) or a listener of its own (--metrics-addr)"
+                );
+                Exposure::Hidden
+            }
+        };
+        Ok((metrics, exposure, None))
+    }
+
+    /// Over stdio: metrics only on a listener of their own; the guard stops it.
+    pub(super) fn stdio(&self, handler: &mut ToolServer) -> Result<Option<DropGuard>, Error> {
+        if self.scope.is_some() {
+            return Err(Error::config(
+                "metrics scope",
+                "a metrics scope applies to /metrics on an HTTP endpoint: over stdio, give a metrics address (--metrics-addr)",
+            ));
+        }
+        if self.addr.is_none() {
+            return Ok(None);
+        }
+        let metrics = start_metrics(handler);
+        self.serve_metrics_apart(&metrics)
+    }
+
+    /// The listener of the metrics address, when one was given.
+    fn serve_metrics_apart(&self, metrics: &Metrics) -> Result<Option<DropGuard>, Error> {
+        let Some(addr) = &self.addr else {
+            return Ok(None);
+        };
+        let addr = super::http::resolve(addr.as_str(), "metrics address")?;
+        let stop = CancellationToken::new();
+        serve_apart(addr, metrics.clone(), stop.clone())?;
+        Ok(Some(stop.drop_guard()))
+    }
+}
+
+/// Metrics for the tools of `handler`'s registry, recorded by its pipeline and folded
+/// up in the background.
+fn start_metrics(handler: &mut ToolServer) -> Metrics {
+    let tools = handler.pipeline.registry.tools().iter().map(|t| t.name());
+    let metrics = Metrics::new(tools);
+    metrics.keep_up();
+    handler.pipeline.metrics = Some(metrics.clone());
+    metrics
+}

@@ -1,0 +1,263 @@
+//! `GET /metrics` (feature `metrics`): calls counted by tool and outcome on both HTTP paths,
+//! HTTP statuses, connections and sessions; the authorization rules of the endpoint and its
+//! refusal counters; a stdio server's `--metrics-addr`, with the confirmations it asked.
+
+use std::process::Stdio;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use toolsmith_tests::asking::{accept, modern_call};
+use toolsmith_tests::guarded::Guarded;
+use toolsmith_tests::http::{HttpServer, Response, request};
+use toolsmith_tests::raw::Raw;
+
+const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_server");
+const ASKING: &str = env!("CARGO_BIN_EXE_asking");
+
+/// The value of the series `series` (its name and labels, as rendered), if present.
+fn value(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
+        .map(|value| value.trim().parse().expect("a number"))
+}
+
+fn calls(text: &str, tool: &str, outcome: &str) -> Option<f64> {
+    let series = format!(r#"toolsmith_tool_calls_total{{tool="{tool}",outcome="{outcome}"}}"#);
+    value(text, &series)
+}
+
+async fn scrape(addr: &str, headers: &[(&str, &str)]) -> Response {
+    request(addr, "GET", "/metrics", headers, "").await
+}
+
+fn tool_call(id: u64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}})
+}
+
+const VERSION: (&str, &str) = ("MCP-Protocol-Version", "2025-11-25");
+
+/// Every outcome a call can have is counted under its tool, on the fast path and on rmcp's
+/// path alike; a name the registry lacks is `unknown`, never the name sent.
+#[tokio::test]
+async fn calls_are_counted_by_tool_and_outcome_on_both_http_paths() {
+    for env in [&[][..], &[("TOOLSMITH_TEST_NO_FAST_PATH", "1")][..]] {
+        let server =
+            HttpServer::start_with(FIXTURE, &["--rate-limit", "destructive=1/s"], env).await;
+        let script = [
+            tool_call(1, "add", json!({"a": 1, "b": 2})),
+            tool_call(2, "add", json!({"a": 3, "b": 4})),
+            tool_call(3, "add", json!({"a": "one"})),
+            tool_call(4, "refusing", json!({})),
+            tool_call(5, "failing", json!({})),
+            tool_call(6, "timed", json!({"ms": 2000})),
+            tool_call(7, "no_such_tool_x", json!({})),
+            tool_call(8, "wipe", json!({"area": "a"})),
+            tool_call(9, "wipe", json!({"area": "b"})),
+        ];
+        for call in &script {
+            let answer = server.post(call, &[VERSION]).await;
+            assert_eq!(answer.status, 200, "{env:?} {call}: {answer:?}");
+        }
+        let metrics = scrape(&server.addr, &[]).await;
+        assert_eq!(metrics.status, 200, "{env:?}: {metrics:?}");
+        let kind = metrics.header("content-type").unwrap_or("");
+        assert!(kind.starts_with("text/plain; version=0.0.4"), "{kind}");
+        let text = &metrics.body;
+        assert_eq!(calls(text, "add", "ok"), Some(2.0), "{env:?}\n{text}");
+        assert_eq!(calls(text, "add", "invalid_arguments"), Some(1.0), "{text}");
+        assert_eq!(calls(text, "refusing", "tool_error"), Some(1.0), "{text}");
+        assert_eq!(calls(text, "failing", "failed"), Some(1.0), "{text}");
+        assert_eq!(calls(text, "timed", "timed_out"), Some(1.0), "{text}");
+        assert_eq!(
+            calls(text, "unknown", "protocol_error"),
+            Some(1.0),
+            "{text}"
+        );
+        // The rate limit (a layer) refused the second destructive call.
+        assert_eq!(calls(text, "wipe", "ok"), Some(1.0), "{text}");
+        assert_eq!(calls(text, "wipe", "refused"), Some(1.0), "{text}");
+        assert!(!text.contains("no_such_tool_x"), "{text}");
+        let count = r#"toolsmith_tool_call_duration_seconds_count{tool="add"}"#;
+        assert_eq!(value(text, count), Some(3.0), "{text}");
+        // `timed` ran out at its timeout (100 ms), not sooner.
+        let quick = r#"toolsmith_tool_call_duration_seconds_bucket{tool="timed",le="0.05"}"#;
+        assert_eq!(value(text, quick), Some(0.0), "{text}");
+        let all = r#"toolsmith_tool_call_duration_seconds_bucket{tool="timed",le="+Inf"}"#;
+        assert_eq!(value(text, all), Some(1.0), "{text}");
+        assert_eq!(value(text, "toolsmith_tool_calls_in_flight"), Some(0.0));
+        // The nine calls, each on its own connection, answered 200; the scrape is still
+        // being answered on its own open connection.
+        let ok = value(text, r#"toolsmith_http_requests_total{status="200"}"#);
+        assert!(ok >= Some(9.0), "{text}");
+        assert!(
+            value(text, "toolsmith_http_connections_open") >= Some(1.0),
+            "{text}"
+        );
+    }
+}
+
+/// Statuses other than 200 are counted by code, and open sessions are counted.
+#[tokio::test]
+async fn statuses_and_sessions_are_counted() {
+    let server = HttpServer::start(FIXTURE, &["--sessions"]).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "metrics-test", "version": "0"}}});
+    let opened = server.post(&init, &[]).await;
+    assert_eq!(opened.status, 200, "{opened:?}");
+    assert!(opened.header("mcp-session-id").is_some(), "{opened:?}");
+    // A call without its session is refused; a path that is no endpoint is 404.
+    let stray = server
+        .post(&tool_call(1, "add", json!({"a": 1, "b": 1})), &[VERSION])
+        .await;
+    assert!(stray.status >= 400 && stray.status != 404, "{stray:?}");
+    let missing = request(&server.addr, "GET", "/nowhere", &[], "").await;
+    assert_eq!(missing.status, 404);
+    let text = scrape(&server.addr, &[]).await.body;
+    assert_eq!(value(&text, "toolsmith_sessions_open"), Some(1.0), "{text}");
+    let status = |code: &str| {
+        value(
+            &text,
+            &format!(r#"toolsmith_http_requests_total{{status="{code}"}}"#),
+        )
+    };
+    assert_eq!(status(&stray.status.to_string()), Some(1.0), "{text}");
+    assert_eq!(status("404"), Some(1.0), "{text}");
+    assert_eq!(status("200"), Some(1.0), "{text}");
+}
+
+/// With authorization, `/metrics` is not on the public endpoint unless a scope is given;
+/// with one, it needs a valid token that grants it, and each refusal is counted by reason.
+#[tokio::test]
+async fn an_authorized_server_serves_metrics_only_to_the_metrics_scope() {
+    let hidden = Guarded::start(FIXTURE, &[]).await;
+    let token = hidden.token(
+        "alice",
+        "tools:read tools:write tools:destructive metrics:read",
+    );
+    let bearer = format!("Bearer {token}");
+    let answer = scrape(&hidden.server.addr, &[("Authorization", &bearer)]).await;
+    assert_eq!(answer.status, 404, "served by default: {answer:?}");
+
+    let guarded = Guarded::start(FIXTURE, &["--metrics-scope", "metrics:read"]).await;
+    let addr = guarded.server.addr.clone();
+    let none = scrape(&addr, &[]).await;
+    assert_eq!(none.status, 401, "{none:?}");
+    let forged = scrape(&addr, &[("Authorization", "Bearer not.a.token")]).await;
+    assert_eq!(forged.status, 401, "{forged:?}");
+    let reader = format!("Bearer {}", guarded.token("bob", "tools:read"));
+    let short = scrape(&addr, &[("Authorization", &reader)]).await;
+    assert_eq!(short.status, 403, "{short:?}");
+    let challenge = short.header("www-authenticate").unwrap_or("");
+    assert!(challenge.contains(r#"scope="metrics:read""#), "{challenge}");
+    // A tool call the reader's token does not cover is refused too.
+    let wipe = guarded
+        .post_as(
+            Some(&guarded.token("bob", "tools:read")),
+            &tool_call(1, "wipe", json!({"area": "x"})),
+        )
+        .await;
+    assert_eq!(wipe.status, 403, "{wipe:?}");
+    let scraper = format!("Bearer {}", guarded.token("prometheus", "metrics:read"));
+    let metrics = scrape(&addr, &[("Authorization", &scraper)]).await;
+    assert_eq!(metrics.status, 200, "{metrics:?}");
+    let text = &metrics.body;
+    let reason = |why: &str| {
+        value(
+            text,
+            &format!(r#"toolsmith_auth_refusals_total{{reason="{why}"}}"#),
+        )
+    };
+    assert_eq!(reason("no_token"), Some(1.0), "{text}");
+    assert_eq!(reason("invalid_token"), Some(1.0), "{text}");
+    assert_eq!(reason("insufficient_scope"), Some(2.0), "{text}");
+}
+
+/// `--metrics-scope` without authorization would serve metrics to anyone: refused at start.
+#[tokio::test]
+async fn a_metrics_scope_without_authorization_is_refused() {
+    let (code, stderr) = toolsmith_tests::exit_of(
+        FIXTURE,
+        &[
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--metrics-scope",
+            "metrics:read",
+        ],
+    )
+    .await;
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("a metrics scope needs authorization"),
+        "{stderr}"
+    );
+}
+
+/// A stdio server serves `/metrics` on `--metrics-addr` only: calls and the confirmations
+/// it asked (a 2026-07-28 round: asked, then accepted; asked, then declined) are there.
+#[tokio::test]
+async fn a_stdio_server_serves_metrics_on_its_metrics_address() {
+    let mut command = tokio::process::Command::new(ASKING);
+    command.args([
+        "serve",
+        "--confirm",
+        "destructive",
+        "--metrics-addr",
+        "127.0.0.1:0",
+    ]);
+    let mut raw = Raw::spawn(command, Stdio::piped());
+    let stderr = raw.child.stderr.take().unwrap();
+    let mut lines = BufReader::new(stderr).lines();
+    let addr = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(url) = line.split("metrics at http://").nth(1) {
+                return url.trim().trim_end_matches("/metrics").to_owned();
+            }
+        }
+        panic!("the server ended before it served metrics");
+    })
+    .await
+    .expect("metrics are served within 20 s");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+
+    for (id, answer) in [(1, accept()), (3, json!({"action": "decline"}))] {
+        let first = raw
+            .ask(&modern_call(id, "remove", json!({"item": "milk"}), None))
+            .await;
+        assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+        let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+        let retry = modern_call(
+            id + 1,
+            "remove",
+            json!({"item": "milk"}),
+            Some((&state, json!({"confirm": answer}))),
+        );
+        raw.ask(&retry).await;
+    }
+    let text = scrape(&addr, &[]).await.body;
+    assert_eq!(
+        value(&text, "toolsmith_confirmations_asked_total"),
+        Some(2.0),
+        "{text}"
+    );
+    let answered = |answer: &str| {
+        value(
+            &text,
+            &format!(r#"toolsmith_confirmations_answered_total{{answer="{answer}"}}"#),
+        )
+    };
+    assert_eq!(answered("accepted"), Some(1.0), "{text}");
+    assert_eq!(answered("declined"), Some(1.0), "{text}");
+    assert_eq!(
+        calls(&text, "remove", "input_required"),
+        Some(2.0),
+        "{text}"
+    );
+    assert_eq!(calls(&text, "remove", "ok"), Some(1.0), "{text}");
+    assert_eq!(calls(&text, "remove", "refused"), Some(1.0), "{text}");
+    // Only /metrics is there.
+    let other = request(&addr, "GET", "/mcp", &[], "").await;
+    assert_eq!(other.status, 404);
+}
