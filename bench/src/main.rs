@@ -81,6 +81,26 @@ enum Cmd {
         #[arg(long, default_value = "target/bench/http-results.json")]
         json: String,
     },
+    /// The cost of metrics: toolsmith's server CPU per HTTP call built without and with the
+    /// `metrics` feature, interleaved in rounds.
+    Observe {
+        #[arg(long, default_value_t = 5)]
+        rounds: usize,
+        /// Tools of the fixture.
+        #[arg(long, default_value_t = 200)]
+        tools: usize,
+        #[arg(long, value_delimiter = ',', default_value = "2025-11-25,2026-07-28")]
+        revisions: Vec<Revision>,
+        /// Keep-alive connections of the load runs.
+        #[arg(long, default_value_t = 64)]
+        connections: usize,
+        /// Seconds per load run.
+        #[arg(long, default_value_t = 3)]
+        seconds: u64,
+        /// Where to write the JSON results.
+        #[arg(long, default_value = "target/bench/observe-results.json")]
+        json: String,
+    },
     /// Rewrite the small fixture binaries of this crate (src/bin/fixture_*.rs, 3 tools).
     WriteSmallFixtures,
     /// Measure one server command (`-- CMD ARGS...`) whose tools are `tool_0`..`tool_{T-1}`.
@@ -151,6 +171,36 @@ fn run(mut cli: Cli) -> Result<(), String> {
             std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
         }
         let text = serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?;
+        std::fs::write(&json, text).map_err(|e| e.to_string())?;
+        eprintln!("results written to {json}");
+        return Ok(());
+    }
+    if let Some(Cmd::Observe { .. }) = cli.command
+        && let Some(Cmd::Observe {
+            rounds,
+            tools,
+            revisions,
+            connections,
+            seconds,
+            json,
+        }) = cli.command.take()
+    {
+        let options = toolsmith_bench::http::ObserveOptions {
+            rounds,
+            tools,
+            revisions,
+            connections,
+            duration: std::time::Duration::from_secs(seconds),
+        };
+        let observed = toolsmith_bench::http::observe(&options)?;
+        print!(
+            "{}",
+            toolsmith_bench::http::observe_table(&observed, connections)
+        );
+        if let Some(parent) = std::path::Path::new(&json).parent() {
+            std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+        }
+        let text = serde_json::to_string_pretty(&observed).map_err(|e| e.to_string())?;
         std::fs::write(&json, text).map_err(|e| e.to_string())?;
         eprintln!("results written to {json}");
         return Ok(());

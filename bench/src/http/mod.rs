@@ -7,6 +7,7 @@
 //! connections, and the CPU cost of authorization, per revision.
 
 pub mod fixtures;
+mod observe;
 pub mod probe;
 mod report;
 mod runs;
@@ -282,4 +283,5 @@ fn workspace_scratch() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
+pub use observe::{ObserveOptions, Observed, observe, observe_table};
 pub use report::table;

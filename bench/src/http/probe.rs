@@ -53,3 +53,20 @@ pub fn post(
         .pop()
         .ok_or_else(|| format!("no JSON-RPC message in {}", response.body))
 }
+
+/// GETs `path` of `http://addr` and returns the body of a 200 answer.
+pub fn get(addr: &str, path: &str) -> Result<String, String> {
+    let mut stream = TcpStream::connect(addr).map_err(|e| e.to_string())?;
+    stream.set_read_timeout(Some(Duration::from_secs(10))).ok();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    stream
+        .write_all(request.as_bytes())
+        .map_err(|e| e.to_string())?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).map_err(|e| e.to_string())?;
+    let response = Response::parse(&raw).ok_or("no HTTP response")?;
+    match response.status {
+        200 => Ok(response.body),
+        status => Err(format!("GET {path} answered {status}: {}", response.body)),
+    }
+}

@@ -14,12 +14,12 @@ use crate::revision::Revision;
 const CALLED: &str = "tool_7";
 
 /// A request of `method` as `revision` sends it: its body and its MCP headers.
-struct Request {
-    body: String,
-    headers: Vec<(String, String)>,
+pub(super) struct Request {
+    pub(super) body: String,
+    pub(super) headers: Vec<(String, String)>,
 }
 
-fn call_request(revision: Revision) -> Request {
+pub(super) fn call_request(revision: Revision) -> Request {
     let params = revision.params(json!({"name": CALLED, "arguments": {"a": 1, "b": 2}}));
     Request {
         body: json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
@@ -41,7 +41,7 @@ fn list_request(revision: Revision) -> Request {
 
 /// Checks that `server` answers a call and a list correctly, in `revision`'s shapes,
 /// before it is measured.
-fn check(
+pub(super) fn check(
     server: &Running,
     tools: usize,
     token: Option<&str>,
