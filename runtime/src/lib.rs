@@ -78,6 +78,7 @@
 //   pipeline runs them (`server/call/layer.rs`).
 // - `metrics/` (feature `metrics`): the Prometheus series of one server, which the pipeline
 //   and the HTTP transport record into.
+// - `trace/` (feature `otel`): spans of HTTP requests and tool calls, exported over OTLP.
 // - `cli/` (the command line), `run.rs` (a binary's entry point: the command line applied
 //   to a server), `logging.rs` (stderr), `error.rs`.
 #[cfg(feature = "auth")]
@@ -90,6 +91,8 @@ pub mod layer;
 mod logging;
 #[cfg(feature = "metrics")]
 mod metrics;
+#[cfg(any(feature = "metrics", feature = "otel"))]
+mod outcome;
 mod prompt;
 mod registry;
 mod resource;
@@ -99,6 +102,8 @@ mod server;
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
 mod tool;
+#[cfg(feature = "otel")]
+mod trace;
 mod transport;
 
 #[cfg(feature = "auth")]

@@ -10,17 +10,48 @@ const DEFAULT_FILTER: &str = "warn,toolsmith=info";
 /// Installs a stderr subscriber unless the program installed its own. `TOOLSMITH_LOG` takes
 /// `level` or `target=level` directives separated by commas, e.g. `debug` or
 /// `warn,toolsmith=debug`; with `off` no subscriber is installed at all.
+///
+/// With the `otel` feature and an OTLP endpoint in OpenTelemetry's variables, the subscriber
+/// also exports toolsmith's spans (`crate::trace`), whatever `TOOLSMITH_LOG` says.
 pub(crate) fn init() {
     let filter = filter_from(std::env::var("TOOLSMITH_LOG").ok().as_deref());
-    if logs_nothing(&filter) {
+    #[cfg(feature = "otel")]
+    let (traces, trouble) = match crate::trace::layer() {
+        Ok(traces) => (traces, None),
+        Err(why) => (None, Some(why)),
+    };
+    #[cfg(not(feature = "otel"))]
+    let traces: Option<(tracing_subscriber::layer::Identity, ())> = None;
+    let logs = !logs_nothing(&filter);
+    if !logs && traces.is_none() {
         return; // no subscriber: every event is a no-op, and no registry is allocated
     }
-    let layer = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_ansi(false);
-    let _ = tracing_subscriber::registry()
-        .with(layer.with_filter(filter))
-        .try_init();
+    let layer = logs.then(|| {
+        tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_ansi(false)
+            .with_filter(filter)
+    });
+    let (traces, activation) = match traces {
+        Some((traces, activation)) => (Some(traces), Some(activation)),
+        None => (None, None),
+    };
+    let installed = tracing_subscriber::registry()
+        .with(layer)
+        .with(traces)
+        .try_init()
+        .is_ok();
+    #[cfg(feature = "otel")]
+    {
+        if installed && let Some(activation) = activation {
+            activation.activate();
+        }
+        if let Some(why) = trouble {
+            tracing::warn!("traces are off: {why}");
+        }
+    }
+    #[cfg(not(feature = "otel"))]
+    let _ = (installed, activation);
 }
 
 /// The filter `TOOLSMITH_LOG` (`spec`) asks for. rmcp's own targets stay at `warn` unless

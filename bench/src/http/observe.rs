@@ -1,6 +1,8 @@
 //! The cost of watching a server: toolsmith's server CPU per `tools/call` over HTTP at 64
-//! connections, built without and with the `metrics` feature (which then records every call
-//! and request, `/metrics` served beside the endpoint), interleaved in rounds, per revision.
+//! connections, built without either feature, with `metrics` (which then records every call
+//! and request, `/metrics` served beside the endpoint), and with `otel` exporting at a sample
+//! ratio of 0 (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`, `OTEL_TRACES_SAMPLER_ARG=0`,
+//! an OTLP endpoint set), interleaved in rounds, per revision.
 
 use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
@@ -14,8 +16,22 @@ use crate::build::Workspace;
 use crate::load::cpu_time;
 use crate::revision::Revision;
 
-/// The builds compared: their label and the toolsmith features they turn on.
-const VARIANTS: [(&str, &str); 2] = [("plain", "\"auth\""), ("metrics", "\"auth\", \"metrics\"")];
+/// The builds compared: their label, the toolsmith features they turn on, and their
+/// environment.
+const VARIANTS: [(&str, &str, &[(&str, &str)]); 3] = [
+    ("plain", "\"auth\"", &[]),
+    ("metrics", "\"auth\", \"metrics\"", &[]),
+    (
+        "otel",
+        "\"auth\", \"otel\"",
+        &[
+            // Nothing listens there: at a ratio of 0 nothing is sent.
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9"),
+            ("OTEL_TRACES_SAMPLER", "parentbased_traceidratio"),
+            ("OTEL_TRACES_SAMPLER_ARG", "0"),
+        ],
+    ),
+];
 
 /// What `observe` measures.
 pub struct ObserveOptions {
@@ -33,7 +49,7 @@ pub struct Observed {
     pub per_second: BTreeMap<Revision, BTreeMap<String, Vec<f64>>>,
 }
 
-/// Builds both variants, then runs the rounds.
+/// Builds every variant, then runs the rounds.
 pub fn observe(options: &ObserveOptions) -> Result<Observed, String> {
     super::raise_fd_limit();
     let wrk = wrk::ensure()?;
@@ -41,16 +57,14 @@ pub fn observe(options: &ObserveOptions) -> Result<Observed, String> {
     let root = workspace.root.display().to_string();
     let source = HttpKind::Toolsmith.source(options.tools);
     let mut programs = Vec::new();
-    for (label, features) in VARIANTS {
+    for (label, features, env) in VARIANTS {
         eprintln!("building toolsmith ({label}, {} tools)", options.tools);
         let dependencies = HttpKind::Toolsmith
             .dependencies(&root)
             .replace("features = [\"auth\"]", &format!("features = [{features}]"));
         let name = format!("toolsmith-observe-{label}-{}", options.tools);
-        programs.push((
-            label,
-            workspace.release_program(&name, &dependencies, &source)?,
-        ));
+        let program = workspace.release_program(&name, &dependencies, &source)?;
+        programs.push((label, env, program));
     }
     let scratch =
         std::env::temp_dir().join(format!("toolsmith-bench-observe-{}", std::process::id()));
@@ -67,11 +81,12 @@ pub fn observe(options: &ObserveOptions) -> Result<Observed, String> {
                 &call.headers,
                 None,
             )?;
-            for (label, program) in &programs {
+            for (label, env, program) in &programs {
                 let addr = free_addr()?;
                 let child = Command::new(program)
                     .args(HttpKind::Toolsmith.args(&addr, "json", None))
                     .env("TOOLSMITH_LOG", "warn")
+                    .envs(env.iter().copied())
                     .stdin(Stdio::null())
                     .stdout(Stdio::null())
                     .stderr(Stdio::null())
@@ -131,32 +146,32 @@ fn median(values: &[f64]) -> f64 {
     }
 }
 
-/// A Markdown table: medians of rounds, and the metrics build's CPU per call against the
-/// plain one's (the median of per-round ratios).
+/// A Markdown table: medians of rounds, and each build's CPU per call against the plain
+/// one's (the median of per-round ratios).
 pub fn observe_table(observed: &Observed, connections: usize) -> String {
-    let mut out = format!(
-        "| revision | plain: calls/s | plain: CPU per call | metrics: calls/s | metrics: CPU per call | CPU metrics / plain |\n| --- | ---: | ---: | ---: | ---: | ---: |\n"
+    let mut out = String::from(
+        "| revision | build | calls/s | CPU per call | CPU / plain |\n| --- | --- | ---: | ---: | ---: |\n",
     );
+    let mut rounds = 0;
     for (revision, cpu) in &observed.cpu_us {
         let rate = &observed.per_second[revision];
-        let (plain, metrics) = (&cpu["plain"], &cpu["metrics"]);
-        let ratios: Vec<f64> = plain.iter().zip(metrics).map(|(p, m)| m / p).collect();
-        out.push_str(&format!(
-            "| {revision} | {:.1}k/s | {:.2} µs | {:.1}k/s | {:.2} µs | {:.3}× |\n",
-            median(&rate["plain"]) / 1e3,
-            median(plain),
-            median(&rate["metrics"]) / 1e3,
-            median(metrics),
-            median(&ratios),
-        ));
+        let plain = &cpu["plain"];
+        rounds = plain.len();
+        for (label, _, _) in VARIANTS {
+            let Some(figures) = cpu.get(label) else {
+                continue;
+            };
+            let ratios: Vec<f64> = plain.iter().zip(figures).map(|(p, m)| m / p).collect();
+            out.push_str(&format!(
+                "| {revision} | {label} | {:.1}k/s | {:.2} µs | {:.3}× |\n",
+                median(&rate[label]) / 1e3,
+                median(figures),
+                median(&ratios),
+            ));
+        }
     }
     out.push_str(&format!(
-        "\n({connections} connections, medians of {} rounds)\n",
-        observed
-            .cpu_us
-            .values()
-            .next()
-            .map_or(0, |m| m["plain"].len())
+        "\n({connections} connections, medians of {rounds} rounds)\n"
     ));
     out
 }

@@ -31,7 +31,8 @@ use metrics_exporter_prometheus::{
     Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
 };
 
-pub(crate) use outcome::{CallOutcome, Refusal};
+pub(crate) use crate::outcome::CallOutcome;
+pub(crate) use outcome::Refusal;
 
 /// The label of a tool the registry does not know.
 pub(crate) const UNKNOWN_TOOL: &str = "unknown";

@@ -95,7 +95,13 @@ impl Server {
         // Stateless tool requests take the fast path, unless turned off (tests compare).
         let fast: Option<Arc<dyn FastPath>> = fast_path
             .then(|| Arc::new(HttpFastPath::new(handler.for_session())) as Arc<dyn FastPath>);
-        crate::transport::http::serve(move || handler.for_session(), config, fast, in_flight).await
+        let served =
+            crate::transport::http::serve(move || handler.for_session(), config, fast, in_flight)
+                .await;
+        // The last requests' spans leave before the process does.
+        #[cfg(feature = "otel")]
+        crate::trace::flush();
+        served
     }
 
     /// The path of the MCP endpoint (default `/mcp`).

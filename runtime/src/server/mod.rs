@@ -84,7 +84,11 @@ impl Server {
                 "serving MCP over stdio"
             );
             let (read, write) = crate::transport::stdio::take(busy_poll)?;
-            serve(handler, Box::new(read), Box::new(write), max_line, fast).await
+            let served = serve(handler, Box::new(read), Box::new(write), max_line, fast).await;
+            // The last calls' spans leave before the process does.
+            #[cfg(feature = "otel")]
+            crate::trace::flush();
+            served
         })
     }
 

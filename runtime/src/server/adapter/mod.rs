@@ -354,6 +354,12 @@ impl ToolServer {
         let setup = CallSetup {
             sink,
             caller: caller_of(context),
+            #[cfg(all(feature = "otel", feature = "http"))]
+            trace: context
+                .extensions
+                .get::<axum::http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<crate::trace::Handoff>())
+                .map(|handoff| handoff.0.clone()),
             ..CallSetup::of_meta(&context.meta)
         };
         #[cfg(feature = "http")]

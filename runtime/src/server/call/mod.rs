@@ -87,15 +87,21 @@ impl Way {
     }
 }
 
-impl fmt::Display for Way {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl Way {
+    fn as_str(self) -> &'static str {
+        match self {
             Way::Stdio => "stdio",
             #[cfg(feature = "http")]
             Way::Http => "http",
             Way::Rmcp => "rmcp",
             Way::Local => "local",
-        })
+        }
+    }
+}
+
+impl fmt::Display for Way {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -115,6 +121,10 @@ pub(crate) struct CallSetup {
     pub(crate) caller: Caller,
     /// The person who runs the call confirmed it already (`call --yes`).
     pub(crate) confirmed: bool,
+    /// The span of the HTTP request it came in, when its call runs outside it (rmcp's
+    /// path): the call's span is its child.
+    #[cfg(feature = "otel")]
+    pub(crate) trace: Option<tracing::Span>,
 }
 
 impl CallSetup {
@@ -212,7 +222,19 @@ impl Pipeline {
         setup: CallSetup,
         way: Way,
     ) -> impl Future<Output = Answer> + Send + '_ {
-        let log = CallLog::start(way, self);
+        #[cfg(feature = "otel")]
+        let span = crate::trace::call_span(
+            &params.name,
+            params.meta.as_ref().map(|meta| &meta.0.0),
+            setup.trace.as_ref(),
+            way.as_str(),
+        );
+        let log = CallLog::start(
+            way,
+            self,
+            #[cfg(feature = "otel")]
+            span.clone(),
+        );
         let CallToolRequestParams {
             name,
             arguments,
@@ -226,7 +248,12 @@ impl Pipeline {
             request_state,
             meta,
         };
-        match self.admit(&name, &setup.caller) {
+        let admitted = self.admit(&name, &setup.caller);
+        #[cfg(feature = "otel")]
+        if let Ok(tool) = &admitted {
+            crate::trace::tool_known(&span, tool, &setup.caller, self.scope_of(tool).as_deref());
+        }
+        let answer = match admitted {
             Ok(tool) if self.layers.is_empty() => {
                 Either::Left(self.dispatch(tool, arguments, retry, cancel, setup, log))
             }
@@ -238,7 +265,22 @@ impl Pipeline {
                 log.finish(&name, &answer);
                 Either::Right(Either::Right(std::future::ready(*answer)))
             }
+        };
+        // The call's span is current wherever it runs: a tool's own spans are its children.
+        #[cfg(feature = "otel")]
+        let answer = tracing::Instrument::instrument(answer, span);
+        answer
+    }
+
+    /// The scope a call of `tool` needs, with authorization (for its span).
+    #[cfg(feature = "otel")]
+    fn scope_of(&self, tool: &ToolInfo) -> Option<String> {
+        #[cfg(feature = "auth")]
+        if let Some(names) = &self.scopes {
+            return Some(names.required(tool).to_string());
         }
+        let _ = tool;
+        None
     }
 
     /// Steps 1 to 3: the tool to run, or the answer that ends the call before it runs.
@@ -366,10 +408,12 @@ struct CallLog {
     start: Option<Instant>,
     #[cfg(feature = "metrics")]
     timer: Option<crate::metrics::CallTimer>,
+    #[cfg(feature = "otel")]
+    span: tracing::Span,
 }
 
 impl CallLog {
-    fn start(way: Way, pipeline: &Pipeline) -> Self {
+    fn start(way: Way, pipeline: &Pipeline, #[cfg(feature = "otel")] span: tracing::Span) -> Self {
         let start = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
         #[cfg(not(feature = "metrics"))]
         let _ = pipeline;
@@ -378,6 +422,8 @@ impl CallLog {
             start,
             #[cfg(feature = "metrics")]
             timer: pipeline.metrics.as_ref().map(|m| m.call_started()),
+            #[cfg(feature = "otel")]
+            span,
         }
     }
 
@@ -388,14 +434,20 @@ impl CallLog {
             start: None,
             #[cfg(feature = "metrics")]
             timer: None,
+            #[cfg(feature = "otel")]
+            span: tracing::Span::none(),
         }
     }
 
     fn finish(&self, tool: &str, answer: &Answer) {
+        #[cfg(any(feature = "metrics", feature = "otel"))]
+        let outcome = crate::outcome::CallOutcome::of(answer);
         #[cfg(feature = "metrics")]
         if let Some(timer) = &self.timer {
-            timer.finish(tool, crate::metrics::CallOutcome::of(answer));
+            timer.finish(tool, outcome);
         }
+        #[cfg(feature = "otel")]
+        crate::trace::finish_call(&self.span, outcome);
         let Some(start) = self.start else {
             return;
         };

@@ -51,23 +51,38 @@ pub(super) async fn around_request(
     let (method, path) = (request.method().clone(), request.uri().path().to_owned());
     let _in_flight = edge.in_flight.token();
     let start = Instant::now();
-    let response = match screen(request, &edge).await {
-        Ok(Screened {
-            request,
-            events,
-            hold,
-        }) => {
-            let response = match events {
-                Some(events) => events::deliver(events, next.run(request)).await,
-                None => next.run(request).await,
-            };
-            match &edge.sessions {
-                Some(sessions) => sessions.finish(hold, response).await,
-                None => response,
-            }
-        }
-        Err(answer) => answer,
+    // A span per request to the endpoint (not the probes and scrapes of other paths).
+    #[cfg(feature = "otel")]
+    let span = match path == edge.endpoint {
+        true => crate::trace::request_span(method.as_str(), &path, |name| {
+            request.headers().get(name).and_then(|v| v.to_str().ok())
+        }),
+        false => tracing::Span::none(),
     };
+    let answered = async {
+        match screen(request, &edge).await {
+            Ok(Screened {
+                request,
+                events,
+                hold,
+            }) => {
+                let response = match events {
+                    Some(events) => events::deliver(events, next.run(request)).await,
+                    None => next.run(request).await,
+                };
+                match &edge.sessions {
+                    Some(sessions) => sessions.finish(hold, response).await,
+                    None => response,
+                }
+            }
+            Err(answer) => answer,
+        }
+    };
+    #[cfg(feature = "otel")]
+    let answered = tracing::Instrument::instrument(answered, span.clone());
+    let response = answered.await;
+    #[cfg(feature = "otel")]
+    crate::trace::responded(&span, response.status().as_u16());
     #[cfg(feature = "metrics")]
     if let Some(metrics) = &edge.metrics {
         metrics.http_status(response.status().as_u16());
@@ -206,6 +221,10 @@ async fn screen(
         None => bytes,
     };
     let shape = serde_json::from_slice::<Shape>(&bytes).ok();
+    #[cfg(feature = "otel")]
+    if let Some(shape) = &shape {
+        crate::trace::request_read(shape.method.as_deref(), shape.id.map(|id| id.get()));
+    }
     let hold = match &edge.sessions {
         Some(sessions) => {
             let message = shape
@@ -292,6 +311,11 @@ async fn screen(
     {
         return Err(decode_error(error, id));
     }
+    // rmcp runs the request on a task of its own: its call's span finds the request's here.
+    #[cfg(feature = "otel")]
+    parts
+        .extensions
+        .insert(crate::trace::Handoff(tracing::Span::current()));
     let request = Request::from_parts(parts, HttpBody::from(bytes));
     Ok(Screened {
         request,
