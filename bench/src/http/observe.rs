@@ -16,9 +16,16 @@ use crate::build::Workspace;
 use crate::load::cpu_time;
 use crate::revision::Revision;
 
+/// A build compared: its label, its toolsmith features, its environment.
+type Variant = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
 /// The builds compared: their label, the toolsmith features they turn on, and their
 /// environment.
-const VARIANTS: [(&str, &str, &[(&str, &str)]); 3] = [
+const VARIANTS: [Variant; 3] = [
     ("plain", "\"auth\"", &[]),
     ("metrics", "\"auth\", \"metrics\"", &[]),
     (

@@ -83,7 +83,7 @@ mod tests {
         // A bad or missing ratio is 1.0, as the SDK reads it.
         assert!(of(Some("traceidratio"), Some("lots")).wants(None));
         assert!(of(Some("parentbased_traceidratio"), None).wants(None));
-        assert!(of(Some(" TraceIdRatio "), Some("0")).wants(None) == false);
+        assert!(!of(Some(" TraceIdRatio "), Some("0")).wants(None));
         assert!(of(Some("jaeger_remote"), None).wants(None));
     }
 }
