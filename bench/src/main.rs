@@ -97,6 +97,10 @@ enum Cmd {
         /// Seconds per load run.
         #[arg(long, default_value_t = 3)]
         seconds: u64,
+        /// Another checkout of toolsmith (e.g. a `git worktree` of an earlier commit) to
+        /// measure as `before`.
+        #[arg(long)]
+        before: Option<std::path::PathBuf>,
         /// Where to write the JSON results.
         #[arg(long, default_value = "target/bench/observe-results.json")]
         json: String,
@@ -182,6 +186,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
             revisions,
             connections,
             seconds,
+            before,
             json,
         }) = cli.command.take()
     {
@@ -191,6 +196,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
             revisions,
             connections,
             duration: std::time::Duration::from_secs(seconds),
+            before,
         };
         let observed = toolsmith_bench::http::observe(&options)?;
         print!(

@@ -47,6 +47,9 @@ pub struct ObserveOptions {
     pub revisions: Vec<Revision>,
     pub connections: usize,
     pub duration: Duration,
+    /// Another checkout of toolsmith (an earlier commit), measured as `before`: the plain
+    /// build's code before the features existed.
+    pub before: Option<std::path::PathBuf>,
 }
 
 /// Server CPU per call (µs), by revision and variant, one figure per round.
@@ -64,7 +67,14 @@ pub fn observe(options: &ObserveOptions) -> Result<Observed, String> {
     let root = workspace.root.display().to_string();
     let source = HttpKind::Toolsmith.source(options.tools);
     let mut programs = Vec::new();
-    for (label, features, env) in VARIANTS {
+    let before = options
+        .before
+        .as_ref()
+        .map(|root| ("before", "\"auth\"", &[][..], root.display().to_string()));
+    let variants = before
+        .into_iter()
+        .chain(VARIANTS.iter().map(|&(l, f, e)| (l, f, e, root.clone())));
+    for (label, features, env, root) in variants {
         eprintln!("building toolsmith ({label}, {} tools)", options.tools);
         let dependencies = HttpKind::Toolsmith
             .dependencies(&root)
@@ -164,7 +174,8 @@ pub fn observe_table(observed: &Observed, connections: usize) -> String {
         let rate = &observed.per_second[revision];
         let plain = &cpu["plain"];
         rounds = plain.len();
-        for (label, _, _) in VARIANTS {
+        let labels = std::iter::once("before").chain(VARIANTS.iter().map(|v| v.0));
+        for label in labels {
             let Some(figures) = cpu.get(label) else {
                 continue;
             };

@@ -29,8 +29,6 @@ pub fn post(
     headers: &[(String, String)],
     token: Option<&str>,
 ) -> Result<Value, String> {
-    let mut stream = TcpStream::connect(addr).map_err(|e| e.to_string())?;
-    stream.set_read_timeout(Some(Duration::from_secs(10))).ok();
     let mut extra = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
     for (header, value) in headers {
         extra.push_str(&format!("{header}: {value}\r\n"));
@@ -39,12 +37,7 @@ pub fn post(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{extra}Content-Length: {}\r\n\r\n{body}",
         body.len()
     );
-    stream
-        .write_all(request.as_bytes())
-        .map_err(|e| e.to_string())?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).map_err(|e| e.to_string())?;
-    let response = Response::parse(&raw).ok_or("no HTTP response")?;
+    let response = exchange(addr, &request)?;
     if response.status != 200 {
         return Err(format!("answered {}: {}", response.status, response.body));
     }
@@ -56,17 +49,23 @@ pub fn post(
 
 /// GETs `path` of `http://addr` and returns the body of a 200 answer.
 pub fn get(addr: &str, path: &str) -> Result<String, String> {
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    let response = exchange(addr, &request)?;
+    match response.status {
+        200 => Ok(response.body),
+        status => Err(format!("GET {path} answered {status}: {}", response.body)),
+    }
+}
+
+/// Sends `request` (a whole HTTP/1.1 request that closes its connection) to `addr` and reads
+/// the response to its end (at most 10 s between reads).
+fn exchange(addr: &str, request: &str) -> Result<Response, String> {
     let mut stream = TcpStream::connect(addr).map_err(|e| e.to_string())?;
     stream.set_read_timeout(Some(Duration::from_secs(10))).ok();
-    let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     stream
         .write_all(request.as_bytes())
         .map_err(|e| e.to_string())?;
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).map_err(|e| e.to_string())?;
-    let response = Response::parse(&raw).ok_or("no HTTP response")?;
-    match response.status {
-        200 => Ok(response.body),
-        status => Err(format!("GET {path} answered {status}: {}", response.body)),
-    }
+    Response::parse(&raw).ok_or_else(|| "no HTTP response".to_owned())
 }
