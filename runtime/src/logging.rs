@@ -14,6 +14,11 @@ const DEFAULT_FILTER: &str = "warn,toolsmith=info";
 /// With the `otel` feature and an OTLP endpoint in OpenTelemetry's variables, the subscriber
 /// also exports toolsmith's spans (`crate::trace`), whatever `TOOLSMITH_LOG` says.
 pub(crate) fn init() {
+    // The program's own subscriber, or ours from an earlier serve: nothing to add (and no
+    // exporter to make and drop).
+    if tracing::dispatcher::has_been_set() {
+        return;
+    }
     let filter = filter_from(std::env::var("TOOLSMITH_LOG").ok().as_deref());
     #[cfg(feature = "otel")]
     let (traces, trouble) = match crate::trace::layer() {
