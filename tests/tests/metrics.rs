@@ -222,6 +222,11 @@ async fn a_stdio_server_serves_metrics_on_its_metrics_address() {
     .expect("metrics are served within 20 s");
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
 
+    // Arguments that are refused ask nobody: not counted as asked.
+    let invalid = raw
+        .ask(&modern_call(9, "remove", json!({"item": 5}), None))
+        .await;
+    assert_eq!(invalid["result"]["isError"], true, "{invalid}");
     for (id, answer) in [(1, accept()), (3, json!({"action": "decline"}))] {
         let first = raw
             .ask(&modern_call(id, "remove", json!({"item": "milk"}), None))
@@ -257,7 +262,26 @@ async fn a_stdio_server_serves_metrics_on_its_metrics_address() {
     );
     assert_eq!(calls(&text, "remove", "ok"), Some(1.0), "{text}");
     assert_eq!(calls(&text, "remove", "refused"), Some(1.0), "{text}");
+    assert_eq!(
+        calls(&text, "remove", "invalid_arguments"),
+        Some(1.0),
+        "{text}"
+    );
     // Only /metrics is there.
     let other = request(&addr, "GET", "/mcp", &[], "").await;
     assert_eq!(other.status, 404);
+}
+
+/// The endpoint cannot take a path the server answers itself: refused at start, not a panic.
+#[tokio::test]
+async fn the_endpoint_cannot_be_at_the_metrics_path() {
+    for path in ["/metrics", "/healthz"] {
+        let (code, stderr) = toolsmith_tests::exit_of(
+            FIXTURE,
+            &["serve", "--http", "127.0.0.1:0", "--http-path", path],
+        )
+        .await;
+        assert_eq!(code, Some(1), "{path}: {stderr}");
+        assert!(stderr.contains("one the server answers itself"), "{stderr}");
+    }
 }

@@ -183,6 +183,17 @@ async fn http_requests_and_calls_continue_the_clients_trace() {
             format!("{round:02}aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"),
             "1111111111111111",
         );
+        // First, a request whose client did not sample its trace: neither it nor its call
+        // is traced (parent-based sampling, the default), and its call is no new root.
+        let t0 = format!("{round:02}eeeeeeeeeeeeeeeeeeeeeeeeeeeeee");
+        let unsampled = traceparent(&t0, "5555555555555555", false);
+        let quiet = server
+            .post(
+                &call(6, "add", json!({"a": 1, "b": 1}), None),
+                &[VERSION, ("traceparent", &unsampled)],
+            )
+            .await;
+        assert_eq!(quiet.status, 200, "{quiet:?}");
         let header = traceparent(&t1, s1, true);
         let echoed = server
             .post(
@@ -271,6 +282,21 @@ async fn http_requests_and_calls_continue_the_clients_trace() {
         let status = refusing.status.clone().unwrap_or_default();
         assert_eq!(status.code, 2, "an error status: {status:?}");
 
+        let calls: Vec<_> = spans
+            .iter()
+            .filter(|s| s.name.starts_with("tools/call"))
+            .collect();
+        assert_eq!(
+            calls.len(),
+            2,
+            "fast={fast}: only the sampled calls: {:#?}",
+            summary(&spans)
+        );
+        assert!(
+            spans.iter().all(|s| hex(&s.trace_id) != t0),
+            "{:#?}",
+            summary(&spans)
+        );
         let got = receiver.got.lock().unwrap();
         let resource = got.requests[0].resource_spans[0]
             .resource

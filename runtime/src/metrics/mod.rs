@@ -155,17 +155,17 @@ impl Metrics {
     }
 
     /// Folds histogram samples into their buckets every few seconds, so that they do not
-    /// pile up between scrapes (or without any); ends with the runtime.
-    pub(crate) fn keep_up(&self) {
+    /// pile up between scrapes (or without any), until the guard returned is dropped.
+    pub(crate) fn keep_up(&self) -> Upkeep {
         let handle = self.inner.handle.clone();
-        tokio::spawn(async move {
+        Upkeep(tokio::spawn(async move {
             let mut every = tokio::time::interval(UPKEEP);
             every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 every.tick().await;
                 handle.run_upkeep();
             }
-        });
+        }))
     }
 
     /// A call begins: it counts as in flight until the timer is finished or dropped.
@@ -235,6 +235,15 @@ impl CallTimer {
 impl Drop for CallTimer {
     fn drop(&mut self) {
         self.metrics.inner.in_flight.decrement(1.0);
+    }
+}
+
+/// The task that folds histogram samples up; stopped when dropped (serving ended).
+pub(crate) struct Upkeep(tokio::task::JoinHandle<()>);
+
+impl Drop for Upkeep {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

@@ -39,6 +39,17 @@ impl Server {
                 ),
             ));
         }
+        // Paths the server answers itself beside the endpoint.
+        let taken = ["/healthz", "/metrics"];
+        if taken.contains(&self.http.path.as_str()) || self.http.path.starts_with("/.well-known/") {
+            return Err(Error::config(
+                "http path",
+                format!(
+                    "the endpoint path {:?} is one the server answers itself (/healthz, /metrics, /.well-known/...); give another, such as /mcp",
+                    self.http.path
+                ),
+            ));
+        }
         #[cfg(feature = "auth")]
         if self.auth.is_some()
             && self.http.public_url.is_none()
@@ -100,7 +111,7 @@ impl Server {
                 .await;
         // The last requests' spans leave before the process does.
         #[cfg(feature = "otel")]
-        crate::trace::flush();
+        crate::trace::flush().await;
         served
     }
 

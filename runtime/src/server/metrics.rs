@@ -10,8 +10,15 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use super::Server;
 use super::adapter::ToolServer;
 use crate::Error;
-use crate::metrics::Metrics;
+use crate::metrics::{Metrics, Upkeep};
 use crate::transport::http::metrics::{Exposure, serve_apart};
+
+/// What keeps metrics going while a server serves: their upkeep, and a listener of their
+/// own. Both stop when it is dropped.
+pub(super) struct Running {
+    _upkeep: Upkeep,
+    _apart: Option<DropGuard>,
+}
 
 /// Where metrics are served.
 #[derive(Clone, Debug, Default)]
@@ -63,13 +70,13 @@ impl Server {
 }
 
 impl MetricsConfig {
-    /// The metrics `handler` serves with over HTTP (`authorized`: behind a guard), and how
-    /// the public endpoint serves them; the guard stops a listener of their own.
+    /// The metrics `handler` serves with over HTTP (`authorized`: behind a guard), how the
+    /// public endpoint serves them, and what keeps them going.
     pub(super) fn http(
         &self,
         handler: &mut ToolServer,
         authorized: bool,
-    ) -> Result<(Metrics, Exposure, Option<DropGuard>), Error> {
+    ) -> Result<(Metrics, Exposure, Running), Error> {
         if self.scope.is_some() && !authorized {
             return Err(Error::config(
                 "metrics scope",
@@ -82,9 +89,13 @@ impl MetricsConfig {
                 "give a metrics scope (a token for /metrics on the public endpoint) or a metrics address (a listener of its own, no token), not both",
             ));
         }
-        let metrics = start_metrics(handler);
+        let (metrics, upkeep) = start_metrics(handler);
         if let Some(stop) = self.serve_metrics_apart(&metrics)? {
-            return Ok((metrics, Exposure::Hidden, Some(stop)));
+            let running = Running {
+                _upkeep: upkeep,
+                _apart: Some(stop),
+            };
+            return Ok((metrics, Exposure::Hidden, running));
         }
         let exposure = match &self.scope {
             Some(scope) => Exposure::Scoped(scope.clone()),
@@ -97,11 +108,15 @@ impl MetricsConfig {
                 Exposure::Hidden
             }
         };
-        Ok((metrics, exposure, None))
+        let running = Running {
+            _upkeep: upkeep,
+            _apart: None,
+        };
+        Ok((metrics, exposure, running))
     }
 
-    /// Over stdio: metrics only on a listener of their own; the guard stops it.
-    pub(super) fn stdio(&self, handler: &mut ToolServer) -> Result<Option<DropGuard>, Error> {
+    /// Over stdio: metrics only on a listener of their own, and what keeps them going.
+    pub(super) fn stdio(&self, handler: &mut ToolServer) -> Result<Option<Running>, Error> {
         if self.scope.is_some() {
             return Err(Error::config(
                 "metrics scope",
@@ -111,8 +126,12 @@ impl MetricsConfig {
         if self.addr.is_none() {
             return Ok(None);
         }
-        let metrics = start_metrics(handler);
-        self.serve_metrics_apart(&metrics)
+        let (metrics, upkeep) = start_metrics(handler);
+        let apart = self.serve_metrics_apart(&metrics)?;
+        Ok(Some(Running {
+            _upkeep: upkeep,
+            _apart: apart,
+        }))
     }
 
     /// The listener of the metrics address, when one was given.
@@ -129,10 +148,10 @@ impl MetricsConfig {
 
 /// Metrics for the tools of `handler`'s registry, recorded by its pipeline and folded
 /// up in the background.
-fn start_metrics(handler: &mut ToolServer) -> Metrics {
+fn start_metrics(handler: &mut ToolServer) -> (Metrics, Upkeep) {
     let tools = handler.pipeline.registry.tools().iter().map(|t| t.name());
     let metrics = Metrics::new(tools);
-    metrics.keep_up();
+    let upkeep = metrics.keep_up();
     handler.pipeline.metrics = Some(metrics.clone());
-    metrics
+    (metrics, upkeep)
 }

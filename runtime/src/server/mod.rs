@@ -87,7 +87,7 @@ impl Server {
             let served = serve(handler, Box::new(read), Box::new(write), max_line, fast).await;
             // The last calls' spans leave before the process does.
             #[cfg(feature = "otel")]
-            crate::trace::flush();
+            crate::trace::flush().await;
             served
         })
     }

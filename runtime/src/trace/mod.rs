@@ -31,9 +31,9 @@ use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::registry::LookupSpan;
 
 use sampling::Sampling;
+pub(crate) use spans::{Handoff, call_span, finish_call, tool_known};
 #[cfg(feature = "http")]
-pub(crate) use spans::{Handoff, request_read, request_span, responded};
-pub(crate) use spans::{call_span, finish_call, tool_known};
+pub(crate) use spans::{request_read, request_span, responded};
 
 /// The target of every span toolsmith exports (and the only one the exporter takes).
 pub(crate) const TARGET: &str = "toolsmith::otel";
@@ -125,12 +125,12 @@ fn program_name() -> Option<String> {
     Some(path.file_stem()?.to_string_lossy().into_owned())
 }
 
-/// Sends every span that ended and waits for the export (at the end of serving). Off any
-/// async runtime, as the exporter blocks.
-pub(crate) fn flush() {
+/// Sends every span that ended and waits for the export (at the end of serving), on a
+/// blocking thread: the exporter blocks (at most the SDK's flush timeout, 5 s).
+pub(crate) async fn flush() {
     if let Some(active) = ACTIVE.get() {
         let provider = active.provider.clone();
-        let _ = std::thread::spawn(move || provider.force_flush()).join();
+        let _ = tokio::task::spawn_blocking(move || provider.force_flush()).await;
     }
 }
 
@@ -148,7 +148,7 @@ fn wanted(parent: Option<&Context>) -> bool {
 }
 
 /// Whether traces are exported at all.
-fn active() -> bool {
+pub(crate) fn active() -> bool {
     ACTIVE.get().is_some()
 }
 

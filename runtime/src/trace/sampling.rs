@@ -15,10 +15,12 @@ impl Sampling {
     /// The sampler the variables name (the SDK's default, `parentbased_always_on`, when
     /// unset or unknown).
     pub(super) fn from_env(var: impl Fn(&str) -> Option<String>) -> Sampling {
-        let name = var("OTEL_TRACES_SAMPLER").map(|v| v.trim().to_ascii_lowercase());
+        // Exactly as the SDK matches them: no trimming, no case folding (anything else is
+        // its default, which samples).
+        let name = var("OTEL_TRACES_SAMPLER");
         // A missing or bad ratio is 1.0 to the SDK.
         let ratio = var("OTEL_TRACES_SAMPLER_ARG")
-            .and_then(|arg| arg.trim().parse::<f64>().ok())
+            .and_then(|arg| arg.parse::<f64>().ok())
             .filter(|r| (0.0..=1.0).contains(r))
             .unwrap_or(1.0);
         let (never, parent_based) = match name.as_deref() {
@@ -83,7 +85,10 @@ mod tests {
         // A bad or missing ratio is 1.0, as the SDK reads it.
         assert!(of(Some("traceidratio"), Some("lots")).wants(None));
         assert!(of(Some("parentbased_traceidratio"), None).wants(None));
-        assert!(!of(Some(" TraceIdRatio "), Some("0")).wants(None));
+        // Read as the SDK reads them: a name in another case, or a ratio with spaces, is not
+        // what it acts on, so it samples and so do we.
+        assert!(of(Some("TraceIdRatio"), Some("0")).wants(None));
+        assert!(of(Some("traceidratio"), Some(" 0")).wants(None));
         assert!(of(Some("jaeger_remote"), None).wants(None));
     }
 }

@@ -11,11 +11,16 @@ use super::{TARGET, active, parent_of_meta, wanted};
 use crate::outcome::CallOutcome;
 use crate::{Caller, ToolInfo};
 
-/// An HTTP request's span, handed in its extensions to the call rmcp's service makes of it
-/// (that call runs on rmcp's task, outside the request's span).
-#[cfg(feature = "http")]
+/// The span of the HTTP request a call came in (`Span::none()` when the request was not
+/// traced, which leaves its call untraced too, unless the call's `_meta` says otherwise).
+/// The edge puts it in the request's extensions; both HTTP ways in hand it to the call.
 #[derive(Clone)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) struct Handoff(pub(crate) Span);
+
+/// The longest request id recorded, in bytes of its JSON.
+#[cfg(feature = "http")]
+const MAX_ID: usize = 64;
 
 /// Whether `span` is one of toolsmith's exported spans.
 fn ours(span: &Span) -> bool {
@@ -23,19 +28,23 @@ fn ours(span: &Span) -> bool {
 }
 
 /// The span of an HTTP `method` request to the endpoint `path`, its parent from the
-/// `traceparent` header `header` finds; the MCP session and revision from theirs.
+/// `traceparent` header `header` finds; the MCP session and revision from theirs. `None`
+/// when its call would decide alike by itself (traces off, or no parent and a root sampler
+/// that says no): nothing is handed on, and the request pays nothing more.
 #[cfg(feature = "http")]
 pub(crate) fn request_span<'a>(
     method: &str,
     path: &str,
     header: impl Fn(&str) -> Option<&'a str>,
-) -> Span {
+) -> Option<Handoff> {
     if !active() {
-        return Span::none();
+        return None;
     }
     let parent = parent_of(&header);
     if !wanted(parent.as_ref()) {
-        return Span::none();
+        // A client's trace that is not sampled: its call is not traced either (a call
+        // without a parent would be a root, which the sampler may want).
+        return parent.map(|_| Handoff(Span::none()));
     }
     let span = tracing::span!(
         target: TARGET,
@@ -56,7 +65,7 @@ pub(crate) fn request_span<'a>(
     if let Some(parent) = parent {
         let _ = span.set_parent(parent);
     }
-    span
+    Some(Handoff(span))
 }
 
 /// What the current request turned out to be, once its body was read: its JSON-RPC method
@@ -70,7 +79,8 @@ pub(crate) fn request_read(method: Option<&str>, id: Option<&str>) {
     if let Some(method) = method {
         span.record("mcp.method.name", method);
     }
-    if let Some(id) = id {
+    // An id is the client's: a long one (it may be any JSON string) is left out.
+    if let Some(id) = id.filter(|id| id.len() <= MAX_ID) {
         span.record("jsonrpc.request.id", id.trim_matches('"'));
     }
 }
@@ -88,31 +98,30 @@ pub(crate) fn responded(span: &Span, status: u16) {
     }
 }
 
-/// The span of a call of `tool` (the name as asked), its parent the trace context of its
-/// `_meta` or else its request's span (`request`, or the current one); `per_request`: the
-/// revision its `_meta` names.
+/// The span of a call of `tool` (the registered name, or `unknown`: never a name a request
+/// made up), its parent the trace context of its `_meta`, or else the span of the HTTP
+/// request it came in (`request`; a request that was not traced leaves its call untraced).
 pub(crate) fn call_span(
     tool: &str,
     meta: Option<&serde_json::Map<String, serde_json::Value>>,
-    request: Option<&Span>,
+    request: Option<&Handoff>,
     way: &'static str,
 ) -> Span {
     if !active() {
         return Span::none();
     }
     let parent = parent_of_meta(meta);
-    let current = Span::current();
-    let request = request
-        .filter(|span| ours(span))
-        .or(ours(&current).then_some(&current));
+    let request = request.map(|handoff| &handoff.0);
     let wanted = match (&parent, request) {
         (Some(parent), _) => wanted(Some(parent)),
-        (None, Some(request)) => !request.is_disabled(),
+        // The request's own decision, made from its headers.
+        (None, Some(request)) => ours(request),
         (None, None) => wanted(None),
     };
     if !wanted {
         return Span::none();
     }
+    let request = request.filter(|span| ours(span));
     let version = meta
         .and_then(|meta| meta.get("io.modelcontextprotocol/protocolVersion"))
         .and_then(|v| v.as_str());
@@ -121,6 +130,8 @@ pub(crate) fn call_span(
     } else {
         "server"
     };
+    // Without a request span, `parent: None` makes it a root: a span of the program's own
+    // that happens to be current is no trace of the client's.
     let span = tracing::span!(
         target: TARGET,
         parent: request.and_then(|r| r.id()),
@@ -143,8 +154,6 @@ pub(crate) fn call_span(
         toolsmith.outcome = Empty,
         error.type = Empty,
     );
-    // Without a request span, `parent: None` makes it a root: a span of the program's own
-    // that happens to be current is no trace of the client's.
     if let Some(parent) = parent {
         let _ = span.set_parent(parent);
     }

@@ -359,7 +359,7 @@ impl ToolServer {
                 .extensions
                 .get::<axum::http::request::Parts>()
                 .and_then(|parts| parts.extensions.get::<crate::trace::Handoff>())
-                .map(|handoff| handoff.0.clone()),
+                .cloned(),
             ..CallSetup::of_meta(&context.meta)
         };
         #[cfg(feature = "http")]

@@ -228,7 +228,6 @@ impl Pipeline {
                 ))),
                 None => {
                     let question = crate::tool::confirm::question(tool, arguments);
-                    self.tally().asked();
                     Gate::Shut(Box::new(Outcome::InputRequired(vec![Question {
                         key: CONFIRM_KEY.to_owned(),
                         fingerprint: 0,
@@ -250,6 +249,10 @@ impl Pipeline {
         inquiry: &Inquiry,
         bound: &[u8],
     ) -> CallToolResponse {
+        // Counted once the question is really sent (arguments that are refused never are).
+        if questions.iter().any(|q| q.key == CONFIRM_KEY) {
+            self.tally().asked();
+        }
         let sealed = Sealed {
             answers: inquiry.answers().clone(),
             asked: questions

@@ -121,10 +121,10 @@ pub(crate) struct CallSetup {
     pub(crate) caller: Caller,
     /// The person who runs the call confirmed it already (`call --yes`).
     pub(crate) confirmed: bool,
-    /// The span of the HTTP request it came in, when its call runs outside it (rmcp's
-    /// path): the call's span is its child.
+    /// The span of the HTTP request it came in (none: not traced): the call's span is its
+    /// child, wherever the call runs (rmcp's task, a pool thread).
     #[cfg(feature = "otel")]
-    pub(crate) trace: Option<tracing::Span>,
+    pub(crate) trace: Option<crate::trace::Handoff>,
 }
 
 impl CallSetup {
@@ -222,9 +222,16 @@ impl Pipeline {
         setup: CallSetup,
         way: Way,
     ) -> impl Future<Output = Answer> + Send + '_ {
+        // Named as registered (or `unknown`): a span name is never what a request made up.
         #[cfg(feature = "otel")]
         let span = crate::trace::call_span(
-            &params.name,
+            match crate::trace::active() {
+                true => self
+                    .registry
+                    .get(&params.name)
+                    .map_or("unknown", |t| t.name()),
+                false => "",
+            },
             params.meta.as_ref().map(|meta| &meta.0.0),
             setup.trace.as_ref(),
             way.as_str(),
@@ -266,7 +273,8 @@ impl Pipeline {
                 Either::Right(Either::Right(std::future::ready(*answer)))
             }
         };
-        // The call's span is current wherever it runs: a tool's own spans are its children.
+        // The call's span is current while its future runs (a sync tool's pool thread enters
+        // it too, `pool.rs`): a tool's own spans are its children.
         #[cfg(feature = "otel")]
         let answer = tracing::Instrument::instrument(answer, span);
         answer

@@ -45,7 +45,7 @@ pub(super) struct Edge {
 /// may hold secrets).
 pub(super) async fn around_request(
     State(edge): State<Arc<Edge>>,
-    request: Request,
+    #[cfg_attr(not(feature = "otel"), allow(unused_mut))] mut request: Request,
     next: Next,
 ) -> Response {
     let (method, path) = (request.method().clone(), request.uri().path().to_owned());
@@ -53,11 +53,23 @@ pub(super) async fn around_request(
     let start = Instant::now();
     // A span per request to the endpoint (not the probes and scrapes of other paths).
     #[cfg(feature = "otel")]
-    let span = match path == edge.endpoint {
-        true => crate::trace::request_span(method.as_str(), &path, |name| {
-            request.headers().get(name).and_then(|v| v.to_str().ok())
-        }),
-        false => tracing::Span::none(),
+    let span = {
+        let handoff = (path == edge.endpoint)
+            .then(|| {
+                crate::trace::request_span(method.as_str(), &path, |name| {
+                    request.headers().get(name).and_then(|v| v.to_str().ok())
+                })
+            })
+            .flatten();
+        match handoff {
+            Some(handoff) => {
+                let span = handoff.0.clone();
+                // For its call, on the fast path or on rmcp's task.
+                request.extensions_mut().insert(handoff);
+                span
+            }
+            None => tracing::Span::none(),
+        }
     };
     let answered = async {
         match screen(request, &edge).await {
@@ -294,7 +306,16 @@ async fn screen(
             .get::<crate::Caller>()
             .cloned()
             .unwrap_or_default();
-        if let Some(answer) = fast_path.answer(&bytes, headers, caller, events) {
+        #[cfg(feature = "otel")]
+        let trace = parts.extensions.get::<crate::trace::Handoff>().cloned();
+        if let Some(answer) = fast_path.answer(
+            &bytes,
+            headers,
+            caller,
+            events,
+            #[cfg(feature = "otel")]
+            trace,
+        ) {
             let sse = edge.sse;
             let answer = async move { fast::respond(answer.await, sse) };
             return Err(match receiver {
@@ -311,11 +332,6 @@ async fn screen(
     {
         return Err(decode_error(error, id));
     }
-    // rmcp runs the request on a task of its own: its call's span finds the request's here.
-    #[cfg(feature = "otel")]
-    parts
-        .extensions
-        .insert(crate::trace::Handoff(tracing::Span::current()));
     let request = Request::from_parts(parts, HttpBody::from(bytes));
     Ok(Screened {
         request,

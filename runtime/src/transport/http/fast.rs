@@ -41,6 +41,7 @@ pub(crate) trait FastPath: Send + Sync + 'static {
         headers: McpHeaders<'_>,
         caller: Caller,
         events: Option<CallEvents>,
+        #[cfg(feature = "otel")] trace: Option<crate::trace::Handoff>,
     ) -> Option<Body>;
 }
 

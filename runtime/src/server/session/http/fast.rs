@@ -55,6 +55,7 @@ impl FastPath for HttpFastPath {
         headers: McpHeaders<'_>,
         caller: Caller,
         events: Option<CallEvents>,
+        #[cfg(feature = "otel")] trace: Option<crate::trace::Handoff>,
     ) -> Option<Body> {
         let request = fast_request(body, false)?;
         // On 2026-07-28 the headers must say what the body says (rmcp answers a mismatch).
@@ -81,7 +82,15 @@ impl FastPath for HttpFastPath {
                 id,
                 params,
                 revision,
-            } => Some(self.call(id, params, revision, caller, events)),
+            } => Some(self.call(
+                id,
+                params,
+                revision,
+                caller,
+                events,
+                #[cfg(feature = "otel")]
+                trace,
+            )),
             FastRequest::List { id, revision } => self.list(id, revision, &caller),
             FastRequest::Discover { id } => Some(self.discover(id)),
         }
@@ -96,6 +105,7 @@ impl HttpFastPath {
         revision: Revision,
         caller: Caller,
         events: Option<CallEvents>,
+        #[cfg(feature = "otel")] trace: Option<crate::trace::Handoff>,
     ) -> Body {
         let server = self.server.clone();
         Box::pin(async move {
@@ -111,6 +121,9 @@ impl HttpFastPath {
             let setup = CallSetup {
                 caller,
                 sink: events.map(|events| Arc::new(EventNotices(events)) as _),
+                // Explicit: a blocking call runs on a pool thread, outside the request's span.
+                #[cfg(feature = "otel")]
+                trace,
                 ..meta.unwrap_or_default()
             };
             let work = async move { server.call(params, token, setup, Way::Http).await };
