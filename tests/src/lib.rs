@@ -109,12 +109,28 @@ pub fn example_binary(name: &str) -> PathBuf {
     built("toolsmith-examples", "--example", name)
 }
 
+/// [`example_binary`] built with the examples' `full` feature (metrics and traces).
+pub fn full_example_binary(name: &str) -> PathBuf {
+    built_with(
+        "toolsmith-examples",
+        "--example",
+        name,
+        &["--features", "full"],
+    )
+}
+
 /// Builds target `name` (`kind`: `--example` or `--bin`) of workspace package `package` and
 /// returns its path.
 pub fn built(package: &str, kind: &str, name: &str) -> PathBuf {
+    built_with(package, kind, name, &[])
+}
+
+/// [`built`] with more arguments for cargo (`--features ...`).
+pub fn built_with(package: &str, kind: &str, name: &str, extra: &[&str]) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(cargo)
         .args(["build", "-q", "-p", package, kind, name])
+        .args(extra)
         .args(["--message-format", "json"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()

@@ -398,3 +398,52 @@ async fn a_stdio_servers_spans_are_flushed_as_it_ends() {
     assert_eq!(text(add, "toolsmith.way").as_deref(), Some("stdio"));
     assert_eq!(text(add, "toolsmith.outcome").as_deref(), Some("ok"));
 }
+
+/// The notes example built with `full` exports its calls' spans over HTTP.
+#[tokio::test]
+async fn the_notes_example_with_full_exports_traces() {
+    let notes = toolsmith_tests::full_example_binary("notes");
+    let receiver = Receiver::start().await;
+    let env = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint.as_str()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+    ];
+    let server = HttpServer::start_with(notes.to_str().unwrap(), &[], &env).await;
+    let found = server
+        .post(
+            &call(1, "search_notes", json!({"query": SECRET}), None),
+            &[VERSION],
+        )
+        .await;
+    assert_eq!(found.status, 200, "{found:?}");
+    let spans = receiver
+        .until("search_notes' span", |spans| {
+            spans.iter().any(|s| s.name == "tools/call search_notes")
+        })
+        .await;
+    let call = spans
+        .iter()
+        .find(|s| s.name == "tools/call search_notes")
+        .unwrap();
+    assert_eq!(text(call, "toolsmith.outcome").as_deref(), Some("ok"));
+    let request = spans
+        .iter()
+        .find(|s| s.name == "POST /mcp")
+        .expect("its request's span");
+    assert_eq!(call.parent_span_id, request.span_id);
+    let got = receiver.got.lock().unwrap();
+    let resource = got.requests[0].resource_spans[0]
+        .resource
+        .clone()
+        .unwrap_or_default();
+    let service = resource
+        .attributes
+        .iter()
+        .find(|kv| kv.key == "service.name");
+    // Without OTEL_SERVICE_NAME: the program's name.
+    assert_eq!(
+        service.and_then(|kv| kv.value.clone()?.value),
+        Some(Any::StringValue("notes".into()))
+    );
+    assert!(!String::from_utf8_lossy(&got.raw).contains(SECRET));
+}
