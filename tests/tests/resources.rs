@@ -453,3 +453,59 @@ async fn a_completion_that_takes_too_long_is_answered_at_its_timeout() {
         "{waited:?}"
     );
 }
+
+/// A subscribed URI is at most 4 KiB long: a longer one (that its template matches) is
+/// refused, and the session goes on.
+#[tokio::test]
+async fn a_subscribed_uri_is_at_most_four_kib() {
+    let mut raw = Raw::program(FIXTURE, &[]);
+    raw.init().await;
+    let long = format!("fixture://numbers/{}", "1".repeat(5000));
+    let refused = raw
+        .ask(&rpc(1, "resources/subscribe", json!({"uri": long})))
+        .await;
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("4096 bytes"), "{message}");
+    let short = raw
+        .ask(&rpc(
+            2,
+            "resources/subscribe",
+            json!({"uri": "fixture://numbers/7"}),
+        ))
+        .await;
+    assert_eq!(short["result"], json!({}), "{short}");
+}
+
+/// On 2026-07-28 over stateless HTTP, a listen stream is acknowledged with no resource
+/// subscription: an update made on another replica could never reach it, so none is
+/// promised (over stdio the same request subscribes; see above).
+#[tokio::test]
+async fn over_stateless_http_a_listen_stream_subscribes_to_nothing() {
+    use tokio::io::AsyncWriteExt;
+    let guarded = Guarded::start(FIXTURE, &[]).await;
+    let reader = guarded.token("reader", "tools:read");
+    let listen = modern(
+        1,
+        "subscriptions/listen",
+        json!({"notifications": {"resourceSubscriptions": ["fixture://ledger", "fixture://motd"]}}),
+    );
+    let body = listen.to_string();
+    let server = &guarded.server;
+    let head = format!(
+        "POST {} HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {reader}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{body}",
+        server.path,
+        server.addr,
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(&server.addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut seen = String::new();
+    let ack = read_until(
+        &mut stream,
+        &mut seen,
+        "notifications/subscriptions/acknowledged",
+    )
+    .await;
+    assert_eq!(ack["params"]["notifications"], json!({}), "{ack}");
+}
