@@ -97,6 +97,26 @@ impl Receiver {
             .collect()
     }
 
+    /// The `service.name` of the first export's resource.
+    fn service_name(&self) -> Option<String> {
+        let got = self.got.lock().unwrap();
+        let resource = got
+            .requests
+            .first()?
+            .resource_spans
+            .first()?
+            .resource
+            .clone()?;
+        let service = resource
+            .attributes
+            .into_iter()
+            .find(|kv| kv.key == "service.name")?;
+        match service.value?.value? {
+            Any::StringValue(name) => Some(name),
+            _ => None,
+        }
+    }
+
     /// Waits (at most 20 s) until `done` holds of the spans received.
     async fn until(&self, what: &str, done: impl Fn(&[Span]) -> bool) -> Vec<Span> {
         for _ in 0..200 {
@@ -297,19 +317,8 @@ async fn http_requests_and_calls_continue_the_clients_trace() {
             "{:#?}",
             summary(&spans)
         );
+        assert_eq!(receiver.service_name().as_deref(), Some("fixture-traces"));
         let got = receiver.got.lock().unwrap();
-        let resource = got.requests[0].resource_spans[0]
-            .resource
-            .clone()
-            .unwrap_or_default();
-        let service = resource
-            .attributes
-            .iter()
-            .find(|kv| kv.key == "service.name");
-        assert_eq!(
-            service.and_then(|kv| kv.value.clone()?.value),
-            Some(Any::StringValue("fixture-traces".into()))
-        );
         let raw = String::from_utf8_lossy(&got.raw);
         assert!(!raw.contains(SECRET), "an argument value was exported");
     }
@@ -431,19 +440,8 @@ async fn the_notes_example_with_full_exports_traces() {
         .find(|s| s.name == "POST /mcp")
         .expect("its request's span");
     assert_eq!(call.parent_span_id, request.span_id);
-    let got = receiver.got.lock().unwrap();
-    let resource = got.requests[0].resource_spans[0]
-        .resource
-        .clone()
-        .unwrap_or_default();
-    let service = resource
-        .attributes
-        .iter()
-        .find(|kv| kv.key == "service.name");
     // Without OTEL_SERVICE_NAME: the program's name.
-    assert_eq!(
-        service.and_then(|kv| kv.value.clone()?.value),
-        Some(Any::StringValue("notes".into()))
-    );
+    assert_eq!(receiver.service_name().as_deref(), Some("notes"));
+    let got = receiver.got.lock().unwrap();
     assert!(!String::from_utf8_lossy(&got.raw).contains(SECRET));
 }

@@ -15,7 +15,7 @@
 //! 5. the outcome as an [`Answer`], which the way in writes (`encode.rs` on the fast paths,
 //!    rmcp's service on its own);
 //! 6. one debug line per call: the tool, the way in, the outcome, the duration (never the
-//!    arguments).
+//!    arguments); with the features, the call's metrics and the end of its span (`log.rs`).
 //!
 //! A way in differs only in how it reads the request (`decode.rs`: one allow-list for every
 //! fast path) and how it writes the answer. One tracker of calls in flight (`Pipeline::tracker`)
@@ -28,6 +28,7 @@ pub(crate) mod encode;
 mod engine;
 pub(crate) mod inline;
 pub(crate) mod layer;
+mod log;
 mod outcome;
 pub(crate) mod pool;
 pub(crate) mod read;
@@ -36,13 +37,11 @@ pub(crate) mod seal;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Instant;
 
 use futures::FutureExt;
 use futures::future::Either;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, JsonObject, ProgressToken, ProtocolVersion,
-    RequestMetaObject,
+    CallToolRequestParams, JsonObject, ProgressToken, ProtocolVersion, RequestMetaObject,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -59,6 +58,7 @@ use crate::{Caller, ErrorKind, LogLevel, Registry, ToolInfo};
 use ask::{Gate, Retry};
 use engine::Target;
 use inline::Blocking;
+use log::CallLog;
 use pool::CallPool;
 use seal::Seal;
 
@@ -405,75 +405,5 @@ impl Pipeline {
         context.per_request = setup.per_request;
         context.updates = self.updates.clone();
         context
-    }
-}
-
-/// Step 6: the per-call debug line, and with metrics, the call counted and timed (by the
-/// tool's registered name: a name the registry lacks counts as `unknown`). The clock is read
-/// only when one of them is wanted.
-struct CallLog {
-    way: Way,
-    start: Option<Instant>,
-    #[cfg(feature = "metrics")]
-    timer: Option<crate::metrics::CallTimer>,
-    #[cfg(feature = "otel")]
-    span: tracing::Span,
-}
-
-impl CallLog {
-    fn start(way: Way, pipeline: &Pipeline, #[cfg(feature = "otel")] span: tracing::Span) -> Self {
-        let start = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
-        #[cfg(not(feature = "metrics"))]
-        let _ = pipeline;
-        CallLog {
-            way,
-            start,
-            #[cfg(feature = "metrics")]
-            timer: pipeline.metrics.as_ref().map(|m| m.call_started()),
-            #[cfg(feature = "otel")]
-            span,
-        }
-    }
-
-    /// A log that writes nothing (another step writes the call's line).
-    fn silent() -> Self {
-        CallLog {
-            way: Way::Local,
-            start: None,
-            #[cfg(feature = "metrics")]
-            timer: None,
-            #[cfg(feature = "otel")]
-            span: tracing::Span::none(),
-        }
-    }
-
-    fn finish(&self, tool: &str, answer: &Answer) {
-        #[cfg(any(feature = "metrics", feature = "otel"))]
-        let outcome = crate::outcome::CallOutcome::of(answer);
-        #[cfg(feature = "metrics")]
-        if let Some(timer) = &self.timer {
-            timer.finish(tool, outcome);
-        }
-        #[cfg(feature = "otel")]
-        crate::trace::finish_call(&self.span, outcome);
-        let Some(start) = self.start else {
-            return;
-        };
-        let outcome = match answer {
-            Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => "error",
-            Ok(CallToolResponse::Complete(_)) => "ok",
-            Ok(CallToolResponse::InputRequired(_)) => "input_required",
-            Ok(CallToolResponse::Task(_)) => "task",
-            Ok(_) => "other",
-            Err(_) => "protocol_error",
-        };
-        tracing::debug!(
-            tool,
-            way = %self.way,
-            fast = self.way.fast(),
-            outcome,
-            duration_us = start.elapsed().as_micros() as u64,
-            "tools/call"
-        );
     }
 }
