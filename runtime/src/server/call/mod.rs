@@ -222,20 +222,30 @@ impl Pipeline {
         setup: CallSetup,
         way: Way,
     ) -> impl Future<Output = Answer> + Send + '_ {
+        let admitted = self.admit(&params.name, &setup.caller);
         // Named as registered (or `unknown`): a span name is never what a request made up.
+        // The registry is asked again only for a call refused before it runs.
         #[cfg(feature = "otel")]
-        let span = crate::trace::call_span(
-            match crate::trace::active() {
-                true => self
-                    .registry
-                    .get(&params.name)
-                    .map_or("unknown", |t| t.name()),
-                false => "",
-            },
-            params.meta.as_ref().map(|meta| &meta.0.0),
-            setup.trace.as_ref(),
-            way.as_str(),
-        );
+        let span = {
+            let known = match &admitted {
+                Ok(tool) => Some(*tool),
+                Err(_) => self.registry.get(&params.name),
+            };
+            let span = crate::trace::call_span(
+                known.map_or("unknown", |t| t.name()),
+                params.meta.as_ref().map(|meta| &meta.0.0),
+                setup.trace.as_ref(),
+                way.as_str(),
+            );
+            // (The scope is named only for a span that exists: it costs an allocation.)
+            if !span.is_disabled()
+                && let Some(tool) = known
+            {
+                let scope = self.scope_of(tool);
+                crate::trace::tool_known(&span, tool, &setup.caller, scope.as_deref());
+            }
+            span
+        };
         let log = CallLog::start(
             way,
             self,
@@ -255,11 +265,6 @@ impl Pipeline {
             request_state,
             meta,
         };
-        let admitted = self.admit(&name, &setup.caller);
-        #[cfg(feature = "otel")]
-        if let Ok(tool) = &admitted {
-            crate::trace::tool_known(&span, tool, &setup.caller, self.scope_of(tool).as_deref());
-        }
         let answer = match admitted {
             Ok(tool) if self.layers.is_empty() => {
                 Either::Left(self.dispatch(tool, arguments, retry, cancel, setup, log))
