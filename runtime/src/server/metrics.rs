@@ -90,14 +90,10 @@ impl MetricsConfig {
             ));
         }
         let (metrics, upkeep) = start_metrics(handler);
-        if let Some(stop) = self.serve_metrics_apart(&metrics)? {
-            let running = Running {
-                _upkeep: upkeep,
-                _apart: Some(stop),
-            };
-            return Ok((metrics, Exposure::Hidden, running));
-        }
+        let apart = self.serve_metrics_apart(&metrics)?;
         let exposure = match &self.scope {
+            // Served on a listener of its own: not on the public endpoint.
+            _ if apart.is_some() => Exposure::Hidden,
             Some(scope) => Exposure::Scoped(scope.clone()),
             None if !authorized => Exposure::Open,
             None => {
@@ -110,7 +106,7 @@ impl MetricsConfig {
         };
         let running = Running {
             _upkeep: upkeep,
-            _apart: None,
+            _apart: apart,
         };
         Ok((metrics, exposure, running))
     }
