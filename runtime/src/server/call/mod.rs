@@ -250,7 +250,7 @@ impl Pipeline {
             way,
             self,
             #[cfg(feature = "otel")]
-            span.clone(),
+            span,
         );
         let CallToolRequestParams {
             name,
@@ -278,10 +278,8 @@ impl Pipeline {
                 Either::Right(Either::Right(std::future::ready(*answer)))
             }
         };
-        // The call's span is current while its future runs (a sync tool's pool thread enters
-        // it too, `pool.rs`): a tool's own spans are its children.
-        #[cfg(feature = "otel")]
-        let answer = tracing::Instrument::instrument(answer, span);
+        // The call's span ends with its log (`log.rs`), once the answer is made. It is not
+        // entered: only toolsmith's own spans are exported, each with its parent given.
         answer
     }
 

@@ -93,14 +93,9 @@ async fn spawn<T: Send + 'static>(
     // The semaphore is never closed.
     let slot = slots.clone().acquire_owned().await.ok();
     ready.await;
-    // The call's span (with traces on) is the current one on the pool thread too.
-    #[cfg(feature = "otel")]
-    let span = tracing::Span::current();
     pool()
         .spawn_blocking(move || {
             let _slot = slot;
-            #[cfg(feature = "otel")]
-            let _entered = span.enter();
             body()
         })
         .await
