@@ -285,3 +285,55 @@ async fn the_endpoint_cannot_be_at_the_metrics_path() {
         assert!(stderr.contains("one the server answers itself"), "{stderr}");
     }
 }
+
+/// An HTTP server given `--metrics-addr` serves `/metrics` there alone, and not on its
+/// public endpoint.
+#[tokio::test]
+async fn an_http_server_with_a_metrics_address_serves_none_publicly() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let apart = format!("127.0.0.1:{port}");
+    let server = HttpServer::start(FIXTURE, &["--metrics-addr", &apart]).await;
+    let answer = server
+        .post(&tool_call(1, "add", json!({"a": 1, "b": 2})), &[VERSION])
+        .await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(scrape(&server.addr, &[]).await.status, 404);
+    let metrics = scrape(&apart, &[]).await;
+    assert_eq!(metrics.status, 200, "{metrics:?}");
+    assert_eq!(
+        calls(&metrics.body, "add", "ok"),
+        Some(1.0),
+        "{}",
+        metrics.body
+    );
+}
+
+/// A metrics scope (a token on the public endpoint) and a metrics address (a listener with
+/// no token) are two answers to one question: giving both is refused at start.
+#[tokio::test]
+async fn a_metrics_scope_and_a_metrics_address_are_not_both_given() {
+    let keys = toolsmith_tests::guarded::KeyFile::new();
+    let (code, stderr) = toolsmith_tests::exit_of(
+        FIXTURE,
+        &[
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--auth-issuer",
+            toolsmith_tests::guarded::ISSUER,
+            "--auth-jwks",
+            &keys.path,
+            "--metrics-scope",
+            "metrics:read",
+            "--metrics-addr",
+            "127.0.0.1:0",
+        ],
+    )
+    .await;
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("not both"), "{stderr}");
+}
