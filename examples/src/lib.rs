@@ -8,12 +8,14 @@
 //! - [`chart`]: that bar chart, drawn into a pixel buffer and encoded as PNG.
 //! - [`fetch`]: `import_url`, the open-world tool: a web page or text file made a note,
 //!   fetched the safe way.
+//! - [`import`]: `import_notes`, a slow import with progress, which runs as a task.
 //!
 //! Run the server with `cargo run -p toolsmith-examples --example notes`, or the in-process
 //! demo with `cargo run -p toolsmith-examples --example notes_demo`.
 
 pub mod chart;
 pub mod fetch;
+pub mod import;
 pub mod library;
 pub mod notes;
 pub mod store;

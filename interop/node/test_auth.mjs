@@ -92,7 +92,7 @@ await reader.close();
 
 const admin = await connect(tokens.destructive);
 const all = (await within(admin.listTools(), 30000, "list")).tools.map((t) => t.name).sort();
-check(all.length === READ_ONLY.length + 3, `a destructive token lists every tool: ${all}`);
+check(all.length === READ_ONLY.length + 4, `a destructive token lists every tool: ${all}`);
 const got = await within(admin.callTool({ name: "get_note", arguments: { note_id: 1 } }), 30000, "get");
 check(!got.isError && got.structuredContent?.id === 1, `note 1 is still there: ${JSON.stringify(got)}`);
 statuses.length = 0;

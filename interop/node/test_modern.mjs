@@ -101,7 +101,7 @@ try {
 
   const listed = await client.listTools();
   const names = listed.tools.map((t) => t.name).sort();
-  check(same(names, ["create_note", "delete_note", "get_note", "import_url", "search_notes", "tag_chart"]), `tools ${names}`);
+  check(same(names, ["create_note", "delete_note", "get_note", "import_notes", "import_url", "search_notes", "tag_chart"]), `tools ${names}`);
 
   const text = (r) => r.content?.[0]?.text ?? "";
   const found = await client.callTool({ name: "search_notes", arguments: { query: "parser" } });

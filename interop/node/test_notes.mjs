@@ -57,6 +57,7 @@ const expected = {
   delete_note: ["Delete note", false, true, true, false],
   tag_chart: ["Tag chart", true, false, true, false],
   import_url: ["Import URL", false, false, false, true],
+  import_notes: ["Import notes", false, false, false, false],
 };
 
 const transport = http

@@ -114,7 +114,7 @@ async def main(notes, mint):
 
         async def as_admin(session):
             names = sorted(t.name for t in (await session.list_tools()).tools)
-            check(names == sorted(READ_ONLY + ["create_note", "delete_note", "import_url"]), f"admin lists all: {names}")
+            check(names == sorted(READ_ONLY + ["create_note", "delete_note", "import_notes", "import_url"]), f"admin lists all: {names}")
             got = await asyncio.wait_for(session.call_tool("get_note", {"note_id": 1}), 30)
             check(not got.is_error and got.structured_content["id"] == 1, f"note 1 is still there: {got}")
             refused = await asyncio.wait_for(session.call_tool("delete_note", {"note_id": 1}), 30)

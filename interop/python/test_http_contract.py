@@ -112,7 +112,7 @@ def stateless_default(binary):
 
         listed = post(url, {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}, headers=initialized())
         names = sorted(t.get("name") for t in ((listed.result() or {}).get("result", {}).get("tools", [])))
-        check(names == ["create_note", "delete_note", "get_note", "import_url", "search_notes", "tag_chart"],
+        check(names == ["create_note", "delete_note", "get_note", "import_notes", "import_url", "search_notes", "tag_chart"],
               f"[{label}] POST tools/list: {listed}")
 
         # Host validation: loopback names on any port pass, any other host is refused.
@@ -155,7 +155,7 @@ def sessions(binary):
         listed = post(url, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
                       headers=initialized(session))
         tools = (listed.result() or {}).get("result", {}).get("tools", [])
-        check(listed.status == 200 and len(tools) == 6, f"[{label}] POST tools/list in the session: {listed}")
+        check(listed.status == 200 and len(tools) == 7, f"[{label}] POST tools/list in the session: {listed}")
 
         missing = post(url, {"jsonrpc": "2.0", "id": 3, "method": "tools/list"}, headers=initialized())
         check(400 <= missing.status < 500, f"[{label}] POST tools/list without Mcp-Session-Id must be refused (4xx, 400 advised): {missing}")

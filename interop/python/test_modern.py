@@ -49,7 +49,7 @@ from recording import Recording
 MODERN = "2026-07-28"
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
-TOOLS = ["create_note", "delete_note", "get_note", "import_url", "search_notes", "tag_chart"]
+TOOLS = ["create_note", "delete_note", "get_note", "import_notes", "import_url", "search_notes", "tag_chart"]
 
 
 def text(result):

@@ -50,6 +50,7 @@ EXPECTED = {
     "delete_note": ("Delete note", False, True, True, False),
     "tag_chart": ("Tag chart", True, False, True, False),
     "import_url": ("Import URL", False, False, False, True),
+    "import_notes": ("Import notes", False, False, False, False),
 }
 
 from checks import check, tally, within

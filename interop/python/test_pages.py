@@ -19,7 +19,7 @@ from mcp.types import PaginatedRequestParams
 
 from checks import check, failed_with, tally
 
-TOOLS = ["create_note", "delete_note", "get_note", "import_url", "search_notes", "tag_chart"]
+TOOLS = ["create_note", "delete_note", "get_note", "import_notes", "import_url", "search_notes", "tag_chart"]
 
 
 async def run_checks(session):
@@ -35,7 +35,7 @@ async def run_checks(session):
             break
         cursors.append(cursor)
     check(names == TOOLS, f"every tool once, in order: {names}")
-    check(pages == 3, f"{pages} pages for {len(TOOLS)} tools")
+    check(pages == 4, f"{pages} pages for {len(TOOLS)} tools")
 
     found = await session.call_tool("search_notes", {"query": "milk"})
     titles = [n["title"] for n in (found.structured_content or {}).get("result", [])]

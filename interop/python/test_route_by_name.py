@@ -49,7 +49,7 @@ TEMPLATE = os.path.join(HERE, "..", "nginx", "route-by-name.conf")
 MAP_FILE = "mcp_pool_map.conf"
 PUBLIC_HOST = "mcp.example.test"
 VERSION = "2026-07-28"
-TOOLS = ["create_note", "delete_note", "get_note", "import_url", "search_notes", "tag_chart"]
+TOOLS = ["create_note", "delete_note", "get_note", "import_notes", "import_url", "search_notes", "tag_chart"]
 LOG_LINE = re.compile(r'" (\d{3}) mcp_method="[^"]*" mcp_name="[^"]*" pool=(\S*) upstream=(\S*) upstream_status=')
 
 

@@ -99,7 +99,7 @@ async def read_calls(url, host):
     return good
 
 
-TOOLS = ["create_note", "delete_note", "get_note", "import_url", "search_notes", "tag_chart"]
+TOOLS = ["create_note", "delete_note", "get_note", "import_notes", "import_url", "search_notes", "tag_chart"]
 MODERN = "2026-07-28"
 
 
@@ -177,7 +177,7 @@ async def list_pages(session):
         if cursor is None:
             break
     check(names == TOOLS, f"every tool once across replicas, in pages of 2: {names}")
-    check(pages == 3, f"{pages} pages for {len(TOOLS)} tools")
+    check(pages == 4, f"{pages} pages for {len(TOOLS)} tools")
 
 
 def per_replica(access_log, replicas):

@@ -27,6 +27,7 @@ pub const KEYS: &[&str] = &[
     "scopes",
     "timeout",
     "confirm",
+    "task",
     "json_schema",
     "max_concurrency",
     "allow_name_mismatch",
@@ -68,9 +69,16 @@ pub struct Attrs {
     pub max_concurrency: Option<u32>,
     /// `confirm` / `confirm = "..."`: ask the user before every call.
     pub confirm: Option<crate::confirm::Confirm>,
+    /// `task` / `task = "required"`: the tool may (or must) run as a task.
+    pub task: Option<Task>,
     /// `json_schema = "2020-12"`: the input schema names its dialect and keeps `$defs`.
     pub json_schema: Option<Text>,
     pub allow_name_mismatch: Option<Ident>,
+}
+
+/// `task` as written: whether a call may, or must, run as a task.
+pub struct Task {
+    pub required: bool,
 }
 
 /// The four hints with the specification's cautious defaults filled in.
@@ -210,6 +218,7 @@ pub fn parse(cx: &Ctxt, args: TokenStream) -> syn::Result<Attrs> {
             "timeout" => timeout(cx, &mut attrs.timeout, &entry),
             "max_concurrency" => max_concurrency(cx, &mut attrs.max_concurrency, &entry),
             "confirm" => crate::confirm::confirm(cx, &mut attrs.confirm, &entry),
+            "task" => task(cx, &mut attrs.task, &entry),
             "json_schema" => json_schema(cx, &mut attrs.json_schema, &entry),
             "allow_name_mismatch" => {
                 if let Some((_, value)) = &entry.value {
@@ -354,6 +363,26 @@ pub fn timeout(cx: &Ctxt, slot: &mut Option<(u64, LitStr)>, entry: &Entry) {
             "`timeout` takes a positive duration with a unit: \"500ms\", \"30s\", \"2m\" or \"1h\"",
         ),
     }
+}
+
+/// `task`, `task = "optional"` (the same) or `task = "required"`.
+fn task(cx: &Ctxt, slot: &mut Option<Task>, entry: &Entry) {
+    let form = "`task` takes no value or \"required\": write `task`, or `task = \"required\"`";
+    let required = match entry.value.as_ref().map(|(_, v)| ungroup(v)) {
+        None => false,
+        Some(Expr::Lit(ExprLit {
+            lit: Lit::Str(lit), ..
+        })) => match lit.value().as_str() {
+            "required" => true,
+            "optional" => false,
+            _ => return cx.error_spanned_by(lit, form),
+        },
+        Some(other) => return cx.error_spanned_by(other, form),
+    };
+    if slot.is_some() {
+        return cx.error_spanned_by(entry.tokens(), "`task` is given twice: remove one");
+    }
+    *slot = Some(Task { required });
 }
 
 /// `max_concurrency = N`: a positive integer.

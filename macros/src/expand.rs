@@ -159,6 +159,15 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
     };
     let warnings = warnings.iter().map(warning);
     let json_schema = attrs.json_schema.is_some();
+    let task = match &attrs.task {
+        None => quote!(::toolsmith::__private::TaskSupport::Never),
+        Some(attr::Task { required: false }) => {
+            quote!(::toolsmith::__private::TaskSupport::Optional)
+        }
+        Some(attr::Task { required: true }) => {
+            quote!(::toolsmith::__private::TaskSupport::Required)
+        }
+    };
     let max_concurrency = match attrs.max_concurrency {
         Some(n) => quote!(::core::option::Option::Some(#n)),
         None => quote!(::core::option::Option::None),
@@ -210,6 +219,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
                     max_concurrency: #max_concurrency,
                     timeout: #timeout,
                     confirm: #confirm,
+                    task: #task,
                     output: #output,
                     invoke: __toolsmith_invoke,
                 }

@@ -76,6 +76,9 @@
 //   policy, access, `tools/list`.
 // - `layer/`: what a layer around every call sees and answers, and `RateLimit`; the
 //   pipeline runs them (`server/call/layer.rs`).
+// - `task/`: what a task is (a call that runs on after its handle was sent), and the
+//   stores that keep tasks (memory; Redis, feature `redis`); the pipeline runs them
+//   (`server/call/task/`).
 // - `metrics/` (feature `metrics`): the Prometheus series of one server, which the pipeline
 //   and the HTTP transport record into.
 // - `trace/` (feature `otel`): spans of HTTP requests and tool calls, exported over OTLP.
@@ -98,6 +101,7 @@ mod registry;
 mod resource;
 mod run;
 mod server;
+pub mod task;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
@@ -128,7 +132,7 @@ pub use server::{
 };
 pub use tool::{
     Audio, Content, EmbeddedResource, Hints, Image, InferredHints, Linked, META_CATEGORY,
-    META_TAGS, Required, ResourceLink, ScopeNames, ToolInfo, ToolOutput, infer_hints,
+    META_TAGS, Required, ResourceLink, ScopeNames, TaskSupport, ToolInfo, ToolOutput, infer_hints,
 };
 pub use transport::DEFAULT_MAX_LINE;
 #[cfg(feature = "http")]

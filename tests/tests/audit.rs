@@ -58,13 +58,13 @@ fn notes_audit_finds_nothing_in_its_own_tools() {
         "{table}"
     );
     assert!(
-        table.ends_with("6 tools: 0 errors, 0 warnings, 0 notes\n"),
+        table.ends_with("7 tools: 0 errors, 0 warnings, 0 notes\n"),
         "{table}"
     );
 
     let report = json(&run(&notes, &["audit", "--json"]));
     assert_eq!(report["server"]["name"], "toolsmith-examples");
-    assert_eq!(report["tools"].as_array().unwrap().len(), 6);
+    assert_eq!(report["tools"].as_array().unwrap().len(), 7);
     assert_eq!(findings(&report), Vec::<String>::new());
 }
 
@@ -227,7 +227,7 @@ async fn toolsmith_audit_over_http_with_headers_and_a_protocol_version() {
     );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["server"]["protocolVersion"], "2025-06-18");
-    assert_eq!(report["tools"].as_array().unwrap().len(), 6);
+    assert_eq!(report["tools"].as_array().unwrap().len(), 7);
     assert_eq!(report["summary"]["errors"], 0);
 
     for (args, expected) in [

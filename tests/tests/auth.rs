@@ -368,8 +368,9 @@ async fn a_read_token_cannot_delete_and_lists_only_reading_tools() {
             && !write_list.contains(&"delete_note".to_owned())
     );
     let admin_list = names(&guarded.post_as(Some(&admin), &list()).await);
-    // Besides the read-only tools: create_note and import_url (write), delete_note.
-    assert_eq!(admin_list.len(), read_list.len() + 3, "{admin_list:?}");
+    // Besides the read-only tools: create_note, import_notes and import_url (write),
+    // delete_note.
+    assert_eq!(admin_list.len(), read_list.len() + 4, "{admin_list:?}");
     // Every tool a read token lists is read-only.
     let schema = std::process::Command::new(notes())
         .args(["tools", "--json"])

@@ -62,6 +62,7 @@ fn tools_prints_an_aligned_annotation_matrix() {
         "IDEMPOTENT",
         "OPEN-WORLD",
         "CONFIRM",
+        "TASK",
         "CATEGORY",
         "SCOPE",
     ] {
@@ -78,13 +79,19 @@ fn tools_prints_an_aligned_annotation_matrix() {
             "yes",
             "no",
             "yes",
+            "-",
             "notes",
             "tools:destructive"
         ]
     );
     assert_eq!(row("create_note")[6], "no", "create_note asks nobody");
-    assert_eq!(row("create_note")[8], "tools:write");
-    assert_eq!(row("get_note")[8], "tools:read");
+    assert_eq!(row("create_note")[9], "tools:write");
+    assert_eq!(row("get_note")[9], "tools:read");
+    assert_eq!(
+        row("import_notes")[7],
+        "optional",
+        "import_notes may run as a task"
+    );
     let column = header.find("DESTRUCTIVE").unwrap();
     for line in &lines[1..] {
         let cell = &line[column..];
@@ -99,6 +106,7 @@ fn tools_prints_an_aligned_annotation_matrix() {
             "create_note",
             "delete_note",
             "get_note",
+            "import_notes",
             "import_url",
             "search_notes",
             "tag_chart"
@@ -114,6 +122,7 @@ fn tools_prints_an_aligned_annotation_matrix() {
             "yes",
             "no",
             "no",
+            "-",
             "notes",
             "tools:read"
         ]
@@ -140,11 +149,11 @@ fn tools_filters_and_json() {
     );
     assert_eq!(
         names(&stdout(&run(&["tools", "--tag", "write"]))),
-        ["create_note", "delete_note", "import_url"]
+        ["create_note", "delete_note", "import_notes", "import_url"]
     );
     assert_eq!(
         names(&stdout(&run(&["tools", "--category", "notes"]))).len(),
-        6
+        7
     );
     assert_eq!(
         names(&stdout(&run(&["tools", "--tag", "chart"]))),
@@ -163,8 +172,8 @@ fn tools_filters_and_json() {
         rows[0],
         json!({
             "name": "get_note", "title": "Get note", "readOnly": true, "destructive": false,
-            "idempotent": true, "openWorld": false, "confirm": false, "category": "notes",
-            "tags": ["read"],
+            "idempotent": true, "openWorld": false, "confirm": false, "task": null,
+            "category": "notes", "tags": ["read"],
             "scopes": ["tools:read"],
         })
     );
@@ -174,7 +183,7 @@ fn tools_filters_and_json() {
 #[test]
 fn schema_prints_tools_list_json() {
     let all: Value = serde_json::from_str(&stdout(&run(&["schema"]))).unwrap();
-    assert_eq!(all["tools"].as_array().unwrap().len(), 6);
+    assert_eq!(all["tools"].as_array().unwrap().len(), 7);
     let one: Value = serde_json::from_str(&stdout(&run(&["schema", "get_note"]))).unwrap();
     assert_eq!(one["name"], "get_note");
     assert_eq!(one["inputSchema"]["required"], json!(["note_id"]));
@@ -403,6 +412,7 @@ async fn serve_read_only_lists_the_read_tools_and_refuses_the_rest() {
         [
             "create_note",
             "get_note",
+            "import_notes",
             "import_url",
             "search_notes",
             "tag_chart"
@@ -418,7 +428,10 @@ async fn serve_read_only_lists_the_read_tools_and_refuses_the_rest() {
         .iter()
         .map(|t| t.name.to_string())
         .collect();
-    assert_eq!(names, ["create_note", "delete_note", "import_url"]);
+    assert_eq!(
+        names,
+        ["create_note", "delete_note", "import_notes", "import_url"]
+    );
     let refused = call(&client, "search_notes", json!({"query": "x"}))
         .await
         .unwrap();

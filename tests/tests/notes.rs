@@ -102,6 +102,7 @@ async fn annotations_follow_the_tutorial() {
             "create_note",
             "delete_note",
             "get_note",
+            "import_notes",
             "import_url",
             "search_notes",
             "tag_chart"

@@ -11,10 +11,11 @@ use toolsmith_tests::raw::Raw;
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_server");
 const VERSION: (&str, &str) = ("MCP-Protocol-Version", "2025-11-25");
-const NOTES_TOOLS: [&str; 6] = [
+const NOTES_TOOLS: [&str; 7] = [
     "create_note",
     "delete_note",
     "get_note",
+    "import_notes",
     "import_url",
     "search_notes",
     "tag_chart",
@@ -93,7 +94,7 @@ async fn http_replicas_accept_each_others_cursors() {
     let b = HttpServer::start(notes, &["--page-size", "2"]).await;
     let (names, cursors) = follow(&mut &a, &mut &b).await;
     assert_eq!(names, NOTES_TOOLS, "every tool once, in order");
-    assert_eq!(cursors.len(), 2, "three pages: {cursors:?}");
+    assert_eq!(cursors.len(), 3, "four pages: {cursors:?}");
 
     // Either replica refuses a tampered cursor, cleanly.
     for server in [&a, &b] {

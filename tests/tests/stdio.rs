@@ -28,6 +28,7 @@ async fn the_notes_binary_serves_over_stdio() {
             "create_note",
             "delete_note",
             "get_note",
+            "import_notes",
             "import_url",
             "search_notes",
             "tag_chart"
@@ -122,7 +123,7 @@ async fn every_protocol_version_gets_a_working_connection() {
         );
         assert_eq!(
             frames[&2]["result"]["tools"].as_array().unwrap().len(),
-            6,
+            7,
             "{version}"
         );
         let call = &frames[&3]["result"];
@@ -185,7 +186,7 @@ async fn answers_to_a_burst_are_written_before_the_server_waits_for_input() {
         frames.insert(frame["id"].to_string(), frame);
     }
     assert_eq!(frames["2"]["result"]["structuredContent"]["id"], 1);
-    assert_eq!(frames["3"]["result"]["tools"].as_array().unwrap().len(), 6);
+    assert_eq!(frames["3"]["result"]["tools"].as_array().unwrap().len(), 7);
     assert_eq!(frames["4"]["result"]["isError"], true, "{}", frames["4"]);
     assert_eq!(frames["null"]["error"]["code"], -32700);
     drop(stdin);

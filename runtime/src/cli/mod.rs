@@ -17,6 +17,7 @@ mod metrics;
 mod nginx;
 mod serve;
 mod state;
+mod tasks;
 
 use crate::registry::snapshot;
 use crate::server::{empty_registry_hint, executable_name};
@@ -263,6 +264,10 @@ fn tool_json(tool: &ToolInfo, names: &ScopeNames, confirm: crate::Confirm) -> Va
         "idempotent": hints.idempotent,
         "openWorld": hints.open_world,
         "confirm": confirm.asks(tool),
+        "task": match tool.task() {
+            crate::TaskSupport::Never => Value::Null,
+            task => task.as_str().into(),
+        },
         "category": tool.category(),
         "tags": tool.tags(),
         "scopes": names.required(tool).scopes(),
@@ -281,6 +286,7 @@ fn table(tools: &[&ToolInfo], names: &ScopeNames, confirm: crate::Confirm) -> St
             "IDEMPOTENT",
             "OPEN-WORLD",
             "CONFIRM",
+            "TASK",
             "CATEGORY",
             "SCOPE",
         ]
@@ -297,6 +303,7 @@ fn table(tools: &[&ToolInfo], names: &ScopeNames, confirm: crate::Confirm) -> St
             yes(h.idempotent).to_owned(),
             yes(h.open_world).to_owned(),
             yes(confirm.asks(tool)).to_owned(),
+            tool.task().as_str().to_owned(),
             tool.category().unwrap_or("-").to_owned(),
             names.required(tool).to_string(),
         ]);

@@ -61,6 +61,8 @@ pub(super) struct ServeArgs {
     #[cfg(feature = "http")]
     #[command(flatten)]
     http: HttpArgs,
+    #[command(flatten)]
+    tasks: super::tasks::TaskArgs,
     #[cfg(feature = "metrics")]
     #[command(flatten)]
     metrics: super::metrics::MetricsArgs,
@@ -310,6 +312,7 @@ pub(super) fn with_policy(mut server: Server, args: &ServeArgs) -> Server {
     if let Some(ttl) = args.state_ttl {
         server = server.state_ttl(ttl);
     }
+    server = args.tasks.apply(server);
     if let Some(rates) = args.rate_limit {
         server = server.layer(crate::layer::RateLimit::new(rates));
     }

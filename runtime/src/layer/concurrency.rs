@@ -55,6 +55,12 @@ impl ConcurrencyLimit {
         self
     }
 
+    /// The slots of `tool`, when it has a limit: how many, and the semaphore.
+    pub(crate) fn slots_of(&self, tool: &'static crate::ToolInfo) -> Option<(u32, Arc<Semaphore>)> {
+        let limit = tool.max_concurrency().or(self.default)?;
+        Some((limit, self.slots(tool.name(), limit)))
+    }
+
     /// The slots of the tool named `name` with a limit of `limit`.
     fn slots(&self, name: &'static str, limit: u32) -> Arc<Semaphore> {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
@@ -98,10 +104,13 @@ where
 
     fn call(&mut self, call: Call) -> Self::Future {
         let tool = call.tool();
-        let Some(limit) = tool.max_concurrency().or(self.limit.default) else {
+        // A task is made at once; its run waits for the slot (`server/call/task/`).
+        if call.as_task {
+            return Box::pin(self.inner.call(call));
+        }
+        let Some((limit, slots)) = self.limit.slots_of(tool) else {
             return Box::pin(self.inner.call(call));
         };
-        let slots = self.limit.slots(tool.name(), limit);
         // The service was made ready for this call; a clone waits in its place.
         let ready = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, ready);

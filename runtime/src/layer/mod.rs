@@ -81,6 +81,8 @@ pub struct Call {
     pub(crate) tool: &'static ToolInfo,
     pub(crate) caller: Caller,
     pub(crate) arguments: Option<JsonObject>,
+    /// It is answered with a task's handle, and its tool runs after (`#[tool(task)]`).
+    pub(crate) as_task: bool,
     /// What the pipeline needs to run it (its own types).
     pub(crate) rest: Box<dyn Any + Send>,
 }
@@ -118,6 +120,21 @@ impl Call {
     /// ```
     pub fn arguments(&self) -> Option<&JsonObject> {
         self.arguments.as_ref()
+    }
+
+    /// Whether it is answered with a task's handle at once, its tool running after the
+    /// answer (a tool that declares `task`, called by a client with the tasks extension).
+    /// What a layer does around such a call is done around making the task: the
+    /// [`ConcurrencyLimit`] the server puts in for `max_concurrency` lets it through, and
+    /// the task's run waits for a slot instead.
+    ///
+    /// ```
+    /// fn quick(call: &toolsmith::layer::Call) -> bool {
+    ///     call.runs_as_task()
+    /// }
+    /// ```
+    pub fn runs_as_task(&self) -> bool {
+        self.as_task
     }
 }
 

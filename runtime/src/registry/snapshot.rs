@@ -88,6 +88,10 @@ fn line(tool: &ToolInfo, names: &ScopeNames, confirms: bool) -> String {
         h.open_world
     );
     let _ = write!(line, " confirm={confirms}");
+    // Only for a tool that runs as a task: a snapshot written before tasks stays current.
+    if tool.task() != crate::TaskSupport::Never {
+        let _ = write!(line, " task={}", tool.task().as_str());
+    }
     // Scope tokens hold no comma or space (the macro checks).
     let _ = write!(line, " scopes={}", names.required(tool).scopes().join(","));
     let mcp = tool.mcp_tool();
@@ -171,6 +175,13 @@ pub(crate) fn diff(committed: &str, current: &str) -> Option<String> {
                         "input" | "output" => format!("{key} schema"),
                         _ => format!("{key} {was} -> {now}"),
                     })
+                    // A field the tool no longer has (`task` when it stopped being one).
+                    .chain(
+                        before
+                            .iter()
+                            .filter(|(k, _)| !fields.iter().any(|(key, _)| key == k))
+                            .map(|(key, was)| format!("{key} {was} -> (none)")),
+                    )
                     .collect();
                 let _ = writeln!(report, "  changed  {name}: {}", changes.join(", "));
             }
@@ -204,6 +215,22 @@ mod tests {
         assert_eq!(diff(SNAPSHOT, SNAPSHOT), None);
         let reordered: String = SNAPSHOT.lines().rev().map(|l| format!("{l}\n")).collect();
         assert_eq!(diff(SNAPSHOT, &reordered), None);
+    }
+
+    #[test]
+    fn a_tool_that_becomes_a_task_or_stops_being_one_is_a_change() {
+        let task = SNAPSHOT.replace(
+            "openWorld=false input=0123",
+            "openWorld=false task=optional input=0123",
+        );
+        assert_eq!(
+            diff(SNAPSHOT, &task).unwrap(),
+            "  changed  delete_note: task (none) -> optional\n"
+        );
+        assert_eq!(
+            diff(&task, SNAPSHOT).unwrap(),
+            "  changed  delete_note: task optional -> (none)\n"
+        );
     }
 
     #[test]

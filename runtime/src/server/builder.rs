@@ -55,6 +55,8 @@ pub struct Server {
     pub(super) no_fast_path: bool,
     /// The layers around every call, outermost first.
     pub(super) layers: Vec<super::call::layer::Wrap>,
+    /// Where tasks are kept, and for how long.
+    pub(super) tasks: super::call::task::TaskConfig,
     /// Where metrics are served.
     #[cfg(feature = "metrics")]
     pub(super) metrics: super::metrics::MetricsConfig,

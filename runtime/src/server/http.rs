@@ -103,12 +103,16 @@ impl Server {
             );
         }
         let in_flight = handler.pipeline.tracker.clone();
+        let tasks = handler.pipeline.tasks.clone();
         // Stateless tool requests take the fast path, unless turned off (tests compare).
         let fast: Option<Arc<dyn FastPath>> = fast_path
             .then(|| Arc::new(HttpFastPath::new(handler.for_session())) as Arc<dyn FastPath>);
         let served =
             crate::transport::http::serve(move || handler.for_session(), config, fast, in_flight)
                 .await;
+        // Tasks still running end with serving: failed as stopped, in a store that outlives
+        // the process (a client polling another replica sees it).
+        tasks.stop().await;
         // The last requests' spans leave before the process does.
         #[cfg(feature = "otel")]
         crate::trace::flush().await;

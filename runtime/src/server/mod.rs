@@ -26,11 +26,15 @@ mod metrics;
 mod policy;
 mod session;
 mod subscriptions;
+mod tasks;
 
 pub use builder::{
     DEFAULT_BUSY_POLL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_TOOLS_LIST_PAGE_SIZE, Server,
 };
 pub use call::seal::DEFAULT_STATE_TTL;
+/// The `_meta` key of a task's last progress in `tasks/get`.
+#[cfg(feature = "testing")]
+pub(crate) use call::task::PROGRESS_META as TASK_PROGRESS_META;
 pub use confirm::{Confirm, UnknownConfirm};
 pub use list::DEFAULT_LIST_TTL;
 pub use policy::{Policy, Refusal};
@@ -233,6 +237,7 @@ impl Server {
         }
         server.pipeline.confirm = self.confirm;
         let mut layers = self.layers;
+        let mut task_limit = None;
         if registry
             .tools()
             .iter()
@@ -241,12 +246,25 @@ impl Server {
             // Innermost, after every layer of the program's: a call waits for a slot only
             // once nothing refuses it.
             let limit = crate::layer::ConcurrencyLimit::new();
+            task_limit = Some(limit.clone());
             layers.push(std::sync::Arc::new(move |inner| {
                 crate::layer::CallService::new(tower::Layer::layer(&limit, inner))
             }));
         }
         server.pipeline.layers = std::sync::Arc::new(call::layer::Layers::new(layers));
         server.pipeline.random_seal = self.state_key.is_none();
+        for (what, duration) in [
+            ("task TTL", self.tasks.ttl),
+            ("task lease", self.tasks.lease),
+            ("task poll interval", self.tasks.poll),
+        ] {
+            if duration.is_some_and(|d| d.is_zero()) {
+                return Err(Error::config(what, "give a duration above zero"));
+            }
+        }
+        let mut tasks = call::task::Tasks::new(&self.tasks);
+        tasks.limit = task_limit;
+        server.pipeline.tasks = std::sync::Arc::new(tasks);
         warn_rerun(registry);
         Ok(server)
     }

@@ -36,6 +36,8 @@ mod listed;
 mod options;
 mod outcome;
 mod requests;
+mod store;
+mod tasks;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -57,6 +59,8 @@ pub use listed::ListedTool;
 pub use options::CallOptions;
 pub use outcome::{CallOutcome, DataError};
 pub use requests::{Answerer, decline};
+pub use store::check_task_store;
+pub use tasks::TaskState;
 
 use crate::{Error, Server};
 use driver::{Driver, Reply};
@@ -80,6 +84,8 @@ pub struct Client {
     wrapped: HashMap<String, bool>,
     /// The server's scope names, for [`ListedTool::scopes`].
     scope_names: crate::ScopeNames,
+    /// The tool of each task this client started, by id.
+    tasks: std::sync::Mutex<HashMap<String, String>>,
     server: JoinHandle<()>,
 }
 
@@ -159,6 +165,7 @@ impl Client {
             next_id: AtomicI64::new(0),
             wrapped: HashMap::new(),
             scope_names,
+            tasks: std::sync::Mutex::default(),
             server,
         };
         let mut capabilities = ClientCapabilities::default();

@@ -41,6 +41,8 @@ pub struct ToolDef {
     pub timeout: Option<Timeout>,
     /// `confirm`: the user is asked before every call.
     pub confirm: ConfirmDef,
+    /// `task` / `task = "required"`: whether a call may, or must, run as a task.
+    pub task: TaskSupport,
     pub output: OutputDef,
     pub invoke: for<'a> fn(Arguments<'a>, &CallContext) -> Invocation,
 }
@@ -52,6 +54,45 @@ pub struct Timeout {
     pub millis: u64,
     /// As written, for the message (`timed out after 30s`).
     pub text: &'static str,
+}
+
+/// Whether a tool's calls run as tasks (`#[tool(task)]`, `#[tool(task = "required")]`): a
+/// client that declared the tasks extension gets a task's handle at once, and polls it.
+///
+/// ```
+/// use toolsmith::TaskSupport;
+///
+/// let tasks = toolsmith::registry()
+///     .tools()
+///     .iter()
+///     .filter(|tool| tool.task() != TaskSupport::Never)
+///     .count();
+/// # let _ = tasks;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TaskSupport {
+    /// An ordinary call, whatever the client declared (no `task` in the attribute).
+    Never,
+    /// `task`: a task for a client that declared the tasks extension, an ordinary call
+    /// under its timeout for any other.
+    Optional,
+    /// `task = "required"`: a task; a client without the tasks extension is refused.
+    Required,
+}
+
+impl TaskSupport {
+    /// As the `tools` matrix and the `check` snapshot write it: `-`, `optional`, `required`.
+    ///
+    /// ```
+    /// assert_eq!(toolsmith::TaskSupport::Required.as_str(), "required");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Never => "-",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
 }
 
 /// A tool's `confirm` / `confirm = "..."`.

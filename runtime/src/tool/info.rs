@@ -372,6 +372,17 @@ impl ToolInfo {
         self.asks
     }
 
+    /// Whether its calls run as tasks: `#[tool(task)]` or `#[tool(task = "required")]`.
+    ///
+    /// ```
+    /// for tool in toolsmith::registry().tools() {
+    ///     println!("{}: {}", tool.name(), tool.task().as_str());
+    /// }
+    /// ```
+    pub fn task(&self) -> crate::TaskSupport {
+        self.def.task
+    }
+
     pub(crate) fn def(&self) -> &'static ToolDef {
         self.def
     }

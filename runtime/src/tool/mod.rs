@@ -20,6 +20,7 @@ mod scopes;
 pub(crate) mod strings;
 
 pub use content::{Audio, Content, EmbeddedResource, Image, Linked, ResourceLink, ToolOutput};
+pub use def::TaskSupport;
 pub use hints::{Hints, InferredHints, infer_hints};
 pub(crate) use info::SchemaCache;
 pub use info::{META_CATEGORY, META_TAGS, ToolInfo};

@@ -82,6 +82,7 @@ async fn flow(checks: &mut Checks, client: &RunningService<RoleClient, Accepting
                 "create_note",
                 "delete_note",
                 "get_note",
+                "import_notes",
                 "import_url",
                 "search_notes",
                 "tag_chart",

@@ -48,7 +48,28 @@ fn hints(name: &str) -> Hints {
     toolsmith::registry().get(name).expect(name).hints()
 }
 
+/// May run as a task.
+#[tool(task, read_only)]
+async fn as_task() {}
+
+/// Only as a task, sync.
+#[tool(task = "required", destructive = false)]
+fn only_as_task() {}
+
+/// Optional, spelled out.
+#[tool(task = "optional", read_only)]
+fn optional_task() {}
+
 fn main() {
+    use toolsmith::TaskSupport;
+    let task = |name| toolsmith::registry().get(name).unwrap().task();
+    assert_eq!(task("as_task"), TaskSupport::Optional);
+    assert_eq!(task("only_as_task"), TaskSupport::Required);
+    assert_eq!(task("optional_task"), TaskSupport::Optional);
+    assert_eq!(task("flags"), TaskSupport::Never);
+    let _ = as_task();
+    only_as_task();
+    optional_task();
     let h = |read_only, destructive, idempotent, open_world| Hints {
         read_only,
         destructive,

@@ -91,6 +91,17 @@ impl ToolServer {
             .enable_tools()
             .enable_logging()
             .build();
+        // The tasks extension, when a tool it offers may run as a task.
+        if registry
+            .tools()
+            .iter()
+            .any(|t| t.task() != crate::TaskSupport::Never && policy.allows(t).is_ok())
+        {
+            capabilities.extensions.get_or_insert_default().insert(
+                rmcp::model::TASKS_EXTENSION_ID.to_owned(),
+                Default::default(),
+            );
+        }
         items::Items::capabilities(registry, &mut capabilities, true);
         let info = ServerConfig::new(capabilities).with_server_info(implementation);
         let mut offered = Vec::with_capacity(registry.tools().len());
@@ -327,6 +338,33 @@ impl ServerHandler for ToolServer {
     ) -> Result<(), ErrorData> {
         self.level.set(LogLevel::from_wire(request.level));
         Ok(())
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        let caller = caller_of(&context);
+        self.pipeline.tasks.get(&request.task_id, &caller).await
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let caller = caller_of(&context);
+        self.pipeline.tasks.update(&request.task_id, &caller).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let caller = caller_of(&context);
+        self.pipeline.tasks.cancel(&request.task_id, &caller).await
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

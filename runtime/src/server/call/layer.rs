@@ -81,6 +81,7 @@ impl Pipeline {
         let call = Call {
             tool,
             caller: setup.caller.clone(),
+            as_task: super::task::runs_as_task(tool, retry.meta.as_ref(), &setup),
             arguments,
             rest: Box::new(Rest {
                 retry,

@@ -8,7 +8,9 @@
 //! 2. **access**: with authorization, the caller's token grants the scope the tool needs
 //!    (`-32003` otherwise);
 //! 3. the hook points, between access and dispatch and in this order: layers around the
-//!    call, confirmation by the user, running as a task;
+//!    call, confirmation by the user, running as a task (`task/`: a tool that declares
+//!    `task`, called by a client with the tasks extension, is answered with the task's
+//!    handle, and runs on);
 //! 4. **dispatch** on the engine (`engine.rs`): the arguments decoded into the tool's
 //!    parameters, its timeout, panics caught, sync work on the pool (`pool.rs`), the client's
 //!    cancellation;
@@ -33,6 +35,7 @@ mod outcome;
 pub(crate) mod pool;
 pub(crate) mod read;
 pub(crate) mod seal;
+pub(crate) mod task;
 
 use std::fmt;
 use std::future::Future;
@@ -54,7 +57,7 @@ use super::{Confirm, Policy};
 use crate::context::{CallContext, ClientChannel, SessionLevel, StateMap};
 use crate::tool::args::Arguments;
 use crate::tool::output::Outcome;
-use crate::{Caller, ErrorKind, LogLevel, Registry, ToolInfo};
+use crate::{Caller, ErrorKind, LogLevel, Registry, TaskSupport, ToolInfo};
 use ask::{Gate, Retry};
 use engine::Target;
 use inline::Blocking;
@@ -182,6 +185,8 @@ pub(crate) struct Pipeline {
     /// Where calls are counted and timed, when the server exports metrics.
     #[cfg(feature = "metrics")]
     pub(crate) metrics: Option<crate::metrics::Metrics>,
+    /// The tasks: their store, and the runs of this process.
+    pub(crate) tasks: Arc<task::Tasks>,
 }
 
 impl Pipeline {
@@ -209,6 +214,7 @@ impl Pipeline {
             layers: Arc::default(),
             #[cfg(feature = "metrics")]
             metrics: None,
+            tasks: Arc::default(),
         }
     }
 
@@ -322,7 +328,7 @@ impl Pipeline {
         let _ = caller;
         // 3. Layers, confirmation and tasks hook in here, in that order: the layers around
         // the rest (`layer.rs`), then confirmation, the call's gate (`ask.rs`), run by the
-        // engine once the arguments are known good.
+        // engine once the arguments are known good, then the task (`task/`).
         Ok(tool)
     }
 
@@ -331,6 +337,24 @@ impl Pipeline {
     /// engine's own, so that nothing is held twice in the call's state (a future that awaits
     /// another keeps its own copy of what it moved in).
     fn dispatch(
+        &self,
+        tool: &'static ToolInfo,
+        arguments: Option<JsonObject>,
+        retry: Retry,
+        cancel: CancellationToken,
+        setup: CallSetup,
+        log: CallLog,
+    ) -> impl Future<Output = Answer> + Send + '_ {
+        // A tool that may run as a task is decided on in `task.rs` (boxed: such a call
+        // waits on the store); every other call pays one comparison for tasks existing.
+        if tool.task() != TaskSupport::Never {
+            return Either::Right(self.dispatch_task(tool, arguments, retry, cancel, setup, log));
+        }
+        Either::Left(self.dispatch_now(tool, arguments, retry, cancel, setup, log))
+    }
+
+    /// Steps 4 to 6 of an ordinary call (see `dispatch`).
+    fn dispatch_now(
         &self,
         tool: &'static ToolInfo,
         arguments: Option<JsonObject>,

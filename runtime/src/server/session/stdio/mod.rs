@@ -47,6 +47,7 @@ async fn serve_session(
     handler.notices = Some(channel.clone());
     let layer = StdioLayer::new(handler.clone(), outbox, channel, lifecycle, fast);
     transport = transport.with_layer(Arc::new(layer));
+    let tasks = handler.pipeline.tasks.clone();
     let running = match handler.serve(transport).await {
         Ok(running) => running,
         // The input ended before the session started: a launcher probing the binary, a
@@ -57,6 +58,9 @@ async fn serve_session(
         }
         Err(err) => return Err(Error::Initialize(Box::new(err))),
     };
-    running.waiting().await.map_err(Error::Task)?;
+    let waited = running.waiting().await;
+    // Tasks still running end with the session: failed as stopped, for a client to see.
+    tasks.stop().await;
+    waited.map_err(Error::Task)?;
     Ok(())
 }

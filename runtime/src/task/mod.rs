@@ -1,0 +1,276 @@
+//! What a task is, and where it is kept: a tool call that goes on after its request was
+//! answered with the task's handle (`#[tool(task)]`, the tasks extension of MCP 2026-07-28,
+//! SEP-2663). The client polls `tasks/get` for its status, its progress and, once it
+//! completed, its result, or stops it with `tasks/cancel`.
+//!
+//! A task runs on the process that accepted its call; what it is (its status, progress,
+//! result, owner) lives in a [`TaskStore`], so that behind a load balancer any replica
+//! answers `tasks/get` and `tasks/cancel`. [`MemoryStore`] is the default (one process,
+//! stdio); [`RedisStore`] (feature `redis`) is shared by replicas.
+//!
+//! The process running a task renews its *lease* in the store while it runs. A task whose
+//! lease ran out (its process died) is `failed` with [`STOPPED`] when it is next read: it is
+//! never left `working`.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use toolsmith::task::MemoryStore;
+//!
+//! let server = toolsmith::Server::new().task_store(Arc::new(MemoryStore::new()));
+//! # let _ = server;
+//! ```
+
+mod memory;
+#[cfg(feature = "redis")]
+mod redis;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rmcp::model::JsonObject;
+pub use rmcp::model::TaskStatus;
+use serde::{Deserialize, Serialize};
+
+#[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+pub use self::redis::RedisStore;
+pub use memory::MemoryStore;
+
+/// The status message of a task whose process stopped before it ended (its lease ran out,
+/// or the server stopped).
+///
+/// ```
+/// assert_eq!(toolsmith::task::STOPPED, "the server running it stopped");
+/// ```
+pub const STOPPED: &str = "the server running it stopped";
+
+/// What a store keeps of one task.
+///
+/// ```
+/// use toolsmith::task::{TaskRecord, TaskStatus};
+///
+/// let task = TaskRecord::working("3f2a", "anonymous", "import_notes", 60_000, 1_000, 1_700_000_000_000);
+/// assert_eq!(task.status, TaskStatus::Working);
+/// assert!(task.result.is_none());
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskRecord {
+    /// Unguessable, made by the server.
+    pub id: String,
+    /// Who may see and cancel it: the caller who started it (see [`Caller`](crate::Caller)).
+    pub owner: String,
+    /// The tool it runs.
+    pub tool: String,
+    pub status: TaskStatus,
+    /// Its status message: how it ended, or its last progress message.
+    pub message: Option<String>,
+    /// Its last progress, as the tool reported it through [`Progress`](crate::Progress).
+    pub progress: Option<TaskProgress>,
+    /// Once `completed`, the call's result (`CallToolResult`); once `failed`, the JSON-RPC
+    /// error.
+    pub result: Option<JsonObject>,
+    /// When it was made, in milliseconds since the Unix epoch.
+    pub created_ms: u64,
+    /// When it last changed.
+    pub updated_ms: u64,
+    /// How long it is kept once it ended.
+    pub ttl_ms: u64,
+    /// How often a client should poll it.
+    pub poll_ms: u64,
+}
+
+impl TaskRecord {
+    /// A task that has just started, at `now_ms`.
+    ///
+    /// ```
+    /// let task = toolsmith::task::TaskRecord::working("id", "owner", "tool", 10, 1, 5);
+    /// assert_eq!((task.created_ms, task.updated_ms), (5, 5));
+    /// ```
+    pub fn working(
+        id: impl Into<String>,
+        owner: impl Into<String>,
+        tool: impl Into<String>,
+        ttl_ms: u64,
+        poll_ms: u64,
+        now_ms: u64,
+    ) -> TaskRecord {
+        TaskRecord {
+            id: id.into(),
+            owner: owner.into(),
+            tool: tool.into(),
+            status: TaskStatus::Working,
+            message: None,
+            progress: None,
+            result: None,
+            created_ms: now_ms,
+            updated_ms: now_ms,
+            ttl_ms,
+            poll_ms,
+        }
+    }
+
+    /// Whether it ended (`completed`, `failed` or `cancelled`).
+    ///
+    /// ```
+    /// let task = toolsmith::task::TaskRecord::working("id", "owner", "tool", 10, 1, 5);
+    /// assert!(!task.ended());
+    /// ```
+    pub fn ended(&self) -> bool {
+        self.status.is_terminal()
+    }
+}
+
+/// A task's progress, as its tool last reported it.
+///
+/// ```
+/// let progress = toolsmith::task::TaskProgress { progress: 3.0, total: Some(10.0), message: None };
+/// assert_eq!(progress.status_message(), "3/10");
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskProgress {
+    pub progress: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl TaskProgress {
+    /// The status message it makes: the tool's message, else `done/total` (or `done`).
+    ///
+    /// ```
+    /// let progress = toolsmith::task::TaskProgress { progress: 2.0, total: None, message: Some("note 2".into()) };
+    /// assert_eq!(progress.status_message(), "note 2");
+    /// ```
+    pub fn status_message(&self) -> String {
+        match (&self.message, self.total) {
+            (Some(message), _) => message.clone(),
+            (None, Some(total)) => format!("{}/{}", self.progress, total),
+            (None, None) => format!("{}", self.progress),
+        }
+    }
+}
+
+/// How a task ended: its terminal status, message and result.
+///
+/// ```
+/// use toolsmith::task::{TaskEnd, TaskStatus};
+///
+/// let end = TaskEnd { status: TaskStatus::Cancelled, message: Some("cancelled".into()), result: None, at_ms: 0 };
+/// assert!(end.status.is_terminal());
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskEnd {
+    /// `completed`, `failed` or `cancelled`.
+    pub status: TaskStatus,
+    pub message: Option<String>,
+    /// The result (`completed`) or the error (`failed`).
+    pub result: Option<JsonObject>,
+    /// When, in milliseconds since the Unix epoch.
+    pub at_ms: u64,
+}
+
+/// A store that failed (unreachable, or answering what no store of tasks would).
+///
+/// ```
+/// let err = toolsmith::task::StoreError::new("connection refused");
+/// assert_eq!(err.to_string(), "the task store failed: connection refused");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreError(String);
+
+impl StoreError {
+    /// An error that says `why`.
+    pub fn new(why: impl std::fmt::Display) -> StoreError {
+        StoreError(why.to_string())
+    }
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the task store failed: {}", self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+/// What a store's operations return.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// Where tasks are kept: shared by every replica that may be asked about them. Every
+/// transition out of `working` is a compare-and-set: a task ends once (a late completion
+/// does not undo a cancel, nor a cancel a completion).
+///
+/// ```
+/// use std::time::Duration;
+/// use toolsmith::task::{MemoryStore, TaskRecord, TaskStore};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+/// let store = MemoryStore::new();
+/// let task = TaskRecord::working("t1", "me", "import_notes", 60_000, 1_000, 0);
+/// store.create(&task, Duration::from_secs(30)).await.unwrap();
+/// assert_eq!(store.get("t1", 0).await.unwrap(), Some(task));
+/// # });
+/// ```
+pub trait TaskStore: Send + Sync + 'static {
+    /// Keeps a new `working` task with its first lease. The task is there once this
+    /// returns: only then is its handle sent.
+    fn create<'a>(&'a self, task: &'a TaskRecord, lease: Duration) -> StoreFuture<'a, ()>;
+
+    /// The task as it stands, or `None` (unknown, or its TTL ran out). A `working` task
+    /// whose lease ran out is first failed with [`STOPPED`] (at `now_ms`), for its TTL.
+    fn get<'a>(&'a self, id: &'a str, now_ms: u64) -> StoreFuture<'a, Option<TaskRecord>>;
+
+    /// Renews a `working` task's lease for `lease`; `false` when it is no longer working
+    /// (cancelled, failed, or gone): its run stops.
+    fn renew<'a>(&'a self, id: &'a str, lease: Duration) -> StoreFuture<'a, bool>;
+
+    /// Records a `working` task's progress (and its status message) at `now_ms`.
+    fn progress<'a>(
+        &'a self,
+        id: &'a str,
+        progress: &'a TaskProgress,
+        now_ms: u64,
+    ) -> StoreFuture<'a, ()>;
+
+    /// Ends a `working` task as `end` says, kept from then for its TTL; `false` (and
+    /// nothing changed) when it had ended already or is gone.
+    fn finish<'a>(&'a self, id: &'a str, end: &'a TaskEnd) -> StoreFuture<'a, bool>;
+}
+
+/// Now, in milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The end of a task whose lease ran out at `now_ms`.
+pub(crate) fn stopped(now_ms: u64) -> TaskEnd {
+    TaskEnd {
+        status: TaskStatus::Failed,
+        message: Some(STOPPED.to_owned()),
+        result: Some(error_object(-32603, STOPPED)),
+        at_ms: now_ms,
+    }
+}
+
+/// A JSON-RPC error object (a failed task's `error`).
+pub(crate) fn error_object(code: i32, message: &str) -> JsonObject {
+    let mut error = JsonObject::new();
+    error.insert("code".into(), code.into());
+    error.insert("message".into(), message.into());
+    error
+}
+
+/// `record` ended as `end` says.
+pub(crate) fn apply_end(record: &mut TaskRecord, end: &TaskEnd) {
+    record.status = end.status;
+    record.message = end.message.clone();
+    record.result = end.result.clone();
+    record.updated_ms = end.at_ms;
+}
+
+#[cfg(all(test, feature = "testing"))]
+mod tests;
