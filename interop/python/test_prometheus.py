@@ -15,7 +15,7 @@ get_note of a note that does not exist (the tool's own error) and 2 of a tool no
 
 gives exactly those counts summed over the replicas, and `up` is 1 for both. Checks too that
 /metrics is not reachable through nginx, that each replica counted some of the calls (round
-robin), and that the error-rate query of the README evaluates to the rate of get_note's
+robin), and that the error-rate query of the guide (its operating page) evaluates to the rate of get_note's
 errors (4 of 4) and search_notes' (0 of 8).
 
 Prometheus, nginx and the replicas are stopped at the end whatever happens; their pids are
@@ -48,7 +48,7 @@ CALLS = [("search_notes", {"query": "o"}, "ok")] * 8 \
     + [("no_such_tool", {}, "protocol_error")] * 2
 EXPECTED = {("search_notes", "ok"): 8, ("get_note", "tool_error"): 4, ("unknown", "protocol_error"): 2}
 
-# The README's error rate by tool: the share of calls that ended in an error.
+# The guide's error rate by tool (runtime/src/guide/operating.md): the share of calls that ended in an error.
 ERROR_RATE = ('sum by (tool) (rate(toolsmith_tool_calls_total{outcome!~"ok|input_required|task"}[5m]))'
               ' / sum by (tool) (rate(toolsmith_tool_calls_total[5m]))')
 

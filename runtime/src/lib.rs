@@ -35,6 +35,11 @@
 //! with `complete(arg = fn)` ([`Completion`]); a tool tells subscribed clients that a resource
 //! changed through [`Resources`].
 //!
+//! **The [`guide`]** walks through everything, one topic a page (a crate from zero, hints,
+//! context, results, testing, the command line, stdio, HTTP, limits, authorization,
+//! confirmation, resources and prompts, tasks, operating, audit, performance), every
+//! example compiled by `cargo test`.
+//!
 //! ## Serving
 //!
 //! One entry point per use, each a free function with the defaults and a [`Server`] method
@@ -90,6 +95,7 @@ mod cli;
 mod complete;
 mod context;
 mod error;
+pub mod guide;
 pub mod layer;
 mod logging;
 #[cfg(feature = "metrics")]

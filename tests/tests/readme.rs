@@ -1,9 +1,10 @@
-//! The README's first crate: its `Cargo.toml` pins the versions the workspace builds and
-//! tests with, so that a new user's crate resolves to what is known to work.
+//! The guide's first crate (its quickstart page): its `Cargo.toml` pins the versions the
+//! workspace builds and tests with, so that a new user's crate resolves to what is known to
+//! work.
 
 use std::collections::BTreeMap;
 
-const README: &str = include_str!("../../README.md");
+const QUICKSTART: &str = include_str!("../../runtime/src/guide/quickstart.md");
 const WORKSPACE: &str = include_str!("../../Cargo.toml");
 
 /// The `version` of each `name = ...` line (a bare string, or `version = "..."` inside
@@ -39,11 +40,7 @@ fn dependencies(toml: &str, section: &str) -> BTreeMap<String, (String, String)>
 }
 
 fn first_crate_manifest() -> &'static str {
-    let section = README
-        .split("## Your first crate")
-        .nth(1)
-        .expect("the README has a first crate");
-    section
+    QUICKSTART
         .split("```toml\n")
         .nth(1)
         .and_then(|block| block.split("```").next())
@@ -68,7 +65,7 @@ fn the_first_crates_versions_are_the_workspaces() {
         } else {
             &pinned[name].0
         };
-        assert_eq!(version, expected, "README: {line}");
+        assert_eq!(version, expected, "the quickstart: {line}");
     }
     assert!(normal["serde"].1.contains("\"derive\""));
     for feature in ["\"rt-multi-thread\"", "\"macros\""] {
