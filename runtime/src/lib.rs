@@ -64,6 +64,11 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+// The README's example compiles as it stands (a doctest of its own).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctest;
+
 // The runtime by layer; dependencies point one way (checked in CI by `module-graph`):
 // - `tool/`: what a tool is (definitions, hints, arguments, schemas, outputs).
 // - `context/`: what a call can ask for (state, progress, cancellation, client log, caller,

@@ -24,8 +24,16 @@
 //! | [`audit`] | `toolsmith audit` of any MCP server's hints |
 //! | [`performance`] | the benchmarks and what they measure |
 //! | [`layout`] | where things live in the source |
+//!
+//! Built with every feature (as docs.rs builds it), every page is here; the quickstart,
+//! testing and tasks pages need `testing`, the HTTP and security pages `http`, and the
+//! authorization page `auth`, for their examples.
 
-#[doc = include_str!("quickstart.md")]
+#[cfg_attr(feature = "testing", doc = include_str!("quickstart.md"))]
+#[cfg_attr(
+    not(feature = "testing"),
+    doc = "Its examples need the `testing` feature: build the docs with it (docs.rs does)."
+)]
 pub mod quickstart {}
 #[doc = include_str!("tools.md")]
 pub mod tools {}
@@ -33,23 +41,43 @@ pub mod tools {}
 pub mod context {}
 #[doc = include_str!("results.md")]
 pub mod results {}
-#[doc = include_str!("testing.md")]
+#[cfg_attr(feature = "testing", doc = include_str!("testing.md"))]
+#[cfg_attr(
+    not(feature = "testing"),
+    doc = "Its examples need the `testing` feature: build the docs with it (docs.rs does)."
+)]
 pub mod testing {}
 #[doc = include_str!("cli.md")]
 pub mod cli {}
 #[doc = include_str!("stdio.md")]
 pub mod stdio {}
-#[doc = include_str!("http.md")]
+#[cfg_attr(feature = "http", doc = include_str!("http.md"))]
+#[cfg_attr(
+    not(feature = "http"),
+    doc = "Its examples need the `http` feature: build the docs with it (docs.rs does)."
+)]
 pub mod http {}
-#[doc = include_str!("security.md")]
+#[cfg_attr(feature = "http", doc = include_str!("security.md"))]
+#[cfg_attr(
+    not(feature = "http"),
+    doc = "Its examples need the `http` feature: build the docs with it (docs.rs does)."
+)]
 pub mod security {}
-#[doc = include_str!("auth.md")]
+#[cfg_attr(feature = "auth", doc = include_str!("auth.md"))]
+#[cfg_attr(
+    not(feature = "auth"),
+    doc = "Its examples need the `auth` feature: build the docs with it (docs.rs does)."
+)]
 pub mod auth {}
 #[doc = include_str!("asking.md")]
 pub mod asking {}
 #[doc = include_str!("items.md")]
 pub mod items {}
-#[doc = include_str!("tasks.md")]
+#[cfg_attr(feature = "testing", doc = include_str!("tasks.md"))]
+#[cfg_attr(
+    not(feature = "testing"),
+    doc = "Its examples need the `testing` feature: build the docs with it (docs.rs does)."
+)]
 pub mod tasks {}
 #[doc = include_str!("operating.md")]
 pub mod operating {}

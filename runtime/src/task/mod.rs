@@ -6,7 +6,7 @@
 //! A task runs on the process that accepted its call; what it is (its status, progress,
 //! result, owner) lives in a [`TaskStore`], so that behind a load balancer any replica
 //! answers `tasks/get` and `tasks/cancel`. [`MemoryStore`] is the default (one process,
-//! stdio); [`RedisStore`] (feature `redis`) is shared by replicas.
+//! stdio); `RedisStore` (feature `redis`) is shared by replicas.
 //!
 //! The process running a task renews its *lease* in the store while it runs. A task whose
 //! lease ran out (its process died) is `failed` with [`STOPPED`] when it is next read: it is
