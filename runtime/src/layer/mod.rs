@@ -124,9 +124,9 @@ impl Call {
 
     /// Whether it is answered with a task's handle at once, its tool running after the
     /// answer (a tool that declares `task`, called by a client with the tasks extension).
-    /// What a layer does around such a call is done around making the task: the
-    /// [`ConcurrencyLimit`] the server puts in for `max_concurrency` lets it through, and
-    /// the task's run waits for a slot instead.
+    /// What a layer does around such a call is done around making the task: a
+    /// [`ConcurrencyLimit`] lets it through, and the run waits for a slot of the tool's own
+    /// `max_concurrency` instead (a limit of every tool, `default_limit`, does not bound runs).
     ///
     /// ```
     /// fn quick(call: &toolsmith::layer::Call) -> bool {

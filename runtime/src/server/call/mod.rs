@@ -345,7 +345,7 @@ impl Pipeline {
         setup: CallSetup,
         log: CallLog,
     ) -> impl Future<Output = Answer> + Send + '_ {
-        // A tool that may run as a task is decided on in `task.rs` (boxed: such a call
+        // A tool that may run as a task is decided on in `task/` (boxed: such a call
         // waits on the store); every other call pays one comparison for tasks existing.
         if tool.task() != TaskSupport::Never {
             return Either::Right(self.dispatch_task(tool, arguments, retry, cancel, setup, log));
