@@ -34,6 +34,22 @@ class StartError(Exception):
     pass
 
 
+def stop_process(proc, pid_path, timeout=10.0):
+    """Stops a helper process (prometheus, redis-server) started by a test: SIGTERM, then
+    SIGKILL after `timeout` seconds; then forgets its pid file, kept for interop/run's clean-up."""
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=timeout)
+    try:
+        os.unlink(pid_path)
+    except FileNotFoundError:
+        pass
+
+
 def free_port():
     """A port free on 127.0.0.1 now (for a server whose bound port its stderr does not tell)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:

@@ -35,7 +35,7 @@ import urllib.request
 
 from checks import check, stop_replicas, tally
 from nginx_proxy import Nginx
-from notes_http import NotesServer, StartError, free_port, request
+from notes_http import NotesServer, StartError, free_port, request, stop_process
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 NGINX_TEMPLATE = os.path.join(HERE, "..", "nginx", "nginx.conf")
@@ -106,17 +106,7 @@ class Prometheus:
             return ""
 
     def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-        try:
-            os.unlink(os.path.join(self.workdir, "prometheus.pid"))
-        except FileNotFoundError:
-            pass
+        stop_process(self.proc, os.path.join(self.workdir, "prometheus.pid"))
 
 
 def counts(prometheus):

@@ -31,7 +31,7 @@ import time
 
 from checks import check, stop_replicas, tally
 from nginx_proxy import Nginx
-from notes_http import NotesServer, StartError, free_port, request
+from notes_http import NotesServer, StartError, free_port, request, stop_process
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TEMPLATE = os.path.join(HERE, "..", "nginx", "nginx.conf")
@@ -76,16 +76,7 @@ class Redis:
         raise StartError("redis-server did not answer PING within 20 s")
 
     def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        try:
-            os.unlink(self.pid_path)
-        except FileNotFoundError:
-            pass
+        stop_process(self.proc, self.pid_path)
 
 
 class Client:

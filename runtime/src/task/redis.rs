@@ -145,13 +145,11 @@ impl RedisStore {
     }
 }
 
-fn status_str(status: TaskStatus) -> &'static str {
-    match status {
-        TaskStatus::Working => "working",
-        TaskStatus::InputRequired => "input_required",
-        TaskStatus::Completed => "completed",
-        TaskStatus::Failed => "failed",
-        _ => "cancelled",
+/// A status as the protocol spells it (`input_required`), as `record` reads it back.
+fn status_str(status: TaskStatus) -> String {
+    match serde_json::to_value(status) {
+        Ok(serde_json::Value::String(status)) => status,
+        _ => unreachable!("a task status is a string"),
     }
 }
 

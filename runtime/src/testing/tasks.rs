@@ -92,17 +92,8 @@ impl TaskState {
 
 /// The `_meta` of a request from a client with the tasks extension.
 fn declaring() -> RequestMetaObject {
-    let mut capabilities = ClientCapabilities::default();
-    capabilities.extensions = Some(
-        [(
-            rmcp::model::TASKS_EXTENSION_ID.to_owned(),
-            JsonObject::new(),
-        )]
-        .into_iter()
-        .collect(),
-    );
     let mut meta = RequestMetaObject::default();
-    meta.set_client_capabilities(capabilities);
+    meta.set_client_capabilities(ClientCapabilities::builder().enable_tasks().build());
     meta
 }
 

@@ -87,21 +87,18 @@ impl ToolServer {
         pool: CallPool,
         seal: super::call::seal::Seal,
     ) -> Self {
-        let mut capabilities = ServerCapabilities::builder()
+        let builder = ServerCapabilities::builder()
             .enable_tools()
-            .enable_logging()
-            .build();
+            .enable_logging();
         // The tasks extension, when a tool it offers may run as a task.
-        if registry
+        let tasks = registry
             .tools()
             .iter()
-            .any(|t| t.task() != crate::TaskSupport::Never && policy.allows(t).is_ok())
-        {
-            capabilities.extensions.get_or_insert_default().insert(
-                rmcp::model::TASKS_EXTENSION_ID.to_owned(),
-                Default::default(),
-            );
-        }
+            .any(|t| t.task() != crate::TaskSupport::Never && policy.allows(t).is_ok());
+        let mut capabilities = match tasks {
+            true => builder.enable_tasks().build(),
+            false => builder.build(),
+        };
         items::Items::capabilities(registry, &mut capabilities, true);
         let info = ServerConfig::new(capabilities).with_server_info(implementation);
         let mut offered = Vec::with_capacity(registry.tools().len());

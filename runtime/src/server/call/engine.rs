@@ -69,10 +69,9 @@ async fn execute(
     pool: &CallPool,
     gate: Gate,
 ) -> Outcome {
-    let invocation = match std::panic::catch_unwind(AssertUnwindSafe(|| invoke(context))) {
-        Ok(Invocation::Invalid(problems)) => return Outcome::Invalid(problems),
+    let invocation = match invocation(invoke, context) {
         Ok(invocation) => invocation,
-        Err(panic) => return Outcome::Failed(panic_message(&*panic)),
+        Err(outcome) => return outcome,
     };
     // The arguments are valid: the call may now be confirmed (under the timeout), and a run
     // that asks on 2026-07-28 stops at its first question without an answer (and is told to
@@ -120,16 +119,34 @@ async fn execute(
     };
     match tokio::time::timeout(Duration::from_millis(timeout.millis), body).await {
         Ok(outcome) => outcome,
-        Err(_) if !confirmed.load(Ordering::Relaxed) => Outcome::Refused(format!(
-            "The user did not answer the confirmation of {target} within {}: it did not run.",
-            timeout.text
-        )),
+        Err(_) if !confirmed.load(Ordering::Relaxed) => unanswered(target, timeout),
         Err(_) => {
             // Tell a sync invocation still running in its thread to stop.
             context.cancel.cancel();
             Outcome::TimedOut(format!("{target} timed out after {}", timeout.text))
         }
     }
+}
+
+/// Makes the invocation with `invoke`, panics caught: the outcome instead when its
+/// arguments are invalid or making it panicked.
+pub(crate) fn invocation(
+    invoke: impl FnOnce(&CallContext) -> Invocation,
+    context: &CallContext,
+) -> Result<Invocation, Outcome> {
+    match std::panic::catch_unwind(AssertUnwindSafe(|| invoke(context))) {
+        Ok(Invocation::Invalid(problems)) => Err(Outcome::Invalid(problems)),
+        Ok(invocation) => Ok(invocation),
+        Err(panic) => Err(Outcome::Failed(panic_message(&*panic))),
+    }
+}
+
+/// The refusal of a call whose confirmation was not answered within its `timeout`.
+pub(crate) fn unanswered(target: Target<'_>, timeout: Timeout) -> Outcome {
+    Outcome::Refused(format!(
+        "The user did not answer the confirmation of {target} within {}: it did not run.",
+        timeout.text
+    ))
 }
 
 /// `run`, until it stops at a question of its round that has no answer (2026-07-28): then

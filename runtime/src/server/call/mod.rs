@@ -391,21 +391,33 @@ impl Pipeline {
             gate,
         );
         run.map(move |outcome| {
-            let answer = Ok(match (outcome, &rounds) {
-                (Some(Outcome::InputRequired(questions)), Some(rounds)) => {
-                    self.input_required(questions, &rounds.inquiry, &rounds.bound)
-                }
-                (Some(outcome), _) => outcome::tool_result(tool, outcome).into(),
-                // Nothing is sent for a cancelled request: no way in writes this.
-                (None, _) => error_result(
-                    ErrorKind::Failed,
-                    format!("tool '{}' was cancelled", tool.name()),
-                )
-                .into(),
-            });
+            let answer = Ok(self.answer_of(tool, outcome, rounds.as_deref()));
             log.finish(tool.name(), &answer);
             answer
         })
+    }
+
+    /// The answer of a call of `tool` that ended with `outcome` (`None`: cancelled): its
+    /// result, or, on 2026-07-28, the questions it stopped at with the state of its next
+    /// round.
+    fn answer_of(
+        &self,
+        tool: &ToolInfo,
+        outcome: Option<Outcome>,
+        rounds: Option<&ask::Rounds>,
+    ) -> rmcp::model::CallToolResponse {
+        match (outcome, rounds) {
+            (Some(Outcome::InputRequired(questions)), Some(rounds)) => {
+                self.input_required(questions, &rounds.inquiry, &rounds.bound)
+            }
+            (Some(outcome), _) => outcome::tool_result(tool, outcome).into(),
+            // Nothing is sent for a cancelled request: no way in writes this.
+            (None, _) => error_result(
+                ErrorKind::Failed,
+                format!("tool '{}' was cancelled", tool.name()),
+            )
+            .into(),
+        }
     }
 }
 

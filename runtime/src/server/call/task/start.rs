@@ -2,7 +2,6 @@
 //! made (once its arguments are good and the user confirmed), its run started, and its handle
 //! answered; from any other client, an ordinary call, or a refusal for `task = "required"`.
 
-use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
@@ -13,16 +12,15 @@ use rmcp::model::{
 use tokio_util::sync::CancellationToken;
 
 use super::poll::{owner_of, task_of};
+use crate::context::CallContext;
 use crate::context::{ChannelError, ClientChannel, Notice, NoticeSink, Reply, declined};
 use crate::server::call::ask::{Gate, Retry};
 use crate::server::call::engine::{self, Target};
 use crate::server::call::log::CallLog;
-use crate::server::call::outcome::{error_result, panic_message, tool_result};
+use crate::server::call::outcome::{error_result, tool_result};
 use crate::server::call::{Answer, CallSetup, Pipeline};
 use crate::task::{TaskProgress, TaskRecord, now_ms};
 use crate::tool::args::Arguments;
-use crate::tool::def::Invocation;
-use crate::tool::output::Outcome;
 use crate::{ErrorKind, TaskSupport, ToolInfo};
 
 /// A task's id: 128 random bits, so that nobody guesses another's.
@@ -56,15 +54,7 @@ fn declares_tasks(meta: Option<&RequestMetaObject>, setup: &CallSetup) -> bool {
 
 /// The refusal of a call of a `task = "required"` tool from a client without tasks.
 fn tasks_required(tool: &str) -> ErrorData {
-    let mut required = ClientCapabilities::default();
-    required.extensions = Some(
-        [(
-            rmcp::model::TASKS_EXTENSION_ID.to_owned(),
-            JsonObject::new(),
-        )]
-        .into_iter()
-        .collect(),
-    );
+    let required = ClientCapabilities::builder().enable_tasks().build();
     let mut error = ErrorData::missing_required_client_capability(required);
     error.message = format!(
         "tool '{tool}' runs only as a task: the client must declare the tasks extension ({}) in its capabilities",
@@ -184,56 +174,44 @@ impl Pipeline {
         );
         // The arguments are decoded first: invalid ones are refused on the call itself.
         let def = tool.def();
-        let invocation = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let target = Target {
+            kind: "tool",
+            name: tool.name(),
+        };
+        let invoke = |context: &CallContext| {
             (def.invoke)(
                 Arguments::new(arguments, def.params, tool.expected()),
-                &context,
+                context,
             )
-        }));
-        let invocation = match invocation {
-            Ok(Invocation::Invalid(problems)) => {
-                return Ok(tool_result(tool, Outcome::Invalid(problems)).into());
-            }
+        };
+        let invocation = match engine::invocation(invoke, &context) {
             Ok(invocation) => invocation,
-            Err(panic) => {
-                return Ok(tool_result(tool, Outcome::Failed(panic_message(&*panic))).into());
-            }
+            Err(outcome) => return Ok(tool_result(tool, outcome).into()),
         };
         // Then the confirmation, on the call.
         match gate {
             Gate::Open => {}
             Gate::Shut(outcome) => {
-                return Ok(match (*outcome, &rounds) {
-                    (Outcome::InputRequired(questions), Some(rounds)) => {
-                        self.input_required(questions, &rounds.inquiry, &rounds.bound)
-                    }
-                    (outcome, _) => tool_result(tool, outcome).into(),
-                });
+                return Ok(self.answer_of(tool, Some(*outcome), rounds.as_deref()));
             }
             Gate::Asking(asking) => {
                 // Under the tool's timeout, as on an ordinary call (the gate itself waits no
                 // longer than a request state lives).
-                let wait = def
-                    .timeout
-                    .map(|t| std::time::Duration::from_millis(t.millis));
                 let asked = async move {
-                    match wait {
-                        None => asking.await,
-                        Some(wait) => tokio::time::timeout(wait, asking).await.unwrap_or_else(|_| {
-                            Some(Outcome::Refused(format!(
-                                "The user did not answer the confirmation of tool '{}' within {}: it did not run.",
-                                tool.name(),
-                                def.timeout.map_or("", |t| t.text)
-                            )))
-                        }),
-                    }
+                    let Some(timeout) = def.timeout else {
+                        return asking.await;
+                    };
+                    let wait = std::time::Duration::from_millis(timeout.millis);
+                    tokio::time::timeout(wait, asking)
+                        .await
+                        .unwrap_or_else(|_| Some(engine::unanswered(target, timeout)))
                 };
                 let refused = tokio::select! {
-                    refused = asked => refused,
-                    () = cancel.cancelled() => Some(Outcome::Failed(format!("tool '{}' was cancelled", tool.name()))),
+                    refused = asked => refused.map(Some),
+                    () = cancel.cancelled() => Some(None),
                 };
                 if let Some(outcome) = refused {
-                    return Ok(tool_result(tool, outcome).into());
+                    return Ok(self.answer_of(tool, outcome, None));
                 }
             }
         }
@@ -257,10 +235,6 @@ impl Pipeline {
         }
         tasks.running().insert(id.clone(), token.clone());
         let pool = self.pool.clone();
-        let target = Target {
-            kind: "tool",
-            name: tool.name(),
-        };
         let runs = tasks.runs.clone();
         let cancel = token.clone();
         let slots = tasks.limit.as_ref().and_then(|limit| limit.slots_of(tool));
