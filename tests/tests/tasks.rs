@@ -311,3 +311,61 @@ async fn max_concurrency_bounds_the_runs_of_tasks_not_their_handles() {
     );
     assert_eq!(MOST.load(std::sync::atomic::Ordering::SeqCst), 1);
 }
+
+#[tokio::test]
+async fn a_task_still_running_when_serving_ends_is_failed_as_stopped() {
+    use std::sync::Arc;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    use toolsmith::task::{MemoryStore, STOPPED, TaskStore};
+
+    let store = Arc::new(MemoryStore::new());
+    // Served checked, as a binary serves: every tool's state is there.
+    let server = Server::new()
+        .state(Notes::seeded())
+        .state(toolsmith_examples::fetch::Fetcher::default())
+        .task_store(store.clone());
+    let (client, server_end) = tokio::io::duplex(1 << 16);
+    let (read, write) = tokio::io::split(server_end);
+    let serving = tokio::spawn(server.serve_on(read, write));
+    let (client_read, mut client_write) = tokio::io::split(client);
+    let mut lines = BufReader::new(client_read).lines();
+    let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    for message in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": tasks,
+            "clientInfo": {"name": "t", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "import_notes", "arguments": {"count": 100, "pace_ms": 100}}}),
+    ] {
+        client_write
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    let mut id = None;
+    while id.is_none() {
+        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        let frame: Value = serde_json::from_str(&line).unwrap();
+        if frame["id"] == 2 {
+            assert_eq!(frame["result"]["status"], "working", "{frame}");
+            id = frame["result"]["taskId"].as_str().map(str::to_owned);
+        }
+    }
+    let id = id.unwrap();
+    // The client goes away: the session ends, and with it serving.
+    drop(client_write);
+    drop(lines);
+    tokio::time::timeout(Duration::from_secs(20), serving)
+        .await
+        .expect("serving ends")
+        .unwrap()
+        .unwrap();
+    let task = store.get(&id, 0).await.unwrap().expect("kept");
+    assert_eq!(task.status, TaskStatus::Failed);
+    assert_eq!(task.message.as_deref(), Some(STOPPED));
+}
