@@ -115,6 +115,12 @@ async fn every_bad_token_gets_401_with_its_challenge() {
     no_exp.as_object_mut().unwrap().remove("exp");
     let cases: Vec<(&str, String, &str)> = vec![
         (
+            // RFC 7519: a StringOrURI. Read as no subject, `1` and `2` were one caller.
+            "a subject that is not a string",
+            guarded.keys.rsa.sign(&with("sub", json!(1))),
+            "subject (sub) is not a string",
+        ),
+        (
             "wrong audience",
             guarded
                 .keys
@@ -766,4 +772,25 @@ async fn a_confirmation_state_belongs_to_its_caller() {
         json!({"note_id": 2, "deleted": true}),
         "{own}"
     );
+}
+
+#[tokio::test]
+async fn a_completion_refused_for_its_scope_gets_403_as_a_read_does() {
+    let guarded = Guarded::start(&notes(), &[]).await;
+    let profile = guarded.token("alice", "profile");
+    let prompt = json!({"jsonrpc": "2.0", "id": 3, "method": "completion/complete", "params": {
+        "ref": {"type": "ref/prompt", "name": "summarize_notes"},
+        "argument": {"name": "tag", "value": ""}}});
+    let template = json!({"jsonrpc": "2.0", "id": 4, "method": "completion/complete", "params": {
+        "ref": {"type": "ref/resource", "uri": "notes://{note_id}"},
+        "argument": {"name": "note_id", "value": ""}}});
+    for body in [&prompt, &template] {
+        let refused = guarded.post_as(Some(&profile), body).await;
+        forbidden(&refused, "tools:read");
+        assert!(refused.body.contains("-32003"), "{}", refused.body);
+    }
+    let reader = guarded.token("alice", "tools:read");
+    let answered = guarded.post_as(Some(&reader), &prompt).await;
+    assert_eq!(answered.status, 200, "{}", answered.body);
+    assert!(answered.body.contains("completion"), "{}", answered.body);
 }

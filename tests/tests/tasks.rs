@@ -256,11 +256,10 @@ async fn a_task_call_with_bad_arguments_is_refused_on_the_call() {
         .call_task("import_notes", json!({"count": "many"}))
         .await
         .unwrap_err();
-    assert!(err.message().contains("not a task answer"), "{err}");
-    assert!(
-        err.message().contains("InvalidArguments") || err.message().contains("invalid"),
-        "{err}"
-    );
+    let CallError::Tool { kind, .. } = &err else {
+        panic!("not an error result: {err:?}");
+    };
+    assert_eq!(*kind, toolsmith::ErrorKind::InvalidArguments, "{err}");
     assert!(err.message().contains("count"), "{err}");
     // A tool that is no task answers a task call with its result.
     let err = client
@@ -368,4 +367,73 @@ async fn a_task_still_running_when_serving_ends_is_failed_as_stopped() {
     let task = store.get(&id, 0).await.unwrap().expect("kept");
     assert_eq!(task.status, TaskStatus::Failed);
     assert_eq!(task.message.as_deref(), Some(STOPPED));
+}
+
+#[tokio::test]
+async fn tasks_past_the_callers_cap_are_refused_until_one_ends() {
+    let server = Server::new().state(Notes::seeded()).max_tasks_per_caller(2);
+    let client = Client::connect(server).await.expect("connects");
+    let one = client
+        .call_task("import_notes", import(100, 50))
+        .await
+        .unwrap();
+    let _two = client
+        .call_task("import_notes", import(100, 50))
+        .await
+        .unwrap();
+    let err = client
+        .call_task("import_notes", import(100, 50))
+        .await
+        .unwrap_err();
+    let CallError::Tool { message, kind, .. } = &err else {
+        panic!("not a refusal: {err:?}");
+    };
+    assert_eq!(*kind, toolsmith::ErrorKind::Refused);
+    assert!(
+        message.contains("this caller has 2 tasks working"),
+        "{message}"
+    );
+    assert!(message.contains("max_tasks_per_caller"), "{message}");
+    // A cancelled task frees its slot.
+    client.cancel_task(one.id()).await.unwrap();
+    let mut started = None;
+    for _ in 0..50 {
+        match client.call_task("import_notes", import(1, 1)).await {
+            Ok(task) => {
+                started = Some(task);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    }
+    assert!(started.is_some(), "a slot was freed by the cancel");
+}
+
+#[tokio::test]
+async fn tasks_past_the_servers_cap_are_refused() {
+    let server = Server::new().state(Notes::seeded()).max_tasks(1);
+    let client = Client::connect(server).await.expect("connects");
+    let one = client
+        .call_task("import_notes", import(100, 50))
+        .await
+        .unwrap();
+    let err = client
+        .call_task("import_notes", import(100, 50))
+        .await
+        .unwrap_err();
+    let CallError::Tool { message, .. } = &err else {
+        panic!("not a refusal: {err:?}");
+    };
+    assert!(
+        message.contains("the server has 1 tasks working"),
+        "{message}"
+    );
+    // An ordinary call is no task: it still runs.
+    assert!(
+        client
+            .call("search_notes", json!({"query": "x"}))
+            .await
+            .is_ok()
+    );
+    client.cancel_task(one.id()).await.unwrap();
 }

@@ -192,3 +192,33 @@ async fn another_subject_is_told_a_task_does_not_exist() {
     let _ = alice.cancel().await;
     let _ = bob.cancel().await;
 }
+
+#[tokio::test]
+async fn a_task_needs_the_scope_of_the_tool_that_made_it() {
+    let guarded = Guarded::start(&notes(), &[]).await;
+    let url = guarded.resource.clone();
+    let alice = over_http(
+        &url,
+        Some(&guarded.token("alice", "tools:read tools:write")),
+    )
+    .await;
+    let id = start(&alice, 100, 50).await;
+    // The same subject, with a token that may not call import_notes.
+    let profile = guarded.token("alice", "profile");
+    for method in ["tasks/get", "tasks/cancel"] {
+        let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": {"taskId": id}});
+        let refused = guarded.post_as(Some(&profile), &body).await;
+        assert_eq!(refused.status, 403, "{method}: {refused:?}");
+        let challenge = refused.header("www-authenticate").unwrap_or("");
+        assert!(challenge.contains("insufficient_scope"), "{challenge}");
+        assert!(challenge.contains("scope=\"tools:write\""), "{challenge}");
+        assert!(refused.body.contains("-32003"), "{}", refused.body);
+    }
+    assert_eq!(
+        get(&alice, &id).await.unwrap().task.task.status,
+        TaskStatus::Working,
+        "the refused cancel changed nothing"
+    );
+    alice.cancel_task(CancelTaskParams::new(&id)).await.unwrap();
+    let _ = alice.cancel().await;
+}

@@ -159,7 +159,7 @@ impl Verifier {
                 continue;
             };
             match decode::<Map<String, Value>>(token, &key, &validation) {
-                Ok(data) => return Ok(caller(data.claims)),
+                Ok(data) => return caller(data.claims).map(|c| c.with_token(token)),
                 Err(err) => outcome = Err(rejected(err.kind())),
             }
         }
@@ -218,13 +218,14 @@ fn rejected(kind: &jsonwebtoken::errors::ErrorKind) -> Rejected {
 }
 
 /// The caller of verified claims: `sub`, and the scopes of `scope` (space-separated) or
-/// `scp` (a list or a string).
-fn caller(claims: Map<String, Value>) -> Caller {
-    let subject = claims
-        .get("sub")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
+/// `scp` (a list or a string). A `sub` that is not a string makes the token invalid (RFC
+/// 7519 §4.1.2: a StringOrURI): read as no subject, two such tokens would be one caller.
+fn caller(claims: Map<String, Value>) -> Result<Caller, Rejected> {
+    let subject = match claims.get("sub") {
+        None => String::new(),
+        Some(Value::String(subject)) => subject.clone(),
+        Some(_) => return Err(no("the token's subject (sub) is not a string")),
+    };
     let mut scopes: Vec<String> = Vec::new();
     let mut seen = HashSet::new();
     let mut add = |scope: &str| {
@@ -239,7 +240,7 @@ fn caller(claims: Map<String, Value>) -> Caller {
             _ => {}
         }
     }
-    Caller::new(subject, scopes).with_claims(claims)
+    Ok(Caller::new(subject, scopes).with_claims(claims))
 }
 
 #[cfg(test)]
@@ -292,14 +293,66 @@ mod tests {
         let claims = |v: serde_json::Value| v.as_object().unwrap().clone();
         let c = caller(claims(
             json!({"sub": "alice", "scope": "tools:read  tools:write"}),
-        ));
+        ))
+        .unwrap();
         assert_eq!(c.subject(), Some("alice"));
         assert_eq!(c.scopes(), ["tools:read", "tools:write"]);
         let c = caller(claims(
             json!({"sub": "bob", "scp": ["tools:read", "tools:read"]}),
-        ));
+        ))
+        .unwrap();
         assert_eq!(c.scopes(), ["tools:read"]);
-        let c = caller(claims(json!({"sub": "carol"})));
+        let c = caller(claims(json!({"sub": "carol"}))).unwrap();
         assert!(c.scopes().is_empty() && !c.is_anonymous());
+    }
+
+    #[test]
+    fn a_subject_that_is_not_a_string_makes_the_token_invalid() {
+        let claims = |v: serde_json::Value| v.as_object().unwrap().clone();
+        for sub in [
+            json!(1),
+            json!(2.5),
+            json!(null),
+            json!(["a"]),
+            json!({"a": 1}),
+        ] {
+            let err = caller(claims(json!({"sub": sub, "iss": "https://a"}))).unwrap_err();
+            assert_eq!(err.0, "the token's subject (sub) is not a string", "{sub}");
+        }
+        assert!(
+            caller(claims(json!({"iss": "https://a"}))).is_ok(),
+            "no sub at all"
+        );
+    }
+
+    #[test]
+    fn tokens_that_name_no_subject_and_no_client_are_each_their_own_caller() {
+        let claims = |v: serde_json::Value| v.as_object().unwrap().clone();
+        let anonymous_token = || caller(claims(json!({"iss": "https://a", "aud": "x"}))).unwrap();
+        let one = anonymous_token().with_token("token-one");
+        let two = anonymous_token().with_token("token-two");
+        assert_ne!(one.identity(), two.identity());
+        assert_eq!(
+            one.identity(),
+            anonymous_token().with_token("token-one").identity()
+        );
+        assert!(
+            !one.identity().contains("token-one"),
+            "only a digest is kept"
+        );
+        // A subject or a client names the caller, whichever token it presents.
+        let alice = |t| {
+            caller(claims(json!({"iss": "https://a", "sub": "alice"})))
+                .unwrap()
+                .with_token(t)
+        };
+        assert_eq!(alice("t1").identity(), alice("t2").identity());
+        let client = |t| {
+            caller(claims(json!({"iss": "https://a", "azp": "svc"})))
+                .unwrap()
+                .with_token(t)
+        };
+        assert_eq!(client("t1").identity(), client("t2").identity());
+        assert_ne!(client("t1").identity(), one.identity());
     }
 }

@@ -30,6 +30,15 @@ pub(super) struct TaskArgs {
     #[arg(long, value_name = "MS", value_parser = millis)]
     #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_TASK_POLL_MS"))]
     task_poll_ms: Option<Duration>,
+    /// How many tasks this process runs at once, of all callers (default 1000); past it a
+    /// call that would start one is refused.
+    #[arg(long, value_name = "N")]
+    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_MAX_TASKS"))]
+    max_tasks: Option<usize>,
+    /// How many tasks one caller may have running on this process at once (default 100).
+    #[arg(long, value_name = "N")]
+    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_MAX_TASKS_PER_CALLER"))]
+    max_tasks_per_caller: Option<usize>,
 }
 
 /// A `--task-store` as given.
@@ -83,6 +92,12 @@ impl TaskArgs {
         }
         if let Some(every) = self.task_poll_ms {
             server = server.task_poll_interval(every);
+        }
+        if let Some(max) = self.max_tasks {
+            server = server.max_tasks(max);
+        }
+        if let Some(max) = self.max_tasks_per_caller {
+            server = server.max_tasks_per_caller(max);
         }
         server
     }

@@ -36,6 +36,65 @@ struct Holder {
     subject: Option<String>,
     scopes: Vec<String>,
     claims: Map<String, Value>,
+    /// A digest of the token itself, for a token that names no subject and no client.
+    token: Option<String>,
+    /// [`Caller::identity`], made once.
+    identity: String,
+}
+
+impl Holder {
+    fn is_anonymous(&self) -> bool {
+        self.subject.is_none()
+            && self.scopes.is_empty()
+            && self.claims.is_empty()
+            && self.token.is_none()
+    }
+
+    fn new(
+        subject: Option<String>,
+        scopes: Vec<String>,
+        claims: Map<String, Value>,
+        token: Option<String>,
+    ) -> Holder {
+        let mut holder = Holder {
+            subject,
+            scopes,
+            claims,
+            token,
+            identity: String::new(),
+        };
+        holder.identity = identity_of(&holder);
+        holder
+    }
+}
+
+/// The identity of the local user.
+const ANONYMOUS: &str = "anonymous";
+
+/// Who a token's holder is, as one key: its issuer and subject; else (a client's own token)
+/// its issuer and client; else (a token that names neither) the token itself.
+fn identity_of(holder: &Holder) -> String {
+    let claim = |name| {
+        holder
+            .claims
+            .get(name)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+    };
+    if holder.is_anonymous() {
+        return ANONYMOUS.to_owned();
+    }
+    let iss = claim("iss");
+    if let Some(subject) = holder.subject.as_deref().filter(|s| !s.is_empty()) {
+        return serde_json::json!([iss, subject]).to_string();
+    }
+    let client = Some(claim("azp"))
+        .filter(|c| !c.is_empty())
+        .unwrap_or_else(|| claim("client_id"));
+    match (&holder.token, client.is_empty()) {
+        (Some(token), true) => serde_json::json!([iss, "", "", token]).to_string(),
+        _ => serde_json::json!([iss, "", client]).to_string(),
+    }
 }
 
 /// No claims, for the local user.
@@ -62,11 +121,12 @@ impl Caller {
         subject: impl Into<String>,
         scopes: impl IntoIterator<Item = S>,
     ) -> Self {
-        Caller(Some(Arc::new(Holder {
-            subject: Some(subject.into()),
-            scopes: scopes.into_iter().map(Into::into).collect(),
-            claims: Map::new(),
-        })))
+        Caller(Some(Arc::new(Holder::new(
+            Some(subject.into()),
+            scopes.into_iter().map(Into::into).collect(),
+            Map::new(),
+            None,
+        ))))
     }
 
     /// The same caller with these token claims.
@@ -78,19 +138,61 @@ impl Caller {
     /// assert_eq!(caller.claim("email").and_then(|v| v.as_str()), Some("alice@example.com"));
     /// ```
     pub fn with_claims(self, claims: Map<String, Value>) -> Self {
-        let holder = match self.0 {
-            Some(holder) => Arc::try_unwrap(holder).unwrap_or_else(|shared| Holder {
-                subject: shared.subject.clone(),
-                scopes: shared.scopes.clone(),
-                claims: Map::new(),
-            }),
-            None => Holder {
-                subject: None,
-                scopes: Vec::new(),
-                claims: Map::new(),
+        let (subject, scopes, token) = self.into_parts();
+        Caller(Some(Arc::new(Holder::new(subject, scopes, claims, token))))
+    }
+
+    /// The same caller, known by the access token it presented: a token that names no
+    /// subject and no client is then an identity of its own (two such tokens share
+    /// nothing). `token` is kept as a SHA-256 digest only.
+    #[cfg(feature = "auth")]
+    pub(crate) fn with_token(self, token: &str) -> Self {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(token.as_bytes());
+        let digest: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        let claims = self.claims().clone();
+        let (subject, scopes, _) = self.into_parts();
+        Caller(Some(Arc::new(Holder::new(
+            subject,
+            scopes,
+            claims,
+            Some(digest),
+        ))))
+    }
+
+    fn into_parts(self) -> (Option<String>, Vec<String>, Option<String>) {
+        match self.0 {
+            Some(holder) => match Arc::try_unwrap(holder) {
+                Ok(holder) => (holder.subject, holder.scopes, holder.token),
+                Err(shared) => (
+                    shared.subject.clone(),
+                    shared.scopes.clone(),
+                    shared.token.clone(),
+                ),
             },
-        };
-        Caller(Some(Arc::new(Holder { claims, ..holder })))
+            None => (None, Vec::new(), None),
+        }
+    }
+
+    /// Who this caller is, as one key, for everything a caller owns (its tasks, its HTTP
+    /// sessions, its rate-limit buckets, its confirmations): `"anonymous"` for the local
+    /// user; for a token, its issuer and subject (`sub`); for a token without a subject,
+    /// its issuer and client (`azp`, else `client_id`); for a token that names neither, the
+    /// token itself. Two tokens that differ in any of these never share an identity.
+    ///
+    /// ```
+    /// use toolsmith::Caller;
+    ///
+    /// assert_eq!(Caller::anonymous().identity(), "anonymous");
+    /// let mut claims = serde_json::Map::new();
+    /// claims.insert("iss".into(), "https://login.example.com".into());
+    /// let alice = Caller::new("alice", ["tools:read"]).with_claims(claims.clone());
+    /// let bob = Caller::new("bob", ["tools:read"]).with_claims(claims);
+    /// assert_ne!(alice.identity(), bob.identity());
+    /// assert_eq!(alice.identity(), Caller::new("alice", ["tools:write"]).with_claims(alice.claims().clone()).identity());
+    /// ```
+    pub fn identity(&self) -> &str {
+        self.0.as_ref().map_or(ANONYMOUS, |h| &h.identity)
     }
 
     /// The token's subject (`sub`); `None` for the local user.
@@ -108,9 +210,7 @@ impl Caller {
     /// assert!(!toolsmith::Caller::new("alice", ["tools:read"]).is_anonymous());
     /// ```
     pub fn is_anonymous(&self) -> bool {
-        self.0
-            .as_ref()
-            .is_none_or(|h| h.subject.is_none() && h.scopes.is_empty() && h.claims.is_empty())
+        self.0.as_ref().is_none_or(|h| h.is_anonymous())
     }
 
     /// The scopes the token grants, as it lists them (`scope` or `scp`).

@@ -198,7 +198,7 @@ where
             (1, "writing")
         };
         if let Some(rate) = self.limit.rate_of(kind) {
-            let caller = call.caller().subject().unwrap_or("");
+            let caller = call.caller().identity();
             if let Err(wait) = self.limit.take(caller, kind, rate, Instant::now()) {
                 let message = format!(
                     "Rate limit: at most {} {word} calls per second for this caller; try '{}' again in {:.1}s.",

@@ -10,8 +10,8 @@ use rmcp::model::{ListToolsResult, Tool};
 use super::Server;
 use super::adapter::ToolServer;
 use super::call::Pipeline;
-use crate::transport::http::guard::{GuardConfig, Target};
-use crate::{Auth, Caller, Error, Registry, ScopeNames, ToolInfo};
+use crate::transport::http::guard::{GuardConfig, Target, TaskAccess};
+use crate::{Auth, Caller, Error, Registry, Required, ScopeNames, ToolInfo};
 
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 impl Server {
@@ -67,6 +67,7 @@ impl Server {
             }
         }
         let policy = handler.pipeline.policy.clone();
+        let task_names = names.clone();
         let access = Arc::new(move |caller: &Caller, target: Target<'_>| {
             let needed = match target {
                 Target::Tool(name) => {
@@ -75,16 +76,36 @@ impl Server {
                         .filter(|tool| policy.allows(tool).is_ok())?;
                     names.required(tool)
                 }
-                Target::Resource(uri) => names.required_for(registry.resource_for(uri)?.scopes()),
+                Target::Resource(uri) => {
+                    // A URI, or (completing a variable) the template as declared.
+                    let resource = registry.resource_for(uri);
+                    names.required_for(
+                        resource
+                            .or_else(|| registry.resource_declared(uri))?
+                            .scopes(),
+                    )
+                }
                 Target::Prompt(name) => names.required_for(registry.prompt(name)?.scopes()),
             };
             (!needed.granted_by(caller.scopes())).then(|| needed.to_string())
+        });
+        let tasks = handler.pipeline.tasks.clone();
+        let policy = handler.pipeline.policy.clone();
+        let task_access: TaskAccess = Arc::new(move |caller: Caller, id: String| {
+            let (tasks, policy, names) = (tasks.clone(), policy.clone(), task_names.clone());
+            Box::pin(async move {
+                // Not the caller's task: the handler says "not found", as to anyone.
+                let record = tasks.owned(&id, &caller).await.ok()?;
+                let needed = task_needs(&names, registry, &policy, &record.tool);
+                (!needed.granted_by(caller.scopes())).then(|| needed.to_string())
+            })
         });
         Ok(Some(GuardConfig {
             auth,
             scopes_supported,
             challenge,
             access,
+            task_access,
         }))
     }
 }
@@ -124,7 +145,41 @@ fn level_rank(names: &ScopeNames, scope: &str) -> usize {
         .unwrap_or(usize::MAX)
 }
 
+/// What using a task of the tool named `tool` needs: what calling the tool needs (a tool no
+/// longer offered: the destructive scope, the most any tool of hints needs).
+fn task_needs<'a>(
+    names: &'a ScopeNames,
+    registry: &Registry,
+    policy: &crate::Policy,
+    tool: &str,
+) -> Required<'a> {
+    match registry
+        .get(tool)
+        .filter(|tool| policy.allows(tool).is_ok())
+    {
+        Some(tool) => names.required(tool),
+        None => Required::Level(names, 2),
+    }
+}
+
 impl Pipeline {
+    /// The error that answers `tasks/get`, `tasks/cancel` or `tasks/update` of task `id`,
+    /// made by a call of `tool`, when `caller`'s token lacks what the tool needs.
+    pub(crate) fn refuse_task(&self, tool: &str, id: &str, caller: &Caller) -> Option<ErrorData> {
+        let names = self.scopes.as_ref()?;
+        let needed = task_needs(names, self.registry, &self.policy, tool);
+        if needed.granted_by(caller.scopes()) {
+            return None;
+        }
+        Some(ErrorData::new(
+            rmcp::model::ErrorCode(-32003),
+            format!(
+                "Forbidden: using task {id} needs scope \"{needed}\" (of tool {tool}), which the access token does not grant"
+            ),
+            None,
+        ))
+    }
+
     /// The error that answers a call of `tool` by `caller` when its token may not make it
     /// (the HTTP edge refuses such a call first, with 403; this is the second line).
     pub(crate) fn refuse(&self, tool: &ToolInfo, caller: &Caller) -> Option<ErrorData> {

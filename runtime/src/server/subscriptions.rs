@@ -23,6 +23,10 @@ use crate::context::Updates;
 /// memory without bound by subscribing to every URI a template matches.
 pub(crate) const MAX_SUBSCRIPTIONS: usize = 1024;
 
+/// The most subscriptions the server holds at once, over all its sessions: a thousand
+/// sessions each at [`MAX_SUBSCRIPTIONS`] would otherwise hold about 4 GB of URIs.
+pub(crate) const MAX_SUBSCRIPTIONS_TOTAL: usize = 16 * 1024;
+
 /// The longest URI a session may subscribe to, in bytes.
 pub(crate) const MAX_SUBSCRIBED_URI: usize = 4096;
 
@@ -46,6 +50,8 @@ type Key = (u64, u64);
 pub(crate) enum Refused {
     /// The session holds [`MAX_SUBSCRIPTIONS`] URIs already.
     Full,
+    /// The server holds [`MAX_SUBSCRIPTIONS_TOTAL`] subscriptions already.
+    ServerFull,
     /// The URI is longer than [`MAX_SUBSCRIBED_URI`].
     TooLong,
 }
@@ -64,6 +70,8 @@ struct Inner<E> {
     held: HashMap<Key, HashSet<String>>,
     /// By session: how many URIs all its listeners hold.
     counts: HashMap<u64, usize>,
+    /// How many URIs all sessions hold.
+    total: usize,
     /// Who hears that the list changed.
     lists: HashMap<Key, E>,
     /// Where sending runs (the serving runtime, captured from the first subscriber).
@@ -77,6 +85,7 @@ impl<E> Default for Inner<E> {
             by_uri: HashMap::new(),
             held: HashMap::new(),
             counts: HashMap::new(),
+            total: 0,
             lists: HashMap::new(),
             runtime: None,
             next: 0,
@@ -92,11 +101,15 @@ impl<E: Clone> Inner<E> {
         if self.held.get(&key).is_some_and(|uris| uris.contains(uri)) {
             return Ok(());
         }
+        if self.total >= MAX_SUBSCRIPTIONS_TOTAL {
+            return Err(Refused::ServerFull);
+        }
         let count = self.counts.entry(key.0).or_default();
         if *count >= MAX_SUBSCRIPTIONS {
             return Err(Refused::Full);
         }
         *count += 1;
+        self.total += 1;
         self.held.entry(key).or_default().insert(uri.to_owned());
         let ears = self.by_uri.entry(uri.to_owned()).or_default();
         ears.insert(key, ear.clone());
@@ -113,6 +126,7 @@ impl<E: Clone> Inner<E> {
         if uris.is_empty() {
             self.held.remove(&key);
         }
+        self.total = self.total.saturating_sub(1);
         if let Some(count) = self.counts.get_mut(&key.0) {
             *count = count.saturating_sub(1);
             if *count == 0 {
@@ -189,7 +203,7 @@ impl Subscriptions {
         let key = (session, inner.next);
         let ear = Ear::Listen(sink);
         for uri in uris {
-            if inner.hold(key, uri, &ear) == Err(Refused::Full) {
+            if let Err(Refused::Full | Refused::ServerFull) = inner.hold(key, uri, &ear) {
                 break;
             }
         }
@@ -337,5 +351,24 @@ mod tests {
         }
         assert!(!inner.counts.contains_key(&1));
         assert!(inner.by_uri.keys().all(|uri| uri == "x://other"));
+        assert_eq!(inner.total, 1);
+    }
+
+    #[test]
+    fn the_server_holds_at_most_its_total_over_all_sessions() {
+        let mut inner = Inner::<()>::default();
+        let per_session = MAX_SUBSCRIPTIONS;
+        for n in 0..MAX_SUBSCRIPTIONS_TOTAL {
+            let key = ((n / per_session) as u64, 0);
+            assert_eq!(inner.hold(key, &format!("x://{n}"), &()), Ok(()), "{n}");
+        }
+        let fresh = (u64::MAX, 0);
+        assert_eq!(
+            inner.hold(fresh, "x://one-more", &()),
+            Err(Refused::ServerFull)
+        );
+        inner.drop_listener((0, 0));
+        assert_eq!(inner.total, MAX_SUBSCRIPTIONS_TOTAL - per_session);
+        assert_eq!(inner.hold(fresh, "x://one-more", &()), Ok(()));
     }
 }

@@ -61,4 +61,34 @@ impl Server {
         self.tasks.poll = Some(every);
         self
     }
+
+    /// How many tasks this server process runs at once, of all callers (default
+    /// [`DEFAULT_MAX_TASKS`]): past it, a call that would start one is answered with an error
+    /// result that says so, and nothing runs. Each replica counts its own.
+    ///
+    /// [`DEFAULT_MAX_TASKS`]: crate::task::DEFAULT_MAX_TASKS
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().max_tasks(200);
+    /// # let _ = server;
+    /// ```
+    pub fn max_tasks(mut self, max: usize) -> Self {
+        self.tasks.max = Some(max);
+        self
+    }
+
+    /// How many tasks one caller (one [identity](crate::Caller::identity)) may have running
+    /// on this server process at once (default [`DEFAULT_MAX_TASKS_PER_CALLER`]); past it,
+    /// its calls that would start one are refused until one ends or is cancelled.
+    ///
+    /// [`DEFAULT_MAX_TASKS_PER_CALLER`]: crate::task::DEFAULT_MAX_TASKS_PER_CALLER
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new().max_tasks_per_caller(10);
+    /// # let _ = server;
+    /// ```
+    pub fn max_tasks_per_caller(mut self, max: usize) -> Self {
+        self.tasks.max_per_caller = Some(max);
+        self
+    }
 }

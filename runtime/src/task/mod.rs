@@ -45,6 +45,22 @@ pub use memory::MemoryStore;
 /// ```
 pub const STOPPED: &str = "the server running it stopped";
 
+/// How many tasks one server process runs at once unless it says otherwise
+/// (`Server::max_tasks`, `--max-tasks`): past it, a call that would start one is refused.
+///
+/// ```
+/// assert_eq!(toolsmith::task::DEFAULT_MAX_TASKS, 1000);
+/// ```
+pub const DEFAULT_MAX_TASKS: usize = 1000;
+
+/// How many tasks one caller may have running on one server process at once unless it says
+/// otherwise (`Server::max_tasks_per_caller`, `--max-tasks-per-caller`).
+///
+/// ```
+/// assert_eq!(toolsmith::task::DEFAULT_MAX_TASKS_PER_CALLER, 100);
+/// ```
+pub const DEFAULT_MAX_TASKS_PER_CALLER: usize = 100;
+
 /// What a store keeps of one task.
 ///
 /// ```

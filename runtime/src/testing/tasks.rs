@@ -148,6 +148,13 @@ impl Client {
                     DetailedTask::new(created.task, TaskPayload::Working),
                     None,
                 )),
+                // Refused before a task was made (its caps, a confirmation declined): the
+                // error result, as a call's.
+                ServerResult::CallToolResult(result) if result.is_error == Some(true) => {
+                    let outcome = CallOutcome::new(name, result, Vec::new(), None, false);
+                    Err(CallError::from_outcome(&outcome)
+                        .unwrap_or_else(|| protocol("task", "an error result")))
+                }
                 other => Err(protocol("task", other)),
             },
             other => Err(reply_error(name, other)),

@@ -18,7 +18,9 @@ use rmcp::service::{RequestContext, SubscriptionContext};
 
 use super::{ToolServer, caller_of};
 use crate::server::call::read::resource_not_found;
-use crate::server::subscriptions::{MAX_SUBSCRIBED_URI, MAX_SUBSCRIPTIONS, Refused, Subscriptions};
+use crate::server::subscriptions::{
+    MAX_SUBSCRIBED_URI, MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTIONS_TOTAL, Refused, Subscriptions,
+};
 use crate::{Caller, Registry};
 
 /// What an entry of a list needs of its caller.
@@ -210,6 +212,9 @@ impl ToolServer {
             let message = match refused {
                 Refused::Full => format!(
                     "this session is subscribed to {MAX_SUBSCRIPTIONS} resources, the most it may be: unsubscribe from one first"
+                ),
+                Refused::ServerFull => format!(
+                    "the server holds {MAX_SUBSCRIPTIONS_TOTAL} subscriptions, the most it keeps for all its sessions: try again later"
                 ),
                 Refused::TooLong => format!(
                     "a subscribed URI is at most {MAX_SUBSCRIBED_URI} bytes long"

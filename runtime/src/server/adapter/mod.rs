@@ -343,7 +343,7 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
         let caller = caller_of(&context);
-        self.pipeline.tasks.get(&request.task_id, &caller).await
+        self.pipeline.get_task(&request.task_id, &caller).await
     }
 
     async fn update_task(
@@ -352,7 +352,7 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let caller = caller_of(&context);
-        self.pipeline.tasks.update(&request.task_id, &caller).await
+        self.pipeline.update_task(&request.task_id, &caller).await
     }
 
     async fn cancel_task(
@@ -361,7 +361,7 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let caller = caller_of(&context);
-        self.pipeline.tasks.cancel(&request.task_id, &caller).await
+        self.pipeline.cancel_task(&request.task_id, &caller).await
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

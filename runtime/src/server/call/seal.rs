@@ -101,9 +101,10 @@ impl Seal {
 }
 
 /// What a state is bound to: the tool, a SHA-256 of its canonical arguments (keys sorted, no
-/// spaces), and the caller: anonymous, or the issuer, subject and client (`azp`, else
-/// `client_id`) of its token, as a session's owner is told apart. Every field is
-/// length-prefixed, so that no field can run into the next.
+/// spaces), and the caller: its [identity](Caller::identity) (anonymous; a token's issuer
+/// and subject, else its client, else the token itself) and its token's client (`azp`, else
+/// `client_id`): a yes given through one client is not redeemed through another. Every
+/// field is length-prefixed, so that no field can run into the next.
 pub(crate) fn binding(tool: &str, arguments: Option<&JsonObject>, caller: &Caller) -> Vec<u8> {
     fn field(binding: &mut Vec<u8>, bytes: &[u8]) {
         binding.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
@@ -115,28 +116,13 @@ pub(crate) fn binding(tool: &str, arguments: Option<&JsonObject>, caller: &Calle
         None => canonical_args.extend_from_slice(b"{}"),
     }
     let mut binding = Vec::with_capacity(160);
-    field(&mut binding, b"toolsmith/tools-call/v2");
+    field(&mut binding, b"toolsmith/tools-call/v3");
     field(&mut binding, tool.as_bytes());
     field(&mut binding, &Sha256::digest(&canonical_args));
-    if caller.is_anonymous() {
-        binding.push(0);
-        return binding;
-    }
-    binding.push(1);
+    field(&mut binding, caller.identity().as_bytes());
     let claim = |name| caller.claim(name).and_then(Value::as_str);
-    for part in [
-        claim("iss"),
-        caller.subject(),
-        claim("azp").or_else(|| claim("client_id")),
-    ] {
-        match part {
-            Some(text) => {
-                binding.push(1);
-                field(&mut binding, text.as_bytes());
-            }
-            None => binding.push(0),
-        }
-    }
+    let client = claim("azp").or_else(|| claim("client_id")).unwrap_or("");
+    field(&mut binding, client.as_bytes());
     binding
 }
 

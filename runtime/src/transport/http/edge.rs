@@ -144,19 +144,38 @@ struct Shape<'a> {
     params: Option<&'a serde_json::value::RawValue>,
 }
 
+/// The params the edge authorizes by: what a request names.
+#[cfg(feature = "auth")]
+#[derive(serde::Deserialize)]
+struct Named<'a> {
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    uri: Option<Cow<'a, str>>,
+    #[serde(borrow, rename = "taskId")]
+    task_id: Option<Cow<'a, str>>,
+    /// `completion/complete`'s reference: a prompt by name, a resource template by URI.
+    #[serde(borrow, rename = "ref")]
+    reference: Option<Reference<'a>>,
+}
+
+/// What `completion/complete` completes an argument of.
+#[cfg(feature = "auth")]
+#[derive(serde::Deserialize)]
+struct Reference<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    uri: Option<Cow<'a, str>>,
+}
+
 impl Shape<'_> {
-    /// `params.name` (`uri: false`) or `params.uri`, when it is a string.
+    /// `params.name`, `params.uri` and `params.taskId`, where they are strings.
     #[cfg(feature = "auth")]
-    fn param(&self, uri: bool) -> Option<Cow<'_, str>> {
-        #[derive(serde::Deserialize)]
-        struct Params<'a> {
-            #[serde(borrow)]
-            name: Option<Cow<'a, str>>,
-            #[serde(borrow)]
-            uri: Option<Cow<'a, str>>,
-        }
-        let params = serde_json::from_str::<Params>(self.params?.get()).ok()?;
-        if uri { params.uri } else { params.name }
+    fn named(&self) -> Option<Named<'_>> {
+        serde_json::from_str::<Named>(self.params?.get()).ok()
     }
 }
 
@@ -263,23 +282,7 @@ async fn screen(
     if let Some((guard, caller)) = &caller
         && let Some(shape) = &shape
     {
-        use super::guard::Target;
-        let method = shape.method.as_deref();
-        let uri = matches!(method, Some("resources/read" | "resources/subscribe"));
-        let named = matches!(method, Some("tools/call" | "prompts/get"));
-        if (uri || named)
-            && let Some(param) = shape.param(uri)
-        {
-            let target = match method {
-                Some("tools/call") => Target::Tool(&param),
-                Some("prompts/get") => Target::Prompt(&param),
-                _ => Target::Resource(&param),
-            };
-            let id = shape.id.and_then(|id| serde_json::from_str(id.get()).ok());
-            if let Some(refused) = guard.refusal_of(caller, target, id.as_ref()) {
-                return Err(refused);
-            }
-        }
+        authorize(guard, caller, shape).await?;
     }
     // A call's notifications go on its own response, when the client takes event streams.
     let is_call = shape
@@ -338,6 +341,69 @@ async fn screen(
         events: receiver,
         hold,
     })
+}
+
+/// The 403 of a request whose token lacks the scope of what it names: the tool it calls,
+/// the resource it reads or subscribes to, the prompt it gets, the prompt or resource
+/// template it completes an argument of, or the task it polls,
+/// cancels or updates (the scope of the tool that made the task).
+#[cfg(feature = "auth")]
+async fn authorize(
+    guard: &super::guard::Guard,
+    caller: &crate::Caller,
+    shape: &Shape<'_>,
+) -> Result<(), Response> {
+    use super::guard::Target;
+    let Some(named) = shape.named() else {
+        return Ok(());
+    };
+    let id = || shape.id.and_then(|id| serde_json::from_str(id.get()).ok());
+    let target = match (shape.method.as_deref(), &named) {
+        (
+            Some("tools/call"),
+            Named {
+                name: Some(name), ..
+            },
+        ) => Target::Tool(name),
+        (
+            Some("prompts/get"),
+            Named {
+                name: Some(name), ..
+            },
+        ) => Target::Prompt(name),
+        (Some("resources/read" | "resources/subscribe"), Named { uri: Some(uri), .. }) => {
+            Target::Resource(uri)
+        }
+        // A completion needs what getting the prompt, or reading the resource, needs.
+        (
+            Some("completion/complete"),
+            Named {
+                reference: Some(reference),
+                ..
+            },
+        ) => match (reference.kind.as_deref(), &reference.name, &reference.uri) {
+            (Some("ref/prompt"), Some(name), _) => Target::Prompt(name),
+            (Some("ref/resource"), _, Some(uri)) => Target::Resource(uri),
+            _ => return Ok(()),
+        },
+        (
+            Some("tasks/get" | "tasks/cancel" | "tasks/update" | "tasks/result"),
+            Named {
+                task_id: Some(task),
+                ..
+            },
+        ) => {
+            return match guard.task_refusal(caller, task, id().as_ref()).await {
+                Some(refused) => Err(refused),
+                None => Ok(()),
+            };
+        }
+        _ => return Ok(()),
+    };
+    match guard.refusal_of(caller, target, id().as_ref()) {
+        Some(refused) => Err(refused),
+        None => Ok(()),
+    }
 }
 
 /// The answer to a message the transport could not hand to rmcp: 400 for one that is not

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
+use futures::future::BoxFuture;
 use serde_json::Value;
 
 use crate::Caller;
@@ -16,6 +17,13 @@ use crate::auth::{Auth, Verifier};
 /// The scopes `caller` lacks to use `target`, as an OAuth `scope` value; `None` when it may,
 /// or when no such thing is offered (the request is then answered as usual).
 pub(crate) type Access = Arc<dyn Fn(&Caller, Target<'_>) -> Option<String> + Send + Sync>;
+
+/// The scopes `caller` lacks to use the task of this id (those of the tool that made it), as
+/// an OAuth `scope` value; `None` when it may, or when it is not the caller's task (the
+/// request is then answered as usual: "task not found"). Asynchronous: the task is looked up
+/// in its store.
+pub(crate) type TaskAccess =
+    Arc<dyn Fn(Caller, String) -> BoxFuture<'static, Option<String>> + Send + Sync>;
 
 /// What a request uses, as the edge reads it from the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +56,8 @@ pub(crate) struct GuardConfig {
     /// The scope a client without a token is told to ask for.
     pub(crate) challenge: String,
     pub(crate) access: Access,
+    /// Who may poll and cancel which task (the tasks extension).
+    pub(crate) task_access: TaskAccess,
 }
 
 impl std::fmt::Debug for GuardConfig {
@@ -63,6 +73,7 @@ impl std::fmt::Debug for GuardConfig {
 pub(crate) struct Guard {
     verifier: Verifier,
     access: Access,
+    task_access: TaskAccess,
     challenge: String,
     /// The metadata document, served as is.
     metadata: String,
@@ -89,6 +100,7 @@ impl Guard {
         Ok(Guard {
             verifier,
             access: config.access,
+            task_access: config.task_access,
             challenge: config.challenge,
             metadata: metadata.to_string(),
             metadata_url: metadata_url(resource),
@@ -152,6 +164,19 @@ impl Guard {
     ) -> Option<Response> {
         let needed = (self.access)(caller, target)?;
         Some(self.insufficient(caller, &target.describe(), &needed, id))
+    }
+
+    /// The 403 that answers `tasks/get`, `tasks/cancel` or `tasks/update` of task `task` by
+    /// `caller`, when its token lacks the scope of the tool that made the task (`None` when
+    /// it may, or when the task is not the caller's); `id` is the request's.
+    pub(super) async fn task_refusal(
+        &self,
+        caller: &Caller,
+        task: &str,
+        id: Option<&Value>,
+    ) -> Option<Response> {
+        let needed = (self.task_access)(caller.clone(), task.to_owned()).await?;
+        Some(self.insufficient(caller, &format!("using task {task}"), &needed, id))
     }
 
     /// The 403 that answers a request for `what` by `caller`, when its token lacks `scope`

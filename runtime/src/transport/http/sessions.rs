@@ -31,7 +31,8 @@ const RETRY_AFTER: &str = "5";
 
 /// Who opened a session: the token's issuer, subject and client (`azp` or `client_id`: a
 /// token without a subject is told apart by its client).
-type Owner = (Option<String>, Option<String>, Option<String>);
+/// A session's owner: its caller's [identity](Caller::identity).
+type Owner = String;
 
 /// The screen in front of rmcp's sessions.
 pub(super) struct Sessions {
@@ -166,14 +167,7 @@ impl Sessions {
 
 /// Who `caller` is, as a session's owner.
 fn owner(caller: &Caller) -> Owner {
-    let claim = |name| {
-        caller
-            .claim(name)
-            .and_then(|v| v.as_str())
-            .map(str::to_owned)
-    };
-    let client = claim("azp").or_else(|| claim("client_id"));
-    (claim("iss"), caller.subject().map(str::to_owned), client)
+    caller.identity().to_owned()
 }
 
 /// An `initialize` counted against the cap until its response is made.

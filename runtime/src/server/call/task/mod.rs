@@ -16,10 +16,10 @@
 //! `start.rs` makes a task and starts its run; `poll.rs` answers `tasks/get`,
 //! `tasks/cancel` and `tasks/update`, and says a task as the protocol does.
 
+mod keeper;
 mod poll;
 mod start;
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -29,8 +29,12 @@ use tokio_util::task::TaskTracker;
 
 use super::outcome::tool_result;
 use crate::ToolInfo;
-use crate::task::{MemoryStore, TaskEnd, TaskStatus, TaskStore, error_object, now_ms};
+use crate::task::{
+    DEFAULT_MAX_TASKS, DEFAULT_MAX_TASKS_PER_CALLER, MemoryStore, TaskEnd, TaskStatus, TaskStore,
+    error_object, now_ms,
+};
 use crate::tool::output::Outcome;
+use keeper::{Admitted, Runs};
 use start::TaskChannel;
 pub(in crate::server::call) use start::runs_as_task;
 
@@ -52,6 +56,8 @@ pub(crate) struct TaskConfig {
     pub(crate) ttl: Option<Duration>,
     pub(crate) lease: Option<Duration>,
     pub(crate) poll: Option<Duration>,
+    pub(crate) max: Option<usize>,
+    pub(crate) max_per_caller: Option<usize>,
 }
 
 /// The tasks of one server: its store, and the runs of this process.
@@ -61,7 +67,10 @@ pub(crate) struct Tasks {
     pub(crate) lease: Duration,
     pub(crate) poll: Duration,
     /// The tasks running here, by id: `tasks/cancel` on this process stops one at once.
-    running: Mutex<HashMap<String, CancellationToken>>,
+    running: Mutex<Runs>,
+    /// The most tasks running here at once, of all callers and of one.
+    max: usize,
+    max_per_caller: usize,
     runs: TaskTracker,
     /// Fired when serving ends: the runs stop, their tasks failed as stopped.
     stopping: CancellationToken,
@@ -87,13 +96,17 @@ impl Tasks {
             lease: bounded(config.lease.unwrap_or(DEFAULT_LEASE)),
             poll: bounded(config.poll.unwrap_or(DEFAULT_POLL)),
             running: Mutex::default(),
+            max: config.max.unwrap_or(DEFAULT_MAX_TASKS),
+            max_per_caller: config
+                .max_per_caller
+                .unwrap_or(DEFAULT_MAX_TASKS_PER_CALLER),
             runs: TaskTracker::new(),
             stopping: CancellationToken::new(),
             limit: None,
         }
     }
 
-    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+    fn running(&self) -> std::sync::MutexGuard<'_, Runs> {
         self.running.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -120,44 +133,23 @@ impl Tasks {
         }
     }
 
-    /// The run of task `id`: the tool in a task of its own (a tool that blocks its thread,
-    /// or a store slow to answer, cannot hold up the other), while this one renews the
-    /// lease, writes the last progress and sees a cancel made elsewhere, every renewal; then
-    /// its end in the store.
+    /// The run of task `id`: the tool on the engine, then its end in the store. Its lease
+    /// and progress are the keeper's (`keeper.rs`), which also stops it when its task was
+    /// cancelled elsewhere.
     async fn run(
         self: Arc<Self>,
         id: String,
         tool: &'static ToolInfo,
         run: impl Future<Output = Option<Outcome>> + Send + 'static,
-        token: CancellationToken,
         progress: Arc<TaskChannel>,
+        admitted: Admitted,
     ) {
-        let _running = Running {
-            tasks: &self,
-            id: &id,
-        };
-        let mut run = tokio::spawn(run);
-        let mut renew = tokio::time::interval(self.renew_every());
-        renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        renew.tick().await;
-        let outcome = loop {
-            tokio::select! {
-                biased;
-                joined = &mut run => break joined.unwrap_or_else(|err| {
-                    Some(Outcome::Failed(format!("the task's run ended: {err}")))
-                }),
-                _ = renew.tick() => {
-                    self.write_progress(&id, &progress).await;
-                    match self.store.renew(&id, self.lease).await {
-                        // Cancelled (here or on another replica), or failed after its lease.
-                        Ok(false) => token.cancel(),
-                        Ok(true) => {}
-                        Err(err) => tracing::warn!(task = %id, %err, "a task's lease was not renewed"),
-                    }
-                }
-            }
-        };
-        // The last progress reported, which no renewal wrote yet.
+        use futures::FutureExt;
+        let outcome = std::panic::AssertUnwindSafe(run)
+            .catch_unwind()
+            .await
+            .unwrap_or_else(|_| Some(Outcome::Failed("the task's run panicked".to_owned())));
+        // The last progress reported, which the keeper did not write yet.
         self.write_progress(&id, &progress).await;
         let end = self.end_of(tool, outcome);
         tracing::debug!(task = %id, tool = tool.name(), status = ?end.status, "task ended");
@@ -165,7 +157,7 @@ impl Tasks {
         // lease renewed meanwhile), rather than lost to a lease running out.
         for wait in [250, 1000, 2000, 0] {
             match self.store.finish(&id, &end).await {
-                Ok(_) => return,
+                Ok(_) => break,
                 Err(err) if wait == 0 => {
                     tracing::warn!(task = %id, %err, "a task's end was not recorded");
                 }
@@ -176,6 +168,7 @@ impl Tasks {
                 }
             }
         }
+        drop(admitted);
     }
 
     /// Writes the progress the tool reported since the last write, if any.
@@ -221,18 +214,6 @@ impl Tasks {
                 }
             }
         }
-    }
-}
-
-/// Takes a run off the tasks running here when it ends, however it ends.
-struct Running<'a> {
-    tasks: &'a Tasks,
-    id: &'a str,
-}
-
-impl Drop for Running<'_> {
-    fn drop(&mut self) {
-        self.tasks.running().remove(self.id);
     }
 }
 

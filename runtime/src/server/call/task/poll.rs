@@ -8,12 +8,17 @@ use serde_json::json;
 
 use super::{PROGRESS_META, Tasks};
 use crate::Caller;
+use crate::server::call::Pipeline;
 use crate::task::{TaskEnd, TaskRecord, TaskStatus, error_object, now_ms};
 
-impl Tasks {
-    /// `tasks/get`: the task, when `caller` started it.
-    pub(crate) async fn get(&self, id: &str, caller: &Caller) -> Result<GetTaskResult, ErrorData> {
-        let record = self.owned(id, caller).await?;
+impl Pipeline {
+    /// `tasks/get`: the task, when `caller` started it and may still use its tool.
+    pub(crate) async fn get_task(
+        &self,
+        id: &str,
+        caller: &Caller,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let record = self.usable_task(id, caller).await?;
         let mut result = GetTaskResult::new(detailed(&record));
         if let Some(progress) = &record.progress {
             let mut meta = JsonObject::new();
@@ -25,8 +30,8 @@ impl Tasks {
 
     /// `tasks/cancel`: a working task is cancelled at once (its run stops, here at once,
     /// elsewhere at its next renewal); an ended one stays as it ended.
-    pub(crate) async fn cancel(&self, id: &str, caller: &Caller) -> Result<(), ErrorData> {
-        let record = self.owned(id, caller).await?;
+    pub(crate) async fn cancel_task(&self, id: &str, caller: &Caller) -> Result<(), ErrorData> {
+        let record = self.usable_task(id, caller).await?;
         if !record.ended() {
             let end = TaskEnd {
                 status: TaskStatus::Cancelled,
@@ -34,23 +39,38 @@ impl Tasks {
                 result: None,
                 at_ms: now_ms(),
             };
-            self.store.finish(id, &end).await.map_err(store_failed)?;
+            self.tasks
+                .store
+                .finish(id, &end)
+                .await
+                .map_err(store_failed)?;
         }
-        if let Some(token) = self.running().get(id) {
-            token.cancel();
-        }
+        self.tasks.stop_run(id);
         Ok(())
     }
 
     /// `tasks/update`: no task of toolsmith's waits for input, so there is nothing to
     /// answer; known to its caller, it is acknowledged.
-    pub(crate) async fn update(&self, id: &str, caller: &Caller) -> Result<(), ErrorData> {
+    pub(crate) async fn update_task(&self, id: &str, caller: &Caller) -> Result<(), ErrorData> {
         // Answers to no outstanding question are ignored (SEP-2663): there is none.
-        self.owned(id, caller).await.map(drop)
+        self.usable_task(id, caller).await.map(drop)
     }
 
+    /// Task `id`, if `caller` started it and, with authorization, its token grants what the
+    /// task's tool needs (as calling it would: the HTTP edge refuses first, with 403).
+    async fn usable_task(&self, id: &str, caller: &Caller) -> Result<TaskRecord, ErrorData> {
+        let record = self.tasks.owned(id, caller).await?;
+        #[cfg(feature = "auth")]
+        if let Some(refused) = self.refuse_task(&record.tool, id, caller) {
+            return Err(refused);
+        }
+        Ok(record)
+    }
+}
+
+impl Tasks {
     /// Task `id`, if `caller` started it: anyone else is told it does not exist.
-    async fn owned(&self, id: &str, caller: &Caller) -> Result<TaskRecord, ErrorData> {
+    pub(crate) async fn owned(&self, id: &str, caller: &Caller) -> Result<TaskRecord, ErrorData> {
         // (No task has an empty id: one is never looked up.)
         let record = match id.is_empty() {
             true => None,
@@ -66,22 +86,10 @@ impl Tasks {
     }
 }
 
-/// Who may see a task: its caller (anonymous, or a token's issuer and subject).
+/// Who may see a task: its caller's [identity](Caller::identity) (anonymous, or a token's
+/// issuer and subject, else its client, else the token itself).
 pub(super) fn owner_of(caller: &Caller) -> String {
-    if caller.is_anonymous() {
-        return "anonymous".to_owned();
-    }
-    let claim = |name| caller.claim(name).and_then(|v| v.as_str()).unwrap_or("");
-    match caller.subject().filter(|subject| !subject.is_empty()) {
-        Some(subject) => json!([claim("iss"), subject]).to_string(),
-        // A token without a subject (a client's own, client credentials) is its client's.
-        None => {
-            let client = Some(claim("azp"))
-                .filter(|c| !c.is_empty())
-                .unwrap_or_else(|| claim("client_id"));
-            json!([claim("iss"), "", client]).to_string()
-        }
-    }
+    caller.identity().to_owned()
 }
 
 /// An ISO 8601 time of `ms` since the Unix epoch.

@@ -215,6 +215,14 @@ impl Pipeline {
                 }
             }
         }
+        // Within the caps of this process, before the store hears of it.
+        let admitted = match tasks.admit(&id, &owner, token.clone(), channel.clone()) {
+            Ok(admitted) => admitted,
+            Err(full) => {
+                tracing::info!(tool = tool.name(), ?full, "task refused: too many running");
+                return Ok(error_result(ErrorKind::Refused, full.message(tool.name())).into());
+            }
+        };
         let record = TaskRecord::working(
             id.clone(),
             owner,
@@ -233,7 +241,6 @@ impl Pipeline {
             )
             .into());
         }
-        tasks.running().insert(id.clone(), token.clone());
         let pool = self.pool.clone();
         let runs = tasks.runs.clone();
         let cancel = token.clone();
@@ -259,7 +266,7 @@ impl Pipeline {
             )
             .await
         };
-        runs.spawn(tasks.run(id, tool, run, token, channel));
+        runs.spawn(tasks.run(id, tool, run, channel, admitted));
         Ok(CallToolResponse::Task(CreateTaskResult::new(task_of(
             &record,
         ))))
