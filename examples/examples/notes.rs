@@ -6,10 +6,16 @@ use toolsmith_examples::store::Notes;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    // `import_url`'s own flags (`--fetch-allow HOST`, `--fetch-timeout SECS`); the rest is
-    // the server's command line.
+    // `import_url`'s own flags (`--fetch-allow HOST`, `--fetch-timeout SECS`,
+    // `--fetch-proxy URL`); the rest is the server's command line.
     let args = std::env::args_os().map(|a| a.to_string_lossy().into_owned());
-    let (fetcher, args) = Fetcher::from_args(args);
+    let (fetcher, args) = match Fetcher::from_args(args) {
+        Ok(parsed) => parsed,
+        Err(err) => {
+            eprintln!("{err}");
+            return std::process::ExitCode::from(2);
+        }
+    };
     toolsmith::Server::new()
         .state(Notes::seeded())
         .state(fetcher)

@@ -36,14 +36,39 @@ pub const MAX_REDIRECTS: usize = 5;
 pub struct Fetcher {
     client: reqwest::Client,
     allow: Arc<Vec<String>>,
+    /// The bound on a whole download: every redirect, every header and the body.
+    timeout: Duration,
 }
 
 impl Fetcher {
     /// A fetcher that refuses non-public addresses except for the hosts in `allow` (names
     /// or IP addresses, as they appear in URLs), with a `timeout` for a whole download.
+    ///
+    /// It uses no proxy, whatever the environment says (`HTTP_PROXY`, `ALL_PROXY`, ...): a
+    /// proxy resolves the names it is given, out of the address guard's sight.
     pub fn new(allow: Vec<String>, timeout: Duration) -> Fetcher {
+        Fetcher::build(allow, timeout, None).expect("no proxy to misread")
+    }
+
+    /// The same, through the forward proxy at `proxy` (`http://HOST:PORT`), as
+    /// `--fetch-proxy` asks. Through a proxy the guard still refuses URLs that name a
+    /// non-public IP address, but a *name* is resolved by the proxy: what it reaches is the
+    /// proxy's to restrict.
+    pub fn with_proxy(
+        allow: Vec<String>,
+        timeout: Duration,
+        proxy: &str,
+    ) -> Result<Fetcher, String> {
+        Fetcher::build(allow, timeout, Some(proxy))
+    }
+
+    fn build(
+        allow: Vec<String>,
+        timeout: Duration,
+        proxy: Option<&str>,
+    ) -> Result<Fetcher, String> {
         let allow = Arc::new(allow);
-        let client = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(5).min(timeout))
             .timeout(timeout)
             // Redirects are followed by hand, each one checked.
@@ -51,17 +76,32 @@ impl Fetcher {
             .dns_resolver(Arc::new(PublicOnly {
                 allow: allow.clone(),
             }))
-            .user_agent(concat!("toolsmith-notes/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .expect("a TLS backend is compiled in");
-        Fetcher { client, allow }
+            .user_agent(concat!("toolsmith-notes/", env!("CARGO_PKG_VERSION")));
+        builder = match proxy {
+            // Never the environment's proxies: only one given explicitly.
+            None => builder.no_proxy(),
+            Some(proxy) => builder.no_proxy().proxy(
+                reqwest::Proxy::all(proxy)
+                    .map_err(|err| format!("--fetch-proxy {proxy}: not a proxy URL ({err})"))?,
+            ),
+        };
+        let client = builder.build().expect("a TLS backend is compiled in");
+        Ok(Fetcher {
+            client,
+            allow,
+            timeout,
+        })
     }
 
-    /// `--fetch-allow HOST` (repeatable) and `--fetch-timeout SECS` taken out of `args`,
-    /// and the fetcher they make (30 s unless given); the rest of `args` is the server's
-    /// command line.
-    pub fn from_args(args: impl IntoIterator<Item = String>) -> (Fetcher, Vec<String>) {
+    /// `--fetch-allow HOST` (repeatable), `--fetch-timeout SECS` and `--fetch-proxy URL`
+    /// taken out of `args`, and the fetcher they make (30 s unless given; no proxy unless
+    /// given); the rest of `args` is the server's command line. A proxy URL that is not one
+    /// is an error.
+    pub fn from_args(
+        args: impl IntoIterator<Item = String>,
+    ) -> Result<(Fetcher, Vec<String>), String> {
         let mut allow = Vec::new();
+        let mut proxy = None;
         let mut timeout = Duration::from_secs(30);
         let mut rest = Vec::new();
         let mut args = args.into_iter();
@@ -72,6 +112,7 @@ impl Fetcher {
             };
             match flag.as_str() {
                 "--fetch-allow" => allow.extend(inline.or_else(|| args.next())),
+                "--fetch-proxy" => proxy = inline.or_else(|| args.next()),
                 "--fetch-timeout" => {
                     let secs = inline.or_else(|| args.next());
                     if let Some(secs) = secs.and_then(|s| s.parse::<f64>().ok())
@@ -83,7 +124,11 @@ impl Fetcher {
                 _ => rest.push(arg),
             }
         }
-        (Fetcher::new(allow, timeout), rest)
+        let fetcher = match proxy {
+            Some(proxy) => Fetcher::with_proxy(allow, timeout, &proxy)?,
+            None => Fetcher::new(allow, timeout),
+        };
+        Ok((fetcher, rest))
     }
 
     fn allowed(&self, host: &str) -> bool {
@@ -122,8 +167,24 @@ pub async fn import_url(
         .create(title, text, vec!["imported".to_owned()]))
 }
 
-/// The final URL and the body, after the checks.
+/// The final URL and the body, after the checks, within the fetcher's timeout for the whole
+/// download (every redirect included).
 async fn fetch(
+    fetcher: &Fetcher,
+    url: &str,
+    progress: &Progress,
+) -> Result<(reqwest::Url, String), ToolError> {
+    match tokio::time::timeout(fetcher.timeout, fetch_hops(fetcher, url, progress)).await {
+        Ok(fetched) => fetched,
+        Err(_) => Err(ToolError::new(format!(
+            "Could not fetch {url}: it timed out after {:.1}s (the whole download, redirects included).",
+            fetcher.timeout.as_secs_f64()
+        ))),
+    }
+}
+
+/// Each hop of [`fetch`].
+async fn fetch_hops(
     fetcher: &Fetcher,
     url: &str,
     progress: &Progress,
@@ -267,7 +328,13 @@ pub fn public(ip: IpAddr) -> bool {
             if let Some(v4) = v6.to_ipv4_mapped() {
                 return public(IpAddr::V4(v4));
             }
-            let first = v6.segments()[0];
+            let segments = v6.segments();
+            // The deprecated IPv4-compatible range (`::a.b.c.d`, ::/96, RFC 4291 §2.5.5.1),
+            // with :: and ::1: never a public address to fetch from.
+            if segments[..6] == [0; 6] {
+                return false;
+            }
+            let first = segments[0];
             !(v6.is_loopback()
                 || v6.is_unspecified()
                 || v6.is_multicast()
@@ -324,6 +391,9 @@ mod tests {
             "fe80::1",
             "fd00::1",
             "::ffff:127.0.0.1",
+            "::127.0.0.1",
+            "::10.0.0.1",
+            "::8.8.8.8",
             "::",
         ] {
             assert!(!public(private.parse().unwrap()), "{private}");
@@ -344,9 +414,14 @@ mod tests {
             "--http",
             "x",
         ];
-        let (fetcher, rest) = Fetcher::from_args(args.map(String::from));
+        let (fetcher, rest) = Fetcher::from_args(args.map(String::from)).unwrap();
         assert_eq!(rest, ["notes", "serve", "--http", "x"]);
         assert!(fetcher.allowed("127.0.0.1"));
         assert!(!fetcher.allowed("10.0.0.1"));
+        let bad = Fetcher::from_args(["notes", "--fetch-proxy", "::not a url"].map(String::from));
+        let err = bad.err().expect("a bad proxy is an error");
+        assert!(err.contains("--fetch-proxy"), "{err}");
+        let proxied = Fetcher::from_args(["--fetch-proxy=http://127.0.0.1:3128"].map(String::from));
+        assert!(proxied.unwrap().1.is_empty());
     }
 }

@@ -88,6 +88,16 @@ async fn serve(mut stream: TcpStream, left: Arc<AtomicUsize>) {
             return;
         }
         "/to-private" => reply("302 Found", "Location: http://10.255.255.1/\r\n", ""),
+        // A redirect that answers after 1.2 s, five hops deep.
+        hop if hop.starts_with("/slow/") => {
+            let n: u32 = hop[6..].parse().unwrap_or(0);
+            tokio::time::sleep(Duration::from_millis(1200)).await;
+            let next = match n {
+                0 => "/page".to_owned(),
+                n => format!("/slow/{}", n - 1),
+            };
+            reply("302 Found", &format!("Location: {next}\r\n"), "")
+        }
         hop if hop.starts_with("/hop/") => {
             let n: u32 = hop[5..].parse().unwrap_or(0);
             let next = if n == 0 {
@@ -214,4 +224,30 @@ impl GetNote for Client {
             .unwrap()
             .to_owned()
     }
+}
+
+#[tokio::test]
+async fn the_timeout_bounds_the_whole_download_redirects_included() {
+    let web = web().await;
+    let client = client(&["127.0.0.1"], Duration::from_secs(2)).await;
+    let started = std::time::Instant::now();
+    let url = json!({"url": format!("http://{}/slow/5", web.addr)});
+    let answer = client.call("import_url", url).await;
+    let elapsed = started.elapsed();
+    let text = match answer {
+        Ok(outcome) => {
+            assert!(
+                outcome.is_error(),
+                "five slow hops fit in 2 s: {}",
+                outcome.text()
+            );
+            outcome.text()
+        }
+        Err(err) => err.message().to_owned(),
+    };
+    assert!(text.contains("timed out"), "{text}");
+    assert!(
+        elapsed < Duration::from_millis(3500),
+        "each hop was bounded, not the download: {elapsed:?}"
+    );
 }
