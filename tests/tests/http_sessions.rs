@@ -221,3 +221,34 @@ async fn with_authorization_a_session_belongs_to_its_opener() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn a_session_id_longer_than_any_issued_is_refused_at_the_edge() {
+    let server = HttpServer::start(FIXTURE, &["--sessions"]).await;
+    let session = open(&server, &[]).await.unwrap();
+    assert!(session.len() <= 128, "{session}");
+    let long = "a".repeat(200 * 1024);
+    for headers in [
+        vec![VERSION, ("Mcp-Session-Id", long.as_str())],
+        vec![VERSION, ("Mcp-Session-Id", &long[..129])],
+    ] {
+        let refused = server
+            .post(&call(2, "echo", json!({"text": "x"})), &headers)
+            .await;
+        assert_eq!(refused.status, 400, "{}", refused.body);
+        assert!(
+            refused.body.contains("longer than any session id"),
+            "{}",
+            refused.body
+        );
+    }
+    // The server serves on, and its own session id still works.
+    let answer = server
+        .post(
+            &call(3, "echo", json!({"text": "still here"})),
+            &[VERSION, ("Mcp-Session-Id", session.as_str())],
+        )
+        .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert!(answer.body.contains("still here"), "{}", answer.body);
+}

@@ -445,3 +445,56 @@ async fn the_notes_example_with_full_exports_traces() {
     let got = receiver.got.lock().unwrap();
     assert!(!String::from_utf8_lossy(&got.raw).contains(SECRET));
 }
+
+/// A client's session id is a span attribute only within the bound a request id has (a
+/// 300 KB header became a 300 KB attribute).
+#[tokio::test]
+async fn a_long_session_id_is_not_recorded_on_the_span() {
+    let receiver = Receiver::start().await;
+    let env = [
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint.as_str()),
+        ("OTEL_BSP_SCHEDULE_DELAY", "100"),
+    ];
+    let server = HttpServer::start_with(FIXTURE, &[], &env).await;
+    let short = "s".repeat(40);
+    let long = "l".repeat(100);
+    for (id, (trace, session)) in [("01", &short), ("02", &long)].into_iter().enumerate() {
+        let parent = traceparent(
+            &format!("{trace}cccccccccccccccccccccccccccccc"),
+            "2222222222222222",
+            true,
+        );
+        let _ = server
+            .post(
+                &call(id as u64 + 1, "add", json!({"a": 1, "b": 1}), None),
+                &[
+                    VERSION,
+                    ("traceparent", &parent),
+                    ("Mcp-Session-Id", session),
+                ],
+            )
+            .await;
+    }
+    let request_of = |spans: &[Span], trace: &str| {
+        spans
+            .iter()
+            .find(|s| s.name == "POST /mcp" && hex(&s.trace_id).starts_with(trace))
+            .cloned()
+    };
+    let spans = receiver
+        .until("both requests' spans", |spans| {
+            request_of(spans, "01cc").is_some() && request_of(spans, "02cc").is_some()
+        })
+        .await;
+    let recorded = request_of(&spans, "01cc").unwrap();
+    assert_eq!(
+        text(&recorded, "mcp.session.id").as_deref(),
+        Some(short.as_str())
+    );
+    let capped = request_of(&spans, "02cc").unwrap();
+    assert_eq!(
+        text(&capped, "mcp.session.id"),
+        None,
+        "a 100-byte session id was recorded"
+    );
+}

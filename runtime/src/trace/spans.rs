@@ -18,7 +18,8 @@ use crate::{Caller, ToolInfo};
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) struct Handoff(pub(crate) Span);
 
-/// The longest request id recorded, in bytes of its JSON.
+/// The longest request id recorded, in bytes of its JSON; and the longest session id and
+/// protocol version (a longer one is not recorded).
 #[cfg(feature = "http")]
 const MAX_ID: usize = 64;
 
@@ -58,8 +59,10 @@ pub(crate) fn request_span<'a>(
         http.response.status_code = Empty,
         mcp.method.name = Empty,
         jsonrpc.request.id = Empty,
-        mcp.session.id = header("mcp-session-id"),
-        mcp.protocol.version = header("mcp-protocol-version"),
+        // A client's headers are recorded only within the bound a request id has: a 300 KB
+        // session id is no span attribute.
+        mcp.session.id = header("mcp-session-id").filter(|v| v.len() <= MAX_ID),
+        mcp.protocol.version = header("mcp-protocol-version").filter(|v| v.len() <= MAX_ID),
         error.type = Empty,
     );
     if let Some(parent) = parent {

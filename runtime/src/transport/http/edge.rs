@@ -17,6 +17,9 @@ use tokio_util::task::TaskTracker;
 use super::{FastPath, body, events, fast, sessions};
 use crate::transport::message;
 
+/// The longest `Mcp-Session-Id` the edge lets through, in bytes.
+pub(super) const MAX_SESSION_ID: usize = 128;
+
 /// What every request passes through before rmcp.
 pub(super) struct Edge {
     /// Every request counts as in flight until its response is made: a stop waits for it.
@@ -195,6 +198,17 @@ async fn screen(
     // the metadata): no body is read there, and nothing MCP runs.
     if request.uri().path() != edge.endpoint {
         return Ok(Screened::pass(request));
+    }
+    // No session id this server issues is that long (rmcp's are 36-byte UUIDs).
+    if request
+        .headers()
+        .get("mcp-session-id")
+        .is_some_and(|id| id.len() > MAX_SESSION_ID)
+    {
+        return Err(refused(
+            StatusCode::BAD_REQUEST,
+            "the Mcp-Session-Id header is longer than any session id this server issues",
+        ));
     }
     #[cfg(feature = "auth")]
     let caller = match &edge.guard {
