@@ -337,3 +337,59 @@ async fn a_metrics_scope_and_a_metrics_address_are_not_both_given() {
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("not both"), "{stderr}");
 }
+
+/// `/metrics` checks `Host` as the MCP endpoint does (DNS rebinding), on the main listener
+/// and on `--metrics-addr`; `--metrics-host` lets a scraper's own name in.
+#[tokio::test]
+async fn metrics_answer_only_allowed_hosts_on_both_listeners() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let apart = format!("127.0.0.1:{port}");
+    let open = HttpServer::start(FIXTURE, &["--metrics-host", "scraper.internal"]).await;
+    let separate = HttpServer::start(
+        FIXTURE,
+        &[
+            "--metrics-addr",
+            &apart,
+            "--metrics-host",
+            "scraper.internal:9464",
+        ],
+    )
+    .await;
+    let apart_local = format!("localhost:{port}");
+    for (addr, own) in [
+        (open.addr.as_str(), open.addr.as_str()),
+        (apart.as_str(), apart.as_str()),
+    ] {
+        let refused = scrape(addr, &[("Host", "evil.example")]).await;
+        assert_eq!(refused.status, 403, "{addr}: {refused:?}");
+        assert!(!refused.body.contains("toolsmith_"), "{}", refused.body);
+        assert!(refused.body.contains("--metrics-host"), "{}", refused.body);
+        assert_eq!(scrape(addr, &[("Host", own)]).await.status, 200, "{addr}");
+    }
+    assert_eq!(scrape(&apart, &[("Host", &apart_local)]).await.status, 200);
+    assert_eq!(
+        scrape(&open.addr, &[("Host", "scraper.internal:8080")])
+            .await
+            .status,
+        200,
+        "a name without a port allows any port"
+    );
+    assert_eq!(
+        scrape(&apart, &[("Host", "scraper.internal:9464")])
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        scrape(&apart, &[("Host", "scraper.internal:1")])
+            .await
+            .status,
+        403,
+        "a name with a port allows that port"
+    );
+    drop(separate);
+}

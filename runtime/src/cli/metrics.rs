@@ -16,6 +16,15 @@ pub(super) struct MetricsArgs {
     /// Without this (or --metrics-addr), an authorized server serves no /metrics.
     #[arg(long, value_name = "SCOPE", env = "TOOLSMITH_METRICS_SCOPE")]
     metrics_scope: Option<String>,
+    /// One more Host that /metrics answers to (repeatable), for a scraper that reaches the
+    /// server by another name; any other Host gets 403.
+    #[arg(
+        long = "metrics-host",
+        value_name = "NAME",
+        env = "TOOLSMITH_METRICS_HOSTS",
+        value_delimiter = ','
+    )]
+    metrics_hosts: Vec<String>,
 }
 
 impl MetricsArgs {
@@ -26,6 +35,9 @@ impl MetricsArgs {
         }
         if let Some(scope) = self.metrics_scope {
             server = server.metrics_scope(scope);
+        }
+        for host in self.metrics_hosts {
+            server = server.metrics_host(host);
         }
         server
     }

@@ -86,6 +86,7 @@ impl Server {
             let authorized = config.guard.is_some();
             #[cfg(not(feature = "auth"))]
             let authorized = false;
+            config.metrics_hosts = metrics.hosts.clone();
             let (metrics, exposure, apart) = metrics.http(&mut handler, authorized)?;
             config.metrics = Some(metrics);
             config.metrics_exposure = exposure;

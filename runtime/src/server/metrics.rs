@@ -27,6 +27,8 @@ pub(crate) struct MetricsConfig {
     addr: Option<String>,
     /// The scope a token needs for `/metrics` on the public endpoint.
     scope: Option<String>,
+    /// More `Host`s `/metrics` answers.
+    pub(super) hosts: Vec<String>,
 }
 
 #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
@@ -65,6 +67,29 @@ impl Server {
     /// ```
     pub fn metrics_scope(mut self, scope: impl Into<String>) -> Self {
         self.metrics.scope = Some(scope.into());
+        self
+    }
+}
+
+#[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
+impl Server {
+    /// One more `Host` that `GET /metrics` answers to, for a scraper that reaches the server
+    /// by a name of its own (`prometheus.internal:9464`, or a name without a port for any
+    /// port). `/metrics` answers a loopback name, the listener's address and the endpoint's
+    /// allowed hosts; any other `Host` gets 403 (DNS rebinding: a page of another site,
+    /// resolved to this address, must not read the counters).
+    ///
+    /// ```no_run
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new()
+    ///     .metrics_addr("0.0.0.0:9464")
+    ///     .metrics_host("toolsmith.monitoring.svc")
+    ///     .serve_stdio()
+    ///     .await
+    /// # }
+    /// ```
+    pub fn metrics_host(mut self, host: impl Into<String>) -> Self {
+        self.metrics.hosts.push(host.into());
         self
     }
 }
@@ -137,7 +162,7 @@ impl MetricsConfig {
         };
         let addr = super::http::resolve(addr.as_str(), "metrics address")?;
         let stop = CancellationToken::new();
-        serve_apart(addr, metrics.clone(), stop.clone())?;
+        serve_apart(addr, metrics.clone(), &self.hosts, stop.clone())?;
         Ok(Some(stop.drop_guard()))
     }
 }

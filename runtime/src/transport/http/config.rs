@@ -42,7 +42,7 @@ pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The hosts a loopback server always answers (DNS rebinding cannot reach them).
-const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+pub(super) const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 /// The origins of pages served from this machine.
 const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
 
@@ -74,6 +74,9 @@ pub(crate) struct HttpConfig {
     /// Whether and how `/metrics` is served beside the endpoint.
     #[cfg(feature = "metrics")]
     pub(crate) metrics_exposure: super::metrics::Exposure,
+    /// More `Host`s `/metrics` answers (a scraper that uses another name).
+    #[cfg(feature = "metrics")]
+    pub(crate) metrics_hosts: Vec<String>,
 }
 
 impl Default for HttpConfig {
@@ -98,6 +101,8 @@ impl Default for HttpConfig {
             metrics: None,
             #[cfg(feature = "metrics")]
             metrics_exposure: super::metrics::Exposure::Hidden,
+            #[cfg(feature = "metrics")]
+            metrics_hosts: Vec::new(),
         }
     }
 }

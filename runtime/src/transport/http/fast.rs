@@ -166,7 +166,7 @@ pub(super) fn event_stream_headers(headers: &mut HeaderMap) {
 }
 
 /// `host` is an allowed entry, or an entry without a port followed by `:<port>`.
-fn host_allowed(host: &str, hosts: &[String]) -> bool {
+pub(super) fn host_allowed(host: &str, hosts: &[String]) -> bool {
     hosts.iter().any(|entry| {
         host.eq_ignore_ascii_case(entry)
             || (!entry.contains(':')

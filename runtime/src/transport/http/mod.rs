@@ -102,10 +102,13 @@ where
     };
     #[cfg(feature = "metrics")]
     if let Some(metrics) = &config.metrics {
+        let mut hosts = config.hosts(local, &public);
+        hosts.extend(config.metrics_hosts.iter().cloned());
         router = metrics::route(
             router,
             metrics,
             &config.metrics_exposure,
+            hosts,
             #[cfg(feature = "auth")]
             guard.as_ref(),
         );
