@@ -14,6 +14,8 @@ use serde_json::Value;
 #[derive(Debug, Clone, Default)]
 pub struct Baseline {
     keys: Vec<String>,
+    /// The same keys, to look up (a baseline of thousands of findings stays linear).
+    set: std::collections::HashSet<String>,
 }
 
 impl Baseline {
@@ -48,7 +50,8 @@ impl Baseline {
             }
             keys.push(key);
         }
-        Ok(Baseline { keys })
+        let set = keys.iter().cloned().collect();
+        Ok(Baseline { keys, set })
     }
 
     /// Reads a baseline file.
@@ -69,7 +72,7 @@ impl Baseline {
     /// assert!(!toolsmith_audit::Baseline::default().contains("hints-missing x"));
     /// ```
     pub fn contains(&self, key: &str) -> bool {
-        self.keys.iter().any(|k| k == key)
+        self.set.contains(key)
     }
 
     /// Every accepted key.

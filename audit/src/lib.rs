@@ -30,5 +30,5 @@ mod rules;
 pub use baseline::Baseline;
 pub use finding::{Finding, Rule, Severity};
 pub use options::{FailOn, Options};
-pub use report::{Report, Server, aligned};
+pub use report::{Report, Server, aligned, shown};
 pub use rules::{RULES, audit, rule};

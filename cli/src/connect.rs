@@ -34,18 +34,32 @@ pub struct AuditArgs {
     /// `initialize` handshake); 2026-07-28 and later connect with `server/discover`.
     #[arg(long, value_name = "VERSION")]
     protocol_version: Option<String>,
-    /// Give up when the server has not answered within SECS.
+    /// Give up when the whole audit (connecting, listing, the rules, the report) has not
+    /// finished within SECS; a stdio server it started is ended then.
     #[arg(long, value_name = "SECS", default_value = "60")]
     timeout: u64,
+    /// Read at most N tools; a server that lists more gets a `listing-cut` finding.
+    #[arg(long, value_name = "N", default_value = "10000")]
+    max_tools: usize,
     #[command(flatten)]
     options: Options,
 }
 
 /// Runs the audit; returns the exit status (1 for a failing finding or a server that could
-/// not be listed, 2 for bad arguments).
+/// not be listed, 2 for bad arguments). `--timeout` bounds all of it; a stdio server it
+/// started (its whole process group) is ended on every way out.
 pub async fn audit(args: AuditArgs) -> u8 {
-    let listed = tokio::time::timeout(Duration::from_secs(args.timeout), list(&args)).await;
-    let (server, tools) = match listed {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(args.timeout);
+    let too_late = || {
+        eprintln!(
+            "the audit did not finish within {} s; check that it is an MCP server, or raise --timeout",
+            args.timeout
+        );
+        1
+    };
+    let mut group = None;
+    let listed = tokio::time::timeout_at(deadline, list(&args, &mut group)).await;
+    let (server, tools, cut) = match listed {
         Ok(Ok(listed)) => listed,
         Ok(Err(Failure::Usage(err))) => {
             eprintln!("{err}");
@@ -55,20 +69,54 @@ pub async fn audit(args: AuditArgs) -> u8 {
             eprintln!("{err}");
             return 1;
         }
-        Err(_) => {
-            eprintln!(
-                "the server did not answer within {} s; check that it is an MCP server, or raise --timeout",
-                args.timeout
-            );
+        Err(_) => return too_late(),
+    };
+    drop(group);
+    // The rules and the report run on a thread of their own, under the same deadline.
+    let options = args.options.clone();
+    let judged = tokio::task::spawn_blocking(move || {
+        let mut report = Report::new(server, tools);
+        if cut {
+            report.cut_at(report.tools.len());
+        }
+        let mut out = Vec::new();
+        let code = options.finish(report, &mut out);
+        (code, out)
+    });
+    let (code, out) = match tokio::time::timeout_at(deadline, judged).await {
+        Ok(Ok(judged)) => judged,
+        Ok(Err(err)) => {
+            eprintln!("the audit failed: {err}");
             return 1;
         }
+        Err(_) => return too_late(),
     };
-    let mut out = std::io::stdout().lock();
-    match args.options.finish(Report::new(server, tools), &mut out) {
-        Ok(code) => code,
-        Err(err) => {
+    use std::io::Write;
+    let printed = std::io::stdout().lock().write_all(&out);
+    match (code, printed) {
+        (Ok(code), Ok(())) => code,
+        (Err(err), _) | (_, Err(err)) => {
             eprintln!("cannot print the report: {err}");
             1
+        }
+    }
+}
+
+/// A stdio server's process group, ended when this is dropped: on success, on an error, on
+/// the timeout, on a panic. The server and whatever it started go, so that nothing holds the
+/// audit's stderr open after it.
+struct Group(i32);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        // SAFETY: killpg with a process group id this audit made (the child's own pid, as
+        // its group leader); an already gone group gets ESRCH, which is ignored.
+        unsafe {
+            libc::killpg(self.0, libc::SIGTERM);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        unsafe {
+            libc::killpg(self.0, libc::SIGKILL);
         }
     }
 }
@@ -113,7 +161,12 @@ fn headers(args: &AuditArgs) -> Result<HashMap<http::HeaderName, http::HeaderVal
     Ok(headers)
 }
 
-async fn list(args: &AuditArgs) -> Result<(Server, Vec<Value>), Failure> {
+/// The server's tools (at most `--max-tools`, and whether the listing was cut there); a
+/// stdio server's process group goes to `group`.
+async fn list(
+    args: &AuditArgs,
+    group: &mut Option<Group>,
+) -> Result<(Server, Vec<Value>, bool), Failure> {
     let version = version(args)?;
     if let Some(url) = &args.url {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
@@ -129,20 +182,23 @@ async fn list(args: &AuditArgs) -> Result<(Server, Vec<Value>), Failure> {
             url,
         )
         .await?;
-        return tools(client, url).await;
+        return tools(client, url, args.max_tools).await;
     }
     let (program, rest) = args.command.split_first().ok_or_else(|| {
         Failure::Usage("give a URL, or a stdio server's command after `--`".into())
     })?;
     let mut command = tokio::process::Command::new(program);
     command.args(rest);
+    // A group of its own, to end it with all it started.
+    command.process_group(0);
     let shown = args.command.join(" ");
     // The server's own stderr passes through: its errors are the user's to read.
     let (child, _) = TokioChildProcess::builder(command)
         .spawn()
         .map_err(|err| Failure::Server(format!("cannot start `{shown}`: {err}")))?;
+    *group = child.id().map(|pid| Group(pid as i32));
     let client = connect(child, version, &shown).await?;
-    tools(client, &shown).await
+    tools(client, &shown, args.max_tools).await
 }
 
 async fn connect<T, E, A>(
@@ -170,11 +226,13 @@ where
     connected.map_err(|err| Failure::Server(format!("cannot connect to {target}: {err}")))
 }
 
-/// Every page of `tools/list`, in order; nothing else is asked.
+/// Every page of `tools/list`, in order, up to `max` tools (and whether there were more);
+/// nothing else is asked.
 async fn tools(
     client: RunningService<RoleClient, ClientConfig>,
     target: &str,
-) -> Result<(Server, Vec<Value>), Failure> {
+    max: usize,
+) -> Result<(Server, Vec<Value>, bool), Failure> {
     let info = client.peer_info();
     let server = Server {
         name: info
@@ -197,10 +255,16 @@ async fn tools(
             .await
             .map_err(|err| Failure::Server(format!("tools/list failed on {target}: {err}")))?;
         pages += 1;
-        for tool in page.tools {
+        let more = page.tools.len() > max - tools.len();
+        for tool in page.tools.into_iter().take(max - tools.len()) {
             tools.push(serde_json::to_value(tool).unwrap_or(Value::Null));
         }
         cursor = page.next_cursor;
+        if more || (tools.len() == max && cursor.is_some()) {
+            tracing::debug!(max, "the listing was cut");
+            let _ = client.cancel().await;
+            return Ok((server, tools, true));
+        }
         if cursor.is_none() {
             break;
         }
@@ -212,5 +276,5 @@ async fn tools(
     }
     tracing::debug!(pages, tools = tools.len(), "listed");
     let _ = client.cancel().await;
-    Ok((server, tools))
+    Ok((server, tools, false))
 }

@@ -256,3 +256,111 @@ fn toolsmith_audit_says_when_a_server_cannot_be_started() {
         "{stderr}"
     );
 }
+
+/// The hostile stdio server of `tests/fixtures/hostile_server.py`, in `mode`.
+fn hostile(mode: &str, count: usize) -> Vec<String> {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/hostile_server.py");
+    vec![
+        "python3".to_owned(),
+        script.to_owned(),
+        mode.to_owned(),
+        count.to_string(),
+    ]
+}
+
+/// A server's terminal control sequences in its names and titles reach the text report
+/// escaped: it cannot clear the screen, retitle the window or plant a hyperlink.
+#[test]
+fn the_text_report_escapes_a_servers_terminal_controls() {
+    let mut args = vec!["audit".to_owned(), "--".to_owned()];
+    args.extend(hostile("escapes", 0));
+    let out = Command::new(toolsmith()).args(&args).output().unwrap();
+    let report = stdout(&out);
+    assert!(report.contains("hints-missing"), "{report}");
+    for c in ['\u{1b}', '\u{7}', '\u{202e}'] {
+        assert!(!report.contains(c), "{c:?} reached the terminal:\n{report}");
+    }
+    assert!(report.contains("get_x\\x1b[2J\\x1b[H"), "{report}");
+    assert!(report.contains("rtl\\u{202e}txt"), "{report}");
+}
+
+/// 40,000 tools on one page: the rules are linear, the listing is cut at `--max-tools`
+/// with a finding that says so, and all of it within the timeout.
+#[test]
+fn forty_thousand_tools_are_audited_within_the_timeout_and_cut_at_the_cap() {
+    let mut args: Vec<String> = ["audit", "--json", "--timeout", "60"]
+        .map(str::to_owned)
+        .to_vec();
+    args.push("--".to_owned());
+    args.extend(hostile("many", 40_000));
+    let started = std::time::Instant::now();
+    let out = Command::new(toolsmith()).args(&args).output().unwrap();
+    let report = json(&out);
+    eprintln!("40,000 tools: {:?}", started.elapsed());
+    assert_eq!(report["tools"].as_array().map(Vec::len), Some(10_000));
+    let cut: Vec<String> = findings(&report)
+        .into_iter()
+        .filter(|f| f.contains("listing-cut"))
+        .collect();
+    assert_eq!(cut.len(), 1, "{cut:?}");
+
+    let mut all: Vec<String> = ["audit", "--json", "--max-tools", "40000", "--"]
+        .map(str::to_owned)
+        .to_vec();
+    all.extend(hostile("many", 40_000));
+    let out = Command::new(toolsmith()).args(&all).output().unwrap();
+    let report = json(&out);
+    assert_eq!(report["tools"].as_array().map(Vec::len), Some(40_000));
+    assert!(!findings(&report).iter().any(|f| f.contains("listing-cut")));
+}
+
+/// `--timeout` ends a server that never answers, with everything it started: the audit's
+/// stderr reaches its end at once, and no process of the server's group is left.
+#[test]
+fn the_timeout_ends_the_server_and_its_whole_process_group() {
+    use std::io::Read;
+    let dir = std::env::temp_dir().join(format!("toolsmith-audit-group-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pid_file = dir.join("pid");
+    let script = format!("echo $$ > {}; sleep 1000 & sleep 1000", pid_file.display());
+    let started = std::time::Instant::now();
+    let mut child = Command::new(toolsmith())
+        .args(["audit", "--timeout", "1", "--", "sh", "-c", &script])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    let took = started.elapsed();
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("did not finish within 1 s"), "{stderr}");
+    assert!(
+        took < std::time::Duration::from_secs(10),
+        "stderr stayed open for {took:?}"
+    );
+    let group: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let alive: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| {
+            let stat = std::fs::read_to_string(entry.ok()?.path().join("stat")).ok()?;
+            // pid (comm) state ppid pgrp ...: the fields after the command's closing paren.
+            let rest = &stat[stat.rfind(')')? + 2..];
+            let pgrp: i32 = rest.split(' ').nth(2)?.parse().ok()?;
+            let zombie = rest.starts_with('Z');
+            (pgrp == group && !zombie).then_some(stat)
+        })
+        .collect();
+    assert!(alive.is_empty(), "left running: {alive:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

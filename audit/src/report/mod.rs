@@ -4,10 +4,12 @@ use serde_json::Value;
 
 use crate::{Baseline, FailOn, Finding, Severity};
 
+mod escape;
 mod json;
 mod sarif;
 mod table;
 
+pub use escape::shown;
 pub use table::aligned;
 
 /// What the audited server says about itself.
@@ -101,12 +103,33 @@ impl Report {
         for finding in &mut self.findings {
             finding.accepted = baseline.contains(&finding.key());
         }
-        let found: Vec<String> = self.findings.iter().map(Finding::key).collect();
+        let found: std::collections::HashSet<String> =
+            self.findings.iter().map(Finding::key).collect();
         self.stale = baseline
             .keys()
-            .filter(|key| !found.contains(key))
+            .filter(|key| !found.contains(*key))
             .cloned()
             .collect();
+    }
+
+    /// Records that the listing was cut at `at` tools (`--max-tools`): the rest of the
+    /// server's tools were not read, so not audited.
+    ///
+    /// ```
+    /// let mut report = toolsmith_audit::Report::new(toolsmith_audit::Server::named("s"), vec![]);
+    /// report.cut_at(10_000);
+    /// assert_eq!(report.findings[0].rule.code, "listing-cut");
+    /// assert!(report.findings[0].message.contains("10000"));
+    /// ```
+    pub fn cut_at(&mut self, at: usize) {
+        self.findings.push(Finding::new(
+            "listing-cut",
+            None,
+            format!(
+                "the server listed more than {at} tools: the audit read the first {at} and stopped"
+            ),
+            "raise --max-tools to audit them all, or split the server",
+        ));
     }
 
     /// How many findings of `severity` or worse are not accepted by the baseline.

@@ -1,9 +1,12 @@
 //! The readable report: the tools' hint matrix (as the `tools` command prints it), then the
 //! findings, then a summary line.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use super::Report;
+use super::escape::shown;
 
 /// A hint's cell: `yes`/`no` as stated, `-` when not stated (a client then assumes the
 /// specification's default).
@@ -78,6 +81,18 @@ impl Report {
             .map(str::to_owned)
             .to_vec(),
         ];
+        // Each tool's findings counted once, by severity (not a scan per tool).
+        let mut counts: HashMap<&str, [usize; 3]> = HashMap::new();
+        for finding in self.findings.iter().filter(|f| !f.accepted) {
+            if let Some(tool) = finding.tool.as_deref() {
+                let at = match finding.severity() {
+                    crate::Severity::Error => 0,
+                    crate::Severity::Warning => 1,
+                    crate::Severity::Note => 2,
+                };
+                counts.entry(tool).or_default()[at] += 1;
+            }
+        }
         for tool in &self.tools {
             let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
             let title = tool
@@ -85,12 +100,12 @@ impl Report {
                 .or_else(|| tool.get("annotations").and_then(|a| a.get("title")))
                 .and_then(Value::as_str)
                 .unwrap_or("-");
-            let mine: Vec<_> = self
-                .findings
-                .iter()
-                .filter(|f| !f.accepted && f.tool.as_deref() == Some(name))
-                .collect();
-            let count = |s| mine.iter().filter(|f| f.severity() == s).count();
+            let mine = counts.get(name).copied().unwrap_or_default();
+            let count = |s| match s {
+                crate::Severity::Error => mine[0],
+                crate::Severity::Warning => mine[1],
+                crate::Severity::Note => mine[2],
+            };
             let mut summary = Vec::new();
             for (severity, letter) in [
                 (crate::Severity::Error, "E"),
@@ -105,9 +120,9 @@ impl Report {
                 if name.is_empty() {
                     "\"\"".to_owned()
                 } else {
-                    name.to_owned()
+                    shown(name).into_owned()
                 },
-                title.to_owned(),
+                shown(title).into_owned(),
                 cell(tool, "readOnlyHint").to_owned(),
                 cell(tool, "destructiveHint").to_owned(),
                 cell(tool, "idempotentHint").to_owned(),
@@ -124,21 +139,23 @@ impl Report {
             out.push('\n');
         }
         for finding in &self.findings {
-            let tool = finding.tool.as_deref().unwrap_or("(server)");
+            // Everything here may quote the server: names, titles, descriptions.
+            let tool = shown(finding.tool.as_deref().unwrap_or("(server)"));
             let accepted = if finding.accepted { " (accepted)" } else { "" };
             out.push_str(&format!(
                 "{:<8} {tool}  {}{accepted}\n",
                 finding.severity().as_str(),
                 finding.rule.code
             ));
+            let message = shown(&finding.message);
             match &finding.path {
-                Some(path) => out.push_str(&format!("  {path}: {}\n", finding.message)),
-                None => out.push_str(&format!("  {}\n", finding.message)),
+                Some(path) => out.push_str(&format!("  {}: {message}\n", shown(path))),
+                None => out.push_str(&format!("  {message}\n")),
             }
-            out.push_str(&format!("  fix: {}\n", finding.fix));
+            out.push_str(&format!("  fix: {}\n", shown(&finding.fix)));
         }
         out.push('\n');
-        out.push_str(&self.summary());
+        out.push_str(&shown(&self.summary()));
         out.push('\n');
         out
     }

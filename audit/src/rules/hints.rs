@@ -1,5 +1,7 @@
 //! The hints: stated, consistent, agreeing with the name, and not stamped on every tool.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 use toolsmith_infer::{Implied, Mismatch};
 
@@ -12,7 +14,7 @@ const WRITE_VERBS: &[&str] = &[
 ];
 
 /// The four hints as the wire states them (`None`: not stated).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Stated {
     read_only: Option<bool>,
     destructive: Option<bool>,
@@ -90,6 +92,17 @@ pub(super) fn check(name: &str, tool: &Value, findings: &mut Vec<Finding>) {
             format!("`{verb}` in the name, but readOnlyHint is not true: clients ask before every call"),
             "set readOnlyHint: true if the tool only reads, or rename it after what it changes",
         )),
+        None if hints.read_only == Some(true) => {
+            // An updating verb: not destructive, but not read-only either.
+            if let Some(verb) = write_verb(name) {
+                findings.push(Finding::new(
+                    "verb-write",
+                    tool_name,
+                    format!("`{verb}` in the name, but readOnlyHint is true: clients may run a change without asking"),
+                    "set readOnlyHint: false (and destructiveHint as it is), or rename the tool if it only reads",
+                ));
+            }
+        }
         None => {}
     }
     if hints.open_world.is_none() {
@@ -102,52 +115,78 @@ pub(super) fn check(name: &str, tool: &Value, findings: &mut Vec<Finding>) {
     }
 }
 
+/// The first updating verb among the name's tokens that has an object after it
+/// (`update_user`, `add_tag`: a bare `add` is as often arithmetic as a change).
+fn write_verb(name: &str) -> Option<&'static str> {
+    let tokens = toolsmith_infer::tokens(name);
+    let verbs = &tokens[..tokens.len().saturating_sub(1)];
+    WRITE_VERBS
+        .iter()
+        .find(|verb| verbs.iter().any(|t| t == *verb))
+        .copied()
+}
+
 fn writes(name: &str) -> bool {
     matches!(
         toolsmith_infer::implied(name),
         Some(Implied::Destructive(_))
-    ) || toolsmith_infer::tokens(name)
-        .iter()
-        .any(|t| WRITE_VERBS.contains(&t.as_str()))
+    ) || write_verb(name).is_some()
 }
 
 fn reads(name: &str) -> bool {
     matches!(toolsmith_infer::implied(name), Some(Implied::ReadOnly(_))) && !writes(name)
 }
 
-/// The "stamped defaults" smell: every tool declares the same hints, although some names
-/// read and others write. Reported once, for the server.
+/// The "stamped defaults" smell: one hint block copied onto several tools, although some of
+/// their names read and others write. Reported once per block, for the server. Linear: the
+/// tools are grouped by their block once.
 pub(super) fn stamped(tools: &[Value], findings: &mut Vec<Finding>) {
     fn name(tool: &Value) -> &str {
         tool.get("name").and_then(Value::as_str).unwrap_or("")
     }
-    let Some(first) = tools.first().map(stated) else {
-        return;
-    };
-    let any_stated = first.read_only.is_some() || first.destructive.is_some();
-    if tools.len() < 2 || !any_stated || tools.iter().any(|t| stated(t) != first) {
-        return;
+    let mut blocks: HashMap<Stated, Vec<&str>> = HashMap::new();
+    let mut order = Vec::new();
+    for tool in tools {
+        let block = stated(tool);
+        if block.read_only.is_none() && block.destructive.is_none() {
+            continue;
+        }
+        let names = blocks.entry(block).or_default();
+        if names.is_empty() {
+            order.push(block);
+        }
+        names.push(name(tool));
     }
-    let (Some(reader), Some(writer)) = (
-        tools.iter().map(name).find(|n| reads(n)),
-        tools.iter().map(name).find(|n| writes(n)),
-    ) else {
-        return;
-    };
     let show = |hint: Option<bool>| hint.map_or("unstated".to_owned(), |b| b.to_string());
-    findings.push(Finding::new(
-        "hints-stamped",
-        None,
-        format!(
-            "all {} tools declare the same hints (readOnlyHint {}, destructiveHint {}, idempotentHint {}, openWorldHint {}), yet `{reader}` reads and `{writer}` writes",
-            tools.len(),
-            show(first.read_only),
-            show(first.destructive),
-            show(first.idempotent),
-            show(first.open_world),
-        ),
-        "declare each tool's own hints instead of one default block",
-    ));
+    for block in order {
+        let names = &blocks[&block];
+        if names.len() < 2 {
+            continue;
+        }
+        let (Some(reader), Some(writer)) = (
+            names.iter().find(|n| reads(n)),
+            names.iter().find(|n| writes(n)),
+        ) else {
+            continue;
+        };
+        let who = if names.len() == tools.len() {
+            format!("all {} tools declare", names.len())
+        } else {
+            format!("{} of {} tools declare", names.len(), tools.len())
+        };
+        findings.push(Finding::new(
+            "hints-stamped",
+            None,
+            format!(
+                "{who} the same hints (readOnlyHint {}, destructiveHint {}, idempotentHint {}, openWorldHint {}), yet `{reader}` reads and `{writer}` writes",
+                show(block.read_only),
+                show(block.destructive),
+                show(block.idempotent),
+                show(block.open_world),
+            ),
+            "declare each tool's own hints instead of one default block",
+        ));
+    }
 }
 
 #[cfg(test)]
@@ -210,6 +249,77 @@ mod tests {
             json!({"readOnlyHint": true, "destructiveHint": false}),
         );
         assert_eq!(codes(&[tool]), ["open-world-unstated"]);
+    }
+
+    #[test]
+    fn verb_write() {
+        let read_only =
+            json!({"readOnlyHint": true, "destructiveHint": false, "openWorldHint": false});
+        for name in [
+            "update_user",
+            "setTitle",
+            "create-note",
+            "send_email",
+            "rename_file",
+            "upload_file",
+            "post_message",
+            "add_tag",
+            "move_item",
+            "patch_user",
+            "insert_row",
+            "write_file",
+            "edit_page",
+            "modify_acl",
+            "put_object",
+        ] {
+            assert_eq!(
+                codes(&[hints(name, read_only.clone())]),
+                ["verb-write"],
+                "{name}"
+            );
+        }
+        // Read-only names, and writing tools that say so, are fine.
+        assert!(codes(&[hints("list_users", read_only.clone())]).is_empty());
+        // A bare verb names no object: `add` is as often arithmetic.
+        assert!(codes(&[hints("add", read_only.clone())]).is_empty());
+        let writes =
+            json!({"readOnlyHint": false, "destructiveHint": false, "openWorldHint": false});
+        assert!(codes(&[hints("update_user", writes)]).is_empty());
+        // A deleting verb keeps its own, stronger finding.
+        assert_eq!(
+            codes(&[hints("delete_user", read_only)]),
+            ["verb-destructive"]
+        );
+    }
+
+    #[test]
+    fn a_block_stamped_on_some_tools_whose_verbs_disagree() {
+        let read_only =
+            json!({"readOnlyHint": true, "destructiveHint": false, "openWorldHint": false});
+        let own = json!({"readOnlyHint": false, "destructiveHint": false, "openWorldHint": true});
+        let tools = [
+            hints("list_users", read_only.clone()),
+            hints("remove_user", read_only.clone()),
+            hints("update_user", read_only),
+            hints("import_users", own),
+        ];
+        let found: Vec<_> = crate::audit(&tools)
+            .into_iter()
+            .filter(|f| f.rule.code == "hints-stamped")
+            .collect();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].message.starts_with("3 of 4 tools declare"),
+            "{}",
+            found[0].message
+        );
+        assert!(
+            found[0]
+                .message
+                .contains("`list_users` reads and `remove_user` writes"),
+            "{}",
+            found[0].message
+        );
     }
 
     #[test]

@@ -58,9 +58,15 @@ pub const RULES: &[Rule] = &[
         source: "toolsmith-infer's verb rules (the #[tool] name lint), on the hints of MCP's ToolAnnotations",
     },
     Rule {
+        code: "verb-write",
+        severity: Severity::Error,
+        summary: "The name has an updating verb (update, set, create, send, ...) but the tool is declared read-only.",
+        source: "toolsmith-infer's tokens of the name, on the hints of MCP's ToolAnnotations",
+    },
+    Rule {
         code: "hints-stamped",
         severity: Severity::Warning,
-        summary: "Every tool carries the same hints although the names both read and write.",
+        summary: "Tools carry one identical hint block although their names both read and write.",
         source: "stamped default annotations, as reported in codebase-memory-mcp#2118; MCP's ToolAnnotations are per tool",
     },
     Rule {
@@ -165,6 +171,12 @@ pub const RULES: &[Rule] = &[
         summary: "An icon's URI is neither https: nor data:.",
         source: "SEP-973, MCP specification 2025-11-25, Icons: security (consumers should accept only https: and data: URIs)",
     },
+    Rule {
+        code: "listing-cut",
+        severity: Severity::Warning,
+        summary: "The server listed more tools than the audit reads (--max-tools): the rest were not audited.",
+        source: "toolsmith audit's own bound on what it reads from a server",
+    },
 ];
 
 /// The rule with this code.
@@ -195,16 +207,24 @@ pub fn rule(code: &str) -> Option<&'static Rule> {
 /// ```
 pub fn audit(tools: &[Value]) -> Vec<Finding> {
     let mut findings = Vec::new();
+    // Where each name was first seen: the duplicate check is one look-up, not a rescan.
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for (index, tool) in tools.iter().enumerate() {
         let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
-        names::check(name, index, tools, &mut findings);
+        let first = *seen.entry(name).or_insert(index);
+        names::check(
+            name,
+            index,
+            (first != index).then_some(first),
+            &mut findings,
+        );
         hints::check(name, tool, &mut findings);
         text::check(name, tool, &mut findings);
         schema::check(name, tool, &mut findings);
         icons::check(name, tool, &mut findings);
     }
     hints::stamped(tools, &mut findings);
-    findings.sort_by_key(|f| {
+    findings.sort_by_cached_key(|f| {
         let position = RULES.iter().position(|r| r.code == f.rule.code);
         (std::cmp::Reverse(f.severity()), f.tool.is_some(), position)
     });

@@ -1,15 +1,15 @@
 //! Tool names: SEP-986's characters and length, unique across the listing, and fit for the
 //! function names of model APIs.
 
-use serde_json::Value;
-
 use crate::finding::Finding;
 
 fn allowed(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')
 }
 
-pub(super) fn check(name: &str, index: usize, tools: &[Value], findings: &mut Vec<Finding>) {
+/// The name rules for tool `index` of the listing; `first` is the index of the first tool of
+/// that name, when an earlier one had it.
+pub(super) fn check(name: &str, index: usize, first: Option<usize>, findings: &mut Vec<Finding>) {
     let tool = Some(name);
     let len = name.chars().count();
     if len == 0 || len > 128 {
@@ -41,9 +41,6 @@ pub(super) fn check(name: &str, index: usize, tools: &[Value], findings: &mut Ve
             "prefer a name of at most 64 characters without `.`",
         ));
     }
-    let first = tools[..index]
-        .iter()
-        .position(|t| t.get("name").and_then(Value::as_str) == Some(name));
     if let Some(first) = first {
         findings.push(Finding::new(
             "name-duplicate",
