@@ -1,6 +1,7 @@
 //! A hostile client against a real server on loopback: hundreds of malformed HTTP messages,
 //! 300 half-sent heads, a dripped body, and 3,000 idle connections. Through all of it, the
-//! server answers a call within 2 s. Every loop is bounded in count and time.
+//! server answers a call within 2 s; a flood of task calls meets its cap with flat memory.
+//! Every loop is bounded in count and time.
 
 use std::time::{Duration, Instant};
 
@@ -239,4 +240,78 @@ async fn three_thousand_idle_connections_do_not_stop_the_server() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     answers_a_call(&server, "with 3,000 idle connections open").await;
     drop(idle);
+}
+
+/// The resident set of process `pid`, in KiB, from `/proc`.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS in /proc")
+}
+
+/// One anonymous client floods the notes server with long task calls (10 notes, 10 s
+/// each): past its 100 working tasks every call is refused at once, the server's memory
+/// stays flat, and an ordinary call is still answered.
+#[tokio::test]
+async fn a_flood_of_tasks_is_capped_per_caller_and_memory_stays_flat() {
+    let notes = toolsmith_tests::example_binary("notes");
+    let server = HttpServer::start(notes.to_str().unwrap(), &[]).await;
+    let pid = server.child.id().expect("the server runs");
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":
+            {"extensions": {"io.modelcontextprotocol/tasks": {}}},
+        "io.modelcontextprotocol/clientInfo": {"name": "flood", "version": "0"},
+    });
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "import_notes"),
+    ];
+    let before = rss_kib(pid);
+    let (mut made, mut refused) = (0, 0);
+    let started = Instant::now();
+    for id in 0..600u64 {
+        if started.elapsed() > Duration::from_secs(60) {
+            break;
+        }
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "import_notes", "arguments": {"count": 10, "pace_ms": 10_000},
+            "_meta": meta}});
+        let answer = server.post(&body, &headers).await;
+        assert_eq!(answer.status, 200, "{answer:?}");
+        if answer.body.contains("taskId") {
+            made += 1;
+        } else if answer.body.contains("this caller has 100 tasks working") {
+            refused += 1;
+        } else {
+            panic!("neither a task nor a refusal: {}", answer.body);
+        }
+    }
+    let after = rss_kib(pid);
+    eprintln!(
+        "tasks flood: {made} made, {refused} refused in {:?}; RSS {before} KiB -> {after} KiB",
+        started.elapsed()
+    );
+    assert_eq!(made, 100, "the per-caller cap");
+    assert_eq!(made + refused, 600);
+    assert!(
+        after.saturating_sub(before) < 64 * 1024,
+        "RSS grew by {} KiB",
+        after - before
+    );
+    answers_a_notes_call(&server).await;
+}
+
+/// `search_notes` is answered within 2 s.
+async fn answers_a_notes_call(server: &HttpServer) {
+    let body = json!({"jsonrpc": "2.0", "id": 9999, "method": "tools/call",
+        "params": {"name": "search_notes", "arguments": {"query": "x"}}});
+    let answer = tokio::time::timeout(Duration::from_secs(2), server.post(&body, &[]))
+        .await
+        .expect("a call is answered within 2 s");
+    assert_eq!(answer.status, 200, "{answer:?}");
 }
