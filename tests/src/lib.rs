@@ -180,3 +180,20 @@ pub fn initialize(id: u64, version: &str) -> Value {
         "protocolVersion": version, "capabilities": {},
         "clientInfo": {"name": "raw-test-client", "version": "0"}}})
 }
+
+/// A port on 127.0.0.1 that was free a moment ago (for a server told its address up front).
+pub fn free_port() -> u16 {
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    probe.local_addr().expect("its address").port()
+}
+
+/// A memory figure of process `pid` from `/proc/PID/status`, in KiB: `field` is `VmRSS`
+/// (resident now) or `VmHWM` (its peak).
+pub fn proc_status_kib(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("no {field} in /proc/{pid}/status"))
+}

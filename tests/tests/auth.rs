@@ -547,10 +547,7 @@ async fn keys_from_a_url_are_fetched_again_on_an_unknown_kid_at_most_once_a_minu
 async fn a_rotated_key_is_fetched_once_the_interval_is_over() {
     let (first, rotated) = (Key::ec("first"), Key::rsa("rotated"));
     let jwks_server = JwksServer::start(&[&first]).await;
-    let port = {
-        let probe = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        probe.local_addr().unwrap().port()
-    };
+    let port = toolsmith_tests::free_port();
     let addr = format!("127.0.0.1:{port}");
     let resource = format!("http://{addr}/mcp");
     let auth = toolsmith::Auth::new(ISSUER, jwks_server.url.clone())

@@ -244,12 +244,7 @@ async fn three_thousand_idle_connections_do_not_stop_the_server() {
 
 /// The resident set of process `pid`, in KiB, from `/proc`.
 fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS in /proc")
+    toolsmith_tests::proc_status_kib(pid, "VmRSS")
 }
 
 /// One anonymous client floods the notes server with long task calls (10 notes, 10 s

@@ -290,11 +290,7 @@ async fn the_endpoint_cannot_be_at_the_metrics_path() {
 /// public endpoint.
 #[tokio::test]
 async fn an_http_server_with_a_metrics_address_serves_none_publicly() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = toolsmith_tests::free_port();
     let apart = format!("127.0.0.1:{port}");
     let server = HttpServer::start(FIXTURE, &["--metrics-addr", &apart]).await;
     let answer = server
@@ -342,11 +338,7 @@ async fn a_metrics_scope_and_a_metrics_address_are_not_both_given() {
 /// and on `--metrics-addr`; `--metrics-host` lets a scraper's own name in.
 #[tokio::test]
 async fn metrics_answer_only_allowed_hosts_on_both_listeners() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = toolsmith_tests::free_port();
     let apart = format!("127.0.0.1:{port}");
     let open = HttpServer::start(FIXTURE, &["--metrics-host", "scraper.internal"]).await;
     let separate = HttpServer::start(

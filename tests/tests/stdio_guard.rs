@@ -177,12 +177,7 @@ async fn a_client_that_closes_its_reading_end_ends_the_session() {
 
 /// Peak resident memory of `pid`, in kB.
 fn peak_kb(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
-        .unwrap()
+    toolsmith_tests::proc_status_kib(pid, "VmHWM")
 }
 
 #[tokio::test]

@@ -3,7 +3,6 @@
 //! (`check_task_store`), and an unreachable Redis is a clear error, never a task left
 //! unknown.
 
-use std::net::TcpListener;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,11 +26,7 @@ fn redis_server() -> String {
 }
 
 async fn start() -> Redis {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = toolsmith_tests::free_port();
     let dir = std::env::temp_dir();
     let child = tokio::process::Command::new(redis_server())
         .args([

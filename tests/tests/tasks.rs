@@ -369,6 +369,19 @@ async fn a_task_still_running_when_serving_ends_is_failed_as_stopped() {
     assert_eq!(task.message.as_deref(), Some(STOPPED));
 }
 
+/// The message of a task call of import_notes refused past a cap (kind `refused`).
+async fn refused_task(client: &Client) -> String {
+    let err = client
+        .call_task("import_notes", import(100, 50))
+        .await
+        .unwrap_err();
+    let CallError::Tool { message, kind, .. } = err else {
+        panic!("not a refusal: {err:?}");
+    };
+    assert_eq!(kind, toolsmith::ErrorKind::Refused, "{message}");
+    message
+}
+
 #[tokio::test]
 async fn tasks_past_the_callers_cap_are_refused_until_one_ends() {
     let server = Server::new().state(Notes::seeded()).max_tasks_per_caller(2);
@@ -381,14 +394,7 @@ async fn tasks_past_the_callers_cap_are_refused_until_one_ends() {
         .call_task("import_notes", import(100, 50))
         .await
         .unwrap();
-    let err = client
-        .call_task("import_notes", import(100, 50))
-        .await
-        .unwrap_err();
-    let CallError::Tool { message, kind, .. } = &err else {
-        panic!("not a refusal: {err:?}");
-    };
-    assert_eq!(*kind, toolsmith::ErrorKind::Refused);
+    let message = refused_task(&client).await;
     assert!(
         message.contains("this caller has 2 tasks working"),
         "{message}"
@@ -417,13 +423,7 @@ async fn tasks_past_the_servers_cap_are_refused() {
         .call_task("import_notes", import(100, 50))
         .await
         .unwrap();
-    let err = client
-        .call_task("import_notes", import(100, 50))
-        .await
-        .unwrap_err();
-    let CallError::Tool { message, .. } = &err else {
-        panic!("not a refusal: {err:?}");
-    };
+    let message = refused_task(&client).await;
     assert!(
         message.contains("the server has 1 tasks working"),
         "{message}"
