@@ -73,6 +73,29 @@ class Nginx:
                 time.sleep(0.05)
         raise RuntimeError(f"nginx did not listen on 127.0.0.1:{port} within {timeout:.0f} s:\n{self.errors()}")
 
+    def logged(self):
+        """How many requests the access log holds so far."""
+        try:
+            with open(self.access_log, errors="replace") as f:
+                return sum(1 for _ in f)
+        except FileNotFoundError:
+            return 0
+
+    def lines_after(self, before, count=1, timeout=5.0):
+        """The `count` access log lines after its first `before`, waited for (bounded): nginx
+        writes a request's line after it sent the answer, so a client that got its answer may
+        read the log before the line is there, and would read the previous request's."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with open(self.access_log, errors="replace") as f:
+                    lines = f.read().splitlines()
+            except FileNotFoundError:
+                lines = []
+            if len(lines) >= before + count or time.monotonic() > deadline:
+                return lines[before:before + count]
+            time.sleep(0.02)
+
     def errors(self):
         try:
             with open(self.error_log, errors="replace") as f:

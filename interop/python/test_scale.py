@@ -122,20 +122,19 @@ def modern_call(url, host, request_id, tool, arguments, retry=None):
     return result if isinstance(result, dict) else {}
 
 
-def last_upstreams(access_log, count):
-    """The $upstream_addr of the last `count` lines of the access log (written unbuffered)."""
-    with open(access_log, errors="replace") as f:
-        lines = f.read().splitlines()[-count:]
+def upstreams(lines):
+    """The $upstream_addr of each access log line."""
     return [(re.search(r" upstream=(\S*) ", line) or [None, None])[1] for line in lines]
 
 
-def across_replicas(url, host, access_log, replicas):
+def across_replicas(url, host, nginx, replicas):
     """delete_note in two rounds through nginx, each round on another replica."""
     answers = {"accept": {"confirm": {"action": "accept", "content": {"confirm": True}}},
                "decline": {"confirm": {"action": "decline"}}}
     by_port = {f"127.0.0.1:{r.port}": r for r in replicas}
     for note_id, answer in ((2, "decline"), (3, "accept")):
         what = f"delete_note {note_id} across replicas, {answer}"
+        before = nginx.logged()
         first = modern_call(url, host, 1, "delete_note", {"note_id": note_id})
         state = first.get("requestState")
         asked = (first.get("inputRequests") or {}).get("confirm") or {}
@@ -143,7 +142,7 @@ def across_replicas(url, host, access_log, replicas):
               and (asked.get("params") or {}).get("message") == f"Delete note {note_id}?",
               f"{what}: the first round asks to confirm: {first}")
         retry = modern_call(url, host, 2, "delete_note", {"note_id": note_id}, retry=(answers[answer], state))
-        served = last_upstreams(access_log, 2)
+        served = upstreams(nginx.lines_after(before, 2))
         check(len(served) == 2 and served[0] in by_port and served[1] in by_port and served[0] != served[1],
               f"{what}: the first round and the retry went to two replicas: {served}")
         text = " ".join(c.get("text", "") for c in retry.get("content", []))
@@ -239,7 +238,7 @@ def main(binary, nginx_binary, workdir):
             good = 0
             check(False, f"the SDK through nginx: {type(err).__name__}: {err!r}")
         check(good == CALLS, f"{good} of {CALLS} read calls answered as expected")
-        across_replicas(url, f"{PUBLIC_HOST}:{port}", nginx.access_log, replicas)
+        across_replicas(url, f"{PUBLIC_HOST}:{port}", nginx, replicas)
 
         nginx.stop()  # flushes the access log
         served, bad, lines = per_replica(nginx.access_log, ports)

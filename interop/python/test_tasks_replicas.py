@@ -115,15 +115,17 @@ class Client:
         return answer
 
 
-def last_upstream(access_log):
-    """The replica ($upstream_addr) of the last request nginx logged (unbuffered)."""
-    with open(access_log, errors="replace") as f:
-        lines = f.read().splitlines()
-    if not lines:
-        return None
-    found = re.search(r" upstream=(\S*) ", lines[-1])
+def upstream(line):
+    """The replica ($upstream_addr) that served the request of an access log line."""
+    found = re.search(r" upstream=(\S*) ", line or "")
     # After a failed try, nginx logs both: "127.0.0.1:A, 127.0.0.1:B"; the last one answered.
     return found[1].split(",")[-1].strip() if found else None
+
+
+def served_by(nginx, by_port, before):
+    """The replica that served the request nginx logged after its first `before` lines."""
+    lines = nginx.lines_after(before)
+    return by_port.get(upstream(lines[0])) if lines else None
 
 
 def imported(replica):
@@ -133,23 +135,25 @@ def imported(replica):
     return len((result.get("structuredContent") or {}).get("result") or [])
 
 
-def start_task(client, access_log, by_port, count, pace_ms):
+def start_task(client, nginx, by_port, count, pace_ms):
+    before = nginx.logged()
     handle = client.call("import_notes", {"count": count, "pace_ms": pace_ms})
-    runner = by_port.get(last_upstream(access_log))
+    runner = served_by(nginx, by_port, before)
     check(handle.get("resultType") == "task" and handle.get("status") == "working"
           and isinstance(handle.get("taskId"), str) and runner is not None,
           f"import_notes through nginx answers with a working task's handle: {handle}")
     return handle.get("taskId", ""), runner
 
 
-def read_on_both(client, access_log, by_port, runner, task_id):
+def read_on_both(client, nginx, by_port, runner, task_id):
     """tasks/get through nginx until each replica answered one, and the task completed on a
     poll the other replica answered (bounded). Returns that poll's task."""
     seen = set()
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
+        before = nginx.logged()
         task = client.get(task_id)
-        served = by_port.get(last_upstream(access_log))
+        served = served_by(nginx, by_port, before)
         seen.add(served.name if served else None)
         if served is not runner and task.get("status") == "completed":
             return task, seen
@@ -186,8 +190,8 @@ def main(notes, nginx_binary, redis_binary, workdir):
         client = Client(f"http://127.0.0.1:{port}/mcp", f"{PUBLIC_HOST}:{port}")
 
         # 1. Run on one replica, read from the other.
-        task_id, runner = start_task(client, nginx.access_log, by_port, 4, 150)
-        done, seen = read_on_both(client, nginx.access_log, by_port, runner, task_id)
+        task_id, runner = start_task(client, nginx, by_port, 4, 150)
+        done, seen = read_on_both(client, nginx, by_port, runner, task_id)
         check(len(seen) == 2, f"tasks/get answered by both replicas: {seen}")
         data = ((done.get("result") or {}).get("structuredContent")) or {}
         check(done.get("status") == "completed" and data.get("created") == 4
@@ -199,7 +203,7 @@ def main(notes, nginx_binary, redis_binary, workdir):
                   f"the task ran on {runner.name} only: {imported(runner)} and {imported(other)} notes")
 
         # 2. Cancel on the other replica.
-        task_id, runner = start_task(client, nginx.access_log, by_port, 100, 100)
+        task_id, runner = start_task(client, nginx, by_port, 100, 100)
         other = next((r for r in replicas if r is not runner), None)
         if runner and other:
             # Until the run has made a note (at once, mostly; bounded for a busy machine).
@@ -223,7 +227,7 @@ def main(notes, nginx_binary, redis_binary, workdir):
             check(seen_by_runner.get("status") == "cancelled", f"{runner.name} says cancelled too: {seen_by_runner}")
 
         # 3. Kill the replica running a task.
-        task_id, runner = start_task(client, nginx.access_log, by_port, 100, 100)
+        task_id, runner = start_task(client, nginx, by_port, 100, 100)
         other = next((r for r in replicas if r is not runner), None)
         if runner and other:
             time.sleep(0.3)
