@@ -82,7 +82,7 @@ pub enum Error {
     /// Two tools were registered under one name. Each definition is named by its Rust path
     /// and `file:line`.
     #[error(
-        "two tools are named '{name}': {first} and {second}; rename one with #[tool(name = \"...\")]"
+        "two tools are named '{name}': {first} and {second}; rename one (with #[tool(name = \"...\")], or the name its `Tool` gives)"
     )]
     DuplicateTool {
         /// The tool name both definitions claim.

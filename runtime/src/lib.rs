@@ -126,14 +126,14 @@ mod transport;
 pub use auth::Auth;
 pub use complete::{Completion, MAX_COMPLETIONS};
 pub use context::{
-    AskError, Caller, Cancellation, ClientLog, Elicit, Elicitation, LogLevel, Progress, Resources,
-    Sample, State,
+    AskError, CallContext, Caller, Cancellation, ClientLog, Elicit, Elicitation, LogLevel,
+    Progress, Resources, Sample, State,
 };
 pub use error::{Error, ErrorKind, META_ERROR, ToolError};
 pub use prompt::{PromptInfo, PromptMessage, Role};
 pub use registry::{
-    DEFAULT_SEARCH_PAGE_SIZE, MAX_SEARCH_PAGE_SIZE, Page, Registry, Search, SearchError, registry,
-    try_registry,
+    DEFAULT_SEARCH_PAGE_SIZE, MAX_SEARCH_PAGE_SIZE, Page, Registry, RegistryHandle, Search,
+    SearchError, registry, try_registry,
 };
 pub use resource::{Modified, ResourceInfo};
 pub use run::run;
@@ -143,7 +143,8 @@ pub use server::{
 };
 pub use tool::{
     Audio, Content, EmbeddedResource, Hints, Image, InferredHints, Linked, META_CATEGORY,
-    META_TAGS, Required, ResourceLink, ScopeNames, TaskSupport, ToolInfo, ToolOutput, infer_hints,
+    META_TAGS, Required, ResourceLink, ScopeNames, TaskSupport, Tool, ToolFuture, ToolInfo,
+    ToolOutput, infer_hints,
 };
 pub use transport::DEFAULT_MAX_LINE;
 #[cfg(feature = "http")]

@@ -8,8 +8,10 @@ use crate::server::executable_name;
 /// `options` ask. A toolsmith server passes with no error: `#[tool]` states every hint,
 /// refuses contradictions, bad names and missing descriptions at compile time, and writes
 /// portable object schemas.
-pub(super) fn audit(options: &toolsmith_audit::Options) -> Result<u8, Error> {
-    let registry = crate::try_registry()?;
+pub(super) fn audit(
+    registry: &crate::Registry,
+    options: &toolsmith_audit::Options,
+) -> Result<u8, Error> {
     let tools = registry
         .tools()
         .iter()

@@ -14,8 +14,11 @@ use super::pretty;
 use crate::{Error, ScopeNames, Server};
 
 /// `resources [--json]`: every resource and template, with its annotations and scopes.
-pub(super) fn resources(json: bool, names: &ScopeNames) -> Result<u8, Error> {
-    let registry = crate::try_registry()?;
+pub(super) fn resources(
+    registry: &crate::Registry,
+    json: bool,
+    names: &ScopeNames,
+) -> Result<u8, Error> {
     let mut out = std::io::stdout().lock();
     if json {
         let rows: Vec<Value> = registry
@@ -64,8 +67,11 @@ pub(super) fn resources(json: bool, names: &ScopeNames) -> Result<u8, Error> {
 }
 
 /// `prompts [--json]`: every prompt with its arguments.
-pub(super) fn prompts(json: bool, names: &ScopeNames) -> Result<u8, Error> {
-    let registry = crate::try_registry()?;
+pub(super) fn prompts(
+    registry: &crate::Registry,
+    json: bool,
+    names: &ScopeNames,
+) -> Result<u8, Error> {
     let mut out = std::io::stdout().lock();
     if json {
         let rows: Vec<Value> = registry

@@ -21,7 +21,7 @@ mod tasks;
 
 use crate::registry::snapshot;
 use crate::server::{empty_registry_hint, executable_name};
-use crate::{Error, ScopeNames, Search, SearchError, Server, ToolInfo};
+use crate::{Error, Registry, ScopeNames, Search, SearchError, Server, ToolInfo};
 use serve::ServeArgs;
 
 #[derive(Parser, Debug)]
@@ -144,14 +144,18 @@ pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
     // Listing, schemas, snapshots and calls of other tools need no state (`check` in
     // CI runs without a database); serving needs every tool's.
     let checked = if matches!(cli.command, None | Some(Command::Serve(_))) {
-        server.checked_registry()
+        server.checked_registry().map(drop)
     } else {
-        crate::try_registry()
+        server.served().map(drop)
     };
-    if let Err(err) = checked {
-        eprintln!("{err}");
-        return ExitCode::FAILURE;
-    }
+    let registry = match checked.and_then(|_| server.served()) {
+        Ok(handle) => handle.current(),
+        Err(err) => {
+            eprintln!("{err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let registry: &Registry = &registry;
     let outcome = match cli.command {
         None => serve::serve(server, cli.serve).await.map(|()| 0),
         Some(Command::Serve(args)) => serve::serve(server, *args).await.map(|()| 0),
@@ -159,24 +163,24 @@ pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
             let confirm = args
                 .confirm
                 .unwrap_or_else(|| serve::confirm_of(&server, &cli.serve));
-            tools(args, &server.scope_names, confirm)
+            tools(registry, args, &server.scope_names, confirm)
         }
-        Some(Command::Schema { name }) => schema(name.as_deref()),
+        Some(Command::Schema { name }) => schema(registry, name.as_deref()),
         Some(Command::Call { name, args, yes }) => {
             // The serving policy of the environment (`TOOLSMITH_READ_ONLY`, ...)
             // applies to `call` as it does to the server.
             let server = serve::with_policy(server, &cli.serve);
-            call(&server, &name, &args, yes).await
+            call(&server, registry, &name, &args, yes).await
         }
-        Some(Command::Resources { json }) => items::resources(json, &server.scope_names),
-        Some(Command::Prompts { json }) => items::prompts(json, &server.scope_names),
+        Some(Command::Resources { json }) => items::resources(registry, json, &server.scope_names),
+        Some(Command::Prompts { json }) => items::prompts(registry, json, &server.scope_names),
         Some(Command::Read { uri }) => items::read(&server, &uri).await,
         Some(Command::Prompt { name, args }) => items::prompt(&server, &name, &args).await,
         Some(Command::Check { file, write }) => {
             let confirm = serve::confirm_of(&server, &cli.serve);
-            check(&file, write, &server.scope_names, confirm)
+            check(registry, &file, write, &server.scope_names, confirm)
         }
-        Some(Command::Audit(options)) => audit::audit(&options),
+        Some(Command::Audit(options)) => audit::audit(registry, &options),
     };
     match outcome {
         Ok(code) => ExitCode::from(code),
@@ -201,7 +205,12 @@ fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
     Cli::from_arg_matches(&matches)
 }
 
-fn tools(args: ToolsArgs, names: &ScopeNames, confirm: crate::Confirm) -> Result<u8, Error> {
+fn tools(
+    registry: &Registry,
+    args: ToolsArgs,
+    names: &ScopeNames,
+    confirm: crate::Confirm,
+) -> Result<u8, Error> {
     let mut query = Search::new().page_size(crate::MAX_SEARCH_PAGE_SIZE);
     query.read_only = args.read_only.then_some(true);
     query.destructive = args.destructive.then_some(true);
@@ -209,14 +218,14 @@ fn tools(args: ToolsArgs, names: &ScopeNames, confirm: crate::Confirm) -> Result
     query.category = args.category;
     query.tags = args.tag.into_iter().collect();
     query.text = args.search;
-    let tools = match all_matching(query)? {
+    let tools = match all_matching(registry, query) {
         Ok(tools) => tools,
         Err(err) => {
             eprintln!("{err}");
             return Ok(2);
         }
     };
-    if crate::try_registry()?.is_empty() {
+    if registry.is_empty() {
         eprintln!("{}", empty_registry_hint());
     }
     let mut out = std::io::stdout().lock();
@@ -238,18 +247,14 @@ fn tools(args: ToolsArgs, names: &ScopeNames, confirm: crate::Confirm) -> Result
 }
 
 /// Every tool `query` matches, over all its pages; or why the search was refused.
-fn all_matching(mut query: Search) -> Result<Result<Vec<&'static ToolInfo>, SearchError>, Error> {
-    let registry = crate::try_registry()?;
+fn all_matching(registry: &Registry, mut query: Search) -> Result<Vec<&ToolInfo>, SearchError> {
     let mut tools = Vec::new();
     loop {
-        let page = match registry.search(&query) {
-            Ok(page) => page,
-            Err(err) => return Ok(Err(err)),
-        };
+        let page = registry.search(&query)?;
         tools.extend(page.tools);
         match page.next_cursor {
             Some(cursor) => query.cursor = Some(cursor),
-            None => return Ok(Ok(tools)),
+            None => return Ok(tools),
         }
     }
 }
@@ -311,8 +316,7 @@ fn table(tools: &[&ToolInfo], names: &ScopeNames, confirm: crate::Confirm) -> St
     toolsmith_audit::aligned(&rows)
 }
 
-fn schema(name: Option<&str>) -> Result<u8, Error> {
-    let registry = crate::try_registry()?;
+fn schema(registry: &Registry, name: Option<&str>) -> Result<u8, Error> {
     let prompt_json = |p: &crate::PromptInfo| {
         let mut value = serde_json::to_value(p.mcp_prompt()).unwrap_or_default();
         value["argumentsSchema"] = Value::Object(p.arguments_schema().clone());
@@ -329,15 +333,15 @@ fn schema(name: Option<&str>) -> Result<u8, Error> {
         Some(name) => match (registry.get(name), registry.prompt(name)) {
             (Some(tool), _) => serde_json::to_value(tool.mcp_tool()).map_err(Error::Encode)?,
             (None, Some(prompt)) => prompt_json(prompt),
-            (None, None) => return Ok(no_such_tool(name)),
+            (None, None) => return Ok(no_such_tool(registry, name)),
         },
     };
     writeln!(std::io::stdout().lock(), "{}", pretty(&value))?;
     Ok(0)
 }
 
-fn no_such_tool(name: &str) -> u8 {
-    let known: Vec<&str> = crate::registry().tools().iter().map(|t| t.name()).collect();
+fn no_such_tool(registry: &Registry, name: &str) -> u8 {
+    let known: Vec<&str> = registry.tools().iter().map(|t| t.name()).collect();
     eprintln!(
         "no tool is named '{name}'; the tools are: {}",
         known.join(", ")
@@ -345,7 +349,13 @@ fn no_such_tool(name: &str) -> u8 {
     1
 }
 
-async fn call(server: &Server, name: &str, args: &str, yes: bool) -> Result<u8, Error> {
+async fn call(
+    server: &Server,
+    registry: &Registry,
+    name: &str,
+    args: &str,
+    yes: bool,
+) -> Result<u8, Error> {
     // The real reason behind a masked failure is logged, to stderr.
     crate::logging::init();
     let arguments = match serde_json::from_str::<Value>(args) {
@@ -359,8 +369,8 @@ async fn call(server: &Server, name: &str, args: &str, yes: bool) -> Result<u8, 
             return Ok(2);
         }
     };
-    let Some(tool) = crate::try_registry()?.get(name) else {
-        return Ok(no_such_tool(name));
+    let Some(tool) = registry.get(name) else {
+        return Ok(no_such_tool(registry, name));
     };
     if server.confirm.asks(tool) && !yes {
         eprintln!(
@@ -391,13 +401,14 @@ async fn call(server: &Server, name: &str, args: &str, yes: bool) -> Result<u8, 
 }
 
 fn check(
+    registry: &Registry,
     file: &std::path::Path,
     write: bool,
     names: &ScopeNames,
     confirm: crate::Confirm,
 ) -> Result<u8, Error> {
-    let registry = crate::try_registry()?;
-    let mut current = snapshot::render(registry.tools(), names, &|tool| confirm.asks(tool));
+    let tools: Vec<&ToolInfo> = registry.tools().iter().map(|t| &**t).collect();
+    let mut current = snapshot::render(&tools, names, &|tool| confirm.asks(tool));
     current.push_str(&snapshot::render_items(
         registry.resources(),
         registry.prompts(),

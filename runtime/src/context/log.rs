@@ -111,7 +111,7 @@ impl SessionLevel {
 /// ```
 #[derive(Clone)]
 pub struct ClientLog {
-    pub(crate) target: Option<(Notifier, SessionLevel, &'static str)>,
+    pub(crate) target: Option<(Notifier, SessionLevel, Arc<str>)>,
 }
 
 impl ClientLog {
@@ -126,7 +126,7 @@ impl ClientLog {
             && session.allows(level)
         {
             let mut param = LoggingMessageNotificationParam::new(level.wire(), data.into());
-            param.logger = Some((*logger).to_owned());
+            param.logger = Some(logger.to_string());
             notifier.send(Notice::Log(param));
         }
     }

@@ -117,10 +117,11 @@ impl StateMap {
     }
 }
 
-/// Everything a call's context parameters are made from.
-#[doc(hidden)]
+/// The context of one call: everything a call's context parameters are made from. A
+/// [`Tool`](crate::Tool) made by hand takes what a `#[tool]` takes as a parameter with
+/// [`CallContext::extract`].
 pub struct CallContext {
-    pub(crate) tool: &'static str,
+    pub(crate) tool: Arc<str>,
     pub(crate) states: StateMap,
     pub(crate) cancel: CancellationToken,
     pub(crate) progress_token: Option<ProgressToken>,
@@ -142,7 +143,7 @@ pub struct CallContext {
 
 impl CallContext {
     pub(crate) fn new(
-        tool: &'static str,
+        tool: Arc<str>,
         states: StateMap,
         cancel: CancellationToken,
         sink: Option<Arc<dyn ClientChannel>>,
@@ -163,6 +164,35 @@ impl CallContext {
             notices: OnceLock::new(),
             updates: None,
         }
+    }
+
+    /// A value a `#[tool]` would take as a context parameter: [`Progress`], [`ClientLog`],
+    /// [`Cancellation`], [`Caller`], [`Resources`], [`State<T>`](State), [`Elicit`],
+    /// [`Sample`]. Made for this call; an error (a `State<T>` the server does not have) says
+    /// why, to return as the call's error.
+    ///
+    /// ```
+    /// use toolsmith::{CallContext, Caller, Progress, ToolError};
+    ///
+    /// fn parts(context: &CallContext) -> Result<(Progress, Caller), ToolError> {
+    ///     Ok((context.extract::<Progress>()?, context.extract::<Caller>()?))
+    /// }
+    /// # let _ = parts;
+    /// ```
+    pub fn extract<T: FromContext>(&self) -> Result<T, crate::ToolError> {
+        T::from_context(self).map_err(|why| crate::ToolError::new(why.to_string()))
+    }
+
+    /// The name of the tool (or resource, or prompt) called.
+    ///
+    /// ```
+    /// fn called(context: &toolsmith::CallContext) -> String {
+    ///     format!("{} was called", context.tool())
+    /// }
+    /// # let _ = called;
+    /// ```
+    pub fn tool(&self) -> &str {
+        &self.tool
     }
 
     /// The notifier of this call, when its session takes notifications.
@@ -243,7 +273,7 @@ impl FromContext for AskClient {
 #[doc(hidden)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MissingState {
-    pub tool: &'static str,
+    pub tool: String,
     pub type_name: &'static str,
 }
 
@@ -261,10 +291,14 @@ impl<T: Send + Sync + 'static> FromContext for State<T> {
     type Rejection = MissingState;
 
     fn from_context(context: &CallContext) -> Result<Self, MissingState> {
-        context.states.get::<T>().map(State).ok_or(MissingState {
-            tool: context.tool,
-            type_name: std::any::type_name::<T>(),
-        })
+        context
+            .states
+            .get::<T>()
+            .map(State)
+            .ok_or_else(|| MissingState {
+                tool: context.tool.to_string(),
+                type_name: std::any::type_name::<T>(),
+            })
     }
 
     fn state() -> Option<StateKey> {
@@ -298,7 +332,7 @@ impl FromContext for ClientLog {
     fn from_context(context: &CallContext) -> Result<Self, Infallible> {
         let target = context
             .notifier()
-            .map(|n| (n, context.level.clone(), context.tool));
+            .map(|n| (n, context.level.clone(), context.tool.clone()));
         Ok(ClientLog { target })
     }
 }

@@ -30,7 +30,7 @@ use crate::ErrorKind;
 #[derive(Clone, Default)]
 pub struct ConcurrencyLimit {
     default: Option<u32>,
-    slots: Arc<Mutex<HashMap<&'static str, Arc<Semaphore>>>>,
+    slots: Arc<Mutex<HashMap<Arc<str>, Arc<Semaphore>>>>,
 }
 
 impl ConcurrencyLimit {
@@ -56,16 +56,19 @@ impl ConcurrencyLimit {
     }
 
     /// The slots of `tool`, when it has a limit: how many, and the semaphore.
-    pub(crate) fn slots_of(&self, tool: &'static crate::ToolInfo) -> Option<(u32, Arc<Semaphore>)> {
+    pub(crate) fn slots_of(&self, tool: &crate::ToolInfo) -> Option<(u32, Arc<Semaphore>)> {
         let limit = tool.max_concurrency().or(self.default)?;
-        Some((limit, self.slots(tool.name(), limit)))
+        Some((limit, self.slots(tool.shared_name(), limit)))
     }
 
     /// The slots of the tool named `name` with a limit of `limit`.
-    fn slots(&self, name: &'static str, limit: u32) -> Arc<Semaphore> {
+    fn slots(&self, name: &Arc<str>, limit: u32) -> Arc<Semaphore> {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(slots) = slots.get(name) {
+            return slots.clone();
+        }
         slots
-            .entry(name)
+            .entry(name.clone())
             .or_insert_with(|| Arc::new(Semaphore::new(limit as usize)))
             .clone()
     }
@@ -114,7 +117,8 @@ where
         // The service was made ready for this call; a clone waits in its place.
         let ready = self.inner.clone();
         let mut inner = std::mem::replace(&mut self.inner, ready);
-        let timeout = tool.def().timeout;
+        let timeout = tool.timeout();
+        let name = tool.shared_name().clone();
         Box::pin(async move {
             let wait = slots.acquire_owned();
             let permit = match timeout {
@@ -125,8 +129,7 @@ where
                         Err(_) => {
                             let message = format!(
                                 "tool '{}' waited {} for one of its {limit} slots (all busy): it did not run",
-                                tool.name(),
-                                timeout.text
+                                name, timeout.text
                             );
                             let result = crate::error::error_result(ErrorKind::TimedOut, message);
                             return Ok(CallResult(Ok(result.into())));

@@ -52,6 +52,7 @@ mod rate;
 
 use std::any::Any;
 use std::convert::Infallible;
+use std::sync::Arc;
 
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResponse, CallToolResult, JsonObject};
@@ -78,7 +79,7 @@ pub type CallService = tower::util::BoxCloneSyncService<Call, CallResult, Infall
 
 /// One tool call, as a layer sees it: resolved and allowed, not yet confirmed or run.
 pub struct Call {
-    pub(crate) tool: &'static ToolInfo,
+    pub(crate) tool: Arc<ToolInfo>,
     pub(crate) caller: Caller,
     pub(crate) arguments: Option<JsonObject>,
     /// It is answered with a task's handle, and its tool runs after (`#[tool(task)]`).
@@ -95,8 +96,8 @@ impl Call {
     ///     call.tool().hints().read_only
     /// }
     /// ```
-    pub fn tool(&self) -> &'static ToolInfo {
-        self.tool
+    pub fn tool(&self) -> &ToolInfo {
+        &self.tool
     }
 
     /// Who calls: the token's subject and scopes over HTTP with authorization, the local

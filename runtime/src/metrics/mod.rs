@@ -76,7 +76,11 @@ impl std::fmt::Debug for Metrics {
 struct Inner {
     recorder: PrometheusRecorder,
     handle: PrometheusHandle,
-    tools: HashMap<&'static str, ToolSeries, foldhash::fast::RandomState>,
+    tools: HashMap<Arc<str>, ToolSeries, foldhash::fast::RandomState>,
+    /// Tools added while serving: their series, made on their first call.
+    added: std::sync::Mutex<HashMap<Arc<str>, Arc<ToolSeries>, foldhash::fast::RandomState>>,
+    /// What tells a tool added while serving from a name a request made up.
+    registry: Option<crate::RegistryHandle>,
     unknown: ToolSeries,
     in_flight: Gauge,
     /// By status code, made on first use (codes are few, and come from the server).
@@ -94,6 +98,33 @@ struct Inner {
 
 type SessionProbe = Box<dyn Fn() -> Option<usize> + Send + Sync>;
 
+impl Inner {
+    /// The series of `tool`, a tool added while serving (made on its first call); `None`
+    /// for a name the registry does not have.
+    fn added(&self, tool: &str) -> Option<Arc<ToolSeries>> {
+        let registry = self.registry.as_ref()?;
+        let mut added = self.added.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(series) = added.get(tool) {
+            return Some(series.clone());
+        }
+        let name = registry.load().get(tool)?.name().to_owned();
+        let series = Arc::new(ToolSeries {
+            calls: CallOutcome::ALL.map(|outcome| {
+                counter(
+                    &self.recorder,
+                    CALLS,
+                    &[("tool", &name), ("outcome", outcome.as_str())],
+                )
+            }),
+            duration: self
+                .recorder
+                .register_histogram(&key(DURATION, &[("tool", &name)]), &METADATA),
+        });
+        added.insert(Arc::from(name), series.clone());
+        Some(series)
+    }
+}
+
 /// One tool's series: a counter per outcome, and its duration histogram.
 struct ToolSeries {
     calls: [Counter; CallOutcome::ALL.len()],
@@ -102,14 +133,17 @@ struct ToolSeries {
 
 impl Metrics {
     /// Metrics whose call series are made for these tools (any other name counts as
-    /// `unknown`).
-    pub(crate) fn new(tools: impl IntoIterator<Item = &'static str>) -> Metrics {
+    /// `unknown`, unless `registry` has a tool of that name: one added while serving).
+    pub(crate) fn new(
+        tools: impl IntoIterator<Item = Arc<str>>,
+        registry: Option<crate::RegistryHandle>,
+    ) -> Metrics {
         let recorder = PrometheusBuilder::new()
             .set_buckets_for_metric(Matcher::Full(DURATION.to_owned()), &DURATION_BUCKETS)
             .expect("the duration buckets are not empty")
             .build_recorder();
         describe(&recorder);
-        let series = |tool: &'static str| ToolSeries {
+        let series = |tool: &str| ToolSeries {
             calls: CallOutcome::ALL.map(|outcome| {
                 counter(
                     &recorder,
@@ -119,11 +153,19 @@ impl Metrics {
             }),
             duration: recorder.register_histogram(&key(DURATION, &[("tool", tool)]), &METADATA),
         };
-        let tools = tools.into_iter().map(|tool| (tool, series(tool))).collect();
+        let tools = tools
+            .into_iter()
+            .map(|tool| {
+                let made = series(&tool);
+                (tool, made)
+            })
+            .collect();
         Metrics {
             inner: Arc::new(Inner {
                 handle: recorder.handle(),
                 tools,
+                added: Default::default(),
+                registry,
                 unknown: series(UNKNOWN_TOOL),
                 in_flight: recorder.register_gauge(&key(IN_FLIGHT, &[]), &METADATA),
                 statuses: (0..600).map(|_| OnceLock::new()).collect(),
@@ -226,7 +268,17 @@ impl CallTimer {
     /// The call of `tool` ended with `outcome`.
     pub(crate) fn finish(&self, tool: &str, outcome: CallOutcome) {
         let inner = &self.metrics.inner;
-        let series = inner.tools.get(tool).unwrap_or(&inner.unknown);
+        let added;
+        let series = match inner.tools.get(tool) {
+            Some(series) => series,
+            None => match inner.added(tool) {
+                Some(series) => {
+                    added = series;
+                    &*added
+                }
+                None => &inner.unknown,
+            },
+        };
         series.calls[outcome as usize].increment(1);
         series.duration.record(self.start.elapsed().as_secs_f64());
     }
@@ -263,15 +315,15 @@ impl Drop for OpenGuard {
     }
 }
 
-fn key(name: &'static str, labels: &[(&'static str, &'static str)]) -> Key {
-    let labels = labels.iter().map(|&(k, v)| Label::from_static_parts(k, v));
+fn key(name: &'static str, labels: &[(&'static str, &str)]) -> Key {
+    let labels = labels.iter().map(|&(k, v)| Label::new(k, v.to_owned()));
     Key::from_parts(name, labels.collect::<Vec<_>>())
 }
 
 fn counter(
     recorder: &PrometheusRecorder,
     name: &'static str,
-    labels: &[(&'static str, &'static str)],
+    labels: &[(&'static str, &str)],
 ) -> Counter {
     recorder.register_counter(&key(name, labels), &METADATA)
 }

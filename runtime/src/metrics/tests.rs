@@ -12,7 +12,7 @@ fn value(text: &str, series: &str) -> Option<f64> {
 
 #[test]
 fn calls_count_by_tool_and_outcome_and_an_unknown_tool_is_one_label() {
-    let metrics = Metrics::new(["search_notes", "delete_note"]);
+    let metrics = Metrics::new(["search_notes".into(), "delete_note".into()], None);
     for _ in 0..3 {
         metrics
             .call_started()
@@ -48,7 +48,7 @@ fn calls_count_by_tool_and_outcome_and_an_unknown_tool_is_one_label() {
 
 #[test]
 fn a_call_is_in_flight_until_its_timer_goes_even_when_it_is_dropped_unfinished() {
-    let metrics = Metrics::new(["slow"]);
+    let metrics = Metrics::new(["slow".into()], None);
     let first = metrics.call_started();
     let second = metrics.call_started();
     assert_eq!(
@@ -67,7 +67,7 @@ fn a_call_is_in_flight_until_its_timer_goes_even_when_it_is_dropped_unfinished()
 
 #[test]
 fn statuses_refusals_confirmations_connections_and_sessions() {
-    let metrics = Metrics::new([]);
+    let metrics = Metrics::new([], None);
     for status in [200, 200, 401, 403, 404] {
         metrics.http_status(status);
     }

@@ -22,10 +22,11 @@ pub use message::{PromptMessage, Role};
 ///     println!("{}: {}", prompt.name(), prompt.description());
 /// }
 /// ```
+#[derive(Clone)]
 pub struct PromptInfo {
     def: &'static PromptDef,
     schema: JsonObject,
-    expected: Vec<String>,
+    expected: std::sync::Arc<[String]>,
     strings: StringArgs,
     listed: Prompt,
 }
@@ -56,7 +57,7 @@ impl PromptInfo {
         PromptInfo {
             def,
             schema,
-            expected,
+            expected: expected.into(),
             strings,
             listed,
         }
@@ -147,7 +148,7 @@ impl PromptInfo {
         self.def
     }
 
-    pub(crate) fn expected(&self) -> &[String] {
+    pub(crate) fn expected(&self) -> &std::sync::Arc<[String]> {
         &self.expected
     }
 

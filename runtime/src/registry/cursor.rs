@@ -10,10 +10,12 @@
 //! continuing a listing where the offsets would mean something else.
 
 use std::hash::{Hash, Hasher};
-use std::sync::OnceLock;
 
-use super::search::SearchError;
-use crate::Registry;
+use crate::ToolInfo;
+
+/// A cursor that was altered, or made for another list or another set of tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct InvalidCursor;
 
 /// 64-bit FNV-1a. Integers are hashed as little-endian bytes, so that the value does not
 /// depend on the machine either.
@@ -70,11 +72,12 @@ impl Hasher for Stable {
 
 /// What decides where a tool stands in any list a server gives: its name (lists are sorted
 /// by name) and what policies and scopes filter on. A changed description or schema moves
-/// no tool, so it does not invalidate the cursors of a rolling deployment.
-fn fingerprint(registry: &Registry) -> u64 {
+/// no tool, so it does not invalidate the cursors of a rolling deployment; a tool added or
+/// removed does (a cursor of the set before is refused).
+pub(crate) fn fingerprint<'a>(tools: impl ExactSizeIterator<Item = &'a ToolInfo>) -> u64 {
     let mut hasher = Stable::new();
-    registry.len().hash(&mut hasher);
-    for tool in registry.tools() {
+    tools.len().hash(&mut hasher);
+    for tool in tools {
         (
             tool.name(),
             tool.hints(),
@@ -87,14 +90,10 @@ fn fingerprint(registry: &Registry) -> u64 {
     hasher.finish()
 }
 
-/// The key every cursor of this program is checked with: the cursor format's version and
-/// the registry's fingerprint.
+/// The key every cursor is checked with: the cursor format's version. (What the cursor is
+/// of, the list and the set of tools, is in its scope.)
 fn key() -> u64 {
-    static KEY: OnceLock<u64> = OnceLock::new();
-    *KEY.get_or_init(|| {
-        let registry = crate::try_registry().map_or(0, fingerprint);
-        Stable::hash_one(("toolsmith cursor v1", registry))
-    })
+    Stable::hash_one("toolsmith cursor v2")
 }
 
 /// A scope for cursors of one list: a [`Search`](crate::Search)'s filters, or the server's
@@ -111,13 +110,13 @@ pub(crate) fn encode_cursor(scope: u64, offset: usize) -> String {
     format!("{offset:x}.{:016x}", check(scope, offset))
 }
 
-pub(crate) fn decode_cursor(scope: u64, cursor: &str) -> Result<usize, SearchError> {
-    let (offset, mac) = cursor.split_once('.').ok_or(SearchError::InvalidCursor)?;
-    let offset = usize::from_str_radix(offset, 16).map_err(|_| SearchError::InvalidCursor)?;
-    let mac = u64::from_str_radix(mac, 16).map_err(|_| SearchError::InvalidCursor)?;
+pub(crate) fn decode_cursor(scope: u64, cursor: &str) -> Result<usize, InvalidCursor> {
+    let (offset, mac) = cursor.split_once('.').ok_or(InvalidCursor)?;
+    let offset = usize::from_str_radix(offset, 16).map_err(|_| InvalidCursor)?;
+    let mac = u64::from_str_radix(mac, 16).map_err(|_| InvalidCursor)?;
     // Only the exact text a server issued is accepted (no leading zeros, no case games).
     if mac != check(scope, offset) || encode_cursor(scope, offset) != cursor {
-        return Err(SearchError::InvalidCursor);
+        return Err(InvalidCursor);
     }
     Ok(offset)
 }
@@ -128,9 +127,9 @@ pub(crate) fn paginate<T: Copy>(
     start: usize,
     size: usize,
     scope: u64,
-) -> Result<(Vec<T>, Option<String>), SearchError> {
+) -> Result<(Vec<T>, Option<String>), InvalidCursor> {
     if start > items.len() {
-        return Err(SearchError::InvalidCursor);
+        return Err(InvalidCursor);
     }
     let end = (start + size).min(items.len());
     let next = (end < items.len()).then(|| encode_cursor(scope, end));
@@ -178,7 +177,7 @@ mod tests {
         assert_ne!(scope, other, "another policy is another list");
         assert_eq!(
             decode_cursor(other, &encode_cursor(scope, 4)),
-            Err(SearchError::InvalidCursor)
+            Err(InvalidCursor)
         );
     }
 
@@ -186,23 +185,19 @@ mod tests {
     fn cursors_round_trip_and_refuse_tampering() {
         let cursor = encode_cursor(7, 50);
         assert_eq!(decode_cursor(7, &cursor), Ok(50));
-        assert_eq!(decode_cursor(8, &cursor), Err(SearchError::InvalidCursor));
+        assert_eq!(decode_cursor(8, &cursor), Err(InvalidCursor));
         let (offset, mac) = cursor.split_once('.').unwrap();
         assert_ne!(offset, "33");
         let forged = format!("33.{mac}");
-        assert_eq!(decode_cursor(7, &forged), Err(SearchError::InvalidCursor));
+        assert_eq!(decode_cursor(7, &forged), Err(InvalidCursor));
         let padded = format!("0{cursor}");
-        assert_eq!(decode_cursor(7, &padded), Err(SearchError::InvalidCursor));
+        assert_eq!(decode_cursor(7, &padded), Err(InvalidCursor));
         let upper = cursor.to_uppercase();
         if upper != cursor {
-            assert_eq!(decode_cursor(7, &upper), Err(SearchError::InvalidCursor));
+            assert_eq!(decode_cursor(7, &upper), Err(InvalidCursor));
         }
         for junk in ["", ".", "zz.zz", "1", "1.2.3", "ffffffffffffffffffff.0"] {
-            assert_eq!(
-                decode_cursor(7, junk),
-                Err(SearchError::InvalidCursor),
-                "{junk:?}"
-            );
+            assert_eq!(decode_cursor(7, junk), Err(InvalidCursor), "{junk:?}");
         }
     }
 

@@ -13,7 +13,7 @@ use crate::resource::ResourceInfo;
 use crate::resource::def::ResourceDef;
 
 /// Every resource and prompt, found by URI or name.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct Items {
     /// Resources first (sorted by URI), then templates (sorted by template).
     resources: Vec<ResourceInfo>,
@@ -30,6 +30,13 @@ impl Items {
             inventory::iter::<ResourceDef>(),
             inventory::iter::<PromptDef>(),
         )
+    }
+
+    /// The resources and prompts of both, checked again for conflicts.
+    pub(super) fn merged(a: &Items, b: &Items) -> Result<Items, Conflict> {
+        let resources = a.resources.iter().chain(&b.resources).map(|r| r.def());
+        let prompts = a.prompts.iter().chain(&b.prompts).map(|p| p.def());
+        Items::of(resources, prompts)
     }
 
     fn of(

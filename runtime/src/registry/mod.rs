@@ -6,42 +6,75 @@
 
 mod cursor;
 mod items;
+mod live;
 pub(crate) mod search;
 pub(crate) mod snapshot;
 
+pub(crate) use live::Listener;
+pub use live::RegistryHandle;
 pub use search::{DEFAULT_SEARCH_PAGE_SIZE, MAX_SEARCH_PAGE_SIZE, Page, Search, SearchError};
 
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::Error;
 use crate::tool::def::ToolDef;
-use crate::tool::{SchemaCache, ToolInfo};
+use crate::tool::{SchemaCache, Tool, ToolInfo};
 use items::Items;
 
-/// Every registered tool, sorted by name, with its schemas computed once.
+/// A set of tools, resources and prompts, sorted by name (resources by URI), with their
+/// schemas computed once: what a [`Server`](crate::Server) serves.
+///
+/// [`Registry::from_inventory`] holds every `#[tool]`, `#[resource]` and `#[prompt]` linked
+/// into the program (what [`Server::new`](crate::Server::new) serves); [`Registry::new`] is
+/// empty. Both take tools made by hand ([`Tool`]), merge with others, and search by hints.
 ///
 /// ```
 /// let registry = toolsmith::registry();
 /// assert_eq!(registry.len(), registry.tools().len());
+/// let empty = toolsmith::Registry::new();
+/// assert!(empty.is_empty() && empty.get("anything").is_none());
 /// ```
+#[derive(Clone, Default)]
 pub struct Registry {
-    tools: Vec<ToolInfo>,
-    /// By name. A fixed-seed fast hash: the names are the program's own, lookups insert
-    /// nothing, so there is no flooding to defend against.
-    index: HashMap<&'static str, usize, foldhash::fast::FixedState>,
+    tools: Vec<Arc<ToolInfo>>,
+    /// By name. A fixed-seed fast hash: lookups insert nothing, and a name is inserted only
+    /// by the program (a `#[tool]`, or a `Tool` it adds).
+    index: HashMap<Arc<str>, usize, foldhash::fast::FixedState>,
     /// Resources, templates and prompts.
     items: Items,
+    /// What list cursors are checked against (`cursor.rs`).
+    fingerprint: u64,
 }
 
 impl Registry {
+    /// An empty registry.
+    ///
+    /// ```
+    /// assert!(toolsmith::Registry::new().tools().is_empty());
+    /// ```
+    pub fn new() -> Registry {
+        Registry::default().reindexed()
+    }
+
+    /// Every `#[tool]`, `#[resource]` and `#[prompt]` linked into the program (a copy of
+    /// [`registry`]'s, to add to or take from), or the error that prevents building it.
+    ///
+    /// ```
+    /// let mine = toolsmith::Registry::from_inventory().unwrap();
+    /// assert_eq!(mine.len(), toolsmith::registry().len());
+    /// ```
+    pub fn from_inventory() -> Result<Registry, Error> {
+        try_registry().cloned()
+    }
+
     fn build(defs: impl IntoIterator<Item = &'static ToolDef>) -> Result<Registry, Conflict> {
         let mut defs: Vec<&'static ToolDef> = defs.into_iter().collect();
         defs.sort_by(|a, b| (a.name, a.file, a.line).cmp(&(b.name, b.file, b.line)));
         let mut schemas = SchemaCache::default();
-        let tools: Vec<ToolInfo> = defs
+        let tools: Vec<Arc<ToolInfo>> = defs
             .into_iter()
-            .map(|def| ToolInfo::new(def, &mut schemas))
+            .map(|def| Arc::new(ToolInfo::new(def, &mut schemas)))
             .collect();
         if let Some(pair) = tools.windows(2).find(|w| w[0].name() == w[1].name()) {
             return Err(Conflict {
@@ -53,16 +86,174 @@ impl Registry {
             });
         }
         let items = Items::build()?;
-        let index = tools
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.name(), i))
-            .collect();
         Ok(Registry {
             tools,
-            index,
+            index: HashMap::default(),
             items,
-        })
+            fingerprint: 0,
+        }
+        .reindexed())
+    }
+
+    /// The index and the fingerprint, after the tools changed.
+    fn reindexed(mut self) -> Registry {
+        self.index = self
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.shared_name().clone(), i))
+            .collect();
+        self.fingerprint = cursor::fingerprint(self.tools.iter().map(|t| &**t));
+        self
+    }
+
+    /// Adds a tool made by hand (see [`Tool`]). An error when its name is taken (naming
+    /// both), or its declaration is not valid (its name, a schema that is not an object).
+    ///
+    /// ```
+    /// # use toolsmith::{CallContext, Hints, Registry, Tool, ToolFuture, ToolOutput};
+    /// # use toolsmith::rmcp::model::JsonObject;
+    /// struct Ping;
+    /// impl Tool for Ping {
+    ///     fn name(&self) -> &str { "ping" }
+    ///     fn description(&self) -> &str { "Answers pong." }
+    ///     fn input_schema(&self) -> JsonObject {
+    ///         serde_json::json!({"type": "object"}).as_object().cloned().unwrap()
+    ///     }
+    ///     fn hints(&self) -> Hints { Hints::READ_ONLY }
+    ///     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
+    ///         Box::pin(async { Ok(ToolOutput::new().text("pong")) })
+    ///     }
+    /// }
+    ///
+    /// let mut registry = Registry::new();
+    /// registry.add_tool(Ping).unwrap();
+    /// let err = registry.add_tool(Ping).unwrap_err();
+    /// assert!(err.to_string().contains("two tools are named 'ping'"), "{err}");
+    /// ```
+    pub fn add_tool(&mut self, tool: impl Tool) -> Result<(), Error> {
+        self.add_shared(Arc::new(tool))
+    }
+
+    /// [`Registry::add_tool`] for a tool already shared (one value in several registries).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use toolsmith::{CallContext, Hints, Registry, Tool, ToolFuture, ToolOutput};
+    /// # use toolsmith::rmcp::model::JsonObject;
+    /// # struct Ping;
+    /// # impl Tool for Ping {
+    /// #     fn name(&self) -> &str { "ping" }
+    /// #     fn description(&self) -> &str { "Answers pong." }
+    /// #     fn input_schema(&self) -> JsonObject {
+    /// #         serde_json::json!({"type": "object"}).as_object().cloned().unwrap()
+    /// #     }
+    /// #     fn hints(&self) -> Hints { Hints::READ_ONLY }
+    /// #     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
+    /// #         Box::pin(async { Ok(ToolOutput::new().text("pong")) })
+    /// #     }
+    /// # }
+    /// let ping: Arc<dyn Tool> = Arc::new(Ping);
+    /// let mut a = Registry::new();
+    /// let mut b = Registry::new();
+    /// a.add_shared(ping.clone()).unwrap();
+    /// b.add_shared(ping).unwrap();
+    /// assert_eq!(a.tools()[0].name(), b.tools()[0].name());
+    /// ```
+    pub fn add_shared(&mut self, tool: Arc<dyn Tool>) -> Result<(), Error> {
+        let info = ToolInfo::of_tool(tool, &mut SchemaCache::default())
+            .map_err(|why| Error::config("tool", why))?;
+        self.insert(Arc::new(info))
+    }
+
+    /// `self` with the tool added (see [`Registry::add_tool`]).
+    ///
+    /// ```
+    /// let registry = toolsmith::Registry::new();
+    /// assert!(registry.is_empty());
+    /// ```
+    pub fn with_tool(mut self, tool: impl Tool) -> Result<Registry, Error> {
+        self.add_tool(tool)?;
+        Ok(self)
+    }
+
+    /// Inserts `tool` in its place by name, or says which tool holds the name.
+    fn insert(&mut self, tool: Arc<ToolInfo>) -> Result<(), Error> {
+        if let Some(held) = self.get(tool.name()) {
+            return Err(Error::DuplicateTool {
+                name: tool.name().to_owned(),
+                first: held.described(),
+                second: tool.described(),
+            });
+        }
+        let at = self.tools.partition_point(|t| t.name() < tool.name());
+        self.tools.insert(at, tool);
+        *self = std::mem::take(self).reindexed();
+        Ok(())
+    }
+
+    /// Removes the tool named `name`, and returns it (`None` when there is none).
+    ///
+    /// ```
+    /// let mut registry = toolsmith::Registry::from_inventory().unwrap();
+    /// assert!(registry.remove_tool("no such tool").is_none());
+    /// ```
+    pub fn remove_tool(&mut self, name: &str) -> Option<Arc<ToolInfo>> {
+        let at = *self.index.get(name)?;
+        let removed = self.tools.remove(at);
+        *self = std::mem::take(self).reindexed();
+        Some(removed)
+    }
+
+    /// Keeps only the tools `keep` accepts (resources and prompts stay).
+    ///
+    /// ```
+    /// let read_only = toolsmith::Registry::from_inventory()
+    ///     .unwrap()
+    ///     .retain_tools(|tool| tool.hints().read_only);
+    /// assert!(read_only.tools().iter().all(|t| t.hints().read_only));
+    /// ```
+    pub fn retain_tools(mut self, mut keep: impl FnMut(&ToolInfo) -> bool) -> Registry {
+        self.tools.retain(|tool| keep(tool));
+        self.reindexed()
+    }
+
+    /// Every tool, resource and prompt of both; an error naming both definitions when a
+    /// name (or a URI) is in each.
+    ///
+    /// ```
+    /// let all = toolsmith::Registry::new().merge(toolsmith::Registry::new()).unwrap();
+    /// assert!(all.is_empty());
+    /// let twice = toolsmith::Registry::from_inventory().unwrap();
+    /// let err = twice.clone().merge(twice);
+    /// assert!(toolsmith::registry().is_empty() || err.is_err());
+    /// ```
+    pub fn merge(mut self, other: Registry) -> Result<Registry, Error> {
+        for tool in other.tools {
+            self.insert(tool)?;
+        }
+        self.items = Items::merged(&self.items, &other.items).map_err(Conflict::into_error)?;
+        Ok(self)
+    }
+
+    /// Every tool renamed `{prefix}{name}`: two sets merged without their names meeting
+    /// (`notes_search`, `mail_search`). Resources and prompts keep theirs. An error when a
+    /// name becomes one MCP does not allow (over 128 characters, or the prefix holds a
+    /// character a name may not).
+    ///
+    /// ```
+    /// let registry = toolsmith::Registry::from_inventory().unwrap().prefixed("notes_").unwrap();
+    /// assert!(registry.tools().iter().all(|t| t.name().starts_with("notes_")));
+    /// ```
+    pub fn prefixed(mut self, prefix: &str) -> Result<Registry, Error> {
+        let mut tools = Vec::with_capacity(self.tools.len());
+        for tool in &self.tools {
+            let name = format!("{prefix}{}", tool.name());
+            crate::tool::check_tool_name(&name).map_err(|why| Error::config("tool", why))?;
+            tools.push(Arc::new(tool.renamed(name)));
+        }
+        self.tools = tools;
+        Ok(self.reindexed())
     }
 
     /// All tools, sorted by name.
@@ -71,7 +262,7 @@ impl Registry {
     /// let tools = toolsmith::registry().tools();
     /// assert!(tools.windows(2).all(|w| w[0].name() < w[1].name()));
     /// ```
-    pub fn tools(&self) -> &[ToolInfo] {
+    pub fn tools(&self) -> &[Arc<ToolInfo>] {
         &self.tools
     }
 
@@ -81,6 +272,11 @@ impl Registry {
     /// assert!(toolsmith::registry().get("no such tool").is_none());
     /// ```
     pub fn get(&self, name: &str) -> Option<&ToolInfo> {
+        self.shared(name).map(|t| &**t)
+    }
+
+    /// The tool named `name`, shared (a call holds it while it runs).
+    pub(crate) fn shared(&self, name: &str) -> Option<&Arc<ToolInfo>> {
         self.index.get(name).map(|&i| &self.tools[i])
     }
 
@@ -94,7 +290,7 @@ impl Registry {
         self.tools.len()
     }
 
-    /// Whether no tool is registered.
+    /// Whether there is no tool.
     ///
     /// ```
     /// let none = toolsmith::registry().is_empty();
@@ -104,14 +300,18 @@ impl Registry {
         self.tools.is_empty()
     }
 
-    /// The package (name, version) that defines most tools: the server's identity by
+    /// What list cursors of this set are checked against: changes when a tool is added or
+    /// removed (see `cursor.rs`).
+    pub(crate) fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// The package (name, version) that defines most `#[tool]`s: the server's identity by
     /// default.
     pub(crate) fn main_package(&self) -> Option<(&'static str, &'static str)> {
         let mut counts: HashMap<(&'static str, &'static str), usize> = HashMap::new();
-        for tool in &self.tools {
-            *counts
-                .entry((tool.def().package, tool.def().version))
-                .or_default() += 1;
+        for def in self.tools.iter().filter_map(|tool| tool.def()) {
+            *counts.entry((def.package, def.version)).or_default() += 1;
         }
         counts
             .into_iter()
@@ -129,6 +329,24 @@ pub(crate) struct Conflict {
     pub(crate) first: String,
     pub(crate) second: String,
     pub(crate) fix: &'static str,
+}
+
+impl Conflict {
+    pub(crate) fn into_error(self) -> Error {
+        match self.tool {
+            Some(name) => Error::DuplicateTool {
+                name,
+                first: self.first,
+                second: self.second,
+            },
+            None => Error::Conflict {
+                what: self.what,
+                first: self.first,
+                second: self.second,
+                fix: self.fix,
+            },
+        }
+    }
 }
 
 static REGISTRY: OnceLock<Result<Registry, Conflict>> = OnceLock::new();
@@ -160,18 +378,13 @@ pub fn registry() -> &'static Registry {
 pub fn try_registry() -> Result<&'static Registry, Error> {
     match REGISTRY.get_or_init(|| Registry::build(inventory::iter::<ToolDef>)) {
         Ok(registry) => Ok(registry),
-        Err(conflict) => Err(match &conflict.tool {
-            Some(name) => Error::DuplicateTool {
-                name: name.clone(),
-                first: conflict.first.clone(),
-                second: conflict.second.clone(),
-            },
-            None => Error::Conflict {
-                what: conflict.what.clone(),
-                first: conflict.first.clone(),
-                second: conflict.second.clone(),
-                fix: conflict.fix,
-            },
-        }),
+        Err(conflict) => Err(Conflict {
+            tool: conflict.tool.clone(),
+            what: conflict.what.clone(),
+            first: conflict.first.clone(),
+            second: conflict.second.clone(),
+            fix: conflict.fix,
+        }
+        .into_error()),
     }
 }

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-pub(crate) use super::cursor::{decode_cursor, paginate, scope_of};
+pub(crate) use super::cursor::{InvalidCursor, decode_cursor, paginate, scope_of};
 use crate::{Registry, ToolInfo};
 
 /// The page size of a [`Search`] that asks for none. (MCP's `tools/list` pages by
@@ -178,7 +178,7 @@ impl Search {
                 .category
                 .as_deref()
                 .is_none_or(|c| tool.category() == Some(c))
-            && (self.tags.is_empty() || self.tags.iter().any(|t| tool.tags().contains(&t.as_str())))
+            && (self.tags.is_empty() || self.tags.iter().any(|t| tool.tags().contains(t)))
             && self
                 .text
                 .as_deref()
@@ -187,7 +187,7 @@ impl Search {
 
     /// A fingerprint of the filters (not the page size or cursor): a cursor is valid only for
     /// the search that issued it.
-    fn scope(&self) -> u64 {
+    fn scope(&self, registry: &Registry) -> u64 {
         let filters = (
             &self.text,
             self.read_only,
@@ -197,7 +197,7 @@ impl Search {
             &self.category,
             &self.tags,
         );
-        scope_of(("search", filters))
+        scope_of(("search", filters, registry.fingerprint()))
     }
 }
 
@@ -256,6 +256,12 @@ impl fmt::Display for SearchError {
 
 impl std::error::Error for SearchError {}
 
+impl From<InvalidCursor> for SearchError {
+    fn from(InvalidCursor: InvalidCursor) -> Self {
+        SearchError::InvalidCursor
+    }
+}
+
 impl Registry {
     /// One page of the tools matching `query`, sorted by name.
     ///
@@ -273,16 +279,23 @@ impl Registry {
         if size == 0 || size > MAX_SEARCH_PAGE_SIZE {
             return Err(SearchError::PageSize(size));
         }
-        let scope = query.scope();
+        let scope = query.scope(self);
         let start = match &query.cursor {
             Some(cursor) => decode_cursor(scope, cursor)?,
             None => 0,
         };
-        let matching: Vec<&ToolInfo> = self.tools().iter().filter(|t| query.matches(t)).collect();
-        paginate(&matching, start, size, scope).map(|(tools, next_cursor)| Page {
-            tools,
-            next_cursor,
-            total: matching.len(),
-        })
+        let matching: Vec<&ToolInfo> = self
+            .tools()
+            .iter()
+            .map(|t| &**t)
+            .filter(|t| query.matches(t))
+            .collect();
+        paginate(&matching, start, size, scope)
+            .map_err(SearchError::from)
+            .map(|(tools, next_cursor)| Page {
+                tools,
+                next_cursor,
+                total: matching.len(),
+            })
     }
 }

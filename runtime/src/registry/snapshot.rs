@@ -16,7 +16,7 @@ const HEADER: &str = "# toolsmith hint snapshot: one tool per line (name, hints,
 /// The snapshot of `tools`, whose required scopes are named by `names`; `confirms` says
 /// whether a tool asks the user before every call (the server's confirmation policy).
 pub(crate) fn render(
-    tools: &[ToolInfo],
+    tools: &[&ToolInfo],
     names: &ScopeNames,
     confirms: &dyn Fn(&ToolInfo) -> bool,
 ) -> String {

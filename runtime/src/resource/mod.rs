@@ -22,16 +22,18 @@ pub use contents::Modified;
 ///     println!("{} {}", resource.uri(), resource.name());
 /// }
 /// ```
+#[derive(Clone)]
 pub struct ResourceInfo {
     def: &'static ResourceDef,
     template: Template,
     /// The schema of its variables, as a tool's input schema (for the `check` snapshot).
     input: JsonObject,
-    expected: Vec<String>,
+    expected: std::sync::Arc<[String]>,
     strings: StringArgs,
     listed: Listed,
 }
 
+#[derive(Clone)]
 enum Listed {
     Resource(Resource),
     Template(ResourceTemplate),
@@ -66,7 +68,7 @@ impl ResourceInfo {
             def,
             template,
             input,
-            expected,
+            expected: expected.into(),
             strings,
             listed,
         })
@@ -229,7 +231,7 @@ impl ResourceInfo {
         &self.input
     }
 
-    pub(crate) fn expected(&self) -> &[String] {
+    pub(crate) fn expected(&self) -> &std::sync::Arc<[String]> {
         &self.expected
     }
 

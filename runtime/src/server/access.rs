@@ -44,8 +44,11 @@ impl Server {
         let names = Arc::new(self.scope_names.clone());
         check_names(&names)?;
         handler.pipeline.scopes = Some(names.clone());
-        let registry: &'static Registry = handler.pipeline.registry;
-        let offered: Vec<&'static ToolInfo> = handler
+        // What a challenge and the metadata name: the set as serving starts.
+        let handle = handler.pipeline.registry.clone();
+        let registry = handle.current();
+        let offered: Vec<&ToolInfo> = handler
+            .catalog()
             .offered
             .iter()
             .filter_map(|tool| registry.get(&tool.name))
@@ -68,7 +71,9 @@ impl Server {
         }
         let policy = handler.pipeline.policy.clone();
         let task_names = names.clone();
+        let task_registry = handle.clone();
         let access = Arc::new(move |caller: &Caller, target: Target<'_>| {
+            let registry = handle.load();
             let needed = match target {
                 Target::Tool(name) => {
                     let tool = registry
@@ -93,10 +98,11 @@ impl Server {
         let policy = handler.pipeline.policy.clone();
         let task_access: TaskAccess = Arc::new(move |caller: Caller, id: String| {
             let (tasks, policy, names) = (tasks.clone(), policy.clone(), task_names.clone());
+            let registry = task_registry.clone();
             Box::pin(async move {
                 // Not the caller's task: the handler says "not found", as to anyone.
                 let record = tasks.owned(&id, &caller).await.ok()?;
-                let needed = task_needs(&names, registry, &policy, &record.tool);
+                let needed = task_needs(&names, &registry.current(), &policy, &record.tool);
                 (!needed.granted_by(caller.scopes())).then(|| needed.to_string())
             })
         });
@@ -167,7 +173,7 @@ impl Pipeline {
     /// made by a call of `tool`, when `caller`'s token lacks what the tool needs.
     pub(crate) fn refuse_task(&self, tool: &str, id: &str, caller: &Caller) -> Option<ErrorData> {
         let names = self.scopes.as_ref()?;
-        let needed = task_needs(names, self.registry, &self.policy, tool);
+        let needed = task_needs(names, &self.registry.load(), &self.policy, tool);
         if needed.granted_by(caller.scopes()) {
             return None;
         }
@@ -207,17 +213,18 @@ impl ToolServer {
         caller: &Caller,
         cursor: Option<&str>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let allowed: Vec<&Tool> = self
+        let catalog = self.catalog();
+        let allowed: Vec<&Tool> = catalog
             .offered
             .iter()
             .filter(|tool| {
-                self.pipeline
+                catalog
                     .registry
                     .get(&tool.name)
                     .is_some_and(|info| names.permits(info, caller.scopes()))
             })
             .collect();
-        self.page(allowed, cursor)
+        self.page(&catalog, allowed, cursor)
     }
 }
 

@@ -1,9 +1,12 @@
 //! The [`Server`] builder: its settings, and the defaults they start from.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use super::Policy;
 use crate::context::StateMap;
+use crate::{Error, Registry, RegistryHandle};
 
 /// How many tools one MCP `tools/list` page holds unless [`Server::page_size`] says
 /// otherwise. (A [`Search`](crate::Search) of the registry pages by
@@ -31,6 +34,11 @@ pub const DEFAULT_TOOLS_LIST_PAGE_SIZE: usize = 500;
 /// ```
 #[derive(Clone, Default)]
 pub struct Server {
+    /// The tool set served (unset: every `#[tool]` of the program, on first use); shared by
+    /// the server's clones.
+    pub(super) registry: Arc<OnceLock<RegistryHandle>>,
+    /// A handle on the set was given out: it may change while serving.
+    pub(super) live: Arc<AtomicBool>,
     pub(crate) policy: Policy,
     pub(super) page_size: Option<usize>,
     pub(super) list_ttl: Option<std::time::Duration>,
@@ -87,6 +95,64 @@ impl Server {
     /// ```
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A server of `registry`'s tools, resources and prompts instead of every `#[tool]` of
+    /// the program: two servers in one process can serve two sets.
+    ///
+    /// ```
+    /// use toolsmith::{Registry, Server};
+    ///
+    /// let everything = Server::new();
+    /// let read_only = Server::with_registry(
+    ///     Registry::from_inventory().unwrap().retain_tools(|t| t.hints().read_only),
+    /// );
+    /// assert!(read_only.registry_handle().current().tools().iter().all(|t| t.hints().read_only));
+    /// # let _ = everything;
+    /// ```
+    pub fn with_registry(registry: Registry) -> Self {
+        let server = Self::default();
+        let _ = server.registry.set(RegistryHandle::new(registry));
+        server
+    }
+
+    /// A handle that adds and removes tools while the server serves (see
+    /// [`RegistryHandle`]). Taken before serving, it makes the server say so
+    /// (`tools.listChanged`) and send `notifications/tools/list_changed` on each change.
+    ///
+    /// # Panics
+    ///
+    /// On a server of every `#[tool]` (not [`Server::with_registry`]), when two of them share
+    /// a name, as [`registry`](crate::registry) does.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// let tools = server.registry_handle();
+    /// assert!(tools.current().is_empty());
+    /// ```
+    pub fn registry_handle(&self) -> RegistryHandle {
+        self.live.store(true, Ordering::Relaxed);
+        self.registry
+            .get_or_init(|| RegistryHandle::new(crate::registry().clone()))
+            .clone()
+    }
+
+    /// The set served: the one given, or every `#[tool]` of the program (the error that
+    /// prevents building it).
+    pub(crate) fn served(&self) -> Result<RegistryHandle, Error> {
+        if let Some(handle) = self.registry.get() {
+            return Ok(handle.clone());
+        }
+        let registry = crate::try_registry()?;
+        Ok(self
+            .registry
+            .get_or_init(|| RegistryHandle::new(registry.clone()))
+            .clone())
+    }
+
+    /// Whether a handle on the set was given out.
+    pub(crate) fn is_live(&self) -> bool {
+        self.live.load(Ordering::Relaxed)
     }
 
     /// The names of the scopes the hints imply (default `tools:read`, `tools:write`,

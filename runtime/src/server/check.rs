@@ -9,8 +9,8 @@ use crate::{Error, Registry, ToolInfo};
 
 impl Server {
     /// The registry, once every tool's `State<T>` needs are met.
-    pub(crate) fn checked_registry(&self) -> Result<&'static Registry, Error> {
-        let registry = crate::try_registry()?;
+    pub(crate) fn checked_registry(&self) -> Result<std::sync::Arc<Registry>, Error> {
+        let registry = self.served()?.current();
         let tools = registry
             .tools()
             .iter()
@@ -44,7 +44,7 @@ impl Server {
 /// where to register it. Cheap: most tools ask for no state at all.
 pub(crate) fn missing_state(states: &StateMap, tool: &ToolInfo) -> Option<Error> {
     let key = tool
-        .def()
+        .def()?
         .states()
         .find(|key| !states.contains(key.type_id))?;
     Some(Error::MissingState {

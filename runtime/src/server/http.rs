@@ -93,7 +93,7 @@ impl Server {
             apart
         };
         tracing::info!(
-            tools = handler.offered.len(),
+            tools = handler.catalog().offered.len(),
             "serving MCP over Streamable HTTP"
         );
         if handler.pipeline.random_seal && handler.pipeline.any_asks() {

@@ -9,31 +9,36 @@ use rmcp::model::{CacheScope, DiscoverResult, ListToolsResult, Tool};
 use rmcp::{ErrorData, ServerHandler};
 
 use super::adapter::ToolServer;
+use super::catalog::Catalog;
 use crate::registry::search::{self, SearchError};
 
 impl ToolServer {
     pub(super) fn list(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
-        if cursor.is_none() && self.offered.len() <= self.page_size {
-            return Ok(ListToolsResult::with_all_items(
-                self.offered.as_ref().clone(),
-            ));
+        let catalog = self.catalog();
+        if cursor.is_none() && catalog.offered.len() <= self.page_size {
+            return Ok(ListToolsResult::with_all_items(catalog.offered.clone()));
         }
-        self.page(self.offered.iter().collect(), cursor)
+        self.page(&catalog, catalog.offered.iter().collect(), cursor)
     }
 
-    /// The page of `all` that `cursor` points at.
+    /// The page of `all` (of `catalog`'s tools) that `cursor` points at. A cursor of another
+    /// set of tools (one changed since, or another server's) is refused as invalid: the
+    /// client lists again from the start.
     pub(super) fn page(
         &self,
+        catalog: &Catalog,
         all: Vec<&Tool>,
         cursor: Option<&str>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let invalid = |err: SearchError| ErrorData::invalid_params(err.to_string(), None);
+        let invalid = |_: search::InvalidCursor| {
+            ErrorData::invalid_params(SearchError::InvalidCursor.to_string(), None)
+        };
         let start = match cursor {
-            Some(cursor) => search::decode_cursor(self.cursor_scope, cursor).map_err(invalid)?,
+            Some(cursor) => search::decode_cursor(catalog.cursor_scope, cursor).map_err(invalid)?,
             None => 0,
         };
         let (page, next) =
-            search::paginate(&all, start, self.page_size, self.cursor_scope).map_err(invalid)?;
+            search::paginate(&all, start, self.page_size, catalog.cursor_scope).map_err(invalid)?;
         let mut result = ListToolsResult::with_all_items(page.into_iter().cloned().collect());
         result.next_cursor = next;
         Ok(result)
@@ -72,9 +77,10 @@ impl ToolServer {
 
     /// The un-paginated `tools/list` result for 2026-07-28 (with `resultType` and the
     /// caching hints), serialized once, on first use: `None` when the list is paginated.
-    pub(crate) fn cached_modern_list(&self) -> Option<&Arc<String>> {
-        let legacy = self.list_json.as_ref()?;
-        let modern = self.modern_json.list.get_or_init(|| {
+    pub(crate) fn cached_modern_list(&self) -> Option<Arc<String>> {
+        let catalog = self.catalog();
+        let legacy = catalog.list_json.as_ref()?;
+        let modern = catalog.modern_json.list.get_or_init(|| {
             let (ttl, scope) = self.list_hints();
             // The cache scope as rmcp writes it (a quoted name).
             let scope = serde_json::to_string(&scope).unwrap_or_else(|_| r#""private""#.into());
@@ -82,20 +88,22 @@ impl ToolServer {
             let head = format!(r#"{{"resultType":"complete","ttlMs":{ttl},"cacheScope":{scope},"#);
             Arc::new(head + &legacy[1..])
         });
-        Some(modern)
+        Some(modern.clone())
     }
 
     /// The `server/discover` result, serialized once, on first use.
-    pub(crate) fn cached_discover(&self) -> &Arc<String> {
-        self.modern_json.discover.get_or_init(|| {
+    pub(crate) fn cached_discover(&self) -> Arc<String> {
+        let catalog = self.catalog();
+        let discover = catalog.modern_json.discover.get_or_init(|| {
             Arc::new(serde_json::to_string(&self.discover_result()).unwrap_or_default())
-        })
+        });
+        discover.clone()
     }
 
     /// The `tools/list` result for clients before 2026-07-28 (rmcp's `ListToolsResult`),
     /// serialized once: `None` when the list is paginated.
-    pub(crate) fn cached_list(&self) -> Option<&Arc<String>> {
-        self.list_json.as_ref()
+    pub(crate) fn cached_list(&self) -> Option<Arc<String>> {
+        self.catalog().list_json.clone()
     }
 }
 

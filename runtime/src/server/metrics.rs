@@ -170,8 +170,10 @@ impl MetricsConfig {
 /// Metrics for the tools of `handler`'s registry, recorded by its pipeline and folded
 /// up in the background.
 fn start_metrics(handler: &mut ToolServer) -> (Metrics, Upkeep) {
-    let tools = handler.pipeline.registry.tools().iter().map(|t| t.name());
-    let metrics = Metrics::new(tools);
+    let registry = handler.pipeline.registry.clone();
+    let tools = registry.current();
+    let names = tools.tools().iter().map(|t| t.shared_name().clone());
+    let metrics = Metrics::new(names, handler.live.then_some(registry.clone()));
     let upkeep = metrics.keep_up();
     handler.pipeline.metrics = Some(metrics.clone());
     (metrics, upkeep)

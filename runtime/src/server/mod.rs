@@ -15,6 +15,7 @@ mod access;
 mod adapter;
 mod builder;
 mod call;
+mod catalog;
 mod check;
 mod confirm;
 #[cfg(feature = "http")]
@@ -80,9 +81,9 @@ impl Server {
             // Its listener stops when serving ends.
             #[cfg(feature = "metrics")]
             let _metrics = metrics.stdio(&mut handler)?;
-            let registry = handler.pipeline.registry;
+            let registry = handler.pipeline.registry.current();
             tracing::info!(
-                tools = handler.offered.len(),
+                tools = handler.catalog().offered.len(),
                 resources = registry.resources().len(),
                 prompts = registry.prompts().len(),
                 "serving MCP over stdio"
@@ -197,13 +198,15 @@ impl Server {
     /// The handler of this server even when a tool's state is missing (the test client): a
     /// call of that tool is answered with an error result that names the state.
     pub(crate) fn handler_unchecked(self) -> Result<ToolServer, Error> {
-        let registry = crate::try_registry()?;
-        if registry.is_empty() {
+        let handle = self.served()?;
+        let live = self.is_live();
+        let registry = handle.current();
+        if registry.is_empty() && !live {
             tracing::warn!("{}", empty_registry_hint());
         }
         let implementation = match self.implementation {
             Some((name, version)) => Implementation::new(name, version),
-            None => implementation(registry),
+            None => implementation(&registry),
         };
         let ttl = self.state_ttl.unwrap_or(DEFAULT_STATE_TTL);
         if ttl.is_zero() {
@@ -224,13 +227,14 @@ impl Server {
             None => call::seal::Seal::random(ttl).map_err(|why| Error::config("state key", why))?,
         };
         let mut server = ToolServer::new(
-            registry,
+            handle,
             implementation,
             self.policy,
             self.page_size.unwrap_or(DEFAULT_TOOLS_LIST_PAGE_SIZE),
             self.states,
             CallPool::new(self.max_sync_calls.unwrap_or(DEFAULT_MAX_SYNC_CALLS)),
             seal,
+            live,
         );
         if let Some(ttl) = self.list_ttl {
             server.list_ttl_ms = ttl.as_millis().try_into().unwrap_or(u64::MAX);
@@ -238,10 +242,12 @@ impl Server {
         server.pipeline.confirm = self.confirm;
         let mut layers = self.layers;
         let mut task_limit = None;
-        if registry
-            .tools()
-            .iter()
-            .any(|t| t.max_concurrency().is_some())
+        // A live set may gain a tool that has a limit.
+        if live
+            || registry
+                .tools()
+                .iter()
+                .any(|t| t.max_concurrency().is_some())
         {
             // Innermost, after every layer of the program's: a call waits for a slot only
             // once nothing refuses it.
@@ -265,7 +271,7 @@ impl Server {
         let mut tasks = call::task::Tasks::new(&self.tasks);
         tasks.limit = task_limit;
         server.pipeline.tasks = std::sync::Arc::new(tasks);
-        warn_rerun(registry);
+        warn_rerun(&registry);
         Ok(server)
     }
 }

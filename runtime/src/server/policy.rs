@@ -171,7 +171,7 @@ impl Policy {
             });
         }
         if let Some(tag) = &self.only_tag
-            && !tool.tags().contains(&tag.as_str())
+            && !tool.tags().contains(tag)
         {
             return Err(Refusal::OnlyTag {
                 tool: name(),

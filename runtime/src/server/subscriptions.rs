@@ -72,8 +72,10 @@ struct Inner<E> {
     counts: HashMap<u64, usize>,
     /// How many URIs all sessions hold.
     total: usize,
-    /// Who hears that the list changed.
+    /// Who hears that the resource list changed.
     lists: HashMap<Key, E>,
+    /// Who hears that the tool list changed.
+    tool_lists: HashMap<Key, E>,
     /// Where sending runs (the serving runtime, captured from the first subscriber).
     runtime: Option<tokio::runtime::Handle>,
     next: u64,
@@ -87,6 +89,7 @@ impl<E> Default for Inner<E> {
             counts: HashMap::new(),
             total: 0,
             lists: HashMap::new(),
+            tool_lists: HashMap::new(),
             runtime: None,
             next: 0,
         }
@@ -148,6 +151,7 @@ impl<E: Clone> Inner<E> {
             self.release(key, &uri);
         }
         self.lists.remove(&key);
+        self.tool_lists.remove(&key);
     }
 
     fn runtime(&mut self) {
@@ -188,13 +192,25 @@ impl Subscriptions {
         inner.lists.entry((session, 0)).or_insert(Ear::Peer(peer));
     }
 
+    /// Session `session` hears that the tool list changed (it is a session that can hear
+    /// notifications, of a server whose tools can change).
+    pub(crate) fn hear_tool_lists(&self, session: u64, peer: Peer<RoleServer>) {
+        let mut inner = self.lock();
+        inner.runtime();
+        inner
+            .tool_lists
+            .entry((session, 0))
+            .or_insert(Ear::Peer(peer));
+    }
+
     /// A `subscriptions/listen` stream of `session`, for `uris` (as many as the session's
-    /// budget leaves) and, when `lists`, the list; heard until the guard returned is dropped.
+    /// budget leaves) and, when `lists`, the resource list, when `tool_lists`, the tool list;
+    /// heard until the guard returned is dropped.
     pub(crate) fn listen(
         self: &Arc<Self>,
         session: u64,
         uris: &[String],
-        lists: bool,
+        (lists, tool_lists): (bool, bool),
         sink: SubscriptionSink,
     ) -> Listening {
         let mut inner = self.lock();
@@ -208,7 +224,10 @@ impl Subscriptions {
             }
         }
         if lists {
-            inner.lists.insert(key, ear);
+            inner.lists.insert(key, ear.clone());
+        }
+        if tool_lists {
+            inner.tool_lists.insert(key, ear);
         }
         Listening {
             subscriptions: self.clone(),
@@ -223,6 +242,7 @@ impl Subscriptions {
             .held
             .keys()
             .chain(inner.lists.keys())
+            .chain(inner.tool_lists.keys())
             .filter(|key| key.0 == session)
             .copied()
             .collect();
@@ -231,36 +251,58 @@ impl Subscriptions {
         }
     }
 
-    /// Sends to `ears`, each on its own, each within [`SEND_TIMEOUT`].
-    fn send(&self, ears: Vec<Ear>, runtime: Option<tokio::runtime::Handle>, uri: Option<String>) {
+    /// Sends `what` to `ears`, each on its own, each within [`SEND_TIMEOUT`].
+    fn send(&self, ears: Vec<Ear>, runtime: Option<tokio::runtime::Handle>, what: Change) {
         let Some(runtime) = runtime else { return };
         for ear in ears {
-            let uri = uri.clone();
+            let what = what.clone();
             runtime.spawn(async move {
                 let send = async {
-                    match (ear, uri) {
-                        (Ear::Peer(peer), Some(uri)) => peer
+                    match (ear, what) {
+                        (Ear::Peer(peer), Change::Resource(uri)) => peer
                             .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
                             .await
                             .is_ok(),
-                        (Ear::Listen(sink), Some(uri)) => {
+                        (Ear::Listen(sink), Change::Resource(uri)) => {
                             sink.notify_resource_updated(uri).await.is_ok()
                         }
-                        (Ear::Peer(peer), None) => {
+                        (Ear::Peer(peer), Change::Resources) => {
                             peer.notify_resource_list_changed().await.is_ok()
                         }
-                        (Ear::Listen(sink), None) => {
+                        (Ear::Listen(sink), Change::Resources) => {
                             sink.notify_resource_list_changed().await.is_ok()
+                        }
+                        (Ear::Peer(peer), Change::Tools) => {
+                            peer.notify_tool_list_changed().await.is_ok()
+                        }
+                        (Ear::Listen(sink), Change::Tools) => {
+                            sink.notify_tool_list_changed().await.is_ok()
                         }
                     }
                 };
                 match tokio::time::timeout(SEND_TIMEOUT, send).await {
                     Ok(true) => {}
-                    Ok(false) => tracing::debug!("a resource notification found its session gone"),
-                    Err(_) => tracing::debug!("a resource notification was not read in time"),
+                    Ok(false) => {
+                        tracing::debug!("a list or resource notification found its session gone")
+                    }
+                    Err(_) => {
+                        tracing::debug!("a list or resource notification was not read in time")
+                    }
                 }
             });
         }
+    }
+
+    /// The tool list changed: every session and listen stream that hears it is told.
+    pub(crate) fn tools_changed(&self) {
+        let (ears, runtime) = {
+            let inner = self.lock();
+            (
+                inner.tool_lists.values().cloned().collect(),
+                inner.runtime.clone(),
+            )
+        };
+        self.send(ears, runtime, Change::Tools);
     }
 }
 
@@ -306,7 +348,7 @@ impl Updates for Subscriptions {
                 .unwrap_or_default();
             (ears, inner.runtime.clone())
         };
-        self.send(ears, runtime, Some(uri.to_owned()));
+        self.send(ears, runtime, Change::Resource(uri.to_owned()));
     }
 
     fn list_changed(&self) {
@@ -317,8 +359,25 @@ impl Updates for Subscriptions {
                 inner.runtime.clone(),
             )
         };
-        self.send(ears, runtime, None);
+        self.send(ears, runtime, Change::Resources);
     }
+}
+
+impl crate::registry::Listener for Subscriptions {
+    fn changed(&self) {
+        self.tools_changed();
+    }
+}
+
+/// What a notification says changed.
+#[derive(Clone)]
+enum Change {
+    /// The resource of this URI.
+    Resource(String),
+    /// The resource list.
+    Resources,
+    /// The tool list.
+    Tools,
 }
 
 #[cfg(test)]

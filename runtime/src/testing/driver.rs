@@ -35,6 +35,8 @@ pub(super) enum Reply {
 struct Shared {
     waiting: HashMap<RequestId, oneshot::Sender<Reply>>,
     notices: Vec<ServerNotification>,
+    /// How many `notifications/tools/list_changed` came (they belong to no call).
+    tool_list_changes: usize,
     /// Answers the server's requests; the test may replace it (`Client::on_confirm`).
     answerer: Answerer,
 }
@@ -57,6 +59,7 @@ impl Driver {
         let shared = Arc::new(Mutex::new(Shared {
             waiting: HashMap::new(),
             notices: Vec::new(),
+            tool_list_changes: 0,
             answerer,
         }));
         let routes = shared.clone();
@@ -140,6 +143,11 @@ impl Driver {
         lock(&self.shared).waiting.remove(id);
     }
 
+    /// How many `notifications/tools/list_changed` came so far.
+    pub(super) fn tool_list_changes(&self) -> usize {
+        lock(&self.shared).tool_list_changes
+    }
+
     /// The notifications received since the last call to this.
     pub(super) fn take_notices(&self) -> Vec<ServerNotification> {
         std::mem::take(&mut lock(&self.shared).notices)
@@ -166,9 +174,10 @@ fn route(
                 let _ = waiting.send(Reply::Error(error.error));
             }
         }
-        JsonRpcMessage::Notification(notification) => {
-            shared.notices.push(notification.notification);
-        }
+        JsonRpcMessage::Notification(notification) => match notification.notification {
+            ServerNotification::ToolListChangedNotification(_) => shared.tool_list_changes += 1,
+            other => shared.notices.push(other),
+        },
         // Answered by the driver's task.
         JsonRpcMessage::Request(_) => {}
     }

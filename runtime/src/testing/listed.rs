@@ -40,7 +40,7 @@ pub struct ListedTool {
 
 impl ListedTool {
     /// `tool` as listed, with the scopes `names` give it.
-    pub(super) fn new(tool: &Tool, names: &ScopeNames) -> ListedTool {
+    pub(super) fn new(tool: &Tool, names: &ScopeNames, registry: &crate::Registry) -> ListedTool {
         let annotations = tool.annotations.as_ref();
         let hint = |get: fn(&rmcp::model::ToolAnnotations) -> Option<bool>, default| {
             annotations.and_then(get).unwrap_or(default)
@@ -53,9 +53,8 @@ impl ListedTool {
             open_world: hint(|a| a.open_world_hint, defaults.open_world),
         };
         let meta = |key: &str| tool.meta.as_ref().and_then(|m| m.get(key));
-        let scopes = crate::try_registry()
-            .ok()
-            .and_then(|registry| registry.get(&tool.name))
+        let scopes = registry
+            .get(&tool.name)
             .map(|info| {
                 names
                     .required(info)

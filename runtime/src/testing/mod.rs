@@ -82,8 +82,9 @@ pub struct Client {
     next_id: AtomicI64,
     /// Whether each tool wraps its structured result as `{"result": ...}`.
     wrapped: HashMap<String, bool>,
-    /// The server's scope names, for [`ListedTool::scopes`].
+    /// The server's scope names and tool set, for [`ListedTool::scopes`].
     scope_names: crate::ScopeNames,
+    registry: crate::RegistryHandle,
     /// The tool of each task this client started, by id.
     tasks: std::sync::Mutex<HashMap<String, String>>,
     server: JoinHandle<()>,
@@ -152,7 +153,7 @@ impl Client {
         // Checked here, so that a registry that cannot be built is an error of `connect`. A
         // tool whose `State<T>` this server lacks is no reason to refuse: the test may be
         // about other tools, and a call of that tool is answered with an error naming it.
-        crate::try_registry()?;
+        let registry = server.served()?;
         let scope_names = server.scope_names.clone();
         let server = tokio::spawn(async move {
             if let Err(err) = server.serve_on_unchecked(read, write).await {
@@ -165,6 +166,7 @@ impl Client {
             next_id: AtomicI64::new(0),
             wrapped: HashMap::new(),
             scope_names,
+            registry,
             tasks: std::sync::Mutex::default(),
             server,
         };
@@ -277,8 +279,22 @@ impl Client {
         let tools = self.list_tools().await?;
         Ok(tools
             .iter()
-            .map(|tool| ListedTool::new(tool, &self.scope_names))
+            .map(|tool| ListedTool::new(tool, &self.scope_names, &self.registry.current()))
             .collect())
+    }
+
+    /// How many `notifications/tools/list_changed` the server sent so far (a server whose
+    /// [`RegistryHandle`](crate::RegistryHandle) added or removed a tool).
+    ///
+    /// ```standalone_crate
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// assert_eq!(client.tool_list_changes(), 0);
+    /// # }
+    /// ```
+    pub fn tool_list_changes(&self) -> usize {
+        self.driver.tool_list_changes()
     }
 
     /// Calls `name` with `args` (a JSON object). A success is `Ok`; an error result and a

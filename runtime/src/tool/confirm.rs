@@ -12,7 +12,7 @@ const MAX_SHOWN: usize = 200;
 
 /// The question asked before `tool` runs with `arguments`.
 pub(crate) fn question(tool: &ToolInfo, arguments: Option<&JsonObject>) -> String {
-    match tool.def().confirm.message {
+    match tool.confirm_message() {
         Some(message) => interpolate(message, arguments),
         None => default_question(tool, arguments),
     }

@@ -9,7 +9,12 @@ use rmcp::model::{Icon, MetaObject, Tool, ToolAnnotations};
 use serde_json::{Map, Value};
 
 use crate::Hints;
-use crate::tool::def::{OutputDef, ParamDef, ToolDef};
+use crate::context::CallContext;
+use crate::tool::args::Arguments;
+use crate::tool::content::IntoContent;
+use crate::tool::def::{Invocation, OutputDef, ParamDef, Timeout, ToolDef};
+use crate::tool::dynamic::Tool as DynTool;
+use crate::tool::output::Outcome;
 use crate::tool::schema::{self, JsonObject, OutputSchema};
 
 /// The `_meta` key holding a tool's category.
@@ -25,8 +30,8 @@ pub const META_CATEGORY: &str = "dev.toolsmith/category";
 /// ```
 pub const META_TAGS: &str = "dev.toolsmith/tags";
 
-/// A registered tool: its declaration plus what is computed from it once (schemas, the MCP
-/// `Tool` sent by `tools/list`).
+/// A registered tool: its declaration (a `#[tool]`'s, or a [`Tool`](crate::Tool)'s) plus what
+/// is computed from it once (schemas, the MCP `Tool` sent by `tools/list`).
 ///
 /// ```
 /// for tool in toolsmith::registry().tools() {
@@ -34,12 +39,32 @@ pub const META_TAGS: &str = "dev.toolsmith/tags";
 /// }
 /// ```
 pub struct ToolInfo {
-    def: &'static ToolDef,
+    name: Arc<str>,
+    run: Run,
     tool: Tool,
+    hints: Hints,
+    category: Option<String>,
+    tags: Vec<String>,
+    icons: Vec<String>,
+    scopes: &'static [&'static str],
+    confirms: bool,
+    confirm_message: Option<Arc<str>>,
+    task: crate::TaskSupport,
+    timeout: Option<Timeout>,
+    max_concurrency: Option<u32>,
+    /// `path at file:line` of a `#[tool]`, the origin a `Tool` gives.
+    origin: String,
     wrapped: bool,
     expected: Vec<String>,
     /// A parameter asks the client during the call (`Elicit`, `Sample`).
     asks: bool,
+}
+
+/// How a call is invoked: the function `#[tool]` generated, or the `Tool`'s `call`.
+#[derive(Clone)]
+enum Run {
+    Declared(&'static ToolDef),
+    Dynamic(Arc<dyn DynTool>),
 }
 
 /// Schemas already built: tools with the same parameters get the input schema built once,
@@ -159,39 +184,141 @@ impl ToolInfo {
             }
             OutputDef::Empty | OutputDef::Text | OutputDef::Content => (None, false),
         };
-        let annotations = ToolAnnotations::from_raw(
-            def.title.map(str::to_owned),
-            Some(def.hints.read_only),
-            Some(def.hints.destructive),
-            Some(def.hints.idempotent),
-            Some(def.hints.open_world),
-        );
-        let mut tool = Tool::new(def.name, def.description, input).with_annotations(annotations);
-        if let Some(title) = def.title {
-            tool = tool.with_title(title);
-        }
-        if let Some(output) = output {
-            tool = tool.with_raw_output_schema(output);
-        }
-        if !def.icons.is_empty() {
-            tool.icons = Some(def.icons.iter().map(|src| Icon::new(*src)).collect());
-        }
-        let mut meta = Map::new();
-        if let Some(category) = def.category {
-            meta.insert(META_CATEGORY.into(), category.into());
-        }
-        if !def.tags.is_empty() {
-            meta.insert(META_TAGS.into(), Value::from(def.tags.to_vec()));
-        }
-        if !meta.is_empty() {
-            tool = tool.with_meta(MetaObject(meta));
-        }
+        let strings = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let parts = Parts {
+            name: def.name,
+            title: def.title,
+            description: def.description,
+            hints: def.hints,
+            input,
+            output,
+            icons: strings(def.icons),
+            category: def.category,
+            tags: strings(def.tags),
+        };
         ToolInfo {
-            def,
-            tool,
+            tool: parts.mcp_tool(),
+            name: Arc::from(def.name),
+            run: Run::Declared(def),
+            hints: def.hints,
+            category: def.category.map(str::to_owned),
+            tags: parts.tags,
+            icons: parts.icons,
+            scopes: def.scopes,
+            confirms: def.confirm.asks,
+            confirm_message: def.confirm.message.map(Arc::from),
+            task: def.task,
+            timeout: def.timeout,
+            max_concurrency: def.max_concurrency,
+            origin: format!("`{}` at {}:{}", def.rust_path, def.file, def.line),
             wrapped,
             expected,
             asks: def.asks(),
+        }
+    }
+
+    /// A tool made by hand: its declaration read once and checked (its name, its input
+    /// schema's type, its icons' schemes).
+    pub(crate) fn of_tool(
+        tool: Arc<dyn DynTool>,
+        schemas: &mut SchemaCache,
+    ) -> Result<Self, String> {
+        let name = tool.name();
+        super::names::check_tool_name(name)?;
+        let input = tool.input_schema();
+        if input.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(format!(
+                "the input schema of tool '{name}' must be an object schema: give it \"type\": \"object\""
+            ));
+        }
+        let output = tool.output_schema();
+        if let Some(output) = &output
+            && output.get("type").and_then(Value::as_str) != Some("object")
+        {
+            return Err(format!(
+                "the output schema of tool '{name}' must be an object schema: give it \"type\": \"object\""
+            ));
+        }
+        let timeout = match tool.timeout() {
+            Some(limit) if limit.is_zero() => {
+                return Err(format!(
+                    "the timeout of tool '{name}' is zero: give a duration above zero"
+                ));
+            }
+            Some(limit) => Some(Timeout {
+                millis: limit.as_millis().try_into().unwrap_or(u64::MAX),
+                text: super::names::intern(&super::names::duration_text(limit)),
+            }),
+            None => None,
+        };
+        if tool.max_concurrency() == Some(0) {
+            return Err(format!(
+                "tool '{name}' allows 0 calls at once: give max_concurrency of 1 or more"
+            ));
+        }
+        let icons: Vec<String> = tool
+            .icons()
+            .into_iter()
+            .filter(|icon| icon.starts_with("https:") || icon.starts_with("data:"))
+            .collect();
+        let scopes = super::names::intern_list(&tool.scopes());
+        let category = tool.category().map(str::to_owned);
+        let parts = Parts {
+            name,
+            title: tool.title(),
+            description: tool.description(),
+            hints: tool.hints(),
+            input: schemas.share(input),
+            output: output.map(|output| schemas.share(output)),
+            icons,
+            category: category.as_deref(),
+            tags: tool.tags(),
+        };
+        let mcp = parts.mcp_tool();
+        let (icons, tags) = (parts.icons, parts.tags);
+        Ok(ToolInfo {
+            tool: mcp,
+            name: Arc::from(name),
+            hints: tool.hints(),
+            category,
+            tags,
+            icons,
+            scopes,
+            confirms: tool.confirms(),
+            confirm_message: tool.confirm_message().map(Arc::from),
+            task: tool.task(),
+            timeout,
+            max_concurrency: tool.max_concurrency(),
+            origin: tool.origin(),
+            wrapped: false,
+            expected: Vec::new(),
+            asks: false,
+            run: Run::Dynamic(tool),
+        })
+    }
+
+    /// This tool under another name (a registry's prefix).
+    pub(crate) fn renamed(&self, name: String) -> Self {
+        let mut tool = self.tool.clone();
+        tool.name = name.clone().into();
+        ToolInfo {
+            name: Arc::from(name),
+            run: self.run.clone(),
+            tool,
+            hints: self.hints,
+            category: self.category.clone(),
+            tags: self.tags.clone(),
+            icons: self.icons.clone(),
+            scopes: self.scopes,
+            confirms: self.confirms,
+            confirm_message: self.confirm_message.clone(),
+            task: self.task,
+            timeout: self.timeout,
+            max_concurrency: self.max_concurrency,
+            origin: self.origin.clone(),
+            wrapped: self.wrapped,
+            expected: self.expected.clone(),
+            asks: self.asks,
         }
     }
 
@@ -201,8 +328,13 @@ impl ToolInfo {
     /// let names: Vec<&str> = toolsmith::registry().tools().iter().map(|t| t.name()).collect();
     /// # let _ = names;
     /// ```
-    pub fn name(&self) -> &'static str {
-        self.def.name
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The name, shared (a call's context keeps it).
+    pub(crate) fn shared_name(&self) -> &Arc<str> {
+        &self.name
     }
 
     /// The human-readable title, when the tool declares one.
@@ -212,8 +344,8 @@ impl ToolInfo {
     /// let shown = tool.title().unwrap_or(tool.name());
     /// # let _ = shown; }
     /// ```
-    pub fn title(&self) -> Option<&'static str> {
-        self.def.title
+    pub fn title(&self) -> Option<&str> {
+        self.tool.title.as_deref()
     }
 
     /// The description the model reads (the rustdoc without its `# Arguments` section).
@@ -223,8 +355,8 @@ impl ToolInfo {
     /// assert!(!tool.description().is_empty());
     /// # }
     /// ```
-    pub fn description(&self) -> &'static str {
-        self.def.description
+    pub fn description(&self) -> &str {
+        self.tool.description.as_deref().unwrap_or_default()
     }
 
     /// The four behaviour hints, always complete.
@@ -235,7 +367,7 @@ impl ToolInfo {
     /// # let _ = auto_run; }
     /// ```
     pub fn hints(&self) -> Hints {
-        self.def.hints
+        self.hints
     }
 
     /// The category given by `#[tool(category = "...")]`.
@@ -245,8 +377,8 @@ impl ToolInfo {
     /// let group = tool.category().unwrap_or("uncategorized");
     /// # let _ = group; }
     /// ```
-    pub fn category(&self) -> Option<&'static str> {
-        self.def.category
+    pub fn category(&self) -> Option<&str> {
+        self.category.as_deref()
     }
 
     /// The icons given by `#[tool(icon = "...")]` or `icons = [...]`, in order.
@@ -256,19 +388,19 @@ impl ToolInfo {
     /// assert!(tool.icons().iter().all(|i| i.starts_with("https:") || i.starts_with("data:")));
     /// # }
     /// ```
-    pub fn icons(&self) -> &'static [&'static str] {
-        self.def.icons
+    pub fn icons(&self) -> &[String] {
+        &self.icons
     }
 
     /// The tags given by `#[tool(tags = [...])]`.
     ///
     /// ```
     /// # for tool in toolsmith::registry().tools() {
-    /// let searchable = tool.tags().contains(&"search");
+    /// let searchable = tool.tags().iter().any(|t| t == "search");
     /// # let _ = searchable; }
     /// ```
-    pub fn tags(&self) -> &'static [&'static str] {
-        self.def.tags
+    pub fn tags(&self) -> &[String] {
+        &self.tags
     }
 
     /// `#[tool(max_concurrency = N)]`: at most N calls of it run at once (more wait, up to
@@ -280,7 +412,7 @@ impl ToolInfo {
     /// }
     /// ```
     pub fn max_concurrency(&self) -> Option<u32> {
-        self.def.max_concurrency
+        self.max_concurrency
     }
 
     /// The OAuth scopes the tool names with `#[tool(scopes = [...])]` (empty when its
@@ -292,7 +424,7 @@ impl ToolInfo {
     /// }
     /// ```
     pub fn scopes(&self) -> &'static [&'static str] {
-        self.def.scopes
+        self.scopes
     }
 
     /// The JSON Schema of the tool's arguments.
@@ -317,7 +449,8 @@ impl ToolInfo {
         self.tool.output_schema.as_deref()
     }
 
-    /// Where the tool is defined, as `file:line`.
+    /// Where the tool is defined: `file:line` of a `#[tool]`, the
+    /// [`origin`](crate::Tool::origin) of a tool made by hand.
     ///
     /// ```
     /// # for tool in toolsmith::registry().tools() {
@@ -325,18 +458,25 @@ impl ToolInfo {
     /// # }
     /// ```
     pub fn location(&self) -> String {
-        format!("{}:{}", self.def.file, self.def.line)
+        match &self.run {
+            Run::Declared(def) => format!("{}:{}", def.file, def.line),
+            Run::Dynamic(_) => self.origin.clone(),
+        }
     }
 
-    /// The Rust path of the function behind the tool.
+    /// The Rust path of the function behind a `#[tool]`; of a tool made by hand, its
+    /// [`origin`](crate::Tool::origin).
     ///
     /// ```
     /// # for tool in toolsmith::registry().tools() {
     /// assert!(tool.rust_path().contains("::"));
     /// # }
     /// ```
-    pub fn rust_path(&self) -> &'static str {
-        self.def.rust_path
+    pub fn rust_path(&self) -> &str {
+        match &self.run {
+            Run::Declared(def) => def.rust_path,
+            Run::Dynamic(_) => &self.origin,
+        }
     }
 
     /// The tool as MCP's `tools/list` sends it.
@@ -358,7 +498,7 @@ impl ToolInfo {
     /// # let _ = confirming;
     /// ```
     pub fn declares_confirm(&self) -> bool {
-        self.def.confirm.asks
+        self.confirms
     }
 
     /// Whether the tool asks its client during a call: an [`Elicit`](crate::Elicit) or
@@ -380,23 +520,131 @@ impl ToolInfo {
     /// }
     /// ```
     pub fn task(&self) -> crate::TaskSupport {
-        self.def.task
+        self.task
     }
 
-    pub(crate) fn def(&self) -> &'static ToolDef {
-        self.def
+    /// Whether it was made by hand (a [`Tool`](crate::Tool)) rather than by `#[tool]`.
+    ///
+    /// ```
+    /// assert!(toolsmith::registry().tools().iter().all(|t| !t.is_dynamic()));
+    /// ```
+    pub fn is_dynamic(&self) -> bool {
+        matches!(self.run, Run::Dynamic(_))
+    }
+
+    /// The `#[tool]` definition, when it has one.
+    pub(crate) fn def(&self) -> Option<&'static ToolDef> {
+        match self.run {
+            Run::Declared(def) => Some(def),
+            Run::Dynamic(_) => None,
+        }
+    }
+
+    /// The confirmation's question as declared, with its `{argument}` placeholders.
+    pub(crate) fn confirm_message(&self) -> Option<&str> {
+        self.confirm_message.as_deref()
+    }
+
+    /// How long a call may run.
+    pub(crate) fn timeout(&self) -> Option<Timeout> {
+        self.timeout
+    }
+
+    /// The invocation of one call with `arguments`: its arguments decoded and its context
+    /// parameters made (a `#[tool]`), or the `Tool`'s future.
+    pub(crate) fn invoke(
+        &self,
+        arguments: Option<JsonObject>,
+        context: &CallContext,
+    ) -> Invocation {
+        match &self.run {
+            Run::Declared(def) => (def.invoke)(
+                Arguments::new(arguments, def.params, &self.expected),
+                context,
+            ),
+            Run::Dynamic(tool) => {
+                let call = tool.call(arguments.unwrap_or_default(), context);
+                Invocation::Async(Box::pin(async move {
+                    match call.await {
+                        Ok(output) => output.into_outcome(),
+                        Err(error) => Outcome::ToolError(error.message().to_owned()),
+                    }
+                }))
+            }
+        }
+    }
+
+    /// What each parameter of a `#[tool]` expects, for its argument errors.
+    #[cfg(test)]
+    pub(crate) fn expected(&self) -> &[String] {
+        &self.expected
     }
 
     pub(crate) fn wrapped(&self) -> bool {
         self.wrapped
     }
 
-    pub(crate) fn expected(&self) -> &[String] {
-        &self.expected
-    }
-
     pub(crate) fn described(&self) -> String {
-        format!("`{}` at {}", self.def.rust_path, self.location())
+        match &self.run {
+            Run::Declared(_) => self.origin.clone(),
+            Run::Dynamic(_) => format!("`{}`", self.origin),
+        }
+    }
+}
+
+/// What the MCP `Tool` of a `tools/list` is made of.
+struct Parts<'a> {
+    name: &'a str,
+    title: Option<&'a str>,
+    description: &'a str,
+    hints: Hints,
+    input: Arc<JsonObject>,
+    output: Option<Arc<JsonObject>>,
+    icons: Vec<String>,
+    category: Option<&'a str>,
+    tags: Vec<String>,
+}
+
+impl Parts<'_> {
+    fn mcp_tool(&self) -> Tool {
+        let annotations = ToolAnnotations::from_raw(
+            self.title.map(str::to_owned),
+            Some(self.hints.read_only),
+            Some(self.hints.destructive),
+            Some(self.hints.idempotent),
+            Some(self.hints.open_world),
+        );
+        let mut tool = Tool::new(
+            self.name.to_owned(),
+            self.description.to_owned(),
+            self.input.clone(),
+        )
+        .with_annotations(annotations);
+        if let Some(title) = self.title {
+            tool = tool.with_title(title);
+        }
+        if let Some(output) = &self.output {
+            tool = tool.with_raw_output_schema(output.clone());
+        }
+        if !self.icons.is_empty() {
+            tool.icons = Some(
+                self.icons
+                    .iter()
+                    .map(|src| Icon::new(src.clone()))
+                    .collect(),
+            );
+        }
+        let mut meta = Map::new();
+        if let Some(category) = self.category {
+            meta.insert(META_CATEGORY.into(), category.into());
+        }
+        if !self.tags.is_empty() {
+            meta.insert(META_TAGS.into(), Value::from(self.tags.clone()));
+        }
+        if !meta.is_empty() {
+            tool = tool.with_meta(MetaObject(meta));
+        }
+        tool
     }
 }
 

@@ -169,7 +169,7 @@ mod tests {
         let def = def(name);
         let tool = ToolInfo::new(def, &mut SchemaCache::default());
         let context = CallContext::new(
-            def.name,
+            def.name.into(),
             StateMap::default(),
             CancellationToken::new(),
             None,

@@ -100,7 +100,7 @@ impl ScopeNames {
     /// }
     /// ```
     pub fn required<'a>(&'a self, tool: &ToolInfo) -> Required<'a> {
-        match tool.def().scopes {
+        match tool.scopes() {
             [] => Required::Level(self, level(tool.hints())),
             named => Required::Named(named),
         }
@@ -143,7 +143,7 @@ impl ScopeNames {
     ) -> Vec<String> {
         let mut all: Vec<String> = self.levels.to_vec();
         for tool in tools {
-            for scope in tool.def().scopes {
+            for scope in tool.scopes() {
                 if !all.iter().any(|s| s == scope) {
                     all.push((*scope).to_owned());
                 }

@@ -7,7 +7,7 @@ use rmcp::model::JsonObject;
 use serde_json::Value;
 
 /// Which of an item's arguments are read as JSON rather than kept as strings.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct StringArgs {
     json: Vec<String>,
 }

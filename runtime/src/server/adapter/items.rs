@@ -4,85 +4,50 @@
 //! pipeline (`call/read.rs`). Subscriptions are kept per session in the server's
 //! [`Subscriptions`], and a caller subscribes only to what it may read.
 
-use std::sync::Arc;
-
 use rmcp::ErrorData;
 use rmcp::RoleServer;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, Prompt,
-    ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate, ServerCapabilities,
-    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
+    ReadResourceResult, ServerCapabilities, SubscribeRequestParams, SubscriptionFilter,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 
 use super::{ToolServer, caller_of};
 use crate::server::call::read::resource_not_found;
+use crate::server::catalog::Scopes;
 use crate::server::subscriptions::{
-    MAX_SUBSCRIBED_URI, MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTIONS_TOTAL, Refused, Subscriptions,
+    MAX_SUBSCRIBED_URI, MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTIONS_TOTAL, Refused,
 };
 use crate::{Caller, Registry};
 
-/// What an entry of a list needs of its caller.
-type Scopes = &'static [&'static str];
-
-/// The lists of resources, templates and prompts, made once per server.
-#[derive(Default)]
-pub(crate) struct Items {
-    resources: Vec<(Resource, Scopes)>,
-    templates: Vec<(ResourceTemplate, Scopes)>,
-    prompts: Vec<(Prompt, Scopes)>,
-    pub(crate) subscriptions: Arc<Subscriptions>,
-}
-
-impl Items {
-    pub(crate) fn new(registry: &'static Registry) -> Items {
-        let resources = registry.resources();
-        Items {
-            resources: resources
-                .iter()
-                .filter_map(|r| Some((r.mcp_resource()?.clone(), r.scopes())))
-                .collect(),
-            templates: resources
-                .iter()
-                .filter_map(|r| Some((r.mcp_template()?.clone(), r.scopes())))
-                .collect(),
-            prompts: registry
-                .prompts()
-                .iter()
-                .map(|p| (p.mcp_prompt().clone(), p.scopes()))
-                .collect(),
-            subscriptions: Arc::default(),
-        }
+/// Adds what is registered to `capabilities`: `resources` (with subscriptions when a
+/// session can hear them), `prompts`, and `completions` when anything completes.
+pub(crate) fn capabilities(
+    registry: &Registry,
+    capabilities: &mut ServerCapabilities,
+    sessions: bool,
+) {
+    if !registry.resources().is_empty() {
+        let mut resources = rmcp::model::ResourcesCapability::default();
+        resources.subscribe = Some(sessions);
+        resources.list_changed = Some(sessions);
+        capabilities.resources = Some(resources);
     }
-
-    /// Adds what is registered to `capabilities`: `resources` (with subscriptions when a
-    /// session can hear them), `prompts`, and `completions` when anything completes.
-    pub(crate) fn capabilities(
-        registry: &Registry,
-        capabilities: &mut ServerCapabilities,
-        sessions: bool,
-    ) {
-        if !registry.resources().is_empty() {
-            let mut resources = rmcp::model::ResourcesCapability::default();
-            resources.subscribe = Some(sessions);
-            resources.list_changed = Some(sessions);
-            capabilities.resources = Some(resources);
-        }
-        if !registry.prompts().is_empty() {
-            capabilities.prompts = Some(rmcp::model::PromptsCapability::default());
-        }
-        let completes = registry
-            .resources()
+    if !registry.prompts().is_empty() {
+        capabilities.prompts = Some(rmcp::model::PromptsCapability::default());
+    }
+    let completes = registry
+        .resources()
+        .iter()
+        .any(|r| r.completes().next().is_some())
+        || registry
+            .prompts()
             .iter()
-            .any(|r| r.completes().next().is_some())
-            || registry
-                .prompts()
-                .iter()
-                .any(|p| p.completes().next().is_some());
-        if completes {
-            capabilities.completions = Some(Default::default());
-        }
+            .any(|p| p.completes().next().is_some());
+    if completes {
+        capabilities.completions = Some(Default::default());
     }
 }
 
@@ -97,7 +62,7 @@ fn visible<T: Clone>(server: &ToolServer, list: &[(T, Scopes)], caller: &Caller)
 impl ToolServer {
     /// Whether this session can hear notifications after its request (stdio, HTTP with
     /// sessions).
-    fn subscribable(&self) -> bool {
+    pub(super) fn subscribable(&self) -> bool {
         #[cfg(feature = "http")]
         return self.notices.is_some() || self.sessions;
         #[cfg(not(feature = "http"))]
@@ -123,10 +88,10 @@ impl ToolServer {
         context: &RequestContext<RoleServer>,
     ) -> ListResourcesResult {
         if self.subscribable() {
-            let subscriptions = &self.items.subscriptions;
+            let subscriptions = &self.subscriptions;
             subscriptions.hear_lists(self.session.id, context.peer.clone());
         }
-        let listed = visible(self, &self.items.resources, &caller_of(context));
+        let listed = visible(self, &self.catalog().resources, &caller_of(context));
         let mut result = ListResourcesResult::with_all_items(listed);
         (result.ttl_ms, result.cache_scope) = self.hinted(context);
         result
@@ -136,7 +101,7 @@ impl ToolServer {
         &self,
         context: &RequestContext<RoleServer>,
     ) -> ListResourceTemplatesResult {
-        let listed = visible(self, &self.items.templates, &caller_of(context));
+        let listed = visible(self, &self.catalog().templates, &caller_of(context));
         let mut result = ListResourceTemplatesResult::with_all_items(listed);
         (result.ttl_ms, result.cache_scope) = self.hinted(context);
         result
@@ -146,7 +111,7 @@ impl ToolServer {
         &self,
         context: &RequestContext<RoleServer>,
     ) -> ListPromptsResult {
-        let listed = visible(self, &self.items.prompts, &caller_of(context));
+        let listed = visible(self, &self.catalog().prompts, &caller_of(context));
         let mut result = ListPromptsResult::with_all_items(listed);
         (result.ttl_ms, result.cache_scope) = self.hinted(context);
         result
@@ -199,13 +164,14 @@ impl ToolServer {
             ));
         }
         // Access as for a read: a resource the caller may not read is refused as a read is.
-        let Some(resource) = self.pipeline.registry.resource_for(&request.uri) else {
+        let registry = self.pipeline.registry.current();
+        let Some(resource) = registry.resource_for(&request.uri) else {
             return Err(resource_not_found(&request.uri));
         };
         let caller = caller_of(context);
         self.pipeline
             .may_read(resource.scopes(), "subscribe to", &request.uri, &caller)?;
-        let subscriptions = &self.items.subscriptions;
+        let subscriptions = &self.subscriptions;
         let subscribed =
             subscriptions.subscribe(self.session.id, &request.uri, context.peer.clone());
         subscribed.map_err(|refused| {
@@ -225,7 +191,7 @@ impl ToolServer {
     }
 
     pub(crate) fn unsubscribe_from(&self, request: UnsubscribeRequestParams) {
-        let subscriptions = &self.items.subscriptions;
+        let subscriptions = &self.subscriptions;
         subscriptions.unsubscribe(self.session.id, &request.uri);
     }
 
@@ -237,10 +203,17 @@ impl ToolServer {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        if self.pipeline.registry.resources().is_empty() {
+        let resources = !self.pipeline.registry.load().resources().is_empty();
+        if !resources && !self.live {
             return None;
         }
         let mut accepted = SubscriptionFilter::new();
+        if self.live {
+            accepted.tools_list_changed = requested.tools_list_changed;
+        }
+        if !resources {
+            return Some(accepted);
+        }
         accepted.resources_list_changed = requested.resources_list_changed;
         accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
             uris.iter()
@@ -256,7 +229,7 @@ impl ToolServer {
     /// until the client cancels it.
     pub(crate) async fn listen_on(&self, context: SubscriptionContext) {
         let caller = caller_of(context.request_context());
-        let registry = self.pipeline.registry;
+        let registry = self.pipeline.registry.current();
         let accepted = context.accepted();
         let uris: Vec<String> = accepted
             .resource_subscriptions
@@ -269,10 +242,12 @@ impl ToolServer {
             })
             .cloned()
             .collect();
-        let lists = accepted.resources_list_changed == Some(true);
+        let lists = (
+            accepted.resources_list_changed == Some(true),
+            accepted.tools_list_changed == Some(true),
+        );
         let _listening =
-            self.items
-                .subscriptions
+            self.subscriptions
                 .listen(self.session.id, &uris, lists, context.sink().clone());
         context.cancelled().await;
     }

@@ -34,22 +34,23 @@ use tokio_util::sync::CancellationToken;
 use super::Policy;
 use super::call::pool::CallPool;
 use super::call::{Answer, CallSetup, Pipeline, Way};
+use super::catalog::{Catalog, Catalogs};
+use super::subscriptions::Subscriptions;
 use crate::Caller;
 use crate::context::{ClientChannel, SessionLevel, StateMap};
-use crate::registry::search;
-use crate::{LogLevel, Registry};
+use crate::{LogLevel, RegistryHandle};
 
 /// The server's tools as rmcp's service and the fast paths see them: every request about
-/// tools is answered from the registry, every call through the pipeline.
+/// tools is answered from the registry as it is then (its [`Catalog`]), every call through
+/// the pipeline.
 #[derive(Clone)]
 pub(crate) struct ToolServer {
     /// What every call runs through.
     pub(crate) pipeline: Pipeline,
     info: Arc<ServerConfig>,
-    /// The tools the policy offers, as `tools/list` sends them.
-    pub(crate) offered: Arc<Vec<Tool>>,
+    /// What the server answers about its tool set, made again when the set changed.
+    pub(crate) catalogs: Arc<Catalogs>,
     pub(crate) page_size: usize,
-    pub(crate) cursor_scope: u64,
     /// The session's log level (`logging/setLevel`).
     level: SessionLevel,
     /// Where the tools' notifications go: straight to the transport, so that they keep their
@@ -58,14 +59,13 @@ pub(crate) struct ToolServer {
     /// Over HTTP: sessions are kept, so a request to the client can be answered.
     #[cfg(feature = "http")]
     pub(crate) sessions: bool,
-    /// The un-paginated `tools/list` result, serialized once (see [`ToolServer::cached_list`]).
-    pub(crate) list_json: Option<Arc<String>>,
     /// How long clients may keep the tool list (2026-07-28's `ttlMs`).
     pub(crate) list_ttl_ms: u64,
-    /// The 2026-07-28 list and `server/discover`, serialized once.
-    pub(crate) modern_json: Arc<super::list::ModernJson>,
-    /// Resources, templates and prompts as listed, and who subscribed to what.
-    items: Arc<items::Items>,
+    /// The tool set can change while serving (a [`RegistryHandle`](crate::RegistryHandle)
+    /// was taken): sessions hear `notifications/tools/list_changed`.
+    pub(crate) live: bool,
+    /// Who hears about changes: resources, and the tool list.
+    pub(crate) subscriptions: Arc<Subscriptions>,
     /// This session's part in the subscriptions (dropped with its last handler).
     session: Arc<crate::server::subscriptions::SessionGuard>,
 }
@@ -79,19 +79,21 @@ fn next_session() -> u64 {
 
 impl ToolServer {
     pub(crate) fn new(
-        registry: &'static Registry,
+        registry: RegistryHandle,
         implementation: Implementation,
         policy: Policy,
         page_size: usize,
         states: StateMap,
         pool: CallPool,
         seal: super::call::seal::Seal,
+        live: bool,
     ) -> Self {
+        let current = registry.current();
         let builder = ServerCapabilities::builder()
             .enable_tools()
             .enable_logging();
         // The tasks extension, when a tool it offers may run as a task.
-        let tasks = registry
+        let tasks = current
             .tools()
             .iter()
             .any(|t| t.task() != crate::TaskSupport::Never && policy.allows(t).is_ok());
@@ -99,42 +101,44 @@ impl ToolServer {
             true => builder.enable_tasks().build(),
             false => builder.build(),
         };
-        items::Items::capabilities(registry, &mut capabilities, true);
+        if live && let Some(tools) = capabilities.tools.as_mut() {
+            tools.list_changed = Some(true);
+        }
+        items::capabilities(&current, &mut capabilities, true);
         let info = ServerConfig::new(capabilities).with_server_info(implementation);
-        let mut offered = Vec::with_capacity(registry.tools().len());
-        offered.extend(
-            registry
-                .tools()
-                .iter()
-                .filter(|t| policy.allows(t).is_ok())
-                .map(|t| t.mcp_tool().clone()),
-        );
-        let (offered, list_json) = super::list::serialized(offered, page_size);
-        let items = Arc::new(items::Items::new(registry));
-        let cursor_scope = search::scope_of(("tools/list", &policy));
+        let policy = Arc::new(policy);
+        let catalogs = Arc::new(Catalogs::new(registry.clone(), policy.clone(), page_size));
+        let subscriptions: Arc<Subscriptions> = Arc::default();
+        if live {
+            let listener: Arc<dyn crate::registry::Listener> = subscriptions.clone();
+            registry.listen(Arc::downgrade(&listener));
+        }
         let mut pipeline = Pipeline::new(registry, policy, states, pool, seal);
-        if !registry.resources().is_empty() {
-            pipeline.updates = Some(items.subscriptions.clone());
+        if !current.resources().is_empty() {
+            pipeline.updates = Some(subscriptions.clone());
         }
         ToolServer {
             info: Arc::new(info),
-            cursor_scope,
             pipeline,
-            offered: Arc::new(offered),
+            catalogs,
             page_size,
             level: SessionLevel::default(),
             notices: None,
             #[cfg(feature = "http")]
             sessions: false,
-            list_json,
             list_ttl_ms: super::list::DEFAULT_LIST_TTL.as_millis() as u64,
-            modern_json: Arc::default(),
+            live,
             session: Arc::new(crate::server::subscriptions::SessionGuard::new(
                 next_session(),
-                items.subscriptions.clone(),
+                subscriptions.clone(),
             )),
-            items,
+            subscriptions,
         }
+    }
+
+    /// What the server answers about its tool set now.
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
+        self.catalogs.now()
     }
 
     /// Without sessions over HTTP, no notification can follow a request: the resources
@@ -142,7 +146,11 @@ impl ToolServer {
     #[cfg(feature = "http")]
     pub(crate) fn stateless(&mut self) {
         let mut info = (*self.info).clone();
-        items::Items::capabilities(self.pipeline.registry, &mut info.capabilities, false);
+        items::capabilities(
+            &self.pipeline.registry.current(),
+            &mut info.capabilities,
+            false,
+        );
         self.info = Arc::new(info);
     }
 
@@ -169,7 +177,7 @@ impl ToolServer {
             level: SessionLevel::default(),
             session: Arc::new(crate::server::subscriptions::SessionGuard::new(
                 next_session(),
-                self.items.subscriptions.clone(),
+                self.subscriptions.clone(),
             )),
             ..self.clone()
         }
@@ -192,6 +200,14 @@ impl ToolServer {
 impl ServerHandler for ToolServer {
     fn get_info(&self) -> ServerConfig {
         (*self.info).clone()
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        // A session of a server whose tools can change hears when they do.
+        if self.live && self.subscribable() {
+            self.subscriptions
+                .hear_tool_lists(self.session.id, context.peer);
+        }
     }
 
     async fn list_tools(
@@ -365,10 +381,10 @@ impl ServerHandler for ToolServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        let tool = self.pipeline.registry.get(name)?;
+        let tool = self.pipeline.registry.tool(name)?;
         self.pipeline
             .policy
-            .allows(tool)
+            .allows(&tool)
             .is_ok()
             .then(|| tool.mcp_tool().clone())
     }

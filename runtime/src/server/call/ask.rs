@@ -80,6 +80,7 @@ impl Pipeline {
     #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn any_asks(&self) -> bool {
         self.registry
+            .load()
             .tools()
             .iter()
             .filter(|tool| self.policy.allows(tool).is_ok())
@@ -94,7 +95,7 @@ impl Pipeline {
     /// The plan of a call of `tool` that confirms or asks (`None`: neither, the common case).
     pub(super) fn plan(
         &self,
-        tool: &'static ToolInfo,
+        tool: &ToolInfo,
         arguments: Option<&JsonObject>,
         retry: Retry,
         setup: &CallSetup,
@@ -110,7 +111,7 @@ impl Pipeline {
                     channel: setup.sink.clone(),
                     per_request: false,
                 };
-                let name = tool.name();
+                let name = tool.shared_name().clone();
                 let tally = self.tally();
                 // Never longer than a request state lives, when the tool has no timeout of
                 // its own (with one, the engine's timer ends the wait first).
@@ -125,14 +126,14 @@ impl Pipeline {
                     };
                     match answer {
                         Ok(ClientResult::ElicitResult(result)) => {
-                            tally.answered(verdict(name, &result))
+                            tally.answered(verdict(&name, &result))
                         }
                         Ok(_) => Some(refused(
-                            name,
+                            &name,
                             "confirmation",
                             "the client's answer was not an elicitation result",
                         )),
-                        Err(err) => Some(cannot_ask(name, &err)),
+                        Err(err) => Some(cannot_ask(&name, &err)),
                     }
                 }))
             } else {
@@ -146,7 +147,7 @@ impl Pipeline {
     /// On 2026-07-28: what the call knows from earlier rounds, and whether it is confirmed.
     fn round(
         &self,
-        tool: &'static ToolInfo,
+        tool: &ToolInfo,
         arguments: Option<&JsonObject>,
         retry: Retry,
         setup: &CallSetup,

@@ -29,10 +29,11 @@ impl Pipeline {
         caller: Caller,
         cancel: CancellationToken,
     ) -> Result<CompleteResult, ErrorData> {
+        let registry = self.registry.current();
         let (completions, scopes, what, name): (&'static [CompleteDef], _, _, String) =
             match &params.r#ref {
                 Reference::Prompt(reference) => {
-                    let Some(prompt) = self.registry.prompt(&reference.name) else {
+                    let Some(prompt) = registry.prompt(&reference.name) else {
                         return Err(ErrorData::invalid_params(
                             format!("unknown prompt '{}'", clip(&reference.name)),
                             None,
@@ -47,9 +48,9 @@ impl Pipeline {
                 }
                 Reference::Resource(reference) => {
                     // The template as declared, or a URI it matches.
-                    let declared = self.registry.resource_declared(&reference.uri);
+                    let declared = registry.resource_declared(&reference.uri);
                     let Some(resource) = declared
-                        .or_else(|| self.registry.resource_for(&reference.uri))
+                        .or_else(|| registry.resource_for(&reference.uri))
                         .filter(|r| r.is_template())
                     else {
                         return Err(ErrorData::invalid_params(

@@ -8,8 +8,8 @@ use std::cell::Cell;
 use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
@@ -36,13 +36,13 @@ pub(crate) enum Started<F: Future> {
 
 thread_local! {
     /// The tool whose call the pipeline started on this thread, during a first step.
-    static STARTED: Cell<Option<&'static str>> = const { Cell::new(None) };
+    static STARTED: Cell<Option<Arc<str>>> = const { Cell::new(None) };
 }
 
 /// The pipeline names the tool whose call it starts: a first step that runs past
 /// [`INLINE_BUDGET`] is then put down to that tool (see [`Blocking::start`]).
-pub(crate) fn started(tool: &'static str) {
-    STARTED.set(Some(tool));
+pub(crate) fn started(tool: &Arc<str>) {
+    STARTED.set(Some(tool.clone()));
 }
 
 impl Blocking {
@@ -63,7 +63,7 @@ impl Blocking {
         if took > INLINE_BUDGET
             && let Some(tool) = STARTED.take()
         {
-            self.mark(tool, took);
+            self.mark(&tool, took);
         }
         match polled {
             Poll::Ready(output) => Started::Done(output),

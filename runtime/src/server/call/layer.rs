@@ -71,17 +71,19 @@ impl Pipeline {
     /// Steps 3 to 6 through the layers.
     pub(super) fn through_layers(
         &self,
-        tool: &'static ToolInfo,
+        tool: Arc<ToolInfo>,
         arguments: Option<JsonObject>,
         retry: Retry,
         cancel: CancellationToken,
         setup: CallSetup,
         log: CallLog,
     ) -> impl Future<Output = Answer> + Send + 'static {
+        let name = tool.shared_name().clone();
+        let as_task = super::task::runs_as_task(&tool, retry.meta.as_ref(), &setup);
         let call = Call {
             tool,
             caller: setup.caller.clone(),
-            as_task: super::task::runs_as_task(tool, retry.meta.as_ref(), &setup),
+            as_task,
             arguments,
             rest: Box::new(Rest {
                 retry,
@@ -96,7 +98,7 @@ impl Pipeline {
                 Ok(result) => result.0,
                 Err(never) => match never {},
             };
-            log.finish(tool.name(), &answer);
+            log.finish(&name, &answer);
             answer
         }
     }

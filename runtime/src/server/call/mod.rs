@@ -55,9 +55,8 @@ use tokio_util::task::TaskTracker;
 
 use super::{Confirm, Policy};
 use crate::context::{CallContext, ClientChannel, SessionLevel, StateMap};
-use crate::tool::args::Arguments;
 use crate::tool::output::Outcome;
-use crate::{Caller, ErrorKind, LogLevel, Registry, TaskSupport, ToolInfo};
+use crate::{Caller, ErrorKind, LogLevel, RegistryHandle, TaskSupport, ToolInfo};
 use ask::{Gate, Retry};
 use engine::Target;
 use inline::Blocking;
@@ -154,7 +153,8 @@ impl CallSetup {
 /// transport: a way in gives each call its setup.
 #[derive(Clone)]
 pub(crate) struct Pipeline {
-    pub(crate) registry: &'static Registry,
+    /// The tools, resources and prompts served: read by every request as they are then.
+    pub(crate) registry: RegistryHandle,
     pub(crate) policy: Arc<Policy>,
     pub(crate) states: StateMap,
     /// Every tool's states were checked when the server was made: no call needs to look.
@@ -191,15 +191,15 @@ pub(crate) struct Pipeline {
 
 impl Pipeline {
     pub(crate) fn new(
-        registry: &'static Registry,
-        policy: Policy,
+        registry: RegistryHandle,
+        policy: Arc<Policy>,
         states: StateMap,
         pool: CallPool,
         seal: Seal,
     ) -> Self {
         Pipeline {
             registry,
-            policy: Arc::new(policy),
+            policy,
             states,
             states_checked: false,
             pool,
@@ -234,11 +234,11 @@ impl Pipeline {
         #[cfg(feature = "otel")]
         let span = {
             let known = match &admitted {
-                Ok(tool) => Some(*tool),
-                Err(_) => self.registry.get(&params.name),
+                Ok(tool) => Some(tool.clone()),
+                Err(_) => self.registry.tool(&params.name),
             };
             let span = crate::trace::call_span(
-                known.map_or("unknown", |t| t.name()),
+                known.as_deref().map_or("unknown", |t| t.name()),
                 params.meta.as_ref().map(|meta| &meta.0.0),
                 setup.trace.as_ref(),
                 way.as_str(),
@@ -247,8 +247,8 @@ impl Pipeline {
             if !span.is_disabled()
                 && let Some(tool) = known
             {
-                let scope = self.scope_of(tool);
-                crate::trace::tool_known(&span, tool, &setup.caller, scope.as_deref());
+                let scope = self.scope_of(&tool);
+                crate::trace::tool_known(&span, &tool, &setup.caller, scope.as_deref());
             }
             span
         };
@@ -302,26 +302,26 @@ impl Pipeline {
 
     /// Steps 1 to 3: the tool to run, or the answer that ends the call before it runs.
     /// (Boxed: the answer is large, and rare.)
-    fn admit(&self, name: &str, caller: &Caller) -> Result<&'static ToolInfo, Box<Answer>> {
+    fn admit(&self, name: &str, caller: &Caller) -> Result<Arc<ToolInfo>, Box<Answer>> {
         // 1. resolve
-        let Some(tool) = self.registry.get(name) else {
+        let Some(tool) = self.registry.tool(name) else {
             return Err(Box::new(Err(unknown_tool(name))));
         };
-        if let Err(why) = self.policy.allows(tool) {
+        if let Err(why) = self.policy.allows(&tool) {
             let refused = error_result(ErrorKind::Refused, why.to_string());
             return Err(Box::new(Ok(refused.into())));
         }
         // Only a server built without the startup check (the test client, `call`) gets here
         // without a state the tool needs.
         if !self.states_checked
-            && let Some(missing) = super::check::missing_state(&self.states, tool)
+            && let Some(missing) = super::check::missing_state(&self.states, &tool)
         {
             let missing = error_result(ErrorKind::Failed, missing.to_string());
             return Err(Box::new(Ok(missing.into())));
         }
         // 2. access
         #[cfg(feature = "auth")]
-        if let Some(refused) = self.refuse(tool, caller) {
+        if let Some(refused) = self.refuse(&tool, caller) {
             return Err(Box::new(Err(refused)));
         }
         #[cfg(not(feature = "auth"))]
@@ -338,7 +338,7 @@ impl Pipeline {
     /// another keeps its own copy of what it moved in).
     fn dispatch(
         &self,
-        tool: &'static ToolInfo,
+        tool: Arc<ToolInfo>,
         arguments: Option<JsonObject>,
         retry: Retry,
         cancel: CancellationToken,
@@ -356,42 +356,34 @@ impl Pipeline {
     /// Steps 4 to 6 of an ordinary call (see `dispatch`).
     fn dispatch_now(
         &self,
-        tool: &'static ToolInfo,
+        tool: Arc<ToolInfo>,
         arguments: Option<JsonObject>,
         retry: Retry,
         cancel: CancellationToken,
         setup: CallSetup,
         log: CallLog,
     ) -> impl Future<Output = Answer> + Send + '_ {
-        inline::started(tool.name());
-        let (gate, rounds) = match self.plan(tool, arguments.as_ref(), retry, &setup) {
+        inline::started(tool.shared_name());
+        let (gate, rounds) = match self.plan(&tool, arguments.as_ref(), retry, &setup) {
             Some(plan) => (plan.gate, plan.rounds),
             None => (Gate::Open, None),
         };
-        let mut context = self.context(tool.name(), &cancel, setup);
+        let mut context = self.context(tool.shared_name().clone(), &cancel, setup);
         context.inquiry = rounds.as_ref().map(|rounds| rounds.inquiry.clone());
-        let def = tool.def();
-        let target = Target {
-            kind: "tool",
-            name: tool.name(),
+        let timeout = tool.timeout();
+        let invoked = tool.clone();
+        let invoke = move |context: &CallContext| invoked.invoke(arguments, context);
+        let run = async move {
+            let target = Target {
+                kind: "tool",
+                name: tool.name(),
+            };
+            let outcome =
+                engine::run(target, invoke, timeout, context, cancel, &self.pool, gate).await;
+            (tool, outcome)
         };
-        let invoke = move |context: &CallContext| {
-            (def.invoke)(
-                Arguments::new(arguments, def.params, tool.expected()),
-                context,
-            )
-        };
-        let run = engine::run(
-            target,
-            invoke,
-            def.timeout,
-            context,
-            cancel,
-            &self.pool,
-            gate,
-        );
-        run.map(move |outcome| {
-            let answer = Ok(self.answer_of(tool, outcome, rounds.as_deref()));
+        run.map(move |(tool, outcome)| {
+            let answer = Ok(self.answer_of(&tool, outcome, rounds.as_deref()));
             log.finish(tool.name(), &answer);
             answer
         })
@@ -428,7 +420,7 @@ impl Pipeline {
     /// and resource notifications.
     pub(super) fn context(
         &self,
-        name: &'static str,
+        name: Arc<str>,
         cancel: &CancellationToken,
         setup: CallSetup,
     ) -> CallContext {

@@ -6,6 +6,8 @@
 //! method's result. Resources and prompts are read-only: the serving policy, which is about
 //! what tools may do, never withholds them. Completions are in `complete.rs`.
 
+use std::sync::Arc;
+
 use futures::FutureExt;
 use futures::future::Either;
 use rmcp::ErrorData;
@@ -34,10 +36,10 @@ pub(crate) fn resource_not_found(uri: &str) -> ErrorData {
 }
 
 /// What one read or prompt runs: its definition's parts.
-struct Item<'a> {
+struct Item {
     target: Target<'static>,
     params: &'static [ParamDef],
-    expected: &'a [String],
+    expected: Arc<[String]>,
     timeout: Option<Timeout>,
     invoke: for<'b> fn(Arguments<'b>, &CallContext) -> Invocation,
 }
@@ -51,7 +53,8 @@ impl Pipeline {
         setup: CallSetup,
     ) -> impl Future<Output = Result<ReadResourceResult, ErrorData>> + Send + '_ {
         // 1. resolve
-        let Some((resource, arguments)) = self.registry.resolve(&uri) else {
+        let registry = self.registry.current();
+        let Some((resource, arguments)) = registry.resolve(&uri) else {
             return Either::Right(std::future::ready(Err(resource_not_found(&uri))));
         };
         // 2. access
@@ -66,7 +69,7 @@ impl Pipeline {
                 name: def.name,
             },
             params: def.params,
-            expected: resource.expected(),
+            expected: resource.expected().clone(),
             timeout: def.timeout,
             invoke: def.invoke,
         };
@@ -103,7 +106,8 @@ impl Pipeline {
         setup: CallSetup,
     ) -> impl Future<Output = Result<GetPromptResult, ErrorData>> + Send + '_ {
         // 1. resolve
-        let Some(prompt) = self.registry.prompt(&params.name) else {
+        let registry = self.registry.current();
+        let Some(prompt) = registry.prompt(&params.name) else {
             return Either::Right(std::future::ready(Err(ErrorData::invalid_params(
                 format!("unknown prompt '{}'", clip(&params.name)),
                 Some(json!({ "prompt": clip(&params.name) })),
@@ -123,7 +127,7 @@ impl Pipeline {
                 name: def.name,
             },
             params: def.params,
-            expected: prompt.expected(),
+            expected: prompt.expected().clone(),
             timeout: def.timeout,
             invoke: def.invoke,
         };
@@ -150,15 +154,15 @@ impl Pipeline {
     /// Steps 4 and 5 of a read or a prompt: the engine, with the item's context.
     fn run<'a>(
         &'a self,
-        item: Item<'a>,
+        item: Item,
         arguments: Option<JsonObject>,
         cancel: CancellationToken,
         setup: CallSetup,
     ) -> impl Future<Output = Option<Outcome>> + Send + 'a {
-        let context = self.context(item.target.name, &cancel, setup);
+        let context = self.context(Arc::from(item.target.name), &cancel, setup);
         let (params, expected, invoke) = (item.params, item.expected, item.invoke);
         let call = move |context: &CallContext| {
-            invoke(Arguments::new(arguments, params, expected), context)
+            invoke(Arguments::new(arguments, params, &expected), context)
         };
         engine::run(
             item.target,

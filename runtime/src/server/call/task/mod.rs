@@ -139,7 +139,7 @@ impl Tasks {
     async fn run(
         self: Arc<Self>,
         id: String,
-        tool: &'static ToolInfo,
+        tool: Arc<ToolInfo>,
         run: impl Future<Output = Option<Outcome>> + Send + 'static,
         progress: Arc<TaskChannel>,
         admitted: Admitted,
@@ -151,7 +151,7 @@ impl Tasks {
             .unwrap_or_else(|_| Some(Outcome::Failed("the task's run panicked".to_owned())));
         // The last progress reported, which the keeper did not write yet.
         self.write_progress(&id, &progress).await;
-        let end = self.end_of(tool, outcome);
+        let end = self.end_of(&tool, outcome);
         tracing::debug!(task = %id, tool = tool.name(), status = ?end.status, "task ended");
         // A store that failed once may answer the next time: the end is tried again (its
         // lease renewed meanwhile), rather than lost to a lease running out.
@@ -182,7 +182,7 @@ impl Tasks {
 
     /// How a run's outcome ends its task: its result (an error result too) completes it,
     /// its timeout fails it, a stop of the server fails it as stopped.
-    fn end_of(&self, tool: &'static ToolInfo, outcome: Option<Outcome>) -> TaskEnd {
+    fn end_of(&self, tool: &ToolInfo, outcome: Option<Outcome>) -> TaskEnd {
         let at_ms = now_ms();
         match outcome {
             None if self.stopping.is_cancelled() => crate::task::stopped(at_ms),

@@ -20,7 +20,6 @@ use crate::server::call::log::CallLog;
 use crate::server::call::outcome::{error_result, tool_result};
 use crate::server::call::{Answer, CallSetup, Pipeline};
 use crate::task::{TaskProgress, TaskRecord, now_ms};
-use crate::tool::args::Arguments;
 use crate::{ErrorKind, TaskSupport, ToolInfo};
 
 /// A task's id: 128 random bits, so that nobody guesses another's.
@@ -111,7 +110,7 @@ impl Pipeline {
     /// declared the extension, else an ordinary call (or, `task = "required"`, a refusal).
     pub(in crate::server::call) fn dispatch_task(
         &self,
-        tool: &'static ToolInfo,
+        tool: Arc<ToolInfo>,
         arguments: Option<JsonObject>,
         retry: Retry,
         cancel: CancellationToken,
@@ -127,8 +126,9 @@ impl Pipeline {
             return Box::pin(self.dispatch_now(tool, arguments, retry, cancel, setup, log));
         }
         Box::pin(async move {
+            let name = tool.shared_name().clone();
             let answer = self.start_task(tool, arguments, retry, cancel, setup).await;
-            log.finish(tool.name(), &answer);
+            log.finish(&name, &answer);
             answer
         })
     }
@@ -137,13 +137,13 @@ impl Pipeline {
     /// first (invalid arguments, a confirmation refused or to ask, the store failing).
     async fn start_task(
         &self,
-        tool: &'static ToolInfo,
+        tool: Arc<ToolInfo>,
         arguments: Option<JsonObject>,
         retry: Retry,
         cancel: CancellationToken,
         setup: CallSetup,
     ) -> Answer {
-        let (gate, rounds) = match self.plan(tool, arguments.as_ref(), retry, &setup) {
+        let (gate, rounds) = match self.plan(&tool, arguments.as_ref(), retry, &setup) {
             Some(plan) => (plan.gate, plan.rounds),
             None => (Gate::Open, None),
         };
@@ -159,7 +159,7 @@ impl Pipeline {
         let channel = Arc::new(TaskChannel::default());
         let owner = owner_of(&setup.caller);
         let context = self.context(
-            tool.name(),
+            tool.shared_name().clone(),
             &token,
             CallSetup {
                 progress: Some(ProgressToken(NumberOrString::String(id.clone().into()))),
@@ -173,32 +173,28 @@ impl Pipeline {
             },
         );
         // The arguments are decoded first: invalid ones are refused on the call itself.
-        let def = tool.def();
+        let timeout = tool.timeout();
+        let name = tool.shared_name().clone();
         let target = Target {
             kind: "tool",
-            name: tool.name(),
+            name: &name,
         };
-        let invoke = |context: &CallContext| {
-            (def.invoke)(
-                Arguments::new(arguments, def.params, tool.expected()),
-                context,
-            )
-        };
+        let invoke = |context: &CallContext| tool.invoke(arguments, context);
         let invocation = match engine::invocation(invoke, &context) {
             Ok(invocation) => invocation,
-            Err(outcome) => return Ok(tool_result(tool, outcome).into()),
+            Err(outcome) => return Ok(tool_result(&tool, outcome).into()),
         };
         // Then the confirmation, on the call.
         match gate {
             Gate::Open => {}
             Gate::Shut(outcome) => {
-                return Ok(self.answer_of(tool, Some(*outcome), rounds.as_deref()));
+                return Ok(self.answer_of(&tool, Some(*outcome), rounds.as_deref()));
             }
             Gate::Asking(asking) => {
                 // Under the tool's timeout, as on an ordinary call (the gate itself waits no
                 // longer than a request state lives).
                 let asked = async move {
-                    let Some(timeout) = def.timeout else {
+                    let Some(timeout) = timeout else {
                         return asking.await;
                     };
                     let wait = std::time::Duration::from_millis(timeout.millis);
@@ -211,7 +207,7 @@ impl Pipeline {
                     () = cancel.cancelled() => Some(None),
                 };
                 if let Some(outcome) = refused {
-                    return Ok(self.answer_of(tool, outcome, None));
+                    return Ok(self.answer_of(&tool, outcome, None));
                 }
             }
         }
@@ -244,8 +240,13 @@ impl Pipeline {
         let pool = self.pool.clone();
         let runs = tasks.runs.clone();
         let cancel = token.clone();
-        let slots = tasks.limit.as_ref().and_then(|limit| limit.slots_of(tool));
+        let slots = tasks.limit.as_ref().and_then(|limit| limit.slots_of(&tool));
+        let name = name.clone();
         let run = async move {
+            let target = Target {
+                kind: "tool",
+                name: &name,
+            };
             // A tool with `max_concurrency` runs once one of its slots is free (the task
             // stays `working` meanwhile, and may be cancelled).
             let _slot = match slots {
@@ -258,7 +259,7 @@ impl Pipeline {
             engine::run(
                 target,
                 move |_| invocation,
-                def.timeout,
+                timeout,
                 context,
                 cancel,
                 &pool,

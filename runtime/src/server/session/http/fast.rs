@@ -5,7 +5,6 @@
 //! the call pipeline. Anything else is left to rmcp. A call's log messages go on its own response
 //! (`adapter/peer.rs`); a call asking for progress is rmcp's.
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use axum::http::StatusCode;
@@ -26,25 +25,11 @@ use crate::transport::http::{Body, CallEvents, FastPath, McpHeaders};
 /// The server, as the HTTP transport's fast path.
 pub(crate) struct HttpFastPath {
     server: ToolServer,
-    /// Tools whose input schema names `Mcp-Param-*` headers (SEP-2243): rmcp checks those.
-    param_headers: HashSet<String>,
 }
 
 impl HttpFastPath {
     pub(crate) fn new(server: ToolServer) -> HttpFastPath {
-        let param_headers = server
-            .offered
-            .iter()
-            .filter(|tool| {
-                serde_json::to_string(&tool.input_schema)
-                    .is_ok_and(|schema| schema.contains("x-mcp-header"))
-            })
-            .map(|tool| tool.name.to_string())
-            .collect();
-        HttpFastPath {
-            server,
-            param_headers,
-        }
+        HttpFastPath { server }
     }
 }
 
@@ -72,7 +57,7 @@ impl FastPath for HttpFastPath {
         if headers.modern
             && (headers.method != Some(method)
                 || name.is_some_and(|name| {
-                    headers.name != Some(name) || self.param_headers.contains(name)
+                    headers.name != Some(name) || self.server.catalog().param_headers.contains(name)
                 }))
         {
             return None;
@@ -170,8 +155,8 @@ impl HttpFastPath {
         }
         let _ = caller;
         let list: Arc<String> = match revision {
-            Revision::PerRequest => self.server.cached_modern_list()?.clone(),
-            Revision::Negotiated => self.server.cached_list()?.clone(),
+            Revision::PerRequest => self.server.cached_modern_list()?,
+            Revision::Negotiated => self.server.cached_list()?,
         };
         Some(Box::pin(async move {
             let mut body = Vec::with_capacity(prefix.len() + list.len() + 1);

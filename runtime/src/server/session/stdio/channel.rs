@@ -285,7 +285,7 @@ mod call_tests {
 
     fn context(channel: Option<Arc<dyn ClientChannel>>) -> CallContext {
         CallContext::new(
-            "t",
+            "t".into(),
             StateMap::default(),
             CancellationToken::new(),
             channel,

@@ -148,7 +148,7 @@ impl Layer {
             FastRequest::List { id, revision } => self.list(id, revision),
             FastRequest::Discover { id } => {
                 let prefix = encode::result_prefix(&id);
-                let discover = self.server.cached_discover().clone();
+                let discover = self.server.cached_discover();
                 if let Err(err) = self.outbox.queue_shared(&prefix, discover, b"}\n") {
                     tracing::debug!(%err, "a server/discover response could not be written");
                 }
@@ -222,7 +222,7 @@ impl Layer {
             return false;
         };
         let prefix = encode::result_prefix(&id);
-        if let Err(err) = self.outbox.queue_shared(&prefix, list.clone(), b"}\n") {
+        if let Err(err) = self.outbox.queue_shared(&prefix, list, b"}\n") {
             tracing::debug!(%err, "a tools/list response could not be written");
         }
         true

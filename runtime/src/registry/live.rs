@@ -1,0 +1,203 @@
+//! A registry that changes while serving: every request reads the set as it is then, and a
+//! change is one swap, after which the servers serving it are told (they renew their lists
+//! and send `notifications/tools/list_changed`). Knows no server: a server hears changes
+//! through a [`Listener`] it registers.
+
+use std::sync::{Arc, Mutex, Weak};
+
+use arc_swap::ArcSwap;
+
+use super::Registry;
+use crate::Error;
+use crate::tool::{Tool, ToolInfo};
+
+/// What hears that a live registry changed (a server, for its sessions).
+pub(crate) trait Listener: Send + Sync {
+    fn changed(&self);
+}
+
+/// A handle on the tool set a [`Server`](crate::Server) serves: tools added or removed
+/// through it are served from the next request on, and the server's sessions (and
+/// 2026-07-28 listen streams that asked for it) hear `notifications/tools/list_changed`.
+/// Cloning it gives another handle on the same set.
+///
+/// A list cursor of the set before a change is refused (`invalid cursor`): a client lists
+/// again from the start, as it does on `list_changed`.
+///
+/// ```
+/// # use toolsmith::{CallContext, Hints, Tool, ToolFuture, ToolOutput};
+/// # use toolsmith::rmcp::model::JsonObject;
+/// # struct Ping;
+/// # impl Tool for Ping {
+/// #     fn name(&self) -> &str { "ping" }
+/// #     fn description(&self) -> &str { "Answers pong." }
+/// #     fn input_schema(&self) -> JsonObject {
+/// #         serde_json::json!({"type": "object"}).as_object().cloned().unwrap()
+/// #     }
+/// #     fn hints(&self) -> Hints { Hints::READ_ONLY }
+/// #     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
+/// #         Box::pin(async { Ok(ToolOutput::new().text("pong")) })
+/// #     }
+/// # }
+/// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+/// let tools = server.registry_handle();
+/// tools.add_tool(Ping).unwrap();
+/// assert!(tools.current().get("ping").is_some());
+/// assert!(tools.remove_tool("ping"));
+/// assert!(!tools.remove_tool("ping"));
+/// ```
+#[derive(Clone)]
+pub struct RegistryHandle {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    current: ArcSwap<Registry>,
+    /// Held by a change from its read to its swap: two changes at once both count.
+    writing: Mutex<()>,
+    listeners: Mutex<Vec<Weak<dyn Listener>>>,
+}
+
+impl RegistryHandle {
+    pub(crate) fn new(registry: Registry) -> Self {
+        RegistryHandle {
+            shared: Arc::new(Shared {
+                current: ArcSwap::from_pointee(registry),
+                writing: Mutex::new(()),
+                listeners: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// The set as it is now (a snapshot: later changes do not reach it).
+    ///
+    /// ```
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// assert!(server.registry_handle().current().is_empty());
+    /// ```
+    pub fn current(&self) -> Arc<Registry> {
+        self.shared.current.load_full()
+    }
+
+    /// The set as it is now, without counting a reference (a request's first look).
+    pub(crate) fn load(&self) -> arc_swap::Guard<Arc<Registry>> {
+        self.shared.current.load()
+    }
+
+    /// The tool named `name` in the set as it is now.
+    pub(crate) fn tool(&self, name: &str) -> Option<Arc<ToolInfo>> {
+        self.shared.current.load().shared(name).cloned()
+    }
+
+    /// Runs `change` on a copy of the set and serves the result, or changes nothing when it
+    /// fails. Listeners hear of it once, after the swap.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// let tools = server.registry_handle();
+    /// tools
+    ///     .update(|registry| {
+    ///         *registry = registry.clone().merge(toolsmith::Registry::new())?;
+    ///         Ok(())
+    ///     })
+    ///     .unwrap();
+    /// ```
+    pub fn update(
+        &self,
+        change: impl FnOnce(&mut Registry) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        self.change(|registry| change(registry).map(|()| true))
+            .map(drop)
+    }
+
+    /// `update`, where `change` says whether it changed anything (nothing is swapped and
+    /// nobody told when not). Whether it did.
+    fn change(
+        &self,
+        change: impl FnOnce(&mut Registry) -> Result<bool, Error>,
+    ) -> Result<bool, Error> {
+        {
+            let _writing = self
+                .shared
+                .writing
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let mut next = Registry::clone(&self.shared.current.load());
+            if !change(&mut next)? {
+                return Ok(false);
+            }
+            self.shared.current.store(Arc::new(next));
+        }
+        self.tell();
+        Ok(true)
+    }
+
+    /// Adds a tool made by hand (see [`Registry::add_tool`]).
+    ///
+    /// ```
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// assert_eq!(server.registry_handle().current().len(), 0);
+    /// ```
+    pub fn add_tool(&self, tool: impl Tool) -> Result<(), Error> {
+        let tool: Arc<dyn Tool> = Arc::new(tool);
+        self.update(|registry| registry.add_shared(tool))
+    }
+
+    /// Removes the tool named `name`; whether there was one.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// assert!(!server.registry_handle().remove_tool("nothing"));
+    /// ```
+    pub fn remove_tool(&self, name: &str) -> bool {
+        self.change(|registry| Ok(registry.remove_tool(name).is_some()))
+            .unwrap_or(false)
+    }
+
+    /// Serves `registry` instead of the set now.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// server.registry_handle().replace(toolsmith::Registry::new());
+    /// ```
+    pub fn replace(&self, registry: Registry) {
+        let _ = self.update(|current| {
+            *current = registry;
+            Ok(())
+        });
+    }
+
+    /// `listener` hears every change until it is dropped.
+    pub(crate) fn listen(&self, listener: Weak<dyn Listener>) {
+        let mut listeners = self
+            .shared
+            .listeners
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        listeners.retain(|l| l.strong_count() > 0);
+        listeners.push(listener);
+    }
+
+    fn tell(&self) {
+        let listeners: Vec<Arc<dyn Listener>> = {
+            let mut listeners = self
+                .shared
+                .listeners
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            listeners.retain(|l| l.strong_count() > 0);
+            listeners.iter().filter_map(Weak::upgrade).collect()
+        };
+        for listener in listeners {
+            listener.changed();
+        }
+    }
+}
+
+impl std::fmt::Debug for RegistryHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegistryHandle")
+            .field("tools", &self.current().len())
+            .finish()
+    }
+}

@@ -1,0 +1,119 @@
+//! What a server answers about its tool set, made from one snapshot of its registry: the
+//! tools the policy offers (and their `tools/list`, serialized once), the lists of resources,
+//! templates and prompts, the cursor scope of its pages. Made again, once, by the first
+//! request after the registry changed ([`Catalogs::now`]); every request reads one snapshot
+//! through, so a list and its cursor always agree.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
+use rmcp::model::{Prompt, Resource, ResourceTemplate, Tool};
+
+use super::Policy;
+use super::list::ModernJson;
+use crate::registry::search;
+use crate::{Registry, RegistryHandle};
+
+/// What an entry of a list needs of its caller.
+pub(crate) type Scopes = &'static [&'static str];
+
+/// One snapshot's answers.
+pub(crate) struct Catalog {
+    /// The registry it was made from.
+    pub(crate) registry: Arc<Registry>,
+    /// The tools the policy offers, as `tools/list` sends them.
+    pub(crate) offered: Vec<Tool>,
+    /// The un-paginated `tools/list` result, serialized once (`None`: it is paginated).
+    pub(crate) list_json: Option<Arc<String>>,
+    /// The 2026-07-28 list and `server/discover`, serialized on first use.
+    pub(crate) modern_json: ModernJson,
+    /// Cursors of this list are refused in another (another policy, another set of tools).
+    pub(crate) cursor_scope: u64,
+    pub(crate) resources: Vec<(Resource, Scopes)>,
+    pub(crate) templates: Vec<(ResourceTemplate, Scopes)>,
+    pub(crate) prompts: Vec<(Prompt, Scopes)>,
+    /// Tools whose input schema names `Mcp-Param-*` headers (SEP-2243): rmcp checks those.
+    pub(crate) param_headers: HashSet<String>,
+}
+
+impl Catalog {
+    fn new(registry: Arc<Registry>, policy: &Policy, page_size: usize) -> Catalog {
+        let mut offered = Vec::with_capacity(registry.tools().len());
+        offered.extend(
+            registry
+                .tools()
+                .iter()
+                .filter(|t| policy.allows(t).is_ok())
+                .map(|t| t.mcp_tool().clone()),
+        );
+        let (offered, list_json) = super::list::serialized(offered, page_size);
+        let param_headers = offered
+            .iter()
+            .filter(|tool| {
+                serde_json::to_string(&tool.input_schema)
+                    .is_ok_and(|schema| schema.contains("x-mcp-header"))
+            })
+            .map(|tool| tool.name.to_string())
+            .collect();
+        let resources = registry.resources();
+        Catalog {
+            cursor_scope: search::scope_of(("tools/list", policy, registry.fingerprint())),
+            offered,
+            list_json,
+            modern_json: ModernJson::default(),
+            resources: resources
+                .iter()
+                .filter_map(|r| Some((r.mcp_resource()?.clone(), r.scopes())))
+                .collect(),
+            templates: resources
+                .iter()
+                .filter_map(|r| Some((r.mcp_template()?.clone(), r.scopes())))
+                .collect(),
+            prompts: registry
+                .prompts()
+                .iter()
+                .map(|p| (p.mcp_prompt().clone(), p.scopes()))
+                .collect(),
+            param_headers,
+            registry,
+        }
+    }
+}
+
+/// The catalog of a server's registry as it is now, shared by all its sessions.
+pub(crate) struct Catalogs {
+    registry: RegistryHandle,
+    policy: Arc<Policy>,
+    page_size: usize,
+    current: ArcSwap<Catalog>,
+}
+
+impl Catalogs {
+    pub(crate) fn new(registry: RegistryHandle, policy: Arc<Policy>, page_size: usize) -> Self {
+        let first = Catalog::new(registry.current(), &policy, page_size);
+        Catalogs {
+            registry,
+            policy,
+            page_size,
+            current: ArcSwap::from_pointee(first),
+        }
+    }
+
+    /// The catalog of the registry as it is now: made again when the registry changed since
+    /// the last one (by the first request to see it; two at once may both make it).
+    pub(crate) fn now(&self) -> Arc<Catalog> {
+        let catalog = self.current.load_full();
+        let registry = self.registry.load();
+        if Arc::ptr_eq(&catalog.registry, &registry) {
+            return catalog;
+        }
+        let fresh = Arc::new(Catalog::new(
+            Arc::clone(&registry),
+            &self.policy,
+            self.page_size,
+        ));
+        self.current.store(fresh.clone());
+        fresh
+    }
+}
