@@ -6,7 +6,7 @@
 //! - `session/`: sessions by transport (stdio with its fast path and its channel to the
 //!   client, HTTP's fast path), and what a session keeps (`lifecycle.rs`);
 //! - `adapter/`: what rmcp's service drives (and, over HTTP, a call's channel through its
-//!   request's peer); `list.rs`: `tools/list`;
+//!   request's peer); `list.rs`: `tools/list`, `list_cache.rs`: what it keeps serialized;
 //! - `policy.rs`: which tools are offered; `access.rs`: authorization by scope; `check.rs`:
 //!   the states the tools need.
 
@@ -20,6 +20,7 @@ mod confirm;
 #[cfg(feature = "http")]
 mod http;
 mod list;
+mod list_cache;
 mod local;
 #[cfg(feature = "metrics")]
 mod metrics;
@@ -36,7 +37,7 @@ pub use call::seal::DEFAULT_STATE_TTL;
 #[cfg(feature = "testing")]
 pub(crate) use call::task::PROGRESS_META as TASK_PROGRESS_META;
 pub use confirm::{Confirm, UnknownConfirm};
-pub use list::DEFAULT_LIST_TTL;
+pub use list_cache::DEFAULT_LIST_TTL;
 pub use policy::{Policy, Refusal};
 
 use std::future::Future;

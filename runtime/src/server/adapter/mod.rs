@@ -63,7 +63,7 @@ pub(crate) struct ToolServer {
     /// How long clients may keep the tool list (2026-07-28's `ttlMs`).
     pub(crate) list_ttl_ms: u64,
     /// The 2026-07-28 list and `server/discover`, serialized once.
-    pub(crate) modern_json: Arc<super::list::ModernJson>,
+    pub(crate) modern_json: Arc<super::list_cache::ModernJson>,
     /// Resources, templates and prompts as listed, and who subscribed to what.
     items: Arc<items::Items>,
     /// This session's part in the subscriptions (dropped with its last handler).
@@ -109,7 +109,7 @@ impl ToolServer {
                 .filter(|t| policy.allows(t).is_ok())
                 .map(|t| t.mcp_tool().clone()),
         );
-        let (offered, list_json) = super::list::serialized(offered, page_size);
+        let (offered, list_json) = super::list_cache::serialized(offered, page_size);
         let items = Arc::new(items::Items::new(registry));
         let cursor_scope = search::scope_of(("tools/list", &policy));
         let mut pipeline = Pipeline::new(registry, policy, states, pool, seal);
@@ -127,7 +127,7 @@ impl ToolServer {
             #[cfg(feature = "http")]
             sessions: false,
             list_json,
-            list_ttl_ms: super::list::DEFAULT_LIST_TTL.as_millis() as u64,
+            list_ttl_ms: super::list_cache::DEFAULT_LIST_TTL.as_millis() as u64,
             modern_json: Arc::default(),
             session: Arc::new(crate::server::subscriptions::SessionGuard::new(
                 next_session(),
