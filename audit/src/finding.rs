@@ -1,5 +1,6 @@
 //! What the audit reports: a [`Finding`] of a [`Rule`], each rule with a stable code, a
-//! severity and the source it comes from.
+//! severity and the source it comes from; and from which severity on findings fail
+//! ([`FailOn`]). The rules themselves are in `rules/`, which builds findings from a code.
 
 use std::fmt;
 
@@ -38,6 +39,42 @@ impl Severity {
 impl fmt::Display for Severity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// From which severity on a finding fails the audit (exit status 1).
+///
+/// ```
+/// use toolsmith_audit::{FailOn, Severity};
+/// assert_eq!(FailOn::Warning.severity(), Some(Severity::Warning));
+/// assert_eq!(FailOn::Never.severity(), None);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum FailOn {
+    /// Errors fail (the default).
+    #[default]
+    Error,
+    /// Errors and warnings fail.
+    Warning,
+    /// Every finding fails.
+    Note,
+    /// Nothing fails: report only.
+    Never,
+}
+
+impl FailOn {
+    /// The least severity that fails, if any.
+    ///
+    /// ```
+    /// assert_eq!(toolsmith_audit::FailOn::Error.severity(), Some(toolsmith_audit::Severity::Error));
+    /// ```
+    pub fn severity(self) -> Option<Severity> {
+        match self {
+            FailOn::Error => Some(Severity::Error),
+            FailOn::Warning => Some(Severity::Warning),
+            FailOn::Note => Some(Severity::Note),
+            FailOn::Never => None,
+        }
     }
 }
 
@@ -85,22 +122,6 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub(crate) fn new(
-        code: &str,
-        tool: Option<&str>,
-        message: impl Into<String>,
-        fix: impl Into<String>,
-    ) -> Self {
-        Finding {
-            rule: crate::rule(code).unwrap_or_else(|| panic!("no rule {code}")),
-            tool: tool.map(str::to_owned),
-            path: None,
-            message: message.into(),
-            fix: fix.into(),
-            accepted: false,
-        }
-    }
-
     pub(crate) fn at(mut self, path: String) -> Self {
         self.path = Some(path);
         self

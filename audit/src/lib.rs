@@ -28,7 +28,7 @@ mod report;
 mod rules;
 
 pub use baseline::Baseline;
-pub use finding::{Finding, Rule, Severity};
-pub use options::{FailOn, Options};
+pub use finding::{FailOn, Finding, Rule, Severity};
+pub use options::Options;
 pub use report::{Report, Server, aligned, shown};
 pub use rules::{RULES, audit, rule};

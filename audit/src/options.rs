@@ -4,43 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::{Baseline, Report, Severity};
-
-/// From which severity on a finding fails the audit (exit status 1).
-///
-/// ```
-/// use toolsmith_audit::{FailOn, Severity};
-/// assert_eq!(FailOn::Warning.severity(), Some(Severity::Warning));
-/// assert_eq!(FailOn::Never.severity(), None);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum FailOn {
-    /// Errors fail (the default).
-    #[default]
-    Error,
-    /// Errors and warnings fail.
-    Warning,
-    /// Every finding fails.
-    Note,
-    /// Nothing fails: report only.
-    Never,
-}
-
-impl FailOn {
-    /// The least severity that fails, if any.
-    ///
-    /// ```
-    /// assert_eq!(toolsmith_audit::FailOn::Error.severity(), Some(toolsmith_audit::Severity::Error));
-    /// ```
-    pub fn severity(self) -> Option<Severity> {
-        match self {
-            FailOn::Error => Some(Severity::Error),
-            FailOn::Warning => Some(Severity::Warning),
-            FailOn::Note => Some(Severity::Note),
-            FailOn::Never => None,
-        }
-    }
-}
+use crate::{Baseline, FailOn, Report};
 
 /// How to print the audit and when it fails.
 ///

@@ -10,8 +10,8 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Ident, Path, Token};
 
-use crate::attr::Entry;
 use crate::ctxt::Ctxt;
+use crate::entry::Entry;
 
 /// One `arg = fn`.
 pub struct Complete {

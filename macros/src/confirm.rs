@@ -9,8 +9,8 @@ use quote::{format_ident, quote_spanned};
 use syn::{Expr, ExprLit, Lit, LitStr};
 
 use crate::ast::Function;
-use crate::attr::{Entry, ungroup};
 use crate::ctxt::Ctxt;
+use crate::entry::{Entry, ungroup};
 
 /// What `confirm` says.
 pub struct Confirm {

@@ -3,8 +3,8 @@
 
 use syn::{Expr, ExprLit, Lit, LitStr};
 
-use crate::attr::{Entry, ungroup};
 use crate::ctxt::Ctxt;
+use crate::entry::{Entry, ungroup};
 
 const FORM: &str =
     "`icons` takes a list of string literals: `icons = [\"https://example.com/icon.png\"]`";

@@ -10,9 +10,10 @@ use syn::punctuated::Punctuated;
 use syn::{Expr, ExprLit, ExprUnary, Lit, LitStr, Token, UnOp};
 
 use crate::ast::Kind;
-use crate::attr::{self, Entry, Text, ungroup};
+use crate::attr::{self, Text};
 use crate::complete::{self, Complete};
 use crate::ctxt::Ctxt;
+use crate::entry::{Entry, ungroup};
 
 const RESOURCE_KEYS: &[&str] = &[
     "uri",

@@ -2,7 +2,8 @@
 //! [toolsmith](https://docs.rs/toolsmith). Depend on `toolsmith`, which re-exports them; this
 //! crate is their implementation.
 //!
-//! The phases each have a file: `attr` parses the attribute, `ast` models the function,
+//! The phases each have a file: `attr` parses the attribute (each of its `key = value`
+//! an `entry::Entry`, shared with the other attributes' parsers), `ast` models the function,
 //! `valid` checks the declaration, `expand` generates the registration. `#[resource]` and
 //! `#[prompt]` share the function model and the parameters' generation, and have a file each
 //! (`resource`, `prompt`), their attribute in `item`, their completions in `complete`. Errors
@@ -15,6 +16,7 @@ mod confirm;
 mod ctxt;
 mod docs;
 mod emit;
+mod entry;
 mod expand;
 mod icon;
 mod invoke;

@@ -3,8 +3,8 @@
 
 use syn::{Expr, ExprLit, Lit, LitStr};
 
-use crate::attr::{Entry, ungroup};
 use crate::ctxt::Ctxt;
+use crate::entry::{Entry, ungroup};
 
 /// A `key = ["...", ...]` entry: a non-empty list of string literals, each accepted by a
 /// check and given once, stated once. Every mistake in it is reported.

@@ -4,8 +4,8 @@
 
 use syn::LitStr;
 
-use crate::attr::Entry;
 use crate::ctxt::Ctxt;
+use crate::entry::Entry;
 use crate::list::StringList;
 
 /// Reads a `scopes = [...]` entry into `slot`, reporting every mistake in it.

@@ -189,6 +189,25 @@ pub fn rule(code: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.code == code)
 }
 
+impl Finding {
+    /// A finding of the rule with this code (one of [`RULES`]).
+    pub(crate) fn new(
+        code: &str,
+        tool: Option<&str>,
+        message: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
+        Finding {
+            rule: rule(code).unwrap_or_else(|| panic!("no rule {code}")),
+            tool: tool.map(str::to_owned),
+            path: None,
+            message: message.into(),
+            fix: fix.into(),
+            accepted: false,
+        }
+    }
+}
+
 /// Audits a listing: `tools` are the `tools` of every `tools/list` page, in order, as JSON.
 /// Nothing is called; only what the listing says is judged.
 ///

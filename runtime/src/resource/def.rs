@@ -4,7 +4,7 @@
 use crate::complete::CompleteDef;
 use crate::context::CallContext;
 use crate::tool::args::Arguments;
-use crate::tool::def::{Invocation, ParamDef, Timeout};
+use crate::tool::param::{Invocation, ParamDef, Timeout};
 
 /// One resource (a URI without variables) or resource template, as `#[resource]` declares
 /// it.

@@ -67,7 +67,7 @@ pub struct Server {
     pub(super) tasks: super::call::task::TaskConfig,
     /// Where metrics are served.
     #[cfg(feature = "metrics")]
-    pub(super) metrics: super::metrics::MetricsConfig,
+    pub(super) metrics: MetricsConfig,
 }
 
 /// How long the stdio reader keeps polling for the next request after the last one, unless
@@ -356,4 +356,16 @@ impl Server {
         self.implementation = Some((name.into(), version.into()));
         self
     }
+}
+
+/// Where metrics are served (set in `metrics.rs`).
+#[cfg(feature = "metrics")]
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MetricsConfig {
+    /// A listener of their own.
+    pub(super) addr: Option<String>,
+    /// The scope a token needs for `/metrics` on the public endpoint.
+    pub(super) scope: Option<String>,
+    /// More `Host`s `/metrics` answers.
+    pub(super) hosts: Vec<String>,
 }

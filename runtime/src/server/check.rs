@@ -4,8 +4,8 @@
 //! error result that names the state instead.
 
 use super::Server;
-use crate::context::StateMap;
-use crate::{Error, Registry, ToolInfo};
+use super::call::states::{missing_in, missing_state};
+use crate::{Error, Registry};
 
 impl Server {
     /// The registry, once every tool's `State<T>` needs are met.
@@ -38,33 +38,4 @@ impl Server {
             None => Ok(registry),
         }
     }
-}
-
-/// The first `State<T>` that `tool` asks for and `states` lacks, as the error that says
-/// where to register it. Cheap: most tools ask for no state at all.
-pub(crate) fn missing_state(states: &StateMap, tool: &ToolInfo) -> Option<Error> {
-    let key = tool
-        .def()?
-        .states()
-        .find(|key| !states.contains(key.type_id))?;
-    Some(Error::MissingState {
-        tool: format!("'{}' ({})", tool.name(), tool.described()),
-        type_name: key.type_name,
-    })
-}
-
-/// The first `State<T>` that the parameters of a resource or prompt ask for and `states`
-/// lacks.
-fn missing_in(
-    states: &StateMap,
-    params: &[crate::tool::def::ParamDef],
-    kind: &str,
-    name: &str,
-    described: String,
-) -> Option<Error> {
-    let key = crate::tool::def::states_of(params).find(|key| !states.contains(key.type_id))?;
-    Some(Error::MissingState {
-        tool: format!("'{name}' ({kind}, {described})"),
-        type_name: key.type_name,
-    })
 }

@@ -1,9 +1,9 @@
 //! `tools/list`: the tools the policy offers, paginated with cursors, and the first page
-//! serialized once for the fast paths; and the caching hints 2026-07-28 gives it and
-//! `server/discover`: the tool set of a server is fixed when it starts.
+//! serialized once for the fast paths (kept in the server's catalog, `catalog.rs`, made
+//! again when its tool set changes); and the caching hints 2026-07-28 gives it and
+//! `server/discover`.
 
-use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::sync::Arc;
 
 use rmcp::model::{CacheScope, DiscoverResult, ListToolsResult, Tool};
 use rmcp::{ErrorData, ServerHandler};
@@ -105,36 +105,4 @@ impl ToolServer {
     pub(crate) fn cached_list(&self) -> Option<Arc<String>> {
         self.catalog().list_json.clone()
     }
-}
-
-/// The 2026-07-28 answers serialized once: made on first use, when every setting is known.
-#[derive(Default)]
-pub(crate) struct ModernJson {
-    list: OnceLock<Arc<String>>,
-    discover: OnceLock<Arc<String>>,
-}
-
-/// How long clients may keep the tool list and `server/discover` on 2026-07-28 unless
-/// [`Server::list_ttl`](crate::Server::list_ttl) says otherwise: 5 minutes.
-///
-/// ```
-/// assert_eq!(toolsmith::DEFAULT_LIST_TTL.as_secs(), 300);
-/// ```
-pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
-
-/// rmcp's `ListToolsResult` of `tools`, serialized once when one page holds them all (in the
-/// shape of revisions before 2026-07-28); the tools come back out of it, not cloned.
-pub(super) fn serialized(tools: Vec<Tool>, page_size: usize) -> (Vec<Tool>, Option<Arc<String>>) {
-    if tools.len() > page_size {
-        return (tools, None);
-    }
-    let mut result = ListToolsResult::with_all_items(tools);
-    result.result_type = None;
-    // Sized up front: growing a 100 KB buffer by doubling copies it several times over.
-    let mut json = Vec::with_capacity(64 + 512 * result.tools.len());
-    let list = serde_json::to_writer(&mut json, &result)
-        .ok()
-        .and_then(|()| String::from_utf8(json).ok())
-        .map(Arc::new);
-    (result.tools, list)
 }

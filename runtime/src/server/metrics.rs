@@ -9,6 +9,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::Server;
 use super::adapter::ToolServer;
+use super::builder::MetricsConfig;
 use crate::Error;
 use crate::metrics::{Metrics, Upkeep};
 use crate::transport::http::metrics::{Exposure, serve_apart};
@@ -18,17 +19,6 @@ use crate::transport::http::metrics::{Exposure, serve_apart};
 pub(super) struct Running {
     _upkeep: Upkeep,
     _apart: Option<DropGuard>,
-}
-
-/// Where metrics are served.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct MetricsConfig {
-    /// A listener of their own.
-    addr: Option<String>,
-    /// The scope a token needs for `/metrics` on the public endpoint.
-    scope: Option<String>,
-    /// More `Host`s `/metrics` answers.
-    pub(super) hosts: Vec<String>,
 }
 
 #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]

@@ -6,7 +6,7 @@
 //! - `session/`: sessions by transport (stdio with its fast path and its channel to the
 //!   client, HTTP's fast path), and what a session keeps (`lifecycle.rs`);
 //! - `adapter/`: what rmcp's service drives (and, over HTTP, a call's channel through its
-//!   request's peer); `list.rs`: `tools/list`;
+//!   request's peer); `list.rs`: `tools/list`, `catalog.rs`: what it answers about one snapshot of the tool set (kept serialized);
 //! - `policy.rs`: which tools are offered; `access.rs`: authorization by scope; `check.rs`:
 //!   the states the tools need.
 
@@ -36,8 +36,8 @@ pub use call::seal::DEFAULT_STATE_TTL;
 /// The `_meta` key of a task's last progress in `tasks/get`.
 #[cfg(feature = "testing")]
 pub(crate) use call::task::PROGRESS_META as TASK_PROGRESS_META;
+pub use catalog::DEFAULT_LIST_TTL;
 pub use confirm::{Confirm, UnknownConfirm};
-pub use list::DEFAULT_LIST_TTL;
 pub use policy::{Policy, Refusal};
 
 use std::future::Future;

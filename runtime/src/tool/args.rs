@@ -13,8 +13,8 @@ use std::fmt::Display;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::tool::def::{Invocation, ParamDef};
 use crate::tool::output::Outcome;
+use crate::tool::param::{Invocation, ParamDef};
 
 /// How many unknown arguments an error names; the rest are counted.
 pub(crate) const NAMED: usize = 5;
@@ -212,7 +212,7 @@ mod tests {
     use serde_json::{Map, Value, json};
 
     use super::{Arguments, NAMED, QUOTED, as_integers, holds_integral_float};
-    use crate::tool::def::{Invocation, ParamDef, ParamKind};
+    use crate::tool::param::{Invocation, ParamDef, ParamKind};
 
     static COUNT: [ParamDef; 1] = [ParamDef {
         name: "count",

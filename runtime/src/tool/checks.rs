@@ -15,8 +15,8 @@ use serde::de::DeserializeOwned;
 use crate::context::CallContext;
 use crate::tool::args::Arguments;
 use crate::tool::content::IntoContent;
-use crate::tool::def::ParamKind;
 use crate::tool::output::{self, Outcome};
+use crate::tool::param::ParamKind;
 use crate::tool::schema::{self, OutputSchema};
 
 /// A type a tool can take as a parameter: it decodes from JSON.

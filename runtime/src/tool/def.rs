@@ -1,16 +1,11 @@
 //! What `#[tool]` generates: a static [`ToolDef`] per tool, registered through `inventory`.
 //! Not a public API (reached through `__private`).
 
-use std::any::TypeId;
-use std::future::Future;
-use std::pin::Pin;
-
-use schemars::{Schema, SchemaGenerator};
-
 use crate::Hints;
 use crate::context::{CallContext, StateKey};
 use crate::tool::args::Arguments;
-use crate::tool::output::Outcome;
+pub(crate) use crate::tool::param::states_of;
+pub use crate::tool::param::{Invocation, ParamDef, ParamKind, Timeout};
 use crate::tool::schema::OutputSchema;
 
 /// One tool as `#[tool]` declares it: a static value registered through `inventory`.
@@ -45,15 +40,6 @@ pub struct ToolDef {
     pub task: TaskSupport,
     pub output: OutputDef,
     pub invoke: for<'a> fn(Arguments<'a>, &CallContext) -> Invocation,
-}
-
-/// A tool's `timeout = "..."`.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub struct Timeout {
-    pub millis: u64,
-    /// As written, for the message (`timed out after 30s`).
-    pub text: &'static str,
 }
 
 /// Whether a tool's calls run as tasks (`#[tool(task)]`, `#[tool(task = "required")]`): a
@@ -123,46 +109,6 @@ impl ToolDef {
     }
 }
 
-/// The registered state `State<T>` parameters among `params` need (of a tool, a resource or
-/// a prompt).
-pub(crate) fn states_of(params: &[ParamDef]) -> impl Iterator<Item = StateKey> + '_ {
-    params.iter().filter_map(|param| match (param.kind)() {
-        ParamKind::Context { state, .. } => state,
-        ParamKind::Argument => None,
-    })
-}
-
-/// One parameter of a tool.
-#[doc(hidden)]
-pub struct ParamDef {
-    pub name: &'static str,
-    pub description: Option<&'static str>,
-    pub required: bool,
-    pub schema: fn(&mut SchemaGenerator) -> Schema,
-    /// Its type, when known: tools whose parameters match share one input schema.
-    pub type_id: fn() -> Option<TypeId>,
-    /// Where its value comes from, decided by its type (see `tool::probe`).
-    pub kind: fn() -> ParamKind,
-}
-
-impl ParamDef {
-    /// Whether the client passes it: it is in the input schema.
-    pub(crate) fn is_argument(&self) -> bool {
-        matches!((self.kind)(), ParamKind::Argument)
-    }
-}
-
-/// Where a parameter's value comes from.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamKind {
-    /// The call's arguments, decoded from JSON.
-    Argument,
-    /// The call's context (`State<T>`, `Progress`, ...); `state` is the registered state it
-    /// needs, if any; `asks`, whether it asks the client during the call (`Elicit`).
-    Context { state: Option<StateKey>, asks: bool },
-}
-
 /// What a tool returns.
 #[doc(hidden)]
 pub enum OutputDef {
@@ -174,15 +120,4 @@ pub enum OutputDef {
     Json(fn() -> OutputSchema),
     /// Content blocks (`Image`, `Vec<Content>`, `ToolOutput`, ...): no output schema.
     Content,
-}
-
-/// A call whose arguments were decoded: ready to run, or refused.
-#[doc(hidden)]
-pub enum Invocation {
-    /// The arguments were wrong; the message says which and how.
-    Invalid(String),
-    /// A sync tool, to run off the async reactor.
-    Blocking(Box<dyn FnOnce() -> Outcome + Send>),
-    /// An async tool.
-    Async(Pin<Box<dyn Future<Output = Outcome> + Send>>),
 }

@@ -16,6 +16,7 @@ mod hints;
 mod info;
 mod names;
 pub(crate) mod output;
+pub(crate) mod param;
 pub(crate) mod probe;
 pub(crate) mod schema;
 mod scopes;

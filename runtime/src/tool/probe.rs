@@ -15,7 +15,7 @@ use std::marker::PhantomData;
 use crate::context::{CallContext, FromContext};
 use crate::tool::args::Arguments;
 use crate::tool::checks::{ParamDeserialize, ParamSchema, Typed};
-use crate::tool::def::ParamKind;
+use crate::tool::param::ParamKind;
 
 /// The receiver of the probe: `(&&Probe::<T>::NEW).role()`.
 pub struct Probe<T>(PhantomData<T>);

@@ -10,7 +10,7 @@ use schemars::transform::{RecursiveTransform, Transform};
 use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
 
-use crate::tool::def::ParamDef;
+use crate::tool::param::ParamDef;
 
 /// A JSON object, as schemas and tool arguments are.
 pub type JsonObject = Map<String, Value>;

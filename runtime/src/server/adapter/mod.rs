@@ -126,7 +126,7 @@ impl ToolServer {
             notices: None,
             #[cfg(feature = "http")]
             sessions: false,
-            list_ttl_ms: super::list::DEFAULT_LIST_TTL.as_millis() as u64,
+            list_ttl_ms: super::catalog::DEFAULT_LIST_TTL.as_millis() as u64,
             live,
             session: Arc::new(crate::server::subscriptions::SessionGuard::new(
                 next_session(),

@@ -17,8 +17,8 @@ use super::ask::Gate;
 use super::outcome::panic_message;
 use super::pool::CallPool;
 use crate::context::CallContext;
-use crate::tool::def::{Invocation, Timeout};
 use crate::tool::output::Outcome;
+use crate::tool::param::{Invocation, Timeout};
 
 /// What runs, for the messages that name it: `tool 'search_notes' timed out after 30s`.
 #[derive(Clone, Copy)]

@@ -35,6 +35,7 @@ mod outcome;
 pub(crate) mod pool;
 pub(crate) mod read;
 pub(crate) mod seal;
+pub(crate) mod states;
 pub(crate) mod task;
 
 use std::fmt;
@@ -314,7 +315,7 @@ impl Pipeline {
         // Only a server built without the startup check (the test client, `call`) gets here
         // without a state the tool needs.
         if !self.states_checked
-            && let Some(missing) = super::check::missing_state(&self.states, &tool)
+            && let Some(missing) = states::missing_state(&self.states, &tool)
         {
             let missing = error_result(ErrorKind::Failed, missing.to_string());
             return Err(Box::new(Ok(missing.into())));

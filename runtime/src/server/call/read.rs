@@ -23,8 +23,8 @@ use super::{CallSetup, Pipeline};
 use crate::context::CallContext;
 use crate::resource::contents::{Unreadable, contents};
 use crate::tool::args::Arguments;
-use crate::tool::def::{Invocation, ParamDef, Timeout};
 use crate::tool::output::{Outcome, Output};
+use crate::tool::param::{Invocation, ParamDef, Timeout};
 use crate::{Caller, ErrorKind, META_ERROR};
 
 /// The protocol error for a URI no resource has (-32002, as the specification names it).

@@ -46,6 +46,20 @@ pub(super) const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 /// The origins of pages served from this machine.
 const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
 
+/// Where the public endpoint's server serves `/metrics`.
+#[cfg(feature = "metrics")]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) enum Exposure {
+    /// Not there (authorization is on and no scope was given, or metrics have a listener of
+    /// their own): 404.
+    #[default]
+    Hidden,
+    /// To anyone who reaches the server (no authorization).
+    Open,
+    /// To a bearer token with this scope (authorization is on).
+    Scoped(String),
+}
+
 /// The HTTP transport's settings.
 #[derive(Debug, Clone)]
 pub(crate) struct HttpConfig {
@@ -73,7 +87,7 @@ pub(crate) struct HttpConfig {
     pub(crate) metrics: Option<crate::metrics::Metrics>,
     /// Whether and how `/metrics` is served beside the endpoint.
     #[cfg(feature = "metrics")]
-    pub(crate) metrics_exposure: super::metrics::Exposure,
+    pub(crate) metrics_exposure: Exposure,
     /// More `Host`s `/metrics` answers (a scraper that uses another name).
     #[cfg(feature = "metrics")]
     pub(crate) metrics_hosts: Vec<String>,
@@ -100,7 +114,7 @@ impl Default for HttpConfig {
             #[cfg(feature = "metrics")]
             metrics: None,
             #[cfg(feature = "metrics")]
-            metrics_exposure: super::metrics::Exposure::Hidden,
+            metrics_exposure: Exposure::Hidden,
             #[cfg(feature = "metrics")]
             metrics_hosts: Vec::new(),
         }

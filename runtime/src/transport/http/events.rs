@@ -15,7 +15,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use axum::body::{Body, BodyDataStream, Bytes};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use futures::StreamExt;
 use tokio::sync::mpsc;
@@ -83,8 +83,18 @@ pub(super) async fn deliver(
         }
     };
     let mut response = Response::new(Body::from_stream(merged.stream(Some(first))));
-    super::fast::event_stream_headers(response.headers_mut());
+    event_stream_headers(response.headers_mut());
     response
+}
+
+/// The headers of an event-stream response, as rmcp sends them (and no proxy buffering).
+pub(super) fn event_stream_headers(headers: &mut HeaderMap) {
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
 }
 
 fn is_stream(response: &Response) -> bool {

@@ -13,6 +13,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
 use super::CallEvents;
+use super::events::event_stream_headers;
 use crate::Caller;
 
 /// A JSON-RPC response, once the request is answered: its HTTP status and body.
@@ -153,16 +154,6 @@ pub(super) fn respond((status, message): (StatusCode, Vec<u8>), sse: bool) -> Re
     let mut response = Response::new(HttpBody::from(event));
     event_stream_headers(response.headers_mut());
     response
-}
-
-/// The headers of an event-stream response, as rmcp sends them (and no proxy buffering).
-pub(super) fn event_stream_headers(headers: &mut HeaderMap) {
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
 }
 
 /// `host` is an allowed entry, or an entry without a port followed by `:<port>`.

@@ -13,23 +13,11 @@ use axum::response::Response;
 use axum::routing::get;
 use tokio_util::sync::CancellationToken;
 
+pub(crate) use super::config::Exposure;
 use crate::metrics::Metrics;
 
 /// The path metrics are served at.
 pub(crate) const PATH: &str = "/metrics";
-
-/// Where the public endpoint's server serves `/metrics`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) enum Exposure {
-    /// Not there (authorization is on and no scope was given, or metrics have a listener of
-    /// their own): 404.
-    #[default]
-    Hidden,
-    /// To anyone who reaches the server (no authorization).
-    Open,
-    /// To a bearer token with this scope (authorization is on).
-    Scoped(String),
-}
 
 /// The response that carries `metrics` in Prometheus' text format.
 fn rendered(metrics: &Metrics) -> Response {
