@@ -4,6 +4,7 @@
 //! request after the registry changed ([`Catalogs::now`]); every request reads one snapshot
 //! through, so a list and its cursor always agree.
 
+#[cfg(feature = "http")]
 use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -34,6 +35,7 @@ pub(crate) struct Catalog {
     pub(crate) templates: Vec<(ResourceTemplate, Scopes)>,
     pub(crate) prompts: Vec<(Prompt, Scopes)>,
     /// Tools whose input schema names `Mcp-Param-*` headers (SEP-2243): rmcp checks those.
+    #[cfg(feature = "http")]
     pub(crate) param_headers: HashSet<String>,
 }
 
@@ -48,6 +50,7 @@ impl Catalog {
                 .map(|t| t.mcp_tool().clone()),
         );
         let (offered, list_json) = serialized(offered, page_size);
+        #[cfg(feature = "http")]
         let param_headers = offered
             .iter()
             .filter(|tool| {
@@ -75,6 +78,7 @@ impl Catalog {
                 .iter()
                 .map(|p| (p.mcp_prompt().clone(), p.scopes()))
                 .collect(),
+            #[cfg(feature = "http")]
             param_headers,
             registry,
         }

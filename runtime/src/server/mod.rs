@@ -227,14 +227,13 @@ impl Server {
             None => call::seal::Seal::random(ttl).map_err(|why| Error::config("state key", why))?,
         };
         let mut server = ToolServer::new(
-            handle,
+            (handle, live),
             implementation,
             self.policy,
             self.page_size.unwrap_or(DEFAULT_TOOLS_LIST_PAGE_SIZE),
             self.states,
             CallPool::new(self.max_sync_calls.unwrap_or(DEFAULT_MAX_SYNC_CALLS)),
             seal,
-            live,
         );
         if let Some(ttl) = self.list_ttl {
             server.list_ttl_ms = ttl.as_millis().try_into().unwrap_or(u64::MAX);

@@ -78,15 +78,15 @@ fn next_session() -> u64 {
 }
 
 impl ToolServer {
+    /// The server of the tool set `registry` (`live`: it may change while serving).
     pub(crate) fn new(
-        registry: RegistryHandle,
+        (registry, live): (RegistryHandle, bool),
         implementation: Implementation,
         policy: Policy,
         page_size: usize,
         states: StateMap,
         pool: CallPool,
         seal: super::call::seal::Seal,
-        live: bool,
     ) -> Self {
         let current = registry.current();
         let builder = ServerCapabilities::builder()
