@@ -10,9 +10,57 @@ use rmcp::{ErrorData, ServerHandler};
 
 use super::adapter::ToolServer;
 use super::catalog::Catalog;
+use crate::Caller;
 use crate::registry::search::{self, SearchError};
 
 impl ToolServer {
+    /// `tools/list` as every way in answers it: the page `cursor` points at of the tools
+    /// `caller` may call (with authorization; else every tool offered), on 2026-07-28
+    /// (`modern`) with its caching hints.
+    pub(crate) fn tools_list(
+        &self,
+        caller: &Caller,
+        cursor: Option<&str>,
+        modern: bool,
+    ) -> Result<ListToolsResult, ErrorData> {
+        #[cfg(feature = "auth")]
+        let list = match &self.pipeline.scopes {
+            Some(scopes) => self.list_for(scopes, caller, cursor),
+            None => self.list(cursor),
+        };
+        #[cfg(not(feature = "auth"))]
+        let list = {
+            let _ = caller;
+            self.list(cursor)
+        };
+        match modern {
+            true => list.map(|list| self.with_list_hints(list)),
+            false => list,
+        }
+    }
+
+    /// The first `tools/list` page as a fast path sends it, the result's JSON: serialized
+    /// once when it is the same for everyone, made for `caller` with authorization; `None`
+    /// when it does not fit on one page (rmcp's path answers, with cursors).
+    pub(crate) fn first_page(&self, caller: &Caller, modern: bool) -> Option<Arc<String>> {
+        #[cfg(feature = "auth")]
+        if self.pipeline.scopes.is_some() {
+            let mut result = self.tools_list(caller, None, modern).ok()?;
+            if result.next_cursor.is_some() {
+                return None;
+            }
+            if !modern {
+                result.result_type = None;
+            }
+            return serde_json::to_string(&result).ok().map(Arc::new);
+        }
+        let _ = caller;
+        match modern {
+            true => self.cached_modern_list(),
+            false => self.cached_list(),
+        }
+    }
+
     pub(super) fn list(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
         let catalog = self.catalog();
         if cursor.is_none() && catalog.offered.len() <= self.page_size {
@@ -77,7 +125,7 @@ impl ToolServer {
 
     /// The un-paginated `tools/list` result for 2026-07-28 (with `resultType` and the
     /// caching hints), serialized once, on first use: `None` when the list is paginated.
-    pub(crate) fn cached_modern_list(&self) -> Option<Arc<String>> {
+    fn cached_modern_list(&self) -> Option<Arc<String>> {
         let catalog = self.catalog();
         let legacy = catalog.list_json.as_ref()?;
         let modern = catalog.modern_json.list.get_or_init(|| {
@@ -102,7 +150,7 @@ impl ToolServer {
 
     /// The `tools/list` result for clients before 2026-07-28 (rmcp's `ListToolsResult`),
     /// serialized once: `None` when the list is paginated.
-    pub(crate) fn cached_list(&self) -> Option<Arc<String>> {
+    fn cached_list(&self) -> Option<Arc<String>> {
         self.catalog().list_json.clone()
     }
 }

@@ -5,8 +5,11 @@
 //!   encode);
 //! - `session/`: sessions by transport (stdio with its fast path and its channel to the
 //!   client, HTTP's fast path), and what a session keeps (`lifecycle.rs`);
+//! - `dispatch.rs`: how every way in schedules a call (its first step in place, the rest in
+//!   a task or on the pool);
 //! - `adapter/`: what rmcp's service drives (and, over HTTP, a call's channel through its
-//!   request's peer); `list.rs`: `tools/list`, `catalog.rs`: what it answers about one snapshot of the tool set (kept serialized);
+//!   request's peer); `list.rs`: `tools/list` for every way in; `catalog.rs`: what the
+//!   server answers about one snapshot of its tool set, made again when the set changes;
 //! - `policy.rs`: which tools are offered; `access.rs`: authorization by scope; `check.rs`:
 //!   the states the tools need.
 
@@ -18,6 +21,7 @@ mod call;
 mod catalog;
 mod check;
 mod confirm;
+mod dispatch;
 #[cfg(feature = "http")]
 mod http;
 mod list;

@@ -216,18 +216,9 @@ impl ServerHandler for ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        #[cfg(feature = "auth")]
-        let list = match &self.pipeline.scopes {
-            Some(scopes) => self.list_for(scopes, &caller_of(&context), cursor),
-            None => self.list(cursor),
-        };
-        #[cfg(not(feature = "auth"))]
-        let list = self.list(cursor);
         // 2026-07-28 has caching hints; earlier revisions do not know them.
-        match context.meta.protocol_version() {
-            Some(_) => list.map(|list| self.with_list_hints(list)),
-            None => list,
-        }
+        let modern = context.meta.protocol_version().is_some();
+        self.tools_list(&caller_of(&context), cursor, modern)
     }
 
     async fn discover(

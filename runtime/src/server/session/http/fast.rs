@@ -18,18 +18,20 @@ use crate::server::adapter::EventNotices;
 use crate::server::adapter::ToolServer;
 use crate::server::call::decode::{FastRequest, Revision, fast_request};
 use crate::server::call::encode::{self, Answer, lost};
-use crate::server::call::inline::Started;
 use crate::server::call::{CallSetup, Way};
+use crate::server::dispatch::FirstStep;
 use crate::transport::http::{Body, CallEvents, FastPath, McpHeaders};
 
 /// The server, as the HTTP transport's fast path.
 pub(crate) struct HttpFastPath {
-    server: ToolServer,
+    server: Arc<ToolServer>,
 }
 
 impl HttpFastPath {
     pub(crate) fn new(server: ToolServer) -> HttpFastPath {
-        HttpFastPath { server }
+        HttpFastPath {
+            server: Arc::new(server),
+        }
     }
 }
 
@@ -98,10 +100,6 @@ impl HttpFastPath {
             // A client that goes away drops this future: the call's token is cancelled, and a
             // call still running goes on in its own task to see it, as on rmcp's path.
             let cancel_on_drop = token.clone().drop_guard();
-            let blocks = server.pipeline.blocking.blocks(&params.name);
-            let pool = server.pipeline.pool.clone();
-            let blocking = server.pipeline.blocking.clone();
-            let tracker = server.pipeline.tracker.clone();
             let meta = params.meta.as_ref().map(CallSetup::of_meta);
             let setup = CallSetup {
                 caller,
@@ -111,13 +109,11 @@ impl HttpFastPath {
                 trace,
                 ..meta.unwrap_or_default()
             };
-            let work = async move { server.call(params, token, setup, Way::Http).await };
-            let answer: Answer = match blocking.start(blocks, work) {
-                Started::Done(answer) => answer,
-                Started::Waiting(work) => tracker.spawn(work).await.unwrap_or_else(lost),
-                Started::Blocks(work) => {
-                    let work = tracker.track_future(work);
-                    pool.block_on(work).await.unwrap_or_else(lost)
+            let answer: Answer = match server.start_call(params, token, setup, Way::Http) {
+                FirstStep::Done(answer) => answer,
+                FirstStep::Rest(rest) => {
+                    let tracker = &server.pipeline.tracker;
+                    tracker.spawn(rest).await.unwrap_or_else(lost)
                 }
             };
             cancel_on_drop.disarm();
@@ -133,31 +129,10 @@ impl HttpFastPath {
         Box::pin(async move { (StatusCode::OK, body) })
     }
 
-    /// A first page: the list serialized once, or (with authorization) the tools this
-    /// caller may call, when they fit on it; on 2026-07-28 with its caching hints.
+    /// A first page (`ToolServer::first_page`), when it fits on one.
     fn list(&self, id: RequestId, revision: Revision, caller: &Caller) -> Option<Body> {
         let prefix = encode::result_prefix(&id);
-        #[cfg(feature = "auth")]
-        if let Some(names) = &self.server.pipeline.scopes {
-            let mut result = self.server.list_for(names, caller, None).ok()?;
-            if result.next_cursor.is_some() {
-                return None;
-            }
-            if revision.modern() {
-                result = self.server.with_list_hints(result);
-            } else {
-                result.result_type = None;
-            }
-            let mut body = prefix;
-            serde_json::to_writer(&mut body, &result).ok()?;
-            body.push(b'}');
-            return Some(Box::pin(async move { (StatusCode::OK, body) }));
-        }
-        let _ = caller;
-        let list: Arc<String> = match revision {
-            Revision::PerRequest => self.server.cached_modern_list()?,
-            Revision::Negotiated => self.server.cached_list()?,
-        };
+        let list = self.server.first_page(caller, revision.modern())?;
         Some(Box::pin(async move {
             let mut body = Vec::with_capacity(prefix.len() + list.len() + 1);
             body.extend_from_slice(&prefix);

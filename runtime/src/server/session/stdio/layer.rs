@@ -28,8 +28,8 @@ use super::channel::StdioChannel;
 use crate::server::adapter::ToolServer;
 use crate::server::call::decode::{FastRequest, Revision, fast_request};
 use crate::server::call::encode;
-use crate::server::call::inline::Started;
 use crate::server::call::{CallSetup, Way};
+use crate::server::dispatch::FirstStep;
 use crate::server::session::lifecycle::{Admit, Lifecycle, Requests, id_in_use};
 use crate::transport::stdio::{Outbox, SessionLayer};
 
@@ -38,7 +38,7 @@ use crate::transport::stdio::{Outbox, SessionLayer};
 pub(crate) struct StdioLayer(Arc<Layer>);
 
 pub(crate) struct Layer {
-    server: ToolServer,
+    server: Arc<ToolServer>,
     outbox: Outbox,
     /// The session's channel to its client: requests the server sent, awaiting answers.
     channel: Arc<StdioChannel>,
@@ -104,7 +104,7 @@ impl StdioLayer {
         fast: bool,
     ) -> Self {
         StdioLayer(Arc::new(Layer {
-            server,
+            server: Arc::new(server),
             outbox,
             channel,
             fast,
@@ -214,11 +214,8 @@ impl Layer {
     /// Queues the cached list, not copied, as the response to `id` (the reader writes it,
     /// see `Outbox::write_now`); `false` when the list is paginated (rmcp's).
     fn list(&self, id: RequestId, revision: Revision) -> bool {
-        let list = match revision {
-            Revision::PerRequest => self.server.cached_modern_list(),
-            Revision::Negotiated => self.server.cached_list(),
-        };
-        let Some(list) = list else {
+        let local = crate::Caller::anonymous();
+        let Some(list) = self.server.first_page(&local, revision.modern()) else {
             return false;
         };
         let prefix = encode::result_prefix(&id);
@@ -234,45 +231,27 @@ impl Layer {
     /// continues in a task of its own; a call of a tool known to block runs on the pool.
     fn call(self: &Arc<Self>, id: RequestId, params: CallToolRequestParams, revision: Revision) {
         let token = CancellationToken::new();
-        let blocks = self.server.pipeline.blocking.blocks(&params.name);
         let setup = params
             .meta
             .as_ref()
             .map(CallSetup::of_meta)
             .unwrap_or_default();
-        let layer = self.clone();
-        let cancelled = token.clone();
-        let work = async move {
-            layer
-                .server
-                .call(params, cancelled, setup, Way::Stdio)
-                .await
-        };
-        let work = match self.server.pipeline.blocking.start(blocks, work) {
-            Started::Done(answer) => {
+        let rest = match self
+            .server
+            .start_call(params, token.clone(), setup, Way::Stdio)
+        {
+            FirstStep::Done(answer) => {
                 self.respond_now(id, answer, revision);
                 return;
             }
-            Started::Waiting(work) => Ok(work),
-            Started::Blocks(work) => Err(work),
+            FirstStep::Rest(rest) => rest,
         };
         let number = self.calls.fetch_add(1, Ordering::Relaxed);
         // The id was free when the line was read, and only the reader claims ids.
         self.requests.claim_fast(&id, number, token);
         let layer = self.clone();
         self.server.pipeline.tracker.spawn(async move {
-            let answer = match work {
-                Ok(work) => work.await,
-                // It blocks its thread: on a pool thread, not on a runtime worker (where it
-                // could also hold up the reader).
-                Err(work) => layer
-                    .server
-                    .pipeline
-                    .pool
-                    .block_on(work)
-                    .await
-                    .unwrap_or_else(encode::lost),
-            };
+            let answer = rest.await;
             if !layer.requests.finish_fast(&id, number) {
                 return; // cancelled: no response
             }
