@@ -80,7 +80,7 @@ struct Inner {
     /// Tools added while serving: their series, made on their first call.
     added: std::sync::Mutex<HashMap<Arc<str>, Arc<ToolSeries>, foldhash::fast::RandomState>>,
     /// What tells a tool added while serving from a name a request made up.
-    registry: Option<crate::RegistryHandle>,
+    known: Option<Known>,
     unknown: ToolSeries,
     in_flight: Gauge,
     /// By status code, made on first use (codes are few, and come from the server).
@@ -98,29 +98,35 @@ struct Inner {
 
 type SessionProbe = Box<dyn Fn() -> Option<usize> + Send + Sync>;
 
+/// Whether the server has a tool of this name now (one added while serving).
+pub(crate) type Known = Box<dyn Fn(&str) -> bool + Send + Sync>;
+
 impl Inner {
     /// The series of `tool`, a tool added while serving (made on its first call); `None`
-    /// for a name the registry does not have.
+    /// for a name the server does not have.
     fn added(&self, tool: &str) -> Option<Arc<ToolSeries>> {
-        let registry = self.registry.as_ref()?;
+        let known = self.known.as_ref()?;
         let mut added = self.added.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(series) = added.get(tool) {
             return Some(series.clone());
         }
-        let name = registry.load().get(tool)?.name().to_owned();
+        if !known(tool) {
+            return None;
+        }
+        let name = tool;
         let series = Arc::new(ToolSeries {
             calls: CallOutcome::ALL.map(|outcome| {
                 counter(
                     &self.recorder,
                     CALLS,
-                    &[("tool", &name), ("outcome", outcome.as_str())],
+                    &[("tool", name), ("outcome", outcome.as_str())],
                 )
             }),
             duration: self
                 .recorder
-                .register_histogram(&key(DURATION, &[("tool", &name)]), &METADATA),
+                .register_histogram(&key(DURATION, &[("tool", name)]), &METADATA),
         });
-        added.insert(Arc::from(name), series.clone());
+        added.insert(Arc::from(tool), series.clone());
         Some(series)
     }
 }
@@ -133,11 +139,8 @@ struct ToolSeries {
 
 impl Metrics {
     /// Metrics whose call series are made for these tools (any other name counts as
-    /// `unknown`, unless `registry` has a tool of that name: one added while serving).
-    pub(crate) fn new(
-        tools: impl IntoIterator<Item = Arc<str>>,
-        registry: Option<crate::RegistryHandle>,
-    ) -> Metrics {
+    /// `unknown`, unless `known` says the server has it: a tool added while serving).
+    pub(crate) fn new(tools: impl IntoIterator<Item = Arc<str>>, known: Option<Known>) -> Metrics {
         let recorder = PrometheusBuilder::new()
             .set_buckets_for_metric(Matcher::Full(DURATION.to_owned()), &DURATION_BUCKETS)
             .expect("the duration buckets are not empty")
@@ -165,7 +168,7 @@ impl Metrics {
                 handle: recorder.handle(),
                 tools,
                 added: Default::default(),
-                registry,
+                known,
                 unknown: series(UNKNOWN_TOOL),
                 in_flight: recorder.register_gauge(&key(IN_FLIGHT, &[]), &METADATA),
                 statuses: (0..600).map(|_| OnceLock::new()).collect(),

@@ -143,3 +143,21 @@ fn an_outcome_is_read_from_the_answer() {
     let protocol = Err(ErrorData::invalid_params("unknown tool", None));
     assert_eq!(CallOutcome::of(&protocol), CallOutcome::ProtocolError);
 }
+
+#[test]
+fn a_tool_added_while_serving_gets_its_own_series_and_a_made_up_name_does_not() {
+    let known: super::Known = Box::new(|name| name == "added_later");
+    let metrics = Metrics::new(["search_notes".into()], Some(known));
+    for name in ["added_later", "added_later", "made_up"] {
+        metrics.call_started().finish(name, CallOutcome::Ok);
+    }
+    let text = metrics.render();
+    let calls = |labels: &str| value(&text, &format!("toolsmith_tool_calls_total{{{labels}}}"));
+    assert_eq!(
+        calls(r#"tool="added_later",outcome="ok""#),
+        Some(2.0),
+        "{text}"
+    );
+    assert_eq!(calls(r#"tool="unknown",outcome="ok""#), Some(1.0), "{text}");
+    assert!(!text.contains("made_up"), "{text}");
+}

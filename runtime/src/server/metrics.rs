@@ -163,7 +163,11 @@ fn start_metrics(handler: &mut ToolServer) -> (Metrics, Upkeep) {
     let registry = handler.pipeline.registry.clone();
     let tools = registry.current();
     let names = tools.tools().iter().map(|t| t.shared_name().clone());
-    let metrics = Metrics::new(names, handler.live.then_some(registry.clone()));
+    let known = handler.live.then(|| {
+        let registry = registry.clone();
+        Box::new(move |name: &str| registry.load().get(name).is_some()) as crate::metrics::Known
+    });
+    let metrics = Metrics::new(names, known);
     let upkeep = metrics.keep_up();
     handler.pipeline.metrics = Some(metrics.clone());
     (metrics, upkeep)
