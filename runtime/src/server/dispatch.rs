@@ -12,8 +12,8 @@ use rmcp::model::CallToolRequestParams;
 use tokio_util::sync::CancellationToken;
 
 use super::adapter::ToolServer;
-use super::call::encode::{Answer, lost};
 use super::call::inline::Started;
+use super::call::{Answer, lost};
 use super::call::{CallSetup, Way};
 
 /// A call after its first step. (Not boxed: most calls end in their first step, and their

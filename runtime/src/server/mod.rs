@@ -1,10 +1,11 @@
 //! Serving the registry, by concern:
 //! - the [`Server`] builder (`builder.rs`; `http.rs` for its HTTP settings) and its entry
 //!   points (here);
-//! - `call/`: the call pipeline every way in runs (decode, the steps, the engine, the pool,
-//!   encode);
+//! - `call/`: the call pipeline every way in runs (the steps, the engine, the pool);
 //! - `session/`: sessions by transport (stdio with its fast path and its channel to the
 //!   client, HTTP's fast path), and what a session keeps (`lifecycle.rs`);
+//! - `wire/`: the fast paths' codec (reading a request, writing an answer), for every
+//!   transport;
 //! - `dispatch.rs`: how every way in schedules a call (its first step in place, the rest in
 //!   a task or on the pool);
 //! - `adapter/`: what rmcp's service drives (and, over HTTP, a call's channel through its
@@ -32,6 +33,7 @@ mod policy;
 mod session;
 mod subscriptions;
 mod tasks;
+mod wire;
 
 pub use builder::{
     DEFAULT_BUSY_POLL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_TOOLS_LIST_PAGE_SIZE, Server,

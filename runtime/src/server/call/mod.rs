@@ -25,8 +25,6 @@
 
 mod ask;
 mod complete;
-pub(crate) mod decode;
-pub(crate) mod encode;
 mod engine;
 pub(crate) mod inline;
 pub(crate) mod layer;
@@ -49,7 +47,18 @@ use rmcp::model::{
 };
 use tokio_util::sync::CancellationToken;
 
-pub(crate) use encode::Answer;
+/// What the call pipeline answers: an outcome of the call, or a protocol error.
+pub(crate) type Answer = Result<rmcp::model::CallToolResponse, rmcp::ErrorData>;
+
+/// The answer to a call whose task was lost (it panicked outside the engine's guard, or the
+/// runtime is stopping), on any way in that moved the call to a task or a pool thread.
+pub(crate) fn lost(err: tokio::task::JoinError) -> Answer {
+    Err(rmcp::ErrorData::internal_error(
+        format!("the call was lost: {err}"),
+        None,
+    ))
+}
+
 pub(crate) use outcome::{error_result, unknown_tool};
 
 use tokio_util::task::TaskTracker;

@@ -1,5 +1,5 @@
 //! The HTTP fast path (see `transport/http/fast.rs`): a stateless `tools/call`, a first
-//! `tools/list` page or `server/discover` that the one allow-list (`call/decode.rs`) admits,
+//! `tools/list` page or `server/discover` that the one allow-list (`wire/decode.rs`) admits,
 //! at any revision (on 2026-07-28, with headers that match the body), answered straight from
 //! the server in exactly the JSON and status rmcp's service would send; calls run through
 //! the call pipeline. Anything else is left to rmcp. A call's log messages go on its own response
@@ -16,10 +16,11 @@ use tokio_util::sync::CancellationToken;
 use crate::Caller;
 use crate::server::adapter::EventNotices;
 use crate::server::adapter::ToolServer;
-use crate::server::call::decode::{FastRequest, Revision, fast_request};
-use crate::server::call::encode::{self, Answer, lost};
+use crate::server::call::{Answer, lost};
 use crate::server::call::{CallSetup, Way};
 use crate::server::dispatch::FirstStep;
+use crate::server::wire::decode::{FastRequest, Revision, fast_request};
+use crate::server::wire::encode;
 use crate::transport::http::{Body, CallEvents, FastPath, McpHeaders};
 
 /// The server, as the HTTP transport's fast path.

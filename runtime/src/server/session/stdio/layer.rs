@@ -3,7 +3,7 @@
 //! Every message passes here first. The layer keeps the session's lifecycle and its requests
 //! in flight for both paths (`session/lifecycle.rs`). Once a client has negotiated a revision
 //! with an `initialize` handshake (2024-11-05 to 2025-11-25), the requests that the one
-//! allow-list (`call/decode.rs`) admits are answered here: `tools/list` from a result
+//! allow-list (`wire/decode.rs`) admits are answered here: `tools/list` from a result
 //! serialized once, `tools/call` through the call pipeline, instead of through rmcp's service
 //! loop. Everything else (initialize and version negotiation, ping, logging/setLevel,
 //! 2026-07-28 sessions, paginated lists, anything unusual) stays with rmcp.
@@ -26,11 +26,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::channel::StdioChannel;
 use crate::server::adapter::ToolServer;
-use crate::server::call::decode::{FastRequest, Revision, fast_request};
-use crate::server::call::encode;
 use crate::server::call::{CallSetup, Way};
 use crate::server::dispatch::FirstStep;
 use crate::server::session::lifecycle::{Admit, Lifecycle, Requests, id_in_use};
+use crate::server::wire::decode::{FastRequest, Revision, fast_request};
+use crate::server::wire::encode;
 use crate::transport::stdio::{Outbox, SessionLayer};
 
 /// The session layer of one stdio session, put in front of rmcp.
@@ -262,7 +262,7 @@ impl Layer {
         });
     }
 
-    fn respond_now(&self, id: RequestId, answer: encode::Answer, revision: Revision) {
+    fn respond_now(&self, id: RequestId, answer: crate::server::call::Answer, revision: Revision) {
         let frame = encode::response(id, answer, revision.modern());
         if let Err(err) = self.outbox.queue(&frame) {
             tracing::debug!(%err, "a tools/call response could not be written");

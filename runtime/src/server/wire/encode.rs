@@ -6,8 +6,9 @@ use rmcp::RoleServer;
 use rmcp::model::{CallToolResponse, ErrorData, RequestId, ServerResult};
 use rmcp::service::TxJsonRpcMessage;
 
-/// What the call pipeline answers: an outcome of the call, or a protocol error.
-pub(crate) type Answer = Result<CallToolResponse, ErrorData>;
+/// What the call pipeline answers (`call::Answer`): an outcome of the call, or a protocol
+/// error.
+type Answer = Result<CallToolResponse, ErrorData>;
 
 /// The response to request `id` carrying `answer`. `modern` is a revision of 2026-07-28 or
 /// later, which has `resultType` and caching hints; earlier revisions get the shape they
@@ -52,15 +53,6 @@ pub(crate) fn response(
         Ok(result) => TxJsonRpcMessage::<RoleServer>::response(result, id),
         Err(error) => TxJsonRpcMessage::<RoleServer>::error(error, Some(id)),
     }
-}
-
-/// The answer to a call whose task was lost (it panicked outside the engine's guard, or the
-/// runtime is stopping), on any way in that moved the call to a task or a pool thread.
-pub(crate) fn lost(err: tokio::task::JoinError) -> Answer {
-    Err(ErrorData::internal_error(
-        format!("the call was lost: {err}"),
-        None,
-    ))
 }
 
 /// `frame` as bytes (an HTTP body). Never empty: were it to fail to serialize, the answer is an internal
