@@ -121,7 +121,7 @@ impl StateMap {
 /// [`Tool`](crate::Tool) made by hand takes what a `#[tool]` takes as a parameter with
 /// [`CallContext::extract`].
 pub struct CallContext {
-    pub(crate) tool: Arc<str>,
+    pub(crate) tool: crate::tool::ToolName,
     pub(crate) states: StateMap,
     pub(crate) cancel: CancellationToken,
     pub(crate) progress_token: Option<ProgressToken>,
@@ -143,7 +143,7 @@ pub struct CallContext {
 
 impl CallContext {
     pub(crate) fn new(
-        tool: Arc<str>,
+        tool: crate::tool::ToolName,
         states: StateMap,
         cancel: CancellationToken,
         sink: Option<Arc<dyn ClientChannel>>,

@@ -30,7 +30,7 @@ use crate::ErrorKind;
 #[derive(Clone, Default)]
 pub struct ConcurrencyLimit {
     default: Option<u32>,
-    slots: Arc<Mutex<HashMap<Arc<str>, Arc<Semaphore>>>>,
+    slots: Arc<Mutex<HashMap<crate::tool::ToolName, Arc<Semaphore>>>>,
 }
 
 impl ConcurrencyLimit {
@@ -62,7 +62,7 @@ impl ConcurrencyLimit {
     }
 
     /// The slots of the tool named `name` with a limit of `limit`.
-    fn slots(&self, name: &Arc<str>, limit: u32) -> Arc<Semaphore> {
+    fn slots(&self, name: &crate::tool::ToolName, limit: u32) -> Arc<Semaphore> {
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(slots) = slots.get(name) {
             return slots.clone();

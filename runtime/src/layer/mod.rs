@@ -52,7 +52,6 @@ mod rate;
 
 use std::any::Any;
 use std::convert::Infallible;
-use std::sync::Arc;
 
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResponse, CallToolResult, JsonObject};
@@ -72,6 +71,7 @@ pub use rate::{Limited, RateLimit, Rates, UnknownRates};
 /// ```
 pub use tower;
 
+use crate::tool::ToolRef;
 use crate::{Caller, ErrorKind, META_ERROR, ToolInfo};
 
 /// The rest of the pipeline, as a layer wraps it.
@@ -79,7 +79,7 @@ pub type CallService = tower::util::BoxCloneSyncService<Call, CallResult, Infall
 
 /// One tool call, as a layer sees it: resolved and allowed, not yet confirmed or run.
 pub struct Call {
-    pub(crate) tool: Arc<ToolInfo>,
+    pub(crate) tool: ToolRef,
     pub(crate) caller: Caller,
     pub(crate) arguments: Option<JsonObject>,
     /// It is answered with a task's handle, and its tool runs after (`#[tool(task)]`).

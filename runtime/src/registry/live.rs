@@ -9,7 +9,7 @@ use arc_swap::ArcSwap;
 
 use super::Registry;
 use crate::Error;
-use crate::tool::{Tool, ToolInfo};
+use crate::tool::{Tool, ToolRef};
 
 /// What hears that a live registry changed (a server, for its sessions).
 pub(crate) trait Listener: Send + Sync {
@@ -85,7 +85,7 @@ impl RegistryHandle {
     }
 
     /// The tool named `name` in the set as it is now.
-    pub(crate) fn tool(&self, name: &str) -> Option<Arc<ToolInfo>> {
+    pub(crate) fn tool(&self, name: &str) -> Option<ToolRef> {
         self.shared.current.load().shared(name).cloned()
     }
 

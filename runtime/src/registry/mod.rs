@@ -19,7 +19,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::Error;
 use crate::tool::def::ToolDef;
-use crate::tool::{SchemaCache, Tool, ToolInfo};
+use crate::tool::{SchemaCache, Tool, ToolInfo, ToolName, ToolRef};
 use items::Items;
 
 /// A set of tools, resources and prompts, sorted by name (resources by URI), with their
@@ -37,10 +37,13 @@ use items::Items;
 /// ```
 #[derive(Clone, Default)]
 pub struct Registry {
+    /// As calls hold them (a `#[tool]` of the program without counting references).
+    held: Vec<ToolRef>,
+    /// The same, as [`Registry::tools`] gives them.
     tools: Vec<Arc<ToolInfo>>,
     /// By name. A fixed-seed fast hash: lookups insert nothing, and a name is inserted only
     /// by the program (a `#[tool]`, or a `Tool` it adds).
-    index: HashMap<Arc<str>, usize, foldhash::fast::FixedState>,
+    index: HashMap<ToolName, usize, foldhash::fast::FixedState>,
     /// Resources, templates and prompts.
     items: Items,
     /// What list cursors are checked against (`cursor.rs`).
@@ -72,11 +75,12 @@ impl Registry {
         let mut defs: Vec<&'static ToolDef> = defs.into_iter().collect();
         defs.sort_by(|a, b| (a.name, a.file, a.line).cmp(&(b.name, b.file, b.line)));
         let mut schemas = SchemaCache::default();
-        let tools: Vec<Arc<ToolInfo>> = defs
+        // The program's registry lives as long as the program: its tools are kept.
+        let held: Vec<ToolRef> = defs
             .into_iter()
-            .map(|def| Arc::new(ToolInfo::new(def, &mut schemas)))
+            .map(|def| ToolRef::kept(Arc::new(ToolInfo::new(def, &mut schemas))))
             .collect();
-        if let Some(pair) = tools.windows(2).find(|w| w[0].name() == w[1].name()) {
+        if let Some(pair) = held.windows(2).find(|w| w[0].name() == w[1].name()) {
             return Err(Conflict {
                 tool: Some(pair[0].name().to_owned()),
                 what: format!("two tools are named '{}'", pair[0].name()),
@@ -87,7 +91,8 @@ impl Registry {
         }
         let items = Items::build()?;
         Ok(Registry {
-            tools,
+            held,
+            tools: Vec::new(),
             index: HashMap::default(),
             items,
             fingerprint: 0,
@@ -97,8 +102,9 @@ impl Registry {
 
     /// The index and the fingerprint, after the tools changed.
     fn reindexed(mut self) -> Registry {
+        self.tools = self.held.iter().map(|t| t.arc().clone()).collect();
         self.index = self
-            .tools
+            .held
             .iter()
             .enumerate()
             .map(|(i, t)| (t.shared_name().clone(), i))
@@ -163,7 +169,7 @@ impl Registry {
     pub fn add_shared(&mut self, tool: Arc<dyn Tool>) -> Result<(), Error> {
         let info = ToolInfo::of_tool(tool, &mut SchemaCache::default())
             .map_err(|why| Error::config("tool", why))?;
-        self.insert(Arc::new(info))
+        self.insert(ToolRef::Shared(Arc::new(info)))
     }
 
     /// `self` with the tool added (see [`Registry::add_tool`]).
@@ -178,7 +184,7 @@ impl Registry {
     }
 
     /// Inserts `tool` in its place by name, or says which tool holds the name.
-    fn insert(&mut self, tool: Arc<ToolInfo>) -> Result<(), Error> {
+    fn insert(&mut self, tool: ToolRef) -> Result<(), Error> {
         if let Some(held) = self.get(tool.name()) {
             return Err(Error::DuplicateTool {
                 name: tool.name().to_owned(),
@@ -186,8 +192,8 @@ impl Registry {
                 second: tool.described(),
             });
         }
-        let at = self.tools.partition_point(|t| t.name() < tool.name());
-        self.tools.insert(at, tool);
+        let at = self.held.partition_point(|t| t.name() < tool.name());
+        self.held.insert(at, tool);
         *self = std::mem::take(self).reindexed();
         Ok(())
     }
@@ -200,9 +206,9 @@ impl Registry {
     /// ```
     pub fn remove_tool(&mut self, name: &str) -> Option<Arc<ToolInfo>> {
         let at = *self.index.get(name)?;
-        let removed = self.tools.remove(at);
+        let removed = self.held.remove(at);
         *self = std::mem::take(self).reindexed();
-        Some(removed)
+        Some(removed.arc().clone())
     }
 
     /// Keeps only the tools `keep` accepts (resources and prompts stay).
@@ -214,7 +220,7 @@ impl Registry {
     /// assert!(read_only.tools().iter().all(|t| t.hints().read_only));
     /// ```
     pub fn retain_tools(mut self, mut keep: impl FnMut(&ToolInfo) -> bool) -> Registry {
-        self.tools.retain(|tool| keep(tool));
+        self.held.retain(|tool| keep(tool));
         self.reindexed()
     }
 
@@ -229,7 +235,7 @@ impl Registry {
     /// assert!(toolsmith::registry().is_empty() || err.is_err());
     /// ```
     pub fn merge(mut self, other: Registry) -> Result<Registry, Error> {
-        for tool in other.tools {
+        for tool in other.held {
             self.insert(tool)?;
         }
         self.items = Items::merged(&self.items, &other.items).map_err(Conflict::into_error)?;
@@ -246,13 +252,13 @@ impl Registry {
     /// assert!(registry.tools().iter().all(|t| t.name().starts_with("notes_")));
     /// ```
     pub fn prefixed(mut self, prefix: &str) -> Result<Registry, Error> {
-        let mut tools = Vec::with_capacity(self.tools.len());
-        for tool in &self.tools {
+        let mut held = Vec::with_capacity(self.held.len());
+        for tool in &self.held {
             let name = format!("{prefix}{}", tool.name());
             crate::tool::check_tool_name(&name).map_err(|why| Error::config("tool", why))?;
-            tools.push(Arc::new(tool.renamed(name)));
+            held.push(ToolRef::Shared(Arc::new(tool.renamed(name))));
         }
-        self.tools = tools;
+        self.held = held;
         Ok(self.reindexed())
     }
 
@@ -275,9 +281,9 @@ impl Registry {
         self.shared(name).map(|t| &**t)
     }
 
-    /// The tool named `name`, shared (a call holds it while it runs).
-    pub(crate) fn shared(&self, name: &str) -> Option<&Arc<ToolInfo>> {
-        self.index.get(name).map(|&i| &self.tools[i])
+    /// The tool named `name`, as a call holds it while it runs.
+    pub(crate) fn shared(&self, name: &str) -> Option<&ToolRef> {
+        self.index.get(name).map(|&i| &self.held[i])
     }
 
     /// How many tools there are.

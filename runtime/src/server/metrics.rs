@@ -10,6 +10,8 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use super::Server;
 use super::adapter::ToolServer;
 use super::builder::MetricsConfig;
+use std::sync::Arc;
+
 use crate::Error;
 use crate::metrics::{Metrics, Upkeep};
 use crate::transport::http::metrics::{Exposure, serve_apart};
@@ -162,7 +164,7 @@ impl MetricsConfig {
 fn start_metrics(handler: &mut ToolServer) -> (Metrics, Upkeep) {
     let registry = handler.pipeline.registry.clone();
     let tools = registry.current();
-    let names = tools.tools().iter().map(|t| t.shared_name().clone());
+    let names = tools.tools().iter().map(|t| Arc::from(t.name()));
     let known = handler.live.then(|| {
         let registry = registry.clone();
         Box::new(move |name: &str| registry.load().get(name).is_some()) as crate::metrics::Known

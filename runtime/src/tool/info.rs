@@ -39,7 +39,7 @@ pub const META_TAGS: &str = "dev.toolsmith/tags";
 /// }
 /// ```
 pub struct ToolInfo {
-    name: Arc<str>,
+    name: ToolName,
     run: Run,
     tool: Tool,
     hints: Hints,
@@ -198,7 +198,7 @@ impl ToolInfo {
         };
         ToolInfo {
             tool: parts.mcp_tool(),
-            name: Arc::from(def.name),
+            name: ToolName::Static(def.name),
             run: Run::Declared(def),
             hints: def.hints,
             category: def.category.map(str::to_owned),
@@ -278,7 +278,7 @@ impl ToolInfo {
         let (icons, tags) = (parts.icons, parts.tags);
         Ok(ToolInfo {
             tool: mcp,
-            name: Arc::from(name),
+            name: ToolName::Shared(Arc::from(name)),
             hints: tool.hints(),
             category,
             tags,
@@ -302,7 +302,7 @@ impl ToolInfo {
         let mut tool = self.tool.clone();
         tool.name = name.clone().into();
         ToolInfo {
-            name: Arc::from(name),
+            name: ToolName::Shared(Arc::from(name)),
             run: self.run.clone(),
             tool,
             hints: self.hints,
@@ -332,8 +332,8 @@ impl ToolInfo {
         &self.name
     }
 
-    /// The name, shared (a call's context keeps it).
-    pub(crate) fn shared_name(&self) -> &Arc<str> {
+    /// The name, as a call carries it (its context, its log line).
+    pub(crate) fn shared_name(&self) -> &ToolName {
         &self.name
     }
 
@@ -661,5 +661,8 @@ impl std::fmt::Debug for ToolInfo {
     }
 }
 
+mod held;
 #[cfg(test)]
 mod tests;
+
+pub(crate) use held::{ToolName, ToolRef};

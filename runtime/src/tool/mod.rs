@@ -26,7 +26,7 @@ pub use content::{Audio, Content, EmbeddedResource, Image, Linked, ResourceLink,
 pub use def::TaskSupport;
 pub use dynamic::{Tool, ToolFuture};
 pub use hints::{Hints, InferredHints, infer_hints};
-pub(crate) use info::SchemaCache;
 pub use info::{META_CATEGORY, META_TAGS, ToolInfo};
+pub(crate) use info::{SchemaCache, ToolName, ToolRef};
 pub(crate) use names::check_tool_name;
 pub use scopes::{Required, ScopeNames};

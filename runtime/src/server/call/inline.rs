@@ -8,10 +8,12 @@ use std::cell::Cell;
 use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
+
+use crate::tool::ToolName;
 
 /// How long an async tool's first step may take before its later calls run on a thread of
 /// their own. Measured with the coarse clock (a few ms of resolution, a fraction of the cost
@@ -36,12 +38,12 @@ pub(crate) enum Started<F: Future> {
 
 thread_local! {
     /// The tool whose call the pipeline started on this thread, during a first step.
-    static STARTED: Cell<Option<Arc<str>>> = const { Cell::new(None) };
+    static STARTED: Cell<Option<ToolName>> = const { Cell::new(None) };
 }
 
 /// The pipeline names the tool whose call it starts: a first step that runs past
 /// [`INLINE_BUDGET`] is then put down to that tool (see [`Blocking::start`]).
-pub(crate) fn started(tool: &Arc<str>) {
+pub(crate) fn started(tool: &ToolName) {
     STARTED.set(Some(tool.clone()));
 }
 

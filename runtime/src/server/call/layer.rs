@@ -14,8 +14,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::ask::Retry;
 use super::{Answer, CallLog, CallSetup, Pipeline};
-use crate::ToolInfo;
 use crate::layer::{Call, CallResult, CallService};
+use crate::tool::ToolRef;
 
 /// One layer, as the server keeps it: wraps a service in itself.
 pub(crate) type Wrap = Arc<dyn Fn(CallService) -> CallService + Send + Sync>;
@@ -71,7 +71,7 @@ impl Pipeline {
     /// Steps 3 to 6 through the layers.
     pub(super) fn through_layers(
         &self,
-        tool: Arc<ToolInfo>,
+        tool: ToolRef,
         arguments: Option<JsonObject>,
         retry: Retry,
         cancel: CancellationToken,

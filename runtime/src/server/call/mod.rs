@@ -65,6 +65,7 @@ use tokio_util::task::TaskTracker;
 
 use super::{Confirm, Policy};
 use crate::context::{CallContext, ClientChannel, SessionLevel, StateMap};
+use crate::tool::ToolRef;
 use crate::tool::output::Outcome;
 use crate::{Caller, ErrorKind, LogLevel, RegistryHandle, TaskSupport, ToolInfo};
 use ask::{Gate, Retry};
@@ -312,7 +313,7 @@ impl Pipeline {
 
     /// Steps 1 to 3: the tool to run, or the answer that ends the call before it runs.
     /// (Boxed: the answer is large, and rare.)
-    fn admit(&self, name: &str, caller: &Caller) -> Result<Arc<ToolInfo>, Box<Answer>> {
+    fn admit(&self, name: &str, caller: &Caller) -> Result<ToolRef, Box<Answer>> {
         // 1. resolve
         let Some(tool) = self.registry.tool(name) else {
             return Err(Box::new(Err(unknown_tool(name))));
@@ -348,7 +349,7 @@ impl Pipeline {
     /// another keeps its own copy of what it moved in).
     fn dispatch(
         &self,
-        tool: Arc<ToolInfo>,
+        tool: ToolRef,
         arguments: Option<JsonObject>,
         retry: Retry,
         cancel: CancellationToken,
@@ -366,7 +367,7 @@ impl Pipeline {
     /// Steps 4 to 6 of an ordinary call (see `dispatch`).
     fn dispatch_now(
         &self,
-        tool: Arc<ToolInfo>,
+        tool: ToolRef,
         arguments: Option<JsonObject>,
         retry: Retry,
         cancel: CancellationToken,
@@ -381,13 +382,12 @@ impl Pipeline {
         let mut context = self.context(tool.shared_name().clone(), &cancel, setup);
         context.inquiry = rounds.as_ref().map(|rounds| rounds.inquiry.clone());
         let timeout = tool.timeout();
-        let invoked = tool.clone();
-        let invoke = move |context: &CallContext| invoked.invoke(arguments, context);
         let run = async move {
             let target = Target {
                 kind: "tool",
                 name: tool.name(),
             };
+            let invoke = |context: &CallContext| tool.invoke(arguments, context);
             let outcome =
                 engine::run(target, invoke, timeout, context, cancel, &self.pool, gate).await;
             (tool, outcome)
@@ -430,7 +430,7 @@ impl Pipeline {
     /// and resource notifications.
     pub(super) fn context(
         &self,
-        name: Arc<str>,
+        name: crate::tool::ToolName,
         cancel: &CancellationToken,
         setup: CallSetup,
     ) -> CallContext {

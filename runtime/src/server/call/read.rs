@@ -159,7 +159,11 @@ impl Pipeline {
         cancel: CancellationToken,
         setup: CallSetup,
     ) -> impl Future<Output = Option<Outcome>> + Send + 'a {
-        let context = self.context(Arc::from(item.target.name), &cancel, setup);
+        let context = self.context(
+            crate::tool::ToolName::Static(item.target.name),
+            &cancel,
+            setup,
+        );
         let (params, expected, invoke) = (item.params, item.expected, item.invoke);
         let call = move |context: &CallContext| {
             invoke(Arguments::new(arguments, params, &expected), context)

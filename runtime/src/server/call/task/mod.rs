@@ -33,6 +33,7 @@ use crate::task::{
     DEFAULT_MAX_TASKS, DEFAULT_MAX_TASKS_PER_CALLER, MemoryStore, TaskEnd, TaskStatus, TaskStore,
     error_object, now_ms,
 };
+use crate::tool::ToolRef;
 use crate::tool::output::Outcome;
 use keeper::{Admitted, Runs};
 use start::TaskChannel;
@@ -139,7 +140,7 @@ impl Tasks {
     async fn run(
         self: Arc<Self>,
         id: String,
-        tool: Arc<ToolInfo>,
+        tool: ToolRef,
         run: impl Future<Output = Option<Outcome>> + Send + 'static,
         progress: Arc<TaskChannel>,
         admitted: Admitted,

@@ -20,6 +20,7 @@ use crate::server::call::log::CallLog;
 use crate::server::call::outcome::{error_result, tool_result};
 use crate::server::call::{Answer, CallSetup, Pipeline};
 use crate::task::{TaskProgress, TaskRecord, now_ms};
+use crate::tool::ToolRef;
 use crate::{ErrorKind, TaskSupport, ToolInfo};
 
 /// A task's id: 128 random bits, so that nobody guesses another's.
@@ -110,7 +111,7 @@ impl Pipeline {
     /// declared the extension, else an ordinary call (or, `task = "required"`, a refusal).
     pub(in crate::server::call) fn dispatch_task(
         &self,
-        tool: Arc<ToolInfo>,
+        tool: ToolRef,
         arguments: Option<JsonObject>,
         retry: Retry,
         cancel: CancellationToken,
@@ -137,7 +138,7 @@ impl Pipeline {
     /// first (invalid arguments, a confirmation refused or to ask, the store failing).
     async fn start_task(
         &self,
-        tool: Arc<ToolInfo>,
+        tool: ToolRef,
         arguments: Option<JsonObject>,
         retry: Retry,
         cancel: CancellationToken,

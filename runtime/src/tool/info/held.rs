@@ -1,0 +1,83 @@
+//! How a call holds a registered tool and its name without counting references on the fast
+//! path: a `#[tool]` of the program's registry lives as long as the program, so it is held by
+//! a `'static` reference (a copy, no atomic operation shared by every call of the tool); a
+//! tool added at run time is held by an `Arc`.
+
+use std::ops::Deref;
+use std::sync::Arc;
+
+use super::ToolInfo;
+
+/// A registered tool, as a registry keeps it and a call holds it.
+#[derive(Clone)]
+pub(crate) enum ToolRef {
+    /// Made once for the life of the program (the registry of every `#[tool]`).
+    Kept(&'static Arc<ToolInfo>),
+    /// Made at run time: a `Tool` added, or a tool renamed by a prefix.
+    Shared(Arc<ToolInfo>),
+}
+
+impl ToolRef {
+    /// `tool`, kept for the life of the program (each tool of the program's registry, once).
+    pub(crate) fn kept(tool: Arc<ToolInfo>) -> ToolRef {
+        ToolRef::Kept(Box::leak(Box::new(tool)))
+    }
+
+    pub(crate) fn arc(&self) -> &Arc<ToolInfo> {
+        match self {
+            ToolRef::Kept(tool) => tool,
+            ToolRef::Shared(tool) => tool,
+        }
+    }
+}
+
+impl Deref for ToolRef {
+    type Target = ToolInfo;
+
+    fn deref(&self) -> &ToolInfo {
+        self.arc()
+    }
+}
+
+/// A tool's name as a call carries it (its context, its log line): a `#[tool]`'s is
+/// `'static`, one made at run time shared.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum ToolName {
+    Static(&'static str),
+    Shared(Arc<str>),
+}
+
+impl Deref for ToolName {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            ToolName::Static(name) => name,
+            ToolName::Shared(name) => name,
+        }
+    }
+}
+
+impl std::fmt::Display for ToolName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self)
+    }
+}
+
+impl std::borrow::Borrow<str> for ToolName {
+    fn borrow(&self) -> &str {
+        self
+    }
+}
+
+impl From<&'static str> for ToolName {
+    fn from(name: &'static str) -> Self {
+        ToolName::Static(name)
+    }
+}
+
+impl From<String> for ToolName {
+    fn from(name: String) -> Self {
+        ToolName::Shared(name.into())
+    }
+}
