@@ -40,8 +40,9 @@ impl Deref for ToolRef {
 }
 
 /// A tool's name as a call carries it (its context, its log line): a `#[tool]`'s is
-/// `'static`, one made at run time shared.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// `'static`, one made at run time shared. Compared and hashed as the `str` it is, so that a
+/// map keyed by names is looked up by a `&str`.
+#[derive(Clone, Debug)]
 pub(crate) enum ToolName {
     Static(&'static str),
     Shared(Arc<str>),
@@ -55,6 +56,20 @@ impl Deref for ToolName {
             ToolName::Static(name) => name,
             ToolName::Shared(name) => name,
         }
+    }
+}
+
+impl PartialEq for ToolName {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for ToolName {}
+
+impl std::hash::Hash for ToolName {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (**self).hash(state);
     }
 }
 
@@ -79,5 +94,25 @@ impl From<&'static str> for ToolName {
 impl From<String> for ToolName {
     fn from(name: String) -> Self {
         ToolName::Shared(name.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::ToolName;
+
+    #[test]
+    fn a_name_is_found_by_its_str_whichever_way_it_is_held() {
+        let names: HashMap<ToolName, u8> = [
+            (ToolName::Static("search_notes"), 1),
+            (ToolName::from("late_tool".to_owned()), 2),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(names.get("search_notes"), Some(&1));
+        assert_eq!(names.get("late_tool"), Some(&2));
+        assert_eq!(ToolName::Static("x"), ToolName::from("x".to_owned()));
     }
 }
