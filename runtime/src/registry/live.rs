@@ -85,6 +85,7 @@ impl RegistryHandle {
     }
 
     /// The tool named `name` in the set as it is now.
+    #[inline]
     pub(crate) fn tool(&self, name: &str) -> Option<ToolRef> {
         self.shared.current.load().shared(name).cloned()
     }

@@ -282,6 +282,7 @@ impl Registry {
     }
 
     /// The tool named `name`, as a call holds it while it runs.
+    #[inline]
     pub(crate) fn shared(&self, name: &str) -> Option<&ToolRef> {
         self.index.get(name).map(|&i| &self.held[i])
     }

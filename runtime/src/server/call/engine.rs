@@ -130,6 +130,7 @@ async fn execute(
 
 /// Makes the invocation with `invoke`, panics caught: the outcome instead when its
 /// arguments are invalid or making it panicked.
+#[inline]
 pub(crate) fn invocation(
     invoke: impl FnOnce(&CallContext) -> Invocation,
     context: &CallContext,

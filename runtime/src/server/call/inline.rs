@@ -50,6 +50,7 @@ pub(crate) fn started(tool: &ToolName) {
 impl Blocking {
     /// Runs `work`'s first step here, unless its tool `blocks` (see [`Blocking::blocks`]). A
     /// first step past [`INLINE_BUDGET`] marks the tool the pipeline started in it.
+    #[inline]
     pub(crate) fn start<F: Future>(&self, blocks: bool, work: F) -> Started<F> {
         let mut work = Box::pin(work);
         if blocks {

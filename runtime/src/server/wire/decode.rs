@@ -83,6 +83,7 @@ impl Revision {
 ///
 /// Everything a call carries, `inputResponses` and `requestState` included, reaches the call
 /// pipeline as it came: no way in drops a field.
+#[inline]
 pub(crate) fn fast_request(message: &[u8], notices: bool) -> Option<FastRequest> {
     let (id, method, params) = envelope(message)?;
     match method {

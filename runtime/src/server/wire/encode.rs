@@ -13,6 +13,7 @@ type Answer = Result<CallToolResponse, ErrorData>;
 /// The response to request `id` carrying `answer`. `modern` is a revision of 2026-07-28 or
 /// later, which has `resultType` and caching hints; earlier revisions get the shape they
 /// know, and an answer that needs input from the client becomes an error, as rmcp does.
+#[inline]
 pub(crate) fn response(
     id: RequestId,
     answer: Answer,

@@ -23,6 +23,7 @@ impl ToolRef {
         ToolRef::Kept(Box::leak(Box::new(tool)))
     }
 
+    #[inline]
     pub(crate) fn arc(&self) -> &Arc<ToolInfo> {
         match self {
             ToolRef::Kept(tool) => tool,
@@ -34,6 +35,7 @@ impl ToolRef {
 impl Deref for ToolRef {
     type Target = ToolInfo;
 
+    #[inline]
     fn deref(&self) -> &ToolInfo {
         self.arc()
     }
