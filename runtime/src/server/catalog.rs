@@ -107,7 +107,13 @@ impl Catalogs {
     /// The catalog of the registry as it is now: made again when the registry changed since
     /// the last one (by the first request to see it; two at once may both make it).
     pub(crate) fn now(&self) -> Arc<Catalog> {
-        let catalog = self.current.load_full();
+        arc_swap::Guard::into_inner(self.peek())
+    }
+
+    /// [`Catalogs::now`] without counting a reference (a look within one request's step:
+    /// nothing shared by every request is written).
+    pub(crate) fn peek(&self) -> arc_swap::Guard<Arc<Catalog>> {
+        let catalog = self.current.load();
         let registry = self.registry.load();
         if Arc::ptr_eq(&catalog.registry, &registry) {
             return catalog;
@@ -117,8 +123,8 @@ impl Catalogs {
             &self.policy,
             self.page_size,
         ));
-        self.current.store(fresh.clone());
-        fresh
+        self.current.store(fresh);
+        self.current.load()
     }
 }
 

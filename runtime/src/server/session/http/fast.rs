@@ -60,7 +60,8 @@ impl FastPath for HttpFastPath {
         if headers.modern
             && (headers.method != Some(method)
                 || name.is_some_and(|name| {
-                    headers.name != Some(name) || self.server.catalog().param_headers.contains(name)
+                    headers.name != Some(name)
+                        || self.server.catalogs.peek().param_headers.contains(name)
                 }))
         {
             return None;
