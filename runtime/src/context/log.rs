@@ -111,7 +111,7 @@ impl SessionLevel {
 /// ```
 #[derive(Clone)]
 pub struct ClientLog {
-    pub(crate) target: Option<(Notifier, SessionLevel, crate::tool::ToolName)>,
+    pub(crate) target: Option<(Notifier, SessionLevel, super::ToolName)>,
 }
 
 impl ClientLog {

@@ -15,6 +15,7 @@ mod channel;
 mod elicit;
 pub(crate) mod inquiry;
 mod log;
+mod name;
 mod params;
 mod resources;
 
@@ -42,6 +43,7 @@ pub use elicit::{AskError, Elicit, Elicitation, Sample};
 pub(crate) use inquiry::Inquiry;
 pub(crate) use log::SessionLevel;
 pub use log::{ClientLog, LogLevel};
+pub(crate) use name::ToolName;
 pub use params::{Cancellation, Progress, State};
 pub use resources::Resources;
 pub(crate) use resources::Updates;
@@ -121,7 +123,7 @@ impl StateMap {
 /// [`Tool`](crate::Tool) made by hand takes what a `#[tool]` takes as a parameter with
 /// [`CallContext::extract`].
 pub struct CallContext {
-    pub(crate) tool: crate::tool::ToolName,
+    pub(crate) tool: ToolName,
     pub(crate) states: StateMap,
     pub(crate) cancel: CancellationToken,
     pub(crate) progress_token: Option<ProgressToken>,
@@ -143,7 +145,7 @@ pub struct CallContext {
 
 impl CallContext {
     pub(crate) fn new(
-        tool: crate::tool::ToolName,
+        tool: ToolName,
         states: StateMap,
         cancel: CancellationToken,
         sink: Option<Arc<dyn ClientChannel>>,

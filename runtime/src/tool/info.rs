@@ -665,4 +665,5 @@ mod held;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use held::{ToolName, ToolRef};
+pub(crate) use crate::context::ToolName;
+pub(crate) use held::ToolRef;
