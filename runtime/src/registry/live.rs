@@ -170,28 +170,27 @@ impl RegistryHandle {
 
     /// `listener` hears every change until it is dropped.
     pub(crate) fn listen(&self, listener: Weak<dyn Listener>) {
+        self.listeners().push(listener);
+    }
+
+    /// Tells every listener still there (outside the lock: a listener may read the set).
+    fn tell(&self) {
+        let listeners: Vec<Arc<dyn Listener>> =
+            self.listeners().iter().filter_map(Weak::upgrade).collect();
+        for listener in listeners {
+            listener.changed();
+        }
+    }
+
+    /// The listeners, those dropped since forgotten.
+    fn listeners(&self) -> std::sync::MutexGuard<'_, Vec<Weak<dyn Listener>>> {
         let mut listeners = self
             .shared
             .listeners
             .lock()
             .unwrap_or_else(|e| e.into_inner());
         listeners.retain(|l| l.strong_count() > 0);
-        listeners.push(listener);
-    }
-
-    fn tell(&self) {
-        let listeners: Vec<Arc<dyn Listener>> = {
-            let mut listeners = self
-                .shared
-                .listeners
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            listeners.retain(|l| l.strong_count() > 0);
-            listeners.iter().filter_map(Weak::upgrade).collect()
-        };
-        for listener in listeners {
-            listener.changed();
-        }
+        listeners
     }
 }
 
