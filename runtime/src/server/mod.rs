@@ -196,14 +196,17 @@ impl Server {
     /// The handler of this server, once every tool's `State<T>` needs are met.
     pub(crate) fn handler(self) -> Result<ToolServer, Error> {
         self.checked_registry()?;
-        let mut server = self.handler_unchecked()?;
-        server.pipeline.states_checked = true;
-        Ok(server)
+        self.handler_with(true)
     }
 
     /// The handler of this server even when a tool's state is missing (the test client): a
     /// call of that tool is answered with an error result that names the state.
     pub(crate) fn handler_unchecked(self) -> Result<ToolServer, Error> {
+        self.handler_with(false)
+    }
+
+    /// The handler, its pipeline made once from the finished configuration.
+    fn handler_with(self, states_checked: bool) -> Result<ToolServer, Error> {
         let handle = self.served()?;
         let live = self.is_live();
         let registry = handle.current();
@@ -232,21 +235,17 @@ impl Server {
             })?,
             None => call::seal::Seal::random(ttl).map_err(|why| Error::config("state key", why))?,
         };
-        let mut server = ToolServer::new(
-            (handle, live),
-            implementation,
-            self.policy,
-            self.page_size.unwrap_or(DEFAULT_TOOLS_LIST_PAGE_SIZE),
-            self.states,
-            CallPool::new(self.max_sync_calls.unwrap_or(DEFAULT_MAX_SYNC_CALLS)),
-            seal,
-        );
-        if let Some(ttl) = self.list_ttl {
-            server.list_ttl_ms = ttl.as_millis().try_into().unwrap_or(u64::MAX);
+        for (what, duration) in [
+            ("task TTL", self.tasks.ttl),
+            ("task lease", self.tasks.lease),
+            ("task poll interval", self.tasks.poll),
+        ] {
+            if duration.is_some_and(|d| d.is_zero()) {
+                return Err(Error::config(what, "give a duration above zero"));
+            }
         }
-        server.pipeline.confirm = self.confirm;
         let mut layers = self.layers;
-        let mut task_limit = None;
+        let mut tasks = call::task::Tasks::new(&self.tasks);
         // A live set may gain a tool that has a limit.
         if live
             || registry
@@ -257,25 +256,31 @@ impl Server {
             // Innermost, after every layer of the program's: a call waits for a slot only
             // once nothing refuses it.
             let limit = crate::layer::ConcurrencyLimit::new();
-            task_limit = Some(limit.clone());
+            tasks.limit = Some(limit.clone());
             layers.push(std::sync::Arc::new(move |inner| {
                 crate::layer::CallService::new(tower::Layer::layer(&limit, inner))
             }));
         }
-        server.pipeline.layers = std::sync::Arc::new(call::layer::Layers::new(layers));
-        server.pipeline.random_seal = self.state_key.is_none();
-        for (what, duration) in [
-            ("task TTL", self.tasks.ttl),
-            ("task lease", self.tasks.lease),
-            ("task poll interval", self.tasks.poll),
-        ] {
-            if duration.is_some_and(|d| d.is_zero()) {
-                return Err(Error::config(what, "give a duration above zero"));
-            }
-        }
-        let mut tasks = call::task::Tasks::new(&self.tasks);
-        tasks.limit = task_limit;
-        server.pipeline.tasks = std::sync::Arc::new(tasks);
+        let parts = call::Parts {
+            registry: handle,
+            policy: std::sync::Arc::new(self.policy),
+            states: self.states,
+            states_checked,
+            pool: CallPool::new(self.max_sync_calls.unwrap_or(DEFAULT_MAX_SYNC_CALLS)),
+            seal,
+            random_seal: self.state_key.is_none(),
+            confirm: self.confirm,
+            layers: call::layer::Layers::new(layers),
+            tasks,
+        };
+        let list_ttl = self.list_ttl.unwrap_or(DEFAULT_LIST_TTL);
+        let server = ToolServer::new(
+            parts,
+            live,
+            implementation,
+            self.page_size.unwrap_or(DEFAULT_TOOLS_LIST_PAGE_SIZE),
+            list_ttl.as_millis().try_into().unwrap_or(u64::MAX),
+        );
         warn_rerun(&registry);
         Ok(server)
     }

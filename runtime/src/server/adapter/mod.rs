@@ -31,14 +31,12 @@ use std::future::Future;
 
 use tokio_util::sync::CancellationToken;
 
-use super::Policy;
-use super::call::pool::CallPool;
 use super::call::{Answer, CallSetup, Pipeline, Way};
 use super::catalog::{Catalog, Catalogs};
 use super::subscriptions::Subscriptions;
 use crate::Caller;
-use crate::context::{ClientChannel, SessionLevel, StateMap};
-use crate::{LogLevel, RegistryHandle};
+use crate::LogLevel;
+use crate::context::{ClientChannel, SessionLevel};
 
 /// The server's tools as rmcp's service and the fast paths see them: every request about
 /// tools is answered from the registry as it is then (its [`Catalog`]), every call through
@@ -78,16 +76,18 @@ fn next_session() -> u64 {
 }
 
 impl ToolServer {
-    /// The server of the tool set `registry` (`live`: it may change while serving).
+    /// The server of the pipeline made of `parts` (`live`: its tool set may change while
+    /// serving), reporting `implementation`, listing `page_size` tools a page that clients
+    /// may keep `list_ttl_ms`.
     pub(crate) fn new(
-        (registry, live): (RegistryHandle, bool),
+        parts: super::call::Parts,
+        live: bool,
         implementation: Implementation,
-        policy: Policy,
         page_size: usize,
-        states: StateMap,
-        pool: CallPool,
-        seal: super::call::seal::Seal,
+        list_ttl_ms: u64,
     ) -> Self {
+        let registry = parts.registry.clone();
+        let policy = parts.policy.clone();
         let current = registry.current();
         let builder = ServerCapabilities::builder()
             .enable_tools()
@@ -106,27 +106,24 @@ impl ToolServer {
         }
         items::capabilities(&current, &mut capabilities, true);
         let info = ServerConfig::new(capabilities).with_server_info(implementation);
-        let policy = Arc::new(policy);
-        let catalogs = Arc::new(Catalogs::new(registry.clone(), policy.clone(), page_size));
+        let catalogs = Arc::new(Catalogs::new(registry.clone(), policy, page_size));
         let subscriptions: Arc<Subscriptions> = Arc::default();
         if live {
             let listener: Arc<dyn crate::registry::Listener> = subscriptions.clone();
             registry.listen(Arc::downgrade(&listener));
         }
-        let mut pipeline = Pipeline::new(registry, policy, states, pool, seal);
-        if !current.resources().is_empty() {
-            pipeline.updates = Some(subscriptions.clone());
-        }
+        let updates = (!current.resources().is_empty())
+            .then(|| subscriptions.clone() as Arc<dyn crate::context::Updates>);
         ToolServer {
             info: Arc::new(info),
-            pipeline,
+            pipeline: Pipeline::new(parts, updates),
             catalogs,
             page_size,
             level: SessionLevel::default(),
             notices: None,
             #[cfg(feature = "http")]
             sessions: false,
-            list_ttl_ms: super::catalog::DEFAULT_LIST_TTL.as_millis() as u64,
+            list_ttl_ms,
             live,
             session: Arc::new(crate::server::subscriptions::SessionGuard::new(
                 next_session(),

@@ -187,7 +187,9 @@ pub(crate) struct Pipeline {
     pub(crate) confirm: Confirm,
     /// The key of the request states of calls that ask on 2026-07-28.
     pub(crate) seal: Arc<Seal>,
-    /// The key is this process's own (no `state_key` was given).
+    /// The key is this process's own (no `state_key` was given): over HTTP, replicas are told
+    /// they need a shared one.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) random_seal: bool,
     /// Where `Resources` notifications go: the server's subscriptions.
     pub(crate) updates: Option<Arc<dyn crate::context::Updates>>,
@@ -200,32 +202,57 @@ pub(crate) struct Pipeline {
     pub(crate) tasks: Arc<task::Tasks>,
 }
 
+/// What a pipeline is made of, all gathered before it is made: nothing of the configuration
+/// is set on it afterwards (what only a way in knows, the scopes of a guarded HTTP endpoint
+/// and the metrics it records into, is given by that way in).
+pub(crate) struct Parts {
+    pub(crate) registry: RegistryHandle,
+    pub(crate) policy: Arc<Policy>,
+    pub(crate) states: StateMap,
+    /// Every tool's states were checked when the server was made.
+    pub(crate) states_checked: bool,
+    pub(crate) pool: CallPool,
+    pub(crate) seal: Seal,
+    /// The key is this process's own (no `state_key` was given).
+    pub(crate) random_seal: bool,
+    pub(crate) confirm: Confirm,
+    pub(crate) layers: layer::Layers,
+    pub(crate) tasks: task::Tasks,
+}
+
 impl Pipeline {
-    pub(crate) fn new(
-        registry: RegistryHandle,
-        policy: Arc<Policy>,
-        states: StateMap,
-        pool: CallPool,
-        seal: Seal,
-    ) -> Self {
+    /// The pipeline of `parts`, whose `Resources` notifications go to `updates`.
+    pub(crate) fn new(parts: Parts, updates: Option<Arc<dyn crate::context::Updates>>) -> Self {
+        let Parts {
+            registry,
+            policy,
+            states,
+            states_checked,
+            pool,
+            seal,
+            random_seal,
+            confirm,
+            layers,
+            tasks,
+        } = parts;
         Pipeline {
             registry,
             policy,
             states,
-            states_checked: false,
+            states_checked,
             pool,
             blocking: Arc::default(),
             tracker: TaskTracker::new(),
             #[cfg(feature = "auth")]
             scopes: None,
-            confirm: Confirm::None,
+            confirm,
             seal: Arc::new(seal),
-            random_seal: true,
-            updates: None,
-            layers: Arc::default(),
+            random_seal,
+            updates,
+            layers: Arc::new(layers),
             #[cfg(feature = "metrics")]
             metrics: None,
-            tasks: Arc::default(),
+            tasks: Arc::new(tasks),
         }
     }
 
