@@ -378,3 +378,34 @@ async fn over_http_a_hand_written_tool_is_called_and_a_listen_stream_hears_chang
         .collect();
     assert_eq!(names, ["wipe_notes", "word_count"]);
 }
+
+#[test]
+fn registries_merge_sorted_refuse_a_shared_name_and_take_a_prefix() {
+    let notes = Arc::new(AtomicUsize::new(0));
+    let words = Registry::new().with_tool(WordCount).unwrap();
+    let wipes = Registry::new().with_tool(Wipe(notes.clone())).unwrap();
+    let both = words.clone().merge(wipes).unwrap();
+    let names: Vec<&str> = both.tools().iter().map(|t| t.name()).collect();
+    assert_eq!(names, ["wipe_notes", "word_count"]);
+    assert!(both.get("word_count").is_some() && both.get("wipe_notes").is_some());
+    let Err(err) = both.clone().merge(words) else {
+        panic!("a name in both registries is refused");
+    };
+    assert!(
+        err.to_string().contains("two tools are named 'word_count'"),
+        "{err}"
+    );
+    let prefixed = both.prefixed("notes_").unwrap();
+    let names: Vec<&str> = prefixed.tools().iter().map(|t| t.name()).collect();
+    assert_eq!(names, ["notes_wipe_notes", "notes_word_count"]);
+    let renamed = prefixed.get("notes_word_count").unwrap();
+    assert_eq!(renamed.mcp_tool().name, "notes_word_count");
+    assert!(renamed.hints().read_only, "the rest is the tool's own");
+    assert!(
+        Registry::new()
+            .with_tool(WordCount)
+            .unwrap()
+            .prefixed("no spaces ")
+            .is_err()
+    );
+}

@@ -113,19 +113,7 @@ impl Inner {
         if !known(tool) {
             return None;
         }
-        let name = tool;
-        let series = Arc::new(ToolSeries {
-            calls: CallOutcome::ALL.map(|outcome| {
-                counter(
-                    &self.recorder,
-                    CALLS,
-                    &[("tool", name), ("outcome", outcome.as_str())],
-                )
-            }),
-            duration: self
-                .recorder
-                .register_histogram(&key(DURATION, &[("tool", name)]), &METADATA),
-        });
+        let series = Arc::new(ToolSeries::new(&self.recorder, tool));
         added.insert(Arc::from(tool), series.clone());
         Some(series)
     }
@@ -137,6 +125,22 @@ struct ToolSeries {
     duration: Histogram,
 }
 
+impl ToolSeries {
+    /// The series of `tool`, registered with `recorder`.
+    fn new(recorder: &PrometheusRecorder, tool: &str) -> ToolSeries {
+        ToolSeries {
+            calls: CallOutcome::ALL.map(|outcome| {
+                counter(
+                    recorder,
+                    CALLS,
+                    &[("tool", tool), ("outcome", outcome.as_str())],
+                )
+            }),
+            duration: recorder.register_histogram(&key(DURATION, &[("tool", tool)]), &METADATA),
+        }
+    }
+}
+
 impl Metrics {
     /// Metrics whose call series are made for these tools (any other name counts as
     /// `unknown`, unless `known` says the server has it: a tool added while serving).
@@ -146,16 +150,7 @@ impl Metrics {
             .expect("the duration buckets are not empty")
             .build_recorder();
         describe(&recorder);
-        let series = |tool: &str| ToolSeries {
-            calls: CallOutcome::ALL.map(|outcome| {
-                counter(
-                    &recorder,
-                    CALLS,
-                    &[("tool", tool), ("outcome", outcome.as_str())],
-                )
-            }),
-            duration: recorder.register_histogram(&key(DURATION, &[("tool", tool)]), &METADATA),
-        };
+        let series = |tool: &str| ToolSeries::new(&recorder, tool);
         let tools = tools
             .into_iter()
             .map(|tool| {

@@ -185,17 +185,23 @@ impl Registry {
 
     /// Inserts `tool` in its place by name, or says which tool holds the name.
     fn insert(&mut self, tool: ToolRef) -> Result<(), Error> {
-        if let Some(held) = self.get(tool.name()) {
-            return Err(Error::DuplicateTool {
-                name: tool.name().to_owned(),
-                first: held.described(),
-                second: tool.described(),
-            });
-        }
+        self.refuse_taken(&tool)?;
         let at = self.held.partition_point(|t| t.name() < tool.name());
         self.held.insert(at, tool);
         *self = std::mem::take(self).reindexed();
         Ok(())
+    }
+
+    /// The error naming both when a tool holds `tool`'s name already.
+    fn refuse_taken(&self, tool: &ToolInfo) -> Result<(), Error> {
+        match self.get(tool.name()) {
+            Some(held) => Err(Error::DuplicateTool {
+                name: tool.name().to_owned(),
+                first: held.described(),
+                second: tool.described(),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// Removes the tool named `name`, and returns it (`None` when there is none).
@@ -235,11 +241,15 @@ impl Registry {
     /// assert!(toolsmith::registry().is_empty() || err.is_err());
     /// ```
     pub fn merge(mut self, other: Registry) -> Result<Registry, Error> {
-        for tool in other.held {
-            self.insert(tool)?;
+        // `other`'s names are distinct already: each is checked against `self`'s only, and
+        // the whole is sorted and indexed once.
+        for tool in &other.held {
+            self.refuse_taken(tool)?;
         }
         self.items = Items::merged(&self.items, &other.items).map_err(Conflict::into_error)?;
-        Ok(self)
+        self.held.extend(other.held);
+        self.held.sort_by(|a, b| a.name().cmp(b.name()));
+        Ok(self.reindexed())
     }
 
     /// Every tool renamed `{prefix}{name}`: two sets merged without their names meeting

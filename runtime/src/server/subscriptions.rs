@@ -295,14 +295,19 @@ impl Subscriptions {
 
     /// The tool list changed: every session and listen stream that hears it is told.
     pub(crate) fn tools_changed(&self) {
+        self.tell(
+            |inner| inner.tool_lists.values().cloned().collect(),
+            Change::Tools,
+        );
+    }
+
+    /// Tells the listeners `ears` picks (under the lock) that `what` changed.
+    fn tell(&self, ears: impl FnOnce(&Inner<Ear>) -> Vec<Ear>, what: Change) {
         let (ears, runtime) = {
             let inner = self.lock();
-            (
-                inner.tool_lists.values().cloned().collect(),
-                inner.runtime.clone(),
-            )
+            (ears(&inner), inner.runtime.clone())
         };
-        self.send(ears, runtime, Change::Tools);
+        self.send(ears, runtime, what);
     }
 }
 
@@ -339,27 +344,21 @@ impl Drop for Listening {
 
 impl Updates for Subscriptions {
     fn updated(&self, uri: &str) {
-        let (ears, runtime) = {
-            let inner = self.lock();
-            let ears: Vec<Ear> = inner
+        let ears = |inner: &Inner<Ear>| {
+            inner
                 .by_uri
                 .get(uri)
                 .map(|ears| ears.values().cloned().collect())
-                .unwrap_or_default();
-            (ears, inner.runtime.clone())
+                .unwrap_or_default()
         };
-        self.send(ears, runtime, Change::Resource(uri.to_owned()));
+        self.tell(ears, Change::Resource(uri.to_owned()));
     }
 
     fn list_changed(&self) {
-        let (ears, runtime) = {
-            let inner = self.lock();
-            (
-                inner.lists.values().cloned().collect(),
-                inner.runtime.clone(),
-            )
-        };
-        self.send(ears, runtime, Change::Resources);
+        self.tell(
+            |inner| inner.lists.values().cloned().collect(),
+            Change::Resources,
+        );
     }
 }
 

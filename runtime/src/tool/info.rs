@@ -38,6 +38,7 @@ pub const META_TAGS: &str = "dev.toolsmith/tags";
 ///     println!("{} ({}) at {}", tool.name(), tool.hints(), tool.location());
 /// }
 /// ```
+#[derive(Clone)]
 pub struct ToolInfo {
     name: ToolName,
     run: Run,
@@ -185,6 +186,7 @@ impl ToolInfo {
             OutputDef::Empty | OutputDef::Text | OutputDef::Content => (None, false),
         };
         let strings = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let (icons, tags) = (strings(def.icons), strings(def.tags));
         let parts = Parts {
             name: def.name,
             title: def.title,
@@ -192,9 +194,9 @@ impl ToolInfo {
             hints: def.hints,
             input,
             output,
-            icons: strings(def.icons),
+            icons: &icons,
             category: def.category,
-            tags: strings(def.tags),
+            tags: &tags,
         };
         ToolInfo {
             tool: parts.mcp_tool(),
@@ -202,8 +204,8 @@ impl ToolInfo {
             run: Run::Declared(def),
             hints: def.hints,
             category: def.category.map(str::to_owned),
-            tags: parts.tags,
-            icons: parts.icons,
+            tags,
+            icons,
             scopes: def.scopes,
             confirms: def.confirm.asks,
             confirm_message: def.confirm.message.map(Arc::from),
@@ -263,6 +265,7 @@ impl ToolInfo {
             .collect();
         let scopes = super::names::intern_list(&tool.scopes());
         let category = tool.category().map(str::to_owned);
+        let tags = tool.tags();
         let parts = Parts {
             name,
             title: tool.title(),
@@ -270,14 +273,12 @@ impl ToolInfo {
             hints: tool.hints(),
             input: schemas.share(input),
             output: output.map(|output| schemas.share(output)),
-            icons,
+            icons: &icons,
             category: category.as_deref(),
-            tags: tool.tags(),
+            tags: &tags,
         };
-        let mcp = parts.mcp_tool();
-        let (icons, tags) = (parts.icons, parts.tags);
         Ok(ToolInfo {
-            tool: mcp,
+            tool: parts.mcp_tool(),
             name: ToolName::Shared(Arc::from(name)),
             hints: tool.hints(),
             category,
@@ -299,27 +300,10 @@ impl ToolInfo {
 
     /// This tool under another name (a registry's prefix).
     pub(crate) fn renamed(&self, name: String) -> Self {
-        let mut tool = self.tool.clone();
-        tool.name = name.clone().into();
-        ToolInfo {
-            name: ToolName::Shared(Arc::from(name)),
-            run: self.run.clone(),
-            tool,
-            hints: self.hints,
-            category: self.category.clone(),
-            tags: self.tags.clone(),
-            icons: self.icons.clone(),
-            scopes: self.scopes,
-            confirms: self.confirms,
-            confirm_message: self.confirm_message.clone(),
-            task: self.task,
-            timeout: self.timeout,
-            max_concurrency: self.max_concurrency,
-            origin: self.origin.clone(),
-            wrapped: self.wrapped,
-            expected: self.expected.clone(),
-            asks: self.asks,
-        }
+        let mut renamed = self.clone();
+        renamed.tool.name = name.clone().into();
+        renamed.name = ToolName::Shared(Arc::from(name));
+        renamed
     }
 
     /// The MCP tool name.
@@ -600,9 +584,9 @@ struct Parts<'a> {
     hints: Hints,
     input: Arc<JsonObject>,
     output: Option<Arc<JsonObject>>,
-    icons: Vec<String>,
+    icons: &'a [String],
     category: Option<&'a str>,
-    tags: Vec<String>,
+    tags: &'a [String],
 }
 
 impl Parts<'_> {
@@ -639,7 +623,7 @@ impl Parts<'_> {
             meta.insert(META_CATEGORY.into(), category.into());
         }
         if !self.tags.is_empty() {
-            meta.insert(META_TAGS.into(), Value::from(self.tags.clone()));
+            meta.insert(META_TAGS.into(), Value::from(self.tags.to_vec()));
         }
         if !meta.is_empty() {
             tool = tool.with_meta(MetaObject(meta));
