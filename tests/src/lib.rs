@@ -22,6 +22,26 @@ use serde_json::Value;
 /// A client connected in-process (over a tokio duplex) to every tool linked into the test.
 pub type Client = RunningService<RoleClient, ()>;
 
+/// The tools, resources and prompts declared in `module` (a test's `module_path!()`) and the
+/// modules inside it: what a program of that module alone would serve. A test binary holds
+/// many modules' tools (and one of them tools that conflict), so a test serves its own.
+pub fn declared_in(module: &str) -> toolsmith::Registry {
+    toolsmith::Registry::from_module(module).unwrap_or_else(|err| panic!("{err}"))
+}
+
+/// [`declared_in`] `module`, with every tool, resource and prompt of the examples' library
+/// (the notes tools and the rest).
+pub fn with_examples(module: &str) -> toolsmith::Registry {
+    declared_in("toolsmith_examples")
+        .merge(declared_in(module))
+        .unwrap_or_else(|err| panic!("{err}"))
+}
+
+/// A server of [`declared_in`] `module`.
+pub fn server_of(module: &str) -> toolsmith::Server {
+    toolsmith::Server::with_registry(declared_in(module))
+}
+
 /// Connects an rmcp client to `server` over an in-memory pipe.
 pub async fn connect(server: toolsmith::Server) -> Client {
     let (client_end, server_end) = tokio::io::duplex(1 << 20);

@@ -39,7 +39,7 @@ impl Items {
         Items::of(resources, prompts)
     }
 
-    fn of(
+    pub(super) fn of(
         resources: impl IntoIterator<Item = &'static ResourceDef>,
         prompts: impl IntoIterator<Item = &'static PromptDef>,
     ) -> Result<Items, Conflict> {

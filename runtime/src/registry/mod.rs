@@ -18,6 +18,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use crate::Error;
+use crate::prompt::def::PromptDef;
+use crate::resource::def::ResourceDef;
 use crate::tool::def::ToolDef;
 use crate::tool::{SchemaCache, Tool, ToolInfo, ToolName, ToolRef};
 use items::Items;
@@ -71,14 +73,59 @@ impl Registry {
         try_registry().cloned()
     }
 
-    fn build(defs: impl IntoIterator<Item = &'static ToolDef>) -> Result<Registry, Conflict> {
+    /// Every `#[tool]`, `#[resource]` and `#[prompt]` declared in the module `path` (as
+    /// `module_path!()` writes it) or in a module inside it: a server of one part of the
+    /// program, two servers with different tools in one process. Names must be distinct
+    /// within the part only; an error names both definitions when they are not.
+    ///
+    /// ```
+    /// mod admin {
+    ///     /// Clears the cache.
+    ///     #[toolsmith::tool(destructive, idempotent, closed_world)]
+    ///     pub fn clear_cache() -> String { "cleared".into() }
+    /// }
+    /// mod public {
+    ///     /// Answers pong.
+    ///     #[toolsmith::tool(read_only, closed_world)]
+    ///     pub fn ping() -> String { "pong".into() }
+    /// }
+    ///
+    /// let here = module_path!();
+    /// let admin = toolsmith::Registry::from_module(&format!("{here}::admin")).unwrap();
+    /// let names: Vec<&str> = admin.tools().iter().map(|t| t.name()).collect();
+    /// assert_eq!(names, ["clear_cache"]);
+    /// assert_eq!(toolsmith::Registry::from_module(here).unwrap().len(), 2);
+    /// assert!(toolsmith::Registry::from_module("no_such_module").unwrap().is_empty());
+    /// ```
+    pub fn from_module(path: &str) -> Result<Registry, Error> {
+        let inside = |rust_path: &str| {
+            rust_path
+                .strip_prefix(path)
+                .is_some_and(|rest| rest.starts_with("::"))
+        };
+        Registry::build(
+            inventory::iter::<ToolDef>().filter(|def| inside(def.rust_path)),
+            Items::of(
+                inventory::iter::<ResourceDef>().filter(|def| inside(def.rust_path)),
+                inventory::iter::<PromptDef>().filter(|def| inside(def.rust_path)),
+            ),
+            ToolRef::shared,
+        )
+        .map_err(Conflict::into_error)
+    }
+
+    /// The registry of `defs` and `items`; `hold` makes each tool as calls hold it.
+    fn build(
+        defs: impl IntoIterator<Item = &'static ToolDef>,
+        items: Result<Items, Conflict>,
+        hold: fn(Arc<ToolInfo>) -> ToolRef,
+    ) -> Result<Registry, Conflict> {
         let mut defs: Vec<&'static ToolDef> = defs.into_iter().collect();
         defs.sort_by(|a, b| (a.name, a.file, a.line).cmp(&(b.name, b.file, b.line)));
         let mut schemas = SchemaCache::default();
-        // The program's registry lives as long as the program: its tools are kept.
         let held: Vec<ToolRef> = defs
             .into_iter()
-            .map(|def| ToolRef::kept(Arc::new(ToolInfo::new(def, &mut schemas))))
+            .map(|def| hold(Arc::new(ToolInfo::new(def, &mut schemas))))
             .collect();
         if let Some(pair) = held.windows(2).find(|w| w[0].name() == w[1].name()) {
             return Err(Conflict {
@@ -89,7 +136,7 @@ impl Registry {
                 fix: "rename one with #[tool(name = \"...\")]",
             });
         }
-        let items = Items::build()?;
+        let items = items?;
         Ok(Registry {
             held,
             tools: Vec::new(),
@@ -393,7 +440,9 @@ pub fn registry() -> &'static Registry {
 /// # let _ = registry;
 /// ```
 pub fn try_registry() -> Result<&'static Registry, Error> {
-    match REGISTRY.get_or_init(|| Registry::build(inventory::iter::<ToolDef>)) {
+    // The program's registry lives as long as the program: its tools are kept.
+    let build = || Registry::build(inventory::iter::<ToolDef>(), Items::build(), ToolRef::kept);
+    match REGISTRY.get_or_init(build) {
         Ok(registry) => Ok(registry),
         Err(conflict) => Err(Conflict {
             tool: conflict.tool.clone(),

@@ -1,6 +1,6 @@
 //! A server whose tools ask their client during the call: `confirm` through the test switch
-//! `AskClient` (the tests of the two-way channel, `tests/tests/asking.rs`), and the tools of
-//! the confirmation and elicitation tests (`tests/tests/confirm.rs`): one that declares
+//! `AskClient` (the tests of the two-way channel, `tests/tests/wire/asking.rs`), and the tools of
+//! the confirmation and elicitation tests (`tests/tests/wire/confirm.rs`): one that declares
 //! `confirm`, a destructive and an additive one that do not (for `--confirm`), one that
 //! asks two questions with `Elicit`, and one that asks the client's model with `Sample`.
 

@@ -24,6 +24,11 @@ impl ToolRef {
         ToolRef::Kept(Box::leak(Box::new(tool)))
     }
 
+    /// `tool`, shared by reference count (a registry made at run time).
+    pub(crate) fn shared(tool: Arc<ToolInfo>) -> ToolRef {
+        ToolRef::Shared(tool)
+    }
+
     #[inline]
     pub(crate) fn arc(&self) -> &Arc<ToolInfo> {
         match self {

@@ -29,7 +29,9 @@ fn visit_portable(place: Place) -> String {
 
 #[tokio::test]
 async fn a_declared_dialect_keeps_defs_and_says_so() {
-    let client = Client::connect(toolsmith::Server::new()).await.unwrap();
+    let client = Client::connect(toolsmith_tests::server_of(module_path!()))
+        .await
+        .unwrap();
     let tools = client.list_tools().await.unwrap();
     let schema = |name: &str| {
         let tool = tools.iter().find(|t| t.name == name).unwrap();

@@ -2,9 +2,6 @@
 //! and arguments) and may refuse it, the tool then not running; `serve --rate-limit` refuses
 //! calls past their rate, alike on every stdio path and on both HTTP paths.
 
-#[path = "differential/harness.rs"]
-mod harness;
-
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -18,7 +15,7 @@ use toolsmith::{ErrorKind, State, tool};
 use toolsmith_tests::http::HttpServer;
 use toolsmith_tests::raw::Raw;
 
-use harness::{Await, Path, Send as SendLine, call, run};
+use crate::harness::{Await, Path, Send as SendLine, call, run};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_server");
 
@@ -74,7 +71,7 @@ where
 async fn a_layer_sees_each_call_and_may_refuse_it() {
     let seen = Seen::default();
     let layer_seen = seen.clone();
-    let server = toolsmith::Server::new()
+    let server = toolsmith_tests::server_of(module_path!())
         .state(AtomicU64::new(0))
         .layer(tower::layer::layer_fn(move |inner| Audit {
             seen: layer_seen.clone(),

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-const QUICKSTART: &str = include_str!("../../runtime/src/guide/quickstart.md");
-const WORKSPACE: &str = include_str!("../../Cargo.toml");
+const QUICKSTART: &str = include_str!("../../../runtime/src/guide/quickstart.md");
+const WORKSPACE: &str = include_str!("../../../Cargo.toml");
 
 /// The `version` of each `name = ...` line (a bare string, or `version = "..."` inside
 /// braces) between `[section]` and the next section, and the line itself.

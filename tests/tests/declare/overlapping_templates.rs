@@ -1,4 +1,5 @@
-//! Two resource templates that can match one URI stop startup with an error naming both.
+//! Two resource templates that can match one URI: the registry is refused, the error naming
+//! both (a server stops its startup on such an error: `duplicates.rs`).
 
 use toolsmith::resource;
 
@@ -28,7 +29,7 @@ fn all() -> String {
 
 #[test]
 fn overlapping_templates_are_an_error_naming_both() {
-    let err = toolsmith::try_registry()
+    let err = toolsmith::Registry::from_module(module_path!())
         .err()
         .expect("the overlap is refused");
     let message = err.to_string();
@@ -39,20 +40,12 @@ fn overlapping_templates_are_an_error_naming_both() {
         "{message}"
     );
     assert!(
-        message.contains("by_id` at tests/tests/overlapping_templates.rs:10"),
+        message.contains("by_id` at tests/tests/declare/overlapping_templates.rs:11"),
         "{message}"
     );
     assert!(
-        message.contains("by_name` at tests/tests/overlapping_templates.rs:19"),
+        message.contains("by_name` at tests/tests/declare/overlapping_templates.rs:20"),
         "{message}"
     );
     assert!(matches!(err, toolsmith::Error::Conflict { .. }), "{err:?}");
-}
-
-#[tokio::test]
-async fn serving_refuses_to_start() {
-    let (_client, server) = tokio::io::duplex(1024);
-    let (read, write) = tokio::io::split(server);
-    let err = toolsmith::serve_on(read, write).await.unwrap_err();
-    assert!(matches!(err, toolsmith::Error::Conflict { .. }), "{err}");
 }

@@ -19,7 +19,7 @@ mod second {
 
 #[test]
 fn duplicate_uris_are_an_error_naming_both_definitions() {
-    let err = toolsmith::try_registry()
+    let err = toolsmith::Registry::from_module(module_path!())
         .err()
         .expect("duplicates are refused");
     let message = err.to_string();
@@ -28,11 +28,11 @@ fn duplicate_uris_are_an_error_naming_both_definitions() {
         "{message}"
     );
     assert!(
-        message.contains("first::first_twin` at tests/tests/duplicate_resources.rs:7"),
+        message.contains("first::first_twin` at tests/tests/declare/duplicate_resources.rs:7"),
         "{message}"
     );
     assert!(
-        message.contains("second::second_twin` at tests/tests/duplicate_resources.rs:15"),
+        message.contains("second::second_twin` at tests/tests/declare/duplicate_resources.rs:15"),
         "{message}"
     );
     assert_eq!(first::first_twin() + &second::second_twin(), "12");

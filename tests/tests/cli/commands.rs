@@ -10,13 +10,9 @@ use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 use toolsmith_tests::{call, example_binary, text};
 
-#[path = "cli/confirm.rs"]
 mod confirm;
-#[path = "cli/items.rs"]
 mod items;
-#[path = "cli/nginx_map.rs"]
 mod nginx_map;
-#[path = "cli/policy_env.rs"]
 mod policy_env;
 
 fn notes() -> PathBuf {

@@ -12,14 +12,11 @@
 //! Nothing may differ between 1 and 2, nor between 3 and 4. Between 1 and 3, only what
 //! 2026-07-28 requires: see [`normalise_2026`] and the log-level test.
 
-#[path = "differential/harness.rs"]
-mod harness;
-#[path = "differential/items.rs"]
 mod items;
 
 use serde_json::json;
 
-use harness::{
+use crate::harness::{
     Await, Path, Send, Step, Transcript, call, normalise_2026, request, run, tools_call,
 };
 

@@ -86,7 +86,7 @@ impl Drop for DropFlag {
 }
 
 fn server() -> Server {
-    Server::new()
+    toolsmith_tests::server_of(module_path!())
         .state(AtomicU64::new(0))
         .state(DropFlag(Arc::new(AtomicBool::new(false))))
 }
@@ -243,7 +243,7 @@ async fn two_clients_keep_their_own_state_on_a_multi_thread_runtime() {
 async fn dropping_the_client_ends_its_server() {
     let flag = Arc::new(AtomicBool::new(false));
     let client = Client::connect(
-        Server::new()
+        toolsmith_tests::server_of(module_path!())
             .state(AtomicU64::new(0))
             .state(DropFlag(flag.clone())),
     )
@@ -264,7 +264,9 @@ async fn dropping_the_client_ends_its_server() {
 #[tokio::test]
 async fn a_missing_state_is_an_error_of_the_call_not_of_connect() {
     // `write` needs `State<AtomicU64>`, which this server lacks: other tools still work.
-    let client = Client::connect(Server::new()).await.expect("connects");
+    let client = Client::connect(toolsmith_tests::server_of(module_path!()))
+        .await
+        .expect("connects");
     let n = client.call("number", json!({"n": 3})).await.unwrap();
     assert_eq!(n.data::<i64>().unwrap(), 3);
     let err = client.call("write", json!({})).await.unwrap_err();
@@ -307,8 +309,9 @@ async fn tools_shows_hints_and_scopes_in_toolsmiths_terms() {
     assert_eq!(tool("pair").scopes, ["notes.read"]);
     assert_eq!(tool("pair").title, None);
     // What the registry declares is what the client is told.
+    let registry = toolsmith_tests::declared_in(module_path!());
     for listed in &tools {
-        let declared = toolsmith::registry().get(&listed.name).unwrap();
+        let declared = registry.get(&listed.name).unwrap();
         assert_eq!(listed.hints, declared.hints(), "{}", listed.name);
         assert_eq!(listed.category.as_deref(), declared.category());
         assert_eq!(listed.tags, declared.tags());

@@ -26,7 +26,11 @@ struct Deleted {
 }
 
 async fn client() -> Client {
-    let server = toolsmith::Server::new()
+    // The examples' tools and this module's (not the other test modules' of this binary).
+    let registry = toolsmith::Registry::from_module("toolsmith_examples")
+        .and_then(|examples| examples.merge(toolsmith::Registry::from_module(module_path!())?))
+        .expect("the tools' names are distinct");
+    let server = toolsmith::Server::with_registry(registry)
         .state(Notes::seeded())
         .state(std::sync::atomic::AtomicU64::new(0));
     Client::connect(server)

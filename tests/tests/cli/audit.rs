@@ -117,7 +117,7 @@ fn sarif_has_every_rule_and_a_result_per_finding() {
 
 /// The codes of the guide's rule table (its page on auditing), in order.
 fn readme_rule_codes() -> Vec<&'static str> {
-    let page = include_str!("../../runtime/src/guide/audit.md");
+    let page = include_str!("../../../runtime/src/guide/audit.md");
     page.lines()
         .take_while(|l| !l.starts_with("## "))
         .filter(|l| {

@@ -59,7 +59,9 @@ fn wipe(disk: String) -> String {
 
 #[tokio::test]
 async fn on_elicit_fills_a_typed_form_and_sees_it() {
-    let client = Client::connect(toolsmith::Server::new()).await.unwrap();
+    let client = Client::connect(toolsmith_tests::server_of(module_path!()))
+        .await
+        .unwrap();
     let declined = client.call("book", json!({})).await.unwrap();
     assert_eq!(declined.text(), "not booked", "the default user declines");
     let seen = Arc::new(Mutex::new(Vec::new()));
@@ -81,14 +83,18 @@ async fn on_elicit_fills_a_typed_form_and_sees_it() {
 #[tokio::test]
 async fn a_url_elicitation_needs_a_client_that_declared_url_mode() {
     // The test client declares elicitation without naming a mode: forms only.
-    let client = Client::connect(toolsmith::Server::new()).await.unwrap();
+    let client = Client::connect(toolsmith_tests::server_of(module_path!()))
+        .await
+        .unwrap();
     let err = client.call("sign_in", json!({})).await.unwrap_err();
     assert!(err.message().contains("`elicitation.url`"), "{err}");
 }
 
 #[tokio::test]
 async fn on_sample_plays_the_model() {
-    let client = Client::connect(toolsmith::Server::new()).await.unwrap();
+    let client = Client::connect(toolsmith_tests::server_of(module_path!()))
+        .await
+        .unwrap();
     let err = client.call("haiku", json!({})).await.unwrap_err();
     assert!(matches!(
         err,
@@ -113,7 +119,7 @@ async fn on_sample_plays_the_model() {
 
 #[tokio::test]
 async fn the_confirm_policy_asks_with_the_default_question() {
-    let server = toolsmith::Server::new().confirm(Confirm::Destructive);
+    let server = toolsmith_tests::server_of(module_path!()).confirm(Confirm::Destructive);
     let asked = Arc::new(Mutex::new(Vec::new()));
     let seen = asked.clone();
     let client = Client::connect(server)
@@ -148,7 +154,7 @@ async fn the_confirm_policy_asks_with_the_default_question() {
 
 #[tokio::test]
 async fn a_state_ttl_of_zero_stops_the_server() {
-    let server = toolsmith::Server::new().state_ttl(std::time::Duration::ZERO);
+    let server = toolsmith_tests::server_of(module_path!()).state_ttl(std::time::Duration::ZERO);
     // No client: without the check, the server would start and end cleanly at once.
     let (client, server_end) = tokio::io::duplex(1024);
     drop(client);

@@ -40,9 +40,12 @@ async fn one_at_a_time() -> String {
 }
 
 async fn client() -> Client {
-    Client::connect(Server::new().state(Notes::seeded()))
-        .await
-        .expect("connects")
+    Client::connect(
+        Server::with_registry(toolsmith_tests::with_examples(module_path!()))
+            .state(Notes::seeded()),
+    )
+    .await
+    .expect("connects")
 }
 
 fn import(count: u32, pace_ms: u64) -> Value {
@@ -183,7 +186,7 @@ async fn a_task_past_its_timeout_fails_with_a_clear_message() {
 
 #[tokio::test]
 async fn an_ended_task_is_kept_for_its_ttl_then_not_found() {
-    let server = Server::new()
+    let server = Server::with_registry(toolsmith_tests::with_examples(module_path!()))
         .state(Notes::seeded())
         .task_ttl(Duration::from_millis(400));
     let client = Client::connect(server).await.unwrap();
@@ -319,7 +322,7 @@ async fn a_task_still_running_when_serving_ends_is_failed_as_stopped() {
 
     let store = Arc::new(MemoryStore::new());
     // Served checked, as a binary serves: every tool's state is there.
-    let server = Server::new()
+    let server = Server::with_registry(toolsmith_tests::with_examples(module_path!()))
         .state(Notes::seeded())
         .state(toolsmith_examples::fetch::Fetcher::default())
         .task_store(store.clone());
@@ -384,7 +387,9 @@ async fn refused_task(client: &Client) -> String {
 
 #[tokio::test]
 async fn tasks_past_the_callers_cap_are_refused_until_one_ends() {
-    let server = Server::new().state(Notes::seeded()).max_tasks_per_caller(2);
+    let server = Server::with_registry(toolsmith_tests::with_examples(module_path!()))
+        .state(Notes::seeded())
+        .max_tasks_per_caller(2);
     let client = Client::connect(server).await.expect("connects");
     let one = client
         .call_task("import_notes", import(100, 50))
@@ -417,7 +422,9 @@ async fn tasks_past_the_callers_cap_are_refused_until_one_ends() {
 
 #[tokio::test]
 async fn tasks_past_the_servers_cap_are_refused() {
-    let server = Server::new().state(Notes::seeded()).max_tasks(1);
+    let server = Server::with_registry(toolsmith_tests::with_examples(module_path!()))
+        .state(Notes::seeded())
+        .max_tasks(1);
     let client = Client::connect(server).await.expect("connects");
     let one = client
         .call_task("import_notes", import(100, 50))

@@ -12,17 +12,17 @@ fn second_twin() {}
 
 #[test]
 fn duplicate_names_are_an_error_naming_both_definitions() {
-    let err = toolsmith::try_registry()
+    let err = toolsmith::Registry::from_module(module_path!())
         .err()
         .expect("duplicates are refused");
     let message = err.to_string();
     assert!(message.contains("two tools are named 'twin'"), "{message}");
     assert!(
-        message.contains("first_twin` at tests/tests/duplicates.rs:7"),
+        message.contains("first_twin` at tests/tests/declare/duplicates.rs:7"),
         "{message}"
     );
     assert!(
-        message.contains("second_twin` at tests/tests/duplicates.rs:11"),
+        message.contains("second_twin` at tests/tests/declare/duplicates.rs:11"),
         "{message}"
     );
 }

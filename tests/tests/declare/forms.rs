@@ -71,11 +71,8 @@ fn r#type() -> String {
 
 #[tokio::test]
 async fn registry_holds_exactly_the_compiled_tools() {
-    let names: Vec<&str> = toolsmith::registry()
-        .tools()
-        .iter()
-        .map(|t| t.name())
-        .collect();
+    let registry = toolsmith_tests::declared_in(module_path!());
+    let names: Vec<&str> = registry.tools().iter().map(|t| t.name()).collect();
     assert_eq!(
         names,
         [
@@ -88,7 +85,8 @@ async fn registry_holds_exactly_the_compiled_tools() {
             "type"
         ]
     );
-    let renamed = toolsmith::registry().get("renamed.tool-v2").unwrap();
+    let registry = toolsmith_tests::declared_in(module_path!());
+    let renamed = registry.get("renamed.tool-v2").unwrap();
     assert_eq!(renamed.description(), "Explicit description.");
     assert!(
         renamed.rust_path().ends_with("::some_rust_name"),
@@ -96,7 +94,9 @@ async fn registry_holds_exactly_the_compiled_tools() {
         renamed.rust_path()
     );
     assert!(
-        renamed.location().starts_with("tests/tests/forms.rs:"),
+        renamed
+            .location()
+            .starts_with("tests/tests/declare/forms.rs:"),
         "{}",
         renamed.location()
     );
@@ -104,7 +104,12 @@ async fn registry_holds_exactly_the_compiled_tools() {
 
 #[tokio::test]
 async fn hints_default_cautiously_and_explicit_values_win() {
-    let hints = |name| toolsmith::registry().get(name).unwrap().hints();
+    let hints = |name| {
+        toolsmith_tests::declared_in(module_path!())
+            .get(name)
+            .unwrap()
+            .hints()
+    };
     let noop = hints("noop");
     assert_eq!(
         (
@@ -130,7 +135,7 @@ async fn hints_default_cautiously_and_explicit_values_win() {
 
 #[tokio::test]
 async fn return_shapes() {
-    let client = connect(toolsmith::Server::new()).await;
+    let client = connect(toolsmith_tests::server_of(module_path!())).await;
     let tools = client.list_all_tools().await.unwrap();
     let tool = |name: &str| tools.iter().find(|t| t.name == name).unwrap().clone();
     assert!(
@@ -206,7 +211,7 @@ fn greet_briefly(who: String, shout: Option<bool>) -> String {
 /// a different description makes a different schema.
 #[test]
 fn tools_with_the_same_parameters_share_one_input_schema() {
-    let registry = toolsmith::registry();
+    let registry = toolsmith_tests::declared_in(module_path!());
     let schema = |name: &str| registry.get(name).unwrap().mcp_tool().input_schema.clone();
     let (greet, politely, briefly) = (
         schema("greet"),

@@ -9,7 +9,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::json;
 use toolsmith::testing::{CallError, Client};
-use toolsmith::{ErrorKind, Server, State, tool};
+use toolsmith::{ErrorKind, State, tool};
 
 /// Configuration the tests register only sometimes.
 struct Config {
@@ -42,7 +42,7 @@ fn names_the_missing_state(message: &str, tool: &str, state: &str) {
 #[tokio::test]
 async fn the_test_client_connects_without_the_state_and_names_it_when_the_tool_is_called() {
     for fast_path in [true, false] {
-        let server = Server::new().fast_path(fast_path);
+        let server = toolsmith_tests::server_of(module_path!()).fast_path(fast_path);
         let client = Client::connect(server)
             .await
             .expect("a missing state does not stop the test client");
@@ -63,13 +63,13 @@ async fn the_test_client_connects_without_the_state_and_names_it_when_the_tool_i
             panic!("an error result, not {err:?}");
         };
         assert_eq!(*kind, ErrorKind::Failed, "{message}");
-        names_the_missing_state(message, "configured_url", "missing_state::Config");
+        names_the_missing_state(message, "configured_url", "server::missing_state::Config");
     }
 }
 
 #[tokio::test]
 async fn with_the_state_registered_the_tool_runs() {
-    let server = Server::new().state(Config {
+    let server = toolsmith_tests::server_of(module_path!()).state(Config {
         url: "postgres://db".into(),
     });
     let client = Client::connect(server).await.unwrap();
@@ -81,12 +81,19 @@ async fn with_the_state_registered_the_tool_runs() {
 async fn serving_still_refuses_to_start() {
     let (_client, server) = tokio::io::duplex(1024);
     let (read, write) = tokio::io::split(server);
-    let err = Server::new().serve_on(read, write).await.unwrap_err();
+    let err = toolsmith_tests::server_of(module_path!())
+        .serve_on(read, write)
+        .await
+        .unwrap_err();
     assert!(
         matches!(err, toolsmith::Error::MissingState { .. }),
         "{err}"
     );
-    names_the_missing_state(&err.to_string(), "configured_url", "missing_state::Config");
+    names_the_missing_state(
+        &err.to_string(),
+        "configured_url",
+        "server::missing_state::Config",
+    );
 }
 
 fn state_cli(args: &[&str]) -> Output {

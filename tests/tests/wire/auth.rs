@@ -552,7 +552,11 @@ async fn a_rotated_key_is_fetched_once_the_interval_is_over() {
     let resource = format!("http://{addr}/mcp");
     let auth = toolsmith::Auth::new(ISSUER, jwks_server.url.clone())
         .refetch_interval(Duration::from_millis(300));
-    tokio::spawn(toolsmith::Server::new().auth(auth).serve_http(addr.clone()));
+    tokio::spawn(
+        toolsmith_tests::server_of(module_path!())
+            .auth(auth)
+            .serve_http(addr.clone()),
+    );
     let bearer = |token: String| format!("Bearer {token}");
     let status = |token: String| {
         let (addr, bearer) = (addr.clone(), bearer(token));
@@ -624,7 +628,7 @@ fn caller_here(caller: toolsmith::Caller) -> String {
 
 #[tokio::test]
 async fn over_stdio_the_caller_is_the_anonymous_local_user() {
-    let client = toolsmith_tests::connect(toolsmith::Server::new()).await;
+    let client = toolsmith_tests::connect(toolsmith_tests::server_of(module_path!())).await;
     let result = toolsmith_tests::call(&client, "caller_here", json!({}))
         .await
         .expect("an answer");

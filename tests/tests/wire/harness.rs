@@ -1,4 +1,3 @@
-#![allow(dead_code)] // shared by the differential and layer tests, each using a part
 //! The differential tests' harness: a script of raw JSON-RPC lines sent to a fresh fixture
 //! server on one path, and the transcript of everything it wrote.
 

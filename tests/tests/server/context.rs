@@ -231,12 +231,12 @@ fn missing_state_stops_startup_naming_tool_and_type() {
     let (_client, server) = tokio::io::duplex(1024);
     let (read, write) = tokio::io::split(server);
     let err = runtime
-        .block_on(toolsmith::Server::new().serve_on(read, write))
+        .block_on(toolsmith_tests::server_of(module_path!()).serve_on(read, write))
         .unwrap_err();
     let message = err.to_string();
     assert!(message.contains("'needy'"), "{message}");
     assert!(
-        message.contains("State<context::Unregistered>"),
+        message.contains("State<server::context::Unregistered>"),
         "{message}"
     );
     assert!(matches!(err, toolsmith::Error::MissingState { .. }));
@@ -259,7 +259,7 @@ fn percent_done(progress: Progress, cancel: toolsmith::Cancellation) -> String {
 
 #[tokio::test]
 async fn a_type_of_yours_named_progress_is_an_argument() {
-    let server = toolsmith::Server::new().state(Unregistered);
+    let server = toolsmith_tests::server_of(module_path!()).state(Unregistered);
     let client = toolsmith::testing::Client::connect(server).await.unwrap();
     let tools = client.list_tools().await.unwrap();
     let tool = tools.iter().find(|t| t.name == "percent_done").unwrap();

@@ -9,7 +9,7 @@ use toolsmith_tests::{call, connect, connect_accepting, text};
 
 /// A server with the notes store and every tool of this test.
 fn notes_server() -> Server {
-    Server::new()
+    Server::with_registry(toolsmith_tests::with_examples(module_path!()))
         .state(Notes::seeded())
         .state(toolsmith_examples::fetch::Fetcher::default())
 }

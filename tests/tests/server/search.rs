@@ -5,7 +5,7 @@
 //! alpha/beta/gamma/delta by N % 4; tagged `even` or `odd`, and `fives` when N % 5 == 0.
 
 use rmcp::model::PaginatedRequestParams;
-use toolsmith::{Search, SearchError, Server, tool};
+use toolsmith::{Search, SearchError, tool};
 
 macro_rules! fixture {
     ($name:ident, $title:literal, [$($hint:tt)*], $category:literal, [$($tag:literal),*]) => {
@@ -554,7 +554,7 @@ fn expected(keep: impl Fn(usize) -> bool) -> Vec<String> {
 
 /// Every page of `query`, checking the page size and the total on each.
 fn all_pages(query: Search) -> (Vec<String>, usize) {
-    let registry = toolsmith::registry();
+    let registry = toolsmith_tests::declared_in(module_path!());
     let mut query = query;
     let size = query
         .page_size
@@ -580,7 +580,8 @@ fn all_pages(query: Search) -> (Vec<String>, usize) {
 
 #[test]
 fn three_pages_of_fifty_cover_every_tool_once() {
-    let first = toolsmith::registry().search(&Search::new()).unwrap();
+    let registry = toolsmith_tests::declared_in(module_path!());
+    let first = registry.search(&Search::new()).unwrap();
     assert_eq!((first.tools.len(), first.total), (50, 120));
     let (names, pages) = all_pages(Search::new());
     assert_eq!(pages, 3);
@@ -652,7 +653,7 @@ fn category_tag_and_text_filters() {
 
 #[test]
 fn bad_page_sizes_and_cursors_are_errors() {
-    let registry = toolsmith::registry();
+    let registry = toolsmith_tests::declared_in(module_path!());
     assert_eq!(
         registry.search(&Search::new().page_size(0)).unwrap_err(),
         SearchError::PageSize(0)
@@ -690,7 +691,8 @@ fn bad_page_sizes_and_cursors_are_errors() {
 
 #[test]
 fn metadata_is_in_the_registry_and_in_meta() {
-    let tool = toolsmith::registry().get("fx_010").unwrap();
+    let registry = toolsmith_tests::declared_in(module_path!());
+    let tool = registry.get("fx_010").unwrap();
     assert_eq!(tool.category(), Some("gamma"));
     assert_eq!(tool.tags(), ["even", "fives"]);
     let meta = tool.mcp_tool().meta.clone().unwrap();
@@ -705,7 +707,11 @@ fn metadata_is_in_the_registry_and_in_meta() {
 async fn tools_list_paginates_with_next_cursor() {
     let (client_end, server_end) = tokio::io::duplex(1 << 20);
     let (read, write) = tokio::io::split(server_end);
-    tokio::spawn(Server::new().page_size(50).serve_on(read, write));
+    tokio::spawn(
+        toolsmith_tests::server_of(module_path!())
+            .page_size(50)
+            .serve_on(read, write),
+    );
     let client = rmcp::ServiceExt::serve((), client_end).await.unwrap();
 
     let first = client.list_tools(None).await.unwrap();

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::harness::{Await, Path, Send, Step, normalise_2026, request, run};
+use crate::harness::{Await, Path, Send, Step, normalise_2026, request, run};
 
 fn script(path: Path) -> Vec<Step> {
     let steps = [

@@ -1,0 +1,7 @@
+//! The command line every server binary gets from `toolsmith::run()` (`commands.rs`, through
+//! the notes example), `toolsmith audit` against real servers (`audit.rs`), and the
+//! README's commands (`readme.rs`).
+
+mod audit;
+mod commands;
+mod readme;

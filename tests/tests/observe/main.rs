@@ -1,0 +1,7 @@
+//! What an operator observes: Prometheus metrics and OpenTelemetry traces of a running
+//! server, and tasks kept in Redis across replicas (Debian's redis-server, on loopback).
+//! Built with the `observe` feature (the exporters and the Redis store).
+
+mod metrics;
+mod task_store_redis;
+mod traces;

@@ -1,0 +1,14 @@
+//! Servers in the test's own process: tools declared in each test module, served to the
+//! in-memory test client (`toolsmith::testing`) and rmcp's client over a pipe. Each module
+//! serves its own tools (`Registry::from_module(module_path!())`), as a program of its own
+//! would.
+
+mod bursts;
+mod context;
+mod dynamic;
+mod missing_state;
+mod notes;
+mod search;
+mod tasks;
+mod testing;
+mod testing_asks;
