@@ -109,6 +109,7 @@ mod metrics;
 mod outcome;
 mod prompt;
 mod registry;
+mod request;
 mod resource;
 mod run;
 mod server;

@@ -50,11 +50,10 @@
 mod concurrency;
 mod rate;
 
-use std::any::Any;
 use std::convert::Infallible;
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResponse, CallToolResult, JsonObject};
+use rmcp::model::{CallToolResponse, CallToolResult};
 
 pub use concurrency::{ConcurrencyLimit, Concurrent};
 pub use rate::{Limited, RateLimit, Rates, UnknownRates};
@@ -71,83 +70,11 @@ pub use rate::{Limited, RateLimit, Rates, UnknownRates};
 /// ```
 pub use tower;
 
-use crate::tool::ToolRef;
-use crate::{Caller, ErrorKind, META_ERROR, ToolInfo};
+pub use crate::request::Call;
+use crate::{ErrorKind, META_ERROR};
 
 /// The rest of the pipeline, as a layer wraps it.
 pub type CallService = tower::util::BoxCloneSyncService<Call, CallResult, Infallible>;
-
-/// One tool call, as a layer sees it: resolved and allowed, not yet confirmed or run.
-pub struct Call {
-    pub(crate) tool: ToolRef,
-    pub(crate) caller: Caller,
-    pub(crate) arguments: Option<JsonObject>,
-    /// It is answered with a task's handle, and its tool runs after (`#[tool(task)]`).
-    pub(crate) as_task: bool,
-    /// What the pipeline needs to run it (its own types).
-    pub(crate) rest: Box<dyn Any + Send>,
-}
-
-impl Call {
-    /// The tool called: its name, hints, scopes.
-    ///
-    /// ```
-    /// fn is_read(call: &toolsmith::layer::Call) -> bool {
-    ///     call.tool().hints().read_only
-    /// }
-    /// ```
-    pub fn tool(&self) -> &ToolInfo {
-        &self.tool
-    }
-
-    /// Who calls: the token's subject and scopes over HTTP with authorization, the local
-    /// user otherwise.
-    ///
-    /// ```
-    /// fn who(call: &toolsmith::layer::Call) -> &str {
-    ///     call.caller().subject().unwrap_or("local user")
-    /// }
-    /// ```
-    pub fn caller(&self) -> &Caller {
-        &self.caller
-    }
-
-    /// The arguments, as the client sent them (not yet decoded).
-    ///
-    /// ```
-    /// fn has_query(call: &toolsmith::layer::Call) -> bool {
-    ///     call.arguments().is_some_and(|args| args.contains_key("query"))
-    /// }
-    /// ```
-    pub fn arguments(&self) -> Option<&JsonObject> {
-        self.arguments.as_ref()
-    }
-
-    /// Whether it is answered with a task's handle at once, its tool running after the
-    /// answer (a tool that declares `task`, called by a client with the tasks extension).
-    /// What a layer does around such a call is done around making the task: a
-    /// [`ConcurrencyLimit`] lets it through, and the run waits for a slot of the tool's own
-    /// `max_concurrency` instead (a limit of every tool, `default_limit`, does not bound runs).
-    ///
-    /// ```
-    /// fn quick(call: &toolsmith::layer::Call) -> bool {
-    ///     call.runs_as_task()
-    /// }
-    /// ```
-    pub fn runs_as_task(&self) -> bool {
-        self.as_task
-    }
-}
-
-impl std::fmt::Debug for Call {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Never the arguments: they may hold what logs must not.
-        f.debug_struct("Call")
-            .field("tool", &self.tool.name())
-            .field("caller", &self.caller.subject())
-            .finish_non_exhaustive()
-    }
-}
 
 /// How a call ended, as a layer sees it (and may answer it itself).
 #[derive(Debug, Clone)]

@@ -114,6 +114,99 @@ async fn a_layer_sees_each_call_and_may_refuse_it() {
     assert_eq!(again.text(), "x");
 }
 
+/// What the outer layer decides of a call, for the inner one.
+#[derive(Clone, Debug, PartialEq)]
+struct Tenant(String);
+
+/// Puts the call's tenant (its `label`) on the call, for the layers inside.
+#[derive(Clone)]
+struct Tag<S>(S);
+
+impl<S> Service<Call> for Tag<S>
+where
+    S: Service<Call, Response = CallResult, Error = Infallible>,
+{
+    type Response = CallResult;
+    type Error = Infallible;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut call: Call) -> Self::Future {
+        let label = call
+            .arguments()
+            .and_then(|a| a["label"].as_str())
+            .map(str::to_owned);
+        if let Some(label) = label {
+            call.extensions_mut().insert(Tenant(label));
+        }
+        self.0.call(call)
+    }
+}
+
+/// Refuses a call whose tenant the outer layer found to be `blocked`; counts what it saw.
+#[derive(Clone)]
+struct Gate<S>(S, Arc<Mutex<Vec<Option<Tenant>>>>);
+
+impl<S> Service<Call> for Gate<S>
+where
+    S: Service<Call, Response = CallResult, Error = Infallible>,
+    S::Future: Send + 'static,
+{
+    type Response = CallResult;
+    type Error = Infallible;
+    type Future =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Result<CallResult, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, call: Call) -> Self::Future {
+        let tenant = call.extensions().get::<Tenant>().cloned();
+        self.1.lock().unwrap().push(tenant.clone());
+        if tenant == Some(Tenant("blocked".into())) {
+            return Box::pin(std::future::ready(Ok(CallResult::refused(
+                "Blocked tenant.",
+            ))));
+        }
+        Box::pin(self.0.call(call))
+    }
+}
+
+#[tokio::test]
+async fn a_layer_hands_what_it_found_to_the_layers_inside_it() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let gate_seen = seen.clone();
+    let server = toolsmith_tests::server_of(module_path!())
+        .state(AtomicU64::new(0))
+        // The first layer given is the outermost.
+        .layer(tower::layer::layer_fn(Tag))
+        .layer(tower::layer::layer_fn(move |inner| {
+            Gate(inner, gate_seen.clone())
+        }));
+    let client = Client::connect(server).await.unwrap();
+    let fine = client
+        .call("tally", json!({"label": "acme"}))
+        .await
+        .unwrap();
+    assert_eq!(fine.text(), "acme");
+    let blocked = client
+        .call("tally", json!({"label": "blocked"}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&blocked, CallError::Tool { kind: ErrorKind::Refused, message, .. } if message == "Blocked tenant."),
+        "{blocked}"
+    );
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [Some(Tenant("acme".into())), Some(Tenant("blocked".into()))]
+    );
+}
+
 const RATES: [&str; 2] = ["--rate-limit", "read=100/s,destructive=1/s"];
 
 fn is_refused(response: &Value) -> bool {

@@ -22,12 +22,12 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolResponse, ClientResult, ElicitResult, ElicitationAction, InputRequest,
-    InputRequiredResult, InputResponses, JsonObject, RequestMetaObject, ServerRequest,
+    InputRequiredResult, JsonObject, ServerRequest,
 };
 use serde_json::{Value, json};
 
 use super::seal::{Sealed, Unsealed, binding};
-use super::{CallSetup, Pipeline};
+use super::{CallSetup, Pipeline, Retry};
 use crate::ToolInfo;
 use crate::context::inquiry::{Answered, Question};
 use crate::context::{ChannelError, Inquiry};
@@ -41,14 +41,6 @@ const CONFIRM_PROPERTY: &str = "confirm";
 
 /// The `_meta` key that marks a form as a confirmation (a client may show it as one).
 pub(crate) const CONFIRM_META: &str = "dev.toolsmith/confirm";
-
-/// What a call's retry carries besides its arguments (2026-07-28).
-#[derive(Default)]
-pub(crate) struct Retry {
-    pub(crate) input_responses: Option<InputResponses>,
-    pub(crate) request_state: Option<String>,
-    pub(crate) meta: Option<RequestMetaObject>,
-}
 
 /// What stands between a call and its tool.
 pub(crate) enum Gate {

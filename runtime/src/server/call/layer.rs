@@ -9,13 +9,9 @@ use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 
 use futures::future::BoxFuture;
-use rmcp::model::JsonObject;
-use tokio_util::sync::CancellationToken;
 
-use super::ask::Retry;
-use super::{Answer, CallLog, CallSetup, Pipeline};
+use super::{Answer, CallLog, Pipeline};
 use crate::layer::{Call, CallResult, CallService};
-use crate::tool::ToolRef;
 
 /// One layer, as the server keeps it: wraps a service in itself.
 pub(crate) type Wrap = Arc<dyn Fn(CallService) -> CallService + Send + Sync>;
@@ -38,13 +34,6 @@ impl Layers {
     pub(crate) fn is_empty(&self) -> bool {
         self.wraps.is_empty()
     }
-}
-
-/// What dispatch needs besides the call's tool, caller and arguments.
-struct Rest {
-    retry: Retry,
-    cancel: CancellationToken,
-    setup: CallSetup,
 }
 
 impl Pipeline {
@@ -71,26 +60,10 @@ impl Pipeline {
     /// Steps 3 to 6 through the layers.
     pub(super) fn through_layers(
         &self,
-        tool: ToolRef,
-        arguments: Option<JsonObject>,
-        retry: Retry,
-        cancel: CancellationToken,
-        setup: CallSetup,
+        call: Call,
         log: CallLog,
     ) -> impl Future<Output = Answer> + Send + 'static {
-        let name = tool.shared_name().clone();
-        let as_task = super::task::runs_as_task(&tool, retry.meta.as_ref(), &setup);
-        let call = Call {
-            tool,
-            caller: setup.caller.clone(),
-            as_task,
-            arguments,
-            rest: Box::new(Rest {
-                retry,
-                cancel,
-                setup,
-            }),
-        };
+        let name = call.tool.shared_name().clone();
         let service = self.layered();
         async move {
             use tower::ServiceExt;
@@ -120,20 +93,8 @@ impl tower::Service<Call> for Dispatch {
     fn call(&mut self, call: Call) -> Self::Future {
         let pipeline = self.0.clone();
         Box::pin(async move {
-            let Ok(rest) = call.rest.downcast::<Rest>() else {
-                let refused = CallResult::refused("a call made outside the pipeline");
-                return Ok(refused);
-            };
-            let Rest {
-                retry,
-                cancel,
-                setup,
-            } = *rest;
             // The outer step writes the call's log line.
-            let log = CallLog::silent();
-            let answer = pipeline
-                .dispatch(call.tool, call.arguments, retry, cancel, setup, log)
-                .await;
+            let answer = pipeline.dispatch(call, CallLog::silent()).await;
             Ok(CallResult(answer))
         })
     }

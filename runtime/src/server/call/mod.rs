@@ -42,9 +42,7 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use futures::future::Either;
-use rmcp::model::{
-    CallToolRequestParams, JsonObject, ProgressToken, ProtocolVersion, RequestMetaObject,
-};
+use rmcp::model::CallToolRequestParams;
 use tokio_util::sync::CancellationToken;
 
 /// What the call pipeline answers: an outcome of the call, or a protocol error.
@@ -64,11 +62,13 @@ pub(crate) use outcome::{error_result, unknown_tool};
 use tokio_util::task::TaskTracker;
 
 use super::{Confirm, Policy};
-use crate::context::{CallContext, ClientChannel, SessionLevel, StateMap};
+use crate::context::{CallContext, SessionLevel, StateMap};
+use crate::request::Call;
+pub(crate) use crate::request::{CallSetup, Retry};
 use crate::tool::ToolRef;
 use crate::tool::output::Outcome;
-use crate::{Caller, ErrorKind, LogLevel, RegistryHandle, TaskSupport, ToolInfo};
-use ask::{Gate, Retry};
+use crate::{Caller, ErrorKind, RegistryHandle, TaskSupport, ToolInfo};
+use ask::Gate;
 use engine::Target;
 use inline::Blocking;
 use log::CallLog;
@@ -115,47 +115,6 @@ impl Way {
 impl fmt::Display for Way {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-/// What a call runs with besides its params, as its way in knows it.
-#[derive(Default)]
-pub(crate) struct CallSetup {
-    /// The client's progress token.
-    pub(crate) progress: Option<ProgressToken>,
-    /// The log level of this call (the session's, or the call's own on 2026-07-28); none:
-    /// no log message is sent.
-    pub(crate) level: Option<SessionLevel>,
-    /// Its channel to the client, when it has one.
-    pub(crate) sink: Option<Arc<dyn ClientChannel>>,
-    /// The request carried its own revision (2026-07-28).
-    pub(crate) per_request: bool,
-    /// Who is calling.
-    pub(crate) caller: Caller,
-    /// The person who runs the call confirmed it already (`call --yes`).
-    pub(crate) confirmed: bool,
-    /// The span of the HTTP request it came in (none: not traced): the call's span is its
-    /// child, wherever the call runs (rmcp's task, a pool thread).
-    #[cfg(feature = "otel")]
-    pub(crate) trace: Option<crate::trace::Handoff>,
-}
-
-impl CallSetup {
-    /// What the request's `_meta` sets, on every way in alike: its progress token, and, when
-    /// it carries its revision (2026-07-28), its own log level (none: no log message may be
-    /// sent for it).
-    pub(crate) fn of_meta(meta: &RequestMetaObject) -> CallSetup {
-        let version = meta.protocol_version();
-        let level = version
-            .as_ref()
-            .map(|_| SessionLevel::fixed(meta.log_level().map(LogLevel::from_wire)));
-        CallSetup {
-            progress: meta.get_progress_token(),
-            // A request that names an earlier revision in its `_meta` is still of a session.
-            per_request: version.is_some_and(|v| v >= ProtocolVersion::V_2026_07_28),
-            level,
-            ..CallSetup::default()
-        }
     }
 }
 
@@ -310,13 +269,17 @@ impl Pipeline {
             meta,
         };
         let answer = match admitted {
-            Ok(tool) if self.layers.is_empty() => {
-                Either::Left(self.dispatch(tool, arguments, retry, cancel, setup, log))
+            Ok(tool) => {
+                // From here on, the call is one value.
+                let as_task = task::runs_as_task(&tool, retry.meta.as_ref(), &setup);
+                let call = Call::new(tool, arguments, retry, cancel, setup, as_task);
+                if self.layers.is_empty() {
+                    Either::Left(self.dispatch(call, log))
+                } else {
+                    // Boxed: a layered call's future is the layers' own.
+                    Either::Right(Either::Left(Box::pin(self.through_layers(call, log))))
+                }
             }
-            // Boxed: a layered call's future is the layers' own.
-            Ok(tool) => Either::Right(Either::Left(Box::pin(
-                self.through_layers(tool, arguments, retry, cancel, setup, log),
-            ))),
             Err(answer) => {
                 log.finish(&name, &answer);
                 Either::Right(Either::Right(std::future::ready(*answer)))
@@ -374,33 +337,25 @@ impl Pipeline {
     /// an `async fn`: the call's context is made here, and the future returned is the
     /// engine's own, so that nothing is held twice in the call's state (a future that awaits
     /// another keeps its own copy of what it moved in).
-    fn dispatch(
-        &self,
-        tool: ToolRef,
-        arguments: Option<JsonObject>,
-        retry: Retry,
-        cancel: CancellationToken,
-        setup: CallSetup,
-        log: CallLog,
-    ) -> impl Future<Output = Answer> + Send + '_ {
+    fn dispatch(&self, call: Call, log: CallLog) -> impl Future<Output = Answer> + Send + '_ {
         // A tool that may run as a task is decided on in `task/` (boxed: such a call
         // waits on the store); every other call pays one comparison for tasks existing.
-        if tool.task() != TaskSupport::Never {
-            return Either::Right(self.dispatch_task(tool, arguments, retry, cancel, setup, log));
+        if call.tool.task() != TaskSupport::Never {
+            return Either::Right(self.dispatch_task(call, log));
         }
-        Either::Left(self.dispatch_now(tool, arguments, retry, cancel, setup, log))
+        Either::Left(self.dispatch_now(call, log))
     }
 
     /// Steps 4 to 6 of an ordinary call (see `dispatch`).
-    fn dispatch_now(
-        &self,
-        tool: ToolRef,
-        arguments: Option<JsonObject>,
-        retry: Retry,
-        cancel: CancellationToken,
-        setup: CallSetup,
-        log: CallLog,
-    ) -> impl Future<Output = Answer> + Send + '_ {
+    fn dispatch_now(&self, call: Call, log: CallLog) -> impl Future<Output = Answer> + Send + '_ {
+        let Call {
+            tool,
+            arguments,
+            setup,
+            retry,
+            cancel,
+            ..
+        } = call;
         inline::started(tool.shared_name());
         let (gate, rounds) = match self.plan(&tool, arguments.as_ref(), retry, &setup) {
             Some(plan) => (plan.gate, plan.rounds),

@@ -6,21 +6,20 @@ use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use rmcp::model::{
-    CallToolResponse, ClientCapabilities, CreateTaskResult, ErrorData, JsonObject, NumberOrString,
+    CallToolResponse, ClientCapabilities, CreateTaskResult, ErrorData, NumberOrString,
     ProgressToken, RequestMetaObject,
 };
-use tokio_util::sync::CancellationToken;
 
 use super::poll::{owner_of, task_of};
 use crate::context::CallContext;
 use crate::context::{ChannelError, ClientChannel, Notice, NoticeSink, Reply, declined};
-use crate::server::call::ask::{Gate, Retry};
+use crate::request::Call;
+use crate::server::call::ask::Gate;
 use crate::server::call::engine::{self, Target};
 use crate::server::call::log::CallLog;
 use crate::server::call::outcome::{error_result, tool_result};
 use crate::server::call::{Answer, CallSetup, Pipeline};
 use crate::task::{TaskProgress, TaskRecord, now_ms};
-use crate::tool::ToolRef;
 use crate::{ErrorKind, TaskSupport, ToolInfo};
 
 /// A task's id: 128 random bits, so that nobody guesses another's.
@@ -111,24 +110,21 @@ impl Pipeline {
     /// declared the extension, else an ordinary call (or, `task = "required"`, a refusal).
     pub(in crate::server::call) fn dispatch_task(
         &self,
-        tool: ToolRef,
-        arguments: Option<JsonObject>,
-        retry: Retry,
-        cancel: CancellationToken,
-        setup: CallSetup,
+        call: Call,
         log: CallLog,
     ) -> BoxFuture<'_, Answer> {
-        if !declares_tasks(retry.meta.as_ref(), &setup) {
-            if tool.task() == TaskSupport::Required {
-                let answer = Err(tasks_required(tool.name()));
-                log.finish(tool.name(), &answer);
+        // The client did not declare the extension: the call runs as any other.
+        if !call.as_task {
+            if call.tool.task() == TaskSupport::Required {
+                let answer = Err(tasks_required(call.tool.name()));
+                log.finish(call.tool.name(), &answer);
                 return Box::pin(std::future::ready(answer));
             }
-            return Box::pin(self.dispatch_now(tool, arguments, retry, cancel, setup, log));
+            return Box::pin(self.dispatch_now(call, log));
         }
         Box::pin(async move {
-            let name = tool.shared_name().clone();
-            let answer = self.start_task(tool, arguments, retry, cancel, setup).await;
+            let name = call.tool.shared_name().clone();
+            let answer = self.start_task(call).await;
             log.finish(&name, &answer);
             answer
         })
@@ -136,14 +132,15 @@ impl Pipeline {
 
     /// Makes the task and starts its run; the answer is its handle, or why the call ended
     /// first (invalid arguments, a confirmation refused or to ask, the store failing).
-    async fn start_task(
-        &self,
-        tool: ToolRef,
-        arguments: Option<JsonObject>,
-        retry: Retry,
-        cancel: CancellationToken,
-        setup: CallSetup,
-    ) -> Answer {
+    async fn start_task(&self, call: Call) -> Answer {
+        let Call {
+            tool,
+            arguments,
+            setup,
+            retry,
+            cancel,
+            ..
+        } = call;
         let (gate, rounds) = match self.plan(&tool, arguments.as_ref(), retry, &setup) {
             Some(plan) => (plan.gate, plan.rounds),
             None => (Gate::Open, None),
