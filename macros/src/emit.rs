@@ -6,7 +6,7 @@
 //! attribute adds its own checks and fields through an [`Emit`].
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::quote;
 use syn::Attribute;
 
 use crate::ast::{self, Function, Kind};
@@ -93,8 +93,7 @@ fn registration(attrs: &ItemAttrs, function: &Function, emit: Emit) -> TokenStre
     let scopes = attrs.scopes.iter().flatten();
     let timeout = item::timeout_tokens(&attrs.timeout);
     let ident = &function.item.sig.ident;
-    let rust_path = format!("::{}", ident.to_string().trim_start_matches("r#"));
-    let line = quote_spanned!(ident.span()=> ::core::line!());
+    let item_def = crate::expand::item_def(&name, ident, &title, &description, icons, scopes);
     quote! {
         #item
 
@@ -115,14 +114,7 @@ fn registration(attrs: &ItemAttrs, function: &Function, emit: Emit) -> TokenStre
             #complete_fns
             ::toolsmith::__private::inventory::submit! {
                 #def {
-                    name: #name,
-                    rust_path: ::core::concat!(::core::module_path!(), #rust_path),
-                    file: ::core::file!(),
-                    line: #line,
-                    title: #title,
-                    description: #description,
-                    icons: &[#(#icons),*],
-                    scopes: &[#(#scopes),*],
+                    item: #item_def,
                     params: &[#(#params),*],
                     timeout: #timeout,
                     completions: &[#(#completes),*],

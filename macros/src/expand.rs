@@ -130,14 +130,13 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
         }
     };
     let ident = &function.item.sig.ident;
-    let rust_path = format!("::{}", ident.to_string().trim_start_matches("r#"));
+    let item_def = item_def(&name, ident, &title, &description, icons, scopes);
     let (read_only, destructive, idempotent, open_world) = (
         hints.read_only,
         hints.destructive,
         hints.idempotent,
         hints.open_world,
     );
-    let line = quote_spanned!(ident.span()=> ::core::line!());
     let (confirm, confirm_checks) = match &attrs.confirm {
         Some(confirm) => {
             let message = match &confirm.message {
@@ -190,10 +189,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
             #invoke
             ::toolsmith::__private::inventory::submit! {
                 ::toolsmith::__private::ToolDef {
-                    name: #name,
-                    rust_path: ::core::concat!(::core::module_path!(), #rust_path),
-                    file: ::core::file!(),
-                    line: #line,
+                    item: #item_def,
                     package: match ::core::option_env!("CARGO_PKG_NAME") {
                         ::core::option::Option::Some(name) => name,
                         ::core::option::Option::None => "unknown",
@@ -202,12 +198,8 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
                         ::core::option::Option::Some(version) => version,
                         ::core::option::Option::None => "0.0.0",
                     },
-                    title: #title,
-                    description: #description,
                     category: #category,
                     tags: &[#(#tags),*],
-                    icons: &[#(#icons),*],
-                    scopes: &[#(#scopes),*],
                     hints: ::toolsmith::__private::Hints {
                         read_only: #read_only,
                         destructive: #destructive,
@@ -225,6 +217,33 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
                 }
             }
         };
+    }
+}
+
+/// What every definition starts with (`ItemDef`): for `#[tool]`, `#[resource]` and
+/// `#[prompt]` alike.
+pub fn item_def<I: quote::ToTokens, S: quote::ToTokens>(
+    name: &str,
+    ident: &syn::Ident,
+    title: &TokenStream,
+    description: &str,
+    icons: impl IntoIterator<Item = I>,
+    scopes: impl IntoIterator<Item = S>,
+) -> TokenStream {
+    let rust_path = format!("::{}", ident.to_string().trim_start_matches("r#"));
+    let line = quote_spanned!(ident.span()=> ::core::line!());
+    let (icons, scopes) = (icons.into_iter(), scopes.into_iter());
+    quote! {
+        ::toolsmith::__private::ItemDef {
+            name: #name,
+            rust_path: ::core::concat!(::core::module_path!(), #rust_path),
+            file: ::core::file!(),
+            line: #line,
+            title: #title,
+            description: #description,
+            icons: &[#(#icons),*],
+            scopes: &[#(#scopes),*],
+        }
     }
 }
 

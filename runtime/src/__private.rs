@@ -26,6 +26,7 @@ pub use crate::tool::schema::OutputSchema;
 pub use crate::complete::{
     Candidates, CompleteDef, CompleteLater, CompleteNow, CompletionFn, complete_call, completed,
 };
+pub use crate::item::ItemDef;
 pub use crate::prompt::def::PromptDef;
 pub use crate::prompt::{IntoMessages, PromptFallback, Prompted, assert_messages};
 pub use crate::resource::contents::{assert_resource_serialize, blob, modified, optional};

@@ -101,6 +101,7 @@ mod complete;
 mod context;
 mod error;
 pub mod guide;
+pub mod item;
 pub mod layer;
 mod logging;
 #[cfg(feature = "metrics")]

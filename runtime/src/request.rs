@@ -71,7 +71,7 @@ impl Call {
     /// Whether it is answered with a task's handle at once, its tool running after the
     /// answer (a tool that declares `task`, called by a client with the tasks extension).
     /// What a layer does around such a call is done around making the task: a
-    /// [`ConcurrencyLimit`] lets it through, and the run waits for a slot of the tool's own
+    /// [`ConcurrencyLimit`](crate::layer::ConcurrencyLimit) lets it through, and the run waits for a slot of the tool's own
     /// `max_concurrency` instead (a limit of every tool, `default_limit`, does not bound runs).
     ///
     /// ```

@@ -29,12 +29,12 @@ pub(super) fn resources(
                     "uri": r.uri(),
                     "template": r.is_template(),
                     "name": r.name(),
-                    "title": r.title(),
+                    "title": r.header().title(),
                     "mimeType": r.mime_type(),
                     "audience": r.audience(),
                     "priority": r.priority(),
                     "completes": r.completes().collect::<Vec<_>>(),
-                    "scopes": names.required_for(r.scopes()).scopes(),
+                    "scopes": names.required_for(r.header().scopes()).scopes(),
                 })
             })
             .collect();
@@ -51,10 +51,10 @@ pub(super) fn resources(
         rows.push(vec![
             r.uri().to_owned(),
             r.name().to_owned(),
-            r.title().unwrap_or("-").to_owned(),
+            r.header().title().unwrap_or("-").to_owned(),
             r.mime_type().unwrap_or("-").to_owned(),
             dash(completes.join(",")),
-            names.required_for(r.scopes()).to_string(),
+            names.required_for(r.header().scopes()).to_string(),
         ]);
     }
     if registry.resources().is_empty() {
@@ -79,7 +79,7 @@ pub(super) fn prompts(
             .iter()
             .map(|p| {
                 let mut row = serde_json::to_value(p.mcp_prompt()).unwrap_or_default();
-                row["scopes"] = json!(names.required_for(p.scopes()).scopes());
+                row["scopes"] = json!(names.required_for(p.header().scopes()).scopes());
                 row
             })
             .collect();
@@ -105,10 +105,10 @@ pub(super) fn prompts(
         let completes: Vec<&str> = p.completes().collect();
         rows.push(vec![
             p.name().to_owned(),
-            p.title().unwrap_or("-").to_owned(),
+            p.header().title().unwrap_or("-").to_owned(),
             dash(arguments.join(",")),
             dash(completes.join(",")),
-            names.required_for(p.scopes()).to_string(),
+            names.required_for(p.header().scopes()).to_string(),
         ]);
     }
     if registry.prompts().is_empty() {

@@ -263,7 +263,7 @@ fn tool_json(tool: &ToolInfo, names: &ScopeNames, confirm: crate::Confirm) -> Va
     let hints = tool.hints();
     json!({
         "name": tool.name(),
-        "title": tool.title(),
+        "title": tool.header().title(),
         "readOnly": hints.read_only,
         "destructive": hints.destructive,
         "idempotent": hints.idempotent,
@@ -302,7 +302,7 @@ fn table(tools: &[&ToolInfo], names: &ScopeNames, confirm: crate::Confirm) -> St
         let h = tool.hints();
         rows.push(vec![
             tool.name().to_owned(),
-            tool.title().unwrap_or("-").to_owned(),
+            tool.header().title().unwrap_or("-").to_owned(),
             yes(h.read_only).to_owned(),
             yes(h.destructive).to_owned(),
             yes(h.idempotent).to_owned(),

@@ -7,6 +7,7 @@ mod message;
 
 use rmcp::model::{Icon, JsonObject, Prompt, PromptArgument};
 
+use crate::item::Header;
 use crate::tool::schema;
 use crate::tool::strings::StringArgs;
 use def::PromptDef;
@@ -19,12 +20,13 @@ pub use message::{PromptMessage, Role};
 ///
 /// ```
 /// for prompt in toolsmith::registry().prompts() {
-///     println!("{}: {}", prompt.name(), prompt.description());
+///     println!("{}: {}", prompt.name(), prompt.header().description());
 /// }
 /// ```
 #[derive(Clone)]
 pub struct PromptInfo {
     def: &'static PromptDef,
+    header: Header,
     schema: JsonObject,
     expected: std::sync::Arc<[String]>,
     strings: StringArgs,
@@ -45,17 +47,19 @@ impl PromptInfo {
                 argument
             })
             .collect();
+        let item = &def.item;
         let mut listed = Prompt::new(
-            def.name,
-            (!def.description.is_empty()).then_some(def.description),
+            item.name,
+            (!item.description.is_empty()).then_some(item.description),
             (!arguments.is_empty()).then_some(arguments),
         );
-        listed.title = def.title.map(str::to_owned);
-        if !def.icons.is_empty() {
-            listed.icons = Some(def.icons.iter().map(|src| Icon::new(*src)).collect());
+        listed.title = item.title.map(str::to_owned);
+        if !item.icons.is_empty() {
+            listed.icons = Some(item.icons.iter().map(|src| Icon::new(*src)).collect());
         }
         PromptInfo {
             def,
+            header: Header::of_def(item),
             schema,
             expected: expected.into(),
             strings,
@@ -63,40 +67,25 @@ impl PromptInfo {
         }
     }
 
-    /// Its name (default: the function's name).
+    /// Its name (default: the function's name): its [`header`](Self::header)'s.
     ///
     /// ```
     /// assert!(toolsmith::registry().prompts().iter().all(|p| !p.name().is_empty()));
     /// ```
-    pub fn name(&self) -> &'static str {
-        self.def.name
+    pub fn name(&self) -> &str {
+        self.header.name()
     }
 
-    /// The title, if it has one.
+    /// What it has in common with tools and resources: name, title, description, icons, the
+    /// scopes `scopes = [...]` names instead of the read scope, where it is declared.
     ///
     /// ```
-    /// # for p in toolsmith::registry().prompts() { let _ = p.title(); }
+    /// for p in toolsmith::registry().prompts() {
+    ///     assert!(p.header().location().contains(':'));
+    /// }
     /// ```
-    pub fn title(&self) -> Option<&'static str> {
-        self.def.title
-    }
-
-    /// The description (the rustdoc, or `description = "..."`).
-    ///
-    /// ```
-    /// # for p in toolsmith::registry().prompts() { let _ = p.description(); }
-    /// ```
-    pub fn description(&self) -> &'static str {
-        self.def.description
-    }
-
-    /// The scopes `scopes = [...]` names instead of the read scope (empty: the read scope).
-    ///
-    /// ```
-    /// # for p in toolsmith::registry().prompts() { let _ = p.scopes(); }
-    /// ```
-    pub fn scopes(&self) -> &'static [&'static str] {
-        self.def.scopes
+    pub fn header(&self) -> &Header {
+        &self.header
     }
 
     /// The JSON Schema of its arguments (what `schema NAME` prints), as for a tool's input.
@@ -115,24 +104,6 @@ impl PromptInfo {
     /// ```
     pub fn completes(&self) -> impl Iterator<Item = &'static str> {
         self.def.completions.iter().map(|c| c.argument)
-    }
-
-    /// Where it is defined: `file:line`.
-    ///
-    /// ```
-    /// # for p in toolsmith::registry().prompts() { assert!(p.location().contains(':')); }
-    /// ```
-    pub fn location(&self) -> String {
-        format!("{}:{}", self.def.file, self.def.line)
-    }
-
-    /// The Rust path of its function.
-    ///
-    /// ```
-    /// # for p in toolsmith::registry().prompts() { assert!(p.rust_path().contains("::")); }
-    /// ```
-    pub fn rust_path(&self) -> &'static str {
-        self.def.rust_path
     }
 
     /// Its `prompts/list` entry.
@@ -176,14 +147,14 @@ impl PromptInfo {
     }
 
     pub(crate) fn described(&self) -> String {
-        format!("`{}` at {}", self.def.rust_path, self.location())
+        self.header.described()
     }
 }
 
 impl std::fmt::Debug for PromptInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PromptInfo")
-            .field("name", &self.def.name)
+            .field("name", &self.header.name())
             .finish_non_exhaustive()
     }
 }

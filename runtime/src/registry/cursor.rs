@@ -83,7 +83,7 @@ pub(crate) fn fingerprint<'a>(tools: impl ExactSizeIterator<Item = &'a ToolInfo>
             tool.hints(),
             tool.category(),
             tool.tags(),
-            tool.scopes(),
+            tool.header().scopes(),
         )
             .hash(&mut hasher);
     }

@@ -49,14 +49,21 @@ impl Items {
             let info = ResourceInfo::new(def).map_err(|why| Conflict {
                 tool: None,
                 what: format!("the resource URI '{}' is not valid: {why}", def.uri),
-                first: format!("`{}` at {}:{}", def.rust_path, def.file, def.line),
+                first: format!(
+                    "`{}` at {}:{}",
+                    def.item.rust_path, def.item.file, def.item.line
+                ),
                 second: "no other".to_owned(),
                 fix: "fix the URI",
             })?;
             all.push(info);
         }
         all.sort_by(|a, b| {
-            (a.is_template(), a.uri(), a.location()).cmp(&(b.is_template(), b.uri(), b.location()))
+            (a.is_template(), a.uri(), a.header().location()).cmp(&(
+                b.is_template(),
+                b.uri(),
+                b.header().location(),
+            ))
         });
         let statics = all.iter().filter(|r| !r.is_template()).count();
         if let Some(pair) = all.windows(2).find(|w| w[0].uri() == w[1].uri()) {
@@ -93,7 +100,9 @@ impl Items {
             .map(|(i, r)| (r.uri(), i))
             .collect();
         let mut prompts: Vec<PromptInfo> = prompts.into_iter().map(PromptInfo::new).collect();
-        prompts.sort_by(|a, b| (a.name(), a.location()).cmp(&(b.name(), b.location())));
+        prompts.sort_by(|a, b| {
+            (a.name(), a.header().location()).cmp(&(b.name(), b.header().location()))
+        });
         if let Some(pair) = prompts.windows(2).find(|w| w[0].name() == w[1].name()) {
             return Err(Conflict {
                 tool: None,
@@ -106,7 +115,7 @@ impl Items {
         let by_name = prompts
             .iter()
             .enumerate()
-            .map(|(i, p)| (p.name(), i))
+            .map(|(i, p)| (p.def().item.name, i))
             .collect();
         Ok(Items {
             resources: all,

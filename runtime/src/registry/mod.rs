@@ -104,10 +104,10 @@ impl Registry {
                 .is_some_and(|rest| rest.starts_with("::"))
         };
         Registry::build(
-            inventory::iter::<ToolDef>().filter(|def| inside(def.rust_path)),
+            inventory::iter::<ToolDef>().filter(|def| inside(def.item.rust_path)),
             Items::of(
-                inventory::iter::<ResourceDef>().filter(|def| inside(def.rust_path)),
-                inventory::iter::<PromptDef>().filter(|def| inside(def.rust_path)),
+                inventory::iter::<ResourceDef>().filter(|def| inside(def.item.rust_path)),
+                inventory::iter::<PromptDef>().filter(|def| inside(def.item.rust_path)),
             ),
             ToolRef::shared,
         )
@@ -121,7 +121,9 @@ impl Registry {
         hold: fn(Arc<ToolInfo>) -> ToolRef,
     ) -> Result<Registry, Conflict> {
         let mut defs: Vec<&'static ToolDef> = defs.into_iter().collect();
-        defs.sort_by(|a, b| (a.name, a.file, a.line).cmp(&(b.name, b.file, b.line)));
+        defs.sort_by(|a, b| {
+            (a.item.name, a.item.file, a.item.line).cmp(&(b.item.name, b.item.file, b.item.line))
+        });
         let mut schemas = SchemaCache::default();
         let held: Vec<ToolRef> = defs
             .into_iter()

@@ -203,10 +203,14 @@ impl Search {
 
 fn text_matches(tool: &ToolInfo, text: &str) -> bool {
     let needle = text.to_lowercase();
-    [Some(tool.name()), tool.title(), Some(tool.description())]
-        .into_iter()
-        .flatten()
-        .any(|hay| hay.to_lowercase().contains(&needle))
+    [
+        Some(tool.name()),
+        tool.header().title(),
+        Some(tool.header().description()),
+    ]
+    .into_iter()
+    .flatten()
+    .any(|hay| hay.to_lowercase().contains(&needle))
 }
 
 /// One page of search results.

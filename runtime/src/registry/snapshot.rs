@@ -52,10 +52,13 @@ pub(crate) fn render_items(
         let _ = write!(
             line,
             " scopes={} input={}",
-            names.required_for(resource.scopes()).scopes().join(","),
+            names
+                .required_for(resource.header().scopes())
+                .scopes()
+                .join(","),
             fingerprint(resource.input_schema())
         );
-        if let Some(title) = resource.title() {
+        if let Some(title) = resource.header().title() {
             let _ = write!(line, " title={}", Value::from(title));
         }
         out.push_str(&line);
@@ -65,10 +68,13 @@ pub(crate) fn render_items(
         let mut line = format!(
             "prompt:{} scopes={} input={}",
             prompt.name(),
-            names.required_for(prompt.scopes()).scopes().join(","),
+            names
+                .required_for(prompt.header().scopes())
+                .scopes()
+                .join(","),
             fingerprint(prompt.arguments_schema())
         );
-        if let Some(title) = prompt.title() {
+        if let Some(title) = prompt.header().title() {
             let _ = write!(line, " title={}", Value::from(title));
         }
         out.push_str(&line);
@@ -103,7 +109,7 @@ fn line(tool: &ToolInfo, names: &ScopeNames, confirms: bool) -> String {
             .as_ref()
             .map_or_else(|| "none".to_owned(), |schema| fingerprint(schema))
     );
-    if let Some(title) = tool.title() {
+    if let Some(title) = tool.header().title() {
         let _ = write!(line, " title={}", Value::from(title));
     }
     line

@@ -9,6 +9,7 @@ pub(crate) mod def;
 use rmcp::model::{Annotations, Icon, JsonObject, Resource, ResourceTemplate, Role};
 use toolsmith_template::Template;
 
+use crate::item::Header;
 use crate::tool::schema;
 use crate::tool::strings::StringArgs;
 use def::ResourceDef;
@@ -25,6 +26,7 @@ pub use contents::Modified;
 #[derive(Clone)]
 pub struct ResourceInfo {
     def: &'static ResourceDef,
+    header: Header,
     template: Template,
     /// The schema of its variables, as a tool's input schema (for the `check` snapshot).
     input: JsonObject,
@@ -45,19 +47,20 @@ impl ResourceInfo {
         let (input, expected) = schema::input(def.params);
         let strings = StringArgs::of_schema(&input);
         let annotations = annotations(def);
-        let icons =
-            (!def.icons.is_empty()).then(|| def.icons.iter().map(|src| Icon::new(*src)).collect());
+        let item = &def.item;
+        let icons = (!item.icons.is_empty())
+            .then(|| item.icons.iter().map(|src| Icon::new(*src)).collect());
         let listed = if template.is_static() {
-            let mut resource = Resource::new(def.uri, def.name);
-            resource.title = def.title.map(str::to_owned);
+            let mut resource = Resource::new(def.uri, item.name);
+            resource.title = item.title.map(str::to_owned);
             resource.description = description(def);
             resource.mime_type = def.mime_type.map(str::to_owned);
             resource.icons = icons;
             resource.annotations = annotations;
             Listed::Resource(resource)
         } else {
-            let mut listed = ResourceTemplate::new(def.uri, def.name);
-            listed.title = def.title.map(str::to_owned);
+            let mut listed = ResourceTemplate::new(def.uri, item.name);
+            listed.title = item.title.map(str::to_owned);
             listed.description = description(def);
             listed.mime_type = def.mime_type.map(str::to_owned);
             listed.icons = icons;
@@ -66,6 +69,7 @@ impl ResourceInfo {
         };
         Ok(ResourceInfo {
             def,
+            header: Header::of_def(item),
             template,
             input,
             expected: expected.into(),
@@ -74,13 +78,25 @@ impl ResourceInfo {
         })
     }
 
-    /// Its programmatic name (default: the function's name).
+    /// Its programmatic name (default: the function's name): its [`header`](Self::header)'s.
     ///
     /// ```
     /// assert!(toolsmith::registry().resources().iter().all(|r| !r.name().is_empty()));
     /// ```
-    pub fn name(&self) -> &'static str {
-        self.def.name
+    pub fn name(&self) -> &str {
+        self.header.name()
+    }
+
+    /// What it has in common with tools and prompts: name, title, description, icons, the
+    /// scopes `scopes = [...]` names instead of the read scope, where it is declared.
+    ///
+    /// ```
+    /// for r in toolsmith::registry().resources() {
+    ///     assert!(r.header().rust_path().contains("::"));
+    /// }
+    /// ```
+    pub fn header(&self) -> &Header {
+        &self.header
     }
 
     /// Its URI, or its URI template as written (`notes://{note_id}`).
@@ -113,25 +129,6 @@ impl ResourceInfo {
         self.template.variables()
     }
 
-    /// The title, if it has one.
-    ///
-    /// ```
-    /// let titled = toolsmith::registry().resources().iter().filter_map(|r| r.title());
-    /// # let _ = titled.count();
-    /// ```
-    pub fn title(&self) -> Option<&'static str> {
-        self.def.title
-    }
-
-    /// The description (the rustdoc, or `description = "..."`).
-    ///
-    /// ```
-    /// # for r in toolsmith::registry().resources() { let _ = r.description(); }
-    /// ```
-    pub fn description(&self) -> &'static str {
-        self.def.description
-    }
-
     /// The MIME type it declares.
     ///
     /// ```
@@ -159,15 +156,6 @@ impl ResourceInfo {
         self.def.priority
     }
 
-    /// The scopes `scopes = [...]` names instead of the read scope (empty: the read scope).
-    ///
-    /// ```
-    /// # for r in toolsmith::registry().resources() { let _ = r.scopes(); }
-    /// ```
-    pub fn scopes(&self) -> &'static [&'static str] {
-        self.def.scopes
-    }
-
     /// The arguments that have a completion (`complete(var = fn)`).
     ///
     /// ```
@@ -175,24 +163,6 @@ impl ResourceInfo {
     /// ```
     pub fn completes(&self) -> impl Iterator<Item = &'static str> {
         self.def.completions.iter().map(|c| c.argument)
-    }
-
-    /// Where it is defined: `file:line`.
-    ///
-    /// ```
-    /// # for r in toolsmith::registry().resources() { assert!(r.location().contains(':')); }
-    /// ```
-    pub fn location(&self) -> String {
-        format!("{}:{}", self.def.file, self.def.line)
-    }
-
-    /// The Rust path of its function.
-    ///
-    /// ```
-    /// # for r in toolsmith::registry().resources() { assert!(r.rust_path().contains("::")); }
-    /// ```
-    pub fn rust_path(&self) -> &'static str {
-        self.def.rust_path
     }
 
     /// Its `resources/list` entry (a resource), or `None` for a template.
@@ -243,7 +213,7 @@ impl ResourceInfo {
     }
 
     pub(crate) fn described(&self) -> String {
-        format!("`{}` at {}", self.def.rust_path, self.location())
+        self.header.described()
     }
 }
 
@@ -251,13 +221,13 @@ impl std::fmt::Debug for ResourceInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ResourceInfo")
             .field("uri", &self.def.uri)
-            .field("name", &self.def.name)
+            .field("name", &self.header.name())
             .finish_non_exhaustive()
     }
 }
 
 fn description(def: &ResourceDef) -> Option<String> {
-    (!def.description.is_empty()).then(|| def.description.to_owned())
+    (!def.item.description.is_empty()).then(|| def.item.description.to_owned())
 }
 
 fn annotations(def: &ResourceDef) -> Option<Annotations> {

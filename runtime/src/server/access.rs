@@ -55,14 +55,14 @@ impl Server {
             .collect();
         let challenge = offered
             .iter()
-            .filter(|tool| tool.scopes().is_empty())
+            .filter(|tool| tool.header().scopes().is_empty())
             .map(|tool| names.required(tool).to_string())
             .min_by_key(|scope| level_rank(&names, scope))
             .unwrap_or_else(|| names.read().to_owned());
         let mut scopes_supported = names.supported(offered.iter().copied());
-        let item_scopes = registry.resources().iter().map(|r| r.scopes());
+        let item_scopes = registry.resources().iter().map(|r| r.header().scopes());
         for scope in item_scopes
-            .chain(registry.prompts().iter().map(|p| p.scopes()))
+            .chain(registry.prompts().iter().map(|p| p.header().scopes()))
             .flatten()
         {
             if !scopes_supported.iter().any(|s| s == scope) {
@@ -87,10 +87,13 @@ impl Server {
                     names.required_for(
                         resource
                             .or_else(|| registry.resource_declared(uri))?
+                            .header()
                             .scopes(),
                     )
                 }
-                Target::Prompt(name) => names.required_for(registry.prompt(name)?.scopes()),
+                Target::Prompt(name) => {
+                    names.required_for(registry.prompt(name)?.header().scopes())
+                }
             };
             (!needed.granted_by(caller.scopes())).then(|| needed.to_string())
         });

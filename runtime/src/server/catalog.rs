@@ -67,16 +67,16 @@ impl Catalog {
             modern_json: ModernJson::default(),
             resources: resources
                 .iter()
-                .filter_map(|r| Some((r.mcp_resource()?.clone(), r.scopes())))
+                .filter_map(|r| Some((r.mcp_resource()?.clone(), r.header().scopes())))
                 .collect(),
             templates: resources
                 .iter()
-                .filter_map(|r| Some((r.mcp_template()?.clone(), r.scopes())))
+                .filter_map(|r| Some((r.mcp_template()?.clone(), r.header().scopes())))
                 .collect(),
             prompts: registry
                 .prompts()
                 .iter()
-                .map(|p| (p.mcp_prompt().clone(), p.scopes()))
+                .map(|p| (p.mcp_prompt().clone(), p.header().scopes()))
                 .collect(),
             #[cfg(feature = "http")]
             param_headers,

@@ -22,7 +22,7 @@ impl Server {
                     &self.states,
                     def.params,
                     "resource",
-                    def.name,
+                    def.item.name,
                     r.described(),
                 )
             })
@@ -30,7 +30,13 @@ impl Server {
         let prompts = || {
             registry.prompts().iter().find_map(|p| {
                 let def = p.def();
-                missing_in(&self.states, def.params, "prompt", def.name, p.described())
+                missing_in(
+                    &self.states,
+                    def.params,
+                    "prompt",
+                    def.item.name,
+                    p.described(),
+                )
             })
         };
         match tools.or_else(resources).or_else(prompts) {

@@ -19,7 +19,7 @@ pub(crate) fn question(tool: &ToolInfo, arguments: Option<&JsonObject>) -> Strin
 }
 
 fn default_question(tool: &ToolInfo, arguments: Option<&JsonObject>) -> String {
-    let what = match tool.title() {
+    let what = match tool.header().title() {
         Some(title) => format!("\"{title}\" ({})", tool.name()),
         None => format!("\"{}\"", tool.name()),
     };

@@ -3,6 +3,7 @@
 
 use crate::Hints;
 use crate::context::{CallContext, StateKey};
+use crate::item::ItemDef;
 use crate::tool::args::Arguments;
 pub(crate) use crate::tool::param::states_of;
 pub use crate::tool::param::{Invocation, ParamDef, ParamKind, Timeout};
@@ -11,21 +12,13 @@ use crate::tool::schema::OutputSchema;
 /// One tool as `#[tool]` declares it: a static value registered through `inventory`.
 #[doc(hidden)]
 pub struct ToolDef {
-    pub name: &'static str,
-    pub rust_path: &'static str,
-    pub file: &'static str,
-    pub line: u32,
+    /// What every item has: name, title, description, icons, scopes (empty when the hints
+    /// decide), where it is declared.
+    pub item: ItemDef,
     pub package: &'static str,
     pub version: &'static str,
-    pub title: Option<&'static str>,
-    pub description: &'static str,
     pub category: Option<&'static str>,
     pub tags: &'static [&'static str],
-    /// `https:` or `data:` URIs, checked by the macro.
-    pub icons: &'static [&'static str],
-    /// `scopes = [...]`: the OAuth scopes a caller needs (all of them), checked by the macro;
-    /// empty when the hints decide.
-    pub scopes: &'static [&'static str],
     pub hints: Hints,
     /// Every parameter, in order: arguments and context parameters alike.
     pub params: &'static [ParamDef],

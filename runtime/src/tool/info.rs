@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::Hints;
 use crate::context::CallContext;
+use crate::item::Header;
 use crate::tool::args::Arguments;
 use crate::tool::content::IntoContent;
 use crate::tool::def::{Invocation, OutputDef, ParamDef, Timeout, ToolDef};
@@ -35,26 +36,23 @@ pub const META_TAGS: &str = "dev.toolsmith/tags";
 ///
 /// ```
 /// for tool in toolsmith::registry().tools() {
-///     println!("{} ({}) at {}", tool.name(), tool.hints(), tool.location());
+///     println!("{} ({}) at {}", tool.name(), tool.hints(), tool.header().location());
 /// }
 /// ```
 #[derive(Clone)]
 pub struct ToolInfo {
-    name: ToolName,
+    /// Name, title, description, icons, scopes, where it is declared.
+    header: Header,
     run: Run,
     tool: Tool,
     hints: Hints,
     category: Option<String>,
     tags: Vec<String>,
-    icons: Vec<String>,
-    scopes: &'static [&'static str],
     confirms: bool,
     confirm_message: Option<Arc<str>>,
     task: crate::TaskSupport,
     timeout: Option<Timeout>,
     max_concurrency: Option<u32>,
-    /// `path at file:line` of a `#[tool]`, the origin a `Tool` gives.
-    origin: String,
     wrapped: bool,
     expected: Vec<String>,
     /// A parameter asks the client during the call (`Elicit`, `Sample`).
@@ -186,33 +184,31 @@ impl ToolInfo {
             OutputDef::Empty | OutputDef::Text | OutputDef::Content => (None, false),
         };
         let strings = |list: &[&str]| list.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-        let (icons, tags) = (strings(def.icons), strings(def.tags));
+        let header = Header::of_def(&def.item);
+        let tags = strings(def.tags);
         let parts = Parts {
-            name: def.name,
-            title: def.title,
-            description: def.description,
+            name: def.item.name,
+            title: def.item.title,
+            description: def.item.description,
             hints: def.hints,
             input,
             output,
-            icons: &icons,
+            icons: header.icons(),
             category: def.category,
             tags: &tags,
         };
         ToolInfo {
             tool: parts.mcp_tool(),
-            name: ToolName::Static(def.name),
+            header,
             run: Run::Declared(def),
             hints: def.hints,
             category: def.category.map(str::to_owned),
             tags,
-            icons,
-            scopes: def.scopes,
             confirms: def.confirm.asks,
             confirm_message: def.confirm.message.map(Arc::from),
             task: def.task,
             timeout: def.timeout,
             max_concurrency: def.max_concurrency,
-            origin: format!("`{}` at {}:{}", def.rust_path, def.file, def.line),
             wrapped,
             expected,
             asks: def.asks(),
@@ -266,6 +262,14 @@ impl ToolInfo {
         let scopes = super::names::intern_list(&tool.scopes());
         let category = tool.category().map(str::to_owned);
         let tags = tool.tags();
+        let header = Header::made(
+            name,
+            tool.title(),
+            tool.description(),
+            icons,
+            scopes,
+            tool.origin(),
+        );
         let parts = Parts {
             name,
             title: tool.title(),
@@ -273,24 +277,21 @@ impl ToolInfo {
             hints: tool.hints(),
             input: schemas.share(input),
             output: output.map(|output| schemas.share(output)),
-            icons: &icons,
+            icons: header.icons(),
             category: category.as_deref(),
             tags: &tags,
         };
         Ok(ToolInfo {
             tool: parts.mcp_tool(),
-            name: ToolName::Shared(Arc::from(name)),
+            header,
             hints: tool.hints(),
             category,
             tags,
-            icons,
-            scopes,
             confirms: tool.confirms(),
             confirm_message: tool.confirm_message().map(Arc::from),
             task: tool.task(),
             timeout,
             max_concurrency: tool.max_concurrency(),
-            origin: tool.origin(),
             wrapped: false,
             expected: Vec::new(),
             asks: false,
@@ -302,45 +303,37 @@ impl ToolInfo {
     pub(crate) fn renamed(&self, name: String) -> Self {
         let mut renamed = self.clone();
         renamed.tool.name = name.clone().into();
-        renamed.name = ToolName::Shared(Arc::from(name));
+        renamed.header = self.header.renamed(name);
         renamed
     }
 
-    /// The MCP tool name.
+    /// The MCP tool name: its [`header`](Self::header)'s.
     ///
     /// ```
     /// let names: Vec<&str> = toolsmith::registry().tools().iter().map(|t| t.name()).collect();
     /// # let _ = names;
     /// ```
     pub fn name(&self) -> &str {
-        &self.name
+        self.header.name()
+    }
+
+    /// What it has in common with resources and prompts: name, title, description, icons,
+    /// the OAuth scopes `#[tool(scopes = [...])]` names (empty when its hints decide; see
+    /// [`ScopeNames::required`](crate::ScopeNames::required)), where it is declared.
+    ///
+    /// ```
+    /// for tool in toolsmith::registry().tools() {
+    ///     let header = tool.header();
+    ///     println!("{} ({}): {:?}", header.name(), header.location(), header.scopes());
+    /// }
+    /// ```
+    pub fn header(&self) -> &Header {
+        &self.header
     }
 
     /// The name, as a call carries it (its context, its log line).
     pub(crate) fn shared_name(&self) -> &ToolName {
-        &self.name
-    }
-
-    /// The human-readable title, when the tool declares one.
-    ///
-    /// ```
-    /// # for tool in toolsmith::registry().tools() {
-    /// let shown = tool.title().unwrap_or(tool.name());
-    /// # let _ = shown; }
-    /// ```
-    pub fn title(&self) -> Option<&str> {
-        self.tool.title.as_deref()
-    }
-
-    /// The description the model reads (the rustdoc without its `# Arguments` section).
-    ///
-    /// ```
-    /// # for tool in toolsmith::registry().tools() {
-    /// assert!(!tool.description().is_empty());
-    /// # }
-    /// ```
-    pub fn description(&self) -> &str {
-        self.tool.description.as_deref().unwrap_or_default()
+        self.header.shared_name()
     }
 
     /// The four behaviour hints, always complete.
@@ -363,17 +356,6 @@ impl ToolInfo {
     /// ```
     pub fn category(&self) -> Option<&str> {
         self.category.as_deref()
-    }
-
-    /// The icons given by `#[tool(icon = "...")]` or `icons = [...]`, in order.
-    ///
-    /// ```
-    /// # for tool in toolsmith::registry().tools() {
-    /// assert!(tool.icons().iter().all(|i| i.starts_with("https:") || i.starts_with("data:")));
-    /// # }
-    /// ```
-    pub fn icons(&self) -> &[String] {
-        &self.icons
     }
 
     /// The tags given by `#[tool(tags = [...])]`.
@@ -399,18 +381,6 @@ impl ToolInfo {
         self.max_concurrency
     }
 
-    /// The OAuth scopes the tool names with `#[tool(scopes = [...])]` (empty when its
-    /// hints decide; see [`ScopeNames::required`](crate::ScopeNames::required)).
-    ///
-    /// ```
-    /// for tool in toolsmith::registry().tools() {
-    ///     println!("{}: {:?}", tool.name(), tool.scopes());
-    /// }
-    /// ```
-    pub fn scopes(&self) -> &'static [&'static str] {
-        self.scopes
-    }
-
     /// The JSON Schema of the tool's arguments.
     ///
     /// ```
@@ -431,36 +401,6 @@ impl ToolInfo {
     /// ```
     pub fn output_schema(&self) -> Option<&JsonObject> {
         self.tool.output_schema.as_deref()
-    }
-
-    /// Where the tool is defined: `file:line` of a `#[tool]`, the
-    /// [`origin`](crate::Tool::origin) of a tool made by hand.
-    ///
-    /// ```
-    /// # for tool in toolsmith::registry().tools() {
-    /// assert!(tool.location().contains(':'));
-    /// # }
-    /// ```
-    pub fn location(&self) -> String {
-        match &self.run {
-            Run::Declared(def) => format!("{}:{}", def.file, def.line),
-            Run::Dynamic(_) => self.origin.clone(),
-        }
-    }
-
-    /// The Rust path of the function behind a `#[tool]`; of a tool made by hand, its
-    /// [`origin`](crate::Tool::origin).
-    ///
-    /// ```
-    /// # for tool in toolsmith::registry().tools() {
-    /// assert!(tool.rust_path().contains("::"));
-    /// # }
-    /// ```
-    pub fn rust_path(&self) -> &str {
-        match &self.run {
-            Run::Declared(def) => def.rust_path,
-            Run::Dynamic(_) => &self.origin,
-        }
     }
 
     /// The tool as MCP's `tools/list` sends it.
@@ -569,10 +509,7 @@ impl ToolInfo {
     }
 
     pub(crate) fn described(&self) -> String {
-        match &self.run {
-            Run::Declared(_) => self.origin.clone(),
-            Run::Dynamic(_) => format!("`{}`", self.origin),
-        }
+        self.header.described()
     }
 }
 
@@ -636,11 +573,11 @@ impl std::fmt::Debug for ToolInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolInfo")
             .field("name", &self.name())
-            .field("title", &self.title())
+            .field("title", &self.header().title())
             .field("hints", &self.hints())
             .field("category", &self.category())
             .field("tags", &self.tags())
-            .field("location", &self.location())
+            .field("location", &self.header().location())
             .finish()
     }
 }

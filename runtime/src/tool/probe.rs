@@ -160,7 +160,7 @@ mod tests {
     fn def(name: &str) -> &'static ToolDef {
         inventory::iter::<ToolDef>
             .into_iter()
-            .find(|def| def.name == name)
+            .find(|def| def.item.name == name)
             .unwrap()
     }
 
@@ -169,7 +169,7 @@ mod tests {
         let def = def(name);
         let tool = ToolInfo::new(def, &mut SchemaCache::default());
         let context = CallContext::new(
-            def.name.into(),
+            def.item.name.into(),
             StateMap::default(),
             CancellationToken::new(),
             None,

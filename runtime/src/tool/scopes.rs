@@ -100,7 +100,7 @@ impl ScopeNames {
     /// }
     /// ```
     pub fn required<'a>(&'a self, tool: &ToolInfo) -> Required<'a> {
-        match tool.scopes() {
+        match tool.header().scopes() {
             [] => Required::Level(self, level(tool.hints())),
             named => Required::Named(named),
         }
@@ -127,7 +127,7 @@ impl ScopeNames {
     /// ```
     /// let names = toolsmith::ScopeNames::default();
     /// for tool in toolsmith::registry().tools() {
-    ///     assert!(names.permits(tool, &["tools:destructive"]) || !tool.scopes().is_empty());
+    ///     assert!(names.permits(tool, &["tools:destructive"]) || !tool.header().scopes().is_empty());
     /// }
     /// ```
     pub fn permits<S: AsRef<str>>(&self, tool: &ToolInfo, granted: &[S]) -> bool {
@@ -143,7 +143,7 @@ impl ScopeNames {
     ) -> Vec<String> {
         let mut all: Vec<String> = self.levels.to_vec();
         for tool in tools {
-            for scope in tool.scopes() {
+            for scope in tool.header().scopes() {
                 if !all.iter().any(|s| s == scope) {
                     all.push((*scope).to_owned());
                 }

@@ -87,18 +87,19 @@ async fn registry_holds_exactly_the_compiled_tools() {
     );
     let registry = toolsmith_tests::declared_in(module_path!());
     let renamed = registry.get("renamed.tool-v2").unwrap();
-    assert_eq!(renamed.description(), "Explicit description.");
+    assert_eq!(renamed.header().description(), "Explicit description.");
     assert!(
-        renamed.rust_path().ends_with("::some_rust_name"),
+        renamed.header().rust_path().ends_with("::some_rust_name"),
         "{}",
-        renamed.rust_path()
+        renamed.header().rust_path()
     );
     assert!(
         renamed
+            .header()
             .location()
             .starts_with("tests/tests/declare/forms.rs:"),
         "{}",
-        renamed.location()
+        renamed.header().location()
     );
 }
 

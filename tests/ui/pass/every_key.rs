@@ -84,14 +84,14 @@ fn main() {
     assert_eq!(hints("nothing_stated"), h(false, true, false, true));
     assert_eq!(hints("ordered"), h(true, false, true, false));
     let renamed = toolsmith::registry().get("renamed-tool.v1").unwrap();
-    assert_eq!(renamed.title(), Some("Named"));
-    assert_eq!(renamed.description(), "From the key.");
-    assert_eq!(toolsmith::registry().get("ordered").unwrap().title(), Some("Ordered"));
+    assert_eq!(renamed.header().title(), Some("Named"));
+    assert_eq!(renamed.header().description(), "From the key.");
+    assert_eq!(toolsmith::registry().get("ordered").unwrap().header().title(), Some("Ordered"));
     let meta = toolsmith::registry().get("with_metadata").unwrap();
     assert_eq!(meta.category(), Some("notes"));
     assert_eq!(meta.tags(), ["search", "read"]);
     let charge_tool = toolsmith::registry().get("charge").unwrap();
-    assert_eq!(charge_tool.scopes(), ["billing:admin", "billing:read"]);
+    assert_eq!(charge_tool.header().scopes(), ["billing:admin", "billing:read"]);
     let names = toolsmith::ScopeNames::default();
     assert!(!names.permits(charge_tool, &["tools:destructive", "billing:admin"]));
     assert!(names.permits(charge_tool, &["billing:read", "billing:admin"]));

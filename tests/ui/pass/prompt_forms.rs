@@ -95,9 +95,9 @@ fn main() {
     );
 
     let summarize_info = registry.prompt("summarize").unwrap();
-    assert_eq!(summarize_info.title(), Some("Summarize notes"));
+    assert_eq!(summarize_info.header().title(), Some("Summarize notes"));
     assert_eq!(
-        summarize_info.description(),
+        summarize_info.header().description(),
         "Summarize the notes, or only the notes with a tag."
     );
     assert_eq!(summarize_info.completes().collect::<Vec<_>>(), ["tag"]);
@@ -110,9 +110,9 @@ fn main() {
         explain_info.completes().collect::<Vec<_>>(),
         ["language", "topic"]
     );
-    assert_eq!(registry.prompt("greet").unwrap().scopes(), ["prompts:greet"]);
+    assert_eq!(registry.prompt("greet").unwrap().header().scopes(), ["prompts:greet"]);
     assert_eq!(
-        registry.prompt("plan").unwrap().description(),
+        registry.prompt("plan").unwrap().header().description(),
         "Plan the day in a few hours."
     );
 

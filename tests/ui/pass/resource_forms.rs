@@ -105,12 +105,12 @@ fn main() {
     let index_info = registry.resource_declared("notes://index").unwrap();
     assert!(!index_info.is_template());
     assert_eq!(index_info.name(), "note_index");
-    assert_eq!(index_info.title(), Some("Note index"));
-    assert_eq!(index_info.description(), "Every note's id and title.");
+    assert_eq!(index_info.header().title(), Some("Note index"));
+    assert_eq!(index_info.header().description(), "Every note's id and title.");
     assert_eq!(index_info.mime_type(), Some("application/json"));
     assert_eq!(index_info.audience(), ["user", "assistant"]);
     assert_eq!(index_info.priority(), Some(0.8));
-    assert_eq!(index_info.scopes(), ["notes:read"]);
+    assert_eq!(index_info.header().scopes(), ["notes:read"]);
 
     let note_info = registry.resource_declared("notes://by-id/{note_id}").unwrap();
     assert!(note_info.is_template());

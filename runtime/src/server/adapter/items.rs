@@ -169,8 +169,12 @@ impl ToolServer {
             return Err(resource_not_found(&request.uri));
         };
         let caller = caller_of(context);
-        self.pipeline
-            .may_read(resource.scopes(), "subscribe to", &request.uri, &caller)?;
+        self.pipeline.may_read(
+            resource.header().scopes(),
+            "subscribe to",
+            &request.uri,
+            &caller,
+        )?;
         let subscriptions = &self.subscriptions;
         let subscribed =
             subscriptions.subscribe(self.session.id, &request.uri, context.peer.clone());
@@ -238,7 +242,7 @@ impl ToolServer {
             .filter(|uri| {
                 registry
                     .resource_for(uri)
-                    .is_some_and(|r| self.pipeline.can_read(r.scopes(), &caller))
+                    .is_some_and(|r| self.pipeline.can_read(r.header().scopes(), &caller))
             })
             .cloned()
             .collect();

@@ -41,7 +41,7 @@ impl Pipeline {
                     };
                     (
                         prompt.def().completions,
-                        prompt.scopes(),
+                        prompt.header().scopes(),
                         "get prompt",
                         reference.name.clone(),
                     )
@@ -60,7 +60,7 @@ impl Pipeline {
                     };
                     (
                         resource.def().completions,
-                        resource.scopes(),
+                        resource.header().scopes(),
                         "read resource",
                         reference.uri.clone(),
                     )

@@ -58,15 +58,19 @@ impl Pipeline {
             return Either::Right(std::future::ready(Err(resource_not_found(&uri))));
         };
         // 2. access
-        if let Err(refused) = self.may_read(resource.scopes(), "read resource", &uri, &setup.caller)
-        {
+        if let Err(refused) = self.may_read(
+            resource.header().scopes(),
+            "read resource",
+            &uri,
+            &setup.caller,
+        ) {
             return Either::Right(std::future::ready(Err(refused)));
         }
         let def = resource.def();
         let item = Item {
             target: Target {
                 kind: "resource",
-                name: def.name,
+                name: def.item.name,
             },
             params: def.params,
             expected: resource.expected().clone(),
@@ -74,7 +78,7 @@ impl Pipeline {
             invoke: def.invoke,
         };
         let run = self.run(item, Some(arguments), cancel, setup);
-        let log = ItemLog::start("resources/read", def.name);
+        let log = ItemLog::start("resources/read", def.item.name);
         Either::Left(run.map(move |outcome| {
             log.finish(match outcome {
                 Some(Outcome::Ok(output)) => match contents(output, &uri, def.mime_type) {
@@ -82,18 +86,18 @@ impl Pipeline {
                     Err(Unreadable::Absent) => Err(resource_not_found(&uri)),
                     Err(Unreadable::Other(why)) => {
                         tracing::error!(
-                            resource = def.name,
+                            resource = def.item.name,
                             why,
                             "a resource returned no contents"
                         );
-                        Err(failed("resource", def.name, ErrorKind::Failed, None))
+                        Err(failed("resource", def.item.name, ErrorKind::Failed, None))
                     }
                 },
                 Some(Outcome::Invalid(problems)) => Err(ErrorData::invalid_params(
-                    format!("Invalid URI for resource '{}': {problems}", def.name),
+                    format!("Invalid URI for resource '{}': {problems}", def.item.name),
                     Some(json!({ "uri": clip(&uri) })),
                 )),
-                other => Err(not_ok("resource", def.name, other)),
+                other => Err(not_ok("resource", def.item.name, other)),
             })
         }))
     }
@@ -114,9 +118,12 @@ impl Pipeline {
             ))));
         };
         // 2. access
-        if let Err(refused) =
-            self.may_read(prompt.scopes(), "get prompt", prompt.name(), &setup.caller)
-        {
+        if let Err(refused) = self.may_read(
+            prompt.header().scopes(),
+            "get prompt",
+            prompt.name(),
+            &setup.caller,
+        ) {
             return Either::Right(std::future::ready(Err(refused)));
         }
         let arguments = prompt.arguments_of(params.arguments.as_ref());
@@ -124,7 +131,7 @@ impl Pipeline {
         let item = Item {
             target: Target {
                 kind: "prompt",
-                name: def.name,
+                name: def.item.name,
             },
             params: def.params,
             expected: prompt.expected().clone(),
@@ -132,21 +139,24 @@ impl Pipeline {
             invoke: def.invoke,
         };
         let run = self.run(item, Some(arguments), cancel, setup);
-        let log = ItemLog::start("prompts/get", def.name);
+        let log = ItemLog::start("prompts/get", def.item.name);
         Either::Left(run.map(move |outcome| {
             log.finish(match outcome {
                 Some(Outcome::Ok(Output::Messages(messages))) => {
                     let mut result = GetPromptResult::new(messages);
-                    if !def.description.is_empty() {
-                        result = result.with_description(def.description);
+                    if !def.item.description.is_empty() {
+                        result = result.with_description(def.item.description);
                     }
                     Ok(result)
                 }
                 Some(Outcome::Invalid(problems)) => Err(ErrorData::invalid_params(
-                    format!("Invalid arguments for prompt '{}': {problems}", def.name),
-                    Some(json!({ "prompt": def.name })),
+                    format!(
+                        "Invalid arguments for prompt '{}': {problems}",
+                        def.item.name
+                    ),
+                    Some(json!({ "prompt": def.item.name })),
                 )),
-                other => Err(not_ok("prompt", def.name, other)),
+                other => Err(not_ok("prompt", def.item.name, other)),
             })
         }))
     }
