@@ -82,7 +82,27 @@ impl CallOutcome {
             Ok(CallToolResponse::Task(_)) => CallOutcome::Task,
             // A response kind of a later revision: counted as what it is not, an error.
             Ok(_) => CallOutcome::ProtocolError,
-            Err(_) => CallOutcome::ProtocolError,
+            Err(error) => CallOutcome::of_error(error),
+        }
+    }
+
+    /// The outcome of a request answered with the protocol error `error`: the kind its data
+    /// names (a read or a prompt that failed, timed out or was refused), else a protocol
+    /// error.
+    pub(crate) fn of_error(error: &ErrorData) -> CallOutcome {
+        let kind = error
+            .data
+            .as_ref()
+            .and_then(|data| data.get(META_ERROR))
+            .and_then(|kind| kind.as_str())
+            .and_then(ErrorKind::parse);
+        match kind {
+            Some(ErrorKind::InvalidArguments) => CallOutcome::InvalidArguments,
+            Some(ErrorKind::Failed) => CallOutcome::Failed,
+            Some(ErrorKind::Refused) => CallOutcome::Refused,
+            Some(ErrorKind::TimedOut) => CallOutcome::TimedOut,
+            Some(ErrorKind::Tool) => CallOutcome::Tool,
+            None => CallOutcome::ProtocolError,
         }
     }
 }

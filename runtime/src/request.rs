@@ -1,7 +1,8 @@
-//! A request as one value. A tool call, once resolved and allowed ([`Call`]: the tool, its
-//! arguments, who calls and how, its cancellation), travels as it is through every later step
-//! of the call pipeline: the layers (which see it as [`crate::layer::Call`]), confirmation,
-//! the task, the engine. [`CallSetup`] is what a way in knows of a request besides its params;
+//! A request as one value. A tool call, a resource read or a prompt get, once resolved and
+//! allowed ([`Call`]: what it is made to, its arguments, who calls and how, its
+//! cancellation), travels as it is through every later step of the pipeline: the layers
+//! (which see it as [`crate::layer::Call`]), then its kind's own steps (a tool's
+//! confirmation, task and engine as a `ToolCall`; a read's or a prompt's engine). [`CallSetup`] is what a way in knows of a request besides its params;
 //! [`Retry`] what a 2026-07-28 retry carries. It knows no server and no transport: a way in
 //! makes it, the pipeline consumes it.
 
@@ -13,11 +14,28 @@ use rmcp::model::{
 use tokio_util::sync::CancellationToken;
 
 use crate::context::{ClientChannel, SessionLevel};
+use crate::item::Header;
 use crate::tool::ToolRef;
-use crate::{Caller, LogLevel, ToolInfo};
+use crate::{Caller, LogLevel, PromptInfo, ResourceInfo, ToolInfo};
 
-/// One tool call, as a layer sees it: resolved and allowed, not yet confirmed or run.
+/// One request to a tool, a resource or a prompt, as a layer sees it: resolved and
+/// allowed, not yet confirmed or run. A `tools/call`, a `resources/read` or a `prompts/get`
+/// ([`Call::method`]); what it is made to ([`Call::item`]).
 pub struct Call {
+    pub(crate) target: Target,
+    /// What layers give the layers inside them.
+    extensions: Extensions,
+}
+
+/// What a [`Call`] is made to: the pipeline's own value of each kind of request.
+pub(crate) enum Target {
+    Tool(ToolCall),
+    Read(ReadCall),
+    Prompt(PromptCall),
+}
+
+/// A tool call, once resolved and allowed: what confirmation, the task and the engine run.
+pub(crate) struct ToolCall {
     pub(crate) tool: ToolRef,
     pub(crate) arguments: Option<JsonObject>,
     /// What the way in knows of it besides its params: who calls, its channel, progress
@@ -29,20 +47,125 @@ pub struct Call {
     pub(crate) cancel: CancellationToken,
     /// It is answered with a task's handle, and its tool runs after (`#[tool(task)]`).
     pub(crate) as_task: bool,
-    /// What layers give the layers inside them.
-    extensions: Extensions,
+}
+
+/// A `resources/read`, once resolved and allowed.
+pub(crate) struct ReadCall {
+    pub(crate) resource: ResourceInfo,
+    pub(crate) uri: String,
+    /// The template's variables, as the function's parameters take them.
+    pub(crate) arguments: JsonObject,
+    pub(crate) setup: CallSetup,
+    pub(crate) cancel: CancellationToken,
+}
+
+/// A `prompts/get`, once resolved and allowed.
+pub(crate) struct PromptCall {
+    pub(crate) prompt: PromptInfo,
+    pub(crate) arguments: JsonObject,
+    pub(crate) setup: CallSetup,
+    pub(crate) cancel: CancellationToken,
+}
+
+/// What a [`Call`] is made to.
+///
+/// ```
+/// use toolsmith::layer::{Call, Item};
+///
+/// /// Whether a call may change anything: only a tool that is not read-only can.
+/// fn may_write(call: &Call) -> bool {
+///     match call.item() {
+///         Item::Tool(tool) => !tool.hints().read_only,
+///         Item::Resource(_) | Item::Prompt(_) => false,
+///         _ => true,
+///     }
+/// }
+/// ```
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub enum Item<'a> {
+    /// A `tools/call`.
+    Tool(&'a ToolInfo),
+    /// A `resources/read` of a resource, or of a URI a template matches.
+    Resource(&'a ResourceInfo),
+    /// A `prompts/get`.
+    Prompt(&'a PromptInfo),
 }
 
 impl Call {
-    /// The tool called: its name, hints, scopes.
+    /// What it is made to: the tool, the resource (or template) or the prompt.
     ///
     /// ```
-    /// fn is_read(call: &toolsmith::layer::Call) -> bool {
-    ///     call.tool().hints().read_only
+    /// use toolsmith::layer::{Call, Item};
+    ///
+    /// fn is_read(call: &Call) -> bool {
+    ///     matches!(call.item(), Item::Resource(_))
     /// }
     /// ```
-    pub fn tool(&self) -> &ToolInfo {
-        &self.tool
+    pub fn item(&self) -> Item<'_> {
+        match &self.target {
+            Target::Tool(call) => Item::Tool(&call.tool),
+            Target::Read(read) => Item::Resource(&read.resource),
+            Target::Prompt(get) => Item::Prompt(&get.prompt),
+        }
+    }
+
+    /// The MCP method: `tools/call`, `resources/read` or `prompts/get`.
+    ///
+    /// ```
+    /// fn method(call: &toolsmith::layer::Call) -> &'static str {
+    ///     call.method()
+    /// }
+    /// ```
+    pub fn method(&self) -> &'static str {
+        match &self.target {
+            Target::Tool(_) => "tools/call",
+            Target::Read(_) => "resources/read",
+            Target::Prompt(_) => "prompts/get",
+        }
+    }
+
+    /// What the item says of itself, whatever its kind: name, title, scopes, where.
+    ///
+    /// ```
+    /// fn name(call: &toolsmith::layer::Call) -> &str {
+    ///     call.header().name()
+    /// }
+    /// ```
+    pub fn header(&self) -> &Header {
+        match self.item() {
+            Item::Tool(tool) => tool.header(),
+            Item::Resource(resource) => resource.header(),
+            Item::Prompt(prompt) => prompt.header(),
+        }
+    }
+
+    /// The tool called, when it is a `tools/call`: its name, hints, scopes.
+    ///
+    /// ```
+    /// fn is_destructive(call: &toolsmith::layer::Call) -> bool {
+    ///     call.tool().is_some_and(|tool| tool.hints().destructive)
+    /// }
+    /// ```
+    pub fn tool(&self) -> Option<&ToolInfo> {
+        match &self.target {
+            Target::Tool(call) => Some(&call.tool),
+            Target::Read(_) | Target::Prompt(_) => None,
+        }
+    }
+
+    /// The URI read, when it is a `resources/read` (a template's matched URI as asked).
+    ///
+    /// ```
+    /// fn uri(call: &toolsmith::layer::Call) -> &str {
+    ///     call.uri().unwrap_or("-")
+    /// }
+    /// ```
+    pub fn uri(&self) -> Option<&str> {
+        match &self.target {
+            Target::Read(read) => Some(&read.uri),
+            Target::Tool(_) | Target::Prompt(_) => None,
+        }
     }
 
     /// Who calls: the token's subject and scopes over HTTP with authorization, the local
@@ -54,10 +177,15 @@ impl Call {
     /// }
     /// ```
     pub fn caller(&self) -> &Caller {
-        &self.setup.caller
+        match &self.target {
+            Target::Tool(call) => &call.setup.caller,
+            Target::Read(read) => &read.setup.caller,
+            Target::Prompt(get) => &get.setup.caller,
+        }
     }
 
-    /// The arguments, as the client sent them (not yet decoded).
+    /// The arguments: a tool's as the client sent them (not yet decoded); the variables a
+    /// template matched in a read's URI; a prompt's.
     ///
     /// ```
     /// fn has_query(call: &toolsmith::layer::Call) -> bool {
@@ -65,14 +193,19 @@ impl Call {
     /// }
     /// ```
     pub fn arguments(&self) -> Option<&JsonObject> {
-        self.arguments.as_ref()
+        match &self.target {
+            Target::Tool(call) => call.arguments.as_ref(),
+            Target::Read(read) => Some(&read.arguments),
+            Target::Prompt(get) => Some(&get.arguments),
+        }
     }
 
     /// Whether it is answered with a task's handle at once, its tool running after the
     /// answer (a tool that declares `task`, called by a client with the tasks extension).
     /// What a layer does around such a call is done around making the task: a
-    /// [`ConcurrencyLimit`](crate::layer::ConcurrencyLimit) lets it through, and the run waits for a slot of the tool's own
-    /// `max_concurrency` instead (a limit of every tool, `default_limit`, does not bound runs).
+    /// [`ConcurrencyLimit`](crate::layer::ConcurrencyLimit) lets it through, and the run
+    /// waits for a slot of the tool's own `max_concurrency` instead (a limit of every tool,
+    /// `default_limit`, does not bound runs).
     ///
     /// ```
     /// fn quick(call: &toolsmith::layer::Call) -> bool {
@@ -80,7 +213,7 @@ impl Call {
     /// }
     /// ```
     pub fn runs_as_task(&self) -> bool {
-        self.as_task
+        matches!(&self.target, Target::Tool(call) if call.as_task)
     }
 
     /// What a layer put on the call for the layers inside it, by type (a tenant decided
@@ -113,23 +246,10 @@ impl Call {
     }
 }
 
-impl Call {
-    /// The call of `tool`, resolved and allowed, as the pipeline's steps after access see it.
-    pub(crate) fn new(
-        tool: ToolRef,
-        arguments: Option<JsonObject>,
-        retry: Retry,
-        cancel: CancellationToken,
-        setup: CallSetup,
-        as_task: bool,
-    ) -> Call {
+impl From<Target> for Call {
+    fn from(target: Target) -> Call {
         Call {
-            tool,
-            arguments,
-            setup,
-            retry,
-            cancel,
-            as_task,
+            target,
             extensions: Extensions::new(),
         }
     }
@@ -139,8 +259,9 @@ impl std::fmt::Debug for Call {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Never the arguments: they may hold what logs must not.
         f.debug_struct("Call")
-            .field("tool", &self.tool.name())
-            .field("caller", &self.setup.caller.subject())
+            .field("method", &self.method())
+            .field("name", &self.header().name())
+            .field("caller", &self.caller().subject())
             .finish_non_exhaustive()
     }
 }

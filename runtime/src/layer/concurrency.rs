@@ -14,7 +14,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use tokio::sync::Semaphore;
 
-use super::{Call, CallResult};
+use super::{Call, CallResult, Reply};
 use crate::ErrorKind;
 
 /// The layer. Built into the server for the tools that declare `max_concurrency`; add it
@@ -106,11 +106,12 @@ where
     }
 
     fn call(&mut self, call: Call) -> Self::Future {
-        let tool = call.tool();
-        // A task is made at once; its run waits for the slot (`server/call/task/`).
-        if call.as_task {
-            return Box::pin(self.inner.call(call));
-        }
+        // A read or a prompt has no limit; a task is made at once, its run waiting for the
+        // slot (`server/call/task/`).
+        let tool = match call.tool() {
+            Some(tool) if !call.runs_as_task() => tool,
+            _ => return Box::pin(self.inner.call(call)),
+        };
         let Some((limit, slots)) = self.limit.slots_of(tool) else {
             return Box::pin(self.inner.call(call));
         };
@@ -132,7 +133,7 @@ where
                                 name, timeout.text
                             );
                             let result = crate::error::error_result(ErrorKind::TimedOut, message);
-                            return Ok(CallResult(Ok(result.into())));
+                            return Ok(CallResult(Reply::Tool(Ok(result.into()))));
                         }
                     }
                 }

@@ -1,8 +1,9 @@
-//! Layers around every tool call: [`Server::layer`](crate::Server::layer) takes a
-//! [`tower::Layer`] over the [`CallService`], the rest of the call pipeline. A layer sees
-//! each call after it was resolved and its access checked ([`Call`]: the tool, the caller,
-//! the arguments) and answers it ([`CallResult`]), by passing it on or by refusing it
-//! ([`CallResult::refused`]). It runs on every way in alike (the stdio and HTTP fast paths,
+//! Layers around every request to a tool, a resource or a prompt:
+//! [`Server::layer`](crate::Server::layer) takes a [`tower::Layer`] over the
+//! [`CallService`], the rest of the pipeline. A layer sees each `tools/call`,
+//! `resources/read` and `prompts/get` after it was resolved and its access checked ([`Call`]:
+//! the method, the [`Item`], the caller, the arguments) and answers it ([`CallResult`]), by
+//! passing it on or by refusing it ([`CallResult::refused`]). It runs on every way in alike (the stdio and HTTP fast paths,
 //! rmcp's path), before the confirmation step. [`RateLimit`] and [`ConcurrencyLimit`] ship
 //! with toolsmith (the latter is put in by the server itself, innermost, when a tool
 //! declares `#[tool(max_concurrency = N)]`).
@@ -34,7 +35,7 @@
 //!     }
 //!
 //!     fn call(&mut self, call: Call) -> Self::Future {
-//!         if call.tool().hints().destructive {
+//!         if call.tool().is_some_and(|tool| tool.hints().destructive) {
 //!             let refused = CallResult::refused("No destructive calls on Fridays.");
 //!             return Box::pin(std::future::ready(Ok(refused)));
 //!         }
@@ -53,7 +54,7 @@ mod rate;
 use std::convert::Infallible;
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResponse, CallToolResult};
+use rmcp::model::{CallToolResponse, CallToolResult, GetPromptResult, ReadResourceResult};
 
 pub use concurrency::{ConcurrencyLimit, Concurrent};
 pub use rate::{Limited, RateLimit, Rates, UnknownRates};
@@ -70,19 +71,31 @@ pub use rate::{Limited, RateLimit, Rates, UnknownRates};
 /// ```
 pub use tower;
 
-pub use crate::request::Call;
+pub use crate::request::{Call, Item};
 use crate::{ErrorKind, META_ERROR};
 
 /// The rest of the pipeline, as a layer wraps it.
 pub type CallService = tower::util::BoxCloneSyncService<Call, CallResult, Infallible>;
 
-/// How a call ended, as a layer sees it (and may answer it itself).
+/// How a call ended, as a layer sees it (and may answer it itself): a tool's result, a
+/// read's contents, a prompt's messages, or the protocol error any of them ended with.
 #[derive(Debug, Clone)]
-pub struct CallResult(pub(crate) Result<CallToolResponse, ErrorData>);
+pub struct CallResult(pub(crate) Reply);
+
+/// What a [`CallResult`] holds: the answer of its kind of request.
+#[derive(Debug, Clone)]
+pub(crate) enum Reply {
+    /// A tool's answer, or a layer's refusal of any request (the pipeline turns it into the
+    /// protocol error of a read or a prompt).
+    Tool(Result<CallToolResponse, ErrorData>),
+    Read(Result<ReadResourceResult, ErrorData>),
+    Prompt(Result<GetPromptResult, ErrorData>),
+}
 
 impl CallResult {
-    /// A refusal: an error result of kind [`ErrorKind::Refused`] with `message`; the tool
-    /// does not run.
+    /// A refusal: the request does not run. A tool call gets an error result of kind
+    /// [`ErrorKind::Refused`] with `message`; a read or a prompt, the protocol error whose
+    /// data names that kind, with `message`.
     ///
     /// ```
     /// let refused = toolsmith::layer::CallResult::refused("Not now.");
@@ -90,10 +103,11 @@ impl CallResult {
     /// ```
     pub fn refused(message: impl Into<String>) -> Self {
         let result = crate::error::error_result(ErrorKind::Refused, message.into());
-        CallResult(Ok(CallToolResponse::Complete(result)))
+        CallResult(Reply::Tool(Ok(CallToolResponse::Complete(result))))
     }
 
-    /// The result, when the call completed (not a protocol error, not a question).
+    /// The tool's result, when a tool call completed (not a protocol error, not a question,
+    /// not a read or a prompt).
     ///
     /// ```
     /// let refused = toolsmith::layer::CallResult::refused("Not now.");
@@ -101,22 +115,31 @@ impl CallResult {
     /// ```
     pub fn result(&self) -> Option<&CallToolResult> {
         match &self.0 {
-            Ok(CallToolResponse::Complete(result)) => Some(result),
+            Reply::Tool(Ok(CallToolResponse::Complete(result))) => Some(result),
             _ => None,
         }
     }
 
-    /// The kind of error it ended with, if it is an error result.
+    /// The kind of error it ended with: an error result's, or a protocol error's that names
+    /// one (a read or a prompt that failed, timed out or was refused).
     ///
     /// ```
     /// assert!(toolsmith::layer::CallResult::refused("x").error_kind().is_some());
     /// ```
     pub fn error_kind(&self) -> Option<ErrorKind> {
-        let result = self.result()?;
-        if result.is_error != Some(true) {
-            return None;
-        }
-        let kind = result.meta.as_ref()?.get(META_ERROR)?.as_str()?;
+        let error = match &self.0 {
+            Reply::Tool(Ok(_)) => {
+                let result = self.result()?;
+                if result.is_error != Some(true) {
+                    return None;
+                }
+                let kind = result.meta.as_ref()?.get(META_ERROR)?.as_str()?;
+                return ErrorKind::parse(kind);
+            }
+            Reply::Read(Ok(_)) | Reply::Prompt(Ok(_)) => return None,
+            Reply::Tool(Err(error)) | Reply::Read(Err(error)) | Reply::Prompt(Err(error)) => error,
+        };
+        let kind = error.data.as_ref()?.get(META_ERROR)?.as_str()?;
         ErrorKind::parse(kind)
     }
 }

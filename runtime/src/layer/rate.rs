@@ -189,7 +189,10 @@ where
     }
 
     fn call(&mut self, call: Call) -> Self::Future {
-        let hints = call.tool().hints();
+        // A read or a prompt reads.
+        let hints = call
+            .tool()
+            .map_or(crate::Hints::READ_ONLY, |tool| tool.hints());
         let (kind, word) = if hints.read_only {
             (0, "read-only")
         } else if hints.destructive {
@@ -203,7 +206,7 @@ where
                 let message = format!(
                     "Rate limit: at most {} {word} calls per second for this caller; try '{}' again in {:.1}s.",
                     trim(rate),
-                    call.tool().name(),
+                    call.header().name(),
                     wait.max(0.1)
                 );
                 return Either::Left(futures::future::ready(Ok(CallResult::refused(message))));

@@ -5,6 +5,8 @@
 pub(crate) mod def;
 mod message;
 
+use std::sync::Arc;
+
 use rmcp::model::{Icon, JsonObject, Prompt, PromptArgument};
 
 use crate::item::Header;
@@ -24,11 +26,14 @@ pub use message::{PromptMessage, Role};
 /// }
 /// ```
 #[derive(Clone)]
-pub struct PromptInfo {
+pub struct PromptInfo(Arc<Inner>);
+
+/// What a [`PromptInfo`] holds, made once and shared by its clones (a request holds one).
+struct Inner {
     def: &'static PromptDef,
     header: Header,
     schema: JsonObject,
-    expected: std::sync::Arc<[String]>,
+    expected: Arc<[String]>,
     strings: StringArgs,
     listed: Prompt,
 }
@@ -57,14 +62,14 @@ impl PromptInfo {
         if !item.icons.is_empty() {
             listed.icons = Some(item.icons.iter().map(|src| Icon::new(*src)).collect());
         }
-        PromptInfo {
+        PromptInfo(Arc::new(Inner {
             def,
             header: Header::of_def(item),
             schema,
             expected: expected.into(),
             strings,
             listed,
-        }
+        }))
     }
 
     /// Its name (default: the function's name): its [`header`](Self::header)'s.
@@ -73,7 +78,7 @@ impl PromptInfo {
     /// assert!(toolsmith::registry().prompts().iter().all(|p| !p.name().is_empty()));
     /// ```
     pub fn name(&self) -> &str {
-        self.header.name()
+        self.0.header.name()
     }
 
     /// What it has in common with tools and resources: name, title, description, icons, the
@@ -85,7 +90,7 @@ impl PromptInfo {
     /// }
     /// ```
     pub fn header(&self) -> &Header {
-        &self.header
+        &self.0.header
     }
 
     /// The JSON Schema of its arguments (what `schema NAME` prints), as for a tool's input.
@@ -94,7 +99,7 @@ impl PromptInfo {
     /// # for p in toolsmith::registry().prompts() { assert_eq!(p.arguments_schema()["type"], "object"); }
     /// ```
     pub fn arguments_schema(&self) -> &JsonObject {
-        &self.schema
+        &self.0.schema
     }
 
     /// The arguments that have a completion (`complete(arg = fn)`).
@@ -103,7 +108,7 @@ impl PromptInfo {
     /// # for p in toolsmith::registry().prompts() { let _ = p.completes().count(); }
     /// ```
     pub fn completes(&self) -> impl Iterator<Item = &'static str> {
-        self.def.completions.iter().map(|c| c.argument)
+        self.0.def.completions.iter().map(|c| c.argument)
     }
 
     /// Its `prompts/list` entry.
@@ -112,15 +117,15 @@ impl PromptInfo {
     /// # for p in toolsmith::registry().prompts() { assert_eq!(p.mcp_prompt().name, p.name()); }
     /// ```
     pub fn mcp_prompt(&self) -> &Prompt {
-        &self.listed
+        &self.0.listed
     }
 
     pub(crate) fn def(&self) -> &'static PromptDef {
-        self.def
+        self.0.def
     }
 
-    pub(crate) fn expected(&self) -> &std::sync::Arc<[String]> {
-        &self.expected
+    pub(crate) fn expected(&self) -> &Arc<[String]> {
+        &self.0.expected
     }
 
     /// The arguments object of a `prompts/get`'s string arguments.
@@ -142,19 +147,19 @@ impl PromptInfo {
             }
         });
         let strings: Vec<_> = strings.collect();
-        object.extend(self.strings.object(strings));
+        object.extend(self.0.strings.object(strings));
         object
     }
 
     pub(crate) fn described(&self) -> String {
-        self.header.described()
+        self.0.header.described()
     }
 }
 
 impl std::fmt::Debug for PromptInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PromptInfo")
-            .field("name", &self.header.name())
+            .field("name", &self.0.header.name())
             .finish_non_exhaustive()
     }
 }

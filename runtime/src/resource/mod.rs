@@ -6,6 +6,8 @@
 pub(crate) mod contents;
 pub(crate) mod def;
 
+use std::sync::Arc;
+
 use rmcp::model::{Annotations, Icon, JsonObject, Resource, ResourceTemplate, Role};
 use toolsmith_template::Template;
 
@@ -24,13 +26,16 @@ pub use contents::Modified;
 /// }
 /// ```
 #[derive(Clone)]
-pub struct ResourceInfo {
+pub struct ResourceInfo(Arc<Inner>);
+
+/// What a [`ResourceInfo`] holds, made once and shared by its clones (a request holds one).
+struct Inner {
     def: &'static ResourceDef,
     header: Header,
     template: Template,
     /// The schema of its variables, as a tool's input schema (for the `check` snapshot).
     input: JsonObject,
-    expected: std::sync::Arc<[String]>,
+    expected: Arc<[String]>,
     strings: StringArgs,
     listed: Listed,
 }
@@ -67,7 +72,7 @@ impl ResourceInfo {
             listed.annotations = annotations;
             Listed::Template(listed)
         };
-        Ok(ResourceInfo {
+        Ok(ResourceInfo(Arc::new(Inner {
             def,
             header: Header::of_def(item),
             template,
@@ -75,7 +80,7 @@ impl ResourceInfo {
             expected: expected.into(),
             strings,
             listed,
-        })
+        })))
     }
 
     /// Its programmatic name (default: the function's name): its [`header`](Self::header)'s.
@@ -84,7 +89,7 @@ impl ResourceInfo {
     /// assert!(toolsmith::registry().resources().iter().all(|r| !r.name().is_empty()));
     /// ```
     pub fn name(&self) -> &str {
-        self.header.name()
+        self.0.header.name()
     }
 
     /// What it has in common with tools and prompts: name, title, description, icons, the
@@ -96,7 +101,7 @@ impl ResourceInfo {
     /// }
     /// ```
     pub fn header(&self) -> &Header {
-        &self.header
+        &self.0.header
     }
 
     /// Its URI, or its URI template as written (`notes://{note_id}`).
@@ -105,7 +110,7 @@ impl ResourceInfo {
     /// assert!(toolsmith::registry().resources().iter().all(|r| r.uri().contains(':')));
     /// ```
     pub fn uri(&self) -> &'static str {
-        self.def.uri
+        self.0.def.uri
     }
 
     /// Whether it is a template (its URI has variables).
@@ -115,7 +120,7 @@ impl ResourceInfo {
     /// # let _ = templates.count();
     /// ```
     pub fn is_template(&self) -> bool {
-        matches!(self.listed, Listed::Template(_))
+        matches!(self.0.listed, Listed::Template(_))
     }
 
     /// The template's variables, in order (none for a resource).
@@ -126,7 +131,7 @@ impl ResourceInfo {
     /// }
     /// ```
     pub fn variables(&self) -> impl Iterator<Item = &str> {
-        self.template.variables()
+        self.0.template.variables()
     }
 
     /// The MIME type it declares.
@@ -135,7 +140,7 @@ impl ResourceInfo {
     /// # for r in toolsmith::registry().resources() { let _ = r.mime_type(); }
     /// ```
     pub fn mime_type(&self) -> Option<&'static str> {
-        self.def.mime_type
+        self.0.def.mime_type
     }
 
     /// The `audience` annotation (`"user"`, `"assistant"`).
@@ -144,7 +149,7 @@ impl ResourceInfo {
     /// # for r in toolsmith::registry().resources() { let _ = r.audience(); }
     /// ```
     pub fn audience(&self) -> &'static [&'static str] {
-        self.def.audience
+        self.0.def.audience
     }
 
     /// The `priority` annotation, from 0.0 to 1.0.
@@ -153,7 +158,7 @@ impl ResourceInfo {
     /// # for r in toolsmith::registry().resources() { let _ = r.priority(); }
     /// ```
     pub fn priority(&self) -> Option<f32> {
-        self.def.priority
+        self.0.def.priority
     }
 
     /// The arguments that have a completion (`complete(var = fn)`).
@@ -162,7 +167,7 @@ impl ResourceInfo {
     /// # for r in toolsmith::registry().resources() { let _ = r.completes().count(); }
     /// ```
     pub fn completes(&self) -> impl Iterator<Item = &'static str> {
-        self.def.completions.iter().map(|c| c.argument)
+        self.0.def.completions.iter().map(|c| c.argument)
     }
 
     /// Its `resources/list` entry (a resource), or `None` for a template.
@@ -171,7 +176,7 @@ impl ResourceInfo {
     /// # for r in toolsmith::registry().resources() { assert_eq!(r.mcp_resource().is_some(), !r.is_template()); }
     /// ```
     pub fn mcp_resource(&self) -> Option<&Resource> {
-        match &self.listed {
+        match &self.0.listed {
             Listed::Resource(resource) => Some(resource),
             Listed::Template(_) => None,
         }
@@ -183,45 +188,45 @@ impl ResourceInfo {
     /// # for r in toolsmith::registry().resources() { assert_eq!(r.mcp_template().is_some(), r.is_template()); }
     /// ```
     pub fn mcp_template(&self) -> Option<&ResourceTemplate> {
-        match &self.listed {
+        match &self.0.listed {
             Listed::Template(template) => Some(template),
             Listed::Resource(_) => None,
         }
     }
 
     pub(crate) fn def(&self) -> &'static ResourceDef {
-        self.def
+        self.0.def
     }
 
     pub(crate) fn template(&self) -> &Template {
-        &self.template
+        &self.0.template
     }
 
     pub(crate) fn input_schema(&self) -> &JsonObject {
-        &self.input
+        &self.0.input
     }
 
-    pub(crate) fn expected(&self) -> &std::sync::Arc<[String]> {
-        &self.expected
+    pub(crate) fn expected(&self) -> &Arc<[String]> {
+        &self.0.expected
     }
 
     /// The arguments a read of `uri` fills the function's parameters from, when `uri` is this
     /// resource's or matches this template.
     pub(crate) fn arguments_of(&self, uri: &str) -> Option<JsonObject> {
-        let values = self.template.matches(uri)?;
-        Some(self.strings.object(values))
+        let values = self.0.template.matches(uri)?;
+        Some(self.0.strings.object(values))
     }
 
     pub(crate) fn described(&self) -> String {
-        self.header.described()
+        self.0.header.described()
     }
 }
 
 impl std::fmt::Debug for ResourceInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ResourceInfo")
-            .field("uri", &self.def.uri)
-            .field("name", &self.header.name())
+            .field("uri", &self.0.def.uri)
+            .field("name", &self.0.header.name())
             .finish_non_exhaustive()
     }
 }

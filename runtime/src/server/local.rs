@@ -7,7 +7,7 @@ use rmcp::model::{GetPromptRequestParams, GetPromptResult, JsonObject, ReadResou
 use tokio_util::sync::CancellationToken;
 
 use super::Server;
-use super::call::CallSetup;
+use super::call::{CallSetup, Way};
 use crate::Error;
 
 impl Server {
@@ -21,6 +21,7 @@ impl Server {
             uri.to_owned(),
             CancellationToken::new(),
             CallSetup::default(),
+            Way::Local,
         );
         Ok(read.await)
     }
@@ -34,9 +35,12 @@ impl Server {
         let server = self.clone().handler_unchecked()?;
         let mut params = GetPromptRequestParams::new(name);
         params.arguments = Some(arguments);
-        let prompt = server
-            .pipeline
-            .prompt(params, CancellationToken::new(), CallSetup::default());
+        let prompt = server.pipeline.prompt(
+            params,
+            CancellationToken::new(),
+            CallSetup::default(),
+            Way::Local,
+        );
         Ok(prompt.await)
     }
 }

@@ -101,11 +101,13 @@ pub(crate) fn responded(span: &Span, status: u16) {
     }
 }
 
-/// The span of a call of `tool` (the registered name, or `unknown`: never a name a request
-/// made up), its parent the trace context of its `_meta`, or else the span of the HTTP
-/// request it came in (`request`; a request that was not traced leaves its call untraced).
+/// The span of a `method` request (`tools/call`, `resources/read`, `prompts/get`) of `name`
+/// (the registered name, or `unknown`: never a name a request made up), its parent the trace
+/// context of its `_meta`, or else the span of the HTTP request it came in (`request`; a
+/// request that was not traced leaves its call untraced).
 pub(crate) fn call_span(
-    tool: &str,
+    method: &'static str,
+    name: &str,
     meta: Option<&serde_json::Map<String, serde_json::Value>>,
     request: Option<&Handoff>,
     way: &'static str,
@@ -139,13 +141,15 @@ pub(crate) fn call_span(
         target: TARGET,
         parent: request.and_then(|r| r.id()),
         Level::TRACE,
-        "tools/call",
-        otel.name = %format_args!("tools/call {tool}"),
+        "mcp request",
+        otel.name = %format_args!("{method} {name}"),
         otel.kind = kind,
         otel.status_code = Empty,
-        mcp.method.name = "tools/call",
-        gen_ai.operation.name = "execute_tool",
-        gen_ai.tool.name = tool,
+        mcp.method.name = method,
+        gen_ai.operation.name = Empty,
+        gen_ai.tool.name = Empty,
+        gen_ai.prompt.name = Empty,
+        mcp.resource.uri = Empty,
         mcp.protocol.version = version,
         toolsmith.way = way,
         toolsmith.hints.read_only = Empty,
@@ -157,10 +161,27 @@ pub(crate) fn call_span(
         toolsmith.outcome = Empty,
         error.type = Empty,
     );
+    match method {
+        "tools/call" => {
+            span.record("gen_ai.operation.name", "execute_tool");
+            span.record("gen_ai.tool.name", name);
+        }
+        "prompts/get" => {
+            span.record("gen_ai.prompt.name", name);
+        }
+        _ => {}
+    }
     if let Some(parent) = parent {
         let _ = span.set_parent(parent);
     }
     span
+}
+
+/// The read of `span` is of `uri`.
+pub(crate) fn read_of(span: &Span, uri: &str) {
+    if !span.is_disabled() {
+        span.record("mcp.resource.uri", uri);
+    }
 }
 
 /// The call of `span` resolved to `tool`, for `caller`, needing `scope` (with

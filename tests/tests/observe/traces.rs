@@ -440,6 +440,33 @@ async fn the_notes_example_with_full_exports_traces() {
         .find(|s| s.name == "POST /mcp")
         .expect("its request's span");
     assert_eq!(call.parent_span_id, request.span_id);
+    // A read runs the same steps: its own span, child of its request's.
+    let read = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/read",
+        "params": {"uri": "notes://1"}});
+    let read = server.post(&read, &[VERSION]).await;
+    assert_eq!(read.status, 200, "{read:?}");
+    let spans = receiver
+        .until("the read's span", |spans| {
+            spans.iter().any(|s| s.name == "resources/read note")
+        })
+        .await;
+    let read = spans
+        .iter()
+        .find(|s| s.name == "resources/read note")
+        .unwrap();
+    assert_eq!(
+        text(read, "mcp.method.name").as_deref(),
+        Some("resources/read")
+    );
+    assert_eq!(text(read, "mcp.resource.uri").as_deref(), Some("notes://1"));
+    assert_eq!(text(read, "toolsmith.outcome").as_deref(), Some("ok"));
+    assert!(
+        spans
+            .iter()
+            .any(|s| s.name == "POST /mcp" && s.span_id == read.parent_span_id),
+        "{:?}",
+        summary(&spans)
+    );
     // Without OTEL_SERVICE_NAME: the program's name.
     assert_eq!(receiver.service_name().as_deref(), Some("notes"));
     let got = receiver.got.lock().unwrap();

@@ -450,7 +450,7 @@ async fn each_request_is_logged_at_debug_without_its_arguments() {
         .find(|l| l.contains("tools/call"))
         .expect(&logs);
     assert!(
-        call.contains("tool=\"echo\"") || call.contains("tool=echo"),
+        call.contains("name=\"echo\"") || call.contains("name=echo"),
         "{call}"
     );
     assert!(

@@ -9,7 +9,7 @@ use std::task::{Context, Poll};
 
 use serde_json::{Value, json};
 use toolsmith::layer::tower::{self, Service};
-use toolsmith::layer::{Call, CallResult};
+use toolsmith::layer::{Call, CallResult, Item};
 use toolsmith::testing::{CallError, Client};
 use toolsmith::{ErrorKind, State, tool};
 use toolsmith_tests::http::HttpServer;
@@ -53,7 +53,7 @@ where
         let arguments = Value::Object(call.arguments().cloned().unwrap_or_default());
         let label = arguments["label"].clone();
         self.seen.lock().unwrap().push((
-            call.tool().name().to_owned(),
+            call.header().name().to_owned(),
             call.caller().subject().map(str::to_owned),
             arguments,
         ));
@@ -204,6 +204,121 @@ async fn a_layer_hands_what_it_found_to_the_layers_inside_it() {
     assert_eq!(
         *seen.lock().unwrap(),
         [Some(Tenant("acme".into())), Some(Tenant("blocked".into()))]
+    );
+}
+
+/// The message of the day.
+#[toolsmith::resource(uri = "motd://today")]
+fn motd() -> String {
+    "Ship it.".to_owned()
+}
+
+/// A secret no layer lets out.
+#[toolsmith::resource(uri = "motd://secret")]
+fn secret() -> String {
+    "hunter2".to_owned()
+}
+
+/// Greets someone.
+///
+/// # Arguments
+/// * `name` - Whom to greet.
+#[toolsmith::prompt]
+fn greet(name: String) -> String {
+    format!("Greet {name}.")
+}
+
+/// What a layer saw of a request: its method, its item's name, its URI, its arguments.
+type Requests = Arc<Mutex<Vec<(String, String, Option<String>, Value)>>>;
+
+/// Records every request; refuses a read of `motd://secret` and a prompt for `mallory`.
+#[derive(Clone)]
+struct Watch<S>(S, Requests);
+
+impl<S> Service<Call> for Watch<S>
+where
+    S: Service<Call, Response = CallResult, Error = Infallible>,
+    S::Future: Send + 'static,
+{
+    type Response = CallResult;
+    type Error = Infallible;
+    type Future =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Result<CallResult, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, call: Call) -> Self::Future {
+        let arguments = Value::Object(call.arguments().cloned().unwrap_or_default());
+        self.1.lock().unwrap().push((
+            call.method().to_owned(),
+            call.header().name().to_owned(),
+            call.uri().map(str::to_owned),
+            arguments.clone(),
+        ));
+        let refused = match call.item() {
+            Item::Resource(_) => call.uri() == Some("motd://secret"),
+            Item::Prompt(_) => arguments["name"] == "mallory",
+            _ => false,
+        };
+        if refused {
+            return Box::pin(std::future::ready(Ok(CallResult::refused("Not for you."))));
+        }
+        Box::pin(self.0.call(call))
+    }
+}
+
+#[tokio::test]
+async fn a_layer_sees_reads_and_prompts_too_and_may_refuse_them() {
+    let seen = Requests::default();
+    let layer_seen = seen.clone();
+    let server = toolsmith_tests::server_of(module_path!())
+        .state(AtomicU64::new(0))
+        .layer(tower::layer::layer_fn(move |inner| {
+            Watch(inner, layer_seen.clone())
+        }));
+    let client = Client::connect(server).await.unwrap();
+    assert_eq!(
+        client.read_resource("motd://today").await.unwrap().text(),
+        "Ship it."
+    );
+    let secret = client.read_resource("motd://secret").await.unwrap_err();
+    assert!(
+        matches!(&secret, CallError::Tool { kind: ErrorKind::Refused, message, .. } if message == "Not for you."),
+        "{secret}"
+    );
+    let prompt = client
+        .get_prompt("greet", json!({"name": "Ada"}))
+        .await
+        .unwrap();
+    assert!(format!("{prompt:?}").contains("Greet Ada."), "{prompt:?}");
+    let mallory = client
+        .get_prompt("greet", json!({"name": "mallory"}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&mallory, CallError::Tool { kind: ErrorKind::Refused, message, .. } if message == "Not for you."),
+        "{mallory}"
+    );
+    // Unknown items are answered before the layers, as unknown tools are.
+    assert!(client.read_resource("motd://nothing").await.is_err());
+    let tally = client.call("tally", json!({"label": "x"})).await.unwrap();
+    assert_eq!(tally.text(), "x");
+    let seen = seen.lock().unwrap().clone();
+    let seen: Vec<(&str, &str, Option<&str>)> = seen
+        .iter()
+        .map(|(method, name, uri, _)| (method.as_str(), name.as_str(), uri.as_deref()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("resources/read", "motd", Some("motd://today")),
+            ("resources/read", "secret", Some("motd://secret")),
+            ("prompts/get", "greet", None),
+            ("prompts/get", "greet", None),
+            ("tools/call", "tally", None),
+        ]
     );
 }
 

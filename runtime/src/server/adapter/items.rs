@@ -15,6 +15,7 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, SubscriptionContext};
 
 use super::{ToolServer, caller_of};
+use crate::server::call::Way;
 use crate::server::call::read::resource_not_found;
 use crate::server::catalog::Scopes;
 use crate::server::subscriptions::{
@@ -123,7 +124,9 @@ impl ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResult, ErrorData> {
         let (setup, flush) = self.setup_of(&context);
-        let read = self.pipeline.read(request.uri, context.ct, setup);
+        let read = self
+            .pipeline
+            .read(request.uri, context.ct, setup, Way::Rmcp);
         let answer = self.pipeline.tracker.track_future(read).await;
         flush.done().await;
         answer
@@ -135,7 +138,7 @@ impl ToolServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResult, ErrorData> {
         let (setup, flush) = self.setup_of(&context);
-        let prompt = self.pipeline.prompt(request, context.ct, setup);
+        let prompt = self.pipeline.prompt(request, context.ct, setup, Way::Rmcp);
         let answer = self.pipeline.tracker.track_future(prompt).await;
         flush.done().await;
         answer

@@ -10,8 +10,13 @@ use std::task::{Context, Poll};
 
 use futures::future::BoxFuture;
 
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResponse, GetPromptResult, ReadResourceResult};
+
 use super::{Answer, CallLog, Pipeline};
-use crate::layer::{Call, CallResult, CallService};
+use crate::layer::{Call, CallResult, CallService, Reply};
+use crate::request::Target as Request;
+use crate::{ErrorKind, META_ERROR};
 
 /// One layer, as the server keeps it: wraps a service in itself.
 pub(crate) type Wrap = Arc<dyn Fn(CallService) -> CallService + Send + Sync>;
@@ -57,22 +62,19 @@ impl Pipeline {
             .clone()
     }
 
-    /// Steps 3 to 6 through the layers.
+    /// Step 3's layers around the rest of a request's steps (`target`: a tool call, a read,
+    /// a prompt), whose reply the way in's step turns into its own answer and logs.
     pub(super) fn through_layers(
         &self,
-        call: Call,
-        log: CallLog,
-    ) -> impl Future<Output = Answer> + Send + 'static {
-        let name = call.tool.shared_name().clone();
+        target: Request,
+    ) -> impl Future<Output = Reply> + Send + 'static {
         let service = self.layered();
         async move {
             use tower::ServiceExt;
-            let answer = match service.oneshot(call).await {
+            match service.oneshot(Call::from(target)).await {
                 Ok(result) => result.0,
                 Err(never) => match never {},
-            };
-            log.finish(&name, &answer);
-            answer
+            }
         }
     }
 }
@@ -93,9 +95,75 @@ impl tower::Service<Call> for Dispatch {
     fn call(&mut self, call: Call) -> Self::Future {
         let pipeline = self.0.clone();
         Box::pin(async move {
-            // The outer step writes the call's log line.
-            let answer = pipeline.dispatch(call, CallLog::silent()).await;
-            Ok(CallResult(answer))
+            // The outer step writes the request's log line.
+            let reply = match call.target {
+                Request::Tool(call) => {
+                    Reply::Tool(pipeline.dispatch(call, CallLog::silent()).await)
+                }
+                Request::Read(read) => Reply::Read(pipeline.read_now(read).await),
+                Request::Prompt(get) => Reply::Prompt(pipeline.prompt_now(get).await),
+            };
+            Ok(CallResult(reply))
         })
     }
+}
+
+/// What the layers' reply is as each request's own answer. A layer answers any request
+/// with a tool's error result (`CallResult::refused`); for a read or a prompt, that is the
+/// protocol error of its kind (-32603, its data naming the kind) with the result's text.
+impl Reply {
+    pub(super) fn into_tool(self) -> Answer {
+        match self {
+            Reply::Tool(answer) => answer,
+            Reply::Read(_) | Reply::Prompt(_) => Err(mismatched("tools/call")),
+        }
+    }
+
+    pub(super) fn into_read(self, name: &str) -> Result<ReadResourceResult, ErrorData> {
+        match self {
+            Reply::Read(answer) => answer,
+            other => Err(other.into_error("resource", name)),
+        }
+    }
+
+    pub(super) fn into_prompt(self, name: &str) -> Result<GetPromptResult, ErrorData> {
+        match self {
+            Reply::Prompt(answer) => answer,
+            other => Err(other.into_error("prompt", name)),
+        }
+    }
+
+    /// A layer's tool-shaped answer to a read or a prompt, as its protocol error.
+    fn into_error(self, kind: &'static str, name: &str) -> ErrorData {
+        let result = match self {
+            Reply::Tool(Err(error)) => return error,
+            Reply::Tool(Ok(CallToolResponse::Complete(result)))
+                if result.is_error == Some(true) =>
+            {
+                result
+            }
+            _ => return mismatched(kind),
+        };
+        let error = result
+            .meta
+            .as_ref()
+            .and_then(|meta| meta.get(META_ERROR))
+            .and_then(|kind| kind.as_str())
+            .and_then(ErrorKind::parse)
+            .unwrap_or(ErrorKind::Refused);
+        let text = result
+            .content
+            .iter()
+            .find_map(|content| content.as_text().map(|text| text.text.clone()));
+        super::read::failed(kind, name, error, text)
+    }
+}
+
+/// A reply of another kind than the request's: a layer answered with what it got for
+/// another request.
+fn mismatched(what: &str) -> ErrorData {
+    ErrorData::internal_error(
+        format!("a layer answered a {what} request with the answer of another kind"),
+        None,
+    )
 }

@@ -1,17 +1,22 @@
-//! Step 6 of the call pipeline: the per-call debug line, and with the features, the call's
-//! metrics and the end of its span.
+//! Step 6 of the pipeline: the per-request debug line of a tool call, a read or a prompt,
+//! and with the features, a tool call's metrics and the end of the request's span.
 
 use std::time::Instant;
 
-use rmcp::model::CallToolResponse;
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResponse, GetPromptResult, ReadResourceResult};
 
 use super::{Answer, Pipeline, Way};
+#[cfg(any(feature = "metrics", feature = "otel"))]
+use crate::outcome::CallOutcome;
 
-/// Step 6: the per-call debug line, and with metrics, the call counted and timed (by the
-/// tool's registered name: a name the registry lacks counts as `unknown`). The clock is read
-/// only when one of them is wanted.
+/// Step 6: the per-request debug line, and with metrics, a tool call counted and timed (by
+/// the tool's registered name: a name the registry lacks counts as `unknown`). The clock is
+/// read only when one of them is wanted.
 pub(super) struct CallLog {
     way: Way,
+    /// `tools/call`, `resources/read`, `prompts/get`.
+    method: &'static str,
     start: Option<Instant>,
     #[cfg(feature = "metrics")]
     timer: Option<crate::metrics::CallTimer>,
@@ -19,9 +24,61 @@ pub(super) struct CallLog {
     span: tracing::Span,
 }
 
+/// How an answer is logged: its outcome, and the word of the debug line.
+pub(super) trait Logged {
+    #[cfg(any(feature = "metrics", feature = "otel"))]
+    fn outcome(&self) -> CallOutcome;
+
+    fn word(&self) -> &'static str;
+}
+
+impl Logged for Answer {
+    #[cfg(any(feature = "metrics", feature = "otel"))]
+    fn outcome(&self) -> CallOutcome {
+        CallOutcome::of(self)
+    }
+
+    fn word(&self) -> &'static str {
+        match self {
+            Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => "error",
+            Ok(CallToolResponse::Complete(_)) => "ok",
+            Ok(CallToolResponse::InputRequired(_)) => "input_required",
+            Ok(CallToolResponse::Task(_)) => "task",
+            Ok(_) => "other",
+            Err(_) => "protocol_error",
+        }
+    }
+}
+
+/// A read's or a prompt's answer: its result, or the protocol error it ended with.
+macro_rules! logged_result {
+    ($($result:ty),*) => {$(
+        impl Logged for Result<$result, ErrorData> {
+            #[cfg(any(feature = "metrics", feature = "otel"))]
+            fn outcome(&self) -> CallOutcome {
+                match self {
+                    Ok(_) => CallOutcome::Ok,
+                    Err(error) => CallOutcome::of_error(error),
+                }
+            }
+
+            fn word(&self) -> &'static str {
+                match self {
+                    Ok(_) => "ok",
+                    Err(_) => "protocol_error",
+                }
+            }
+        }
+    )*};
+}
+
+logged_result!(ReadResourceResult, GetPromptResult);
+
 impl CallLog {
+    /// The log of a `method` request that came in `way`; a tool call's is metered.
     pub(super) fn start(
         way: Way,
+        method: &'static str,
         pipeline: &Pipeline,
         #[cfg(feature = "otel")] span: tracing::Span,
     ) -> Self {
@@ -30,9 +87,14 @@ impl CallLog {
         let _ = pipeline;
         CallLog {
             way,
+            method,
             start,
             #[cfg(feature = "metrics")]
-            timer: pipeline.metrics.as_ref().map(|m| m.call_started()),
+            timer: pipeline
+                .metrics
+                .as_ref()
+                .filter(|_| method == "tools/call")
+                .map(|m| m.call_started()),
             #[cfg(feature = "otel")]
             span,
         }
@@ -42,6 +104,7 @@ impl CallLog {
     pub(super) fn silent() -> Self {
         CallLog {
             way: Way::Local,
+            method: "",
             start: None,
             #[cfg(feature = "metrics")]
             timer: None,
@@ -50,33 +113,33 @@ impl CallLog {
         }
     }
 
-    pub(super) fn finish(&self, tool: &str, answer: &Answer) {
+    /// The request's span.
+    #[cfg(feature = "otel")]
+    pub(super) fn span(&self) -> &tracing::Span {
+        &self.span
+    }
+
+    /// The request of `name` ended with `answer`.
+    pub(super) fn finish(&self, name: &str, answer: &impl Logged) {
         #[cfg(any(feature = "metrics", feature = "otel"))]
-        let outcome = crate::outcome::CallOutcome::of(answer);
+        let outcome = answer.outcome();
         #[cfg(feature = "metrics")]
         if let Some(timer) = &self.timer {
-            timer.finish(tool, outcome);
+            timer.finish(name, outcome);
         }
         #[cfg(feature = "otel")]
         crate::trace::finish_call(&self.span, outcome);
         let Some(start) = self.start else {
             return;
         };
-        let outcome = match answer {
-            Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => "error",
-            Ok(CallToolResponse::Complete(_)) => "ok",
-            Ok(CallToolResponse::InputRequired(_)) => "input_required",
-            Ok(CallToolResponse::Task(_)) => "task",
-            Ok(_) => "other",
-            Err(_) => "protocol_error",
-        };
         tracing::debug!(
-            tool,
+            name,
             way = %self.way,
             fast = self.way.fast(),
-            outcome,
+            outcome = answer.word(),
             duration_us = start.elapsed().as_micros() as u64,
-            "tools/call"
+            "{}",
+            self.method
         );
     }
 }

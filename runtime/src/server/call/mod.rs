@@ -63,8 +63,8 @@ use tokio_util::task::TaskTracker;
 
 use super::{Confirm, Policy};
 use crate::context::{CallContext, SessionLevel, StateMap};
-use crate::request::Call;
 pub(crate) use crate::request::{CallSetup, Retry};
+use crate::request::{Target as Request, ToolCall};
 use crate::tool::ToolRef;
 use crate::tool::output::Outcome;
 use crate::{Caller, ErrorKind, RegistryHandle, TaskSupport, ToolInfo};
@@ -235,6 +235,7 @@ impl Pipeline {
                 Err(_) => self.registry.tool(&params.name),
             };
             let span = crate::trace::call_span(
+                "tools/call",
                 known.as_deref().map_or("unknown", |t| t.name()),
                 params.meta.as_ref().map(|meta| &meta.0.0),
                 setup.trace.as_ref(),
@@ -251,6 +252,7 @@ impl Pipeline {
         };
         let log = CallLog::start(
             way,
+            "tools/call",
             self,
             #[cfg(feature = "otel")]
             span,
@@ -272,16 +274,29 @@ impl Pipeline {
             Ok(tool) => {
                 // From here on, the call is one value.
                 let as_task = task::runs_as_task(&tool, retry.meta.as_ref(), &setup);
-                let call = Call::new(tool, arguments, retry, cancel, setup, as_task);
+                let call = ToolCall {
+                    tool,
+                    arguments,
+                    setup,
+                    retry,
+                    cancel,
+                    as_task,
+                };
                 if self.layers.is_empty() {
                     Either::Left(self.dispatch(call, log))
                 } else {
                     // Boxed: a layered call's future is the layers' own.
-                    Either::Right(Either::Left(Box::pin(self.through_layers(call, log))))
+                    let name = call.tool.shared_name().clone();
+                    let layered = self.through_layers(Request::Tool(call)).map(move |reply| {
+                        let answer = reply.into_tool();
+                        log.finish(&name, &answer);
+                        answer
+                    });
+                    Either::Right(Either::Left(Box::pin(layered)))
                 }
             }
             Err(answer) => {
-                log.finish(&name, &answer);
+                log.finish(&name, &*answer);
                 Either::Right(Either::Right(std::future::ready(*answer)))
             }
         };
@@ -337,7 +352,7 @@ impl Pipeline {
     /// an `async fn`: the call's context is made here, and the future returned is the
     /// engine's own, so that nothing is held twice in the call's state (a future that awaits
     /// another keeps its own copy of what it moved in).
-    fn dispatch(&self, call: Call, log: CallLog) -> impl Future<Output = Answer> + Send + '_ {
+    fn dispatch(&self, call: ToolCall, log: CallLog) -> impl Future<Output = Answer> + Send + '_ {
         // A tool that may run as a task is decided on in `task/` (boxed: such a call
         // waits on the store); every other call pays one comparison for tasks existing.
         if call.tool.task() != TaskSupport::Never {
@@ -347,8 +362,12 @@ impl Pipeline {
     }
 
     /// Steps 4 to 6 of an ordinary call (see `dispatch`).
-    fn dispatch_now(&self, call: Call, log: CallLog) -> impl Future<Output = Answer> + Send + '_ {
-        let Call {
+    fn dispatch_now(
+        &self,
+        call: ToolCall,
+        log: CallLog,
+    ) -> impl Future<Output = Answer> + Send + '_ {
+        let ToolCall {
             tool,
             arguments,
             setup,

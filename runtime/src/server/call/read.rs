@@ -1,10 +1,12 @@
-//! The pipeline for what is not a tool call: `resources/read`, `prompts/get` and
-//! `completion/complete`. A read or a prompt runs the same steps as a call: **resolve** (the
-//! resource by URI, the prompt by name), **access** (with authorization, the read scope or the
-//! item's own `scopes`), **dispatch** on the same engine (its arguments decoded, its timeout,
-//! panics caught, sync work on the pool, the client's cancellation), and its outcome as the
-//! method's result. Resources and prompts are read-only: the serving policy, which is about
-//! what tools may do, never withholds them. Completions are in `complete.rs`.
+//! The pipeline for what is not a tool call: `resources/read` and `prompts/get` (and the
+//! access check `completion/complete` shares, `complete.rs`). A read or a prompt runs the
+//! steps a call runs: **resolve** (the resource by URI, the prompt by name), **access** (with
+//! authorization, the read scope or the item's own `scopes`), the server's **layers** (as a
+//! [`Call`](crate::layer::Call) of its kind), **dispatch** on the same engine (its arguments
+//! decoded, its timeout, panics caught, sync work on the pool, the client's cancellation),
+//! its outcome as the method's result, and the **log** line and span of a call (`log.rs`).
+//! Resources and prompts are read-only: the serving policy, which is about what tools may do,
+//! never withholds them, and nothing confirms them.
 
 use std::sync::Arc;
 
@@ -19,8 +21,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::ask::Gate;
 use super::engine::{self, Target};
-use super::{CallSetup, Pipeline};
+use super::log::CallLog;
+use super::{CallSetup, Pipeline, Way};
 use crate::context::CallContext;
+use crate::request::{PromptCall, ReadCall, Target as Request};
 use crate::resource::contents::{Unreadable, contents};
 use crate::tool::args::Arguments;
 use crate::tool::output::{Outcome, Output};
@@ -45,15 +49,16 @@ struct Item {
 }
 
 impl Pipeline {
-    /// `resources/read` of `uri`.
+    /// `resources/read` of `uri`, come in `way`.
     pub(crate) fn read(
         &self,
         uri: String,
         cancel: CancellationToken,
         setup: CallSetup,
+        way: Way,
     ) -> impl Future<Output = Result<ReadResourceResult, ErrorData>> + Send + '_ {
         // 1. resolve
-        let registry = self.registry.current();
+        let registry = self.registry.load();
         let Some((resource, arguments)) = registry.resolve(&uri) else {
             return Either::Right(std::future::ready(Err(resource_not_found(&uri))));
         };
@@ -66,11 +71,52 @@ impl Pipeline {
         ) {
             return Either::Right(std::future::ready(Err(refused)));
         }
+        let resource = resource.clone();
+        drop(registry);
+        let name = resource.header().shared_name().clone();
+        let log = self.item_log("resources/read", &name, &setup, way);
+        #[cfg(feature = "otel")]
+        crate::trace::read_of(log.span(), &uri);
+        let read = ReadCall {
+            resource,
+            uri,
+            arguments,
+            setup,
+            cancel,
+        };
+        // 3. the layers, then 4 and 5.
+        let answer = if self.layers.is_empty() {
+            Either::Left(self.read_now(read))
+        } else {
+            let layered = self.through_layers(Request::Read(read));
+            let name = name.clone();
+            Either::Right(Box::pin(layered.map(move |reply| reply.into_read(&name))))
+        };
+        // 6. the log
+        Either::Left(answer.map(move |answer| {
+            log.finish(&name, &answer);
+            answer
+        }))
+    }
+
+    /// Steps 4 and 5 of a read: the resource's function on the engine, its contents.
+    pub(super) fn read_now(
+        &self,
+        read: ReadCall,
+    ) -> impl Future<Output = Result<ReadResourceResult, ErrorData>> + Send + '_ {
+        let ReadCall {
+            resource,
+            uri,
+            arguments,
+            setup,
+            cancel,
+        } = read;
         let def = resource.def();
+        let name = def.item.name;
         let item = Item {
             target: Target {
                 kind: "resource",
-                name: def.item.name,
+                name,
             },
             params: def.params,
             expected: resource.expected().clone(),
@@ -78,39 +124,33 @@ impl Pipeline {
             invoke: def.invoke,
         };
         let run = self.run(item, Some(arguments), cancel, setup);
-        let log = ItemLog::start("resources/read", def.item.name);
-        Either::Left(run.map(move |outcome| {
-            log.finish(match outcome {
-                Some(Outcome::Ok(output)) => match contents(output, &uri, def.mime_type) {
-                    Ok(contents) => Ok(ReadResourceResult::new(contents)),
-                    Err(Unreadable::Absent) => Err(resource_not_found(&uri)),
-                    Err(Unreadable::Other(why)) => {
-                        tracing::error!(
-                            resource = def.item.name,
-                            why,
-                            "a resource returned no contents"
-                        );
-                        Err(failed("resource", def.item.name, ErrorKind::Failed, None))
-                    }
-                },
-                Some(Outcome::Invalid(problems)) => Err(ErrorData::invalid_params(
-                    format!("Invalid URI for resource '{}': {problems}", def.item.name),
-                    Some(json!({ "uri": clip(&uri) })),
-                )),
-                other => Err(not_ok("resource", def.item.name, other)),
-            })
-        }))
+        run.map(move |outcome| match outcome {
+            Some(Outcome::Ok(output)) => match contents(output, &uri, def.mime_type) {
+                Ok(contents) => Ok(ReadResourceResult::new(contents)),
+                Err(Unreadable::Absent) => Err(resource_not_found(&uri)),
+                Err(Unreadable::Other(why)) => {
+                    tracing::error!(resource = name, why, "a resource returned no contents");
+                    Err(failed("resource", name, ErrorKind::Failed, None))
+                }
+            },
+            Some(Outcome::Invalid(problems)) => Err(ErrorData::invalid_params(
+                format!("Invalid URI for resource '{name}': {problems}"),
+                Some(json!({ "uri": clip(&uri) })),
+            )),
+            other => Err(not_ok("resource", name, other)),
+        })
     }
 
-    /// `prompts/get`.
+    /// `prompts/get`, come in `way`.
     pub(crate) fn prompt(
         &self,
         params: GetPromptRequestParams,
         cancel: CancellationToken,
         setup: CallSetup,
+        way: Way,
     ) -> impl Future<Output = Result<GetPromptResult, ErrorData>> + Send + '_ {
         // 1. resolve
-        let registry = self.registry.current();
+        let registry = self.registry.load();
         let Some(prompt) = registry.prompt(&params.name) else {
             return Either::Right(std::future::ready(Err(ErrorData::invalid_params(
                 format!("unknown prompt '{}'", clip(&params.name)),
@@ -127,11 +167,48 @@ impl Pipeline {
             return Either::Right(std::future::ready(Err(refused)));
         }
         let arguments = prompt.arguments_of(params.arguments.as_ref());
+        let prompt = prompt.clone();
+        drop(registry);
+        let name = prompt.header().shared_name().clone();
+        let log = self.item_log("prompts/get", &name, &setup, way);
+        let get = PromptCall {
+            prompt,
+            arguments,
+            setup,
+            cancel,
+        };
+        // 3. the layers, then 4 and 5.
+        let answer = if self.layers.is_empty() {
+            Either::Left(self.prompt_now(get))
+        } else {
+            let layered = self.through_layers(Request::Prompt(get));
+            let name = name.clone();
+            Either::Right(Box::pin(layered.map(move |reply| reply.into_prompt(&name))))
+        };
+        // 6. the log
+        Either::Left(answer.map(move |answer| {
+            log.finish(&name, &answer);
+            answer
+        }))
+    }
+
+    /// Steps 4 and 5 of a prompt: its function on the engine, its messages.
+    pub(super) fn prompt_now(
+        &self,
+        get: PromptCall,
+    ) -> impl Future<Output = Result<GetPromptResult, ErrorData>> + Send + '_ {
+        let PromptCall {
+            prompt,
+            arguments,
+            setup,
+            cancel,
+        } = get;
         let def = prompt.def();
+        let name = def.item.name;
         let item = Item {
             target: Target {
                 kind: "prompt",
-                name: def.item.name,
+                name,
             },
             params: def.params,
             expected: prompt.expected().clone(),
@@ -139,26 +216,44 @@ impl Pipeline {
             invoke: def.invoke,
         };
         let run = self.run(item, Some(arguments), cancel, setup);
-        let log = ItemLog::start("prompts/get", def.item.name);
-        Either::Left(run.map(move |outcome| {
-            log.finish(match outcome {
-                Some(Outcome::Ok(Output::Messages(messages))) => {
-                    let mut result = GetPromptResult::new(messages);
-                    if !def.item.description.is_empty() {
-                        result = result.with_description(def.item.description);
-                    }
-                    Ok(result)
+        run.map(move |outcome| match outcome {
+            Some(Outcome::Ok(Output::Messages(messages))) => {
+                let mut result = GetPromptResult::new(messages);
+                if !def.item.description.is_empty() {
+                    result = result.with_description(def.item.description);
                 }
-                Some(Outcome::Invalid(problems)) => Err(ErrorData::invalid_params(
-                    format!(
-                        "Invalid arguments for prompt '{}': {problems}",
-                        def.item.name
-                    ),
-                    Some(json!({ "prompt": def.item.name })),
-                )),
-                other => Err(not_ok("prompt", def.item.name, other)),
-            })
-        }))
+                Ok(result)
+            }
+            Some(Outcome::Invalid(problems)) => Err(ErrorData::invalid_params(
+                format!("Invalid arguments for prompt '{name}': {problems}"),
+                Some(json!({ "prompt": name })),
+            )),
+            other => Err(not_ok("prompt", name, other)),
+        })
+    }
+
+    /// Step 6's log of a read or a prompt of `name`, with its span.
+    fn item_log(&self, method: &'static str, name: &str, setup: &CallSetup, way: Way) -> CallLog {
+        #[cfg(feature = "otel")]
+        let span = {
+            let span =
+                crate::trace::call_span(method, name, None, setup.trace.as_ref(), way.as_str());
+            if let Some(subject) = setup.caller.subject()
+                && !span.is_disabled()
+            {
+                span.record("enduser.id", subject);
+            }
+            span
+        };
+        #[cfg(not(feature = "otel"))]
+        let _ = (name, setup);
+        CallLog::start(
+            way,
+            method,
+            self,
+            #[cfg(feature = "otel")]
+            span,
+        )
     }
 
     /// Steps 4 and 5 of a read or a prompt: the engine, with the item's context.
@@ -252,49 +347,18 @@ fn not_ok(kind: &'static str, name: &str, outcome: Option<Outcome>) -> ErrorData
 
 /// An internal error (-32603) whose data names the [`ErrorKind`], with `message` shown or a
 /// masked one.
-fn failed(kind: &str, name: &str, error: ErrorKind, message: Option<String>) -> ErrorData {
+pub(super) fn failed(
+    kind: &str,
+    name: &str,
+    error: ErrorKind,
+    message: Option<String>,
+) -> ErrorData {
     let message = message.unwrap_or_else(|| format!("Error in {kind} '{name}'"));
     ErrorData::new(
         ErrorCode::INTERNAL_ERROR,
         message,
         Some(json!({ META_ERROR: error.as_str() })),
     )
-}
-
-/// The debug line of one read or prompt, as a call has one: what ran, its outcome, its
-/// duration (never its arguments). The clock is read only when the line is wanted.
-struct ItemLog {
-    method: &'static str,
-    name: &'static str,
-    start: Option<std::time::Instant>,
-}
-
-impl ItemLog {
-    fn start(method: &'static str, name: &'static str) -> Self {
-        let start = tracing::enabled!(tracing::Level::DEBUG).then(std::time::Instant::now);
-        ItemLog {
-            method,
-            name,
-            start,
-        }
-    }
-
-    fn finish<T>(&self, answer: Result<T, ErrorData>) -> Result<T, ErrorData> {
-        if let Some(start) = self.start {
-            let outcome = match &answer {
-                Ok(_) => "ok".to_owned(),
-                Err(error) => format!("error {}", error.code.0),
-            };
-            tracing::debug!(
-                name = self.name,
-                outcome,
-                duration_us = start.elapsed().as_micros() as u64,
-                "{}",
-                self.method
-            );
-        }
-        answer
-    }
 }
 
 /// A name or URI from the request, cut for a message.

@@ -13,7 +13,7 @@ use rmcp::model::{
 use super::poll::{owner_of, task_of};
 use crate::context::CallContext;
 use crate::context::{ChannelError, ClientChannel, Notice, NoticeSink, Reply, declined};
-use crate::request::Call;
+use crate::request::ToolCall;
 use crate::server::call::ask::Gate;
 use crate::server::call::engine::{self, Target};
 use crate::server::call::log::CallLog;
@@ -110,7 +110,7 @@ impl Pipeline {
     /// declared the extension, else an ordinary call (or, `task = "required"`, a refusal).
     pub(in crate::server::call) fn dispatch_task(
         &self,
-        call: Call,
+        call: ToolCall,
         log: CallLog,
     ) -> BoxFuture<'_, Answer> {
         // The client did not declare the extension: the call runs as any other.
@@ -132,8 +132,8 @@ impl Pipeline {
 
     /// Makes the task and starts its run; the answer is its handle, or why the call ended
     /// first (invalid arguments, a confirmation refused or to ask, the store failing).
-    async fn start_task(&self, call: Call) -> Answer {
-        let Call {
+    async fn start_task(&self, call: ToolCall) -> Answer {
+        let ToolCall {
             tool,
             arguments,
             setup,
