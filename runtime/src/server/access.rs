@@ -36,14 +36,27 @@ impl Server {
         self
     }
 
-    /// What the HTTP edge needs to enforce authorization for `handler`'s tools.
-    pub(super) fn guard(&self, handler: &mut ToolServer) -> Result<Option<GuardConfig>, Error> {
-        let Some(auth) = self.auth.clone() else {
+    /// With authorization, the names of the scopes the server's calls are decided by
+    /// (checked): what its pipeline is made with, before the edge's guard.
+    pub(super) fn guarded_scopes(&self) -> Result<Option<Arc<ScopeNames>>, Error> {
+        if self.auth.is_none() {
             return Ok(None);
-        };
+        }
         let names = Arc::new(self.scope_names.clone());
         check_names(&names)?;
-        handler.pipeline.scopes = Some(names.clone());
+        Ok(Some(names))
+    }
+
+    /// What the HTTP edge needs to enforce authorization for `handler`'s tools, by `names`
+    /// (the scopes its pipeline was made with: [`Server::guarded_scopes`]).
+    pub(super) fn guard(
+        &self,
+        handler: &ToolServer,
+        names: Option<Arc<ScopeNames>>,
+    ) -> Result<Option<GuardConfig>, Error> {
+        let (Some(auth), Some(names)) = (self.auth.clone(), names) else {
+            return Ok(None);
+        };
         // What a challenge and the metadata name: the set as serving starts.
         let handle = handler.pipeline.registry.clone();
         let registry = handle.current();

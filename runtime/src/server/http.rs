@@ -68,30 +68,36 @@ impl Server {
         #[cfg(feature = "auth")]
         let auth = self.clone();
         let fast_path = !self.no_fast_path && !config.sessions;
-        #[cfg(feature = "metrics")]
-        let metrics = std::mem::take(&mut self.metrics);
-        let mut handler = self.handler()?;
-        handler.sessions = config.sessions;
-        if !config.sessions {
-            handler.stateless();
-        }
+        // What the server is made with: nothing is set on it after.
+        #[cfg_attr(not(any(feature = "auth", feature = "metrics")), allow(unused_mut))]
+        let mut edge = super::Edge::http(config.sessions);
+        #[cfg(feature = "auth")]
+        let scopes = self.guarded_scopes()?;
         #[cfg(feature = "auth")]
         {
-            config.guard = auth.guard(&mut handler)?;
+            edge.scopes = scopes.clone();
         }
         // A listener of the metrics' own stops when serving ends.
         #[cfg(feature = "metrics")]
         let _metrics = {
             #[cfg(feature = "auth")]
-            let authorized = config.guard.is_some();
+            let authorized = scopes.is_some();
             #[cfg(not(feature = "auth"))]
             let authorized = false;
-            config.metrics_hosts = metrics.hosts.clone();
-            let (metrics, exposure, apart) = metrics.http(&mut handler, authorized)?;
+            let settings = std::mem::take(&mut self.metrics);
+            config.metrics_hosts = settings.hosts.clone();
+            let (metrics, exposure, apart) =
+                settings.http(&self.served()?, self.is_live(), authorized)?;
+            edge.metrics = Some(metrics.clone());
             config.metrics = Some(metrics);
             config.metrics_exposure = exposure;
             apart
         };
+        let handler = self.handler_at(edge)?;
+        #[cfg(feature = "auth")]
+        {
+            config.guard = auth.guard(&handler, scopes)?;
+        }
         tracing::info!(
             tools = handler.catalog().offered.len(),
             "serving MCP over Streamable HTTP"

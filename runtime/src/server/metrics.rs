@@ -5,16 +5,15 @@
 //! (give [`Server::metrics_addr`]). With a metrics address, `/metrics` is served there alone,
 //! over HTTP or beside stdio, and never on the public endpoint.
 
+use std::sync::Arc;
+
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::Server;
-use super::adapter::ToolServer;
 use super::builder::MetricsConfig;
-use std::sync::Arc;
-
-use crate::Error;
 use crate::metrics::{Metrics, Upkeep};
 use crate::transport::http::metrics::{Exposure, serve_apart};
+use crate::{Error, RegistryHandle};
 
 /// What keeps metrics going while a server serves: their upkeep, and a listener of their
 /// own. Both stop when it is dropped.
@@ -91,7 +90,8 @@ impl MetricsConfig {
     /// public endpoint serves them, and what keeps them going.
     pub(super) fn http(
         &self,
-        handler: &mut ToolServer,
+        registry: &RegistryHandle,
+        live: bool,
         authorized: bool,
     ) -> Result<(Metrics, Exposure, Running), Error> {
         if self.scope.is_some() && !authorized {
@@ -106,7 +106,7 @@ impl MetricsConfig {
                 "give a metrics scope (a token for /metrics on the public endpoint) or a metrics address (a listener of its own, no token), not both",
             ));
         }
-        let (metrics, upkeep) = start_metrics(handler);
+        let (metrics, upkeep) = start_metrics(registry, live);
         let apart = self.serve_metrics_apart(&metrics)?;
         let exposure = match &self.scope {
             // Served on a listener of its own: not on the public endpoint.
@@ -128,8 +128,13 @@ impl MetricsConfig {
         Ok((metrics, exposure, running))
     }
 
-    /// Over stdio: metrics only on a listener of their own, and what keeps them going.
-    pub(super) fn stdio(&self, handler: &mut ToolServer) -> Result<Option<Running>, Error> {
+    /// Over stdio: metrics only on a listener of their own (the metrics of the set
+    /// `registry` serves, `live`: it may change), and what keeps them going.
+    pub(super) fn stdio(
+        &self,
+        registry: &RegistryHandle,
+        live: bool,
+    ) -> Result<Option<(Metrics, Running)>, Error> {
         if self.scope.is_some() {
             return Err(Error::config(
                 "metrics scope",
@@ -139,12 +144,13 @@ impl MetricsConfig {
         if self.addr.is_none() {
             return Ok(None);
         }
-        let (metrics, upkeep) = start_metrics(handler);
+        let (metrics, upkeep) = start_metrics(registry, live);
         let apart = self.serve_metrics_apart(&metrics)?;
-        Ok(Some(Running {
+        let running = Running {
             _upkeep: upkeep,
             _apart: apart,
-        }))
+        };
+        Ok(Some((metrics, running)))
     }
 
     /// The listener of the metrics address, when one was given.
@@ -159,18 +165,16 @@ impl MetricsConfig {
     }
 }
 
-/// Metrics for the tools of `handler`'s registry, recorded by its pipeline and folded
-/// up in the background.
-fn start_metrics(handler: &mut ToolServer) -> (Metrics, Upkeep) {
-    let registry = handler.pipeline.registry.clone();
+/// Metrics for the tools of `registry` (`live`: tools may join it), which the pipeline made
+/// with them records into, folded up in the background.
+fn start_metrics(registry: &RegistryHandle, live: bool) -> (Metrics, Upkeep) {
     let tools = registry.current();
     let names = tools.tools().iter().map(|t| Arc::from(t.name()));
-    let known = handler.live.then(|| {
+    let known = live.then(|| {
         let registry = registry.clone();
         Box::new(move |name: &str| registry.load().get(name).is_some()) as crate::metrics::Known
     });
     let metrics = Metrics::new(names, known);
     let upkeep = metrics.keep_up();
-    handler.pipeline.metrics = Some(metrics.clone());
     (metrics, upkeep)
 }

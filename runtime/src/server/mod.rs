@@ -59,6 +59,33 @@ use call::pool::CallPool;
 use call::{CallSetup, Way};
 use session::stdio::serve;
 
+/// What a way in decides before its server is made, so that nothing is set on the server
+/// afterwards: whether an HTTP endpoint keeps sessions, the scopes a guarded one decides
+/// calls by, the metrics the pipeline records into.
+#[derive(Default)]
+pub(crate) struct Edge {
+    /// Over HTTP: whether sessions are kept (`--sessions`); `None` for a session of its own
+    /// (stdio, the test client).
+    pub(crate) sessions: Option<bool>,
+    #[cfg(feature = "auth")]
+    pub(crate) scopes: Option<std::sync::Arc<crate::ScopeNames>>,
+    #[cfg(feature = "metrics")]
+    pub(crate) metrics: Option<crate::metrics::Metrics>,
+}
+
+impl Edge {
+    /// An HTTP endpoint's, sessions kept or not.
+    #[cfg(feature = "http")]
+    // The other fields are there with their features.
+    #[allow(clippy::needless_update)]
+    pub(crate) fn http(sessions: bool) -> Edge {
+        Edge {
+            sessions: Some(sessions),
+            ..Edge::default()
+        }
+    }
+}
+
 impl Server {
     /// Serves over stdio until stdin closes. Logs go to stderr.
     ///
@@ -80,13 +107,18 @@ impl Server {
             let max_line = self.max_line.unwrap_or(DEFAULT_MAX_LINE);
             let busy_poll = self.busy_poll.unwrap_or(DEFAULT_BUSY_POLL);
             let fast = !self.no_fast_path;
-            #[cfg(feature = "metrics")]
-            let metrics = self.metrics.clone();
             #[cfg_attr(not(feature = "metrics"), allow(unused_mut))]
-            let mut handler = self.handler()?;
+            let mut edge = Edge::default();
             // Its listener stops when serving ends.
             #[cfg(feature = "metrics")]
-            let _metrics = metrics.stdio(&mut handler)?;
+            let _metrics = match self.metrics.stdio(&self.served()?, self.is_live())? {
+                Some((metrics, running)) => {
+                    edge.metrics = Some(metrics);
+                    Some(running)
+                }
+                None => None,
+            };
+            let handler = self.handler_at(edge)?;
             let registry = handler.pipeline.registry.current();
             tracing::info!(
                 tools = handler.catalog().offered.len(),
@@ -195,18 +227,23 @@ impl Server {
 
     /// The handler of this server, once every tool's `State<T>` needs are met.
     pub(crate) fn handler(self) -> Result<ToolServer, Error> {
+        self.handler_at(Edge::default())
+    }
+
+    /// [`Server::handler`], for a way in that decided `edge`.
+    pub(crate) fn handler_at(self, edge: Edge) -> Result<ToolServer, Error> {
         self.checked_registry()?;
-        self.handler_with(true)
+        self.handler_with(true, edge)
     }
 
     /// The handler of this server even when a tool's state is missing (the test client): a
     /// call of that tool is answered with an error result that names the state.
     pub(crate) fn handler_unchecked(self) -> Result<ToolServer, Error> {
-        self.handler_with(false)
+        self.handler_with(false, Edge::default())
     }
 
     /// The handler, its pipeline made once from the finished configuration.
-    fn handler_with(self, states_checked: bool) -> Result<ToolServer, Error> {
+    fn handler_with(self, states_checked: bool, edge: Edge) -> Result<ToolServer, Error> {
         let handle = self.served()?;
         let live = self.is_live();
         let registry = handle.current();
@@ -272,6 +309,10 @@ impl Server {
             confirm: self.confirm,
             layers: call::layer::Layers::new(layers),
             tasks,
+            #[cfg(feature = "auth")]
+            scopes: edge.scopes,
+            #[cfg(feature = "metrics")]
+            metrics: edge.metrics,
         };
         let list_ttl = self.list_ttl.unwrap_or(DEFAULT_LIST_TTL);
         let server = ToolServer::new(
@@ -280,6 +321,7 @@ impl Server {
             implementation,
             self.page_size.unwrap_or(DEFAULT_TOOLS_LIST_PAGE_SIZE),
             list_ttl.as_millis().try_into().unwrap_or(u64::MAX),
+            edge.sessions,
         );
         warn_rerun(&registry);
         Ok(server)

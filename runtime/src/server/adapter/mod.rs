@@ -78,13 +78,14 @@ fn next_session() -> u64 {
 impl ToolServer {
     /// The server of the pipeline made of `parts` (`live`: its tool set may change while
     /// serving), reporting `implementation`, listing `page_size` tools a page that clients
-    /// may keep `list_ttl_ms`.
+    /// may keep `list_ttl_ms`; over HTTP, with sessions kept or not (`http_sessions`).
     pub(crate) fn new(
         parts: super::call::Parts,
         live: bool,
         implementation: Implementation,
         page_size: usize,
         list_ttl_ms: u64,
+        http_sessions: Option<bool>,
     ) -> Self {
         let registry = parts.registry.clone();
         let policy = parts.policy.clone();
@@ -104,7 +105,9 @@ impl ToolServer {
         if live && let Some(tools) = capabilities.tools.as_mut() {
             tools.list_changed = Some(true);
         }
-        items::capabilities(&current, &mut capabilities, true);
+        // Without sessions over HTTP, no notification can follow a request: the resources
+        // capability says that subscriptions are not offered.
+        items::capabilities(&current, &mut capabilities, http_sessions != Some(false));
         let info = ServerConfig::new(capabilities).with_server_info(implementation);
         let catalogs = Arc::new(Catalogs::new(registry.clone(), policy, page_size));
         let subscriptions: Arc<Subscriptions> = Arc::default();
@@ -122,7 +125,7 @@ impl ToolServer {
             level: SessionLevel::default(),
             notices: None,
             #[cfg(feature = "http")]
-            sessions: false,
+            sessions: http_sessions == Some(true),
             list_ttl_ms,
             live,
             session: Arc::new(crate::server::subscriptions::SessionGuard::new(
@@ -136,19 +139,6 @@ impl ToolServer {
     /// What the server answers about its tool set now.
     pub(crate) fn catalog(&self) -> Arc<Catalog> {
         self.catalogs.now()
-    }
-
-    /// Without sessions over HTTP, no notification can follow a request: the resources
-    /// capability says that subscriptions are not offered.
-    #[cfg(feature = "http")]
-    pub(crate) fn stateless(&mut self) {
-        let mut info = (*self.info).clone();
-        items::capabilities(
-            &self.pipeline.registry.current(),
-            &mut info.capabilities,
-            false,
-        );
-        self.info = Arc::new(info);
     }
 
     /// A method about resources is not found on a server without them (as rmcp answers).

@@ -163,7 +163,7 @@ pub(crate) struct Pipeline {
 
 /// What a pipeline is made of, all gathered before it is made: nothing of the configuration
 /// is set on it afterwards (what only a way in knows, the scopes of a guarded HTTP endpoint
-/// and the metrics it records into, is given by that way in).
+/// and the metrics it records into, that way in decided first: `server::Edge`).
 pub(crate) struct Parts {
     pub(crate) registry: RegistryHandle,
     pub(crate) policy: Arc<Policy>,
@@ -177,6 +177,12 @@ pub(crate) struct Parts {
     pub(crate) confirm: Confirm,
     pub(crate) layers: layer::Layers,
     pub(crate) tasks: task::Tasks,
+    /// With authorization: the names of the hint scopes calls are decided by.
+    #[cfg(feature = "auth")]
+    pub(crate) scopes: Option<Arc<crate::ScopeNames>>,
+    /// Where calls are counted and timed, when the server exports metrics.
+    #[cfg(feature = "metrics")]
+    pub(crate) metrics: Option<crate::metrics::Metrics>,
 }
 
 impl Pipeline {
@@ -193,6 +199,10 @@ impl Pipeline {
             confirm,
             layers,
             tasks,
+            #[cfg(feature = "auth")]
+            scopes,
+            #[cfg(feature = "metrics")]
+            metrics,
         } = parts;
         Pipeline {
             registry,
@@ -203,14 +213,14 @@ impl Pipeline {
             blocking: Arc::default(),
             tracker: TaskTracker::new(),
             #[cfg(feature = "auth")]
-            scopes: None,
+            scopes,
             confirm,
             seal: Arc::new(seal),
             random_seal,
             updates,
             layers: Arc::new(layers),
             #[cfg(feature = "metrics")]
-            metrics: None,
+            metrics,
             tasks: Arc::new(tasks),
         }
     }
