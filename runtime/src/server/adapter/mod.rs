@@ -38,22 +38,17 @@ use crate::Caller;
 use crate::LogLevel;
 use crate::context::{ClientChannel, SessionLevel};
 
-/// The server's tools as rmcp's service and the fast paths see them: every request about
-/// tools is answered from the registry as it is then (its [`Catalog`]), every call through
-/// the pipeline.
-#[derive(Clone)]
-pub(crate) struct ToolServer {
+/// What every session of one server shares, made once (`Server::handler_with`): the call
+/// pipeline, what the server says of itself, its lists, who subscribed to what. A session's
+/// handler ([`ToolServer`]) holds it by one reference count, and reads it through `Deref`;
+/// nothing writes it after it is made.
+pub(crate) struct Hub {
     /// What every call runs through.
     pub(crate) pipeline: Pipeline,
-    info: Arc<ServerConfig>,
+    info: ServerConfig,
     /// What the server answers about its tool set, made again when the set changed.
     pub(crate) catalogs: Arc<Catalogs>,
     pub(crate) page_size: usize,
-    /// The session's log level (`logging/setLevel`).
-    level: SessionLevel,
-    /// Where the tools' notifications go: straight to the transport, so that they keep their
-    /// order before the response and are not lost when the input has already closed.
-    pub(crate) notices: Option<Arc<dyn ClientChannel>>,
     /// Over HTTP: sessions are kept, so a request to the client can be answered.
     #[cfg(feature = "http")]
     pub(crate) sessions: bool,
@@ -64,8 +59,30 @@ pub(crate) struct ToolServer {
     pub(crate) live: bool,
     /// Who hears about changes: resources, and the tool list.
     pub(crate) subscriptions: Arc<Subscriptions>,
+}
+
+/// One session's handler, as rmcp's service and the fast paths drive it: the server's
+/// [`Hub`], and what is the session's own (its log level, its channel for the tools'
+/// notifications, its part in the subscriptions). Every request about tools is answered
+/// from the registry as it is then (its [`Catalog`]), every call through the pipeline.
+#[derive(Clone)]
+pub(crate) struct ToolServer {
+    hub: Arc<Hub>,
+    /// The session's log level (`logging/setLevel`).
+    level: SessionLevel,
+    /// Where the tools' notifications go: straight to the transport, so that they keep their
+    /// order before the response and are not lost when the input has already closed.
+    pub(crate) notices: Option<Arc<dyn ClientChannel>>,
     /// This session's part in the subscriptions (dropped with its last handler).
     session: Arc<crate::server::subscriptions::SessionGuard>,
+}
+
+impl std::ops::Deref for ToolServer {
+    type Target = Hub;
+
+    fn deref(&self) -> &Hub {
+        &self.hub
+    }
 }
 
 /// Numbers sessions for their subscriptions.
@@ -117,22 +134,26 @@ impl ToolServer {
         }
         let updates = (!current.resources().is_empty())
             .then(|| subscriptions.clone() as Arc<dyn crate::context::Updates>);
-        ToolServer {
-            info: Arc::new(info),
+        let session = Arc::new(crate::server::subscriptions::SessionGuard::new(
+            next_session(),
+            subscriptions.clone(),
+        ));
+        let hub = Hub {
+            info,
             pipeline: Pipeline::new(parts, updates),
             catalogs,
             page_size,
-            level: SessionLevel::default(),
-            notices: None,
             #[cfg(feature = "http")]
             sessions: http_sessions == Some(true),
             list_ttl_ms,
             live,
-            session: Arc::new(crate::server::subscriptions::SessionGuard::new(
-                next_session(),
-                subscriptions.clone(),
-            )),
             subscriptions,
+        };
+        ToolServer {
+            hub: Arc::new(hub),
+            level: SessionLevel::default(),
+            notices: None,
+            session,
         }
     }
 
@@ -186,7 +207,7 @@ impl ToolServer {
 
 impl ServerHandler for ToolServer {
     fn get_info(&self) -> ServerConfig {
-        (*self.info).clone()
+        self.info.clone()
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
