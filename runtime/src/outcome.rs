@@ -63,37 +63,28 @@ impl CallOutcome {
     pub(crate) fn of(answer: &Result<CallToolResponse, ErrorData>) -> CallOutcome {
         match answer {
             Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => {
-                let kind = result
-                    .meta
-                    .as_ref()
-                    .and_then(|meta| meta.get(META_ERROR))
-                    .and_then(|kind| kind.as_str())
-                    .and_then(ErrorKind::parse);
-                match kind {
-                    Some(ErrorKind::InvalidArguments) => CallOutcome::InvalidArguments,
-                    Some(ErrorKind::Failed) => CallOutcome::Failed,
-                    Some(ErrorKind::Refused) => CallOutcome::Refused,
-                    Some(ErrorKind::TimedOut) => CallOutcome::TimedOut,
-                    Some(ErrorKind::Tool) | None => CallOutcome::Tool,
-                }
+                CallOutcome::of_kind(result.meta.as_deref(), CallOutcome::Tool)
             }
             Ok(CallToolResponse::Complete(_)) => CallOutcome::Ok,
             Ok(CallToolResponse::InputRequired(_)) => CallOutcome::InputRequired,
             Ok(CallToolResponse::Task(_)) => CallOutcome::Task,
             // A response kind of a later revision: counted as what it is not, an error.
             Ok(_) => CallOutcome::ProtocolError,
-            Err(error) => CallOutcome::of_error(error),
+            Err(_) => CallOutcome::ProtocolError,
         }
     }
 
-    /// The outcome of a request answered with the protocol error `error`: the kind its data
-    /// names (a read or a prompt that failed, timed out or was refused), else a protocol
-    /// error.
+    /// The outcome of a read or a prompt answered with the protocol error `error`: the kind
+    /// its data names (it failed, timed out or was refused), else a protocol error.
     pub(crate) fn of_error(error: &ErrorData) -> CallOutcome {
-        let kind = error
-            .data
-            .as_ref()
-            .and_then(|data| data.get(META_ERROR))
+        let data = error.data.as_ref().and_then(|data| data.as_object());
+        CallOutcome::of_kind(data, CallOutcome::ProtocolError)
+    }
+
+    /// The outcome of the [`ErrorKind`] `object` names (under [`META_ERROR`]), or `none`.
+    fn of_kind(object: Option<&serde_json::Map<String, serde_json::Value>>, none: Self) -> Self {
+        let kind = object
+            .and_then(|object| object.get(META_ERROR))
             .and_then(|kind| kind.as_str())
             .and_then(ErrorKind::parse);
         match kind {
@@ -102,7 +93,7 @@ impl CallOutcome {
             Some(ErrorKind::Refused) => CallOutcome::Refused,
             Some(ErrorKind::TimedOut) => CallOutcome::TimedOut,
             Some(ErrorKind::Tool) => CallOutcome::Tool,
-            None => CallOutcome::ProtocolError,
+            None => none,
         }
     }
 }
