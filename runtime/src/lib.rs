@@ -132,12 +132,12 @@ pub use context::{
     Progress, Resources, Sample, State,
 };
 pub use error::{Error, ErrorKind, META_ERROR, ToolError};
-pub use prompt::{PromptInfo, PromptMessage, Role};
+pub use prompt::{Prompt, PromptFuture, PromptInfo, PromptMessage, Role};
 pub use registry::{
     DEFAULT_SEARCH_PAGE_SIZE, MAX_SEARCH_PAGE_SIZE, Page, Registry, RegistryHandle, Search,
     SearchError, registry, try_registry,
 };
-pub use resource::{Modified, ResourceInfo};
+pub use resource::{Modified, Resource, ResourceFuture, ResourceInfo};
 pub use run::run;
 pub use server::{
     Confirm, DEFAULT_BUSY_POLL, DEFAULT_LIST_TTL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_STATE_TTL,

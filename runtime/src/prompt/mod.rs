@@ -1,24 +1,32 @@
-//! What a prompt is: the static definition `#[prompt]` generates, [`PromptInfo`], a
-//! registered prompt with its `prompts/list` entry and the schema of its arguments, and what
-//! a prompt returns (`message.rs`). Nothing here knows how prompts are served.
+//! What a prompt is: the static definition `#[prompt]` generates, a [`Prompt`] made by hand
+//! (`dynamic.rs`), [`PromptInfo`], a registered prompt of either kind with its
+//! `prompts/list` entry and the schema of its arguments, and what a prompt returns
+//! (`message.rs`). Nothing here knows how prompts are served.
 
 pub(crate) mod def;
+mod dynamic;
 mod message;
 
 use std::sync::Arc;
 
-use rmcp::model::{Icon, JsonObject, Prompt, PromptArgument};
+use rmcp::model::{Icon, JsonObject, Prompt as McpPrompt, PromptArgument};
 
+use crate::complete::CompleteDef;
+use crate::context::CallContext;
 use crate::item::Header;
+use crate::tool::args::Arguments;
+use crate::tool::output::{Outcome, Output};
+use crate::tool::param::{Invocation, ParamDef, Timeout};
 use crate::tool::schema;
 use crate::tool::strings::StringArgs;
 use def::PromptDef;
 
+pub use dynamic::{Prompt, PromptFuture};
 #[doc(hidden)]
 pub use message::{IntoMessages, PromptFallback, Prompted, assert_messages};
 pub use message::{PromptMessage, Role};
 
-/// A registered prompt.
+/// A registered prompt: a `#[prompt]`'s, or a [`Prompt`] made by hand.
 ///
 /// ```
 /// for prompt in toolsmith::registry().prompts() {
@@ -30,18 +38,24 @@ pub struct PromptInfo(Arc<Inner>);
 
 /// What a [`PromptInfo`] holds, made once and shared by its clones (a request holds one).
 struct Inner {
-    def: &'static PromptDef,
+    run: Run,
     header: Header,
+    timeout: Option<Timeout>,
     schema: JsonObject,
     expected: Arc<[String]>,
     strings: StringArgs,
-    listed: Prompt,
+    listed: McpPrompt,
+}
+
+/// How a get is invoked: the function `#[prompt]` generated, or the `Prompt`'s `get`.
+enum Run {
+    Declared(&'static PromptDef),
+    Made(Arc<dyn Prompt>),
 }
 
 impl PromptInfo {
     pub(crate) fn new(def: &'static PromptDef) -> PromptInfo {
         let (schema, expected) = schema::input(def.params);
-        let strings = StringArgs::of_schema(&schema);
         let arguments: Vec<PromptArgument> = def
             .params
             .iter()
@@ -52,24 +66,51 @@ impl PromptInfo {
                 argument
             })
             .collect();
-        let item = &def.item;
-        let mut listed = Prompt::new(
-            item.name,
-            (!item.description.is_empty()).then_some(item.description),
-            (!arguments.is_empty()).then_some(arguments),
-        );
-        listed.title = item.title.map(str::to_owned);
-        if !item.icons.is_empty() {
-            listed.icons = Some(item.icons.iter().map(|src| Icon::new(*src)).collect());
-        }
+        let header = Header::of_def(&def.item);
         PromptInfo(Arc::new(Inner {
-            def,
-            header: Header::of_def(item),
+            listed: listed(&header, arguments),
+            strings: StringArgs::of_schema(&schema),
+            run: Run::Declared(def),
+            header,
+            timeout: def.timeout,
             schema,
             expected: expected.into(),
-            strings,
-            listed,
         }))
+    }
+
+    /// A prompt made by hand: its declaration read once and checked (its name, its timeout,
+    /// its icons' schemes).
+    pub(crate) fn of_prompt(prompt: Arc<dyn Prompt>) -> Result<PromptInfo, String> {
+        let name = prompt.name();
+        if name.is_empty() {
+            return Err("a prompt has no name: give it one".to_owned());
+        }
+        let timeout = crate::tool::made_timeout("prompt", name, prompt.timeout())?;
+        let arguments = prompt.arguments();
+        let schema = schema::strings_input(arguments.iter().map(|a| {
+            (
+                a.name.as_str(),
+                a.description.as_deref(),
+                a.required == Some(true),
+            )
+        }));
+        let header = Header::made(
+            name,
+            prompt.title(),
+            prompt.description(),
+            crate::tool::made_icons(prompt.icons()),
+            crate::tool::intern_list(&prompt.scopes()),
+            prompt.origin(),
+        );
+        Ok(PromptInfo(Arc::new(Inner {
+            listed: listed(&header, arguments),
+            strings: StringArgs::of_schema(&schema),
+            header,
+            timeout,
+            schema,
+            expected: Arc::from([]),
+            run: Run::Made(prompt),
+        })))
     }
 
     /// Its name (default: the function's name): its [`header`](Self::header)'s.
@@ -108,7 +149,7 @@ impl PromptInfo {
     /// # for p in toolsmith::registry().prompts() { let _ = p.completes().count(); }
     /// ```
     pub fn completes(&self) -> impl Iterator<Item = &'static str> {
-        self.0.def.completions.iter().map(|c| c.argument)
+        self.completions().iter().map(|c| c.argument)
     }
 
     /// Its `prompts/list` entry.
@@ -116,16 +157,81 @@ impl PromptInfo {
     /// ```
     /// # for p in toolsmith::registry().prompts() { assert_eq!(p.mcp_prompt().name, p.name()); }
     /// ```
-    pub fn mcp_prompt(&self) -> &Prompt {
+    pub fn mcp_prompt(&self) -> &McpPrompt {
         &self.0.listed
     }
 
-    pub(crate) fn def(&self) -> &'static PromptDef {
-        self.0.def
+    /// Whether it was made by hand (a [`Prompt`]), not declared with `#[prompt]`.
+    ///
+    /// ```
+    /// assert!(toolsmith::registry().prompts().iter().all(|p| !p.is_dynamic()));
+    /// ```
+    pub fn is_dynamic(&self) -> bool {
+        matches!(self.0.run, Run::Made(_))
     }
 
-    pub(crate) fn expected(&self) -> &Arc<[String]> {
-        &self.0.expected
+    /// The completion fns of its arguments (none for a prompt made by hand).
+    pub(crate) fn completions(&self) -> &'static [CompleteDef] {
+        match self.0.run {
+            Run::Declared(def) => def.completions,
+            Run::Made(_) => &[],
+        }
+    }
+
+    /// Its function's parameters (none for a prompt made by hand).
+    pub(crate) fn params(&self) -> &'static [ParamDef] {
+        match self.0.run {
+            Run::Declared(def) => def.params,
+            Run::Made(_) => &[],
+        }
+    }
+
+    /// How long a get may run.
+    pub(crate) fn timeout(&self) -> Option<Timeout> {
+        self.0.timeout
+    }
+
+    /// The invocation of one get with `arguments`: its function with its parameters made (a
+    /// `#[prompt]`), or the `Prompt`'s future. A required argument missing is refused first
+    /// for a prompt made by hand (a `#[prompt]`'s decoding says so itself).
+    pub(crate) fn invoke(&self, arguments: JsonObject, context: &CallContext) -> Invocation {
+        match &self.0.run {
+            Run::Declared(def) => (def.invoke)(
+                Arguments::new(Some(arguments), def.params, &self.0.expected),
+                context,
+            ),
+            Run::Made(prompt) => {
+                let missing: Vec<&str> = self
+                    .0
+                    .listed
+                    .arguments
+                    .iter()
+                    .flatten()
+                    .filter(|a| a.required == Some(true) && !arguments.contains_key(&a.name))
+                    .map(|a| a.name.as_str())
+                    .collect();
+                if !missing.is_empty() {
+                    return Invocation::Invalid(format!(
+                        "missing required argument{} {}",
+                        if missing.len() == 1 { "" } else { "s" },
+                        missing
+                            .iter()
+                            .map(|m| format!("'{m}'"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+                let get = prompt.get(arguments, context);
+                Invocation::Async(Box::pin(async move {
+                    match get.await {
+                        Ok(messages) => Outcome::Ok(Output::Messages(
+                            message::IntoMessages::into_messages(messages),
+                        )),
+                        Err(error) => Outcome::ToolError(error.message().to_owned()),
+                    }
+                }))
+            }
+        }
     }
 
     /// The arguments object of a `prompts/get`'s string arguments.
@@ -151,6 +257,11 @@ impl PromptInfo {
         object
     }
 
+    /// Whether both are the one registered item (clones of it).
+    pub(crate) fn same(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
     pub(crate) fn described(&self) -> String {
         self.0.header.described()
     }
@@ -162,4 +273,25 @@ impl std::fmt::Debug for PromptInfo {
             .field("name", &self.0.header.name())
             .finish_non_exhaustive()
     }
+}
+
+/// The `prompts/list` entry of `header` with `arguments`.
+fn listed(header: &Header, arguments: Vec<PromptArgument>) -> McpPrompt {
+    let description = header.description();
+    let mut listed = McpPrompt::new(
+        header.name(),
+        (!description.is_empty()).then_some(description),
+        (!arguments.is_empty()).then_some(arguments),
+    );
+    listed.title = header.title().map(str::to_owned);
+    if !header.icons().is_empty() {
+        listed.icons = Some(
+            header
+                .icons()
+                .iter()
+                .map(|src| Icon::new(src.as_str()))
+                .collect(),
+        );
+    }
+    listed
 }

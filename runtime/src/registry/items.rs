@@ -1,16 +1,18 @@
-//! The registry's resources, resource templates and prompts: collected, sorted, checked for
-//! conflicts once (two resources with one URI, two templates that could match one URI, two
+//! The registry's resources, resource templates and prompts (declared, or made by hand and
+//! added): collected, sorted, checked for conflicts once (two resources with one URI, two templates that could match one URI, two
 //! prompts with one name), and found by URI or name.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rmcp::model::JsonObject;
 
 use super::{Conflict, Registry};
-use crate::prompt::PromptInfo;
+use crate::Error;
 use crate::prompt::def::PromptDef;
-use crate::resource::ResourceInfo;
+use crate::prompt::{Prompt, PromptInfo};
 use crate::resource::def::ResourceDef;
+use crate::resource::{Resource, ResourceInfo};
 
 /// Every resource and prompt, found by URI or name.
 #[derive(Clone, Default)]
@@ -19,9 +21,9 @@ pub(super) struct Items {
     resources: Vec<ResourceInfo>,
     /// How many of `resources` are resources, not templates.
     statics: usize,
-    by_uri: HashMap<&'static str, usize, foldhash::fast::FixedState>,
+    by_uri: HashMap<Box<str>, usize, foldhash::fast::FixedState>,
     prompts: Vec<PromptInfo>,
-    by_name: HashMap<&'static str, usize, foldhash::fast::FixedState>,
+    by_name: HashMap<Box<str>, usize, foldhash::fast::FixedState>,
 }
 
 impl Items {
@@ -34,9 +36,9 @@ impl Items {
 
     /// The resources and prompts of both, checked again for conflicts.
     pub(super) fn merged(a: &Items, b: &Items) -> Result<Items, Conflict> {
-        let resources = a.resources.iter().chain(&b.resources).map(|r| r.def());
-        let prompts = a.prompts.iter().chain(&b.prompts).map(|p| p.def());
-        Items::of(resources, prompts)
+        let resources = a.resources.iter().chain(&b.resources).cloned().collect();
+        let prompts = a.prompts.iter().chain(&b.prompts).cloned().collect();
+        Items::checked(resources, prompts)
     }
 
     pub(super) fn of(
@@ -58,6 +60,46 @@ impl Items {
             })?;
             all.push(info);
         }
+        Items::checked(all, prompts.into_iter().map(PromptInfo::new).collect())
+    }
+
+    /// These with `resource` too, or the conflict it makes.
+    pub(super) fn with_resource(&self, resource: ResourceInfo) -> Result<Items, Conflict> {
+        let mut resources = self.resources.clone();
+        resources.push(resource);
+        Items::checked(resources, self.prompts.clone())
+    }
+
+    /// These with `prompt` too, or the conflict it makes.
+    pub(super) fn with_prompt(&self, prompt: PromptInfo) -> Result<Items, Conflict> {
+        let mut prompts = self.prompts.clone();
+        prompts.push(prompt);
+        Items::checked(self.resources.clone(), prompts)
+    }
+
+    /// These without the resource or template declared with `uri`, and it (`None`: none is).
+    pub(super) fn without_resource(&self, uri: &str) -> Option<(Items, ResourceInfo)> {
+        let at = self.resources.iter().position(|r| r.uri() == uri)?;
+        let mut resources = self.resources.clone();
+        let removed = resources.remove(at);
+        let items = Items::checked(resources, self.prompts.clone()).ok()?;
+        Some((items, removed))
+    }
+
+    /// These without the prompt named `name`, and it (`None`: none is).
+    pub(super) fn without_prompt(&self, name: &str) -> Option<(Items, PromptInfo)> {
+        let at = *self.by_name.get(name)?;
+        let mut prompts = self.prompts.clone();
+        let removed = prompts.remove(at);
+        let items = Items::checked(self.resources.clone(), prompts).ok()?;
+        Some((items, removed))
+    }
+
+    /// `resources` and `prompts` sorted and indexed, or the first conflict among them.
+    fn checked(
+        mut all: Vec<ResourceInfo>,
+        mut prompts: Vec<PromptInfo>,
+    ) -> Result<Items, Conflict> {
         all.sort_by(|a, b| {
             (a.is_template(), a.uri(), a.header().location()).cmp(&(
                 b.is_template(),
@@ -72,7 +114,7 @@ impl Items {
                 what: format!("two resources have the URI '{}'", pair[0].uri()),
                 first: pair[0].described(),
                 second: pair[1].described(),
-                fix: "give each its own `uri = \"...\"`",
+                fix: "give each its own URI (`uri = \"...\"` of a `#[resource]`)",
             });
         }
         let templates = &all[statics..];
@@ -97,9 +139,8 @@ impl Items {
         let by_uri = all[..statics]
             .iter()
             .enumerate()
-            .map(|(i, r)| (r.uri(), i))
+            .map(|(i, r)| (Box::from(r.uri()), i))
             .collect();
-        let mut prompts: Vec<PromptInfo> = prompts.into_iter().map(PromptInfo::new).collect();
         prompts.sort_by(|a, b| {
             (a.name(), a.header().location()).cmp(&(b.name(), b.header().location()))
         });
@@ -109,13 +150,13 @@ impl Items {
                 what: format!("two prompts are named '{}'", pair[0].name()),
                 first: pair[0].described(),
                 second: pair[1].described(),
-                fix: "rename one with #[prompt(name = \"...\")]",
+                fix: "rename one (`name = \"...\"` of a `#[prompt]`)",
             });
         }
         let by_name = prompts
             .iter()
             .enumerate()
-            .map(|(i, p)| (p.def().item.name, i))
+            .map(|(i, p)| (Box::from(p.name()), i))
             .collect();
         Ok(Items {
             resources: all,
@@ -128,6 +169,131 @@ impl Items {
 }
 
 impl Registry {
+    /// Adds a resource or resource template made by hand (see [`Resource`]). An error when
+    /// its URI is taken, or its template could match a URI another template matches (naming
+    /// both), or its declaration is not valid (its URI template, its priority).
+    ///
+    /// ```
+    /// # use toolsmith::rmcp::model::{JsonObject, ResourceContents};
+    /// # use toolsmith::{CallContext, Registry, Resource, ResourceFuture};
+    /// struct Motd;
+    /// impl Resource for Motd {
+    ///     fn uri(&self) -> &str { "motd://today" }
+    ///     fn name(&self) -> &str { "motd" }
+    ///     fn read(&self, uri: &str, _: JsonObject, _: &CallContext) -> ResourceFuture {
+    ///         let contents = ResourceContents::text("Hello", uri);
+    ///         Box::pin(async move { Ok(Some(vec![contents])) })
+    ///     }
+    /// }
+    ///
+    /// let mut registry = Registry::new();
+    /// registry.add_resource(Motd).unwrap();
+    /// let err = registry.add_resource(Motd).unwrap_err();
+    /// assert!(err.to_string().contains("two resources have the URI 'motd://today'"), "{err}");
+    /// ```
+    pub fn add_resource(&mut self, resource: impl Resource) -> Result<(), Error> {
+        let info = ResourceInfo::of_resource(Arc::new(resource))
+            .map_err(|why| Error::config("resource", why))?;
+        self.items = self
+            .items
+            .with_resource(info)
+            .map_err(Conflict::into_error)?;
+        Ok(())
+    }
+
+    /// `self` with the resource added (see [`Registry::add_resource`]).
+    ///
+    /// ```
+    /// # use toolsmith::rmcp::model::{JsonObject, ResourceContents};
+    /// # use toolsmith::{CallContext, Registry, Resource, ResourceFuture};
+    /// # struct Motd;
+    /// # impl Resource for Motd {
+    /// #     fn uri(&self) -> &str { "motd://today" }
+    /// #     fn name(&self) -> &str { "motd" }
+    /// #     fn read(&self, uri: &str, _: JsonObject, _: &CallContext) -> ResourceFuture {
+    /// #         let contents = ResourceContents::text("Hello", uri);
+    /// #         Box::pin(async move { Ok(Some(vec![contents])) })
+    /// #     }
+    /// # }
+    /// let registry = Registry::new().with_resource(Motd).unwrap();
+    /// assert_eq!(registry.resources()[0].uri(), "motd://today");
+    /// ```
+    pub fn with_resource(mut self, resource: impl Resource) -> Result<Registry, Error> {
+        self.add_resource(resource)?;
+        Ok(self)
+    }
+
+    /// Removes the resource or template declared with `uri` (a template as written), and
+    /// returns it (`None` when there is none).
+    ///
+    /// ```
+    /// let mut registry = toolsmith::Registry::new();
+    /// assert!(registry.remove_resource("motd://today").is_none());
+    /// ```
+    pub fn remove_resource(&mut self, uri: &str) -> Option<ResourceInfo> {
+        let (items, removed) = self.items.without_resource(uri)?;
+        self.items = items;
+        Some(removed)
+    }
+
+    /// Adds a prompt made by hand (see [`Prompt`]). An error when its name is taken (naming
+    /// both), or its declaration is not valid.
+    ///
+    /// ```
+    /// # use toolsmith::rmcp::model::JsonObject;
+    /// # use toolsmith::{CallContext, Prompt, PromptFuture, PromptMessage, Registry};
+    /// struct Greet;
+    /// impl Prompt for Greet {
+    ///     fn name(&self) -> &str { "greet" }
+    ///     fn get(&self, _: JsonObject, _: &CallContext) -> PromptFuture {
+    ///         Box::pin(async { Ok(vec![PromptMessage::user("Say hello.")]) })
+    ///     }
+    /// }
+    ///
+    /// let mut registry = Registry::new();
+    /// registry.add_prompt(Greet).unwrap();
+    /// let err = registry.add_prompt(Greet).unwrap_err();
+    /// assert!(err.to_string().contains("two prompts are named 'greet'"), "{err}");
+    /// ```
+    pub fn add_prompt(&mut self, prompt: impl Prompt) -> Result<(), Error> {
+        let info =
+            PromptInfo::of_prompt(Arc::new(prompt)).map_err(|why| Error::config("prompt", why))?;
+        self.items = self.items.with_prompt(info).map_err(Conflict::into_error)?;
+        Ok(())
+    }
+
+    /// `self` with the prompt added (see [`Registry::add_prompt`]).
+    ///
+    /// ```
+    /// # use toolsmith::rmcp::model::JsonObject;
+    /// # use toolsmith::{CallContext, Prompt, PromptFuture, PromptMessage, Registry};
+    /// # struct Greet;
+    /// # impl Prompt for Greet {
+    /// #     fn name(&self) -> &str { "greet" }
+    /// #     fn get(&self, _: JsonObject, _: &CallContext) -> PromptFuture {
+    /// #         Box::pin(async { Ok(vec![PromptMessage::user("Say hello.")]) })
+    /// #     }
+    /// # }
+    /// let registry = Registry::new().with_prompt(Greet).unwrap();
+    /// assert!(registry.prompt("greet").unwrap().is_dynamic());
+    /// ```
+    pub fn with_prompt(mut self, prompt: impl Prompt) -> Result<Registry, Error> {
+        self.add_prompt(prompt)?;
+        Ok(self)
+    }
+
+    /// Removes the prompt named `name`, and returns it (`None` when there is none).
+    ///
+    /// ```
+    /// let mut registry = toolsmith::Registry::new();
+    /// assert!(registry.remove_prompt("greet").is_none());
+    /// ```
+    pub fn remove_prompt(&mut self, name: &str) -> Option<PromptInfo> {
+        let (items, removed) = self.items.without_prompt(name)?;
+        self.items = items;
+        Some(removed)
+    }
+
     /// Every resource and resource template: resources sorted by URI, then templates sorted
     /// by template. (Resources and prompts are read-only: the hints search of
     /// [`Registry::search`] is about tools; find these by URI with

@@ -1,25 +1,27 @@
 //! A registry that changes while serving: every request reads the set as it is then, and a
-//! change is one swap, after which the servers serving it are told (they renew their lists
-//! and send `notifications/tools/list_changed`). Knows no server: a server hears changes
-//! through a [`Listener`] it registers.
+//! change is one swap, after which the servers serving it are told which lists changed (they
+//! renew their lists and send `notifications/tools/list_changed`, `resources/list_changed`,
+//! `prompts/list_changed`). Knows no server: a server hears changes through a [`Listener`]
+//! it registers.
 
 use std::sync::{Arc, Mutex, Weak};
 
 use arc_swap::ArcSwap;
 
-use super::Registry;
-use crate::Error;
+use super::{Changed, Registry};
 use crate::tool::{Tool, ToolRef};
+use crate::{Error, Prompt, Resource};
 
 /// What hears that a live registry changed (a server, for its sessions).
 pub(crate) trait Listener: Send + Sync {
-    fn changed(&self);
+    fn changed(&self, what: Changed);
 }
 
-/// A handle on the tool set a [`Server`](crate::Server) serves: tools added or removed
-/// through it are served from the next request on, and the server's sessions (and
-/// 2026-07-28 listen streams that asked for it) hear `notifications/tools/list_changed`.
-/// Cloning it gives another handle on the same set.
+/// A handle on the set a [`Server`](crate::Server) serves: tools, resources and prompts
+/// added or removed through it are served from the next request on, and the server's
+/// sessions (and 2026-07-28 listen streams that asked for it) hear
+/// `notifications/tools/list_changed` (`resources/list_changed`, `prompts/list_changed`) for
+/// each list that changed. Cloning it gives another handle on the same set.
 ///
 /// A list cursor of the set before a change is refused (`invalid cursor`): a client lists
 /// again from the start, as it does on `list_changed`.
@@ -117,19 +119,24 @@ impl RegistryHandle {
         &self,
         change: impl FnOnce(&mut Registry) -> Result<bool, Error>,
     ) -> Result<bool, Error> {
-        {
+        let changed = {
             let _writing = self
                 .shared
                 .writing
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
-            let mut next = Registry::clone(&self.shared.current.load());
+            let before = self.shared.current.load_full();
+            let mut next = Registry::clone(&before);
             if !change(&mut next)? {
                 return Ok(false);
             }
+            let changed = next.changes_since(&before);
             self.shared.current.store(Arc::new(next));
+            changed
+        };
+        if changed.any() {
+            self.tell(changed);
         }
-        self.tell();
         Ok(true)
     }
 
@@ -155,6 +162,56 @@ impl RegistryHandle {
             .unwrap_or(false)
     }
 
+    /// Adds a resource or template made by hand (see [`Registry::add_resource`]).
+    ///
+    /// ```
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// assert!(server.registry_handle().current().resources().is_empty());
+    /// ```
+    pub fn add_resource(&self, resource: impl Resource) -> Result<(), Error> {
+        let mut resource = Some(resource);
+        self.update(|registry| match resource.take() {
+            Some(resource) => registry.add_resource(resource),
+            None => Ok(()),
+        })
+    }
+
+    /// Removes the resource or template declared with `uri`; whether there was one.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// assert!(!server.registry_handle().remove_resource("motd://today"));
+    /// ```
+    pub fn remove_resource(&self, uri: &str) -> bool {
+        self.change(|registry| Ok(registry.remove_resource(uri).is_some()))
+            .unwrap_or(false)
+    }
+
+    /// Adds a prompt made by hand (see [`Registry::add_prompt`]).
+    ///
+    /// ```
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// assert!(server.registry_handle().current().prompts().is_empty());
+    /// ```
+    pub fn add_prompt(&self, prompt: impl Prompt) -> Result<(), Error> {
+        let mut prompt = Some(prompt);
+        self.update(|registry| match prompt.take() {
+            Some(prompt) => registry.add_prompt(prompt),
+            None => Ok(()),
+        })
+    }
+
+    /// Removes the prompt named `name`; whether there was one.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// assert!(!server.registry_handle().remove_prompt("greet"));
+    /// ```
+    pub fn remove_prompt(&self, name: &str) -> bool {
+        self.change(|registry| Ok(registry.remove_prompt(name).is_some()))
+            .unwrap_or(false)
+    }
+
     /// Serves `registry` instead of the set now.
     ///
     /// ```
@@ -174,11 +231,11 @@ impl RegistryHandle {
     }
 
     /// Tells every listener still there (outside the lock: a listener may read the set).
-    fn tell(&self) {
+    fn tell(&self, what: Changed) {
         let listeners: Vec<Arc<dyn Listener>> =
             self.listeners().iter().filter_map(Weak::upgrade).collect();
         for listener in listeners {
-            listener.changed();
+            listener.changed(what);
         }
     }
 

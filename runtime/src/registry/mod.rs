@@ -7,18 +7,23 @@
 mod cursor;
 mod items;
 mod live;
+mod program;
 pub(crate) mod search;
 pub(crate) mod snapshot;
 
 pub(crate) use live::Listener;
 pub use live::RegistryHandle;
+pub(crate) use program::Conflict;
+pub use program::{registry, try_registry};
 pub use search::{DEFAULT_SEARCH_PAGE_SIZE, MAX_SEARCH_PAGE_SIZE, Page, Search, SearchError};
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::Error;
+use crate::prompt::PromptInfo;
 use crate::prompt::def::PromptDef;
+use crate::resource::ResourceInfo;
 use crate::resource::def::ResourceDef;
 use crate::tool::def::ToolDef;
 use crate::tool::{SchemaCache, Tool, ToolInfo, ToolName, ToolRef};
@@ -321,6 +326,18 @@ impl Registry {
         Ok(self.reindexed())
     }
 
+    /// What differs between `self` and `before`: which of the three lists changed.
+    pub(crate) fn changes_since(&self, before: &Registry) -> Changed {
+        fn differ<T>(a: &[T], b: &[T], same: impl Fn(&T, &T) -> bool) -> bool {
+            a.len() != b.len() || a.iter().zip(b).any(|(a, b)| !same(a, b))
+        }
+        Changed {
+            tools: differ(&self.tools, &before.tools, Arc::ptr_eq),
+            resources: differ(self.resources(), before.resources(), ResourceInfo::same),
+            prompts: differ(self.prompts(), before.prompts(), PromptInfo::same),
+        }
+    }
+
     /// All tools, sorted by name.
     ///
     /// ```
@@ -386,73 +403,16 @@ impl Registry {
     }
 }
 
-/// Two definitions that cannot both be served: kept to make an error for each caller.
-#[derive(Debug)]
-pub(crate) struct Conflict {
-    /// For two tools: their name (an [`Error::DuplicateTool`]).
-    pub(crate) tool: Option<String>,
-    pub(crate) what: String,
-    pub(crate) first: String,
-    pub(crate) second: String,
-    pub(crate) fix: &'static str,
+/// Which lists of a registry a change touched: what the servers serving it announce.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Changed {
+    pub(crate) tools: bool,
+    pub(crate) resources: bool,
+    pub(crate) prompts: bool,
 }
 
-impl Conflict {
-    pub(crate) fn into_error(self) -> Error {
-        match self.tool {
-            Some(name) => Error::DuplicateTool {
-                name,
-                first: self.first,
-                second: self.second,
-            },
-            None => Error::Conflict {
-                what: self.what,
-                first: self.first,
-                second: self.second,
-                fix: self.fix,
-            },
-        }
-    }
-}
-
-static REGISTRY: OnceLock<Result<Registry, Conflict>> = OnceLock::new();
-
-/// The registry of every `#[tool]` linked into the program, built on first use.
-///
-/// # Panics
-///
-/// When two tools share a name; [`try_registry`] returns that as an error instead (and
-/// [`serve_stdio`](crate::serve_stdio) stops startup with it).
-///
-/// ```
-/// for tool in toolsmith::registry().tools() {
-///     println!("{}: {}", tool.name(), tool.hints());
-/// }
-/// ```
-pub fn registry() -> &'static Registry {
-    try_registry().unwrap_or_else(|err| panic!("{err}"))
-}
-
-/// The registry of every `#[tool]`, `#[resource]` and `#[prompt]`, or the error that
-/// prevents building it (two tools or prompts with one name, two resources with one URI, two
-/// templates that can match one URI: each definition named by `file:line`).
-///
-/// ```
-/// let registry = toolsmith::try_registry().expect("tool names are unique");
-/// # let _ = registry;
-/// ```
-pub fn try_registry() -> Result<&'static Registry, Error> {
-    // The program's registry lives as long as the program: its tools are kept.
-    let build = || Registry::build(inventory::iter::<ToolDef>(), Items::build(), ToolRef::kept);
-    match REGISTRY.get_or_init(build) {
-        Ok(registry) => Ok(registry),
-        Err(conflict) => Err(Conflict {
-            tool: conflict.tool.clone(),
-            what: conflict.what.clone(),
-            first: conflict.first.clone(),
-            second: conflict.second.clone(),
-            fix: conflict.fix,
-        }
-        .into_error()),
+impl Changed {
+    pub(crate) fn any(self) -> bool {
+        self.tools || self.resources || self.prompts
     }
 }

@@ -160,6 +160,7 @@ pub(crate) fn contents(
             all
         }
         Output::Absent => return Err(Unreadable::Absent),
+        Output::Contents(contents) => contents,
         Output::Empty | Output::Messages(_) => {
             return Err(Unreadable::Other("it returned no contents"));
         }

@@ -1,24 +1,35 @@
-//! What a resource is: the static definition `#[resource]` generates, and
-//! [`ResourceInfo`], a registered resource or resource template with what is computed from
-//! it once (its parsed URI template, its `resources/list` entry, how its variables decode),
-//! and what a read returns (`contents.rs`). Nothing here knows how resources are served.
+//! What a resource is: the static definition `#[resource]` generates, a [`Resource`] made by
+//! hand (`dynamic.rs`), and [`ResourceInfo`], a registered resource or resource template of
+//! either kind with what is computed from it once (its parsed URI template, its
+//! `resources/list` entry, `listed.rs`, how its variables decode), and what a read returns
+//! (`contents.rs`). Nothing here knows how resources are served.
 
 pub(crate) mod contents;
 pub(crate) mod def;
+mod dynamic;
+mod listed;
 
 use std::sync::Arc;
 
-use rmcp::model::{Annotations, Icon, JsonObject, Resource, ResourceTemplate, Role};
+use rmcp::model::{JsonObject, Resource as McpResource, ResourceTemplate};
 use toolsmith_template::Template;
 
+use crate::complete::CompleteDef;
+use crate::context::CallContext;
 use crate::item::Header;
+use crate::tool::args::Arguments;
+use crate::tool::output::{Outcome, Output};
+use crate::tool::param::{Invocation, ParamDef, Timeout};
 use crate::tool::schema;
 use crate::tool::strings::StringArgs;
 use def::ResourceDef;
+use listed::{Entry, Listed};
 
 pub use contents::Modified;
+pub use dynamic::{Resource, ResourceFuture};
 
-/// A registered resource (a URI) or resource template (a URI with `{variables}`).
+/// A registered resource (a URI) or resource template (a URI with `{variables}`): a
+/// `#[resource]`'s, or a [`Resource`] made by hand.
 ///
 /// ```
 /// for resource in toolsmith::registry().resources() {
@@ -30,8 +41,13 @@ pub struct ResourceInfo(Arc<Inner>);
 
 /// What a [`ResourceInfo`] holds, made once and shared by its clones (a request holds one).
 struct Inner {
-    def: &'static ResourceDef,
+    run: Run,
     header: Header,
+    uri: Box<str>,
+    mime_type: Option<Box<str>>,
+    audience: Vec<&'static str>,
+    priority: Option<f32>,
+    timeout: Option<Timeout>,
     template: Template,
     /// The schema of its variables, as a tool's input schema (for the `check` snapshot).
     input: JsonObject,
@@ -40,10 +56,10 @@ struct Inner {
     listed: Listed,
 }
 
-#[derive(Clone)]
-enum Listed {
-    Resource(Resource),
-    Template(ResourceTemplate),
+/// How a read is invoked: the function `#[resource]` generated, or the `Resource`'s `read`.
+enum Run {
+    Declared(&'static ResourceDef),
+    Made(Arc<dyn Resource>),
 }
 
 impl ResourceInfo {
@@ -51,35 +67,90 @@ impl ResourceInfo {
         let template = Template::parse(def.uri).map_err(|e| e.message)?;
         let (input, expected) = schema::input(def.params);
         let strings = StringArgs::of_schema(&input);
-        let annotations = annotations(def);
-        let item = &def.item;
-        let icons = (!item.icons.is_empty())
-            .then(|| item.icons.iter().map(|src| Icon::new(*src)).collect());
-        let listed = if template.is_static() {
-            let mut resource = Resource::new(def.uri, item.name);
-            resource.title = item.title.map(str::to_owned);
-            resource.description = description(def);
-            resource.mime_type = def.mime_type.map(str::to_owned);
-            resource.icons = icons;
-            resource.annotations = annotations;
-            Listed::Resource(resource)
-        } else {
-            let mut listed = ResourceTemplate::new(def.uri, item.name);
-            listed.title = item.title.map(str::to_owned);
-            listed.description = description(def);
-            listed.mime_type = def.mime_type.map(str::to_owned);
-            listed.icons = icons;
-            listed.annotations = annotations;
-            Listed::Template(listed)
-        };
+        let header = Header::of_def(&def.item);
+        let listed = Entry {
+            uri: def.uri,
+            header: &header,
+            mime_type: def.mime_type,
+            audience: def.audience,
+            priority: def.priority,
+        }
+        .listed(&template);
         Ok(ResourceInfo(Arc::new(Inner {
-            def,
-            header: Header::of_def(item),
+            run: Run::Declared(def),
+            header,
+            uri: def.uri.into(),
+            mime_type: def.mime_type.map(Into::into),
+            audience: def.audience.to_vec(),
+            priority: def.priority,
+            timeout: def.timeout,
             template,
             input,
             expected: expected.into(),
             strings,
             listed,
+        })))
+    }
+
+    /// A resource made by hand: its declaration read once and checked (its URI template, its
+    /// priority, its timeout, its icons' schemes).
+    pub(crate) fn of_resource(resource: Arc<dyn Resource>) -> Result<ResourceInfo, String> {
+        let uri = resource.uri();
+        let template = Template::parse(uri)
+            .map_err(|e| format!("the resource URI '{uri}' is not valid: {}", e.message))?;
+        let name = resource.name();
+        if name.is_empty() {
+            return Err(format!("the resource '{uri}' has no name: give it one"));
+        }
+        let priority = resource.priority();
+        if let Some(p) = priority
+            && !(0.0..=1.0).contains(&p)
+        {
+            return Err(format!(
+                "the priority of resource '{uri}' is {p}: give one from 0.0 to 1.0"
+            ));
+        }
+        let timeout = crate::tool::made_timeout("resource", uri, resource.timeout())?;
+        let input = schema::strings_input(template.variables().map(|v| (v, None, true)));
+        let strings = StringArgs::of_schema(&input);
+        let audience: Vec<&'static str> = resource
+            .audience()
+            .iter()
+            .map(|role| match role {
+                crate::Role::User => "user",
+                crate::Role::Assistant => "assistant",
+            })
+            .collect();
+        let header = Header::made(
+            name,
+            resource.title(),
+            resource.description(),
+            crate::tool::made_icons(resource.icons()),
+            crate::tool::intern_list(&resource.scopes()),
+            resource.origin(),
+        );
+        let mime_type = resource.mime_type().map(Box::<str>::from);
+        let listed = Entry {
+            uri,
+            header: &header,
+            mime_type: mime_type.as_deref(),
+            audience: &audience,
+            priority,
+        }
+        .listed(&template);
+        Ok(ResourceInfo(Arc::new(Inner {
+            uri: uri.into(),
+            header,
+            mime_type,
+            audience,
+            priority,
+            timeout,
+            template,
+            input,
+            expected: Arc::from([]),
+            strings,
+            listed,
+            run: Run::Made(resource),
         })))
     }
 
@@ -109,8 +180,8 @@ impl ResourceInfo {
     /// ```
     /// assert!(toolsmith::registry().resources().iter().all(|r| r.uri().contains(':')));
     /// ```
-    pub fn uri(&self) -> &'static str {
-        self.0.def.uri
+    pub fn uri(&self) -> &str {
+        &self.0.uri
     }
 
     /// Whether it is a template (its URI has variables).
@@ -139,8 +210,8 @@ impl ResourceInfo {
     /// ```
     /// # for r in toolsmith::registry().resources() { let _ = r.mime_type(); }
     /// ```
-    pub fn mime_type(&self) -> Option<&'static str> {
-        self.0.def.mime_type
+    pub fn mime_type(&self) -> Option<&str> {
+        self.0.mime_type.as_deref()
     }
 
     /// The `audience` annotation (`"user"`, `"assistant"`).
@@ -148,8 +219,8 @@ impl ResourceInfo {
     /// ```
     /// # for r in toolsmith::registry().resources() { let _ = r.audience(); }
     /// ```
-    pub fn audience(&self) -> &'static [&'static str] {
-        self.0.def.audience
+    pub fn audience(&self) -> &[&'static str] {
+        &self.0.audience
     }
 
     /// The `priority` annotation, from 0.0 to 1.0.
@@ -158,7 +229,7 @@ impl ResourceInfo {
     /// # for r in toolsmith::registry().resources() { let _ = r.priority(); }
     /// ```
     pub fn priority(&self) -> Option<f32> {
-        self.0.def.priority
+        self.0.priority
     }
 
     /// The arguments that have a completion (`complete(var = fn)`).
@@ -167,7 +238,7 @@ impl ResourceInfo {
     /// # for r in toolsmith::registry().resources() { let _ = r.completes().count(); }
     /// ```
     pub fn completes(&self) -> impl Iterator<Item = &'static str> {
-        self.0.def.completions.iter().map(|c| c.argument)
+        self.completions().iter().map(|c| c.argument)
     }
 
     /// Its `resources/list` entry (a resource), or `None` for a template.
@@ -175,7 +246,7 @@ impl ResourceInfo {
     /// ```
     /// # for r in toolsmith::registry().resources() { assert_eq!(r.mcp_resource().is_some(), !r.is_template()); }
     /// ```
-    pub fn mcp_resource(&self) -> Option<&Resource> {
+    pub fn mcp_resource(&self) -> Option<&McpResource> {
         match &self.0.listed {
             Listed::Resource(resource) => Some(resource),
             Listed::Template(_) => None,
@@ -194,8 +265,60 @@ impl ResourceInfo {
         }
     }
 
-    pub(crate) fn def(&self) -> &'static ResourceDef {
-        self.0.def
+    /// Whether it was made by hand (a [`Resource`]), not declared with `#[resource]`.
+    ///
+    /// ```
+    /// assert!(toolsmith::registry().resources().iter().all(|r| !r.is_dynamic()));
+    /// ```
+    pub fn is_dynamic(&self) -> bool {
+        matches!(self.0.run, Run::Made(_))
+    }
+
+    /// The completion fns of its variables (none for a resource made by hand).
+    pub(crate) fn completions(&self) -> &'static [CompleteDef] {
+        match self.0.run {
+            Run::Declared(def) => def.completions,
+            Run::Made(_) => &[],
+        }
+    }
+
+    /// Its function's parameters (none for a resource made by hand).
+    pub(crate) fn params(&self) -> &'static [ParamDef] {
+        match self.0.run {
+            Run::Declared(def) => def.params,
+            Run::Made(_) => &[],
+        }
+    }
+
+    /// How long a read may run.
+    pub(crate) fn timeout(&self) -> Option<Timeout> {
+        self.0.timeout
+    }
+
+    /// The invocation of one read of `uri` with the `arguments` its URI gave: its function
+    /// with its parameters made (a `#[resource]`), or the `Resource`'s future.
+    pub(crate) fn invoke(
+        &self,
+        uri: &str,
+        arguments: JsonObject,
+        context: &CallContext,
+    ) -> Invocation {
+        match &self.0.run {
+            Run::Declared(def) => (def.invoke)(
+                Arguments::new(Some(arguments), def.params, &self.0.expected),
+                context,
+            ),
+            Run::Made(resource) => {
+                let read = resource.read(uri, arguments, context);
+                Invocation::Async(Box::pin(async move {
+                    match read.await {
+                        Ok(Some(contents)) => Outcome::Ok(Output::Contents(contents)),
+                        Ok(None) => Outcome::Ok(Output::Absent),
+                        Err(error) => Outcome::ToolError(error.message().to_owned()),
+                    }
+                }))
+            }
+        }
     }
 
     pub(crate) fn template(&self) -> &Template {
@@ -206,15 +329,16 @@ impl ResourceInfo {
         &self.0.input
     }
 
-    pub(crate) fn expected(&self) -> &Arc<[String]> {
-        &self.0.expected
-    }
-
     /// The arguments a read of `uri` fills the function's parameters from, when `uri` is this
     /// resource's or matches this template.
     pub(crate) fn arguments_of(&self, uri: &str) -> Option<JsonObject> {
         let values = self.0.template.matches(uri)?;
         Some(self.0.strings.object(values))
+    }
+
+    /// Whether both are the one registered item (clones of it).
+    pub(crate) fn same(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
     }
 
     pub(crate) fn described(&self) -> String {
@@ -225,31 +349,8 @@ impl ResourceInfo {
 impl std::fmt::Debug for ResourceInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ResourceInfo")
-            .field("uri", &self.0.def.uri)
+            .field("uri", &self.0.uri)
             .field("name", &self.0.header.name())
             .finish_non_exhaustive()
     }
-}
-
-fn description(def: &ResourceDef) -> Option<String> {
-    (!def.item.description.is_empty()).then(|| def.item.description.to_owned())
-}
-
-fn annotations(def: &ResourceDef) -> Option<Annotations> {
-    if def.audience.is_empty() && def.priority.is_none() {
-        return None;
-    }
-    let audience = (!def.audience.is_empty()).then(|| {
-        def.audience
-            .iter()
-            .map(|who| match *who {
-                "assistant" => Role::Assistant,
-                _ => Role::User,
-            })
-            .collect()
-    });
-    let mut annotations = Annotations::default();
-    annotations.audience = audience;
-    annotations.priority = def.priority;
-    Some(annotations)
 }

@@ -17,26 +17,18 @@ impl Server {
             .find_map(|tool| missing_state(&self.states, tool));
         let resources = || {
             registry.resources().iter().find_map(|r| {
-                let def = r.def();
                 missing_in(
                     &self.states,
-                    def.params,
+                    r.params(),
                     "resource",
-                    def.item.name,
+                    r.name(),
                     r.described(),
                 )
             })
         };
         let prompts = || {
             registry.prompts().iter().find_map(|p| {
-                let def = p.def();
-                missing_in(
-                    &self.states,
-                    def.params,
-                    "prompt",
-                    def.item.name,
-                    p.described(),
-                )
+                missing_in(&self.states, p.params(), "prompt", p.name(), p.described())
             })
         };
         match tools.or_else(resources).or_else(prompts) {

@@ -1,7 +1,8 @@
 //! Who hears about resource changes: the sessions subscribed to each URI
 //! (`resources/subscribe` up to 2025-11-25, a `subscriptions/listen` stream on 2026-07-28),
-//! and every session that asked about resources, for the list. What a tool's
-//! [`Resources`](crate::Resources) handle says reaches them here.
+//! and every session that asked about resources, for the list; and, for a server whose set
+//! changes while serving, who hears that the tool, resource or prompt list changed. What a
+//! tool's [`Resources`](crate::Resources) handle says reaches them here.
 //!
 //! Bounded: a session holds at most [`MAX_SUBSCRIPTIONS`] URIs, over `resources/subscribe`
 //! and all its listen streams together, each at most [`MAX_SUBSCRIBED_URI`] long; what a
@@ -18,6 +19,7 @@ use rmcp::model::ResourceUpdatedNotificationParam;
 use rmcp::service::{Peer, SubscriptionSink};
 
 use crate::context::Updates;
+use crate::registry::Changed;
 
 /// The most URIs one session may be subscribed to at once: a client cannot grow the server's
 /// memory without bound by subscribing to every URI a template matches.
@@ -76,6 +78,8 @@ struct Inner<E> {
     lists: HashMap<Key, E>,
     /// Who hears that the tool list changed.
     tool_lists: HashMap<Key, E>,
+    /// Who hears that the prompt list changed.
+    prompt_lists: HashMap<Key, E>,
     /// Where sending runs (the serving runtime, captured from the first subscriber).
     runtime: Option<tokio::runtime::Handle>,
     next: u64,
@@ -90,6 +94,7 @@ impl<E> Default for Inner<E> {
             total: 0,
             lists: HashMap::new(),
             tool_lists: HashMap::new(),
+            prompt_lists: HashMap::new(),
             runtime: None,
             next: 0,
         }
@@ -152,6 +157,7 @@ impl<E: Clone> Inner<E> {
         }
         self.lists.remove(&key);
         self.tool_lists.remove(&key);
+        self.prompt_lists.remove(&key);
     }
 
     fn runtime(&mut self) {
@@ -192,25 +198,25 @@ impl Subscriptions {
         inner.lists.entry((session, 0)).or_insert(Ear::Peer(peer));
     }
 
-    /// Session `session` hears that the tool list changed (it is a session that can hear
-    /// notifications, of a server whose tools can change).
-    pub(crate) fn hear_tool_lists(&self, session: u64, peer: Peer<RoleServer>) {
+    /// Session `session` hears that the tool, resource and prompt lists changed (it is a
+    /// session that can hear notifications, of a server whose set can change).
+    pub(crate) fn hear_every_list(&self, session: u64, peer: Peer<RoleServer>) {
         let mut inner = self.lock();
         inner.runtime();
-        inner
-            .tool_lists
-            .entry((session, 0))
-            .or_insert(Ear::Peer(peer));
+        let ear = Ear::Peer(peer);
+        let key = (session, 0);
+        inner.tool_lists.entry(key).or_insert_with(|| ear.clone());
+        inner.prompt_lists.entry(key).or_insert_with(|| ear.clone());
+        inner.lists.entry(key).or_insert(ear);
     }
 
     /// A `subscriptions/listen` stream of `session`, for `uris` (as many as the session's
-    /// budget leaves) and, when `lists`, the resource list, when `tool_lists`, the tool list;
-    /// heard until the guard returned is dropped.
+    /// budget leaves) and the lists `lists` names; heard until the guard returned is dropped.
     pub(crate) fn listen(
         self: &Arc<Self>,
         session: u64,
         uris: &[String],
-        (lists, tool_lists): (bool, bool),
+        lists: Changed,
         sink: SubscriptionSink,
     ) -> Listening {
         let mut inner = self.lock();
@@ -223,10 +229,13 @@ impl Subscriptions {
                 break;
             }
         }
-        if lists {
+        if lists.resources {
             inner.lists.insert(key, ear.clone());
         }
-        if tool_lists {
+        if lists.prompts {
+            inner.prompt_lists.insert(key, ear.clone());
+        }
+        if lists.tools {
             inner.tool_lists.insert(key, ear);
         }
         Listening {
@@ -243,6 +252,7 @@ impl Subscriptions {
             .keys()
             .chain(inner.lists.keys())
             .chain(inner.tool_lists.keys())
+            .chain(inner.prompt_lists.keys())
             .filter(|key| key.0 == session)
             .copied()
             .collect();
@@ -277,6 +287,12 @@ impl Subscriptions {
                         }
                         (Ear::Listen(sink), Change::Tools) => {
                             sink.notify_tool_list_changed().await.is_ok()
+                        }
+                        (Ear::Peer(peer), Change::Prompts) => {
+                            peer.notify_prompt_list_changed().await.is_ok()
+                        }
+                        (Ear::Listen(sink), Change::Prompts) => {
+                            sink.notify_prompt_list_changed().await.is_ok()
                         }
                     }
                 };
@@ -363,8 +379,19 @@ impl Updates for Subscriptions {
 }
 
 impl crate::registry::Listener for Subscriptions {
-    fn changed(&self) {
-        self.tools_changed();
+    fn changed(&self, what: Changed) {
+        if what.tools {
+            self.tools_changed();
+        }
+        if what.resources {
+            self.list_changed();
+        }
+        if what.prompts {
+            self.tell(
+                |inner| inner.prompt_lists.values().cloned().collect(),
+                Change::Prompts,
+            );
+        }
     }
 }
 
@@ -377,56 +404,9 @@ enum Change {
     Resources,
     /// The tool list.
     Tools,
+    /// The prompt list.
+    Prompts,
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_budget_is_per_session_and_released_uris_free_it() {
-        let mut inner = Inner::<()>::default();
-        let holds = |inner: &mut Inner<()>, key: Key, uri: &str| inner.hold(key, uri, &());
-        for n in 0..MAX_SUBSCRIPTIONS {
-            let key = (1, (n % 3) as u64);
-            assert_eq!(holds(&mut inner, key, &format!("x://{n}")), Ok(()));
-        }
-        assert_eq!(holds(&mut inner, (1, 7), "x://more"), Err(Refused::Full));
-        assert_eq!(holds(&mut inner, (1, 0), "x://0"), Ok(()), "held already");
-        assert_eq!(
-            holds(&mut inner, (2, 0), "x://other"),
-            Ok(()),
-            "another session"
-        );
-        inner.release((1, 0), "x://0");
-        assert_eq!(holds(&mut inner, (1, 7), "x://more"), Ok(()));
-        let long = format!("x://{}", "a".repeat(MAX_SUBSCRIBED_URI));
-        assert_eq!(holds(&mut inner, (2, 0), &long), Err(Refused::TooLong));
-        inner.drop_listener((1, 1));
-        assert_eq!(inner.counts[&1], MAX_SUBSCRIPTIONS - MAX_SUBSCRIPTIONS / 3);
-        for key in [(1, 0), (1, 2), (1, 7)] {
-            inner.drop_listener(key);
-        }
-        assert!(!inner.counts.contains_key(&1));
-        assert!(inner.by_uri.keys().all(|uri| uri == "x://other"));
-        assert_eq!(inner.total, 1);
-    }
-
-    #[test]
-    fn the_server_holds_at_most_its_total_over_all_sessions() {
-        let mut inner = Inner::<()>::default();
-        let per_session = MAX_SUBSCRIPTIONS;
-        for n in 0..MAX_SUBSCRIPTIONS_TOTAL {
-            let key = ((n / per_session) as u64, 0);
-            assert_eq!(inner.hold(key, &format!("x://{n}"), &()), Ok(()), "{n}");
-        }
-        let fresh = (u64::MAX, 0);
-        assert_eq!(
-            inner.hold(fresh, "x://one-more", &()),
-            Err(Refused::ServerFull)
-        );
-        inner.drop_listener((0, 0));
-        assert_eq!(inner.total, MAX_SUBSCRIPTIONS_TOTAL - per_session);
-        assert_eq!(inner.hold(fresh, "x://one-more", &()), Ok(()));
-    }
-}
+mod tests;

@@ -32,11 +32,20 @@ pub(super) enum Reply {
     Closed,
 }
 
+/// How many `notifications/*/list_changed` a client heard, of each list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct ListChanges {
+    pub(super) tools: usize,
+    pub(super) resources: usize,
+    pub(super) prompts: usize,
+}
+
 struct Shared {
     waiting: HashMap<RequestId, oneshot::Sender<Reply>>,
     notices: Vec<ServerNotification>,
-    /// How many `notifications/tools/list_changed` came (they belong to no call).
-    tool_list_changes: usize,
+    /// How many `notifications/tools/list_changed`, `resources/list_changed` and
+    /// `prompts/list_changed` came (they belong to no call).
+    list_changes: ListChanges,
     /// Answers the server's requests; the test may replace it (`Client::on_confirm`).
     answerer: Answerer,
 }
@@ -59,7 +68,7 @@ impl Driver {
         let shared = Arc::new(Mutex::new(Shared {
             waiting: HashMap::new(),
             notices: Vec::new(),
-            tool_list_changes: 0,
+            list_changes: ListChanges::default(),
             answerer,
         }));
         let routes = shared.clone();
@@ -143,9 +152,9 @@ impl Driver {
         lock(&self.shared).waiting.remove(id);
     }
 
-    /// How many `notifications/tools/list_changed` came so far.
-    pub(super) fn tool_list_changes(&self) -> usize {
-        lock(&self.shared).tool_list_changes
+    /// How many list changes came so far.
+    pub(super) fn list_changes(&self) -> ListChanges {
+        lock(&self.shared).list_changes
     }
 
     /// The notifications received since the last call to this.
@@ -175,7 +184,13 @@ fn route(
             }
         }
         JsonRpcMessage::Notification(notification) => match notification.notification {
-            ServerNotification::ToolListChangedNotification(_) => shared.tool_list_changes += 1,
+            ServerNotification::ToolListChangedNotification(_) => shared.list_changes.tools += 1,
+            ServerNotification::ResourceListChangedNotification(_) => {
+                shared.list_changes.resources += 1
+            }
+            ServerNotification::PromptListChangedNotification(_) => {
+                shared.list_changes.prompts += 1
+            }
             other => shared.notices.push(other),
         },
         // Answered by the driver's task.

@@ -1,5 +1,6 @@
 //! A listed tool in toolsmith's terms ([`ListedTool`]), read from the `tools/list` answer the
-//! client got: tests assert hints as [`Hints`], not as rmcp's annotation fields.
+//! client got: tests assert hints as [`Hints`], not as rmcp's annotation fields. And how often
+//! each list changed, as the client heard it.
 
 use rmcp::model::Tool;
 use serde_json::Value;
@@ -86,5 +87,50 @@ impl ListedTool {
                 .unwrap_or_default(),
             scopes,
         }
+    }
+}
+
+impl super::Client {
+    /// How many `notifications/tools/list_changed` the server sent so far (a server whose
+    /// [`RegistryHandle`](crate::RegistryHandle) added or removed a tool).
+    ///
+    /// ```standalone_crate
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// assert_eq!(client.tool_list_changes(), 0);
+    /// # }
+    /// ```
+    pub fn tool_list_changes(&self) -> usize {
+        self.driver.list_changes().tools
+    }
+
+    /// How many `notifications/resources/list_changed` the server sent so far (a
+    /// [`RegistryHandle`](crate::RegistryHandle) added or removed a resource, or a tool said
+    /// so through [`Resources`](crate::Resources)).
+    ///
+    /// ```standalone_crate
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// assert_eq!(client.resource_list_changes(), 0);
+    /// # }
+    /// ```
+    pub fn resource_list_changes(&self) -> usize {
+        self.driver.list_changes().resources
+    }
+
+    /// How many `notifications/prompts/list_changed` the server sent so far (a
+    /// [`RegistryHandle`](crate::RegistryHandle) added or removed a prompt).
+    ///
+    /// ```standalone_crate
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// assert_eq!(client.prompt_list_changes(), 0);
+    /// # }
+    /// ```
+    pub fn prompt_list_changes(&self) -> usize {
+        self.driver.list_changes().prompts
     }
 }

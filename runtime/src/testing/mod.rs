@@ -283,20 +283,6 @@ impl Client {
             .collect())
     }
 
-    /// How many `notifications/tools/list_changed` the server sent so far (a server whose
-    /// [`RegistryHandle`](crate::RegistryHandle) added or removed a tool).
-    ///
-    /// ```standalone_crate
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
-    /// assert_eq!(client.tool_list_changes(), 0);
-    /// # }
-    /// ```
-    pub fn tool_list_changes(&self) -> usize {
-        self.driver.tool_list_changes()
-    }
-
     /// Calls `name` with `args` (a JSON object). A success is `Ok`; an error result and a
     /// protocol error are a [`CallError`].
     ///

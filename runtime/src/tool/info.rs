@@ -237,28 +237,13 @@ impl ToolInfo {
                 "the output schema of tool '{name}' must be an object schema: give it \"type\": \"object\""
             ));
         }
-        let timeout = match tool.timeout() {
-            Some(limit) if limit.is_zero() => {
-                return Err(format!(
-                    "the timeout of tool '{name}' is zero: give a duration above zero"
-                ));
-            }
-            Some(limit) => Some(Timeout {
-                millis: limit.as_millis().try_into().unwrap_or(u64::MAX),
-                text: super::names::intern(&super::names::duration_text(limit)),
-            }),
-            None => None,
-        };
+        let timeout = super::names::made_timeout("tool", name, tool.timeout())?;
         if tool.max_concurrency() == Some(0) {
             return Err(format!(
                 "tool '{name}' allows 0 calls at once: give max_concurrency of 1 or more"
             ));
         }
-        let icons: Vec<String> = tool
-            .icons()
-            .into_iter()
-            .filter(|icon| icon.starts_with("https:") || icon.starts_with("data:"))
-            .collect();
+        let icons = super::names::made_icons(tool.icons());
         let scopes = super::names::intern_list(&tool.scopes());
         let category = tool.category().map(str::to_owned);
         let tags = tool.tags();

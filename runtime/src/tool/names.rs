@@ -59,6 +59,33 @@ pub(crate) fn intern_list(list: &[String]) -> &'static [&'static str] {
     kept
 }
 
+/// The timeout of an item made by hand (`kind` and `name` for the message): none, or one
+/// above zero with its text kept.
+pub(crate) fn made_timeout(
+    kind: &str,
+    name: &str,
+    limit: Option<Duration>,
+) -> Result<Option<super::param::Timeout>, String> {
+    match limit {
+        Some(limit) if limit.is_zero() => Err(format!(
+            "the timeout of {kind} '{name}' is zero: give a duration above zero"
+        )),
+        Some(limit) => Ok(Some(super::param::Timeout {
+            millis: limit.as_millis().try_into().unwrap_or(u64::MAX),
+            text: intern(&duration_text(limit)),
+        })),
+        None => Ok(None),
+    }
+}
+
+/// The icons of an item made by hand a client may load: `https:` and `data:` URIs.
+pub(crate) fn made_icons(icons: Vec<String>) -> Vec<String> {
+    icons
+        .into_iter()
+        .filter(|icon| icon.starts_with("https:") || icon.starts_with("data:"))
+        .collect()
+}
+
 /// A duration as a timeout message writes it: `30s`, `1500ms`.
 pub(crate) fn duration_text(duration: Duration) -> String {
     match duration.subsec_millis() {

@@ -27,6 +27,8 @@ pub enum Output {
     Bytes(Vec<u8>),
     /// A resource that returned `None`: there is nothing at its URI.
     Absent,
+    /// A resource's contents as made by a [`Resource`](crate::Resource) by hand.
+    Contents(Vec<rmcp::model::ResourceContents>),
     /// A resource's value and when it last changed (RFC 3339).
     Dated(Box<Output>, String),
     /// A prompt's messages.

@@ -158,6 +158,32 @@ pub(crate) fn input(params: &[ParamDef]) -> (JsonObject, Vec<String>) {
     input_of(params, false)
 }
 
+/// The input schema of arguments that are all strings (`name`, `description`, `required`):
+/// a resource template's variables, a hand-written prompt's arguments.
+pub(crate) fn strings_input<'a>(
+    arguments: impl IntoIterator<Item = (&'a str, Option<&'a str>, bool)>,
+) -> JsonObject {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for (name, description, needed) in arguments {
+        let mut property = Map::new();
+        property.insert("type".into(), "string".into());
+        if let Some(description) = description {
+            property.insert("description".into(), description.into());
+        }
+        properties.insert(name.to_owned(), Value::Object(property));
+        if needed {
+            required.push(Value::from(name));
+        }
+    }
+    let mut schema = Map::new();
+    schema.insert("type".into(), "object".into());
+    schema.insert("properties".into(), Value::Object(properties));
+    schema.insert("required".into(), Value::Array(required));
+    schema.insert("additionalProperties".into(), false.into());
+    schema
+}
+
 /// [`input`]; `declared`: the schema names its dialect and keeps its subschemas in `$defs`.
 pub(crate) fn input_of(params: &[ParamDef], declared: bool) -> (JsonObject, Vec<String>) {
     let mut generator = generator_of(declared);

@@ -263,7 +263,7 @@ async fn two_servers_in_one_process_serve_their_own_tools() {
 }
 
 /// Reads `stream` into `seen` until it holds `what` (at most 10 s).
-async fn read_until(stream: &mut tokio::net::TcpStream, seen: &mut String, what: &str) {
+pub(crate) async fn read_until(stream: &mut tokio::net::TcpStream, seen: &mut String, what: &str) {
     let mut buf = vec![0u8; 4096];
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     while !seen.contains(what) {
@@ -276,8 +276,31 @@ async fn read_until(stream: &mut tokio::net::TcpStream, seen: &mut String, what:
     }
 }
 
+/// A 2026-07-28 `subscriptions/listen` stream asking for `notifications`, once acknowledged:
+/// the stream, and what it sent so far.
+pub(crate) async fn listen(addr: &str, notifications: Value) -> (tokio::net::TcpStream, String) {
+    let listen = modern(
+        1,
+        "subscriptions/listen",
+        json!({ "notifications": notifications }),
+    )
+    .to_string();
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {MODERN}\r\n\
+         Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{listen}",
+        listen.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut seen = String::new();
+    let acknowledged = "notifications/subscriptions/acknowledged";
+    read_until(&mut stream, &mut seen, acknowledged).await;
+    (stream, seen)
+}
+
 /// A `serve_http` of `server` on a free loopback port; its address.
-async fn serve_http(server: Server) -> String {
+pub(crate) async fn serve_http(server: Server) -> String {
     let port = toolsmith_tests::free_port();
     let addr = format!("127.0.0.1:{port}");
     tokio::spawn(server.serve_http(addr.clone()));
@@ -292,7 +315,7 @@ async fn serve_http(server: Server) -> String {
 
 const MODERN: &str = "2026-07-28";
 
-fn modern(id: u64, method: &str, mut params: Value) -> Value {
+pub(crate) fn modern(id: u64, method: &str, mut params: Value) -> Value {
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": MODERN,
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -301,7 +324,7 @@ fn modern(id: u64, method: &str, mut params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
-async fn post(addr: &str, body: &Value, method: &str) -> Value {
+pub(crate) async fn post(addr: &str, body: &Value, method: &str) -> Value {
     let response = toolsmith_tests::http::post(
         addr,
         "/mcp",
@@ -345,27 +368,7 @@ async fn over_http_a_hand_written_tool_is_called_and_a_listen_stream_hears_chang
     assert_eq!(answer["result"]["content"][0]["text"], "4", "{answer}");
 
     // A listen stream asking for tool list changes hears one when a tool is added.
-    let listen = modern(
-        3,
-        "subscriptions/listen",
-        json!({"notifications": {"toolsListChanged": true}}),
-    )
-    .to_string();
-    let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: {MODERN}\r\n\
-         Mcp-Method: subscriptions/listen\r\nContent-Length: {}\r\n\r\n{listen}",
-        listen.len()
-    );
-    stream.write_all(head.as_bytes()).await.unwrap();
-    let mut seen = String::new();
-    read_until(
-        &mut stream,
-        &mut seen,
-        "notifications/subscriptions/acknowledged",
-    )
-    .await;
+    let (mut stream, mut seen) = listen(&addr, json!({"toolsListChanged": true})).await;
     assert!(seen.contains("\"toolsListChanged\":true"), "{seen}");
     tools.add_tool(Wipe(Arc::default())).unwrap();
     read_until(&mut stream, &mut seen, "notifications/tools/list_changed").await;

@@ -6,6 +6,7 @@
 mod bursts;
 mod context;
 mod dynamic;
+mod dynamic_items;
 mod missing_state;
 mod notes;
 mod search;

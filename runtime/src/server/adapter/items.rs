@@ -24,20 +24,28 @@ use crate::server::subscriptions::{
 use crate::{Caller, Registry};
 
 /// Adds what is registered to `capabilities`: `resources` (with subscriptions when a
-/// session can hear them), `prompts`, and `completions` when anything completes.
+/// session can hear them), `prompts`, and `completions` when anything completes. A server
+/// whose set can change (`live`) offers resources and prompts even while it has none, and
+/// says that their lists change (as its tools' do: a 2026-07-28 listen stream hears it even
+/// without sessions).
 pub(crate) fn capabilities(
     registry: &Registry,
     capabilities: &mut ServerCapabilities,
     sessions: bool,
+    live: bool,
 ) {
-    if !registry.resources().is_empty() {
+    if live || !registry.resources().is_empty() {
         let mut resources = rmcp::model::ResourcesCapability::default();
         resources.subscribe = Some(sessions);
-        resources.list_changed = Some(sessions);
+        resources.list_changed = Some(sessions || live);
         capabilities.resources = Some(resources);
     }
-    if !registry.prompts().is_empty() {
-        capabilities.prompts = Some(rmcp::model::PromptsCapability::default());
+    if live || !registry.prompts().is_empty() {
+        let mut prompts = rmcp::model::PromptsCapability::default();
+        if live {
+            prompts.list_changed = Some(true);
+        }
+        capabilities.prompts = Some(prompts);
     }
     let completes = registry
         .resources()
@@ -217,9 +225,7 @@ impl ToolServer {
         let mut accepted = SubscriptionFilter::new();
         if self.live {
             accepted.tools_list_changed = requested.tools_list_changed;
-        }
-        if !resources {
-            return Some(accepted);
+            accepted.prompts_list_changed = requested.prompts_list_changed;
         }
         accepted.resources_list_changed = requested.resources_list_changed;
         accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
@@ -249,10 +255,11 @@ impl ToolServer {
             })
             .cloned()
             .collect();
-        let lists = (
-            accepted.resources_list_changed == Some(true),
-            accepted.tools_list_changed == Some(true),
-        );
+        let lists = crate::registry::Changed {
+            tools: accepted.tools_list_changed == Some(true),
+            resources: accepted.resources_list_changed == Some(true),
+            prompts: accepted.prompts_list_changed == Some(true),
+        };
         let _listening =
             self.subscriptions
                 .listen(self.session.id, &uris, lists, context.sink().clone());

@@ -124,7 +124,12 @@ impl ToolServer {
         }
         // Without sessions over HTTP, no notification can follow a request: the resources
         // capability says that subscriptions are not offered.
-        items::capabilities(&current, &mut capabilities, http_sessions != Some(false));
+        items::capabilities(
+            &current,
+            &mut capabilities,
+            http_sessions != Some(false),
+            live,
+        );
         let info = ServerConfig::new(capabilities).with_server_info(implementation);
         let catalogs = Arc::new(Catalogs::new(registry.clone(), policy, page_size));
         let subscriptions: Arc<Subscriptions> = Arc::default();
@@ -132,7 +137,7 @@ impl ToolServer {
             let listener: Arc<dyn crate::registry::Listener> = subscriptions.clone();
             registry.listen(Arc::downgrade(&listener));
         }
-        let updates = (!current.resources().is_empty())
+        let updates = (live || !current.resources().is_empty())
             .then(|| subscriptions.clone() as Arc<dyn crate::context::Updates>);
         let session = Arc::new(crate::server::subscriptions::SessionGuard::new(
             next_session(),
@@ -211,10 +216,10 @@ impl ServerHandler for ToolServer {
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
-        // A session of a server whose tools can change hears when they do.
+        // A session of a server whose set can change hears when it does.
         if self.live && self.subscribable() {
             self.subscriptions
-                .hear_tool_lists(self.session.id, context.peer);
+                .hear_every_list(self.session.id, context.peer);
         }
     }
 

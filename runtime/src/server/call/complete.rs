@@ -40,7 +40,7 @@ impl Pipeline {
                         ));
                     };
                     (
-                        prompt.def().completions,
+                        prompt.completions(),
                         prompt.header().scopes(),
                         "get prompt",
                         reference.name.clone(),
@@ -59,7 +59,7 @@ impl Pipeline {
                         ));
                     };
                     (
-                        resource.def().completions,
+                        resource.completions(),
                         resource.header().scopes(),
                         "read resource",
                         reference.uri.clone(),

@@ -31,7 +31,11 @@ pub(crate) fn tool_result(tool: &ToolInfo, outcome: Outcome) -> CallToolResult {
         }
         // What only resources and prompts return: the macro never generates it for a tool.
         Outcome::Ok(
-            Output::Bytes(_) | Output::Absent | Output::Dated(..) | Output::Messages(_),
+            Output::Bytes(_)
+            | Output::Absent
+            | Output::Contents(_)
+            | Output::Dated(..)
+            | Output::Messages(_),
         ) => error_result(
             ErrorKind::Failed,
             format!(

@@ -8,14 +8,10 @@
 //! Resources and prompts are read-only: the serving policy, which is about what tools may do,
 //! never withholds them, and nothing confirms them.
 
-use std::sync::Arc;
-
 use futures::FutureExt;
 use futures::future::Either;
 use rmcp::ErrorData;
-use rmcp::model::{
-    ErrorCode, GetPromptRequestParams, GetPromptResult, JsonObject, ReadResourceResult,
-};
+use rmcp::model::{ErrorCode, GetPromptRequestParams, GetPromptResult, ReadResourceResult};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -26,9 +22,9 @@ use super::{CallSetup, Pipeline, Way};
 use crate::context::CallContext;
 use crate::request::{PromptCall, ReadCall, Target as Request};
 use crate::resource::contents::{Unreadable, contents};
-use crate::tool::args::Arguments;
+use crate::tool::ToolName;
 use crate::tool::output::{Outcome, Output};
-use crate::tool::param::{Invocation, ParamDef, Timeout};
+use crate::tool::param::{Invocation, Timeout};
 use crate::{Caller, ErrorKind, META_ERROR};
 
 /// The protocol error for a URI no resource has (-32002, as the specification names it).
@@ -37,15 +33,6 @@ pub(crate) fn resource_not_found(uri: &str) -> ErrorData {
         format!("Resource not found: {}", clip(uri)),
         Some(json!({ "uri": clip(uri) })),
     )
-}
-
-/// What one read or prompt runs: its definition's parts.
-struct Item {
-    target: Target<'static>,
-    params: &'static [ParamDef],
-    expected: Arc<[String]>,
-    timeout: Option<Timeout>,
-    invoke: for<'b> fn(Arguments<'b>, &CallContext) -> Invocation,
 }
 
 impl Pipeline {
@@ -111,33 +98,32 @@ impl Pipeline {
             setup,
             cancel,
         } = read;
-        let def = resource.def();
-        let name = def.item.name;
-        let item = Item {
-            target: Target {
-                kind: "resource",
-                name,
-            },
-            params: def.params,
-            expected: resource.expected().clone(),
-            timeout: def.timeout,
-            invoke: def.invoke,
-        };
-        let run = self.run(item, Some(arguments), cancel, setup);
+        let name = resource.header().shared_name().clone();
+        let invoked = resource.clone();
+        let at = uri.clone();
+        let invoke = move |context: &CallContext| invoked.invoke(&at, arguments, context);
+        let run = self.run(
+            "resource",
+            name.clone(),
+            resource.timeout(),
+            invoke,
+            cancel,
+            setup,
+        );
         run.map(move |outcome| match outcome {
-            Some(Outcome::Ok(output)) => match contents(output, &uri, def.mime_type) {
+            Some(Outcome::Ok(output)) => match contents(output, &uri, resource.mime_type()) {
                 Ok(contents) => Ok(ReadResourceResult::new(contents)),
                 Err(Unreadable::Absent) => Err(resource_not_found(&uri)),
                 Err(Unreadable::Other(why)) => {
-                    tracing::error!(resource = name, why, "a resource returned no contents");
-                    Err(failed("resource", name, ErrorKind::Failed, None))
+                    tracing::error!(resource = &*name, why, "a resource returned no contents");
+                    Err(failed("resource", &name, ErrorKind::Failed, None))
                 }
             },
             Some(Outcome::Invalid(problems)) => Err(ErrorData::invalid_params(
-                format!("Invalid URI for resource '{name}': {problems}"),
+                format!("Invalid URI for resource '{}': {problems}", &*name),
                 Some(json!({ "uri": clip(&uri) })),
             )),
-            other => Err(not_ok("resource", name, other)),
+            other => Err(not_ok("resource", &name, other)),
         })
     }
 
@@ -203,32 +189,31 @@ impl Pipeline {
             setup,
             cancel,
         } = get;
-        let def = prompt.def();
-        let name = def.item.name;
-        let item = Item {
-            target: Target {
-                kind: "prompt",
-                name,
-            },
-            params: def.params,
-            expected: prompt.expected().clone(),
-            timeout: def.timeout,
-            invoke: def.invoke,
-        };
-        let run = self.run(item, Some(arguments), cancel, setup);
+        let name = prompt.header().shared_name().clone();
+        let invoked = prompt.clone();
+        let invoke = move |context: &CallContext| invoked.invoke(arguments, context);
+        let run = self.run(
+            "prompt",
+            name.clone(),
+            prompt.timeout(),
+            invoke,
+            cancel,
+            setup,
+        );
         run.map(move |outcome| match outcome {
             Some(Outcome::Ok(Output::Messages(messages))) => {
                 let mut result = GetPromptResult::new(messages);
-                if !def.item.description.is_empty() {
-                    result = result.with_description(def.item.description);
+                let description = prompt.header().description();
+                if !description.is_empty() {
+                    result = result.with_description(description);
                 }
                 Ok(result)
             }
             Some(Outcome::Invalid(problems)) => Err(ErrorData::invalid_params(
-                format!("Invalid arguments for prompt '{name}': {problems}"),
-                Some(json!({ "prompt": name })),
+                format!("Invalid arguments for prompt '{}': {problems}", &*name),
+                Some(json!({ "prompt": &*name })),
             )),
-            other => Err(not_ok("prompt", name, other)),
+            other => Err(not_ok("prompt", &name, other)),
         })
     }
 
@@ -257,31 +242,27 @@ impl Pipeline {
     }
 
     /// Steps 4 and 5 of a read or a prompt: the engine, with the item's context.
-    fn run<'a>(
-        &'a self,
-        item: Item,
-        arguments: Option<JsonObject>,
+    async fn run(
+        &self,
+        kind: &'static str,
+        name: ToolName,
+        timeout: Option<Timeout>,
+        invoke: impl FnOnce(&CallContext) -> Invocation + Send,
         cancel: CancellationToken,
         setup: CallSetup,
-    ) -> impl Future<Output = Option<Outcome>> + Send + 'a {
-        let context = self.context(
-            crate::tool::ToolName::Static(item.target.name),
-            &cancel,
-            setup,
-        );
-        let (params, expected, invoke) = (item.params, item.expected, item.invoke);
-        let call = move |context: &CallContext| {
-            invoke(Arguments::new(arguments, params, &expected), context)
-        };
+    ) -> Option<Outcome> {
+        let context = self.context(name.clone(), &cancel, setup);
+        let target = Target { kind, name: &name };
         engine::run(
-            item.target,
-            call,
-            item.timeout,
+            target,
+            invoke,
+            timeout,
             context,
             cancel,
             &self.pool,
             Gate::Open,
         )
+        .await
     }
 
     /// Whether `caller` may read what `scopes` guard: with authorization, its token grants

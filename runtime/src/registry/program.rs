@@ -1,0 +1,82 @@
+//! The program's registry: every `#[tool]`, `#[resource]` and `#[prompt]` linked in, built
+//! once on first use ([`registry`]), and the conflict that prevents building a registry (two
+//! definitions that cannot both be served), kept to make an error for each caller.
+
+use std::sync::OnceLock;
+
+use super::Registry;
+use super::items::Items;
+use crate::Error;
+use crate::tool::ToolRef;
+use crate::tool::def::ToolDef;
+
+/// Two definitions that cannot both be served: kept to make an error for each caller.
+#[derive(Debug)]
+pub(crate) struct Conflict {
+    /// For two tools: their name (an [`Error::DuplicateTool`]).
+    pub(crate) tool: Option<String>,
+    pub(crate) what: String,
+    pub(crate) first: String,
+    pub(crate) second: String,
+    pub(crate) fix: &'static str,
+}
+
+impl Conflict {
+    pub(crate) fn into_error(self) -> Error {
+        match self.tool {
+            Some(name) => Error::DuplicateTool {
+                name,
+                first: self.first,
+                second: self.second,
+            },
+            None => Error::Conflict {
+                what: self.what,
+                first: self.first,
+                second: self.second,
+                fix: self.fix,
+            },
+        }
+    }
+}
+
+static REGISTRY: OnceLock<Result<Registry, Conflict>> = OnceLock::new();
+
+/// The registry of every `#[tool]` linked into the program, built on first use.
+///
+/// # Panics
+///
+/// When two tools share a name; [`try_registry`] returns that as an error instead (and
+/// [`serve_stdio`](crate::serve_stdio) stops startup with it).
+///
+/// ```
+/// for tool in toolsmith::registry().tools() {
+///     println!("{}: {}", tool.name(), tool.hints());
+/// }
+/// ```
+pub fn registry() -> &'static Registry {
+    try_registry().unwrap_or_else(|err| panic!("{err}"))
+}
+
+/// The registry of every `#[tool]`, `#[resource]` and `#[prompt]`, or the error that
+/// prevents building it (two tools or prompts with one name, two resources with one URI, two
+/// templates that can match one URI: each definition named by `file:line`).
+///
+/// ```
+/// let registry = toolsmith::try_registry().expect("tool names are unique");
+/// # let _ = registry;
+/// ```
+pub fn try_registry() -> Result<&'static Registry, Error> {
+    // The program's registry lives as long as the program: its tools are kept.
+    let build = || Registry::build(inventory::iter::<ToolDef>(), Items::build(), ToolRef::kept);
+    match REGISTRY.get_or_init(build) {
+        Ok(registry) => Ok(registry),
+        Err(conflict) => Err(Conflict {
+            tool: conflict.tool.clone(),
+            what: conflict.what.clone(),
+            first: conflict.first.clone(),
+            second: conflict.second.clone(),
+            fix: conflict.fix,
+        }
+        .into_error()),
+    }
+}
