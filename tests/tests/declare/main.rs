@@ -1,6 +1,7 @@
-//! What a declaration may be: compile-time diagnostics of `#[tool]`, `#[resource]` and
-//! `#[prompt]` (trybuild), the forms they accept, and the declarations that stop startup
-//! (two tools with one name, two resources with one URI, overlapping templates).
+//! What a declaration may be: the forms `#[tool]`, `#[resource]` and `#[prompt]` accept, and
+//! the declarations that stop startup (two tools with one name, two resources with one URI,
+//! overlapping templates). Their compile-time diagnostics are the macro crate's
+//! (`macros/tests/ui.rs`).
 //!
 //! The conflicting declarations are this binary's: its program-wide registry is refused,
 //! and each test reads its own module's (`Registry::from_module`).
@@ -10,4 +11,3 @@ mod duplicates;
 mod forms;
 mod overlapping_templates;
 mod schema_dialect;
-mod ui;

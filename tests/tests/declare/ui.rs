@@ -1,9 +1,0 @@
-//! Compile-time diagnostics of `#[tool]`: every misuse fails with one precise error, every
-//! accepted form compiles, and name/hint mismatches warn (checked by denying the warning).
-
-#[test]
-fn ui() {
-    let cases = trybuild::TestCases::new();
-    cases.compile_fail("ui/fail/*.rs");
-    cases.pass("ui/pass/*.rs");
-}
