@@ -448,8 +448,9 @@ fn check(
         }
         Some(report) => {
             eprintln!(
-                "{} is out of date: the tools' hints changed.\n{report}review the changes, then run `{} check --write {}`",
+                "{} is out of date: {}.\n{report}review the changes, then run `{} check --write {}`",
                 file.display(),
+                snapshot::headline(&report),
                 executable_name(),
                 file.display()
             );

@@ -200,6 +200,37 @@ pub(crate) fn diff(committed: &str, current: &str) -> Option<String> {
     (!report.is_empty()).then_some(report)
 }
 
+/// The first line of a report of [`diff`]: which kind of promise changed. The hints (and only
+/// they) say "hints"; a schema fingerprint only, "schemas"; anything else (a title, a
+/// confirmation, a tool, resource or prompt added or removed) names the declarations.
+pub(crate) fn headline(report: &str) -> &'static str {
+    const HINTS: [&str; 4] = ["readOnly", "destructive", "idempotent", "openWorld"];
+    let (mut hints, mut schemas, mut other) = (false, false, false);
+    for line in report.lines() {
+        let Some(changes) = line.trim_start().strip_prefix("changed") else {
+            other = true;
+            continue;
+        };
+        let changes = changes.split_once(": ").map_or("", |(_, c)| c);
+        for key in changes
+            .split(", ")
+            .filter_map(|c| c.split_whitespace().next())
+        {
+            match key {
+                k if HINTS.contains(&k) => hints = true,
+                "input" | "output" => schemas = true,
+                _ => other = true,
+            }
+        }
+    }
+    match (hints, schemas, other) {
+        (true, false, false) => "the tools' hints changed",
+        (false, true, false) => "the tools' schemas changed",
+        (true, true, false) => "the tools' hints and schemas changed",
+        _ => "the declared tools, resources or prompts changed",
+    }
+}
+
 fn describe(fields: &[(&str, &str)]) -> String {
     fields
         .iter()
@@ -215,6 +246,33 @@ mod tests {
     const SNAPSHOT: &str = "# header\n\
         delete_note readOnly=false destructive=true idempotent=true openWorld=false input=0123456789ab output=none title=\"Delete note\"\n\
         get_note readOnly=true destructive=false idempotent=true openWorld=false input=ba9876543210 output=00000000abcd title=\"Get note\"\n";
+
+    #[test]
+    fn the_headline_names_what_kind_of_promise_changed() {
+        let hints = SNAPSHOT.replace(
+            "destructive=true idempotent=true",
+            "destructive=false idempotent=true",
+        );
+        assert_eq!(
+            headline(&diff(SNAPSHOT, &hints).unwrap()),
+            "the tools' hints changed"
+        );
+        let output = SNAPSHOT.replace("output=00000000abcd", "output=00000000ffff");
+        assert_eq!(
+            headline(&diff(SNAPSHOT, &output).unwrap()),
+            "the tools' schemas changed"
+        );
+        let both = hints.replace("output=00000000abcd", "output=00000000ffff");
+        assert_eq!(
+            headline(&diff(SNAPSHOT, &both).unwrap()),
+            "the tools' hints and schemas changed"
+        );
+        let title = SNAPSHOT.replace("title=\"Get note\"", "title=\"Fetch note\"");
+        assert_eq!(
+            headline(&diff(SNAPSHOT, &title).unwrap()),
+            "the declared tools, resources or prompts changed"
+        );
+    }
 
     #[test]
     fn unchanged_snapshots_have_no_diff() {

@@ -43,6 +43,7 @@ pub struct Server {
     pub(super) page_size: Option<usize>,
     pub(super) list_ttl: Option<std::time::Duration>,
     pub(super) implementation: Option<(String, String)>,
+    pub(super) instructions: Option<String>,
     pub(super) states: StateMap,
     pub(super) max_line: Option<usize>,
     pub(super) busy_poll: Option<Duration>,
@@ -354,6 +355,23 @@ impl Server {
     /// ```
     pub fn info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         self.implementation = Some((name.into(), version.into()));
+        self
+    }
+
+    /// What the server tells a client about using it (`instructions` in the `initialize`
+    /// result and in `server/discover`): how its tools fit together, what to call first.
+    /// Clients may put it in the model's context; none by default.
+    ///
+    /// ```standalone_crate
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let server = toolsmith::Server::new().instructions("Search notes before creating one.");
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// assert_eq!(client.instructions(), Some("Search notes before creating one."));
+    /// # }
+    /// ```
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
         self
     }
 }

@@ -315,10 +315,14 @@ impl Server {
             metrics: edge.metrics,
         };
         let list_ttl = self.list_ttl.unwrap_or(DEFAULT_LIST_TTL);
+        let identity = adapter::Identity {
+            implementation,
+            instructions: self.instructions,
+        };
         let server = ToolServer::new(
             parts,
             live,
-            implementation,
+            identity,
             self.page_size.unwrap_or(DEFAULT_TOOLS_LIST_PAGE_SIZE),
             list_ttl.as_millis().try_into().unwrap_or(u64::MAX),
             edge.sessions,

@@ -91,6 +91,20 @@ impl ListedTool {
 }
 
 impl super::Client {
+    /// The server's `instructions`, as its `initialize` result gave them (see
+    /// [`Server::instructions`](crate::Server::instructions)).
+    ///
+    /// ```standalone_crate
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// assert_eq!(client.instructions(), None);
+    /// # }
+    /// ```
+    pub fn instructions(&self) -> Option<&str> {
+        self.instructions.as_deref()
+    }
+
     /// How many `notifications/tools/list_changed` the server sent so far (a server whose
     /// [`RegistryHandle`](crate::RegistryHandle) added or removed a tool).
     ///

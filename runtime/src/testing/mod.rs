@@ -87,6 +87,8 @@ pub struct Client {
     registry: crate::RegistryHandle,
     /// The tool of each task this client started, by id.
     tasks: std::sync::Mutex<HashMap<String, String>>,
+    /// The server's `instructions`, as `initialize` gave them.
+    instructions: Option<String>,
     server: JoinHandle<()>,
 }
 
@@ -168,6 +170,7 @@ impl Client {
             scope_names,
             registry,
             tasks: std::sync::Mutex::default(),
+            instructions: None,
             server,
         };
         let mut capabilities = ClientCapabilities::default();
@@ -181,7 +184,11 @@ impl Client {
         .with_protocol_version(ProtocolVersion::V_2025_11_25);
         let init = ClientRequest::InitializeRequest(InitializeRequest::new(params));
         match client.request(init, None).await {
-            Reply::Result(result) if matches!(*result, ServerResult::InitializeResult(_)) => {}
+            Reply::Result(result) if matches!(*result, ServerResult::InitializeResult(_)) => {
+                if let ServerResult::InitializeResult(init) = *result {
+                    client.instructions = init.instructions;
+                }
+            }
             other => {
                 return Err(Error::Protocol {
                     request: "initialize",

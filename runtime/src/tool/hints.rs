@@ -53,6 +53,46 @@ impl Hints {
         open_world: true,
     };
 
+    /// A tool that changes its environment and may delete or overwrite: destructive, not
+    /// idempotent, open-world (as [`Hints::DEFAULT`]; say it where it is meant).
+    ///
+    /// ```
+    /// use toolsmith::Hints;
+    /// let delete = Hints::DESTRUCTIVE.idempotent().closed_world();
+    /// assert_eq!(delete.to_string(), "destructive, idempotent, closed-world");
+    /// assert_eq!(Hints::DESTRUCTIVE, Hints::DEFAULT);
+    /// ```
+    pub const DESTRUCTIVE: Hints = Hints::DEFAULT;
+
+    /// A tool that only adds to its environment (creates, appends): not read-only, not
+    /// destructive, not idempotent, open-world.
+    ///
+    /// ```
+    /// use toolsmith::Hints;
+    /// let create = Hints::ADDITIVE.closed_world();
+    /// assert_eq!(create.to_string(), "additive, closed-world");
+    /// assert!(!create.read_only && !create.destructive && !create.idempotent);
+    /// ```
+    pub const ADDITIVE: Hints = Hints {
+        read_only: false,
+        destructive: false,
+        idempotent: false,
+        open_world: true,
+    };
+
+    /// The same hints with `idempotent` true: repeating a call has no further effect.
+    ///
+    /// ```
+    /// let put = toolsmith::Hints::ADDITIVE.idempotent();
+    /// assert!(put.idempotent && !put.destructive);
+    /// ```
+    pub const fn idempotent(self) -> Hints {
+        Hints {
+            idempotent: true,
+            ..self
+        }
+    }
+
     /// The same hints with `open_world` false.
     ///
     /// ```

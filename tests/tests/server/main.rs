@@ -7,6 +7,7 @@ mod bursts;
 mod context;
 mod dynamic;
 mod dynamic_items;
+mod identity;
 mod missing_state;
 mod notes;
 mod search;

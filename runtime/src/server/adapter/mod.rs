@@ -94,12 +94,12 @@ fn next_session() -> u64 {
 
 impl ToolServer {
     /// The server of the pipeline made of `parts` (`live`: its tool set may change while
-    /// serving), reporting `implementation`, listing `page_size` tools a page that clients
+    /// serving), reporting `identity`, listing `page_size` tools a page that clients
     /// may keep `list_ttl_ms`; over HTTP, with sessions kept or not (`http_sessions`).
     pub(crate) fn new(
         parts: super::call::Parts,
         live: bool,
-        implementation: Implementation,
+        identity: Identity,
         page_size: usize,
         list_ttl_ms: u64,
         http_sessions: Option<bool>,
@@ -130,7 +130,8 @@ impl ToolServer {
             http_sessions != Some(false),
             live,
         );
-        let info = ServerConfig::new(capabilities).with_server_info(implementation);
+        let mut info = ServerConfig::new(capabilities).with_server_info(identity.implementation);
+        info.instructions = identity.instructions;
         let catalogs = Arc::new(Catalogs::new(registry.clone(), policy, page_size));
         let subscriptions: Arc<Subscriptions> = Arc::default();
         if live {
@@ -208,6 +209,12 @@ impl ToolServer {
         let setup = self.with_session(setup);
         self.pipeline.call(params, cancel, setup, way)
     }
+}
+
+/// Who a server says it is: its name and version, and the instructions it gives clients.
+pub(crate) struct Identity {
+    pub(crate) implementation: Implementation,
+    pub(crate) instructions: Option<String>,
 }
 
 impl ServerHandler for ToolServer {
