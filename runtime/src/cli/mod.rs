@@ -93,7 +93,17 @@ enum Command {
     },
     /// Audit the tools as a directory review would (hints, names, descriptions, schemas,
     /// icons): the checks of `toolsmith audit`, in-process. Calls no tool.
-    Audit(toolsmith_audit::Options),
+    Audit(AuditArgs),
+}
+
+/// `audit`'s arguments: the report's options. A server audits its own tools only; a command
+/// after `--` (another server) is refused with the way to audit it.
+#[derive(Args, Debug)]
+struct AuditArgs {
+    #[command(flatten)]
+    options: toolsmith_audit::Options,
+    #[arg(last = true, hide = true)]
+    other: Vec<String>,
 }
 
 #[derive(Args, Debug)]
@@ -180,7 +190,17 @@ pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
             let confirm = serve::confirm_of(&server, &cli.serve);
             check(registry, &file, write, &server.scope_names, confirm)
         }
-        Some(Command::Audit(options)) => audit::audit(registry, &options),
+        Some(Command::Audit(AuditArgs { options, other })) => match other.first() {
+            Some(command) => {
+                eprintln!(
+                    "`{} audit` audits this server's own tools, not `{command}`: to audit another server, run `toolsmith audit -- {}` (the toolsmith CLI: `cargo install toolsmith-cli`)",
+                    executable_name(),
+                    other.join(" ")
+                );
+                Ok(2)
+            }
+            None => audit::audit(registry, &options),
+        },
     };
     match outcome {
         Ok(code) => ExitCode::from(code),

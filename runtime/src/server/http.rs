@@ -98,8 +98,11 @@ impl Server {
         {
             config.guard = auth.guard(&handler, scopes)?;
         }
+        let registry = handler.pipeline.registry.current();
         tracing::info!(
             tools = handler.catalog().offered.len(),
+            resources = registry.resources().len(),
+            prompts = registry.prompts().len(),
             "serving MCP over Streamable HTTP"
         );
         if handler.pipeline.random_seal && handler.pipeline.any_asks() {

@@ -47,6 +47,20 @@ fn findings(report: &Value) -> Vec<String> {
 }
 
 #[test]
+fn a_server_audit_names_the_cli_for_another_server() {
+    let notes = example_binary("notes");
+    let out = run(&notes, &["audit", "--", "npx", "-y", "some-server"]);
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("audits this server's own tools")
+            && said.contains("toolsmith audit -- npx -y some-server"),
+        "{said}"
+    );
+    assert!(out.stdout.is_empty(), "nothing audited: {}", stdout(&out));
+}
+
+#[test]
 fn notes_audit_finds_nothing_in_its_own_tools() {
     let notes = example_binary("notes");
     let out = run(&notes, &["audit", "--fail-on", "note"]);
