@@ -4,6 +4,7 @@
 //! refuse tampering: `cursor.rs`) and the hints snapshot that CI checks
 //! (`snapshot.rs`).
 
+mod conflict;
 mod cursor;
 mod items;
 mod live;
@@ -11,9 +12,9 @@ mod program;
 pub(crate) mod search;
 pub(crate) mod snapshot;
 
+pub(crate) use conflict::Conflict;
 pub(crate) use live::Listener;
 pub use live::RegistryHandle;
-pub(crate) use program::Conflict;
 pub use program::{registry, try_registry};
 pub use search::{DEFAULT_SEARCH_PAGE_SIZE, MAX_SEARCH_PAGE_SIZE, Page, Search, SearchError};
 

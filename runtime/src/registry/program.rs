@@ -1,43 +1,15 @@
 //! The program's registry: every `#[tool]`, `#[resource]` and `#[prompt]` linked in, built
-//! once on first use ([`registry`]), and the conflict that prevents building a registry (two
-//! definitions that cannot both be served), kept to make an error for each caller.
+//! once on first use ([`registry`]), or the conflict that prevented it, kept to make an error
+//! for each caller.
 
 use std::sync::OnceLock;
 
 use super::Registry;
+use super::conflict::Conflict;
 use super::items::Items;
 use crate::Error;
 use crate::tool::ToolRef;
 use crate::tool::def::ToolDef;
-
-/// Two definitions that cannot both be served: kept to make an error for each caller.
-#[derive(Debug)]
-pub(crate) struct Conflict {
-    /// For two tools: their name (an [`Error::DuplicateTool`]).
-    pub(crate) tool: Option<String>,
-    pub(crate) what: String,
-    pub(crate) first: String,
-    pub(crate) second: String,
-    pub(crate) fix: &'static str,
-}
-
-impl Conflict {
-    pub(crate) fn into_error(self) -> Error {
-        match self.tool {
-            Some(name) => Error::DuplicateTool {
-                name,
-                first: self.first,
-                second: self.second,
-            },
-            None => Error::Conflict {
-                what: self.what,
-                first: self.first,
-                second: self.second,
-                fix: self.fix,
-            },
-        }
-    }
-}
 
 static REGISTRY: OnceLock<Result<Registry, Conflict>> = OnceLock::new();
 
