@@ -3,18 +3,22 @@
 //! `toolsmith audit -- COMMAND [ARGS...]` starts a stdio server, `toolsmith audit URL`
 //! connects to a Streamable HTTP one; either way it lists the tools (every page) and reports
 //! what a directory review would reject. It never calls a tool.
+//!
+//! `toolsmith gateway --config FILE [SERVER ARGS]` serves other servers' tools through
+//! toolsmith's hint governance (see `toolsmith-gateway`).
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 mod connect;
+mod gateway;
 
 #[derive(Parser, Debug)]
 #[command(
     name = "toolsmith",
     version,
-    about = "Tools for any MCP server: `toolsmith audit` checks its tools as a directory review would."
+    about = "Tools for any MCP server: `toolsmith audit` checks its tools as a directory review would; `toolsmith gateway` serves them through toolsmith's hint governance."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -29,6 +33,15 @@ enum Command {
         after_help = "Examples:\n  toolsmith audit -- npx -y @modelcontextprotocol/server-memory\n  toolsmith audit https://mcp.example.com/mcp --header 'Authorization: Bearer TOKEN'\n  toolsmith audit --sarif --sarif-file server.py -- python server.py > audit.sarif"
     )]
     Audit(Box<connect::AuditArgs>),
+    /// Serve other MCP servers' tools through toolsmith: their hints govern them (read-only
+    /// and closed-world modes, scopes from hints, confirmation of destructive calls, rate
+    /// limits, metrics), each server's tools under its prefix.
+    #[command(after_help = "Examples:
+  toolsmith gateway --config claude_desktop_config.json
+  toolsmith gateway --config gateway.toml serve --read-only --confirm destructive
+  toolsmith gateway --config gateway.toml serve --http 127.0.0.1:8080
+  toolsmith gateway --config gateway.toml tools")]
+    Gateway(Box<gateway::GatewayArgs>),
 }
 
 #[tokio::main]
@@ -45,5 +58,6 @@ async fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Audit(args) => ExitCode::from(connect::audit(*args).await),
+        Command::Gateway(args) => gateway::gateway(*args).await,
     }
 }

@@ -34,7 +34,7 @@ pub use resource::{EmbeddedResource, ResourceLink};
 /// }
 /// # assert_eq!(chart().len(), 2);
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Content {
     /// A text block.
@@ -47,7 +47,21 @@ pub enum Content {
     ResourceLink(ResourceLink),
     /// An embedded resource.
     Resource(EmbeddedResource),
+    /// A block as MCP writes it, passed on unchanged (with its annotations and `_meta`):
+    /// what another server returned, through a gateway.
+    ///
+    /// ```
+    /// use toolsmith::Content;
+    /// use toolsmith::rmcp::model::ContentBlock;
+    /// let block = Content::Block(ContentBlock::text("from upstream"));
+    /// assert_ne!(block, Content::from("from upstream"));
+    /// ```
+    Block(ContentBlock),
 }
+
+// A passed-on block compares by its fields; its annotations' priority is a float that is
+// never NaN (the specification bounds it from 0 to 1).
+impl Eq for Content {}
 
 impl From<String> for Content {
     fn from(text: String) -> Self {
@@ -89,6 +103,7 @@ impl Content {
     /// The MCP content block.
     pub(crate) fn into_block(self) -> ContentBlock {
         match self {
+            Content::Block(block) => block,
             Content::Text(text) => ContentBlock::text(text),
             Content::Image(image) => {
                 ContentBlock::image(STANDARD.encode(image.data), image.mime_type)

@@ -4,4 +4,5 @@
 
 mod audit;
 mod commands;
+mod gateway;
 mod readme;

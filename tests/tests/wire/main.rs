@@ -11,6 +11,7 @@ mod chaos;
 mod confirm;
 mod content;
 mod differential;
+mod gateway;
 mod harness;
 mod http;
 mod http_2026;

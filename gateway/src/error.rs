@@ -1,0 +1,63 @@
+//! What can go wrong mounting an upstream.
+
+use std::fmt;
+
+/// An upstream that could not be mounted.
+///
+/// ```
+/// let err = toolsmith_gateway::Error::Start {
+///     upstream: "notes".into(),
+///     command: "no-such-program".into(),
+///     why: "No such file or directory".into(),
+/// };
+/// assert!(err.to_string().contains("cannot start upstream 'notes'"));
+/// ```
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// Its command could not be started.
+    Start {
+        upstream: String,
+        command: String,
+        why: String,
+    },
+    /// It started, but did not complete the MCP handshake (in time).
+    Connect { upstream: String, why: String },
+    /// It did not list its tools.
+    List { upstream: String, why: String },
+    /// Its tools cannot be served as they are (a name that is not a valid MCP tool name, two
+    /// tools with one name once prefixed).
+    Tools(toolsmith::Error),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Start {
+                upstream,
+                command,
+                why,
+            } => write!(
+                f,
+                "cannot start upstream '{upstream}' (`{command}`): {why}; check the command and that it is installed"
+            ),
+            Error::Connect { upstream, why } => write!(
+                f,
+                "upstream '{upstream}' did not complete the MCP handshake: {why}; check that it is an MCP server speaking stdio"
+            ),
+            Error::List { upstream, why } => {
+                write!(f, "upstream '{upstream}' did not list its tools: {why}")
+            }
+            Error::Tools(err) => write!(f, "{err}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Tools(err) => Some(err),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! `toolsmith-gateway`: the notes example, started as an upstream stdio server, mounted into
+//! a toolsmith server under a prefix. Its tools keep the hints it states, its results come
+//! back unchanged (structured content, a resource link), and the policy and confirmation of
+//! the gateway govern them: a refused call never reaches the upstream.
+
+use serde_json::json;
+use toolsmith::testing::{CallError, Client};
+use toolsmith::{Confirm, Hints, Policy, Server};
+use toolsmith_gateway::{Error, Upstream};
+
+fn notes() -> Upstream {
+    let binary = toolsmith_tests::example_binary("notes");
+    Upstream::stdio("notes", binary.display().to_string()).env("TOOLSMITH_LOG", "off")
+}
+
+#[tokio::test]
+async fn an_upstreams_tools_are_served_under_its_prefix_with_its_hints() {
+    let mounted = notes().connect().await.unwrap();
+    let client = Client::connect(Server::with_registry(mounted.registry().unwrap()))
+        .await
+        .unwrap();
+    let tools = client.tools().await.unwrap();
+    let hints = |name: &str| {
+        let tool = tools.iter().find(|t| t.name == name);
+        tool.unwrap_or_else(|| panic!("no {name} in {tools:?}"))
+            .hints
+    };
+    assert!(
+        tools.iter().all(|t| t.name.starts_with("notes_")),
+        "{tools:?}"
+    );
+    assert_eq!(hints("notes_search_notes"), Hints::READ_ONLY.closed_world());
+    assert_eq!(
+        hints("notes_delete_note"),
+        Hints::DESTRUCTIVE.idempotent().closed_world()
+    );
+    assert_eq!(hints("notes_create_note"), Hints::ADDITIVE.closed_world());
+    let create = tools
+        .iter()
+        .find(|t| t.name == "notes_create_note")
+        .unwrap();
+    assert_eq!(create.title.as_deref(), Some("Create note"));
+
+    // A call goes to the upstream, and its result comes back as the upstream gave it.
+    let created = client
+        .call(
+            "notes_create_note",
+            json!({"title": "Through the gateway", "body": "hello"}),
+        )
+        .await
+        .unwrap();
+    let note = created.structured().expect("structured content").clone();
+    assert_eq!(note["title"], "Through the gateway", "{note}");
+    let link = created
+        .content()
+        .iter()
+        .find_map(|block| block.as_resource_link())
+        .expect("the upstream's resource link");
+    assert_eq!(link.uri, format!("notes://{}", note["id"]));
+    let found = client
+        .call("notes_search_notes", json!({"query": "gateway"}))
+        .await
+        .unwrap();
+    assert!(
+        found.text().contains("Through the gateway"),
+        "{}",
+        found.text()
+    );
+    // The upstream's own error result: a tool error with its text.
+    let missing = client
+        .call("notes_get_note", json!({"note_id": 999}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&missing, CallError::Tool { .. }) && missing.message().contains("999"),
+        "{missing:?}"
+    );
+}
+
+#[tokio::test]
+async fn the_gateways_policy_and_confirmation_govern_an_upstream() {
+    let mounted = notes().connect().await.unwrap();
+    // Read-only: the writing tools are neither offered nor run.
+    let server =
+        Server::with_registry(mounted.registry().unwrap()).policy(Policy::new().read_only(true));
+    let client = Client::connect(server).await.unwrap();
+    let names: Vec<String> = client
+        .tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert!(
+        names.contains(&"notes_search_notes".to_owned()),
+        "{names:?}"
+    );
+    assert!(
+        !names.contains(&"notes_create_note".to_owned()),
+        "{names:?}"
+    );
+    let refused = client
+        .call("notes_create_note", json!({"title": "no", "body": "no"}))
+        .await
+        .unwrap_err();
+    assert!(refused.message().contains("read-only"), "{refused:?}");
+
+    // Confirmation of destructive calls, asked by the gateway: declined, the upstream is
+    // never called, and the note is still there.
+    let server = Server::with_registry(mounted.registry().unwrap()).confirm(Confirm::Destructive);
+    let client = Client::connect(server).await.unwrap();
+    let kept = client
+        .call(
+            "notes_create_note",
+            json!({"title": "Keep me", "body": "."}),
+        )
+        .await
+        .unwrap();
+    let id = kept.structured().unwrap()["id"].clone();
+    let declined = client
+        .call("notes_delete_note", json!({"note_id": id}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&declined, CallError::Tool { .. }),
+        "declined: {declined:?}"
+    );
+    let still = client
+        .call("notes_get_note", json!({"note_id": id}))
+        .await
+        .unwrap();
+    assert_eq!(still.structured().unwrap()["title"], "Keep me");
+}
+
+#[tokio::test]
+async fn an_upstream_that_cannot_start_is_an_error_naming_it() {
+    let err = Upstream::stdio("ghost", "/no/such/mcp-server")
+        .connect()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::Start { .. }), "{err:?}");
+    let said = err.to_string();
+    assert!(
+        said.contains("cannot start upstream 'ghost'") && said.contains("/no/such/mcp-server"),
+        "{said}"
+    );
+}
