@@ -111,13 +111,17 @@ impl Tool for Proxied {
     }
 
     fn origin(&self) -> String {
-        format!("tool '{}' of upstream '{}'", self.upstream_name, self.upstream)
+        format!(
+            "tool '{}' of upstream '{}'",
+            self.upstream_name, self.upstream
+        )
     }
 
     fn call(&self, arguments: JsonObject, _context: &CallContext) -> ToolFuture {
         let client = self.client.clone();
         let upstream = self.upstream.clone();
-        let params = CallToolRequestParams::new(self.upstream_name.clone()).with_arguments(arguments);
+        let params =
+            CallToolRequestParams::new(self.upstream_name.clone()).with_arguments(arguments);
         Box::pin(async move {
             match client.peer().call_tool(params).await {
                 Ok(result) => passed_back(result),
