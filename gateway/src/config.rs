@@ -1,5 +1,6 @@
 //! The upstreams of a gateway, from a file: Claude Desktop's `claude_desktop_config.json` as it
-//! is (`mcpServers`), or TOML in the same shape (`[servers.NAME]`).
+//! is (`mcpServers`: a stdio entry's `command`, `args` and `env`; a remote entry's `type`,
+//! `url` and `headers`), or TOML in the same shape (`[servers.NAME]`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -46,10 +47,12 @@ struct Server {
     args: Vec<String>,
     #[serde(default)]
     env: BTreeMap<String, String>,
-    /// Claude Desktop's remote entries (`"type": "http"`, `"url"`).
+    /// A remote entry's transport (`"http"`, `"streamable-http"`), URL and headers.
     #[serde(rename = "type")]
     kind: Option<String>,
     url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
     prefix: Option<String>,
     call_timeout_secs: Option<u64>,
     connect_timeout_secs: Option<u64>,
@@ -83,15 +86,41 @@ impl Config {
             return Err("no upstream: name at least one under `mcpServers`".into());
         }
         for (name, server) in &config.servers {
-            if server.url.is_some() || server.kind.as_deref().is_some_and(|k| k != "stdio") {
-                return Err(format!(
-                    "upstream '{name}' is a remote server: this gateway starts stdio servers only (give `command`)"
-                ));
-            }
-            if server.command.as_deref().is_none_or(str::is_empty) {
-                return Err(format!(
-                    "upstream '{name}' has no `command`: give the program to start"
-                ));
+            match (server.kind.as_deref(), &server.url, &server.command) {
+                (Some("sse"), _, _) => {
+                    return Err(format!(
+                        "upstream '{name}' speaks the old HTTP+SSE transport: give the server's Streamable HTTP endpoint with \"type\": \"http\""
+                    ));
+                }
+                (_, Some(_), Some(_)) => {
+                    return Err(format!(
+                        "upstream '{name}' has both `command` and `url`: give one"
+                    ));
+                }
+                (_, Some(url), None) => {
+                    if !(url.starts_with("http://") || url.starts_with("https://")) {
+                        return Err(format!(
+                            "upstream '{name}': `url` {url:?} is not an http(s) URL"
+                        ));
+                    }
+                    if !server.args.is_empty() || !server.env.is_empty() {
+                        return Err(format!(
+                            "upstream '{name}' is remote: `args` and `env` are a started server's; give its credentials as `headers`"
+                        ));
+                    }
+                }
+                (_, None, command) => {
+                    if command.as_deref().is_none_or(str::is_empty) {
+                        return Err(format!(
+                            "upstream '{name}' has no `command`: give the program to start (or `url` for a remote server)"
+                        ));
+                    }
+                    if !server.headers.is_empty() {
+                        return Err(format!(
+                            "upstream '{name}' is started here: `headers` are a remote server's; give its credentials as `env`"
+                        ));
+                    }
+                }
             }
             for (what, secs) in [
                 ("call_timeout_secs", server.call_timeout_secs),
@@ -110,11 +139,16 @@ impl Config {
         self.servers
             .iter()
             .map(|(name, server)| {
-                let mut upstream =
-                    Upstream::stdio(name, server.command.clone().unwrap_or_default())
-                        .args(server.args.iter().cloned());
+                let mut upstream = match &server.url {
+                    Some(url) => Upstream::http(name, url),
+                    None => Upstream::stdio(name, server.command.clone().unwrap_or_default()),
+                };
+                upstream = upstream.args(server.args.iter().cloned());
                 for (key, value) in &server.env {
                     upstream = upstream.env(key, value);
+                }
+                for (key, value) in &server.headers {
+                    upstream = upstream.header(key, value);
                 }
                 if let Some(prefix) = &server.prefix {
                     upstream = upstream.prefix(prefix);
@@ -139,9 +173,32 @@ mod tests {
     fn a_wrong_file_says_what_is_wrong() {
         let err = Config::from_json(r#"{"mcpServers": {}}"#).unwrap_err();
         assert!(err.contains("no upstream"), "{err}");
-        let err =
-            Config::from_json(r#"{"mcpServers": {"x": {"url": "https://a/mcp"}}}"#).unwrap_err();
-        assert!(err.contains("remote server"), "{err}");
+        let sse = r#"{"mcpServers": {"x": {"type": "sse", "url": "https://a/sse"}}}"#;
+        assert!(Config::from_json(sse).unwrap_err().contains("old HTTP+SSE"));
+        let ftp = r#"{"mcpServers": {"x": {"url": "ftp://a/mcp"}}}"#;
+        assert!(
+            Config::from_json(ftp)
+                .unwrap_err()
+                .contains("not an http(s) URL")
+        );
+        let both = r#"{"mcpServers": {"x": {"url": "https://a/mcp", "command": "b"}}}"#;
+        assert!(Config::from_json(both).unwrap_err().contains("both"));
+        let env = r#"{"mcpServers": {"x": {"url": "https://a/mcp", "env": {"K": "v"}}}}"#;
+        assert!(Config::from_json(env).unwrap_err().contains("is remote"));
+        let headers = r#"{"mcpServers": {"x": {"command": "a", "headers": {"K": "v"}}}}"#;
+        assert!(
+            Config::from_json(headers)
+                .unwrap_err()
+                .contains("started here")
+        );
+        let remote = r#"{"mcpServers": {"t": {"type": "http", "url": "https://a/mcp",
+            "headers": {"Authorization": "Bearer x"}}}}"#;
+        let upstreams = Config::from_json(remote).unwrap().upstreams();
+        let shown = format!("{:?}", upstreams[0]);
+        assert!(
+            shown.contains("https://a/mcp") && !shown.contains("Bearer"),
+            "{shown}"
+        );
         let err = Config::from_json(r#"{"mcpServers": {"x": {"args": []}}}"#).unwrap_err();
         assert!(err.contains("no `command`"), "{err}");
         let err = Config::from_toml("[servers.x]\ncommand = \"a\"\ncomand = \"b\"\n").unwrap_err();

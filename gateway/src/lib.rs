@@ -9,15 +9,18 @@
 //! does: a server that never says `readOnlyHint` is served as one that may write. A result
 //! comes back as the upstream gave it (its blocks with their annotations, its structured
 //! content); an error result becomes an error result with its text. The upstream gets only
-//! the environment its configuration names (and `PATH`), never the gateway's own, and no
-//! token a client sent the gateway.
+//! the environment (or, over HTTP, the headers) its configuration names (and `PATH`), never
+//! the gateway's own, and no token a client sent the gateway.
 //!
 //! The `toolsmith` CLI serves a configuration file of upstreams (Claude Desktop's
 //! `claude_desktop_config.json` as it is, or [`Config`]'s TOML) with every serving flag of a
 //! toolsmith server: `toolsmith gateway --config FILE serve --read-only --http
 //! 127.0.0.1:8080`.
 //!
-//! Not yet: upstreams over Streamable HTTP, an upstream's own questions (elicitation,
+//! An upstream is a stdio command ([`Upstream::stdio`]) or a Streamable HTTP endpoint
+//! ([`Upstream::http`], with the headers its configuration gives it).
+//!
+//! Not yet: an upstream's own questions (elicitation,
 //! sampling) passed to the client (an upstream that confirms its own destructive calls
 //! refuses them, since the gateway's client cannot be asked), its progress, logs and
 //! `list_changed`, its resources and prompts, restarting an upstream that dies, per-tool

@@ -1,12 +1,15 @@
-//! An upstream MCP server: how it is started (a command, with only the environment given),
-//! connected to as rmcp's client, and its tools listed and mounted.
+//! An upstream MCP server: how it is reached (a command started with only the environment
+//! given, or a Streamable HTTP endpoint with only the headers given), connected to as rmcp's
+//! client, and its tools listed and mounted.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use toolsmith::{Registry, Tool};
 
@@ -16,8 +19,9 @@ use crate::proxied::Proxied;
 /// How long an upstream may take to start and answer the handshake, by default.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// An upstream server, as configured: a stdio command, its name (and the prefix of its
-/// tools' names), the environment it gets.
+/// An upstream server, as configured: a stdio command and the environment it gets, or a
+/// Streamable HTTP endpoint and the headers it gets; its name (and the prefix of its tools'
+/// names).
 ///
 /// ```
 /// let notes = toolsmith_gateway::Upstream::stdio("notes", "python")
@@ -26,12 +30,10 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// assert_eq!(notes.name(), "notes");
 /// assert_eq!(notes.tool_prefix(), "notes_");
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Upstream {
     name: String,
-    program: String,
-    args: Vec<String>,
-    env: Vec<(String, String)>,
+    way: Way,
     prefix: Option<String>,
     connect_timeout: Duration,
     call_timeout: Option<Duration>,
@@ -45,25 +47,53 @@ impl Upstream {
     /// assert_eq!(up.name(), "memory");
     /// ```
     pub fn stdio(name: impl Into<String>, program: impl Into<String>) -> Self {
+        Upstream::of(
+            name.into(),
+            Way::Stdio {
+                program: program.into(),
+                args: Vec::new(),
+                env: Vec::new(),
+            },
+        )
+    }
+
+    /// The Streamable HTTP server at `url` (`http://` or `https://`), called `name`.
+    ///
+    /// ```
+    /// let up = toolsmith_gateway::Upstream::http("tickets", "https://mcp.example.com/mcp")
+    ///     .header("Authorization", "Bearer …");
+    /// assert_eq!(up.tool_prefix(), "tickets_");
+    /// ```
+    pub fn http(name: impl Into<String>, url: impl Into<String>) -> Self {
+        Upstream::of(
+            name.into(),
+            Way::Http {
+                url: url.into(),
+                headers: Vec::new(),
+            },
+        )
+    }
+
+    fn of(name: String, way: Way) -> Self {
         Upstream {
-            name: name.into(),
-            program: program.into(),
-            args: Vec::new(),
-            env: Vec::new(),
+            name,
+            way,
             prefix: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             call_timeout: None,
         }
     }
 
-    /// One more argument of its command.
+    /// One more argument of its command (a stdio upstream's; nothing for HTTP).
     ///
     /// ```
     /// let up = toolsmith_gateway::Upstream::stdio("memory", "npx").arg("-y");
     /// # let _ = up;
     /// ```
     pub fn arg(mut self, arg: impl Into<String>) -> Self {
-        self.args.push(arg.into());
+        if let Way::Stdio { args, .. } = &mut self.way {
+            args.push(arg.into());
+        }
         self
     }
 
@@ -74,20 +104,39 @@ impl Upstream {
     ///     .args(["-y", "@modelcontextprotocol/server-memory"]);
     /// # let _ = up;
     /// ```
-    pub fn args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, args: I) -> Self {
-        self.args.extend(args.into_iter().map(Into::into));
+    pub fn args<I: IntoIterator<Item = S>, S: Into<String>>(mut self, more: I) -> Self {
+        if let Way::Stdio { args, .. } = &mut self.way {
+            args.extend(more.into_iter().map(Into::into));
+        }
         self
     }
 
-    /// A variable of its environment. It gets these and `PATH` only: never the gateway's
-    /// own credentials or tokens.
+    /// A variable of its environment (a stdio upstream's). It gets these and `PATH` only:
+    /// never the gateway's own credentials or tokens.
     ///
     /// ```
     /// let up = toolsmith_gateway::Upstream::stdio("gh", "github-mcp").env("GITHUB_TOKEN", "…");
     /// # let _ = up;
     /// ```
     pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
-        self.env.push((key.into(), value.into()));
+        if let Way::Stdio { env, .. } = &mut self.way {
+            env.push((key.into(), value.into()));
+        }
+        self
+    }
+
+    /// A header of every request to it (an HTTP upstream's): its own credentials. It gets
+    /// these only: never a token a client sent the gateway.
+    ///
+    /// ```
+    /// let up = toolsmith_gateway::Upstream::http("t", "https://a.example/mcp")
+    ///     .header("Authorization", "Bearer …");
+    /// # let _ = up;
+    /// ```
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Way::Http { headers, .. } = &mut self.way {
+            headers.push((name.into(), value.into()));
+        }
         self
     }
 
@@ -140,29 +189,36 @@ impl Upstream {
             .unwrap_or_else(|| format!("{}_", self.name))
     }
 
-    /// Starts it, completes the handshake and lists its tools (every page).
+    /// Starts it (or reaches it), completes the handshake and lists its tools (every page).
     pub async fn connect(self) -> Result<Mounted, Error> {
-        let mut command = tokio::process::Command::new(&self.program);
-        command
-            .args(&self.args)
-            .env_clear()
-            .envs(self.env.iter().cloned());
-        if let Some(path) = std::env::var_os("PATH") {
-            command.env("PATH", path);
-        }
-        // Its stderr passes through: its own errors are the operator's to read.
-        let (child, _) =
-            TokioChildProcess::builder(command)
-                .spawn()
-                .map_err(|err| Error::Start {
-                    upstream: self.name.clone(),
-                    command: self.shown(),
-                    why: err.to_string(),
-                })?;
         let info = Implementation::new("toolsmith-gateway", env!("CARGO_PKG_VERSION"));
         let config = ClientConfig::new(ClientCapabilities::default(), info);
-        let connecting = tokio::time::timeout(self.connect_timeout, config.serve(child));
-        let client = match connecting.await {
+        let connecting = match &self.way {
+            Way::Stdio { program, args, env } => {
+                let mut command = tokio::process::Command::new(program);
+                command.args(args).env_clear().envs(env.iter().cloned());
+                if let Some(path) = std::env::var_os("PATH") {
+                    command.env("PATH", path);
+                }
+                // Its stderr passes through: its own errors are the operator's to read.
+                let (child, _) =
+                    TokioChildProcess::builder(command)
+                        .spawn()
+                        .map_err(|err| Error::Start {
+                            upstream: self.name.clone(),
+                            command: self.shown(),
+                            why: err.to_string(),
+                        })?;
+                tokio::time::timeout(self.connect_timeout, config.serve(child)).await
+            }
+            Way::Http { url, headers } => {
+                let transport = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(self.header_map(headers)?);
+                let transport = StreamableHttpClientTransport::from_config(transport);
+                tokio::time::timeout(self.connect_timeout, config.serve(transport)).await
+            }
+        };
+        let client = match connecting {
             Ok(Ok(client)) => client,
             Ok(Err(err)) => {
                 return Err(Error::Connect {
@@ -204,12 +260,62 @@ impl Upstream {
         })
     }
 
+    /// Its command line, or its URL.
     fn shown(&self) -> String {
-        std::iter::once(self.program.as_str())
-            .chain(self.args.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" ")
+        match &self.way {
+            Way::Stdio { program, args, .. } => std::iter::once(program.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            Way::Http { url, .. } => url.clone(),
+        }
     }
+
+    /// `headers` as rmcp's client sends them, or the error naming the one that cannot be.
+    fn header_map(
+        &self,
+        headers: &[(String, String)],
+    ) -> Result<HashMap<http::HeaderName, http::HeaderValue>, Error> {
+        let mut map = HashMap::new();
+        for (name, value) in headers {
+            let bad = || Error::Connect {
+                upstream: self.name.clone(),
+                why: format!(
+                    "the header {name:?} is not a valid HTTP header: fix its name or value"
+                ),
+            };
+            let name = http::HeaderName::try_from(name.as_str()).map_err(|_| bad())?;
+            let value = http::HeaderValue::try_from(value.as_str()).map_err(|_| bad())?;
+            map.insert(name, value);
+        }
+        Ok(map)
+    }
+}
+
+/// Its name, command line or URL and prefix: never its environment or headers (they hold
+/// its credentials).
+impl std::fmt::Debug for Upstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Upstream")
+            .field("name", &self.name)
+            .field("at", &self.shown())
+            .field("prefix", &self.tool_prefix())
+            .finish_non_exhaustive()
+    }
+}
+
+/// How an upstream is reached.
+#[derive(Clone, Debug)]
+enum Way {
+    Stdio {
+        program: String,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+    },
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
 }
 
 /// A connected upstream: its tools, ready to be served. The upstream runs as long as this

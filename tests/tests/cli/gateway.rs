@@ -86,11 +86,11 @@ fn a_toml_config_takes_a_prefix_and_a_wrong_one_is_refused() {
 
     let remote = file(
         "remote.json",
-        r#"{"mcpServers": {"r": {"url": "https://a.example/mcp"}}}"#,
+        r#"{"mcpServers": {"r": {"type": "sse", "url": "https://a.example/sse"}}}"#,
     );
     let refused = gateway(&remote, &["tools"]);
     assert_eq!(refused.status.code(), Some(2));
-    assert!(err(&refused).contains("remote server"), "{}", err(&refused));
+    assert!(err(&refused).contains("old HTTP+SSE"), "{}", err(&refused));
 
     let ghost = file(
         "ghost.json",

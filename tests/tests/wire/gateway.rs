@@ -1,5 +1,5 @@
-//! `toolsmith-gateway`: the notes example, started as an upstream stdio server, mounted into
-//! a toolsmith server under a prefix. Its tools keep the hints it states, its results come
+//! `toolsmith-gateway`: the notes example, started as an upstream stdio server (or reached
+//! over Streamable HTTP), mounted into a toolsmith server under a prefix. Its tools keep the hints it states, its results come
 //! back unchanged (structured content, a resource link), and the policy and confirmation of
 //! the gateway govern them: a refused call never reaches the upstream.
 
@@ -130,6 +130,39 @@ async fn the_gateways_policy_and_confirmation_govern_an_upstream() {
         .await
         .unwrap();
     assert_eq!(still.structured().unwrap()["title"], "Keep me");
+}
+
+#[tokio::test]
+async fn an_upstream_over_streamable_http_is_mounted_alike() {
+    let notes = toolsmith_tests::example_binary("notes");
+    let served = toolsmith_tests::http::HttpServer::start(notes.to_str().unwrap(), &[]).await;
+    let url = format!("http://{}{}", served.addr, served.path);
+    let mounted = Upstream::http("remote", &url)
+        .header("X-Upstream-Key", "only-for-this-upstream")
+        .connect()
+        .await
+        .unwrap();
+    let client = Client::connect(Server::with_registry(mounted.registry().unwrap()))
+        .await
+        .unwrap();
+    let tools = client.tools().await.unwrap();
+    let search = tools
+        .iter()
+        .find(|t| t.name == "remote_search_notes")
+        .unwrap();
+    assert_eq!(search.hints, Hints::READ_ONLY.closed_world());
+    let found = client
+        .call("remote_search_notes", json!({"query": "standup"}))
+        .await
+        .unwrap();
+    assert!(found.text().contains("Standup notes"), "{}", found.text());
+    // A header that is not one is refused, naming the upstream.
+    let err = Upstream::http("remote", &url)
+        .header("Bad Header", "x")
+        .connect()
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("upstream 'remote'"), "{err}");
 }
 
 #[tokio::test]
