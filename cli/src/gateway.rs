@@ -18,6 +18,11 @@ pub struct GatewayArgs {
     /// or TOML in the same shape (`[servers.NAME]`, a file ending in .toml).
     #[arg(long, value_name = "FILE")]
     config: PathBuf,
+    /// Leave out every tool that does not state all four hints (readOnlyHint,
+    /// destructiveHint unless read-only, idempotentHint, openWorldHint), instead of serving it
+    /// with the specification's cautious defaults. Each is named in a warning.
+    #[arg(long)]
+    strict_hints: bool,
     /// What to do with them, as any toolsmith server takes it (none: serve over stdio), e.g.
     /// `serve --read-only`, `serve --http 127.0.0.1:8080`, `tools`, `check hints.snapshot`.
     #[arg(
@@ -42,7 +47,7 @@ pub async fn gateway(args: GatewayArgs) -> ExitCode {
     let mut registry = Registry::new();
     let mut mounted: Vec<Mounted> = Vec::new();
     for upstream in config.upstreams() {
-        let next = match upstream.connect().await {
+        let next = match upstream.strict_hints(args.strict_hints).connect().await {
             Ok(next) => next,
             Err(err) => {
                 eprintln!("{err}");
@@ -61,6 +66,13 @@ pub async fn gateway(args: GatewayArgs) -> ExitCode {
             }
         };
         mounted.push(next);
+    }
+    if registry.is_empty() {
+        let left_out: usize = mounted.iter().map(|m| m.left_out().len()).sum();
+        eprintln!(
+            "no upstream tool to serve ({left_out} left out by --strict-hints, each named above): correct the upstreams' hints, or serve without --strict-hints"
+        );
+        return ExitCode::FAILURE;
     }
     let server =
         Server::with_registry(registry).info("toolsmith-gateway", env!("CARGO_PKG_VERSION"));

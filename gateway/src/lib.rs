@@ -20,6 +20,10 @@
 //! An upstream is a stdio command ([`Upstream::stdio`]) or a Streamable HTTP endpoint
 //! ([`Upstream::http`], with the headers its configuration gives it).
 //!
+//! At connect, an upstream's tools go through the checks of `toolsmith audit` (its findings
+//! are logged, and kept: [`Mounted::findings`]); with [`Upstream::strict_hints`], a tool that
+//! leaves a hint unstated is left out instead of served with the cautious defaults.
+//!
 //! Not yet: an upstream's own questions (elicitation,
 //! sampling) passed to the client (an upstream that confirms its own destructive calls
 //! refuses them, since the gateway's client cannot be asked), its progress, logs and

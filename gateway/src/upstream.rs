@@ -35,6 +35,7 @@ pub struct Upstream {
     name: String,
     way: Way,
     prefix: Option<String>,
+    strict_hints: bool,
     connect_timeout: Duration,
     call_timeout: Option<Duration>,
 }
@@ -79,6 +80,7 @@ impl Upstream {
             name,
             way,
             prefix: None,
+            strict_hints: false,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             call_timeout: None,
         }
@@ -149,6 +151,19 @@ impl Upstream {
     /// ```
     pub fn prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = Some(prefix.into());
+        self
+    }
+
+    /// Whether a tool that leaves one of the four hints unstated is left out (with a warning
+    /// naming it and the hints), instead of served with the specification's cautious
+    /// defaults (default: served).
+    ///
+    /// ```
+    /// let up = toolsmith_gateway::Upstream::stdio("records", "python").strict_hints(true);
+    /// # let _ = up;
+    /// ```
+    pub fn strict_hints(mut self, on: bool) -> Self {
+        self.strict_hints = on;
         self
     }
 
@@ -238,26 +253,62 @@ impl Upstream {
             why: err.to_string(),
         })?;
         let client = Arc::new(client);
+        let findings = self.audit(&listed);
         let upstream: Arc<str> = Arc::from(self.name.as_str());
         let prefix = self.tool_prefix();
-        let tools = listed
-            .into_iter()
-            .map(|tool| {
-                Arc::new(Proxied::new(
-                    tool,
-                    &prefix,
-                    upstream.clone(),
-                    client.clone(),
-                    self.call_timeout,
-                )) as Arc<dyn Tool>
-            })
-            .collect();
+        let mut left_out = Vec::new();
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        for tool in listed {
+            let unstated = unstated_hints(&tool);
+            if self.strict_hints && !unstated.is_empty() {
+                tracing::warn!(
+                    upstream = %self.name,
+                    tool = %tool.name,
+                    unstated = %unstated.join(", "),
+                    "left out: it does not state every hint (--strict-hints)"
+                );
+                left_out.push(tool.name.to_string());
+                continue;
+            }
+            let proxied = Proxied::new(
+                tool,
+                &prefix,
+                upstream.clone(),
+                client.clone(),
+                self.call_timeout,
+            );
+            tools.push(Arc::new(proxied));
+        }
         tracing::info!(upstream = %self.name, command = %self.shown(), "upstream mounted");
         Ok(Mounted {
             upstream: self,
             tools,
+            findings,
+            left_out,
             client,
         })
+    }
+
+    /// The audit's findings of `tools`, each logged as a warning (a note at debug level).
+    fn audit(&self, tools: &[rmcp::model::Tool]) -> Vec<toolsmith_audit::Finding> {
+        let listed: Vec<serde_json::Value> = tools
+            .iter()
+            .filter_map(|tool| serde_json::to_value(tool).ok())
+            .collect();
+        let findings = toolsmith_audit::audit(&listed);
+        for finding in &findings {
+            let tool = finding.tool.as_deref().unwrap_or("(the server)");
+            let code = finding.rule.code;
+            match finding.severity() {
+                toolsmith_audit::Severity::Note => {
+                    tracing::debug!(upstream = %self.name, tool, code, fix = %finding.fix, "{}", finding.message)
+                }
+                _ => {
+                    tracing::warn!(upstream = %self.name, tool, code, fix = %finding.fix, "{}", finding.message)
+                }
+            }
+        }
+        findings
     }
 
     /// Its command line, or its URL.
@@ -323,6 +374,8 @@ enum Way {
 pub struct Mounted {
     upstream: Upstream,
     tools: Vec<Arc<dyn Tool>>,
+    findings: Vec<toolsmith_audit::Finding>,
+    left_out: Vec<String>,
     client: Arc<RunningService<RoleClient, ClientConfig>>,
 }
 
@@ -337,6 +390,17 @@ impl Mounted {
             registry.add_shared(tool.clone()).map_err(Error::Tools)?;
         }
         Ok(registry)
+    }
+
+    /// What `toolsmith audit` finds in its tools as it listed them (also logged at connect:
+    /// errors and warnings as warnings).
+    pub fn findings(&self) -> &[toolsmith_audit::Finding] {
+        &self.findings
+    }
+
+    /// The tools left out by [`Upstream::strict_hints`], by their upstream names.
+    pub fn left_out(&self) -> &[String] {
+        &self.left_out
     }
 
     /// The upstream as configured.
@@ -356,5 +420,63 @@ impl std::fmt::Debug for Mounted {
             .field("upstream", &self.upstream.name)
             .field("tools", &self.tools.len())
             .finish()
+    }
+}
+
+/// The hints `tool` leaves unstated, by their MCP names.
+fn unstated_hints(tool: &rmcp::model::Tool) -> Vec<&'static str> {
+    let annotations = tool.annotations.as_ref();
+    let stated = |hint: fn(&rmcp::model::ToolAnnotations) -> Option<bool>| {
+        annotations.and_then(hint).is_some()
+    };
+    [
+        ("readOnlyHint", stated(|a| a.read_only_hint)),
+        // Meaningful only when it may write.
+        (
+            "destructiveHint",
+            stated(|a| a.destructive_hint)
+                || annotations.and_then(|a| a.read_only_hint) == Some(true),
+        ),
+        ("idempotentHint", stated(|a| a.idempotent_hint)),
+        ("openWorldHint", stated(|a| a.open_world_hint)),
+    ]
+    .into_iter()
+    .filter(|(_, stated)| !stated)
+    .map(|(name, _)| name)
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::ToolAnnotations;
+
+    fn tool(annotations: Option<ToolAnnotations>) -> rmcp::model::Tool {
+        let mut tool = rmcp::model::Tool::new("t", "A tool.", Arc::new(Default::default()));
+        tool.annotations = annotations;
+        tool
+    }
+
+    #[test]
+    fn the_hints_a_tool_leaves_unstated_are_named() {
+        assert_eq!(
+            unstated_hints(&tool(None)),
+            [
+                "readOnlyHint",
+                "destructiveHint",
+                "idempotentHint",
+                "openWorldHint"
+            ]
+        );
+        let mut reads = ToolAnnotations::default();
+        reads.read_only_hint = Some(true);
+        reads.idempotent_hint = Some(true);
+        // A read-only tool need not say whether it destroys.
+        assert_eq!(unstated_hints(&tool(Some(reads))), ["openWorldHint"]);
+        let mut writes = ToolAnnotations::default();
+        writes.read_only_hint = Some(false);
+        writes.idempotent_hint = Some(false);
+        writes.open_world_hint = Some(false);
+        assert_eq!(unstated_hints(&tool(Some(writes))), ["destructiveHint"]);
     }
 }

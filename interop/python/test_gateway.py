@@ -8,12 +8,19 @@ by the official Python SDK (PyPI `mcp`) over stdio, served with `--confirm destr
 - a destructive call is confirmed by the gateway first: declined, it is refused and never
   reaches the upstream (the note is still there).
 
+And in front of a FastMCP server with planted wrong hints (interop/audit/fastmcp_server.py):
+its audit findings are logged at connect (delete_record says it is read-only), a tool that
+states no hints is served with the cautious defaults (destructive), and `--strict-hints`
+leaves out each tool that leaves a hint unstated (all three: none states idempotentHint),
+naming it.
+
     python test_gateway.py PATH_TO_TOOLSMITH PATH_TO_NOTES_BINARY
 """
 
 import asyncio
 import json
 import os
+import subprocess
 import sys
 import tempfile
 
@@ -69,6 +76,41 @@ async def run_checks(toolsmith, config):
             check(not kept.is_error, f"the note is still there: {kept}")
 
 
+def check_hints_governed(toolsmith, tmp):
+    """The FastMCP upstream through `toolsmith gateway ... tools`, with and without --strict-hints."""
+    server = os.path.join(os.path.dirname(__file__), "..", "audit", "fastmcp_server.py")
+    config = os.path.join(tmp, "records.json")
+    with open(config, "w") as out:
+        json.dump({"mcpServers": {"records": {"command": sys.executable, "args": [os.path.abspath(server)]}}}, out)
+
+    def tools(*flags):
+        run = subprocess.run(
+            [toolsmith, "gateway", "--config", config, *flags, "tools", "--json"],
+            capture_output=True, text=True, timeout=120,
+        )
+        check(run.returncode == 0, f"gateway tools {flags}: exit {run.returncode}: {run.stderr}")
+        listed = json.loads(run.stdout) if run.returncode == 0 else []
+        return {tool["name"]: tool for tool in listed}, run.stderr
+
+    listed, said = tools()
+    check(set(listed) == {"records_list_records", "records_delete_record", "records_find_records"}, f"listed: {sorted(listed)}")
+    hints = listed.get("records_list_records", {})
+    check(hints.get("destructive") is True and hints.get("readOnly") is False and hints.get("openWorld") is True,
+          f"no hints stated: the cautious defaults: {hints}")
+    check("delete_record" in said and "verb" in said, f"the audit's finding on delete_record is logged: {said!r}")
+
+    # No tool of it states idempotentHint: --strict-hints leaves out each, naming it, and
+    # with nothing left to serve the gateway says so and stops.
+    run = subprocess.run(
+        [toolsmith, "gateway", "--config", config, "--strict-hints", "tools"],
+        capture_output=True, text=True, timeout=120,
+    )
+    check(run.returncode == 1, f"--strict-hints with nothing left: exit {run.returncode}")
+    for name in ["list_records", "delete_record", "find_records"]:
+        check(f"tool={name}" in run.stderr and "left out" in run.stderr, f"--strict-hints names {name}: {run.stderr!r}")
+    check("no upstream tool to serve" in run.stderr, f"the gateway says why it stops: {run.stderr!r}")
+
+
 async def main():
     toolsmith, notes = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
@@ -76,6 +118,7 @@ async def main():
         with open(config, "w") as out:
             json.dump({"mcpServers": {"notes": {"command": notes, "env": {"TOOLSMITH_LOG": "off"}}}}, out)
         await within("the gateway over stdio", run_checks(toolsmith, config), 120)
+        check_hints_governed(toolsmith, tmp)
     return tally("python sdk through toolsmith gateway")
 
 

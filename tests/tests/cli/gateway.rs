@@ -56,6 +56,10 @@ fn a_claude_desktop_config_is_served_with_the_gateways_policy() {
         .unwrap();
     assert!(delete.contains("tools:destructive"), "{delete}");
 
+    // The notes example states every hint: --strict-hints leaves nothing out.
+    let strict = out(&gateway(&config, &["--strict-hints", "tools"]));
+    assert_eq!(strict, table, "--strict-hints changed the list");
+
     // The policy of the command line: read-only shows only what only reads.
     let read_only = out(&gateway(&config, &["tools", "--read-only"]));
     assert!(read_only.contains("notes_search_notes"), "{read_only}");
