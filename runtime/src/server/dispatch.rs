@@ -1,9 +1,10 @@
 //! How a way in schedules a call, the same for every one: its first step runs where the
 //! request was read (`call/inline.rs`: most calls finish there, answered without a task or a
 //! thread hop); the rest of a call that waits runs in a task of the server's tracker, and a
-//! call of a tool known to block runs on a pool thread. The fast paths differ only in how
-//! they read the request and write the answer: stdio queues a first step's answer for the
-//! reader and writes a later one itself, HTTP awaits it in the request's future.
+//! call of a tool known to block runs on a pool thread. The ways in differ only in how they
+//! read the request and write the answer: stdio queues a first step's answer for the reader
+//! and writes a later one itself, HTTP awaits it in the request's future, and rmcp's handler
+//! awaits it in the task rmcp gave the request (`call_scheduled`).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -27,6 +28,22 @@ pub(crate) enum FirstStep<F> {
 }
 
 impl ToolServer {
+    /// A call of `params` scheduled as [`ToolServer::start_call`] says, its rest tracked by
+    /// the server (a stop waits for it), for a way in that awaits the answer where it asked
+    /// (rmcp's handler, which runs each request in a task of its own).
+    pub(crate) async fn call_scheduled(
+        self: Arc<Self>,
+        params: CallToolRequestParams,
+        cancel: CancellationToken,
+        setup: CallSetup,
+        way: Way,
+    ) -> Answer {
+        match self.start_call(params, cancel, setup, way) {
+            FirstStep::Done(answer) => answer,
+            FirstStep::Rest(rest) => self.pipeline.tracker.track_future(rest).await,
+        }
+    }
+
     /// Runs the first step of a call of `params` here, and returns its answer or the rest
     /// of it (run on a pool thread when its tool blocks), which the way in runs in a task of
     /// the server's tracker (a stop waits for it), with what it does with the answer.

@@ -259,8 +259,11 @@ impl ServerHandler for ToolServer {
         if request.meta.is_none() {
             request.meta = Some(std::mem::take(&mut context.meta));
         }
-        let call = self.call(request, context.ct, setup, Way::Rmcp);
-        let answer = self.pipeline.tracker.track_future(call).await;
+        // Scheduled as on every way in (`dispatch.rs`).
+        let server = Arc::new(self.clone());
+        let answer = server
+            .call_scheduled(request, context.ct, setup, Way::Rmcp)
+            .await;
         flush.done().await;
         answer
     }
