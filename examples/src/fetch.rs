@@ -177,7 +177,7 @@ async fn fetch(
     match tokio::time::timeout(fetcher.timeout, fetch_hops(fetcher, url, progress)).await {
         Ok(fetched) => fetched,
         Err(_) => Err(ToolError::new(format!(
-            "Could not fetch {url}: it timed out after {:.1}s (the whole download, redirects included).",
+            "Could not fetch {url}: it took too long: it timed out after {:.1}s (the whole download, redirects included).",
             fetcher.timeout.as_secs_f64()
         ))),
     }
