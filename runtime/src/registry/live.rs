@@ -169,11 +169,7 @@ impl RegistryHandle {
     /// assert!(server.registry_handle().current().resources().is_empty());
     /// ```
     pub fn add_resource(&self, resource: impl Resource) -> Result<(), Error> {
-        let mut resource = Some(resource);
-        self.update(|registry| match resource.take() {
-            Some(resource) => registry.add_resource(resource),
-            None => Ok(()),
-        })
+        self.update(|registry| registry.add_resource(resource))
     }
 
     /// Removes the resource or template declared with `uri`; whether there was one.
@@ -194,11 +190,7 @@ impl RegistryHandle {
     /// assert!(server.registry_handle().current().prompts().is_empty());
     /// ```
     pub fn add_prompt(&self, prompt: impl Prompt) -> Result<(), Error> {
-        let mut prompt = Some(prompt);
-        self.update(|registry| match prompt.take() {
-            Some(prompt) => registry.add_prompt(prompt),
-            None => Ok(()),
-        })
+        self.update(|registry| registry.add_prompt(prompt))
     }
 
     /// Removes the prompt named `name`; whether there was one.
