@@ -135,7 +135,7 @@ pub fn full_example_binary(name: &str) -> PathBuf {
         "toolsmith-examples",
         "--example",
         name,
-        &["--features", "full"],
+        &["--features", "toolsmith-examples/full"],
     )
 }
 
@@ -146,10 +146,14 @@ pub fn built(package: &str, kind: &str, name: &str) -> PathBuf {
 }
 
 /// [`built`] with more arguments for cargo (`--features ...`).
+///
+/// The build selects the whole workspace (`--workspace`), so that features resolve as they do
+/// for `cargo test --workspace`: the binary it already built is reused instead of the runtime
+/// being compiled again with another feature set (one more build per set, cold).
 pub fn built_with(package: &str, kind: &str, name: &str, extra: &[&str]) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(cargo)
-        .args(["build", "-q", "-p", package, kind, name])
+        .args(["build", "-q", "--workspace", kind, name])
         .args(extra)
         .args(["--message-format", "json"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -164,6 +168,10 @@ pub fn built_with(package: &str, kind: &str, name: &str, extra: &[&str]) -> Path
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
         .filter(|msg| msg["reason"] == "compiler-artifact" && msg["target"]["name"] == name)
+        .filter(|msg| {
+            let id = msg["package_id"].as_str().unwrap_or_default();
+            id.contains(&format!("/{package}#")) || id.contains(&format!("#{package}@"))
+        })
         .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
         .unwrap_or_else(|| panic!("cargo reported no executable for {name} of {package}"))
 }
