@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use toolsmith::{Registry, Server};
-use toolsmith_gateway::{Config, Mounted};
+use toolsmith_gateway::{Config, Mounted, OnChange, Overrides, Pin};
 
 /// `toolsmith gateway`'s arguments.
 #[derive(clap::Args, Debug)]
@@ -23,6 +23,21 @@ pub struct GatewayArgs {
     /// with the specification's cautious defaults. Each is named in a warning.
     #[arg(long)]
     strict_hints: bool,
+    /// Corrections to the upstream tools' hints, titles, tags, scopes and confirmation, by
+    /// served name or glob (`[tools."notes_delete_*"]` in TOML, or the same in JSON). A hint
+    /// an override states counts as stated for --strict-hints.
+    #[arg(long, value_name = "FILE")]
+    overrides: Option<PathBuf>,
+    /// A snapshot written by `check SNAPSHOT --write` that the upstream tools must still
+    /// match: one whose hints, schemas, description or title changed since, or that it does
+    /// not list, is refused (or hidden: --on-change hide) and named in a warning. `check`
+    /// itself always sees the tools as they are.
+    #[arg(long, value_name = "SNAPSHOT")]
+    pin: Option<PathBuf>,
+    /// What becomes of a tool that changed since the --pin snapshot: `refuse` (listed, every
+    /// call refused) or `hide` (not listed).
+    #[arg(long, value_name = "refuse|hide", default_value = "refuse", value_parser = ["refuse", "hide"], requires = "pin")]
+    on_change: String,
     /// What to do with them, as any toolsmith server takes it (none: serve over stdio), e.g.
     /// `serve --read-only`, `serve --http 127.0.0.1:8080`, `tools`, `check hints.snapshot`.
     #[arg(
@@ -44,10 +59,35 @@ pub async fn gateway(args: GatewayArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let overrides = match args.overrides.as_deref().map(Overrides::from_path) {
+        None => Overrides::new(),
+        Some(Ok(overrides)) => overrides,
+        Some(Err(why)) => {
+            eprintln!("{why}");
+            return ExitCode::from(2);
+        }
+    };
+    let checking = args.server.first().is_some_and(|word| word == "check");
+    let pin = match args
+        .pin
+        .as_deref()
+        .filter(|_| !checking)
+        .map(Pin::from_path)
+    {
+        None => None,
+        Some(Ok(pin)) => Some(pin),
+        Some(Err(why)) => {
+            eprintln!("{why}");
+            return ExitCode::from(2);
+        }
+    };
     let mut registry = Registry::new();
     let mut mounted: Vec<Mounted> = Vec::new();
     for upstream in config.upstreams() {
-        let next = match upstream.strict_hints(args.strict_hints).connect().await {
+        let upstream = upstream
+            .strict_hints(args.strict_hints)
+            .overrides(overrides.clone());
+        let next = match upstream.connect().await {
             Ok(next) => next,
             Err(err) => {
                 eprintln!("{err}");
@@ -66,6 +106,28 @@ pub async fn gateway(args: GatewayArgs) -> ExitCode {
             }
         };
         mounted.push(next);
+    }
+    let served: Vec<&str> = registry.tools().iter().map(|t| t.name()).collect();
+    for unmatched in overrides.unmatched(served) {
+        tracing::warn!(pattern = %unmatched, "an override matches no upstream tool: check its name");
+    }
+    if let (Some(pin), Some(path)) = (pin, &args.pin) {
+        let on_change = match args.on_change.as_str() {
+            "hide" => OnChange::Hide,
+            _ => OnChange::Refuse,
+        };
+        let review = format!(
+            "review it with `toolsmith gateway --config {} check {}`, then write the snapshot again with --write",
+            args.config.display(),
+            path.display()
+        );
+        registry = match pin.on_change(on_change).review(review).apply(registry) {
+            Ok((pinned, _)) => pinned,
+            Err(err) => {
+                eprintln!("{err}");
+                return ExitCode::FAILURE;
+            }
+        };
     }
     if registry.is_empty() {
         let left_out: usize = mounted.iter().map(|m| m.left_out().len()).sum();

@@ -28,6 +28,9 @@ pub enum Error {
     /// Its tools cannot be served as they are (a name that is not a valid MCP tool name, two
     /// tools with one name once prefixed).
     Tools(toolsmith::Error),
+    /// An override cannot apply to a tool it matches (a confirmation question naming an
+    /// argument the tool does not take).
+    Overrides { tool: String, why: String },
 }
 
 impl fmt::Display for Error {
@@ -49,6 +52,9 @@ impl fmt::Display for Error {
                 write!(f, "upstream '{upstream}' did not list its tools: {why}")
             }
             Error::Tools(err) => write!(f, "{err}"),
+            Error::Overrides { tool, why } => {
+                write!(f, "the overrides of tool '{tool}': {why}")
+            }
         }
     }
 }

@@ -10,6 +10,8 @@ use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, JsonObjec
 use rmcp::service::RunningService;
 use toolsmith::{CallContext, Content, Hints, Tool, ToolError, ToolFuture, ToolOutput};
 
+use crate::overrides::{Confirmation, Override};
+
 /// A connected upstream, shared by its tools (it runs while one of them is held).
 pub(crate) type Client = Arc<RunningService<RoleClient, ClientConfig>>;
 
@@ -24,38 +26,53 @@ pub(crate) struct Proxied {
     output: Option<JsonObject>,
     hints: Hints,
     icons: Vec<String>,
+    tags: Vec<String>,
+    scopes: Vec<String>,
+    /// Whether every call is confirmed, and with which question (`None`: the default one).
+    confirm: Option<Option<String>>,
     upstream: Arc<str>,
     client: Client,
     timeout: Option<Duration>,
 }
 
 impl Proxied {
+    /// `tool` served as `served`, with what `corrected` sets taking the place of its word.
     pub(crate) fn new(
         tool: rmcp::model::Tool,
-        prefix: &str,
+        served: String,
+        corrected: Override,
         upstream: Arc<str>,
         client: Client,
         timeout: Option<Duration>,
     ) -> Self {
         let annotations = tool.annotations.as_ref();
-        let title = tool
-            .title
-            .clone()
-            .or_else(|| annotations.and_then(|a| a.title.clone()));
+        let title = corrected.title.clone().or_else(|| {
+            tool.title
+                .clone()
+                .or_else(|| annotations.and_then(|a| a.title.clone()))
+        });
+        let confirm = match corrected.confirm.clone() {
+            Some(Confirmation::Ask(true)) => Some(None),
+            Some(Confirmation::Question(question)) => Some(Some(question)),
+            Some(Confirmation::Ask(false)) | None => None,
+        };
         Proxied {
-            served: format!("{prefix}{}", tool.name),
+            served,
             upstream_name: tool.name.to_string(),
             title,
             description: tool.description.as_deref().unwrap_or_default().to_owned(),
             input: (*tool.input_schema).clone(),
             output: tool.output_schema.as_deref().cloned(),
-            hints: hints_of(annotations),
+            hints: hints_of(stated(annotations, &corrected)),
             icons: tool
                 .icons
                 .iter()
                 .flatten()
                 .map(|icon| icon.src.clone())
                 .collect(),
+            tags: corrected.tags.unwrap_or_default(),
+            scopes: corrected.scopes.unwrap_or_default(),
+            confirm,
             upstream,
             client,
             timeout,
@@ -63,17 +80,39 @@ impl Proxied {
     }
 }
 
-/// The hints an upstream states, each unstated one at the specification's default: not
-/// read-only, destructive, not idempotent, open-world. A read-only tool is not destructive.
-pub(crate) fn hints_of(annotations: Option<&rmcp::model::ToolAnnotations>) -> Hints {
-    let stated =
-        |hint: fn(&rmcp::model::ToolAnnotations) -> Option<bool>| annotations.and_then(hint);
-    let read_only = stated(|a| a.read_only_hint).unwrap_or(false);
+/// The four hints as stated (read-only, destructive, idempotent, open-world): an override's
+/// word, else the upstream's, else unstated (`None`).
+pub(crate) fn stated(
+    annotations: Option<&rmcp::model::ToolAnnotations>,
+    corrected: &Override,
+) -> [Option<bool>; 4] {
+    let said = |hint: fn(&rmcp::model::ToolAnnotations) -> Option<bool>| annotations.and_then(hint);
+    let read_only = corrected.read_only.or(said(|a| a.read_only_hint));
+    // An override that makes a tool read-only leaves the upstream's destructiveHint moot.
+    let destructive = corrected.destructive.or(if corrected.read_only.is_some() {
+        None
+    } else {
+        said(|a| a.destructive_hint)
+    });
+    [
+        read_only,
+        destructive,
+        corrected.idempotent.or(said(|a| a.idempotent_hint)),
+        corrected.open_world.or(said(|a| a.open_world_hint)),
+    ]
+}
+
+/// The hints as stated, each unstated one at the specification's default: not read-only,
+/// destructive, not idempotent, open-world. A read-only tool is not destructive.
+pub(crate) fn hints_of(
+    [read_only, destructive, idempotent, open_world]: [Option<bool>; 4],
+) -> Hints {
+    let read_only = read_only.unwrap_or(false);
     Hints {
         read_only,
-        destructive: !read_only && stated(|a| a.destructive_hint).unwrap_or(true),
-        idempotent: stated(|a| a.idempotent_hint).unwrap_or(false),
-        open_world: stated(|a| a.open_world_hint).unwrap_or(true),
+        destructive: !read_only && destructive.unwrap_or(true),
+        idempotent: idempotent.unwrap_or(false),
+        open_world: open_world.unwrap_or(true),
     }
 }
 
@@ -104,6 +143,22 @@ impl Tool for Proxied {
 
     fn icons(&self) -> Vec<String> {
         self.icons.clone()
+    }
+
+    fn tags(&self) -> Vec<String> {
+        self.tags.clone()
+    }
+
+    fn scopes(&self) -> Vec<String> {
+        self.scopes.clone()
+    }
+
+    fn confirms(&self) -> bool {
+        self.confirm.is_some()
+    }
+
+    fn confirm_message(&self) -> Option<String> {
+        self.confirm.clone().flatten()
     }
 
     fn timeout(&self) -> Option<Duration> {
@@ -161,6 +216,9 @@ mod tests {
 
     #[test]
     fn unstated_hints_take_the_cautious_defaults() {
+        let hints_of = |annotations: Option<&ToolAnnotations>| {
+            super::hints_of(stated(annotations, &Override::default()))
+        };
         assert_eq!(hints_of(None), Hints::DEFAULT);
         let mut read = ToolAnnotations::default();
         read.read_only_hint = Some(true);
@@ -172,5 +230,33 @@ mod tests {
         additive.destructive_hint = Some(false);
         additive.open_world_hint = Some(false);
         assert_eq!(hints_of(Some(&additive)), Hints::ADDITIVE.closed_world());
+    }
+
+    #[test]
+    fn an_override_takes_the_place_of_the_upstreams_word() {
+        let mut writes = ToolAnnotations::default();
+        writes.read_only_hint = Some(false);
+        writes.destructive_hint = Some(false);
+        let read = Override {
+            read_only: Some(true),
+            ..Override::default()
+        };
+        assert_eq!(stated(Some(&writes), &read), [Some(true), None, None, None]);
+        let expected = Hints {
+            read_only: true,
+            destructive: false,
+            idempotent: false,
+            open_world: true,
+        };
+        assert_eq!(hints_of(stated(Some(&writes), &read)), expected);
+        let destroys = Override {
+            destructive: Some(true),
+            idempotent: Some(true),
+            ..Override::default()
+        };
+        assert_eq!(
+            hints_of(stated(Some(&writes), &destroys)),
+            Hints::DESTRUCTIVE.idempotent()
+        );
     }
 }

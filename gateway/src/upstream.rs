@@ -13,8 +13,9 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use toolsmith::{Registry, Tool};
 
-use crate::Error;
-use crate::proxied::Proxied;
+use crate::overrides::{Confirmation, Override};
+use crate::proxied::{Proxied, stated};
+use crate::{Error, Overrides};
 
 /// How long an upstream may take to start and answer the handshake, by default.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -36,6 +37,7 @@ pub struct Upstream {
     way: Way,
     prefix: Option<String>,
     strict_hints: bool,
+    overrides: Overrides,
     connect_timeout: Duration,
     call_timeout: Option<Duration>,
 }
@@ -81,6 +83,7 @@ impl Upstream {
             way,
             prefix: None,
             strict_hints: false,
+            overrides: Overrides::new(),
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             call_timeout: None,
         }
@@ -164,6 +167,22 @@ impl Upstream {
     /// ```
     pub fn strict_hints(mut self, on: bool) -> Self {
         self.strict_hints = on;
+        self
+    }
+
+    /// Corrections to its tools' hints, titles, tags, scopes and confirmation, by the names
+    /// they are served under (see [`Overrides`]). A hint an override states counts as stated
+    /// for [`strict_hints`](Upstream::strict_hints).
+    ///
+    /// ```
+    /// let fixes = toolsmith_gateway::Overrides::from_toml(
+    ///     "[tools.notes_delete_note]\ndestructive = true\nconfirm = \"Delete note {note_id}?\"\n",
+    /// ).unwrap();
+    /// let up = toolsmith_gateway::Upstream::stdio("notes", "python").overrides(fixes);
+    /// # let _ = up;
+    /// ```
+    pub fn overrides(mut self, overrides: Overrides) -> Self {
+        self.overrides = overrides;
         self
     }
 
@@ -259,7 +278,10 @@ impl Upstream {
         let mut left_out = Vec::new();
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
         for tool in listed {
-            let unstated = unstated_hints(&tool);
+            let served = format!("{prefix}{}", tool.name);
+            let corrected = self.overrides.for_tool(&served);
+            check_question(&tool, &served, &corrected)?;
+            let unstated = unstated_hints(&tool, &corrected);
             if self.strict_hints && !unstated.is_empty() {
                 tracing::warn!(
                     upstream = %self.name,
@@ -272,7 +294,8 @@ impl Upstream {
             }
             let proxied = Proxied::new(
                 tool,
-                &prefix,
+                served,
+                corrected,
                 upstream.clone(),
                 client.clone(),
                 self.call_timeout,
@@ -423,27 +446,70 @@ impl std::fmt::Debug for Mounted {
     }
 }
 
-/// The hints `tool` leaves unstated, by their MCP names.
-fn unstated_hints(tool: &rmcp::model::Tool) -> Vec<&'static str> {
-    let annotations = tool.annotations.as_ref();
-    let stated = |hint: fn(&rmcp::model::ToolAnnotations) -> Option<bool>| {
-        annotations.and_then(hint).is_some()
-    };
+/// The hints `tool` leaves unstated (neither it nor an override says them), by their MCP
+/// names.
+fn unstated_hints(tool: &rmcp::model::Tool, corrected: &Override) -> Vec<&'static str> {
+    let [read_only, destructive, idempotent, open_world] =
+        stated(tool.annotations.as_ref(), corrected);
     [
-        ("readOnlyHint", stated(|a| a.read_only_hint)),
+        ("readOnlyHint", read_only.is_some()),
         // Meaningful only when it may write.
         (
             "destructiveHint",
-            stated(|a| a.destructive_hint)
-                || annotations.and_then(|a| a.read_only_hint) == Some(true),
+            destructive.is_some() || read_only == Some(true),
         ),
-        ("idempotentHint", stated(|a| a.idempotent_hint)),
-        ("openWorldHint", stated(|a| a.open_world_hint)),
+        ("idempotentHint", idempotent.is_some()),
+        ("openWorldHint", open_world.is_some()),
     ]
     .into_iter()
     .filter(|(_, stated)| !stated)
     .map(|(name, _)| name)
     .collect()
+}
+
+/// An override's confirmation question may name only arguments `tool` takes: an error naming
+/// the placeholder and the arguments there are.
+fn check_question(
+    tool: &rmcp::model::Tool,
+    served: &str,
+    corrected: &Override,
+) -> Result<(), Error> {
+    let Some(Confirmation::Question(question)) = &corrected.confirm else {
+        return Ok(());
+    };
+    let arguments: Vec<&str> = tool
+        .input_schema
+        .get("properties")
+        .and_then(|p| p.as_object())
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let mut rest = question.replace("{{", "").replace("}}", "");
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            return Err(Error::Overrides {
+                tool: served.to_owned(),
+                why:
+                    "its confirmation question opens a `{` it never closes: write `{{` for a brace"
+                        .into(),
+            });
+        };
+        let name = rest[open + 1..open + close].trim().to_owned();
+        if !arguments.contains(&name.as_str()) {
+            return Err(Error::Overrides {
+                tool: served.to_owned(),
+                why: format!(
+                    "its confirmation question names {{{name}}}, which is not one of its arguments ({})",
+                    if arguments.is_empty() {
+                        "it takes none".to_owned()
+                    } else {
+                        arguments.join(", ")
+                    }
+                ),
+            });
+        }
+        rest = rest[open + close + 1..].to_owned();
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -459,6 +525,7 @@ mod tests {
 
     #[test]
     fn the_hints_a_tool_leaves_unstated_are_named() {
+        let unstated_hints = |tool: &rmcp::model::Tool| unstated_hints(tool, &Override::default());
         assert_eq!(
             unstated_hints(&tool(None)),
             [

@@ -147,13 +147,14 @@ pub fn built(package: &str, kind: &str, name: &str) -> PathBuf {
 
 /// [`built`] with more arguments for cargo (`--features ...`).
 ///
-/// The build selects the whole workspace (`--workspace`), so that features resolve as they do
-/// for `cargo test --workspace`: the binary it already built is reused instead of the runtime
+/// The build selects the whole workspace (`--workspace`) and its examples (which turn the
+/// dev-dependencies' features on, as tests do), so that features resolve as they do for
+/// `cargo test --workspace`: the binary it already built is reused instead of the runtime
 /// being compiled again with another feature set (one more build per set, cold).
 pub fn built_with(package: &str, kind: &str, name: &str, extra: &[&str]) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let output = Command::new(cargo)
-        .args(["build", "-q", "--workspace", kind, name])
+        .args(["build", "-q", "--workspace", "--examples", kind, name])
         .args(extra)
         .args(["--message-format", "json"])
         .current_dir(env!("CARGO_MANIFEST_DIR"))

@@ -337,8 +337,9 @@ fn the_timeout_ends_the_server_and_its_whole_process_group() {
     std::fs::create_dir_all(&dir).unwrap();
     let pid_file = dir.join("pid");
     let script = format!("echo $$ > {}; sleep 1000 & sleep 1000", pid_file.display());
+    let toolsmith = toolsmith();
     let started = std::time::Instant::now();
-    let mut child = Command::new(toolsmith())
+    let mut child = Command::new(toolsmith)
         .args(["audit", "--timeout", "1", "--", "sh", "-c", &script])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

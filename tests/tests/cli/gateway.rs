@@ -108,3 +108,183 @@ fn a_toml_config_takes_a_prefix_and_a_wrong_one_is_refused() {
         err(&failed)
     );
 }
+
+/// The notes example as the only upstream, in Claude Desktop's JSON.
+fn notes_config(name: &str) -> PathBuf {
+    let notes = example_binary("notes");
+    let config = serde_json::json!({"mcpServers": {"notes": {
+        "command": notes, "env": {"TOOLSMITH_LOG": "off"}
+    }}});
+    file(name, &config.to_string())
+}
+
+/// `tools --json`'s row of `tool`.
+fn row(output: &Output, tool: &str) -> serde_json::Value {
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out(output))
+        .unwrap_or_else(|_| panic!("tools --json: {}{}", out(output), err(output)));
+    rows.into_iter()
+        .find(|row| row["name"] == tool)
+        .unwrap_or_else(|| panic!("{tool} is not listed: {}", out(output)))
+}
+
+#[test]
+fn an_overrides_file_corrects_hints_titles_tags_scopes_and_confirmation() {
+    let config = notes_config("overridden.json");
+    let overrides = file(
+        "overrides.toml",
+        r#"
+[tools."notes_*"]
+tags = ["upstream"]
+
+[tools.notes_create_note]
+destructive = true
+title = "New note"
+scopes = ["notes:write"]
+confirm = "Create a note titled {title}?"
+"#,
+    );
+    let overrides = overrides.to_str().unwrap();
+    let before = gateway(&config, &["tools", "--json"]);
+    assert_eq!(row(&before, "notes_create_note")["destructive"], false);
+    let listed = gateway(&config, &["--overrides", overrides, "tools", "--json"]);
+    let create = row(&listed, "notes_create_note");
+    assert_eq!(create["destructive"], true, "{create}");
+    assert_eq!(create["confirm"], true, "{create}");
+    assert_eq!(create["title"], "New note", "{create}");
+    assert_eq!(create["scopes"], serde_json::json!(["notes:write"]));
+    assert_eq!(create["tags"], serde_json::json!(["upstream"]));
+    // The glob's tags reach every tool; the rest of a tool's word stays the upstream's.
+    let get = row(&listed, "notes_get_note");
+    assert_eq!(get["tags"], serde_json::json!(["upstream"]));
+    assert_eq!(
+        (&get["readOnly"], &get["title"]),
+        (&true.into(), &"Get note".into())
+    );
+
+    // The question can name only the tool's arguments: the error names the one it cannot.
+    let wrong = file(
+        "wrong.toml",
+        "[tools.notes_create_note]\nconfirm = \"Create {name}?\"\n",
+    );
+    let refused = gateway(&config, &["--overrides", wrong.to_str().unwrap(), "tools"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", err(&refused));
+    assert!(
+        err(&refused)
+            .contains("names {name}, which is not one of its arguments (title, body, tags)"),
+        "{}",
+        err(&refused)
+    );
+    let contradiction = file(
+        "contradiction.toml",
+        "[tools.notes_get_note]\nread_only = true\ndestructive = true\n",
+    );
+    let refused = gateway(
+        &config,
+        &["--overrides", contradiction.to_str().unwrap(), "tools"],
+    );
+    assert_eq!(refused.status.code(), Some(2), "{}", err(&refused));
+    assert!(
+        err(&refused).contains("cannot be destructive"),
+        "{}",
+        err(&refused)
+    );
+}
+
+#[test]
+fn a_pinned_snapshot_refuses_or_hides_a_tool_that_changed_since() {
+    let config = notes_config("pinned.json");
+    let snapshot = file("pinned.snapshot", "");
+    let snapshot = snapshot.to_str().unwrap();
+    let written = gateway(&config, &["check", snapshot, "--write"]);
+    assert!(written.status.success(), "{}", err(&written));
+    let text = std::fs::read_to_string(snapshot).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("notes_get_note "))
+        .unwrap();
+    assert!(line.contains(" description="), "{line}");
+
+    // As reviewed: served and called as ever.
+    let search = [
+        "call",
+        "notes_search_notes",
+        "--args",
+        r#"{"query": "standup"}"#,
+    ];
+    let pinned = gateway(&config, &[&["--pin", snapshot][..], &search].concat());
+    assert!(pinned.status.success(), "{}", err(&pinned));
+
+    // The upstream now says something else of get_note (here through an override; a server
+    // that rewrites its description is caught the same way): refused, and says why.
+    let changed = file(
+        "changed.toml",
+        "[tools.notes_get_note]\ntitle = \"Fetch note\"\nopen_world = true\n",
+    );
+    let changed = changed.to_str().unwrap();
+    let get = ["call", "notes_get_note", "--args", r#"{"note_id": 1}"#];
+    let refused = gateway(
+        &config,
+        &[&["--overrides", changed, "--pin", snapshot][..], &get].concat(),
+    );
+    assert_eq!(refused.status.code(), Some(1));
+    let said = format!("{}{}", out(&refused), err(&refused));
+    assert!(
+        said.contains("tool 'notes_get_note' changed since the pinned snapshot (openWorld, title)"),
+        "{said}"
+    );
+    assert!(said.contains("check") && said.contains(snapshot), "{said}");
+    let listed = gateway(
+        &config,
+        &["--overrides", changed, "--pin", snapshot, "tools", "--json"],
+    );
+    let get_row = row(&listed, "notes_get_note");
+    assert_eq!(get_row["openWorld"], true, "listed as it is now: {get_row}");
+    // The others still answer.
+    let others = gateway(
+        &config,
+        &[&["--overrides", changed, "--pin", snapshot][..], &search].concat(),
+    );
+    assert!(others.status.success(), "{}", err(&others));
+
+    // Hidden instead.
+    let hidden = gateway(
+        &config,
+        &[
+            "--overrides",
+            changed,
+            "--pin",
+            snapshot,
+            "--on-change",
+            "hide",
+            "tools",
+        ],
+    );
+    assert!(hidden.status.success(), "{}", err(&hidden));
+    assert!(!out(&hidden).contains("notes_get_note"), "{}", out(&hidden));
+    assert!(
+        out(&hidden).contains("notes_search_notes"),
+        "{}",
+        out(&hidden)
+    );
+
+    // `check` sees the change as it is, whatever the pin.
+    let checked = gateway(
+        &config,
+        &["--overrides", changed, "--pin", snapshot, "check", snapshot],
+    );
+    assert_eq!(checked.status.code(), Some(1));
+    assert!(
+        err(&checked).contains("changed  notes_get_note"),
+        "{}",
+        err(&checked)
+    );
+
+    // A snapshot that is not there is an error at startup, not a server that refuses all.
+    let missing = gateway(&config, &["--pin", "/no/such.snapshot", "tools"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        err(&missing).contains("cannot read the pinned snapshot"),
+        "{}",
+        err(&missing)
+    );
+}

@@ -1,0 +1,153 @@
+//! A pinned snapshot of the upstream tools: a tool whose hints, schemas, description or title
+//! changed since a reviewer approved them (a "rug pull"), or that the snapshot does not list,
+//! is refused or hidden.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use rmcp::model::JsonObject;
+use toolsmith::{CallContext, Hints, Registry, Tool, ToolError, ToolFuture};
+
+use crate::Error;
+
+/// What becomes of a tool that changed since the snapshot.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OnChange {
+    /// Listed, with a description that says it changed (never the new one), and every call
+    /// refused with an error that says how to review it.
+    #[default]
+    Refuse,
+    /// Left out of the list.
+    Hide,
+}
+
+/// A snapshot written by `check --write` (`toolsmith gateway --config FILE check SNAPSHOT
+/// --write`), that the tools served must still match.
+///
+/// ```
+/// use toolsmith::Registry;
+/// use toolsmith_gateway::{OnChange, Pin};
+///
+/// let reviewed = Registry::new().snapshot();
+/// let pin = Pin::new(reviewed).on_change(OnChange::Hide);
+/// let (registry, changed) = pin.apply(Registry::new()).unwrap();
+/// assert!(registry.is_empty() && changed.is_empty());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Pin {
+    snapshot: String,
+    on_change: OnChange,
+    /// How the snapshot is to be reviewed, for the refusal's message.
+    review: String,
+}
+
+impl Pin {
+    /// The snapshot's text; a changed tool is refused.
+    pub fn new(snapshot: impl Into<String>) -> Pin {
+        Pin {
+            snapshot: snapshot.into(),
+            on_change: OnChange::Refuse,
+            review: "write a new snapshot with `check --write` once the change is reviewed".into(),
+        }
+    }
+
+    /// The snapshot at `path`; an error when it cannot be read.
+    pub fn from_path(path: &Path) -> Result<Pin, String> {
+        let text = std::fs::read_to_string(path).map_err(|err| {
+            format!(
+                "cannot read the pinned snapshot {}: {err}; write it with `check --write`",
+                path.display()
+            )
+        })?;
+        Ok(Pin::new(text))
+    }
+
+    /// What becomes of a changed tool (default: [`OnChange::Refuse`]).
+    pub fn on_change(mut self, on_change: OnChange) -> Pin {
+        self.on_change = on_change;
+        self
+    }
+
+    /// The sentence a refusal ends with: how the operator reviews the change.
+    pub fn review(mut self, how: impl Into<String>) -> Pin {
+        self.review = how.into();
+        self
+    }
+
+    /// `registry` with every tool that changed since the snapshot refused or hidden (each
+    /// logged as a warning, with what changed), and those tools with what changed.
+    pub fn apply(
+        &self,
+        mut registry: Registry,
+    ) -> Result<(Registry, BTreeMap<String, String>), Error> {
+        let changed = registry.drift(&self.snapshot);
+        for (name, what) in &changed {
+            let Some(tool) = registry.remove_tool(name) else {
+                continue;
+            };
+            match self.on_change {
+                OnChange::Hide => {
+                    tracing::warn!(tool = %name, changed = %what, "hidden: it changed since the pinned snapshot");
+                }
+                OnChange::Refuse => {
+                    tracing::warn!(tool = %name, changed = %what, "refused: it changed since the pinned snapshot");
+                    let refused = Refused {
+                        name: name.clone(),
+                        description: format!(
+                            "Changed since it was reviewed ({what}): every call is refused until it is reviewed again."
+                        ),
+                        input: tool.mcp_tool().input_schema.as_ref().clone(),
+                        hints: tool.hints(),
+                        why: format!(
+                            "tool '{name}' changed since the pinned snapshot ({what}), so it is refused: {}",
+                            self.review
+                        ),
+                    };
+                    registry
+                        .add_shared(Arc::new(refused))
+                        .map_err(Error::Tools)?;
+                }
+            }
+        }
+        Ok((registry, changed))
+    }
+}
+
+/// A tool that changed since the snapshot, in its place: its name, input schema and hints,
+/// and a call that is always refused.
+struct Refused {
+    name: String,
+    description: String,
+    input: JsonObject,
+    hints: Hints,
+    why: String,
+}
+
+impl Tool for Refused {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn input_schema(&self) -> JsonObject {
+        self.input.clone()
+    }
+
+    fn hints(&self) -> Hints {
+        self.hints
+    }
+
+    fn call(&self, _arguments: JsonObject, _context: &CallContext) -> ToolFuture {
+        let why = self.why.clone();
+        Box::pin(async move { Err(ToolError::new(why)) })
+    }
+
+    fn origin(&self) -> String {
+        format!("tool '{}', refused by the pinned snapshot", self.name)
+    }
+}
