@@ -68,25 +68,34 @@ pub async fn gateway(args: GatewayArgs) -> ExitCode {
         }
     };
     let checking = args.server.first().is_some_and(|word| word == "check");
-    let pin = match args
-        .pin
-        .as_deref()
-        .filter(|_| !checking)
-        .map(Pin::from_path)
-    {
-        None => None,
-        Some(Ok(pin)) => Some(pin),
-        Some(Err(why)) => {
-            eprintln!("{why}");
-            return ExitCode::from(2);
+    let mut pin = None;
+    if let Some(path) = args.pin.as_deref().filter(|_| !checking) {
+        let on_change = match args.on_change.as_str() {
+            "hide" => OnChange::Hide,
+            _ => OnChange::Refuse,
+        };
+        let review = format!(
+            "review it with `toolsmith gateway --config {} check {}`, then write the snapshot again with --write",
+            args.config.display(),
+            path.display()
+        );
+        match Pin::from_path(path) {
+            Ok(read) => pin = Some(read.on_change(on_change).review(review)),
+            Err(why) => {
+                eprintln!("{why}");
+                return ExitCode::from(2);
+            }
         }
-    };
+    }
     let mut registry = Registry::new();
     let mut mounted: Vec<Mounted> = Vec::new();
     for upstream in config.upstreams() {
-        let upstream = upstream
+        let mut upstream = upstream
             .strict_hints(args.strict_hints)
             .overrides(overrides.clone());
+        if let Some(pin) = &pin {
+            upstream = upstream.pin(pin.clone());
+        }
         let next = match upstream.connect().await {
             Ok(next) => next,
             Err(err) => {
@@ -111,24 +120,6 @@ pub async fn gateway(args: GatewayArgs) -> ExitCode {
     for unmatched in overrides.unmatched(served) {
         tracing::warn!(pattern = %unmatched, "an override matches no upstream tool: check its name");
     }
-    if let (Some(pin), Some(path)) = (pin, &args.pin) {
-        let on_change = match args.on_change.as_str() {
-            "hide" => OnChange::Hide,
-            _ => OnChange::Refuse,
-        };
-        let review = format!(
-            "review it with `toolsmith gateway --config {} check {}`, then write the snapshot again with --write",
-            args.config.display(),
-            path.display()
-        );
-        registry = match pin.on_change(on_change).review(review).apply(registry) {
-            Ok((pinned, _)) => pinned,
-            Err(err) => {
-                eprintln!("{err}");
-                return ExitCode::FAILURE;
-            }
-        };
-    }
     if registry.is_empty() {
         let left_out: usize = mounted.iter().map(|m| m.left_out().len()).sum();
         eprintln!(
@@ -138,6 +129,10 @@ pub async fn gateway(args: GatewayArgs) -> ExitCode {
     }
     let server =
         Server::with_registry(registry).info("toolsmith-gateway", env!("CARGO_PKG_VERSION"));
+    // An upstream restarted with other tools: they are served from then on.
+    for upstream in &mounted {
+        upstream.follow(server.registry_handle());
+    }
     let argv = std::iter::once(OsString::from("toolsmith-gateway")).chain(args.server);
     let status = server.run_with(argv).await;
     // The upstreams run until the server is done.

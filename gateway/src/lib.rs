@@ -2,6 +2,8 @@
 
 mod config;
 mod error;
+mod hears;
+mod link;
 mod overrides;
 mod pin;
 mod proxied;

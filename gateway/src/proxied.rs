@@ -5,15 +5,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::RoleClient;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, JsonObject};
-use rmcp::service::RunningService;
+use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
 use toolsmith::{CallContext, Content, Hints, Tool, ToolError, ToolFuture, ToolOutput};
 
+use crate::link::Link;
 use crate::overrides::{Confirmation, Override};
 
-/// A connected upstream, shared by its tools (it runs while one of them is held).
-pub(crate) type Client = Arc<RunningService<RoleClient, ClientConfig>>;
+/// How long a read-only idempotent call cut off by a lost upstream waits for it to be back,
+/// without a call timeout.
+const RETRY_WITHIN: Duration = Duration::from_secs(30);
 
 pub(crate) struct Proxied {
     /// The name it is served under (the prefix, then the upstream's name).
@@ -31,7 +31,7 @@ pub(crate) struct Proxied {
     /// Whether every call is confirmed, and with which question (`None`: the default one).
     confirm: Option<Option<String>>,
     upstream: Arc<str>,
-    client: Client,
+    link: Arc<Link>,
     timeout: Option<Duration>,
 }
 
@@ -42,7 +42,7 @@ impl Proxied {
         served: String,
         corrected: Override,
         upstream: Arc<str>,
-        client: Client,
+        link: Arc<Link>,
         timeout: Option<Duration>,
     ) -> Self {
         let annotations = tool.annotations.as_ref();
@@ -74,7 +74,7 @@ impl Proxied {
             scopes: corrected.scopes.unwrap_or_default(),
             confirm,
             upstream,
-            client,
+            link,
             timeout,
         }
     }
@@ -173,17 +173,34 @@ impl Tool for Proxied {
     }
 
     fn call(&self, arguments: JsonObject, _context: &CallContext) -> ToolFuture {
-        let client = self.client.clone();
+        let link = self.link.clone();
         let upstream = self.upstream.clone();
         let params =
             CallToolRequestParams::new(self.upstream_name.clone()).with_arguments(arguments);
+        // Only a call that changes nothing and gives the same answer twice may be sent twice.
+        let retry = (self.hints.read_only && self.hints.idempotent)
+            .then(|| self.timeout.unwrap_or(RETRY_WITHIN));
         Box::pin(async move {
-            match client.peer().call_tool(params).await {
-                Ok(result) => passed_back(result),
-                Err(err) => Err(ToolError::new(format!(
-                    "upstream '{upstream}' did not answer the call: {err}"
-                ))),
+            let (start, peer) = link.peer()?;
+            let failed = match peer.call_tool(params.clone()).await {
+                Ok(result) => return passed_back(result),
+                Err(err) => err,
+            };
+            let within = retry.filter(|_| Link::lost(&failed));
+            if let Some(within) = within
+                && let Some(peer) = link.restarted(start, within).await
+            {
+                tracing::info!(upstream = %upstream, tool = %params.name, "the upstream was lost mid-call: sent once more (read-only, idempotent)");
+                return match peer.call_tool(params).await {
+                    Ok(result) => passed_back(result),
+                    Err(err) => Err(ToolError::new(format!(
+                        "upstream '{upstream}' did not answer the call, sent twice: {err}"
+                    ))),
+                };
             }
+            Err(ToolError::new(format!(
+                "upstream '{upstream}' did not answer the call: {failed}"
+            )))
         })
     }
 }

@@ -3,19 +3,24 @@
 //! client, and its tools listed and mounted.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rmcp::ServiceExt;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
-use rmcp::service::RunningService;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{RoleClient, ServiceExt};
-use toolsmith::{Registry, Tool};
+use tokio::sync::{mpsc, oneshot};
+use toolsmith::{Registry, RegistryHandle, Tool};
 
+use crate::hears::{Hears, listen};
+use crate::link::{Link, Running, Served, Supervisor};
 use crate::overrides::{Confirmation, Override};
 use crate::proxied::{Proxied, stated};
-use crate::{Error, Overrides};
+use crate::{Error, Overrides, Pin};
+
+/// An upstream's tools, as served.
+pub(crate) type Tools = Vec<Arc<dyn Tool>>;
 
 /// How long an upstream may take to start and answer the handshake, by default.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -38,6 +43,7 @@ pub struct Upstream {
     prefix: Option<String>,
     strict_hints: bool,
     overrides: Overrides,
+    pin: Option<Pin>,
     connect_timeout: Duration,
     call_timeout: Option<Duration>,
 }
@@ -84,6 +90,7 @@ impl Upstream {
             prefix: None,
             strict_hints: false,
             overrides: Overrides::new(),
+            pin: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             call_timeout: None,
         }
@@ -186,6 +193,19 @@ impl Upstream {
         self
     }
 
+    /// A reviewed snapshot its tools must still match (see [`Pin`]): applied to its
+    /// [`registry`](Mounted::registry), and again to what it lists after a restart.
+    ///
+    /// ```
+    /// let pin = toolsmith_gateway::Pin::new(toolsmith::Registry::new().snapshot());
+    /// let up = toolsmith_gateway::Upstream::stdio("notes", "python").pin(pin);
+    /// # let _ = up;
+    /// ```
+    pub fn pin(mut self, pin: Pin) -> Self {
+        self.pin = Some(pin);
+        self
+    }
+
     /// How long it may take to start and answer the handshake (default 30 s).
     ///
     /// ```
@@ -224,9 +244,51 @@ impl Upstream {
     }
 
     /// Starts it (or reaches it), completes the handshake and lists its tools (every page).
+    /// While the [`Mounted`] lives, an upstream that stops is started again (see there).
     pub async fn connect(self) -> Result<Mounted, Error> {
+        let (tell, changed) = mpsc::unbounded_channel();
+        let running = self.start(tell.clone()).await?;
+        let listed = self.list(&running).await?;
+        let findings = self.audit(&listed);
+        let info = running
+            .peer_info()
+            .and_then(|info| info.server_info.clone());
+        let link = Link::new(Arc::from(self.name.as_str()), running.peer().clone());
+        let (tools, left_out) = self.mount(listed.clone(), &link)?;
+        let names = tools.iter().map(|t| t.name().to_owned()).collect();
+        let names = Arc::new(Mutex::new(names));
+        let served = Served::default();
+        let (stop, stopped) = oneshot::channel();
+        let supervisor = Supervisor {
+            upstream: self.clone(),
+            link: link.clone(),
+            served: served.clone(),
+            names,
+            listed,
+            changed,
+            tell,
+        };
+        tokio::spawn(supervisor.run(running, stopped));
+        tracing::info!(upstream = %self.name, command = %self.shown(), "upstream mounted");
+        Ok(Mounted {
+            upstream: self,
+            tools,
+            findings,
+            left_out,
+            info,
+            served,
+            _stop: stop,
+        })
+    }
+
+    /// Starts it (or reaches it) and completes the handshake, within the connect timeout;
+    /// that its tools changed is sent to `changed`.
+    pub(crate) async fn start(&self, changed: mpsc::UnboundedSender<()>) -> Result<Running, Error> {
         let info = Implementation::new("toolsmith-gateway", env!("CARGO_PKG_VERSION"));
-        let config = ClientConfig::new(ClientCapabilities::default(), info);
+        let config = Hears {
+            info: ClientConfig::new(ClientCapabilities::default(), info),
+            changed: changed.clone(),
+        };
         let connecting = match &self.way {
             Way::Stdio { program, args, env } => {
                 let mut command = tokio::process::Command::new(program);
@@ -252,27 +314,37 @@ impl Upstream {
                 tokio::time::timeout(self.connect_timeout, config.serve(transport)).await
             }
         };
-        let client = match connecting {
-            Ok(Ok(client)) => client,
-            Ok(Err(err)) => {
-                return Err(Error::Connect {
-                    upstream: self.name.clone(),
-                    why: err.to_string(),
-                });
+        match connecting {
+            Ok(Ok(running)) => {
+                listen(running.peer(), changed);
+                Ok(running)
             }
-            Err(_) => {
-                return Err(Error::Connect {
-                    upstream: self.name.clone(),
-                    why: format!("no answer within {:?}", self.connect_timeout),
-                });
-            }
-        };
-        let listed = client.list_all_tools().await.map_err(|err| Error::List {
+            Ok(Err(err)) => Err(Error::Connect {
+                upstream: self.name.clone(),
+                why: err.to_string(),
+            }),
+            Err(_) => Err(Error::Connect {
+                upstream: self.name.clone(),
+                why: format!("no answer within {:?}", self.connect_timeout),
+            }),
+        }
+    }
+
+    /// Its tools, every page.
+    pub(crate) async fn list(&self, running: &Running) -> Result<Vec<rmcp::model::Tool>, Error> {
+        running.list_all_tools().await.map_err(|err| Error::List {
             upstream: self.name.clone(),
             why: err.to_string(),
-        })?;
-        let client = Arc::new(client);
-        let findings = self.audit(&listed);
+        })
+    }
+
+    /// The tools of `listed`, as served (prefixed, corrected by the overrides, calling through
+    /// `link`), and the upstream names of those `strict_hints` left out.
+    pub(crate) fn mount(
+        &self,
+        listed: Vec<rmcp::model::Tool>,
+        link: &Arc<Link>,
+    ) -> Result<(Tools, Vec<String>), Error> {
         let upstream: Arc<str> = Arc::from(self.name.as_str());
         let prefix = self.tool_prefix();
         let mut left_out = Vec::new();
@@ -297,19 +369,24 @@ impl Upstream {
                 served,
                 corrected,
                 upstream.clone(),
-                client.clone(),
+                link.clone(),
                 self.call_timeout,
             );
             tools.push(Arc::new(proxied));
         }
-        tracing::info!(upstream = %self.name, command = %self.shown(), "upstream mounted");
-        Ok(Mounted {
-            upstream: self,
-            tools,
-            findings,
-            left_out,
-            client,
-        })
+        Ok((tools, left_out))
+    }
+
+    /// `tools` as a registry, with the pin applied.
+    pub(crate) fn registry_of(&self, tools: &[Arc<dyn Tool>]) -> Result<Registry, Error> {
+        let mut registry = Registry::new();
+        for tool in tools {
+            registry.add_shared(tool.clone()).map_err(Error::Tools)?;
+        }
+        match &self.pin {
+            Some(pin) => Ok(pin.apply(registry)?.0),
+            None => Ok(registry),
+        }
     }
 
     /// The audit's findings of `tools`, each logged as a warning (a note at debug level).
@@ -392,14 +469,24 @@ enum Way {
     },
 }
 
-/// A connected upstream: its tools, ready to be served. The upstream runs as long as this
-/// value or a registry of its tools lives.
+/// A connected upstream: its tools, ready to be served.
+///
+/// The upstream runs as long as this value lives: keep it while serving. When it stops (a
+/// child that exits, a connection lost), its tools answer an error result that names it and
+/// says it is restarting, and it is started again after a wait that doubles with each failed
+/// attempt (250 ms up to 30 s); the other upstreams keep answering. A read-only idempotent
+/// call that the loss cut off is sent once more when the upstream is back (within the call
+/// timeout, else 30 s); no other call is ever retried. With [`follow`](Mounted::follow), what
+/// the restarted upstream lists is served from then on (clients hear `list_changed`).
 pub struct Mounted {
     upstream: Upstream,
     tools: Vec<Arc<dyn Tool>>,
     findings: Vec<toolsmith_audit::Finding>,
     left_out: Vec<String>,
-    client: Arc<RunningService<RoleClient, ClientConfig>>,
+    info: Option<Implementation>,
+    served: Served,
+    /// Dropped with this value: the supervisor stops, and the upstream with it.
+    _stop: oneshot::Sender<()>,
 }
 
 impl Mounted {
@@ -408,11 +495,24 @@ impl Mounted {
     /// (a name in two is an error naming both). An error when a prefixed name is not a
     /// valid MCP tool name, or an upstream schema is not an object schema.
     pub fn registry(&self) -> Result<Registry, Error> {
-        let mut registry = Registry::new();
-        for tool in &self.tools {
-            registry.add_shared(tool.clone()).map_err(Error::Tools)?;
-        }
-        Ok(registry)
+        self.upstream.registry_of(&self.tools)
+    }
+
+    /// Serve what the upstream lists after a restart in `handle`'s registry (the server's
+    /// [`registry_handle`](toolsmith::Server::registry_handle)), in place of its tools as
+    /// they were: overrides and the pin apply to the new list too. Once; later calls are
+    /// ignored.
+    ///
+    /// ```no_run
+    /// # async fn f() -> Result<(), Box<dyn std::error::Error>> {
+    /// let notes = toolsmith_gateway::Upstream::stdio("notes", "notes-server").connect().await?;
+    /// let server = toolsmith::Server::with_registry(notes.registry()?);
+    /// notes.follow(server.registry_handle());
+    /// server.serve_stdio().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn follow(&self, handle: RegistryHandle) {
+        let _ = self.served.set(handle);
     }
 
     /// What `toolsmith audit` finds in its tools as it listed them (also logged at connect:
@@ -433,7 +533,7 @@ impl Mounted {
 
     /// The name and version the upstream gave at the handshake.
     pub fn server_info(&self) -> Option<Implementation> {
-        self.client.peer_info()?.server_info.clone()
+        self.info.clone()
     }
 }
 

@@ -314,3 +314,145 @@ async fn an_overrides_question_is_asked_by_the_gateway_before_the_upstream_runs(
         .unwrap();
     assert!(!found.text().contains("Q3 plan"), "{}", found.text());
 }
+
+/// The pid of the process whose environment holds `marker` (an upstream started with it).
+fn pid_with(marker: &str) -> Option<i32> {
+    let needle = format!("GATEWAY_MARKER={marker}");
+    std::fs::read_dir("/proc")
+        .ok()?
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let environ = std::fs::read(entry.path().join("environ")).ok()?;
+            environ
+                .split(|&b| b == 0)
+                .any(|var| var == needle.as_bytes())
+                .then_some(pid)
+        })
+        .next()
+}
+
+#[tokio::test]
+async fn an_upstream_killed_mid_call_is_named_restarted_and_the_others_keep_answering() {
+    let marker = format!("{}-{:?}", std::process::id(), std::time::Instant::now());
+    // `slow` is read-only and idempotent: a call the loss cuts off is sent once more.
+    // `slow_sync`, made not idempotent here, is never sent twice.
+    let overrides =
+        toolsmith_gateway::Overrides::from_toml("[tools.fx_slow_sync]\nidempotent = false\n")
+            .unwrap();
+    let fixture = env!("CARGO_BIN_EXE_fixture_server");
+    let fx = Upstream::stdio("fx", fixture)
+        .env("TOOLSMITH_LOG", "off")
+        .env("GATEWAY_MARKER", &marker)
+        .overrides(overrides)
+        .connect()
+        .await
+        .unwrap();
+    let notes = notes().connect().await.unwrap();
+    let registry = fx
+        .registry()
+        .unwrap()
+        .merge(notes.registry().unwrap())
+        .unwrap();
+    let server = Server::with_registry(registry);
+    fx.follow(server.registry_handle());
+    let client = Client::connect(server).await.unwrap();
+    let first = pid_with(&marker).expect("the upstream runs");
+
+    let kill = |pid: i32| {
+        // SAFETY: kill(2) with a pid this test started.
+        assert_eq!(unsafe { libc::kill(pid, libc::SIGKILL) }, 0);
+    };
+    let after = |ms: u64| tokio::time::sleep(std::time::Duration::from_millis(ms));
+
+    // Not idempotent: cut off, it is an error naming the upstream, never sent again.
+    let (cut, ()) = tokio::join!(client.call("fx_slow_sync", json!({"ms": 5000})), async {
+        after(400).await;
+        kill(first);
+    });
+    let cut = cut.unwrap_err();
+    assert!(
+        cut.message()
+            .contains("upstream 'fx' did not answer the call"),
+        "{cut:?}"
+    );
+    // While it restarts, or once it is back: its tools answer again, the other upstream
+    // never stopped answering.
+    let found = client
+        .call("notes_search_notes", json!({"query": "standup"}))
+        .await
+        .unwrap();
+    assert!(found.text().contains("Standup notes"), "{}", found.text());
+    let mut restarted = None;
+    for _ in 0..100 {
+        match client.call("fx_add", json!({"a": 2, "b": 3})).await {
+            Ok(sum) => {
+                restarted = Some(sum.text());
+                break;
+            }
+            Err(err) => {
+                assert!(
+                    err.message().contains("upstream 'fx' is not running")
+                        && err.message().contains("restarting it"),
+                    "{err:?}"
+                );
+                after(100).await;
+            }
+        }
+    }
+    assert_eq!(restarted.as_deref(), Some("5"), "restarted within 10 s");
+    let second = pid_with(&marker).expect("a new process");
+    assert_ne!(first, second);
+
+    // Read-only and idempotent: the call the loss cut off is answered by the restarted one.
+    let (answered, ()) = tokio::join!(client.call("fx_slow", json!({"ms": 1000})), async {
+        after(400).await;
+        kill(second);
+    });
+    let answered = answered.unwrap();
+    assert_eq!(answered.text(), "1000");
+    assert_ne!(
+        pid_with(&marker),
+        Some(second),
+        "answered by a third process"
+    );
+}
+
+#[tokio::test]
+async fn an_upstreams_new_tools_are_served_once_it_says_its_list_changed() {
+    // The plugins example adds `reverse_text` while it serves, and says so.
+    let plugins = toolsmith_tests::example_binary("plugins");
+    let mounted = Upstream::stdio("plugins", plugins.display().to_string())
+        .env("TOOLSMITH_LOG", "off")
+        .connect()
+        .await
+        .unwrap();
+    let server = Server::with_registry(mounted.registry().unwrap());
+    mounted.follow(server.registry_handle());
+    let client = Client::connect(server).await.unwrap();
+    let names = |tools: Vec<toolsmith::testing::ListedTool>| -> Vec<String> {
+        tools.into_iter().map(|t| t.name).collect()
+    };
+    let before = names(client.tools().await.unwrap());
+    assert!(
+        !before.contains(&"plugins_reverse_text".to_owned()),
+        "{before:?}"
+    );
+    let loaded = client.call("plugins_load_plugin", json!({})).await.unwrap();
+    assert_eq!(loaded.text(), "loaded reverse_text");
+    let mut served = false;
+    for _ in 0..100 {
+        if names(client.tools().await.unwrap()).contains(&"plugins_reverse_text".to_owned()) {
+            served = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(served, "the new tool was not served within 5 s");
+    assert!(client.tool_list_changes() >= 1, "the client heard of it");
+    let reversed = client
+        .call("plugins_reverse_text", json!({"text": "gateway"}))
+        .await
+        .unwrap();
+    assert_eq!(reversed.text(), "yawetag");
+}

@@ -1,0 +1,62 @@
+//! What the gateway hears from an upstream besides answers: that its tool list changed, by
+//! a `notifications/tools/list_changed` (earlier revisions, or unscoped) or on a 2026-07-28
+//! listen stream the gateway opens for it.
+
+use rmcp::RoleClient;
+use rmcp::handler::client::ClientHandler;
+use rmcp::model::{ClientConfig, ServerNotification, SubscriptionFilter};
+use rmcp::service::{NotificationContext, Peer};
+use tokio::sync::mpsc;
+
+/// The gateway's client side of one upstream session: it says who it is, and passes on that
+/// the upstream's tools changed.
+pub(crate) struct Hears {
+    pub(crate) info: ClientConfig,
+    pub(crate) changed: mpsc::UnboundedSender<()>,
+}
+
+impl ClientHandler for Hears {
+    fn get_info(&self) -> ClientConfig {
+        self.info.clone()
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.changed.send(());
+    }
+}
+
+/// On a 2026-07-28 session with an upstream whose tool list can change, a listen stream for
+/// that, each notification passed on to `changed`; it ends with the session. Nothing on
+/// earlier revisions (the notification comes unasked, to [`Hears`]).
+pub(crate) fn listen(peer: &Peer<RoleClient>, changed: mpsc::UnboundedSender<()>) {
+    let Some(info) = peer.peer_info() else {
+        return;
+    };
+    let can_change = info
+        .capabilities
+        .tools
+        .as_ref()
+        .and_then(|tools| tools.list_changed)
+        == Some(true);
+    if !can_change || info.protocol_version.has_initialize() {
+        return;
+    }
+    let peer = peer.clone();
+    tokio::spawn(async move {
+        let filter = SubscriptionFilter::builder().tools_list_changed().build();
+        let Ok(mut stream) = peer.listen(filter).await else {
+            tracing::debug!(
+                "the upstream refused a listen stream: its list is read at restarts only"
+            );
+            return;
+        };
+        while let Ok(Some(notification)) = stream.next().await {
+            if matches!(
+                notification,
+                ServerNotification::ToolListChangedNotification(_)
+            ) {
+                let _ = changed.send(());
+            }
+        }
+    });
+}
