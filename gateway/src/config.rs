@@ -62,13 +62,7 @@ impl Config {
     /// Reads `path`: TOML when its name ends in `.toml`, else JSON. An error says what is
     /// wrong, and where.
     pub fn from_path(path: &Path) -> Result<Config, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
-        let parsed = match path.extension().and_then(|e| e.to_str()) {
-            Some("toml") => Config::from_toml(&text),
-            _ => Config::from_json(&text),
-        };
-        parsed.map_err(|why| format!("{}: {why}", path.display()))
+        crate::file::read(path, Config::from_toml, Config::from_json)
     }
 
     /// Claude Desktop's JSON (`{"mcpServers": {...}}`).

@@ -2,15 +2,20 @@
 
 mod config;
 mod error;
+mod file;
 mod hears;
 mod link;
+mod mounted;
 mod overrides;
 mod pin;
 mod proxied;
+mod supervise;
+mod tools;
 mod upstream;
 
 pub use config::Config;
 pub use error::Error;
+pub use mounted::Mounted;
 pub use overrides::Overrides;
 pub use pin::{OnChange, Pin};
-pub use upstream::{Mounted, Upstream};
+pub use upstream::Upstream;

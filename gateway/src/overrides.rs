@@ -104,13 +104,7 @@ impl Overrides {
     /// Reads `path`: TOML when its name ends in `.toml`, else JSON. An error says what is
     /// wrong, and where.
     pub fn from_path(path: &Path) -> Result<Overrides, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|err| format!("cannot read {}: {err}", path.display()))?;
-        let parsed = match path.extension().and_then(|e| e.to_str()) {
-            Some("toml") => Overrides::from_toml(&text),
-            _ => Overrides::from_json(&text),
-        };
-        parsed.map_err(|why| format!("{}: {why}", path.display()))
+        crate::file::read(path, Overrides::from_toml, Overrides::from_json)
     }
 
     /// TOML: `[tools."GLOB"]` tables.

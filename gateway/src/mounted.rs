@@ -1,0 +1,130 @@
+//! Connecting to an upstream: its tools mounted, the supervisor that keeps it running
+//! started, and what the caller holds ([`Mounted`]).
+
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::Implementation;
+use tokio::sync::{mpsc, oneshot};
+use toolsmith::{Registry, RegistryHandle};
+
+use crate::link::{Link, Served};
+use crate::supervise::Supervisor;
+use crate::tools::Tools;
+use crate::{Error, Upstream};
+
+impl Upstream {
+    /// Starts it (or reaches it), completes the handshake and lists its tools (every page).
+    /// While the [`Mounted`] lives, an upstream that stops is started again (see there).
+    pub async fn connect(self) -> Result<Mounted, Error> {
+        let (tell, changed) = mpsc::unbounded_channel();
+        let running = self.start(tell.clone()).await?;
+        let listed = self.list(&running).await?;
+        let findings = self.audit(&listed);
+        let info = running
+            .peer_info()
+            .and_then(|info| info.server_info.clone());
+        let link = Link::new(Arc::from(self.name.as_str()), running.peer().clone());
+        let (tools, left_out) = self.mount(listed.clone(), &link)?;
+        let names = tools.iter().map(|t| t.name().to_owned()).collect();
+        let names = Arc::new(Mutex::new(names));
+        let served = Served::default();
+        let (stop, stopped) = oneshot::channel();
+        let supervisor = Supervisor {
+            upstream: self.clone(),
+            link: link.clone(),
+            served: served.clone(),
+            names,
+            listed,
+            changed,
+            tell,
+        };
+        tokio::spawn(supervisor.run(running, stopped));
+        tracing::info!(upstream = %self.name, command = %self.shown(), "upstream mounted");
+        Ok(Mounted {
+            upstream: self,
+            tools,
+            findings,
+            left_out,
+            info,
+            served,
+            _stop: stop,
+        })
+    }
+}
+
+/// A connected upstream: its tools, ready to be served.
+///
+/// The upstream runs as long as this value lives: keep it while serving. When it stops (a
+/// child that exits, a connection lost), its tools answer an error result that names it and
+/// says it is restarting, and it is started again after a wait that doubles with each failed
+/// attempt (250 ms up to 30 s); the other upstreams keep answering. A read-only idempotent
+/// call that the loss cut off is sent once more when the upstream is back (within the call
+/// timeout, else 30 s); no other call is ever retried. With [`follow`](Mounted::follow), what
+/// the restarted upstream lists is served from then on (clients hear `list_changed`).
+pub struct Mounted {
+    upstream: Upstream,
+    tools: Tools,
+    findings: Vec<toolsmith_audit::Finding>,
+    left_out: Vec<String>,
+    info: Option<Implementation>,
+    served: Served,
+    /// Dropped with this value: the supervisor stops, and the upstream with it.
+    _stop: oneshot::Sender<()>,
+}
+
+impl Mounted {
+    /// Its tools as a registry, each under the upstream's prefix: serve it with
+    /// [`Server::with_registry`](toolsmith::Server::with_registry), or merge it with others
+    /// (a name in two is an error naming both). An error when a prefixed name is not a
+    /// valid MCP tool name, or an upstream schema is not an object schema.
+    pub fn registry(&self) -> Result<Registry, Error> {
+        self.upstream.registry_of(&self.tools)
+    }
+
+    /// Serve what the upstream lists after a restart in `handle`'s registry (the server's
+    /// [`registry_handle`](toolsmith::Server::registry_handle)), in place of its tools as
+    /// they were: overrides and the pin apply to the new list too. Once; later calls are
+    /// ignored.
+    ///
+    /// ```no_run
+    /// # async fn f() -> Result<(), Box<dyn std::error::Error>> {
+    /// let notes = toolsmith_gateway::Upstream::stdio("notes", "notes-server").connect().await?;
+    /// let server = toolsmith::Server::with_registry(notes.registry()?);
+    /// notes.follow(server.registry_handle());
+    /// server.serve_stdio().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn follow(&self, handle: RegistryHandle) {
+        let _ = self.served.set(handle);
+    }
+
+    /// What `toolsmith audit` finds in its tools as it listed them (also logged at connect:
+    /// errors and warnings as warnings).
+    pub fn findings(&self) -> &[toolsmith_audit::Finding] {
+        &self.findings
+    }
+
+    /// The tools left out by [`Upstream::strict_hints`], by their upstream names.
+    pub fn left_out(&self) -> &[String] {
+        &self.left_out
+    }
+
+    /// The upstream as configured.
+    pub fn upstream(&self) -> &Upstream {
+        &self.upstream
+    }
+
+    /// The name and version the upstream gave at the handshake.
+    pub fn server_info(&self) -> Option<Implementation> {
+        self.info.clone()
+    }
+}
+
+impl std::fmt::Debug for Mounted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mounted")
+            .field("upstream", &self.upstream.name)
+            .field("tools", &self.tools.len())
+            .finish()
+    }
+}

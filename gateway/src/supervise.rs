@@ -1,0 +1,141 @@
+//! What keeps an upstream running while the gateway serves: it watches the session, starts
+//! the upstream again when it stops (with backoff), and serves what it lists when that
+//! changes (after a restart, or when it says so).
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::RoleClient;
+use rmcp::service::{Peer, QuitReason};
+use tokio::sync::{mpsc, oneshot};
+use toolsmith::Registry;
+
+use crate::Upstream;
+use crate::link::{Link, Running, Served};
+
+/// The first wait before a restart; each failed one doubles it, up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+/// The longest wait between two restarts.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// What the supervisor needs to start the upstream again and serve what it lists then.
+pub(crate) struct Supervisor {
+    pub(crate) upstream: Upstream,
+    pub(crate) link: Arc<Link>,
+    pub(crate) served: Served,
+    /// The names its tools are served under now (what a new list replaces).
+    pub(crate) names: Arc<Mutex<Vec<String>>>,
+    pub(crate) listed: Vec<rmcp::model::Tool>,
+    /// That the upstream's tool list changed (see [`crate::hears`]), and the sender each
+    /// start's session gets.
+    pub(crate) changed: mpsc::UnboundedReceiver<()>,
+    pub(crate) tell: mpsc::UnboundedSender<()>,
+}
+
+impl Supervisor {
+    /// Watches `running` until `stop` (the [`Mounted`](crate::Mounted) is dropped): each time
+    /// it stops, its tools answer an error naming it, and it is started again after a wait
+    /// that doubles with each failed attempt (from 250 ms to 30 s).
+    pub(crate) async fn run(mut self, mut running: Running, mut stop: oneshot::Receiver<()>) {
+        loop {
+            let peer = running.peer().clone();
+            let waiting = running.waiting();
+            tokio::pin!(waiting);
+            let quit = loop {
+                tokio::select! {
+                    quit = &mut waiting => break quit,
+                    Some(()) = self.changed.recv() => self.relist(&peer).await,
+                    _ = &mut stop => return,
+                }
+            };
+            let mut why = match quit {
+                Ok(QuitReason::Cancelled) => return,
+                Ok(QuitReason::Closed) => "it closed the connection".to_owned(),
+                Ok(QuitReason::JoinError(err)) | Err(err) => format!("its session failed: {err}"),
+                Ok(_) => "it stopped".to_owned(),
+            };
+            let mut attempt: u32 = 0;
+            let (next, listed) = loop {
+                attempt += 1;
+                let wait = FIRST_BACKOFF
+                    .saturating_mul(2u32.saturating_pow(attempt - 1))
+                    .min(MAX_BACKOFF);
+                tracing::warn!(upstream = %self.upstream.name(), attempt, wait = ?wait, "upstream stopped ({why}): restarting");
+                self.link.down(format!(
+                    "{why}; restarting it (attempt {attempt}); the other upstreams still answer"
+                ));
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    _ = &mut stop => return,
+                }
+                match self.upstream.start(self.tell.clone()).await {
+                    Ok(next) => match self.upstream.list(&next).await {
+                        Ok(listed) => break (next, listed),
+                        Err(err) => why = err.to_string(),
+                    },
+                    Err(err) => why = err.to_string(),
+                }
+            };
+            running = next;
+            self.link.up(running.peer().clone());
+            tracing::info!(upstream = %self.upstream.name(), attempt, "upstream restarted");
+            if listed != self.listed {
+                self.serve(&listed);
+                self.listed = listed;
+            }
+        }
+    }
+
+    /// The upstream said its tools changed: read them again, and serve them if they did.
+    async fn relist(&mut self, peer: &Peer<RoleClient>) {
+        // Several notifications in a row: one reading covers them all.
+        while self.changed.try_recv().is_ok() {}
+        match peer.list_all_tools().await {
+            Ok(listed) if listed != self.listed => {
+                self.serve(&listed);
+                self.listed = listed;
+            }
+            Ok(_) => {}
+            Err(err) => {
+                tracing::warn!(upstream = %self.upstream.name(), "its changed tools could not be listed: {err}");
+            }
+        }
+    }
+
+    /// Serves the tools of `listed` in place of the ones served so far, when the gateway's
+    /// registry is followed; a list that cannot be served is logged and the old one kept.
+    fn serve(&self, listed: &[rmcp::model::Tool]) {
+        let Some(handle) = self.served.get() else {
+            return;
+        };
+        let fresh = match self
+            .upstream
+            .mount(listed.to_vec(), &self.link)
+            .and_then(|mounted| self.upstream.registry_of(&mounted.0))
+        {
+            Ok(fresh) => fresh,
+            Err(err) => {
+                tracing::warn!(upstream = %self.upstream.name(), "its new list is not served: {err}");
+                return;
+            }
+        };
+        let names: Vec<String> = fresh.tools().iter().map(|t| t.name().to_owned()).collect();
+        let mut served = self.names.lock().unwrap_or_else(|e| e.into_inner());
+        let replaced = handle.update(|registry: &mut Registry| {
+            for name in served.iter() {
+                registry.remove_tool(name);
+            }
+            *registry = registry.clone().merge(fresh)?;
+            Ok(())
+        });
+        match replaced {
+            Ok(()) => {
+                tracing::info!(upstream = %self.upstream.name(), tools = names.len(), "its tools changed: the list is updated");
+                *served = names;
+            }
+            Err(err) => {
+                tracing::warn!(upstream = %self.upstream.name(), "its new list is not served: {err}");
+            }
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! What an upstream's tool list becomes: each tool under its served name, corrected by the
+//! overrides, checked (a confirmation question naming only its arguments; every hint stated,
+//! with `strict_hints`), calling through the upstream's link; and the registry of them, with
+//! the pin applied.
+
+use std::sync::Arc;
+
+use toolsmith::{Registry, Tool};
+
+use crate::link::Link;
+use crate::overrides::{Confirmation, Override};
+use crate::proxied::{Proxied, stated};
+use crate::{Error, Upstream};
+
+/// An upstream's tools, as served.
+pub(crate) type Tools = Vec<Arc<dyn Tool>>;
+
+impl Upstream {
+    /// The tools of `listed`, as served (prefixed, corrected by the overrides, calling through
+    /// `link`), and the upstream names of those `strict_hints` left out.
+    pub(crate) fn mount(
+        &self,
+        listed: Vec<rmcp::model::Tool>,
+        link: &Arc<Link>,
+    ) -> Result<(Tools, Vec<String>), Error> {
+        let upstream: Arc<str> = Arc::from(self.name.as_str());
+        let prefix = self.tool_prefix();
+        let mut left_out = Vec::new();
+        let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        for tool in listed {
+            let served = format!("{prefix}{}", tool.name);
+            let corrected = self.overrides.for_tool(&served);
+            check_question(&tool, &served, &corrected)?;
+            let unstated = unstated_hints(&tool, &corrected);
+            if self.strict_hints && !unstated.is_empty() {
+                tracing::warn!(
+                    upstream = %self.name,
+                    tool = %tool.name,
+                    unstated = %unstated.join(", "),
+                    "left out: it does not state every hint (--strict-hints)"
+                );
+                left_out.push(tool.name.to_string());
+                continue;
+            }
+            let proxied = Proxied::new(
+                tool,
+                served,
+                corrected,
+                upstream.clone(),
+                link.clone(),
+                self.call_timeout,
+            );
+            tools.push(Arc::new(proxied));
+        }
+        Ok((tools, left_out))
+    }
+
+    /// `tools` as a registry, with the pin applied.
+    pub(crate) fn registry_of(&self, tools: &[Arc<dyn Tool>]) -> Result<Registry, Error> {
+        let mut registry = Registry::new();
+        for tool in tools {
+            registry.add_shared(tool.clone()).map_err(Error::Tools)?;
+        }
+        match &self.pin {
+            Some(pin) => Ok(pin.apply(registry)?.0),
+            None => Ok(registry),
+        }
+    }
+}
+
+/// The hints `tool` leaves unstated (neither it nor an override says them), by their MCP
+/// names.
+fn unstated_hints(tool: &rmcp::model::Tool, corrected: &Override) -> Vec<&'static str> {
+    let [read_only, destructive, idempotent, open_world] =
+        stated(tool.annotations.as_ref(), corrected);
+    [
+        ("readOnlyHint", read_only.is_some()),
+        // Meaningful only when it may write.
+        (
+            "destructiveHint",
+            destructive.is_some() || read_only == Some(true),
+        ),
+        ("idempotentHint", idempotent.is_some()),
+        ("openWorldHint", open_world.is_some()),
+    ]
+    .into_iter()
+    .filter(|(_, stated)| !stated)
+    .map(|(name, _)| name)
+    .collect()
+}
+
+/// An override's confirmation question may name only arguments `tool` takes: an error naming
+/// the placeholder and the arguments there are.
+fn check_question(
+    tool: &rmcp::model::Tool,
+    served: &str,
+    corrected: &Override,
+) -> Result<(), Error> {
+    let Some(Confirmation::Question(question)) = &corrected.confirm else {
+        return Ok(());
+    };
+    let arguments: Vec<&str> = tool
+        .input_schema
+        .get("properties")
+        .and_then(|p| p.as_object())
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let mut rest = question.replace("{{", "").replace("}}", "");
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            return Err(Error::Overrides {
+                tool: served.to_owned(),
+                why:
+                    "its confirmation question opens a `{` it never closes: write `{{` for a brace"
+                        .into(),
+            });
+        };
+        let name = rest[open + 1..open + close].trim().to_owned();
+        if !arguments.contains(&name.as_str()) {
+            return Err(Error::Overrides {
+                tool: served.to_owned(),
+                why: format!(
+                    "its confirmation question names {{{name}}}, which is not one of its arguments ({})",
+                    if arguments.is_empty() {
+                        "it takes none".to_owned()
+                    } else {
+                        arguments.join(", ")
+                    }
+                ),
+            });
+        }
+        rest = rest[open + close + 1..].to_owned();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::ToolAnnotations;
+
+    fn tool(annotations: Option<ToolAnnotations>) -> rmcp::model::Tool {
+        let mut tool = rmcp::model::Tool::new("t", "A tool.", Arc::new(Default::default()));
+        tool.annotations = annotations;
+        tool
+    }
+
+    #[test]
+    fn the_hints_a_tool_leaves_unstated_are_named() {
+        let unstated_hints = |tool: &rmcp::model::Tool| unstated_hints(tool, &Override::default());
+        assert_eq!(
+            unstated_hints(&tool(None)),
+            [
+                "readOnlyHint",
+                "destructiveHint",
+                "idempotentHint",
+                "openWorldHint"
+            ]
+        );
+        let mut reads = ToolAnnotations::default();
+        reads.read_only_hint = Some(true);
+        reads.idempotent_hint = Some(true);
+        // A read-only tool need not say whether it destroys.
+        assert_eq!(unstated_hints(&tool(Some(reads))), ["openWorldHint"]);
+        let mut writes = ToolAnnotations::default();
+        writes.read_only_hint = Some(false);
+        writes.idempotent_hint = Some(false);
+        writes.open_world_hint = Some(false);
+        assert_eq!(unstated_hints(&tool(Some(writes))), ["destructiveHint"]);
+    }
+}
