@@ -1,18 +1,27 @@
 //! What the gateway hears from an upstream besides answers: that its tool list changed, by
 //! a `notifications/tools/list_changed` (earlier revisions, or unscoped) or on a 2026-07-28
-//! listen stream the gateway opens for it.
+//! listen stream the gateway opens for it; progress and log messages (see `relay.rs`).
+
+#![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
 
 use rmcp::RoleClient;
 use rmcp::handler::client::ClientHandler;
+use std::sync::Arc;
+
 use rmcp::model::{ClientConfig, ServerNotification, SubscriptionFilter};
+use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam};
 use rmcp::service::{NotificationContext, Peer};
 use tokio::sync::mpsc;
 
+use crate::relay::Relay;
+
 /// The gateway's client side of one upstream session: it says who it is, and passes on that
-/// the upstream's tools changed.
+/// the upstream's tools changed, and relays what it says about a call.
 pub(crate) struct Hears {
     pub(crate) info: ClientConfig,
     pub(crate) changed: mpsc::UnboundedSender<()>,
+    pub(crate) upstream: Arc<str>,
+    pub(crate) relay: Arc<Relay>,
 }
 
 impl ClientHandler for Hears {
@@ -22,6 +31,22 @@ impl ClientHandler for Hears {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         let _ = self.changed.send(());
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.relay.progress(params);
+    }
+
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.relay.log(&self.upstream, params);
     }
 }
 

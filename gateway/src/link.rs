@@ -11,6 +11,7 @@ use tokio::sync::watch;
 use toolsmith::{RegistryHandle, ToolError};
 
 use crate::hears::Hears;
+use crate::relay::Relay;
 
 /// A running upstream session, as rmcp's client holds it.
 pub(crate) type Running = RunningService<RoleClient, Hears>;
@@ -30,15 +31,28 @@ pub(crate) struct Link {
     state: watch::Sender<State>,
     /// How many times it was started again.
     starts: AtomicU64,
+    /// Its calls in flight (across its restarts).
+    relay: Arc<Relay>,
 }
 
 impl Link {
-    pub(crate) fn new(upstream: Arc<str>, peer: Peer<RoleClient>) -> Arc<Link> {
+    pub(crate) fn new(upstream: Arc<str>, peer: Peer<RoleClient>, relay: Arc<Relay>) -> Arc<Link> {
         Arc::new(Link {
             upstream,
             state: watch::Sender::new(State::Up(0, peer)),
             starts: AtomicU64::new(0),
+            relay,
         })
+    }
+
+    /// Its calls in flight: a call goes through it.
+    pub(crate) fn relay(&self) -> &Arc<Relay> {
+        &self.relay
+    }
+
+    /// The upstream's name.
+    pub(crate) fn upstream(&self) -> &str {
+        &self.upstream
     }
 
     /// The peer to call and which start of the upstream it is, or the error a call answers

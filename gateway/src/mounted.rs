@@ -7,9 +7,12 @@ use rmcp::model::Implementation;
 use tokio::sync::{mpsc, oneshot};
 use toolsmith::{Registry, RegistryHandle};
 
+use crate::items::{ProxiedPrompt, ProxiedResource};
 use crate::link::{Link, Served};
+use crate::relay::Relay;
 use crate::supervise::Supervisor;
 use crate::tools::Tools;
+use crate::upstream::Listed;
 use crate::{Error, Upstream};
 
 impl Upstream {
@@ -17,13 +20,15 @@ impl Upstream {
     /// While the [`Mounted`] lives, an upstream that stops is started again (see there).
     pub async fn connect(self) -> Result<Mounted, Error> {
         let (tell, changed) = mpsc::unbounded_channel();
-        let running = self.start(tell.clone()).await?;
+        let relay = Arc::new(Relay::default());
+        let running = self.start(tell.clone(), relay.clone()).await?;
         let listed = self.list(&running).await?;
+        let items = self.list_items(&running).await?;
         let findings = self.audit(&listed);
         let info = running
             .peer_info()
             .and_then(|info| info.server_info.clone());
-        let link = Link::new(Arc::from(self.name.as_str()), running.peer().clone());
+        let link = Link::new(Arc::from(self.name.as_str()), running.peer().clone(), relay);
         let (tools, left_out) = self.mount(listed.clone(), &link)?;
         let names = tools.iter().map(|t| t.name().to_owned()).collect();
         let names = Arc::new(Mutex::new(names));
@@ -43,6 +48,8 @@ impl Upstream {
         Ok(Mounted {
             upstream: self,
             tools,
+            items,
+            link,
             findings,
             left_out,
             info,
@@ -64,6 +71,9 @@ impl Upstream {
 pub struct Mounted {
     upstream: Upstream,
     tools: Tools,
+    /// Its resources, templates and prompts as listed at connect, and what reads them.
+    items: Listed,
+    link: Arc<Link>,
     findings: Vec<toolsmith_audit::Finding>,
     left_out: Vec<String>,
     info: Option<Implementation>,
@@ -73,12 +83,28 @@ pub struct Mounted {
 }
 
 impl Mounted {
-    /// Its tools as a registry, each under the upstream's prefix: serve it with
-    /// [`Server::with_registry`](toolsmith::Server::with_registry), or merge it with others
-    /// (a name in two is an error naming both). An error when a prefixed name is not a
-    /// valid MCP tool name, or an upstream schema is not an object schema.
+    /// Its tools as a registry, each under the upstream's prefix, with the resources,
+    /// resource templates and prompts it listed at connect (a prompt's name prefixed; a
+    /// resource keeps its URI, its name prefixed; a read or a get goes to the upstream):
+    /// serve it with [`Server::with_registry`](toolsmith::Server::with_registry), or merge it
+    /// with others (a name or a URI in two is an error naming it). An error when a prefixed
+    /// name is not a valid MCP tool name, or an upstream schema is not an object schema.
     pub fn registry(&self) -> Result<Registry, Error> {
-        self.upstream.registry_of(&self.tools)
+        let mut registry = self.upstream.registry_of(&self.tools)?;
+        let prefix = self.upstream.tool_prefix();
+        for resource in &self.items.resources {
+            let proxied = ProxiedResource::of(resource.clone(), &prefix, &self.link);
+            registry.add_resource(proxied).map_err(Error::Tools)?;
+        }
+        for template in &self.items.templates {
+            let proxied = ProxiedResource::template(template.clone(), &prefix, &self.link);
+            registry.add_resource(proxied).map_err(Error::Tools)?;
+        }
+        for prompt in &self.items.prompts {
+            let proxied = ProxiedPrompt::of(prompt.clone(), &prefix, &self.link);
+            registry.add_prompt(proxied).map_err(Error::Tools)?;
+        }
+        Ok(registry)
     }
 
     /// Serve what the upstream lists after a restart in `handle`'s registry (the server's

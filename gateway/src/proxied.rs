@@ -7,9 +7,11 @@ use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
 use toolsmith::{CallContext, Content, Hints, Tool, ToolError, ToolFuture, ToolOutput};
+use toolsmith::{ClientLog, Progress};
 
 use crate::link::Link;
 use crate::overrides::{Confirmation, Override};
+use crate::relay::Caller;
 
 /// How long a read-only idempotent call cut off by a lost upstream waits for it to be back,
 /// without a call timeout.
@@ -172,8 +174,13 @@ impl Tool for Proxied {
         )
     }
 
-    fn call(&self, arguments: JsonObject, _context: &CallContext) -> ToolFuture {
+    fn call(&self, arguments: JsonObject, context: &CallContext) -> ToolFuture {
         let link = self.link.clone();
+        let caller = || Caller {
+            progress: context.extract().unwrap_or_else(|_| Progress::disabled()),
+            log: context.extract().unwrap_or_else(|_| ClientLog::disabled()),
+        };
+        let (first, second) = (caller(), caller());
         let upstream = self.upstream.clone();
         let params =
             CallToolRequestParams::new(self.upstream_name.clone()).with_arguments(arguments);
@@ -182,7 +189,8 @@ impl Tool for Proxied {
             .then(|| self.timeout.unwrap_or(RETRY_WITHIN));
         Box::pin(async move {
             let (start, peer) = link.peer()?;
-            let failed = match peer.call_tool(params.clone()).await {
+            let relay = link.relay();
+            let failed = match relay.call(&peer, params.clone(), first).await {
                 Ok(result) => return passed_back(result),
                 Err(err) => err,
             };
@@ -191,7 +199,7 @@ impl Tool for Proxied {
                 && let Some(peer) = link.restarted(start, within).await
             {
                 tracing::info!(upstream = %upstream, tool = %params.name, "the upstream was lost mid-call: sent once more (read-only, idempotent)");
-                return match peer.call_tool(params).await {
+                return match relay.call(&peer, params, second).await {
                     Ok(result) => passed_back(result),
                     Err(err) => Err(ToolError::new(format!(
                         "upstream '{upstream}' did not answer the call, sent twice: {err}"

@@ -68,7 +68,11 @@ impl Supervisor {
                     () = tokio::time::sleep(wait) => {}
                     _ = &mut stop => return,
                 }
-                match self.upstream.start(self.tell.clone()).await {
+                match self
+                    .upstream
+                    .start(self.tell.clone(), self.link.relay().clone())
+                    .await
+                {
                     Ok(next) => match self.upstream.list(&next).await {
                         Ok(listed) => break (next, listed),
                         Err(err) => why = err.to_string(),

@@ -3,6 +3,7 @@
 //! listed and audited.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ServiceExt;
@@ -13,6 +14,7 @@ use tokio::sync::mpsc;
 
 use crate::hears::{Hears, listen};
 use crate::link::Running;
+use crate::relay::Relay;
 use crate::{Error, Overrides, Pin};
 
 /// How long an upstream may take to start and answer the handshake, by default.
@@ -237,12 +239,18 @@ impl Upstream {
     }
 
     /// Starts it (or reaches it) and completes the handshake, within the connect timeout;
-    /// that its tools changed is sent to `changed`.
-    pub(crate) async fn start(&self, changed: mpsc::UnboundedSender<()>) -> Result<Running, Error> {
+    /// that its tools changed is sent to `changed`, what it says about a call to `relay`.
+    pub(crate) async fn start(
+        &self,
+        changed: mpsc::UnboundedSender<()>,
+        relay: Arc<Relay>,
+    ) -> Result<Running, Error> {
         let info = Implementation::new("toolsmith-gateway", env!("CARGO_PKG_VERSION"));
         let config = Hears {
             info: ClientConfig::new(ClientCapabilities::default(), info),
             changed: changed.clone(),
+            upstream: Arc::from(self.name.as_str()),
+            relay,
         };
         let connecting = match &self.way {
             Way::Stdio { program, args, env } => {
@@ -283,6 +291,31 @@ impl Upstream {
                 why: format!("no answer within {:?}", self.connect_timeout),
             }),
         }
+    }
+
+    /// Its resources, resource templates and prompts, every page, each kind only when its
+    /// capabilities declare it.
+    pub(crate) async fn list_items(&self, running: &Running) -> Result<Listed, Error> {
+        let failed = |err: rmcp::ServiceError| Error::List {
+            upstream: self.name.clone(),
+            why: err.to_string(),
+        };
+        let capabilities = running
+            .peer_info()
+            .map(|info| info.capabilities.clone())
+            .unwrap_or_default();
+        let mut listed = Listed::default();
+        if capabilities.resources.is_some() {
+            listed.resources = running.list_all_resources().await.map_err(failed)?;
+            listed.templates = running
+                .list_all_resource_templates()
+                .await
+                .map_err(failed)?;
+        }
+        if capabilities.prompts.is_some() {
+            listed.prompts = running.list_all_prompts().await.map_err(failed)?;
+        }
+        Ok(listed)
     }
 
     /// Its tools, every page.
@@ -357,6 +390,14 @@ impl std::fmt::Debug for Upstream {
             .field("prefix", &self.tool_prefix())
             .finish_non_exhaustive()
     }
+}
+
+/// An upstream's resources, resource templates and prompts, as it lists them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Listed {
+    pub(crate) resources: Vec<rmcp::model::Resource>,
+    pub(crate) templates: Vec<rmcp::model::ResourceTemplate>,
+    pub(crate) prompts: Vec<rmcp::model::Prompt>,
 }
 
 /// How an upstream is reached.

@@ -69,6 +69,20 @@ impl LogLevel {
     }
 }
 
+/// A level as the protocol names it (for a log relayed from another server).
+///
+/// ```
+/// use toolsmith::LogLevel;
+/// use toolsmith::rmcp::model::LoggingLevel;
+///
+/// assert_eq!(LogLevel::from(LoggingLevel::Warning), LogLevel::Warning);
+/// ```
+impl From<LoggingLevel> for LogLevel {
+    fn from(level: LoggingLevel) -> LogLevel {
+        LogLevel::from_wire(level)
+    }
+}
+
 /// The session's minimum log level, set by the client's `logging/setLevel` (default `info`).
 #[derive(Clone)]
 pub(crate) struct SessionLevel(Arc<AtomicU8>);

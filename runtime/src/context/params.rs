@@ -120,6 +120,24 @@ impl Progress {
         }
     }
 
+    /// Sends `notifications/progress` as [`report`](Progress::report) does, the total and the
+    /// message optional: for progress relayed from elsewhere (an upstream server, a child
+    /// process) that does not always know them.
+    ///
+    /// ```
+    /// let progress = toolsmith::Progress::disabled();
+    /// progress.notify(3.0, None, None); // nobody asked: nothing is sent
+    /// assert!(!progress.is_enabled());
+    /// ```
+    pub fn notify(&self, done: f64, total: Option<f64>, message: Option<String>) {
+        if let Some((token, notifier)) = &self.target {
+            let mut param = ProgressNotificationParam::new(token.clone(), done);
+            param.total = total;
+            param.message = message;
+            notifier.send(Notice::Progress(param));
+        }
+    }
+
     /// Whether the client asked for progress (reports are sent).
     ///
     /// ```

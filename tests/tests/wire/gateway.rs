@@ -4,7 +4,7 @@
 //! the gateway govern them: a refused call never reaches the upstream.
 
 use serde_json::json;
-use toolsmith::testing::{CallError, Client};
+use toolsmith::testing::{CallError, CallOptions, Client};
 use toolsmith::{Confirm, Hints, Policy, Server};
 use toolsmith_gateway::{Error, Upstream};
 
@@ -455,4 +455,106 @@ async fn an_upstreams_new_tools_are_served_once_it_says_its_list_changed() {
         .await
         .unwrap();
     assert_eq!(reversed.text(), "yawetag");
+}
+
+#[tokio::test]
+async fn an_upstreams_resources_templates_and_prompts_pass_through() {
+    let mounted = notes().connect().await.unwrap();
+    let client = Client::connect(Server::with_registry(mounted.registry().unwrap()))
+        .await
+        .unwrap();
+    // Resources keep their URIs; their names and the prompts take the prefix.
+    let resources = client.list_resources().await.unwrap();
+    let index = resources.iter().find(|r| r.uri == "notes://index").unwrap();
+    assert_eq!(index.name, "notes_note_index");
+    let templates = client.list_resource_templates().await.unwrap();
+    assert!(
+        templates
+            .iter()
+            .any(|t| t.uri_template == "notes://{note_id}"),
+        "{templates:?}"
+    );
+    let read = client.read_resource("notes://1").await.unwrap();
+    let note: serde_json::Value = serde_json::from_str(&read.text()).unwrap();
+    assert_eq!(note["id"], 1, "{note}");
+    // A URI the upstream has no resource at: "not found", as from the upstream itself.
+    let missing = client.read_resource("notes://999").await.unwrap_err();
+    assert!(missing.message().contains("not found"), "{missing:?}");
+
+    let prompts = client.list_prompts().await.unwrap();
+    assert!(
+        prompts.iter().any(|p| p.name == "notes_summarize_notes"),
+        "{prompts:?}"
+    );
+    let summary = client
+        .get_prompt("notes_summarize_notes", json!({"tag": "work"}))
+        .await
+        .unwrap();
+    assert!(!summary.text().is_empty());
+}
+
+#[tokio::test]
+#[allow(deprecated)] // MCP logging: deprecated in rmcp (SEP-2577), still in 2025-11-25.
+async fn an_upstreams_progress_and_logs_reach_the_client_and_a_cancel_reaches_the_upstream() {
+    let fixture = env!("CARGO_BIN_EXE_fixture_server");
+    let fx = Upstream::stdio("fx", fixture)
+        .env("TOOLSMITH_LOG", "off")
+        .connect()
+        .await
+        .unwrap();
+    let client = Client::connect(Server::with_registry(fx.registry().unwrap()))
+        .await
+        .unwrap();
+
+    // The upstream's progress comes under the client's own token, its logs as the client's.
+    let options = CallOptions::default().progress_token("mine");
+    let outcome = client
+        .call_with("fx_steps", json!({"steps": 3}), options)
+        .await
+        .unwrap();
+    assert_eq!(outcome.text(), "3");
+    let progress: Vec<_> = outcome
+        .progress()
+        .iter()
+        .map(|p| {
+            (
+                p.progress_token.0.to_string(),
+                p.progress,
+                p.total,
+                p.message.clone(),
+            )
+        })
+        .collect();
+    let step = |n: f64| ("mine".to_owned(), n, Some(3.0), Some(format!("step {n}")));
+    assert_eq!(progress, [step(1.0), step(2.0), step(3.0)]);
+    let logs: Vec<_> = outcome.logs().iter().map(|l| l.data.clone()).collect();
+    assert_eq!(
+        logs,
+        [
+            json!("info message"),
+            json!("warning message"),
+            json!("error message")
+        ]
+    );
+
+    // A call the client gives up on is cancelled at the upstream (the tool sees it).
+    let options = CallOptions::default().timeout(std::time::Duration::from_millis(300));
+    let gave_up = client
+        .call_with("fx_slow", json!({"ms": 30000}), options)
+        .await
+        .unwrap_err();
+    assert!(matches!(gave_up, CallError::Timeout { .. }), "{gave_up:?}");
+    let mut seen = String::new();
+    for _ in 0..50 {
+        seen = client
+            .call("fx_cancellations", json!({}))
+            .await
+            .unwrap()
+            .text();
+        if seen == "1" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(seen, "1", "the upstream's tool saw the cancel");
 }

@@ -1,0 +1,205 @@
+//! An upstream's resources, resource templates and prompts as toolsmith's: what they say of
+//! themselves (a prompt under the upstream's prefix, a resource at its own URI with its name
+//! prefixed), and a read or a get forwarded to the upstream, its answer passed back.
+
+use std::sync::Arc;
+
+use rmcp::model::{ErrorCode, GetPromptRequestParams, JsonObject, ReadResourceRequestParams};
+use rmcp::model::{PromptArgument, Role as McpRole};
+use toolsmith::{
+    CallContext, Content, Prompt, PromptFuture, PromptMessage, Resource, ResourceFuture, Role,
+    ToolError,
+};
+
+use crate::link::Link;
+
+/// An upstream resource, or a template of them.
+pub(crate) struct ProxiedResource {
+    /// Its URI, or its URI template.
+    uri: String,
+    /// Its name, prefixed.
+    name: String,
+    title: Option<String>,
+    description: String,
+    mime_type: Option<String>,
+    audience: Vec<Role>,
+    priority: Option<f32>,
+    link: Arc<Link>,
+}
+
+impl ProxiedResource {
+    pub(crate) fn of(resource: rmcp::model::Resource, prefix: &str, link: &Arc<Link>) -> Self {
+        let annotations = resource.annotations.as_ref();
+        ProxiedResource {
+            uri: resource.uri,
+            name: format!("{prefix}{}", resource.name),
+            title: resource.title,
+            description: resource.description.unwrap_or_default(),
+            mime_type: resource.mime_type,
+            audience: roles(annotations.and_then(|a| a.audience.as_ref())),
+            priority: annotations.and_then(|a| a.priority),
+            link: link.clone(),
+        }
+    }
+
+    pub(crate) fn template(
+        template: rmcp::model::ResourceTemplate,
+        prefix: &str,
+        link: &Arc<Link>,
+    ) -> Self {
+        let annotations = template.annotations.as_ref();
+        ProxiedResource {
+            uri: template.uri_template,
+            name: format!("{prefix}{}", template.name),
+            title: template.title,
+            description: template.description.unwrap_or_default(),
+            mime_type: template.mime_type,
+            audience: roles(annotations.and_then(|a| a.audience.as_ref())),
+            priority: annotations.and_then(|a| a.priority),
+            link: link.clone(),
+        }
+    }
+}
+
+fn roles(audience: Option<&Vec<McpRole>>) -> Vec<Role> {
+    audience
+        .into_iter()
+        .flatten()
+        .map(|role| match role {
+            McpRole::Assistant => Role::Assistant,
+            _ => Role::User,
+        })
+        .collect()
+}
+
+impl Resource for ProxiedResource {
+    fn uri(&self) -> &str {
+        &self.uri
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn mime_type(&self) -> Option<&str> {
+        self.mime_type.as_deref()
+    }
+
+    fn audience(&self) -> Vec<Role> {
+        self.audience.clone()
+    }
+
+    fn priority(&self) -> Option<f32> {
+        self.priority
+    }
+
+    fn origin(&self) -> String {
+        format!(
+            "resource '{}' of upstream '{}'",
+            self.uri,
+            self.link.upstream()
+        )
+    }
+
+    fn read(&self, uri: &str, _variables: JsonObject, _context: &CallContext) -> ResourceFuture {
+        let link = self.link.clone();
+        let params = ReadResourceRequestParams::new(uri);
+        Box::pin(async move {
+            let (_, peer) = link.peer()?;
+            match peer.read_resource(params).await {
+                Ok(read) => Ok(Some(read.contents)),
+                Err(rmcp::ServiceError::McpError(err))
+                    if err.code == ErrorCode::RESOURCE_NOT_FOUND =>
+                {
+                    Ok(None)
+                }
+                Err(err) => Err(ToolError::new(format!(
+                    "upstream '{}' did not answer the read: {err}",
+                    link.upstream()
+                ))),
+            }
+        })
+    }
+}
+
+/// An upstream prompt, under the upstream's prefix.
+pub(crate) struct ProxiedPrompt {
+    /// The name it is served under.
+    served: String,
+    /// Its name at the upstream.
+    upstream_name: String,
+    title: Option<String>,
+    description: String,
+    arguments: Vec<PromptArgument>,
+    link: Arc<Link>,
+}
+
+impl ProxiedPrompt {
+    pub(crate) fn of(prompt: rmcp::model::Prompt, prefix: &str, link: &Arc<Link>) -> Self {
+        ProxiedPrompt {
+            served: format!("{prefix}{}", prompt.name),
+            upstream_name: prompt.name,
+            title: prompt.title,
+            description: prompt.description.unwrap_or_default(),
+            arguments: prompt.arguments.unwrap_or_default(),
+            link: link.clone(),
+        }
+    }
+}
+
+impl Prompt for ProxiedPrompt {
+    fn name(&self) -> &str {
+        &self.served
+    }
+
+    fn arguments(&self) -> Vec<PromptArgument> {
+        self.arguments.clone()
+    }
+
+    fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn origin(&self) -> String {
+        format!(
+            "prompt '{}' of upstream '{}'",
+            self.upstream_name,
+            self.link.upstream()
+        )
+    }
+
+    fn get(&self, arguments: JsonObject, _context: &CallContext) -> PromptFuture {
+        let link = self.link.clone();
+        let mut params = GetPromptRequestParams::new(self.upstream_name.clone());
+        params.arguments = Some(arguments);
+        Box::pin(async move {
+            let (_, peer) = link.peer()?;
+            let got = peer.get_prompt(params).await.map_err(|err| {
+                ToolError::new(format!(
+                    "upstream '{}' did not answer the prompt: {err}",
+                    link.upstream()
+                ))
+            })?;
+            Ok(got
+                .messages
+                .into_iter()
+                .map(|message| match message.role {
+                    McpRole::Assistant => PromptMessage::assistant(Content::Block(message.content)),
+                    _ => PromptMessage::user(Content::Block(message.content)),
+                })
+                .collect())
+        })
+    }
+}
