@@ -56,6 +56,9 @@ struct Server {
     prefix: Option<String>,
     call_timeout_secs: Option<u64>,
     connect_timeout_secs: Option<u64>,
+    /// The revision its session starts with: `"2025-11-25"` (`initialize`, the default) or
+    /// `"2026-07-28"` (`server/discover`).
+    revision: Option<String>,
 }
 
 impl Config {
@@ -116,6 +119,13 @@ impl Config {
                     }
                 }
             }
+            if let Some(revision) = &server.revision
+                && !matches!(revision.as_str(), "2025-11-25" | "2026-07-28")
+            {
+                return Err(format!(
+                    "upstream '{name}': `revision` {revision:?} is not one the gateway starts a session with: give \"2025-11-25\" (initialize, the default) or \"2026-07-28\" (server/discover)"
+                ));
+            }
             for (what, secs) in [
                 ("call_timeout_secs", server.call_timeout_secs),
                 ("connect_timeout_secs", server.connect_timeout_secs),
@@ -149,6 +159,9 @@ impl Config {
                 }
                 if let Some(secs) = server.call_timeout_secs {
                     upstream = upstream.call_timeout(Duration::from_secs(secs));
+                }
+                if server.revision.as_deref() == Some("2026-07-28") {
+                    upstream = upstream.discover(true);
                 }
                 if let Some(secs) = server.connect_timeout_secs {
                     upstream = upstream.connect_timeout(Duration::from_secs(secs));
@@ -200,5 +213,13 @@ mod tests {
         let err =
             Config::from_toml("[servers.x]\ncommand = \"a\"\ncall_timeout_secs = 0\n").unwrap_err();
         assert!(err.contains("call_timeout_secs"), "{err}");
+        let err =
+            Config::from_toml("[servers.x]\ncommand = \"a\"\nrevision = \"2024\"\n").unwrap_err();
+        assert!(
+            err.contains("`revision` \"2024\"") && err.contains("2026-07-28"),
+            "{err}"
+        );
+        let config = Config::from_toml("[servers.x]\ncommand = \"a\"\nrevision = \"2026-07-28\"\n");
+        assert!(config.unwrap().upstreams()[0].discover);
     }
 }

@@ -8,9 +8,14 @@ use rmcp::RoleClient;
 use rmcp::handler::client::ClientHandler;
 use std::sync::Arc;
 
+use rmcp::ErrorData;
 use rmcp::model::{ClientConfig, ServerNotification, SubscriptionFilter};
+use rmcp::model::{CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult};
+use rmcp::model::{ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest};
 use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam};
+use rmcp::service::RequestContext;
 use rmcp::service::{NotificationContext, Peer};
+use serde::de::DeserializeOwned;
 use tokio::sync::mpsc;
 
 use crate::relay::Relay;
@@ -31,6 +36,35 @@ impl ClientHandler for Hears {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         let _ = self.changed.send(());
+    }
+
+    async fn create_elicitation(
+        &self,
+        mut request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        // rmcp keeps the request's `_meta` apart: passed on with it (a confirmation's mark).
+        if let ElicitRequestParams::FormElicitationParams { meta, .. }
+        | ElicitRequestParams::UrlElicitationParams { meta, .. } = &mut request
+            && meta.is_none()
+            && !context.meta.0.0.is_empty()
+        {
+            *meta = Some(context.meta);
+        }
+        let question = InputRequest::Elicitation(ElicitRequest::new(request));
+        answer(self.relay.ask(question).await)
+    }
+
+    async fn create_message(
+        &self,
+        mut params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, ErrorData> {
+        if params.meta.is_none() && !context.meta.0.0.is_empty() {
+            params.meta = Some(context.meta);
+        }
+        let question = InputRequest::CreateMessage(CreateMessageRequest::new(params));
+        answer(self.relay.ask(question).await)
     }
 
     async fn on_progress(
@@ -84,4 +118,12 @@ pub(crate) fn listen(peer: &Peer<RoleClient>, changed: mpsc::UnboundedSender<()>
             }
         }
     });
+}
+
+/// The client's answer to an upstream's question, as the upstream gets it.
+fn answer<T: DeserializeOwned>(answer: Result<serde_json::Value, String>) -> Result<T, ErrorData> {
+    let answer = answer.map_err(|why| ErrorData::internal_error(why, None))?;
+    serde_json::from_value(answer).map_err(|err| {
+        ErrorData::internal_error(format!("the client's answer was not one: {err}"), None)
+    })
 }

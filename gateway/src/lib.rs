@@ -11,6 +11,8 @@ mod overrides;
 mod pin;
 mod proxied;
 mod relay;
+mod session;
+
 mod supervise;
 mod tools;
 mod upstream;

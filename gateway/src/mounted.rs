@@ -10,9 +10,9 @@ use toolsmith::{Registry, RegistryHandle};
 use crate::items::{ProxiedPrompt, ProxiedResource};
 use crate::link::{Link, Served};
 use crate::relay::Relay;
+use crate::session::Listed;
 use crate::supervise::Supervisor;
 use crate::tools::Tools;
-use crate::upstream::Listed;
 use crate::{Error, Upstream};
 
 impl Upstream {

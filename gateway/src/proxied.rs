@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
 use toolsmith::{CallContext, Content, Hints, Tool, ToolError, ToolFuture, ToolOutput};
-use toolsmith::{ClientLog, Progress};
+use toolsmith::{ClientLog, Elicit, Progress};
 
 use crate::link::Link;
 use crate::overrides::{Confirmation, Override};
@@ -167,6 +167,12 @@ impl Tool for Proxied {
         self.timeout
     }
 
+    /// The upstream may ask the client during a call (to confirm it, say): the question is
+    /// passed on.
+    fn asks_client(&self) -> bool {
+        true
+    }
+
     fn origin(&self) -> String {
         format!(
             "tool '{}' of upstream '{}'",
@@ -176,9 +182,14 @@ impl Tool for Proxied {
 
     fn call(&self, arguments: JsonObject, context: &CallContext) -> ToolFuture {
         let link = self.link.clone();
+        let elicit: Elicit = match context.extract() {
+            Ok(elicit) => elicit,
+            Err(err) => return Box::pin(async move { Err(err) }),
+        };
         let caller = || Caller {
             progress: context.extract().unwrap_or_else(|_| Progress::disabled()),
             log: context.extract().unwrap_or_else(|_| ClientLog::disabled()),
+            elicit: elicit.clone(),
         };
         let (first, second) = (caller(), caller());
         let upstream = self.upstream.clone();

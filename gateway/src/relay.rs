@@ -1,8 +1,10 @@
 //! What an upstream says while it answers a call, passed on to the client that made the call:
-//! its progress (by the progress token the gateway sent with the call), its log messages (to
-//! the one call in flight; with none or several, which call a message is about is unknown, so
-//! it goes to the gateway's own log), and a call the client gave up on, cancelled at the
-//! upstream too.
+//! its progress (by the progress token the gateway sent with the call); its questions (a
+//! 2026-07-28 `input_required` answer, each question put to the client and the call sent
+//! again with the answers; or, on earlier revisions, an elicitation or sampling request,
+//! put to the client of the one call in flight); its log messages (to the one call in
+//! flight; with none or several, which call a message is about is unknown, so it goes to the
+//! gateway's own log); and a call the client gave up on, cancelled at the upstream too.
 
 #![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
 
@@ -13,40 +15,85 @@ use rmcp::RoleClient;
 use rmcp::ServiceError;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
-    ClientNotification, ClientRequest, LoggingMessageNotificationParam, Notification,
-    ProgressNotificationParam, ProgressToken, RequestId, ServerResult,
+    ClientNotification, ClientRequest, ContentBlock, InputRequest, InputResponses,
+    LoggingMessageNotificationParam, Notification, ProgressNotificationParam, ProgressToken,
+    RequestId, RequestMetaObject, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions};
-use toolsmith::{ClientLog, LogLevel, Progress};
+use serde_json::Value;
+use toolsmith::{ClientLog, Elicit, LogLevel, Progress};
+
+/// How many `input_required` rounds one call may take before the gateway gives up on it.
+const MAX_ROUNDS: usize = 8;
 
 /// The calls in flight at one upstream, by the progress token each was sent with.
 #[derive(Default)]
 pub(crate) struct Relay {
-    calls: Mutex<HashMap<ProgressToken, Caller>>,
+    calls: Mutex<HashMap<ProgressToken, Arc<Caller>>>,
 }
 
-/// Where what the upstream says about a call goes.
+/// Where what the upstream says about a call goes, and who answers its questions.
 pub(crate) struct Caller {
     pub(crate) progress: Progress,
     pub(crate) log: ClientLog,
+    pub(crate) elicit: Elicit,
 }
 
 impl Relay {
     /// Sends `params` to `peer` as a `tools/call` and waits for its answer, relaying what
-    /// the upstream says meanwhile to `caller`. Dropped before the answer (the client
-    /// cancelled, the call timed out), the call is cancelled at the upstream.
+    /// the upstream says meanwhile to `caller`, and putting its questions to `caller`'s
+    /// client (a question the client cannot answer ends the call with an error result that
+    /// says why). Dropped before the answer (the client cancelled, the call timed out), the
+    /// call is cancelled at the upstream.
     pub(crate) async fn call(
         self: &Arc<Self>,
         peer: &Peer<RoleClient>,
-        params: CallToolRequestParams,
+        mut params: CallToolRequestParams,
         caller: Caller,
     ) -> Result<CallToolResult, ServiceError> {
+        let caller = Arc::new(caller);
+        for _ in 0..MAX_ROUNDS {
+            let asked = match self.once(peer, params.clone(), &caller).await? {
+                ServerResult::CallToolResult(result) => return Ok(result),
+                ServerResult::InputRequiredResult(asked) => asked,
+                _ => return Err(ServiceError::UnexpectedResponse),
+            };
+            let mut answers = InputResponses::new();
+            for (key, question) in asked.input_requests.unwrap_or_default() {
+                match caller.elicit.relay(question).await {
+                    Ok(answer) => answers.insert(key, answer),
+                    Err(err) => return Ok(unanswered(&err.to_string())),
+                };
+            }
+            params = params.with_input_responses(answers);
+            params.request_state = asked.request_state;
+        }
+        Ok(unanswered(&format!(
+            "the upstream still asked after {MAX_ROUNDS} rounds of answers"
+        )))
+    }
+
+    /// One `tools/call` round, what the upstream says meanwhile relayed to `caller`.
+    async fn once(
+        self: &Arc<Self>,
+        peer: &Peer<RoleClient>,
+        params: CallToolRequestParams,
+        caller: &Arc<Caller>,
+    ) -> Result<ServerResult, ServiceError> {
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let handle = peer
-            .send_request_with_option(request, PeerRequestOptions::no_options())
-            .await?;
+        let mut options = PeerRequestOptions::no_options();
+        // On 2026-07-28 a request says which log messages it wants: those its client takes.
+        if let Some(level) = caller.log.level() {
+            let mut meta = RequestMetaObject::default();
+            meta.set_log_level(level.into());
+            options.meta = Some(meta);
+        }
+        let handle = peer.send_request_with_option(request, options).await?;
         let token = handle.progress_token.clone();
-        self.calls.lock().unwrap().insert(token.clone(), caller);
+        self.calls
+            .lock()
+            .unwrap()
+            .insert(token.clone(), caller.clone());
         let mut pending = Pending {
             relay: self.clone(),
             token,
@@ -54,10 +101,31 @@ impl Relay {
         };
         let answer = handle.await_response().await;
         pending.unanswered = None;
-        match answer? {
-            ServerResult::CallToolResult(result) => Ok(result),
-            _ => Err(ServiceError::UnexpectedResponse),
-        }
+        answer
+    }
+
+    /// The client's answer to a question the upstream sent as a request (revisions before
+    /// 2026-07-28): put to the client of the one call in flight; with none or several, whose
+    /// question it is is unknown, and it is not asked.
+    pub(crate) async fn ask(&self, question: InputRequest) -> Result<Value, String> {
+        let caller = {
+            let calls = self.calls.lock().unwrap();
+            let mut callers = calls.values();
+            match (callers.next(), callers.next()) {
+                (Some(caller), None) => caller.clone(),
+                (None, _) => return Err("no call is in flight to ask its client".into()),
+                (Some(_), Some(_)) => {
+                    return Err(
+                        "several calls are in flight: whose client to ask is unknown".into(),
+                    );
+                }
+            }
+        };
+        caller
+            .elicit
+            .relay(question)
+            .await
+            .map_err(|err| err.to_string())
     }
 
     /// The upstream's progress on a call, to the client that made it (with the client's
@@ -114,4 +182,11 @@ impl Drop for Pending {
             let _ = peer.send_notification(notification).await;
         });
     }
+}
+
+/// The error result of a call whose upstream asked what the client could not answer.
+fn unanswered(why: &str) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(format!(
+        "the upstream asked the client a question that got no answer: {why}"
+    ))])
 }

@@ -1,21 +1,10 @@
-//! An upstream MCP server: how it is reached (a command started with only the environment
-//! given, or a Streamable HTTP endpoint with only the headers given), started, and its tools
-//! listed and audited.
+//! An upstream MCP server as configured: how it is reached (a command started with only the
+//! environment given, or a Streamable HTTP endpoint with only the headers given), its name
+//! and prefix, and what governs its tools (see `session.rs` for how it is started).
 
-use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::ServiceExt;
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use tokio::sync::mpsc;
-
-use crate::hears::{Hears, listen};
-use crate::link::Running;
-use crate::relay::Relay;
-use crate::{Error, Overrides, Pin};
+use crate::{Overrides, Pin};
 
 /// How long an upstream may take to start and answer the handshake, by default.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -34,12 +23,14 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Clone)]
 pub struct Upstream {
     pub(crate) name: String,
-    way: Way,
+    pub(crate) way: Way,
     prefix: Option<String>,
     pub(crate) strict_hints: bool,
     pub(crate) overrides: Overrides,
     pub(crate) pin: Option<Pin>,
-    connect_timeout: Duration,
+    pub(crate) connect_timeout: Duration,
+    /// Whether its session starts with 2026-07-28's `server/discover`.
+    pub(crate) discover: bool,
     pub(crate) call_timeout: Option<Duration>,
 }
 
@@ -87,6 +78,7 @@ impl Upstream {
             overrides: Overrides::new(),
             pin: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            discover: false,
             call_timeout: None,
         }
     }
@@ -213,6 +205,22 @@ impl Upstream {
         self
     }
 
+    /// Starts its session the 2026-07-28 way (`server/discover`, falling back to
+    /// `initialize` when the upstream does not know it), instead of with `initialize` and the
+    /// newest revision before it (the default: the one servers written with today's SDKs ask
+    /// their questions on). On 2026-07-28 an upstream served statelessly over HTTP can ask its
+    /// client (an `input_required` answer), and its list changes come on a listen stream.
+    ///
+    /// ```
+    /// let up = toolsmith_gateway::Upstream::http("tools", "https://tools.example/mcp")
+    ///     .discover(true);
+    /// # let _ = up;
+    /// ```
+    pub fn discover(mut self, discover: bool) -> Self {
+        self.discover = discover;
+        self
+    }
+
     /// How long one of its calls may take (default: no limit); a call past it is an error
     /// result that names the upstream.
     ///
@@ -238,116 +246,6 @@ impl Upstream {
             .unwrap_or_else(|| format!("{}_", self.name))
     }
 
-    /// Starts it (or reaches it) and completes the handshake, within the connect timeout;
-    /// that its tools changed is sent to `changed`, what it says about a call to `relay`.
-    pub(crate) async fn start(
-        &self,
-        changed: mpsc::UnboundedSender<()>,
-        relay: Arc<Relay>,
-    ) -> Result<Running, Error> {
-        let info = Implementation::new("toolsmith-gateway", env!("CARGO_PKG_VERSION"));
-        let config = Hears {
-            info: ClientConfig::new(ClientCapabilities::default(), info),
-            changed: changed.clone(),
-            upstream: Arc::from(self.name.as_str()),
-            relay,
-        };
-        let connecting = match &self.way {
-            Way::Stdio { program, args, env } => {
-                let mut command = tokio::process::Command::new(program);
-                command.args(args).env_clear().envs(env.iter().cloned());
-                if let Some(path) = std::env::var_os("PATH") {
-                    command.env("PATH", path);
-                }
-                // Its stderr passes through: its own errors are the operator's to read.
-                let (child, _) =
-                    TokioChildProcess::builder(command)
-                        .spawn()
-                        .map_err(|err| Error::Start {
-                            upstream: self.name.clone(),
-                            command: self.shown(),
-                            why: err.to_string(),
-                        })?;
-                tokio::time::timeout(self.connect_timeout, config.serve(child)).await
-            }
-            Way::Http { url, headers } => {
-                let transport = StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                    .custom_headers(self.header_map(headers)?);
-                let transport = StreamableHttpClientTransport::from_config(transport);
-                tokio::time::timeout(self.connect_timeout, config.serve(transport)).await
-            }
-        };
-        match connecting {
-            Ok(Ok(running)) => {
-                listen(running.peer(), changed);
-                Ok(running)
-            }
-            Ok(Err(err)) => Err(Error::Connect {
-                upstream: self.name.clone(),
-                why: err.to_string(),
-            }),
-            Err(_) => Err(Error::Connect {
-                upstream: self.name.clone(),
-                why: format!("no answer within {:?}", self.connect_timeout),
-            }),
-        }
-    }
-
-    /// Its resources, resource templates and prompts, every page, each kind only when its
-    /// capabilities declare it.
-    pub(crate) async fn list_items(&self, running: &Running) -> Result<Listed, Error> {
-        let failed = |err: rmcp::ServiceError| Error::List {
-            upstream: self.name.clone(),
-            why: err.to_string(),
-        };
-        let capabilities = running
-            .peer_info()
-            .map(|info| info.capabilities.clone())
-            .unwrap_or_default();
-        let mut listed = Listed::default();
-        if capabilities.resources.is_some() {
-            listed.resources = running.list_all_resources().await.map_err(failed)?;
-            listed.templates = running
-                .list_all_resource_templates()
-                .await
-                .map_err(failed)?;
-        }
-        if capabilities.prompts.is_some() {
-            listed.prompts = running.list_all_prompts().await.map_err(failed)?;
-        }
-        Ok(listed)
-    }
-
-    /// Its tools, every page.
-    pub(crate) async fn list(&self, running: &Running) -> Result<Vec<rmcp::model::Tool>, Error> {
-        running.list_all_tools().await.map_err(|err| Error::List {
-            upstream: self.name.clone(),
-            why: err.to_string(),
-        })
-    }
-
-    /// The audit's findings of `tools`, each logged as a warning (a note at debug level).
-    pub(crate) fn audit(&self, tools: &[rmcp::model::Tool]) -> Vec<toolsmith_audit::Finding> {
-        let listed: Vec<serde_json::Value> = tools
-            .iter()
-            .filter_map(|tool| serde_json::to_value(tool).ok())
-            .collect();
-        let findings = toolsmith_audit::audit(&listed);
-        for finding in &findings {
-            let tool = finding.tool.as_deref().unwrap_or("(the server)");
-            let code = finding.rule.code;
-            match finding.severity() {
-                toolsmith_audit::Severity::Note => {
-                    tracing::debug!(upstream = %self.name, tool, code, fix = %finding.fix, "{}", finding.message)
-                }
-                _ => {
-                    tracing::warn!(upstream = %self.name, tool, code, fix = %finding.fix, "{}", finding.message)
-                }
-            }
-        }
-        findings
-    }
-
     /// Its command line, or its URL.
     pub(crate) fn shown(&self) -> String {
         match &self.way {
@@ -357,26 +255,6 @@ impl Upstream {
                 .join(" "),
             Way::Http { url, .. } => url.clone(),
         }
-    }
-
-    /// `headers` as rmcp's client sends them, or the error naming the one that cannot be.
-    fn header_map(
-        &self,
-        headers: &[(String, String)],
-    ) -> Result<HashMap<http::HeaderName, http::HeaderValue>, Error> {
-        let mut map = HashMap::new();
-        for (name, value) in headers {
-            let bad = || Error::Connect {
-                upstream: self.name.clone(),
-                why: format!(
-                    "the header {name:?} is not a valid HTTP header: fix its name or value"
-                ),
-            };
-            let name = http::HeaderName::try_from(name.as_str()).map_err(|_| bad())?;
-            let value = http::HeaderValue::try_from(value.as_str()).map_err(|_| bad())?;
-            map.insert(name, value);
-        }
-        Ok(map)
     }
 }
 
@@ -392,17 +270,9 @@ impl std::fmt::Debug for Upstream {
     }
 }
 
-/// An upstream's resources, resource templates and prompts, as it lists them.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Listed {
-    pub(crate) resources: Vec<rmcp::model::Resource>,
-    pub(crate) templates: Vec<rmcp::model::ResourceTemplate>,
-    pub(crate) prompts: Vec<rmcp::model::Prompt>,
-}
-
 /// How an upstream is reached.
 #[derive(Clone, Debug)]
-enum Way {
+pub(crate) enum Way {
     Stdio {
         program: String,
         args: Vec<String>,

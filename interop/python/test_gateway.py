@@ -14,6 +14,11 @@ states no hints is served with the cautious defaults (destructive), and `--stric
 leaves out each tool that leaves a hint unstated (all three: none states idempotentHint),
 naming it.
 
+And in front of a FastMCP server that asks and reports (fastmcp_asking.py), on the revisions
+before 2026-07-28 on both sides: its elicitation request, sent while a call runs, reaches the
+client and the client's answer decides the call (declined: kept; accepted: purged); its
+progress reaches the client under the client's own token, its log messages as the client's.
+
     python test_gateway.py PATH_TO_TOOLSMITH PATH_TO_NOTES_BINARY
 """
 
@@ -26,6 +31,8 @@ import tempfile
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+
+from mcp.types import ElicitResult
 
 from checks import check, tally, within
 from confirming import User, check_refused, text_of
@@ -76,6 +83,54 @@ async def run_checks(toolsmith, config):
             check(not kept.is_error, f"the note is still there: {kept}")
 
 
+class Form:
+    """An elicitation callback for the archive's question: records it, answers `sure`."""
+
+    def __init__(self):
+        self.sure = False
+        self.asked = []
+
+    async def __call__(self, context, params):
+        self.asked.append(params.message)
+        return ElicitResult(action="accept", content={"sure": self.sure})
+
+
+async def check_passed_through(toolsmith, tmp):
+    """The FastMCP upstream's question, progress and logs, through the gateway."""
+    server = os.path.join(os.path.dirname(__file__), "fastmcp_asking.py")
+    config = os.path.join(tmp, "archive.json")
+    with open(config, "w") as out:
+        json.dump({"mcpServers": {"archive": {"command": sys.executable, "args": [os.path.abspath(server)]}}}, out)
+    params = StdioServerParameters(
+        command=toolsmith,
+        args=["gateway", "--config", config],
+        env={"TOOLSMITH_LOG": "off", "PATH": os.environ.get("PATH", "")},
+    )
+    form, logged, progress = Form(), [], []
+
+    async def log(params):
+        logged.append(params.data)
+
+    async def on_progress(done, total, message):
+        progress.append((done, total, message))
+
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write, elicitation_callback=form, logging_callback=log) as session:
+            await session.initialize()
+            kept = await session.call_tool("archive_purge", {"days": 30})
+            check(text_of(kept) == "kept (accept)", f"answered not sure: kept: {kept}")
+            form.sure = True
+            purged = await session.call_tool("archive_purge", {"days": 30})
+            check(text_of(purged) == "purged 30", f"answered sure: purged: {purged}")
+            check(form.asked == ["Purge the records older than 30 days?"] * 2, f"the upstream's question, its words: {form.asked}")
+
+            counted = await session.call_tool("archive_count", {"steps": 3}, progress_callback=on_progress)
+            check(text_of(counted) == "3", f"counted: {counted}")
+            check([p[:2] for p in progress] == [(1, 3), (2, 3), (3, 3)], f"the upstream's progress: {progress}")
+            said = [data.get("msg") if isinstance(data, dict) else data for data in logged]
+            check(said == ["counting", "counted"], f"the upstream's logs, its data unchanged: {logged}")
+
+
 def check_hints_governed(toolsmith, tmp):
     """The FastMCP upstream through `toolsmith gateway ... tools`, with and without --strict-hints."""
     server = os.path.join(os.path.dirname(__file__), "..", "audit", "fastmcp_server.py")
@@ -119,6 +174,7 @@ async def main():
             json.dump({"mcpServers": {"notes": {"command": notes, "env": {"TOOLSMITH_LOG": "off"}}}}, out)
         await within("the gateway over stdio", run_checks(toolsmith, config), 120)
         check_hints_governed(toolsmith, tmp)
+        await within("the upstream's questions, progress and logs", check_passed_through(toolsmith, tmp), 120)
     return tally("python sdk through toolsmith gateway")
 
 

@@ -174,6 +174,7 @@ fn to_value(result: &impl serde::Serialize) -> Result<Value, AskError> {
 /// once. So **a tool that asks must ask before it changes anything**: what it did before
 /// its question is done once per round. (On earlier revisions the question is a request on
 /// the call's session, and the tool runs once.)
+#[derive(Clone)]
 pub struct Elicit(Ask);
 
 impl Elicit {
@@ -264,6 +265,27 @@ impl Elicit {
             ElicitationAction::Decline => Elicitation::Decline,
             _ => Elicitation::Cancel,
         })
+    }
+
+    /// Asks the client a question another server asked (a gateway's upstream, say): its
+    /// elicitation or sampling request as rmcp models it, the client's answer as the
+    /// protocol has it (an `ElicitResult` or a `CreateMessageResult`, as JSON). On
+    /// 2026-07-28 the tool must say it asks ([`Tool::asks_client`](crate::Tool::asks_client)).
+    ///
+    /// ```
+    /// use toolsmith::Elicit;
+    /// use toolsmith::rmcp::model::InputRequest;
+    ///
+    /// async fn passed_on(elicit: &Elicit, asked: InputRequest) -> serde_json::Value {
+    ///     match elicit.relay(asked).await {
+    ///         Ok(answer) => answer,
+    ///         Err(err) => serde_json::json!({"action": "cancel", "why": err.to_string()}),
+    ///     }
+    /// }
+    /// # let _ = passed_on;
+    /// ```
+    pub async fn relay(&self, request: InputRequest) -> Result<Value, AskError> {
+        self.0.ask(request).await
     }
 
     async fn elicit(&self, request: Value) -> Result<ElicitResult, AskError> {

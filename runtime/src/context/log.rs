@@ -83,6 +83,20 @@ impl From<LoggingLevel> for LogLevel {
     }
 }
 
+/// A level as the protocol names it.
+///
+/// ```
+/// use toolsmith::LogLevel;
+/// use toolsmith::rmcp::model::LoggingLevel;
+///
+/// assert_eq!(LoggingLevel::from(LogLevel::Notice), LoggingLevel::Notice);
+/// ```
+impl From<LogLevel> for LoggingLevel {
+    fn from(level: LogLevel) -> LoggingLevel {
+        level.wire()
+    }
+}
+
 /// The session's minimum log level, set by the client's `logging/setLevel` (default `info`).
 #[derive(Clone)]
 pub(crate) struct SessionLevel(Arc<AtomicU8>);
@@ -102,6 +116,13 @@ impl SessionLevel {
 
     pub(crate) fn set(&self, level: LogLevel) {
         self.0.store(level as u8, Ordering::Relaxed);
+    }
+
+    /// The least severe level let through (`None`: none is).
+    fn least(&self) -> Option<LogLevel> {
+        LogLevel::ALL
+            .get(usize::from(self.0.load(Ordering::Relaxed)))
+            .copied()
     }
 
     fn allows(&self, level: LogLevel) -> bool {
@@ -179,6 +200,18 @@ impl ClientLog {
     /// ```
     pub fn error(&self, message: impl Into<String>) {
         self.log(LogLevel::Error, message.into());
+    }
+
+    /// The least severe level the client takes (`None`: it takes no log message): what to
+    /// ask of a server whose logs are relayed.
+    ///
+    /// ```
+    /// assert_eq!(toolsmith::ClientLog::disabled().level(), None);
+    /// ```
+    pub fn level(&self) -> Option<LogLevel> {
+        self.target
+            .as_ref()
+            .and_then(|(_, session, _)| session.least())
     }
 
     /// A `ClientLog` that sends nothing (for calling a tool from Rust, or tests).

@@ -334,13 +334,15 @@ impl Server {
 
 /// A tool that asks its client during a call runs again from its start on every answer at
 /// 2026-07-28: what it changes before its last question is done again. Its hints say whether
-/// that can matter (a read-only or idempotent tool repeats harmlessly); once per process.
+/// that can matter (a read-only or idempotent tool repeats harmlessly); once per process. A
+/// tool made at run time is left to its maker (a gateway's tool relays its upstream's
+/// questions: the upstream ran nothing yet when it asks).
 fn warn_rerun(registry: &Registry) {
     static WARNED: std::sync::Once = std::sync::Once::new();
     WARNED.call_once(|| {
         for tool in registry.tools() {
             let hints = tool.hints();
-            if tool.asks_client() && !hints.read_only && !hints.idempotent {
+            if tool.asks_client() && !tool.is_dynamic() && !hints.read_only && !hints.idempotent {
                 tracing::warn!(
                     tool = tool.name(),
                     "this tool asks its client (Elicit, Sample) and is not idempotent: on \

@@ -154,6 +154,13 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// Whether it asks its client during a call ([`Elicit`](crate::Elicit) or
+    /// [`Sample`](crate::Sample) taken from its context): on 2026-07-28 its calls then carry
+    /// the questions of earlier rounds and their answers. By default, no.
+    fn asks_client(&self) -> bool {
+        false
+    }
+
     /// Where it comes from, for messages (two tools with one name name both): by default
     /// its Rust type.
     fn origin(&self) -> String {

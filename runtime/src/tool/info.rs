@@ -279,7 +279,7 @@ impl ToolInfo {
             max_concurrency: tool.max_concurrency(),
             wrapped: false,
             expected: Vec::new(),
-            asks: false,
+            asks: tool.asks_client(),
             run: Run::Dynamic(tool),
         })
     }

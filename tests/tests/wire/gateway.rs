@@ -558,3 +558,126 @@ async fn an_upstreams_progress_and_logs_reach_the_client_and_a_cancel_reaches_th
     }
     assert_eq!(seen, "1", "the upstream's tool saw the cancel");
 }
+
+#[tokio::test]
+async fn an_upstreams_own_confirmation_is_put_to_the_client_and_its_answer_decides() {
+    use std::sync::{Arc, Mutex};
+    use toolsmith::testing::Answer;
+    // The notes server asks before a delete (2026-07-28: an `input_required` answer); no
+    // override: the gateway asks nothing of its own, it passes the upstream's question on.
+    let mounted = notes().connect().await.unwrap();
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let client = Client::connect(Server::with_registry(mounted.registry().unwrap()))
+        .await
+        .unwrap()
+        .on_confirm(move |question| {
+            seen.lock().unwrap().push(question.message.clone());
+            if question.message.contains('1') {
+                Answer::Accept
+            } else {
+                Answer::Decline
+            }
+        });
+    let declined = client
+        .call("notes_delete_note", json!({"note_id": 2}))
+        .await
+        .unwrap_err();
+    assert!(declined.message().contains("declined"), "{declined:?}");
+    let deleted = client
+        .call("notes_delete_note", json!({"note_id": 1}))
+        .await
+        .unwrap();
+    assert!(deleted.text().contains("deleted"), "{}", deleted.text());
+    assert_eq!(
+        *asked.lock().unwrap(),
+        ["Delete note 2?", "Delete note 1?"],
+        "the upstream's own words, once per call"
+    );
+    // What the answers decided, at the upstream: note 2 is still there, note 1 is gone.
+    let kept = client.read_resource("notes://2").await;
+    assert!(kept.is_ok(), "{kept:?}");
+    let gone = client.read_resource("notes://1").await;
+    assert!(gone.is_err(), "{gone:?}");
+}
+
+/// A tool that confirms every call (the upstream's own question), and counts the calls run.
+struct Wipe(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl toolsmith::Tool for Wipe {
+    fn name(&self) -> &str {
+        "wipe"
+    }
+    fn description(&self) -> &str {
+        "Wipe the scratch space."
+    }
+    fn input_schema(&self) -> toolsmith::rmcp::model::JsonObject {
+        json!({"type": "object"}).as_object().cloned().unwrap()
+    }
+    fn hints(&self) -> Hints {
+        Hints::DESTRUCTIVE.closed_world()
+    }
+    fn confirms(&self) -> bool {
+        true
+    }
+    fn call(
+        &self,
+        _: toolsmith::rmcp::model::JsonObject,
+        _: &toolsmith::CallContext,
+    ) -> toolsmith::ToolFuture {
+        let runs = self.0.clone();
+        Box::pin(async move {
+            runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok(toolsmith::ToolOutput::new().text("wiped"))
+        })
+    }
+}
+
+#[tokio::test]
+async fn an_http_upstreams_input_required_question_is_answered_by_the_client() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+    use toolsmith::testing::Answer;
+    // Over stateless HTTP (2026-07-28) the upstream asks with an `input_required` answer: the
+    // gateway puts the question to its client and sends the call again with the answer.
+    let runs = Arc::new(AtomicUsize::new(0));
+    let upstream = Server::with_registry(
+        toolsmith::Registry::new()
+            .with_tool(Wipe(runs.clone()))
+            .unwrap(),
+    );
+    let addr = format!("127.0.0.1:{}", toolsmith_tests::free_port());
+    tokio::spawn(upstream.serve_http(addr.clone()));
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(&addr).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let url = format!("http://{addr}/mcp");
+    let mounted = Upstream::http("scratch", &url)
+        .discover(true)
+        .connect()
+        .await
+        .unwrap();
+    let answer = Arc::new(Mutex::new((Vec::new(), Answer::Decline)));
+    let seen = answer.clone();
+    let client = Client::connect(Server::with_registry(mounted.registry().unwrap()))
+        .await
+        .unwrap()
+        .on_confirm(move |question| {
+            let mut seen = seen.lock().unwrap();
+            seen.0.push(question.message.clone());
+            seen.1
+        });
+    let declined = client.call("scratch_wipe", json!({})).await.unwrap_err();
+    assert!(declined.message().contains("declined"), "{declined:?}");
+    assert_eq!(runs.load(Ordering::SeqCst), 0, "declined: never run");
+    answer.lock().unwrap().1 = Answer::Accept;
+    let wiped = client.call("scratch_wipe", json!({})).await.unwrap();
+    assert_eq!(wiped.text(), "wiped");
+    assert_eq!(runs.load(Ordering::SeqCst), 1, "run once");
+    let asked = answer.lock().unwrap().0.clone();
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    assert!(asked.iter().all(|q| q.contains("wipe")), "{asked:?}");
+}

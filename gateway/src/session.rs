@@ -1,0 +1,184 @@
+//! An upstream's session: started (a child spawned, or an endpoint reached) and its handshake
+//! done within the connect timeout, then its tools, resources and prompts listed, and its
+//! tools audited.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use tokio::sync::mpsc;
+
+use crate::hears::{Hears, listen};
+use crate::link::Running;
+use crate::relay::Relay;
+use crate::upstream::Way;
+use crate::{Error, Upstream};
+
+impl Upstream {
+    /// Starts it (or reaches it) and completes the handshake, within the connect timeout;
+    /// that its tools changed is sent to `changed`, what it says about a call to `relay`.
+    pub(crate) async fn start(
+        &self,
+        changed: mpsc::UnboundedSender<()>,
+        relay: Arc<Relay>,
+    ) -> Result<Running, Error> {
+        let info = Implementation::new("toolsmith-gateway", env!("CARGO_PKG_VERSION"));
+        let config = Hears {
+            info: ClientConfig::new(asks(), info),
+            changed: changed.clone(),
+            upstream: Arc::from(self.name.as_str()),
+            relay,
+        };
+        let connecting = match &self.way {
+            Way::Stdio { program, args, env } => {
+                let mut command = tokio::process::Command::new(program);
+                command.args(args).env_clear().envs(env.iter().cloned());
+                if let Some(path) = std::env::var_os("PATH") {
+                    command.env("PATH", path);
+                }
+                // Its stderr passes through: its own errors are the operator's to read.
+                let (child, _) =
+                    TokioChildProcess::builder(command)
+                        .spawn()
+                        .map_err(|err| Error::Start {
+                            upstream: self.name.clone(),
+                            command: self.shown(),
+                            why: err.to_string(),
+                        })?;
+                tokio::time::timeout(
+                    self.connect_timeout,
+                    config.serve_with_lifecycle(child, lifecycle(self.discover)),
+                )
+                .await
+            }
+            Way::Http { url, headers } => {
+                let transport = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(self.header_map(headers)?);
+                let transport = StreamableHttpClientTransport::from_config(transport);
+                let serving = config.serve_with_lifecycle(transport, lifecycle(self.discover));
+                tokio::time::timeout(self.connect_timeout, serving).await
+            }
+        };
+        match connecting {
+            Ok(Ok(running)) => {
+                listen(running.peer(), changed);
+                Ok(running)
+            }
+            Ok(Err(err)) => Err(Error::Connect {
+                upstream: self.name.clone(),
+                why: err.to_string(),
+            }),
+            Err(_) => Err(Error::Connect {
+                upstream: self.name.clone(),
+                why: format!("no answer within {:?}", self.connect_timeout),
+            }),
+        }
+    }
+
+    /// Its resources, resource templates and prompts, every page, each kind only when its
+    /// capabilities declare it.
+    pub(crate) async fn list_items(&self, running: &Running) -> Result<Listed, Error> {
+        let failed = |err: rmcp::ServiceError| Error::List {
+            upstream: self.name.clone(),
+            why: err.to_string(),
+        };
+        let capabilities = running
+            .peer_info()
+            .map(|info| info.capabilities.clone())
+            .unwrap_or_default();
+        let mut listed = Listed::default();
+        if capabilities.resources.is_some() {
+            listed.resources = running.list_all_resources().await.map_err(failed)?;
+            listed.templates = running
+                .list_all_resource_templates()
+                .await
+                .map_err(failed)?;
+        }
+        if capabilities.prompts.is_some() {
+            listed.prompts = running.list_all_prompts().await.map_err(failed)?;
+        }
+        Ok(listed)
+    }
+
+    /// Its tools, every page.
+    pub(crate) async fn list(&self, running: &Running) -> Result<Vec<rmcp::model::Tool>, Error> {
+        running.list_all_tools().await.map_err(|err| Error::List {
+            upstream: self.name.clone(),
+            why: err.to_string(),
+        })
+    }
+
+    /// The audit's findings of `tools`, each logged as a warning (a note at debug level).
+    pub(crate) fn audit(&self, tools: &[rmcp::model::Tool]) -> Vec<toolsmith_audit::Finding> {
+        let listed: Vec<serde_json::Value> = tools
+            .iter()
+            .filter_map(|tool| serde_json::to_value(tool).ok())
+            .collect();
+        let findings = toolsmith_audit::audit(&listed);
+        for finding in &findings {
+            let tool = finding.tool.as_deref().unwrap_or("(the server)");
+            let code = finding.rule.code;
+            match finding.severity() {
+                toolsmith_audit::Severity::Note => {
+                    tracing::debug!(upstream = %self.name, tool, code, fix = %finding.fix, "{}", finding.message)
+                }
+                _ => {
+                    tracing::warn!(upstream = %self.name, tool, code, fix = %finding.fix, "{}", finding.message)
+                }
+            }
+        }
+        findings
+    }
+
+    /// `headers` as rmcp's client sends them, or the error naming the one that cannot be.
+    fn header_map(
+        &self,
+        headers: &[(String, String)],
+    ) -> Result<HashMap<http::HeaderName, http::HeaderValue>, Error> {
+        let mut map = HashMap::new();
+        for (name, value) in headers {
+            let bad = || Error::Connect {
+                upstream: self.name.clone(),
+                why: format!(
+                    "the header {name:?} is not a valid HTTP header: fix its name or value"
+                ),
+            };
+            let name = http::HeaderName::try_from(name.as_str()).map_err(|_| bad())?;
+            let value = http::HeaderValue::try_from(value.as_str()).map_err(|_| bad())?;
+            map.insert(name, value);
+        }
+        Ok(map)
+    }
+}
+
+/// An upstream's resources, resource templates and prompts, as it lists them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Listed {
+    pub(crate) resources: Vec<rmcp::model::Resource>,
+    pub(crate) templates: Vec<rmcp::model::ResourceTemplate>,
+    pub(crate) prompts: Vec<rmcp::model::Prompt>,
+}
+
+/// What the gateway declares it can answer: elicitation (forms and URLs) and sampling, each
+/// question put to the client of the call that asks.
+fn asks() -> ClientCapabilities {
+    let declared = serde_json::json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}});
+    serde_json::from_value(declared).unwrap_or_default()
+}
+
+/// How a session with an upstream starts: with `initialize`; or, when it is to `discover`,
+/// 2026-07-28's `server/discover` first (stateless over HTTP, its questions as
+/// `input_required` answers, a listen stream for its list), an `initialize` handshake when
+/// the upstream does not know it.
+fn lifecycle(discover: bool) -> ClientLifecycleMode {
+    if !discover {
+        return ClientLifecycleMode::Initialize;
+    }
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: None,
+    }
+}
