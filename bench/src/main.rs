@@ -105,6 +105,30 @@ enum Cmd {
         #[arg(long, default_value = "target/bench/observe-results.json")]
         json: String,
     },
+    /// The gateway's overhead: the fixture called directly and through `toolsmith gateway`
+    /// over stdio and HTTP, and through FastMCP's proxy over stdio (see BENCHMARKS.md).
+    Gateway {
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+        /// Tools of the fixture.
+        #[arg(long, default_value_t = 200)]
+        tools: usize,
+        /// The `toolsmith` binary to measure (build it with `--release`).
+        #[arg(long, default_value = "target/release/toolsmith")]
+        toolsmith: std::path::PathBuf,
+        /// A Python with `fastmcp` installed, to include FastMCP's proxy (skipped otherwise).
+        #[arg(long)]
+        fastmcp_python: Option<String>,
+        /// Pipelined calls per stdio run (FastMCP's proxy gets a tenth).
+        #[arg(long, default_value_t = 20_000)]
+        calls: usize,
+        /// Seconds per HTTP load run.
+        #[arg(long, default_value_t = 3)]
+        seconds: u64,
+        /// Where to write the JSON results.
+        #[arg(long, default_value = "target/bench/gateway-results.json")]
+        json: String,
+    },
     /// Rewrite the small fixture binaries of this crate (src/bin/fixture_*.rs, 3 tools).
     WriteSmallFixtures,
     /// Measure one server command (`-- CMD ARGS...`) whose tools are `tool_0`..`tool_{T-1}`.
@@ -175,6 +199,35 @@ fn run(mut cli: Cli) -> Result<(), String> {
             std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
         }
         let text = serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?;
+        std::fs::write(&json, text).map_err(|e| e.to_string())?;
+        eprintln!("results written to {json}");
+        return Ok(());
+    }
+    if let Some(Cmd::Gateway { .. }) = cli.command
+        && let Some(Cmd::Gateway {
+            rounds,
+            tools,
+            toolsmith,
+            fastmcp_python,
+            calls,
+            seconds,
+            json,
+        }) = cli.command.take()
+    {
+        let options = toolsmith_bench::http::GatewayOptions {
+            rounds,
+            tools,
+            toolsmith,
+            fastmcp_python,
+            calls,
+            duration: std::time::Duration::from_secs(seconds),
+        };
+        let samples = toolsmith_bench::http::gateway(&options)?;
+        print!("{}", toolsmith_bench::http::gateway_table(&samples));
+        if let Some(parent) = std::path::Path::new(&json).parent() {
+            std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+        }
+        let text = serde_json::to_string_pretty(&samples).map_err(|e| e.to_string())?;
         std::fs::write(&json, text).map_err(|e| e.to_string())?;
         eprintln!("results written to {json}");
         return Ok(());

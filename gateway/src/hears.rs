@@ -1,6 +1,7 @@
-//! What the gateway hears from an upstream besides answers: that its tool list changed, by
-//! a `notifications/tools/list_changed` (earlier revisions, or unscoped) or on a 2026-07-28
-//! listen stream the gateway opens for it; progress and log messages (see `relay.rs`).
+//! What the gateway hears from an upstream besides answers: that its tool, resource or
+//! prompt list changed, by a `notifications/…/list_changed` (earlier revisions, or unscoped)
+//! or on a 2026-07-28 listen stream the gateway opens for it; progress, log messages and
+//! questions (see `relay.rs`).
 
 #![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
 
@@ -20,11 +21,19 @@ use tokio::sync::mpsc;
 
 use crate::relay::Relay;
 
+/// Which of an upstream's lists changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Changed {
+    Tools,
+    /// Its resources, resource templates or prompts.
+    Items,
+}
+
 /// The gateway's client side of one upstream session: it says who it is, and passes on that
 /// the upstream's tools changed, and relays what it says about a call.
 pub(crate) struct Hears {
     pub(crate) info: ClientConfig,
-    pub(crate) changed: mpsc::UnboundedSender<()>,
+    pub(crate) changed: mpsc::UnboundedSender<Changed>,
     pub(crate) upstream: Arc<str>,
     pub(crate) relay: Arc<Relay>,
 }
@@ -35,7 +44,15 @@ impl ClientHandler for Hears {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        let _ = self.changed.send(());
+        let _ = self.changed.send(Changed::Tools);
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.changed.send(Changed::Items);
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.changed.send(Changed::Items);
     }
 
     async fn create_elicitation(
@@ -84,38 +101,50 @@ impl ClientHandler for Hears {
     }
 }
 
-/// On a 2026-07-28 session with an upstream whose tool list can change, a listen stream for
+/// On a 2026-07-28 session with an upstream whose lists can change, a listen stream for
 /// that, each notification passed on to `changed`; it ends with the session. Nothing on
-/// earlier revisions (the notification comes unasked, to [`Hears`]).
-pub(crate) fn listen(peer: &Peer<RoleClient>, changed: mpsc::UnboundedSender<()>) {
+/// earlier revisions (the notifications come unasked, to [`Hears`]).
+pub(crate) fn listen(peer: &Peer<RoleClient>, changed: mpsc::UnboundedSender<Changed>) {
     let Some(info) = peer.peer_info() else {
         return;
     };
-    let can_change = info
-        .capabilities
-        .tools
-        .as_ref()
-        .and_then(|tools| tools.list_changed)
-        == Some(true);
-    if !can_change || info.protocol_version.has_initialize() {
+    if info.protocol_version.has_initialize() {
         return;
     }
+    let declared = &info.capabilities;
+    let tools = declared.tools.as_ref().and_then(|c| c.list_changed) == Some(true);
+    let resources = declared.resources.as_ref().and_then(|c| c.list_changed) == Some(true);
+    let prompts = declared.prompts.as_ref().and_then(|c| c.list_changed) == Some(true);
+    if !(tools || resources || prompts) {
+        return;
+    }
+    let mut filter = SubscriptionFilter::builder();
+    if tools {
+        filter = filter.tools_list_changed();
+    }
+    if resources {
+        filter = filter.resources_list_changed();
+    }
+    if prompts {
+        filter = filter.prompts_list_changed();
+    }
+    let filter = filter.build();
     let peer = peer.clone();
     tokio::spawn(async move {
-        let filter = SubscriptionFilter::builder().tools_list_changed().build();
         let Ok(mut stream) = peer.listen(filter).await else {
             tracing::debug!(
-                "the upstream refused a listen stream: its list is read at restarts only"
+                "the upstream refused a listen stream: its lists are read at restarts only"
             );
             return;
         };
         while let Ok(Some(notification)) = stream.next().await {
-            if matches!(
-                notification,
-                ServerNotification::ToolListChangedNotification(_)
-            ) {
-                let _ = changed.send(());
-            }
+            let what = match notification {
+                ServerNotification::ToolListChangedNotification(_) => Changed::Tools,
+                ServerNotification::ResourceListChangedNotification(_)
+                | ServerNotification::PromptListChangedNotification(_) => Changed::Items,
+                _ => continue,
+            };
+            let _ = changed.send(what);
         }
     });
 }

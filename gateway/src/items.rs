@@ -7,11 +7,12 @@ use std::sync::Arc;
 use rmcp::model::{ErrorCode, GetPromptRequestParams, JsonObject, ReadResourceRequestParams};
 use rmcp::model::{PromptArgument, Role as McpRole};
 use toolsmith::{
-    CallContext, Content, Prompt, PromptFuture, PromptMessage, Resource, ResourceFuture, Role,
-    ToolError,
+    CallContext, Content, Prompt, PromptFuture, PromptMessage, Registry, Resource, ResourceFuture,
+    Role, ToolError,
 };
 
 use crate::link::Link;
+use crate::session::Listed;
 
 /// An upstream resource, or a template of them.
 pub(crate) struct ProxiedResource {
@@ -201,5 +202,38 @@ impl Prompt for ProxiedPrompt {
                 })
                 .collect())
         })
+    }
+}
+
+/// Serves `items` (an upstream's resources, templates and prompts) in `registry`, under
+/// `prefix`, read through `link`.
+pub(crate) fn serve(
+    registry: &mut Registry,
+    items: &Listed,
+    prefix: &str,
+    link: &Arc<Link>,
+) -> Result<(), toolsmith::Error> {
+    for resource in &items.resources {
+        registry.add_resource(ProxiedResource::of(resource.clone(), prefix, link))?;
+    }
+    for template in &items.templates {
+        registry.add_resource(ProxiedResource::template(template.clone(), prefix, link))?;
+    }
+    for prompt in &items.prompts {
+        registry.add_prompt(ProxiedPrompt::of(prompt.clone(), prefix, link))?;
+    }
+    Ok(())
+}
+
+/// Takes `items`, as [`serve`] served them, out of `registry`.
+pub(crate) fn unserve(registry: &mut Registry, items: &Listed, prefix: &str) {
+    for resource in &items.resources {
+        registry.remove_resource(&resource.uri);
+    }
+    for template in &items.templates {
+        registry.remove_resource(&template.uri_template);
+    }
+    for prompt in &items.prompts {
+        registry.remove_prompt(&format!("{prefix}{}", prompt.name));
     }
 }

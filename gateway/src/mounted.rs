@@ -7,7 +7,7 @@ use rmcp::model::Implementation;
 use tokio::sync::{mpsc, oneshot};
 use toolsmith::{Registry, RegistryHandle};
 
-use crate::items::{ProxiedPrompt, ProxiedResource};
+use crate::items;
 use crate::link::{Link, Served};
 use crate::relay::Relay;
 use crate::session::Listed;
@@ -40,6 +40,7 @@ impl Upstream {
             served: served.clone(),
             names,
             listed,
+            items: items.clone(),
             changed,
             tell,
         };
@@ -92,18 +93,7 @@ impl Mounted {
     pub fn registry(&self) -> Result<Registry, Error> {
         let mut registry = self.upstream.registry_of(&self.tools)?;
         let prefix = self.upstream.tool_prefix();
-        for resource in &self.items.resources {
-            let proxied = ProxiedResource::of(resource.clone(), &prefix, &self.link);
-            registry.add_resource(proxied).map_err(Error::Tools)?;
-        }
-        for template in &self.items.templates {
-            let proxied = ProxiedResource::template(template.clone(), &prefix, &self.link);
-            registry.add_resource(proxied).map_err(Error::Tools)?;
-        }
-        for prompt in &self.items.prompts {
-            let proxied = ProxiedPrompt::of(prompt.clone(), &prefix, &self.link);
-            registry.add_prompt(proxied).map_err(Error::Tools)?;
-        }
+        items::serve(&mut registry, &self.items, &prefix, &self.link).map_err(Error::Tools)?;
         Ok(registry)
     }
 

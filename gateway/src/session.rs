@@ -5,13 +5,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use rmcp::RoleClient;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use tokio::sync::mpsc;
 
-use crate::hears::{Hears, listen};
+use crate::hears::{Changed, Hears, listen};
 use crate::link::Running;
 use crate::relay::Relay;
 use crate::upstream::Way;
@@ -22,7 +23,7 @@ impl Upstream {
     /// that its tools changed is sent to `changed`, what it says about a call to `relay`.
     pub(crate) async fn start(
         &self,
-        changed: mpsc::UnboundedSender<()>,
+        changed: mpsc::UnboundedSender<Changed>,
         relay: Arc<Relay>,
     ) -> Result<Running, Error> {
         let info = Implementation::new("toolsmith-gateway", env!("CARGO_PKG_VERSION"));
@@ -57,7 +58,8 @@ impl Upstream {
             Way::Http { url, headers } => {
                 let transport = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(self.header_map(headers)?);
-                let transport = StreamableHttpClientTransport::from_config(transport);
+                let transport =
+                    StreamableHttpClientTransport::with_client(http_client(&self.name)?, transport);
                 let serving = config.serve_with_lifecycle(transport, lifecycle(self.discover));
                 tokio::time::timeout(self.connect_timeout, serving).await
             }
@@ -80,25 +82,22 @@ impl Upstream {
 
     /// Its resources, resource templates and prompts, every page, each kind only when its
     /// capabilities declare it.
-    pub(crate) async fn list_items(&self, running: &Running) -> Result<Listed, Error> {
+    pub(crate) async fn list_items(&self, peer: &Peer<RoleClient>) -> Result<Listed, Error> {
         let failed = |err: rmcp::ServiceError| Error::List {
             upstream: self.name.clone(),
             why: err.to_string(),
         };
-        let capabilities = running
+        let capabilities = peer
             .peer_info()
             .map(|info| info.capabilities.clone())
             .unwrap_or_default();
         let mut listed = Listed::default();
         if capabilities.resources.is_some() {
-            listed.resources = running.list_all_resources().await.map_err(failed)?;
-            listed.templates = running
-                .list_all_resource_templates()
-                .await
-                .map_err(failed)?;
+            listed.resources = peer.list_all_resources().await.map_err(failed)?;
+            listed.templates = peer.list_all_resource_templates().await.map_err(failed)?;
         }
         if capabilities.prompts.is_some() {
-            listed.prompts = running.list_all_prompts().await.map_err(failed)?;
+            listed.prompts = peer.list_all_prompts().await.map_err(failed)?;
         }
         Ok(listed)
     }
@@ -155,7 +154,7 @@ impl Upstream {
 }
 
 /// An upstream's resources, resource templates and prompts, as it lists them.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Listed {
     pub(crate) resources: Vec<rmcp::model::Resource>,
     pub(crate) templates: Vec<rmcp::model::ResourceTemplate>,
@@ -181,4 +180,19 @@ fn lifecycle(discover: bool) -> ClientLifecycleMode {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
         legacy_version: None,
     }
+}
+
+/// The HTTP client of an upstream over HTTP: its connections kept alive between calls (rmcp's
+/// default client opens one per request, which costs a handshake per call and leaves a
+/// socket in TIME-WAIT behind each), no redirect followed (the configured URL is the
+/// endpoint: a redirect would carry its credentials elsewhere), no delay on small writes.
+fn http_client(upstream: &str) -> Result<reqwest::Client, Error> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .tcp_nodelay(true)
+        .build()
+        .map_err(|err| Error::Connect {
+            upstream: upstream.to_owned(),
+            why: format!("the HTTP client could not be built: {err}"),
+        })
 }

@@ -1,6 +1,6 @@
 //! What keeps an upstream running while the gateway serves: it watches the session, starts
-//! the upstream again when it stops (with backoff), and serves what it lists when that
-//! changes (after a restart, or when it says so).
+//! the upstream again when it stops (with backoff), and serves what it lists (tools,
+//! resources, templates, prompts) when that changes (after a restart, or when it says so).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -11,7 +11,10 @@ use tokio::sync::{mpsc, oneshot};
 use toolsmith::Registry;
 
 use crate::Upstream;
+use crate::hears::Changed;
+use crate::items;
 use crate::link::{Link, Running, Served};
+use crate::session::Listed;
 
 /// The first wait before a restart; each failed one doubles it, up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
@@ -26,10 +29,12 @@ pub(crate) struct Supervisor {
     /// The names its tools are served under now (what a new list replaces).
     pub(crate) names: Arc<Mutex<Vec<String>>>,
     pub(crate) listed: Vec<rmcp::model::Tool>,
-    /// That the upstream's tool list changed (see [`crate::hears`]), and the sender each
+    /// Its resources, templates and prompts as served now.
+    pub(crate) items: Listed,
+    /// That one of the upstream's lists changed (see [`crate::hears`]), and the sender each
     /// start's session gets.
-    pub(crate) changed: mpsc::UnboundedReceiver<()>,
-    pub(crate) tell: mpsc::UnboundedSender<()>,
+    pub(crate) changed: mpsc::UnboundedReceiver<Changed>,
+    pub(crate) tell: mpsc::UnboundedSender<Changed>,
 }
 
 impl Supervisor {
@@ -44,7 +49,7 @@ impl Supervisor {
             let quit = loop {
                 tokio::select! {
                     quit = &mut waiting => break quit,
-                    Some(()) = self.changed.recv() => self.relist(&peer).await,
+                    Some(what) = self.changed.recv() => self.relist(what, &peer).await,
                     _ = &mut stop => return,
                 }
             };
@@ -87,13 +92,24 @@ impl Supervisor {
                 self.serve(&listed);
                 self.listed = listed;
             }
+            self.relist_items(running.peer()).await;
         }
     }
 
-    /// The upstream said its tools changed: read them again, and serve them if they did.
-    async fn relist(&mut self, peer: &Peer<RoleClient>) {
-        // Several notifications in a row: one reading covers them all.
-        while self.changed.try_recv().is_ok() {}
+    /// The upstream said a list changed: read what changed again (a run of notifications
+    /// read once), and serve it if it did.
+    async fn relist(&mut self, first: Changed, peer: &Peer<RoleClient>) {
+        let (mut tools, mut items) = (first == Changed::Tools, first == Changed::Items);
+        while let Ok(what) = self.changed.try_recv() {
+            tools |= what == Changed::Tools;
+            items |= what == Changed::Items;
+        }
+        if items {
+            self.relist_items(peer).await;
+        }
+        if !tools {
+            return;
+        }
         match peer.list_all_tools().await {
             Ok(listed) if listed != self.listed => {
                 self.serve(&listed);
@@ -139,6 +155,37 @@ impl Supervisor {
             }
             Err(err) => {
                 tracing::warn!(upstream = %self.upstream.name(), "its new list is not served: {err}");
+            }
+        }
+    }
+
+    /// Reads the upstream's resources, templates and prompts again, and serves them in place
+    /// of the ones served so far if they changed (when the gateway's registry is followed).
+    async fn relist_items(&mut self, peer: &Peer<RoleClient>) {
+        let listed = match self.upstream.list_items(peer).await {
+            Ok(listed) if listed == self.items => return,
+            Ok(listed) => listed,
+            Err(err) => {
+                tracing::warn!(upstream = %self.upstream.name(), "its resources and prompts could not be listed again: {err}");
+                return;
+            }
+        };
+        let Some(handle) = self.served.get() else {
+            self.items = listed;
+            return;
+        };
+        let prefix = self.upstream.tool_prefix();
+        let replaced = handle.update(|registry: &mut Registry| {
+            items::unserve(registry, &self.items, &prefix);
+            items::serve(registry, &listed, &prefix, &self.link)
+        });
+        match replaced {
+            Ok(()) => {
+                tracing::info!(upstream = %self.upstream.name(), resources = listed.resources.len() + listed.templates.len(), prompts = listed.prompts.len(), "its resources or prompts changed: the lists are updated");
+                self.items = listed;
+            }
+            Err(err) => {
+                tracing::warn!(upstream = %self.upstream.name(), "its new resources and prompts are not served: {err}");
             }
         }
     }

@@ -7,6 +7,7 @@
 //! connections, and the CPU cost of authorization, per revision.
 
 pub mod fixtures;
+mod gateway;
 mod observe;
 pub mod probe;
 mod report;
@@ -283,5 +284,6 @@ fn workspace_scratch() -> Result<PathBuf, String> {
     Ok(dir)
 }
 
+pub use gateway::{GatewayOptions, GatewaySample, gateway, gateway_table};
 pub use observe::{ObserveOptions, Observed, observe, observe_table};
 pub use report::table;

@@ -82,6 +82,11 @@ pub(super) struct Scripts {
 }
 
 impl Scripts {
+    /// The script of a `tools/call`.
+    pub(super) fn call(&self) -> &str {
+        &self.call
+    }
+
     pub(super) fn write(scratch: &std::path::Path, revision: Revision) -> Result<Scripts, String> {
         let (call, list) = (call_request(revision), list_request(revision));
         Ok(Scripts {

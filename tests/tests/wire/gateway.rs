@@ -681,3 +681,114 @@ async fn an_http_upstreams_input_required_question_is_answered_by_the_client() {
     assert_eq!(asked.len(), 2, "{asked:?}");
     assert!(asked.iter().all(|q| q.contains("wipe")), "{asked:?}");
 }
+
+/// A resource at `uri` whose text is its URI.
+struct Page(&'static str);
+
+impl toolsmith::Resource for Page {
+    fn uri(&self) -> &str {
+        self.0
+    }
+    fn name(&self) -> &str {
+        self.0.trim_end_matches("://today")
+    }
+    fn read(
+        &self,
+        uri: &str,
+        _: toolsmith::rmcp::model::JsonObject,
+        _: &toolsmith::CallContext,
+    ) -> toolsmith::ResourceFuture {
+        let contents = toolsmith::rmcp::model::ResourceContents::text(uri, uri);
+        Box::pin(async move { Ok(Some(vec![contents])) })
+    }
+}
+
+/// A prompt that says hello.
+struct Greet;
+
+impl toolsmith::Prompt for Greet {
+    fn name(&self) -> &str {
+        "greet"
+    }
+    fn get(
+        &self,
+        _: toolsmith::rmcp::model::JsonObject,
+        _: &toolsmith::CallContext,
+    ) -> toolsmith::PromptFuture {
+        Box::pin(async { Ok(vec![toolsmith::PromptMessage::user("hello")]) })
+    }
+}
+
+#[tokio::test]
+async fn an_upstreams_new_resources_and_prompts_are_served_once_it_says_so() {
+    // The upstream: a toolsmith server over HTTP that adds a resource and a prompt while
+    // it serves (and says so: `notifications/resources/list_changed`, `prompts/...`).
+    let upstream = Server::with_registry(
+        toolsmith::Registry::new()
+            .with_resource(Page("motd://today"))
+            .unwrap(),
+    );
+    let handle = upstream.registry_handle();
+    let addr = format!("127.0.0.1:{}", toolsmith_tests::free_port());
+    tokio::spawn(upstream.serve_http(addr.clone()));
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(&addr).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    // Stateless over HTTP: the upstream's notifications come on a 2026-07-28 listen stream.
+    let mounted = Upstream::http("up", format!("http://{addr}/mcp"))
+        .discover(true)
+        .connect()
+        .await
+        .unwrap();
+    let server = Server::with_registry(mounted.registry().unwrap());
+    mounted.follow(server.registry_handle());
+    let client = Client::connect(server).await.unwrap();
+    let uris = |listed: Vec<toolsmith::rmcp::model::Resource>| -> Vec<String> {
+        listed.into_iter().map(|r| r.uri).collect()
+    };
+    assert_eq!(
+        uris(client.list_resources().await.unwrap()),
+        ["motd://today"]
+    );
+    assert!(client.list_prompts().await.unwrap().is_empty());
+
+    handle.add_resource(Page("news://today")).unwrap();
+    handle.add_prompt(Greet).unwrap();
+    let mut served = (Vec::new(), Vec::new());
+    for _ in 0..100 {
+        let resources = uris(client.list_resources().await.unwrap());
+        let prompts: Vec<String> = client
+            .list_prompts()
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|p| p.name)
+            .collect();
+        served = (resources, prompts);
+        if served.0.len() == 2 && served.1.len() == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(served.0, ["motd://today", "news://today"], "within 5 s");
+    assert_eq!(served.1, ["up_greet"], "within 5 s");
+    let news = client.read_resource("news://today").await.unwrap();
+    assert_eq!(news.text(), "news://today");
+    let greeting = client.get_prompt("up_greet", json!({})).await.unwrap();
+    assert_eq!(greeting.text(), "hello");
+
+    // And one the upstream takes away is no longer served.
+    assert!(handle.remove_resource("motd://today"));
+    let mut left = Vec::new();
+    for _ in 0..100 {
+        left = uris(client.list_resources().await.unwrap());
+        if left.len() == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(left, ["news://today"]);
+}

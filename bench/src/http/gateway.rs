@@ -1,0 +1,273 @@
+//! The gateway benchmark (`toolsmith-bench gateway`): the bench's 200-tool toolsmith fixture
+//! called directly and through `toolsmith gateway` (one upstream, prefix `""`, so the tool
+//! names are the same) by the same client and the same calls, over stdio (the load
+//! generator) and over stateless Streamable HTTP (wrk, gateway and upstream both on HTTP);
+//! and over stdio through FastMCP's proxy in front of the same fixture. Interleaved in rounds.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::runs::{Scripts, check};
+use super::{HttpKind, Running, free_addr, probe, workspace_scratch, wrk};
+use crate::build::Workspace;
+use crate::load::{self, Config};
+use crate::revision::Revision;
+
+/// What to run.
+pub struct GatewayOptions {
+    pub rounds: usize,
+    pub tools: usize,
+    /// The `toolsmith` binary (a release build).
+    pub toolsmith: PathBuf,
+    /// A Python with `fastmcp` installed, for FastMCP's proxy (skipped otherwise).
+    pub fastmcp_python: Option<String>,
+    /// Pipelined calls per stdio run (FastMCP's proxy gets a tenth).
+    pub calls: usize,
+    /// Seconds per wrk run.
+    pub duration: Duration,
+}
+
+/// One measured configuration in one round.
+#[derive(Debug, Clone, Serialize)]
+pub struct GatewaySample {
+    pub round: usize,
+    /// `stdio` or `http`.
+    pub transport: &'static str,
+    pub revision: Revision,
+    /// `direct`, `gateway` or `fastmcp-proxy`.
+    pub server: &'static str,
+    /// Calls per second with 64 in flight (stdio: pipelined; HTTP: 64 connections).
+    pub per_second: f64,
+    /// Median latency of one call at a time, microseconds.
+    pub p50_us: f64,
+    /// Server CPU per call with 64 in flight (the gateway's own, not its upstream's; stdio
+    /// only), microseconds.
+    pub cpu_us: Option<f64>,
+}
+
+/// Builds the fixture, then runs the rounds.
+pub fn gateway(options: &GatewayOptions) -> Result<Vec<GatewaySample>, String> {
+    let workspace = Workspace::current();
+    let root = workspace.root.display().to_string();
+    let kind = HttpKind::Toolsmith;
+    eprintln!("building {} ({} tools)", kind.crate_name(), options.tools);
+    let fixture = workspace.release_program(
+        &format!("{}-{}", kind.crate_name(), options.tools),
+        &kind.dependencies(&root),
+        &kind.source(options.tools),
+    )?;
+    let fixture = fixture.display().to_string();
+    let toolsmith = options.toolsmith.display().to_string();
+    let wrk = wrk::ensure()?;
+    let scratch = workspace_scratch()?;
+    let stdio_config = scratch.join("gateway-stdio.toml");
+    std::fs::write(
+        &stdio_config,
+        format!("[servers.fixture]\ncommand = \"{fixture}\"\nprefix = \"\"\n"),
+    )
+    .map_err(|e| e.to_string())?;
+    let stdio_config = stdio_config.display().to_string();
+    let proxy = workspace.root.join("bench/gateway/fastmcp_proxy.py");
+
+    let mut samples = Vec::new();
+    for round in 1..=options.rounds {
+        eprintln!("round {round}/{}", options.rounds);
+        let revision = Revision::V2025_11_25;
+        let gateway = [&toolsmith, "gateway", "--config", &stdio_config];
+        let mut stdio = vec![
+            ("direct", vec![fixture.as_str()], options.calls),
+            ("gateway", gateway.to_vec(), options.calls),
+        ];
+        if let Some(python) = &options.fastmcp_python {
+            let script = proxy.to_str().unwrap_or_default();
+            stdio.push((
+                "fastmcp-proxy",
+                vec![python.as_str(), script, fixture.as_str()],
+                options.calls / 10,
+            ));
+        }
+        for (server, command, calls) in stdio {
+            let sample = stdio_run(server, &command, revision, calls, options.tools, round)?;
+            samples.push(sample);
+        }
+        for revision in [Revision::V2025_11_25, Revision::V2026_07_28] {
+            let scripts = Scripts::write(&scratch, revision)?;
+            let upstream = serve(&fixture, &[], &scratch, "direct")?;
+            let http_config = scratch.join("gateway-http.toml");
+            let url = format!("http://{}/mcp", upstream.addr);
+            std::fs::write(
+                &http_config,
+                format!("[servers.fixture]\ntype = \"http\"\nurl = \"{url}\"\nprefix = \"\"\n"),
+            )
+            .map_err(|e| e.to_string())?;
+            let config = http_config.display().to_string();
+            let gateway = serve(&toolsmith, &["gateway", "--config", &config], &scratch, "")?;
+            for (server, running) in [("direct", &upstream), ("gateway", &gateway)] {
+                check(running, options.tools, None, server, revision)?;
+                let url = format!("http://{}/mcp", running.addr);
+                let one = wrk::run(&wrk, &url, scripts.call(), 1, options.duration)?;
+                let many = wrk::run(&wrk, &url, scripts.call(), 64, options.duration)?;
+                eprintln!(
+                    "  http  {revision} {server:<13} {:>9.0}/s (64)  p50 {:>6.0} µs (1)",
+                    many.per_second, one.p50_us
+                );
+                samples.push(GatewaySample {
+                    round,
+                    transport: "http",
+                    revision,
+                    server,
+                    per_second: many.per_second,
+                    p50_us: one.p50_us,
+                    cpu_us: None,
+                });
+            }
+        }
+    }
+    Ok(samples)
+}
+
+fn stdio_run(
+    server: &'static str,
+    command: &[&str],
+    revision: Revision,
+    calls: usize,
+    tools: usize,
+    round: usize,
+) -> Result<GatewaySample, String> {
+    let config = Config {
+        command: command.iter().map(|s| (*s).to_owned()).collect(),
+        revision,
+        tools,
+        list_reps: 20,
+        call_reps: if server == "fastmcp-proxy" {
+            200
+        } else {
+            2_000
+        },
+        throughput_calls: calls,
+        in_flight: 64,
+        extra_startups: 0,
+    };
+    let m = load::measure(&config).map_err(|e| format!("{server} over stdio: {e}"))?;
+    eprintln!(
+        "  stdio {revision} {server:<13} {:>9.0}/s (64)  p50 {:>6.0} µs (1)  cpu {:>5.1} µs",
+        m.calls_per_sec, m.call_median_us, m.cpu_per_call_us
+    );
+    Ok(GatewaySample {
+        round,
+        transport: "stdio",
+        revision,
+        server,
+        per_second: m.calls_per_sec,
+        p50_us: m.call_median_us,
+        cpu_us: Some(m.cpu_per_call_us),
+    })
+}
+
+/// `program ARGS serve --http ADDR`, started and answering.
+fn serve(program: &str, args: &[&str], scratch: &Path, label: &str) -> Result<Running, String> {
+    let addr = free_addr()?;
+    let log = std::fs::File::create(scratch.join(format!("gateway-bench{label}.log")))
+        .map_err(|e| e.to_string())?;
+    let child = Command::new(program)
+        .args(args)
+        .args(["serve", "--http", &addr])
+        .env("TOOLSMITH_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .map_err(|e| format!("{program}: {e}"))?;
+    let running = Running { child, addr };
+    probe::wait_ready(&running.addr, Duration::from_secs(20))?;
+    Ok(running)
+}
+
+/// The results as a Markdown table: medians over rounds, and the gateway's ratios to direct
+/// and to FastMCP's proxy (medians of the per-round ratios).
+pub fn gateway_table(samples: &[GatewaySample]) -> String {
+    let mut out = String::from(
+        "| transport | revision | server | calls/s (64 in flight) | median latency (1 at a time) | CPU per call |\n|---|---|---|--:|--:|--:|\n",
+    );
+    let mut keys: Vec<(&str, Revision, &str)> = samples
+        .iter()
+        .map(|s| (s.transport, s.revision, s.server))
+        .collect();
+    keys.sort_by_key(|(t, r, s)| (*t != "stdio", r.to_string(), server_order(s)));
+    keys.dedup();
+    let of = |t: &str, r: Revision, s: &str| -> Vec<&GatewaySample> {
+        samples
+            .iter()
+            .filter(|x| x.transport == t && x.revision == r && x.server == s)
+            .collect()
+    };
+    for &(transport, revision, server) in &keys {
+        let these = of(transport, revision, server);
+        let cpu: Vec<f64> = these.iter().filter_map(|s| s.cpu_us).collect();
+        out.push_str(&format!(
+            "| {transport} | {revision} | {server} | {:.0} | {:.0} µs | {} |\n",
+            median(these.iter().map(|s| s.per_second).collect()),
+            median(these.iter().map(|s| s.p50_us).collect()),
+            if cpu.is_empty() {
+                "".to_owned()
+            } else {
+                format!("{:.1} µs", median(cpu))
+            }
+        ));
+    }
+    out.push_str("\n| transport | revision | gateway / direct calls/s | added median latency | gateway / FastMCP proxy calls/s | gateway / FastMCP proxy latency |\n|---|---|--:|--:|--:|--:|\n");
+    let mut pairs: Vec<(&str, Revision)> = keys.iter().map(|(t, r, _)| (*t, *r)).collect();
+    pairs.dedup();
+    for (transport, revision) in pairs {
+        let per_round = |other: &str, f: fn(&GatewaySample, &GatewaySample) -> f64| {
+            let ours = of(transport, revision, "gateway");
+            let theirs = of(transport, revision, other);
+            median(
+                ours.iter()
+                    .filter_map(|o| Some(f(o, theirs.iter().find(|t| t.round == o.round)?)))
+                    .collect(),
+            )
+        };
+        let shown = |v: f64, unit: &str| {
+            if v.is_nan() {
+                "".to_owned()
+            } else {
+                format!("{v:.2}{unit}")
+            }
+        };
+        out.push_str(&format!(
+            "| {transport} | {revision} | {} | {} | {} | {} |\n",
+            shown(per_round("direct", |o, t| o.per_second / t.per_second), "×"),
+            shown(per_round("direct", |o, t| o.p50_us - t.p50_us), " µs"),
+            shown(
+                per_round("fastmcp-proxy", |o, t| o.per_second / t.per_second),
+                "×"
+            ),
+            shown(per_round("fastmcp-proxy", |o, t| o.p50_us / t.p50_us), "×"),
+        ));
+    }
+    out
+}
+
+fn server_order(server: &str) -> usize {
+    ["direct", "gateway", "fastmcp-proxy"]
+        .iter()
+        .position(|s| *s == server)
+        .unwrap_or(3)
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
+}
