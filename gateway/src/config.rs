@@ -56,6 +56,8 @@ struct Server {
     prefix: Option<String>,
     call_timeout_secs: Option<u64>,
     connect_timeout_secs: Option<u64>,
+    /// How long a read-only idempotent tool's answer is kept (none by default).
+    cache_ttl_secs: Option<u64>,
     /// The revision its session starts with: `"2025-11-25"` (`initialize`, the default) or
     /// `"2026-07-28"` (`server/discover`).
     revision: Option<String>,
@@ -129,6 +131,7 @@ impl Config {
             for (what, secs) in [
                 ("call_timeout_secs", server.call_timeout_secs),
                 ("connect_timeout_secs", server.connect_timeout_secs),
+                ("cache_ttl_secs", server.cache_ttl_secs),
             ] {
                 if secs == Some(0) {
                     return Err(format!("upstream '{name}': `{what}` is 0: give 1 or more"));
@@ -159,6 +162,9 @@ impl Config {
                 }
                 if let Some(secs) = server.call_timeout_secs {
                     upstream = upstream.call_timeout(Duration::from_secs(secs));
+                }
+                if let Some(secs) = server.cache_ttl_secs {
+                    upstream = upstream.cache(Duration::from_secs(secs));
                 }
                 if server.revision.as_deref() == Some("2026-07-28") {
                     upstream = upstream.discover(true);

@@ -1,5 +1,6 @@
 #![doc = include_str!("guide.md")]
 
+mod cache;
 mod config;
 mod error;
 mod file;

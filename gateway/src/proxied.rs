@@ -7,11 +7,12 @@ use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
 use toolsmith::{CallContext, Content, Hints, Tool, ToolError, ToolFuture, ToolOutput};
-use toolsmith::{ClientLog, Elicit, Progress};
+use toolsmith::{Caller, ClientLog, Elicit, Progress};
 
+use crate::cache::{Cache, Key};
 use crate::link::Link;
 use crate::overrides::{Confirmation, Override};
-use crate::relay::Caller;
+use crate::relay::Downstream;
 
 /// How long a read-only idempotent call cut off by a lost upstream waits for it to be back,
 /// without a call timeout.
@@ -35,6 +36,9 @@ pub(crate) struct Proxied {
     upstream: Arc<str>,
     link: Arc<Link>,
     timeout: Option<Duration>,
+    /// Where its answers are kept, when it is read-only and idempotent and its upstream
+    /// caches.
+    cache: Option<Arc<Cache>>,
 }
 
 impl Proxied {
@@ -78,7 +82,16 @@ impl Proxied {
             upstream,
             link,
             timeout,
+            cache: None,
         }
+    }
+
+    /// Its answers kept in `cache`, if it is read-only and idempotent (else unchanged).
+    pub(crate) fn cached(mut self, cache: Arc<Cache>) -> Self {
+        if self.hints.read_only && self.hints.idempotent {
+            self.cache = Some(cache);
+        }
+        self
     }
 }
 
@@ -186,12 +199,17 @@ impl Tool for Proxied {
             Ok(elicit) => elicit,
             Err(err) => return Box::pin(async move { Err(err) }),
         };
-        let caller = || Caller {
+        let caller = || Downstream {
             progress: context.extract().unwrap_or_else(|_| Progress::disabled()),
             log: context.extract().unwrap_or_else(|_| ClientLog::disabled()),
             elicit: elicit.clone(),
         };
         let (first, second) = (caller(), caller());
+        let cached = self.cache.clone().map(|cache| {
+            let who = context.extract::<Caller>().map(|c| c.identity().to_owned());
+            let key = Key::new(&who.unwrap_or_default(), &self.upstream_name, &arguments);
+            (cache, key)
+        });
         let upstream = self.upstream.clone();
         let params =
             CallToolRequestParams::new(self.upstream_name.clone()).with_arguments(arguments);
@@ -199,10 +217,20 @@ impl Tool for Proxied {
         let retry = (self.hints.read_only && self.hints.idempotent)
             .then(|| self.timeout.unwrap_or(RETRY_WITHIN));
         Box::pin(async move {
+            if let Some((cache, key)) = &cached
+                && let Some(kept) = cache.get(key)
+            {
+                return passed_back(kept);
+            }
             let (start, peer) = link.peer()?;
             let relay = link.relay();
             let failed = match relay.call(&peer, params.clone(), first).await {
-                Ok(result) => return passed_back(result),
+                Ok(result) => {
+                    if let Some((cache, key)) = cached {
+                        cache.put(key, &result);
+                    }
+                    return passed_back(result);
+                }
                 Err(err) => err,
             };
             let within = retry.filter(|_| Link::lost(&failed));

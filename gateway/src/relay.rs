@@ -33,11 +33,11 @@ const MAX_ROUNDS: usize = 8;
 /// The calls in flight at one upstream, by the progress token each was sent with.
 #[derive(Default)]
 pub(crate) struct Relay {
-    calls: Mutex<HashMap<ProgressToken, Arc<Caller>>>,
+    calls: Mutex<HashMap<ProgressToken, Arc<Downstream>>>,
 }
 
 /// Where what the upstream says about a call goes, and who answers its questions.
-pub(crate) struct Caller {
+pub(crate) struct Downstream {
     pub(crate) progress: Progress,
     pub(crate) log: ClientLog,
     pub(crate) elicit: Elicit,
@@ -53,7 +53,7 @@ impl Relay {
         self: &Arc<Self>,
         peer: &Peer<RoleClient>,
         mut params: CallToolRequestParams,
-        caller: Caller,
+        caller: Downstream,
     ) -> Result<CallToolResult, ServiceError> {
         let caller = Arc::new(caller);
         for _ in 0..MAX_ROUNDS {
@@ -82,7 +82,7 @@ impl Relay {
         self: &Arc<Self>,
         peer: &Peer<RoleClient>,
         params: CallToolRequestParams,
-        caller: &Arc<Caller>,
+        caller: &Arc<Downstream>,
     ) -> Result<ServerResult, ServiceError> {
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let mut options = PeerRequestOptions::no_options();

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use toolsmith::{Registry, Tool};
 
+use crate::cache::Cache;
 use crate::link::Link;
 use crate::overrides::{Confirmation, Override};
 use crate::proxied::{Proxied, stated};
@@ -25,6 +26,7 @@ impl Upstream {
     ) -> Result<(Tools, Vec<String>), Error> {
         let upstream: Arc<str> = Arc::from(self.name.as_str());
         let prefix = self.tool_prefix();
+        let cache = self.cache_ttl.map(|ttl| Arc::new(Cache::new(ttl)));
         let mut left_out = Vec::new();
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
         for tool in listed {
@@ -50,6 +52,10 @@ impl Upstream {
                 link.clone(),
                 self.call_timeout,
             );
+            let proxied = match &cache {
+                Some(cache) => proxied.cached(cache.clone()),
+                None => proxied,
+            };
             tools.push(Arc::new(proxied));
         }
         Ok((tools, left_out))

@@ -32,6 +32,8 @@ pub struct Upstream {
     /// Whether its session starts with 2026-07-28's `server/discover`.
     pub(crate) discover: bool,
     pub(crate) call_timeout: Option<Duration>,
+    /// How long an answer of a read-only idempotent tool is kept (`None`: none is).
+    pub(crate) cache_ttl: Option<Duration>,
 }
 
 impl Upstream {
@@ -79,6 +81,7 @@ impl Upstream {
             pin: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             discover: false,
+            cache_ttl: None,
             call_timeout: None,
         }
     }
@@ -202,6 +205,21 @@ impl Upstream {
     /// ```
     pub fn connect_timeout(mut self, limit: Duration) -> Self {
         self.connect_timeout = limit;
+        self
+    }
+
+    /// Keeps the answers of its read-only idempotent tools (by their hints, as corrected) for
+    /// `ttl`, per caller, tool and arguments: the same call by the same caller within `ttl`
+    /// is answered from the cache, without reaching the upstream. An error result is never
+    /// kept; at most 1,024 answers are (the oldest go first). Off by default.
+    ///
+    /// ```
+    /// let up = toolsmith_gateway::Upstream::stdio("docs", "docs-mcp")
+    ///     .cache(std::time::Duration::from_secs(30));
+    /// # let _ = up;
+    /// ```
+    pub fn cache(mut self, ttl: Duration) -> Self {
+        self.cache_ttl = Some(ttl);
         self
     }
 
