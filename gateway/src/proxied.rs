@@ -160,6 +160,12 @@ impl Tool for Proxied {
         self.icons.clone()
     }
 
+    /// Its upstream's name: what its metrics' `category` label and its spans'
+    /// `toolsmith.category` say.
+    fn category(&self) -> Option<&str> {
+        Some(&self.upstream)
+    }
+
     fn tags(&self) -> Vec<String> {
         self.tags.clone()
     }

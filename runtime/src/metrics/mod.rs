@@ -6,12 +6,14 @@
 //! that serves twice) count apart. Every handle a call records into is made once, when the
 //! server is built, for the tools of its registry: a call pays a map lookup and a few atomic
 //! operations, and no label is ever taken from a request (an unknown tool counts as
-//! `unknown`), so the number of series is bounded by the registry.
+//! `unknown`), so the number of series is bounded by the registry. A tool's `category` label
+//! is its category (`#[tool(category = "...")]`; a gateway's tool: its upstream), only on the
+//! series of a tool that has one.
 //!
 //! | metric | type | labels |
 //! |---|---|---|
-//! | `toolsmith_tool_calls_total` | counter | `tool`, `outcome` |
-//! | `toolsmith_tool_call_duration_seconds` | histogram | `tool` |
+//! | `toolsmith_tool_calls_total` | counter | `tool`, `outcome`, `category` |
+//! | `toolsmith_tool_call_duration_seconds` | histogram | `tool`, `category` |
 //! | `toolsmith_tool_calls_in_flight` | gauge | |
 //! | `toolsmith_http_requests_total` | counter | `status` |
 //! | `toolsmith_auth_refusals_total` | counter | `reason` |
@@ -98,8 +100,12 @@ struct Inner {
 
 type SessionProbe = Box<dyn Fn() -> Option<usize> + Send + Sync>;
 
-/// Whether the server has a tool of this name now (one added while serving).
-pub(crate) type Known = Box<dyn Fn(&str) -> bool + Send + Sync>;
+/// Whether the server has a tool of this name now (one added while serving), and its
+/// category.
+pub(crate) type Known = Box<dyn Fn(&str) -> Option<Option<Arc<str>>> + Send + Sync>;
+
+/// A tool's name, and its category if it has one.
+pub(crate) type Named = (Arc<str>, Option<Arc<str>>);
 
 impl Inner {
     /// The series of `tool`, a tool added while serving (made on its first call); `None`
@@ -110,10 +116,8 @@ impl Inner {
         if let Some(series) = added.get(tool) {
             return Some(series.clone());
         }
-        if !known(tool) {
-            return None;
-        }
-        let series = Arc::new(ToolSeries::new(&self.recorder, tool));
+        let category = known(tool)?;
+        let series = Arc::new(ToolSeries::new(&self.recorder, tool, category.as_deref()));
         added.insert(Arc::from(tool), series.clone());
         Some(series)
     }
@@ -126,17 +130,20 @@ struct ToolSeries {
 }
 
 impl ToolSeries {
-    /// The series of `tool`, registered with `recorder`.
-    fn new(recorder: &PrometheusRecorder, tool: &str) -> ToolSeries {
+    /// The series of `tool` (of `category`, if it has one), registered with `recorder`.
+    fn new(recorder: &PrometheusRecorder, tool: &str, category: Option<&str>) -> ToolSeries {
         ToolSeries {
             calls: CallOutcome::ALL.map(|outcome| {
-                counter(
-                    recorder,
-                    CALLS,
-                    &[("tool", tool), ("outcome", outcome.as_str())],
-                )
+                let labels = with_category(
+                    vec![("tool", tool), ("outcome", outcome.as_str())],
+                    category,
+                );
+                counter(recorder, CALLS, &labels)
             }),
-            duration: recorder.register_histogram(&key(DURATION, &[("tool", tool)]), &METADATA),
+            duration: {
+                let labels = with_category(vec![("tool", tool)], category);
+                recorder.register_histogram(&key(DURATION, &labels), &METADATA)
+            },
         }
     }
 }
@@ -144,17 +151,18 @@ impl ToolSeries {
 impl Metrics {
     /// Metrics whose call series are made for these tools (any other name counts as
     /// `unknown`, unless `known` says the server has it: a tool added while serving).
-    pub(crate) fn new(tools: impl IntoIterator<Item = Arc<str>>, known: Option<Known>) -> Metrics {
+    pub(crate) fn new(tools: impl IntoIterator<Item = Named>, known: Option<Known>) -> Metrics {
         let recorder = PrometheusBuilder::new()
             .set_buckets_for_metric(Matcher::Full(DURATION.to_owned()), &DURATION_BUCKETS)
             .expect("the duration buckets are not empty")
             .build_recorder();
         describe(&recorder);
-        let series = |tool: &str| ToolSeries::new(&recorder, tool);
+        let series =
+            |tool: &str, category: Option<&str>| ToolSeries::new(&recorder, tool, category);
         let tools = tools
             .into_iter()
-            .map(|tool| {
-                let made = series(&tool);
+            .map(|(tool, category)| {
+                let made = series(&tool, category.as_deref());
                 (tool, made)
             })
             .collect();
@@ -164,7 +172,7 @@ impl Metrics {
                 tools,
                 added: Default::default(),
                 known,
-                unknown: series(UNKNOWN_TOOL),
+                unknown: series(UNKNOWN_TOOL, None),
                 in_flight: recorder.register_gauge(&key(IN_FLIGHT, &[]), &METADATA),
                 statuses: (0..600).map(|_| OnceLock::new()).collect(),
                 refusals: Refusal::ALL
@@ -311,6 +319,15 @@ impl Drop for OpenGuard {
     fn drop(&mut self) {
         self.0.decrement(1.0);
     }
+}
+
+/// `labels`, and `category` after them when there is one.
+fn with_category<'a>(
+    mut labels: Vec<(&'static str, &'a str)>,
+    category: Option<&'a str>,
+) -> Vec<(&'static str, &'a str)> {
+    labels.extend(category.map(|category| ("category", category)));
+    labels
 }
 
 fn key(name: &'static str, labels: &[(&'static str, &str)]) -> Key {

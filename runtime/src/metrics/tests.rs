@@ -12,7 +12,10 @@ fn value(text: &str, series: &str) -> Option<f64> {
 
 #[test]
 fn calls_count_by_tool_and_outcome_and_an_unknown_tool_is_one_label() {
-    let metrics = Metrics::new(["search_notes".into(), "delete_note".into()], None);
+    let metrics = Metrics::new(
+        [("search_notes".into(), None), ("delete_note".into(), None)],
+        None,
+    );
     for _ in 0..3 {
         metrics
             .call_started()
@@ -48,7 +51,7 @@ fn calls_count_by_tool_and_outcome_and_an_unknown_tool_is_one_label() {
 
 #[test]
 fn a_call_is_in_flight_until_its_timer_goes_even_when_it_is_dropped_unfinished() {
-    let metrics = Metrics::new(["slow".into()], None);
+    let metrics = Metrics::new([("slow".into(), None)], None);
     let first = metrics.call_started();
     let second = metrics.call_started();
     assert_eq!(
@@ -146,8 +149,8 @@ fn an_outcome_is_read_from_the_answer() {
 
 #[test]
 fn a_tool_added_while_serving_gets_its_own_series_and_a_made_up_name_does_not() {
-    let known: super::Known = Box::new(|name| name == "added_later");
-    let metrics = Metrics::new(["search_notes".into()], Some(known));
+    let known: super::Known = Box::new(|name| (name == "added_later").then_some(None));
+    let metrics = Metrics::new([("search_notes".into(), None)], Some(known));
     for name in ["added_later", "added_later", "made_up"] {
         metrics.call_started().finish(name, CallOutcome::Ok);
     }
@@ -160,4 +163,30 @@ fn a_tool_added_while_serving_gets_its_own_series_and_a_made_up_name_does_not() 
     );
     assert_eq!(calls(r#"tool="unknown",outcome="ok""#), Some(1.0), "{text}");
     assert!(!text.contains("made_up"), "{text}");
+}
+
+#[test]
+fn a_tool_with_a_category_has_it_as_a_label_and_one_without_has_none() {
+    let metrics = Metrics::new(
+        [
+            ("gh_create_issue".into(), Some("github".into())),
+            ("add".into(), None),
+        ],
+        None,
+    );
+    metrics
+        .call_started()
+        .finish("gh_create_issue", CallOutcome::Ok);
+    metrics.call_started().finish("add", CallOutcome::Ok);
+    let text = metrics.render();
+    let calls = |labels: &str| value(&text, &format!("toolsmith_tool_calls_total{{{labels}}}"));
+    assert_eq!(
+        calls(r#"tool="gh_create_issue",outcome="ok",category="github""#),
+        Some(1.0),
+        "{text}"
+    );
+    assert_eq!(calls(r#"tool="add",outcome="ok""#), Some(1.0), "{text}");
+    let count =
+        r#"toolsmith_tool_call_duration_seconds_count{tool="gh_create_issue",category="github"}"#;
+    assert_eq!(value(&text, count), Some(1.0), "{text}");
 }

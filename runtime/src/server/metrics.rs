@@ -169,10 +169,17 @@ impl MetricsConfig {
 /// with them records into, folded up in the background.
 fn start_metrics(registry: &RegistryHandle, live: bool) -> (Metrics, Upkeep) {
     let tools = registry.current();
-    let names = tools.tools().iter().map(|t| Arc::from(t.name()));
+    let names = tools
+        .tools()
+        .iter()
+        .map(|t| (Arc::from(t.name()), t.category().map(Arc::from)));
     let known = live.then(|| {
         let registry = registry.clone();
-        Box::new(move |name: &str| registry.load().get(name).is_some()) as crate::metrics::Known
+        Box::new(move |name: &str| {
+            let tools = registry.load();
+            let tool = tools.get(name)?;
+            Some(tool.category().map(Arc::from))
+        }) as crate::metrics::Known
     });
     let metrics = Metrics::new(names, known);
     let upkeep = metrics.keep_up();

@@ -8,8 +8,8 @@
 //! without its own is the child of its request's span. Attributes follow OpenTelemetry's
 //! conventions for MCP and GenAI tools (`mcp.method.name`, `gen_ai.tool.name`,
 //! `jsonrpc.request.id`, `mcp.session.id`, `mcp.protocol.version`, `error.type`) plus
-//! toolsmith's own (`toolsmith.hints.*`, `toolsmith.scope`, `toolsmith.outcome`,
-//! `enduser.id`). Arguments and results are never attributes.
+//! toolsmith's own (`toolsmith.hints.*`, `toolsmith.scope`, `toolsmith.category`,
+//! `toolsmith.outcome`, `enduser.id`). Arguments and results are never attributes.
 //!
 //! Whether a span is made is decided first, from the sampler the variables name and the
 //! parent's sampled flag (`sampling.rs`): at a ratio of 0 an unsampled request makes no span

@@ -157,6 +157,7 @@ pub(crate) fn call_span(
         toolsmith.hints.idempotent = Empty,
         toolsmith.hints.open_world = Empty,
         toolsmith.scope = Empty,
+        toolsmith.category = Empty,
         enduser.id = Empty,
         toolsmith.outcome = Empty,
         error.type = Empty,
@@ -197,6 +198,9 @@ pub(crate) fn tool_known(span: &Span, tool: &ToolInfo, caller: &Caller, scope: O
     span.record("toolsmith.hints.open_world", hints.open_world);
     if let Some(scope) = scope {
         span.record("toolsmith.scope", scope);
+    }
+    if let Some(category) = tool.category() {
+        span.record("toolsmith.category", category);
     }
     if let Some(subject) = caller.subject() {
         span.record("enduser.id", subject);

@@ -891,3 +891,30 @@ async fn a_read_only_idempotent_answer_is_kept_for_its_ttl_and_nothing_else_is()
         "expired: asked again"
     );
 }
+
+#[tokio::test]
+async fn a_gateways_calls_are_counted_and_labelled_with_their_upstream() {
+    let fixture = env!("CARGO_BIN_EXE_fixture_server");
+    let fx = Upstream::stdio("fx", fixture)
+        .env("TOOLSMITH_LOG", "off")
+        .connect()
+        .await
+        .unwrap();
+    let server = Server::with_registry(fx.registry().unwrap());
+    let addr = format!("127.0.0.1:{}", toolsmith_tests::free_port());
+    tokio::spawn(server.serve_http(addr.clone()));
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(&addr).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "fx_add", "arguments": {"a": 1, "b": 2}}});
+    let version = ("MCP-Protocol-Version", "2025-11-25");
+    let answer = toolsmith_tests::http::post(&addr, "/mcp", &call, &[version]).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let scraped = toolsmith_tests::http::request(&addr, "GET", "/metrics", &[], "").await;
+    let series = r#"toolsmith_tool_calls_total{tool="fx_add",outcome="ok",category="fx"} 1"#;
+    assert!(scraped.body.contains(series), "{}", scraped.body);
+}
