@@ -1,14 +1,17 @@
 //! An upstream's resources, resource templates and prompts as toolsmith's: what they say of
 //! themselves (a prompt under the upstream's prefix, a resource at its own URI with its name
-//! prefixed), and a read or a get forwarded to the upstream, its answer passed back.
+//! prefixed), and a read, a get or a completion forwarded to the upstream, its answer passed
+//! back.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
+use rmcp::model::{ArgumentInfo, CompleteRequestParams, CompletionContext, Reference};
 use rmcp::model::{ErrorCode, GetPromptRequestParams, JsonObject, ReadResourceRequestParams};
 use rmcp::model::{PromptArgument, Role as McpRole};
 use toolsmith::{
-    CallContext, Content, Prompt, PromptFuture, PromptMessage, Registry, Resource, ResourceFuture,
-    Role, ToolError,
+    CallContext, Candidates, Completion, Content, Prompt, PromptFuture, PromptMessage, Registry,
+    Resource, ResourceFuture, Role, ToolError,
 };
 
 use crate::link::Link;
@@ -25,6 +28,8 @@ pub(crate) struct ProxiedResource {
     mime_type: Option<String>,
     audience: Vec<Role>,
     priority: Option<f32>,
+    /// The template's variables, when the upstream completes them.
+    completes: Vec<String>,
     link: Arc<Link>,
 }
 
@@ -39,15 +44,22 @@ impl ProxiedResource {
             mime_type: resource.mime_type,
             audience: roles(annotations.and_then(|a| a.audience.as_ref())),
             priority: annotations.and_then(|a| a.priority),
+            completes: Vec::new(),
             link: link.clone(),
         }
     }
 
+    /// A template; `completes`: the upstream completes its variables.
     pub(crate) fn template(
         template: rmcp::model::ResourceTemplate,
         prefix: &str,
         link: &Arc<Link>,
+        completes: bool,
     ) -> Self {
+        let completes = match completes {
+            true => variables(&template.uri_template),
+            false => Vec::new(),
+        };
         let annotations = template.annotations.as_ref();
         ProxiedResource {
             uri: template.uri_template,
@@ -57,9 +69,52 @@ impl ProxiedResource {
             mime_type: template.mime_type,
             audience: roles(annotations.and_then(|a| a.audience.as_ref())),
             priority: annotations.and_then(|a| a.priority),
+            completes,
             link: link.clone(),
         }
     }
+}
+
+/// The variables of `template` (none when it does not parse: the registry says why).
+fn variables(template: &str) -> Vec<String> {
+    toolsmith_template::Template::parse(template)
+        .map(|t| t.variables().map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+/// What the upstream completes for `reference`'s `argument`, `value` typed so far; none when
+/// it cannot answer (its error logged).
+fn completed<'a>(
+    link: &Arc<Link>,
+    reference: Reference,
+    argument: &'a str,
+    value: &'a str,
+    completion: &'a Completion,
+) -> Candidates<'a> {
+    let link = link.clone();
+    let arguments: HashMap<String, String> = completion
+        .arguments()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+    let mut params = CompleteRequestParams::new(reference, ArgumentInfo::new(argument, value));
+    if !arguments.is_empty() {
+        params = params.with_context(CompletionContext::with_arguments(arguments));
+    }
+    Box::pin(async move {
+        let Ok((_, peer)) = link.peer() else {
+            return Vec::new();
+        };
+        match peer.complete(params).await {
+            Ok(result) => result.completion.values,
+            Err(err) => {
+                tracing::debug!(
+                    upstream = link.upstream(),
+                    "a completion got no answer: {err}"
+                );
+                Vec::new()
+            }
+        }
+    })
 }
 
 fn roles(audience: Option<&Vec<McpRole>>) -> Vec<Role> {
@@ -102,6 +157,20 @@ impl Resource for ProxiedResource {
         self.priority
     }
 
+    fn completes(&self) -> Vec<String> {
+        self.completes.clone()
+    }
+
+    fn complete<'a>(
+        &'a self,
+        variable: &'a str,
+        value: &'a str,
+        completion: &'a Completion,
+    ) -> Candidates<'a> {
+        let reference = Reference::for_resource(self.uri.clone());
+        completed(&self.link, reference, variable, value, completion)
+    }
+
     fn origin(&self) -> String {
         format!(
             "resource '{}' of upstream '{}'",
@@ -140,12 +209,21 @@ pub(crate) struct ProxiedPrompt {
     title: Option<String>,
     description: String,
     arguments: Vec<PromptArgument>,
+    /// Whether the upstream completes its arguments.
+    completes: bool,
     link: Arc<Link>,
 }
 
 impl ProxiedPrompt {
-    pub(crate) fn of(prompt: rmcp::model::Prompt, prefix: &str, link: &Arc<Link>) -> Self {
+    /// `prompt`; `completes`: the upstream completes its arguments.
+    pub(crate) fn of(
+        prompt: rmcp::model::Prompt,
+        prefix: &str,
+        link: &Arc<Link>,
+        completes: bool,
+    ) -> Self {
         ProxiedPrompt {
+            completes,
             served: format!("{prefix}{}", prompt.name),
             upstream_name: prompt.name,
             title: prompt.title,
@@ -171,6 +249,23 @@ impl Prompt for ProxiedPrompt {
 
     fn description(&self) -> &str {
         &self.description
+    }
+
+    fn completes(&self) -> Vec<String> {
+        match self.completes {
+            true => self.arguments.iter().map(|a| a.name.clone()).collect(),
+            false => Vec::new(),
+        }
+    }
+
+    fn complete<'a>(
+        &'a self,
+        argument: &'a str,
+        value: &'a str,
+        completion: &'a Completion,
+    ) -> Candidates<'a> {
+        let reference = Reference::for_prompt(self.upstream_name.clone());
+        completed(&self.link, reference, argument, value, completion)
     }
 
     fn origin(&self) -> String {
@@ -217,10 +312,16 @@ pub(crate) fn serve(
         registry.add_resource(ProxiedResource::of(resource.clone(), prefix, link))?;
     }
     for template in &items.templates {
-        registry.add_resource(ProxiedResource::template(template.clone(), prefix, link))?;
+        let proxied = ProxiedResource::template(template.clone(), prefix, link, items.completes);
+        registry.add_resource(proxied)?;
     }
     for prompt in &items.prompts {
-        registry.add_prompt(ProxiedPrompt::of(prompt.clone(), prefix, link))?;
+        registry.add_prompt(ProxiedPrompt::of(
+            prompt.clone(),
+            prefix,
+            link,
+            items.completes,
+        ))?;
     }
     Ok(())
 }

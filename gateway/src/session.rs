@@ -91,7 +91,10 @@ impl Upstream {
             .peer_info()
             .map(|info| info.capabilities.clone())
             .unwrap_or_default();
-        let mut listed = Listed::default();
+        let mut listed = Listed {
+            completes: capabilities.completions.is_some(),
+            ..Listed::default()
+        };
         if capabilities.resources.is_some() {
             listed.resources = peer.list_all_resources().await.map_err(failed)?;
             listed.templates = peer.list_all_resource_templates().await.map_err(failed)?;
@@ -159,6 +162,8 @@ pub(crate) struct Listed {
     pub(crate) resources: Vec<rmcp::model::Resource>,
     pub(crate) templates: Vec<rmcp::model::ResourceTemplate>,
     pub(crate) prompts: Vec<rmcp::model::Prompt>,
+    /// Whether it completes its prompts' arguments and templates' variables.
+    pub(crate) completes: bool,
 }
 
 /// What the gateway declares it can answer: elicitation (forms and URLs) and sampling, each

@@ -126,7 +126,7 @@ mod transport;
 #[cfg(feature = "auth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub use auth::Auth;
-pub use complete::{Completion, MAX_COMPLETIONS};
+pub use complete::{Candidates, Completion, MAX_COMPLETIONS};
 pub use context::{
     AskError, CallContext, Caller, Cancellation, ClientLog, Elicit, Elicitation, LogLevel,
     Progress, Resources, Sample, State,

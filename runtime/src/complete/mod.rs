@@ -89,10 +89,28 @@ impl Completion {
     pub fn caller(&self) -> &Caller {
         &self.caller
     }
+
+    /// Every other argument's value the client sent (`context.arguments`), in no order.
+    ///
+    /// ```
+    /// fn sent(completion: &toolsmith::Completion) -> usize {
+    ///     completion.arguments().count()
+    /// }
+    /// # let _ = sent;
+    /// ```
+    pub fn arguments(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.arguments.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
 }
 
-/// The candidates a completion fn gave, sync or async.
-#[doc(hidden)]
+/// The candidates a completion gives, now or later: what a prompt or resource made by hand
+/// answers a `completion/complete` with ([`Prompt::complete`](crate::Prompt::complete),
+/// [`Resource::complete`](crate::Resource::complete)).
+///
+/// ```
+/// let now: toolsmith::Candidates<'static> = Box::pin(std::future::ready(vec!["rust".to_owned()]));
+/// # let _ = now;
+/// ```
 pub type Candidates<'a> = Pin<Box<dyn Future<Output = Vec<String>> + Send + 'a>>;
 
 /// One `complete(argument = fn)` of a resource or prompt. Not a public API.

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use rmcp::model::{JsonObject, PromptArgument};
 
+use crate::complete::{Candidates, Completion};
 use crate::context::CallContext;
 use crate::{PromptMessage, ToolError};
 
@@ -55,6 +56,46 @@ pub trait Prompt: Send + Sync + 'static {
     /// Its messages for `arguments` (each a string, as the client sent it; a required one is
     /// there). The future must be `'static`.
     fn get(&self, arguments: JsonObject, context: &CallContext) -> PromptFuture;
+
+    /// The arguments it completes (`completion/complete`): by default none.
+    fn completes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Candidates for its argument `argument` (one [`completes`](Prompt::completes) names),
+    /// `value` typed so far.
+    ///
+    /// ```
+    /// use toolsmith::rmcp::model::JsonObject;
+    /// use toolsmith::{CallContext, Candidates, Completion, Prompt, PromptFuture};
+    ///
+    /// struct Explain;
+    ///
+    /// impl Prompt for Explain {
+    ///     fn name(&self) -> &str { "explain" }
+    ///     fn get(&self, _: JsonObject, _: &CallContext) -> PromptFuture {
+    ///         Box::pin(async { Ok(Vec::new()) })
+    ///     }
+    ///     fn completes(&self) -> Vec<String> { vec!["topic".into()] }
+    ///     fn complete<'a>(&'a self, _: &'a str, value: &'a str, _: &'a Completion) -> Candidates<'a> {
+    ///         let all = ["ownership", "traits"];
+    ///         let found = all.iter().filter(|t| t.starts_with(value)).map(|t| t.to_string());
+    ///         Box::pin(std::future::ready(found.collect()))
+    ///     }
+    /// }
+    ///
+    /// let registry = toolsmith::Registry::new().with_prompt(Explain).unwrap();
+    /// assert_eq!(registry.prompt("explain").unwrap().completes().collect::<Vec<_>>(), ["topic"]);
+    /// ```
+    fn complete<'a>(
+        &'a self,
+        argument: &'a str,
+        value: &'a str,
+        completion: &'a Completion,
+    ) -> Candidates<'a> {
+        let _ = (argument, value, completion);
+        Box::pin(std::future::ready(Vec::new()))
+    }
 
     /// Its arguments, as `prompts/list` shows them.
     fn arguments(&self) -> Vec<PromptArgument> {

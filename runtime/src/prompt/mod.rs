@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use rmcp::model::{Icon, JsonObject, Prompt as McpPrompt, PromptArgument};
 
-use crate::complete::CompleteDef;
+use crate::complete::{Candidates, Completion};
 use crate::context::CallContext;
 use crate::item::Header;
 use crate::tool::args::Arguments;
@@ -45,6 +45,8 @@ struct Inner {
     expected: Arc<[String]>,
     strings: StringArgs,
     listed: McpPrompt,
+    /// The arguments it completes.
+    completes: Box<[Box<str>]>,
 }
 
 /// How a get is invoked: the function `#[prompt]` generated, or the `Prompt`'s `get`.
@@ -75,6 +77,7 @@ impl PromptInfo {
             timeout: def.timeout,
             schema,
             expected: expected.into(),
+            completes: def.completions.iter().map(|c| c.argument.into()).collect(),
         }))
     }
 
@@ -109,6 +112,7 @@ impl PromptInfo {
             timeout,
             schema,
             expected: Arc::from([]),
+            completes: prompt.completes().into_iter().map(Into::into).collect(),
             run: Run::Made(prompt),
         })))
     }
@@ -148,8 +152,8 @@ impl PromptInfo {
     /// ```
     /// # for p in toolsmith::registry().prompts() { let _ = p.completes().count(); }
     /// ```
-    pub fn completes(&self) -> impl Iterator<Item = &'static str> {
-        self.completions().iter().map(|c| c.argument)
+    pub fn completes(&self) -> impl Iterator<Item = &str> {
+        self.0.completes.iter().map(|a| &**a)
     }
 
     /// Its `prompts/list` entry.
@@ -170,11 +174,24 @@ impl PromptInfo {
         matches!(self.0.run, Run::Made(_))
     }
 
-    /// The completion fns of its arguments (none for a prompt made by hand).
-    pub(crate) fn completions(&self) -> &'static [CompleteDef] {
-        match self.0.run {
-            Run::Declared(def) => def.completions,
-            Run::Made(_) => &[],
+    /// The candidates for its argument `argument`, `value` typed so far; `None` when it does
+    /// not complete that argument.
+    pub(crate) fn complete<'a>(
+        &'a self,
+        argument: &'a str,
+        value: &'a str,
+        completion: &'a Completion,
+    ) -> Option<Candidates<'a>> {
+        match &self.0.run {
+            Run::Declared(def) => def
+                .completions
+                .iter()
+                .find(|c| c.argument == argument)
+                .map(|c| (c.complete)(value, completion)),
+            Run::Made(prompt) => self
+                .completes()
+                .any(|a| a == argument)
+                .then(|| prompt.complete(argument, value, completion)),
         }
     }
 

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use rmcp::model::{JsonObject, ResourceContents};
 
+use crate::complete::{Candidates, Completion};
 use crate::context::CallContext;
 use crate::{Role, ToolError};
 
@@ -67,6 +68,24 @@ pub trait Resource: Send + Sync + 'static {
     /// Reads `uri` (this resource's URI, or one the template matched; `variables` holds what
     /// each of its variables matched, as strings). The future must be `'static`.
     fn read(&self, uri: &str, variables: JsonObject, context: &CallContext) -> ResourceFuture;
+
+    /// The variables of its URI template it completes (`completion/complete`): by default
+    /// none.
+    fn completes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Candidates for its variable `variable` (one [`completes`](Resource::completes) names),
+    /// `value` typed so far.
+    fn complete<'a>(
+        &'a self,
+        variable: &'a str,
+        value: &'a str,
+        completion: &'a Completion,
+    ) -> Candidates<'a> {
+        let _ = (variable, value, completion);
+        Box::pin(std::future::ready(Vec::new()))
+    }
 
     /// A human-readable title.
     fn title(&self) -> Option<&str> {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Resource as McpResource, ResourceTemplate};
 use toolsmith_template::Template;
 
-use crate::complete::CompleteDef;
+use crate::complete::{Candidates, Completion};
 use crate::context::CallContext;
 use crate::item::Header;
 use crate::tool::args::Arguments;
@@ -54,6 +54,8 @@ struct Inner {
     expected: Arc<[String]>,
     strings: StringArgs,
     listed: Listed,
+    /// The variables it completes.
+    completes: Box<[Box<str>]>,
 }
 
 /// How a read is invoked: the function `#[resource]` generated, or the `Resource`'s `read`.
@@ -77,6 +79,7 @@ impl ResourceInfo {
         }
         .listed(&template);
         Ok(ResourceInfo(Arc::new(Inner {
+            completes: def.completions.iter().map(|c| c.argument.into()).collect(),
             run: Run::Declared(def),
             header,
             uri: def.uri.into(),
@@ -150,6 +153,7 @@ impl ResourceInfo {
             expected: Arc::from([]),
             strings,
             listed,
+            completes: resource.completes().into_iter().map(Into::into).collect(),
             run: Run::Made(resource),
         })))
     }
@@ -237,8 +241,8 @@ impl ResourceInfo {
     /// ```
     /// # for r in toolsmith::registry().resources() { let _ = r.completes().count(); }
     /// ```
-    pub fn completes(&self) -> impl Iterator<Item = &'static str> {
-        self.completions().iter().map(|c| c.argument)
+    pub fn completes(&self) -> impl Iterator<Item = &str> {
+        self.0.completes.iter().map(|v| &**v)
     }
 
     /// Its `resources/list` entry (a resource), or `None` for a template.
@@ -274,11 +278,24 @@ impl ResourceInfo {
         matches!(self.0.run, Run::Made(_))
     }
 
-    /// The completion fns of its variables (none for a resource made by hand).
-    pub(crate) fn completions(&self) -> &'static [CompleteDef] {
-        match self.0.run {
-            Run::Declared(def) => def.completions,
-            Run::Made(_) => &[],
+    /// The candidates for its variable `variable`, `value` typed so far; `None` when it does
+    /// not complete that variable.
+    pub(crate) fn complete<'a>(
+        &'a self,
+        variable: &'a str,
+        value: &'a str,
+        completion: &'a Completion,
+    ) -> Option<Candidates<'a>> {
+        match &self.0.run {
+            Run::Declared(def) => def
+                .completions
+                .iter()
+                .find(|c| c.argument == variable)
+                .map(|c| (c.complete)(value, completion)),
+            Run::Made(resource) => self
+                .completes()
+                .any(|v| v == variable)
+                .then(|| resource.complete(variable, value, completion)),
         }
     }
 

@@ -918,3 +918,30 @@ async fn a_gateways_calls_are_counted_and_labelled_with_their_upstream() {
     let series = r#"toolsmith_tool_calls_total{tool="fx_add",outcome="ok",category="fx"} 1"#;
     assert!(scraped.body.contains(series), "{}", scraped.body);
 }
+
+#[tokio::test]
+async fn an_upstreams_completions_pass_through_under_the_prefix() {
+    use toolsmith::testing::Complete;
+    let mounted = notes().connect().await.unwrap();
+    let client = Client::connect(Server::with_registry(mounted.registry().unwrap()))
+        .await
+        .unwrap();
+    // A template keeps its URI; a prompt is completed under its prefixed name.
+    let ids = client
+        .complete(Complete::resource("notes://{note_id}", "note_id", "2"))
+        .await
+        .unwrap();
+    assert_eq!(ids.values, ["2"]);
+    let tags = client
+        .complete(Complete::prompt("notes_summarize_notes", "tag", "W"))
+        .await
+        .unwrap();
+    assert_eq!(tags.values, ["work"]);
+    let other = client
+        .complete(Complete::prompt("notes_summarize_notes", "nope", ""))
+        .await;
+    assert!(
+        other.is_ok_and(|c| c.values.is_empty()),
+        "an argument the prompt lacks: none"
+    );
+}

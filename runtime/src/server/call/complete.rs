@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Pipeline;
 use super::read::clip;
-use crate::complete::{CompleteDef, Completion, capped};
+use crate::complete::{Candidates, Completion, capped};
 use crate::{Caller, ErrorKind, META_ERROR};
 
 /// How long a completion fn may take.
@@ -30,95 +30,84 @@ impl Pipeline {
         cancel: CancellationToken,
     ) -> Result<CompleteResult, ErrorData> {
         let registry = self.registry.current();
-        let (completions, scopes, what, name): (&'static [CompleteDef], _, _, String) =
-            match &params.r#ref {
-                Reference::Prompt(reference) => {
-                    let Some(prompt) = registry.prompt(&reference.name) else {
-                        return Err(ErrorData::invalid_params(
-                            format!("unknown prompt '{}'", clip(&reference.name)),
-                            None,
-                        ));
-                    };
-                    (
-                        prompt.completions(),
-                        prompt.header().scopes(),
-                        "get prompt",
-                        reference.name.clone(),
-                    )
-                }
-                Reference::Resource(reference) => {
-                    // The template as declared, or a URI it matches.
-                    let declared = registry.resource_declared(&reference.uri);
-                    let Some(resource) = declared
-                        .or_else(|| registry.resource_for(&reference.uri))
-                        .filter(|r| r.is_template())
-                    else {
-                        return Err(ErrorData::invalid_params(
-                            format!("unknown resource template '{}'", clip(&reference.uri)),
-                            None,
-                        ));
-                    };
-                    (
-                        resource.completions(),
-                        resource.header().scopes(),
-                        "read resource",
-                        reference.uri.clone(),
-                    )
-                }
-                _ => {
+        let completion = Completion {
+            arguments: params
+                .context
+                .clone()
+                .and_then(|c| c.arguments)
+                .unwrap_or_default(),
+            states: self.states.clone(),
+            caller: caller.clone(),
+        };
+        let (argument, value) = (&params.argument.name, &params.argument.value);
+        let started = match &params.r#ref {
+            Reference::Prompt(reference) => {
+                let Some(prompt) = registry.prompt(&reference.name) else {
                     return Err(ErrorData::invalid_params(
-                        "completion/complete completes a prompt's argument (ref/prompt) or a resource template's variable (ref/resource)",
+                        format!("unknown prompt '{}'", clip(&reference.name)),
                         None,
                     ));
-                }
-            };
-        self.may_read(scopes, what, &name, &caller)?;
-        let Some(complete) = completions
-            .iter()
-            .find(|c| c.argument == params.argument.name)
-        else {
-            return Ok(CompleteResult::new(CompletionInfo::default()));
+                };
+                let scopes = prompt.header().scopes();
+                self.may_read(scopes, "get prompt", &reference.name, &caller)?;
+                self.candidates(argument, cancel, || {
+                    prompt.complete(argument, value, &completion)
+                })
+                .await?
+            }
+            Reference::Resource(reference) => {
+                // The template as declared, or a URI it matches.
+                let declared = registry.resource_declared(&reference.uri);
+                let Some(resource) = declared
+                    .or_else(|| registry.resource_for(&reference.uri))
+                    .filter(|r| r.is_template())
+                else {
+                    return Err(ErrorData::invalid_params(
+                        format!("unknown resource template '{}'", clip(&reference.uri)),
+                        None,
+                    ));
+                };
+                let scopes = resource.header().scopes();
+                self.may_read(scopes, "read resource", &reference.uri, &caller)?;
+                self.candidates(argument, cancel, || {
+                    resource.complete(argument, value, &completion)
+                })
+                .await?
+            }
+            _ => {
+                return Err(ErrorData::invalid_params(
+                    "completion/complete completes a prompt's argument (ref/prompt) or a resource template's variable (ref/resource)",
+                    None,
+                ));
+            }
         };
-        let completion = Completion {
-            arguments: params.context.and_then(|c| c.arguments).unwrap_or_default(),
-            states: self.states.clone(),
-            caller,
-        };
-        let values = self
-            .candidates(complete, &params.argument.value, &completion, cancel)
-            .await?;
-        let (values, total, has_more) = capped(values);
+        let (values, total, has_more) = capped(started);
         let info = CompletionInfo::with_pagination(values, Some(total), has_more)
             .map_err(|why| ErrorData::internal_error(why, None))?;
         Ok(CompleteResult::new(info))
     }
 
-    /// A completion fn's candidates: its panic is a masked error, it has
-    /// [`COMPLETION_TIMEOUT`], and the client's cancellation stops it. (It runs in place: a
-    /// completion fn is meant to answer at each keystroke; a slow one should be `async`.)
-    async fn candidates(
+    /// The candidates `start` gives for `argument` (none when nothing completes it): a
+    /// panic is a masked error, it has [`COMPLETION_TIMEOUT`], and the client's cancellation
+    /// stops it. (It runs in place: a completion is meant to answer at each keystroke; a slow
+    /// one should be `async`.)
+    async fn candidates<'a>(
         &self,
-        complete: &'static CompleteDef,
-        value: &str,
-        completion: &Completion,
+        argument: &str,
         cancel: CancellationToken,
+        start: impl FnOnce() -> Option<Candidates<'a>>,
     ) -> Result<Vec<String>, ErrorData> {
         let failed = |why: String| {
-            tracing::error!(
-                argument = complete.argument,
-                error = why,
-                "a completion failed"
-            );
+            tracing::error!(argument, error = why, "a completion failed");
             ErrorData::new(
                 ErrorCode::INTERNAL_ERROR,
-                format!("Error completing '{}'", complete.argument),
+                format!("Error completing '{argument}'"),
                 Some(json!({ META_ERROR: ErrorKind::Failed.as_str() })),
             )
         };
-        let started =
-            std::panic::catch_unwind(AssertUnwindSafe(|| (complete.complete)(value, completion)));
-        let future = match started {
-            Ok(future) => future,
+        let future = match std::panic::catch_unwind(AssertUnwindSafe(start)) {
+            Ok(Some(future)) => future,
+            Ok(None) => return Ok(Vec::new()),
             Err(panic) => return Err(failed(super::outcome::panic_message(&*panic))),
         };
         let run = tokio::time::timeout(COMPLETION_TIMEOUT, AssertUnwindSafe(future).catch_unwind());
@@ -130,8 +119,7 @@ impl Pipeline {
                 Err(_) => Err(ErrorData::new(
                     ErrorCode::INTERNAL_ERROR,
                     format!(
-                        "completing '{}' took longer than {}s",
-                        complete.argument,
+                        "completing '{argument}' took longer than {}s",
                         COMPLETION_TIMEOUT.as_secs()
                     ),
                     Some(json!({ META_ERROR: ErrorKind::TimedOut.as_str() })),
