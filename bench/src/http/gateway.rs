@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::report::median;
 use super::runs::{Scripts, check};
 use super::{HttpKind, Running, free_addr, probe, workspace_scratch, wrk};
 use crate::build::Workspace;
@@ -257,17 +258,4 @@ fn server_order(server: &str) -> usize {
         .iter()
         .position(|s| *s == server)
         .unwrap_or(3)
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    values.sort_by(f64::total_cmp);
-    let mid = values.len() / 2;
-    if values.len() % 2 == 1 {
-        values[mid]
-    } else {
-        (values[mid - 1] + values[mid]) / 2.0
-    }
 }

@@ -8,7 +8,7 @@ use std::fmt::Write;
 use super::{Results, Sample};
 use crate::revision::Revision;
 
-fn median(mut values: Vec<f64>) -> f64 {
+pub(super) fn median(mut values: Vec<f64>) -> f64 {
     if values.is_empty() {
         return f64::NAN;
     }

@@ -8,6 +8,19 @@ use toolsmith::testing::{CallError, CallOptions, Client};
 use toolsmith::{Confirm, Hints, Policy, Server};
 use toolsmith_gateway::{Error, Upstream};
 
+/// `server` served over Streamable HTTP on a free loopback port, answering: its address.
+async fn served_over_http(server: Server) -> String {
+    let addr = format!("127.0.0.1:{}", toolsmith_tests::free_port());
+    tokio::spawn(server.serve_http(addr.clone()));
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(&addr).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    addr
+}
+
 fn notes() -> Upstream {
     let binary = toolsmith_tests::example_binary("notes");
     Upstream::stdio("notes", binary.display().to_string()).env("TOOLSMITH_LOG", "off")
@@ -217,15 +230,7 @@ async fn a_pinned_upstream_that_rewrites_a_description_is_refused() {
             .unwrap(),
     );
     let handle = upstream.registry_handle();
-    let port = toolsmith_tests::free_port();
-    let addr = format!("127.0.0.1:{port}");
-    tokio::spawn(upstream.serve_http(addr.clone()));
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(&addr).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+    let addr = served_over_http(upstream).await;
     let url = format!("http://{addr}/mcp");
     let reviewed = Upstream::http("dict", &url).connect().await.unwrap();
     let snapshot = reviewed.registry().unwrap().snapshot();
@@ -646,14 +651,7 @@ async fn an_http_upstreams_input_required_question_is_answered_by_the_client() {
             .with_tool(Wipe(runs.clone()))
             .unwrap(),
     );
-    let addr = format!("127.0.0.1:{}", toolsmith_tests::free_port());
-    tokio::spawn(upstream.serve_http(addr.clone()));
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(&addr).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+    let addr = served_over_http(upstream).await;
     let url = format!("http://{addr}/mcp");
     let mounted = Upstream::http("scratch", &url)
         .discover(true)
@@ -729,14 +727,7 @@ async fn an_upstreams_new_resources_and_prompts_are_served_once_it_says_so() {
             .unwrap(),
     );
     let handle = upstream.registry_handle();
-    let addr = format!("127.0.0.1:{}", toolsmith_tests::free_port());
-    tokio::spawn(upstream.serve_http(addr.clone()));
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(&addr).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+    let addr = served_over_http(upstream).await;
     // Stateless over HTTP: the upstream's notifications come on a 2026-07-28 listen stream.
     let mounted = Upstream::http("up", format!("http://{addr}/mcp"))
         .discover(true)
@@ -850,14 +841,7 @@ async fn a_read_only_idempotent_answer_is_kept_for_its_ttl_and_nothing_else_is()
             ))
             .unwrap(),
     );
-    let addr = format!("127.0.0.1:{}", toolsmith_tests::free_port());
-    tokio::spawn(upstream.serve_http(addr.clone()));
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(&addr).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+    let addr = served_over_http(upstream).await;
     let mounted = Upstream::http("up", format!("http://{addr}/mcp"))
         .cache(std::time::Duration::from_millis(400))
         .connect()
@@ -901,14 +885,7 @@ async fn a_gateways_calls_are_counted_and_labelled_with_their_upstream() {
         .await
         .unwrap();
     let server = Server::with_registry(fx.registry().unwrap());
-    let addr = format!("127.0.0.1:{}", toolsmith_tests::free_port());
-    tokio::spawn(server.serve_http(addr.clone()));
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(&addr).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+    let addr = served_over_http(server).await;
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "fx_add", "arguments": {"a": 1, "b": 2}}});
     let version = ("MCP-Protocol-Version", "2025-11-25");
