@@ -1,0 +1,30 @@
+//! `toolsmith-gateway`: upstream servers (the notes example and the test fixtures over stdio,
+//! toolsmith servers in process over Streamable HTTP) mounted into a toolsmith server under a
+//! prefix, governed by the gateway, followed while they serve.
+
+mod cache;
+mod mount;
+mod passthrough;
+mod review;
+mod survive;
+
+use toolsmith::Server;
+use toolsmith_gateway::Upstream;
+
+/// `server` served over Streamable HTTP on a free loopback port, answering: its address.
+async fn served_over_http(server: Server) -> String {
+    let addr = format!("127.0.0.1:{}", toolsmith_tests::free_port());
+    tokio::spawn(server.serve_http(addr.clone()));
+    for _ in 0..200 {
+        if tokio::net::TcpStream::connect(&addr).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    addr
+}
+
+fn notes() -> Upstream {
+    let binary = toolsmith_tests::example_binary("notes");
+    Upstream::stdio("notes", binary.display().to_string()).env("TOOLSMITH_LOG", "off")
+}
