@@ -6,7 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
-use toolsmith::{CallContext, Content, Hints, Tool, ToolError, ToolFuture, ToolOutput};
+use toolsmith::{
+    CallContext, Content, Hints, TaskSupport, Tool, ToolError, ToolFuture, ToolOutput,
+};
 use toolsmith::{Caller, ClientLog, Elicit, Progress};
 
 use crate::cache::{Cache, Key};
@@ -39,6 +41,9 @@ pub(crate) struct Proxied {
     /// Where its answers are kept, when it is read-only and idempotent and its upstream
     /// caches.
     cache: Option<Arc<Cache>>,
+    /// Whether a client may run its calls as tasks (of the gateway's): when its upstream
+    /// speaks the tasks extension.
+    task: TaskSupport,
 }
 
 impl Proxied {
@@ -83,7 +88,16 @@ impl Proxied {
             link,
             timeout,
             cache: None,
+            task: TaskSupport::Never,
         }
+    }
+
+    /// Its calls may run as tasks, when the upstream speaks the tasks extension.
+    pub(crate) fn tasks(mut self, upstream_speaks_them: bool) -> Self {
+        if upstream_speaks_them {
+            self.task = TaskSupport::Optional;
+        }
+        self
     }
 
     /// Its answers kept in `cache`, if it is read-only and idempotent (else unchanged).
@@ -184,6 +198,10 @@ impl Tool for Proxied {
 
     fn timeout(&self) -> Option<Duration> {
         self.timeout
+    }
+
+    fn task(&self) -> TaskSupport {
+        self.task
     }
 
     /// The upstream may ask the client during a call (to confirm it, say): the question is

@@ -27,6 +27,12 @@ impl Upstream {
         let upstream: Arc<str> = Arc::from(self.name.as_str());
         let prefix = self.tool_prefix();
         let cache = self.cache_ttl.map(|ttl| Arc::new(Cache::new(ttl)));
+        // An upstream that speaks the tasks extension: its tools may run as the gateway's
+        // tasks (the upstream sees an ordinary call).
+        let tasks = link.peer().ok().is_some_and(|(_, peer)| {
+            peer.peer_info()
+                .is_some_and(|info| info.capabilities.supports_tasks())
+        });
         let mut left_out = Vec::new();
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
         for tool in listed {
@@ -52,6 +58,7 @@ impl Upstream {
                 link.clone(),
                 self.call_timeout,
             );
+            let proxied = proxied.tasks(tasks);
             let proxied = match &cache {
                 Some(cache) => proxied.cached(cache.clone()),
                 None => proxied,

@@ -252,3 +252,79 @@ async fn an_upstreams_completions_pass_through_under_the_prefix() {
         "an argument the prompt lacks: none"
     );
 }
+
+/// A tool that may run as a task (the upstream then speaks the tasks extension).
+struct Report;
+
+impl toolsmith::Tool for Report {
+    fn name(&self) -> &str {
+        "report"
+    }
+    fn description(&self) -> &str {
+        "Write the quarterly report."
+    }
+    fn input_schema(&self) -> toolsmith::rmcp::model::JsonObject {
+        json!({"type": "object"}).as_object().cloned().unwrap()
+    }
+    fn hints(&self) -> Hints {
+        Hints::READ_ONLY.closed_world()
+    }
+    fn task(&self) -> toolsmith::TaskSupport {
+        toolsmith::TaskSupport::Optional
+    }
+    fn call(
+        &self,
+        _: toolsmith::rmcp::model::JsonObject,
+        _: &toolsmith::CallContext,
+    ) -> toolsmith::ToolFuture {
+        Box::pin(async {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            Ok(toolsmith::ToolOutput::new().text("report written"))
+        })
+    }
+}
+
+#[tokio::test]
+async fn an_upstream_that_speaks_tasks_has_its_tools_run_as_tasks_at_the_gateway() {
+    let upstream = Server::with_registry(toolsmith::Registry::new().with_tool(Report).unwrap());
+    let addr = served_over_http(upstream).await;
+    let mounted = Upstream::http("up", format!("http://{addr}/mcp"))
+        .connect()
+        .await
+        .unwrap();
+    let registry = mounted.registry().unwrap();
+    assert_eq!(
+        registry.get("up_report").unwrap().task(),
+        toolsmith::TaskSupport::Optional,
+        "the upstream speaks tasks: so do its tools at the gateway"
+    );
+    let client = Client::connect(Server::with_registry(registry))
+        .await
+        .unwrap();
+    let task = client.call_task("up_report", json!({})).await.unwrap();
+    let done = client
+        .wait_task(task.id(), std::time::Duration::from_secs(10))
+        .await
+        .unwrap();
+    assert_eq!(
+        done.result().map(|r| r.text()).as_deref(),
+        Some("report written")
+    );
+
+    // One that does not (no tool of it runs as a task): its tools never do at the gateway.
+    let plain = Server::with_registry(
+        toolsmith::Registry::new()
+            .with_tool(Wipe(Default::default()))
+            .unwrap(),
+    );
+    let addr = served_over_http(plain).await;
+    let plain = Upstream::http("plain", format!("http://{addr}/mcp"))
+        .connect()
+        .await
+        .unwrap();
+    let registry = plain.registry().unwrap();
+    assert_eq!(
+        registry.get("plain_wipe").unwrap().task(),
+        toolsmith::TaskSupport::Never
+    );
+}
