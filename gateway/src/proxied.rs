@@ -223,12 +223,11 @@ impl Tool for Proxied {
             Ok(elicit) => elicit,
             Err(err) => return Box::pin(async move { Err(err) }),
         };
-        let caller = || Downstream {
+        let downstream = Arc::new(Downstream {
             progress: context.extract().unwrap_or_else(|_| Progress::disabled()),
             log: context.extract().unwrap_or_else(|_| ClientLog::disabled()),
-            elicit: elicit.clone(),
-        };
-        let (first, second) = (caller(), caller());
+            elicit,
+        });
         let cached = self.cache.clone().map(|cache| {
             let who = context.extract::<Caller>().map(|c| c.identity().to_owned());
             let key = Key::new(&who.unwrap_or_default(), &self.upstream_name, &arguments);
@@ -239,7 +238,7 @@ impl Tool for Proxied {
             CallToolRequestParams::new(self.upstream_name.clone()).with_arguments(arguments);
         // Only a call that changes nothing and gives the same answer twice may be sent twice.
         let retry = (self.hints.read_only && self.hints.idempotent)
-            .then(|| self.timeout.unwrap_or(RETRY_WITHIN));
+            .then(|| (self.timeout.unwrap_or(RETRY_WITHIN), params.clone()));
         Box::pin(async move {
             if let Some((cache, key)) = &cached
                 && let Some(kept) = cache.get(key)
@@ -248,7 +247,7 @@ impl Tool for Proxied {
             }
             let (start, peer) = link.peer()?;
             let relay = link.relay();
-            let failed = match relay.call(&peer, params.clone(), first).await {
+            let failed = match relay.call(&peer, params, downstream.clone()).await {
                 Ok(result) => {
                     if let Some((cache, key)) = cached {
                         cache.put(key, &result);
@@ -257,12 +256,12 @@ impl Tool for Proxied {
                 }
                 Err(err) => err,
             };
-            let within = retry.filter(|_| Link::lost(&failed));
-            if let Some(within) = within
+            let again = retry.filter(|_| Link::lost(&failed));
+            if let Some((within, params)) = again
                 && let Some(peer) = link.restarted(start, within).await
             {
                 tracing::info!(upstream = %upstream, tool = %params.name, "the upstream was lost mid-call: sent once more (read-only, idempotent)");
-                return match relay.call(&peer, params, second).await {
+                return match relay.call(&peer, params, downstream).await {
                     Ok(result) => passed_back(result),
                     Err(err) => Err(ToolError::new(format!(
                         "upstream '{upstream}' did not answer the call, sent twice: {err}"

@@ -17,7 +17,7 @@ use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
     ClientNotification, ClientRequest, ContentBlock, InputRequest, InputResponses,
     LoggingMessageNotificationParam, Notification, ProgressNotificationParam, ProgressToken,
-    RequestId, RequestMetaObject, ServerResult,
+    ProtocolVersion, RequestId, RequestMetaObject, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions};
 use serde_json::Value;
@@ -53,9 +53,8 @@ impl Relay {
         self: &Arc<Self>,
         peer: &Peer<RoleClient>,
         mut params: CallToolRequestParams,
-        caller: Downstream,
+        caller: Arc<Downstream>,
     ) -> Result<CallToolResult, ServiceError> {
-        let caller = Arc::new(caller);
         for _ in 0..MAX_ROUNDS {
             let asked = match self.once(peer, params.clone(), &caller).await? {
                 ServerResult::CallToolResult(result) => return Ok(result),
@@ -87,7 +86,10 @@ impl Relay {
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let mut options = PeerRequestOptions::no_options();
         // On 2026-07-28 a request says which log messages it wants: those its client takes.
-        if let Some(level) = caller.log.level() {
+        let per_request = peer
+            .peer_info()
+            .is_some_and(|info| info.protocol_version >= ProtocolVersion::V_2026_07_28);
+        if per_request && let Some(level) = caller.log.level() {
             let mut meta = RequestMetaObject::default();
             meta.set_log_level(level.into());
             options.meta = Some(meta);
