@@ -121,6 +121,20 @@ pub struct CompleteDef {
     pub complete: for<'a> fn(&'a str, &'a Completion) -> Candidates<'a>,
 }
 
+/// The candidates of the `complete(arg = fn)` among `declared` that completes `argument`, or
+/// `None` when none does.
+pub(crate) fn declared<'a>(
+    declared: &'static [CompleteDef],
+    argument: &str,
+    value: &'a str,
+    completion: &'a Completion,
+) -> Option<Candidates<'a>> {
+    declared
+        .iter()
+        .find(|c| c.argument == argument)
+        .map(|c| (c.complete)(value, completion))
+}
+
 /// A completion fn: `fn(value: &str, completion: &Completion) -> ...`.
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(

@@ -113,10 +113,8 @@ impl Progress {
     /// progress.report(1.0, 10.0, "starting"); // nobody asked: nothing is sent
     /// ```
     pub fn report(&self, done: f64, total: f64, message: impl Into<String>) {
-        if let Some((token, notifier)) = &self.target {
-            let mut param = ProgressNotificationParam::new(token.clone(), done).with_total(total);
-            param.message = Some(message.into());
-            notifier.send(Notice::Progress(param));
+        if self.is_enabled() {
+            self.notify(done, Some(total), Some(message.into()));
         }
     }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use rmcp::model::{Icon, JsonObject, Prompt as McpPrompt, PromptArgument};
 
-use crate::complete::{Candidates, Completion};
+use crate::complete::{Candidates, Completion, declared};
 use crate::context::CallContext;
 use crate::item::Header;
 use crate::tool::args::Arguments;
@@ -183,11 +183,7 @@ impl PromptInfo {
         completion: &'a Completion,
     ) -> Option<Candidates<'a>> {
         match &self.0.run {
-            Run::Declared(def) => def
-                .completions
-                .iter()
-                .find(|c| c.argument == argument)
-                .map(|c| (c.complete)(value, completion)),
+            Run::Declared(def) => declared(def.completions, argument, value, completion),
             Run::Made(prompt) => self
                 .completes()
                 .any(|a| a == argument)

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Resource as McpResource, ResourceTemplate};
 use toolsmith_template::Template;
 
-use crate::complete::{Candidates, Completion};
+use crate::complete::{Candidates, Completion, declared};
 use crate::context::CallContext;
 use crate::item::Header;
 use crate::tool::args::Arguments;
@@ -287,11 +287,7 @@ impl ResourceInfo {
         completion: &'a Completion,
     ) -> Option<Candidates<'a>> {
         match &self.0.run {
-            Run::Declared(def) => def
-                .completions
-                .iter()
-                .find(|c| c.argument == variable)
-                .map(|c| (c.complete)(value, completion)),
+            Run::Declared(def) => declared(def.completions, variable, value, completion),
             Run::Made(resource) => self
                 .completes()
                 .any(|v| v == variable)

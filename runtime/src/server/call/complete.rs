@@ -81,13 +81,17 @@ impl Pipeline {
                 ));
             }
         };
-        let (values, total, has_more) = capped(started);
+        // Nothing completes that argument: an empty answer, as ever (no total).
+        let Some(values) = started else {
+            return Ok(CompleteResult::new(CompletionInfo::default()));
+        };
+        let (values, total, has_more) = capped(values);
         let info = CompletionInfo::with_pagination(values, Some(total), has_more)
             .map_err(|why| ErrorData::internal_error(why, None))?;
         Ok(CompleteResult::new(info))
     }
 
-    /// The candidates `start` gives for `argument` (none when nothing completes it): a
+    /// The candidates `start` gives for `argument` (`None` when nothing completes it): a
     /// panic is a masked error, it has [`COMPLETION_TIMEOUT`], and the client's cancellation
     /// stops it. (It runs in place: a completion is meant to answer at each keystroke; a slow
     /// one should be `async`.)
@@ -96,7 +100,7 @@ impl Pipeline {
         argument: &str,
         cancel: CancellationToken,
         start: impl FnOnce() -> Option<Candidates<'a>>,
-    ) -> Result<Vec<String>, ErrorData> {
+    ) -> Result<Option<Vec<String>>, ErrorData> {
         let failed = |why: String| {
             tracing::error!(argument, error = why, "a completion failed");
             ErrorData::new(
@@ -107,14 +111,14 @@ impl Pipeline {
         };
         let future = match std::panic::catch_unwind(AssertUnwindSafe(start)) {
             Ok(Some(future)) => future,
-            Ok(None) => return Ok(Vec::new()),
+            Ok(None) => return Ok(None),
             Err(panic) => return Err(failed(super::outcome::panic_message(&*panic))),
         };
         let run = tokio::time::timeout(COMPLETION_TIMEOUT, AssertUnwindSafe(future).catch_unwind());
         tokio::select! {
             biased;
             done = run => match done {
-                Ok(Ok(values)) => Ok(values),
+                Ok(Ok(values)) => Ok(Some(values)),
                 Ok(Err(panic)) => Err(failed(super::outcome::panic_message(&*panic))),
                 Err(_) => Err(ErrorData::new(
                     ErrorCode::INTERNAL_ERROR,
