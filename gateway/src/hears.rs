@@ -1,9 +1,9 @@
 //! What the gateway hears from an upstream besides answers: that its tool, resource or
 //! prompt list changed, by a `notifications/…/list_changed` (earlier revisions, or unscoped)
-//! or on a 2026-07-28 listen stream the gateway opens for it; progress, log messages and
-//! questions (see `relay.rs`).
+//! or on a 2026-07-28 listen stream the gateway opens for it; questions (see `relay.rs`).
+//! Progress and log messages are read off the transport, in order (see `heard.rs`).
 
-#![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
+#![allow(deprecated)] // rmcp marks MCP sampling deprecated (SEP-2577); 2025-11-25 still has it.
 
 use rmcp::RoleClient;
 use rmcp::handler::client::ClientHandler;
@@ -13,7 +13,6 @@ use rmcp::ErrorData;
 use rmcp::model::{ClientConfig, ServerNotification, SubscriptionFilter};
 use rmcp::model::{CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult};
 use rmcp::model::{ElicitRequest, ElicitRequestParams, ElicitResult, InputRequest};
-use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam};
 use rmcp::service::RequestContext;
 use rmcp::service::{NotificationContext, Peer};
 use serde::de::DeserializeOwned;
@@ -30,11 +29,10 @@ pub(crate) enum Changed {
 }
 
 /// The gateway's client side of one upstream session: it says who it is, and passes on that
-/// the upstream's tools changed, and relays what it says about a call.
+/// the upstream's lists changed, and puts its questions to the client of the call.
 pub(crate) struct Hears {
     pub(crate) info: ClientConfig,
     pub(crate) changed: mpsc::UnboundedSender<Changed>,
-    pub(crate) upstream: Arc<str>,
     pub(crate) relay: Arc<Relay>,
 }
 
@@ -82,22 +80,6 @@ impl ClientHandler for Hears {
         }
         let question = InputRequest::CreateMessage(CreateMessageRequest::new(params));
         answer(self.relay.ask(question).await)
-    }
-
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.relay.progress(params);
-    }
-
-    async fn on_logging_message(
-        &self,
-        params: LoggingMessageNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.relay.log(&self.upstream, params);
     }
 }
 

@@ -4,6 +4,7 @@ mod cache;
 mod config;
 mod error;
 mod file;
+mod heard;
 mod hears;
 mod items;
 mod link;

@@ -23,10 +23,6 @@ use rmcp::service::{Peer, PeerRequestOptions};
 use serde_json::Value;
 use toolsmith::{ClientLog, Elicit, LogLevel, Progress};
 
-/// How long a call whose client asked for progress waits, once answered, for the progress
-/// reports the upstream sent before its answer.
-const PROGRESS_GRACE: std::time::Duration = std::time::Duration::from_millis(2);
-
 /// How many `input_required` rounds one call may take before the gateway gives up on it.
 const MAX_ROUNDS: usize = 8;
 
@@ -105,15 +101,9 @@ impl Relay {
             token,
             unanswered: Some((peer.clone(), handle.id.clone())),
         };
+        // What the upstream said before its answer was relayed as it was read (`heard.rs`).
         let answer = handle.await_response().await;
         pending.unanswered = None;
-        // rmcp hands a notification to its handler in a task of its own, the answer straight
-        // to the caller: a progress report sent just before the answer may still be on its
-        // way. Before the call ends (and the client stops listening for its progress), give
-        // those tasks a moment (a client that asked for progress waits for a longer call).
-        if caller.progress.is_enabled() {
-            tokio::time::sleep(PROGRESS_GRACE).await;
-        }
         answer
     }
 

@@ -12,6 +12,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use tokio::sync::mpsc;
 
+use crate::heard::Heard;
 use crate::hears::{Changed, Hears, listen};
 use crate::link::Running;
 use crate::relay::Relay;
@@ -27,11 +28,11 @@ impl Upstream {
         relay: Arc<Relay>,
     ) -> Result<Running, Error> {
         let info = Implementation::new("toolsmith-gateway", env!("CARGO_PKG_VERSION"));
+        let upstream: Arc<str> = Arc::from(self.name.as_str());
         let config = Hears {
             info: ClientConfig::new(asks(), info),
             changed: changed.clone(),
-            upstream: Arc::from(self.name.as_str()),
-            relay,
+            relay: relay.clone(),
         };
         let connecting = match &self.way {
             Way::Stdio { program, args, env } => {
@@ -51,7 +52,10 @@ impl Upstream {
                         })?;
                 tokio::time::timeout(
                     self.connect_timeout,
-                    config.serve_with_lifecycle(child, lifecycle(self.discover)),
+                    config.serve_with_lifecycle(
+                        Heard::new(child, upstream, relay),
+                        lifecycle(self.discover),
+                    ),
                 )
                 .await
             }
@@ -60,7 +64,10 @@ impl Upstream {
                     .custom_headers(self.header_map(headers)?);
                 let transport =
                     StreamableHttpClientTransport::with_client(http_client(&self.name)?, transport);
-                let serving = config.serve_with_lifecycle(transport, lifecycle(self.discover));
+                let serving = config.serve_with_lifecycle(
+                    Heard::new(transport, upstream, relay),
+                    lifecycle(self.discover),
+                );
                 tokio::time::timeout(self.connect_timeout, serving).await
             }
         };

@@ -44,7 +44,8 @@ async fn an_upstreams_resources_templates_and_prompts_pass_through() {
     assert!(!summary.text().is_empty());
 }
 
-#[tokio::test]
+// Several worker threads: the order notifications are handled in is then up to the scheduler.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[allow(deprecated)] // MCP logging: deprecated in rmcp (SEP-2577), still in 2025-11-25.
 async fn an_upstreams_progress_and_logs_reach_the_client_and_a_cancel_reaches_the_upstream() {
     let fixture = env!("CARGO_BIN_EXE_fixture_server");
@@ -87,6 +88,15 @@ async fn an_upstreams_progress_and_logs_reach_the_client_and_a_cancel_reaches_th
             json!("error message")
         ]
     );
+
+    // A burst of reports reaches the client as sent: every one, in order, before the answer.
+    let options = CallOptions::default().progress_token("burst");
+    let outcome = client
+        .call_with("fx_steps_sync", json!({"steps": 300}), options)
+        .await
+        .unwrap();
+    let done: Vec<f64> = outcome.progress().iter().map(|p| p.progress).collect();
+    assert_eq!(done, (1..=300).map(f64::from).collect::<Vec<_>>());
 
     // A call the client gives up on is cancelled at the upstream (the tool sees it).
     let options = CallOptions::default().timeout(std::time::Duration::from_millis(300));
