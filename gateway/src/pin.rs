@@ -100,6 +100,14 @@ impl Pin {
                         ),
                         input: tool.mcp_tool().input_schema.as_ref().clone(),
                         hints: tool.hints(),
+                        category: tool.category().map(str::to_owned),
+                        tags: tool.tags().to_vec(),
+                        scopes: tool
+                            .header()
+                            .scopes()
+                            .iter()
+                            .map(|s| s.to_string())
+                            .collect(),
                         why: format!(
                             "tool '{name}' changed since the pinned snapshot ({what}), so it is refused: {}",
                             self.review
@@ -116,12 +124,16 @@ impl Pin {
 }
 
 /// A tool that changed since the snapshot, in its place: its name, input schema and hints,
-/// and a call that is always refused.
+/// its category, tags and scopes (the gateway's, from its configuration), and a call that is
+/// always refused (counted `outcome="refused"`).
 struct Refused {
     name: String,
     description: String,
     input: JsonObject,
     hints: Hints,
+    category: Option<String>,
+    tags: Vec<String>,
+    scopes: Vec<String>,
     why: String,
 }
 
@@ -142,9 +154,21 @@ impl Tool for Refused {
         self.hints
     }
 
+    fn category(&self) -> Option<&str> {
+        self.category.as_deref()
+    }
+
+    fn tags(&self) -> Vec<String> {
+        self.tags.clone()
+    }
+
+    fn scopes(&self) -> Vec<String> {
+        self.scopes.clone()
+    }
+
     fn call(&self, _arguments: JsonObject, _context: &CallContext) -> ToolFuture {
         let why = self.why.clone();
-        Box::pin(async move { Err(ToolError::new(why)) })
+        Box::pin(async move { Err(ToolError::refused(why)) })
     }
 
     fn origin(&self) -> String {

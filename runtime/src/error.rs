@@ -22,6 +22,7 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolError {
     message: String,
+    refused: bool,
 }
 
 impl ToolError {
@@ -34,7 +35,34 @@ impl ToolError {
     pub fn new(message: impl Into<String>) -> Self {
         ToolError {
             message: message.into(),
+            refused: false,
         }
+    }
+
+    /// A refusal: the call did not do its work, on purpose (a policy of the tool's own, a
+    /// tool held back for review). The client sees `message` as an error result of kind
+    /// [`ErrorKind::Refused`], and metrics count the call `outcome="refused"`, as a call the
+    /// server's policy or its user refused.
+    ///
+    /// ```
+    /// let err = toolsmith::ToolError::refused("held back for review");
+    /// assert!(err.is_refused());
+    /// assert!(!toolsmith::ToolError::new("quota exceeded").is_refused());
+    /// ```
+    pub fn refused(message: impl Into<String>) -> Self {
+        ToolError {
+            message: message.into(),
+            refused: true,
+        }
+    }
+
+    /// Whether it is a refusal ([`ToolError::refused`]).
+    ///
+    /// ```
+    /// assert!(toolsmith::ToolError::refused("no").is_refused());
+    /// ```
+    pub fn is_refused(&self) -> bool {
+        self.refused
     }
 
     /// The message the client will see.

@@ -240,7 +240,7 @@ impl PromptInfo {
                         Ok(messages) => Outcome::Ok(Output::Messages(
                             message::IntoMessages::into_messages(messages),
                         )),
-                        Err(error) => Outcome::ToolError(error.message().to_owned()),
+                        Err(error) => Outcome::of_error(&error),
                     }
                 }))
             }

@@ -327,7 +327,7 @@ impl ResourceInfo {
                     match read.await {
                         Ok(Some(contents)) => Outcome::Ok(Output::Contents(contents)),
                         Ok(None) => Outcome::Ok(Output::Absent),
-                        Err(error) => Outcome::ToolError(error.message().to_owned()),
+                        Err(error) => Outcome::of_error(&error),
                     }
                 }))
             }

@@ -476,7 +476,7 @@ impl ToolInfo {
                 Invocation::Async(Box::pin(async move {
                     match call.await {
                         Ok(output) => output.into_outcome(),
-                        Err(error) => Outcome::ToolError(error.message().to_owned()),
+                        Err(error) => Outcome::of_error(&error),
                     }
                 }))
             }

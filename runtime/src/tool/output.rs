@@ -57,6 +57,18 @@ pub enum Outcome {
     InputRequired(Vec<crate::context::inquiry::Question>),
 }
 
+impl Outcome {
+    /// A [`ToolError`] as the client gets it: its message, as a refusal when it is one.
+    pub(crate) fn of_error(error: &ToolError) -> Outcome {
+        let message = error.message().to_owned();
+        if error.is_refused() {
+            Outcome::Refused(message)
+        } else {
+            Outcome::ToolError(message)
+        }
+    }
+}
+
 /// A `()` return.
 pub fn empty(_: ()) -> Outcome {
     Outcome::Ok(Output::Empty)
@@ -100,7 +112,7 @@ pub fn result<T, E: Display + 'static>(value: Result<T, E>, ok: fn(T) -> Outcome
     match value {
         Ok(value) => ok(value),
         Err(err) => match tool_error_in(&err) {
-            Some(tool_error) => Outcome::ToolError(tool_error.message().to_owned()),
+            Some(tool_error) => Outcome::of_error(tool_error),
             None => Outcome::Failed(err.to_string()),
         },
     }

@@ -174,7 +174,6 @@ async fn an_upstream_that_cannot_start_is_an_error_naming_it() {
     );
 }
 
-/// A tool whose description is whatever the upstream says today.
 #[tokio::test]
 async fn a_gateways_calls_are_counted_and_labelled_with_their_upstream() {
     let fixture = env!("CARGO_BIN_EXE_fixture_server");

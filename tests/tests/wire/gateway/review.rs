@@ -2,8 +2,8 @@
 //! refuses a tool rewritten since.
 
 use serde_json::json;
-use toolsmith::testing::Client;
-use toolsmith::{Hints, Server};
+use toolsmith::testing::{CallError, Client};
+use toolsmith::{ErrorKind, Hints, Server};
 use toolsmith_gateway::Upstream;
 
 use super::{notes, served_over_http};
@@ -90,6 +90,30 @@ async fn a_pinned_upstream_that_rewrites_a_description_is_refused() {
             .contains("tool 'dict_lookup' changed since the pinned snapshot (description)"),
         "{refused:?}"
     );
+    // A refusal, as the client and the metrics tell it.
+    assert!(
+        matches!(
+            refused,
+            CallError::Tool {
+                kind: ErrorKind::Refused,
+                ..
+            }
+        ),
+        "{refused:?}"
+    );
+    let (pinned, _) = Pin::new(snapshot.clone())
+        .apply(now.registry().unwrap())
+        .unwrap();
+    let gateway = served_over_http(Server::with_registry(pinned)).await;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "dict_lookup", "arguments": {"q": "word"}}});
+    let version = ("MCP-Protocol-Version", "2025-11-25");
+    let answer = toolsmith_tests::http::post(&gateway, "/mcp", &call, &[version]).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let scraped = toolsmith_tests::http::request(&gateway, "GET", "/metrics", &[], "").await;
+    let series =
+        r#"toolsmith_tool_calls_total{tool="dict_lookup",outcome="refused",category="dict"} 1"#;
+    assert!(scraped.body.contains(series), "{}", scraped.body);
     // Hidden, when so configured.
     let (hidden, _) = Pin::new(snapshot)
         .on_change(OnChange::Hide)
