@@ -32,3 +32,32 @@ pub use finding::{FailOn, Finding, Rule, Severity};
 pub use options::Options;
 pub use report::{Report, Server, aligned, shown};
 pub use rules::{RULES, audit, rule};
+
+/// The `format` values JSON Schema 2020-12 defines; a schema that is to be portable uses no
+/// other (validators such as Ajv warn about `int32`, `uint64`, `double` and the like).
+///
+/// ```
+/// assert!(toolsmith_audit::STANDARD_FORMATS.contains(&"date-time"));
+/// assert!(!toolsmith_audit::STANDARD_FORMATS.contains(&"int64"));
+/// ```
+pub const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];

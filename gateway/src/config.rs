@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::Upstream;
+use crate::{OpenApi, Upstream};
 
 /// The upstreams a file names, in name order.
 ///
@@ -61,6 +61,62 @@ struct Server {
     /// The revision its session starts with: `"2025-11-25"` (`initialize`, the default) or
     /// `"2026-07-28"` (`server/discover`).
     revision: Option<String>,
+    /// An HTTP API's OpenAPI document (a path or a URL), and how it is served.
+    openapi: Option<String>,
+    base_url: Option<String>,
+    /// By security scheme: an API key, a bearer token, `user:password`; `${NAME}` reads the
+    /// environment.
+    #[serde(default)]
+    credentials: BTreeMap<String, String>,
+    #[serde(default)]
+    tags: Vec<String>,
+    #[serde(default)]
+    methods: Vec<String>,
+    #[serde(default)]
+    paths: Vec<String>,
+    deprecated: Option<bool>,
+    open_world: Option<bool>,
+    max_answer_bytes: Option<usize>,
+}
+
+impl Server {
+    /// An HTTP API's entry as what [`Upstream::openapi`] takes.
+    fn api(&self, document: &str) -> OpenApi {
+        let mut api = OpenApi::new(document)
+            .only_tags(self.tags.iter().cloned())
+            .only_methods(self.methods.iter().cloned())
+            .only_paths(self.paths.iter().cloned())
+            .deprecated(self.deprecated.unwrap_or(false))
+            .open_world(self.open_world.unwrap_or(false));
+        if let Some(url) = &self.base_url {
+            api = api.base_url(url);
+        }
+        for (scheme, value) in &self.credentials {
+            api = api.credential(scheme, value);
+        }
+        if let Some(bytes) = self.max_answer_bytes {
+            api = api.max_answer_bytes(bytes);
+        }
+        api
+    }
+
+    /// The keys of an HTTP API's entry that this one sets, when it is not one.
+    fn api_keys(&self) -> Vec<&'static str> {
+        [
+            ("base_url", self.base_url.is_some()),
+            ("credentials", !self.credentials.is_empty()),
+            ("tags", !self.tags.is_empty()),
+            ("methods", !self.methods.is_empty()),
+            ("paths", !self.paths.is_empty()),
+            ("deprecated", self.deprecated.is_some()),
+            ("open_world", self.open_world.is_some()),
+            ("max_answer_bytes", self.max_answer_bytes.is_some()),
+        ]
+        .into_iter()
+        .filter(|(_, set)| *set)
+        .map(|(key, _)| key)
+        .collect()
+    }
 }
 
 impl Config {
@@ -85,7 +141,39 @@ impl Config {
             return Err("no upstream: name at least one under `mcpServers`".into());
         }
         for (name, server) in &config.servers {
+            if server.openapi.is_some() {
+                if server.url.is_some() || server.command.is_some() {
+                    return Err(format!(
+                        "upstream '{name}' has `openapi` and `{}`: an HTTP API is reached by its document; give one",
+                        if server.url.is_some() {
+                            "url"
+                        } else {
+                            "command"
+                        }
+                    ));
+                }
+                if !server.args.is_empty() || !server.env.is_empty() || !server.headers.is_empty() {
+                    return Err(format!(
+                        "upstream '{name}' is an HTTP API: give its credentials as `credentials` (by security scheme), not `args`, `env` or `headers`"
+                    ));
+                }
+                if server.revision.is_some() {
+                    return Err(format!(
+                        "upstream '{name}' is an HTTP API: `revision` is an MCP server's"
+                    ));
+                }
+            } else if let Some(key) = server.api_keys().first() {
+                return Err(format!(
+                    "upstream '{name}': `{key}` is an HTTP API's (with `openapi`)"
+                ));
+            }
+            if server.max_answer_bytes == Some(0) {
+                return Err(format!(
+                    "upstream '{name}': `max_answer_bytes` is 0: give 1 or more"
+                ));
+            }
             match (server.kind.as_deref(), &server.url, &server.command) {
+                _ if server.openapi.is_some() => {}
                 (Some("sse"), _, _) => {
                     return Err(format!(
                         "upstream '{name}' speaks the old HTTP+SSE transport: give the server's Streamable HTTP endpoint with \"type\": \"http\""
@@ -146,9 +234,12 @@ impl Config {
         self.servers
             .iter()
             .map(|(name, server)| {
-                let mut upstream = match &server.url {
-                    Some(url) => Upstream::http(name, url),
-                    None => Upstream::stdio(name, server.command.clone().unwrap_or_default()),
+                let mut upstream = match (&server.openapi, &server.url) {
+                    (Some(document), _) => Upstream::openapi(name, server.api(document)),
+                    (None, Some(url)) => Upstream::http(name, url),
+                    (None, None) => {
+                        Upstream::stdio(name, server.command.clone().unwrap_or_default())
+                    }
                 };
                 upstream = upstream.args(server.args.iter().cloned());
                 for (key, value) in &server.env {
@@ -227,5 +318,34 @@ mod tests {
         );
         let config = Config::from_toml("[servers.x]\ncommand = \"a\"\nrevision = \"2026-07-28\"\n");
         assert!(config.unwrap().upstreams()[0].discover);
+    }
+
+    #[test]
+    fn an_http_api_entry_is_checked() {
+        let api = "[servers.pets]\nopenapi = \"pets.yaml\"\nbase_url = \"http://127.0.0.1:1\"\ncredentials = { key = \"${PETS_KEY}\" }\nmethods = [\"GET\"]\n";
+        let upstreams = Config::from_toml(api).unwrap().upstreams();
+        let shown = format!("{:?}", upstreams[0]);
+        assert!(
+            shown.contains("pets.yaml") && !shown.contains("PETS_KEY"),
+            "{shown}"
+        );
+        let both = "[servers.x]\nopenapi = \"a.yaml\"\ncommand = \"b\"\n";
+        assert!(
+            Config::from_toml(both)
+                .unwrap_err()
+                .contains("`openapi` and `command`")
+        );
+        let headers = "[servers.x]\nopenapi = \"a.yaml\"\nheaders = { K = \"v\" }\n";
+        assert!(
+            Config::from_toml(headers)
+                .unwrap_err()
+                .contains("`credentials`")
+        );
+        let stray = "[servers.x]\ncommand = \"a\"\nbase_url = \"http://h\"\n";
+        assert!(
+            Config::from_toml(stray)
+                .unwrap_err()
+                .contains("`base_url` is an HTTP API's")
+        );
     }
 }

@@ -9,16 +9,23 @@ use toolsmith::{Registry, RegistryHandle};
 
 use crate::items;
 use crate::link::{Link, Served};
+use crate::openapi::OpenApi;
+use crate::proxied::Via;
 use crate::relay::Relay;
 use crate::session::Listed;
 use crate::supervise::Supervisor;
 use crate::tools::Tools;
+use crate::upstream::Way;
 use crate::{Error, Upstream};
 
 impl Upstream {
     /// Starts it (or reaches it), completes the handshake and lists its tools (every page).
     /// While the [`Mounted`] lives, an upstream that stops is started again (see there).
     pub async fn connect(self) -> Result<Mounted, Error> {
+        if let Way::OpenApi(api) = &self.way {
+            let api = api.clone();
+            return self.connect_api(&api).await;
+        }
         let (tell, changed) = mpsc::unbounded_channel();
         let relay = Arc::new(Relay::default());
         let running = self.start(tell.clone(), relay.clone()).await?;
@@ -50,12 +57,50 @@ impl Upstream {
             upstream: self,
             tools,
             items,
-            link,
+            link: Some(link),
             findings,
             left_out,
             info,
             served,
-            _stop: stop,
+            _stop: Some(stop),
+        })
+    }
+
+    /// An HTTP API's operations as tools: read from its document once (nothing to restart,
+    /// no resources or prompts).
+    async fn connect_api(self, api: &OpenApi) -> Result<Mounted, Error> {
+        let failed = |why: String| Error::Connect {
+            upstream: self.name.clone(),
+            why,
+        };
+        let operations = tokio::time::timeout(self.connect_timeout, api.load(&self.name))
+            .await
+            .map_err(|_| {
+                failed(format!(
+                    "the document was not read within {:?}",
+                    self.connect_timeout
+                ))
+            })?
+            .map_err(failed)?;
+        let listed: Vec<rmcp::model::Tool> =
+            operations.iter().map(|(tool, _)| tool.clone()).collect();
+        let findings = self.audit(&listed);
+        let via = operations
+            .into_iter()
+            .map(|(tool, endpoint)| (tool, Via::Api(endpoint)))
+            .collect();
+        let (tools, left_out) = self.mount_via(via, false)?;
+        tracing::info!(upstream = %self.name, document = %api.document, tools = tools.len(), "HTTP API mounted");
+        Ok(Mounted {
+            upstream: self,
+            tools,
+            items: Listed::default(),
+            link: None,
+            findings,
+            left_out,
+            info: None,
+            served: Served::default(),
+            _stop: None,
         })
     }
 }
@@ -74,13 +119,14 @@ pub struct Mounted {
     tools: Tools,
     /// Its resources, templates and prompts as listed at connect, and what reads them.
     items: Listed,
-    link: Arc<Link>,
+    /// An MCP upstream's link (an HTTP API has none).
+    link: Option<Arc<Link>>,
     findings: Vec<toolsmith_audit::Finding>,
     left_out: Vec<String>,
     info: Option<Implementation>,
     served: Served,
     /// Dropped with this value: the supervisor stops, and the upstream with it.
-    _stop: oneshot::Sender<()>,
+    _stop: Option<oneshot::Sender<()>>,
 }
 
 impl Mounted {
@@ -93,7 +139,9 @@ impl Mounted {
     pub fn registry(&self) -> Result<Registry, Error> {
         let mut registry = self.upstream.registry_of(&self.tools)?;
         let prefix = self.upstream.tool_prefix();
-        items::serve(&mut registry, &self.items, &prefix, &self.link).map_err(Error::Tools)?;
+        if let Some(link) = &self.link {
+            items::serve(&mut registry, &self.items, &prefix, link).map_err(Error::Tools)?;
+        }
         Ok(registry)
     }
 

@@ -13,12 +13,20 @@ use toolsmith::{Caller, ClientLog, Elicit, Progress};
 
 use crate::cache::{Cache, Key};
 use crate::link::Link;
+use crate::openapi::Endpoint;
 use crate::overrides::{Confirmation, Override};
 use crate::relay::Downstream;
 
 /// How long a read-only idempotent call cut off by a lost upstream waits for it to be back,
 /// without a call timeout.
 const RETRY_WITHIN: Duration = Duration::from_secs(30);
+
+/// Where a call goes: an MCP upstream's link, or an HTTP API's operation.
+#[derive(Clone)]
+pub(crate) enum Via {
+    Upstream(Arc<Link>),
+    Api(Endpoint),
+}
 
 pub(crate) struct Proxied {
     /// The name it is served under (the prefix, then the upstream's name).
@@ -36,7 +44,7 @@ pub(crate) struct Proxied {
     /// Whether every call is confirmed, and with which question (`None`: the default one).
     confirm: Option<Option<String>>,
     upstream: Arc<str>,
-    link: Arc<Link>,
+    via: Via,
     timeout: Option<Duration>,
     /// Where its answers are kept, when it is read-only and idempotent and its upstream
     /// caches.
@@ -53,7 +61,7 @@ impl Proxied {
         served: String,
         corrected: Override,
         upstream: Arc<str>,
-        link: Arc<Link>,
+        via: Via,
         timeout: Option<Duration>,
     ) -> Self {
         let annotations = tool.annotations.as_ref();
@@ -85,7 +93,7 @@ impl Proxied {
             scopes: corrected.scopes.unwrap_or_default(),
             confirm,
             upstream,
-            link,
+            via,
             timeout,
             cache: None,
             task: TaskSupport::Never,
@@ -204,21 +212,28 @@ impl Tool for Proxied {
         self.task
     }
 
-    /// The upstream may ask the client during a call (to confirm it, say): the question is
-    /// passed on.
+    /// An MCP upstream may ask the client during a call (to confirm it, say): the question
+    /// is passed on.
     fn asks_client(&self) -> bool {
-        true
+        matches!(self.via, Via::Upstream(_))
     }
 
     fn origin(&self) -> String {
+        let what = match self.via {
+            Via::Upstream(_) => "tool",
+            Via::Api(_) => "operation",
+        };
         format!(
-            "tool '{}' of upstream '{}'",
+            "{what} '{}' of upstream '{}'",
             self.upstream_name, self.upstream
         )
     }
 
     fn call(&self, arguments: JsonObject, context: &CallContext) -> ToolFuture {
-        let link = self.link.clone();
+        let link = match &self.via {
+            Via::Upstream(link) => link.clone(),
+            Via::Api(endpoint) => return self.call_api(endpoint.clone(), arguments, context),
+        };
         let elicit: Elicit = match context.extract() {
             Ok(elicit) => elicit,
             Err(err) => return Box::pin(async move { Err(err) }),
@@ -271,6 +286,36 @@ impl Tool for Proxied {
             Err(ToolError::new(format!(
                 "upstream '{upstream}' did not answer the call: {failed}"
             )))
+        })
+    }
+}
+
+impl Proxied {
+    /// A call of an HTTP API's operation: its answer kept when it only reads (and the
+    /// upstream caches); never retried.
+    fn call_api(
+        &self,
+        endpoint: Endpoint,
+        arguments: JsonObject,
+        context: &CallContext,
+    ) -> ToolFuture {
+        let cached = self.cache.clone().map(|cache| {
+            let who = context.extract::<Caller>().map(|c| c.identity().to_owned());
+            let key = Key::new(&who.unwrap_or_default(), &self.upstream_name, &arguments);
+            (cache, key)
+        });
+        let timeout = self.timeout;
+        Box::pin(async move {
+            if let Some((cache, key)) = &cached
+                && let Some(kept) = cache.get(key)
+            {
+                return passed_back(kept);
+            }
+            let result = endpoint.call(arguments, timeout).await?;
+            if let Some((cache, key)) = cached {
+                cache.put(key, &result);
+            }
+            passed_back(result)
         })
     }
 }

@@ -70,6 +70,12 @@ impl Upstream {
                 );
                 tokio::time::timeout(self.connect_timeout, serving).await
             }
+            Way::OpenApi(_) => {
+                return Err(Error::Connect {
+                    upstream: self.name.clone(),
+                    why: "an HTTP API has no MCP session: it is mounted by its document".into(),
+                });
+            }
         };
         match connecting {
             Ok(Ok(running)) => {

@@ -10,7 +10,7 @@ use toolsmith::{Registry, Tool};
 use crate::cache::Cache;
 use crate::link::Link;
 use crate::overrides::{Confirmation, Override};
-use crate::proxied::{Proxied, stated};
+use crate::proxied::{Proxied, Via, stated};
 use crate::{Error, Upstream};
 
 /// An upstream's tools, as served.
@@ -24,18 +24,32 @@ impl Upstream {
         listed: Vec<rmcp::model::Tool>,
         link: &Arc<Link>,
     ) -> Result<(Tools, Vec<String>), Error> {
-        let upstream: Arc<str> = Arc::from(self.name.as_str());
-        let prefix = self.tool_prefix();
-        let cache = self.cache_ttl.map(|ttl| Arc::new(Cache::new(ttl)));
         // An upstream that speaks the tasks extension: its tools may run as the gateway's
         // tasks (the upstream sees an ordinary call).
         let tasks = link.peer().ok().is_some_and(|(_, peer)| {
             peer.peer_info()
                 .is_some_and(|info| info.capabilities.supports_tasks())
         });
+        let via = listed
+            .into_iter()
+            .map(|tool| (tool, Via::Upstream(link.clone())))
+            .collect();
+        self.mount_via(via, tasks)
+    }
+
+    /// The tools of `listed`, each calling where its `Via` says, as served (see
+    /// [`mount`](Self::mount)); `tasks`: whether they may run as tasks.
+    pub(crate) fn mount_via(
+        &self,
+        listed: Vec<(rmcp::model::Tool, Via)>,
+        tasks: bool,
+    ) -> Result<(Tools, Vec<String>), Error> {
+        let upstream: Arc<str> = Arc::from(self.name.as_str());
+        let prefix = self.tool_prefix();
+        let cache = self.cache_ttl.map(|ttl| Arc::new(Cache::new(ttl)));
         let mut left_out = Vec::new();
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
-        for tool in listed {
+        for (tool, via) in listed {
             let served = format!("{prefix}{}", tool.name);
             let corrected = self.overrides.for_tool(&served);
             check_question(&tool, &served, &corrected)?;
@@ -55,7 +69,7 @@ impl Upstream {
                 served,
                 corrected,
                 upstream.clone(),
-                link.clone(),
+                via,
                 self.call_timeout,
             );
             let proxied = proxied.tasks(tasks);

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::{Overrides, Pin};
+use crate::{OpenApi, Overrides, Pin};
 
 /// How long an upstream may take to start and answer the handshake, by default.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -69,6 +69,20 @@ impl Upstream {
                 headers: Vec::new(),
             },
         )
+    }
+
+    /// The HTTP API `api` describes (an OpenAPI document), called `name`: each operation a
+    /// tool under the prefix, its hints from its HTTP method (see [`OpenApi`]), governed as
+    /// any upstream's (overrides, `strict_hints`, the pin, the cache, the call timeout).
+    ///
+    /// ```
+    /// use toolsmith_gateway::{OpenApi, Upstream};
+    ///
+    /// let petstore = Upstream::openapi("pets", OpenApi::new("petstore.yaml"));
+    /// assert_eq!(petstore.tool_prefix(), "pets_");
+    /// ```
+    pub fn openapi(name: impl Into<String>, api: OpenApi) -> Self {
+        Upstream::of(name.into(), Way::OpenApi(Box::new(api)))
     }
 
     fn of(name: String, way: Way) -> Self {
@@ -272,6 +286,7 @@ impl Upstream {
                 .collect::<Vec<_>>()
                 .join(" "),
             Way::Http { url, .. } => url.clone(),
+            Way::OpenApi(api) => api.document.clone(),
         }
     }
 }
@@ -300,4 +315,6 @@ pub(crate) enum Way {
         url: String,
         headers: Vec<(String, String)>,
     },
+    /// An HTTP API, by its OpenAPI document.
+    OpenApi(Box<OpenApi>),
 }

@@ -18,30 +18,10 @@ pub type JsonObject = Map<String, Value>;
 /// The key that tells FastMCP-style clients that the real result sits under `result`.
 pub const WRAP_RESULT_KEY: &str = "x-fastmcp-wrap-result";
 
-/// The `format` values JSON Schema 2020-12 defines. schemars also writes Rust-flavoured ones
-/// (`uint64`, `int32`, `double`, ...) that validators such as Ajv warn about; those are dropped
-/// (the `minimum`/`maximum` that carry the same bounds stay).
-const STANDARD_FORMATS: &[&str] = &[
-    "date-time",
-    "date",
-    "time",
-    "duration",
-    "email",
-    "idn-email",
-    "hostname",
-    "idn-hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uuid",
-    "uri-template",
-    "json-pointer",
-    "relative-json-pointer",
-    "regex",
-];
+// The `format` values JSON Schema 2020-12 defines: schemars also writes Rust-flavoured ones
+// (`uint64`, `int32`, `double`, ...) that validators such as Ajv warn about; those are dropped
+// (the `minimum`/`maximum` that carry the same bounds stay).
+use toolsmith_audit::STANDARD_FORMATS;
 
 /// Drops non-standard `format` keywords from `schema` and every subschema, and writes a
 /// bare `true` subschema (what schemars gives `serde_json::Value`) as `{}`: the MCP

@@ -288,3 +288,38 @@ fn a_pinned_snapshot_refuses_or_hides_a_tool_that_changed_since() {
         err(&missing)
     );
 }
+
+/// An HTTP API's document in the configuration: its operations listed as tools, and a
+/// changed document shows up in `check` against the reviewed snapshot.
+#[test]
+fn an_openapi_documents_tools_are_listed_and_checked_against_a_snapshot() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/notes_api.yaml");
+    let original = std::fs::read_to_string(&fixture).unwrap();
+    let document = file("api.yaml", &original);
+    let config = file(
+        "api.toml",
+        &format!(
+            "[servers.api]\nopenapi = {:?}\nbase_url = \"http://127.0.0.1:9\"\n",
+            document.display().to_string()
+        ),
+    );
+    let listed = gateway(&config, &["tools", "--json"]);
+    assert!(listed.status.success(), "{}", err(&listed));
+    let fetch = row(&listed, "api_fetchNote");
+    assert_eq!(fetch["readOnly"], true, "{fetch}");
+    let add = row(&listed, "api_addNote");
+    assert_eq!(add["destructive"], false, "x-mcp-hints: {add}");
+
+    let snapshot = file("api.snapshot", "");
+    let snapshot = snapshot.to_str().unwrap();
+    let written = gateway(&config, &["check", snapshot, "--write"]);
+    assert!(written.status.success(), "{}", err(&written));
+    assert!(gateway(&config, &["check", snapshot]).status.success());
+    // The API's document changes what adding does: `check` names the tool.
+    let rewritten = original.replace("destructiveHint: false", "destructiveHint: true");
+    std::fs::write(&document, rewritten).unwrap();
+    let checked = gateway(&config, &["check", snapshot]);
+    assert!(!checked.status.success());
+    let said = format!("{}{}", out(&checked), err(&checked));
+    assert!(said.contains("api_addNote"), "{said}");
+}

@@ -4,6 +4,7 @@
 
 mod cache;
 mod mount;
+mod openapi;
 mod passthrough;
 mod review;
 mod survive;

@@ -1,0 +1,305 @@
+//! A call of an operation: its arguments put where the route says (path, query, headers,
+//! body), the credentials the configuration gives for a security requirement it declares,
+//! the request sent (redirects followed only within the API's origin), and the answer read
+//! up to its cap: a 2xx answer the tool's result (JSON as structured content when the tool
+//! has an output schema), any other an error result with the status and what it said.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use base64::Engine;
+use rmcp::model::JsonObject;
+use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
+use serde_json::Value;
+use toolsmith::ToolError;
+
+use super::{BodyKind, In, Route};
+
+/// How long a call waits for the API without a call timeout of its own.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How much of an error answer's body its error result quotes.
+const EXCERPT: usize = 1024;
+
+/// What every operation of one API shares: the HTTP client, the base URL, the security
+/// schemes and the credentials for them.
+pub(crate) struct Target {
+    pub(crate) client: reqwest::Client,
+    pub(crate) base: url::Url,
+    pub(crate) schemes: HashMap<String, Value>,
+    pub(crate) credentials: HashMap<String, String>,
+    pub(crate) max_answer: usize,
+}
+
+/// One operation, as a call sends it.
+#[derive(Clone)]
+pub(crate) struct Endpoint {
+    pub(crate) target: std::sync::Arc<Target>,
+    pub(crate) route: Route,
+}
+
+/// The HTTP client of an API: keep-alive connections, a redirect followed only to the
+/// origin it came from (credentials never leave it), at most 5.
+pub(crate) fn client() -> Result<reqwest::Client, String> {
+    let same_origin = reqwest::redirect::Policy::custom(|attempt| {
+        let from = attempt.previous().last().map(|u| u.origin());
+        if attempt.previous().len() > 5 {
+            attempt.error("more than 5 redirects")
+        } else if from.as_ref() == Some(&attempt.url().origin()) {
+            attempt.follow()
+        } else {
+            attempt.stop()
+        }
+    });
+    reqwest::Client::builder()
+        .redirect(same_origin)
+        .tcp_nodelay(true)
+        .build()
+        .map_err(|err| format!("the HTTP client could not be built: {err}"))
+}
+
+impl Endpoint {
+    /// Sends the request `arguments` make, within `timeout`; the answer as the tool's.
+    pub(crate) async fn call(
+        &self,
+        mut arguments: JsonObject,
+        timeout: Option<Duration>,
+    ) -> Result<CallToolResult, ToolError> {
+        let route = &self.route;
+        let target = &self.target;
+        let mut path = route.path.clone();
+        let mut query: Vec<(String, String)> = Vec::new();
+        let mut headers: Vec<(String, String)> = Vec::new();
+        for param in &route.params {
+            let Some(value) = arguments.remove(&param.name) else {
+                if param.at == In::Path {
+                    return Err(ToolError::new(format!(
+                        "the argument '{}' is required (it is part of the path)",
+                        param.name
+                    )));
+                }
+                continue;
+            };
+            match param.at {
+                In::Path => {
+                    let text = plain(&value);
+                    let encoded: String =
+                        url::form_urlencoded::byte_serialize(text.as_bytes()).collect();
+                    // A path segment: `+` is the form encoding's space.
+                    let encoded = encoded.replace('+', "%20");
+                    path = path.replace(&format!("{{{}}}", param.name), &encoded);
+                }
+                In::Query => match &value {
+                    Value::Array(items) => {
+                        query.extend(items.iter().map(|item| (param.name.clone(), plain(item))));
+                    }
+                    other => query.push((param.name.clone(), plain(other))),
+                },
+                In::Header => headers.push((param.name.clone(), plain(&value))),
+            }
+        }
+        let mut url = target.base.clone();
+        let joined = format!("{}{}", url.path().trim_end_matches('/'), path);
+        url.set_path(&joined);
+        self.authorize(&mut query, &mut headers)?;
+        if !query.is_empty() {
+            url.query_pairs_mut().extend_pairs(query);
+        }
+        let requested = url.to_string();
+        let mut request = target
+            .client
+            .request(route.method.clone(), url)
+            .timeout(timeout.unwrap_or(DEFAULT_TIMEOUT));
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        if let Some(body) = &route.body
+            && let Some(value) = arguments.remove(&body.argument)
+        {
+            request = match body.kind {
+                BodyKind::Json => request
+                    .header("content-type", "application/json")
+                    .body(value.to_string()),
+                BodyKind::Form => {
+                    let pairs: Vec<(String, String)> = value
+                        .as_object()
+                        .into_iter()
+                        .flatten()
+                        .map(|(k, v)| (k.clone(), plain(v)))
+                        .collect();
+                    let form = url::form_urlencoded::Serializer::new(String::new())
+                        .extend_pairs(pairs)
+                        .finish();
+                    request
+                        .header("content-type", "application/x-www-form-urlencoded")
+                        .body(form)
+                }
+            };
+        }
+        let shown = format!("{} {}", route.method, route.path);
+        let mut answer = request.send().await.map_err(|err| {
+            ToolError::new(format!("{shown}: the API did not answer: {}", why(&err)))
+        })?;
+        let status = answer.status();
+        let kind = answer
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let mut bytes = Vec::new();
+        while let Some(chunk) = answer.chunk().await.map_err(|err| {
+            ToolError::new(format!("{shown}: the answer was cut off: {}", why(&err)))
+        })? {
+            if bytes.len() + chunk.len() > target.max_answer {
+                return Err(ToolError::new(format!(
+                    "{shown}: the answer is longer than {} bytes, the most this tool reads",
+                    target.max_answer
+                )));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        if !status.is_success() {
+            let text = String::from_utf8_lossy(&bytes);
+            let mut excerpt: String = text.chars().take(EXCERPT).collect();
+            if excerpt.len() < text.len() {
+                excerpt.push_str(" …");
+            }
+            return Err(ToolError::new(format!("{shown}: HTTP {status}: {excerpt}")));
+        }
+        Ok(answer_result(
+            &requested,
+            &kind,
+            bytes,
+            route.structured,
+            status,
+        ))
+    }
+
+    /// The credentials of the first security requirement of the route whose every scheme
+    /// has one, put in place; an error when the route needs one and none is given.
+    fn authorize(
+        &self,
+        query: &mut Vec<(String, String)>,
+        headers: &mut Vec<(String, String)>,
+    ) -> Result<(), ToolError> {
+        let target = &self.target;
+        let requirements = &self.route.security;
+        if requirements.is_empty() || requirements.iter().any(Vec::is_empty) {
+            return Ok(());
+        }
+        let met = requirements
+            .iter()
+            .find(|schemes| schemes.iter().all(|s| target.credentials.contains_key(s)));
+        let Some(schemes) = met else {
+            let named: Vec<String> = requirements.iter().map(|r| r.join(" + ")).collect();
+            return Err(ToolError::new(format!(
+                "{} {} needs credentials for {}: none is configured",
+                self.route.method,
+                self.route.path,
+                named.join(" or ")
+            )));
+        };
+        for name in schemes {
+            let credential = &target.credentials[name];
+            let scheme = &target.schemes[name];
+            let field = |key: &str| scheme.get(key).and_then(Value::as_str).unwrap_or_default();
+            match (
+                field("type"),
+                field("in"),
+                field("scheme").to_ascii_lowercase().as_str(),
+            ) {
+                ("apiKey", "header", _) => headers.push((field("name").into(), credential.clone())),
+                ("apiKey", "query", _) => query.push((field("name").into(), credential.clone())),
+                ("apiKey", "cookie", _) => {
+                    headers.push(("cookie".into(), format!("{}={credential}", field("name"))))
+                }
+                ("http", _, "basic") => {
+                    let encoded = base64::engine::general_purpose::STANDARD.encode(credential);
+                    headers.push(("authorization".into(), format!("Basic {encoded}")));
+                }
+                ("http", _, "bearer") | ("oauth2" | "openIdConnect", _, _) => {
+                    headers.push(("authorization".into(), format!("Bearer {credential}")));
+                }
+                (kind, _, _) => {
+                    return Err(ToolError::new(format!(
+                        "the security scheme '{name}' ({kind}) is not one the gateway fills in"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `value` with every `null` member of its objects left out: the output schema says such
+/// a member may be absent (see `schema.rs`), never `null`.
+fn without_nulls(value: Value) -> Value {
+    match value {
+        Value::Object(object) => Value::Object(
+            object
+                .into_iter()
+                .filter(|(_, member)| !member.is_null())
+                .map(|(key, member)| (key, without_nulls(member)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(without_nulls).collect()),
+        other => other,
+    }
+}
+
+/// A value as a parameter's text: a string as it is, anything else as JSON.
+fn plain(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The error's own words and those of what caused it.
+fn why(err: &reqwest::Error) -> String {
+    let mut said = err.to_string();
+    let mut source = std::error::Error::source(err);
+    while let Some(cause) = source {
+        said.push_str(": ");
+        said.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    said
+}
+
+/// A 2xx answer as a tool's result: JSON as text (and as structured content when it is an
+/// object and the tool has an output schema), other text as text, anything else as a
+/// resource holding its bytes (at the URL asked).
+fn answer_result(
+    url: &str,
+    kind: &str,
+    bytes: Vec<u8>,
+    structured: bool,
+    status: reqwest::StatusCode,
+) -> CallToolResult {
+    let essence = kind.split(';').next().unwrap_or_default().trim();
+    if bytes.is_empty() {
+        return CallToolResult::success(vec![ContentBlock::text(format!("HTTP {status}"))]);
+    }
+    let json = essence == "application/json" || essence.ends_with("+json");
+    if json && let Ok(value) = serde_json::from_slice::<Value>(&bytes) {
+        return match value {
+            Value::Object(_) if structured => CallToolResult::structured(without_nulls(value)),
+            other => CallToolResult::success(vec![ContentBlock::text(other.to_string())]),
+        };
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+        Err(err) => {
+            let blob = base64::engine::general_purpose::STANDARD.encode(err.into_bytes());
+            let mime = if essence.is_empty() {
+                "application/octet-stream"
+            } else {
+                essence
+            };
+            let resource = ResourceContents::blob(blob, url).with_mime_type(mime);
+            CallToolResult::success(vec![ContentBlock::resource(resource)])
+        }
+    }
+}

@@ -1,0 +1,316 @@
+//! An HTTP API that an OpenAPI 3.0 or 3.1 document describes, as an upstream: each
+//! operation a tool (see `operation.rs`), its hints from its HTTP method, a call sent as the
+//! HTTP request the operation describes (see `call.rs`), with the credentials the
+//! configuration gives, never the client's.
+
+mod call;
+mod document;
+mod operation;
+mod schema;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+pub(crate) use call::{Endpoint, Target};
+pub(crate) use operation::{Body, BodyKind, In, Param};
+
+/// The most of an answer's body a call reads, by default: 4 MiB.
+pub const DEFAULT_MAX_ANSWER_BYTES: usize = 4 << 20;
+
+/// An HTTP API described by an OpenAPI document, served as tools through
+/// [`Upstream::openapi`](crate::Upstream::openapi).
+///
+/// Each operation is a tool: its name from `operationId` (a character a tool name may not
+/// hold written as `_`), its title from `summary`, its input from the path, query and header
+/// parameters and the request body (under `body`), its output schema from the 2xx JSON
+/// answer when that is an object. Its hints come from the HTTP method: GET, HEAD, OPTIONS
+/// read-only and idempotent; PUT and DELETE idempotent and destructive; POST and PATCH
+/// destructive and not idempotent; an operation's `x-mcp-hints` object, or the gateway's
+/// overrides, say otherwise. The API's host is the tools' world: closed-world, unless
+/// [`open_world`](OpenApi::open_world).
+///
+/// ```
+/// use toolsmith_gateway::{OpenApi, Upstream};
+///
+/// let api = OpenApi::new("https://api.example.com/openapi.json")
+///     .credential("ApiKeyAuth", "${EXAMPLE_API_KEY}")
+///     .only_methods(["GET", "POST"])
+///     .only_tags(["notes"]);
+/// let notes = Upstream::openapi("notes", api);
+/// assert_eq!(notes.tool_prefix(), "notes_");
+/// ```
+#[derive(Clone)]
+pub struct OpenApi {
+    pub(crate) document: String,
+    pub(crate) base_url: Option<String>,
+    pub(crate) credentials: HashMap<String, String>,
+    pub(crate) tags: Vec<String>,
+    pub(crate) methods: Vec<String>,
+    pub(crate) paths: Vec<glob::Pattern>,
+    pub(crate) bad_path: Option<String>,
+    pub(crate) deprecated: bool,
+    pub(crate) open_world: bool,
+    pub(crate) max_answer: usize,
+}
+
+impl OpenApi {
+    /// The document at `document`: a file's path, or an `http(s)://` URL (a FastAPI
+    /// application's `/openapi.json`); JSON or YAML.
+    pub fn new(document: impl Into<String>) -> OpenApi {
+        OpenApi {
+            document: document.into(),
+            base_url: None,
+            credentials: HashMap::new(),
+            tags: Vec::new(),
+            methods: Vec::new(),
+            paths: Vec::new(),
+            bad_path: None,
+            deprecated: false,
+            open_world: false,
+            max_answer: DEFAULT_MAX_ANSWER_BYTES,
+        }
+    }
+
+    /// Where the API answers (default: the document's first `servers` URL, taken relative
+    /// to the document's own URL; else the document's origin).
+    ///
+    /// ```
+    /// let api = toolsmith_gateway::OpenApi::new("api.yaml").base_url("http://127.0.0.1:8000");
+    /// # let _ = api;
+    /// ```
+    pub fn base_url(mut self, url: impl Into<String>) -> OpenApi {
+        self.base_url = Some(url.into());
+        self
+    }
+
+    /// The credential for the security scheme `scheme` (its name under
+    /// `components.securitySchemes`): an API key's value, a bearer token, or `user:password`
+    /// for HTTP basic. `${NAME}` is the environment variable `NAME`, read at connect.
+    ///
+    /// ```
+    /// let api = toolsmith_gateway::OpenApi::new("api.yaml").credential("bearer", "${API_TOKEN}");
+    /// # let _ = api;
+    /// ```
+    pub fn credential(mut self, scheme: impl Into<String>, value: impl Into<String>) -> OpenApi {
+        self.credentials.insert(scheme.into(), value.into());
+        self
+    }
+
+    /// Only the operations with one of these tags.
+    ///
+    /// ```
+    /// let api = toolsmith_gateway::OpenApi::new("api.yaml").only_tags(["notes"]);
+    /// # let _ = api;
+    /// ```
+    pub fn only_tags<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tags: I) -> OpenApi {
+        self.tags = tags.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Only the operations of these HTTP methods (any case).
+    ///
+    /// ```
+    /// let api = toolsmith_gateway::OpenApi::new("api.yaml").only_methods(["get"]);
+    /// # let _ = api;
+    /// ```
+    pub fn only_methods<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        methods: I,
+    ) -> OpenApi {
+        self.methods = methods
+            .into_iter()
+            .map(|m| m.into().to_ascii_lowercase())
+            .collect();
+        self
+    }
+
+    /// Only the operations whose path matches one of these globs (`/notes/*`); a pattern
+    /// that is not a glob is an error at connect.
+    ///
+    /// ```
+    /// let api = toolsmith_gateway::OpenApi::new("api.yaml").only_paths(["/notes*"]);
+    /// # let _ = api;
+    /// ```
+    pub fn only_paths<I: IntoIterator<Item = S>, S: Into<String>>(mut self, paths: I) -> OpenApi {
+        for path in paths {
+            let path = path.into();
+            match glob::Pattern::new(&path) {
+                Ok(pattern) => self.paths.push(pattern),
+                Err(err) => self.bad_path = Some(format!("the path pattern {path:?}: {err}")),
+            }
+        }
+        self
+    }
+
+    /// Serve the operations marked `deprecated` too (left out by default).
+    ///
+    /// ```
+    /// let api = toolsmith_gateway::OpenApi::new("api.yaml").deprecated(true);
+    /// # let _ = api;
+    /// ```
+    pub fn deprecated(mut self, serve: bool) -> OpenApi {
+        self.deprecated = serve;
+        self
+    }
+
+    /// Whether the tools reach an open world (`openWorldHint`): default `false`, the API's
+    /// host being the tools' world.
+    ///
+    /// ```
+    /// let api = toolsmith_gateway::OpenApi::new("api.yaml").open_world(true);
+    /// # let _ = api;
+    /// ```
+    pub fn open_world(mut self, open: bool) -> OpenApi {
+        self.open_world = open;
+        self
+    }
+
+    /// The most of an answer's body a call reads (default [`DEFAULT_MAX_ANSWER_BYTES`]); a
+    /// longer answer is an error result.
+    ///
+    /// ```
+    /// let api = toolsmith_gateway::OpenApi::new("api.yaml").max_answer_bytes(64 * 1024);
+    /// # let _ = api;
+    /// ```
+    pub fn max_answer_bytes(mut self, bytes: usize) -> OpenApi {
+        self.max_answer = bytes;
+        self
+    }
+
+    /// Whether the selection takes `method` `path`.
+    pub(crate) fn selects(
+        &self,
+        method: &str,
+        path: &str,
+        operation: &serde_json::Map<String, serde_json::Value>,
+    ) -> bool {
+        if !self.deprecated && operation.get("deprecated") == Some(&serde_json::Value::Bool(true)) {
+            return false;
+        }
+        if !self.methods.is_empty() && !self.methods.iter().any(|m| m == method) {
+            return false;
+        }
+        if !self.paths.is_empty() && !self.paths.iter().any(|p| p.matches(path)) {
+            return false;
+        }
+        if !self.tags.is_empty() {
+            let tagged = operation
+                .get("tags")
+                .and_then(|t| t.as_array())
+                .is_some_and(|tags| {
+                    tags.iter()
+                        .filter_map(|t| t.as_str())
+                        .any(|t| self.tags.iter().any(|want| want == t))
+                });
+            if !tagged {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Reads the document and makes its operations: each tool's description and the
+    /// endpoint a call goes to.
+    pub(crate) async fn load(
+        &self,
+        upstream: &str,
+    ) -> Result<Vec<(rmcp::model::Tool, Endpoint)>, String> {
+        if let Some(bad) = &self.bad_path {
+            return Err(bad.clone());
+        }
+        let client = call::client()?;
+        let document = document::load(&self.document, &client).await?;
+        let base = self.base(&document)?;
+        let schemes = operation::schemes(&document);
+        let mut credentials = HashMap::new();
+        for (scheme, value) in &self.credentials {
+            if !schemes.contains_key(scheme) {
+                let declared: Vec<&str> = schemes.keys().map(String::as_str).collect();
+                return Err(format!(
+                    "a credential is given for the security scheme '{scheme}', which the document does not declare (it declares: {})",
+                    if declared.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        declared.join(", ")
+                    }
+                ));
+            }
+            credentials.insert(scheme.clone(), expand(value)?);
+        }
+        let target = Arc::new(Target {
+            client,
+            base,
+            schemes,
+            credentials,
+            max_answer: self.max_answer,
+        });
+        let operations = operation::operations(self, upstream, &document)?;
+        Ok(operations
+            .into_iter()
+            .map(|(tool, route)| {
+                let endpoint = Endpoint {
+                    target: target.clone(),
+                    route,
+                };
+                (tool, endpoint)
+            })
+            .collect())
+    }
+
+    /// The base URL: the configured one, else the document's first server (relative to the
+    /// document's URL), else the document's origin.
+    fn base(&self, document: &serde_json::Value) -> Result<url::Url, String> {
+        let bad = |url: &str, err: url::ParseError| format!("the base URL {url:?}: {err}");
+        if let Some(url) = &self.base_url {
+            return url::Url::parse(url).map_err(|err| bad(url, err));
+        }
+        let fetched = url::Url::parse(&self.document).ok();
+        let server = document.pointer("/servers/0/url").and_then(|u| u.as_str());
+        match (server, fetched) {
+            (Some(server), Some(fetched)) => fetched.join(server).map_err(|err| bad(server, err)),
+            (Some(server), None) => url::Url::parse(server).map_err(|err| {
+                format!("{}: give the API's base URL (`base_url`)", bad(server, err))
+            }),
+            (None, Some(fetched)) => fetched.join("/").map_err(|err| bad(fetched.as_str(), err)),
+            (None, None) => {
+                Err("the document names no server: give the API's base URL (`base_url`)".into())
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for OpenApi {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Credentials are never shown.
+        let schemes: Vec<&String> = self.credentials.keys().collect();
+        f.debug_struct("OpenApi")
+            .field("document", &self.document)
+            .field("base_url", &self.base_url)
+            .field("credentials_for", &schemes)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `${NAME}` as the environment variable `NAME`; anything else as it is.
+fn expand(value: &str) -> Result<String, String> {
+    match value.strip_prefix("${").and_then(|v| v.strip_suffix('}')) {
+        Some(name) => std::env::var(name).map_err(|_| {
+            format!("the credential names the environment variable {name}, which is not set")
+        }),
+        None => Ok(value.to_owned()),
+    }
+}
+
+/// The route of one operation: its method and path template, where each argument goes,
+/// and the security requirements it may meet.
+#[derive(Clone, Debug)]
+pub(crate) struct Route {
+    pub(crate) method: reqwest::Method,
+    pub(crate) path: String,
+    pub(crate) params: Vec<Param>,
+    pub(crate) body: Option<Body>,
+    /// Alternatives, each the schemes it needs together.
+    pub(crate) security: Vec<Vec<String>>,
+    /// Whether its answer has an output schema (a JSON object is its structured content).
+    pub(crate) structured: bool,
+}

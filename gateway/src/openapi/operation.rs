@@ -1,0 +1,396 @@
+//! The operations of a resolved OpenAPI document as tools: a name from `operationId`, a
+//! title from `summary`, a description, an input schema from the parameters and the request
+//! body, an output schema from the JSON answer, hints from the HTTP method; and the route a
+//! call takes.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, ToolAnnotations};
+use serde_json::{Map, Value, json};
+
+use super::schema::{portable, portable_output};
+use super::{OpenApi, Route};
+
+/// The methods an OpenAPI path item may hold, in the order tools are made.
+const METHODS: [&str; 8] = [
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
+
+/// Where a parameter goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum In {
+    Path,
+    Query,
+    Header,
+}
+
+/// A parameter of a route: its name in the request, and where it goes.
+#[derive(Clone, Debug)]
+pub(crate) struct Param {
+    pub(crate) name: String,
+    pub(crate) at: In,
+}
+
+/// How a route sends its request body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BodyKind {
+    Json,
+    Form,
+}
+
+/// A route's request body: the argument that holds it, and how it is sent.
+#[derive(Clone, Debug)]
+pub(crate) struct Body {
+    pub(crate) argument: String,
+    pub(crate) kind: BodyKind,
+}
+
+/// The hints an HTTP method implies: (read-only, destructive, idempotent). GET, HEAD,
+/// OPTIONS and TRACE only read; PUT and DELETE may be repeated; DELETE removes and PUT
+/// replaces; POST and PATCH are taken as destructive (the specification's cautious default)
+/// unless the document or the overrides say otherwise.
+pub(crate) fn method_hints(method: &str) -> (bool, bool, bool) {
+    match method {
+        "get" | "head" | "options" | "trace" => (true, false, true),
+        "put" | "delete" => (false, true, true),
+        _ => (false, true, false),
+    }
+}
+
+/// Every operation `api` selects, as a tool description and its route, by tool name; an
+/// error names two operations that would be one tool.
+pub(crate) fn operations(
+    api: &OpenApi,
+    upstream: &str,
+    document: &Value,
+) -> Result<Vec<(rmcp::model::Tool, Route)>, String> {
+    let empty = Map::new();
+    let schemes = document
+        .pointer("/components/securitySchemes")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let credential_headers: Vec<String> = schemes
+        .values()
+        .filter(|s| s.get("type").and_then(Value::as_str) == Some("apiKey"))
+        .filter(|s| s.get("in").and_then(Value::as_str) == Some("header"))
+        .filter_map(|s| s.get("name").and_then(Value::as_str))
+        .map(str::to_ascii_lowercase)
+        .chain(["authorization".to_owned()])
+        .collect();
+    let global_security = document.get("security");
+    let mut made: BTreeMap<String, (String, rmcp::model::Tool, Route)> = BTreeMap::new();
+    let paths = document
+        .get("paths")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    for (path, item) in paths {
+        let Some(item) = item.as_object() else {
+            continue;
+        };
+        let shared = item.get("parameters").and_then(Value::as_array);
+        for method in METHODS {
+            let Some(operation) = item.get(method).and_then(Value::as_object) else {
+                continue;
+            };
+            let shown = format!("{} {path}", method.to_ascii_uppercase());
+            if !api.selects(method, path, operation) {
+                continue;
+            }
+            let name = tool_name(operation, method, path);
+            let mut parameters: Vec<&Value> = shared.into_iter().flatten().collect();
+            for own in operation
+                .get("parameters")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                // An operation's parameter replaces the path item's of the same name and place.
+                let key = |p: &Value| (p.get("name").cloned(), p.get("in").cloned());
+                parameters.retain(|p| key(p) != key(own));
+                parameters.push(own);
+            }
+            let mut properties = Map::new();
+            let mut required = Vec::new();
+            let mut params = Vec::new();
+            for parameter in parameters {
+                let Some(param_name) = parameter.get("name").and_then(Value::as_str) else {
+                    continue;
+                };
+                let at = match parameter.get("in").and_then(Value::as_str) {
+                    Some("path") => In::Path,
+                    Some("query") => In::Query,
+                    Some("header")
+                        if !credential_headers.contains(&param_name.to_ascii_lowercase()) =>
+                    {
+                        In::Header
+                    }
+                    // Cookies, and the credentials the configuration gives, are not the
+                    // model's to set.
+                    _ => continue,
+                };
+                let mut schema = parameter
+                    .get("schema")
+                    .or_else(|| first_content_schema(parameter.get("content")))
+                    .map(portable)
+                    .unwrap_or_else(|| json!({"type": "string"}));
+                describe(&mut schema, parameter.get("description"));
+                if at == In::Path || parameter.get("required") == Some(&Value::Bool(true)) {
+                    required.push(Value::String(param_name.to_owned()));
+                }
+                properties.insert(param_name.to_owned(), schema);
+                params.push(Param {
+                    name: param_name.to_owned(),
+                    at,
+                });
+            }
+            let mut body = None;
+            if let Some(request) = operation.get("requestBody") {
+                let content = request.get("content").and_then(Value::as_object);
+                let chosen = content.and_then(|content| {
+                    content
+                        .iter()
+                        .find(|(kind, _)| is_json(kind))
+                        .map(|(_, media)| (BodyKind::Json, media))
+                        .or_else(|| {
+                            content
+                                .get("application/x-www-form-urlencoded")
+                                .map(|media| (BodyKind::Form, media))
+                        })
+                });
+                let Some((kind, media)) = chosen else {
+                    tracing::warn!(upstream, operation = %shown, "left out: its request body is neither JSON nor a form");
+                    continue;
+                };
+                let argument = if properties.contains_key("body") {
+                    "request_body"
+                } else {
+                    "body"
+                };
+                let mut schema = media
+                    .get("schema")
+                    .map(portable)
+                    .unwrap_or_else(|| json!({"type": "object"}));
+                describe(&mut schema, request.get("description"));
+                if request.get("required") == Some(&Value::Bool(true)) {
+                    required.push(Value::String(argument.to_owned()));
+                }
+                properties.insert(argument.to_owned(), schema);
+                body = Some(Body {
+                    argument: argument.to_owned(),
+                    kind,
+                });
+            }
+            let mut input = JsonObject::new();
+            input.insert("type".into(), json!("object"));
+            input.insert("properties".into(), Value::Object(properties));
+            if !required.is_empty() {
+                input.insert("required".into(), Value::Array(required));
+            }
+            input.insert("additionalProperties".into(), Value::Bool(false));
+
+            let summary = operation.get("summary").and_then(Value::as_str);
+            let description = operation
+                .get("description")
+                .and_then(Value::as_str)
+                .or(summary)
+                .unwrap_or_default();
+            let description = if description.is_empty() {
+                format!("`{shown}`")
+            } else {
+                format!("{}\n\n`{shown}`", description.trim_end())
+            };
+            let (read_only, destructive, idempotent) = method_hints(method);
+            let mut annotations = ToolAnnotations::new()
+                .read_only(read_only)
+                .destructive(destructive)
+                .idempotent(idempotent)
+                .open_world(api.open_world);
+            if let Some(said) = operation.get("x-mcp-hints").and_then(Value::as_object) {
+                annotations = stated_in_document(annotations, said, &shown)?;
+            }
+            let mut tool = rmcp::model::Tool::new(name.clone(), description, Arc::new(input))
+                .with_annotations(annotations);
+            if let Some(summary) = summary {
+                tool = tool.with_title(summary);
+            }
+            let output = answer_schema(operation);
+            if let Some(output) = &output {
+                tool = tool.with_raw_output_schema(Arc::new(output.clone()));
+            }
+            let security = operation
+                .get("security")
+                .or(global_security)
+                .map(requirements)
+                .unwrap_or_default();
+            let route = Route {
+                method: reqwest::Method::from_bytes(method.to_ascii_uppercase().as_bytes())
+                    .map_err(|err| err.to_string())?,
+                path: path.clone(),
+                params,
+                body,
+                security,
+                structured: output.is_some(),
+            };
+            if let Some((other, _, _)) = made.get(&name) {
+                return Err(format!(
+                    "the operations {other} and {shown} both become the tool '{name}': give one an `operationId` of its own, or leave one out"
+                ));
+            }
+            made.insert(name, (shown, tool, route));
+        }
+    }
+    Ok(made
+        .into_values()
+        .map(|(_, tool, route)| (tool, route))
+        .collect())
+}
+
+/// An operation's tool name: its `operationId`, else its method and path, each character a
+/// tool name may not hold (`A-Z a-z 0-9 _ - .`) written as `_`.
+fn tool_name(operation: &Map<String, Value>, method: &str, path: &str) -> String {
+    let raw = match operation.get("operationId").and_then(Value::as_str) {
+        Some(id) if !id.is_empty() => id.to_owned(),
+        _ => format!("{method}_{}", path.trim_matches('/')),
+    };
+    let mut name = String::with_capacity(raw.len());
+    for c in raw.chars() {
+        let c = if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+            c
+        } else {
+            '_'
+        };
+        if !(c == '_' && name.ends_with('_')) {
+            name.push(c);
+        }
+    }
+    name.trim_end_matches('_').to_owned()
+}
+
+/// The hints an operation's `x-mcp-hints` states, over the method's.
+fn stated_in_document(
+    mut annotations: ToolAnnotations,
+    said: &Map<String, Value>,
+    shown: &str,
+) -> Result<ToolAnnotations, String> {
+    for (key, value) in said {
+        let Some(value) = value.as_bool() else {
+            return Err(format!("{shown}: `x-mcp-hints.{key}` is not true or false"));
+        };
+        annotations = match key.as_str() {
+            "readOnlyHint" => annotations.read_only(value),
+            "destructiveHint" => annotations.destructive(value),
+            "idempotentHint" => annotations.idempotent(value),
+            "openWorldHint" => annotations.open_world(value),
+            _ => {
+                return Err(format!(
+                    "{shown}: `x-mcp-hints.{key}` is not a hint: give readOnlyHint, destructiveHint, idempotentHint or openWorldHint"
+                ));
+            }
+        };
+    }
+    Ok(annotations)
+}
+
+/// The schema of an operation's first 2xx JSON answer, when it is an object schema.
+fn answer_schema(operation: &Map<String, Value>) -> Option<JsonObject> {
+    let responses = operation.get("responses")?.as_object()?;
+    let mut codes: Vec<&String> = responses
+        .keys()
+        .filter(|code| code.starts_with('2'))
+        .collect();
+    codes.sort();
+    let answer = responses.get(*codes.first()?)?;
+    let schema = first_content_schema(answer.get("content"))?;
+    match portable_output(schema) {
+        Value::Object(object) if object.get("type") == Some(&json!("object")) => Some(object),
+        _ => None,
+    }
+}
+
+/// The schema of a `content` map's JSON media type.
+fn first_content_schema(content: Option<&Value>) -> Option<&Value> {
+    content?
+        .as_object()?
+        .iter()
+        .find(|(kind, _)| is_json(kind))
+        .and_then(|(_, media)| media.get("schema"))
+}
+
+fn is_json(media_type: &str) -> bool {
+    let essence = media_type.split(';').next().unwrap_or_default().trim();
+    essence == "application/json" || essence.ends_with("+json")
+}
+
+/// `description` on `schema` when it has none of its own.
+fn describe(schema: &mut Value, description: Option<&Value>) {
+    if let (Value::Object(object), Some(Value::String(text))) = (schema, description)
+        && !object.contains_key("description")
+    {
+        object.insert("description".into(), Value::String(text.clone()));
+    }
+}
+
+/// A `security` list: its alternatives, each the names of the schemes it needs together
+/// (an empty one: none needed).
+fn requirements(security: &Value) -> Vec<Vec<String>> {
+    security
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .map(|requirement| requirement.keys().cloned().collect())
+        .collect()
+}
+
+/// Schemes by name, as the document declares them.
+pub(crate) fn schemes(document: &Value) -> HashMap<String, Value> {
+    document
+        .pointer("/components/securitySchemes")
+        .and_then(Value::as_object)
+        .map(|s| s.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_tool_name_rules() {
+        let op = |id: &str| json!({"operationId": id}).as_object().cloned().unwrap();
+        assert_eq!(tool_name(&op("listNotes"), "get", "/notes"), "listNotes");
+        assert_eq!(
+            tool_name(&op("read_note_notes__id__get"), "get", "/n"),
+            "read_note_notes_id_get"
+        );
+        assert_eq!(tool_name(&op("a b/c"), "get", "/"), "a_b_c");
+        let none = Map::new();
+        assert_eq!(tool_name(&none, "delete", "/notes/{id}"), "delete_notes_id");
+    }
+
+    #[test]
+    fn two_operations_of_one_name_are_an_error_naming_both() {
+        let document = json!({"openapi": "3.1.0", "paths": {
+            "/a": {"get": {"operationId": "fetch"}},
+            "/b": {"post": {"operationId": "fetch"}}
+        }});
+        let err = operations(&OpenApi::new("x.json"), "x", &document).unwrap_err();
+        assert!(
+            err.contains("GET /a") && err.contains("POST /b") && err.contains("'fetch'"),
+            "{err}"
+        );
+        let only_get = OpenApi::new("x.json").only_methods(["GET"]);
+        assert_eq!(operations(&only_get, "x", &document).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn methods_imply_their_hints() {
+        assert_eq!(method_hints("get"), (true, false, true));
+        assert_eq!(method_hints("head"), (true, false, true));
+        assert_eq!(method_hints("put"), (false, true, true));
+        assert_eq!(method_hints("delete"), (false, true, true));
+        assert_eq!(method_hints("post"), (false, true, false));
+        assert_eq!(method_hints("patch"), (false, true, false));
+    }
+}

@@ -1,0 +1,251 @@
+//! An OpenAPI schema as a portable JSON Schema, as toolsmith's own tool schemas are: no
+//! OpenAPI-only keywords, no `null` alternatives (an optional value is left out of
+//! `required` instead), one `type` per value, only standard `format`s, no bare booleans.
+
+use serde_json::{Map, Value, json};
+
+// The `format` values JSON Schema 2020-12 defines: OpenAPI's own (`int32`, `int64`,
+// `float`, `double`, `byte`, `binary`, `password`) are dropped, as clients warn about them.
+use toolsmith_audit::STANDARD_FORMATS;
+
+/// Keywords of OpenAPI's schema object that are not JSON Schema's.
+const OPENAPI_ONLY: &[&str] = &[
+    "nullable",
+    "discriminator",
+    "xml",
+    "externalDocs",
+    "example",
+    "readOnly",
+    "writeOnly",
+];
+
+/// Keywords whose value is a map of schemas.
+const SCHEMA_MAPS: &[&str] = &["properties", "patternProperties", "$defs", "definitions"];
+/// Keywords whose value is a list of schemas.
+const SCHEMA_LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+/// Keywords whose value is one schema.
+const SCHEMA_ONE: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "not",
+    "contains",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+];
+
+/// `schema` made portable (see the module's documentation).
+pub(crate) fn portable(schema: &Value) -> Value {
+    match schema {
+        Value::Bool(true) => json!({}),
+        Value::Bool(false) => json!({"not": {}}),
+        Value::Object(object) => Value::Object(portable_object(object)),
+        other => other.clone(),
+    }
+}
+
+/// An answer's schema made portable: as [`portable`], and a property that may be `null` is
+/// no longer required (a call leaves a `null` out of the answer, see `call.rs`).
+pub(crate) fn portable_output(schema: &Value) -> Value {
+    portable(&nulls_optional(schema))
+}
+
+/// `schema` with every property that allows `null` left out of its object's `required`.
+fn nulls_optional(schema: &Value) -> Value {
+    match schema {
+        Value::Object(object) => {
+            let mut out: Map<String, Value> = object
+                .iter()
+                .map(|(key, value)| (key.clone(), nulls_optional(value)))
+                .collect();
+            if let (Some(Value::Object(properties)), Some(Value::Array(required))) =
+                (object.get("properties"), object.get("required"))
+            {
+                let kept: Vec<Value> = required
+                    .iter()
+                    .filter(|name| {
+                        let property = name.as_str().and_then(|n| properties.get(n));
+                        !property.is_some_and(allows_null)
+                    })
+                    .cloned()
+                    .collect();
+                out.insert("required".into(), Value::Array(kept));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(nulls_optional).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Whether `schema` lets a value be `null` (`type: null` or among its types, `nullable`,
+/// an `anyOf`/`oneOf` null branch).
+fn allows_null(schema: &Value) -> bool {
+    let is_null = |t: &Value| t.as_str() == Some("null");
+    match schema.get("type") {
+        Some(Value::Array(types)) if types.iter().any(is_null) => return true,
+        Some(t) if is_null(t) => return true,
+        _ => {}
+    }
+    if schema.get("nullable") == Some(&Value::Bool(true)) {
+        return true;
+    }
+    ["anyOf", "oneOf"].iter().any(|key| {
+        schema
+            .get(*key)
+            .and_then(Value::as_array)
+            .is_some_and(|branches| branches.iter().any(allows_null))
+    })
+}
+
+fn portable_object(object: &Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::with_capacity(object.len());
+    for (key, value) in object {
+        let key = key.as_str();
+        if OPENAPI_ONLY.contains(&key) || key.starts_with("x-") {
+            continue;
+        }
+        let value = match (key, value) {
+            ("format", Value::String(format)) if !STANDARD_FORMATS.contains(&format.as_str()) => {
+                continue;
+            }
+            (_, Value::Object(map)) if SCHEMA_MAPS.contains(&key) => Value::Object(
+                map.iter()
+                    .map(|(name, sub)| (name.clone(), portable(sub)))
+                    .collect(),
+            ),
+            (_, Value::Array(list)) if SCHEMA_LISTS.contains(&key) => {
+                Value::Array(list.iter().map(portable).collect())
+            }
+            // `additionalProperties: true` says what it means; a schema stands elsewhere.
+            ("additionalProperties", Value::Bool(_)) => value.clone(),
+            (_, sub) if SCHEMA_ONE.contains(&key) => portable(sub),
+            _ => value.clone(),
+        };
+        out.insert(key.to_owned(), value);
+    }
+    without_null(&mut out);
+    exclusive_bounds(&mut out);
+    out
+}
+
+/// `type: [T, "null"]` as `type: T`; `anyOf`/`oneOf` null branches left out (one branch
+/// left: merged into the schema).
+fn without_null(object: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = object.get("type") {
+        let kept: Vec<Value> = types
+            .iter()
+            .filter(|t| t.as_str() != Some("null"))
+            .cloned()
+            .collect();
+        match kept.len() {
+            0 => {
+                object.remove("type");
+            }
+            1 => {
+                object.insert("type".into(), kept[0].clone());
+            }
+            _ => {
+                object.remove("type");
+                let branches = kept.into_iter().map(|t| json!({"type": t})).collect();
+                object.insert("anyOf".into(), Value::Array(branches));
+            }
+        }
+    }
+    for key in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = object.get(key) else {
+            continue;
+        };
+        let kept: Vec<Value> = branches
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) != Some("null"))
+            .cloned()
+            .collect();
+        if kept.len() == branches.len() {
+            continue;
+        }
+        object.remove(key);
+        match kept.as_slice() {
+            [] => {}
+            [one] => {
+                if let Value::Object(one) = one {
+                    for (k, v) in one {
+                        object.entry(k.clone()).or_insert_with(|| v.clone());
+                    }
+                }
+            }
+            _ => {
+                object.insert(key.into(), Value::Array(kept));
+            }
+        }
+    }
+}
+
+/// OpenAPI 3.0's boolean `exclusiveMinimum`/`exclusiveMaximum` (a flag on `minimum`) as
+/// JSON Schema's numbers.
+fn exclusive_bounds(object: &mut Map<String, Value>) {
+    for (flag, bound) in [
+        ("exclusiveMinimum", "minimum"),
+        ("exclusiveMaximum", "maximum"),
+    ] {
+        if let Some(Value::Bool(exclusive)) = object.get(flag).cloned() {
+            object.remove(flag);
+            if exclusive && let Some(value) = object.remove(bound) {
+                object.insert(flag.into(), value);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openapi_schemas_become_portable() {
+        let fastapi = json!({
+            "anyOf": [{"type": "string", "maxLength": 10}, {"type": "null"}],
+            "title": "Tag"
+        });
+        assert_eq!(
+            portable(&fastapi),
+            json!({"type": "string", "maxLength": 10, "title": "Tag"})
+        );
+        let three_o = json!({
+            "type": "object",
+            "properties": {
+                "n": {"type": "integer", "format": "int64", "nullable": true,
+                      "minimum": 0, "exclusiveMinimum": true, "example": 3},
+                "when": {"type": "string", "format": "date-time"},
+                "any": true
+            },
+            "x-internal": 1
+        });
+        assert_eq!(
+            portable(&three_o),
+            json!({
+                "type": "object",
+                "properties": {
+                    "n": {"type": "integer", "exclusiveMinimum": 0},
+                    "when": {"type": "string", "format": "date-time"},
+                    "any": {}
+                }
+            })
+        );
+        let answer = json!({"type": "object", "required": ["id", "tag"], "properties": {
+            "id": {"type": "integer"},
+            "tag": {"anyOf": [{"type": "string"}, {"type": "null"}]}
+        }});
+        assert_eq!(
+            portable_output(&answer),
+            json!({"type": "object", "required": ["id"], "properties": {
+                "id": {"type": "integer"}, "tag": {"type": "string"}
+            }})
+        );
+        assert_eq!(
+            portable(&json!({"type": ["integer", "string", "null"]})),
+            json!({"anyOf": [{"type": "integer"}, {"type": "string"}]})
+        );
+    }
+}
