@@ -13,6 +13,7 @@ from typing import Optional
 
 import uvicorn
 from fastapi import Depends, FastAPI, Header, HTTPException, Query
+from fastapi.responses import RedirectResponse
 from fastapi.security import APIKeyHeader
 from pydantic import BaseModel
 
@@ -101,6 +102,18 @@ def edit_note(note_id: int, patch: NotePatch) -> Note:
 def delete_note(note_id: int) -> None:
     if NOTES.pop(note_id, None) is None:
         raise HTTPException(status_code=404, detail=f"no note {note_id}")
+
+
+@app.get("/moved/{note_id}", operation_id="moved_note", tags=["notes"])
+def moved_note(note_id: int) -> RedirectResponse:
+    """Moved: a redirect within the API."""
+    return RedirectResponse(f"/notes/{note_id}", status_code=307)
+
+
+@app.get("/elsewhere", operation_id="elsewhere", tags=["ops"])
+def elsewhere() -> RedirectResponse:
+    """A redirect to another origin (which a caller holding this API's credentials must not follow)."""
+    return RedirectResponse("http://127.0.0.1:9/steal", status_code=307)
 
 
 @app.get("/legacy/notes", operation_id="legacy_list", deprecated=True, tags=["legacy"])

@@ -303,3 +303,79 @@ fn answer_result(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn endpoint(schemes: Value, credentials: &[(&str, &str)], security: &[&[&str]]) -> Endpoint {
+        let schemes = schemes
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        let target = Target {
+            client: client().unwrap(),
+            base: url::Url::parse("http://127.0.0.1:1/").unwrap(),
+            schemes,
+            credentials: credentials
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            max_answer: 1024,
+        };
+        let route = Route {
+            method: reqwest::Method::GET,
+            path: "/x".into(),
+            params: Vec::new(),
+            body: None,
+            security: security
+                .iter()
+                .map(|r| r.iter().map(|s| s.to_string()).collect())
+                .collect(),
+            structured: false,
+        };
+        Endpoint {
+            target: Arc::new(target),
+            route,
+        }
+    }
+
+    #[test]
+    fn each_kind_of_scheme_is_filled_from_the_configuration() {
+        let schemes = json!({
+            "token": {"type": "http", "scheme": "bearer"},
+            "login": {"type": "http", "scheme": "basic"},
+            "qkey": {"type": "apiKey", "in": "query", "name": "api_key"},
+            "hkey": {"type": "apiKey", "in": "header", "name": "X-Key"}
+        });
+        let filled = |credentials: &[(&str, &str)], security: &[&[&str]]| {
+            let (mut query, mut headers) = (Vec::new(), Vec::new());
+            endpoint(schemes.clone(), credentials, security)
+                .authorize(&mut query, &mut headers)
+                .map(|()| (query, headers))
+        };
+        let (_, headers) = filled(&[("token", "t0k")], &[&["token"]]).unwrap();
+        assert_eq!(headers, [("authorization".into(), "Bearer t0k".into())]);
+        let (_, headers) = filled(&[("login", "ann:pw")], &[&["login"]]).unwrap();
+        assert_eq!(headers, [("authorization".into(), "Basic YW5uOnB3".into())]);
+        // The first requirement whose every scheme has a credential.
+        let (query, headers) = filled(&[("qkey", "k1")], &[&["hkey"], &["qkey"]]).unwrap();
+        assert_eq!(query, [("api_key".into(), "k1".into())]);
+        assert!(headers.is_empty());
+        let err = filled(&[], &[&["hkey"], &["token"]]).unwrap_err();
+        assert!(
+            err.message()
+                .contains("needs credentials for hkey or token"),
+            "{err}"
+        );
+        // An operation that declares no requirement, or an empty one, needs nothing.
+        assert!(filled(&[], &[]).is_ok());
+        assert!(filled(&[], &[&["hkey"], &[]]).is_ok());
+    }
+}

@@ -314,3 +314,29 @@ pub(crate) struct Route {
     /// Whether its answer has an output schema (a JSON object is its structured content).
     pub(crate) structured: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::OpenApi;
+
+    #[test]
+    fn operations_are_chosen_by_tag_method_path_and_deprecation() {
+        let op = |v: serde_json::Value| v.as_object().cloned().unwrap();
+        let tagged = op(json!({"tags": ["notes"]}));
+        let old = op(json!({"tags": ["notes"], "deprecated": true}));
+        let all = OpenApi::new("x");
+        assert!(all.selects("get", "/notes", &tagged));
+        assert!(!all.selects("get", "/notes", &old));
+        assert!(all.clone().deprecated(true).selects("get", "/notes", &old));
+        let by_tag = OpenApi::new("x").only_tags(["ops"]);
+        assert!(!by_tag.selects("get", "/notes", &tagged));
+        let by_path = OpenApi::new("x").only_paths(["/notes/*"]);
+        assert!(by_path.selects("get", "/notes/{id}", &tagged));
+        assert!(!by_path.selects("get", "/health", &tagged));
+        let by_method = OpenApi::new("x").only_methods(["GET"]);
+        assert!(!by_method.selects("post", "/notes", &tagged));
+        assert!(OpenApi::new("x").only_paths(["[oops"]).bad_path.is_some());
+    }
+}

@@ -133,6 +133,14 @@ async fn a_fastapi_apps_operations_are_tools_with_hints_from_their_methods() {
         .await
         .unwrap();
     let id = created.structured().unwrap()["id"].as_i64().unwrap();
+    let replaced = client
+        .call(
+            "notes_replace_note",
+            json!({"note_id": id, "body": {"title": "Replaced", "tag": "work"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(replaced.structured().unwrap()["tag"], "work");
     let edited = client
         .call(
             "notes_edit_note",
@@ -163,6 +171,29 @@ async fn a_fastapi_apps_operations_are_tools_with_hints_from_their_methods() {
         said.contains("HTTP 404") && said.contains("no note 99"),
         "{said}"
     );
+
+    // A redirect is followed within the API's origin, never to another (with the API key).
+    let moved = client
+        .call("notes_moved_note", json!({"note_id": 1}))
+        .await
+        .unwrap();
+    assert!(moved.text().contains("Groceries"), "{}", moved.text());
+    let elsewhere = client.call("notes_elsewhere", json!({})).await.unwrap_err();
+    assert!(elsewhere.message().contains("HTTP 307"), "{elsewhere:?}");
+
+    // An answer longer than the cap is an error, not a truncated answer.
+    let capped = Upstream::openapi("capped", OpenApi::new(&document).max_answer_bytes(64))
+        .connect()
+        .await
+        .unwrap();
+    let client_capped = Client::connect(Server::with_registry(capped.registry().unwrap()))
+        .await
+        .unwrap();
+    let long = client_capped
+        .call("capped_list_notes", json!({}))
+        .await
+        .unwrap_err();
+    assert!(long.message().contains("longer than 64 bytes"), "{long:?}");
 
     // The policy applies, from the method's hints: read-only serving lists only the reads.
     let read_only =
