@@ -2,7 +2,7 @@
 
 Starts the notes API (interop/python/notes_api.py, FastAPI on uvicorn), then, in
 interleaved rounds: `GET /notes/1` sent directly by an HTTP client that keeps its connection
-alive (httpx), and the same operation called as the tool `api_get_note` through
+alive (Python's http.client), and the same operation called as the tool `api_get_note` through
 `toolsmith gateway` over stdio by the official Python SDK. Prints, per round, the median
 latency of each (sequential calls), and the gateway's own CPU per call (/proc/PID/stat of the
 gateway process over the round's calls).
@@ -12,6 +12,7 @@ gateway process over the round's calls).
 
 import argparse
 import asyncio
+import http.client
 import json
 import os
 import statistics
@@ -20,7 +21,6 @@ import sys
 import tempfile
 import time
 
-import httpx
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
@@ -40,13 +40,22 @@ def gateway_pid(config):
 
 
 def direct(base, calls):
+    host, port = base.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port))
+
+    def get():
+        connection.request("GET", "/notes/1")
+        answer = connection.getresponse()
+        body = answer.read()
+        assert answer.status == 200 and b"Groceries" in body, body
+
+    get()
     times = []
-    with httpx.Client() as client:
-        client.get(f"{base}/notes/1").raise_for_status()
-        for _ in range(calls):
-            began = time.perf_counter()
-            client.get(f"{base}/notes/1").raise_for_status()
-            times.append(time.perf_counter() - began)
+    for _ in range(calls):
+        began = time.perf_counter()
+        get()
+        times.append(time.perf_counter() - began)
+    connection.close()
     return statistics.median(times)
 
 
