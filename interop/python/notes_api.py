@@ -7,18 +7,21 @@ need the API key `X-API-Key: secret-key`; `/openapi.json` is FastAPI's generated
     python notes_api.py
 """
 
+import asyncio
 import socket
 import sys
 from typing import Optional
 
 import uvicorn
 from fastapi import Depends, FastAPI, Header, HTTPException, Query
-from fastapi.responses import RedirectResponse
+from fastapi.responses import RedirectResponse, Response
 from fastapi.security import APIKeyHeader
 from pydantic import BaseModel
 
 app = FastAPI(title="Notes API", version="1.0.0")
 api_key = APIKeyHeader(name="X-API-Key")
+# The first bytes of a PNG file: not UTF-8.
+PNG = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0xFF, 0xFE])
 NOTES: dict[int, dict] = {
     1: {"id": 1, "title": "Groceries", "body": "eggs, milk", "tag": "home"},
     2: {"id": 2, "title": "Standup", "body": "ship the gateway", "tag": "work"},
@@ -114,6 +117,20 @@ def moved_note(note_id: int) -> RedirectResponse:
 def elsewhere() -> RedirectResponse:
     """A redirect to another origin (which a caller holding this API's credentials must not follow)."""
     return RedirectResponse("http://127.0.0.1:9/steal", status_code=307)
+
+
+@app.get("/slow", operation_id="slow", tags=["ops"])
+async def slow(seconds: float = 2.0) -> dict:
+    """Answers after a while."""
+    await asyncio.sleep(seconds)
+    return {"slept": seconds}
+
+
+@app.get("/logo", operation_id="logo", tags=["ops"], response_class=Response,
+         responses={200: {"content": {"image/png": {}}}})
+def logo() -> Response:
+    """The API's logo: bytes, not text."""
+    return Response(content=PNG, media_type="image/png")
 
 
 @app.get("/legacy/notes", operation_id="legacy_list", deprecated=True, tags=["legacy"])

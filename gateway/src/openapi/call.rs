@@ -59,7 +59,8 @@ pub(crate) fn client() -> Result<reqwest::Client, String> {
 }
 
 impl Endpoint {
-    /// Sends the request `arguments` make, within `timeout`; the answer as the tool's.
+    /// Sends the request `arguments` make, within `timeout` (the tool's call timeout, else
+    /// 30 s); the answer as the tool's.
     pub(crate) async fn call(
         &self,
         mut arguments: JsonObject,
@@ -109,7 +110,9 @@ impl Endpoint {
         let mut request = target
             .client
             .request(route.method.clone(), url)
-            .timeout(timeout.unwrap_or(DEFAULT_TIMEOUT));
+            // With a call timeout, the server's own ends the call first (a `timed_out` error,
+            // the request dropped); this one is the backstop.
+            .timeout(timeout.map_or(DEFAULT_TIMEOUT, |t| t + Duration::from_secs(1)));
         for (name, value) in headers {
             request = request.header(name, value);
         }

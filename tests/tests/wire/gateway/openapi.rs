@@ -181,6 +181,13 @@ async fn a_fastapi_apps_operations_are_tools_with_hints_from_their_methods() {
     let elsewhere = client.call("notes_elsewhere", json!({})).await.unwrap_err();
     assert!(elsewhere.message().contains("HTTP 307"), "{elsewhere:?}");
 
+    // Bytes that are not text come back as an embedded resource holding them.
+    let logo = client.call("notes_logo", json!({})).await.unwrap();
+    let block = serde_json::to_value(&logo.result().content[0]).unwrap();
+    assert_eq!(block["type"], "resource", "{block}");
+    assert_eq!(block["resource"]["mimeType"], "image/png", "{block}");
+    assert_eq!(block["resource"]["blob"], "iVBORw0KGgr//g==", "{block}");
+
     // An answer longer than the cap is an error, not a truncated answer.
     let capped = Upstream::openapi("capped", OpenApi::new(&document).max_answer_bytes(64))
         .connect()
@@ -189,6 +196,33 @@ async fn a_fastapi_apps_operations_are_tools_with_hints_from_their_methods() {
     let client_capped = Client::connect(Server::with_registry(capped.registry().unwrap()))
         .await
         .unwrap();
+    // A call past the upstream's call timeout is an error, and the gateway keeps serving.
+    let hurried = Upstream::openapi("hurried", OpenApi::new(&document))
+        .call_timeout(Duration::from_millis(300))
+        .connect()
+        .await
+        .unwrap();
+    let client_hurried = Client::connect(Server::with_registry(hurried.registry().unwrap()))
+        .await
+        .unwrap();
+    let late = client_hurried
+        .call("hurried_slow", json!({"seconds": 3}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            late,
+            CallError::Tool {
+                kind: ErrorKind::TimedOut,
+                ..
+            }
+        ),
+        "{late:?}"
+    );
+    let quick = client_hurried
+        .call("hurried_slow", json!({"seconds": 0}))
+        .await;
+    assert!(quick.is_ok(), "{quick:?}");
     let long = client_capped
         .call("capped_list_notes", json!({}))
         .await
