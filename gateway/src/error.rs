@@ -31,6 +31,10 @@ pub enum Error {
     /// An override cannot apply to a tool it matches (a confirmation question naming an
     /// argument the tool does not take).
     Overrides { tool: String, why: String },
+    /// A secret its configuration names (`${NAME}`, `${file:PATH}`) is not there.
+    Secret { upstream: String, why: String },
+    /// Its OpenAPI document could not be read or made into tools.
+    Api { upstream: String, why: String },
 }
 
 impl fmt::Display for Error {
@@ -46,8 +50,13 @@ impl fmt::Display for Error {
             ),
             Error::Connect { upstream, why } => write!(
                 f,
-                "upstream '{upstream}' did not complete the MCP handshake: {why}; check that it is an MCP server speaking stdio"
+                "upstream '{upstream}' did not complete the MCP handshake: {why}; check that it is an MCP server"
             ),
+            Error::Secret { upstream, why } => write!(
+                f,
+                "upstream '{upstream}': {why}; set it, or correct the configuration"
+            ),
+            Error::Api { upstream, why } => write!(f, "the HTTP API '{upstream}': {why}"),
             Error::List { upstream, why } => {
                 write!(f, "upstream '{upstream}' did not list its tools: {why}")
             }

@@ -14,6 +14,7 @@ mod overrides;
 mod pin;
 mod proxied;
 mod relay;
+mod secret;
 mod session;
 
 mod supervise;

@@ -69,7 +69,7 @@ impl Upstream {
     /// An HTTP API's operations as tools: read from its document once (nothing to restart,
     /// no resources or prompts).
     async fn connect_api(self, api: &OpenApi) -> Result<Mounted, Error> {
-        let failed = |why: String| Error::Connect {
+        let failed = |why: String| Error::Api {
             upstream: self.name.clone(),
             why,
         };

@@ -37,7 +37,14 @@ impl Upstream {
         let connecting = match &self.way {
             Way::Stdio { program, args, env } => {
                 let mut command = tokio::process::Command::new(program);
-                command.args(args).env_clear().envs(env.iter().cloned());
+                command.args(args).env_clear();
+                for (key, value) in env {
+                    let value = crate::secret::expand(value).map_err(|why| Error::Secret {
+                        upstream: self.name.clone(),
+                        why: format!("its environment variable {key}: {why}"),
+                    })?;
+                    command.env(key, value);
+                }
                 if let Some(path) = std::env::var_os("PATH") {
                     command.env("PATH", path);
                 }
@@ -154,14 +161,18 @@ impl Upstream {
         headers: &[(String, String)],
     ) -> Result<HashMap<http::HeaderName, http::HeaderValue>, Error> {
         let mut map = HashMap::new();
-        for (name, value) in headers {
+        for (header, value) in headers {
             let bad = || Error::Connect {
                 upstream: self.name.clone(),
                 why: format!(
-                    "the header {name:?} is not a valid HTTP header: fix its name or value"
+                    "the header {header:?} is not a valid HTTP header: fix its name or value"
                 ),
             };
-            let name = http::HeaderName::try_from(name.as_str()).map_err(|_| bad())?;
+            let name = http::HeaderName::try_from(header.as_str()).map_err(|_| bad())?;
+            let value = crate::secret::expand(value).map_err(|why| Error::Secret {
+                upstream: self.name.clone(),
+                why: format!("its header {header}: {why}"),
+            })?;
             let value = http::HeaderValue::try_from(value.as_str()).map_err(|_| bad())?;
             map.insert(name, value);
         }

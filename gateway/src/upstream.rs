@@ -128,7 +128,9 @@ impl Upstream {
     }
 
     /// A variable of its environment (a stdio upstream's). It gets these and `PATH` only:
-    /// never the gateway's own credentials or tokens.
+    /// never the gateway's own credentials or tokens. In `value`, `${NAME}` is the gateway's
+    /// environment variable `NAME` and `${file:PATH}` a file's content, read at start (an
+    /// error names one that is missing).
     ///
     /// ```
     /// let up = toolsmith_gateway::Upstream::stdio("gh", "github-mcp").env("GITHUB_TOKEN", "…");
@@ -142,7 +144,9 @@ impl Upstream {
     }
 
     /// A header of every request to it (an HTTP upstream's): its own credentials. It gets
-    /// these only: never a token a client sent the gateway.
+    /// these only: never a token a client sent the gateway. In `value`, `${NAME}` is the
+    /// gateway's environment variable `NAME` and `${file:PATH}` a file's content
+    /// (`Bearer ${GITHUB_TOKEN}`), read at connect.
     ///
     /// ```
     /// let up = toolsmith_gateway::Upstream::http("t", "https://a.example/mcp")

@@ -85,7 +85,8 @@ impl OpenApi {
 
     /// The credential for the security scheme `scheme` (its name under
     /// `components.securitySchemes`): an API key's value, a bearer token, or `user:password`
-    /// for HTTP basic. `${NAME}` is the environment variable `NAME`, read at connect.
+    /// for HTTP basic. `${NAME}` is the environment variable `NAME`, `${file:PATH}` the
+    /// file's content, read at connect.
     ///
     /// ```
     /// let api = toolsmith_gateway::OpenApi::new("api.yaml").credential("bearer", "${API_TOKEN}");
@@ -235,7 +236,9 @@ impl OpenApi {
                     }
                 ));
             }
-            credentials.insert(scheme.clone(), expand(value)?);
+            let value = crate::secret::expand(value)
+                .map_err(|why| format!("the credential for '{scheme}': {why}"))?;
+            credentials.insert(scheme.clone(), value);
         }
         let target = Arc::new(Target {
             client,
@@ -288,16 +291,6 @@ impl std::fmt::Debug for OpenApi {
             .field("base_url", &self.base_url)
             .field("credentials_for", &schemes)
             .finish_non_exhaustive()
-    }
-}
-
-/// `${NAME}` as the environment variable `NAME`; anything else as it is.
-fn expand(value: &str) -> Result<String, String> {
-    match value.strip_prefix("${").and_then(|v| v.strip_suffix('}')) {
-        Some(name) => std::env::var(name).map_err(|_| {
-            format!("the credential names the environment variable {name}, which is not set")
-        }),
-        None => Ok(value.to_owned()),
     }
 }
 

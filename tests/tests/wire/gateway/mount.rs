@@ -158,6 +158,23 @@ async fn an_upstream_over_streamable_http_is_mounted_alike() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("upstream 'remote'"), "{err}");
+    // A credential named in the environment that is not there is refused, naming it.
+    let err = Upstream::http("remote", &url)
+        .header("Authorization", "Bearer ${TOOLSMITH_TEST_UNSET_TOKEN}")
+        .connect()
+        .await
+        .unwrap_err();
+    let said = err.to_string();
+    assert!(
+        said.contains("Authorization") && said.contains("TOOLSMITH_TEST_UNSET_TOKEN is not set"),
+        "{said}"
+    );
+    let err = Upstream::stdio("fx", env!("CARGO_BIN_EXE_fixture_server"))
+        .env("API_KEY", "${file:/no/such/secret}")
+        .connect()
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("/no/such/secret"), "{err}");
 }
 
 #[tokio::test]

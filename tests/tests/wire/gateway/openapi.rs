@@ -55,9 +55,13 @@ async fn notes_api() -> NotesApi {
 async fn a_fastapi_apps_operations_are_tools_with_hints_from_their_methods() {
     let api = notes_api().await;
     let document = format!("{}/openapi.json", api.base);
+    // The API key, from a file the configuration names.
+    let key = std::env::temp_dir().join(format!("toolsmith-api-key-{}", std::process::id()));
+    std::fs::write(&key, "secret-key\n").unwrap();
+    let credential = format!("${{file:{}}}", key.display());
     let mounted = Upstream::openapi(
         "notes",
-        OpenApi::new(&document).credential("APIKeyHeader", "secret-key"),
+        OpenApi::new(&document).credential("APIKeyHeader", credential),
     )
     .connect()
     .await
