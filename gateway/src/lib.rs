@@ -4,6 +4,7 @@ mod cache;
 mod config;
 mod error;
 mod file;
+mod followed;
 mod heard;
 mod hears;
 mod items;

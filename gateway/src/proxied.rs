@@ -238,11 +238,11 @@ impl Tool for Proxied {
             Ok(elicit) => elicit,
             Err(err) => return Box::pin(async move { Err(err) }),
         };
-        let downstream = Arc::new(Downstream {
-            progress: context.extract().unwrap_or_else(|_| Progress::disabled()),
-            log: context.extract().unwrap_or_else(|_| ClientLog::disabled()),
+        let downstream = Arc::new(Downstream::new(
+            context.extract().unwrap_or_else(|_| Progress::disabled()),
+            context.extract().unwrap_or_else(|_| ClientLog::disabled()),
             elicit,
-        });
+        ));
         let cached = self.cache.clone().map(|cache| {
             let who = context.extract::<Caller>().map(|c| c.identity().to_owned());
             let key = Key::new(&who.unwrap_or_default(), &self.upstream_name, &arguments);

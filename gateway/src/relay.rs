@@ -4,12 +4,14 @@
 //! again with the answers; or, on earlier revisions, an elicitation or sampling request,
 //! put to the client of the one call in flight); its log messages (to the one call in
 //! flight; with none or several, which call a message is about is unknown, so it goes to the
-//! gateway's own log); and a call the client gave up on, cancelled at the upstream too.
+//! gateway's own log); and a call the client gave up on, cancelled at the upstream too. A
+//! call the upstream answers with a task of its own is followed to its end (`followed.rs`).
 
 #![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use rmcp::RoleClient;
 use rmcp::ServiceError;
@@ -32,11 +34,30 @@ pub(crate) struct Relay {
     calls: Mutex<HashMap<ProgressToken, Arc<Downstream>>>,
 }
 
+/// How long after its last progress report a call's answer is passed on at the earliest.
+/// Some clients handle a notification in a later turn of their event loop than a response
+/// read with it (the TypeScript SDK does): an answer sent right behind a report would end
+/// the call there before the report is seen.
+const AFTER_PROGRESS: Duration = Duration::from_millis(2);
+
 /// Where what the upstream says about a call goes, and who answers its questions.
 pub(crate) struct Downstream {
     pub(crate) progress: Progress,
     pub(crate) log: ClientLog,
     pub(crate) elicit: Elicit,
+    /// When its last progress report was passed on.
+    pub(crate) reported: Mutex<Option<Instant>>,
+}
+
+impl Downstream {
+    pub(crate) fn new(progress: Progress, log: ClientLog, elicit: Elicit) -> Self {
+        Downstream {
+            progress,
+            log,
+            elicit,
+            reported: Mutex::new(None),
+        }
+    }
 }
 
 impl Relay {
@@ -55,6 +76,9 @@ impl Relay {
             let asked = match self.once(peer, params.clone(), &caller).await? {
                 ServerResult::CallToolResult(result) => return Ok(result),
                 ServerResult::InputRequiredResult(asked) => asked,
+                ServerResult::CreateTaskResult(created) => {
+                    return crate::followed::follow(peer, created, &caller).await;
+                }
                 _ => return Err(ServiceError::UnexpectedResponse),
             };
             let mut answers = InputResponses::new();
@@ -104,6 +128,10 @@ impl Relay {
         // What the upstream said before its answer was relayed as it was read (`heard.rs`).
         let answer = handle.await_response().await;
         pending.unanswered = None;
+        let reported = *caller.reported.lock().unwrap();
+        if let Some(wait) = reported.and_then(|at| AFTER_PROGRESS.checked_sub(at.elapsed())) {
+            tokio::time::sleep(wait).await;
+        }
         answer
     }
 
@@ -135,10 +163,13 @@ impl Relay {
     /// own token, when it asked for progress).
     pub(crate) fn progress(&self, param: ProgressNotificationParam) {
         let calls = self.calls.lock().unwrap();
-        if let Some(caller) = calls.get(&param.progress_token) {
+        if let Some(caller) = calls.get(&param.progress_token)
+            && caller.progress.is_enabled()
+        {
             caller
                 .progress
                 .notify(param.progress, param.total, param.message);
+            *caller.reported.lock().unwrap() = Some(Instant::now());
         }
     }
 

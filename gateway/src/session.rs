@@ -191,9 +191,14 @@ pub(crate) struct Listed {
 }
 
 /// What the gateway declares it can answer: elicitation (forms and URLs) and sampling, each
-/// question put to the client of the call that asks.
+/// question put to the client of the call that asks; and the tasks extension (an upstream's
+/// task is followed to its end, see `followed.rs`).
 fn asks() -> ClientCapabilities {
-    let declared = serde_json::json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}});
+    let declared = serde_json::json!({
+        "elicitation": {"form": {}, "url": {}},
+        "sampling": {},
+        "extensions": {rmcp::model::TASKS_EXTENSION_ID: {}}
+    });
     serde_json::from_value(declared).unwrap_or_default()
 }
 

@@ -294,11 +294,51 @@ impl toolsmith::Tool for Report {
     }
 }
 
+/// A tool that runs only as a task: its server refuses a client without the tasks extension.
+struct Archive;
+
+impl toolsmith::Tool for Archive {
+    fn name(&self) -> &str {
+        "archive"
+    }
+    fn description(&self) -> &str {
+        "Archive last year's notes."
+    }
+    fn input_schema(&self) -> toolsmith::rmcp::model::JsonObject {
+        json!({"type": "object"}).as_object().cloned().unwrap()
+    }
+    fn hints(&self) -> Hints {
+        Hints::READ_ONLY.closed_world()
+    }
+    fn task(&self) -> toolsmith::TaskSupport {
+        toolsmith::TaskSupport::Required
+    }
+    fn call(
+        &self,
+        _: toolsmith::rmcp::model::JsonObject,
+        _: &toolsmith::CallContext,
+    ) -> toolsmith::ToolFuture {
+        Box::pin(async {
+            tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+            Ok(toolsmith::ToolOutput::new().text("archived"))
+        })
+    }
+}
+
 #[tokio::test]
 async fn an_upstream_that_speaks_tasks_has_its_tools_run_as_tasks_at_the_gateway() {
-    let upstream = Server::with_registry(toolsmith::Registry::new().with_tool(Report).unwrap());
+    let upstream = Server::with_registry(
+        toolsmith::Registry::new()
+            .with_tool(Report)
+            .unwrap()
+            .with_tool(Archive)
+            .unwrap(),
+    );
     let addr = served_over_http(upstream).await;
+    // 2026-07-28: each request declares the client's capabilities (a stateless server
+    // remembers no session's).
     let mounted = Upstream::http("up", format!("http://{addr}/mcp"))
+        .discover(true)
         .connect()
         .await
         .unwrap();
@@ -320,6 +360,16 @@ async fn an_upstream_that_speaks_tasks_has_its_tools_run_as_tasks_at_the_gateway
         done.result().map(|r| r.text()).as_deref(),
         Some("report written")
     );
+    // A tool the upstream runs only as a task: the gateway declares the extension, gets the
+    // upstream's task and follows it to its end, for an ordinary call as for a task.
+    let archived = client.call("up_archive", json!({})).await.unwrap();
+    assert_eq!(archived.text(), "archived");
+    let task = client.call_task("up_archive", json!({})).await.unwrap();
+    let done = client
+        .wait_task(task.id(), std::time::Duration::from_secs(10))
+        .await
+        .unwrap();
+    assert_eq!(done.result().map(|r| r.text()).as_deref(), Some("archived"));
 
     // One that does not (no tool of it runs as a task): its tools never do at the gateway.
     let plain = Server::with_registry(
