@@ -309,6 +309,22 @@ fn an_openapi_documents_tools_are_listed_and_checked_against_a_snapshot() {
     assert_eq!(fetch["readOnly"], true, "{fetch}");
     let add = row(&listed, "api_addNote");
     assert_eq!(add["destructive"], false, "x-mcp-hints: {add}");
+    // The overrides correct an operation's hints as any upstream tool's.
+    let overrides = file(
+        "api-overrides.toml",
+        "[tools.api_addNote]\nidempotent = true\n",
+    );
+    let corrected = gateway(
+        &config,
+        &[
+            "--overrides",
+            overrides.to_str().unwrap(),
+            "tools",
+            "--json",
+        ],
+    );
+    assert_eq!(row(&corrected, "api_addNote")["idempotent"], true);
+    assert_eq!(add["idempotent"], false, "{add}");
 
     let snapshot = file("api.snapshot", "");
     let snapshot = snapshot.to_str().unwrap();
