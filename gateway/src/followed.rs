@@ -4,7 +4,6 @@
 //! and answered with `tasks/update`; its end is the call's answer. A call the client gives
 //! up on cancels the task (`tasks/cancel`).
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::RoleClient;
@@ -15,19 +14,19 @@ use rmcp::model::{
 };
 use rmcp::service::Peer;
 
-use crate::relay::Downstream;
+use toolsmith::Elicit;
 
 /// The pace of polling when the upstream names none, and the bounds of the one it names.
 const POLL: Duration = Duration::from_millis(100);
 const POLL_MIN: Duration = Duration::from_millis(10);
 const POLL_MAX: Duration = Duration::from_secs(5);
 
-/// Polls the task `created` at `peer` until it ends: its result, or an error result that
-/// says how it ended otherwise.
+/// Polls the task `created` at `peer` until it ends (its questions put through `elicit`): its
+/// result, or an error result that says how it ended otherwise.
 pub(crate) async fn follow(
     peer: &Peer<RoleClient>,
     created: CreateTaskResult,
-    caller: &Arc<Downstream>,
+    elicit: &Elicit,
 ) -> Result<CallToolResult, ServiceError> {
     let id = created.task.task_id.clone();
     let pace = created
@@ -46,7 +45,7 @@ pub(crate) async fn follow(
             TaskPayload::InputRequired { input_requests } => {
                 let mut answers = InputResponses::new();
                 for (key, question) in input_requests {
-                    match caller.elicit.relay(question).await {
+                    match elicit.relay(question).await {
                         Ok(answer) => answers.insert(key, answer),
                         Err(err) => {
                             return Ok(ended(&format!(
@@ -57,6 +56,9 @@ pub(crate) async fn follow(
                 }
                 peer.update_task(UpdateTaskParams::new(id.clone(), answers))
                     .await?;
+                // The upstream takes the answers in its own time: the questions are not
+                // asked again at once.
+                tokio::time::sleep(pace).await;
             }
             TaskPayload::Completed { result } => {
                 running.id = None;

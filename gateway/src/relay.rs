@@ -77,7 +77,7 @@ impl Relay {
                 ServerResult::CallToolResult(result) => return Ok(result),
                 ServerResult::InputRequiredResult(asked) => asked,
                 ServerResult::CreateTaskResult(created) => {
-                    return crate::followed::follow(peer, created, &caller).await;
+                    return crate::followed::follow(peer, created, &caller.elicit).await;
                 }
                 _ => return Err(ServiceError::UnexpectedResponse),
             };

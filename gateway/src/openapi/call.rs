@@ -84,6 +84,13 @@ impl Endpoint {
             match param.at {
                 In::Path => {
                     let text = plain(&value);
+                    // A dot segment would move the request to another path of the server.
+                    if text.is_empty() || text == "." || text == ".." {
+                        return Err(ToolError::new(format!(
+                            "the argument '{}' is {text:?}: give a value that names one thing",
+                            param.name
+                        )));
+                    }
                     let encoded: String =
                         url::form_urlencoded::byte_serialize(text.as_bytes()).collect();
                     // A path segment: `+` is the form encoding's space.
@@ -102,11 +109,16 @@ impl Endpoint {
         let mut url = target.base.clone();
         let joined = format!("{}{}", url.path().trim_end_matches('/'), path);
         url.set_path(&joined);
+        // What a result may name: the URL without the credentials `authorize` adds.
+        let mut shown_url = url.clone();
+        if !query.is_empty() {
+            shown_url.query_pairs_mut().extend_pairs(query.iter());
+        }
+        let requested = shown_url.to_string();
         self.authorize(&mut query, &mut headers)?;
         if !query.is_empty() {
             url.query_pairs_mut().extend_pairs(query);
         }
-        let requested = url.to_string();
         let mut request = target
             .client
             .request(route.method.clone(), url)
@@ -141,7 +153,7 @@ impl Endpoint {
         }
         let shown = format!("{} {}", route.method, route.path);
         let mut answer = request.send().await.map_err(|err| {
-            ToolError::new(format!("{shown}: the API did not answer: {}", why(&err)))
+            ToolError::new(format!("{shown}: the API did not answer: {}", why(err)))
         })?;
         let status = answer.status();
         let kind = answer
@@ -152,7 +164,7 @@ impl Endpoint {
             .to_owned();
         let mut bytes = Vec::new();
         while let Some(chunk) = answer.chunk().await.map_err(|err| {
-            ToolError::new(format!("{shown}: the answer was cut off: {}", why(&err)))
+            ToolError::new(format!("{shown}: the answer was cut off: {}", why(err)))
         })? {
             if bytes.len() + chunk.len() > target.max_answer {
                 return Err(ToolError::new(format!(
@@ -260,9 +272,11 @@ fn plain(value: &Value) -> String {
 }
 
 /// The error's own words and those of what caused it.
-fn why(err: &reqwest::Error) -> String {
+fn why(err: reqwest::Error) -> String {
+    // Never the URL: it may hold an API key in its query.
+    let err = err.without_url();
     let mut said = err.to_string();
-    let mut source = std::error::Error::source(err);
+    let mut source = std::error::Error::source(&err);
     while let Some(cause) = source {
         said.push_str(": ");
         said.push_str(&cause.to_string());
@@ -380,5 +394,24 @@ mod tests {
         // An operation that declares no requirement, or an empty one, needs nothing.
         assert!(filled(&[], &[]).is_ok());
         assert!(filled(&[], &[&["hkey"], &[]]).is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_dot_segment_is_refused_and_no_error_shows_a_credential() {
+        let schemes = json!({"qkey": {"type": "apiKey", "in": "query", "name": "api_key"}});
+        let mut at = endpoint(schemes, &[("qkey", "SECRET-KEY")], &[&["qkey"]]);
+        at.route.path = "/notes/{id}".into();
+        at.route.params = vec![super::super::Param {
+            name: "id".into(),
+            at: In::Path,
+        }];
+        let args = |id: &str| json!({"id": id}).as_object().cloned().unwrap();
+        let climbed = at.call(args(".."), None).await.unwrap_err();
+        assert!(climbed.message().contains("\"..\""), "{climbed}");
+        // Nothing listens at the base: the error says so without the URL (its query holds
+        // the key).
+        let refused = at.call(args("1"), None).await.unwrap_err();
+        assert!(refused.message().contains("did not answer"), "{refused}");
+        assert!(!refused.message().contains("SECRET"), "{refused}");
     }
 }

@@ -7,6 +7,10 @@ use serde_json::{Map, Value};
 /// an object whose properties are not described).
 const MAX_REF_DEPTH: usize = 16;
 
+/// How many `$ref`s one document may expand to in all: schemas that refer to each other
+/// can multiply without a cycle on any one path.
+const MAX_REFS: usize = 100_000;
+
 /// The document at `source` (a path, or an `http(s)://` URL fetched with `client`), parsed:
 /// JSON when it starts with `{`, else YAML.
 pub(crate) async fn load(source: &str, client: &reqwest::Client) -> Result<Value, String> {
@@ -54,12 +58,17 @@ pub(crate) fn parse(text: &str) -> Result<Value, String> {
             "{said}: an OpenAPI 3.0 or 3.1 document is needed (convert a Swagger 2.0 one first)"
         ));
     }
-    resolve(&document, &document, &mut Vec::new())
+    resolve(&document, &document, &mut Vec::new(), &mut 0)
 }
 
 /// `node` with every `$ref` replaced by a copy of its target in `root`; `within`: the refs
 /// being resolved around it (one met again is a cycle, cut).
-fn resolve(root: &Value, node: &Value, within: &mut Vec<String>) -> Result<Value, String> {
+fn resolve(
+    root: &Value,
+    node: &Value,
+    within: &mut Vec<String>,
+    expanded: &mut usize,
+) -> Result<Value, String> {
     match node {
         Value::Object(object) => {
             if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
@@ -72,29 +81,35 @@ fn resolve(root: &Value, node: &Value, within: &mut Vec<String>) -> Result<Value
                     // A recursive schema: described as far as it does not repeat.
                     return Ok(serde_json::json!({"type": "object"}));
                 }
+                *expanded += 1;
+                if *expanded > MAX_REFS {
+                    return Err(format!(
+                        "its `$ref`s expand past {MAX_REFS} schemas (schemas that refer to each other): simplify them"
+                    ));
+                }
                 let target = root
                     .pointer(pointer)
                     .ok_or_else(|| format!("`$ref` {reference:?} points at nothing"))?;
                 within.push(reference.to_owned());
-                let mut resolved = resolve(root, target, within)?;
+                let mut resolved = resolve(root, target, within, expanded)?;
                 within.pop();
                 // 3.1 lets a `$ref` carry siblings (a description): they win.
                 if let Value::Object(resolved) = &mut resolved {
                     for (key, value) in object.iter().filter(|(key, _)| *key != "$ref") {
-                        resolved.insert(key.clone(), resolve(root, value, within)?);
+                        resolved.insert(key.clone(), resolve(root, value, within, expanded)?);
                     }
                 }
                 return Ok(resolved);
             }
             let mut out = Map::with_capacity(object.len());
             for (key, value) in object {
-                out.insert(key.clone(), resolve(root, value, within)?);
+                out.insert(key.clone(), resolve(root, value, within, expanded)?);
             }
             Ok(Value::Object(out))
         }
         Value::Array(items) => items
             .iter()
-            .map(|item| resolve(root, item, within))
+            .map(|item| resolve(root, item, within, expanded))
             .collect::<Result<Vec<_>, _>>()
             .map(Value::Array),
         other => Ok(other.clone()),
