@@ -25,6 +25,13 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
+/// A test client of a server serving what `mounted` mounted.
+async fn client_of(mounted: &toolsmith_gateway::Mounted) -> Client {
+    Client::connect(Server::with_registry(mounted.registry().unwrap()))
+        .await
+        .unwrap()
+}
+
 async fn notes_api() -> NotesApi {
     let python = root().join("interop/python/.venv/bin/python");
     assert!(
@@ -73,9 +80,7 @@ async fn a_fastapi_apps_operations_are_tools_with_hints_from_their_methods() {
         .filter(|f| f.severity() == toolsmith_audit::Severity::Error)
         .collect();
     assert!(errors.is_empty(), "{errors:?}");
-    let client = Client::connect(Server::with_registry(mounted.registry().unwrap()))
-        .await
-        .unwrap();
+    let client = client_of(&mounted).await;
     let tools = client.tools().await.unwrap();
     let hints = |name: &str| {
         let tool = tools.iter().find(|t| t.name == name);
@@ -197,18 +202,14 @@ async fn a_fastapi_apps_operations_are_tools_with_hints_from_their_methods() {
         .connect()
         .await
         .unwrap();
-    let client_capped = Client::connect(Server::with_registry(capped.registry().unwrap()))
-        .await
-        .unwrap();
+    let client_capped = client_of(&capped).await;
     // A call past the upstream's call timeout is an error, and the gateway keeps serving.
     let hurried = Upstream::openapi("hurried", OpenApi::new(&document))
         .call_timeout(Duration::from_millis(300))
         .connect()
         .await
         .unwrap();
-    let client_hurried = Client::connect(Server::with_registry(hurried.registry().unwrap()))
-        .await
-        .unwrap();
+    let client_hurried = client_of(&hurried).await;
     let late = client_hurried
         .call("hurried_slow", json!({"seconds": 3}))
         .await
@@ -257,9 +258,7 @@ async fn a_fastapi_apps_operations_are_tools_with_hints_from_their_methods() {
         .connect()
         .await
         .unwrap();
-    let client = Client::connect(Server::with_registry(bare.registry().unwrap()))
-        .await
-        .unwrap();
+    let client = client_of(&bare).await;
     let refused = client
         .call("bare_create_note", json!({"body": {"title": "x"}}))
         .await
@@ -285,9 +284,7 @@ async fn a_hand_written_yaml_document_with_refs_and_stated_hints() {
     .connect()
     .await
     .unwrap();
-    let client = Client::connect(Server::with_registry(mounted.registry().unwrap()))
-        .await
-        .unwrap();
+    let client = client_of(&mounted).await;
     let tools = client.tools().await.unwrap();
     let fetch = tools.iter().find(|t| t.name == "hand_fetchNote").unwrap();
     assert_eq!(fetch.hints, Hints::READ_ONLY.closed_world());

@@ -263,15 +263,19 @@ async fn an_upstreams_completions_pass_through_under_the_prefix() {
     );
 }
 
-/// A tool that may run as a task (the upstream then speaks the tasks extension).
-struct Report;
+/// A tool that runs as a task: `report` may (the upstream then speaks the tasks extension),
+/// `archive` only as one (its server refuses a client without the extension).
+struct Job(toolsmith::TaskSupport);
 
-impl toolsmith::Tool for Report {
+impl toolsmith::Tool for Job {
     fn name(&self) -> &str {
-        "report"
+        match self.0 {
+            toolsmith::TaskSupport::Required => "archive",
+            _ => "report",
+        }
     }
     fn description(&self) -> &str {
-        "Write the quarterly report."
+        "Write the quarterly report, or archive last year's notes."
     }
     fn input_schema(&self) -> toolsmith::rmcp::model::JsonObject {
         json!({"type": "object"}).as_object().cloned().unwrap()
@@ -280,47 +284,20 @@ impl toolsmith::Tool for Report {
         Hints::READ_ONLY.closed_world()
     }
     fn task(&self) -> toolsmith::TaskSupport {
-        toolsmith::TaskSupport::Optional
+        self.0
     }
     fn call(
         &self,
         _: toolsmith::rmcp::model::JsonObject,
         _: &toolsmith::CallContext,
     ) -> toolsmith::ToolFuture {
-        Box::pin(async {
+        let said = match self.0 {
+            toolsmith::TaskSupport::Required => "archived",
+            _ => "report written",
+        };
+        Box::pin(async move {
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            Ok(toolsmith::ToolOutput::new().text("report written"))
-        })
-    }
-}
-
-/// A tool that runs only as a task: its server refuses a client without the tasks extension.
-struct Archive;
-
-impl toolsmith::Tool for Archive {
-    fn name(&self) -> &str {
-        "archive"
-    }
-    fn description(&self) -> &str {
-        "Archive last year's notes."
-    }
-    fn input_schema(&self) -> toolsmith::rmcp::model::JsonObject {
-        json!({"type": "object"}).as_object().cloned().unwrap()
-    }
-    fn hints(&self) -> Hints {
-        Hints::READ_ONLY.closed_world()
-    }
-    fn task(&self) -> toolsmith::TaskSupport {
-        toolsmith::TaskSupport::Required
-    }
-    fn call(
-        &self,
-        _: toolsmith::rmcp::model::JsonObject,
-        _: &toolsmith::CallContext,
-    ) -> toolsmith::ToolFuture {
-        Box::pin(async {
-            tokio::time::sleep(std::time::Duration::from_millis(150)).await;
-            Ok(toolsmith::ToolOutput::new().text("archived"))
+            Ok(toolsmith::ToolOutput::new().text(said))
         })
     }
 }
@@ -329,9 +306,9 @@ impl toolsmith::Tool for Archive {
 async fn an_upstream_that_speaks_tasks_has_its_tools_run_as_tasks_at_the_gateway() {
     let upstream = Server::with_registry(
         toolsmith::Registry::new()
-            .with_tool(Report)
+            .with_tool(Job(toolsmith::TaskSupport::Optional))
             .unwrap()
-            .with_tool(Archive)
+            .with_tool(Job(toolsmith::TaskSupport::Required))
             .unwrap(),
     );
     let addr = served_over_http(upstream).await;
