@@ -151,9 +151,21 @@ pub fn built(package: &str, kind: &str, name: &str) -> PathBuf {
 /// dev-dependencies' features on, as tests do), so that features resolve as they do for
 /// `cargo test --workspace`: the binary it already built is reused instead of the runtime
 /// being compiled again with another feature set (one more build per set, cold).
+///
+/// It runs in the environment `cargo test` was started in: without the variables cargo sets
+/// for the test (`CARGO_MANIFEST_DIR`, `CARGO_PKG_NAME`, ...), which build scripts watch
+/// (ring's does): with them, every such crate and all that depends on it would be compiled
+/// again, and again by the next `cargo` run outside a test.
 pub fn built_with(package: &str, kind: &str, name: &str, extra: &[&str]) -> PathBuf {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let output = Command::new(cargo)
+    let mut command = Command::new(cargo);
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy();
+        if set_by_cargo_for_a_crate(&key) {
+            command.env_remove(key.as_ref());
+        }
+    }
+    let output = command
         .args(["build", "-q", "--workspace", "--examples", kind, name])
         .args(extra)
         .args(["--message-format", "json"])
@@ -175,6 +187,22 @@ pub fn built_with(package: &str, kind: &str, name: &str, extra: &[&str]) -> Path
         })
         .find_map(|msg| msg["executable"].as_str().map(PathBuf::from))
         .unwrap_or_else(|| panic!("cargo reported no executable for {name} of {package}"))
+}
+
+/// Whether cargo sets variable `key` for the crate it compiles or runs (not for itself).
+fn set_by_cargo_for_a_crate(key: &str) -> bool {
+    key.starts_with("CARGO_PKG_")
+        || key.starts_with("CARGO_BIN_EXE_")
+        || key.starts_with("CARGO_MANIFEST_")
+        || matches!(
+            key,
+            "CARGO_CRATE_NAME"
+                | "CARGO_BIN_NAME"
+                | "CARGO_PRIMARY_PACKAGE"
+                | "CARGO_TARGET_TMPDIR"
+                | "CARGO_RUSTC_CURRENT_DIR"
+                | "OUT_DIR"
+        )
 }
 
 /// A server process with piped stdin and stdout, for tests that speak raw JSON-RPC lines.

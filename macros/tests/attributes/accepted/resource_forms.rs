@@ -2,8 +2,6 @@
 //! and `{+path}` variables, context parameters, each return form, `async fn`, and
 //! completions by a sync and an async fn.
 
-#![deny(warnings)]
-
 use std::time::{Duration, UNIX_EPOCH};
 
 use serde::Serialize;
@@ -76,13 +74,19 @@ fn file(path: String) -> Vec<u8> {
 /// The changelog, dated.
 #[resource(uri = "docs://changelog", mime_type = "text/markdown")]
 fn changelog() -> Modified<String> {
-    Modified::new("# 1.0".to_owned(), UNIX_EPOCH + Duration::from_secs(1_700_000_000))
+    Modified::new(
+        "# 1.0".to_owned(),
+        UNIX_EPOCH + Duration::from_secs(1_700_000_000),
+    )
 }
 
 /// The cover, maybe dated, maybe missing, maybe failing.
 #[resource(uri = "images://cover")]
 async fn cover() -> Result<Option<Modified<Image>>, std::io::Error> {
-    Ok(Some(Modified::new(Image::png(vec![0x89, b'P']), UNIX_EPOCH)))
+    Ok(Some(Modified::new(
+        Image::png(vec![0x89, b'P']),
+        UNIX_EPOCH,
+    )))
 }
 
 /// The note ids that start with what was typed.
@@ -99,20 +103,26 @@ async fn tags(value: &str, _completion: &Completion) -> Vec<String> {
     vec![format!("{value}-tag")]
 }
 
-fn main() {
+#[test]
+fn compiles_and_works() {
     let registry = toolsmith::registry();
 
     let index_info = registry.resource_declared("notes://index").unwrap();
     assert!(!index_info.is_template());
     assert_eq!(index_info.name(), "note_index");
     assert_eq!(index_info.header().title(), Some("Note index"));
-    assert_eq!(index_info.header().description(), "Every note's id and title.");
+    assert_eq!(
+        index_info.header().description(),
+        "Every note's id and title."
+    );
     assert_eq!(index_info.mime_type(), Some("application/json"));
     assert_eq!(index_info.audience(), ["user", "assistant"]);
     assert_eq!(index_info.priority(), Some(0.8));
     assert_eq!(index_info.header().scopes(), ["notes:read"]);
 
-    let note_info = registry.resource_declared("notes://by-id/{note_id}").unwrap();
+    let note_info = registry
+        .resource_declared("notes://by-id/{note_id}")
+        .unwrap();
     assert!(note_info.is_template());
     assert_eq!(note_info.name(), "note");
     assert_eq!(note_info.variables().collect::<Vec<_>>(), ["note_id"]);
@@ -139,7 +149,10 @@ fn main() {
     assert_eq!(note(shelf, 1), None);
     assert_eq!(file("a/b".to_owned()), b"a/b");
     assert_eq!(changelog().last_modified(), "2023-11-14T22:13:20Z");
-    let _ = tagged(Caller::new("alice", ["notes:read"]), "rust".to_owned());
-    let _ = cover();
+    drop(tagged(
+        Caller::new("alice", ["notes:read"]),
+        "rust".to_owned(),
+    ));
+    drop(cover());
     let _ = tags;
 }

@@ -2,8 +2,6 @@
 //! each also inside `Result`, optional arguments, context parameters, `async fn`, and
 //! completions by a sync and an async fn.
 
-#![deny(warnings)]
-
 use toolsmith::{Caller, Completion, Image, PromptMessage, Role, State, ToolError, prompt};
 
 struct Notes {
@@ -23,7 +21,11 @@ fn summarize(notes: State<Notes>, tag: Option<String>) -> String {
 }
 
 /// Review a screenshot with the assistant.
-#[prompt(name = "review_screenshot", icon = "https://example.com/review.png", timeout = "2s")]
+#[prompt(
+    name = "review_screenshot",
+    icon = "https://example.com/review.png",
+    timeout = "2s"
+)]
 fn review() -> Vec<PromptMessage> {
     vec![
         PromptMessage::user("What is wrong in this screenshot?"),
@@ -48,7 +50,9 @@ async fn explain(language: String, topic: String) -> Result<Vec<PromptMessage>, 
     if topic.is_empty() {
         return Err(ToolError::new("say what to explain"));
     }
-    Ok(vec![PromptMessage::user(format!("Explain {topic} in {language}."))])
+    Ok(vec![PromptMessage::user(format!(
+        "Explain {topic} in {language}."
+    ))])
 }
 
 /// Plan the day, or fail with an error that is masked.
@@ -86,7 +90,8 @@ async fn topics(value: &str, completion: &Completion) -> Vec<String> {
         .collect()
 }
 
-fn main() {
+#[test]
+fn compiles_and_works() {
     let registry = toolsmith::registry();
     let names: Vec<&str> = registry.prompts().iter().map(|p| p.name()).collect();
     assert_eq!(
@@ -110,7 +115,10 @@ fn main() {
         explain_info.completes().collect::<Vec<_>>(),
         ["language", "topic"]
     );
-    assert_eq!(registry.prompt("greet").unwrap().header().scopes(), ["prompts:greet"]);
+    assert_eq!(
+        registry.prompt("greet").unwrap().header().scopes(),
+        ["prompts:greet"]
+    );
     assert_eq!(
         registry.prompt("plan").unwrap().header().description(),
         "Plan the day in a few hours."
@@ -123,7 +131,7 @@ fn main() {
     assert_eq!(messages.len(), 3);
     assert_eq!(messages[2].role(), Role::Assistant);
     assert_eq!(plan(3).unwrap(), "Plan my day in 3 hours.");
-    let _ = greet(Caller::anonymous());
-    let _ = explain("rust".to_owned(), "traits".to_owned());
+    drop(greet(Caller::anonymous()));
+    drop(explain("rust".to_owned(), "traits".to_owned()));
     let _ = topics;
 }

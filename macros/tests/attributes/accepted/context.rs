@@ -1,5 +1,3 @@
-#![deny(warnings)]
-
 use std::sync::Mutex;
 
 use toolsmith::{Cancellation, ClientLog, Progress, State, tool};
@@ -44,10 +42,14 @@ fn aliased(reporter: Reporter, count: u32) -> u32 {
     count
 }
 
-fn main() {
+#[test]
+fn compiles_and_works() {
     let tool = toolsmith::registry().get("bump").unwrap();
     assert_eq!(tool.input_schema()["required"], serde_json::json!(["step"]));
-    assert_eq!(tool.input_schema()["properties"].as_object().unwrap().len(), 1);
+    assert_eq!(
+        tool.input_schema()["properties"].as_object().unwrap().len(),
+        1
+    );
     let aliased_tool = toolsmith::registry().get("aliased").unwrap();
     assert_eq!(
         aliased_tool.input_schema()["required"],
@@ -55,11 +57,11 @@ fn main() {
     );
     let _ = aliased(Progress::disabled(), 1);
     let _ = quick(Cancellation::default());
-    let _ = bump(
+    drop(bump(
         State::new(Counter(Mutex::new(0))),
         Progress::disabled(),
         Cancellation::default(),
         ClientLog::disabled(),
         1,
-    );
+    ));
 }

@@ -5,7 +5,11 @@ use toolsmith::{
 };
 
 /// An image.
-#[tool(read_only, icon = "https://example.com/a.png", icon = "data:image/png;base64,iVBORw0KGgo=")]
+#[tool(
+    read_only,
+    icon = "https://example.com/a.png",
+    icon = "data:image/png;base64,iVBORw0KGgo="
+)]
 fn image() -> Image {
     Image::png(vec![1])
 }
@@ -66,6 +70,16 @@ fn own_image() -> model::Image {
     model::Image { width: 1 }
 }
 
-fn main() {
-    let _ = (image(), link(), embedded(), blocks(), images(), one(), by_hand(), own_image());
+#[test]
+fn compiles_and_works() {
+    let _ = (
+        image(),
+        link(),
+        embedded(),
+        blocks(),
+        images(),
+        one(),
+        by_hand(),
+        own_image(),
+    );
 }

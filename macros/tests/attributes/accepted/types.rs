@@ -1,5 +1,3 @@
-#![deny(warnings)]
-
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
@@ -7,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use toolsmith::{ToolError, tool};
 
 #[derive(Deserialize, Serialize, JsonSchema)]
-enum Colour {
+pub(crate) enum Colour {
     Red,
     Green,
 }
@@ -34,7 +32,15 @@ fn params(
     r#type: Option<Colour>,
 ) -> Page {
     counter += 1;
-    let _ = (filter.colour, filter.limit, labels, weights, note, counter, r#type);
+    let _ = (
+        filter.colour,
+        filter.limit,
+        labels,
+        weights,
+        note,
+        counter,
+        r#type,
+    );
     Page { items: vec![] }
 }
 
@@ -62,7 +68,8 @@ pub(crate) fn colour() -> Colour {
     Colour::Green
 }
 
-fn main() {
+#[test]
+fn compiles_and_works() {
     let schema = toolsmith::registry().get("params").unwrap().input_schema();
     assert_eq!(
         schema["required"],
@@ -71,6 +78,6 @@ fn main() {
     assert!(schema["properties"].get("type").is_some());
     let _ = alias();
     let _ = colour();
-    let _ = unit_result();
-    let _ = boxed();
+    drop(unit_result());
+    drop(boxed());
 }

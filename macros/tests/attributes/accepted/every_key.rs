@@ -1,5 +1,3 @@
-#![deny(warnings)]
-
 use toolsmith::{Hints, tool};
 
 /// Flags.
@@ -11,7 +9,12 @@ fn flags() {}
 fn booleans_true() {}
 
 /// Booleans, false.
-#[tool(read_only = false, destructive = false, idempotent = false, open_world = false)]
+#[tool(
+    read_only = false,
+    destructive = false,
+    idempotent = false,
+    open_world = false
+)]
 fn booleans_false() {}
 
 /// Destructive as a flag, closed world as a flag.
@@ -27,11 +30,16 @@ fn destructive_true() {}
 fn nothing_stated() {}
 
 /// Ignored in favour of the key.
-#[tool(read_only, title = "Named", name = "renamed-tool.v1", description = "From the key.")]
+#[tool(
+    read_only,
+    title = "Named",
+    name = "renamed-tool.v1",
+    description = "From the key."
+)]
 fn named() {}
 
 /// Keys in any order, trailing comma.
-#[tool(title = "Ordered", closed_world, read_only,)]
+#[tool(title = "Ordered", closed_world, read_only)]
 fn ordered() {}
 
 /// Metadata keys.
@@ -60,14 +68,15 @@ fn only_as_task() {}
 #[tool(task = "optional", read_only)]
 fn optional_task() {}
 
-fn main() {
+#[test]
+fn compiles_and_works() {
     use toolsmith::TaskSupport;
     let task = |name| toolsmith::registry().get(name).unwrap().task();
     assert_eq!(task("as_task"), TaskSupport::Optional);
     assert_eq!(task("only_as_task"), TaskSupport::Required);
     assert_eq!(task("optional_task"), TaskSupport::Optional);
     assert_eq!(task("flags"), TaskSupport::Never);
-    let _ = as_task();
+    drop(as_task());
     only_as_task();
     optional_task();
     let h = |read_only, destructive, idempotent, open_world| Hints {
@@ -86,17 +95,33 @@ fn main() {
     let renamed = toolsmith::registry().get("renamed-tool.v1").unwrap();
     assert_eq!(renamed.header().title(), Some("Named"));
     assert_eq!(renamed.header().description(), "From the key.");
-    assert_eq!(toolsmith::registry().get("ordered").unwrap().header().title(), Some("Ordered"));
+    assert_eq!(
+        toolsmith::registry()
+            .get("ordered")
+            .unwrap()
+            .header()
+            .title(),
+        Some("Ordered")
+    );
     let meta = toolsmith::registry().get("with_metadata").unwrap();
     assert_eq!(meta.category(), Some("notes"));
     assert_eq!(meta.tags(), ["search", "read"]);
     let charge_tool = toolsmith::registry().get("charge").unwrap();
-    assert_eq!(charge_tool.header().scopes(), ["billing:admin", "billing:read"]);
+    assert_eq!(
+        charge_tool.header().scopes(),
+        ["billing:admin", "billing:read"]
+    );
     let names = toolsmith::ScopeNames::default();
     assert!(!names.permits(charge_tool, &["tools:destructive", "billing:admin"]));
     assert!(names.permits(charge_tool, &["billing:read", "billing:admin"]));
-    assert!(names.permits(toolsmith::registry().get("flags").unwrap(), &["tools:write"]));
-    assert_eq!(charge(toolsmith::Caller::new("alice", ["billing:admin"])), "alice");
+    assert!(names.permits(
+        toolsmith::registry().get("flags").unwrap(),
+        &["tools:write"]
+    ));
+    assert_eq!(
+        charge(toolsmith::Caller::new("alice", ["billing:admin"])),
+        "alice"
+    );
     flags();
     named();
 }
