@@ -54,6 +54,8 @@ struct Server {
     #[serde(default)]
     headers: BTreeMap<String, String>,
     prefix: Option<String>,
+    /// Certificate authorities (PEM) trusted for a remote entry's or an API's HTTPS.
+    ca_file: Option<std::path::PathBuf>,
     call_timeout_secs: Option<u64>,
     connect_timeout_secs: Option<u64>,
     /// How long a read-only idempotent tool's answer is kept (none by default).
@@ -207,6 +209,11 @@ impl Config {
                             "upstream '{name}' is started here: `headers` are a remote server's; give its credentials as `env`"
                         ));
                     }
+                    if server.ca_file.is_some() {
+                        return Err(format!(
+                            "upstream '{name}' is started here: `ca_file` is a remote server's or an API's (its HTTPS)"
+                        ));
+                    }
                 }
             }
             if let Some(revision) = &server.revision
@@ -250,6 +257,9 @@ impl Config {
                 }
                 if let Some(prefix) = &server.prefix {
                     upstream = upstream.prefix(prefix);
+                }
+                if let Some(path) = &server.ca_file {
+                    upstream = upstream.ca_file(path);
                 }
                 if let Some(secs) = server.call_timeout_secs {
                     upstream = upstream.call_timeout(Duration::from_secs(secs));
@@ -318,6 +328,15 @@ mod tests {
         );
         let config = Config::from_toml("[servers.x]\ncommand = \"a\"\nrevision = \"2026-07-28\"\n");
         assert!(config.unwrap().upstreams()[0].discover);
+        let err =
+            Config::from_toml("[servers.x]\ncommand = \"a\"\nca_file = \"ca.pem\"\n").unwrap_err();
+        assert!(err.contains("`ca_file` is a remote server's"), "{err}");
+        let remote = "[servers.x]\nurl = \"https://a/mcp\"\nca_file = \"/etc/ca.pem\"\n";
+        let upstreams = Config::from_toml(remote).unwrap().upstreams();
+        assert_eq!(
+            upstreams[0].ca_file.as_deref(),
+            Some(Path::new("/etc/ca.pem"))
+        );
     }
 
     #[test]

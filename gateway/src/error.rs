@@ -76,3 +76,20 @@ impl std::error::Error for Error {
         }
     }
 }
+
+/// `err` and each of its causes not already in its text, joined by `: `: an HTTP client's
+/// error says "error sending request", its causes what went wrong (a refused connection, an
+/// untrusted certificate).
+pub(crate) fn said(err: &dyn std::error::Error) -> String {
+    let mut said = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !said.contains(&text) {
+            said.push_str(": ");
+            said.push_str(&text);
+        }
+        source = cause.source();
+    }
+    said
+}

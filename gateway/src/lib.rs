@@ -19,6 +19,7 @@ mod secret;
 mod session;
 
 mod supervise;
+mod tls;
 mod tools;
 mod upstream;
 

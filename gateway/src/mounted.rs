@@ -73,15 +73,18 @@ impl Upstream {
             upstream: self.name.clone(),
             why,
         };
-        let operations = tokio::time::timeout(self.connect_timeout, api.load(&self.name))
-            .await
-            .map_err(|_| {
-                failed(format!(
-                    "the document was not read within {:?}",
-                    self.connect_timeout
-                ))
-            })?
-            .map_err(failed)?;
+        let operations = tokio::time::timeout(
+            self.connect_timeout,
+            api.load(&self.name, self.ca_file.as_deref()),
+        )
+        .await
+        .map_err(|_| {
+            failed(format!(
+                "the document was not read within {:?}",
+                self.connect_timeout
+            ))
+        })?
+        .map_err(failed)?;
         let listed: Vec<rmcp::model::Tool> =
             operations.iter().map(|(tool, _)| tool.clone()).collect();
         let findings = self.audit(&listed);

@@ -70,7 +70,7 @@ impl Upstream {
                 let transport = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(self.header_map(headers)?);
                 let transport =
-                    StreamableHttpClientTransport::with_client(http_client(&self.name)?, transport);
+                    StreamableHttpClientTransport::with_client(self.http_client()?, transport);
                 let serving = config.serve_with_lifecycle(
                     Heard::new(transport, upstream, relay),
                     lifecycle(self.discover),
@@ -89,9 +89,17 @@ impl Upstream {
                 listen(running.peer(), changed);
                 Ok(running)
             }
+            // The transport's own error, with its causes (an untrusted certificate), without
+            // the transport's type name.
+            Ok(Err(rmcp::service::ClientInitializeError::TransportError { error, context })) => {
+                Err(Error::Connect {
+                    upstream: self.name.clone(),
+                    why: format!("{} ({context})", transport_said(&*error.error)),
+                })
+            }
             Ok(Err(err)) => Err(Error::Connect {
                 upstream: self.name.clone(),
-                why: err.to_string(),
+                why: crate::error::said(&err),
             }),
             Err(_) => Err(Error::Connect {
                 upstream: self.name.clone(),
@@ -216,17 +224,33 @@ fn lifecycle(discover: bool) -> ClientLifecycleMode {
     }
 }
 
-/// The HTTP client of an upstream over HTTP: its connections kept alive between calls (rmcp's
-/// default client opens one per request, which costs a handshake per call and leaves a
-/// socket in TIME-WAIT behind each), no redirect followed (the configured URL is the
-/// endpoint: a redirect would carry its credentials elsewhere), no delay on small writes.
-fn http_client(upstream: &str) -> Result<reqwest::Client, Error> {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .tcp_nodelay(true)
-        .build()
-        .map_err(|err| Error::Connect {
-            upstream: upstream.to_owned(),
-            why: format!("the HTTP client could not be built: {err}"),
-        })
+impl Upstream {
+    /// The HTTP client of an upstream over HTTP: its connections kept alive between calls (rmcp's
+    /// default client opens one per request, which costs a handshake per call and leaves a
+    /// socket in TIME-WAIT behind each), no redirect followed (the configured URL is the
+    /// endpoint: a redirect would carry its credentials elsewhere), no delay on small writes,
+    /// HTTPS trusting its `ca_file` beside the system's authorities.
+    fn http_client(&self) -> Result<reqwest::Client, Error> {
+        let failed = |why: String| Error::Connect {
+            upstream: self.name.clone(),
+            why,
+        };
+        crate::tls::builder(self.ca_file.as_deref())
+            .map_err(failed)?
+            .redirect(reqwest::redirect::Policy::none())
+            .tcp_nodelay(true)
+            .build()
+            .map_err(|err| failed(format!("the HTTP client could not be built: {err}")))
+    }
+}
+
+/// What a transport's error says, with its causes: the HTTP client's own error (which rmcp
+/// keeps without naming it its source) with its causes (a refused connection, an untrusted
+/// certificate).
+fn transport_said(err: &(dyn std::error::Error + Send + Sync + 'static)) -> String {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    match err.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+        Some(StreamableHttpError::Client(client)) => crate::error::said(client),
+        _ => crate::error::said(err),
+    }
 }

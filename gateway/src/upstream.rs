@@ -2,6 +2,7 @@
 //! environment given, or a Streamable HTTP endpoint with only the headers given), its name
 //! and prefix, and what governs its tools (see `session.rs` for how it is started).
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::{OpenApi, Overrides, Pin};
@@ -34,6 +35,8 @@ pub struct Upstream {
     pub(crate) call_timeout: Option<Duration>,
     /// How long an answer of a read-only idempotent tool is kept (`None`: none is).
     pub(crate) cache_ttl: Option<Duration>,
+    /// Certificate authorities (a PEM file) trusted for its HTTPS beside the system's.
+    pub(crate) ca_file: Option<PathBuf>,
 }
 
 impl Upstream {
@@ -97,6 +100,7 @@ impl Upstream {
             discover: false,
             cache_ttl: None,
             call_timeout: None,
+            ca_file: None,
         }
     }
 
@@ -157,6 +161,23 @@ impl Upstream {
         if let Way::Http { headers, .. } = &mut self.way {
             headers.push((name.into(), value.into()));
         }
+        self
+    }
+
+    /// Trusts the certificate authorities in `path` (PEM) for its HTTPS, beside the system's
+    /// (an HTTP upstream's or an API's: its URL, its document's URL, its calls): a private
+    /// CA's upstream is reached without trusting that CA for every other. The file is read
+    /// at connect; one that is missing or holds no certificate fails the connect, naming it.
+    /// (The system's own list is read through rustls-platform-verifier: on Linux,
+    /// `SSL_CERT_FILE` and `SSL_CERT_DIR` replace it.)
+    ///
+    /// ```
+    /// let up = toolsmith_gateway::Upstream::http("intranet", "https://mcp.corp.internal/mcp")
+    ///     .ca_file("/etc/corp/ca.pem");
+    /// assert_eq!(up.name(), "intranet");
+    /// ```
+    pub fn ca_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.ca_file = Some(path.into());
         self
     }
 

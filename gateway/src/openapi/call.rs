@@ -39,8 +39,9 @@ pub(crate) struct Endpoint {
 }
 
 /// The HTTP client of an API: keep-alive connections, a redirect followed only to the
-/// origin it came from (credentials never leave it), at most 5.
-pub(crate) fn client() -> Result<reqwest::Client, String> {
+/// origin it came from (credentials never leave it), at most 5; HTTPS trusting `ca_file`
+/// beside the system's authorities.
+pub(crate) fn client(ca_file: Option<&std::path::Path>) -> Result<reqwest::Client, String> {
     let same_origin = reqwest::redirect::Policy::custom(|attempt| {
         let from = attempt.previous().last().map(|u| u.origin());
         if attempt.previous().len() > 5 {
@@ -51,7 +52,7 @@ pub(crate) fn client() -> Result<reqwest::Client, String> {
             attempt.stop()
         }
     });
-    reqwest::Client::builder()
+    crate::tls::builder(ca_file)?
         .redirect(same_origin)
         .tcp_nodelay(true)
         .build()
@@ -272,17 +273,9 @@ fn plain(value: &Value) -> String {
 }
 
 /// The error's own words and those of what caused it.
-fn why(err: reqwest::Error) -> String {
+pub(super) fn why(err: reqwest::Error) -> String {
     // Never the URL: it may hold an API key in its query.
-    let err = err.without_url();
-    let mut said = err.to_string();
-    let mut source = std::error::Error::source(&err);
-    while let Some(cause) = source {
-        said.push_str(": ");
-        said.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    said
+    crate::error::said(&err.without_url())
 }
 
 /// A 2xx answer as a tool's result: JSON as text (and as structured content when it is an
@@ -337,7 +330,7 @@ mod tests {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let target = Target {
-            client: client().unwrap(),
+            client: client(None).unwrap(),
             base: url::Url::parse("http://127.0.0.1:1/").unwrap(),
             schemes,
             credentials: credentials

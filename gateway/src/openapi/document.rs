@@ -15,11 +15,12 @@ const MAX_REFS: usize = 100_000;
 /// JSON when it starts with `{`, else YAML.
 pub(crate) async fn load(source: &str, client: &reqwest::Client) -> Result<Value, String> {
     let text = if source.starts_with("http://") || source.starts_with("https://") {
-        let answer = client
-            .get(source)
-            .send()
-            .await
-            .map_err(|err| format!("cannot fetch the OpenAPI document {source}: {err}"))?;
+        let answer = client.get(source).send().await.map_err(|err| {
+            format!(
+                "cannot fetch the OpenAPI document {source}: {}",
+                super::call::why(err)
+            )
+        })?;
         let status = answer.status();
         if !status.is_success() {
             return Err(format!(

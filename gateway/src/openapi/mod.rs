@@ -215,11 +215,12 @@ impl OpenApi {
     pub(crate) async fn load(
         &self,
         upstream: &str,
+        ca_file: Option<&std::path::Path>,
     ) -> Result<Vec<(rmcp::model::Tool, Endpoint)>, String> {
         if let Some(bad) = &self.bad_path {
             return Err(bad.clone());
         }
-        let client = call::client()?;
+        let client = call::client(ca_file)?;
         let document = document::load(&self.document, &client).await?;
         let base = self.base(&document)?;
         let schemes = operation::schemes(&document);

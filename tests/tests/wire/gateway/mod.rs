@@ -3,6 +3,7 @@
 //! prefix, governed by the gateway, followed while they serve.
 
 mod cache;
+mod https;
 mod mount;
 mod openapi;
 mod passthrough;

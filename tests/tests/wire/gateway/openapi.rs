@@ -13,12 +13,12 @@ use toolsmith_gateway::{OpenApi, Upstream};
 
 /// The notes HTTP API (interop/python/notes_api.py, FastAPI) running on a free loopback
 /// port: the process (stopped when dropped) and its base URL.
-struct NotesApi {
+pub(super) struct NotesApi {
     _child: tokio::process::Child,
-    base: String,
+    pub(super) base: String,
 }
 
-fn root() -> PathBuf {
+pub(super) fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap()
@@ -32,7 +32,7 @@ async fn client_of(mounted: &toolsmith_gateway::Mounted) -> Client {
         .unwrap()
 }
 
-async fn notes_api() -> NotesApi {
+pub(super) async fn notes_api() -> NotesApi {
     let python = root().join("interop/python/.venv/bin/python");
     assert!(
         python.exists(),
