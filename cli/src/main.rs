@@ -55,6 +55,8 @@ async fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .with_max_level(level)
         .init();
+    // HTTPS for `audit URL` and the gateway's upstreams (rustls, ring).
+    toolsmith_gateway::install_crypto_provider();
     let cli = Cli::parse();
     match cli.command {
         Command::Audit(args) => ExitCode::from(connect::audit(*args).await),

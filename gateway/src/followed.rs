@@ -29,17 +29,15 @@ pub(crate) async fn follow(
     elicit: &Elicit,
 ) -> Result<CallToolResult, ServiceError> {
     let id = created.task.task_id.clone();
-    let pace = created
-        .task
-        .poll_interval_ms
-        .map_or(POLL, Duration::from_millis)
-        .clamp(POLL_MIN, POLL_MAX);
+    let mut pace = paced(created.task.poll_interval_ms, POLL);
     let mut running = Running {
         peer: peer.clone(),
         id: Some(id.clone()),
     };
     loop {
         let got = peer.get_task(GetTaskParams::new(id.clone())).await?;
+        // Each answer may name another pace: the latest one holds.
+        pace = paced(got.task.task.poll_interval_ms, pace);
         match got.task.payload {
             TaskPayload::Working => tokio::time::sleep(pace).await,
             TaskPayload::InputRequired { input_requests } => {
@@ -83,6 +81,13 @@ pub(crate) async fn follow(
     }
 }
 
+/// The pace an upstream names (`pollIntervalMs`) within bounds, else `otherwise`.
+fn paced(named: Option<u64>, otherwise: Duration) -> Duration {
+    named.map_or(otherwise, |ms| {
+        Duration::from_millis(ms).clamp(POLL_MIN, POLL_MAX)
+    })
+}
+
 /// A task not yet ended: cancelled at the upstream when dropped (the client gave up).
 struct Running {
     peer: Peer<RoleClient>,
@@ -107,4 +112,21 @@ impl Drop for Running {
 /// The error result of a task that did not complete.
 fn ended(why: &str) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(why.to_owned())])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pace_is_the_latest_one_named_within_bounds() {
+        assert_eq!(paced(None, POLL), POLL);
+        assert_eq!(paced(Some(250), POLL), Duration::from_millis(250));
+        assert_eq!(
+            paced(None, Duration::from_millis(250)),
+            Duration::from_millis(250)
+        );
+        assert_eq!(paced(Some(1), POLL), POLL_MIN);
+        assert_eq!(paced(Some(60_000), POLL), POLL_MAX);
+    }
 }

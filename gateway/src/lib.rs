@@ -29,4 +29,5 @@ pub use mounted::Mounted;
 pub use openapi::{DEFAULT_MAX_ANSWER_BYTES, OpenApi};
 pub use overrides::Overrides;
 pub use pin::{OnChange, Pin};
+pub use tls::install_crypto_provider;
 pub use upstream::Upstream;

@@ -7,7 +7,7 @@ use std::path::Path;
 /// An HTTP client's builder that speaks HTTPS, trusting the certificates in `ca_file` (PEM)
 /// beside the system's. An error says why the file cannot be used.
 pub(crate) fn builder(ca_file: Option<&Path>) -> Result<reqwest::ClientBuilder, String> {
-    provider();
+    install_crypto_provider();
     let mut builder = reqwest::Client::builder();
     if let Some(path) = ca_file {
         let pem = std::fs::read(path)
@@ -25,8 +25,21 @@ pub(crate) fn builder(ca_file: Option<&Path>) -> Result<reqwest::ClientBuilder, 
     Ok(builder)
 }
 
-/// rustls's cryptography: ring's, unless the program installed a provider of its own.
-fn provider() {
+/// Installs ring as rustls's cryptography for this process, unless a provider is installed
+/// already (the program's own choice stands).
+///
+/// The gateway calls it before it builds an HTTP client. A program that builds reqwest 0.13
+/// clients of its own (rmcp's Streamable HTTP client among them) calls it first: linking
+/// this crate turns on reqwest's rustls without a built-in provider (ring is the one the
+/// workspace's other crates already build), and such a client panics without one.
+///
+/// ```
+/// toolsmith_gateway::install_crypto_provider();
+/// assert!(rustls::crypto::CryptoProvider::get_default().is_some());
+/// // Now any reqwest client builds.
+/// assert!(reqwest::Client::builder().build().is_ok());
+/// ```
+pub fn install_crypto_provider() {
     if rustls::crypto::CryptoProvider::get_default().is_none() {
         // Err only when another thread installed one meanwhile: that one is used.
         let _ = rustls::crypto::ring::default_provider().install_default();

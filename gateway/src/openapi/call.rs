@@ -73,11 +73,11 @@ impl Endpoint {
         let mut query: Vec<(String, String)> = Vec::new();
         let mut headers: Vec<(String, String)> = Vec::new();
         for param in &route.params {
-            let Some(value) = arguments.remove(&param.name) else {
+            let Some(value) = arguments.remove(&param.argument) else {
                 if param.at == In::Path {
                     return Err(ToolError::new(format!(
                         "the argument '{}' is required (it is part of the path)",
-                        param.name
+                        param.argument
                     )));
                 }
                 continue;
@@ -89,7 +89,7 @@ impl Endpoint {
                     if text.is_empty() || text == "." || text == ".." {
                         return Err(ToolError::new(format!(
                             "the argument '{}' is {text:?}: give a value that names one thing",
-                            param.name
+                            param.argument
                         )));
                     }
                     let encoded: String =
@@ -193,7 +193,8 @@ impl Endpoint {
     }
 
     /// The credentials of the first security requirement of the route whose every scheme
-    /// has one, put in place; an error when the route needs one and none is given.
+    /// has one, put in place; none when the route needs none, or lets a caller without
+    /// credentials in (`{}` among its requirements) and none is configured; else an error.
     fn authorize(
         &self,
         query: &mut Vec<(String, String)>,
@@ -201,13 +202,14 @@ impl Endpoint {
     ) -> Result<(), ToolError> {
         let target = &self.target;
         let requirements = &self.route.security;
-        if requirements.is_empty() || requirements.iter().any(Vec::is_empty) {
-            return Ok(());
-        }
-        let met = requirements
-            .iter()
-            .find(|schemes| schemes.iter().all(|s| target.credentials.contains_key(s)));
+        let met = requirements.iter().find(|schemes| {
+            !schemes.is_empty() && schemes.iter().all(|s| target.credentials.contains_key(s))
+        });
+        let optional = requirements.is_empty() || requirements.iter().any(Vec::is_empty);
         let Some(schemes) = met else {
+            if optional {
+                return Ok(());
+            }
             let named: Vec<String> = requirements.iter().map(|r| r.join(" + ")).collect();
             return Err(ToolError::new(format!(
                 "{} {} needs credentials for {}: none is configured",
@@ -289,15 +291,32 @@ fn answer_result(
     status: reqwest::StatusCode,
 ) -> CallToolResult {
     let essence = kind.split(';').next().unwrap_or_default().trim();
+    let json = essence == "application/json" || essence.ends_with("+json");
+    let value = json
+        .then(|| serde_json::from_slice::<Value>(&bytes).ok())
+        .flatten();
+    if structured {
+        // The tool declares an output schema: a successful call has structured content.
+        return match value {
+            Some(value @ Value::Object(_)) => CallToolResult::structured(without_nulls(value)),
+            _ => {
+                let got = match value {
+                    Some(_) => "JSON that is not an object",
+                    None if bytes.is_empty() => "no body",
+                    None if json => "JSON it cannot read",
+                    None => "something that is not JSON",
+                };
+                CallToolResult::error(vec![ContentBlock::text(format!(
+                    "the API answered HTTP {status} with {got}, where its document promises a JSON object"
+                ))])
+            }
+        };
+    }
     if bytes.is_empty() {
         return CallToolResult::success(vec![ContentBlock::text(format!("HTTP {status}"))]);
     }
-    let json = essence == "application/json" || essence.ends_with("+json");
-    if json && let Ok(value) = serde_json::from_slice::<Value>(&bytes) {
-        return match value {
-            Value::Object(_) if structured => CallToolResult::structured(without_nulls(value)),
-            other => CallToolResult::success(vec![ContentBlock::text(other.to_string())]),
-        };
+    if let Some(value) = value {
+        return CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
     }
     match String::from_utf8(bytes) {
         Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
@@ -386,7 +405,36 @@ mod tests {
         );
         // An operation that declares no requirement, or an empty one, needs nothing.
         assert!(filled(&[], &[]).is_ok());
-        assert!(filled(&[], &[&["hkey"], &[]]).is_ok());
+        assert!(filled(&[], &[&["hkey"], &[]]).unwrap().1.is_empty());
+        // Optional authentication (`security: [{}, {hkey: []}]`): the credential is sent when
+        // it is configured.
+        let (_, headers) = filled(&[("hkey", "k2")], &[&[], &["hkey"]]).unwrap();
+        assert_eq!(headers, [("X-Key".into(), "k2".into())]);
+    }
+
+    #[test]
+    fn a_tool_with_an_output_schema_answers_with_structured_content_or_an_error() {
+        let ok = reqwest::StatusCode::OK;
+        let json = "application/json";
+        let answer = |kind: &str, body: &str, structured: bool| {
+            answer_result("http://a/x", kind, body.as_bytes().to_vec(), structured, ok)
+        };
+        let object = answer(json, r#"{"id": 1, "tag": null}"#, true);
+        assert_eq!(object.is_error, Some(false));
+        assert_eq!(object.structured_content, Some(json!({"id": 1})));
+        for (kind, body, said) in [
+            (json, "[1]", "JSON that is not an object"),
+            (json, "", "no body"),
+            ("text/plain", "fine", "something that is not JSON"),
+        ] {
+            let wrong = answer(kind, body, true);
+            assert_eq!(wrong.is_error, Some(true), "{body}");
+            let text = format!("{:?}", wrong.content);
+            assert!(text.contains(said) && text.contains("HTTP 200"), "{text}");
+        }
+        // Without an output schema, anything is an answer.
+        assert_eq!(answer(json, "[1]", false).is_error, Some(false));
+        assert_eq!(answer(json, "", false).is_error, Some(false));
     }
 
     #[tokio::test]
@@ -396,6 +444,7 @@ mod tests {
         at.route.path = "/notes/{id}".into();
         at.route.params = vec![super::super::Param {
             name: "id".into(),
+            argument: "id".into(),
             at: In::Path,
         }];
         let args = |id: &str| json!({"id": id}).as_object().cloned().unwrap();

@@ -88,8 +88,12 @@ fn resolve(
                         "its `$ref`s expand past {MAX_REFS} schemas (schemas that refer to each other): simplify them"
                     ));
                 }
+                // A URI fragment: `%7B` is `{` (`#/paths/~1notes~1%7Bid%7D`).
+                let pointer = percent_encoding::percent_decode_str(pointer)
+                    .decode_utf8()
+                    .map_err(|_| format!("`$ref` {reference:?} is not UTF-8 once decoded"))?;
                 let target = root
-                    .pointer(pointer)
+                    .pointer(&pointer)
                     .ok_or_else(|| format!("`$ref` {reference:?} points at nothing"))?;
                 within.push(reference.to_owned());
                 let mut resolved = resolve(root, target, within, expanded)?;
@@ -156,6 +160,9 @@ components:
         assert!(parse(swagger).unwrap_err().contains("Swagger 2.0"));
         let remote = r#"{"openapi": "3.1.0", "x": {"$ref": "other.yaml#/a"}}"#;
         assert!(parse(remote).unwrap_err().contains("another document"));
+        let encoded = r##"{"openapi": "3.1.0", "paths": {"/n/{id}": {"get": {"x-a": 1}}},
+            "x": {"$ref": "#/paths/~1n~1%7Bid%7D/get"}}"##;
+        assert_eq!(parse(encoded).unwrap()["x"], json!({"x-a": 1}));
         let dangling = r##"{"openapi": "3.1.0", "x": {"$ref": "#/components/none"}}"##;
         assert!(parse(dangling).unwrap_err().contains("points at nothing"));
         assert!(parse("openapi: [").unwrap_err().contains("not YAML"));

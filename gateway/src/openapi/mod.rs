@@ -248,7 +248,7 @@ impl OpenApi {
             credentials,
             max_answer: self.max_answer,
         });
-        let operations = operation::operations(self, upstream, &document)?;
+        let operations = operation::operations(self, upstream, &document, &target.schemes)?;
         Ok(operations
             .into_iter()
             .map(|(tool, route)| {

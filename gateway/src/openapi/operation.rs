@@ -9,7 +9,7 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, ToolAnnotations};
 use serde_json::{Map, Value, json};
 
-use super::schema::{portable, portable_output};
+use super::schema::{portable, portable_output, portable_request};
 use super::{OpenApi, Route};
 
 /// The methods an OpenAPI path item may hold, in the order tools are made.
@@ -25,10 +25,13 @@ pub(crate) enum In {
     Header,
 }
 
-/// A parameter of a route: its name in the request, and where it goes.
+/// A parameter of a route: its name in the request, the argument that holds it (its name,
+/// unless a parameter elsewhere has that name: `id_query` beside the path's `id`), and where
+/// it goes.
 #[derive(Clone, Debug)]
 pub(crate) struct Param {
     pub(crate) name: String,
+    pub(crate) argument: String,
     pub(crate) at: In,
 }
 
@@ -59,17 +62,15 @@ pub(crate) fn method_hints(method: &str) -> (bool, bool, bool) {
 }
 
 /// Every operation `api` selects, as a tool description and its route, by tool name; an
-/// error names two operations that would be one tool.
+/// error names two operations that would be one tool. `schemes`: the document's security
+/// schemes (their headers are the configuration's, never arguments).
 pub(crate) fn operations(
     api: &OpenApi,
     upstream: &str,
     document: &Value,
+    schemes: &HashMap<String, Value>,
 ) -> Result<Vec<(rmcp::model::Tool, Route)>, String> {
     let empty = Map::new();
-    let schemes = document
-        .pointer("/components/securitySchemes")
-        .and_then(Value::as_object)
-        .unwrap_or(&empty);
     let credential_headers: Vec<String> = schemes
         .values()
         .filter(|s| s.get("type").and_then(Value::as_str) == Some("apiKey"))
@@ -135,12 +136,22 @@ pub(crate) fn operations(
                     .map(portable)
                     .unwrap_or_else(|| json!({"type": "string"}));
                 describe(&mut schema, parameter.get("description"));
-                if at == In::Path || parameter.get("required") == Some(&Value::Bool(true)) {
-                    required.push(Value::String(param_name.to_owned()));
+                // A path and a query parameter may share a name: each its own argument.
+                let mut argument = param_name.to_owned();
+                while properties.contains_key(&argument) {
+                    argument.push_str(match at {
+                        In::Path => "_path",
+                        In::Query => "_query",
+                        In::Header => "_header",
+                    });
                 }
-                properties.insert(param_name.to_owned(), schema);
+                if at == In::Path || parameter.get("required") == Some(&Value::Bool(true)) {
+                    required.push(Value::String(argument.clone()));
+                }
+                properties.insert(argument.clone(), schema);
                 params.push(Param {
                     name: param_name.to_owned(),
+                    argument,
                     at,
                 });
             }
@@ -169,7 +180,7 @@ pub(crate) fn operations(
                 };
                 let mut schema = media
                     .get("schema")
-                    .map(portable)
+                    .map(portable_request)
                     .unwrap_or_else(|| json!({"type": "object"}));
                 describe(&mut schema, request.get("description"));
                 if request.get("required") == Some(&Value::Bool(true)) {
@@ -292,7 +303,9 @@ fn stated_in_document(
     Ok(annotations)
 }
 
-/// The schema of an operation's first 2xx JSON answer, when it is an object schema.
+/// The schema of an operation's answer, when every 2xx answer it declares is a JSON object
+/// (the first one's): with an output schema, every successful call must have structured
+/// content, so an operation that may answer with no body (`204`) or anything else has none.
 fn answer_schema(operation: &Map<String, Value>) -> Option<JsonObject> {
     let responses = operation.get("responses")?.as_object()?;
     let mut codes: Vec<&String> = responses
@@ -300,12 +313,15 @@ fn answer_schema(operation: &Map<String, Value>) -> Option<JsonObject> {
         .filter(|code| code.starts_with('2'))
         .collect();
     codes.sort();
-    let answer = responses.get(*codes.first()?)?;
-    let schema = first_content_schema(answer.get("content"))?;
-    match portable_output(schema) {
-        Value::Object(object) if object.get("type") == Some(&json!("object")) => Some(object),
-        _ => None,
-    }
+    let mut schemas = codes.iter().map(|code| {
+        let schema = first_content_schema(responses.get(*code)?.get("content"))?;
+        match portable_output(schema) {
+            Value::Object(object) if object.get("type") == Some(&json!("object")) => Some(object),
+            _ => None,
+        }
+    });
+    let first = schemas.next()??;
+    schemas.all(|other| other.is_some()).then_some(first)
 }
 
 /// The schema of a `content` map's JSON media type.
@@ -375,13 +391,65 @@ mod tests {
             "/a": {"get": {"operationId": "fetch"}},
             "/b": {"post": {"operationId": "fetch"}}
         }});
-        let err = operations(&OpenApi::new("x.json"), "x", &document).unwrap_err();
+        let err =
+            operations(&OpenApi::new("x.json"), "x", &document, &schemes(&document)).unwrap_err();
         assert!(
             err.contains("GET /a") && err.contains("POST /b") && err.contains("'fetch'"),
             "{err}"
         );
         let only_get = OpenApi::new("x.json").only_methods(["GET"]);
-        assert_eq!(operations(&only_get, "x", &document).unwrap().len(), 1);
+        assert_eq!(
+            operations(&only_get, "x", &document, &schemes(&document))
+                .unwrap()
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_path_and_a_query_parameter_of_one_name_are_two_arguments() {
+        let document = json!({"openapi": "3.1.0", "paths": {"/notes/{id}": {"get": {
+            "operationId": "get_note",
+            "parameters": [
+                {"name": "id", "in": "path", "required": true, "schema": {"type": "integer"}},
+                {"name": "id", "in": "query", "schema": {"type": "string"}}
+            ]
+        }}}});
+        let made = operations(&OpenApi::new("x.json"), "x", &document, &schemes(&document));
+        let (tool, route) = &made.unwrap()[0];
+        let properties = tool.input_schema["properties"].as_object().unwrap();
+        assert_eq!(properties["id"]["type"], "integer");
+        assert_eq!(properties["id_query"]["type"], "string");
+        assert_eq!(tool.input_schema["required"], json!(["id"]));
+        let wired: Vec<(&str, &str, In)> = route
+            .params
+            .iter()
+            .map(|p| (p.name.as_str(), p.argument.as_str(), p.at))
+            .collect();
+        assert_eq!(
+            wired,
+            [("id", "id", In::Path), ("id", "id_query", In::Query)]
+        );
+    }
+
+    #[test]
+    fn an_output_schema_only_when_every_success_is_a_json_object() {
+        let object = json!({"content": {"application/json": {"schema": {
+            "type": "object", "properties": {"id": {"type": "integer"}}
+        }}}});
+        let list = json!({"content": {"application/json": {"schema": {"type": "array"}}}});
+        let op = |responses: Value| {
+            json!({"responses": responses})
+                .as_object()
+                .cloned()
+                .unwrap()
+        };
+        assert!(answer_schema(&op(json!({"200": object, "404": {}}))).is_some());
+        assert!(
+            answer_schema(&op(json!({"200": object, "204": {"description": "gone"}}))).is_none()
+        );
+        assert!(answer_schema(&op(json!({"200": list}))).is_none());
+        assert!(answer_schema(&op(json!({"200": object, "201": list}))).is_none());
     }
 
     #[test]

@@ -45,10 +45,51 @@ pub(crate) fn portable(schema: &Value) -> Value {
     }
 }
 
-/// An answer's schema made portable: as [`portable`], and a property that may be `null` is
-/// no longer required (a call leaves a `null` out of the answer, see `call.rs`).
+/// An answer's schema made portable: as [`portable`], without the properties marked
+/// `writeOnly` (an answer never holds them), and a property that may be `null` is no longer
+/// required (a call leaves a `null` out of the answer, see `call.rs`).
 pub(crate) fn portable_output(schema: &Value) -> Value {
-    portable(&nulls_optional(schema))
+    portable(&nulls_optional(&without_marked(schema, "writeOnly")))
+}
+
+/// A request body's schema made portable: as [`portable`], without the properties marked
+/// `readOnly` (the API sets them; a request does not send them).
+pub(crate) fn portable_request(schema: &Value) -> Value {
+    portable(&without_marked(schema, "readOnly"))
+}
+
+/// `schema` without the properties (at any depth) whose schema says `marker: true`, and
+/// without them in `required`.
+fn without_marked(schema: &Value, marker: &str) -> Value {
+    let marked = |s: &Value| s.get(marker) == Some(&Value::Bool(true));
+    match schema {
+        Value::Object(object) => {
+            let mut out: Map<String, Value> = object
+                .iter()
+                .map(|(key, value)| (key.clone(), without_marked(value, marker)))
+                .collect();
+            if let Some(Value::Object(properties)) = object.get("properties") {
+                let gone: Vec<&String> = properties
+                    .iter()
+                    .filter(|(_, property)| marked(property))
+                    .map(|(name, _)| name)
+                    .collect();
+                if let Some(Value::Object(kept)) = out.get_mut("properties") {
+                    kept.retain(|name, _| !gone.contains(&name));
+                }
+                if let Some(Value::Array(required)) = out.get_mut("required") {
+                    required.retain(|name| {
+                        !name.as_str().is_some_and(|n| gone.iter().any(|g| *g == n))
+                    });
+                }
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|i| without_marked(i, marker)).collect())
+        }
+        other => other.clone(),
+    }
 }
 
 /// `schema` with every property that allows `null` left out of its object's `required`.
@@ -241,6 +282,24 @@ mod tests {
             portable_output(&answer),
             json!({"type": "object", "required": ["id"], "properties": {
                 "id": {"type": "integer"}, "tag": {"type": "string"}
+            }})
+        );
+        // A property the API sets is not sent; one it is sent is not answered.
+        let note = json!({"type": "object", "required": ["id", "title", "secret"], "properties": {
+            "id": {"type": "integer", "readOnly": true},
+            "title": {"type": "string"},
+            "secret": {"type": "string", "writeOnly": true}
+        }});
+        assert_eq!(
+            portable_request(&note),
+            json!({"type": "object", "required": ["title", "secret"], "properties": {
+                "title": {"type": "string"}, "secret": {"type": "string"}
+            }})
+        );
+        assert_eq!(
+            portable_output(&note),
+            json!({"type": "object", "required": ["id", "title"], "properties": {
+                "id": {"type": "integer"}, "title": {"type": "string"}
             }})
         );
         assert_eq!(

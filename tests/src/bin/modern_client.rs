@@ -296,6 +296,9 @@ async fn over_http(checks: &mut Checks, url: &str) -> Result<(), String> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    // rmcp's HTTP client is reqwest's, with rustls but no built-in provider in this
+    // workspace (toolsmith-gateway's choice): ring's, installed.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut checks = Checks::default();
     let (label, outcome) = match args.as_slice() {

@@ -337,6 +337,8 @@ async fn rmcp_client_rounds_across_two_replicas() {
         let replicas = vec![a.addr.parse().unwrap(), b.addr.parse().unwrap()];
         let balancer = RoundRobin::start(replicas).await.unwrap();
         let url = format!("http://{}{}", balancer.addr, a.path);
+        // rmcp's reqwest client has rustls without a provider here (toolsmith-gateway's).
+        toolsmith_gateway::install_crypto_provider();
         let transport = StreamableHttpClientTransport::from_config(
             StreamableHttpClientTransportConfig::with_uri(url),
         );

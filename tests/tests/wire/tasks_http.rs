@@ -41,6 +41,8 @@ async fn over_http(url: &str, token: Option<&str>) -> TasksClient {
     let mode = ClientLifecycleMode::Discover {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
     };
+    // rmcp's reqwest client has rustls without a provider here (toolsmith-gateway's).
+    toolsmith_gateway::install_crypto_provider();
     tasks_client()
         .serve_with_lifecycle(StreamableHttpClientTransport::from_config(config), mode)
         .await
