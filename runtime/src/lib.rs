@@ -86,6 +86,8 @@ struct ReadmeDoctest;
 //   policy, access, `tools/list`.
 // - `layer/`: what a layer around every call sees and answers, and `RateLimit`; the
 //   pipeline runs them (`server/call/layer.rs`).
+// - `approve/`: who decides a confirmation besides the user at the client (`Approver`,
+//   `Rules`, remembered `Grants`); the pipeline consults them (`server/call/ask.rs`).
 // - `task/`: what a task is (a call that runs on after its handle was sent), and the
 //   stores that keep tasks (memory; Redis, feature `redis`); the pipeline runs them
 //   (`server/call/task/`).
@@ -94,6 +96,7 @@ struct ReadmeDoctest;
 // - `trace/` (feature `otel`): spans of HTTP requests and tool calls, exported over OTLP.
 // - `cli/` (the command line), `run.rs` (a binary's entry point: the command line applied
 //   to a server), `logging.rs` (stderr), `error.rs`.
+pub mod approve;
 #[cfg(feature = "auth")]
 mod auth;
 mod cli;

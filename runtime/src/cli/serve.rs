@@ -36,6 +36,13 @@ pub(super) struct ServeArgs {
     #[arg(long, value_name = "destructive|write|none")]
     #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_CONFIRM"))]
     confirm: Option<crate::Confirm>,
+    /// Who decides a confirmation before the user at the client is asked, in order:
+    /// `rules=FILE` (approval rules, TOML: allow or deny by tool, tag, hint class, caller and
+    /// arguments); `client` (the user, who decides what no approver does). Repeat the flag,
+    /// or separate them by commas.
+    #[arg(long, value_name = "rules=FILE|client", value_parser = approver, value_delimiter = ',')]
+    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_APPROVE"))]
+    approve: Vec<Approve>,
     /// At most so many calls per second per caller, by the kind of tool its hints make it,
     /// e.g. `read=100/s,write=10/s,destructive=1/s`; a call past its rate is refused.
     #[arg(long, value_name = "RATES")]
@@ -297,6 +304,28 @@ pub(super) fn serve(server: Server, args: ServeArgs) -> Serving {
     server.serve_stdio_boxed()
 }
 
+/// An approver named on the command line.
+#[derive(Clone, Debug)]
+pub(super) enum Approve {
+    Rules(crate::approve::Rules),
+    Client,
+}
+
+/// `--approve`'s value: `client`, or `rules=FILE` (read now: a wrong file stops the start).
+fn approver(value: &str) -> Result<Approve, String> {
+    match value.split_once('=') {
+        None if value == "client" => Ok(Approve::Client),
+        Some(("rules", path)) if !path.is_empty() => {
+            crate::approve::Rules::from_path(std::path::Path::new(path))
+                .map(Approve::Rules)
+                .map_err(|err| err.to_string())
+        }
+        _ => Err(format!(
+            "{value:?} is not an approver: give rules=FILE or client"
+        )),
+    }
+}
+
 /// The confirmation policy of `server` with `args`: the flag (or its variable) when given.
 pub(super) fn confirm_of(server: &Server, args: &ServeArgs) -> crate::Confirm {
     args.confirm.unwrap_or(server.confirm)
@@ -313,6 +342,11 @@ pub(super) fn with_policy(mut server: Server, args: &ServeArgs) -> Server {
         server = server.state_ttl(ttl);
     }
     server = args.tasks.apply(server);
+    for approve in &args.approve {
+        if let Approve::Rules(rules) = approve {
+            server = server.approver(rules.clone());
+        }
+    }
     if let Some(rates) = args.rate_limit {
         server = server.layer(crate::layer::RateLimit::new(rates));
     }

@@ -56,6 +56,8 @@ pub struct Server {
     pub(crate) scope_names: crate::ScopeNames,
     /// Which tools ask the user first besides those that declare `confirm`.
     pub(crate) confirm: super::Confirm,
+    /// Who decides a confirmation before the user is asked, and what they remembered.
+    pub(crate) approvals: crate::approve::Approvals,
     /// The key of the request states (2026-07-28), shared by replicas.
     pub(super) state_key: Option<Vec<u8>>,
     /// How long a request state may be echoed back.
@@ -317,6 +319,53 @@ impl Server {
     pub fn confirm(mut self, confirm: super::Confirm) -> Self {
         self.confirm = confirm;
         self
+    }
+
+    /// Puts every confirmation to `approver` before the user is asked (after the approvers
+    /// added before it): the first approver that approves or denies decides, and when every
+    /// one passes, the user at the client is asked (see [`approve`](crate::approve)).
+    ///
+    /// ```standalone_crate
+    /// use toolsmith::approve::{Approval, Decision};
+    /// use toolsmith::testing::Client;
+    /// use toolsmith::{Confirm, Server};
+    ///
+    /// /// Deletes every draft.
+    /// #[toolsmith::tool(destructive, closed_world)]
+    /// fn purge() -> String {
+    ///     "purged".into()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let server = Server::new()
+    ///     .confirm(Confirm::Destructive)
+    ///     .approver(|approval: &Approval| match approval.tool() {
+    ///         "purge" => Decision::deny("purging is off this week"),
+    ///         _ => Decision::Pass,
+    ///     });
+    /// let client = Client::connect(server).await.unwrap();
+    /// let refused = client.call("purge", serde_json::json!({})).await.unwrap_err();
+    /// assert!(refused.to_string().contains("purging is off this week"), "{refused}");
+    /// # }
+    /// ```
+    pub fn approver(mut self, approver: impl crate::approve::Approver) -> Self {
+        self.approvals.chain.push(std::sync::Arc::new(approver));
+        self
+    }
+
+    /// The approvals this server remembers ([`Remember::For`](crate::approve::Remember)),
+    /// shared with its clones: to grant or revoke one while it serves.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let server = toolsmith::Server::new();
+    /// let alice = toolsmith::Caller::new("alice", ["notes:write"]);
+    /// server.grants().grant(&alice, "delete_note", Duration::from_secs(60));
+    /// assert!(server.grants().revoke(&alice, "delete_note"));
+    /// ```
+    pub fn grants(&self) -> crate::approve::Grants {
+        self.approvals.grants.clone()
     }
 
     /// The key that seals the request state of a call that asks on 2026-07-28 (a

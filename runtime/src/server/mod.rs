@@ -307,6 +307,7 @@ impl Server {
             seal,
             random_seal: self.state_key.is_none(),
             confirm: self.confirm,
+            approvals: self.approvals,
             layers: call::layer::Layers::new(layers),
             tasks,
             #[cfg(feature = "auth")]

@@ -3,6 +3,7 @@
 //! serves its own tools (`Registry::from_module(module_path!())`), as a program of its own
 //! would.
 
+mod approve;
 mod bursts;
 mod context;
 mod dynamic;

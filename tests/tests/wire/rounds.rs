@@ -103,6 +103,64 @@ async fn at_2026_the_question_travels_in_an_input_required_round() {
     }
 }
 
+/// At 2026-07-28, approval rules (`--approve rules=FILE`, here by its variable) decide
+/// before a round is asked: an allowed call runs at once, a denied one is refused with the
+/// rule's reason, and one no rule decides asks the user in an `input_required` round.
+#[tokio::test]
+async fn approval_rules_decide_before_the_round_is_asked() {
+    let rules = std::env::temp_dir().join(format!("toolsmith-approve-{}.toml", std::process::id()));
+    std::fs::write(
+        &rules,
+        "[[rule]]\ntools = [\"remove\"]\narguments = { item = \"the milk\" }\ndecision = \"allow\"\n\n\
+         [[rule]]\ntools = [\"remove\"]\narguments = { item = \"the eggs\" }\ndecision = \"deny\"\nreason = \"eggs stay\"\n",
+    )
+    .unwrap();
+    let approve = format!("rules={}", rules.display());
+    for fast in [true, false] {
+        let mut env = vec![("TOOLSMITH_APPROVE", approve.as_str())];
+        if !fast {
+            env.push(("TOOLSMITH_TEST_NO_FAST_PATH", "1"));
+        }
+        let mut raw = Raw::program(ASKING, &env);
+        let milk = raw
+            .ask(&modern_call(1, "remove", json!({"item": "the milk"}), None))
+            .await;
+        assert_eq!(text(&milk), "removed the milk", "fast {fast}: {milk}");
+        assert_eq!(milk["result"]["resultType"], "complete");
+        let eggs = raw
+            .ask(&modern_call(2, "remove", json!({"item": "the eggs"}), None))
+            .await;
+        assert!(refused(&eggs), "fast {fast}: {eggs}");
+        assert!(text(&eggs).contains("eggs stay"), "{eggs}");
+        let bread = raw
+            .ask(&modern_call(
+                3,
+                "remove",
+                json!({"item": "the bread"}),
+                None,
+            ))
+            .await;
+        assert_eq!(bread["result"]["resultType"], "input_required", "{bread}");
+        let state = bread["result"]["requestState"].as_str().unwrap().to_owned();
+        let retry = modern_call(
+            4,
+            "remove",
+            json!({"item": "the bread"}),
+            Some((&state, json!({"confirm": accept()}))),
+        );
+        assert_eq!(text(&raw.ask(&retry).await), "removed the bread");
+    }
+    // A rules file that cannot be used stops the start, saying why.
+    std::fs::write(&rules, "[[rule]]\ndecision = \"perhaps\"\n").unwrap();
+    let (code, stderr) = toolsmith_tests::exit_of(ASKING, &["--approve", &approve]).await;
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("rule 1: `decision = \"perhaps\"`"),
+        "{stderr}"
+    );
+    std::fs::remove_file(&rules).unwrap();
+}
+
 /// A state made for one tool does not confirm another, nor the same tool for a caller's
 /// other arguments (`--confirm destructive` makes `purge` confirm too).
 #[tokio::test]

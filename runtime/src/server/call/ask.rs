@@ -96,6 +96,22 @@ impl Pipeline {
         if !confirms && !tool.asks_client() {
             return None;
         }
+        let plan = self.client_plan(tool, arguments, retry, setup, confirms);
+        if confirms && self.approvals.active() {
+            return Some(self.approved(tool, arguments, setup, plan));
+        }
+        Some(plan)
+    }
+
+    /// The plan of a call whose confirmation (if `confirms`) the user decides.
+    fn client_plan(
+        &self,
+        tool: &ToolInfo,
+        arguments: Option<&JsonObject>,
+        retry: Retry,
+        setup: &CallSetup,
+        confirms: bool,
+    ) -> Plan {
         if !setup.per_request {
             let gate = if confirms {
                 let question = crate::tool::confirm::question(tool, arguments);
@@ -131,9 +147,47 @@ impl Pipeline {
             } else {
                 Gate::Open
             };
-            return Some(Plan { gate, rounds: None });
+            return Plan { gate, rounds: None };
         }
-        Some(self.round(tool, arguments, retry, setup, confirms))
+        self.round(tool, arguments, retry, setup, confirms)
+    }
+
+    /// `plan`, with the server's approvers first: a remembered grant or an approver that
+    /// approves opens the gate (unless the call's request state was refused: that refusal
+    /// stands), one that denies refuses the call with its reason, and when every one passes
+    /// the user decides as `plan` says.
+    fn approved(
+        &self,
+        tool: &ToolInfo,
+        arguments: Option<&JsonObject>,
+        setup: &CallSetup,
+        plan: Plan,
+    ) -> Plan {
+        let approval = crate::approve::Approval::new(tool.name(), tool.hints())
+            .with_tags(tool.tags().iter().cloned())
+            .with_question(crate::tool::confirm::question(tool, arguments))
+            .with_arguments(arguments.cloned().unwrap_or_default())
+            .with_caller(setup.caller.clone());
+        let approvals = self.approvals.clone();
+        let Plan { gate, rounds } = plan;
+        // On 2026-07-28 a call without rounds had its request state refused.
+        let state_refused = setup.per_request && rounds.is_none();
+        let gate = Gate::Asking(Box::pin(async move {
+            use crate::approve::Decision;
+            match approvals.decide(&approval).await {
+                Decision::Approve(_) if !state_refused => None,
+                Decision::Deny(reason) => Some(Outcome::Refused(format!(
+                    "Tool '{}' was not approved: {reason}. It did not run.",
+                    approval.tool()
+                ))),
+                _ => match gate {
+                    Gate::Open => None,
+                    Gate::Shut(outcome) => Some(*outcome),
+                    Gate::Asking(asking) => asking.await,
+                },
+            }
+        }));
+        Plan { gate, rounds }
     }
 
     /// On 2026-07-28: what the call knows from earlier rounds, and whether it is confirmed.

@@ -144,6 +144,8 @@ pub(crate) struct Pipeline {
     pub(crate) scopes: Option<Arc<crate::ScopeNames>>,
     /// Which tools are confirmed by the user besides those that declare it.
     pub(crate) confirm: Confirm,
+    /// Who decides a confirmation before the user is asked.
+    pub(crate) approvals: Arc<crate::approve::Approvals>,
     /// The key of the request states of calls that ask on 2026-07-28.
     pub(crate) seal: Arc<Seal>,
     /// The key is this process's own (no `state_key` was given): over HTTP, replicas are told
@@ -175,6 +177,7 @@ pub(crate) struct Parts {
     /// The key is this process's own (no `state_key` was given).
     pub(crate) random_seal: bool,
     pub(crate) confirm: Confirm,
+    pub(crate) approvals: crate::approve::Approvals,
     pub(crate) layers: layer::Layers,
     pub(crate) tasks: task::Tasks,
     /// With authorization: the names of the hint scopes calls are decided by.
@@ -197,6 +200,7 @@ impl Pipeline {
             seal,
             random_seal,
             confirm,
+            approvals,
             layers,
             tasks,
             #[cfg(feature = "auth")]
@@ -215,6 +219,7 @@ impl Pipeline {
             #[cfg(feature = "auth")]
             scopes,
             confirm,
+            approvals: Arc::new(approvals),
             seal: Arc::new(seal),
             random_seal,
             updates,

@@ -205,7 +205,7 @@ impl Pipeline {
                     () = cancel.cancelled() => Some(None),
                 };
                 if let Some(outcome) = refused {
-                    return Ok(self.answer_of(&tool, outcome, None));
+                    return Ok(self.answer_of(&tool, outcome, rounds.as_deref()));
                 }
             }
         }

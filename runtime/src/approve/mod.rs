@@ -1,0 +1,283 @@
+//! Approvals beyond the client: who decides a confirmation besides the user at the client.
+//!
+//! A call that must be confirmed (its tool declares `confirm`, or the server's
+//! [`Confirm`](crate::Confirm) policy covers its hints) is put to the server's [`Approver`]s
+//! first, in the order they were added ([`Server::approver`](crate::Server::approver)): the
+//! first that approves or denies decides; when every one passes, the user is asked at the
+//! client, as without approvers. An approval may be remembered ([`Remember`]): the next
+//! calls of the same tool by the same caller are approved without asking anyone, until the
+//! grant expires or is revoked ([`Grants`]).
+//!
+//! Built in: [`Rules`] (allow or deny by tool, tag, hint class, caller and argument patterns,
+//! from a file: `serve --approve rules=FILE`), and any function of an [`Approval`]:
+//!
+//! ```standalone_crate
+//! use toolsmith::approve::{Approval, Decision};
+//! use toolsmith::{Confirm, Server};
+//!
+//! /// The nightly job may delete; everyone else is asked.
+//! fn nightly(approval: &Approval) -> Decision {
+//!     match approval.caller().subject() {
+//!         Some("nightly-job") => Decision::approve(),
+//!         _ => Decision::Pass,
+//!     }
+//! }
+//!
+//! let server = Server::new().confirm(Confirm::Destructive).approver(nightly);
+//! # let _ = server;
+//! ```
+
+mod grants;
+mod rules;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::JsonObject;
+
+use crate::context::Caller;
+use crate::tool::Hints;
+
+pub use grants::Grants;
+pub use rules::{Rules, RulesError};
+
+/// A decision being made, as an [`Approver`] awaits it.
+pub type Deciding<'a> = Pin<Box<dyn Future<Output = Decision> + Send + 'a>>;
+
+/// Decides the confirmation of a call, or passes it on to the next approver (and, after the
+/// last, to the user at the client).
+///
+/// A function `Fn(&Approval) -> Decision` is one; an approver that waits (for a person, a
+/// service) implements [`decide`](Approver::decide) with an `async` block.
+///
+/// ```
+/// use toolsmith::approve::{Approval, Approver, Deciding, Decision};
+///
+/// /// Denies every call while the store is being migrated.
+/// struct Freeze;
+///
+/// impl Approver for Freeze {
+///     fn decide<'a>(&'a self, _approval: &'a Approval) -> Deciding<'a> {
+///         Box::pin(async { Decision::deny("the store is being migrated") })
+///     }
+/// }
+///
+/// let server = toolsmith::Server::new().approver(Freeze);
+/// # let _ = server;
+/// ```
+pub trait Approver: Send + Sync + 'static {
+    /// The decision on `approval`.
+    fn decide<'a>(&'a self, approval: &'a Approval) -> Deciding<'a>;
+}
+
+impl<F> Approver for F
+where
+    F: Fn(&Approval) -> Decision + Send + Sync + 'static,
+{
+    fn decide<'a>(&'a self, approval: &'a Approval) -> Deciding<'a> {
+        let decision = self(approval);
+        Box::pin(std::future::ready(decision))
+    }
+}
+
+/// What an approver decided.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// The call runs; remembered as [`Remember`] says.
+    Approve(Remember),
+    /// The call does not run; its error result gives the reason.
+    Deny(String),
+    /// Not this approver's to decide: the next one decides (after the last, the user).
+    Pass,
+}
+
+impl Decision {
+    /// Approves this call only.
+    ///
+    /// ```
+    /// use toolsmith::approve::{Decision, Remember};
+    /// assert_eq!(Decision::approve(), Decision::Approve(Remember::Once));
+    /// ```
+    pub fn approve() -> Decision {
+        Decision::Approve(Remember::Once)
+    }
+
+    /// Denies the call, for `reason`.
+    ///
+    /// ```
+    /// let no = toolsmith::approve::Decision::deny("outside office hours");
+    /// assert_eq!(no, toolsmith::approve::Decision::Deny("outside office hours".into()));
+    /// ```
+    pub fn deny(reason: impl Into<String>) -> Decision {
+        Decision::Deny(reason.into())
+    }
+}
+
+/// How long an approval holds.
+///
+/// ```
+/// use std::time::Duration;
+/// use toolsmith::approve::{Decision, Remember};
+///
+/// // The same caller's calls of the same tool, for the next hour, without asking again.
+/// let for_an_hour = Decision::Approve(Remember::For(Duration::from_secs(3600)));
+/// assert_ne!(for_an_hour, Decision::approve());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Remember {
+    /// This call only (the default).
+    Once,
+    /// Every call of the same tool by the same caller, for this long (from the approval).
+    For(Duration),
+}
+
+/// A call waiting for its confirmation: the tool, its hints and tags, the question the user
+/// would be asked, the arguments, and who calls.
+///
+/// ```
+/// use toolsmith::Hints;
+/// use toolsmith::approve::Approval;
+///
+/// let approval = Approval::new("delete_note", Hints::DESTRUCTIVE.idempotent())
+///     .with_question("Delete note 7?")
+///     .with_arguments(serde_json::json!({"note_id": 7}).as_object().unwrap().clone());
+/// assert_eq!(approval.tool(), "delete_note");
+/// assert_eq!(approval.arguments()["note_id"], 7);
+/// assert!(approval.caller().is_anonymous());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Approval {
+    tool: Arc<str>,
+    hints: Hints,
+    tags: Vec<String>,
+    question: String,
+    arguments: JsonObject,
+    caller: Caller,
+}
+
+impl Approval {
+    /// A call of `tool`, whose hints are `hints`, by an anonymous caller, without arguments.
+    pub fn new(tool: &str, hints: Hints) -> Approval {
+        Approval {
+            tool: tool.into(),
+            hints,
+            tags: Vec::new(),
+            question: String::new(),
+            arguments: JsonObject::new(),
+            caller: Caller::anonymous(),
+        }
+    }
+
+    /// With the tool's tags.
+    pub fn with_tags<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tags: I) -> Approval {
+        self.tags = tags.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// With the question the user would be asked.
+    pub fn with_question(mut self, question: impl Into<String>) -> Approval {
+        self.question = question.into();
+        self
+    }
+
+    /// With the call's arguments.
+    pub fn with_arguments(mut self, arguments: JsonObject) -> Approval {
+        self.arguments = arguments;
+        self
+    }
+
+    /// With who calls.
+    pub fn with_caller(mut self, caller: Caller) -> Approval {
+        self.caller = caller;
+        self
+    }
+
+    /// The tool's name.
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+
+    /// The tool's hints.
+    pub fn hints(&self) -> Hints {
+        self.hints
+    }
+
+    /// The tool's tags.
+    pub fn tags(&self) -> &[String] {
+        &self.tags
+    }
+
+    /// The question the user would be asked.
+    pub fn question(&self) -> &str {
+        &self.question
+    }
+
+    /// The call's arguments.
+    pub fn arguments(&self) -> &JsonObject {
+        &self.arguments
+    }
+
+    /// Who calls.
+    pub fn caller(&self) -> &Caller {
+        &self.caller
+    }
+}
+
+/// The approvers of a server, in order, and the approvals they remembered: the step of the
+/// call pipeline that decides a confirmation before the user is asked.
+#[derive(Clone, Default)]
+pub(crate) struct Approvals {
+    pub(crate) chain: Vec<Arc<dyn Approver>>,
+    pub(crate) grants: Grants,
+}
+
+impl Approvals {
+    /// Whether anything may decide besides the user: an approver, or a remembered grant.
+    pub(crate) fn active(&self) -> bool {
+        !self.chain.is_empty() || !self.grants.is_empty()
+    }
+
+    /// The decision on `approval`: a live grant approves it; else the first approver that
+    /// does not pass decides (an approval it says to remember is granted); else `Pass`.
+    pub(crate) async fn decide(&self, approval: &Approval) -> Decision {
+        if self.grants.holds(approval.caller(), approval.tool()) {
+            return Decision::approve();
+        }
+        for approver in &self.chain {
+            // An approver that panics (making its decision, or in it) refuses the call, and
+            // the server serves on.
+            use std::panic::AssertUnwindSafe;
+            let deciding = std::panic::catch_unwind(AssertUnwindSafe(|| approver.decide(approval)));
+            let decided = match deciding {
+                Ok(deciding) => futures::FutureExt::catch_unwind(AssertUnwindSafe(deciding)).await,
+                Err(panic) => Err(panic),
+            };
+            let decided = match decided {
+                Ok(decided) => decided,
+                Err(panic) => {
+                    return Decision::Deny(format!("the approver failed ({})", said(&*panic)));
+                }
+            };
+            match decided {
+                Decision::Pass => continue,
+                Decision::Approve(Remember::For(ttl)) => {
+                    self.grants.grant(approval.caller(), approval.tool(), ttl);
+                    return Decision::Approve(Remember::For(ttl));
+                }
+                decided => return decided,
+            }
+        }
+        Decision::Pass
+    }
+}
+
+/// What a panic said.
+fn said(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no reason given".to_owned())
+}
