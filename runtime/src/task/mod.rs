@@ -253,6 +253,25 @@ pub trait TaskStore: Send + Sync + 'static {
     /// Ends a `working` task as `end` says, kept from then for its TTL; `false` (and
     /// nothing changed) when it had ended already or is gone.
     fn finish<'a>(&'a self, id: &'a str, end: &'a TaskEnd) -> StoreFuture<'a, bool>;
+
+    /// Marks the request state whose digest is `digest` used, for `ttl` (no longer than the
+    /// state lives): `Some(true)` the first time, `Some(false)` every time after, on every
+    /// replica that shares the store. `None` (the default, and [`MemoryStore`]'s) when the
+    /// store keeps no such marks: a state then opens more than once until it expires.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolsmith::task::{MemoryStore, TaskStore};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let redeemed = MemoryStore::new().redeem("digest", Duration::from_secs(60)).await;
+    /// assert_eq!(redeemed.unwrap(), None);
+    /// # });
+    /// ```
+    fn redeem<'a>(&'a self, digest: &'a str, ttl: Duration) -> StoreFuture<'a, Option<bool>> {
+        let _ = (digest, ttl);
+        Box::pin(std::future::ready(Ok(None)))
+    }
 }
 
 /// Now, in milliseconds since the Unix epoch.

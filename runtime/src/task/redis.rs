@@ -298,4 +298,21 @@ impl TaskStore for RedisStore {
             Ok(ended == 1)
         })
     }
+
+    fn redeem<'a>(&'a self, digest: &'a str, ttl: Duration) -> StoreFuture<'a, Option<bool>> {
+        Box::pin(async move {
+            let mut connection = self.connection().await?;
+            // Set only if absent, expiring with the state: the first use sets it.
+            let set: Option<String> = redis::cmd("SET")
+                .arg(format!("{}redeemed:{digest}", self.prefix))
+                .arg(1)
+                .arg("NX")
+                .arg("PX")
+                .arg(millis(ttl).max(1))
+                .query_async(&mut connection)
+                .await
+                .map_err(StoreError::new)?;
+            Ok(Some(set.is_some()))
+        })
+    }
 }

@@ -101,3 +101,61 @@ async fn an_unreachable_store_is_a_clear_error_and_nothing_runs() {
     let found = client.call("search_notes", json!({"query": "milk"})).await;
     assert!(found.is_ok());
 }
+
+/// With a shared Redis store, a 2026-07-28 request state is used once: its retry runs the
+/// tool on one replica, and the same retry sent again, to that replica or another, is
+/// refused; a store without marks (memory) lets a state open again, as documented.
+#[tokio::test]
+async fn a_request_state_is_used_once_across_replicas_that_share_redis() {
+    use toolsmith_tests::asking::{KEY, accept, modern_call, refused, text};
+    use toolsmith_tests::http::HttpServer;
+
+    let redis = start().await;
+    let shared = ["--state-key", KEY, "--task-store", redis.url.as_str()];
+    let a = HttpServer::start(ASKING, &shared).await;
+    let b = HttpServer::start(ASKING, &shared).await;
+    let first = post(&a, modern_call(1, "remove", json!({"item": "x"}), None)).await;
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    let retry = modern_call(
+        2,
+        "remove",
+        json!({"item": "x"}),
+        Some((&state, json!({"confirm": accept()}))),
+    );
+    assert_eq!(text(&post(&a, retry.clone()).await), "removed x");
+    for replica in [&a, &b] {
+        let replayed = post(replica, retry.clone()).await;
+        assert!(refused(&replayed), "{replayed}");
+        assert!(text(&replayed).contains("used already"), "{replayed}");
+    }
+
+    // The memory store keeps no marks: the same retry runs twice.
+    let alone = HttpServer::start(ASKING, &["--state-key", KEY]).await;
+    let first = post(&alone, modern_call(3, "remove", json!({"item": "y"}), None)).await;
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    let retry = modern_call(
+        4,
+        "remove",
+        json!({"item": "y"}),
+        Some((&state, json!({"confirm": accept()}))),
+    );
+    assert_eq!(text(&post(&alone, retry.clone()).await), "removed y");
+    assert_eq!(text(&post(&alone, retry).await), "removed y");
+}
+
+const ASKING: &str = env!("CARGO_BIN_EXE_asking");
+
+/// The answer to `body`, a 2026-07-28 call of `remove`, posted to `server`.
+async fn post(
+    server: &toolsmith_tests::http::HttpServer,
+    body: serde_json::Value,
+) -> serde_json::Value {
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "remove"),
+    ];
+    let response = server.post(&body, &headers).await;
+    assert_eq!(response.status, 200, "{}", response.body);
+    response.messages().pop().expect("an answer")
+}

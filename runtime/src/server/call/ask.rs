@@ -96,7 +96,14 @@ impl Pipeline {
         if !confirms && !tool.asks_client() {
             return None;
         }
-        let plan = self.client_plan(tool, arguments, retry, setup, confirms);
+        let state = retry.request_state.clone();
+        let mut plan = self.client_plan(tool, arguments, retry, setup, confirms);
+        // A state that opened (its round has questions to go on with) is used once.
+        if let Some(state) = state
+            && plan.rounds.is_some()
+        {
+            plan = self.used_once(tool.name(), &state, plan, confirms);
+        }
         if confirms && self.approvals.active() {
             return Some(self.approved(tool, arguments, setup, plan));
         }
@@ -150,44 +157,6 @@ impl Pipeline {
             return Plan { gate, rounds: None };
         }
         self.round(tool, arguments, retry, setup, confirms)
-    }
-
-    /// `plan`, with the server's approvers first: a remembered grant or an approver that
-    /// approves opens the gate (unless the call's request state was refused: that refusal
-    /// stands), one that denies refuses the call with its reason, and when every one passes
-    /// the user decides as `plan` says.
-    fn approved(
-        &self,
-        tool: &ToolInfo,
-        arguments: Option<&JsonObject>,
-        setup: &CallSetup,
-        plan: Plan,
-    ) -> Plan {
-        let approval = crate::approve::Approval::new(tool.name(), tool.hints())
-            .with_tags(tool.tags().iter().cloned())
-            .with_question(crate::tool::confirm::question(tool, arguments))
-            .with_arguments(arguments.cloned().unwrap_or_default())
-            .with_caller(setup.caller.clone());
-        let approvals = self.approvals.clone();
-        let Plan { gate, rounds } = plan;
-        // On 2026-07-28 a call without rounds had its request state refused.
-        let state_refused = setup.per_request && rounds.is_none();
-        let gate = Gate::Asking(Box::pin(async move {
-            use crate::approve::Decision;
-            match approvals.decide(&approval).await {
-                Decision::Approve(_) if !state_refused => None,
-                Decision::Deny(reason) => Some(Outcome::Refused(format!(
-                    "Tool '{}' was not approved: {reason}. It did not run.",
-                    approval.tool()
-                ))),
-                _ => match gate {
-                    Gate::Open => None,
-                    Gate::Shut(outcome) => Some(*outcome),
-                    Gate::Asking(asking) => asking.await,
-                },
-            }
-        }));
-        Plan { gate, rounds }
     }
 
     /// On 2026-07-28: what the call knows from earlier rounds, and whether it is confirmed.
@@ -389,7 +358,7 @@ fn declined(tool: &str, what: &str) -> Outcome {
 }
 
 /// A refusal of the `what` (the confirmation, the answers) of a call of `tool`.
-fn refused(tool: &str, what: &str, why: &str) -> Outcome {
+pub(super) fn refused(tool: &str, what: &str, why: &str) -> Outcome {
     Outcome::Refused(format!(
         "The {what} of tool '{tool}' is not valid, so it did not run: {why}."
     ))

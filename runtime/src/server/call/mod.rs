@@ -8,7 +8,8 @@
 //! 2. **access**: with authorization, the caller's token grants the scope the tool needs
 //!    (`-32003` otherwise);
 //! 3. the hook points, between access and dispatch and in this order: layers around the
-//!    call, confirmation by the user, running as a task (`task/`: a tool that declares
+//!    call, confirmation (the server's approvers, `approve.rs`, then the user, `ask.rs`; a
+//!    2026-07-28 request state used once when the task store keeps marks), running as a task (`task/`: a tool that declares
 //!    `task`, called by a client with the tasks extension, is answered with the task's
 //!    handle, and runs on);
 //! 4. **dispatch** on the engine (`engine.rs`): the arguments decoded into the tool's
@@ -23,6 +24,7 @@
 //! fast path) and how it writes the answer. One tracker of calls in flight (`Pipeline::tracker`)
 //! serves every way in, so that a stop waits for all of them.
 
+mod approve;
 mod ask;
 mod complete;
 mod engine;

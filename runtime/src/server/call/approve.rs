@@ -1,0 +1,89 @@
+//! Step 3, before the user is asked: the server's approvers (`crate::approve`), and a
+//! 2026-07-28 request state used once when the task store keeps marks of used states.
+//!
+//! Each wraps the plan the user's answers make (`ask.rs`) in a gate of its own, which
+//! decides first and otherwise lets that plan decide.
+
+use rmcp::model::JsonObject;
+
+use super::ask::{Gate, Plan, refused};
+use super::{CallSetup, Pipeline};
+use crate::ToolInfo;
+use crate::tool::output::Outcome;
+
+impl Pipeline {
+    /// `plan`, once the task store marked `state` used: a state used already is refused
+    /// (on any replica that shares the store); a store that keeps no marks lets it through,
+    /// as one that fails does not (the call is refused, saying why).
+    pub(super) fn used_once(&self, tool: &str, state: &str, plan: Plan, confirms: bool) -> Plan {
+        use sha2::Digest;
+        let digest: String = sha2::Sha256::digest(state.as_bytes())
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        let store = self.tasks.store.clone();
+        let ttl = self.seal.ttl();
+        let tool = tool.to_owned();
+        let Plan { gate, rounds } = plan;
+        let gate = Gate::Asking(Box::pin(async move {
+            let what = if confirms { "confirmation" } else { "answers" };
+            match store.redeem(&digest, ttl).await {
+                Ok(Some(false)) => Some(refused(
+                    &tool,
+                    what,
+                    "its request state was used already (each one is used once); call again to be asked anew",
+                )),
+                Ok(_) => settle(gate).await,
+                Err(err) => Some(refused(
+                    &tool,
+                    what,
+                    &format!("whether its request state was used already is unknown ({err})"),
+                )),
+            }
+        }));
+        Plan { gate, rounds }
+    }
+
+    /// `plan`, with the server's approvers first: a remembered grant or an approver that
+    /// approves opens the gate (unless the call's request state was refused: that refusal
+    /// stands), one that denies refuses the call with its reason, and when every one passes
+    /// the user decides as `plan` says.
+    pub(super) fn approved(
+        &self,
+        tool: &ToolInfo,
+        arguments: Option<&JsonObject>,
+        setup: &CallSetup,
+        plan: Plan,
+    ) -> Plan {
+        let approval = crate::approve::Approval::new(tool.name(), tool.hints())
+            .with_tags(tool.tags().iter().cloned())
+            .with_question(crate::tool::confirm::question(tool, arguments))
+            .with_arguments(arguments.cloned().unwrap_or_default())
+            .with_caller(setup.caller.clone());
+        let approvals = self.approvals.clone();
+        let Plan { gate, rounds } = plan;
+        // On 2026-07-28 a call without rounds had its request state refused.
+        let state_refused = setup.per_request && rounds.is_none();
+        let gate = Gate::Asking(Box::pin(async move {
+            use crate::approve::Decision;
+            match approvals.decide(&approval).await {
+                Decision::Approve(_) if !state_refused => None,
+                Decision::Deny(reason) => Some(Outcome::Refused(format!(
+                    "Tool '{}' was not approved: {reason}. It did not run.",
+                    approval.tool()
+                ))),
+                _ => settle(gate).await,
+            }
+        }));
+        Plan { gate, rounds }
+    }
+}
+
+/// What `gate` lets through: `None` when the call runs, else its outcome.
+async fn settle(gate: Gate) -> Option<Outcome> {
+    match gate {
+        Gate::Open => None,
+        Gate::Shut(outcome) => Some(*outcome),
+        Gate::Asking(asking) => asking.await,
+    }
+}
