@@ -231,6 +231,8 @@ impl Approval {
 pub(crate) struct Approvals {
     pub(crate) chain: Vec<Arc<dyn Approver>>,
     pub(crate) grants: Grants,
+    /// How long a user's "don't ask again" holds, when the confirmation form offers it.
+    pub(crate) remember: Option<Duration>,
 }
 
 impl Approvals {

@@ -354,6 +354,23 @@ impl Server {
         self
     }
 
+    /// Offers the user "don't ask again for `ttl`" in every confirmation form: an accept
+    /// with it ticked approves the same caller's calls of the same tool, without asking, for
+    /// `ttl` (kept in [`grants`](Server::grants), so it can be revoked). The form says what
+    /// the choice covers ("Your calls of delete_note run without asking for the next 1 h.").
+    /// Not offered by default.
+    ///
+    /// ```
+    /// let server = toolsmith::Server::new()
+    ///     .confirm(toolsmith::Confirm::Destructive)
+    ///     .offer_remember(std::time::Duration::from_secs(3600));
+    /// # let _ = server;
+    /// ```
+    pub fn offer_remember(mut self, ttl: Duration) -> Self {
+        self.approvals.remember = Some(ttl);
+        self
+    }
+
     /// The approvals this server remembers ([`Remember::For`](crate::approve::Remember)),
     /// shared with its clones: to grant or revoke one while it serves.
     ///

@@ -160,5 +160,11 @@ async fn main() -> std::process::ExitCode {
     {
         server = server.state_ttl(std::time::Duration::from_millis(ms));
     }
+    if let Some(secs) = std::env::var("TOOLSMITH_TEST_OFFER_REMEMBER_SECS")
+        .ok()
+        .and_then(|secs| secs.parse().ok())
+    {
+        server = server.offer_remember(std::time::Duration::from_secs(secs));
+    }
     server.run().await
 }

@@ -161,6 +161,57 @@ async fn approval_rules_decide_before_the_round_is_asked() {
     std::fs::remove_file(&rules).unwrap();
 }
 
+/// With "don't ask again" offered, the form says what it covers, and a yes with it ticked
+/// lets the caller's next calls of the tool run without a question: in a 2026-07-28 round,
+/// and over a 2025-11-25 session.
+#[tokio::test]
+async fn a_yes_remembered_by_the_user_is_not_asked_again() {
+    let env = [("TOOLSMITH_TEST_OFFER_REMEMBER_SECS", "3600")];
+    let remembered = json!({"action": "accept", "content": {"confirm": true, "remember": true}});
+
+    let mut raw = Raw::program(ASKING, &env);
+    let first = raw
+        .ask(&modern_call(1, "remove", json!({"item": "x"}), None))
+        .await;
+    let form = &first["result"]["inputRequests"]["confirm"]["params"]["requestedSchema"];
+    assert_eq!(
+        form["properties"]["remember"]["title"], "Don't ask again for 1 h",
+        "{first}"
+    );
+    assert_eq!(
+        form["properties"]["remember"]["description"],
+        "Your calls of remove run without asking for the next 1 h."
+    );
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    let retry = modern_call(
+        2,
+        "remove",
+        json!({"item": "x"}),
+        Some((&state, json!({"confirm": remembered.clone()}))),
+    );
+    assert_eq!(text(&raw.ask(&retry).await), "removed x");
+    let next = raw
+        .ask(&modern_call(3, "remove", json!({"item": "y"}), None))
+        .await;
+    assert_eq!(text(&next), "removed y", "not asked again: {next}");
+
+    let mut raw = toolsmith_tests::asking::session(ASKING, &env).await;
+    raw.send(&call(1, "remove", json!({"item": "a"}))).await;
+    let asked = raw.next_within(Duration::from_secs(10)).await.unwrap();
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    raw.send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": remembered}))
+        .await;
+    let (_, answered) = raw.until(&json!(1)).await;
+    assert_eq!(text(&answered), "removed a", "{answered}");
+    raw.send(&call(2, "remove", json!({"item": "b"}))).await;
+    let (before, next) = raw.until(&json!(2)).await;
+    assert_eq!(text(&next), "removed b", "{next}");
+    assert!(
+        before.iter().all(|f| f["method"] != "elicitation/create"),
+        "not asked again: {before:?}"
+    );
+}
+
 /// A state made for one tool does not confirm another, nor the same tool for a caller's
 /// other arguments (`--confirm destructive` makes `purge` confirm too).
 #[tokio::test]

@@ -26,6 +26,7 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 
+use super::remember::{Offer, REMEMBER_PROPERTY};
 use super::seal::{Sealed, Unsealed, binding};
 use super::{CallSetup, Pipeline, Retry};
 use crate::ToolInfo;
@@ -128,11 +129,13 @@ impl Pipeline {
                 };
                 let name = tool.shared_name().clone();
                 let tally = self.tally();
+                let offer = self.offer(tool.name(), &setup.caller);
                 // Never longer than a request state lives, when the tool has no timeout of
                 // its own (with one, the engine's timer ends the wait first).
                 let wait = self.seal.ttl();
                 Gate::Asking(Box::pin(async move {
-                    let asked = asker.ask(ServerRequest::ElicitRequest(request(question)));
+                    let form = request(question, offer.as_ref());
+                    let asked = asker.ask(ServerRequest::ElicitRequest(form));
                     tally.asked();
                     let Ok(answer) = tokio::time::timeout(wait, asked).await else {
                         return Some(Outcome::Refused(format!(
@@ -141,7 +144,11 @@ impl Pipeline {
                     };
                     match answer {
                         Ok(ClientResult::ElicitResult(result)) => {
-                            tally.answered(verdict(&name, &result))
+                            let verdict = tally.answered(verdict(&name, &result));
+                            if let (None, Some(offer)) = (&verdict, &offer) {
+                                offer.heard(&result);
+                            }
+                            verdict
                         }
                         Ok(_) => Some(refused(
                             &name,
@@ -229,7 +236,12 @@ impl Pipeline {
             match inquiry.answer(CONFIRM_KEY) {
                 Some(answer) => match serde_json::from_value::<ElicitResult>(answer.clone()) {
                     Ok(result) => match self.tally().answered(verdict(name, &result)) {
-                        None => Gate::Open,
+                        None => {
+                            if let Some(offer) = self.offer(name, &setup.caller) {
+                                offer.heard(&result);
+                            }
+                            Gate::Open
+                        }
                         Some(refusal) => Gate::Shut(Box::new(refusal)),
                     },
                     Err(_) => Gate::Shut(Box::new(refused(
@@ -247,7 +259,10 @@ impl Pipeline {
                     Gate::Shut(Box::new(Outcome::InputRequired(vec![Question {
                         key: CONFIRM_KEY.to_owned(),
                         fingerprint: 0,
-                        request: InputRequest::Elicitation(request(question)),
+                        request: InputRequest::Elicitation(request(
+                            question,
+                            self.offer(name, &setup.caller).as_ref(),
+                        )),
                     }])))
                 }
             }
@@ -316,20 +331,25 @@ impl Tally {
     }
 }
 
-/// The confirmation form: `question`, and one boolean property.
-fn request(question: String) -> rmcp::model::ElicitRequest {
+/// The confirmation form: `question`, one boolean property, and the "don't ask again"
+/// choice when the server offers one.
+fn request(question: String, offer: Option<&Offer>) -> rmcp::model::ElicitRequest {
+    let mut properties = json!({CONFIRM_PROPERTY: {
+        "type": "boolean",
+        "title": "Confirm",
+        "description": "Run it",
+        "default": true,
+    }});
+    if let Some(offer) = offer {
+        properties[REMEMBER_PROPERTY] = offer.property();
+    }
     let request = json!({"method": "elicitation/create", "params": {
         "_meta": {CONFIRM_META: true},
         "mode": "form",
         "message": question,
         "requestedSchema": {
             "type": "object",
-            "properties": {CONFIRM_PROPERTY: {
-                "type": "boolean",
-                "title": "Confirm",
-                "description": "Run it",
-                "default": true,
-            }},
+            "properties": properties,
             "required": [CONFIRM_PROPERTY],
         },
     }});

@@ -34,6 +34,7 @@ mod log;
 mod outcome;
 pub(crate) mod pool;
 pub(crate) mod read;
+mod remember;
 pub(crate) mod seal;
 pub(crate) mod states;
 pub(crate) mod task;
