@@ -9,7 +9,9 @@
 //! grant expires or is revoked ([`Grants`]).
 //!
 //! Built in: [`Rules`] (allow or deny by tool, tag, hint class, caller and argument patterns,
-//! from a file: `serve --approve rules=FILE`), and any function of an [`Approval`]:
+//! from a file: `serve --approve rules=FILE`), `Webhook` (feature `webhook`: a signed request
+//! to an approval service, its signed decision in the answer: `serve --approve webhook=URL`),
+//! and any function of an [`Approval`]:
 //!
 //! ```standalone_crate
 //! use toolsmith::approve::{Approval, Decision};
@@ -29,6 +31,8 @@
 
 mod grants;
 mod rules;
+#[cfg(feature = "webhook")]
+mod webhook;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -42,6 +46,9 @@ use crate::tool::Hints;
 
 pub use grants::Grants;
 pub use rules::{Rules, RulesError};
+#[cfg(feature = "webhook")]
+#[cfg_attr(docsrs, doc(cfg(feature = "webhook")))]
+pub use webhook::{SIGNATURE_HEADER, Webhook, signature};
 
 /// A decision being made, as an [`Approver`] awaits it.
 pub type Deciding<'a> = Pin<Box<dyn Future<Output = Decision> + Send + 'a>>;

@@ -38,9 +38,11 @@ pub(super) struct ServeArgs {
     confirm: Option<crate::Confirm>,
     /// Who decides a confirmation before the user at the client is asked, in order:
     /// `rules=FILE` (approval rules, TOML: allow or deny by tool, tag, hint class, caller and
-    /// arguments); `client` (the user, who decides what no approver does). Repeat the flag,
-    /// or separate them by commas.
-    #[arg(long, value_name = "rules=FILE|client", value_parser = approver, value_delimiter = ',')]
+    /// arguments); `webhook=URL` (an approval service, signed both ways with the secret in
+    /// TOOLSMITH_APPROVE_SECRET, base64 of at least 32 bytes; feature `webhook`); `client`
+    /// (the user, who decides what no approver does). Repeat the flag, or separate them by
+    /// commas.
+    #[arg(long, value_name = "rules=FILE|webhook=URL|client", value_parser = approver, value_delimiter = ',')]
     #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_APPROVE"))]
     approve: Vec<Approve>,
     /// At most so many calls per second per caller, by the kind of tool its hints make it,
@@ -308,6 +310,8 @@ pub(super) fn serve(server: Server, args: ServeArgs) -> Serving {
 #[derive(Clone, Debug)]
 pub(super) enum Approve {
     Rules(crate::approve::Rules),
+    #[cfg(feature = "webhook")]
+    Webhook(crate::approve::Webhook),
     Client,
 }
 
@@ -320,8 +324,19 @@ fn approver(value: &str) -> Result<Approve, String> {
                 .map(Approve::Rules)
                 .map_err(|err| err.to_string())
         }
+        #[cfg(feature = "webhook")]
+        Some(("webhook", url)) => {
+            use base64::Engine;
+            let secret = std::env::var("TOOLSMITH_APPROVE_SECRET").map_err(|_| {
+                "webhook=URL needs TOOLSMITH_APPROVE_SECRET: the secret it shares with the service (base64 of at least 32 random bytes)".to_owned()
+            })?;
+            let secret = base64::engine::general_purpose::STANDARD
+                .decode(secret.trim())
+                .map_err(|err| format!("TOOLSMITH_APPROVE_SECRET is not base64 ({err})"))?;
+            crate::approve::Webhook::new(url, secret).map(Approve::Webhook)
+        }
         _ => Err(format!(
-            "{value:?} is not an approver: give rules=FILE or client"
+            "{value:?} is not an approver: give rules=FILE, webhook=URL or client"
         )),
     }
 }
@@ -343,8 +358,11 @@ pub(super) fn with_policy(mut server: Server, args: &ServeArgs) -> Server {
     }
     server = args.tasks.apply(server);
     for approve in &args.approve {
-        if let Approve::Rules(rules) = approve {
-            server = server.approver(rules.clone());
+        match approve {
+            Approve::Rules(rules) => server = server.approver(rules.clone()),
+            #[cfg(feature = "webhook")]
+            Approve::Webhook(hook) => server = server.approver(hook.clone()),
+            Approve::Client => {}
         }
     }
     if let Some(rates) = args.rate_limit {

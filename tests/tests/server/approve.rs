@@ -153,3 +153,138 @@ async fn the_first_approver_that_decides_wins() {
     );
     assert_eq!(asked.load(Ordering::SeqCst), 0);
 }
+
+/// An approval service on loopback: it checks each request's signature, keeps the request,
+/// and answers with what `answer` makes of it (its body, and whether to sign it): the
+/// service's URL and the requests it got.
+async fn service(
+    secret: [u8; 32],
+    answer: impl Fn(&serde_json::Value) -> (serde_json::Value, bool) + Send + Sync + 'static,
+) -> (String, Arc<std::sync::Mutex<Vec<serde_json::Value>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/approve", listener.local_addr().unwrap());
+    let heard = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = heard.clone();
+    let answer = Arc::new(answer);
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let mut read = Vec::new();
+            let mut buf = [0u8; 8192];
+            let (head, body) = loop {
+                let n = stream.read(&mut buf).await.unwrap();
+                read.extend_from_slice(&buf[..n]);
+                let text = String::from_utf8_lossy(&read).into_owned();
+                if let Some(end) = text.find("\r\n\r\n") {
+                    let length: usize = text[..end]
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse().unwrap())
+                        })
+                        .unwrap_or(0);
+                    if read.len() >= end + 4 + length {
+                        break (
+                            text[..end].to_owned(),
+                            read[end + 4..end + 4 + length].to_vec(),
+                        );
+                    }
+                }
+            };
+            let header = head
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("x-toolsmith-signature:")
+                        .map(|v| v.trim().to_owned())
+                })
+                .expect("the request is signed");
+            let (t, v1) = header.split_once(',').unwrap();
+            let t: u64 = t.strip_prefix("t=").unwrap().parse().unwrap();
+            assert_eq!(
+                v1.strip_prefix("v1=").unwrap(),
+                toolsmith::approve::signature(&secret, t, &body),
+                "the request's signature"
+            );
+            let request: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            kept.lock().unwrap().push(request.clone());
+            let (reply, sign) = answer(&request);
+            let reply = reply.to_string();
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs();
+            let key = if sign { secret } else { [0u8; 32] };
+            let signed = toolsmith::approve::signature(&key, now, reply.as_bytes());
+            let response = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Toolsmith-Signature: t={now},v1={signed}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+                reply.len()
+            );
+            stream.write_all(response.as_bytes()).await.unwrap();
+        }
+    });
+    (url, heard)
+}
+
+#[tokio::test]
+async fn a_webhook_decides_with_a_signed_answer_and_anything_else_denies() {
+    use toolsmith::approve::Webhook;
+    let secret = [9u8; 32];
+    let (url, heard) = service(secret, |request| {
+        let id = request["id"].clone();
+        match request["arguments"]["draft"].as_str() {
+            Some("tmp-1") => (json!({"id": id, "decision": "approve"}), true),
+            Some("thesis") => (
+                json!({"id": id, "decision": "deny", "reason": "the thesis stays"}),
+                true,
+            ),
+            Some("forged") => (json!({"id": id, "decision": "approve"}), false),
+            _ => (json!({"id": "another", "decision": "approve"}), true),
+        }
+    })
+    .await;
+    let server =
+        toolsmith_tests::server_of(module_path!()).approver(Webhook::new(url, secret).unwrap());
+    let (client, asked) = client(server, Answer::Accept).await;
+
+    let ran = client
+        .call("delete_draft", json!({"draft": "tmp-1"}))
+        .await
+        .unwrap();
+    assert_eq!(ran.text(), "deleted tmp-1");
+    let request = heard.lock().unwrap()[0].clone();
+    assert_eq!(request["tool"], "delete_draft");
+    assert_eq!(request["hints"]["destructive"], true);
+    assert_eq!(request["tags"], json!(["drafts"]));
+    assert_eq!(
+        request["question"],
+        "Allow \"delete_draft\" to run with draft = tmp-1?"
+    );
+    assert_eq!(request["caller"]["identity"], "anonymous");
+    assert!(request["expires_at"].as_u64().unwrap() > 1_700_000_000);
+
+    for (draft, said) in [
+        ("thesis", "the thesis stays"),
+        ("forged", "not signed with the shared secret"),
+        ("other", "another approval"),
+    ] {
+        let err = client
+            .call("delete_draft", json!({"draft": draft}))
+            .await
+            .unwrap_err();
+        assert!(refusal(&err).contains(said), "{draft}: {err}");
+    }
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        0,
+        "the webhook decided every call"
+    );
+
+    // A service that does not answer denies the call.
+    let gone = Webhook::new("http://127.0.0.1:9/approve", secret).unwrap();
+    let server = toolsmith_tests::server_of(module_path!()).approver(gone);
+    let (unanswered, _) = self::client(server, Answer::Accept).await;
+    let err = unanswered.call("empty_bin", json!({})).await.unwrap_err();
+    assert!(refusal(&err).contains("did not answer"), "{err}");
+}

@@ -159,6 +159,14 @@ async fn approval_rules_decide_before_the_round_is_asked() {
         "{stderr}"
     );
     std::fs::remove_file(&rules).unwrap();
+    // A webhook needs its secret.
+    let webhook = ["--approve", "webhook=http://127.0.0.1:9/approve"];
+    let (code, stderr) = toolsmith_tests::exit_of(ASKING, &webhook).await;
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("needs TOOLSMITH_APPROVE_SECRET"),
+        "{stderr}"
+    );
 }
 
 /// With "don't ask again" offered, the form says what it covers, and a yes with it ticked

@@ -2,7 +2,8 @@
 //! resolve names out of the address guard's sight), unless given with `--fetch-proxy`, and
 //! then a URL naming a non-public address is still refused before it is asked.
 //!
-//! One test in its own binary: it sets the proxy variables for the whole process.
+//! The check sets the proxy variables for the whole process: it runs in a process of its
+//! own, this test binary started again for that one test.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -46,8 +47,30 @@ async fn client(fetcher: Fetcher) -> Client {
     Client::connect(server).await.unwrap()
 }
 
+/// Set in the process that runs the check.
+const ALONE: &str = "TOOLSMITH_TEST_PROXY_ENV_ALONE";
+
+#[test]
+fn a_proxy_in_the_environment_is_not_used() {
+    let status = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "proxy_env::in_a_process_of_its_own", "--ignored"])
+        .args(["--test-threads", "1", "--quiet"])
+        .env(ALONE, "1")
+        .status()
+        .unwrap();
+    assert!(
+        status.success(),
+        "the check failed in its own process: {status}"
+    );
+}
+
 #[tokio::test]
-async fn a_proxy_in_the_environment_is_not_used() {
+#[ignore = "run by a_proxy_in_the_environment_is_not_used, in a process of its own"]
+async fn in_a_process_of_its_own() {
+    assert!(
+        std::env::var_os(ALONE).is_some(),
+        "run by a_proxy_in_the_environment_is_not_used only"
+    );
     let (proxy, asked) = proxy().await;
     let url = format!("http://{proxy}");
     for name in [
@@ -58,8 +81,8 @@ async fn a_proxy_in_the_environment_is_not_used() {
         "ALL_PROXY",
         "all_proxy",
     ] {
-        // SAFETY: this binary's only test sets them before any other thread reads the
-        // environment (the runtime is a current-thread one).
+        // SAFETY: this process runs this test only, and sets them before any other thread
+        // reads the environment (the runtime is a current-thread one).
         unsafe { std::env::set_var(name, &url) };
     }
     // SAFETY: as above.

@@ -1,0 +1,316 @@
+//! An approver that asks a service over HTTP: a signed approval request POSTed to a URL, and
+//! the signed decision in its answer.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use hmac::{KeyInit, Mac};
+use serde_json::{Value, json};
+
+use super::{Approval, Approver, Deciding, Decision, Remember};
+
+/// The header that carries a signature: `t=UNIX_SECONDS,v1=HEX`.
+pub const SIGNATURE_HEADER: &str = "x-toolsmith-signature";
+
+/// How far a signed answer's time may be from this server's.
+const SKEW: u64 = 300;
+
+/// The most of an answer read.
+const MAX_ANSWER: usize = 64 * 1024;
+
+/// Asks an approval service (a chat bot, a dashboard) over HTTP, and waits for its decision.
+///
+/// **The request.** `POST URL` with a JSON body:
+/// `{"id", "tool", "hints": {"readOnly", "destructive", "idempotent", "openWorld"}, "tags",
+/// "question", "arguments", "caller": {"subject", "identity"}, "expires_at"}` (`id`: this
+/// approval's, random; `expires_at`: Unix seconds after which the answer is not waited for),
+/// and the header `X-Toolsmith-Signature: t=UNIX_SECONDS,v1=HEX`.
+///
+/// **The answer**, in the response (status 200): `{"id": "<the request's>", "decision":
+/// "approve" | "deny" | "pass", "reason": "…", "remember_secs": N}` (`reason` and
+/// `remember_secs` optional), signed the same way in the same header.
+///
+/// **The signature.** `HEX` is the lowercase hex of HMAC-SHA256 with the shared secret over
+/// `UNIX_SECONDS`, a `.`, and the body's bytes ([`signature`]); a signature more than 5
+/// minutes from the receiver's clock is refused. An answer that is unsigned, signed with
+/// another secret, late, or about another `id` denies the call, and so does a service that
+/// does not answer in time (the approver's timeout, and the call's own): the call never runs
+/// on a decision that cannot be trusted.
+///
+/// ```
+/// use toolsmith::approve::Webhook;
+///
+/// let hook = Webhook::new("https://approvals.example/toolsmith", [7u8; 32]).unwrap();
+/// # let _ = hook;
+/// assert!(Webhook::new("https://approvals.example/toolsmith", *b"short").is_err());
+/// ```
+#[derive(Clone)]
+pub struct Webhook {
+    url: String,
+    secret: Vec<u8>,
+    client: reqwest::Client,
+    timeout: Duration,
+}
+
+/// Its URL: never its secret.
+impl std::fmt::Debug for Webhook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Webhook")
+            .field("url", &self.url)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Webhook {
+    /// The service at `url`, sharing `secret` (at least 32 bytes) with this server. Waits at
+    /// most 60 s for a decision (and never past the call's own timeout).
+    pub fn new(url: impl Into<String>, secret: impl Into<Vec<u8>>) -> Result<Webhook, String> {
+        let secret = secret.into();
+        if secret.len() < 32 {
+            return Err(format!(
+                "the webhook's secret is {} bytes: give at least 32 random bytes",
+                secret.len()
+            ));
+        }
+        let url = url.into();
+        if !(url.starts_with("http://") || url.starts_with("https://")) {
+            return Err(format!("the webhook's URL {url:?} is not an http(s) URL"));
+        }
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|err| format!("the webhook's HTTP client: {err}"))?;
+        Ok(Webhook {
+            url,
+            secret,
+            client,
+            timeout: Duration::from_secs(60),
+        })
+    }
+
+    /// How long a decision is waited for (default 60 s).
+    ///
+    /// ```
+    /// let hook = toolsmith::approve::Webhook::new("http://127.0.0.1:9/", [7u8; 32])
+    ///     .unwrap()
+    ///     .timeout(std::time::Duration::from_secs(5));
+    /// # let _ = hook;
+    /// ```
+    pub fn timeout(mut self, timeout: Duration) -> Webhook {
+        self.timeout = timeout;
+        self
+    }
+
+    async fn ask(&self, approval: &Approval) -> Result<Decision, String> {
+        let mut nonce = [0u8; 16];
+        getrandom::fill(&mut nonce).map_err(|err| format!("no randomness for an id: {err}"))?;
+        let id = hex(&nonce);
+        let hints = approval.hints();
+        let now = unix_now();
+        let body = json!({
+            "id": id,
+            "tool": approval.tool(),
+            "hints": {
+                "readOnly": hints.read_only,
+                "destructive": hints.destructive,
+                "idempotent": hints.idempotent,
+                "openWorld": hints.open_world,
+            },
+            "tags": approval.tags(),
+            "question": approval.question(),
+            "arguments": approval.arguments(),
+            "caller": {
+                "subject": approval.caller().subject(),
+                "identity": approval.caller().identity(),
+            },
+            "expires_at": now + self.timeout.as_secs(),
+        });
+        let body = serde_json::to_vec(&body).map_err(|err| err.to_string())?;
+        let signed = format!("t={now},v1={}", signature(&self.secret, now, &body));
+        let mut answer = self
+            .client
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .header(SIGNATURE_HEADER, signed)
+            .body(body)
+            .timeout(self.timeout)
+            .send()
+            .await
+            .map_err(|err| format!("the approval service did not answer ({})", said(&err)))?;
+        let status = answer.status();
+        if !status.is_success() {
+            return Err(format!("the approval service answered HTTP {status}"));
+        }
+        let header = answer
+            .headers()
+            .get(SIGNATURE_HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let mut bytes = Vec::new();
+        while let Some(chunk) = answer
+            .chunk()
+            .await
+            .map_err(|err| format!("the approval service's answer was cut off ({err})"))?
+        {
+            if bytes.len() + chunk.len() > MAX_ANSWER {
+                return Err("the approval service's answer is longer than 64 KiB".into());
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        if !verified(&self.secret, header.as_deref(), &bytes, unix_now()) {
+            return Err(
+                "the approval service's answer is not signed with the shared secret (or not now)"
+                    .into(),
+            );
+        }
+        let answer: Value = serde_json::from_slice(&bytes)
+            .map_err(|err| format!("the approval service's answer is not JSON ({err})"))?;
+        if answer.get("id").and_then(Value::as_str) != Some(id.as_str()) {
+            return Err("the approval service answered about another approval".into());
+        }
+        let reason = answer.get("reason").and_then(Value::as_str);
+        match answer.get("decision").and_then(Value::as_str) {
+            Some("approve") => Ok(match answer.get("remember_secs").and_then(Value::as_u64) {
+                Some(secs) if secs > 0 => {
+                    Decision::Approve(Remember::For(Duration::from_secs(secs)))
+                }
+                _ => Decision::approve(),
+            }),
+            Some("deny") => Ok(Decision::deny(
+                reason.unwrap_or("the approval service denied it"),
+            )),
+            Some("pass") => Ok(Decision::Pass),
+            other => Err(format!(
+                "the approval service's decision {other:?} is not approve, deny or pass"
+            )),
+        }
+    }
+}
+
+impl Approver for Webhook {
+    fn decide<'a>(&'a self, approval: &'a Approval) -> Deciding<'a> {
+        Box::pin(async move {
+            self.ask(approval).await.unwrap_or_else(|why| {
+                tracing::warn!(tool = approval.tool(), %why, "the approval webhook denied a call");
+                Decision::Deny(why)
+            })
+        })
+    }
+}
+
+/// The signature of `body` sent at `timestamp` (Unix seconds) with `secret`: the lowercase
+/// hex of HMAC-SHA256 over `TIMESTAMP.BODY`. What an approval service computes to check a
+/// request, and to sign its answer (`X-Toolsmith-Signature: t=TIMESTAMP,v1=SIGNATURE`).
+///
+/// ```
+/// let signed = toolsmith::approve::signature(&[7u8; 32], 1_700_000_000, br#"{"id":"x"}"#);
+/// assert_eq!(signed.len(), 64);
+/// assert_ne!(signed, toolsmith::approve::signature(&[8u8; 32], 1_700_000_000, br#"{"id":"x"}"#));
+/// ```
+pub fn signature(secret: &[u8], timestamp: u64, body: &[u8]) -> String {
+    let mut mac =
+        hmac::Hmac::<sha2::Sha256>::new_from_slice(secret).expect("HMAC takes a key of any length");
+    mac.update(timestamp.to_string().as_bytes());
+    mac.update(b".");
+    mac.update(body);
+    hex(&mac.finalize().into_bytes())
+}
+
+/// Whether `header` signs `body` with `secret` at a time within [`SKEW`] of `now`.
+fn verified(secret: &[u8], header: Option<&str>, body: &[u8], now: u64) -> bool {
+    let Some(header) = header else {
+        return false;
+    };
+    let mut timestamp = None;
+    let mut signed = None;
+    for part in header.split(',') {
+        match part.trim().split_once('=') {
+            Some(("t", t)) => timestamp = t.parse::<u64>().ok(),
+            Some(("v1", v)) => signed = Some(v),
+            _ => {}
+        }
+    }
+    let (Some(timestamp), Some(signed)) = (timestamp, signed) else {
+        return false;
+    };
+    if timestamp.abs_diff(now) > SKEW {
+        return false;
+    }
+    let mut mac =
+        hmac::Hmac::<sha2::Sha256>::new_from_slice(secret).expect("HMAC takes a key of any length");
+    mac.update(timestamp.to_string().as_bytes());
+    mac.update(b".");
+    mac.update(body);
+    let Some(bytes) = unhex(signed) else {
+        return false;
+    };
+    // Compared in constant time.
+    mac.verify_slice(&bytes).is_ok()
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// An HTTP client's error with its causes (a refused connection, a timeout).
+fn said(err: &dyn std::error::Error) -> String {
+    let mut said = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        said.push_str(": ");
+        said.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    said
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_signature_verifies_only_with_its_secret_body_and_time() {
+        let secret = [3u8; 32];
+        let body = br#"{"id":"a","decision":"approve"}"#;
+        let header = |t: u64, secret: &[u8]| format!("t={t},v1={}", signature(secret, t, body));
+        let now = 1_800_000_000;
+        assert!(verified(&secret, Some(&header(now, &secret)), body, now));
+        assert!(verified(
+            &secret,
+            Some(&header(now - 299, &secret)),
+            body,
+            now
+        ));
+        assert!(!verified(
+            &secret,
+            Some(&header(now - 301, &secret)),
+            body,
+            now
+        ));
+        assert!(!verified(
+            &secret,
+            Some(&header(now, &[4u8; 32])),
+            body,
+            now
+        ));
+        assert!(!verified(&secret, Some(&header(now, &secret)), b"{}", now));
+        assert!(!verified(&secret, None, body, now));
+        assert!(!verified(&secret, Some("t=x,v1=zz"), body, now));
+    }
+}
