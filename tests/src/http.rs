@@ -45,6 +45,16 @@ impl Response {
     }
 }
 
+/// The value of the first `<input ... name="NAME" value="...">` of `html` (a form's field).
+pub fn form_value(html: &str, name: &str) -> String {
+    let marker = format!("name=\"{name}\" value=\"");
+    let at = html
+        .find(&marker)
+        .unwrap_or_else(|| panic!("no field {name} in {html}"))
+        + marker.len();
+    html[at..at + html[at..].find('"').expect("a closing quote")].to_owned()
+}
+
 /// Sends one request to `addr` (`host:port`) and reads the whole response (the connection
 /// closes after it). `headers` come after `Host` (unless given) and `Connection: close`.
 pub async fn request(

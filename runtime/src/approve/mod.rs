@@ -11,6 +11,7 @@
 //! Built in: [`Rules`] (allow or deny by tool, tag, hint class, caller and argument patterns,
 //! from a file: `serve --approve rules=FILE`), `Webhook` (feature `webhook`: a signed request
 //! to an approval service, its signed decision in the answer: `serve --approve webhook=URL`),
+//! `Page` (feature `http`: an approvals page for an operator, `serve --approve page=ADDR`),
 //! and any function of an [`Approval`]:
 //!
 //! ```standalone_crate
@@ -30,6 +31,8 @@
 //! ```
 
 mod grants;
+#[cfg(feature = "http")]
+mod page;
 mod rules;
 #[cfg(feature = "webhook")]
 mod webhook;
@@ -45,6 +48,9 @@ use crate::context::Caller;
 use crate::tool::Hints;
 
 pub use grants::Grants;
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub use page::Page;
 pub use rules::{Rules, RulesError};
 #[cfg(feature = "webhook")]
 #[cfg_attr(docsrs, doc(cfg(feature = "webhook")))]

@@ -40,9 +40,10 @@ pub(super) struct ServeArgs {
     /// `rules=FILE` (approval rules, TOML: allow or deny by tool, tag, hint class, caller and
     /// arguments); `webhook=URL` (an approval service, signed both ways with the secret in
     /// TOOLSMITH_APPROVE_SECRET, base64 of at least 32 bytes; feature `webhook`); `client`
-    /// (the user, who decides what no approver does). Repeat the flag, or separate them by
-    /// commas.
-    #[arg(long, value_name = "rules=FILE|webhook=URL|client", value_parser = approver, value_delimiter = ',')]
+    /// (the user, who decides what no approver does); `page=ADDR` (an approvals page on its
+    /// own listener, opened with the token in TOOLSMITH_APPROVE_TOKEN as `/?token=…`; over
+    /// HTTP builds). Repeat the flag, or separate them by commas.
+    #[arg(long, value_name = "rules=FILE|webhook=URL|page=ADDR|client", value_parser = approver, value_delimiter = ',')]
     #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_APPROVE"))]
     approve: Vec<Approve>,
     /// At most so many calls per second per caller, by the kind of tool its hints make it,
@@ -257,8 +258,39 @@ impl AuthArgs {
     }
 }
 
-/// Serves `server` as `args` say: over HTTP when `--http` is given, else over stdio.
+/// Serves `server` as `args` say: over HTTP when `--http` is given, else over stdio; and the
+/// approvals pages `--approve page=ADDR` names, each on its own listener (bound first: an
+/// address that cannot be had stops the start).
 pub(super) fn serve(server: Server, args: ServeArgs) -> Serving {
+    #[cfg(feature = "http")]
+    {
+        let pages: Vec<(crate::approve::Page, String)> = args
+            .approve
+            .iter()
+            .filter_map(|approve| match approve {
+                Approve::Page(page, addr) => Some((page.clone(), addr.clone())),
+                _ => None,
+            })
+            .collect();
+        if !pages.is_empty() {
+            let serving = serve_mcp(server, args);
+            return Box::pin(async move {
+                for (page, addr) in pages {
+                    let listener = tokio::net::TcpListener::bind(&addr).await.map_err(|err| {
+                        crate::Error::config("--approve page", format!("{addr}: {err}"))
+                    })?;
+                    tracing::info!(addr = %addr, "approvals page listening");
+                    tokio::spawn(axum::serve(listener, page.router()).into_future());
+                }
+                serving.await
+            });
+        }
+    }
+    serve_mcp(server, args)
+}
+
+/// Serves `server` as `args` say: over HTTP when `--http` is given, else over stdio.
+fn serve_mcp(server: Server, args: ServeArgs) -> Serving {
     let server = with_policy(server, &args);
     #[cfg(feature = "metrics")]
     let (server, args) = {
@@ -310,6 +342,9 @@ pub(super) fn serve(server: Server, args: ServeArgs) -> Serving {
 #[derive(Clone, Debug)]
 pub(super) enum Approve {
     Rules(crate::approve::Rules),
+    /// The page, and the address it listens on.
+    #[cfg(feature = "http")]
+    Page(crate::approve::Page, String),
     #[cfg(feature = "webhook")]
     Webhook(crate::approve::Webhook),
     Client,
@@ -335,8 +370,15 @@ fn approver(value: &str) -> Result<Approve, String> {
                 .map_err(|err| format!("TOOLSMITH_APPROVE_SECRET is not base64 ({err})"))?;
             crate::approve::Webhook::new(url, secret).map(Approve::Webhook)
         }
+        #[cfg(feature = "http")]
+        Some(("page", addr)) if !addr.is_empty() => {
+            let token = std::env::var("TOOLSMITH_APPROVE_TOKEN").map_err(|_| {
+                "page=ADDR needs TOOLSMITH_APPROVE_TOKEN: the operators' token for the approvals page (at least 16 random characters)".to_owned()
+            })?;
+            crate::approve::Page::new(token).map(|page| Approve::Page(page, addr.to_owned()))
+        }
         _ => Err(format!(
-            "{value:?} is not an approver: give rules=FILE, webhook=URL or client"
+            "{value:?} is not an approver: give rules=FILE, webhook=URL, page=ADDR or client"
         )),
     }
 }
@@ -362,6 +404,8 @@ pub(super) fn with_policy(mut server: Server, args: &ServeArgs) -> Server {
             Approve::Rules(rules) => server = server.approver(rules.clone()),
             #[cfg(feature = "webhook")]
             Approve::Webhook(hook) => server = server.approver(hook.clone()),
+            #[cfg(feature = "http")]
+            Approve::Page(page, _) => server = server.approver(page.clone()),
             Approve::Client => {}
         }
     }

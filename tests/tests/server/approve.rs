@@ -288,3 +288,111 @@ async fn a_webhook_decides_with_a_signed_answer_and_anything_else_denies() {
     let err = unanswered.call("empty_bin", json!({})).await.unwrap_err();
     assert!(refusal(&err).contains("did not answer"), "{err}");
 }
+
+#[tokio::test]
+async fn an_operator_decides_on_the_approvals_page() {
+    use toolsmith::approve::Page;
+    use toolsmith_tests::http::{form_value, request};
+
+    const TOKEN: &str = "operator-token-0123456789";
+    let page = Page::new(TOKEN).unwrap();
+    let addr = format!("127.0.0.1:{}", toolsmith_tests::free_port());
+    tokio::spawn(page.clone().serve(addr.clone()));
+    let server = toolsmith_tests::server_of(module_path!()).approver(page.clone());
+    let (client, asked) = client(server, Answer::Accept).await;
+    let client = Arc::new(client);
+    let bearer = format!("Bearer {TOKEN}");
+    let auth = [("Authorization", bearer.as_str())];
+
+    // Without the token, nothing is shown; `?token=` keeps it in a strict cookie.
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(&addr).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(request(&addr, "GET", "/", &[], "").await.status, 401);
+    let login = request(&addr, "GET", &format!("/?token={TOKEN}"), &[], "").await;
+    assert_eq!(login.status, 303);
+    let cookie = login.header("set-cookie").unwrap().to_owned();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+
+    for (draft, decision, said) in [
+        ("<b>tmp</b>", "approve", None),
+        ("thesis", "deny", Some("an operator denied it")),
+    ] {
+        let calling = client.clone();
+        let call =
+            tokio::spawn(
+                async move { calling.call("delete_draft", json!({"draft": draft})).await },
+            );
+        let mut html = String::new();
+        for _ in 0..200 {
+            let cookie = cookie.split(';').next().unwrap().to_owned();
+            html = request(&addr, "GET", "/", &[("Cookie", &cookie)], "")
+                .await
+                .body;
+            if html.contains("delete_draft") {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(
+            html.contains("<b>delete_draft</b> (destructive, idempotent)"),
+            "{html}"
+        );
+        assert!(
+            !html.contains("<b>tmp</b>"),
+            "the arguments are escaped: {html}"
+        );
+        let id = form_value(&html, "id");
+        let csrf = form_value(&html, "csrf");
+        let form = [
+            ("Authorization", bearer.as_str()),
+            ("Content-Type", "application/x-www-form-urlencoded"),
+        ];
+        let forged = format!("id={id}&decision=approve&remember=0&csrf=not-from-the-page");
+        assert_eq!(
+            request(&addr, "POST", "/decide", &form, &forged)
+                .await
+                .status,
+            403
+        );
+        let chosen = format!("id={id}&decision={decision}&remember=0&csrf={csrf}");
+        assert_eq!(
+            request(&addr, "POST", "/decide", &form, &chosen)
+                .await
+                .status,
+            303
+        );
+        let outcome = call.await.unwrap();
+        match said {
+            None => assert_eq!(outcome.unwrap().text(), "deleted <b>tmp</b>"),
+            Some(said) => assert!(refusal(&outcome.unwrap_err()).contains(said)),
+        }
+    }
+    assert_eq!(page.waiting(), 0);
+    assert!(
+        request(&addr, "GET", "/", &auth, "")
+            .await
+            .body
+            .contains("Nothing is waiting")
+    );
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        0,
+        "the page decided every call"
+    );
+
+    // Undecided, a call is denied when the page's wait ends.
+    let hurried = Page::new(TOKEN)
+        .unwrap()
+        .timeout(Duration::from_millis(100));
+    let server = toolsmith_tests::server_of(module_path!()).approver(hurried);
+    let (alone, _) = self::client(server, Answer::Accept).await;
+    let err = alone.call("empty_bin", json!({})).await.unwrap_err();
+    assert!(refusal(&err).contains("no one decided"), "{err}");
+}

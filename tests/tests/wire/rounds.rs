@@ -169,6 +169,58 @@ async fn approval_rules_decide_before_the_round_is_asked() {
     );
 }
 
+/// `--approve page=ADDR`: a call waits in its round while an operator approves it on the
+/// page, opened with the page's own token.
+#[tokio::test]
+async fn an_approvals_page_from_the_command_line_decides_a_call() {
+    use toolsmith_tests::http::request;
+    const TOKEN: &str = "operator-token-0123456789";
+    let addr = format!("127.0.0.1:{}", toolsmith_tests::free_port());
+    let mut command = tokio::process::Command::new(ASKING);
+    command
+        .args(["--approve", &format!("page={addr}")])
+        .env("TOOLSMITH_APPROVE_TOKEN", TOKEN);
+    let mut raw = Raw::spawn(command, std::process::Stdio::null());
+    raw.send(&modern_call(1, "remove", json!({"item": "x"}), None))
+        .await;
+    let bearer = format!("Bearer {TOKEN}");
+    let mut html = String::new();
+    for _ in 0..250 {
+        if tokio::net::TcpStream::connect(&addr).await.is_ok() {
+            html = request(&addr, "GET", "/", &[("Authorization", &bearer)], "")
+                .await
+                .body;
+            if html.contains("remove") {
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(html.contains("Remove x?"), "{html}");
+    let form = format!(
+        "id={}&decision=approve&remember=0&csrf={}",
+        toolsmith_tests::http::form_value(&html, "id"),
+        toolsmith_tests::http::form_value(&html, "csrf")
+    );
+    let headers = [
+        ("Authorization", bearer.as_str()),
+        ("Content-Type", "application/x-www-form-urlencoded"),
+    ];
+    assert_eq!(
+        request(&addr, "POST", "/decide", &headers, &form)
+            .await
+            .status,
+        303
+    );
+    let (_, answered) = raw.until(&json!(1)).await;
+    assert_eq!(text(&answered), "removed x", "{answered}");
+
+    let page = ["--approve", "page=127.0.0.1:0"];
+    let (code, stderr) = toolsmith_tests::exit_of(ASKING, &page).await;
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("needs TOOLSMITH_APPROVE_TOKEN"), "{stderr}");
+}
+
 /// With "don't ask again" offered, the form says what it covers, and a yes with it ticked
 /// lets the caller's next calls of the tool run without a question: in a 2026-07-28 round,
 /// and over a 2025-11-25 session.
