@@ -251,13 +251,13 @@ pub(crate) struct Approvals {
 impl Approvals {
     /// Whether anything may decide besides the user: an approver, or a remembered grant.
     pub(crate) fn active(&self) -> bool {
-        !self.chain.is_empty() || !self.grants.is_empty()
+        !self.chain.is_empty() || self.grants.may_hold()
     }
 
     /// The decision on `approval`: a live grant approves it; else the first approver that
     /// does not pass decides (an approval it says to remember is granted); else `Pass`.
     pub(crate) async fn decide(&self, approval: &Approval) -> Decision {
-        if self.grants.holds(approval.caller(), approval.tool()) {
+        if self.grants.holds(approval.caller(), approval.tool()).await {
             return Decision::approve();
         }
         for approver in &self.chain {

@@ -376,10 +376,12 @@ impl Server {
     ///
     /// ```
     /// use std::time::Duration;
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let server = toolsmith::Server::new();
     /// let alice = toolsmith::Caller::new("alice", ["notes:write"]);
     /// server.grants().grant(&alice, "delete_note", Duration::from_secs(60));
-    /// assert!(server.grants().revoke(&alice, "delete_note"));
+    /// assert!(server.grants().revoke(&alice, "delete_note").await);
+    /// # });
     /// ```
     pub fn grants(&self) -> crate::approve::Grants {
         self.approvals.grants.clone()

@@ -307,7 +307,13 @@ impl Server {
             seal,
             random_seal: self.state_key.is_none(),
             confirm: self.confirm,
-            approvals: self.approvals,
+            approvals: {
+                // Grants live in a task store that keeps them, for every replica.
+                if let Some(store) = &self.tasks.store {
+                    self.approvals.grants.share(store.clone());
+                }
+                self.approvals
+            },
             layers: call::layer::Layers::new(layers),
             tasks,
             #[cfg(feature = "auth")]

@@ -272,6 +272,26 @@ pub trait TaskStore: Send + Sync + 'static {
         let _ = (digest, ttl);
         Box::pin(std::future::ready(Ok(None)))
     }
+
+    /// Keeps a remembered approval under `key` for `ttl`, for every replica that shares the
+    /// store: `false` (the default, and [`MemoryStore`]'s) when the store keeps none (the
+    /// server then remembers it in its own process only).
+    fn remember<'a>(&'a self, key: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
+        let _ = (key, ttl);
+        Box::pin(std::future::ready(Ok(false)))
+    }
+
+    /// Whether an approval is remembered under `key` (`false` for a store that keeps none).
+    fn remembered<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+        let _ = key;
+        Box::pin(std::future::ready(Ok(false)))
+    }
+
+    /// Forgets the approval remembered under `key`: whether there was one.
+    fn forget<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+        let _ = key;
+        Box::pin(std::future::ready(Ok(false)))
+    }
 }
 
 /// Now, in milliseconds since the Unix epoch.

@@ -315,4 +315,43 @@ impl TaskStore for RedisStore {
             Ok(Some(set.is_some()))
         })
     }
+
+    fn remember<'a>(&'a self, key: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let mut connection = self.connection().await?;
+            let _: () = redis::cmd("SET")
+                .arg(format!("{}grant:{key}", self.prefix))
+                .arg(1)
+                .arg("PX")
+                .arg(millis(ttl))
+                .query_async(&mut connection)
+                .await
+                .map_err(StoreError::new)?;
+            Ok(true)
+        })
+    }
+
+    fn remembered<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let mut connection = self.connection().await?;
+            let there: i64 = redis::cmd("EXISTS")
+                .arg(format!("{}grant:{key}", self.prefix))
+                .query_async(&mut connection)
+                .await
+                .map_err(StoreError::new)?;
+            Ok(there == 1)
+        })
+    }
+
+    fn forget<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let mut connection = self.connection().await?;
+            let gone: i64 = redis::cmd("DEL")
+                .arg(format!("{}grant:{key}", self.prefix))
+                .query_async(&mut connection)
+                .await
+                .map_err(StoreError::new)?;
+            Ok(gone == 1)
+        })
+    }
 }

@@ -159,3 +159,51 @@ async fn post(
     assert_eq!(response.status, 200, "{}", response.body);
     response.messages().pop().expect("an answer")
 }
+
+/// With a shared Redis store, an approval remembered on one replica holds on another, and a
+/// revoke on any of them reaches all.
+#[tokio::test]
+async fn a_remembered_approval_holds_on_every_replica_that_shares_redis() {
+    use toolsmith::approve::{Approval, Decision, Remember};
+    use toolsmith::testing::{Answer, Client};
+    use toolsmith::{Caller, Server};
+
+    let redis = start().await;
+    let store: Arc<dyn TaskStore> =
+        Arc::new(RedisStore::open(&redis.url).unwrap().prefix("grants:"));
+    let notes = toolsmith_examples::store::Notes::seeded;
+    // Replica A approves, for ten minutes; on replica B the user declines everything.
+    let a = Server::new()
+        .state(notes())
+        .task_store(store.clone())
+        .approver(|_: &Approval| Decision::Approve(Remember::For(Duration::from_secs(600))));
+    let b = Server::new().state(notes()).task_store(store.clone());
+    let b_grants = b.grants();
+    let a = Client::connect(a).await.unwrap();
+    let b = Client::connect(b)
+        .await
+        .unwrap()
+        .on_confirm(|_| Answer::Decline);
+    let delete = |id: u64| json!({"note_id": id});
+    let declined = b.call("delete_note", delete(1)).await.unwrap_err();
+    assert!(declined.message().contains("declined"), "{declined}");
+
+    a.call("delete_note", delete(1)).await.unwrap();
+    let anyone = Caller::anonymous();
+    let mut shared = false;
+    for _ in 0..100 {
+        shared = b_grants.holds(&anyone, "delete_note").await;
+        if shared {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(shared, "replica B sees the grant made on A");
+    b.call("delete_note", delete(2))
+        .await
+        .expect("runs on B without asking: A's approval is remembered");
+
+    assert!(b_grants.revoke(&anyone, "delete_note").await);
+    let declined = b.call("delete_note", delete(3)).await.unwrap_err();
+    assert!(declined.message().contains("declined"), "{declined}");
+}

@@ -119,7 +119,7 @@ async fn an_approval_remembered_for_a_while_is_not_asked_again_until_revoked() {
     assert_eq!(asked.load(Ordering::SeqCst), 0);
     // The test client calls as an anonymous caller: its grant is revoked, and the approver
     // is asked again.
-    assert!(grants.revoke(&Caller::anonymous(), "empty_bin"));
+    assert!(grants.revoke(&Caller::anonymous(), "empty_bin").await);
     client.call("empty_bin", json!({})).await.unwrap();
     assert_eq!(decided.load(Ordering::SeqCst), 2);
 }
