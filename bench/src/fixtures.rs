@@ -69,6 +69,32 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     )
 }
 
+/// The toolsmith fixture confirming every tool that is not read-only (`Confirm::Write`),
+/// with a remembered grant of each one to the anonymous caller: every such call passes the
+/// approval step on a grant held in memory (`fixture-granted`, BENCHMARKS.md).
+pub fn granted(tools: usize) -> String {
+    let confirmed: Vec<String> = (0..tools)
+        .filter(|&i| !hints(i).0)
+        .map(|i| format!("\"tool_{i}\""))
+        .collect();
+    let main = format!(
+        r#"
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {{
+    let server = toolsmith::Server::new().confirm(toolsmith::Confirm::Write);
+    let day = std::time::Duration::from_secs(86_400);
+    for tool in [{}] {{
+        server.grants().grant(&toolsmith::Caller::anonymous(), tool, day);
+    }}
+    server.serve_stdio().await?;
+    Ok(())
+}}
+"#,
+        confirmed.join(", ")
+    );
+    toolsmith_with_main(tools, &main)
+}
+
 /// The toolsmith fixture's tools with `main` as given.
 pub(crate) fn toolsmith_with_main(tools: usize, main: &str) -> String {
     let mut out = format!(

@@ -170,6 +170,9 @@ fn run(mut cli: Cli) -> Result<(), String> {
                 .map_err(|e| e.to_string())?;
             eprintln!("wrote {}", path.display());
         }
+        let path = dir.join("fixture_granted.rs");
+        std::fs::write(&path, fixtures::granted(fixtures::SMALL)).map_err(|e| e.to_string())?;
+        eprintln!("wrote {}", path.display());
         return Ok(());
     }
     if let Some(Cmd::Http { .. }) = cli.command

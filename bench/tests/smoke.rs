@@ -43,6 +43,11 @@ fn the_small_fixtures_are_what_the_generator_writes() {
             "regenerate with `cargo run -p toolsmith-bench --bin toolsmith-bench -- write-small-fixtures`"
         );
     }
+    assert_eq!(
+        fixtures::granted(fixtures::SMALL),
+        include_str!("../src/bin/fixture_granted.rs"),
+        "regenerate with `cargo run -p toolsmith-bench --bin toolsmith-bench -- write-small-fixtures`"
+    );
     let python = fixtures::source(Kind::FastMcp, 2);
     assert!(python.contains("def tool_1(a: int, b: int, label: Optional[str] = None) -> str:"));
 }
@@ -112,4 +117,16 @@ fn a_wrong_tool_count_fails_loudly() {
         err.contains("tools/list returned 3 tools, expected 7"),
         "{err}"
     );
+}
+
+/// The granted fixture confirms every tool that is not read-only and holds a grant for each:
+/// every call runs, at both revisions (without the grants, a call of tool_1 or tool_2 would
+/// be asked, and the measurement would fail on its answer).
+#[test]
+fn the_granted_fixture_runs_every_call_on_its_grants() {
+    for revision in revision::ALL {
+        let m = measure(&tiny(env!("CARGO_BIN_EXE_fixture-granted"), revision))
+            .unwrap_or_else(|e| panic!("granted at {revision}: {e}"));
+        assert!(m.calls_per_sec > 0.0, "{m:?}");
+    }
 }

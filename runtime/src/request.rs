@@ -282,6 +282,9 @@ pub(crate) struct CallSetup {
     pub(crate) caller: Caller,
     /// The person who runs the call confirmed it already (`call --yes`).
     pub(crate) confirmed: bool,
+    /// The session it came in (the server's number for it), when it is in one: what a
+    /// confirmation remembered for the session is kept under.
+    pub(crate) session: Option<u64>,
     /// The span of the HTTP request it came in (none: not traced): the call's span is its
     /// child, wherever the call runs (rmcp's task, a pool thread).
     #[cfg(feature = "otel")]

@@ -191,3 +191,21 @@ pub async fn startup_log(program: &str, args: &[&str]) -> String {
     .expect("the server listens within 20 s");
     log
 }
+
+/// The address of the metrics a server serves on `--metrics-addr`, read from its stderr
+/// `lines` (its `metrics at http://ADDR/metrics` line, within 20 s); the lines after it are
+/// left to read.
+pub async fn metrics_address<R>(lines: &mut tokio::io::Lines<R>) -> String
+where
+    R: tokio::io::AsyncBufRead + Unpin,
+{
+    let found = tokio::time::timeout(std::time::Duration::from_secs(20), async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(url) = line.split("metrics at http://").nth(1) {
+                return url.trim().trim_end_matches("/metrics").to_owned();
+            }
+        }
+        panic!("the server ended before it served metrics");
+    });
+    found.await.expect("metrics are served within 20 s")
+}

@@ -7,6 +7,7 @@ pub mod guarded;
 pub mod http;
 pub mod jwks;
 pub mod keys;
+pub mod nginx;
 pub mod raw;
 pub mod recording;
 pub mod sniff;

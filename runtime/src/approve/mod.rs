@@ -55,6 +55,9 @@ pub use rules::{Rules, RulesError};
 #[cfg(feature = "webhook")]
 #[cfg_attr(docsrs, doc(cfg(feature = "webhook")))]
 pub use webhook::{SIGNATURE_HEADER, Webhook, signature};
+/// What the test approval service (`testing::ApprovalService`) verifies and signs with.
+#[cfg(all(feature = "webhook", feature = "http", feature = "testing"))]
+pub(crate) use webhook::{unix_now, verified};
 
 /// A decision being made, as an [`Approver`] awaits it.
 pub type Deciding<'a> = Pin<Box<dyn Future<Output = Decision> + Send + 'a>>;
@@ -83,6 +86,45 @@ pub type Deciding<'a> = Pin<Box<dyn Future<Output = Decision> + Send + 'a>>;
 pub trait Approver: Send + Sync + 'static {
     /// The decision on `approval`.
     fn decide<'a>(&'a self, approval: &'a Approval) -> Deciding<'a>;
+
+    /// Who decided, as the log line, the call's span and the `approver` label of
+    /// `toolsmith_approvals_total` name this approver: a word of the program's own, never
+    /// taken from a request (`custom` unless said; the built-in ones say `rules`, `webhook`,
+    /// `page`).
+    ///
+    /// ```
+    /// use toolsmith::approve::{Approval, Approver, Deciding, Decision};
+    ///
+    /// struct Freeze;
+    ///
+    /// impl Approver for Freeze {
+    ///     fn decide<'a>(&'a self, _approval: &'a Approval) -> Deciding<'a> {
+    ///         Box::pin(async { Decision::deny("the store is being migrated") })
+    ///     }
+    ///
+    ///     fn name(&self) -> &str {
+    ///         "freeze"
+    ///     }
+    /// }
+    ///
+    /// assert_eq!(Freeze.name(), "freeze");
+    /// let custom = |_: &Approval| Decision::Pass;
+    /// assert_eq!(custom.name(), "custom");
+    /// ```
+    fn name(&self) -> &str {
+        "custom"
+    }
+}
+
+/// A shared approver is one.
+impl Approver for Arc<dyn Approver> {
+    fn decide<'a>(&'a self, approval: &'a Approval) -> Deciding<'a> {
+        (**self).decide(approval)
+    }
+
+    fn name(&self) -> &str {
+        (**self).name()
+    }
 }
 
 impl<F> Approver for F
@@ -144,6 +186,10 @@ pub enum Remember {
     Once,
     /// Every call of the same tool by the same caller, for this long (from the approval).
     For(Duration),
+    /// Every call of the same tool by the same caller in the same session (a stdio
+    /// connection, an HTTP session), until it ends (at most a day). A call outside any
+    /// session (stateless HTTP, 2026-07-28 without a session) is approved once.
+    Session,
 }
 
 /// A call waiting for its confirmation: the tool, its hints and tags, the question the user
@@ -163,6 +209,8 @@ pub enum Remember {
 #[derive(Clone, Debug)]
 pub struct Approval {
     tool: Arc<str>,
+    /// The session the call came in, if any (what [`Remember::Session`] remembers it for).
+    session: Option<u64>,
     hints: Hints,
     tags: Vec<String>,
     question: String,
@@ -175,6 +223,7 @@ impl Approval {
     pub fn new(tool: &str, hints: Hints) -> Approval {
         Approval {
             tool: tool.into(),
+            session: None,
             hints,
             tags: Vec::new(),
             question: String::new(),
@@ -204,6 +253,12 @@ impl Approval {
     /// With who calls.
     pub fn with_caller(mut self, caller: Caller) -> Approval {
         self.caller = caller;
+        self
+    }
+
+    /// In session `session` (the server's number for it).
+    pub(crate) fn in_session(mut self, session: Option<u64>) -> Approval {
+        self.session = session;
         self
     }
 
@@ -243,6 +298,8 @@ impl Approval {
 #[derive(Clone, Default)]
 pub(crate) struct Approvals {
     pub(crate) chain: Vec<Arc<dyn Approver>>,
+    /// The approvers that decide when the client cannot ask its user.
+    pub(crate) instead: Vec<Arc<dyn Approver>>,
     pub(crate) grants: Grants,
     /// How long a user's "don't ask again" holds, when the confirmation form offers it.
     pub(crate) remember: Option<Duration>,
@@ -251,40 +308,22 @@ pub(crate) struct Approvals {
 impl Approvals {
     /// Whether anything may decide besides the user: an approver, or a remembered grant.
     pub(crate) fn active(&self) -> bool {
-        !self.chain.is_empty() || self.grants.may_hold()
+        !self.chain.is_empty() || !self.instead.is_empty() || self.grants.may_hold()
+    }
+
+    /// The decision of the approvers that stand in for a client that cannot ask its user,
+    /// and who made it.
+    pub(crate) async fn decide_instead(&self, approval: &Approval) -> (Decision, &str) {
+        decide_in(&self.instead, &self.grants, approval).await
     }
 
     /// The decision on `approval`: a live grant approves it; else the first approver that
     /// does not pass decides (an approval it says to remember is granted); else `Pass`.
-    pub(crate) async fn decide(&self, approval: &Approval) -> Decision {
+    pub(crate) async fn decide(&self, approval: &Approval) -> (Decision, &str) {
         if self.grants.holds(approval.caller(), approval.tool()).await {
-            return Decision::approve();
+            return (Decision::approve(), GRANT);
         }
-        for approver in &self.chain {
-            // An approver that panics (making its decision, or in it) refuses the call, and
-            // the server serves on.
-            use std::panic::AssertUnwindSafe;
-            let deciding = std::panic::catch_unwind(AssertUnwindSafe(|| approver.decide(approval)));
-            let decided = match deciding {
-                Ok(deciding) => futures::FutureExt::catch_unwind(AssertUnwindSafe(deciding)).await,
-                Err(panic) => Err(panic),
-            };
-            let decided = match decided {
-                Ok(decided) => decided,
-                Err(panic) => {
-                    return Decision::Deny(format!("the approver failed ({})", said(&*panic)));
-                }
-            };
-            match decided {
-                Decision::Pass => continue,
-                Decision::Approve(Remember::For(ttl)) => {
-                    self.grants.grant(approval.caller(), approval.tool(), ttl);
-                    return Decision::Approve(Remember::For(ttl));
-                }
-                decided => return decided,
-            }
-        }
-        Decision::Pass
+        decide_in(&self.chain, &self.grants, approval).await
     }
 }
 
@@ -295,4 +334,49 @@ fn said(panic: &(dyn std::any::Any + Send)) -> String {
         .map(|s| (*s).to_owned())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "no reason given".to_owned())
+}
+
+/// Who decided when a remembered grant approved a call.
+pub(crate) const GRANT: &str = "grant";
+
+/// The first decision of `chain` on `approval` (an approval it says to remember is granted)
+/// and the name of the approver that made it, else `Pass`.
+async fn decide_in<'a>(
+    chain: &'a [Arc<dyn Approver>],
+    grants: &Grants,
+    approval: &Approval,
+) -> (Decision, &'a str) {
+    for approver in chain {
+        let by = approver.name();
+        // An approver that panics (making its decision, or in it) refuses the call, and
+        // the server serves on.
+        use std::panic::AssertUnwindSafe;
+        let deciding = std::panic::catch_unwind(AssertUnwindSafe(|| approver.decide(approval)));
+        let decided = match deciding {
+            Ok(deciding) => futures::FutureExt::catch_unwind(AssertUnwindSafe(deciding)).await,
+            Err(panic) => Err(panic),
+        };
+        let decided = match decided {
+            Ok(decided) => decided,
+            Err(panic) => {
+                let reason = format!("the approver failed ({})", said(&*panic));
+                return (Decision::Deny(reason), by);
+            }
+        };
+        match decided {
+            Decision::Pass => continue,
+            Decision::Approve(Remember::For(ttl)) => {
+                grants.grant(approval.caller(), approval.tool(), ttl);
+                return (Decision::Approve(Remember::For(ttl)), by);
+            }
+            Decision::Approve(Remember::Session) => {
+                if let Some(session) = approval.session {
+                    grants.grant_session(session, approval.caller(), approval.tool());
+                }
+                return (Decision::Approve(Remember::Session), by);
+            }
+            decided => return (decided, by),
+        }
+    }
+    (Decision::Pass, "")
 }

@@ -163,6 +163,10 @@ impl Approver for Page {
             }
         })
     }
+
+    fn name(&self) -> &str {
+        "page"
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -180,7 +184,8 @@ struct Login {
 struct Chosen {
     id: u64,
     decision: String,
-    remember: Option<u64>,
+    /// Seconds, or `session`.
+    remember: Option<String>,
     csrf: String,
 }
 
@@ -255,6 +260,7 @@ async fn list(
              <input type=\"hidden\" name=\"id\" value=\"{id}\">\
              <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
              <select name=\"remember\"><option value=\"0\">this call only</option>\
+             <option value=\"session\">and its calls by this caller in this session</option>\
              <option value=\"3600\">and its calls by this caller for 1 h</option></select> \
              <button name=\"decision\" value=\"approve\">Approve</button> \
              <button name=\"decision\" value=\"deny\">Deny</button></form></li>",
@@ -271,7 +277,7 @@ async fn list(
     Html(format!(
         "<!doctype html><html><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width\">\
-         <meta http-equiv=\"refresh\" content=\"5\"><title>Approvals</title></head>\
+         <meta http-equiv=\"refresh\" content=\"5\"><title>Approvals</title>{STYLE}</head>\
          <body><h1>Approvals</h1><ul>{rows}</ul></body></html>"
     ))
     .into_response()
@@ -292,10 +298,19 @@ async fn decide(
         )
             .into_response();
     }
-    let decision = match (chosen.decision.as_str(), chosen.remember.unwrap_or(0)) {
-        ("approve", 0) => Decision::approve(),
-        ("approve", secs) => Decision::Approve(Remember::For(Duration::from_secs(secs))),
-        ("deny", _) => Decision::deny("an operator denied it on the approvals page"),
+    let remember = match chosen.remember.as_deref() {
+        None | Some("" | "0") => Remember::Once,
+        Some("session") => Remember::Session,
+        Some(secs) => match secs.parse::<u64>() {
+            Ok(secs) => Remember::For(Duration::from_secs(secs)),
+            Err(_) => {
+                return (StatusCode::BAD_REQUEST, "remember: seconds, or session").into_response();
+            }
+        },
+    };
+    let decision = match chosen.decision.as_str() {
+        "approve" => Decision::Approve(remember),
+        "deny" => Decision::deny("an operator denied it on the approvals page"),
         _ => return (StatusCode::BAD_REQUEST, "decide approve or deny").into_response(),
     };
     let Some(waiting) = lock(&shared.waiting).remove(&chosen.id) else {
@@ -312,6 +327,16 @@ fn denied() -> Response {
     )
         .into_response()
 }
+
+/// The page's look: readable on a phone, one card per waiting call, large buttons.
+const STYLE: &str = "<style>\
+    body{font:16px/1.4 system-ui,sans-serif;margin:0 auto;max-width:40em;padding:1em;color:#222}\
+    h1{font-size:1.4em}ul{list-style:none;padding:0}\
+    li{border:1px solid #ccc;border-radius:8px;padding:.5em 1em;margin:.75em 0}\
+    select,button{font-size:1em;padding:.4em .8em;margin:.2em 0}\
+    button[value=approve]{background:#1a7f37;color:#fff;border:0;border-radius:6px}\
+    button[value=deny]{background:#cf222e;color:#fff;border:0;border-radius:6px}\
+    </style>";
 
 /// `text` for HTML.
 fn escape(text: &str) -> String {

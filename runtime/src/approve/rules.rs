@@ -19,7 +19,8 @@ use super::{Approval, Approver, Deciding, Decision, Remember};
 /// (`anonymous` for a caller without one), `arguments` an argument's text (a string as it
 /// is, anything else as JSON; a missing argument matches nothing); `hints` is the tool's
 /// class by its hints: `write` (not read-only), `destructive` or `additive` (a write that
-/// does not destroy).
+/// does not destroy). An `allow` rule may be remembered: `remember_secs = N` for the caller's
+/// calls of the tool for N seconds, `remember = "session"` for its session.
 ///
 /// ```
 /// use toolsmith::approve::{Approval, Approver, Decision, Rules};
@@ -74,6 +75,8 @@ struct Written {
     decision: String,
     reason: Option<String>,
     remember_secs: Option<u64>,
+    /// `"session"`: the approval holds for the caller's session.
+    remember: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -152,6 +155,10 @@ impl Approver for Rules {
     fn decide<'a>(&'a self, approval: &'a Approval) -> Deciding<'a> {
         Box::pin(std::future::ready(self.decision(approval)))
     }
+
+    fn name(&self) -> &str {
+        "rules"
+    }
 }
 
 impl Rule {
@@ -177,7 +184,22 @@ impl Rule {
         let reason = written
             .reason
             .unwrap_or_else(|| "a rule denies it".to_owned());
+        match (written.remember.as_deref(), written.remember_secs) {
+            (None | Some("session"), None) | (None, Some(_)) => {}
+            (Some("session"), Some(_)) => {
+                return Err("give `remember = \"session\"` or `remember_secs`, not both".into());
+            }
+            (Some(other), _) => {
+                return Err(format!(
+                    "`remember = {other:?}`: give \"session\" (or `remember_secs`)"
+                ));
+            }
+        }
+        if written.remember.is_some() && written.decision != "allow" {
+            return Err("`remember` is for an `allow` rule".into());
+        }
         let decision = match (written.decision.as_str(), written.remember_secs) {
+            ("allow", None) if written.remember.is_some() => Decision::Approve(Remember::Session),
             ("allow", None) => Decision::approve(),
             ("allow", Some(0)) => return Err("`remember_secs` is 0: give 1 or more".into()),
             ("allow", Some(secs)) => Decision::Approve(Remember::For(Duration::from_secs(secs))),
@@ -250,6 +272,14 @@ mod tests {
                 .contains("for an `allow` rule")
         );
         assert!(err("[[rule]]\ndecision = \"allow\"\nhints = \"scary\"\n").contains("not a class"));
+        assert!(
+            err("[[rule]]\ndecision = \"allow\"\nremember = \"forever\"\n")
+                .contains("give \"session\"")
+        );
+        assert!(
+            err("[[rule]]\ndecision = \"deny\"\nremember = \"session\"\n")
+                .contains("for an `allow` rule")
+        );
         assert!(err("[[rule]]\ndecision = \"allow\"\ntools = [\"[\"]\n").contains("tools pattern"));
         assert!(err("[[rule]]\ndecision = \"allow\"\ntool = [\"x\"]\n").contains("tool"));
     }

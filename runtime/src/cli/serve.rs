@@ -36,10 +36,13 @@ pub(super) struct ServeArgs {
     #[arg(long, value_name = "destructive|write|none")]
     #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_CONFIRM"))]
     confirm: Option<crate::Confirm>,
-    /// Who decides a confirmation before the user at the client is asked, in order:
+    /// Who decides a confirmation, in order (those after `client` only when the client cannot
+    /// ask its user, as an unattended agent's cannot):
     /// `rules=FILE` (approval rules, TOML: allow or deny by tool, tag, hint class, caller and
     /// arguments); `webhook=URL` (an approval service, signed both ways with the secret in
-    /// TOOLSMITH_APPROVE_SECRET, base64 of at least 32 bytes; feature `webhook`); `client`
+    /// TOOLSMITH_APPROVE_SECRET, base64 of at least 32 bytes; feature `webhook`; decisions by
+    /// callback on TOOLSMITH_APPROVE_CALLBACK_ADDR, posted to TOOLSMITH_APPROVE_CALLBACK_URL,
+    /// handed between replicas through --task-store); `client`
     /// (the user, who decides what no approver does); `page=ADDR` (an approvals page on its
     /// own listener, opened with the token in TOOLSMITH_APPROVE_TOKEN as `/?token=…`; over
     /// HTTP builds). Repeat the flag, or separate them by commas.
@@ -259,28 +262,33 @@ impl AuthArgs {
 }
 
 /// Serves `server` as `args` say: over HTTP when `--http` is given, else over stdio; and the
-/// approvals pages `--approve page=ADDR` names, each on its own listener (bound first: an
-/// address that cannot be had stops the start).
+/// approvals pages `--approve page=ADDR` names and the webhook's callbacks
+/// (`TOOLSMITH_APPROVE_CALLBACK_ADDR`), each on its own listener (bound first: an address
+/// that cannot be had stops the start).
 pub(super) fn serve(server: Server, args: ServeArgs) -> Serving {
     #[cfg(feature = "http")]
     {
-        let pages: Vec<(crate::approve::Page, String)> = args
+        let listeners: Vec<(&'static str, axum::Router, String)> = args
             .approve
             .iter()
             .filter_map(|approve| match approve {
-                Approve::Page(page, addr) => Some((page.clone(), addr.clone())),
+                Approve::Page(page, addr) => Some(("approvals page", page.router(), addr.clone())),
+                #[cfg(feature = "webhook")]
+                Approve::Webhook(hook, Some(addr)) => {
+                    Some(("approval callbacks", hook.callback_router(), addr.clone()))
+                }
                 _ => None,
             })
             .collect();
-        if !pages.is_empty() {
+        if !listeners.is_empty() {
             let serving = serve_mcp(server, args);
             return Box::pin(async move {
-                for (page, addr) in pages {
-                    let listener = tokio::net::TcpListener::bind(&addr).await.map_err(|err| {
-                        crate::Error::config("--approve page", format!("{addr}: {err}"))
-                    })?;
-                    tracing::info!(addr = %addr, "approvals page listening");
-                    tokio::spawn(axum::serve(listener, page.router()).into_future());
+                for (what, router, addr) in listeners {
+                    let listener = tokio::net::TcpListener::bind(&addr)
+                        .await
+                        .map_err(|err| crate::Error::config(what, format!("{addr}: {err}")))?;
+                    tracing::info!(addr = %addr, "{what} listening");
+                    tokio::spawn(axum::serve(listener, router).into_future());
                 }
                 serving.await
             });
@@ -345,8 +353,10 @@ pub(super) enum Approve {
     /// The page, and the address it listens on.
     #[cfg(feature = "http")]
     Page(crate::approve::Page, String),
+    /// The webhook, and the address its callbacks are taken on, if any.
     #[cfg(feature = "webhook")]
-    Webhook(crate::approve::Webhook),
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    Webhook(crate::approve::Webhook, Option<String>),
     Client,
 }
 
@@ -368,7 +378,23 @@ fn approver(value: &str) -> Result<Approve, String> {
             let secret = base64::engine::general_purpose::STANDARD
                 .decode(secret.trim())
                 .map_err(|err| format!("TOOLSMITH_APPROVE_SECRET is not base64 ({err})"))?;
-            crate::approve::Webhook::new(url, secret).map(Approve::Webhook)
+            let hook = crate::approve::Webhook::new(url, secret)?;
+            // Decisions by callback, on a listener of their own (feature `http`).
+            let addr = std::env::var("TOOLSMITH_APPROVE_CALLBACK_ADDR").ok();
+            #[cfg(feature = "http")]
+            let hook = match &addr {
+                Some(addr) => {
+                    let url = std::env::var("TOOLSMITH_APPROVE_CALLBACK_URL")
+                        .unwrap_or_else(|_| format!("http://{addr}/"));
+                    hook.callbacks(url)
+                }
+                None => hook,
+            };
+            #[cfg(not(feature = "http"))]
+            if addr.is_some() {
+                return Err("TOOLSMITH_APPROVE_CALLBACK_ADDR needs the `http` feature".into());
+            }
+            Ok(Approve::Webhook(hook, addr))
         }
         #[cfg(feature = "http")]
         Some(("page", addr)) if !addr.is_empty() => {
@@ -399,15 +425,29 @@ pub(super) fn with_policy(mut server: Server, args: &ServeArgs) -> Server {
         server = server.state_ttl(ttl);
     }
     server = args.tasks.apply(server);
+    // Before `client`: asked first; after it: only when the client cannot ask its user.
+    let mut after_client = false;
     for approve in &args.approve {
-        match approve {
-            Approve::Rules(rules) => server = server.approver(rules.clone()),
+        let approver: std::sync::Arc<dyn crate::approve::Approver> = match approve {
+            Approve::Rules(rules) => std::sync::Arc::new(rules.clone()),
             #[cfg(feature = "webhook")]
-            Approve::Webhook(hook) => server = server.approver(hook.clone()),
+            Approve::Webhook(hook, _) => match args.tasks.store() {
+                // A decision that came to another replica is handed over through the store.
+                Some(store) => std::sync::Arc::new(hook.clone().callback_store(store)),
+                None => std::sync::Arc::new(hook.clone()),
+            },
             #[cfg(feature = "http")]
-            Approve::Page(page, _) => server = server.approver(page.clone()),
-            Approve::Client => {}
-        }
+            Approve::Page(page, _) => std::sync::Arc::new(page.clone()),
+            Approve::Client => {
+                after_client = true;
+                continue;
+            }
+        };
+        server = if after_client {
+            server.approver_instead_of_client(approver)
+        } else {
+            server.approver(approver)
+        };
     }
     if let Some(rates) = args.rate_limit {
         server = server.layer(crate::layer::RateLimit::new(rates));

@@ -79,6 +79,15 @@ fn millis(value: &str) -> Result<Duration, String> {
 }
 
 impl TaskArgs {
+    /// The task store given (`--task-store`), if any.
+    #[cfg_attr(not(feature = "webhook"), allow(dead_code))]
+    pub(super) fn store(&self) -> Option<Arc<dyn TaskStore>> {
+        match &self.task_store {
+            Some(StoreArg(Some(store))) => Some(store.clone()),
+            _ => None,
+        }
+    }
+
     /// `server` with these settings.
     pub(super) fn apply(&self, mut server: Server) -> Server {
         if let Some(StoreArg(Some(store))) = &self.task_store {

@@ -69,7 +69,11 @@ pub mod security {}
     doc = "Its examples need the `auth` feature: build the docs with it (docs.rs does)."
 )]
 pub mod auth {}
+// One page in three files: the approvals page's screenshot (a data URI, made by the interop
+// suite's browser test) sits between the text before it and the text after it.
 #[doc = include_str!("asking.md")]
+#[doc = include_str!("approvals-page.md")]
+#[doc = include_str!("asking-rest.md")]
 pub mod asking {}
 #[doc = include_str!("items.md")]
 pub mod items {}

@@ -19,21 +19,27 @@
 //! | `toolsmith_auth_refusals_total` | counter | `reason` |
 //! | `toolsmith_confirmations_asked_total` | counter | |
 //! | `toolsmith_confirmations_answered_total` | counter | `answer` |
+//! | `toolsmith_approvals_total` | counter | `approver`, `decision` |
 //! | `toolsmith_http_connections_open` | gauge | |
 //! | `toolsmith_sessions_open` | gauge | |
 
+mod names;
 mod outcome;
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use ::metrics::{Counter, Gauge, Histogram, Key, KeyName, Label, Metadata, Recorder, Unit};
+use ::metrics::{Counter, Gauge, Histogram, Key, Label, Metadata, Recorder};
 use metrics_exporter_prometheus::{
     Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
 };
 
 pub(crate) use crate::outcome::CallOutcome;
+use names::{
+    ANSWERED, APPROVALS, ASKED, AUTH_REFUSALS, CALLS, CONNECTIONS, DURATION, HTTP_REQUESTS,
+    IN_FLIGHT, SESSIONS, describe,
+};
 pub(crate) use outcome::Refusal;
 
 /// The label of a tool the registry does not know.
@@ -47,16 +53,6 @@ const DURATION_BUCKETS: [f64; 16] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
     60.0,
 ];
-
-const CALLS: &str = "toolsmith_tool_calls_total";
-const DURATION: &str = "toolsmith_tool_call_duration_seconds";
-const IN_FLIGHT: &str = "toolsmith_tool_calls_in_flight";
-const HTTP_REQUESTS: &str = "toolsmith_http_requests_total";
-const AUTH_REFUSALS: &str = "toolsmith_auth_refusals_total";
-const ASKED: &str = "toolsmith_confirmations_asked_total";
-const ANSWERED: &str = "toolsmith_confirmations_answered_total";
-const CONNECTIONS: &str = "toolsmith_http_connections_open";
-const SESSIONS: &str = "toolsmith_sessions_open";
 
 static METADATA: Metadata<'static> =
     Metadata::new("toolsmith", ::metrics::Level::INFO, Some("toolsmith"));
@@ -92,6 +88,8 @@ struct Inner {
     asked: Counter,
     accepted: Counter,
     declined: Counter,
+    /// `toolsmith_approvals_total{approver="grant",decision="approved"}`.
+    granted: Counter,
     connections: Gauge,
     sessions: Gauge,
     /// How many sessions are open, asked when the metrics are rendered.
@@ -180,6 +178,14 @@ impl Metrics {
                 asked: counter(&recorder, ASKED, &[]),
                 accepted: counter(&recorder, ANSWERED, &[("answer", "accepted")]),
                 declined: counter(&recorder, ANSWERED, &[("answer", "declined")]),
+                granted: counter(
+                    &recorder,
+                    APPROVALS,
+                    &[
+                        ("approver", crate::approve::GRANT),
+                        ("decision", "approved"),
+                    ],
+                ),
                 connections: recorder.register_gauge(&key(CONNECTIONS, &[]), &METADATA),
                 sessions: recorder.register_gauge(&key(SESSIONS, &[]), &METADATA),
                 open_sessions: OnceLock::new(),
@@ -247,6 +253,19 @@ impl Metrics {
     /// A confirmation was asked of the user.
     pub(crate) fn confirmation_asked(&self) {
         self.inner.asked.increment(1);
+    }
+
+    /// A confirmation was decided by `approver` (an approver's name, `grant` or `client`:
+    /// words of the program, never of a request): `approved` or `denied`.
+    pub(crate) fn approval_decided(&self, approver: &str, approved: bool) {
+        if approved && approver == crate::approve::GRANT {
+            // The one kind of decision a call may meet on every call: made once.
+            self.inner.granted.increment(1);
+            return;
+        }
+        let decision = if approved { "approved" } else { "denied" };
+        let labels = [("approver", approver), ("decision", decision)];
+        counter(&self.inner.recorder, APPROVALS, &labels).increment(1);
     }
 
     /// The user answered a confirmation: yes (`accepted`) or anything else.
@@ -341,49 +360,6 @@ fn counter(
     labels: &[(&'static str, &str)],
 ) -> Counter {
     recorder.register_counter(&key(name, labels), &METADATA)
-}
-
-/// The `# HELP` line of every metric.
-fn describe(recorder: &PrometheusRecorder) {
-    let help: [(&str, Option<Unit>, &str); 9] = [
-        (CALLS, None, "Tool calls, by tool and outcome."),
-        (
-            DURATION,
-            Some(Unit::Seconds),
-            "How long tool calls took, by tool.",
-        ),
-        (IN_FLIGHT, None, "Tool calls running now."),
-        (
-            HTTP_REQUESTS,
-            None,
-            "HTTP requests answered, by status code.",
-        ),
-        (
-            AUTH_REFUSALS,
-            None,
-            "Requests refused by authorization, by reason (no_token, invalid_token, insufficient_scope).",
-        ),
-        (ASKED, None, "Confirmations asked of the user."),
-        (
-            ANSWERED,
-            None,
-            "Confirmations answered, by answer (accepted, declined).",
-        ),
-        (CONNECTIONS, None, "HTTP connections open now."),
-        (
-            SESSIONS,
-            None,
-            "MCP sessions open now (HTTP with --sessions).",
-        ),
-    ];
-    for (name, unit, text) in help {
-        let name = KeyName::from_const_str(name);
-        match name.as_str() {
-            DURATION => recorder.describe_histogram(name, unit, text.into()),
-            IN_FLIGHT | CONNECTIONS | SESSIONS => recorder.describe_gauge(name, unit, text.into()),
-            _ => recorder.describe_counter(name, unit, text.into()),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -371,6 +371,25 @@ impl Server {
         self
     }
 
+    /// Puts a confirmation to `approver` when the client cannot ask its user (it declared no
+    /// elicitation: an unattended agent, a CI job), after the user would have been asked:
+    /// the approvers added so decide in order, as [`approver`](Server::approver)s do; when
+    /// every one passes, the call is refused as the client could not ask
+    /// (`serve --approve client,page=ADDR`: what follows `client`).
+    ///
+    /// ```
+    /// use toolsmith::approve::{Approval, Decision};
+    ///
+    /// // Interactive clients ask their user; an unattended agent's calls go to the rules.
+    /// let server = toolsmith::Server::new()
+    ///     .approver_instead_of_client(|_: &Approval| Decision::deny("no one is there"));
+    /// # let _ = server;
+    /// ```
+    pub fn approver_instead_of_client(mut self, approver: impl crate::approve::Approver) -> Self {
+        self.approvals.instead.push(std::sync::Arc::new(approver));
+        self
+    }
+
     /// The approvals this server remembers ([`Remember::For`](crate::approve::Remember)),
     /// shared with its clones: to grant or revoke one while it serves.
     ///

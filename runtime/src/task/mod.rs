@@ -292,6 +292,27 @@ pub trait TaskStore: Send + Sync + 'static {
         let _ = key;
         Box::pin(std::future::ready(Ok(false)))
     }
+
+    /// Keeps `message` under `key` for `ttl`, for the replica that waits for it to take
+    /// ([`take_handed`](TaskStore::take_handed)): an approval service's decision that came
+    /// to another replica than the one whose call waits. `false` (the default, and
+    /// [`MemoryStore`]'s) when the store passes nothing between replicas.
+    fn hand_over<'a>(
+        &'a self,
+        key: &'a str,
+        message: &'a str,
+        ttl: Duration,
+    ) -> StoreFuture<'a, bool> {
+        let _ = (key, message, ttl);
+        Box::pin(std::future::ready(Ok(false)))
+    }
+
+    /// Takes the message handed over under `key`, if there is one (it is gone from the store
+    /// then): `None` for a store that passes nothing.
+    fn take_handed<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
+        let _ = key;
+        Box::pin(std::future::ready(Ok(None)))
+    }
 }
 
 /// Now, in milliseconds since the Unix epoch.

@@ -343,6 +343,39 @@ impl TaskStore for RedisStore {
         })
     }
 
+    fn hand_over<'a>(
+        &'a self,
+        key: &'a str,
+        message: &'a str,
+        ttl: Duration,
+    ) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let mut connection = self.connection().await?;
+            let _: () = redis::cmd("SET")
+                .arg(format!("{}handed:{key}", self.prefix))
+                .arg(message)
+                .arg("PX")
+                .arg(millis(ttl).max(1))
+                .query_async(&mut connection)
+                .await
+                .map_err(StoreError::new)?;
+            Ok(true)
+        })
+    }
+
+    fn take_handed<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
+        Box::pin(async move {
+            let mut connection = self.connection().await?;
+            // Taken once: the first replica to ask has it.
+            let taken: Option<String> = redis::cmd("GETDEL")
+                .arg(format!("{}handed:{key}", self.prefix))
+                .query_async(&mut connection)
+                .await
+                .map_err(StoreError::new)?;
+            Ok(taken)
+        })
+    }
+
     fn forget<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             let mut connection = self.connection().await?;

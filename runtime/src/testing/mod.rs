@@ -1,6 +1,6 @@
 //! Testing your tools: an in-process client (feature `testing`).
 //!
-//! [`Client::connect`] serves a [`Server`] in-process, over the same line framing as stdio,
+//! [`Client::connect`] serves a [`Server`](crate::Server) in-process, over the same line framing as stdio,
 //! and speaks MCP to it: calls come back as typed outcomes, with the call's own
 //! notifications, and every way a call can fail is a [`CallError`] you can match.
 //!
@@ -28,7 +28,10 @@
 //! ends its server.
 
 mod answers;
+#[cfg(all(feature = "webhook", feature = "http"))]
+mod approvals;
 mod asked;
+mod connect;
 mod driver;
 mod error;
 mod items;
@@ -45,14 +48,16 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
-    ClientCapabilities, ClientNotification, ClientRequest, Implementation, InitializeRequest,
-    InitializeRequestParams, InitializedNotification, ListToolsRequest, PaginatedRequestParams,
-    ProtocolVersion, RequestId, RequestMetaObject, ServerResult, Tool,
+    ClientNotification, ClientRequest, ListToolsRequest, PaginatedRequestParams, RequestId,
+    RequestMetaObject, ServerResult, Tool,
 };
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
 pub use answers::{Complete, Completions, PromptOutcome, ReadOutcome};
+#[cfg(all(feature = "webhook", feature = "http"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "webhook", feature = "http"))))]
+pub use approvals::ApprovalService;
 pub use asked::{Answer, Confirmation, Form};
 pub use error::CallError;
 pub use listed::ListedTool;
@@ -62,10 +67,10 @@ pub use requests::{Answerer, decline};
 pub use store::check_task_store;
 pub use tasks::TaskState;
 
-use crate::{Error, Server};
+use crate::Error;
 use driver::{Driver, Reply};
 
-/// An MCP client connected in-process to a [`Server`].
+/// An MCP client connected in-process to a [`Server`](crate::Server).
 ///
 /// ```standalone_crate
 /// # #[tokio::main(flavor = "current_thread")]
@@ -93,127 +98,6 @@ pub struct Client {
 }
 
 impl Client {
-    /// Serves `server` in-process and connects to it: `initialize` at 2025-11-25, then the
-    /// tools are listed once.
-    ///
-    /// ```standalone_crate
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await;
-    /// assert!(client.is_ok());
-    /// # }
-    /// ```
-    ///
-    /// Unlike serving, connecting does not need every tool's [`State<T>`](crate::State): a
-    /// test of one tool need not register the state of another. Calling a tool whose state
-    /// `server` lacks is an error that names the type and says to register it:
-    ///
-    /// ```standalone_crate
-    /// use toolsmith::{State, tool};
-    ///
-    /// struct Database;
-    ///
-    /// /// Count the rows.
-    /// #[tool(read_only)]
-    /// fn count_rows(db: State<Database>) -> u64 {
-    ///     let _ = &*db;
-    ///     0
-    /// }
-    ///
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
-    /// let err = client.call("count_rows", serde_json::json!({})).await.unwrap_err();
-    /// assert!(err.message().contains("State<"), "{err}");
-    /// assert!(err.message().contains(".state(value)"), "{err}");
-    ///
-    /// let server = toolsmith::Server::new().state(Database);
-    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
-    /// assert!(client.call("count_rows", serde_json::json!({})).await.is_ok());
-    /// # }
-    /// ```
-    pub async fn connect(server: Server) -> Result<Client, Error> {
-        Self::connect_answering(server, requests::declining()).await
-    }
-
-    /// Like [`connect`](Self::connect), answering the requests the server sends during a
-    /// call (an elicitation, sampling, roots) with `answerer` instead of [`decline`]. The
-    /// client declares elicitation (form), sampling and roots.
-    ///
-    /// ```standalone_crate
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() {
-    /// use std::sync::Arc;
-    /// let answerer: toolsmith::testing::Answerer = Arc::new(toolsmith::testing::decline);
-    /// let client = toolsmith::testing::Client::connect_answering(toolsmith::Server::new(), answerer).await;
-    /// assert!(client.is_ok());
-    /// # }
-    /// ```
-    pub async fn connect_answering(server: Server, answerer: Answerer) -> Result<Client, Error> {
-        let (client_end, server_end) = tokio::io::duplex(1 << 20);
-        let (read, write) = tokio::io::split(server_end);
-        // Checked here, so that a registry that cannot be built is an error of `connect`. A
-        // tool whose `State<T>` this server lacks is no reason to refuse: the test may be
-        // about other tools, and a call of that tool is answered with an error naming it.
-        let registry = server.served()?;
-        let scope_names = server.scope_names.clone();
-        let server = tokio::spawn(async move {
-            if let Err(err) = server.serve_on_unchecked(read, write).await {
-                tracing::warn!(%err, "the test server stopped");
-            }
-        });
-        let mut client = Client {
-            driver: Driver::start(client_end, answerer),
-            turn: tokio::sync::Mutex::new(()),
-            next_id: AtomicI64::new(0),
-            wrapped: HashMap::new(),
-            scope_names,
-            registry,
-            tasks: std::sync::Mutex::default(),
-            instructions: None,
-            server,
-        };
-        let mut capabilities = ClientCapabilities::default();
-        capabilities.elicitation = Some(Default::default());
-        capabilities.sampling = Some(Default::default());
-        capabilities.roots = Some(Default::default());
-        let params = InitializeRequestParams::new(
-            capabilities,
-            Implementation::new("toolsmith-testing", env!("CARGO_PKG_VERSION")),
-        )
-        .with_protocol_version(ProtocolVersion::V_2025_11_25);
-        let init = ClientRequest::InitializeRequest(InitializeRequest::new(params));
-        match client.request(init, None).await {
-            Reply::Result(result) if matches!(*result, ServerResult::InitializeResult(_)) => {
-                if let ServerResult::InitializeResult(init) = *result {
-                    client.instructions = init.instructions;
-                }
-            }
-            other => {
-                return Err(Error::Protocol {
-                    request: "initialize",
-                    answer: format!("{other:?}"),
-                });
-            }
-        }
-        client
-            .driver
-            .notify(ClientNotification::InitializedNotification(
-                InitializedNotification::default(),
-            ));
-        let tools = client.list_tools().await?;
-        client.wrapped = tools
-            .iter()
-            .map(|tool| {
-                let wrapped = tool.output_schema.as_ref().is_some_and(|schema| {
-                    schema.contains_key(crate::tool::schema::WRAP_RESULT_KEY)
-                });
-                (tool.name.to_string(), wrapped)
-            })
-            .collect();
-        Ok(client)
-    }
-
     /// Every tool the server offers, following pagination.
     ///
     /// ```standalone_crate

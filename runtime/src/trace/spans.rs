@@ -159,6 +159,8 @@ pub(crate) fn call_span(
         toolsmith.scope = Empty,
         toolsmith.category = Empty,
         enduser.id = Empty,
+        toolsmith.approval.approver = Empty,
+        toolsmith.approval.decision = Empty,
         toolsmith.outcome = Empty,
         error.type = Empty,
     );

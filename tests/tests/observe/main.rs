@@ -2,6 +2,7 @@
 //! server, and tasks kept in Redis across replicas (Debian's redis-server, on loopback).
 //! Built with the `observe` feature (the exporters and the Redis store).
 
+mod approvals;
 mod metrics;
 mod task_store_redis;
 mod traces;

@@ -210,16 +210,7 @@ async fn a_stdio_server_serves_metrics_on_its_metrics_address() {
     let mut raw = Raw::spawn(command, Stdio::piped());
     let stderr = raw.child.stderr.take().unwrap();
     let mut lines = BufReader::new(stderr).lines();
-    let addr = tokio::time::timeout(std::time::Duration::from_secs(20), async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(url) = line.split("metrics at http://").nth(1) {
-                return url.trim().trim_end_matches("/metrics").to_owned();
-            }
-        }
-        panic!("the server ended before it served metrics");
-    })
-    .await
-    .expect("metrics are served within 20 s");
+    let addr = toolsmith_tests::asking::metrics_address(&mut lines).await;
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
 
     // Arguments that are refused ask nobody: not counted as asked.

@@ -207,3 +207,108 @@ async fn a_remembered_approval_holds_on_every_replica_that_shares_redis() {
     let declined = b.call("delete_note", delete(3)).await.unwrap_err();
     assert!(declined.message().contains("declined"), "{declined}");
 }
+
+/// An approval service that decides later posts its decision to the callback URL, behind
+/// nginx in front of two replicas that share Redis: whichever replica nginx picks takes it
+/// (`204` when the call waits there, `202` handed over through Redis to the replica whose
+/// call waits), and the waiting calls complete; a denial refuses its call, and a decision
+/// that never comes times out.
+#[tokio::test]
+async fn a_decision_by_callback_reaches_the_replica_whose_call_waits() {
+    use toolsmith::Server;
+    use toolsmith::approve::{Decision, Webhook};
+    use toolsmith::testing::{ApprovalService, Client};
+
+    let redis = start().await;
+    let store: Arc<dyn TaskStore> =
+        Arc::new(RedisStore::open(&redis.url).unwrap().prefix("callbacks:"));
+    let secret = [6u8; 32];
+    let service = ApprovalService::deciding_later(&secret).await.unwrap();
+    let a_addr = format!("127.0.0.1:{}", toolsmith_tests::free_port());
+    let b_addr = format!("127.0.0.1:{}", toolsmith_tests::free_port());
+    let nginx = toolsmith_tests::nginx::Nginx::start(|port| {
+        format!(
+            "  upstream replicas {{ server {a_addr}; server {b_addr}; }}\n  server {{\n    \
+             listen 127.0.0.1:{port};\n    location /approvals/decided {{\n      \
+             proxy_pass http://replicas/;\n    }}\n  }}"
+        )
+    })
+    .await;
+    let public = format!("http://127.0.0.1:{}/approvals/decided", nginx.port);
+    let replica = |addr: &str| {
+        let hook = Webhook::new(service.url(), secret)
+            .unwrap()
+            .timeout(Duration::from_secs(30))
+            .callbacks(public.clone())
+            .callback_store(store.clone());
+        let serving = hook.clone().serve_callbacks(addr.to_owned());
+        tokio::spawn(async move { serving.await.unwrap() });
+        hook
+    };
+    let hook_a = replica(&a_addr);
+    let _hook_b = replica(&b_addr);
+    // The calls wait on replica A; the decisions go through nginx, to either replica.
+    let a = Server::new()
+        .state(toolsmith_examples::store::Notes::seeded())
+        .task_store(store.clone())
+        .approver_instead_of_client(hook_a);
+    let call = |id: u64| {
+        let a = a.clone();
+        tokio::spawn(async move {
+            let agent = Client::connect_unattended(a).await.unwrap();
+            agent.call("delete_note", json!({ "note_id": id })).await
+        })
+    };
+    let first = call(1);
+    let second = call(2);
+    let heard = wait_for(&service, 2).await;
+    let mut statuses = Vec::new();
+    for request in &heard {
+        assert_eq!(request["callback"], public.as_str());
+        let status = service
+            .decide_later(request, Decision::approve(), None)
+            .await
+            .unwrap();
+        statuses.push(status);
+    }
+    statuses.sort();
+    assert_eq!(statuses, [202, 204], "one taken by A, one handed over by B");
+    for waiting in [first, second] {
+        let ran = waiting.await.unwrap().expect("approved by callback");
+        assert_eq!(ran.structured().unwrap()["deleted"], true, "{}", ran.text());
+    }
+
+    // A denial by callback refuses the call; an unsigned one is refused at the door.
+    let third = call(3);
+    let heard = wait_for(&service, 3).await;
+    let forged = ApprovalService::deciding_later(&[1u8; 32]).await.unwrap();
+    let status = forged
+        .decide_later(&heard[2], Decision::approve(), None)
+        .await
+        .unwrap();
+    assert_eq!(status, 401, "a decision signed with another secret");
+    service
+        .decide_later(&heard[2], Decision::deny("not today"), None)
+        .await
+        .unwrap();
+    let err = third.await.unwrap().unwrap_err();
+    assert!(err.message().contains("not today"), "{err}");
+}
+
+/// The first `n` requests the service heard, waiting for them (at most 20 s).
+async fn wait_for(
+    service: &toolsmith::testing::ApprovalService,
+    n: usize,
+) -> Vec<serde_json::Value> {
+    for _ in 0..200 {
+        let heard = service.heard();
+        if heard.len() >= n {
+            return heard;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!(
+        "the service heard {} requests, not {n}",
+        service.heard().len()
+    );
+}

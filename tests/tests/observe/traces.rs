@@ -20,23 +20,23 @@ use toolsmith_tests::raw::Raw;
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_server");
 /// A value no span may carry: it is only ever an argument.
-const SECRET: &str = "s3cr3t-argument-value-7f2c";
+pub(crate) const SECRET: &str = "s3cr3t-argument-value-7f2c";
 
 /// What the receiver got: every export request, decoded, and the raw bytes of all of them.
 #[derive(Default)]
-struct Received {
+pub(crate) struct Received {
     requests: Vec<ExportTraceServiceRequest>,
-    raw: Vec<u8>,
+    pub(crate) raw: Vec<u8>,
 }
 
 /// An OTLP/HTTP receiver on loopback: `POST /v1/traces` bodies, answered 200.
-struct Receiver {
-    endpoint: String,
-    got: Arc<Mutex<Received>>,
+pub(crate) struct Receiver {
+    pub(crate) endpoint: String,
+    pub(crate) got: Arc<Mutex<Received>>,
 }
 
 impl Receiver {
-    async fn start() -> Receiver {
+    pub(crate) async fn start() -> Receiver {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let endpoint = format!("http://{}", listener.local_addr().unwrap());
         let got = Arc::new(Mutex::new(Received::default()));
@@ -87,7 +87,7 @@ impl Receiver {
     }
 
     /// Every span received so far.
-    fn spans(&self) -> Vec<Span> {
+    pub(crate) fn spans(&self) -> Vec<Span> {
         let got = self.got.lock().unwrap();
         got.requests
             .iter()
@@ -133,7 +133,7 @@ impl Receiver {
     }
 }
 
-fn summary(spans: &[Span]) -> Vec<String> {
+pub(crate) fn summary(spans: &[Span]) -> Vec<String> {
     spans
         .iter()
         .map(|s| {
@@ -147,7 +147,7 @@ fn summary(spans: &[Span]) -> Vec<String> {
         .collect()
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -158,7 +158,7 @@ fn attribute(span: &Span, key: &str) -> Option<Any> {
         .and_then(|kv| kv.value.clone()?.value)
 }
 
-fn text(span: &Span, key: &str) -> Option<String> {
+pub(crate) fn text(span: &Span, key: &str) -> Option<String> {
     match attribute(span, key)? {
         Any::StringValue(s) => Some(s),
         other => Some(format!("{other:?}")),
@@ -173,7 +173,7 @@ fn call(id: u64, name: &str, arguments: Value, meta: Option<Value>) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
 }
 
-fn traceparent(trace: &str, span: &str, sampled: bool) -> String {
+pub(crate) fn traceparent(trace: &str, span: &str, sampled: bool) -> String {
     format!("00-{trace}-{span}-{}", if sampled { "01" } else { "00" })
 }
 

@@ -3,6 +3,7 @@
 //! differential tests (`differential.rs`, with `harness.rs`) send one script along every
 //! path and compare the answers.
 
+mod approvals;
 mod asking;
 mod auth;
 mod auth_keys;

@@ -59,6 +59,9 @@ pub(crate) struct Hub {
     pub(crate) live: bool,
     /// Who hears about changes: resources, and the tool list.
     pub(crate) subscriptions: Arc<Subscriptions>,
+    /// A handler is a session (stdio, HTTP with sessions): what is remembered for the
+    /// session ([`Remember::Session`](crate::approve::Remember)) holds for its calls.
+    keeps_sessions: bool,
 }
 
 /// One session's handler, as rmcp's service and the fast paths drive it: the server's
@@ -75,6 +78,20 @@ pub(crate) struct ToolServer {
     pub(crate) notices: Option<Arc<dyn ClientChannel>>,
     /// This session's part in the subscriptions (dropped with its last handler).
     session: Arc<crate::server::subscriptions::SessionGuard>,
+    /// This session's approvals, forgotten with its last handler.
+    grants: Arc<SessionGrants>,
+}
+
+/// The approvals remembered for one session: forgotten when it ends.
+struct SessionGrants {
+    id: u64,
+    grants: crate::approve::Grants,
+}
+
+impl Drop for SessionGrants {
+    fn drop(&mut self) {
+        self.grants.end_session(self.id);
+    }
 }
 
 impl std::ops::Deref for ToolServer {
@@ -140,10 +157,15 @@ impl ToolServer {
         }
         let updates = (live || !current.resources().is_empty())
             .then(|| subscriptions.clone() as Arc<dyn crate::context::Updates>);
+        let id = next_session();
         let session = Arc::new(crate::server::subscriptions::SessionGuard::new(
-            next_session(),
+            id,
             subscriptions.clone(),
         ));
+        let grants = Arc::new(SessionGrants {
+            id,
+            grants: parts.approvals.grants.clone(),
+        });
         let hub = Hub {
             info,
             pipeline: Pipeline::new(parts, updates),
@@ -154,12 +176,14 @@ impl ToolServer {
             list_ttl_ms,
             live,
             subscriptions,
+            keeps_sessions: http_sessions != Some(false),
         };
         ToolServer {
             hub: Arc::new(hub),
             level: SessionLevel::default(),
             notices: None,
             session,
+            grants,
         }
     }
 
@@ -187,12 +211,17 @@ impl ToolServer {
     /// A handler for another session: the same tools, its own log level.
     #[cfg(feature = "http")]
     pub(crate) fn for_session(&self) -> ToolServer {
+        let id = next_session();
         ToolServer {
             level: SessionLevel::default(),
             session: Arc::new(crate::server::subscriptions::SessionGuard::new(
-                next_session(),
+                id,
                 self.subscriptions.clone(),
             )),
+            grants: Arc::new(SessionGrants {
+                id,
+                grants: self.grants.grants.clone(),
+            }),
             ..self.clone()
         }
     }
@@ -441,6 +470,9 @@ impl ToolServer {
         }
         if setup.level.is_none() {
             setup.level = Some(self.level.clone());
+        }
+        if self.keeps_sessions {
+            setup.session = Some(self.grants.id);
         }
         setup
     }

@@ -7,6 +7,7 @@
 use rmcp::model::JsonObject;
 
 use super::ask::{Gate, Plan, refused};
+use super::tally::Tally;
 use super::{CallSetup, Pipeline};
 use crate::ToolInfo;
 use crate::tool::output::Outcome;
@@ -54,25 +55,53 @@ impl Pipeline {
         arguments: Option<&JsonObject>,
         setup: &CallSetup,
         plan: Plan,
+        tally: Tally,
     ) -> Plan {
         let approval = crate::approve::Approval::new(tool.name(), tool.hints())
             .with_tags(tool.tags().iter().cloned())
             .with_question(crate::tool::confirm::question(tool, arguments))
             .with_arguments(arguments.cloned().unwrap_or_default())
-            .with_caller(setup.caller.clone());
+            .with_caller(setup.caller.clone())
+            .in_session(setup.session);
         let approvals = self.approvals.clone();
         let Plan { gate, rounds } = plan;
         // On 2026-07-28 a call without rounds had its request state refused.
         let state_refused = setup.per_request && rounds.is_none();
         let gate = Gate::Asking(Box::pin(async move {
             use crate::approve::Decision;
-            match approvals.decide(&approval).await {
-                Decision::Approve(_) if !state_refused => None,
-                Decision::Deny(reason) => Some(Outcome::Refused(format!(
+            let refused = |reason: String| {
+                Some(Outcome::Refused(format!(
                     "Tool '{}' was not approved: {reason}. It did not run.",
                     approval.tool()
-                ))),
-                _ => settle(gate).await,
+                )))
+            };
+            match approvals.decide(&approval).await {
+                (Decision::Approve(_), by) if !state_refused => {
+                    tally.decided(by, true, None);
+                    return None;
+                }
+                (Decision::Deny(reason), by) => {
+                    tally.decided(by, false, Some(&reason));
+                    return refused(reason);
+                }
+                _ => {}
+            }
+            let asked = settle(gate).await;
+            // The client could not ask its user (an unattended agent): the approvers that
+            // stand in for it decide.
+            if !tally.client_could_not_ask() {
+                return asked;
+            }
+            match approvals.decide_instead(&approval).await {
+                (Decision::Approve(_), by) => {
+                    tally.decided(by, true, None);
+                    None
+                }
+                (Decision::Deny(reason), by) => {
+                    tally.decided(by, false, Some(&reason));
+                    refused(reason)
+                }
+                (Decision::Pass, _) => asked,
             }
         }));
         Plan { gate, rounds }

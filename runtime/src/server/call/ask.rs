@@ -28,6 +28,7 @@ use serde_json::{Value, json};
 
 use super::remember::{Offer, REMEMBER_PROPERTY};
 use super::seal::{Sealed, Unsealed, binding};
+use super::tally::Tally;
 use super::{CallSetup, Pipeline, Retry};
 use crate::ToolInfo;
 use crate::context::inquiry::{Answered, Question};
@@ -92,13 +93,26 @@ impl Pipeline {
         arguments: Option<&JsonObject>,
         retry: Retry,
         setup: &CallSetup,
+        span: &tracing::Span,
     ) -> Option<Plan> {
-        let confirms = self.confirms(tool) && !setup.confirmed;
+        let mut confirms = self.confirms(tool) && !setup.confirmed;
+        // A grant this process holds settles the confirmation before anything is made for
+        // it (a grant kept only in the shared store is found by the approvers' step).
+        if confirms
+            && self
+                .approvals
+                .grants
+                .held_here(&setup.caller, setup.session, tool.name())
+        {
+            self.granted(tool.name(), span);
+            confirms = false;
+        }
         if !confirms && !tool.asks_client() {
             return None;
         }
         let state = retry.request_state.clone();
-        let mut plan = self.client_plan(tool, arguments, retry, setup, confirms);
+        let tally = self.tally(tool.shared_name().clone(), span.clone());
+        let mut plan = self.client_plan(tool, arguments, retry, setup, confirms, &tally);
         // A state that opened (its round has questions to go on with) is used once.
         if let Some(state) = state
             && plan.rounds.is_some()
@@ -106,7 +120,7 @@ impl Pipeline {
             plan = self.used_once(tool.name(), &state, plan, confirms);
         }
         if confirms && self.approvals.active() {
-            return Some(self.approved(tool, arguments, setup, plan));
+            return Some(self.approved(tool, arguments, setup, plan, tally));
         }
         Some(plan)
     }
@@ -119,6 +133,7 @@ impl Pipeline {
         retry: Retry,
         setup: &CallSetup,
         confirms: bool,
+        tally: &Tally,
     ) -> Plan {
         if !setup.per_request {
             let gate = if confirms {
@@ -128,7 +143,7 @@ impl Pipeline {
                     per_request: false,
                 };
                 let name = tool.shared_name().clone();
-                let tally = self.tally();
+                let tally = tally.clone();
                 let offer = self.offer(tool.name(), &setup.caller);
                 // Never longer than a request state lives, when the tool has no timeout of
                 // its own (with one, the engine's timer ends the wait first).
@@ -155,7 +170,10 @@ impl Pipeline {
                             "confirmation",
                             "the client's answer was not an elicitation result",
                         )),
-                        Err(err) => Some(cannot_ask(&name, &err)),
+                        Err(err) => {
+                            tally.unable();
+                            Some(cannot_ask(&name, &err))
+                        }
                     }
                 }))
             } else {
@@ -163,7 +181,7 @@ impl Pipeline {
             };
             return Plan { gate, rounds: None };
         }
-        self.round(tool, arguments, retry, setup, confirms)
+        self.round(tool, arguments, retry, setup, confirms, tally)
     }
 
     /// On 2026-07-28: what the call knows from earlier rounds, and whether it is confirmed.
@@ -174,6 +192,7 @@ impl Pipeline {
         retry: Retry,
         setup: &CallSetup,
         confirms: bool,
+        tally: &Tally,
     ) -> Plan {
         let name = tool.name();
         let what = if confirms { "confirmation" } else { "answers" };
@@ -235,7 +254,7 @@ impl Pipeline {
         } else {
             match inquiry.answer(CONFIRM_KEY) {
                 Some(answer) => match serde_json::from_value::<ElicitResult>(answer.clone()) {
-                    Ok(result) => match self.tally().answered(verdict(name, &result)) {
+                    Ok(result) => match tally.answered(verdict(name, &result)) {
                         None => {
                             if let Some(offer) = self.offer(name, &setup.caller) {
                                 offer.heard(&result);
@@ -250,10 +269,11 @@ impl Pipeline {
                         "the answer to its confirmation is not an elicitation result",
                     ))),
                 },
-                None if !can_confirm => Gate::Shut(Box::new(cannot_ask(
-                    name,
-                    &ChannelError::NotDeclared("elicitation"),
-                ))),
+                None if !can_confirm => {
+                    tally.unable();
+                    let why = ChannelError::NotDeclared("elicitation");
+                    Gate::Shut(Box::new(cannot_ask(name, &why)))
+                }
                 None => {
                     let question = crate::tool::confirm::question(tool, arguments);
                     Gate::Shut(Box::new(Outcome::InputRequired(vec![Question {
@@ -282,7 +302,7 @@ impl Pipeline {
     ) -> CallToolResponse {
         // Counted once the question is really sent (arguments that are refused never are).
         if questions.iter().any(|q| q.key == CONFIRM_KEY) {
-            self.tally().asked();
+            self.confirmation_asked();
         }
         let sealed = Sealed {
             answers: inquiry.answers().clone(),
@@ -294,40 +314,6 @@ impl Pipeline {
         let state = self.seal.seal(bound, &sealed);
         let requests = questions.into_iter().map(|q| (q.key, q.request)).collect();
         CallToolResponse::InputRequired(InputRequiredResult::new(Some(requests), Some(state)))
-    }
-}
-
-impl Pipeline {
-    /// Where confirmations are counted.
-    fn tally(&self) -> Tally {
-        Tally {
-            #[cfg(feature = "metrics")]
-            metrics: self.metrics.clone(),
-        }
-    }
-}
-
-/// Counts confirmations asked and answered, when the server has metrics.
-struct Tally {
-    #[cfg(feature = "metrics")]
-    metrics: Option<crate::metrics::Metrics>,
-}
-
-impl Tally {
-    fn asked(&self) {
-        #[cfg(feature = "metrics")]
-        if let Some(metrics) = &self.metrics {
-            metrics.confirmation_asked();
-        }
-    }
-
-    /// Counts the user's answer, whose `verdict` is `None` for a yes; returns it.
-    fn answered(&self, verdict: Option<Outcome>) -> Option<Outcome> {
-        #[cfg(feature = "metrics")]
-        if let Some(metrics) = &self.metrics {
-            metrics.confirmation_answered(verdict.is_none());
-        }
-        verdict
     }
 }
 

@@ -119,6 +119,14 @@ impl CallLog {
         &self.span
     }
 
+    /// The request's span to record into (`Span::none()` when it is not traced).
+    pub(super) fn traced(&self) -> tracing::Span {
+        #[cfg(feature = "otel")]
+        return self.span.clone();
+        #[cfg(not(feature = "otel"))]
+        tracing::Span::none()
+    }
+
     /// The request of `name` ended with `answer`.
     pub(super) fn finish(&self, name: &str, answer: &impl Logged) {
         #[cfg(any(feature = "metrics", feature = "otel"))]

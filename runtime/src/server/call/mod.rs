@@ -37,6 +37,7 @@ pub(crate) mod read;
 mod remember;
 pub(crate) mod seal;
 pub(crate) mod states;
+mod tally;
 pub(crate) mod task;
 
 use std::fmt;
@@ -394,7 +395,8 @@ impl Pipeline {
             ..
         } = call;
         inline::started(tool.shared_name());
-        let (gate, rounds) = match self.plan(&tool, arguments.as_ref(), retry, &setup) {
+        let span = log.traced();
+        let (gate, rounds) = match self.plan(&tool, arguments.as_ref(), retry, &setup, &span) {
             Some(plan) => (plan.gate, plan.rounds),
             None => (Gate::Open, None),
         };

@@ -10,84 +10,27 @@ use serde_json::json;
 use toolsmith::Server;
 use toolsmith::testing::Client;
 use toolsmith_gateway::{OpenApi, Upstream};
+use toolsmith_tests::nginx::Nginx;
 
 use super::openapi::{notes_api, root};
-
-/// nginx in a folder of its own (one process, in the foreground, stopped when dropped),
-/// listening with TLS on a free loopback port and passing every request to `to`.
-struct Tls {
-    _nginx: tokio::process::Child,
-    _dir: Folder,
-    port: u16,
-}
-
-/// A temporary folder, removed when dropped.
-struct Folder(PathBuf);
-
-impl Drop for Folder {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn fixture(name: &str) -> PathBuf {
     root().join("tests/fixtures/tls").join(name)
 }
 
-fn nginx() -> PathBuf {
-    ["/usr/sbin/nginx", "/usr/bin/nginx", "/usr/local/sbin/nginx"]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|path| path.exists())
-        .expect("nginx is not installed: `apt-get install nginx` (./scripts/test installs it)")
-}
-
-async fn tls_in_front_of(to: &str) -> Tls {
-    let port = toolsmith_tests::free_port();
-    let dir = std::env::temp_dir().join(format!("toolsmith-tls-{}-{port}", std::process::id()));
-    std::fs::create_dir_all(dir.join("tmp")).unwrap();
-    let temp = dir.join("tmp").display().to_string();
-    let config = format!(
-        "daemon off;\nmaster_process off;\npid {dir}/nginx.pid;\nerror_log {dir}/error.log;\n\
-         events {{}}\nhttp {{\n  access_log off;\n  client_body_temp_path {temp};\n  \
-         proxy_temp_path {temp};\n  fastcgi_temp_path {temp};\n  uwsgi_temp_path {temp};\n  \
-         scgi_temp_path {temp};\n  server {{\n    listen 127.0.0.1:{port} ssl;\n    \
-         ssl_certificate {cert};\n    ssl_certificate_key {key};\n    location / {{\n      \
-         proxy_pass http://{to};\n      proxy_http_version 1.1;\n      \
-         proxy_set_header Connection \"\";\n      proxy_buffering off;\n    }}\n  }}\n}}\n",
-        dir = dir.display(),
-        cert = fixture("server.pem").display(),
-        key = fixture("server.key").display(),
-    );
-    let conf = dir.join("nginx.conf");
-    std::fs::write(&conf, config).unwrap();
-    let error_log = dir.join("error.log");
-    let nginx = tokio::process::Command::new(nginx())
-        .arg("-p")
-        .arg(&dir)
-        .arg("-c")
-        .arg(&conf)
-        .arg("-e")
-        .arg(&error_log)
-        .stdin(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    for _ in 0..200 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            return Tls {
-                _nginx: nginx,
-                _dir: Folder(dir),
-                port,
-            };
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let log = std::fs::read_to_string(&error_log).unwrap_or_default();
-    panic!("nginx did not listen on 127.0.0.1:{port} within 20 s:\n{log}");
+/// nginx terminating TLS on a free loopback port, passing every request to `to`.
+async fn tls_in_front_of(to: &str) -> Nginx {
+    Nginx::start(|port| {
+        format!(
+            "  server {{\n    listen 127.0.0.1:{port} ssl;\n    ssl_certificate {cert};\n    \
+             ssl_certificate_key {key};\n    location / {{\n      proxy_pass http://{to};\n      \
+             proxy_http_version 1.1;\n      proxy_set_header Connection \"\";\n      \
+             proxy_buffering off;\n    }}\n  }}",
+            cert = fixture("server.pem").display(),
+            key = fixture("server.key").display(),
+        )
+    })
+    .await
 }
 
 #[tokio::test]

@@ -124,7 +124,7 @@ impl Pipeline {
         }
         Box::pin(async move {
             let name = call.tool.shared_name().clone();
-            let answer = self.start_task(call).await;
+            let answer = self.start_task(call, log.traced()).await;
             log.finish(&name, &answer);
             answer
         })
@@ -132,7 +132,7 @@ impl Pipeline {
 
     /// Makes the task and starts its run; the answer is its handle, or why the call ended
     /// first (invalid arguments, a confirmation refused or to ask, the store failing).
-    async fn start_task(&self, call: ToolCall) -> Answer {
+    async fn start_task(&self, call: ToolCall, span: tracing::Span) -> Answer {
         let ToolCall {
             tool,
             arguments,
@@ -141,7 +141,7 @@ impl Pipeline {
             cancel,
             ..
         } = call;
-        let (gate, rounds) = match self.plan(&tool, arguments.as_ref(), retry, &setup) {
+        let (gate, rounds) = match self.plan(&tool, arguments.as_ref(), retry, &setup, &span) {
             Some(plan) => (plan.gate, plan.rounds),
             None => (Gate::Open, None),
         };
@@ -166,6 +166,7 @@ impl Pipeline {
                 per_request: setup.per_request,
                 caller: setup.caller,
                 confirmed: false,
+                session: setup.session,
                 #[cfg(feature = "otel")]
                 trace: None,
             },

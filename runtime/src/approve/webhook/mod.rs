@@ -1,12 +1,18 @@
 //! An approver that asks a service over HTTP: a signed approval request POSTed to a URL, and
 //! the signed decision in its answer.
 
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use hmac::{KeyInit, Mac};
 use serde_json::{Value, json};
 
 use super::{Approval, Approver, Deciding, Decision, Remember};
+use crate::task::TaskStore;
+
+mod callback;
+
+use callback::Callbacks;
 
 /// The header that carries a signature: `t=UNIX_SECONDS,v1=HEX`.
 pub const SIGNATURE_HEADER: &str = "x-toolsmith-signature";
@@ -21,13 +27,17 @@ const MAX_ANSWER: usize = 64 * 1024;
 ///
 /// **The request.** `POST URL` with a JSON body:
 /// `{"id", "tool", "hints": {"readOnly", "destructive", "idempotent", "openWorld"}, "tags",
-/// "question", "arguments", "caller": {"subject", "identity"}, "expires_at"}` (`id`: this
-/// approval's, random; `expires_at`: Unix seconds after which the answer is not waited for),
-/// and the header `X-Toolsmith-Signature: t=UNIX_SECONDS,v1=HEX`.
+/// "question", "arguments", "caller": {"subject", "identity"}, "expires_at", "callback"}`
+/// (`id`: this approval's, random; `expires_at`: Unix seconds after which the answer is not
+/// waited for; `callback`: where a decision may be posted later, or `null`), and the header
+/// `X-Toolsmith-Signature: t=UNIX_SECONDS,v1=HEX`.
 ///
 /// **The answer**, in the response (status 200): `{"id": "<the request's>", "decision":
 /// "approve" | "deny" | "pass", "reason": "…", "remember_secs": N}` (`reason` and
-/// `remember_secs` optional), signed the same way in the same header.
+/// `remember_secs` optional; `"remember": "session"` instead of `remember_secs` remembers the
+/// approval for the caller's session), signed the same way in the same header. Or, when the
+/// request names a `callback` ([`callbacks`](Webhook::callbacks)): `202 Accepted` at once, and
+/// the same signed decision `POST`ed to the callback URL later, within `expires_at`.
 ///
 /// **The signature.** `HEX` is the lowercase hex of HMAC-SHA256 with the shared secret over
 /// `UNIX_SECONDS`, a `.`, and the body's bytes ([`signature`]); a signature more than 5
@@ -49,6 +59,8 @@ pub struct Webhook {
     secret: Vec<u8>,
     client: reqwest::Client,
     timeout: Duration,
+    /// Decisions that come back later, by a callback (when the server takes them).
+    callbacks: Option<Arc<Callbacks>>,
 }
 
 /// Its URL: never its secret.
@@ -85,7 +97,47 @@ impl Webhook {
             secret,
             client,
             timeout: Duration::from_secs(60),
+            callbacks: None,
         })
+    }
+
+    /// Takes decisions by callback too: each request names `url` (`"callback"`), where the
+    /// approval service may post its signed decision later (`{"id", "decision", …}`, signed
+    /// as an answer is) after answering `202 Accepted`, within the timeout. Serve
+    /// [`callback_router`](Webhook::callback_router) at `url`; behind a load balancer, any
+    /// replica may take a decision when they share a task store
+    /// ([`callback_store`](Webhook::callback_store)).
+    ///
+    /// ```
+    /// let hook = toolsmith::approve::Webhook::new("https://approvals.example/ask", [7u8; 32])
+    ///     .unwrap()
+    ///     .callbacks("https://mcp.example.com/approvals/decided");
+    /// # let _ = hook;
+    /// ```
+    pub fn callbacks(mut self, url: impl Into<String>) -> Webhook {
+        self.callbacks = Some(Arc::new(Callbacks::new(url.into())));
+        self
+    }
+
+    /// Hands a decision that came by callback to another replica than the one whose call
+    /// waits through `store` (a [`RedisStore`](crate::task::RedisStore) every replica
+    /// shares; a store that passes nothing between replicas, as the memory store, changes
+    /// nothing). Without [`callbacks`](Webhook::callbacks), nothing to hand over.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let store = Arc::new(toolsmith::task::MemoryStore::new());
+    /// let hook = toolsmith::approve::Webhook::new("https://approvals.example/ask", [7u8; 32])
+    ///     .unwrap()
+    ///     .callbacks("https://mcp.example.com/approvals/decided")
+    ///     .callback_store(store);
+    /// # let _ = hook;
+    /// ```
+    pub fn callback_store(self, store: Arc<dyn TaskStore>) -> Webhook {
+        if let Some(callbacks) = &self.callbacks {
+            callbacks.share(store);
+        }
+        self
     }
 
     /// How long a decision is waited for (default 60 s).
@@ -102,6 +154,7 @@ impl Webhook {
     }
 
     async fn ask(&self, approval: &Approval) -> Result<Decision, String> {
+        let deadline = tokio::time::Instant::now() + self.timeout;
         let mut nonce = [0u8; 16];
         getrandom::fill(&mut nonce).map_err(|err| format!("no randomness for an id: {err}"))?;
         let id = hex(&nonce);
@@ -124,7 +177,10 @@ impl Webhook {
                 "identity": approval.caller().identity(),
             },
             "expires_at": now + self.timeout.as_secs(),
+            "callback": self.callbacks.as_ref().map(|callbacks| callbacks.url.as_str()),
         });
+        // Waiting before the request leaves: a callback may come before its answer.
+        let waiting = self.callbacks.as_ref().map(|callbacks| callbacks.wait(&id));
         let body = serde_json::to_vec(&body).map_err(|err| err.to_string())?;
         let signed = format!("t={now},v1={}", signature(&self.secret, now, &body));
         let mut answer = self
@@ -138,6 +194,18 @@ impl Webhook {
             .await
             .map_err(|err| format!("the approval service did not answer ({})", said(&err)))?;
         let status = answer.status();
+        if status == reqwest::StatusCode::ACCEPTED {
+            let Some(waiting) = waiting else {
+                return Err(
+                    "the approval service will decide by callback, and this server takes none"
+                        .into(),
+                );
+            };
+            let message = waiting.decided(deadline).await?;
+            let answer: Value = serde_json::from_str(&message)
+                .map_err(|err| format!("the approval service's callback is not JSON ({err})"))?;
+            return decision_of(&answer, &id);
+        }
         if !status.is_success() {
             return Err(format!("the approval service answered HTTP {status}"));
         }
@@ -165,25 +233,31 @@ impl Webhook {
         }
         let answer: Value = serde_json::from_slice(&bytes)
             .map_err(|err| format!("the approval service's answer is not JSON ({err})"))?;
-        if answer.get("id").and_then(Value::as_str) != Some(id.as_str()) {
-            return Err("the approval service answered about another approval".into());
-        }
-        let reason = answer.get("reason").and_then(Value::as_str);
-        match answer.get("decision").and_then(Value::as_str) {
-            Some("approve") => Ok(match answer.get("remember_secs").and_then(Value::as_u64) {
-                Some(secs) if secs > 0 => {
-                    Decision::Approve(Remember::For(Duration::from_secs(secs)))
-                }
-                _ => Decision::approve(),
-            }),
-            Some("deny") => Ok(Decision::deny(
-                reason.unwrap_or("the approval service denied it"),
-            )),
-            Some("pass") => Ok(Decision::Pass),
-            other => Err(format!(
-                "the approval service's decision {other:?} is not approve, deny or pass"
-            )),
-        }
+        decision_of(&answer, &id)
+    }
+}
+
+/// The decision `answer` (a verified answer, or callback) gives on approval `id`.
+fn decision_of(answer: &Value, id: &str) -> Result<Decision, String> {
+    if answer.get("id").and_then(Value::as_str) != Some(id) {
+        return Err("the approval service answered about another approval".into());
+    }
+    let reason = answer.get("reason").and_then(Value::as_str);
+    match answer.get("decision").and_then(Value::as_str) {
+        Some("approve") => Ok(match answer.get("remember_secs").and_then(Value::as_u64) {
+            Some(secs) if secs > 0 => Decision::Approve(Remember::For(Duration::from_secs(secs))),
+            _ if answer.get("remember").and_then(Value::as_str) == Some("session") => {
+                Decision::Approve(Remember::Session)
+            }
+            _ => Decision::approve(),
+        }),
+        Some("deny") => Ok(Decision::deny(
+            reason.unwrap_or("the approval service denied it"),
+        )),
+        Some("pass") => Ok(Decision::Pass),
+        other => Err(format!(
+            "the approval service's decision {other:?} is not approve, deny or pass"
+        )),
     }
 }
 
@@ -195,6 +269,10 @@ impl Approver for Webhook {
                 Decision::Deny(why)
             })
         })
+    }
+
+    fn name(&self) -> &str {
+        "webhook"
     }
 }
 
@@ -217,7 +295,7 @@ pub fn signature(secret: &[u8], timestamp: u64, body: &[u8]) -> String {
 }
 
 /// Whether `header` signs `body` with `secret` at a time within [`SKEW`] of `now`.
-fn verified(secret: &[u8], header: Option<&str>, body: &[u8], now: u64) -> bool {
+pub(crate) fn verified(secret: &[u8], header: Option<&str>, body: &[u8], now: u64) -> bool {
     let Some(header) = header else {
         return false;
     };
@@ -248,7 +326,7 @@ fn verified(secret: &[u8], header: Option<&str>, body: &[u8], now: u64) -> bool 
     mac.verify_slice(&bytes).is_ok()
 }
 
-fn unix_now() -> u64 {
+pub(crate) fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())

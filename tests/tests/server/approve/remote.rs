@@ -1,158 +1,16 @@
-//! Approvers decide a confirmation before the user is asked: rules that allow or deny
-//! without asking, a pass that leaves it to the user, an approval remembered for a while and
-//! revoked.
+//! Approvers that decide elsewhere: a webhook (an approval service over HTTP, played by the
+//! test approval service or by a hand-made one that misbehaves) and the approvals page.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde_json::json;
-use toolsmith::approve::{Approval, Decision, Remember, Rules};
-use toolsmith::testing::{Answer, CallError, Client};
-use toolsmith::{Caller, Confirm, ErrorKind, tool};
+use toolsmith::Confirm;
+use toolsmith::approve::Decision;
+use toolsmith::testing::{Answer, Client};
 
-/// Delete a draft.
-#[tool(destructive, idempotent, closed_world, tags = ["drafts"])]
-fn delete_draft(draft: String) -> String {
-    format!("deleted {draft}")
-}
-
-/// Empty the bin.
-#[tool(destructive, closed_world)]
-fn empty_bin() -> String {
-    "emptied".into()
-}
-
-/// A client of this module's tools under the destructive confirmation policy, with
-/// `approver` first; it counts the questions the user is asked, and answers `answer`.
-async fn client(server: toolsmith::Server, answer: Answer) -> (Client, Arc<AtomicUsize>) {
-    let asked = Arc::new(AtomicUsize::new(0));
-    let counted = asked.clone();
-    let client = Client::connect(server.confirm(Confirm::Destructive))
-        .await
-        .unwrap()
-        .on_confirm(move |_| {
-            counted.fetch_add(1, Ordering::SeqCst);
-            answer
-        });
-    (client, asked)
-}
-
-fn refusal(err: &CallError) -> String {
-    assert!(
-        matches!(
-            err,
-            CallError::Tool {
-                kind: ErrorKind::Refused,
-                ..
-            }
-        ),
-        "{err:?}"
-    );
-    err.message()
-}
-
-#[tokio::test]
-async fn rules_allow_or_deny_without_asking_and_leave_the_rest_to_the_user() {
-    let rules = Rules::from_toml(
-        r#"
-        [[rule]]
-        tags = ["drafts"]
-        arguments = { draft = "tmp-*" }
-        decision = "allow"
-
-        [[rule]]
-        tools = ["delete_*"]
-        decision = "deny"
-        reason = "only temporary drafts may go"
-        "#,
-    )
-    .unwrap();
-    let server = toolsmith_tests::server_of(module_path!()).approver(rules);
-    let (client, asked) = client(server, Answer::Accept).await;
-
-    let allowed = client
-        .call("delete_draft", json!({"draft": "tmp-1"}))
-        .await
-        .unwrap();
-    assert_eq!(allowed.text(), "deleted tmp-1");
-    let denied = client
-        .call("delete_draft", json!({"draft": "thesis"}))
-        .await
-        .unwrap_err();
-    assert!(
-        refusal(&denied).contains("only temporary drafts may go"),
-        "{denied}"
-    );
-    assert_eq!(asked.load(Ordering::SeqCst), 0, "no rule asked the user");
-
-    // No rule matches empty_bin: the user is asked, and their yes runs it.
-    let emptied = client.call("empty_bin", json!({})).await.unwrap();
-    assert_eq!(emptied.text(), "emptied");
-    assert_eq!(asked.load(Ordering::SeqCst), 1);
-}
-
-#[tokio::test]
-async fn an_approval_remembered_for_a_while_is_not_asked_again_until_revoked() {
-    let decided = Arc::new(AtomicUsize::new(0));
-    let counted = decided.clone();
-    let server = toolsmith_tests::server_of(module_path!()).approver(move |approval: &Approval| {
-        counted.fetch_add(1, Ordering::SeqCst);
-        assert_eq!(approval.question(), "Allow \"empty_bin\" to run?");
-        Decision::Approve(Remember::For(Duration::from_secs(600)))
-    });
-    let grants = server.grants();
-    // The user declines everything: only an approval runs the tool.
-    let (client, asked) = client(server, Answer::Decline).await;
-
-    for _ in 0..3 {
-        assert_eq!(
-            client.call("empty_bin", json!({})).await.unwrap().text(),
-            "emptied"
-        );
-    }
-    assert_eq!(
-        decided.load(Ordering::SeqCst),
-        1,
-        "the grant decided the others"
-    );
-    assert_eq!(asked.load(Ordering::SeqCst), 0);
-    // The test client calls as an anonymous caller: its grant is revoked, and the approver
-    // is asked again.
-    assert!(grants.revoke(&Caller::anonymous(), "empty_bin").await);
-    client.call("empty_bin", json!({})).await.unwrap();
-    assert_eq!(decided.load(Ordering::SeqCst), 2);
-}
-
-#[tokio::test]
-async fn an_approver_that_panics_refuses_the_call_and_the_server_serves_on() {
-    let server = toolsmith_tests::server_of(module_path!())
-        .approver(|_: &Approval| -> Decision { panic!("the approvals service is down") });
-    let (client, asked) = client(server, Answer::Accept).await;
-    let err = client.call("empty_bin", json!({})).await.unwrap_err();
-    assert!(
-        refusal(&err).contains("the approvals service is down"),
-        "{err}"
-    );
-    assert_eq!(asked.load(Ordering::SeqCst), 0);
-    // The session goes on.
-    assert_eq!(client.tools().await.unwrap().len(), 2);
-}
-
-#[tokio::test]
-async fn the_first_approver_that_decides_wins() {
-    let server = toolsmith_tests::server_of(module_path!())
-        .approver(|_: &Approval| Decision::Pass)
-        .approver(|_: &Approval| Decision::deny("frozen"))
-        .approver(|_: &Approval| Decision::approve());
-    let (client, asked) = client(server, Answer::Accept).await;
-    let err = client.call("empty_bin", json!({})).await.unwrap_err();
-    assert_eq!(
-        refusal(&err),
-        "Tool 'empty_bin' was not approved: frozen. It did not run."
-    );
-    assert_eq!(asked.load(Ordering::SeqCst), 0);
-}
+use super::{TOOLS, client, refusal};
 
 /// An approval service on loopback: it checks each request's signature, keeps the request,
 /// and answers with what `answer` makes of it (its body, and whether to sign it): the
@@ -244,8 +102,7 @@ async fn a_webhook_decides_with_a_signed_answer_and_anything_else_denies() {
         }
     })
     .await;
-    let server =
-        toolsmith_tests::server_of(module_path!()).approver(Webhook::new(url, secret).unwrap());
+    let server = toolsmith_tests::server_of(TOOLS).approver(Webhook::new(url, secret).unwrap());
     let (client, asked) = client(server, Answer::Accept).await;
 
     let ran = client
@@ -283,7 +140,7 @@ async fn a_webhook_decides_with_a_signed_answer_and_anything_else_denies() {
 
     // A service that does not answer denies the call.
     let gone = Webhook::new("http://127.0.0.1:9/approve", secret).unwrap();
-    let server = toolsmith_tests::server_of(module_path!()).approver(gone);
+    let server = toolsmith_tests::server_of(TOOLS).approver(gone);
     let (unanswered, _) = self::client(server, Answer::Accept).await;
     let err = unanswered.call("empty_bin", json!({})).await.unwrap_err();
     assert!(refusal(&err).contains("did not answer"), "{err}");
@@ -298,7 +155,7 @@ async fn an_operator_decides_on_the_approvals_page() {
     let page = Page::new(TOKEN).unwrap();
     let addr = format!("127.0.0.1:{}", toolsmith_tests::free_port());
     tokio::spawn(page.clone().serve(addr.clone()));
-    let server = toolsmith_tests::server_of(module_path!()).approver(page.clone());
+    let server = toolsmith_tests::server_of(TOOLS).approver(page.clone());
     let (client, asked) = client(server, Answer::Accept).await;
     let client = Arc::new(client);
     let bearer = format!("Bearer {TOKEN}");
@@ -391,8 +248,65 @@ async fn an_operator_decides_on_the_approvals_page() {
     let hurried = Page::new(TOKEN)
         .unwrap()
         .timeout(Duration::from_millis(100));
-    let server = toolsmith_tests::server_of(module_path!()).approver(hurried);
+    let server = toolsmith_tests::server_of(TOOLS).approver(hurried);
     let (alone, _) = self::client(server, Answer::Accept).await;
     let err = alone.call("empty_bin", json!({})).await.unwrap_err();
     assert!(refusal(&err).contains("no one decided"), "{err}");
+}
+
+/// An unattended agent (a client without elicitation) calls a confirmed tool: the webhook
+/// played by the test approval service approves it, denies it, or never answers (the
+/// webhook's timeout denies it); the user is never asked, and the service heard each call.
+#[tokio::test]
+async fn an_unattended_agent_is_decided_by_a_webhook_that_approves_denies_or_is_silent() {
+    use toolsmith::approve::Webhook;
+    use toolsmith::testing::ApprovalService;
+    let secret = [5u8; 32];
+    let service = ApprovalService::start(&secret, |request| {
+        match request["arguments"]["draft"].as_str() {
+            Some("tmp-2") => Some(Decision::approve()),
+            Some("silent") => None,
+            _ => Some(Decision::deny("drafts are kept")),
+        }
+    })
+    .await
+    .unwrap();
+    let hook = Webhook::new(service.url(), secret)
+        .unwrap()
+        .timeout(Duration::from_millis(500));
+    let server = toolsmith_tests::server_of(TOOLS)
+        .confirm(Confirm::Destructive)
+        .approver_instead_of_client(hook);
+    let agent = Client::connect_unattended(server).await.unwrap();
+
+    let ran = agent
+        .call("delete_draft", json!({"draft": "tmp-2"}))
+        .await
+        .unwrap();
+    assert_eq!(ran.text(), "deleted tmp-2");
+    let err = agent
+        .call("delete_draft", json!({"draft": "thesis"}))
+        .await
+        .unwrap_err();
+    assert!(refusal(&err).contains("drafts are kept"), "{err}");
+    let err = agent
+        .call("delete_draft", json!({"draft": "silent"}))
+        .await
+        .unwrap_err();
+    assert!(refusal(&err).contains("did not answer"), "{err}");
+    let heard: Vec<_> = service
+        .heard()
+        .iter()
+        .map(|request| request["arguments"]["draft"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(heard, ["tmp-2", "thesis", "silent"]);
+
+    // Without the webhook, the same agent is refused: nobody can ask its user.
+    let alone = toolsmith_tests::server_of(TOOLS).confirm(Confirm::Destructive);
+    let agent = Client::connect_unattended(alone).await.unwrap();
+    let err = agent
+        .call("delete_draft", json!({"draft": "tmp-2"}))
+        .await
+        .unwrap_err();
+    assert!(refusal(&err).contains("cannot ask the user"), "{err}");
 }

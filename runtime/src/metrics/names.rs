@@ -1,0 +1,63 @@
+//! The metrics' names, and the `# HELP` line of each.
+
+use ::metrics::{KeyName, Recorder, Unit};
+use metrics_exporter_prometheus::PrometheusRecorder;
+
+pub(super) const CALLS: &str = "toolsmith_tool_calls_total";
+pub(super) const DURATION: &str = "toolsmith_tool_call_duration_seconds";
+pub(super) const IN_FLIGHT: &str = "toolsmith_tool_calls_in_flight";
+pub(super) const HTTP_REQUESTS: &str = "toolsmith_http_requests_total";
+pub(super) const AUTH_REFUSALS: &str = "toolsmith_auth_refusals_total";
+pub(super) const ASKED: &str = "toolsmith_confirmations_asked_total";
+pub(super) const ANSWERED: &str = "toolsmith_confirmations_answered_total";
+pub(super) const APPROVALS: &str = "toolsmith_approvals_total";
+pub(super) const CONNECTIONS: &str = "toolsmith_http_connections_open";
+pub(super) const SESSIONS: &str = "toolsmith_sessions_open";
+
+/// The `# HELP` line of every metric.
+pub(super) fn describe(recorder: &PrometheusRecorder) {
+    let help: [(&str, Option<Unit>, &str); 10] = [
+        (CALLS, None, "Tool calls, by tool and outcome."),
+        (
+            DURATION,
+            Some(Unit::Seconds),
+            "How long tool calls took, by tool.",
+        ),
+        (IN_FLIGHT, None, "Tool calls running now."),
+        (
+            HTTP_REQUESTS,
+            None,
+            "HTTP requests answered, by status code.",
+        ),
+        (
+            AUTH_REFUSALS,
+            None,
+            "Requests refused by authorization, by reason (no_token, invalid_token, insufficient_scope).",
+        ),
+        (ASKED, None, "Confirmations asked of the user."),
+        (
+            ANSWERED,
+            None,
+            "Confirmations answered, by answer (accepted, declined).",
+        ),
+        (
+            APPROVALS,
+            None,
+            "Confirmations decided, by who decided (client, grant, rules, webhook, page, or an approver's own name) and decision (approved, denied).",
+        ),
+        (CONNECTIONS, None, "HTTP connections open now."),
+        (
+            SESSIONS,
+            None,
+            "MCP sessions open now (HTTP with --sessions).",
+        ),
+    ];
+    for (name, unit, text) in help {
+        let name = KeyName::from_const_str(name);
+        match name.as_str() {
+            DURATION => recorder.describe_histogram(name, unit, text.into()),
+            IN_FLIGHT | CONNECTIONS | SESSIONS => recorder.describe_gauge(name, unit, text.into()),
+            _ => recorder.describe_counter(name, unit, text.into()),
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! What a confirmation leaves behind: counted (asked, answered, decided), and each decision
+//! told with who made it and how, in the log, the metrics and the call's span. Never the
+//! arguments.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::Pipeline;
+use crate::approve::GRANT;
+use crate::tool::ToolName;
+
+/// Where the confirmations of one call are counted and their decisions told.
+#[derive(Clone)]
+pub(super) struct Tally {
+    tool: ToolName,
+    /// The call's span (`Span::none()` when it is not traced).
+    span: tracing::Span,
+    /// Set when the client turned out unable to ask its user (the approvers that stand in
+    /// for it then decide).
+    unasked: Arc<AtomicBool>,
+    #[cfg(feature = "metrics")]
+    metrics: Option<crate::metrics::Metrics>,
+}
+
+/// Who decided when the user at the client answered.
+pub(super) const CLIENT: &str = "client";
+
+impl Pipeline {
+    /// Where the confirmations of a call of `tool`, whose span is `span`, are counted.
+    pub(super) fn tally(&self, tool: ToolName, span: tracing::Span) -> Tally {
+        Tally {
+            tool,
+            span,
+            unasked: Arc::new(AtomicBool::new(false)),
+            #[cfg(feature = "metrics")]
+            metrics: self.metrics.clone(),
+        }
+    }
+
+    /// A grant this process holds approved a call of `tool` (whose span is `span`): told as
+    /// [`Tally::decided`] tells it, without making a tally (this is every call's cost while
+    /// a grant holds).
+    pub(super) fn granted(&self, tool: &str, span: &tracing::Span) {
+        tracing::debug!(
+            tool,
+            approver = GRANT,
+            decision = "approved",
+            "confirmation decided"
+        );
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = &self.metrics {
+            metrics.approval_decided(GRANT, true);
+        }
+        record(span, GRANT, "approved");
+    }
+
+    /// A confirmation was asked of the user at the client (in a round's answer).
+    pub(super) fn confirmation_asked(&self) {
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = &self.metrics {
+            metrics.confirmation_asked();
+        }
+    }
+}
+
+impl Tally {
+    /// The user at the client was asked.
+    pub(super) fn asked(&self) {
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = &self.metrics {
+            metrics.confirmation_asked();
+        }
+    }
+
+    /// Counts the user's answer, whose `verdict` is `None` for a yes; returns it.
+    pub(super) fn answered<T>(&self, verdict: Option<T>) -> Option<T> {
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = &self.metrics {
+            metrics.confirmation_answered(verdict.is_none());
+        }
+        self.decided(CLIENT, verdict.is_none(), None);
+        verdict
+    }
+
+    /// The client cannot ask its user: an approver that stands in for it may decide.
+    pub(super) fn unable(&self) {
+        self.unasked.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the client turned out unable to ask its user.
+    pub(super) fn client_could_not_ask(&self) -> bool {
+        self.unasked.load(Ordering::Relaxed)
+    }
+
+    /// `approver` (an approver's name, `grant`, `client`) approved the call or denied it
+    /// (for `reason`): one log line, one count, the call's span.
+    pub(super) fn decided(&self, approver: &str, approved: bool, reason: Option<&str>) {
+        let decision = if approved { "approved" } else { "denied" };
+        // A call a remembered grant approved is told at `debug`: the decision that made the
+        // grant was told at `info`, and its calls would flood the log.
+        if approver == GRANT {
+            tracing::debug!(tool = %self.tool, approver, decision, "confirmation decided");
+        } else {
+            tracing::info!(
+                tool = %self.tool,
+                approver,
+                decision,
+                reason,
+                "confirmation decided"
+            );
+        }
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = &self.metrics {
+            metrics.approval_decided(approver, approved);
+        }
+        record(&self.span, approver, decision);
+    }
+}
+
+/// Records who decided and how on the call's `span`.
+fn record(span: &tracing::Span, approver: &str, decision: &str) {
+    if !span.is_disabled() {
+        span.record("toolsmith.approval.approver", approver);
+        span.record("toolsmith.approval.decision", decision);
+    }
+}
