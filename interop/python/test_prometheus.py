@@ -48,6 +48,12 @@ CALLS = [("search_notes", {"query": "o"}, "ok")] * 8 \
     + [("no_such_tool", {}, "protocol_error")] * 2
 EXPECTED = {("search_notes", "ok"): 8, ("get_note", "tool_error"): 4, ("unknown", "protocol_error"): 2}
 
+# The same calls in OpenTelemetry's MCP metric, as a dashboard made for any MCP server reads it:
+# by tool and error type (none for a result, tool_error, or the JSON-RPC code).
+CONVENTIONS = ('sum by (gen_ai_tool_name, error_type) '
+               '(mcp_server_operation_duration_seconds_count{mcp_method_name="tools/call"})')
+EXPECTED_CONVENTIONS = {("search_notes", None): 8, ("get_note", "tool_error"): 4, ("unknown", "-32602"): 2}
+
 # The guide's error rate by tool (runtime/src/guide/operating.md): the share of calls that ended in an error.
 ERROR_RATE = ('sum by (tool) (rate(toolsmith_tool_calls_total{outcome!~"ok|input_required|task"}[5m]))'
               ' / sum by (tool) (rate(toolsmith_tool_calls_total[5m]))')
@@ -154,16 +160,20 @@ def main(notes, nginx_binary, prometheus_binary, workdir):
         check(hidden.status in (403, 404) and b"toolsmith_" not in hidden.body,
               f"/metrics is not public through nginx: {hidden.status}")
 
-        got, up, rates = {}, [], {}
+        got, up, rates, conventions = {}, [], {}, {}
         deadline = time.monotonic() + WAIT
         while time.monotonic() < deadline:
             got = counts(prometheus)
             up = prometheus.query('up{job="toolsmith"} == 1')
             rates = {m.get("tool"): v for m, v in prometheus.query(ERROR_RATE)}
+            conventions = {(m.get("gen_ai_tool_name"), m.get("error_type")): v
+                           for m, v in prometheus.query(CONVENTIONS)}
             if got == EXPECTED and len(up) == 2 and rates.get("get_note") == 1.0 \
-                    and rates.get("search_notes") == 0.0:
+                    and rates.get("search_notes") == 0.0 and conventions == EXPECTED_CONVENTIONS:
                 break
             time.sleep(0.5)
+        check(conventions == EXPECTED_CONVENTIONS,
+              f"{CONVENTIONS}: {conventions}, expected {EXPECTED_CONVENTIONS}")
         check(len(up) == 2, f"both replicas scraped and up: {up}")
         check(got == EXPECTED, f"sum by (tool, outcome) (toolsmith_tool_calls_total): {got}, expected {EXPECTED}")
         by_replica = prometheus.query('sum by (instance) (toolsmith_tool_calls_total)')

@@ -266,6 +266,36 @@ impl std::fmt::Debug for Call {
     }
 }
 
+/// How a request reached the server (OpenTelemetry's `network.transport`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+pub(crate) enum Transport {
+    /// stdio.
+    Pipe,
+    /// HTTP.
+    Tcp,
+}
+
+impl Transport {
+    /// Its name, as the conventions spell it.
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Transport::Pipe => "pipe",
+            Transport::Tcp => "tcp",
+        }
+    }
+}
+
+/// The known revision named `text`, as its constant (cloned for free), if it is one.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
+pub(crate) fn known_version(text: &str) -> Option<ProtocolVersion> {
+    ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .find(|known| known.as_str() == text)
+        .cloned()
+}
+
 /// What a call runs with besides its params, as its way in knows it.
 #[derive(Default)]
 pub(crate) struct CallSetup {
@@ -285,6 +315,10 @@ pub(crate) struct CallSetup {
     /// The session it came in (the server's number for it), when it is in one: what a
     /// confirmation remembered for the session is kept under.
     pub(crate) session: Option<u64>,
+    /// How it reached the server (none: in-process, the `call` command).
+    pub(crate) transport: Option<Transport>,
+    /// The protocol revision it is of: its own (2026-07-28), or its session's, when known.
+    pub(crate) version: Option<ProtocolVersion>,
     /// The span of the HTTP request it came in (none: not traced): the call's span is its
     /// child, wherever the call runs (rmcp's task, a pool thread).
     #[cfg(feature = "otel")]
@@ -300,11 +334,15 @@ impl CallSetup {
         let level = version
             .as_ref()
             .map(|_| SessionLevel::fixed(meta.log_level().map(LogLevel::from_wire)));
+        // A request that names an earlier revision in its `_meta` is still of a session.
+        let per_request = version
+            .as_ref()
+            .is_some_and(|v| *v >= ProtocolVersion::V_2026_07_28);
         CallSetup {
             progress: meta.get_progress_token(),
-            // A request that names an earlier revision in its `_meta` is still of a session.
-            per_request: version.is_some_and(|v| v >= ProtocolVersion::V_2026_07_28),
+            per_request,
             level,
+            version,
             ..CallSetup::default()
         }
     }

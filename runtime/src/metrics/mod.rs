@@ -12,6 +12,8 @@
 //!
 //! | metric | type | labels |
 //! |---|---|---|
+//! | `mcp_server_operation_duration_seconds` | histogram | `mcp_method_name`, `gen_ai_tool_name`, `error_type`, `network_transport`, `mcp_protocol_version` |
+//! | `mcp_server_session_duration_seconds` | histogram | `network_transport`, `mcp_protocol_version` |
 //! | `toolsmith_tool_calls_total` | counter | `tool`, `outcome`, `category` |
 //! | `toolsmith_tool_call_duration_seconds` | histogram | `tool`, `category` |
 //! | `toolsmith_tool_calls_in_flight` | gauge | |
@@ -24,23 +26,28 @@
 //! | `toolsmith_sessions_open` | gauge | |
 
 mod names;
+mod operations;
 mod outcome;
+mod tools;
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use ::metrics::{Counter, Gauge, Histogram, Key, Label, Metadata, Recorder};
+use ::metrics::{Counter, Gauge, Key, Label, Metadata, Recorder};
 use metrics_exporter_prometheus::{
     Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
 };
 
 pub(crate) use crate::outcome::CallOutcome;
 use names::{
-    ANSWERED, APPROVALS, ASKED, AUTH_REFUSALS, CALLS, CONNECTIONS, DURATION, HTTP_REQUESTS,
-    IN_FLIGHT, SESSIONS, describe,
+    ANSWERED, APPROVALS, ASKED, AUTH_REFUSALS, CONNECTIONS, DURATION, HTTP_REQUESTS, IN_FLIGHT,
+    OPERATION, SESSION, SESSIONS, describe,
 };
+pub(crate) use operations::{Failure, Operation, Transport};
 pub(crate) use outcome::Refusal;
+pub(crate) use tools::CallTimer;
+use tools::ToolSeries;
 
 /// The label of a tool the registry does not know.
 pub(crate) const UNKNOWN_TOOL: &str = "unknown";
@@ -49,6 +56,12 @@ pub(crate) const UNKNOWN_TOOL: &str = "unknown";
 const UPKEEP: Duration = Duration::from_secs(5);
 
 /// The upper bounds of the call duration histogram's buckets, in seconds.
+/// The buckets of the MCP operation and session histograms, in seconds, as OpenTelemetry's
+/// MCP semantic conventions advise.
+const MCP_BUCKETS: [f64; 14] = [
+    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
+];
+
 const DURATION_BUCKETS: [f64; 16] = [
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
     60.0,
@@ -94,6 +107,9 @@ struct Inner {
     sessions: Gauge,
     /// How many sessions are open, asked when the metrics are rendered.
     open_sessions: OnceLock<SessionProbe>,
+    /// Every request's duration but a tool call's (its tool's series keeps those).
+    operations: operations::Operations,
+    sessions_ended: operations::Sessions,
 }
 
 type SessionProbe = Box<dyn Fn() -> Option<usize> + Send + Sync>;
@@ -105,53 +121,16 @@ pub(crate) type Known = Box<dyn Fn(&str) -> Option<Option<Arc<str>>> + Send + Sy
 /// A tool's name, and its category if it has one.
 pub(crate) type Named = (Arc<str>, Option<Arc<str>>);
 
-impl Inner {
-    /// The series of `tool`, a tool added while serving (made on its first call); `None`
-    /// for a name the server does not have.
-    fn added(&self, tool: &str) -> Option<Arc<ToolSeries>> {
-        let known = self.known.as_ref()?;
-        let mut added = self.added.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(series) = added.get(tool) {
-            return Some(series.clone());
-        }
-        let category = known(tool)?;
-        let series = Arc::new(ToolSeries::new(&self.recorder, tool, category.as_deref()));
-        added.insert(Arc::from(tool), series.clone());
-        Some(series)
-    }
-}
-
-/// One tool's series: a counter per outcome, and its duration histogram.
-struct ToolSeries {
-    calls: [Counter; CallOutcome::ALL.len()],
-    duration: Histogram,
-}
-
-impl ToolSeries {
-    /// The series of `tool` (of `category`, if it has one), registered with `recorder`.
-    fn new(recorder: &PrometheusRecorder, tool: &str, category: Option<&str>) -> ToolSeries {
-        ToolSeries {
-            calls: CallOutcome::ALL.map(|outcome| {
-                let labels = with_category(
-                    vec![("tool", tool), ("outcome", outcome.as_str())],
-                    category,
-                );
-                counter(recorder, CALLS, &labels)
-            }),
-            duration: {
-                let labels = with_category(vec![("tool", tool)], category);
-                recorder.register_histogram(&key(DURATION, &labels), &METADATA)
-            },
-        }
-    }
-}
-
 impl Metrics {
     /// Metrics whose call series are made for these tools (any other name counts as
     /// `unknown`, unless `known` says the server has it: a tool added while serving).
     pub(crate) fn new(tools: impl IntoIterator<Item = Named>, known: Option<Known>) -> Metrics {
         let recorder = PrometheusBuilder::new()
             .set_buckets_for_metric(Matcher::Full(DURATION.to_owned()), &DURATION_BUCKETS)
+            .and_then(|b| {
+                b.set_buckets_for_metric(Matcher::Full(OPERATION.to_owned()), &MCP_BUCKETS)
+            })
+            .and_then(|b| b.set_buckets_for_metric(Matcher::Full(SESSION.to_owned()), &MCP_BUCKETS))
             .expect("the duration buckets are not empty")
             .build_recorder();
         describe(&recorder);
@@ -189,6 +168,8 @@ impl Metrics {
                 connections: recorder.register_gauge(&key(CONNECTIONS, &[]), &METADATA),
                 sessions: recorder.register_gauge(&key(SESSIONS, &[]), &METADATA),
                 open_sessions: OnceLock::new(),
+                operations: Default::default(),
+                sessions_ended: Default::default(),
                 recorder,
             }),
         }
@@ -229,6 +210,29 @@ impl Metrics {
             metrics: self.clone(),
             start: Instant::now(),
         }
+    }
+
+    /// A request ended as `op` says, `seconds` after it came; a `tools/call` names the tool
+    /// it called (`tool`: counted under its registered name, or `unknown`).
+    pub(crate) fn operation(&self, op: Operation<'_>, tool: Option<&str>, seconds: f64) {
+        let inner = &self.inner;
+        let Some(tool) = tool else {
+            inner.operations.record(&inner.recorder, op, None, seconds);
+            return;
+        };
+        inner.with_series(tool, |series| {
+            series
+                .operations
+                .record(&inner.recorder, op, Some(&series.name), seconds);
+        });
+    }
+
+    /// A session over `transport`, at `version`, ended after `seconds`.
+    pub(crate) fn session_ended(&self, transport: Transport, version: Option<&str>, seconds: f64) {
+        let inner = &self.inner;
+        inner
+            .sessions_ended
+            .record(&inner.recorder, transport, version, seconds);
     }
 
     /// An HTTP request was answered with `status`.
@@ -280,38 +284,6 @@ impl Metrics {
     /// A connection opened; it counts as open until the guard is dropped.
     pub(crate) fn connection(&self) -> OpenGuard {
         OpenGuard::new(self.inner.connections.clone())
-    }
-}
-
-/// One call in flight: its clock, and its place in the in-flight gauge.
-pub(crate) struct CallTimer {
-    metrics: Metrics,
-    start: Instant,
-}
-
-impl CallTimer {
-    /// The call of `tool` ended with `outcome`.
-    pub(crate) fn finish(&self, tool: &str, outcome: CallOutcome) {
-        let inner = &self.metrics.inner;
-        let added;
-        let series = match inner.tools.get(tool) {
-            Some(series) => series,
-            None => match inner.added(tool) {
-                Some(series) => {
-                    added = series;
-                    &*added
-                }
-                None => &inner.unknown,
-            },
-        };
-        series.calls[outcome as usize].increment(1);
-        series.duration.record(self.start.elapsed().as_secs_f64());
-    }
-}
-
-impl Drop for CallTimer {
-    fn drop(&mut self) {
-        self.metrics.inner.in_flight.decrement(1.0);
     }
 }
 

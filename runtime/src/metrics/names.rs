@@ -13,10 +13,24 @@ pub(super) const ANSWERED: &str = "toolsmith_confirmations_answered_total";
 pub(super) const APPROVALS: &str = "toolsmith_approvals_total";
 pub(super) const CONNECTIONS: &str = "toolsmith_http_connections_open";
 pub(super) const SESSIONS: &str = "toolsmith_sessions_open";
+/// OpenTelemetry's `mcp.server.operation.duration`, as Prometheus names it.
+pub(super) const OPERATION: &str = "mcp_server_operation_duration_seconds";
+/// OpenTelemetry's `mcp.server.session.duration`, as Prometheus names it.
+pub(super) const SESSION: &str = "mcp_server_session_duration_seconds";
 
 /// The `# HELP` line of every metric.
 pub(super) fn describe(recorder: &PrometheusRecorder) {
-    let help: [(&str, Option<Unit>, &str); 10] = [
+    let help: [(&str, Option<Unit>, &str); 12] = [
+        (
+            OPERATION,
+            Some(Unit::Seconds),
+            "MCP request duration as observed on the receiver from the time it was received until the result or ack is sent.",
+        ),
+        (
+            SESSION,
+            Some(Unit::Seconds),
+            "The duration of the MCP session as observed on the MCP server.",
+        ),
         (CALLS, None, "Tool calls, by tool and outcome."),
         (
             DURATION,
@@ -55,7 +69,7 @@ pub(super) fn describe(recorder: &PrometheusRecorder) {
     for (name, unit, text) in help {
         let name = KeyName::from_const_str(name);
         match name.as_str() {
-            DURATION => recorder.describe_histogram(name, unit, text.into()),
+            DURATION | OPERATION | SESSION => recorder.describe_histogram(name, unit, text.into()),
             IN_FLIGHT | CONNECTIONS | SESSIONS => recorder.describe_gauge(name, unit, text.into()),
             _ => recorder.describe_counter(name, unit, text.into()),
         }

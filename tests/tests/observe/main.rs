@@ -3,6 +3,7 @@
 //! Built with the `observe` feature (the exporters and the Redis store).
 
 mod approvals;
+mod conventions;
 mod metrics;
 mod task_store_redis;
 mod traces;

@@ -7,25 +7,21 @@
 // `ClientLog` honours it.
 #![allow(deprecated)]
 
+mod handler;
 mod items;
+mod measure;
 #[cfg(feature = "http")]
 mod peer;
+mod session_end;
 
 #[cfg(feature = "http")]
 pub(crate) use peer::EventNotices;
 
 use std::sync::Arc;
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, DiscoverResult,
-    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, Tool,
-    UnsubscribeRequestParams,
-};
-use rmcp::service::{RequestContext, SubscriptionContext};
-use rmcp::{ErrorData, RoleServer, ServerHandler};
+use rmcp::model::{CallToolRequestParams, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
 
 use std::future::Future;
 
@@ -35,7 +31,6 @@ use super::call::{Answer, CallSetup, Pipeline, Way};
 use super::catalog::{Catalog, Catalogs};
 use super::subscriptions::Subscriptions;
 use crate::Caller;
-use crate::LogLevel;
 use crate::context::{ClientChannel, SessionLevel};
 
 /// What every session of one server shares, made once (`Server::handler_with`): the call
@@ -62,6 +57,8 @@ pub(crate) struct Hub {
     /// A handler is a session (stdio, HTTP with sessions): what is remembered for the
     /// session ([`Remember::Session`](crate::approve::Remember)) holds for its calls.
     keeps_sessions: bool,
+    /// How requests reach it.
+    transport: crate::request::Transport,
 }
 
 /// One session's handler, as rmcp's service and the fast paths drive it: the server's
@@ -78,20 +75,8 @@ pub(crate) struct ToolServer {
     pub(crate) notices: Option<Arc<dyn ClientChannel>>,
     /// This session's part in the subscriptions (dropped with its last handler).
     session: Arc<crate::server::subscriptions::SessionGuard>,
-    /// This session's approvals, forgotten with its last handler.
-    grants: Arc<SessionGrants>,
-}
-
-/// The approvals remembered for one session: forgotten when it ends.
-struct SessionGrants {
-    id: u64,
-    grants: crate::approve::Grants,
-}
-
-impl Drop for SessionGrants {
-    fn drop(&mut self) {
-        self.grants.end_session(self.id);
-    }
+    /// What ends with this session's last handler.
+    ends: Arc<session_end::SessionEnd>,
 }
 
 impl std::ops::Deref for ToolServer {
@@ -162,10 +147,6 @@ impl ToolServer {
             id,
             subscriptions.clone(),
         ));
-        let grants = Arc::new(SessionGrants {
-            id,
-            grants: parts.approvals.grants.clone(),
-        });
         let hub = Hub {
             info,
             pipeline: Pipeline::new(parts, updates),
@@ -177,13 +158,18 @@ impl ToolServer {
             live,
             subscriptions,
             keeps_sessions: http_sessions != Some(false),
+            transport: match http_sessions {
+                None => crate::request::Transport::Pipe,
+                Some(_) => crate::request::Transport::Tcp,
+            },
         };
+        let ends = Arc::new(session_end::SessionEnd::new(id, &hub));
         ToolServer {
             hub: Arc::new(hub),
             level: SessionLevel::default(),
             notices: None,
             session,
-            grants,
+            ends,
         }
     }
 
@@ -218,10 +204,7 @@ impl ToolServer {
                 id,
                 self.subscriptions.clone(),
             )),
-            grants: Arc::new(SessionGrants {
-                id,
-                grants: self.grants.grants.clone(),
-            }),
+            ends: Arc::new(session_end::SessionEnd::new(id, &self.hub)),
             ..self.clone()
         }
     }
@@ -246,193 +229,6 @@ pub(crate) struct Identity {
     pub(crate) instructions: Option<String>,
 }
 
-impl ServerHandler for ToolServer {
-    fn get_info(&self) -> ServerConfig {
-        self.info.clone()
-    }
-
-    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
-        // A session of a server whose set can change hears when it does.
-        if self.live && self.subscribable() {
-            self.subscriptions
-                .hear_every_list(self.session.id, context.peer);
-        }
-    }
-
-    async fn list_tools(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
-        // 2026-07-28 has caching hints; earlier revisions do not know them.
-        let modern = context.meta.protocol_version().is_some();
-        self.tools_list(&caller_of(&context), cursor, modern)
-    }
-
-    async fn discover(
-        &self,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<DiscoverResult, ErrorData> {
-        Ok(self.discover_result())
-    }
-
-    async fn call_tool(
-        &self,
-        mut request: CallToolRequestParams,
-        mut context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let (setup, flush) = self.setup_of(&context);
-        // rmcp moved the request's `_meta` into the context: the pipeline reads it from the
-        // params, as on the fast paths (a call that asks needs the client's capabilities).
-        if request.meta.is_none() {
-            request.meta = Some(std::mem::take(&mut context.meta));
-        }
-        // Scheduled as on every way in (`dispatch.rs`).
-        let server = Arc::new(self.clone());
-        let answer = server
-            .call_scheduled(request, context.ct, setup, Way::Rmcp)
-            .await;
-        flush.done().await;
-        answer
-    }
-
-    async fn list_resources(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, ErrorData> {
-        self.has_resources::<rmcp::model::ListResourcesRequestMethod>()?;
-        Ok(self.list_resources_for(&context))
-    }
-
-    async fn list_resource_templates(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        self.has_resources::<rmcp::model::ListResourceTemplatesRequestMethod>()?;
-        Ok(self.list_templates_for(&context))
-    }
-
-    async fn read_resource(
-        &self,
-        request: ReadResourceRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, ErrorData> {
-        self.has_resources::<rmcp::model::ReadResourceRequestMethod>()?;
-        self.read(request, context).await.map(Into::into)
-    }
-
-    async fn list_prompts(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListPromptsResult, ErrorData> {
-        self.has_prompts::<rmcp::model::ListPromptsRequestMethod>()?;
-        Ok(self.list_prompts_for(&context))
-    }
-
-    async fn get_prompt(
-        &self,
-        request: GetPromptRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, ErrorData> {
-        self.has_prompts::<rmcp::model::GetPromptRequestMethod>()?;
-        self.prompt(request, context).await.map(Into::into)
-    }
-
-    async fn complete(
-        &self,
-        request: CompleteRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<CompleteResult, ErrorData> {
-        if self.info.capabilities.completions.is_none() {
-            return Err(ErrorData::method_not_found::<
-                rmcp::model::CompleteRequestMethod,
-            >());
-        }
-        self.complete_for(request, context).await
-    }
-
-    async fn subscribe(
-        &self,
-        request: SubscribeRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        self.has_resources::<rmcp::model::SubscribeRequestMethod>()?;
-        self.subscribe_to(request, &context)
-    }
-
-    async fn unsubscribe(
-        &self,
-        request: UnsubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        self.has_resources::<rmcp::model::UnsubscribeRequestMethod>()?;
-        self.unsubscribe_from(request);
-        Ok(())
-    }
-
-    fn accepted_subscription_filter(
-        &self,
-        requested: &SubscriptionFilter,
-    ) -> Option<SubscriptionFilter> {
-        self.accepted_filter(requested)
-    }
-
-    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        self.listen_on(context).await;
-        Ok(())
-    }
-
-    #[allow(deprecated)] // MCP logging: deprecated in rmcp (SEP-2577), still in 2025-11-25.
-    async fn set_level(
-        &self,
-        request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        self.level.set(LogLevel::from_wire(request.level));
-        Ok(())
-    }
-
-    async fn get_task(
-        &self,
-        request: rmcp::model::GetTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
-        let caller = caller_of(&context);
-        self.pipeline.get_task(&request.task_id, &caller).await
-    }
-
-    async fn update_task(
-        &self,
-        request: rmcp::model::UpdateTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        let caller = caller_of(&context);
-        self.pipeline.update_task(&request.task_id, &caller).await
-    }
-
-    async fn cancel_task(
-        &self,
-        request: rmcp::model::CancelTaskParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        let caller = caller_of(&context);
-        self.pipeline.cancel_task(&request.task_id, &caller).await
-    }
-
-    fn get_tool(&self, name: &str) -> Option<Tool> {
-        let tool = self.pipeline.registry.tool(name)?;
-        self.pipeline
-            .policy
-            .allows(&tool)
-            .is_ok()
-            .then(|| tool.mcp_tool().clone())
-    }
-}
-
 impl ToolServer {
     /// What a request on rmcp's path runs with (a call, a read, a prompt): its `_meta`, its
     /// caller, and its channel to the client. Over HTTP that is its request's peer, whose
@@ -445,7 +241,7 @@ impl ToolServer {
         let sink = peer.clone().map(|peer| peer as Arc<dyn ClientChannel>);
         #[cfg(not(feature = "http"))]
         let sink = None;
-        let setup = CallSetup {
+        let mut setup = CallSetup {
             sink,
             caller: caller_of(context),
             #[cfg(all(feature = "otel", feature = "http"))]
@@ -456,6 +252,10 @@ impl ToolServer {
                 .cloned(),
             ..CallSetup::of_meta(&context.meta)
         };
+        // Its session's revision, when measured (a request of 2026-07-28 carries its own).
+        if setup.version.is_none() {
+            setup.version = self.version_for(context);
+        }
         #[cfg(feature = "http")]
         let flush = Flush(peer);
         #[cfg(not(feature = "http"))]
@@ -472,8 +272,9 @@ impl ToolServer {
             setup.level = Some(self.level.clone());
         }
         if self.keeps_sessions {
-            setup.session = Some(self.grants.id);
+            setup.session = Some(self.ends.id);
         }
+        setup.transport = Some(self.transport);
         setup
     }
 }

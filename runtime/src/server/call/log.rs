@@ -20,14 +20,31 @@ pub(super) struct CallLog {
     start: Option<Instant>,
     #[cfg(feature = "metrics")]
     timer: Option<crate::metrics::CallTimer>,
+    /// The request as OpenTelemetry's MCP metrics label it: how it came, at which revision.
+    #[cfg(feature = "metrics")]
+    operation: Option<Measured>,
     #[cfg(feature = "otel")]
     span: tracing::Span,
+}
+
+/// What the MCP operation metric of one request needs: the metrics, when it began, how it
+/// came and at which revision.
+#[cfg(feature = "metrics")]
+pub(super) struct Measured {
+    metrics: crate::metrics::Metrics,
+    began: Instant,
+    transport: crate::request::Transport,
+    version: Option<rmcp::model::ProtocolVersion>,
 }
 
 /// How an answer is logged: its outcome, and the word of the debug line.
 pub(super) trait Logged {
     #[cfg(any(feature = "metrics", feature = "otel"))]
     fn outcome(&self) -> CallOutcome;
+
+    /// How it ended, as OpenTelemetry's `error.type` says.
+    #[cfg(feature = "metrics")]
+    fn failure(&self) -> crate::metrics::Failure;
 
     fn word(&self) -> &'static str;
 }
@@ -36,6 +53,18 @@ impl Logged for Answer {
     #[cfg(any(feature = "metrics", feature = "otel"))]
     fn outcome(&self) -> CallOutcome {
         CallOutcome::of(self)
+    }
+
+    #[cfg(feature = "metrics")]
+    fn failure(&self) -> crate::metrics::Failure {
+        use crate::metrics::Failure;
+        match self {
+            Ok(CallToolResponse::Complete(result)) if result.is_error == Some(true) => {
+                Failure::Tool
+            }
+            Ok(_) => Failure::None,
+            Err(error) => Failure::Code(error.code.0),
+        }
     }
 
     fn word(&self) -> &'static str {
@@ -59,6 +88,14 @@ macro_rules! logged_result {
                 match self {
                     Ok(_) => CallOutcome::Ok,
                     Err(error) => CallOutcome::of_error(error),
+                }
+            }
+
+            #[cfg(feature = "metrics")]
+            fn failure(&self) -> crate::metrics::Failure {
+                match self {
+                    Ok(_) => crate::metrics::Failure::None,
+                    Err(error) => crate::metrics::Failure::Code(error.code.0),
                 }
             }
 
@@ -95,8 +132,33 @@ impl CallLog {
                 .as_ref()
                 .filter(|_| method == "tools/call")
                 .map(|m| m.call_started()),
+            #[cfg(feature = "metrics")]
+            operation: None,
             #[cfg(feature = "otel")]
             span,
+        }
+    }
+
+    /// The log of a request that came as `setup` says: measured as an MCP operation, when
+    /// the server has metrics and the request came over a transport.
+    pub(super) fn of(self, pipeline: &Pipeline, setup: &crate::request::CallSetup) -> Self {
+        #[cfg(feature = "metrics")]
+        {
+            let mut log = self;
+            if let (Some(metrics), Some(transport)) = (&pipeline.metrics, setup.transport) {
+                log.operation = Some(Measured {
+                    metrics: metrics.clone(),
+                    began: Instant::now(),
+                    transport,
+                    version: setup.version.clone(),
+                });
+            }
+            log
+        }
+        #[cfg(not(feature = "metrics"))]
+        {
+            let _ = (pipeline, setup);
+            self
         }
     }
 
@@ -108,6 +170,8 @@ impl CallLog {
             start: None,
             #[cfg(feature = "metrics")]
             timer: None,
+            #[cfg(feature = "metrics")]
+            operation: None,
             #[cfg(feature = "otel")]
             span: tracing::Span::none(),
         }
@@ -134,6 +198,18 @@ impl CallLog {
         #[cfg(feature = "metrics")]
         if let Some(timer) = &self.timer {
             timer.finish(name, outcome);
+        }
+        #[cfg(feature = "metrics")]
+        if let Some(measured) = &self.operation {
+            let op = crate::metrics::Operation {
+                method: self.method,
+                transport: measured.transport,
+                version: measured.version.as_ref().map(|v| v.as_str()),
+                failure: answer.failure(),
+            };
+            let tool = (self.method == "tools/call").then_some(name);
+            let seconds = measured.began.elapsed().as_secs_f64();
+            measured.metrics.operation(op, tool, seconds);
         }
         #[cfg(feature = "otel")]
         crate::trace::finish_call(&self.span, outcome);

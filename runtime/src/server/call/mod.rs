@@ -275,7 +275,8 @@ impl Pipeline {
             self,
             #[cfg(feature = "otel")]
             span,
-        );
+        )
+        .of(self, &setup);
         let CallToolRequestParams {
             name,
             arguments,

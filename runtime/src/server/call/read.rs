@@ -231,7 +231,7 @@ impl Pipeline {
             span
         };
         #[cfg(not(feature = "otel"))]
-        let _ = (name, setup);
+        let _ = name;
         CallLog::start(
             way,
             method,
@@ -239,6 +239,7 @@ impl Pipeline {
             #[cfg(feature = "otel")]
             span,
         )
+        .of(self, setup)
     }
 
     /// Steps 4 and 5 of a read or a prompt: the engine, with the item's context.

@@ -44,6 +44,8 @@ pub(crate) struct Lifecycle {
     tentative: Mutex<Option<RequestId>>,
     /// What the client declared in its `initialize`.
     capabilities: OnceLock<Arc<ClientCapabilities>>,
+    /// The revision `initialize` agreed on.
+    negotiated: OnceLock<rmcp::model::ProtocolVersion>,
 }
 
 /// What to do with a message before rmcp sees it.
@@ -59,6 +61,11 @@ impl Lifecycle {
     /// The capabilities the client declared in `initialize`, once it has.
     pub(crate) fn capabilities(&self) -> Option<Arc<ClientCapabilities>> {
         self.capabilities.get().cloned()
+    }
+
+    /// The revision the session's `initialize` agreed on, once it has.
+    pub(crate) fn negotiated(&self) -> Option<&rmcp::model::ProtocolVersion> {
+        self.negotiated.get()
     }
 
     /// What the fast path may answer: requests without their own revision once the session
@@ -118,6 +125,12 @@ impl Lifecycle {
                 if let rmcp::model::ServerResult::InitializeResult(result) = &response.result
                     && result.protocol_version.has_initialize()
                 {
+                    // A known revision is kept as its constant: cloned for free per call.
+                    let agreed = &result.protocol_version;
+                    let known = rmcp::model::ProtocolVersion::KNOWN_VERSIONS
+                        .iter()
+                        .find(|known| *known == agreed);
+                    let _ = self.negotiated.set(known.unwrap_or(agreed).clone());
                     let _ = self.stage.compare_exchange(
                         INITIALIZING,
                         HANDSHAKE,

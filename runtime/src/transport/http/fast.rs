@@ -29,6 +29,8 @@ pub(crate) struct McpHeaders<'a> {
     pub(crate) method: Option<&'a str>,
     /// `Mcp-Name`, on 2026-07-28, as sent (a Base64-encoded value is rmcp's to decode).
     pub(crate) name: Option<&'a str>,
+    /// `MCP-Protocol-Version`, when sent.
+    pub(crate) version: Option<&'a str>,
 }
 
 /// What the server answers itself (given to [`serve`](super::serve)).
@@ -74,8 +76,12 @@ pub(super) fn plain<'a>(headers: &'a HeaderMap, hosts: &[String]) -> Option<McpH
                 modern: true,
                 method: Some(single(headers, "mcp-method")??),
                 name: single(headers, "mcp-name")?,
+                version: Some(MODERN_REVISION),
             },
-            v if PLAIN_REVISIONS.contains(&v) => McpHeaders::default(),
+            v if PLAIN_REVISIONS.contains(&v) => McpHeaders {
+                version: Some(v),
+                ..McpHeaders::default()
+            },
             _ => return None,
         },
     };
@@ -221,6 +227,7 @@ mod tests {
                 modern: true,
                 method: Some("tools/call"),
                 name: Some("t"),
+                version: Some("2026-07-28"),
             })
         );
         assert!(!with(&modern[..1]), "2026-07-28 without Mcp-Method");

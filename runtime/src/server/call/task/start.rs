@@ -167,6 +167,8 @@ impl Pipeline {
                 caller: setup.caller,
                 confirmed: false,
                 session: setup.session,
+                transport: setup.transport,
+                version: setup.version,
                 #[cfg(feature = "otel")]
                 trace: None,
             },

@@ -9,11 +9,12 @@ use std::sync::Arc;
 
 use axum::http::StatusCode;
 use rmcp::RoleServer;
-use rmcp::model::{CallToolRequestParams, ErrorCode, JsonRpcMessage, RequestId};
+use rmcp::model::{CallToolRequestParams, ErrorCode, JsonRpcMessage, ProtocolVersion, RequestId};
 use rmcp::service::TxJsonRpcMessage;
 use tokio_util::sync::CancellationToken;
 
 use crate::Caller;
+use crate::request::Transport;
 use crate::server::adapter::EventNotices;
 use crate::server::adapter::ToolServer;
 use crate::server::call::{Answer, lost};
@@ -66,6 +67,8 @@ impl FastPath for HttpFastPath {
         {
             return None;
         }
+        // The revision the request is of: its own (2026-07-28), else its header's.
+        let version = headers.version.and_then(crate::request::known_version);
         match request {
             FastRequest::Call {
                 id,
@@ -74,14 +77,26 @@ impl FastPath for HttpFastPath {
             } => Some(self.call(
                 id,
                 params,
-                revision,
+                (revision, version),
                 caller,
                 events,
                 #[cfg(feature = "otel")]
                 trace,
             )),
-            FastRequest::List { id, revision } => self.list(id, revision, &caller),
-            FastRequest::Discover { id } => Some(self.discover(id)),
+            FastRequest::List { id, revision } => {
+                let began = self.server.clock();
+                let list = self.list(id, revision, &caller)?;
+                self.server
+                    .answered(began, "tools/list", Transport::Tcp, version.as_ref());
+                Some(list)
+            }
+            FastRequest::Discover { id } => {
+                let began = self.server.clock();
+                let discover = self.discover(id);
+                self.server
+                    .answered(began, "server/discover", Transport::Tcp, version.as_ref());
+                Some(discover)
+            }
         }
     }
 }
@@ -91,7 +106,7 @@ impl HttpFastPath {
         &self,
         id: RequestId,
         params: CallToolRequestParams,
-        revision: Revision,
+        (revision, version): (Revision, Option<ProtocolVersion>),
         caller: Caller,
         events: Option<CallEvents>,
         #[cfg(feature = "otel")] trace: Option<crate::trace::Handoff>,
@@ -103,7 +118,7 @@ impl HttpFastPath {
             // call still running goes on in its own task to see it, as on rmcp's path.
             let cancel_on_drop = token.clone().drop_guard();
             let meta = params.meta.as_ref().map(CallSetup::of_meta);
-            let setup = CallSetup {
+            let mut setup = CallSetup {
                 caller,
                 sink: events.map(|events| Arc::new(EventNotices(events)) as _),
                 // Explicit: a blocking call runs on a pool thread, outside the request's span.
@@ -111,6 +126,10 @@ impl HttpFastPath {
                 trace,
                 ..meta.unwrap_or_default()
             };
+            setup.transport = Some(Transport::Tcp);
+            if setup.version.is_none() {
+                setup.version = version;
+            }
             let answer: Answer = match server.start_call(params, token, setup, Way::Http) {
                 FirstStep::Done(answer) => answer,
                 FirstStep::Rest(rest) => {

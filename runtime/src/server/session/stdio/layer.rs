@@ -25,6 +25,7 @@ use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use tokio_util::sync::CancellationToken;
 
 use super::channel::StdioChannel;
+use crate::request::Transport;
 use crate::server::adapter::ToolServer;
 use crate::server::call::{CallSetup, Way};
 use crate::server::dispatch::FirstStep;
@@ -145,13 +146,22 @@ impl Layer {
                 self.call(id, params, revision);
                 true
             }
-            FastRequest::List { id, revision } => self.list(id, revision),
+            FastRequest::List { id, revision } => {
+                let began = self.server.clock();
+                let listed = self.list(id, revision);
+                if listed {
+                    self.answered(began, "tools/list", revision);
+                }
+                listed
+            }
             FastRequest::Discover { id } => {
+                let began = self.server.clock();
                 let prefix = encode::result_prefix(&id);
                 let discover = self.server.cached_discover();
                 if let Err(err) = self.outbox.queue_shared(&prefix, discover, b"}\n") {
                     tracing::debug!(%err, "a server/discover response could not be written");
                 }
+                self.answered(began, "server/discover", Revision::PerRequest);
                 true
             }
         }
@@ -203,6 +213,21 @@ impl Layer {
         Some(message)
     }
 
+    /// A `method` request of `revision` answered here, begun at `began` (when measured).
+    fn answered(
+        &self,
+        began: Option<std::time::Instant>,
+        method: &'static str,
+        revision: Revision,
+    ) {
+        let version = match revision {
+            Revision::PerRequest => Some(&rmcp::model::ProtocolVersion::V_2026_07_28),
+            Revision::Negotiated => self.lifecycle.negotiated(),
+        };
+        self.server
+            .answered(began, method, Transport::Pipe, version);
+    }
+
     /// Queues an error response to `id` (the reader writes it).
     fn refuse(&self, error: ErrorData, id: RequestId) {
         let frame = TxJsonRpcMessage::<RoleServer>::error(error, Some(id));
@@ -231,11 +256,15 @@ impl Layer {
     /// continues in a task of its own; a call of a tool known to block runs on the pool.
     fn call(self: &Arc<Self>, id: RequestId, params: CallToolRequestParams, revision: Revision) {
         let token = CancellationToken::new();
-        let setup = params
+        let mut setup = params
             .meta
             .as_ref()
             .map(CallSetup::of_meta)
             .unwrap_or_default();
+        setup.transport = Some(Transport::Pipe);
+        if setup.version.is_none() {
+            setup.version = self.lifecycle.negotiated().cloned();
+        }
         let rest = match self
             .server
             .start_call(params, token.clone(), setup, Way::Stdio)
