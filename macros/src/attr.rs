@@ -28,6 +28,7 @@ pub const KEYS: &[&str] = &[
     "scopes",
     "timeout",
     "confirm",
+    "confirm_with",
     "task",
     "json_schema",
     "max_concurrency",
@@ -70,6 +71,8 @@ pub struct Attrs {
     pub max_concurrency: Option<u32>,
     /// `confirm` / `confirm = "..."`: ask the user before every call.
     pub confirm: Option<crate::confirm::Confirm>,
+    /// `confirm_with = path`: the function that makes the question (the tool asks).
+    pub confirm_with: Option<syn::ExprPath>,
     /// `task` / `task = "required"`: the tool may (or must) run as a task.
     pub task: Option<Task>,
     /// `json_schema = "2020-12"`: the input schema names its dialect and keeps `$defs`.
@@ -162,6 +165,7 @@ pub fn parse(cx: &Ctxt, args: TokenStream) -> syn::Result<Attrs> {
             "timeout" => timeout(cx, &mut attrs.timeout, &entry),
             "max_concurrency" => max_concurrency(cx, &mut attrs.max_concurrency, &entry),
             "confirm" => crate::confirm::confirm(cx, &mut attrs.confirm, &entry),
+            "confirm_with" => crate::confirm::confirm_with(cx, &mut attrs.confirm_with, &entry),
             "task" => task(cx, &mut attrs.task, &entry),
             "json_schema" => json_schema(cx, &mut attrs.json_schema, &entry),
             "allow_name_mismatch" => {
@@ -456,6 +460,22 @@ mod tests {
             "99999999999999999999h",
         ] {
             assert_eq!(parse_duration(bad), None, "{bad}");
+        }
+    }
+
+    /// Every key is documented where users read about `#[tool]`: its rustdoc (the runtime
+    /// re-exports the macro) and the tools guide page.
+    #[test]
+    fn every_key_is_documented() {
+        let rustdoc = include_str!("../../runtime/src/lib.rs");
+        let guide = include_str!("../../runtime/src/guide/tools.md");
+        for key in super::KEYS {
+            let named = format!("`{key}");
+            assert!(
+                rustdoc.contains(&named),
+                "`{key}` is not in `tool`'s rustdoc"
+            );
+            assert!(guide.contains(&named), "`{key}` is not in the tools guide");
         }
     }
 

@@ -6,7 +6,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote_spanned};
-use syn::{Expr, ExprLit, Lit, LitStr};
+use syn::{Expr, ExprLit, ExprPath, Lit, LitStr};
 
 use crate::ast::Function;
 use crate::ctxt::Ctxt;
@@ -44,6 +44,31 @@ pub fn confirm(cx: &Ctxt, slot: &mut Option<Confirm>, entry: &Entry) {
         );
     }
     *slot = Some(Confirm { message });
+}
+
+/// Reads a `confirm_with = path` entry into `slot`.
+pub fn confirm_with(cx: &Ctxt, slot: &mut Option<ExprPath>, entry: &Entry) {
+    const TAKES: &str = "`confirm_with` takes the function that makes the question, with the tool's own parameters: `confirm_with = delete_question`";
+    let path = match entry.value.as_ref().map(|(_, v)| ungroup(v)) {
+        Some(Expr::Path(path)) => path.clone(),
+        Some(other) => return cx.error_spanned_by(other, TAKES),
+        None => return cx.error_spanned_by(&entry.key, TAKES),
+    };
+    if slot.is_some() {
+        return cx.error_spanned_by(entry.tokens(), "`confirm_with` is given twice: remove one");
+    }
+    *slot = Some(path);
+}
+
+/// `confirm_with` makes the question: a message of its own as well is a contradiction.
+pub fn check_with(cx: &Ctxt, confirm: Option<&Confirm>, with: &ExprPath) {
+    if let Some(lit) = confirm.and_then(|confirm| confirm.message.as_ref()) {
+        cx.error_spanned_by(
+            lit,
+            "`confirm_with` makes the question: remove this message, or `confirm_with`",
+        );
+    }
+    let _ = with;
 }
 
 /// The names a message interpolates, in order, or what is wrong with its braces.
@@ -104,13 +129,16 @@ pub fn check(cx: &Ctxt, confirm: &Confirm, function: &Function) {
         if function.params.iter().any(|p| p.name == name) {
             continue;
         }
+        // Only what a message can show: a context parameter (by its type's name) is no
+        // suggestion, it would fail next.
         let known: Vec<String> = function
             .params
             .iter()
+            .filter(|p| !looks_like_context(&p.ty))
             .map(|p| format!("`{{{}}}`", p.name))
             .collect();
         let has = if known.is_empty() {
-            "the function has no parameters: remove the placeholder".to_owned()
+            "the tool has no arguments to show: remove the placeholder, or make the question with `confirm_with = function`".to_owned()
         } else {
             format!("use one of {}", known.join(", "))
         };
@@ -120,6 +148,32 @@ pub fn check(cx: &Ctxt, confirm: &Confirm, function: &Function) {
                 "`confirm` names `{{{name}}}`, which is not a parameter of this function: {has}"
             ),
         );
+    }
+}
+
+/// Whether `ty` names one of the runtime's context types (`State<T>`, `Progress`, ...): a
+/// guess by its last path segment, for suggestions only (the type check decides).
+fn looks_like_context(ty: &syn::Type) -> bool {
+    const CONTEXT: [&str; 10] = [
+        "State",
+        "Progress",
+        "Cancellation",
+        "ClientLog",
+        "Resources",
+        "Caller",
+        "Elicit",
+        "Sample",
+        "AskClient",
+        "CallContext",
+    ];
+    match ty {
+        syn::Type::Path(path) => path
+            .path
+            .segments
+            .last()
+            .is_some_and(|last| CONTEXT.contains(&last.ident.to_string().as_str())),
+        syn::Type::Reference(reference) => looks_like_context(&reference.elem),
+        _ => false,
     }
 }
 

@@ -83,7 +83,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
     let doc_line = format!(
         " **MCP tool** `{name}`: {}{}{}.",
         hints.describe(),
-        if attrs.confirm.is_some() {
+        if attrs.confirm.is_some() || attrs.confirm_with.is_some() {
             ", asks the user first"
         } else {
             ""
@@ -137,21 +137,34 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
         hints.idempotent,
         hints.open_world,
     );
-    let (confirm, confirm_checks) = match &attrs.confirm {
-        Some(confirm) => {
+    let (confirm, confirm_checks) = match (&attrs.confirm, &attrs.confirm_with) {
+        (_, Some(with)) => (
+            quote!(::toolsmith::__private::ConfirmDef {
+                asks: true,
+                message: ::core::option::Option::None,
+                question: ::core::option::Option::Some(__toolsmith_question),
+            }),
+            crate::invoke::question(function, with),
+        ),
+        (Some(confirm), None) => {
             let message = match &confirm.message {
                 Some(lit) => quote!(::core::option::Option::Some(#lit)),
                 None => quote!(::core::option::Option::None),
             };
             (
-                quote!(::toolsmith::__private::ConfirmDef { asks: true, message: #message }),
+                quote!(::toolsmith::__private::ConfirmDef {
+                    asks: true,
+                    message: #message,
+                    question: ::core::option::Option::None,
+                }),
                 crate::confirm::arguments_check(confirm, function),
             )
         }
-        None => (
+        (None, None) => (
             quote!(::toolsmith::__private::ConfirmDef {
                 asks: false,
-                message: ::core::option::Option::None
+                message: ::core::option::Option::None,
+                question: ::core::option::Option::None,
             }),
             TokenStream::new(),
         ),

@@ -24,20 +24,7 @@ pub fn invoke_with(
     convert: impl FnOnce(TokenStream) -> TokenStream,
 ) -> TokenStream {
     let ident = &function.item.sig.ident;
-    let binds: Vec<_> = (0..function.params.len())
-        .map(|i| format_ident!("__toolsmith_arg{}", i))
-        .collect();
-    let takes = function
-        .params
-        .iter()
-        .zip(&binds)
-        .enumerate()
-        .map(|(index, (param, bind))| {
-            let probe = probe(&param.ty);
-            quote! {
-                let #bind = #probe.role().take(&mut __toolsmith_args, __toolsmith_ctx, #index);
-            }
-        });
+    let (binds, takes) = takes(function);
     // In a program that compiles, every `None` was recorded in the arguments, so `finish`
     // has already returned: the `else` is only there for the compiler.
     let unwrap = (!binds.is_empty()).then(|| {
@@ -73,6 +60,60 @@ pub fn invoke_with(
             }
             #unwrap
             #run
+        }
+    }
+}
+
+/// One binding per parameter, and the statements that take each one from the arguments or
+/// the call's context (`Option`s: `None` when a problem was recorded).
+fn takes(function: &Function) -> (Vec<syn::Ident>, Vec<TokenStream>) {
+    let binds: Vec<_> = (0..function.params.len())
+        .map(|i| format_ident!("__toolsmith_arg{}", i))
+        .collect();
+    let takes = function
+        .params
+        .iter()
+        .zip(&binds)
+        .enumerate()
+        .map(|(index, (param, bind))| {
+            let probe = probe(&param.ty);
+            quote! {
+                let #bind = #probe.role().take(&mut __toolsmith_args, __toolsmith_ctx, #index);
+            }
+        })
+        .collect();
+    (binds, takes)
+}
+
+/// `fn __toolsmith_question(args, ctx) -> Option<String>` for `confirm_with = with`: the
+/// tool's parameters taken as for a call, handed to `with`, whose value (anything
+/// `Display`) is the question; `None` when a parameter cannot be made.
+pub fn question(function: &Function, with: &syn::ExprPath) -> TokenStream {
+    let (binds, takes) = takes(function);
+    let mutability = (!binds.is_empty()).then(|| quote!(mut));
+    let unwrap = (!binds.is_empty()).then(|| {
+        quote! {
+            let ( #(::core::option::Option::Some(#binds),)* ) = ( #(#binds,)* ) else {
+                return ::core::option::Option::None;
+            };
+        }
+    });
+    // At the function's path: a parameter list that differs from the tool's is an error
+    // there.
+    let spanned = binds
+        .iter()
+        .map(|bind| syn::Ident::new(&bind.to_string(), with.span()));
+    let call = quote_spanned!(with.span()=> #with(#(#spanned),*));
+    quote! {
+        fn __toolsmith_question(
+            #mutability __toolsmith_args: ::toolsmith::__private::Arguments<'_>,
+            __toolsmith_ctx: &::toolsmith::__private::CallContext,
+        ) -> ::core::option::Option<::std::string::String> {
+            let _ = __toolsmith_ctx;
+            #(#takes)*
+            __toolsmith_args.finish().ok()?;
+            #unwrap
+            ::core::option::Option::Some(::std::string::ToString::to_string(&#call))
         }
     }
 }

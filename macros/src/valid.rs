@@ -42,6 +42,9 @@ pub fn check(cx: &Ctxt, attrs: &Attrs, function: &Function) -> Vec<Warning> {
     if let Some(confirm) = &attrs.confirm {
         crate::confirm::check(cx, confirm, function);
     }
+    if let Some(with) = &attrs.confirm_with {
+        crate::confirm::check_with(cx, attrs.confirm.as_ref(), with);
+    }
     name_lint(attrs, &name, span).into_iter().collect()
 }
 

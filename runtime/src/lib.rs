@@ -198,6 +198,16 @@ pub use rmcp;
 /// - `json_schema = "2020-12"`: the input schema names its dialect (`$schema`) and keeps
 ///   its named subschemas in `$defs`, for clients that validate strictly; by default schemas
 ///   are portable (no `$schema`, subschemas inlined).
+/// - `category = "..."` and `tags = ["...", ...]`: what the tool is about, for listings,
+///   metrics (`category`) and rules (`tags`).
+/// - `timeout = "30s"`: the longest a call runs; past it the call ends with an error.
+/// - `confirm` or `confirm = "Delete note {note_id}?"`: the user is asked before every call,
+///   `{argument}` shown as the call gives it; `confirm_with = function`: the question made by
+///   a function with the tool's own parameters (see [the asking guide](crate::guide::asking)).
+/// - `task` or `task = "required"`: the call may (or must) run as a task of the tasks
+///   extension, polled by the client.
+/// - `allow_name_mismatch`: keeps a name the name lint warns about (a `delete_` tool that is
+///   not destructive, ...).
 ///
 /// Parameters of the context types ([`State`], [`Progress`], [`Cancellation`],
 /// [`ClientLog`], [`Caller`]) are filled by the server, not from the arguments.

@@ -1,5 +1,5 @@
-//! Helpers of the confirmation and elicitation tests (`tests/confirm.rs`,
-//! `tests/rounds.rs`), which run the `asking` binary.
+//! Helpers of the confirmation and elicitation tests (`tests/wire/confirm.rs`,
+//! `tests/wire/rounds.rs`, `tests/wire/approvals.rs`), which run the `asking` binary.
 
 use serde_json::{Value, json};
 

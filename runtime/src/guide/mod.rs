@@ -26,7 +26,7 @@
 //! | [`layout`] | where things live in the source |
 //!
 //! Built with every feature (as docs.rs builds it), every page is here; the quickstart,
-//! testing and tasks pages need `testing`, the HTTP and security pages `http`, and the
+//! testing, tasks and asking pages need `testing`, the HTTP and security pages `http`, and the
 //! authorization page `auth`, for their examples.
 
 #[cfg_attr(feature = "testing", doc = include_str!("quickstart.md"))]
@@ -71,9 +71,13 @@ pub mod security {}
 pub mod auth {}
 // One page in three files: the approvals page's screenshot (a data URI, made by the interop
 // suite's browser test) sits between the text before it and the text after it.
-#[doc = include_str!("asking.md")]
-#[doc = include_str!("approvals-page.md")]
-#[doc = include_str!("asking-rest.md")]
+#[cfg_attr(feature = "testing", doc = include_str!("asking.md"))]
+#[cfg_attr(feature = "testing", doc = include_str!("approvals-page.md"))]
+#[cfg_attr(feature = "testing", doc = include_str!("asking-rest.md"))]
+#[cfg_attr(
+    not(feature = "testing"),
+    doc = "Its examples need the `testing` feature: build the docs with it (docs.rs does)."
+)]
 pub mod asking {}
 #[doc = include_str!("items.md")]
 pub mod items {}

@@ -10,8 +10,16 @@ use crate::ToolInfo;
 /// The longest an argument's value is shown in a question; longer ones end with `…`.
 const MAX_SHOWN: usize = 200;
 
-/// The question asked before `tool` runs with `arguments`.
-pub(crate) fn question(tool: &ToolInfo, arguments: Option<&JsonObject>) -> String {
+/// The question asked before `tool` runs with `arguments`: its `confirm_with` function's
+/// (given the context `context` makes), else its message, else the default.
+pub(crate) fn question(
+    tool: &ToolInfo,
+    arguments: Option<&JsonObject>,
+    context: impl FnOnce() -> crate::context::CallContext,
+) -> String {
+    if let Some(asked) = tool.asked_with(arguments, context) {
+        return asked;
+    }
     match tool.confirm_message() {
         Some(message) => interpolate(message, arguments),
         None => default_question(tool, arguments),

@@ -83,7 +83,14 @@ pub struct ConfirmDef {
     /// The message, with `{argument}` placeholders (checked by the macro); the default names
     /// the tool and its arguments.
     pub message: Option<&'static str>,
+    /// The function `confirm_with = path` names, called with the tool's own parameters: its
+    /// question, or `None` when they cannot be made (the message or the default then).
+    pub question: Option<QuestionFn>,
 }
+
+/// How `#[tool(confirm_with = path)]` makes a call's question: the call's arguments and
+/// context in, the question out (`None`: the parameters could not be made).
+pub type QuestionFn = fn(Arguments<'_>, &CallContext) -> Option<String>;
 
 inventory::collect!(ToolDef);
 

@@ -449,6 +449,19 @@ impl ToolInfo {
         }
     }
 
+    /// The question `confirm_with` makes of `arguments` in the context `context` makes, when
+    /// the tool names such a function (and its parameters can be made).
+    pub(crate) fn asked_with(
+        &self,
+        arguments: Option<&Map<String, Value>>,
+        context: impl FnOnce() -> CallContext,
+    ) -> Option<String> {
+        let def = self.def()?;
+        let question = def.confirm.question?;
+        let arguments = Arguments::new(arguments.cloned(), def.params, &self.expected);
+        question(arguments, &context())
+    }
+
     /// The confirmation's question as declared, with its `{argument}` placeholders.
     pub(crate) fn confirm_message(&self) -> Option<&str> {
         self.confirm_message.as_deref()

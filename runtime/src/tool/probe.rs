@@ -68,7 +68,7 @@ impl SyncContext for crate::context::AskClient {}
 #[diagnostic::on_unimplemented(
     message = "`confirm` names a context parameter (`{Self}`): a message can show only the tool's arguments",
     label = "names a parameter that is filled by the server, not by the client",
-    note = "remove the placeholder, or name an argument of the tool"
+    note = "remove the placeholder, or name an argument of the tool; a question that needs the server's state is made by a function: `confirm_with = delete_question`"
 )]
 pub trait ShownInConfirm {}
 

@@ -5,6 +5,7 @@
 
 mod approve;
 mod bursts;
+mod confirm_with;
 mod context;
 mod dynamic;
 mod dynamic_items;

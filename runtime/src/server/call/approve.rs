@@ -59,7 +59,7 @@ impl Pipeline {
     ) -> Plan {
         let approval = crate::approve::Approval::new(tool.name(), tool.hints())
             .with_tags(tool.tags().iter().cloned())
-            .with_question(crate::tool::confirm::question(tool, arguments))
+            .with_question(self.question(tool, arguments, &setup.caller))
             .with_arguments(arguments.cloned().unwrap_or_default())
             .with_caller(setup.caller.clone())
             .in_session(setup.session);

@@ -125,6 +125,27 @@ impl Pipeline {
         Some(plan)
     }
 
+    /// The question asked before `tool` runs with `arguments` for `caller`: a `confirm_with`
+    /// function gets a context of its own with the server's states (and the caller).
+    pub(super) fn question(
+        &self,
+        tool: &ToolInfo,
+        arguments: Option<&JsonObject>,
+        caller: &crate::Caller,
+    ) -> String {
+        crate::tool::confirm::question(tool, arguments, || {
+            crate::context::CallContext::new(
+                tool.shared_name().clone(),
+                self.states.clone(),
+                tokio_util::sync::CancellationToken::new(),
+                None,
+                None,
+                crate::context::SessionLevel::fixed(None),
+                caller.clone(),
+            )
+        })
+    }
+
     /// The plan of a call whose confirmation (if `confirms`) the user decides.
     fn client_plan(
         &self,
@@ -137,7 +158,7 @@ impl Pipeline {
     ) -> Plan {
         if !setup.per_request {
             let gate = if confirms {
-                let question = crate::tool::confirm::question(tool, arguments);
+                let question = self.question(tool, arguments, &setup.caller);
                 let asker = crate::context::Asker {
                     channel: setup.sink.clone(),
                     per_request: false,
@@ -275,7 +296,7 @@ impl Pipeline {
                     Gate::Shut(Box::new(cannot_ask(name, &why)))
                 }
                 None => {
-                    let question = crate::tool::confirm::question(tool, arguments);
+                    let question = self.question(tool, arguments, &setup.caller);
                     Gate::Shut(Box::new(Outcome::InputRequired(vec![Question {
                         key: CONFIRM_KEY.to_owned(),
                         fingerprint: 0,

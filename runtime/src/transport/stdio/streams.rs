@@ -124,7 +124,7 @@ fn kind(fd: &OwnedFd) -> Kind {
 
 /// The protocol's input: a pipe or a socket driven by the reactor (Node-based hosts give a
 /// socket), anything else (a file, a terminal) read on tokio's blocking threads, which tools
-/// never occupy (see `server/sync.rs`).
+/// never occupy (see `server/call/pool.rs`).
 #[cfg(unix)]
 fn reader(fd: OwnedFd, spin: Duration) -> Input {
     if kind(&fd) == Kind::Fifo
