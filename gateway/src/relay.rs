@@ -31,8 +31,27 @@ const MAX_ROUNDS: usize = 8;
 /// The calls in flight at one upstream, by the progress token each was sent with.
 #[derive(Default)]
 pub(crate) struct Relay {
-    calls: Mutex<HashMap<ProgressToken, Arc<Downstream>>>,
+    calls: Mutex<Calls>,
 }
+
+/// The calls in flight, and the progress that came for a token before its call was known.
+#[derive(Default)]
+struct Calls {
+    by_token: HashMap<ProgressToken, Arc<Downstream>>,
+    /// Reports read before the call that sent their token was written down (the upstream
+    /// answered faster than the gateway took note): kept briefly, in order, for that call.
+    early: Vec<ProgressNotificationParam>,
+    /// Log messages read while no call was in flight, with when: the first call written
+    /// down within [`EARLY_LOG`] takes them (most likely its own, read before it was).
+    early_logs: Vec<(Instant, LoggingMessageNotificationParam)>,
+}
+
+/// How long before its call was written down a log message may have been read to be that
+/// call's.
+const EARLY_LOG: Duration = Duration::from_secs(1);
+
+/// The most early reports kept; past it the oldest go (a token no call will claim).
+const MAX_EARLY: usize = 64;
 
 /// How long after its last progress report a call's answer is passed on at the earliest.
 /// Some clients handle a notification in a later turn of their event loop than a response
@@ -50,6 +69,16 @@ pub(crate) struct Downstream {
 }
 
 impl Downstream {
+    /// The upstream's report, to this call's client (with its own token, when it asked for
+    /// progress).
+    fn relay_progress(&self, param: ProgressNotificationParam) {
+        if self.progress.is_enabled() {
+            self.progress
+                .notify(param.progress, param.total, param.message);
+            *self.reported.lock().unwrap() = Some(Instant::now());
+        }
+    }
+
     pub(crate) fn new(progress: Progress, log: ClientLog, elicit: Elicit) -> Self {
         Downstream {
             progress,
@@ -116,10 +145,26 @@ impl Relay {
         }
         let handle = peer.send_request_with_option(request, options).await?;
         let token = handle.progress_token.clone();
-        self.calls
-            .lock()
-            .unwrap()
-            .insert(token.clone(), caller.clone());
+        {
+            // Under the lock, so that a report read now waits for the early ones.
+            let mut calls = self.calls.lock().unwrap();
+            calls.by_token.insert(token.clone(), caller.clone());
+            let early = std::mem::take(&mut calls.early);
+            let (mine, others): (Vec<_>, Vec<_>) = early
+                .into_iter()
+                .partition(|said| said.progress_token == token);
+            calls.early = others;
+            for said in mine {
+                caller.relay_progress(said);
+            }
+            if calls.by_token.len() == 1 {
+                for (at, said) in std::mem::take(&mut calls.early_logs) {
+                    if at.elapsed() < EARLY_LOG {
+                        caller.log.log(LogLevel::from(said.level), said.data);
+                    }
+                }
+            }
+        }
         let mut pending = Pending {
             relay: self.clone(),
             token,
@@ -141,7 +186,7 @@ impl Relay {
     pub(crate) async fn ask(&self, question: InputRequest) -> Result<Value, String> {
         let caller = {
             let calls = self.calls.lock().unwrap();
-            let mut callers = calls.values();
+            let mut callers = calls.by_token.values();
             match (callers.next(), callers.next()) {
                 (Some(caller), None) => caller.clone(),
                 (None, _) => return Err("no call is in flight to ask its client".into()),
@@ -162,25 +207,32 @@ impl Relay {
     /// The upstream's progress on a call, to the client that made it (with the client's
     /// own token, when it asked for progress).
     pub(crate) fn progress(&self, param: ProgressNotificationParam) {
-        let calls = self.calls.lock().unwrap();
-        if let Some(caller) = calls.get(&param.progress_token)
-            && caller.progress.is_enabled()
-        {
-            caller
-                .progress
-                .notify(param.progress, param.total, param.message);
-            *caller.reported.lock().unwrap() = Some(Instant::now());
+        let mut calls = self.calls.lock().unwrap();
+        match calls.by_token.get(&param.progress_token) {
+            Some(caller) => caller.relay_progress(param),
+            None => {
+                if calls.early.len() == MAX_EARLY {
+                    calls.early.remove(0);
+                }
+                calls.early.push(param);
+            }
         }
     }
 
     /// The upstream's log message: to the client of the one call in flight (at the client's
     /// level), else to the gateway's log.
     pub(crate) fn log(&self, upstream: &str, param: LoggingMessageNotificationParam) {
-        let calls = self.calls.lock().unwrap();
-        let mut callers = calls.values();
+        let mut calls = self.calls.lock().unwrap();
+        let mut callers = calls.by_token.values();
         if let (Some(caller), None) = (callers.next(), callers.next()) {
             caller.log.log(LogLevel::from(param.level), param.data);
             return;
+        }
+        if calls.by_token.is_empty() {
+            if calls.early_logs.len() == MAX_EARLY {
+                calls.early_logs.remove(0);
+            }
+            calls.early_logs.push((Instant::now(), param.clone()));
         }
         tracing::info!(
             upstream,
@@ -202,7 +254,12 @@ struct Pending {
 
 impl Drop for Pending {
     fn drop(&mut self) {
-        self.relay.calls.lock().unwrap().remove(&self.token);
+        self.relay
+            .calls
+            .lock()
+            .unwrap()
+            .by_token
+            .remove(&self.token);
         let Some((peer, id)) = self.unanswered.take() else {
             return;
         };

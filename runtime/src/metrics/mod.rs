@@ -15,7 +15,6 @@
 //! | `mcp_server_operation_duration_seconds` | histogram | `mcp_method_name`, `gen_ai_tool_name`, `error_type`, `network_transport`, `mcp_protocol_version` |
 //! | `mcp_server_session_duration_seconds` | histogram | `network_transport`, `mcp_protocol_version` |
 //! | `toolsmith_tool_calls_total` | counter | `tool`, `outcome`, `category` |
-//! | `toolsmith_tool_call_duration_seconds` | histogram | `tool`, `category` |
 //! | `toolsmith_tool_calls_in_flight` | gauge | |
 //! | `toolsmith_http_requests_total` | counter | `status` |
 //! | `toolsmith_auth_refusals_total` | counter | `reason` |
@@ -41,8 +40,8 @@ use metrics_exporter_prometheus::{
 
 pub(crate) use crate::outcome::CallOutcome;
 use names::{
-    ANSWERED, APPROVALS, ASKED, AUTH_REFUSALS, CONNECTIONS, DURATION, HTTP_REQUESTS, IN_FLIGHT,
-    OPERATION, SESSION, SESSIONS, describe,
+    ANSWERED, APPROVALS, ASKED, AUTH_REFUSALS, CONNECTIONS, HTTP_REQUESTS, IN_FLIGHT, OPERATION,
+    SESSION, SESSIONS, describe,
 };
 pub(crate) use operations::{Failure, Operation, Transport};
 pub(crate) use outcome::Refusal;
@@ -55,16 +54,12 @@ pub(crate) const UNKNOWN_TOOL: &str = "unknown";
 /// How often histogram samples are folded into their buckets when nobody scrapes.
 const UPKEEP: Duration = Duration::from_secs(5);
 
-/// The upper bounds of the call duration histogram's buckets, in seconds.
-/// The buckets of the MCP operation and session histograms, in seconds, as OpenTelemetry's
-/// MCP semantic conventions advise.
-const MCP_BUCKETS: [f64; 14] = [
-    0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0,
-];
-
-const DURATION_BUCKETS: [f64; 16] = [
-    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0,
-    60.0,
+/// The buckets of the MCP operation and session histograms, in seconds: the boundaries
+/// OpenTelemetry's MCP semantic conventions advise (10 ms to 300 s), and four below them, so
+/// that a tool that answers in a millisecond is told from one that takes nine.
+const MCP_BUCKETS: [f64; 18] = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0,
+    120.0, 300.0,
 ];
 
 static METADATA: Metadata<'static> =
@@ -126,10 +121,7 @@ impl Metrics {
     /// `unknown`, unless `known` says the server has it: a tool added while serving).
     pub(crate) fn new(tools: impl IntoIterator<Item = Named>, known: Option<Known>) -> Metrics {
         let recorder = PrometheusBuilder::new()
-            .set_buckets_for_metric(Matcher::Full(DURATION.to_owned()), &DURATION_BUCKETS)
-            .and_then(|b| {
-                b.set_buckets_for_metric(Matcher::Full(OPERATION.to_owned()), &MCP_BUCKETS)
-            })
+            .set_buckets_for_metric(Matcher::Full(OPERATION.to_owned()), &MCP_BUCKETS)
             .and_then(|b| b.set_buckets_for_metric(Matcher::Full(SESSION.to_owned()), &MCP_BUCKETS))
             .expect("the duration buckets are not empty")
             .build_recorder();
@@ -168,7 +160,7 @@ impl Metrics {
                 connections: recorder.register_gauge(&key(CONNECTIONS, &[]), &METADATA),
                 sessions: recorder.register_gauge(&key(SESSIONS, &[]), &METADATA),
                 open_sessions: OnceLock::new(),
-                operations: Default::default(),
+                operations: operations::Operations::of_every_method(),
                 sessions_ended: Default::default(),
                 recorder,
             }),

@@ -4,7 +4,6 @@ use ::metrics::{KeyName, Recorder, Unit};
 use metrics_exporter_prometheus::PrometheusRecorder;
 
 pub(super) const CALLS: &str = "toolsmith_tool_calls_total";
-pub(super) const DURATION: &str = "toolsmith_tool_call_duration_seconds";
 pub(super) const IN_FLIGHT: &str = "toolsmith_tool_calls_in_flight";
 pub(super) const HTTP_REQUESTS: &str = "toolsmith_http_requests_total";
 pub(super) const AUTH_REFUSALS: &str = "toolsmith_auth_refusals_total";
@@ -20,7 +19,7 @@ pub(super) const SESSION: &str = "mcp_server_session_duration_seconds";
 
 /// The `# HELP` line of every metric.
 pub(super) fn describe(recorder: &PrometheusRecorder) {
-    let help: [(&str, Option<Unit>, &str); 12] = [
+    let help: [(&str, Option<Unit>, &str); 11] = [
         (
             OPERATION,
             Some(Unit::Seconds),
@@ -32,11 +31,6 @@ pub(super) fn describe(recorder: &PrometheusRecorder) {
             "The duration of the MCP session as observed on the MCP server.",
         ),
         (CALLS, None, "Tool calls, by tool and outcome."),
-        (
-            DURATION,
-            Some(Unit::Seconds),
-            "How long tool calls took, by tool.",
-        ),
         (IN_FLIGHT, None, "Tool calls running now."),
         (
             HTTP_REQUESTS,
@@ -69,7 +63,7 @@ pub(super) fn describe(recorder: &PrometheusRecorder) {
     for (name, unit, text) in help {
         let name = KeyName::from_const_str(name);
         match name.as_str() {
-            DURATION | OPERATION | SESSION => recorder.describe_histogram(name, unit, text.into()),
+            OPERATION | SESSION => recorder.describe_histogram(name, unit, text.into()),
             IN_FLIGHT | CONNECTIONS | SESSIONS => recorder.describe_gauge(name, unit, text.into()),
             _ => recorder.describe_counter(name, unit, text.into()),
         }

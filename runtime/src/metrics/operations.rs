@@ -8,7 +8,7 @@
 //! revision, an error code): a series is keyed by small indices, made on its first use.
 
 use std::collections::HashMap;
-use std::sync::RwLock;
+use std::sync::{OnceLock, RwLock};
 
 use ::metrics::{Histogram, Key, Label, Recorder};
 use metrics_exporter_prometheus::PrometheusRecorder;
@@ -107,11 +107,18 @@ struct Series {
     failure: u8,
 }
 
-/// Operation histograms made on first use: the server's (one set for every method but
-/// `tools/call`) or one tool's (its calls).
-#[derive(Default)]
+/// How many values each index of a [`Series`] takes.
+const TRANSPORTS: usize = 2;
+const VERSION_SLOTS: usize = VERSIONS.len() + 1;
+const FAILURE_SLOTS: usize = 3 + CODES.len();
+
+/// Operation histograms, each made on its first use in a slot of its own, found by index: a
+/// request pays no lock and no hash (a lock that every call takes would bounce between the
+/// runtime's threads). The server's hold every method but `tools/call`; a tool's, its calls.
 pub(super) struct Operations {
-    made: RwLock<HashMap<Series, Histogram, foldhash::fast::RandomState>>,
+    /// How many methods the slots are for: one (a tool's calls) or every method.
+    methods: usize,
+    slots: OnceLock<Box<[OnceLock<Histogram>]>>,
 }
 
 /// The session histograms of one server, made on first use.
@@ -134,6 +141,43 @@ fn version_index(version: Option<&str>) -> u8 {
 }
 
 impl Operations {
+    /// The slots of one tool's calls.
+    pub(super) fn of_a_tool() -> Operations {
+        Operations {
+            methods: 1,
+            slots: OnceLock::new(),
+        }
+    }
+
+    /// The slots of every method.
+    pub(super) fn of_every_method() -> Operations {
+        Operations {
+            methods: METHODS.len() + 1,
+            slots: OnceLock::new(),
+        }
+    }
+
+    fn slot(&self, series: &Series) -> &OnceLock<Histogram> {
+        let size = self.methods * TRANSPORTS * VERSION_SLOTS * FAILURE_SLOTS;
+        let slots = self
+            .slots
+            .get_or_init(|| (0..size).map(|_| OnceLock::new()).collect());
+        let method = if self.methods == 1 {
+            0
+        } else {
+            usize::from(series.method)
+        };
+        let transport = match series.transport {
+            Transport::Pipe => 0,
+            Transport::Tcp => 1,
+        };
+        let index = ((method * TRANSPORTS + transport) * VERSION_SLOTS
+            + usize::from(series.version))
+            * FAILURE_SLOTS
+            + usize::from(series.failure);
+        &slots[index]
+    }
+
     /// `op` took `seconds`; `tool` is the registered name of the tool a `tools/call` called
     /// (these are its operations).
     pub(super) fn record(
@@ -149,13 +193,9 @@ impl Operations {
             version: version_index(op.version),
             failure: op.failure.index(),
         };
-        if let Some(histogram) = read(&self.made).get(&series) {
-            histogram.record(seconds);
-            return;
-        }
-        let histogram = register(recorder, &series, tool);
-        histogram.record(seconds);
-        write(&self.made).entry(series).or_insert(histogram);
+        self.slot(&series)
+            .get_or_init(|| register(recorder, &series, tool))
+            .record(seconds);
     }
 }
 
@@ -215,6 +255,37 @@ fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_series_has_a_slot_of_its_own() {
+        let every = Operations::of_every_method();
+        let mut seen = std::collections::HashSet::new();
+        for method in 0..=METHODS.len() as u8 {
+            for transport in [Transport::Pipe, Transport::Tcp] {
+                for version in 0..=VERSIONS.len() as u8 {
+                    for failure in 0..FAILURE_SLOTS as u8 {
+                        let series = Series {
+                            method,
+                            transport,
+                            version,
+                            failure,
+                        };
+                        let slot: *const _ = every.slot(&series);
+                        assert!(seen.insert(slot), "two series share a slot");
+                    }
+                }
+            }
+        }
+        assert_eq!(Failure::Code(-1).index() as usize, FAILURE_SLOTS - 1);
+        let tool = Operations::of_a_tool();
+        let series = Series {
+            method: 3,
+            transport: Transport::Tcp,
+            version: 5,
+            failure: 9,
+        };
+        let _ = tool.slot(&series); // the last slot of a tool's
+    }
 
     #[test]
     fn every_label_value_comes_from_a_fixed_set() {

@@ -16,19 +16,26 @@ fn calls_count_by_tool_and_outcome_and_an_unknown_tool_is_one_label() {
         [("search_notes".into(), None), ("delete_note".into(), None)],
         None,
     );
+    // Calls over stdio: each one an MCP operation too.
+    let op = super::Operation {
+        method: "tools/call",
+        transport: super::Transport::Pipe,
+        version: Some("2025-11-25"),
+        failure: super::Failure::None,
+    };
     for _ in 0..3 {
         metrics
             .call_started()
-            .finish("search_notes", CallOutcome::Ok);
+            .finish("search_notes", CallOutcome::Ok, Some(op));
     }
     metrics
         .call_started()
-        .finish("delete_note", CallOutcome::Refused);
+        .finish("delete_note", CallOutcome::Refused, None);
     // Names a request makes up all land on one series.
     for name in ["nope", "../../etc", "x\"y"] {
         metrics
             .call_started()
-            .finish(name, CallOutcome::ProtocolError);
+            .finish(name, CallOutcome::ProtocolError, None);
     }
     let text = metrics.render();
     let calls = |labels: &str| value(&text, &format!("toolsmith_tool_calls_total{{{labels}}}"));
@@ -39,14 +46,20 @@ fn calls_count_by_tool_and_outcome_and_an_unknown_tool_is_one_label() {
         Some(3.0)
     );
     assert!(!text.contains("nope") && !text.contains("etc"), "{text}");
-    // Every call is in its tool's histogram, and none is in flight any more.
-    let count = r#"toolsmith_tool_call_duration_seconds_count{tool="search_notes"}"#;
-    assert_eq!(value(&text, count), Some(3.0), "{text}");
-    let bucket = r#"toolsmith_tool_call_duration_seconds_bucket{tool="search_notes",le="+Inf"}"#;
-    assert_eq!(value(&text, bucket), Some(3.0), "{text}");
+    // Every call that came over a transport is in its tool's operation histogram (a call
+    // without one, in-process, is not an MCP operation), and none is in flight any more.
+    let series = r#"{mcp_method_name="tools/call",network_transport="pipe",gen_ai_tool_name="search_notes",mcp_protocol_version="2025-11-25""#;
+    let count = format!("mcp_server_operation_duration_seconds_count{series}}}");
+    assert_eq!(value(&text, &count), Some(3.0), "{text}");
+    let bucket = format!("mcp_server_operation_duration_seconds_bucket{series},le=\"+Inf\"}}");
+    assert_eq!(value(&text, &bucket), Some(3.0), "{text}");
+    assert!(
+        !text.contains(r#"gen_ai_tool_name="delete_note""#),
+        "{text}"
+    );
     assert_eq!(value(&text, "toolsmith_tool_calls_in_flight"), Some(0.0));
     assert!(text.contains("# HELP toolsmith_tool_calls_total Tool calls, by tool and outcome."));
-    assert!(text.contains("# TYPE toolsmith_tool_call_duration_seconds histogram"));
+    assert!(text.contains("# TYPE mcp_server_operation_duration_seconds histogram"));
 }
 
 #[test]
@@ -58,7 +71,7 @@ fn a_call_is_in_flight_until_its_timer_goes_even_when_it_is_dropped_unfinished()
         value(&metrics.render(), "toolsmith_tool_calls_in_flight"),
         Some(2.0)
     );
-    first.finish("slow", CallOutcome::Ok);
+    first.finish("slow", CallOutcome::Ok, None);
     drop(first);
     // A cancelled call's future is dropped without an outcome.
     drop(second);
@@ -152,7 +165,7 @@ fn a_tool_added_while_serving_gets_its_own_series_and_a_made_up_name_does_not() 
     let known: super::Known = Box::new(|name| (name == "added_later").then_some(None));
     let metrics = Metrics::new([("search_notes".into(), None)], Some(known));
     for name in ["added_later", "added_later", "made_up"] {
-        metrics.call_started().finish(name, CallOutcome::Ok);
+        metrics.call_started().finish(name, CallOutcome::Ok, None);
     }
     let text = metrics.render();
     let calls = |labels: &str| value(&text, &format!("toolsmith_tool_calls_total{{{labels}}}"));
@@ -176,8 +189,8 @@ fn a_tool_with_a_category_has_it_as_a_label_and_one_without_has_none() {
     );
     metrics
         .call_started()
-        .finish("gh_create_issue", CallOutcome::Ok);
-    metrics.call_started().finish("add", CallOutcome::Ok);
+        .finish("gh_create_issue", CallOutcome::Ok, None);
+    metrics.call_started().finish("add", CallOutcome::Ok, None);
     let text = metrics.render();
     let calls = |labels: &str| value(&text, &format!("toolsmith_tool_calls_total{{{labels}}}"));
     assert_eq!(
@@ -186,7 +199,4 @@ fn a_tool_with_a_category_has_it_as_a_label_and_one_without_has_none() {
         "{text}"
     );
     assert_eq!(calls(r#"tool="add",outcome="ok""#), Some(1.0), "{text}");
-    let count =
-        r#"toolsmith_tool_call_duration_seconds_count{tool="gh_create_issue",category="github"}"#;
-    assert_eq!(value(&text, count), Some(1.0), "{text}");
 }

@@ -1,14 +1,14 @@
-//! Each tool's own series: its calls by outcome, their durations, and its MCP operation
-//! histograms; and the timer of a call in flight.
+//! Each tool's own series: its calls by outcome, and its MCP operation histograms (their
+//! durations); and the timer of a call in flight.
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use ::metrics::{Counter, Histogram, Recorder};
+use ::metrics::Counter;
 use metrics_exporter_prometheus::PrometheusRecorder;
 
-use super::names::{CALLS, DURATION};
-use super::{CallOutcome, Inner, METADATA, Metrics, counter, key, operations, with_category};
+use super::names::CALLS;
+use super::{CallOutcome, Inner, Metrics, Operation, counter, operations, with_category};
 
 impl Inner {
     /// `f` of the series of `tool`: a registered tool's, one added while serving, or
@@ -43,7 +43,6 @@ impl Inner {
 pub(super) struct ToolSeries {
     pub(super) name: Arc<str>,
     pub(super) calls: [Counter; CallOutcome::ALL.len()],
-    pub(super) duration: Histogram,
     pub(super) operations: operations::Operations,
 }
 
@@ -56,7 +55,7 @@ impl ToolSeries {
     ) -> ToolSeries {
         ToolSeries {
             name: tool.into(),
-            operations: operations::Operations::default(),
+            operations: operations::Operations::of_a_tool(),
             calls: CallOutcome::ALL.map(|outcome| {
                 let labels = with_category(
                     vec![("tool", tool), ("outcome", outcome.as_str())],
@@ -64,10 +63,6 @@ impl ToolSeries {
                 );
                 counter(recorder, CALLS, &labels)
             }),
-            duration: {
-                let labels = with_category(vec![("tool", tool)], category);
-                recorder.register_histogram(&key(DURATION, &labels), &METADATA)
-            },
         }
     }
 }
@@ -79,11 +74,18 @@ pub(crate) struct CallTimer {
 }
 
 impl CallTimer {
-    /// The call of `tool` ended with `outcome`.
-    pub(crate) fn finish(&self, tool: &str, outcome: CallOutcome) {
-        self.metrics.inner.with_series(tool, |series| {
+    /// The call of `tool` ended with `outcome`; `op` is how it came (an MCP operation, when
+    /// it came over a transport), counted in the same lookup of the tool's series.
+    pub(crate) fn finish(&self, tool: &str, outcome: CallOutcome, op: Option<Operation<'_>>) {
+        let inner = &self.metrics.inner;
+        let seconds = self.start.elapsed().as_secs_f64();
+        inner.with_series(tool, |series| {
             series.calls[outcome as usize].increment(1);
-            series.duration.record(self.start.elapsed().as_secs_f64());
+            if let Some(op) = op {
+                series
+                    .operations
+                    .record(&inner.recorder, op, Some(&series.name), seconds);
+            }
         });
     }
 }

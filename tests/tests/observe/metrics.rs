@@ -78,13 +78,26 @@ async fn calls_are_counted_by_tool_and_outcome_on_both_http_paths() {
         assert_eq!(calls(text, "wipe", "ok"), Some(1.0), "{text}");
         assert_eq!(calls(text, "wipe", "refused"), Some(1.0), "{text}");
         assert!(!text.contains("no_such_tool_x"), "{text}");
-        let count = r#"toolsmith_tool_call_duration_seconds_count{tool="add"}"#;
-        assert_eq!(value(text, count), Some(3.0), "{text}");
+        // Every call of `add` is timed as an MCP operation (two results, one error result
+        // for its arguments).
+        let add = |rest: &str| {
+            format!(
+                r#"{{mcp_method_name="tools/call",network_transport="tcp",gen_ai_tool_name="add",mcp_protocol_version="2025-11-25"{rest}}}"#
+            )
+        };
+        let count = format!("mcp_server_operation_duration_seconds_count{}", add(""));
+        assert_eq!(value(text, &count), Some(2.0), "{text}");
+        let failed = add(r#",error_type="tool_error""#);
+        let count = format!("mcp_server_operation_duration_seconds_count{failed}");
+        assert_eq!(value(text, &count), Some(1.0), "{text}");
         // `timed` ran out at its timeout (100 ms), not sooner.
-        let quick = r#"toolsmith_tool_call_duration_seconds_bucket{tool="timed",le="0.05"}"#;
-        assert_eq!(value(text, quick), Some(0.0), "{text}");
-        let all = r#"toolsmith_tool_call_duration_seconds_bucket{tool="timed",le="+Inf"}"#;
-        assert_eq!(value(text, all), Some(1.0), "{text}");
+        let timed = |le: &str| {
+            format!(
+                r#"mcp_server_operation_duration_seconds_bucket{{mcp_method_name="tools/call",network_transport="tcp",gen_ai_tool_name="timed",mcp_protocol_version="2025-11-25",error_type="tool_error",le="{le}"}}"#
+            )
+        };
+        assert_eq!(value(text, &timed("0.05")), Some(0.0), "{text}");
+        assert_eq!(value(text, &timed("+Inf")), Some(1.0), "{text}");
         assert_eq!(value(text, "toolsmith_tool_calls_in_flight"), Some(0.0));
         // The nine calls, each on its own connection, answered 200; the scrape is still
         // being answered on its own open connection.

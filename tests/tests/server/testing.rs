@@ -66,6 +66,13 @@ async fn sleepy(ms: u64) -> u64 {
     ms
 }
 
+/// Waits a minute: a call a client gives up on long before it could answer.
+#[tool(read_only, closed_world)]
+async fn lingering() -> u64 {
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    60
+}
+
 /// Reports progress and logs.
 #[tool(read_only, closed_world)]
 async fn chatty(steps: u32, progress: Progress, log: ClientLog) -> u32 {
@@ -158,9 +165,10 @@ async fn a_call_the_policy_refuses_is_refused() {
 #[tokio::test]
 async fn a_call_past_the_clients_timeout_is_cancelled() {
     let client = client().await;
+    // A minute against 20 ms: no answer can come first, however slow the machine.
     let options = CallOptions::default().timeout(Duration::from_millis(20));
     let err = client
-        .call_with("sleepy", json!({"ms": 40}), options)
+        .call_with("lingering", json!({}), options)
         .await
         .unwrap_err();
     assert!(matches!(err, CallError::Timeout { .. }), "{err}");

@@ -27,12 +27,11 @@ pub(super) struct CallLog {
     span: tracing::Span,
 }
 
-/// What the MCP operation metric of one request needs: the metrics, when it began, how it
-/// came and at which revision.
+/// What the MCP operation metric of one request needs: how it came and at which revision;
+/// for a read or a prompt (a call has its timer), the metrics and when it began.
 #[cfg(feature = "metrics")]
 pub(super) struct Measured {
-    metrics: crate::metrics::Metrics,
-    began: Instant,
+    clock: Option<(crate::metrics::Metrics, Instant)>,
     transport: crate::request::Transport,
     version: Option<rmcp::model::ProtocolVersion>,
 }
@@ -147,8 +146,11 @@ impl CallLog {
             let mut log = self;
             if let (Some(metrics), Some(transport)) = (&pipeline.metrics, setup.transport) {
                 log.operation = Some(Measured {
-                    metrics: metrics.clone(),
-                    began: Instant::now(),
+                    // A call's timer has both already.
+                    clock: log
+                        .timer
+                        .is_none()
+                        .then(|| (metrics.clone(), Instant::now())),
                     transport,
                     version: setup.version.clone(),
                 });
@@ -196,20 +198,23 @@ impl CallLog {
         #[cfg(any(feature = "metrics", feature = "otel"))]
         let outcome = answer.outcome();
         #[cfg(feature = "metrics")]
-        if let Some(timer) = &self.timer {
-            timer.finish(name, outcome);
-        }
-        #[cfg(feature = "metrics")]
-        if let Some(measured) = &self.operation {
-            let op = crate::metrics::Operation {
-                method: self.method,
-                transport: measured.transport,
-                version: measured.version.as_ref().map(|v| v.as_str()),
-                failure: answer.failure(),
-            };
-            let tool = (self.method == "tools/call").then_some(name);
-            let seconds = measured.began.elapsed().as_secs_f64();
-            measured.metrics.operation(op, tool, seconds);
+        {
+            let op = self
+                .operation
+                .as_ref()
+                .map(|measured| crate::metrics::Operation {
+                    method: self.method,
+                    transport: measured.transport,
+                    version: measured.version.as_ref().map(|v| v.as_str()),
+                    failure: answer.failure(),
+                });
+            if let Some(timer) = &self.timer {
+                timer.finish(name, outcome, op);
+            } else if let (Some(op), Some(measured)) = (op, &self.operation)
+                && let Some((metrics, began)) = &measured.clock
+            {
+                metrics.operation(op, None, began.elapsed().as_secs_f64());
+            }
         }
         #[cfg(feature = "otel")]
         crate::trace::finish_call(&self.span, outcome);
