@@ -288,6 +288,7 @@ impl Transport {
 }
 
 /// The known revision named `text`, as its constant (cloned for free), if it is one.
+#[cfg_attr(not(any(feature = "http", feature = "metrics")), allow(dead_code))]
 pub(crate) fn known_version(text: &str) -> Option<ProtocolVersion> {
     ProtocolVersion::KNOWN_VERSIONS
         .iter()
@@ -329,10 +330,7 @@ impl CallSetup {
     /// it carries its revision (2026-07-28), its own log level (none: no log message may be
     /// sent for it).
     pub(crate) fn of_meta(meta: &RequestMetaObject) -> CallSetup {
-        // A known revision as its constant: cloned for free by whatever keeps it.
-        let version = meta
-            .protocol_version()
-            .map(|version| known_version(version.as_str()).unwrap_or(version));
+        let version = meta.protocol_version();
         let level = version
             .as_ref()
             .map(|_| SessionLevel::fixed(meta.log_level().map(LogLevel::from_wire)));

@@ -14,13 +14,17 @@ use super::ToolServer;
 use crate::request::Transport;
 
 impl ToolServer {
-    /// When an answer begins, if it is measured (the server has metrics).
-    pub(crate) fn clock(&self) -> Option<Instant> {
+    /// Whether answers are measured (the server has metrics).
+    pub(crate) fn measures(&self) -> bool {
         #[cfg(feature = "metrics")]
-        if self.pipeline.metrics.is_some() {
-            return Some(Instant::now());
-        }
-        None
+        return self.pipeline.metrics.is_some();
+        #[cfg(not(feature = "metrics"))]
+        false
+    }
+
+    /// When an answer begins, if it is measured.
+    pub(crate) fn clock(&self) -> Option<Instant> {
+        self.measures().then(Instant::now)
     }
 
     /// A `method` request over `transport` at `version`, begun at `began`, was answered
@@ -51,7 +55,9 @@ impl ToolServer {
         &self,
         context: &RequestContext<RoleServer>,
     ) -> Option<ProtocolVersion> {
-        self.clock()?;
+        if !self.measures() {
+            return None;
+        }
         version_of(context)
     }
 

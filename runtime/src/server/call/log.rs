@@ -152,7 +152,11 @@ impl CallLog {
                         .is_none()
                         .then(|| (metrics.clone(), Instant::now())),
                     transport,
-                    version: setup.version.clone(),
+                    // A known revision as rmcp's constant: kept without an allocation.
+                    version: setup.version.as_ref().map(|version| {
+                        crate::request::known_version(version.as_str())
+                            .unwrap_or_else(|| version.clone())
+                    }),
                 });
             }
             log

@@ -41,17 +41,13 @@ impl Pipeline {
     /// [`Tally::decided`] tells it, without making a tally (this is every call's cost while
     /// a grant holds).
     pub(super) fn granted(&self, tool: &str, span: &tracing::Span) {
-        tracing::debug!(
+        let told = Told {
             tool,
-            approver = GRANT,
-            decision = "approved",
-            "confirmation decided"
-        );
-        #[cfg(feature = "metrics")]
-        if let Some(metrics) = &self.metrics {
-            metrics.approval_decided(GRANT, true);
-        }
-        record(span, GRANT, "approved");
+            span,
+            #[cfg(feature = "metrics")]
+            metrics: self.metrics.as_ref(),
+        };
+        told.decided(GRANT, true, None);
     }
 
     /// A confirmation was asked of the user at the client (in a round's answer).
@@ -95,6 +91,26 @@ impl Tally {
     /// `approver` (an approver's name, `grant`, `client`) approved the call or denied it
     /// (for `reason`): one log line, one count, the call's span.
     pub(super) fn decided(&self, approver: &str, approved: bool, reason: Option<&str>) {
+        let told = Told {
+            tool: &self.tool,
+            span: &self.span,
+            #[cfg(feature = "metrics")]
+            metrics: self.metrics.as_ref(),
+        };
+        told.decided(approver, approved, reason);
+    }
+}
+
+/// Where a decision on a call of `tool` is told: the log, the metrics, the call's span.
+struct Told<'a> {
+    tool: &'a str,
+    span: &'a tracing::Span,
+    #[cfg(feature = "metrics")]
+    metrics: Option<&'a crate::metrics::Metrics>,
+}
+
+impl Told<'_> {
+    fn decided(&self, approver: &str, approved: bool, reason: Option<&str>) {
         let decision = if approved { "approved" } else { "denied" };
         // A call a remembered grant approved is told at `debug`: the decision that made the
         // grant was told at `info`, and its calls would flood the log.
@@ -110,17 +126,12 @@ impl Tally {
             );
         }
         #[cfg(feature = "metrics")]
-        if let Some(metrics) = &self.metrics {
+        if let Some(metrics) = self.metrics {
             metrics.approval_decided(approver, approved);
         }
-        record(&self.span, approver, decision);
-    }
-}
-
-/// Records who decided and how on the call's `span`.
-fn record(span: &tracing::Span, approver: &str, decision: &str) {
-    if !span.is_disabled() {
-        span.record("toolsmith.approval.approver", approver);
-        span.record("toolsmith.approval.decision", decision);
+        if !self.span.is_disabled() {
+            self.span.record("toolsmith.approval.approver", approver);
+            self.span.record("toolsmith.approval.decision", decision);
+        }
     }
 }

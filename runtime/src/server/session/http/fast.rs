@@ -67,8 +67,12 @@ impl FastPath for HttpFastPath {
         {
             return None;
         }
-        // The revision the request is of: its own (2026-07-28), else its header's.
-        let version = headers.version.and_then(crate::request::known_version);
+        // The revision the request is of (its own on 2026-07-28, else its header's), for the
+        // metrics only.
+        let version = headers
+            .version
+            .filter(|_| self.server.measures())
+            .and_then(crate::request::known_version);
         match request {
             FastRequest::Call {
                 id,

@@ -262,7 +262,8 @@ impl Layer {
             .map(CallSetup::of_meta)
             .unwrap_or_default();
         setup.transport = Some(Transport::Pipe);
-        if setup.version.is_none() {
+        // The session's revision, for the metrics only.
+        if setup.version.is_none() && self.server.measures() {
             setup.version = self.lifecycle.negotiated().cloned();
         }
         let rest = match self
