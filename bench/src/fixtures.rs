@@ -81,10 +81,10 @@ pub fn granted(tools: usize) -> String {
         r#"
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {{
-    let server = toolsmith::Server::new().confirm(toolsmith::Confirm::Write);
+    let server = toolsmith::Server::new().confirm(toolsmith::server::Confirm::Write);
     let day = std::time::Duration::from_secs(86_400);
     for tool in [{}] {{
-        server.grants().grant(&toolsmith::Caller::anonymous(), tool, day);
+        server.grants().grant(&toolsmith::context::Caller::anonymous(), tool, day);
     }}
     server.serve_stdio().await?;
     Ok(())

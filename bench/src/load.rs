@@ -87,7 +87,7 @@ struct Frame<'a> {
 }
 
 #[derive(Deserialize)]
-struct CallResult<'a> {
+struct CallOutcome<'a> {
     #[serde(rename = "isError")]
     is_error: Option<bool>,
     #[serde(borrow)]
@@ -191,7 +191,7 @@ impl Session {
 /// Checks a call result is the tool's answer for `id` in `revision`'s shape, and not an
 /// error result.
 fn check_call(result: &str, id: u64, tools: usize, revision: Revision) -> Result<(), String> {
-    let parsed: CallResult = serde_json::from_str(result)
+    let parsed: CallOutcome = serde_json::from_str(result)
         .map_err(|e| format!("call {id}: not a CallToolResult ({e}): {result:.300}"))?;
     revision
         .check_result_type(parsed.result_type)

@@ -15,7 +15,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde_json::{Value, json};
 use toolsmith::rmcp::model::JsonObject;
 use toolsmith::{
-    CallContext, Hints, Registry, RegistryHandle, Server, Tool, ToolError, ToolFuture, ToolOutput,
+    CallContext, Hints, Registry, Server, Tool, ToolError, registry::RegistryHandle,
+    tool::ToolFuture, tool::ToolOutput,
 };
 
 fn object(value: Value) -> JsonObject {

@@ -18,7 +18,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
-use toolsmith::{Cancellation, Progress, State, ToolError, tool};
+use toolsmith::{Progress, State, ToolError, context::Cancellation, tool};
 
 use crate::store::{Note, Notes};
 

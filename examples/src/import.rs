@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use toolsmith::{Progress, Resources, State, ToolError, tool};
+use toolsmith::{Progress, State, ToolError, context::Resources, tool};
 
 use crate::store::Notes;
 

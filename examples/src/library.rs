@@ -3,7 +3,7 @@
 //! model for a summary of the notes, or of those with a tag. Note ids and tags complete.
 
 use serde::Serialize;
-use toolsmith::{Completion, State, prompt, resource};
+use toolsmith::{State, complete::Completion, prompt, resource};
 
 use crate::store::{Note, Notes};
 

@@ -4,7 +4,10 @@
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use toolsmith::{Content, Image, Linked, ResourceLink, Resources, State, ToolError, tool};
+use toolsmith::{
+    State, ToolError, context::Resources, tool, tool::Content, tool::Image, tool::Linked,
+    tool::ResourceLink,
+};
 
 use crate::chart;
 use crate::store::{Note, Notes};

@@ -110,7 +110,7 @@ fuzz_target!(|data: &[u8]| {
         let serving = tokio::spawn(
             toolsmith::Server::new()
                 .max_line_length(LIMIT)
-                .serve_on(read, write),
+                .serve_io(read, write),
         );
         let (mut from_server, mut to_server) = tokio::io::split(client);
         let bytes = input(data);

@@ -14,7 +14,7 @@ use rmcp::model::{
 };
 use rmcp::service::Peer;
 
-use toolsmith::Elicit;
+use toolsmith::context::Elicit;
 
 /// The pace of polling when the upstream names none, and the bounds of the one it names.
 const POLL: Duration = Duration::from_millis(100);

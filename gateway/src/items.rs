@@ -10,8 +10,9 @@ use rmcp::model::{ArgumentInfo, CompleteRequestParams, CompletionContext, Refere
 use rmcp::model::{ErrorCode, GetPromptRequestParams, JsonObject, ReadResourceRequestParams};
 use rmcp::model::{PromptArgument, Role as McpRole};
 use toolsmith::{
-    CallContext, Candidates, Completion, Content, Prompt, PromptFuture, PromptMessage, Registry,
-    Resource, ResourceFuture, Role, ToolError,
+    CallContext, Registry, ToolError, complete::Candidates, complete::Completion, prompt::Prompt,
+    prompt::PromptFuture, prompt::PromptMessage, prompt::Role, resource::Resource,
+    resource::ResourceFuture, tool::Content,
 };
 
 use crate::link::Link;

@@ -8,7 +8,7 @@ use std::time::Duration;
 use rmcp::RoleClient;
 use rmcp::service::{Peer, RunningService};
 use tokio::sync::watch;
-use toolsmith::{RegistryHandle, ToolError};
+use toolsmith::{ToolError, registry::RegistryHandle};
 
 use crate::hears::Hears;
 use crate::relay::Relay;

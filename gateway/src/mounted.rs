@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::Implementation;
 use tokio::sync::{mpsc, oneshot};
-use toolsmith::{Registry, RegistryHandle};
+use toolsmith::{Registry, registry::RegistryHandle};
 
 use crate::items;
 use crate::link::{Link, Served};

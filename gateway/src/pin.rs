@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rmcp::model::JsonObject;
-use toolsmith::{CallContext, Hints, Registry, Tool, ToolError, ToolFuture};
+use toolsmith::{CallContext, Hints, Registry, Tool, ToolError, tool::ToolFuture};
 
 use crate::Error;
 

@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
 use toolsmith::{
-    CallContext, Content, Hints, TaskSupport, Tool, ToolError, ToolFuture, ToolOutput,
+    CallContext, Hints, Tool, ToolError, tool::Content, tool::TaskSupport, tool::ToolFuture,
+    tool::ToolOutput,
 };
-use toolsmith::{Caller, ClientLog, Elicit, Progress};
+use toolsmith::{Progress, context::Caller, context::ClientLog, context::Elicit};
 
 use crate::cache::{Cache, Key};
 use crate::link::Link;

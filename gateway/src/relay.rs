@@ -23,7 +23,7 @@ use rmcp::model::{
 };
 use rmcp::service::{Peer, PeerRequestOptions};
 use serde_json::Value;
-use toolsmith::{ClientLog, Elicit, LogLevel, Progress};
+use toolsmith::{Progress, context::ClientLog, context::Elicit, context::LogLevel};
 
 /// How many `input_required` rounds one call may take before the gateway gives up on it.
 const MAX_ROUNDS: usize = 8;

@@ -1,5 +1,5 @@
 //! What a tool's name says about its behaviour: the verb rules behind `#[tool]`'s
-//! compile-time name lint and `toolsmith::infer_hints`. One implementation, used by both.
+//! compile-time name lint and `toolsmith::tool::infer_hints`. One implementation, used by both.
 //!
 //! ```
 //! use toolsmith_infer::{Implied, implied};

@@ -317,7 +317,7 @@ fn output(cx: &Ctxt, ret: &ReturnType) -> Output {
             if let Some(content) = nested_content(other) {
                 cx.error_spanned_by(
                     content,
-                    "a content type is returned alone, in a `Vec`, or inside `Result`; to add text or structured content, return `toolsmith::ToolOutput`",
+                    "a content type is returned alone, in a `Vec`, or inside `Result`; to add text or structured content, return `toolsmith::tool::ToolOutput`",
                 );
             }
             OutputKind::Json(Box::new(other.clone()))

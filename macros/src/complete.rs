@@ -1,6 +1,6 @@
 //! `complete(arg = fn, ...)`: the fns that complete a resource template's variables or a
 //! prompt's arguments. Each names an argument of the item (checked here) and a fn
-//! `fn(&str, &toolsmith::Completion) -> Vec<String>` (sync or `async`; checked by the
+//! `fn(&str, &toolsmith::complete::Completion) -> Vec<String>` (sync or `async`; checked by the
 //! compiler at the fn's path).
 
 use proc_macro2::TokenStream;
@@ -117,7 +117,7 @@ pub fn defs(completes: &[Complete]) -> (TokenStream, Vec<TokenStream>) {
         fns.extend(quote! {
             fn #ident<'a>(
                 value: &'a str,
-                completion: &'a ::toolsmith::Completion,
+                completion: &'a ::toolsmith::complete::Completion,
             ) -> ::toolsmith::__private::Candidates<'a> {
                 #[allow(unused_imports)]
                 use ::toolsmith::__private::{CompleteLater as _, CompleteNow as _};

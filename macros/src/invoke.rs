@@ -184,7 +184,7 @@ fn convert(function: &Function, call: TokenStream) -> TokenStream {
             quote!(|value: #ty| ::toolsmith::__private::Typed::<#ty>::NEW.json(value))
         }
         OutputKind::Linked(ty) => {
-            quote!(|value: ::toolsmith::Linked<#ty>| ::toolsmith::__private::Typed::<#ty>::NEW.linked(value))
+            quote!(|value: ::toolsmith::tool::Linked<#ty>| ::toolsmith::__private::Typed::<#ty>::NEW.linked(value))
         }
         OutputKind::Content(ty) => {
             quote!(|value: #ty| ::toolsmith::__private::Typed::<#ty>::NEW.content(value))

@@ -1,5 +1,6 @@
-//! The errors of toolsmith: [`ToolError`], the one a tool returns on purpose, and [`Error`], the
-//! one serving can fail with.
+//! The errors of toolsmith: [`ToolError`], the one a tool returns on purpose, and [`Error`],
+//! the one serving can fail with, with [`ErrorKind`], the kind of failure a client reads in
+//! a result's [`META_ERROR`] `_meta` entry.
 
 use std::fmt;
 
@@ -187,9 +188,10 @@ pub enum Error {
     /// ```
     #[error("MCP session did not start: {0}")]
     Initialize(#[source] Box<rmcp::service::ServerInitializeError>),
-    /// The task serving the session panicked or was cancelled.
+    /// The task serving the session panicked or was cancelled; the runtime's error is the
+    /// `source()`.
     #[error("the serving task failed: {0}")]
-    Task(#[source] tokio::task::JoinError),
+    Task(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
     /// The peer answered a request with something MCP does not allow there (the test
     /// client's `initialize` or `tools/list`, for example).
     ///
@@ -204,19 +206,19 @@ pub enum Error {
         /// The answer, as text.
         answer: String,
     },
-    /// A message could not be encoded as JSON. An answer that fails to serialize is this
-    /// error, never an empty body.
+    /// A message could not be encoded as JSON (the encoder's error is the `source()`). An
+    /// answer that fails to serialize is this error, never an empty body.
     ///
     /// ```
     /// use std::error::Error as _;
     ///
     /// let json = serde_json::from_str::<serde_json::Value>("{").unwrap_err();
-    /// let err = toolsmith::Error::Encode(json);
+    /// let err = toolsmith::Error::Encode(json.into());
     /// assert!(err.to_string().starts_with("could not encode a message as JSON: "));
     /// assert!(err.source().is_some());
     /// ```
     #[error("could not encode a message as JSON: {0}")]
-    Encode(#[source] serde_json::Error),
+    Encode(#[source] Box<dyn std::error::Error + Send + Sync + 'static>),
     /// Reading or writing the transport failed.
     ///
     /// ```
@@ -266,7 +268,7 @@ impl fmt::Debug for Error {
 /// [`ErrorKind`]), so that a client can tell a refusal from a bug without reading the text.
 ///
 /// ```
-/// assert_eq!(toolsmith::META_ERROR, "dev.toolsmith/error");
+/// assert_eq!(toolsmith::error::META_ERROR, "dev.toolsmith/error");
 /// ```
 pub const META_ERROR: &str = "dev.toolsmith/error";
 
@@ -274,7 +276,7 @@ pub const META_ERROR: &str = "dev.toolsmith/error";
 /// [`META_ERROR`].
 ///
 /// ```
-/// use toolsmith::ErrorKind;
+/// use toolsmith::error::ErrorKind;
 /// assert_eq!(ErrorKind::InvalidArguments.as_str(), "invalid_arguments");
 /// assert_eq!(ErrorKind::parse("timed_out"), Some(ErrorKind::TimedOut));
 /// ```
@@ -305,7 +307,7 @@ impl ErrorKind {
     /// The name sent in `_meta`.
     ///
     /// ```
-    /// assert_eq!(toolsmith::ErrorKind::Refused.as_str(), "refused");
+    /// assert_eq!(toolsmith::error::ErrorKind::Refused.as_str(), "refused");
     /// ```
     pub fn as_str(self) -> &'static str {
         match self {
@@ -320,7 +322,7 @@ impl ErrorKind {
     /// The kind named `name`.
     ///
     /// ```
-    /// assert_eq!(toolsmith::ErrorKind::parse("no such kind"), None);
+    /// assert_eq!(toolsmith::error::ErrorKind::parse("no such kind"), None);
     /// ```
     pub fn parse(name: &str) -> Option<ErrorKind> {
         ErrorKind::ALL.into_iter().find(|k| k.as_str() == name)
@@ -366,7 +368,7 @@ mod tests {
     #[tokio::test]
     async fn a_task_error_keeps_the_join_error() {
         let join = tokio::spawn(async { panic!("boom") }).await.unwrap_err();
-        let err = Error::Task(join);
+        let err = Error::Task(Box::new(join));
         assert!(
             err.to_string().starts_with("the serving task failed: "),
             "{err}"
@@ -414,7 +416,7 @@ mod tests {
             }
         }
         let err = serde_json::to_vec(&Unencodable)
-            .map_err(Error::Encode)
+            .map_err(|err| Error::Encode(err.into()))
             .unwrap_err();
         assert!(err.to_string().ends_with("not representable"), "{err}");
         let source = err.source().expect("serde_json's error is kept");

@@ -1,8 +1,8 @@
 //! What tools, resources and prompts have in common, written once: the part of a definition
 //! every macro generates alike ([`ItemDef`]), and the [`Header`] each registered item carries
 //! (its name, title, description, icons, scopes and where it was declared), which
-//! [`ToolInfo::header`](crate::ToolInfo::header), [`ResourceInfo::header`](crate::ResourceInfo::header)
-//! and [`PromptInfo::header`](crate::PromptInfo::header) give.
+//! [`ToolInfo::header`](crate::tool::ToolInfo::header), [`ResourceInfo::header`](crate::resource::ResourceInfo::header)
+//! and [`PromptInfo::header`](crate::prompt::PromptInfo::header) give.
 
 use std::sync::Arc;
 
@@ -32,7 +32,7 @@ pub struct ItemDef {
 /// name, title, description, icons and scopes, and where it was declared.
 ///
 /// ```
-/// for tool in toolsmith::registry().tools() {
+/// for tool in toolsmith::Registry::global().tools() {
 ///     let header = tool.header();
 ///     assert_eq!(header.name(), tool.name());
 ///     println!("{}: {}", header.title().unwrap_or(header.name()), header.description());
@@ -100,7 +100,7 @@ impl Header {
     /// The MCP name: what a client calls, reads or gets it by.
     ///
     /// ```
-    /// for tool in toolsmith::registry().tools() {
+    /// for tool in toolsmith::Registry::global().tools() {
     ///     assert!(!tool.header().name().is_empty());
     /// }
     /// ```
@@ -116,7 +116,7 @@ impl Header {
     /// The human-readable title, when it declares one.
     ///
     /// ```
-    /// # for tool in toolsmith::registry().tools() {
+    /// # for tool in toolsmith::Registry::global().tools() {
     /// let shown = tool.header().title().unwrap_or(tool.name());
     /// # let _ = shown; }
     /// ```
@@ -127,7 +127,7 @@ impl Header {
     /// The description a model reads (a function's rustdoc without its `# Arguments`).
     ///
     /// ```
-    /// # for tool in toolsmith::registry().tools() {
+    /// # for tool in toolsmith::Registry::global().tools() {
     /// assert!(!tool.header().description().is_empty());
     /// # }
     /// ```
@@ -138,7 +138,7 @@ impl Header {
     /// The icons given by `icon = "..."` or `icons = [...]`, in order (`https:` or `data:`).
     ///
     /// ```
-    /// # for tool in toolsmith::registry().tools() {
+    /// # for tool in toolsmith::Registry::global().tools() {
     /// let icons = tool.header().icons();
     /// assert!(icons.iter().all(|i| i.starts_with("https:") || i.starts_with("data:")));
     /// # }
@@ -149,10 +149,10 @@ impl Header {
 
     /// The OAuth scopes it names with `scopes = [...]` (all of them needed); empty when the
     /// default decides (a tool's hints, the read scope for a resource or a prompt: see
-    /// [`ScopeNames`](crate::ScopeNames)).
+    /// [`ScopeNames`](crate::tool::ScopeNames)).
     ///
     /// ```
-    /// for tool in toolsmith::registry().tools() {
+    /// for tool in toolsmith::Registry::global().tools() {
     ///     println!("{}: {:?}", tool.name(), tool.header().scopes());
     /// }
     /// ```
@@ -164,7 +164,7 @@ impl Header {
     /// made at run time (a [`Tool`](crate::Tool)'s [`origin`](crate::Tool::origin)).
     ///
     /// ```
-    /// # for tool in toolsmith::registry().tools() {
+    /// # for tool in toolsmith::Registry::global().tools() {
     /// assert!(tool.header().location().contains(':'));
     /// # }
     /// ```
@@ -178,7 +178,7 @@ impl Header {
     /// The Rust path of a macro's function; of what was made at run time, its origin.
     ///
     /// ```
-    /// # for tool in toolsmith::registry().tools() {
+    /// # for tool in toolsmith::Registry::global().tools() {
     /// assert!(tool.header().rust_path().contains("::"));
     /// # }
     /// ```

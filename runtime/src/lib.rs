@@ -28,12 +28,12 @@
 //! `#[tool]` keeps the function callable as written and registers it: its name, its rustdoc
 //! as description, a JSON Schema of its parameters, an output schema from its return type
 //! and a complete hint block (`readOnlyHint`, `destructiveHint`, `idempotentHint`,
-//! `openWorldHint`). See [`tool`] for every key.
+//! `openWorldHint`). See [`tool`](macro@tool) for every key.
 //!
-//! Resources, resource templates and prompts are declared the same way, with [`resource`]
-//! (`#[resource(uri = "notes://{note_id}")]`) and [`prompt`], and their arguments complete
-//! with `complete(arg = fn)` ([`Completion`]); a tool tells subscribed clients that a resource
-//! changed through [`Resources`].
+//! Resources, resource templates and prompts are declared the same way, with [`resource`](macro@resource)
+//! (`#[resource(uri = "notes://{note_id}")]`) and [`prompt`](macro@prompt), and their arguments complete
+//! with `complete(arg = fn)` ([`Completion`](crate::complete::Completion)); a tool tells subscribed clients that a resource
+//! changed through [`Resources`](crate::context::Resources).
 //!
 //! **The [`guide`]** walks through everything, one topic a page (a crate from zero, hints,
 //! context, results, testing, the command line, stdio, HTTP, limits, authorization,
@@ -49,13 +49,13 @@
 //! | --- | --- | --- |
 //! | a server binary with the command line (`tools`, `call`, `check`, `serve --read-only`, ...) | [`run`] | [`Server::run`] |
 //! | stdio only, from your own `main` | [`serve_stdio`] | [`Server::serve_stdio`] |
-//! | any byte stream pair (tests, a socket) | [`serve_on`] | [`Server::serve_on`] |
+//! | any byte stream pair (tests, a socket) | `Server::new().serve_io(read, write)` | [`Server::serve_io`] |
 //! | Streamable HTTP (feature `http`) | `run` with `serve --http ADDR` | `Server::serve_http` |
 //!
 //! ## rmcp is a public dependency
 //!
 //! toolsmith is built on [rmcp](https://docs.rs/rmcp) **3.11**, and rmcp's types appear in
-//! its public API: [`ToolInfo::mcp_tool`] returns an `rmcp::model::Tool`,
+//! its public API: [`ToolInfo::mcp_tool`](crate::tool::ToolInfo::mcp_tool) returns an `rmcp::model::Tool`,
 //! [`Error::Initialize`] holds an `rmcp::service::ServerInitializeError`, and the test
 //! client (feature `testing`) returns rmcp's `Tool`, `CallToolResult` and content blocks. Reach those types through the re-export
 //! [`toolsmith::rmcp`](crate::rmcp), or depend on exactly the same rmcp version
@@ -92,72 +92,59 @@ struct ReadmeDoctest;
 //   stores that keep tasks (memory; Redis, feature `redis`); the pipeline runs them
 //   (`server/call/task/`).
 // - `metrics/` (feature `metrics`): the Prometheus series of one server, which the pipeline
-//   and the HTTP transport record into.
-// - `trace/` (feature `otel`): spans of HTTP requests and tool calls, exported over OTLP.
+//   and the HTTP transport record into; without the feature, `metrics/off.rs`: the same
+//   names, with types that are never made.
+// - `trace/` (feature `otel`): spans of HTTP requests and tool calls, exported over OTLP;
+//   without the feature, `trace/off.rs`: the same names, doing nothing.
 // - `cli/` (the command line), `run.rs` (a binary's entry point: the command line applied
 //   to a server), `logging.rs` (stderr), `error.rs`.
+#[macro_use]
+mod macros;
+
 pub mod approve;
 #[cfg(feature = "auth")]
-mod auth;
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
+pub mod auth;
 mod cli;
-mod complete;
-mod context;
-mod error;
+pub mod complete;
+pub mod context;
+pub mod error;
 pub mod guide;
 pub mod item;
 pub mod layer;
 mod logging;
 #[cfg(feature = "metrics")]
 mod metrics;
-#[cfg(any(feature = "metrics", feature = "otel"))]
+#[cfg(not(feature = "metrics"))]
+#[path = "metrics/off.rs"]
+mod metrics;
 mod outcome;
-mod prompt;
-mod registry;
+pub mod prompt;
+pub mod registry;
 mod request;
-mod resource;
+pub mod resource;
 mod run;
-mod server;
+pub mod server;
 pub mod task;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
-mod tool;
+pub mod tool;
 #[cfg(feature = "otel")]
+mod trace;
+#[cfg(not(feature = "otel"))]
+#[path = "trace/off.rs"]
 mod trace;
 mod transport;
 
-#[cfg(feature = "auth")]
-#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
-pub use auth::Auth;
-pub use complete::{Candidates, Completion, MAX_COMPLETIONS};
-pub use context::{
-    AskError, CallContext, Caller, Cancellation, ClientLog, Elicit, Elicitation, LogLevel,
-    Progress, Resources, Sample, State,
-};
-pub use error::{Error, ErrorKind, META_ERROR, ToolError};
-pub use prompt::{Prompt, PromptFuture, PromptInfo, PromptMessage, Role};
-pub use registry::{
-    DEFAULT_SEARCH_PAGE_SIZE, MAX_SEARCH_PAGE_SIZE, Page, Registry, RegistryHandle, Search,
-    SearchError, registry, try_registry,
-};
-pub use resource::{Modified, Resource, ResourceFuture, ResourceInfo};
+// The crate root: what a first server needs. Everything else is in the module named for
+// what it holds (`context`, `tool`, `resource`, `prompt`, `registry`, `server`, ...).
+pub use context::{CallContext, Progress, State};
+pub use error::{Error, ToolError};
+pub use registry::Registry;
 pub use run::run;
-pub use server::{
-    Confirm, DEFAULT_BUSY_POLL, DEFAULT_LIST_TTL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_STATE_TTL,
-    DEFAULT_TOOLS_LIST_PAGE_SIZE, Policy, Refusal, Server, UnknownConfirm, serve_on, serve_stdio,
-};
-pub use tool::{
-    Audio, Content, EmbeddedResource, Hints, Image, InferredHints, Linked, META_CATEGORY,
-    META_TAGS, Required, ResourceLink, ScopeNames, TaskSupport, Tool, ToolFuture, ToolInfo,
-    ToolOutput, infer_hints,
-};
-pub use transport::DEFAULT_MAX_LINE;
-#[cfg(feature = "http")]
-#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
-pub use transport::{
-    DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY,
-    DEFAULT_MAX_SESSIONS,
-};
+pub use server::{Server, serve_stdio};
+pub use tool::{Hints, Tool};
 
 /// The MCP SDK toolsmith is built on (3.11), for the rare need to reach its model types;
 /// see [rmcp is a public dependency](crate#rmcp-is-a-public-dependency).
@@ -192,7 +179,7 @@ pub use rmcp;
 /// - `icon = "https://..."` (repeatable) or `icons = ["...", ...]`: the tool's icons, each an
 ///   `https:` or `data:image/...` URI.
 /// - `scopes = ["...", ...]`: the OAuth scopes a caller needs, all of them, over HTTP with
-///   authorization (feature `auth`); by default the hints decide (see [`ScopeNames`]).
+///   authorization (feature `auth`); by default the hints decide (see [`ScopeNames`](crate::tool::ScopeNames)).
 /// - `max_concurrency = N`: at most N calls of the tool run at once; more wait for a slot,
 ///   up to the tool's `timeout` (see [`layer::ConcurrencyLimit`]).
 /// - `json_schema = "2020-12"`: the input schema names its dialect (`$schema`) and keeps
@@ -209,12 +196,12 @@ pub use rmcp;
 /// - `allow_name_mismatch`: keeps a name the name lint warns about (a `delete_` tool that is
 ///   not destructive, ...).
 ///
-/// Parameters of the context types ([`State`], [`Progress`], [`Cancellation`],
-/// [`ClientLog`], [`Caller`]) are filled by the server, not from the arguments.
+/// Parameters of the context types ([`State`], [`Progress`], [`Cancellation`](crate::context::Cancellation),
+/// [`ClientLog`](crate::context::ClientLog), [`Caller`](crate::context::Caller)) are filled by the server, not from the arguments.
 ///
 /// The return type decides the result: `()` (no content), `String` (one text block), a
-/// content type ([`Image`], [`Audio`], [`ResourceLink`], [`EmbeddedResource`], a `Vec` of
-/// [`Content`], [`ToolOutput`]), or any `Serialize + JsonSchema` type (structured content
+/// content type ([`Image`](crate::tool::Image), [`Audio`](crate::tool::Audio), [`ResourceLink`](crate::tool::ResourceLink), [`EmbeddedResource`](crate::tool::EmbeddedResource), a `Vec` of
+/// [`Content`](crate::tool::Content), [`ToolOutput`](crate::tool::ToolOutput)), or any `Serialize + JsonSchema` type (structured content
 /// with an `outputSchema`); each also inside `Result`.
 ///
 /// Unstated hints take the specification's cautious defaults: destructive, not
@@ -250,8 +237,8 @@ pub use toolsmith_macros::tool;
 /// `resources/read` of a URI finds the resource of exactly that URI, else the template that
 /// matches it, and fills the function's parameters from the URI's variables, decoded by
 /// their types (`notes://7` gives `note_id: u64` the value 7). Every variable must be a
-/// parameter and every other parameter a context parameter ([`State`], [`Caller`],
-/// [`ClientLog`], [`Cancellation`], [`Resources`]): the macro says which one is not.
+/// parameter and every other parameter a context parameter ([`State`], [`Caller`](crate::context::Caller),
+/// [`ClientLog`](crate::context::ClientLog), [`Cancellation`](crate::context::Cancellation), [`Resources`](crate::context::Resources)): the macro says which one is not.
 ///
 /// Keys:
 /// - `uri = "..."` (required): the URI, or an RFC 6570 template with `{var}` (a value
@@ -263,9 +250,9 @@ pub use toolsmith_macros::tool;
 ///   `async fn`) that completes a variable (`completion/complete`).
 ///
 /// The return type decides the contents: `String` (text, `text/plain` unless `mime_type`
-/// says otherwise), `Vec<u8>` or `Bytes` (a base64 blob), [`Image`] or [`Audio`] (a blob of
+/// says otherwise), `Vec<u8>` or `Bytes` (a base64 blob), [`Image`](crate::tool::Image) or [`Audio`](crate::tool::Audio) (a blob of
 /// its type), any other `Serialize` type (JSON text, `application/json`). Each may be inside
-/// `Option` (`None`: "resource not found", -32002), [`Modified`] (dated) and `Result<_, E>`
+/// `Option` (`None`: "resource not found", -32002), [`Modified`](crate::resource::Modified) (dated) and `Result<_, E>`
 /// (a [`ToolError`] is shown to the client as an error, any other is masked).
 pub use toolsmith_macros::resource;
 
@@ -290,12 +277,12 @@ pub use toolsmith_macros::resource;
 /// Its parameters are the prompt's arguments (an `Option<T>` one is optional; the rustdoc's
 /// `# Arguments` describes each), decoded from the strings the client sends by their types;
 /// a missing required argument is refused with `-32602`. Context parameters are filled by
-/// the server, as for a tool. It returns a `String` (one user message), a [`PromptMessage`]
+/// the server, as for a tool. It returns a `String` (one user message), a [`PromptMessage`](crate::prompt::PromptMessage)
 /// or a `Vec<PromptMessage>` (roles and content blocks, images included), also inside
 /// `Result`.
 ///
 /// Keys: `name`, `title`, `description`, `icon`/`icons`, `scopes = [...]`, `timeout`, and
-/// `complete(arg = fn, ...)` as for [`resource`].
+/// `complete(arg = fn, ...)` as for [`resource`](macro@resource).
 pub use toolsmith_macros::prompt;
 
 #[doc(hidden)]

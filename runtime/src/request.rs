@@ -16,7 +16,9 @@ use tokio_util::sync::CancellationToken;
 use crate::context::{ClientChannel, SessionLevel};
 use crate::item::Header;
 use crate::tool::ToolRef;
-use crate::{Caller, LogLevel, PromptInfo, ResourceInfo, ToolInfo};
+use crate::{
+    context::Caller, context::LogLevel, prompt::PromptInfo, resource::ResourceInfo, tool::ToolInfo,
+};
 
 /// One request to a tool, a resource or a prompt, as a layer sees it: resolved and
 /// allowed, not yet confirmed or run. A `tools/call`, a `resources/read` or a `prompts/get`
@@ -321,7 +323,6 @@ pub(crate) struct CallSetup {
     pub(crate) version: Option<ProtocolVersion>,
     /// The span of the HTTP request it came in (none: not traced): the call's span is its
     /// child, wherever the call runs (rmcp's task, a pool thread).
-    #[cfg(feature = "otel")]
     pub(crate) trace: Option<crate::trace::Handoff>,
 }
 
@@ -354,4 +355,15 @@ pub(crate) struct Retry {
     pub(crate) input_responses: Option<InputResponses>,
     pub(crate) request_state: Option<String>,
     pub(crate) meta: Option<RequestMetaObject>,
+}
+
+/// One request as the MCP operation metric labels it: its method, where it came from, at
+/// which revision, and how it ended (read by the metrics, when the feature is on).
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+pub(crate) struct Operation<'a> {
+    pub(crate) method: &'a str,
+    pub(crate) transport: Transport,
+    pub(crate) version: Option<&'a str>,
+    pub(crate) failure: crate::outcome::Failure,
 }

@@ -48,7 +48,7 @@ pub async fn connect(server: toolsmith::Server) -> Client {
     let (client_end, server_end) = tokio::io::duplex(1 << 20);
     let (read, write) = tokio::io::split(server_end);
     tokio::spawn(async move {
-        if let Err(err) = server.serve_on(read, write).await {
+        if let Err(err) = server.serve_io(read, write).await {
             eprintln!("server stopped: {err}");
         }
     });
@@ -92,7 +92,7 @@ pub async fn connect_accepting(server: toolsmith::Server) -> RunningService<Role
     let (client_end, server_end) = tokio::io::duplex(1 << 20);
     let (read, write) = tokio::io::split(server_end);
     tokio::spawn(async move {
-        if let Err(err) = server.serve_on(read, write).await {
+        if let Err(err) = server.serve_io(read, write).await {
             eprintln!("server stopped: {err}");
         }
     });

@@ -39,10 +39,10 @@ async fn tool_2(a: i64, b: i64, label: Option<String>) -> String {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let server = toolsmith::Server::new().confirm(toolsmith::Confirm::Write);
+    let server = toolsmith::Server::new().confirm(toolsmith::server::Confirm::Write);
     let day = std::time::Duration::from_secs(86_400);
     for tool in ["tool_1", "tool_2"] {
-        server.grants().grant(&toolsmith::Caller::anonymous(), tool, day);
+        server.grants().grant(&toolsmith::context::Caller::anonymous(), tool, day);
     }
     server.serve_stdio().await?;
     Ok(())

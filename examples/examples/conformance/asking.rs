@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolsmith::rmcp::model::ElicitationSchema;
-use toolsmith::{Elicit, Elicitation, Sample, ToolError, tool};
+use toolsmith::{ToolError, context::Elicit, context::Elicitation, context::Sample, tool};
 
 /// What the user is asked for in `test_elicitation`.
 #[derive(Deserialize, Serialize, JsonSchema)]
@@ -28,7 +28,7 @@ fn said<T: Serialize>(answer: &Elicitation<T>) -> String {
     }
 }
 
-fn failed(err: toolsmith::AskError) -> ToolError {
+fn failed(err: toolsmith::context::AskError) -> ToolError {
     ToolError::new(err.to_string())
 }
 

@@ -2,7 +2,9 @@
 //! an image), and the completion of `completion-complete` (`arg1` of
 //! `test_prompt_with_arguments`).
 
-use toolsmith::{Completion, EmbeddedResource, Image, PromptMessage, prompt};
+use toolsmith::{
+    complete::Completion, prompt, prompt::PromptMessage, tool::EmbeddedResource, tool::Image,
+};
 
 use crate::media::red_pixel;
 

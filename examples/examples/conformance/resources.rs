@@ -3,7 +3,7 @@
 //! `--sessions`: a stateless server could not tell anyone it changed).
 
 use serde::Serialize;
-use toolsmith::{Image, resource};
+use toolsmith::{resource, tool::Image};
 
 use crate::media::red_pixel;
 

@@ -7,7 +7,10 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use toolsmith::{Audio, ClientLog, Content, EmbeddedResource, Image, Progress, ToolError, tool};
+use toolsmith::{
+    Progress, ToolError, context::ClientLog, tool, tool::Audio, tool::Content,
+    tool::EmbeddedResource, tool::Image,
+};
 
 use crate::media::{red_pixel, silence};
 

@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use serde_json::json;
 use toolsmith::testing::{Answer, CallError, Client};
-use toolsmith::{ErrorKind, State, tool};
+use toolsmith::{State, error::ErrorKind, tool};
 use toolsmith_examples::store::{Note, Notes};
 
 /// Fails with a secret in its error (test 6).

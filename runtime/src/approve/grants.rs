@@ -24,7 +24,7 @@ const SESSION_GRANT: Duration = Duration::from_secs(24 * 3600);
 ///
 /// ```
 /// use std::time::Duration;
-/// use toolsmith::Caller;
+/// use toolsmith::context::Caller;
 /// use toolsmith::approve::Grants;
 ///
 /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {

@@ -1,7 +1,7 @@
 //! Approvals beyond the client: who decides a confirmation besides the user at the client.
 //!
 //! A call that must be confirmed (its tool declares `confirm`, or the server's
-//! [`Confirm`](crate::Confirm) policy covers its hints) is put to the server's [`Approver`]s
+//! [`Confirm`](crate::server::Confirm) policy covers its hints) is put to the server's [`Approver`]s
 //! first, in the order they were added ([`Server::approver`](crate::Server::approver)): the
 //! first that approves or denies decides; when every one passes, the user is asked at the
 //! client, as without approvers. An approval may be remembered ([`Remember`]): the next
@@ -16,7 +16,7 @@
 //!
 //! ```standalone_crate
 //! use toolsmith::approve::{Approval, Decision};
-//! use toolsmith::{Confirm, Server};
+//! use toolsmith::{server::Confirm, Server};
 //!
 //! /// The nightly job may delete; everyone else is asked.
 //! fn nightly(approval: &Approval) -> Decision {

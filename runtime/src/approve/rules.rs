@@ -24,7 +24,7 @@ use super::{Approval, Approver, Deciding, Decision, Remember};
 ///
 /// ```
 /// use toolsmith::approve::{Approval, Approver, Decision, Rules};
-/// use toolsmith::{Caller, Hints};
+/// use toolsmith::{context::Caller, Hints};
 ///
 /// let rules = Rules::from_toml(r#"
 ///     [[rule]]
@@ -298,7 +298,7 @@ mod tests {
         let purge = Approval::new("purge", Hints::DESTRUCTIVE).with_tags(["admin"]);
         assert_eq!(rules.decision(&purge), Decision::Pass);
         let ops = Approval::new("drop", Hints::DESTRUCTIVE)
-            .with_caller(crate::Caller::new("ops-1", ["x"]));
+            .with_caller(crate::context::Caller::new("ops-1", ["x"]));
         assert_eq!(
             rules.decision(&ops),
             Decision::Approve(Remember::For(Duration::from_secs(60)))

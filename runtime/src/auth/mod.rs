@@ -1,13 +1,14 @@
 //! Authorization (feature `auth`): an OAuth 2.1 resource server, as the MCP 2025-11-25
 //! specification asks of a server behind HTTP. [`Auth`] says which authorization server
-//! (issuer) to trust and where its keys are; a [`Verifier`] made from it checks bearer
-//! tokens (JWTs: signature against the issuer's JWKS, `iss`, `aud`, `exp`, `nbf`, and `typ`
-//! when asked) and turns a valid one into a [`Caller`](crate::Caller). The JWKS is read again
-//! in the background while the verifier lives, so that a key the issuer drops stops being
-//! trusted.
-//!
-//! Nothing here knows HTTP requests or the server: the HTTP transport asks the verifier, and
-//! the scopes each tool needs come from [`ScopeNames`](crate::ScopeNames).
+//! (issuer) to trust and where its keys are; bearer tokens are checked against it (JWTs:
+//! signature against the issuer's JWKS, `iss`, `aud`, `exp`, `nbf`, and `typ` when asked) and a
+//! valid one becomes the call's [`Caller`](crate::context::Caller). The scopes each tool needs
+//! come from its hints ([`ScopeNames`](crate::tool::ScopeNames)). The guide's
+//! [authorization page](crate::guide::auth) has the whole setup.
+
+// Inside: a `Verifier` made from `Auth` checks tokens; the JWKS is read again in the
+// background while it lives, so that a key the issuer drops stops being trusted. Nothing here
+// knows HTTP requests or the server: the HTTP transport asks the verifier.
 
 mod jwks;
 mod refresh;
@@ -31,10 +32,10 @@ const REFRESH: Duration = Duration::from_secs(300);
 /// Turn it on with [`Server::auth`](crate::Server::auth) (or `serve --http ADDR
 /// --auth-issuer URL --auth-jwks PATH|URL`). Every request to the MCP endpoint then needs a
 /// valid bearer token, and a tool call needs the scopes its hints imply (see
-/// [`ScopeNames`](crate::ScopeNames)).
+/// [`ScopeNames`](crate::tool::ScopeNames)).
 ///
 /// ```no_run
-/// use toolsmith::{Auth, Server};
+/// use toolsmith::{auth::Auth, Server};
 ///
 /// # async fn f() -> Result<(), toolsmith::Error> {
 /// let auth = Auth::new(
@@ -65,7 +66,7 @@ impl Auth {
     /// host only).
     ///
     /// ```
-    /// let auth = toolsmith::Auth::new("https://issuer.example.com", "/etc/toolsmith/jwks.json");
+    /// let auth = toolsmith::auth::Auth::new("https://issuer.example.com", "/etc/toolsmith/jwks.json");
     /// # let _ = auth;
     /// ```
     pub fn new(issuer: impl Into<String>, jwks: impl Into<String>) -> Self {
@@ -83,7 +84,7 @@ impl Auth {
     /// accepted, as RFC 8707 resource indicators give it).
     ///
     /// ```
-    /// let auth = toolsmith::Auth::new("https://issuer.example.com", "jwks.json")
+    /// let auth = toolsmith::auth::Auth::new("https://issuer.example.com", "jwks.json")
     ///     .audience("notes-api");
     /// # let _ = auth;
     /// ```
@@ -102,7 +103,7 @@ impl Auth {
     /// ```
     /// use std::time::Duration;
     ///
-    /// let auth = toolsmith::Auth::new("https://issuer.example.com", "jwks.json")
+    /// let auth = toolsmith::auth::Auth::new("https://issuer.example.com", "jwks.json")
     ///     .jwks_refresh(Duration::from_secs(60));
     /// # let _ = auth;
     /// ```
@@ -118,7 +119,7 @@ impl Auth {
     /// or none. The same as `serve --auth-token-type TYPE`.
     ///
     /// ```
-    /// let auth = toolsmith::Auth::new("https://issuer.example.com", "jwks.json")
+    /// let auth = toolsmith::auth::Auth::new("https://issuer.example.com", "jwks.json")
     ///     .token_type("at+jwt");
     /// # let _ = auth;
     /// ```
@@ -128,10 +129,10 @@ impl Auth {
     }
 
     /// The least time between two fetches of the key set when a token names an unknown key
-    /// (default one minute). For toolsmith's tests, behind the `__test-switches` feature,
-    /// which is not public API.
+    /// (default one minute). For toolsmith's tests (`__private::refetch_interval`, feature
+    /// `__test-switches`), not public API.
     #[cfg(feature = "__test-switches")]
-    pub fn refetch_interval(mut self, interval: Duration) -> Self {
+    pub(crate) fn refetch_interval(mut self, interval: Duration) -> Self {
         self.refetch = interval;
         self
     }

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use super::Auth;
 use super::jwks::KeySet;
 use super::refresh::{self, Refreshing};
-use crate::{Caller, Error};
+use crate::{Error, context::Caller};
 
 /// The signature algorithms accepted: asymmetric only (`none` and the HS* family, whose
 /// secret a resource server would have to share, never are).
@@ -248,8 +248,8 @@ mod tests {
     use serde_json::json;
 
     use super::{Entry, Verifier, bare, caller, token_type};
-    use crate::Caller;
     use crate::auth::Auth;
+    use crate::context::Caller;
 
     #[tokio::test]
     async fn a_verified_token_is_kept_until_its_exp_and_never_past_it() {

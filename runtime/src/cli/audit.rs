@@ -15,7 +15,7 @@ pub(super) fn audit(
     let tools = registry
         .tools()
         .iter()
-        .map(|tool| serde_json::to_value(tool.mcp_tool()).map_err(Error::Encode))
+        .map(|tool| serde_json::to_value(tool.mcp_tool()).map_err(|err| Error::Encode(err.into())))
         .collect::<Result<Vec<_>, Error>>()?;
     let server = match registry.main_package() {
         Some((name, version)) => toolsmith_audit::Server {

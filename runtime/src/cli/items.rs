@@ -11,7 +11,7 @@ use rmcp::model::ResourceContents;
 use serde_json::{Value, json};
 
 use super::pretty;
-use crate::{Error, ScopeNames, Server};
+use crate::{Error, Server, tool::ScopeNames};
 
 /// `resources [--json]`: every resource and template, with its annotations and scopes.
 pub(super) fn resources(
@@ -166,7 +166,7 @@ pub(super) async fn prompt(server: &Server, name: &str, args: &str) -> Result<u8
         Err(error) => return Ok(refused(&error)),
     };
     result.result_type = None;
-    let value = serde_json::to_value(&result).map_err(Error::Encode)?;
+    let value = serde_json::to_value(&result).map_err(|err| Error::Encode(err.into()))?;
     writeln!(std::io::stdout().lock(), "{}", pretty(&value))?;
     Ok(0)
 }

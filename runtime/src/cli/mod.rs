@@ -21,7 +21,10 @@ mod tasks;
 
 use crate::registry::snapshot;
 use crate::server::{empty_registry_hint, executable_name};
-use crate::{Error, Registry, ScopeNames, Search, SearchError, Server, ToolInfo};
+use crate::{
+    Error, Registry, Server, registry::Search, registry::SearchError, tool::ScopeNames,
+    tool::ToolInfo,
+};
 use serve::ServeArgs;
 
 #[derive(Parser, Debug)]
@@ -136,7 +139,7 @@ struct ToolsArgs {
     search: Option<String>,
     /// Show the CONFIRM column under this confirmation policy (as `serve --confirm`).
     #[arg(long, value_name = "destructive|write|none")]
-    confirm: Option<crate::Confirm>,
+    confirm: Option<crate::server::Confirm>,
 }
 
 /// Parses `args` (the first is the program name) and runs the command on `server`: with no
@@ -213,7 +216,7 @@ pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
 
 fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
     let name = executable_name();
-    let version = crate::try_registry()
+    let version = crate::Registry::try_global()
         .ok()
         .and_then(|r| r.main_package())
         .map_or("0.0.0", |(_, version)| version);
@@ -229,9 +232,9 @@ fn tools(
     registry: &Registry,
     args: ToolsArgs,
     names: &ScopeNames,
-    confirm: crate::Confirm,
+    confirm: crate::server::Confirm,
 ) -> Result<u8, Error> {
-    let mut query = Search::new().page_size(crate::MAX_SEARCH_PAGE_SIZE);
+    let mut query = Search::new().page_size(Search::MAX_PAGE_SIZE);
     query.read_only = args.read_only.then_some(true);
     query.destructive = args.destructive.then_some(true);
     query.open_world = args.open_world.then_some(true);
@@ -279,7 +282,7 @@ fn all_matching(registry: &Registry, mut query: Search) -> Result<Vec<&ToolInfo>
     }
 }
 
-fn tool_json(tool: &ToolInfo, names: &ScopeNames, confirm: crate::Confirm) -> Value {
+fn tool_json(tool: &ToolInfo, names: &ScopeNames, confirm: crate::server::Confirm) -> Value {
     let hints = tool.hints();
     json!({
         "name": tool.name(),
@@ -290,7 +293,7 @@ fn tool_json(tool: &ToolInfo, names: &ScopeNames, confirm: crate::Confirm) -> Va
         "openWorld": hints.open_world,
         "confirm": confirm.asks(tool),
         "task": match tool.task() {
-            crate::TaskSupport::Never => Value::Null,
+            crate::tool::TaskSupport::Never => Value::Null,
             task => task.as_str().into(),
         },
         "category": tool.category(),
@@ -300,7 +303,7 @@ fn tool_json(tool: &ToolInfo, names: &ScopeNames, confirm: crate::Confirm) -> Va
 }
 
 /// The annotation matrix as an aligned table.
-fn table(tools: &[&ToolInfo], names: &ScopeNames, confirm: crate::Confirm) -> String {
+fn table(tools: &[&ToolInfo], names: &ScopeNames, confirm: crate::server::Confirm) -> String {
     let yes = |b: bool| if b { "yes" } else { "no" };
     let mut rows = vec![
         [
@@ -337,7 +340,7 @@ fn table(tools: &[&ToolInfo], names: &ScopeNames, confirm: crate::Confirm) -> St
 }
 
 fn schema(registry: &Registry, name: Option<&str>) -> Result<u8, Error> {
-    let prompt_json = |p: &crate::PromptInfo| {
+    let prompt_json = |p: &crate::prompt::PromptInfo| {
         let mut value = serde_json::to_value(p.mcp_prompt()).unwrap_or_default();
         value["argumentsSchema"] = Value::Object(p.arguments_schema().clone());
         value
@@ -351,7 +354,9 @@ fn schema(registry: &Registry, name: Option<&str>) -> Result<u8, Error> {
             all
         }
         Some(name) => match (registry.get(name), registry.prompt(name)) {
-            (Some(tool), _) => serde_json::to_value(tool.mcp_tool()).map_err(Error::Encode)?,
+            (Some(tool), _) => {
+                serde_json::to_value(tool.mcp_tool()).map_err(|err| Error::Encode(err.into()))?
+            }
             (None, Some(prompt)) => prompt_json(prompt),
             (None, None) => return Ok(no_such_tool(registry, name)),
         },
@@ -425,7 +430,7 @@ fn check(
     file: &std::path::Path,
     write: bool,
     names: &ScopeNames,
-    confirm: crate::Confirm,
+    confirm: crate::server::Confirm,
 ) -> Result<u8, Error> {
     let tools: Vec<&ToolInfo> = registry.tools().iter().map(|t| &**t).collect();
     let mut current = snapshot::render(&tools, names, &|tool| confirm.asks(tool));

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::ToolInfo;
+use crate::tool::ToolInfo;
 
 /// The variable the map sets: `safe` or `destructive`.
 const VARIABLE: &str = "$mcp_pool";

@@ -5,7 +5,7 @@
 use clap::Args;
 
 use crate::server::Serving;
-use crate::{Policy, Server};
+use crate::{Server, server::Policy};
 
 #[derive(Args, Debug, Default)]
 pub(super) struct ServeArgs {
@@ -35,7 +35,7 @@ pub(super) struct ServeArgs {
     /// read-only), or none.
     #[arg(long, value_name = "destructive|write|none")]
     #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_CONFIRM"))]
-    confirm: Option<crate::Confirm>,
+    confirm: Option<crate::server::Confirm>,
     /// Who decides a confirmation, in order (those after `client` only when the client cannot
     /// ask its user, as an unattended agent's cannot):
     /// `rules=FILE` (approval rules, TOML: allow or deny by tool, tag, hint class, caller and
@@ -124,7 +124,7 @@ struct HttpArgs {
     #[arg(long, env = "TOOLSMITH_SSE_RESPONSES", value_parser = boolish)]
     sse_responses: bool,
     /// The largest request body accepted, in bytes.
-    #[arg(long, value_name = "BYTES", env = "TOOLSMITH_MAX_BODY", default_value_t = crate::DEFAULT_MAX_BODY)]
+    #[arg(long, value_name = "BYTES", env = "TOOLSMITH_MAX_BODY", default_value_t = crate::Server::DEFAULT_MAX_BODY)]
     max_body: usize,
     /// Seconds a client may take to send a request head; then its connection is closed.
     #[arg(long, value_name = "SECS", env = "TOOLSMITH_HTTP_HEADER_TIMEOUT", value_parser = seconds, default_value = "10")]
@@ -140,7 +140,7 @@ struct HttpArgs {
     #[arg(long, value_name = "N", env = "TOOLSMITH_MAX_CONNECTIONS", value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: Option<u32>,
     /// With --sessions, the most sessions open at once; past it, initialize gets 503.
-    #[arg(long, value_name = "N", env = "TOOLSMITH_MAX_SESSIONS", default_value_t = crate::DEFAULT_MAX_SESSIONS as u32, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", env = "TOOLSMITH_MAX_SESSIONS", default_value_t = crate::Server::DEFAULT_MAX_SESSIONS as u32, value_parser = clap::value_parser!(u32).range(1..))]
     max_sessions: u32,
     #[cfg(feature = "auth")]
     #[command(flatten)]
@@ -236,7 +236,7 @@ impl AuthArgs {
             || self.scope_destructive.is_some()
         {
             let names = &server.scope_names;
-            let names = crate::ScopeNames::new(
+            let names = crate::tool::ScopeNames::new(
                 self.scope_read.unwrap_or_else(|| names.read().to_owned()),
                 self.scope_write.unwrap_or_else(|| names.write().to_owned()),
                 self.scope_destructive
@@ -245,10 +245,10 @@ impl AuthArgs {
             server = server.scope_names(names);
         }
         if let (Some(issuer), Some(jwks)) = (self.auth_issuer, self.auth_jwks) {
-            let mut auth = self
-                .auth_audience
-                .into_iter()
-                .fold(crate::Auth::new(issuer, jwks), crate::Auth::audience);
+            let mut auth = self.auth_audience.into_iter().fold(
+                crate::auth::Auth::new(issuer, jwks),
+                crate::auth::Auth::audience,
+            );
             if let Some(seconds) = self.auth_jwks_refresh {
                 auth = auth.jwks_refresh(std::time::Duration::from_secs(seconds));
             }
@@ -410,7 +410,7 @@ fn approver(value: &str) -> Result<Approve, String> {
 }
 
 /// The confirmation policy of `server` with `args`: the flag (or its variable) when given.
-pub(super) fn confirm_of(server: &Server, args: &ServeArgs) -> crate::Confirm {
+pub(super) fn confirm_of(server: &Server, args: &ServeArgs) -> crate::server::Confirm {
     args.confirm.unwrap_or(server.confirm)
 }
 

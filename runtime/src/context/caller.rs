@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 /// finer decisions (whose notes to show) or for audit.
 ///
 /// ```
-/// use toolsmith::{Caller, tool};
+/// use toolsmith::{context::Caller, tool};
 ///
 /// /// Say who is calling.
 /// #[tool(read_only)]
@@ -104,7 +104,7 @@ impl Caller {
     /// The local user: no subject, no scopes, no claims.
     ///
     /// ```
-    /// let caller = toolsmith::Caller::anonymous();
+    /// let caller = toolsmith::context::Caller::anonymous();
     /// assert!(caller.is_anonymous() && caller.scopes().is_empty());
     /// ```
     pub fn anonymous() -> Self {
@@ -114,7 +114,7 @@ impl Caller {
     /// A caller with this subject and these scopes (for calling a tool from Rust, or tests).
     ///
     /// ```
-    /// let caller = toolsmith::Caller::new("alice", ["tools:read", "tools:write"]);
+    /// let caller = toolsmith::context::Caller::new("alice", ["tools:read", "tools:write"]);
     /// assert!(caller.has_scope("tools:write"));
     /// ```
     pub fn new<S: Into<String>>(
@@ -134,7 +134,7 @@ impl Caller {
     /// ```
     /// let mut claims = serde_json::Map::new();
     /// claims.insert("email".into(), "alice@example.com".into());
-    /// let caller = toolsmith::Caller::new("alice", ["tools:read"]).with_claims(claims);
+    /// let caller = toolsmith::context::Caller::new("alice", ["tools:read"]).with_claims(claims);
     /// assert_eq!(caller.claim("email").and_then(|v| v.as_str()), Some("alice@example.com"));
     /// ```
     pub fn with_claims(self, claims: Map<String, Value>) -> Self {
@@ -181,7 +181,7 @@ impl Caller {
     /// token itself. Two tokens that differ in any of these never share an identity.
     ///
     /// ```
-    /// use toolsmith::Caller;
+    /// use toolsmith::context::Caller;
     ///
     /// assert_eq!(Caller::anonymous().identity(), "anonymous");
     /// let mut claims = serde_json::Map::new();
@@ -198,7 +198,7 @@ impl Caller {
     /// The token's subject (`sub`); `None` for the local user.
     ///
     /// ```
-    /// assert_eq!(toolsmith::Caller::anonymous().subject(), None);
+    /// assert_eq!(toolsmith::context::Caller::anonymous().subject(), None);
     /// ```
     pub fn subject(&self) -> Option<&str> {
         self.0.as_ref()?.subject.as_deref()
@@ -207,7 +207,7 @@ impl Caller {
     /// Whether this is the local user (no token).
     ///
     /// ```
-    /// assert!(!toolsmith::Caller::new("alice", ["tools:read"]).is_anonymous());
+    /// assert!(!toolsmith::context::Caller::new("alice", ["tools:read"]).is_anonymous());
     /// ```
     pub fn is_anonymous(&self) -> bool {
         self.0.as_ref().is_none_or(|h| h.is_anonymous())
@@ -216,7 +216,7 @@ impl Caller {
     /// The scopes the token grants, as it lists them (`scope` or `scp`).
     ///
     /// ```
-    /// let caller = toolsmith::Caller::new("alice", ["tools:read"]);
+    /// let caller = toolsmith::context::Caller::new("alice", ["tools:read"]);
     /// assert_eq!(caller.scopes(), ["tools:read".to_owned()]);
     /// ```
     pub fn scopes(&self) -> &[String] {
@@ -224,10 +224,10 @@ impl Caller {
     }
 
     /// Whether the token grants `scope` itself (the order of the hint scopes is not applied
-    /// here: see [`ScopeNames::permits`](crate::ScopeNames::permits)).
+    /// here: see [`ScopeNames::permits`](crate::tool::ScopeNames::permits)).
     ///
     /// ```
-    /// assert!(!toolsmith::Caller::anonymous().has_scope("tools:read"));
+    /// assert!(!toolsmith::context::Caller::anonymous().has_scope("tools:read"));
     /// ```
     pub fn has_scope(&self, scope: &str) -> bool {
         self.scopes().iter().any(|s| s == scope)
@@ -236,7 +236,7 @@ impl Caller {
     /// Every claim of the token (empty for the local user).
     ///
     /// ```
-    /// assert!(toolsmith::Caller::anonymous().claims().is_empty());
+    /// assert!(toolsmith::context::Caller::anonymous().claims().is_empty());
     /// ```
     pub fn claims(&self) -> &Map<String, Value> {
         self.0.as_ref().map_or(&NO_CLAIMS, |h| &h.claims)
@@ -245,7 +245,7 @@ impl Caller {
     /// One claim of the token.
     ///
     /// ```
-    /// assert_eq!(toolsmith::Caller::anonymous().claim("sub"), None);
+    /// assert_eq!(toolsmith::context::Caller::anonymous().claim("sub"), None);
     /// ```
     pub fn claim(&self, name: &str) -> Option<&Value> {
         self.claims().get(name)

@@ -26,7 +26,7 @@ use super::{CallContext, FromContext};
 /// Why a question got no answer.
 ///
 /// ```
-/// let err = toolsmith::AskError::NotDeclared("elicitation");
+/// let err = toolsmith::context::AskError::NotDeclared("elicitation");
 /// assert!(err.to_string().contains("elicitation"));
 /// ```
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -65,7 +65,7 @@ impl From<ChannelError> for AskError {
 /// What the user did with a form.
 ///
 /// ```
-/// let answer: toolsmith::Elicitation<u32> = toolsmith::Elicitation::Accept(3);
+/// let answer: toolsmith::context::Elicitation<u32> = toolsmith::context::Elicitation::Accept(3);
 /// assert_eq!(answer.accepted(), Some(3));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -82,7 +82,7 @@ impl<T> Elicitation<T> {
     /// The content, when the user accepted.
     ///
     /// ```
-    /// assert_eq!(toolsmith::Elicitation::<u32>::Decline.accepted(), None);
+    /// assert_eq!(toolsmith::context::Elicitation::<u32>::Decline.accepted(), None);
     /// ```
     pub fn accepted(self) -> Option<T> {
         match self {
@@ -149,7 +149,7 @@ fn to_value(result: &impl serde::Serialize) -> Result<Value, AskError> {
 /// ```no_run
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
-/// use toolsmith::{Elicit, Elicitation, ToolError, tool};
+/// use toolsmith::{context::Elicit, context::Elicitation, ToolError, tool};
 ///
 /// #[derive(Deserialize, JsonSchema)]
 /// struct Copies {
@@ -185,15 +185,15 @@ impl Elicit {
     /// [`AskError::Schema`] naming the field.
     ///
     /// ```no_run
-    /// # async fn f(elicit: toolsmith::Elicit) {
-    /// let name: Result<toolsmith::Elicitation<String>, _> = async {
+    /// # async fn f(elicit: toolsmith::context::Elicit) {
+    /// let name: Result<toolsmith::context::Elicitation<String>, _> = async {
     ///     #[derive(serde::Deserialize, schemars::JsonSchema)]
     ///     struct Name { name: String }
     ///     let answer = elicit.ask::<Name>("Your name?").await?;
-    ///     Ok::<_, toolsmith::AskError>(match answer {
-    ///         toolsmith::Elicitation::Accept(n) => toolsmith::Elicitation::Accept(n.name),
-    ///         toolsmith::Elicitation::Decline => toolsmith::Elicitation::Decline,
-    ///         toolsmith::Elicitation::Cancel => toolsmith::Elicitation::Cancel,
+    ///     Ok::<_, toolsmith::context::AskError>(match answer {
+    ///         toolsmith::context::Elicitation::Accept(n) => toolsmith::context::Elicitation::Accept(n.name),
+    ///         toolsmith::context::Elicitation::Decline => toolsmith::context::Elicitation::Decline,
+    ///         toolsmith::context::Elicitation::Cancel => toolsmith::context::Elicitation::Cancel,
     ///     })
     /// }.await;
     /// # let _ = name;
@@ -220,7 +220,7 @@ impl Elicit {
     ///
     /// ```no_run
     /// use toolsmith::rmcp::model::ElicitationSchema;
-    /// # async fn f(elicit: toolsmith::Elicit) {
+    /// # async fn f(elicit: toolsmith::context::Elicit) {
     /// let schema = ElicitationSchema::builder().required_email("email").build().unwrap();
     /// let answer = elicit.ask_form("Your e-mail?", schema).await;
     /// # let _ = answer;
@@ -245,7 +245,7 @@ impl Elicit {
     /// whether they agreed to go.
     ///
     /// ```no_run
-    /// # async fn f(elicit: toolsmith::Elicit) {
+    /// # async fn f(elicit: toolsmith::context::Elicit) {
     /// let went = elicit.ask_url("Sign in to the archive", "https://archive.example/login").await;
     /// # let _ = went;
     /// # }
@@ -273,7 +273,7 @@ impl Elicit {
     /// 2026-07-28 the tool must say it asks ([`Tool::asks_client`](crate::Tool::asks_client)).
     ///
     /// ```
-    /// use toolsmith::Elicit;
+    /// use toolsmith::context::Elicit;
     /// use toolsmith::rmcp::model::InputRequest;
     ///
     /// async fn passed_on(elicit: &Elicit, asked: InputRequest) -> serde_json::Value {
@@ -300,7 +300,7 @@ impl Elicit {
 /// (`sampling/createMessage`).
 ///
 /// ```no_run
-/// use toolsmith::{Sample, ToolError, tool};
+/// use toolsmith::{context::Sample, ToolError, tool};
 ///
 /// /// Summarize a text with the client's model.
 /// #[tool(read_only, closed_world)]
@@ -320,7 +320,7 @@ impl Sample {
     /// returns the text of its answer.
     ///
     /// ```no_run
-    /// # async fn f(sample: toolsmith::Sample) {
+    /// # async fn f(sample: toolsmith::context::Sample) {
     /// let line = sample.text("Say hello", 20).await;
     /// # let _ = line;
     /// # }
@@ -349,7 +349,7 @@ impl Sample {
     ///
     /// ```no_run
     /// use toolsmith::rmcp::model::CreateMessageRequestParams;
-    /// # async fn f(sample: toolsmith::Sample) {
+    /// # async fn f(sample: toolsmith::context::Sample) {
     /// let params: CreateMessageRequestParams = serde_json::from_value(serde_json::json!({
     ///     "messages": [{"role": "user", "content": {"type": "text", "text": "Hi"}}],
     ///     "maxTokens": 50,

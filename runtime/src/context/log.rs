@@ -13,7 +13,7 @@ use super::{Notice, Notifier};
 /// The levels of [`ClientLog`], least severe first (the MCP syslog levels).
 ///
 /// ```
-/// use toolsmith::LogLevel;
+/// use toolsmith::context::LogLevel;
 /// assert!(LogLevel::Warning > LogLevel::Info);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -72,7 +72,7 @@ impl LogLevel {
 /// A level as the protocol names it (for a log relayed from another server).
 ///
 /// ```
-/// use toolsmith::LogLevel;
+/// use toolsmith::context::LogLevel;
 /// use toolsmith::rmcp::model::LoggingLevel;
 ///
 /// assert_eq!(LogLevel::from(LoggingLevel::Warning), LogLevel::Warning);
@@ -86,7 +86,7 @@ impl From<LoggingLevel> for LogLevel {
 /// A level as the protocol names it.
 ///
 /// ```
-/// use toolsmith::LogLevel;
+/// use toolsmith::context::LogLevel;
 /// use toolsmith::rmcp::model::LoggingLevel;
 ///
 /// assert_eq!(LoggingLevel::from(LogLevel::Notice), LoggingLevel::Notice);
@@ -134,7 +134,7 @@ impl SessionLevel {
 /// client set with `logging/setLevel` (default `info`). The logger name is the tool's name.
 ///
 /// ```
-/// use toolsmith::{ClientLog, tool};
+/// use toolsmith::{context::ClientLog, tool};
 ///
 /// /// Sync a folder.
 /// #[tool(destructive = false)]
@@ -153,8 +153,8 @@ impl ClientLog {
     /// Sends `data` at `level` if the client's level lets it through.
     ///
     /// ```
-    /// let log = toolsmith::ClientLog::disabled();
-    /// log.log(toolsmith::LogLevel::Notice, serde_json::json!({"step": 1}));
+    /// let log = toolsmith::context::ClientLog::disabled();
+    /// log.log(toolsmith::context::LogLevel::Notice, serde_json::json!({"step": 1}));
     /// ```
     pub fn log(&self, level: LogLevel, data: impl Into<Value>) {
         if let Some((notifier, session, logger)) = &self.target
@@ -169,7 +169,7 @@ impl ClientLog {
     /// Sends a `debug` message.
     ///
     /// ```
-    /// toolsmith::ClientLog::disabled().debug("details");
+    /// toolsmith::context::ClientLog::disabled().debug("details");
     /// ```
     pub fn debug(&self, message: impl Into<String>) {
         self.log(LogLevel::Debug, message.into());
@@ -178,7 +178,7 @@ impl ClientLog {
     /// Sends an `info` message.
     ///
     /// ```
-    /// toolsmith::ClientLog::disabled().info("started");
+    /// toolsmith::context::ClientLog::disabled().info("started");
     /// ```
     pub fn info(&self, message: impl Into<String>) {
         self.log(LogLevel::Info, message.into());
@@ -187,7 +187,7 @@ impl ClientLog {
     /// Sends a `warning` message.
     ///
     /// ```
-    /// toolsmith::ClientLog::disabled().warning("slow disk");
+    /// toolsmith::context::ClientLog::disabled().warning("slow disk");
     /// ```
     pub fn warning(&self, message: impl Into<String>) {
         self.log(LogLevel::Warning, message.into());
@@ -196,7 +196,7 @@ impl ClientLog {
     /// Sends an `error` message.
     ///
     /// ```
-    /// toolsmith::ClientLog::disabled().error("one file failed");
+    /// toolsmith::context::ClientLog::disabled().error("one file failed");
     /// ```
     pub fn error(&self, message: impl Into<String>) {
         self.log(LogLevel::Error, message.into());
@@ -206,7 +206,7 @@ impl ClientLog {
     /// ask of a server whose logs are relayed.
     ///
     /// ```
-    /// assert_eq!(toolsmith::ClientLog::disabled().level(), None);
+    /// assert_eq!(toolsmith::context::ClientLog::disabled().level(), None);
     /// ```
     pub fn level(&self) -> Option<LogLevel> {
         self.target
@@ -217,7 +217,7 @@ impl ClientLog {
     /// A `ClientLog` that sends nothing (for calling a tool from Rust, or tests).
     ///
     /// ```
-    /// let log = toolsmith::ClientLog::disabled();
+    /// let log = toolsmith::context::ClientLog::disabled();
     /// # let _ = log;
     /// ```
     pub fn disabled() -> Self {

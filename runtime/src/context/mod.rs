@@ -1,18 +1,41 @@
-//! The context of one call: what a tool can ask for besides its JSON arguments ([`State`],
-//! [`Progress`], [`Cancellation`], [`ClientLog`], [`Caller`]), recognised by type (they
-//! implement [`FromContext`]; a type of yours with the same name is an ordinary argument) and
-//! never part of the input schema, and the per-call plumbing behind them.
+//! What a call can ask for besides its JSON arguments: [`State`], [`Progress`],
+//! [`Cancellation`], [`ClientLog`], the [`Caller`], a question to the user ([`Elicit`]) or to the
+//! client's model ([`Sample`]), and [`Resources`] to tell subscribers a resource changed. A tool
+//! names them as parameters; they are recognised by type and never part of the input schema.
+//! [`CallContext`] is all of it at once, for a tool made by hand.
 //!
-//! A call's notifications leave through a [`NoticeSink`] that the serving side of each session
-//! provides: this module names no transport. They are fenced: what a tool sends while its call
-//! runs reaches the sink at once, in order, and so precedes the result; what it sends after
-//! the call ended (from a clone it kept) is dropped.
+//! ```
+//! use toolsmith::context::{ClientLog, Progress};
+//!
+//! /// Count to `to`, telling the client how far along it is.
+//! #[toolsmith::tool(read_only, closed_world)]
+//! async fn count_up(to: u32, progress: Progress, log: ClientLog) -> u32 {
+//!     for done in 1..=to {
+//!         progress.report(f64::from(done), f64::from(to), format!("{done} of {to}"));
+//!     }
+//!     log.info("counted");
+//!     to
+//! }
+//!
+//! let count = toolsmith::Registry::global().get("count_up").unwrap();
+//! // Progress and ClientLog are filled by the server: the client sends only `to`.
+//! let properties = count.input_schema()["properties"].as_object().unwrap();
+//! assert_eq!(properties.keys().collect::<Vec<_>>(), ["to"]);
+//! ```
+
+// Inside: context types implement `FromContext` (a type of yours with the same name is an
+// ordinary argument); the per-call plumbing is here too. A call's notifications leave through
+// a `NoticeSink` that the serving side of each session provides: this module names no
+// transport. They are fenced: what a tool sends while its call runs reaches the sink at once,
+// in order, and so precedes the result; what it sends after the call ended (from a clone it
+// kept) is dropped.
 
 #![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
 
 mod caller;
 mod channel;
 mod elicit;
+pub(crate) mod from;
 pub(crate) mod inquiry;
 mod log;
 mod name;
@@ -21,8 +44,6 @@ mod resources;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
-use std::convert::Infallible;
-use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rmcp::model::{
@@ -40,6 +61,7 @@ pub(crate) use channel::{
     Asker, ChannelError, ClientChannel, Reply, declined, elicitation, withdrawal,
 };
 pub use elicit::{AskError, Elicit, Elicitation, Sample};
+pub(crate) use from::{FromContext, StateKey};
 pub(crate) use inquiry::Inquiry;
 pub(crate) use log::SessionLevel;
 pub use log::{ClientLog, LogLevel};
@@ -174,7 +196,7 @@ impl CallContext {
     /// why, to return as the call's error.
     ///
     /// ```
-    /// use toolsmith::{CallContext, Caller, Progress, ToolError};
+    /// use toolsmith::{CallContext, context::Caller, Progress, ToolError};
     ///
     /// fn parts(context: &CallContext) -> Result<(Progress, Caller), ToolError> {
     ///     Ok((context.extract::<Progress>()?, context.extract::<Caller>()?))
@@ -231,142 +253,5 @@ impl CallContext {
         if let Some(notifier) = self.notices.get() {
             notifier.close();
         }
-    }
-}
-
-/// A parameter type filled from the call's context rather than from its arguments. `#[tool]`
-/// asks the type, not its name: a parameter whose type implements this trait is a context
-/// parameter (left out of the input schema), any other is a JSON argument. Adding a context
-/// type is adding an impl here; the macro does not change.
-///
-/// Like axum's `FromRequestParts`, making the value can fail with the type's `Rejection`,
-/// whose text becomes the call's error result.
-#[doc(hidden)]
-pub trait FromContext: Sized {
-    /// Why the value could not be made for this call.
-    type Rejection: fmt::Display;
-
-    /// The value for this call.
-    fn from_context(context: &CallContext) -> Result<Self, Self::Rejection>;
-
-    /// The registered state this parameter needs: checked when the server starts, so that a
-    /// server missing it does not start.
-    fn state() -> Option<StateKey> {
-        None
-    }
-
-    /// Whether this parameter asks the client during the call ([`Elicit`], [`Sample`]): on
-    /// 2026-07-28 such a tool's run can stop for an answer.
-    fn asks() -> bool {
-        false
-    }
-}
-
-#[cfg(feature = "__test-switches")]
-impl FromContext for AskClient {
-    type Rejection = std::convert::Infallible;
-
-    fn from_context(context: &CallContext) -> Result<Self, Self::Rejection> {
-        Ok(AskClient(context.asker()))
-    }
-}
-
-/// A `State<T>` parameter whose type the server does not have.
-#[doc(hidden)]
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MissingState {
-    pub tool: String,
-    pub type_name: &'static str,
-}
-
-impl fmt::Display for MissingState {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "tool '{}' needs `State<{}>`, which this server does not have: register it with `.state(value)` on the server",
-            self.tool, self.type_name
-        )
-    }
-}
-
-impl<T: Send + Sync + 'static> FromContext for State<T> {
-    type Rejection = MissingState;
-
-    fn from_context(context: &CallContext) -> Result<Self, MissingState> {
-        context
-            .states
-            .get::<T>()
-            .map(State)
-            .ok_or_else(|| MissingState {
-                tool: context.tool.to_string(),
-                type_name: std::any::type_name::<T>(),
-            })
-    }
-
-    fn state() -> Option<StateKey> {
-        Some(state_key::<T>())
-    }
-}
-
-impl FromContext for Progress {
-    type Rejection = Infallible;
-
-    fn from_context(context: &CallContext) -> Result<Self, Infallible> {
-        let target = match &context.progress_token {
-            Some(token) => context.notifier().map(|n| (token.clone(), n)),
-            None => None,
-        };
-        Ok(Progress { target })
-    }
-}
-
-impl FromContext for Cancellation {
-    type Rejection = Infallible;
-
-    fn from_context(context: &CallContext) -> Result<Self, Infallible> {
-        Ok(Cancellation(context.cancel.clone()))
-    }
-}
-
-impl FromContext for ClientLog {
-    type Rejection = Infallible;
-
-    fn from_context(context: &CallContext) -> Result<Self, Infallible> {
-        let target = context
-            .notifier()
-            .map(|n| (n, context.level.clone(), context.tool.clone()));
-        Ok(ClientLog { target })
-    }
-}
-
-impl FromContext for Resources {
-    type Rejection = Infallible;
-
-    fn from_context(context: &CallContext) -> Result<Self, Infallible> {
-        Ok(Resources(context.updates.clone()))
-    }
-}
-
-impl FromContext for Caller {
-    type Rejection = Infallible;
-
-    fn from_context(context: &CallContext) -> Result<Self, Infallible> {
-        Ok(context.caller.clone())
-    }
-}
-
-/// The state type a `State<T>` parameter needs, for the startup check.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StateKey {
-    pub type_id: TypeId,
-    pub type_name: &'static str,
-}
-
-/// The key of `State<T>`.
-fn state_key<T: 'static>() -> StateKey {
-    StateKey {
-        type_id: TypeId::of::<T>(),
-        type_name: std::any::type_name::<T>(),
     }
 }

@@ -3,7 +3,7 @@
 //! - [`State<T>`]: shared state registered with [`Server::state`](crate::Server::state).
 //! - [`Progress`]: `notifications/progress` to the client, when it asked for them.
 //! - [`Cancellation`]: fires when the client cancels the call or its timeout expires.
-//! - [`ClientLog`](crate::ClientLog): MCP logging notifications, filtered by the client's
+//! - [`ClientLog`](crate::context::ClientLog): MCP logging notifications, filtered by the client's
 //!   `logging/setLevel` (in `log.rs` beside this file).
 
 use std::fmt;
@@ -161,7 +161,7 @@ impl Progress {
 /// [`is_cancelled`](Cancellation::is_cancelled). No result is sent for a cancelled call.
 ///
 /// ```
-/// use toolsmith::{Cancellation, tool};
+/// use toolsmith::{context::Cancellation, tool};
 ///
 /// /// Crunch numbers until done or cancelled.
 /// #[tool(read_only)]
@@ -180,7 +180,7 @@ impl Cancellation {
     /// Whether the call was cancelled.
     ///
     /// ```
-    /// assert!(!toolsmith::Cancellation::default().is_cancelled());
+    /// assert!(!toolsmith::context::Cancellation::default().is_cancelled());
     /// ```
     pub fn is_cancelled(&self) -> bool {
         self.0.is_cancelled()
@@ -189,7 +189,7 @@ impl Cancellation {
     /// Resolves when the call is cancelled.
     ///
     /// ```
-    /// # async fn f(cancel: toolsmith::Cancellation) {
+    /// # async fn f(cancel: toolsmith::context::Cancellation) {
     /// tokio::select! {
     ///     _ = cancel.cancelled() => {}
     ///     _ = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}

@@ -17,7 +17,7 @@ pub(crate) trait Updates: Send + Sync {
 /// [`State`](crate::State).
 ///
 /// ```
-/// use toolsmith::{Resources, tool};
+/// use toolsmith::{context::Resources, tool};
 ///
 /// /// Rename the project.
 /// ///
@@ -40,7 +40,7 @@ impl Resources {
     /// `uri` changed: every session subscribed to it is told (`notifications/resources/updated`).
     ///
     /// ```
-    /// fn after_write(resources: &toolsmith::Resources) {
+    /// fn after_write(resources: &toolsmith::context::Resources) {
     ///     resources.updated("notes://3");
     /// }
     /// # let _ = after_write;
@@ -55,7 +55,7 @@ impl Resources {
     /// (`notifications/resources/list_changed`).
     ///
     /// ```
-    /// fn after_import(resources: &toolsmith::Resources) {
+    /// fn after_import(resources: &toolsmith::context::Resources) {
     ///     resources.list_changed();
     /// }
     /// # let _ = after_import;

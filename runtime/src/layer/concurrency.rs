@@ -14,8 +14,8 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use tokio::sync::Semaphore;
 
-use super::{Call, CallResult, Reply};
-use crate::ErrorKind;
+use super::{Call, CallOutcome, Reply};
+use crate::error::ErrorKind;
 
 /// The layer. Built into the server for the tools that declare `max_concurrency`; add it
 /// yourself to limit every tool.
@@ -56,7 +56,7 @@ impl ConcurrencyLimit {
     }
 
     /// The slots of `tool`, when it has a limit: how many, and the semaphore.
-    pub(crate) fn slots_of(&self, tool: &crate::ToolInfo) -> Option<(u32, Arc<Semaphore>)> {
+    pub(crate) fn slots_of(&self, tool: &crate::tool::ToolInfo) -> Option<(u32, Arc<Semaphore>)> {
         let limit = tool.max_concurrency().or(self.default)?;
         Some((limit, self.slots(tool.shared_name(), limit)))
     }
@@ -94,12 +94,12 @@ pub struct Concurrent<S> {
 
 impl<S> tower::Service<Call> for Concurrent<S>
 where
-    S: tower::Service<Call, Response = CallResult, Error = Infallible> + Clone + Send + 'static,
+    S: tower::Service<Call, Response = CallOutcome, Error = Infallible> + Clone + Send + 'static,
     S::Future: Send + 'static,
 {
-    type Response = CallResult;
+    type Response = CallOutcome;
     type Error = Infallible;
-    type Future = BoxFuture<'static, Result<CallResult, Infallible>>;
+    type Future = BoxFuture<'static, Result<CallOutcome, Infallible>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         self.inner.poll_ready(cx)
@@ -133,13 +133,13 @@ where
                                 name, timeout.text
                             );
                             let result = crate::error::error_result(ErrorKind::TimedOut, message);
-                            return Ok(CallResult(Reply::Tool(Ok(result.into()))));
+                            return Ok(CallOutcome(Reply::Tool(Ok(result.into()))));
                         }
                     }
                 }
             };
             let Ok(_permit) = permit else {
-                return Ok(CallResult::refused("the tool's slots are closed"));
+                return Ok(CallOutcome::refused("the tool's slots are closed"));
             };
             inner.call(call).await
         })

@@ -2,8 +2,8 @@
 //! [`Server::layer`](crate::Server::layer) takes a [`tower::Layer`] over the
 //! [`CallService`], the rest of the pipeline. A layer sees each `tools/call`,
 //! `resources/read` and `prompts/get` after it was resolved and its access checked ([`Call`]:
-//! the method, the [`Item`], the caller, the arguments) and answers it ([`CallResult`]), by
-//! passing it on or by refusing it ([`CallResult::refused`]). It runs on every way in alike (the stdio and HTTP fast paths,
+//! the method, the [`Item`], the caller, the arguments) and answers it ([`CallOutcome`]), by
+//! passing it on or by refusing it ([`CallOutcome::refused`]). It runs on every way in alike (the stdio and HTTP fast paths,
 //! rmcp's path), before the confirmation step. [`RateLimit`] and [`ConcurrencyLimit`] ship
 //! with toolsmith (the latter is put in by the server itself, innermost, when a tool
 //! declares `#[tool(max_concurrency = N)]`).
@@ -11,7 +11,7 @@
 //! ```
 //! use std::convert::Infallible;
 //! use std::task::{Context, Poll};
-//! use toolsmith::layer::{Call, CallResult, CallService};
+//! use toolsmith::layer::{Call, CallOutcome, CallService};
 //!
 //! /// Refuses every call of a destructive tool on Fridays (today is one).
 //! #[derive(Clone)]
@@ -21,13 +21,13 @@
 //!
 //! impl<S> tower::Service<Call> for NoDeploysOnFriday<S>
 //! where
-//!     S: tower::Service<Call, Response = CallResult, Error = Infallible>,
+//!     S: tower::Service<Call, Response = CallOutcome, Error = Infallible>,
 //!     S::Future: Send + 'static,
 //! {
-//!     type Response = CallResult;
+//!     type Response = CallOutcome;
 //!     type Error = Infallible;
 //!     type Future = std::pin::Pin<
-//!         Box<dyn std::future::Future<Output = Result<CallResult, Infallible>> + Send>,
+//!         Box<dyn std::future::Future<Output = Result<CallOutcome, Infallible>> + Send>,
 //!     >;
 //!
 //!     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
@@ -36,7 +36,7 @@
 //!
 //!     fn call(&mut self, call: Call) -> Self::Future {
 //!         if call.tool().is_some_and(|tool| tool.hints().destructive) {
-//!             let refused = CallResult::refused("No destructive calls on Fridays.");
+//!             let refused = CallOutcome::refused("No destructive calls on Fridays.");
 //!             return Box::pin(std::future::ready(Ok(refused)));
 //!         }
 //!         Box::pin(self.0.call(call))
@@ -72,17 +72,17 @@ pub use rate::{Limited, RateLimit, Rates, UnknownRates};
 pub use tower;
 
 pub use crate::request::{Call, Item};
-use crate::{ErrorKind, META_ERROR};
+use crate::{error::ErrorKind, error::META_ERROR};
 
 /// The rest of the pipeline, as a layer wraps it.
-pub type CallService = tower::util::BoxCloneSyncService<Call, CallResult, Infallible>;
+pub type CallService = tower::util::BoxCloneSyncService<Call, CallOutcome, Infallible>;
 
 /// How a call ended, as a layer sees it (and may answer it itself): a tool's result, a
 /// read's contents, a prompt's messages, or the protocol error any of them ended with.
 #[derive(Debug, Clone)]
-pub struct CallResult(pub(crate) Reply);
+pub struct CallOutcome(pub(crate) Reply);
 
-/// What a [`CallResult`] holds: the answer of its kind of request.
+/// What a [`CallOutcome`] holds: the answer of its kind of request.
 #[derive(Debug, Clone)]
 pub(crate) enum Reply {
     /// A tool's answer, or a layer's refusal of any request (the pipeline turns it into the
@@ -92,25 +92,25 @@ pub(crate) enum Reply {
     Prompt(Result<GetPromptResult, ErrorData>),
 }
 
-impl CallResult {
+impl CallOutcome {
     /// A refusal: the request does not run. A tool call gets an error result of kind
     /// [`ErrorKind::Refused`] with `message`; a read or a prompt, the protocol error whose
     /// data names that kind, with `message`.
     ///
     /// ```
-    /// let refused = toolsmith::layer::CallResult::refused("Not now.");
-    /// assert_eq!(refused.error_kind(), Some(toolsmith::ErrorKind::Refused));
+    /// let refused = toolsmith::layer::CallOutcome::refused("Not now.");
+    /// assert_eq!(refused.error_kind(), Some(toolsmith::error::ErrorKind::Refused));
     /// ```
     pub fn refused(message: impl Into<String>) -> Self {
         let result = crate::error::error_result(ErrorKind::Refused, message.into());
-        CallResult(Reply::Tool(Ok(CallToolResponse::Complete(result))))
+        CallOutcome(Reply::Tool(Ok(CallToolResponse::Complete(result))))
     }
 
     /// The tool's result, when a tool call completed (not a protocol error, not a question,
     /// not a read or a prompt).
     ///
     /// ```
-    /// let refused = toolsmith::layer::CallResult::refused("Not now.");
+    /// let refused = toolsmith::layer::CallOutcome::refused("Not now.");
     /// assert_eq!(refused.result().unwrap().is_error, Some(true));
     /// ```
     pub fn result(&self) -> Option<&CallToolResult> {
@@ -124,7 +124,7 @@ impl CallResult {
     /// one (a read or a prompt that failed, timed out or was refused).
     ///
     /// ```
-    /// assert!(toolsmith::layer::CallResult::refused("x").error_kind().is_some());
+    /// assert!(toolsmith::layer::CallOutcome::refused("x").error_kind().is_some());
     /// ```
     pub fn error_kind(&self) -> Option<ErrorKind> {
         let error = match &self.0 {

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use futures::future::{BoxFuture, Either, Ready};
 
-use super::{Call, CallResult};
+use super::{Call, CallOutcome};
 
 /// Calls per second for each kind of tool; `None`: no limit for that kind.
 ///
@@ -174,14 +174,14 @@ pub struct Limited<S> {
 
 impl<S> tower::Service<Call> for Limited<S>
 where
-    S: tower::Service<Call, Response = CallResult, Error = Infallible>,
+    S: tower::Service<Call, Response = CallOutcome, Error = Infallible>,
     S::Future: Send + 'static,
 {
-    type Response = CallResult;
+    type Response = CallOutcome;
     type Error = Infallible;
     type Future = Either<
-        Ready<Result<CallResult, Infallible>>,
-        BoxFuture<'static, Result<CallResult, Infallible>>,
+        Ready<Result<CallOutcome, Infallible>>,
+        BoxFuture<'static, Result<CallOutcome, Infallible>>,
     >;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
@@ -209,7 +209,7 @@ where
                     call.header().name(),
                     wait.max(0.1)
                 );
-                return Either::Left(futures::future::ready(Ok(CallResult::refused(message))));
+                return Either::Left(futures::future::ready(Ok(CallOutcome::refused(message))));
             }
         }
         Either::Right(Box::pin(self.inner.call(call)))

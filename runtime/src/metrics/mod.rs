@@ -26,7 +26,6 @@
 
 mod names;
 mod operations;
-mod outcome;
 mod tools;
 
 use std::collections::HashMap;
@@ -38,13 +37,15 @@ use metrics_exporter_prometheus::{
     Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
 };
 
-pub(crate) use crate::outcome::CallOutcome;
+use crate::outcome::AuthRefusal;
+pub(crate) use crate::outcome::Failure;
+pub(crate) use crate::outcome::OutcomeLabel;
+pub(crate) use crate::request::Operation;
 use names::{
     ANSWERED, APPROVALS, ASKED, AUTH_REFUSALS, CONNECTIONS, HTTP_REQUESTS, IN_FLIGHT, OPERATION,
     SESSION, SESSIONS, describe,
 };
-pub(crate) use operations::{Failure, Operation, Transport};
-pub(crate) use outcome::Refusal;
+pub(crate) use operations::Transport;
 pub(crate) use tools::CallTimer;
 use tools::ToolSeries;
 
@@ -92,7 +93,7 @@ struct Inner {
     /// By status code, made on first use (codes are few, and come from the server).
     statuses: Box<[OnceLock<Counter>]>,
     #[cfg_attr(not(feature = "auth"), allow(dead_code))]
-    refusals: [Counter; Refusal::ALL.len()],
+    refusals: [Counter; AuthRefusal::ALL.len()],
     asked: Counter,
     accepted: Counter,
     declined: Counter,
@@ -144,7 +145,7 @@ impl Metrics {
                 unknown: series(UNKNOWN_TOOL, None),
                 in_flight: recorder.register_gauge(&key(IN_FLIGHT, &[]), &METADATA),
                 statuses: (0..600).map(|_| OnceLock::new()).collect(),
-                refusals: Refusal::ALL
+                refusals: AuthRefusal::ALL
                     .map(|why| counter(&recorder, AUTH_REFUSALS, &[("reason", why.as_str())])),
                 asked: counter(&recorder, ASKED, &[]),
                 accepted: counter(&recorder, ANSWERED, &[("answer", "accepted")]),
@@ -242,7 +243,7 @@ impl Metrics {
 
     /// A request was refused by authorization.
     #[cfg_attr(not(feature = "auth"), allow(dead_code))]
-    pub(crate) fn auth_refused(&self, why: Refusal) {
+    pub(crate) fn auth_refused(&self, why: AuthRefusal) {
         self.inner.refusals[why as usize].increment(1);
     }
 

@@ -17,6 +17,8 @@ pub(crate) use crate::request::Transport;
 
 use super::METADATA;
 use super::names::{OPERATION, SESSION};
+use crate::outcome::Failure;
+use crate::request::Operation;
 
 /// The methods named in `mcp_method_name`; any other is `_OTHER`.
 const METHODS: [&str; 21] = [
@@ -55,15 +57,6 @@ const VERSIONS: [&str; 5] = [
 /// The JSON-RPC error codes named in `error_type`; any other is `_OTHER`.
 const CODES: [i32; 7] = [-32700, -32600, -32601, -32602, -32603, -32002, -32042];
 
-/// How a request ended, as `error.type` says: not at all (a result), a tool's error result
-/// (`tool_error`), or a JSON-RPC error.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Failure {
-    None,
-    Tool,
-    Code(i32),
-}
-
 impl Failure {
     fn index(self) -> u8 {
         match self {
@@ -87,15 +80,6 @@ impl Failure {
             ),
         }
     }
-}
-
-/// One request: its method, where it came from, at which revision, and how it ended.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Operation<'a> {
-    pub(crate) method: &'a str,
-    pub(crate) transport: Transport,
-    pub(crate) version: Option<&'a str>,
-    pub(crate) failure: Failure,
 }
 
 /// The key of an operation's series: indices into the fixed sets.

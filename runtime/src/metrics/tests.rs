@@ -1,7 +1,7 @@
 use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ErrorData};
 
-use super::{CallOutcome, Metrics, Refusal};
-use crate::ErrorKind;
+use super::{AuthRefusal, Metrics, OutcomeLabel};
+use crate::error::ErrorKind;
 
 /// The value of the series `series` (name and labels, as rendered) in `text`.
 fn value(text: &str, series: &str) -> Option<f64> {
@@ -26,16 +26,16 @@ fn calls_count_by_tool_and_outcome_and_an_unknown_tool_is_one_label() {
     for _ in 0..3 {
         metrics
             .call_started()
-            .finish("search_notes", CallOutcome::Ok, Some(op));
+            .finish("search_notes", OutcomeLabel::Ok, Some(op));
     }
     metrics
         .call_started()
-        .finish("delete_note", CallOutcome::Refused, None);
+        .finish("delete_note", OutcomeLabel::Refused, None);
     // Names a request makes up all land on one series.
     for name in ["nope", "../../etc", "x\"y"] {
         metrics
             .call_started()
-            .finish(name, CallOutcome::ProtocolError, None);
+            .finish(name, OutcomeLabel::ProtocolError, None);
     }
     let text = metrics.render();
     let calls = |labels: &str| value(&text, &format!("toolsmith_tool_calls_total{{{labels}}}"));
@@ -71,7 +71,7 @@ fn a_call_is_in_flight_until_its_timer_goes_even_when_it_is_dropped_unfinished()
         value(&metrics.render(), "toolsmith_tool_calls_in_flight"),
         Some(2.0)
     );
-    first.finish("slow", CallOutcome::Ok, None);
+    first.finish("slow", OutcomeLabel::Ok, None);
     drop(first);
     // A cancelled call's future is dropped without an outcome.
     drop(second);
@@ -89,9 +89,9 @@ fn statuses_refusals_confirmations_connections_and_sessions() {
     }
     // Out of range: ignored, never a panic.
     metrics.http_status(1000);
-    metrics.auth_refused(Refusal::NoToken);
-    metrics.auth_refused(Refusal::InsufficientScope);
-    metrics.auth_refused(Refusal::InsufficientScope);
+    metrics.auth_refused(AuthRefusal::NoToken);
+    metrics.auth_refused(AuthRefusal::InsufficientScope);
+    metrics.auth_refused(AuthRefusal::InsufficientScope);
     metrics.confirmation_asked();
     metrics.confirmation_asked();
     metrics.confirmation_answered(true);
@@ -141,23 +141,23 @@ fn an_outcome_is_read_from_the_answer() {
             None => CallToolResult::success(vec![ContentBlock::text("yes")]),
         }
         .into());
-        CallOutcome::of(&answer)
+        OutcomeLabel::of(&answer)
     };
-    assert_eq!(result(None), CallOutcome::Ok);
-    assert_eq!(result(Some(ErrorKind::Tool)), CallOutcome::Tool);
+    assert_eq!(result(None), OutcomeLabel::Ok);
+    assert_eq!(result(Some(ErrorKind::Tool)), OutcomeLabel::Tool);
     assert_eq!(
         result(Some(ErrorKind::InvalidArguments)),
-        CallOutcome::InvalidArguments
+        OutcomeLabel::InvalidArguments
     );
-    assert_eq!(result(Some(ErrorKind::Failed)), CallOutcome::Failed);
-    assert_eq!(result(Some(ErrorKind::Refused)), CallOutcome::Refused);
-    assert_eq!(result(Some(ErrorKind::TimedOut)), CallOutcome::TimedOut);
+    assert_eq!(result(Some(ErrorKind::Failed)), OutcomeLabel::Failed);
+    assert_eq!(result(Some(ErrorKind::Refused)), OutcomeLabel::Refused);
+    assert_eq!(result(Some(ErrorKind::TimedOut)), OutcomeLabel::TimedOut);
     // An error result without a kind is the tool's own.
     let bare: Result<CallToolResponse, ErrorData> =
         Ok(CallToolResult::error(vec![ContentBlock::text("no")]).into());
-    assert_eq!(CallOutcome::of(&bare), CallOutcome::Tool);
+    assert_eq!(OutcomeLabel::of(&bare), OutcomeLabel::Tool);
     let protocol = Err(ErrorData::invalid_params("unknown tool", None));
-    assert_eq!(CallOutcome::of(&protocol), CallOutcome::ProtocolError);
+    assert_eq!(OutcomeLabel::of(&protocol), OutcomeLabel::ProtocolError);
 }
 
 #[test]
@@ -165,7 +165,7 @@ fn a_tool_added_while_serving_gets_its_own_series_and_a_made_up_name_does_not() 
     let known: super::Known = Box::new(|name| (name == "added_later").then_some(None));
     let metrics = Metrics::new([("search_notes".into(), None)], Some(known));
     for name in ["added_later", "added_later", "made_up"] {
-        metrics.call_started().finish(name, CallOutcome::Ok, None);
+        metrics.call_started().finish(name, OutcomeLabel::Ok, None);
     }
     let text = metrics.render();
     let calls = |labels: &str| value(&text, &format!("toolsmith_tool_calls_total{{{labels}}}"));
@@ -189,8 +189,8 @@ fn a_tool_with_a_category_has_it_as_a_label_and_one_without_has_none() {
     );
     metrics
         .call_started()
-        .finish("gh_create_issue", CallOutcome::Ok, None);
-    metrics.call_started().finish("add", CallOutcome::Ok, None);
+        .finish("gh_create_issue", OutcomeLabel::Ok, None);
+    metrics.call_started().finish("add", OutcomeLabel::Ok, None);
     let text = metrics.render();
     let calls = |labels: &str| value(&text, &format!("toolsmith_tool_calls_total{{{labels}}}"));
     assert_eq!(

@@ -8,7 +8,7 @@ use ::metrics::Counter;
 use metrics_exporter_prometheus::PrometheusRecorder;
 
 use super::names::CALLS;
-use super::{CallOutcome, Inner, Metrics, Operation, counter, operations, with_category};
+use super::{Inner, Metrics, Operation, OutcomeLabel, counter, operations, with_category};
 
 impl Inner {
     /// `f` of the series of `tool`: a registered tool's, one added while serving, or
@@ -42,7 +42,7 @@ impl Inner {
 /// MCP operation histograms (made on first use).
 pub(super) struct ToolSeries {
     pub(super) name: Arc<str>,
-    pub(super) calls: [Counter; CallOutcome::ALL.len()],
+    pub(super) calls: [Counter; OutcomeLabel::ALL.len()],
     pub(super) operations: operations::Operations,
 }
 
@@ -56,7 +56,7 @@ impl ToolSeries {
         ToolSeries {
             name: tool.into(),
             operations: operations::Operations::of_a_tool(),
-            calls: CallOutcome::ALL.map(|outcome| {
+            calls: OutcomeLabel::ALL.map(|outcome| {
                 let labels = with_category(
                     vec![("tool", tool), ("outcome", outcome.as_str())],
                     category,
@@ -76,7 +76,7 @@ pub(crate) struct CallTimer {
 impl CallTimer {
     /// The call of `tool` ended with `outcome`; `op` is how it came (an MCP operation, when
     /// it came over a transport), counted in the same lookup of the tool's series.
-    pub(crate) fn finish(&self, tool: &str, outcome: CallOutcome, op: Option<Operation<'_>>) {
+    pub(crate) fn finish(&self, tool: &str, outcome: OutcomeLabel, op: Option<Operation<'_>>) {
         let inner = &self.metrics.inner;
         let seconds = self.start.elapsed().as_secs_f64();
         inner.with_series(tool, |series| {

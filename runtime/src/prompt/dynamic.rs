@@ -1,5 +1,5 @@
 //! [`Prompt`]: a prompt as a value, for prompts made at run time (from templates on disk,
-//! another server's). A registry holds both kinds as [`PromptInfo`](crate::PromptInfo)s: a
+//! another server's). A registry holds both kinds as [`PromptInfo`](crate::prompt::PromptInfo)s: a
 //! `#[prompt]`'s static definition and a `Prompt` added with
 //! [`Registry::add_prompt`](crate::Registry::add_prompt) differ only in how a get is invoked,
 //! and go through the same steps: access by scopes, layers, the engine, the per-call log.
@@ -12,7 +12,7 @@ use rmcp::model::{JsonObject, PromptArgument};
 
 use crate::complete::{Candidates, Completion};
 use crate::context::CallContext;
-use crate::{PromptMessage, ToolError};
+use crate::{ToolError, prompt::PromptMessage};
 
 /// What a hand-written prompt's get returns: its messages, or an error whose message the
 /// client reads.
@@ -27,7 +27,7 @@ pub type PromptFuture = Pin<Box<dyn Future<Output = Result<Vec<PromptMessage>, T
 ///
 /// ```
 /// use toolsmith::rmcp::model::{JsonObject, PromptArgument};
-/// use toolsmith::{CallContext, Prompt, PromptFuture, PromptMessage, Registry};
+/// use toolsmith::{CallContext, prompt::Prompt, prompt::PromptFuture, prompt::PromptMessage, Registry};
 ///
 /// /// Asks for a review of a text.
 /// struct Review;
@@ -67,7 +67,7 @@ pub trait Prompt: Send + Sync + 'static {
     ///
     /// ```
     /// use toolsmith::rmcp::model::JsonObject;
-    /// use toolsmith::{CallContext, Candidates, Completion, Prompt, PromptFuture};
+    /// use toolsmith::{CallContext, complete::Candidates, complete::Completion, prompt::Prompt, prompt::PromptFuture};
     ///
     /// struct Explain;
     ///

@@ -3,13 +3,13 @@
 
 use rmcp::model::Role as WireRole;
 
-use crate::Content;
+use crate::tool::Content;
 use crate::tool::output::{Outcome, Output};
 
 /// Who a [`PromptMessage`] is from.
 ///
 /// ```
-/// assert_ne!(toolsmith::Role::User, toolsmith::Role::Assistant);
+/// assert_ne!(toolsmith::prompt::Role::User, toolsmith::prompt::Role::Assistant);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
@@ -22,7 +22,7 @@ pub enum Role {
 /// One message of a prompt: a role and one block of content.
 ///
 /// ```
-/// use toolsmith::{Image, PromptMessage, prompt};
+/// use toolsmith::{tool::Image, prompt::PromptMessage, prompt};
 ///
 /// /// Review a screenshot.
 /// #[prompt(title = "Review a screenshot")]
@@ -45,8 +45,8 @@ impl PromptMessage {
     /// A message from the user.
     ///
     /// ```
-    /// let m = toolsmith::PromptMessage::user("Hello");
-    /// assert_eq!(m.role(), toolsmith::Role::User);
+    /// let m = toolsmith::prompt::PromptMessage::user("Hello");
+    /// assert_eq!(m.role(), toolsmith::prompt::Role::User);
     /// ```
     pub fn user(content: impl Into<Content>) -> Self {
         PromptMessage {
@@ -58,8 +58,8 @@ impl PromptMessage {
     /// A message from the assistant.
     ///
     /// ```
-    /// let m = toolsmith::PromptMessage::assistant("Sure.");
-    /// assert_eq!(m.role(), toolsmith::Role::Assistant);
+    /// let m = toolsmith::prompt::PromptMessage::assistant("Sure.");
+    /// assert_eq!(m.role(), toolsmith::prompt::Role::Assistant);
     /// ```
     pub fn assistant(content: impl Into<Content>) -> Self {
         PromptMessage {
@@ -71,7 +71,7 @@ impl PromptMessage {
     /// Who it is from.
     ///
     /// ```
-    /// assert_eq!(toolsmith::PromptMessage::user("x").role(), toolsmith::Role::User);
+    /// assert_eq!(toolsmith::prompt::PromptMessage::user("x").role(), toolsmith::prompt::Role::User);
     /// ```
     pub fn role(&self) -> Role {
         self.role
@@ -80,8 +80,8 @@ impl PromptMessage {
     /// Its content.
     ///
     /// ```
-    /// let m = toolsmith::PromptMessage::user("x");
-    /// assert_eq!(m.content(), &toolsmith::Content::from("x"));
+    /// let m = toolsmith::prompt::PromptMessage::user("x");
+    /// assert_eq!(m.content(), &toolsmith::tool::Content::from("x"));
     /// ```
     pub fn content(&self) -> &Content {
         &self.content
@@ -101,7 +101,7 @@ impl PromptMessage {
 #[diagnostic::on_unimplemented(
     message = "a prompt returns `String` (one user message), `PromptMessage` or `Vec<PromptMessage>`, not `{Self}`",
     label = "not a prompt's messages",
-    note = "build messages with `toolsmith::PromptMessage::user(...)` and `PromptMessage::assistant(...)`"
+    note = "build messages with `toolsmith::prompt::PromptMessage::user(...)` and `PromptMessage::assistant(...)`"
 )]
 pub trait IntoMessages {
     fn into_messages(self) -> Vec<rmcp::model::PromptMessage>;

@@ -1,11 +1,15 @@
-//! What a prompt is: the static definition `#[prompt]` generates, a [`Prompt`] made by hand
-//! (`dynamic.rs`), [`PromptInfo`], a registered prompt of either kind with its
-//! `prompts/list` entry and the schema of its arguments, and what a prompt returns
-//! (`message.rs`). Nothing here knows how prompts are served.
+//! Prompts: what `#[prompt]` declares, or a [`Prompt`] made by hand; [`PromptInfo`], a
+//! registered prompt with its `prompts/list` entry and the schema of its arguments; and what a
+//! prompt returns ([`PromptMessage`]s, each with its [`Role`]). The guide's
+//! [items page](crate::guide::items) shows them with resources.
+
+// Inside: the static definition `#[prompt]` generates (`def.rs`), a prompt made by hand
+// (`dynamic.rs`), what a prompt returns (`message.rs`). Nothing here knows how prompts are
+// served.
 
 pub(crate) mod def;
 mod dynamic;
-mod message;
+pub(crate) mod message;
 
 use std::sync::Arc;
 
@@ -23,13 +27,12 @@ use def::PromptDef;
 
 pub use dynamic::{Prompt, PromptFuture};
 #[doc(hidden)]
-pub use message::{IntoMessages, PromptFallback, Prompted, assert_messages};
 pub use message::{PromptMessage, Role};
 
 /// A registered prompt: a `#[prompt]`'s, or a [`Prompt`] made by hand.
 ///
 /// ```
-/// for prompt in toolsmith::registry().prompts() {
+/// for prompt in toolsmith::Registry::global().prompts() {
 ///     println!("{}: {}", prompt.name(), prompt.header().description());
 /// }
 /// ```
@@ -120,7 +123,7 @@ impl PromptInfo {
     /// Its name (default: the function's name): its [`header`](Self::header)'s.
     ///
     /// ```
-    /// assert!(toolsmith::registry().prompts().iter().all(|p| !p.name().is_empty()));
+    /// assert!(toolsmith::Registry::global().prompts().iter().all(|p| !p.name().is_empty()));
     /// ```
     pub fn name(&self) -> &str {
         self.0.header.name()
@@ -130,7 +133,7 @@ impl PromptInfo {
     /// scopes `scopes = [...]` names instead of the read scope, where it is declared.
     ///
     /// ```
-    /// for p in toolsmith::registry().prompts() {
+    /// for p in toolsmith::Registry::global().prompts() {
     ///     assert!(p.header().location().contains(':'));
     /// }
     /// ```
@@ -141,7 +144,7 @@ impl PromptInfo {
     /// The JSON Schema of its arguments (what `schema NAME` prints), as for a tool's input.
     ///
     /// ```
-    /// # for p in toolsmith::registry().prompts() { assert_eq!(p.arguments_schema()["type"], "object"); }
+    /// # for p in toolsmith::Registry::global().prompts() { assert_eq!(p.arguments_schema()["type"], "object"); }
     /// ```
     pub fn arguments_schema(&self) -> &JsonObject {
         &self.0.schema
@@ -150,7 +153,7 @@ impl PromptInfo {
     /// The arguments that have a completion (`complete(arg = fn)`).
     ///
     /// ```
-    /// # for p in toolsmith::registry().prompts() { let _ = p.completes().count(); }
+    /// # for p in toolsmith::Registry::global().prompts() { let _ = p.completes().count(); }
     /// ```
     pub fn completes(&self) -> impl Iterator<Item = &str> {
         self.0.completes.iter().map(|a| &**a)
@@ -159,7 +162,7 @@ impl PromptInfo {
     /// Its `prompts/list` entry.
     ///
     /// ```
-    /// # for p in toolsmith::registry().prompts() { assert_eq!(p.mcp_prompt().name, p.name()); }
+    /// # for p in toolsmith::Registry::global().prompts() { assert_eq!(p.mcp_prompt().name, p.name()); }
     /// ```
     pub fn mcp_prompt(&self) -> &McpPrompt {
         &self.0.listed
@@ -168,7 +171,7 @@ impl PromptInfo {
     /// Whether it was made by hand (a [`Prompt`]), not declared with `#[prompt]`.
     ///
     /// ```
-    /// assert!(toolsmith::registry().prompts().iter().all(|p| !p.is_dynamic()));
+    /// assert!(toolsmith::Registry::global().prompts().iter().all(|p| !p.is_dynamic()));
     /// ```
     pub fn is_dynamic(&self) -> bool {
         matches!(self.0.run, Run::Made(_))

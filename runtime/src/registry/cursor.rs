@@ -11,7 +11,7 @@
 
 use std::hash::{Hash, Hasher};
 
-use crate::ToolInfo;
+use crate::tool::ToolInfo;
 
 /// A cursor that was altered, or made for another list or another set of tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,7 +96,7 @@ fn key() -> u64 {
     Stable::hash_one("toolsmith cursor v2")
 }
 
-/// A scope for cursors of one list: a [`Search`](crate::Search)'s filters, or the server's
+/// A scope for cursors of one list: a [`Search`](crate::registry::Search)'s filters, or the server's
 /// `tools/list` under its policy. Cursors of one scope are refused in another.
 pub(crate) fn scope_of(value: impl Hash) -> u64 {
     Stable::hash_one((key(), value))
@@ -139,7 +139,7 @@ pub(crate) fn paginate<T: Copy>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Policy;
+    use crate::server::Policy;
 
     #[test]
     fn the_hash_is_fnv_1a_of_little_endian_bytes() {

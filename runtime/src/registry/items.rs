@@ -175,7 +175,7 @@ impl Registry {
     ///
     /// ```
     /// # use toolsmith::rmcp::model::{JsonObject, ResourceContents};
-    /// # use toolsmith::{CallContext, Registry, Resource, ResourceFuture};
+    /// # use toolsmith::{CallContext, Registry, resource::Resource, resource::ResourceFuture};
     /// struct Motd;
     /// impl Resource for Motd {
     ///     fn uri(&self) -> &str { "motd://today" }
@@ -205,7 +205,7 @@ impl Registry {
     ///
     /// ```
     /// # use toolsmith::rmcp::model::{JsonObject, ResourceContents};
-    /// # use toolsmith::{CallContext, Registry, Resource, ResourceFuture};
+    /// # use toolsmith::{CallContext, Registry, resource::Resource, resource::ResourceFuture};
     /// # struct Motd;
     /// # impl Resource for Motd {
     /// #     fn uri(&self) -> &str { "motd://today" }
@@ -241,7 +241,7 @@ impl Registry {
     ///
     /// ```
     /// # use toolsmith::rmcp::model::JsonObject;
-    /// # use toolsmith::{CallContext, Prompt, PromptFuture, PromptMessage, Registry};
+    /// # use toolsmith::{CallContext, prompt::Prompt, prompt::PromptFuture, prompt::PromptMessage, Registry};
     /// struct Greet;
     /// impl Prompt for Greet {
     ///     fn name(&self) -> &str { "greet" }
@@ -266,7 +266,7 @@ impl Registry {
     ///
     /// ```
     /// # use toolsmith::rmcp::model::JsonObject;
-    /// # use toolsmith::{CallContext, Prompt, PromptFuture, PromptMessage, Registry};
+    /// # use toolsmith::{CallContext, prompt::Prompt, prompt::PromptFuture, prompt::PromptMessage, Registry};
     /// # struct Greet;
     /// # impl Prompt for Greet {
     /// #     fn name(&self) -> &str { "greet" }
@@ -300,7 +300,7 @@ impl Registry {
     /// [`Registry::resource_for`] and by name with [`Registry::prompt`].)
     ///
     /// ```
-    /// let all = toolsmith::registry().resources();
+    /// let all = toolsmith::Registry::global().resources();
     /// let templates = all.iter().skip_while(|r| !r.is_template());
     /// assert!(templates.clone().all(|r| r.is_template()));
     /// ```
@@ -312,7 +312,7 @@ impl Registry {
     /// exactly this URI, else the template that matches it.
     ///
     /// ```
-    /// assert!(toolsmith::registry().resource_for("nothing://here").is_none());
+    /// assert!(toolsmith::Registry::global().resource_for("nothing://here").is_none());
     /// ```
     pub fn resource_for(&self, uri: &str) -> Option<&ResourceInfo> {
         // Whether a template matches, without making its arguments.
@@ -345,7 +345,7 @@ impl Registry {
     /// The resource or template declared with exactly this URI (a template as written).
     ///
     /// ```
-    /// assert!(toolsmith::registry().resource_declared("nothing://{x}").is_none());
+    /// assert!(toolsmith::Registry::global().resource_declared("nothing://{x}").is_none());
     /// ```
     pub fn resource_declared(&self, uri: &str) -> Option<&ResourceInfo> {
         self.items.resources.iter().find(|r| r.uri() == uri)
@@ -354,7 +354,7 @@ impl Registry {
     /// Every prompt, sorted by name.
     ///
     /// ```
-    /// let prompts = toolsmith::registry().prompts();
+    /// let prompts = toolsmith::Registry::global().prompts();
     /// assert!(prompts.windows(2).all(|w| w[0].name() < w[1].name()));
     /// ```
     pub fn prompts(&self) -> &[PromptInfo] {
@@ -364,7 +364,7 @@ impl Registry {
     /// The prompt named `name`.
     ///
     /// ```
-    /// assert!(toolsmith::registry().prompt("no such prompt").is_none());
+    /// assert!(toolsmith::Registry::global().prompt("no such prompt").is_none());
     /// ```
     pub fn prompt(&self, name: &str) -> Option<&PromptInfo> {
         self.items

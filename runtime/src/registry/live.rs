@@ -10,7 +10,7 @@ use arc_swap::ArcSwap;
 
 use super::{Changed, Registry};
 use crate::tool::{Tool, ToolRef};
-use crate::{Error, Prompt, Resource};
+use crate::{Error, prompt::Prompt, resource::Resource};
 
 /// What hears that a live registry changed (a server, for its sessions).
 pub(crate) trait Listener: Send + Sync {
@@ -27,7 +27,7 @@ pub(crate) trait Listener: Send + Sync {
 /// again from the start, as it does on `list_changed`.
 ///
 /// ```
-/// # use toolsmith::{CallContext, Hints, Tool, ToolFuture, ToolOutput};
+/// # use toolsmith::{CallContext, Hints, Tool, tool::ToolFuture, tool::ToolOutput};
 /// # use toolsmith::rmcp::model::JsonObject;
 /// # struct Ping;
 /// # impl Tool for Ping {

@@ -1,8 +1,11 @@
-//! Every `#[tool]`, `#[resource]` and `#[prompt]` in the program, collected through
-//! `inventory`: no list to keep (`items.rs` for resources and prompts). Searching
-//! it by hints (`search.rs`, with cursors that any process of the build accepts and that
-//! refuse tampering: `cursor.rs`) and the hints snapshot that CI checks
-//! (`snapshot.rs`).
+//! The tools, resources and prompts a server offers: the [`Registry`] (every `#[tool]`,
+//! `#[resource]` and `#[prompt]` linked in, through `inventory`: no list to keep; or one made as
+//! a value, [`RegistryHandle`] to change it while serving), and finding tools by hints,
+//! category, tags and text, one [`Page`] at a time ([`Search`]).
+
+// Inside: `items.rs` for resources and prompts; `search.rs`, with cursors that any process
+// of the build accepts and that refuse tampering (`cursor.rs`); the hints snapshot that CI
+// checks (`snapshot.rs`).
 
 mod conflict;
 mod cursor;
@@ -15,8 +18,7 @@ pub(crate) mod snapshot;
 pub(crate) use conflict::Conflict;
 pub(crate) use live::Listener;
 pub use live::RegistryHandle;
-pub use program::{registry, try_registry};
-pub use search::{DEFAULT_SEARCH_PAGE_SIZE, MAX_SEARCH_PAGE_SIZE, Page, Search, SearchError};
+pub use search::{Page, Search, SearchError};
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -38,7 +40,7 @@ use items::Items;
 /// empty. Both take tools made by hand ([`Tool`]), merge with others, and search by hints.
 ///
 /// ```
-/// let registry = toolsmith::registry();
+/// let registry = toolsmith::Registry::global();
 /// assert_eq!(registry.len(), registry.tools().len());
 /// let empty = toolsmith::Registry::new();
 /// assert!(empty.is_empty() && empty.get("anything").is_none());
@@ -69,14 +71,14 @@ impl Registry {
     }
 
     /// Every `#[tool]`, `#[resource]` and `#[prompt]` linked into the program (a copy of
-    /// [`registry`]'s, to add to or take from), or the error that prevents building it.
+    /// [`Registry::global`]'s, to add to or take from), or the error that prevents building it.
     ///
     /// ```
     /// let mine = toolsmith::Registry::from_inventory().unwrap();
-    /// assert_eq!(mine.len(), toolsmith::registry().len());
+    /// assert_eq!(mine.len(), toolsmith::Registry::global().len());
     /// ```
     pub fn from_inventory() -> Result<Registry, Error> {
-        try_registry().cloned()
+        Registry::try_global().cloned()
     }
 
     /// Every `#[tool]`, `#[resource]` and `#[prompt]` declared in the module `path` (as
@@ -172,7 +174,7 @@ impl Registry {
     /// both), or its declaration is not valid (its name, a schema that is not an object).
     ///
     /// ```
-    /// # use toolsmith::{CallContext, Hints, Registry, Tool, ToolFuture, ToolOutput};
+    /// # use toolsmith::{CallContext, Hints, Registry, Tool, tool::ToolFuture, tool::ToolOutput};
     /// # use toolsmith::rmcp::model::JsonObject;
     /// struct Ping;
     /// impl Tool for Ping {
@@ -200,7 +202,7 @@ impl Registry {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// # use toolsmith::{CallContext, Hints, Registry, Tool, ToolFuture, ToolOutput};
+    /// # use toolsmith::{CallContext, Hints, Registry, Tool, tool::ToolFuture, tool::ToolOutput};
     /// # use toolsmith::rmcp::model::JsonObject;
     /// # struct Ping;
     /// # impl Tool for Ping {
@@ -293,7 +295,7 @@ impl Registry {
     /// assert!(all.is_empty());
     /// let twice = toolsmith::Registry::from_inventory().unwrap();
     /// let err = twice.clone().merge(twice);
-    /// assert!(toolsmith::registry().is_empty() || err.is_err());
+    /// assert!(toolsmith::Registry::global().is_empty() || err.is_err());
     /// ```
     pub fn merge(mut self, other: Registry) -> Result<Registry, Error> {
         // `other`'s names are distinct already: each is checked against `self`'s only, and
@@ -342,7 +344,7 @@ impl Registry {
     /// All tools, sorted by name.
     ///
     /// ```
-    /// let tools = toolsmith::registry().tools();
+    /// let tools = toolsmith::Registry::global().tools();
     /// assert!(tools.windows(2).all(|w| w[0].name() < w[1].name()));
     /// ```
     pub fn tools(&self) -> &[Arc<ToolInfo>] {
@@ -352,7 +354,7 @@ impl Registry {
     /// The tool named `name`.
     ///
     /// ```
-    /// assert!(toolsmith::registry().get("no such tool").is_none());
+    /// assert!(toolsmith::Registry::global().get("no such tool").is_none());
     /// ```
     pub fn get(&self, name: &str) -> Option<&ToolInfo> {
         self.shared(name).map(|t| &**t)
@@ -367,7 +369,7 @@ impl Registry {
     /// How many tools there are.
     ///
     /// ```
-    /// let n = toolsmith::registry().len();
+    /// let n = toolsmith::Registry::global().len();
     /// # let _ = n;
     /// ```
     pub fn len(&self) -> usize {
@@ -377,7 +379,7 @@ impl Registry {
     /// Whether there is no tool.
     ///
     /// ```
-    /// let none = toolsmith::registry().is_empty();
+    /// let none = toolsmith::Registry::global().is_empty();
     /// # let _ = none;
     /// ```
     pub fn is_empty(&self) -> bool {

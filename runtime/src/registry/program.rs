@@ -1,5 +1,5 @@
 //! The program's registry: every `#[tool]`, `#[resource]` and `#[prompt]` linked in, built
-//! once on first use ([`registry`]), or the conflict that prevented it, kept to make an error
+//! once on first use ([`Registry::global`]), or the conflict that prevented it, kept to make an error
 //! for each caller.
 
 use std::sync::OnceLock;
@@ -13,42 +13,44 @@ use crate::tool::def::ToolDef;
 
 static REGISTRY: OnceLock<Result<Registry, Conflict>> = OnceLock::new();
 
-/// The registry of every `#[tool]` linked into the program, built on first use.
-///
-/// # Panics
-///
-/// When two tools share a name; [`try_registry`] returns that as an error instead (and
-/// [`serve_stdio`](crate::serve_stdio) stops startup with it).
-///
-/// ```
-/// for tool in toolsmith::registry().tools() {
-///     println!("{}: {}", tool.name(), tool.hints());
-/// }
-/// ```
-pub fn registry() -> &'static Registry {
-    try_registry().unwrap_or_else(|err| panic!("{err}"))
-}
+impl Registry {
+    /// The registry of every `#[tool]` linked into the program, built on first use.
+    ///
+    /// # Panics
+    ///
+    /// When two tools share a name; [`Registry::try_global`] returns that as an error instead (and
+    /// [`serve_stdio`](crate::serve_stdio) stops startup with it).
+    ///
+    /// ```
+    /// for tool in toolsmith::Registry::global().tools() {
+    ///     println!("{}: {}", tool.name(), tool.hints());
+    /// }
+    /// ```
+    pub fn global() -> &'static Registry {
+        Self::try_global().unwrap_or_else(|err| panic!("{err}"))
+    }
 
-/// The registry of every `#[tool]`, `#[resource]` and `#[prompt]`, or the error that
-/// prevents building it (two tools or prompts with one name, two resources with one URI, two
-/// templates that can match one URI: each definition named by `file:line`).
-///
-/// ```
-/// let registry = toolsmith::try_registry().expect("tool names are unique");
-/// # let _ = registry;
-/// ```
-pub fn try_registry() -> Result<&'static Registry, Error> {
-    // The program's registry lives as long as the program: its tools are kept.
-    let build = || Registry::build(inventory::iter::<ToolDef>(), Items::build(), ToolRef::kept);
-    match REGISTRY.get_or_init(build) {
-        Ok(registry) => Ok(registry),
-        Err(conflict) => Err(Conflict {
-            tool: conflict.tool.clone(),
-            what: conflict.what.clone(),
-            first: conflict.first.clone(),
-            second: conflict.second.clone(),
-            fix: conflict.fix,
+    /// The registry of every `#[tool]`, `#[resource]` and `#[prompt]`, or the error that
+    /// prevents building it (two tools or prompts with one name, two resources with one URI, two
+    /// templates that can match one URI: each definition named by `file:line`).
+    ///
+    /// ```
+    /// let registry = toolsmith::Registry::try_global().expect("tool names are unique");
+    /// # let _ = registry;
+    /// ```
+    pub fn try_global() -> Result<&'static Registry, Error> {
+        // The program's registry lives as long as the program: its tools are kept.
+        let build = || Registry::build(inventory::iter::<ToolDef>(), Items::build(), ToolRef::kept);
+        match REGISTRY.get_or_init(build) {
+            Ok(registry) => Ok(registry),
+            Err(conflict) => Err(Conflict {
+                tool: conflict.tool.clone(),
+                what: conflict.what.clone(),
+                first: conflict.first.clone(),
+                second: conflict.second.clone(),
+                fix: conflict.fix,
+            }
+            .into_error()),
         }
-        .into_error()),
     }
 }

@@ -4,29 +4,18 @@
 use std::fmt;
 
 pub(crate) use super::cursor::{InvalidCursor, decode_cursor, paginate, scope_of};
-use crate::{Registry, ToolInfo};
+use crate::{Registry, tool::ToolInfo};
 
-/// The page size of a [`Search`] that asks for none. (MCP's `tools/list` pages by
-/// [`DEFAULT_TOOLS_LIST_PAGE_SIZE`](crate::DEFAULT_TOOLS_LIST_PAGE_SIZE) instead.)
-///
-/// ```
-/// assert_eq!(toolsmith::DEFAULT_SEARCH_PAGE_SIZE, 50);
-/// ```
-pub const DEFAULT_SEARCH_PAGE_SIZE: usize = 50;
-/// The largest page a [`Search`] returns.
-///
-/// ```
-/// assert!(toolsmith::registry().search(&toolsmith::Search::new().page_size(toolsmith::MAX_SEARCH_PAGE_SIZE)).is_ok());
-/// ```
-pub const MAX_SEARCH_PAGE_SIZE: usize = 100;
+pub(crate) const DEFAULT_SEARCH_PAGE_SIZE: usize = 50;
+pub(crate) const MAX_SEARCH_PAGE_SIZE: usize = 100;
 
 /// A registry search. Every filter is optional; all given filters must match.
 ///
 /// ```
-/// use toolsmith::Search;
+/// use toolsmith::registry::Search;
 ///
 /// let query = Search::new().text("note").read_only(true).category("notes").page_size(10);
-/// let page = toolsmith::registry().search(&query).unwrap();
+/// let page = toolsmith::Registry::global().search(&query).unwrap();
 /// assert!(page.tools.len() <= 10);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
@@ -45,7 +34,7 @@ pub struct Search {
     pub category: Option<String>,
     /// Keep tools with any of these tags (no filter when empty).
     pub tags: Vec<String>,
-    /// Tools per page: 1 to [`MAX_SEARCH_PAGE_SIZE`], default [`DEFAULT_SEARCH_PAGE_SIZE`].
+    /// Tools per page: 1 to [`Search::MAX_PAGE_SIZE`], default [`Search::DEFAULT_PAGE_SIZE`].
     pub page_size: Option<usize>,
     /// Where to continue: the `next_cursor` of the previous page of the same search.
     pub cursor: Option<String>,
@@ -69,11 +58,36 @@ macro_rules! setter {
 }
 
 impl Search {
+    /// The page size of a search that asks for none (see [`Search::page_size`]): 50. (MCP's
+    /// `tools/list` pages by [`Server::DEFAULT_PAGE_SIZE`](crate::Server::DEFAULT_PAGE_SIZE)
+    /// instead.)
+    ///
+    /// ```
+    /// use toolsmith::{Registry, registry::Search};
+    ///
+    /// assert_eq!(Search::DEFAULT_PAGE_SIZE, 50);
+    /// let page = Registry::global().search(&Search::new()).unwrap();
+    /// assert!(page.tools.len() <= Search::DEFAULT_PAGE_SIZE);
+    /// ```
+    pub const DEFAULT_PAGE_SIZE: usize = DEFAULT_SEARCH_PAGE_SIZE;
+
+    /// The largest page a search returns: 100; a larger [`Search::page_size`] is an error.
+    ///
+    /// ```
+    /// use toolsmith::{Registry, registry::Search};
+    ///
+    /// let largest = Search::new().page_size(Search::MAX_PAGE_SIZE);
+    /// assert!(Registry::global().search(&largest).is_ok());
+    /// let larger = Search::new().page_size(Search::MAX_PAGE_SIZE + 1);
+    /// assert!(Registry::global().search(&larger).is_err());
+    /// ```
+    pub const MAX_PAGE_SIZE: usize = MAX_SEARCH_PAGE_SIZE;
+
     /// A search that matches every tool.
     ///
     /// ```
-    /// let all = toolsmith::registry().search(&toolsmith::Search::new()).unwrap();
-    /// assert_eq!(all.total, toolsmith::registry().len());
+    /// let all = toolsmith::Registry::global().search(&toolsmith::registry::Search::new()).unwrap();
+    /// assert_eq!(all.total, toolsmith::Registry::global().len());
     /// ```
     pub fn new() -> Self {
         Self::default()
@@ -83,7 +97,7 @@ impl Search {
         /// Case-insensitive text to find in the name, title or description.
         ///
         /// ```
-        /// let query = toolsmith::Search::new().text("Note");
+        /// let query = toolsmith::registry::Search::new().text("Note");
         /// assert_eq!(query.text.as_deref(), Some("Note"));
         /// ```
         text: text
@@ -92,7 +106,7 @@ impl Search {
         /// Filter on `readOnlyHint`.
         ///
         /// ```
-        /// assert_eq!(toolsmith::Search::new().read_only(true).read_only, Some(true));
+        /// assert_eq!(toolsmith::registry::Search::new().read_only(true).read_only, Some(true));
         /// ```
         read_only: bool
     );
@@ -100,7 +114,7 @@ impl Search {
         /// Filter on `destructiveHint`.
         ///
         /// ```
-        /// assert_eq!(toolsmith::Search::new().destructive(false).destructive, Some(false));
+        /// assert_eq!(toolsmith::registry::Search::new().destructive(false).destructive, Some(false));
         /// ```
         destructive: bool
     );
@@ -108,7 +122,7 @@ impl Search {
         /// Filter on `idempotentHint`.
         ///
         /// ```
-        /// assert_eq!(toolsmith::Search::new().idempotent(true).idempotent, Some(true));
+        /// assert_eq!(toolsmith::registry::Search::new().idempotent(true).idempotent, Some(true));
         /// ```
         idempotent: bool
     );
@@ -116,7 +130,7 @@ impl Search {
         /// Filter on `openWorldHint`.
         ///
         /// ```
-        /// assert_eq!(toolsmith::Search::new().open_world(false).open_world, Some(false));
+        /// assert_eq!(toolsmith::registry::Search::new().open_world(false).open_world, Some(false));
         /// ```
         open_world: bool
     );
@@ -124,7 +138,7 @@ impl Search {
         /// Keep tools in this category.
         ///
         /// ```
-        /// let query = toolsmith::Search::new().category("notes");
+        /// let query = toolsmith::registry::Search::new().category("notes");
         /// assert_eq!(query.category.as_deref(), Some("notes"));
         /// ```
         category: text
@@ -133,7 +147,7 @@ impl Search {
         /// Continue after the page that returned this cursor.
         ///
         /// ```
-        /// let query = toolsmith::Search::new().cursor("opaque");
+        /// let query = toolsmith::registry::Search::new().cursor("opaque");
         /// assert_eq!(query.cursor.as_deref(), Some("opaque"));
         /// ```
         cursor: text
@@ -142,7 +156,7 @@ impl Search {
     /// Keep tools that have this tag (several calls: any of them).
     ///
     /// ```
-    /// let query = toolsmith::Search::new().tag("read").tag("search");
+    /// let query = toolsmith::registry::Search::new().tag("read").tag("search");
     /// assert_eq!(query.tags, ["read", "search"]);
     /// ```
     pub fn tag(mut self, tag: impl Into<String>) -> Self {
@@ -150,10 +164,10 @@ impl Search {
         self
     }
 
-    /// Tools per page, 1 to [`MAX_SEARCH_PAGE_SIZE`].
+    /// Tools per page, 1 to [`Search::MAX_PAGE_SIZE`] (default [`Search::DEFAULT_PAGE_SIZE`]).
     ///
     /// ```
-    /// assert_eq!(toolsmith::Search::new().page_size(20).page_size, Some(20));
+    /// assert_eq!(toolsmith::registry::Search::new().page_size(20).page_size, Some(20));
     /// ```
     pub fn page_size(mut self, size: usize) -> Self {
         self.page_size = Some(size);
@@ -163,8 +177,8 @@ impl Search {
     /// Whether `tool` passes every filter.
     ///
     /// ```
-    /// # for tool in toolsmith::registry().tools() {
-    /// assert!(toolsmith::Search::new().matches(tool));
+    /// # for tool in toolsmith::Registry::global().tools() {
+    /// assert!(toolsmith::registry::Search::new().matches(tool));
     /// # }
     /// ```
     pub fn matches(&self, tool: &ToolInfo) -> bool {
@@ -216,7 +230,7 @@ fn text_matches(tool: &ToolInfo, text: &str) -> bool {
 /// One page of search results.
 ///
 /// ```
-/// let page = toolsmith::registry().search(&toolsmith::Search::new()).unwrap();
+/// let page = toolsmith::Registry::global().search(&toolsmith::registry::Search::new()).unwrap();
 /// assert!(page.tools.len() <= page.total);
 /// ```
 #[derive(Debug)]
@@ -232,13 +246,13 @@ pub struct Page<'r> {
 /// Why a search was refused.
 ///
 /// ```
-/// let err = toolsmith::registry().search(&toolsmith::Search::new().cursor("x")).unwrap_err();
-/// assert_eq!(err, toolsmith::SearchError::InvalidCursor);
+/// let err = toolsmith::Registry::global().search(&toolsmith::registry::Search::new().cursor("x")).unwrap_err();
+/// assert_eq!(err, toolsmith::registry::SearchError::InvalidCursor);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SearchError {
-    /// The page size is 0 or above [`MAX_SEARCH_PAGE_SIZE`].
+    /// The page size is 0 or above [`Search::MAX_PAGE_SIZE`].
     PageSize(usize),
     /// The cursor is malformed, tampered with, or from another search.
     InvalidCursor,
@@ -270,11 +284,11 @@ impl Registry {
     /// One page of the tools matching `query`, sorted by name.
     ///
     /// ```
-    /// use toolsmith::Search;
+    /// use toolsmith::registry::Search;
     ///
-    /// let first = toolsmith::registry().search(&Search::new().read_only(true)).unwrap();
+    /// let first = toolsmith::Registry::global().search(&Search::new().read_only(true)).unwrap();
     /// if let Some(cursor) = first.next_cursor {
-    ///     let next = toolsmith::registry().search(&Search::new().read_only(true).cursor(cursor));
+    ///     let next = toolsmith::Registry::global().search(&Search::new().read_only(true).cursor(cursor));
     ///     assert!(next.is_ok());
     /// }
     /// ```

@@ -1,7 +1,7 @@
 //! What a read returns: the function's value as `resources/read` contents. A `String` is
 //! text (`text/plain` unless the resource declares a MIME type), bytes a base64 blob
-//! (`application/octet-stream` unless declared), an [`Image`](crate::Image) or
-//! [`Audio`](crate::Audio) a blob of its own type, any other `Serialize` value JSON text
+//! (`application/octet-stream` unless declared), an [`Image`](crate::tool::Image) or
+//! [`Audio`](crate::tool::Audio) a blob of its own type, any other `Serialize` value JSON text
 //! (`application/json`); `Option::None` means there is no such resource, and
 //! [`Modified`] dates the contents.
 
@@ -18,7 +18,7 @@ use crate::tool::output::{Outcome, Output};
 ///
 /// ```
 /// use std::time::{Duration, UNIX_EPOCH};
-/// use toolsmith::{Modified, resource};
+/// use toolsmith::{resource::Modified, resource};
 ///
 /// /// The changelog.
 /// #[resource(uri = "docs://changelog", mime_type = "text/markdown")]
@@ -37,7 +37,7 @@ impl<T> Modified<T> {
     /// `value`, last changed `at`.
     ///
     /// ```
-    /// let now = toolsmith::Modified::new(3, std::time::SystemTime::now());
+    /// let now = toolsmith::resource::Modified::new(3, std::time::SystemTime::now());
     /// assert_eq!(*now.value(), 3);
     /// ```
     pub fn new(value: T, at: SystemTime) -> Self {
@@ -47,7 +47,7 @@ impl<T> Modified<T> {
     /// The value.
     ///
     /// ```
-    /// let m = toolsmith::Modified::new("x", std::time::UNIX_EPOCH);
+    /// let m = toolsmith::resource::Modified::new("x", std::time::UNIX_EPOCH);
     /// assert_eq!(*m.value(), "x");
     /// ```
     pub fn value(&self) -> &T {
@@ -57,7 +57,7 @@ impl<T> Modified<T> {
     /// When it changed, as sent: RFC 3339 in UTC.
     ///
     /// ```
-    /// let m = toolsmith::Modified::new((), std::time::UNIX_EPOCH);
+    /// let m = toolsmith::resource::Modified::new((), std::time::UNIX_EPOCH);
     /// assert_eq!(m.last_modified(), "1970-01-01T00:00:00Z");
     /// ```
     pub fn last_modified(&self) -> String {
@@ -67,7 +67,7 @@ impl<T> Modified<T> {
     /// The value and the time.
     ///
     /// ```
-    /// let (value, _at) = toolsmith::Modified::new(1, std::time::UNIX_EPOCH).into_parts();
+    /// let (value, _at) = toolsmith::resource::Modified::new(1, std::time::UNIX_EPOCH).into_parts();
     /// assert_eq!(value, 1);
     /// ```
     pub fn into_parts(self) -> (T, SystemTime) {

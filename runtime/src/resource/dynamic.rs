@@ -1,6 +1,6 @@
 //! [`Resource`]: a resource or resource template as a value, for resources made at run time
 //! (another server's, a directory's, a database's). A registry holds both kinds as
-//! [`ResourceInfo`](crate::ResourceInfo)s: a `#[resource]`'s static definition and a
+//! [`ResourceInfo`](crate::resource::ResourceInfo)s: a `#[resource]`'s static definition and a
 //! `Resource` added with [`Registry::add_resource`](crate::Registry::add_resource) differ only
 //! in how a read is invoked, and go through the same steps: access by scopes, layers, the
 //! engine (timeout, cancellation), the per-call log and its span.
@@ -13,7 +13,7 @@ use rmcp::model::{JsonObject, ResourceContents};
 
 use crate::complete::{Candidates, Completion};
 use crate::context::CallContext;
-use crate::{Role, ToolError};
+use crate::{ToolError, prompt::Role};
 
 /// What a hand-written resource's read returns: its contents, `None` when there is nothing
 /// at the URI (the client gets "resource not found", -32002), or an error whose message the
@@ -31,7 +31,7 @@ pub type ResourceFuture =
 ///
 /// ```
 /// use toolsmith::rmcp::model::{JsonObject, ResourceContents};
-/// use toolsmith::{CallContext, Registry, Resource, ResourceFuture};
+/// use toolsmith::{CallContext, Registry, resource::Resource, resource::ResourceFuture};
 ///
 /// /// A note by its id, from a template.
 /// struct Note;

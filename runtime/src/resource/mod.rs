@@ -1,8 +1,11 @@
-//! What a resource is: the static definition `#[resource]` generates, a [`Resource`] made by
-//! hand (`dynamic.rs`), and [`ResourceInfo`], a registered resource or resource template of
-//! either kind with what is computed from it once (its parsed URI template, its
-//! `resources/list` entry, `listed.rs`, how its variables decode), and what a read returns
-//! (`contents.rs`). Nothing here knows how resources are served.
+//! Resources and resource templates: what `#[resource]` declares, or a [`Resource`] made by
+//! hand; [`ResourceInfo`], a registered one with its `resources/list` entry; and [`Modified`],
+//! a value with when it last changed. The guide's [items page](crate::guide::items) shows them.
+
+// Inside: the static definition `#[resource]` generates (`def.rs`), a resource made by hand
+// (`dynamic.rs`), what is computed from one once (its parsed URI template, its
+// `resources/list` entry, `listed.rs`, how its variables decode), and what a read returns
+// (`contents.rs`). Nothing here knows how resources are served.
 
 pub(crate) mod contents;
 pub(crate) mod def;
@@ -32,7 +35,7 @@ pub use dynamic::{Resource, ResourceFuture};
 /// `#[resource]`'s, or a [`Resource`] made by hand.
 ///
 /// ```
-/// for resource in toolsmith::registry().resources() {
+/// for resource in toolsmith::Registry::global().resources() {
 ///     println!("{} {}", resource.uri(), resource.name());
 /// }
 /// ```
@@ -120,8 +123,8 @@ impl ResourceInfo {
             .audience()
             .iter()
             .map(|role| match role {
-                crate::Role::User => "user",
-                crate::Role::Assistant => "assistant",
+                crate::prompt::Role::User => "user",
+                crate::prompt::Role::Assistant => "assistant",
             })
             .collect();
         let header = Header::made(
@@ -161,7 +164,7 @@ impl ResourceInfo {
     /// Its programmatic name (default: the function's name): its [`header`](Self::header)'s.
     ///
     /// ```
-    /// assert!(toolsmith::registry().resources().iter().all(|r| !r.name().is_empty()));
+    /// assert!(toolsmith::Registry::global().resources().iter().all(|r| !r.name().is_empty()));
     /// ```
     pub fn name(&self) -> &str {
         self.0.header.name()
@@ -171,7 +174,7 @@ impl ResourceInfo {
     /// scopes `scopes = [...]` names instead of the read scope, where it is declared.
     ///
     /// ```
-    /// for r in toolsmith::registry().resources() {
+    /// for r in toolsmith::Registry::global().resources() {
     ///     assert!(r.header().rust_path().contains("::"));
     /// }
     /// ```
@@ -182,7 +185,7 @@ impl ResourceInfo {
     /// Its URI, or its URI template as written (`notes://{note_id}`).
     ///
     /// ```
-    /// assert!(toolsmith::registry().resources().iter().all(|r| r.uri().contains(':')));
+    /// assert!(toolsmith::Registry::global().resources().iter().all(|r| r.uri().contains(':')));
     /// ```
     pub fn uri(&self) -> &str {
         &self.0.uri
@@ -191,7 +194,7 @@ impl ResourceInfo {
     /// Whether it is a template (its URI has variables).
     ///
     /// ```
-    /// let templates = toolsmith::registry().resources().iter().filter(|r| r.is_template());
+    /// let templates = toolsmith::Registry::global().resources().iter().filter(|r| r.is_template());
     /// # let _ = templates.count();
     /// ```
     pub fn is_template(&self) -> bool {
@@ -201,7 +204,7 @@ impl ResourceInfo {
     /// The template's variables, in order (none for a resource).
     ///
     /// ```
-    /// for resource in toolsmith::registry().resources() {
+    /// for resource in toolsmith::Registry::global().resources() {
     ///     assert_eq!(resource.is_template(), resource.variables().next().is_some());
     /// }
     /// ```
@@ -212,7 +215,7 @@ impl ResourceInfo {
     /// The MIME type it declares.
     ///
     /// ```
-    /// # for r in toolsmith::registry().resources() { let _ = r.mime_type(); }
+    /// # for r in toolsmith::Registry::global().resources() { let _ = r.mime_type(); }
     /// ```
     pub fn mime_type(&self) -> Option<&str> {
         self.0.mime_type.as_deref()
@@ -221,7 +224,7 @@ impl ResourceInfo {
     /// The `audience` annotation (`"user"`, `"assistant"`).
     ///
     /// ```
-    /// # for r in toolsmith::registry().resources() { let _ = r.audience(); }
+    /// # for r in toolsmith::Registry::global().resources() { let _ = r.audience(); }
     /// ```
     pub fn audience(&self) -> &[&'static str] {
         &self.0.audience
@@ -230,7 +233,7 @@ impl ResourceInfo {
     /// The `priority` annotation, from 0.0 to 1.0.
     ///
     /// ```
-    /// # for r in toolsmith::registry().resources() { let _ = r.priority(); }
+    /// # for r in toolsmith::Registry::global().resources() { let _ = r.priority(); }
     /// ```
     pub fn priority(&self) -> Option<f32> {
         self.0.priority
@@ -239,7 +242,7 @@ impl ResourceInfo {
     /// The arguments that have a completion (`complete(var = fn)`).
     ///
     /// ```
-    /// # for r in toolsmith::registry().resources() { let _ = r.completes().count(); }
+    /// # for r in toolsmith::Registry::global().resources() { let _ = r.completes().count(); }
     /// ```
     pub fn completes(&self) -> impl Iterator<Item = &str> {
         self.0.completes.iter().map(|v| &**v)
@@ -248,7 +251,7 @@ impl ResourceInfo {
     /// Its `resources/list` entry (a resource), or `None` for a template.
     ///
     /// ```
-    /// # for r in toolsmith::registry().resources() { assert_eq!(r.mcp_resource().is_some(), !r.is_template()); }
+    /// # for r in toolsmith::Registry::global().resources() { assert_eq!(r.mcp_resource().is_some(), !r.is_template()); }
     /// ```
     pub fn mcp_resource(&self) -> Option<&McpResource> {
         match &self.0.listed {
@@ -260,7 +263,7 @@ impl ResourceInfo {
     /// Its `resources/templates/list` entry (a template), or `None` for a resource.
     ///
     /// ```
-    /// # for r in toolsmith::registry().resources() { assert_eq!(r.mcp_template().is_some(), r.is_template()); }
+    /// # for r in toolsmith::Registry::global().resources() { assert_eq!(r.mcp_template().is_some(), r.is_template()); }
     /// ```
     pub fn mcp_template(&self) -> Option<&ResourceTemplate> {
         match &self.0.listed {
@@ -272,7 +275,7 @@ impl ResourceInfo {
     /// Whether it was made by hand (a [`Resource`]), not declared with `#[resource]`.
     ///
     /// ```
-    /// assert!(toolsmith::registry().resources().iter().all(|r| !r.is_dynamic()));
+    /// assert!(toolsmith::Registry::global().resources().iter().all(|r| !r.is_dynamic()));
     /// ```
     pub fn is_dynamic(&self) -> bool {
         matches!(self.0.run, Run::Made(_))

@@ -11,7 +11,10 @@ use super::Server;
 use super::adapter::ToolServer;
 use super::call::Pipeline;
 use crate::transport::http::guard::{GuardConfig, Target, TaskAccess};
-use crate::{Auth, Caller, Error, Registry, Required, ScopeNames, ToolInfo};
+use crate::{
+    Error, Registry, auth::Auth, context::Caller, tool::RequiredScopes, tool::ScopeNames,
+    tool::ToolInfo,
+};
 
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 impl Server {
@@ -23,7 +26,7 @@ impl Server {
     ///
     /// ```no_run
     /// # async fn f() -> Result<(), toolsmith::Error> {
-    /// let auth = toolsmith::Auth::new("https://login.example.com", "https://login.example.com/jwks");
+    /// let auth = toolsmith::auth::Auth::new("https://login.example.com", "https://login.example.com/jwks");
     /// toolsmith::Server::new()
     ///     .public_url("https://mcp.example.com/mcp")
     ///     .auth(auth)
@@ -172,15 +175,15 @@ fn level_rank(names: &ScopeNames, scope: &str) -> usize {
 fn task_needs<'a>(
     names: &'a ScopeNames,
     registry: &Registry,
-    policy: &crate::Policy,
+    policy: &crate::server::Policy,
     tool: &str,
-) -> Required<'a> {
+) -> RequiredScopes<'a> {
     match registry
         .get(tool)
         .filter(|tool| policy.allows(tool).is_ok())
     {
         Some(tool) => names.required(tool),
-        None => Required::Level(names, 2),
+        None => RequiredScopes::level(names, 2),
     }
 }
 
@@ -197,24 +200,6 @@ impl Pipeline {
             rmcp::model::ErrorCode(-32003),
             format!(
                 "Forbidden: using task {id} needs scope \"{needed}\" (of tool {tool}), which the access token does not grant"
-            ),
-            None,
-        ))
-    }
-
-    /// The error that answers a call of `tool` by `caller` when its token may not make it
-    /// (the HTTP edge refuses such a call first, with 403; this is the second line).
-    pub(crate) fn refuse(&self, tool: &ToolInfo, caller: &Caller) -> Option<ErrorData> {
-        let names = self.scopes.as_ref()?;
-        let needed = names.required(tool);
-        if needed.granted_by(caller.scopes()) {
-            return None;
-        }
-        Some(ErrorData::new(
-            rmcp::model::ErrorCode(-32003),
-            format!(
-                "Forbidden: calling tool {} needs scope \"{needed}\", which the access token does not grant",
-                tool.name()
             ),
             None,
         ))
@@ -247,7 +232,7 @@ impl ToolServer {
 #[cfg(test)]
 mod tests {
     use super::check_names;
-    use crate::ScopeNames;
+    use crate::tool::ScopeNames;
 
     #[test]
     fn scope_names_are_scope_tokens_and_distinct() {

@@ -6,22 +6,15 @@ use std::time::Duration;
 
 use super::Policy;
 use crate::context::StateMap;
-use crate::{Error, Registry, RegistryHandle};
+use crate::{Error, Registry, registry::RegistryHandle};
 
-/// How many tools one MCP `tools/list` page holds unless [`Server::page_size`] says
-/// otherwise. (A [`Search`](crate::Search) of the registry pages by
-/// [`DEFAULT_SEARCH_PAGE_SIZE`](crate::DEFAULT_SEARCH_PAGE_SIZE) instead.)
-///
-/// ```
-/// assert_eq!(toolsmith::DEFAULT_TOOLS_LIST_PAGE_SIZE, 500);
-/// ```
-pub const DEFAULT_TOOLS_LIST_PAGE_SIZE: usize = 500;
+pub(crate) const DEFAULT_TOOLS_LIST_PAGE_SIZE: usize = 500;
 
-/// A configurable server: policy, page size, identity. [`serve_stdio`](crate::serve_stdio), [`serve_on`](crate::serve_on) and
+/// A configurable server: policy, page size, identity. [`serve_stdio`](crate::serve_stdio), [`Server::serve_io`] and
 /// [`run`](crate::run) are its defaults.
 ///
 /// ```no_run
-/// use toolsmith::{Policy, Server};
+/// use toolsmith::{server::Policy, Server};
 ///
 /// #[tokio::main]
 /// async fn main() -> Result<(), toolsmith::Error> {
@@ -51,9 +44,9 @@ pub struct Server {
     #[cfg(feature = "http")]
     pub(super) http: crate::transport::http::HttpConfig,
     #[cfg(feature = "auth")]
-    pub(super) auth: Option<crate::Auth>,
+    pub(super) auth: Option<crate::auth::Auth>,
     /// The names of the scopes the hints imply.
-    pub(crate) scope_names: crate::ScopeNames,
+    pub(crate) scope_names: crate::tool::ScopeNames,
     /// Which tools ask the user first besides those that declare `confirm`.
     pub(crate) confirm: super::Confirm,
     /// Who decides a confirmation before the user is asked, and what they remembered.
@@ -73,21 +66,9 @@ pub struct Server {
     pub(super) metrics: MetricsConfig,
 }
 
-/// How long the stdio reader keeps polling for the next request after the last one, unless
-/// [`Server::busy_poll`] says otherwise: 20 µs.
-///
-/// ```
-/// assert_eq!(toolsmith::DEFAULT_BUSY_POLL, std::time::Duration::from_micros(20));
-/// ```
-pub const DEFAULT_BUSY_POLL: Duration = Duration::from_micros(20);
+pub(crate) const DEFAULT_BUSY_POLL: Duration = Duration::from_micros(20);
 
-/// How many calls of sync tools run at once unless [`Server::max_sync_calls`] says
-/// otherwise: 64. More wait for a free slot, without holding a thread.
-///
-/// ```
-/// assert_eq!(toolsmith::DEFAULT_MAX_SYNC_CALLS, 64);
-/// ```
-pub const DEFAULT_MAX_SYNC_CALLS: usize = 64;
+pub(crate) const DEFAULT_MAX_SYNC_CALLS: usize = 64;
 
 impl Server {
     /// A server offering every registered tool.
@@ -136,7 +117,7 @@ impl Server {
     pub fn registry_handle(&self) -> RegistryHandle {
         self.live.store(true, Ordering::Relaxed);
         self.registry
-            .get_or_init(|| RegistryHandle::new(crate::registry().clone()))
+            .get_or_init(|| RegistryHandle::new(Registry::global().clone()))
             .clone()
     }
 
@@ -146,7 +127,7 @@ impl Server {
         if let Some(handle) = self.registry.get() {
             return Ok(handle.clone());
         }
-        let registry = crate::try_registry()?;
+        let registry = Registry::try_global()?;
         Ok(self
             .registry
             .get_or_init(|| RegistryHandle::new(registry.clone()))
@@ -163,10 +144,10 @@ impl Server {
     ///
     /// ```
     /// let server = toolsmith::Server::new()
-    ///     .scope_names(toolsmith::ScopeNames::new("notes.read", "notes.write", "notes.admin"));
+    ///     .scope_names(toolsmith::tool::ScopeNames::new("notes.read", "notes.write", "notes.admin"));
     /// # let _ = server;
     /// ```
-    pub fn scope_names(mut self, names: crate::ScopeNames) -> Self {
+    pub fn scope_names(mut self, names: crate::tool::ScopeNames) -> Self {
         self.scope_names = names;
         self
     }
@@ -187,7 +168,7 @@ impl Server {
         L: tower::Layer<crate::layer::CallService> + Send + Sync + 'static,
         L::Service: tower::Service<
                 crate::layer::Call,
-                Response = crate::layer::CallResult,
+                Response = crate::layer::CallOutcome,
                 Error = std::convert::Infallible,
             > + Clone
             + Send
@@ -205,7 +186,7 @@ impl Server {
     /// Offers only the tools `policy` allows; calls to the others are refused.
     ///
     /// ```
-    /// let server = toolsmith::Server::new().policy(toolsmith::Policy::default());
+    /// let server = toolsmith::Server::new().policy(toolsmith::server::Policy::default());
     /// # let _ = server;
     /// ```
     pub fn policy(mut self, policy: Policy) -> Self {
@@ -213,7 +194,7 @@ impl Server {
         self
     }
 
-    /// How many tools one `tools/list` page holds (default [`DEFAULT_TOOLS_LIST_PAGE_SIZE`],
+    /// How many tools one `tools/list` page holds (default [`Server::DEFAULT_PAGE_SIZE`],
     /// at least 1); with more tools the list is paginated with `nextCursor`.
     ///
     /// ```
@@ -226,7 +207,7 @@ impl Server {
     }
 
     /// How long clients may keep the tool list and `server/discover` (2026-07-28's `ttlMs`;
-    /// default [`DEFAULT_LIST_TTL`](crate::DEFAULT_LIST_TTL), 5 minutes). The tool set of a
+    /// default [`Server::DEFAULT_LIST_TTL`](crate::Server::DEFAULT_LIST_TTL), 5 minutes). The tool set of a
     /// server is fixed when it starts: the list changes only with a new build or policy.
     ///
     /// ```
@@ -257,7 +238,7 @@ impl Server {
         self
     }
 
-    /// The longest request line accepted (default [`DEFAULT_MAX_LINE`](crate::DEFAULT_MAX_LINE), 4 MiB). A longer one
+    /// The longest request line accepted (default [`Server::DEFAULT_MAX_LINE_LENGTH`](crate::Server::DEFAULT_MAX_LINE_LENGTH), 4 MiB). A longer one
     /// is skipped without being buffered and answered with an error.
     ///
     /// ```
@@ -270,7 +251,7 @@ impl Server {
     }
 
     /// How long the stdio reader keeps polling stdin for the next request once it has read
-    /// everything, before its thread sleeps (default [`DEFAULT_BUSY_POLL`], 20 µs; zero
+    /// everything, before its thread sleeps (default [`Server::DEFAULT_BUSY_POLL`], 20 µs; zero
     /// turns it off). A request arriving in that window is read at once instead of after a
     /// wake-up of the thread, which costs tens of microseconds on a virtual machine or a CPU
     /// in a deep idle state. The price is at most this much CPU time per burst of requests;
@@ -286,7 +267,7 @@ impl Server {
     }
 
     /// How many calls of sync tools (`fn` tools) run at once (default
-    /// [`DEFAULT_MAX_SYNC_CALLS`], between 1 and 256). Each runs on a thread of its own,
+    /// [`Server::DEFAULT_MAX_SYNC_CALLS`], between 1 and 256). Each runs on a thread of its own,
     /// outside the runtime that serves the session, so that however many a client starts,
     /// requests and cancellations are still read; calls beyond the limit wait for a slot.
     ///
@@ -300,10 +281,10 @@ impl Server {
     }
 
     /// Turns the tools fast path on (the default) or off: with it off, every request goes
-    /// through rmcp's service loop. For toolsmith's tests that compare the two paths, behind
-    /// the `__test-switches` feature, which is not public API.
+    /// through rmcp's service loop. For toolsmith's tests that compare the two paths
+    /// (`__private::fast_path`, feature `__test-switches`), not public API.
     #[cfg(feature = "__test-switches")]
-    pub fn fast_path(mut self, on: bool) -> Self {
+    pub(crate) fn fast_path(mut self, on: bool) -> Self {
         self.no_fast_path = !on;
         self
     }
@@ -313,7 +294,7 @@ impl Server {
     /// `#[tool(confirm)]`. The default, [`Confirm::None`](super::Confirm::None), adds none.
     ///
     /// ```
-    /// let server = toolsmith::Server::new().confirm(toolsmith::Confirm::Destructive);
+    /// let server = toolsmith::Server::new().confirm(toolsmith::server::Confirm::Destructive);
     /// # let _ = server;
     /// ```
     pub fn confirm(mut self, confirm: super::Confirm) -> Self {
@@ -328,7 +309,7 @@ impl Server {
     /// ```standalone_crate
     /// use toolsmith::approve::{Approval, Decision};
     /// use toolsmith::testing::Client;
-    /// use toolsmith::{Confirm, Server};
+    /// use toolsmith::{server::Confirm, Server};
     ///
     /// /// Deletes every draft.
     /// #[toolsmith::tool(destructive, closed_world)]
@@ -362,7 +343,7 @@ impl Server {
     ///
     /// ```
     /// let server = toolsmith::Server::new()
-    ///     .confirm(toolsmith::Confirm::Destructive)
+    ///     .confirm(toolsmith::server::Confirm::Destructive)
     ///     .offer_remember(std::time::Duration::from_secs(3600));
     /// # let _ = server;
     /// ```
@@ -397,7 +378,7 @@ impl Server {
     /// use std::time::Duration;
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let server = toolsmith::Server::new();
-    /// let alice = toolsmith::Caller::new("alice", ["notes:write"]);
+    /// let alice = toolsmith::context::Caller::new("alice", ["notes:write"]);
     /// server.grants().grant(&alice, "delete_note", Duration::from_secs(60));
     /// assert!(server.grants().revoke(&alice, "delete_note").await);
     /// # });
@@ -407,7 +388,7 @@ impl Server {
     }
 
     /// The key that seals the request state of a call that asks on 2026-07-28 (a
-    /// confirmation, an [`Elicit`](crate::Elicit) question): at least 32 random bytes
+    /// confirmation, an [`Elicit`](crate::context::Elicit) question): at least 32 random bytes
     /// (`serve --state-key BASE64`). Replicas behind one load balancer need the same key, so
     /// that a retry that reaches another replica opens there. Without it, each process makes
     /// a random key of its own. A shorter key stops the server at startup.
@@ -422,7 +403,7 @@ impl Server {
     }
 
     /// How long a request state may be echoed back (default
-    /// [`DEFAULT_STATE_TTL`](crate::DEFAULT_STATE_TTL), 5 minutes): a confirmation answered
+    /// [`Server::DEFAULT_STATE_TTL`](crate::Server::DEFAULT_STATE_TTL), 5 minutes): a confirmation answered
     /// later is refused as expired.
     ///
     /// ```

@@ -14,7 +14,7 @@ use rmcp::model::{ListToolsResult, Prompt, Resource, ResourceTemplate, Tool};
 
 use super::Policy;
 use crate::registry::search;
-use crate::{Registry, RegistryHandle};
+use crate::{Registry, registry::RegistryHandle};
 
 /// What an entry of a list needs of its caller.
 pub(crate) type Scopes = &'static [&'static str];
@@ -28,7 +28,7 @@ pub(crate) struct Catalog {
     /// The un-paginated `tools/list` result, serialized once (`None`: it is paginated).
     pub(crate) list_json: Option<Arc<String>>,
     /// The 2026-07-28 list and `server/discover`, serialized on first use.
-    pub(crate) modern_json: ModernJson,
+    pub(crate) per_request_json: PerRequestJson,
     /// Cursors of this list are refused in another (another policy, another set of tools).
     pub(crate) cursor_scope: u64,
     pub(crate) resources: Vec<(Resource, Scopes)>,
@@ -64,7 +64,7 @@ impl Catalog {
             cursor_scope: search::scope_of(("tools/list", policy, registry.fingerprint())),
             offered,
             list_json,
-            modern_json: ModernJson::default(),
+            per_request_json: PerRequestJson::default(),
             resources: resources
                 .iter()
                 .filter_map(|r| Some((r.mcp_resource()?.clone(), r.header().scopes())))
@@ -130,18 +130,12 @@ impl Catalogs {
 
 /// The 2026-07-28 answers serialized once: made on first use, when every setting is known.
 #[derive(Default)]
-pub(crate) struct ModernJson {
+pub(crate) struct PerRequestJson {
     pub(super) list: OnceLock<Arc<String>>,
     pub(super) discover: OnceLock<Arc<String>>,
 }
 
-/// How long clients may keep the tool list and `server/discover` on 2026-07-28 unless
-/// [`Server::list_ttl`](crate::Server::list_ttl) says otherwise: 5 minutes.
-///
-/// ```
-/// assert_eq!(toolsmith::DEFAULT_LIST_TTL.as_secs(), 300);
-/// ```
-pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
+pub(crate) const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
 
 /// rmcp's `ListToolsResult` of `tools`, serialized once when one page holds them all (in the
 /// shape of revisions before 2026-07-28); the tools come back out of it, not cloned.

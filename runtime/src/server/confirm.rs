@@ -4,14 +4,14 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::ToolInfo;
+use crate::tool::ToolInfo;
 
 /// Which tools ask the user before every call (`Server::confirm`, `serve --confirm`,
 /// `TOOLSMITH_CONFIRM`). A tool that declares `#[tool(confirm)]` always asks; this adds the
 /// tools whose hints say they change something. The default, [`Confirm::None`], adds none.
 ///
 /// ```
-/// use toolsmith::{Confirm, Hints};
+/// use toolsmith::{server::Confirm, Hints};
 ///
 /// let additive = Hints { destructive: false, ..Hints::DEFAULT };
 /// assert!(Confirm::Destructive.covers(Hints::DEFAULT));
@@ -36,7 +36,7 @@ impl Confirm {
     /// `confirm`).
     ///
     /// ```
-    /// assert!(!toolsmith::Confirm::None.covers(toolsmith::Hints::DEFAULT));
+    /// assert!(!toolsmith::server::Confirm::None.covers(toolsmith::Hints::DEFAULT));
     /// ```
     pub fn covers(self, hints: crate::Hints) -> bool {
         match self {
@@ -50,8 +50,8 @@ impl Confirm {
     /// `confirm`, or its hints are covered.
     ///
     /// ```
-    /// for tool in toolsmith::registry().tools() {
-    ///     if toolsmith::Confirm::Write.asks(tool) {
+    /// for tool in toolsmith::Registry::global().tools() {
+    ///     if toolsmith::server::Confirm::Write.asks(tool) {
     ///         assert!(!tool.hints().read_only || tool.declares_confirm());
     ///     }
     /// }
@@ -63,7 +63,7 @@ impl Confirm {
     /// The policy's name on the command line: `none`, `destructive` or `write`.
     ///
     /// ```
-    /// assert_eq!(toolsmith::Confirm::Write.as_str(), "write");
+    /// assert_eq!(toolsmith::server::Confirm::Write.as_str(), "write");
     /// ```
     pub fn as_str(self) -> &'static str {
         match self {
@@ -83,7 +83,7 @@ impl fmt::Display for Confirm {
 /// A confirmation policy name that is none of `none`, `destructive`, `write`.
 ///
 /// ```
-/// let err = "all".parse::<toolsmith::Confirm>().unwrap_err();
+/// let err = "all".parse::<toolsmith::server::Confirm>().unwrap_err();
 /// assert!(err.to_string().contains("destructive"));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::adapter::ToolServer;
 use super::call::inline::Started;
-use super::call::{Answer, lost};
+use super::call::{CallReply, lost};
 use super::call::{CallSetup, Way};
 
 /// A call after its first step. (Not boxed: most calls end in their first step, and their
@@ -22,7 +22,7 @@ use super::call::{CallSetup, Way};
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum FirstStep<F> {
     /// It finished: the answer.
-    Done(Answer),
+    Done(CallReply),
     /// It goes on: [`FirstStep::Rest`]'s future gives the answer.
     Rest(F),
 }
@@ -37,7 +37,7 @@ impl ToolServer {
         cancel: CancellationToken,
         setup: CallSetup,
         way: Way,
-    ) -> Answer {
+    ) -> CallReply {
         match self.start_call(params, cancel, setup, way) {
             FirstStep::Done(answer) => answer,
             FirstStep::Rest(rest) => self.pipeline.tracker.track_future(rest).await,
@@ -53,7 +53,7 @@ impl ToolServer {
         cancel: CancellationToken,
         setup: CallSetup,
         way: Way,
-    ) -> FirstStep<impl Future<Output = Answer> + Send + 'static> {
+    ) -> FirstStep<impl Future<Output = CallReply> + Send + 'static> {
         let blocking = &self.pipeline.blocking;
         let blocks = blocking.blocks(&params.name);
         let server = self.clone();

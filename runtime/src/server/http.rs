@@ -124,7 +124,6 @@ impl Server {
         // the process (a client polling another replica sees it).
         tasks.stop().await;
         // The last requests' spans leave before the process does.
-        #[cfg(feature = "otel")]
         crate::trace::flush().await;
         served
     }
@@ -205,7 +204,7 @@ impl Server {
         self
     }
 
-    /// The largest request body accepted (default [`DEFAULT_MAX_BODY`](crate::DEFAULT_MAX_BODY),
+    /// The largest request body accepted (default [`Server::DEFAULT_MAX_BODY`](crate::Server::DEFAULT_MAX_BODY),
     /// 4 MiB); a larger one gets 413.
     ///
     /// ```
@@ -217,7 +216,7 @@ impl Server {
         self
     }
     /// How long a client may take to send a request head (default
-    /// [`DEFAULT_HEADER_TIMEOUT`](crate::DEFAULT_HEADER_TIMEOUT), 10 s), from the moment its
+    /// [`Server::DEFAULT_HTTP_HEADER_TIMEOUT`](crate::Server::DEFAULT_HTTP_HEADER_TIMEOUT), 10 s), from the moment its
     /// connection opens or the first byte of a later request arrives; a slower one's
     /// connection is closed.
     ///
@@ -231,7 +230,7 @@ impl Server {
     }
 
     /// How long a client may take to send a request body (default
-    /// [`DEFAULT_BODY_TIMEOUT`](crate::DEFAULT_BODY_TIMEOUT), 30 s); a slower one gets 408
+    /// [`Server::DEFAULT_HTTP_BODY_TIMEOUT`](crate::Server::DEFAULT_HTTP_BODY_TIMEOUT), 30 s); a slower one gets 408
     /// and its connection is closed.
     ///
     /// ```
@@ -244,7 +243,7 @@ impl Server {
     }
 
     /// How long a keep-alive connection may stay silent between requests (default
-    /// [`DEFAULT_IDLE_TIMEOUT`](crate::DEFAULT_IDLE_TIMEOUT), 60 s) before it is closed.
+    /// [`Server::DEFAULT_HTTP_IDLE_TIMEOUT`](crate::Server::DEFAULT_HTTP_IDLE_TIMEOUT), 60 s) before it is closed.
     ///
     /// ```
     /// let server = toolsmith::Server::new().http_idle_timeout(std::time::Duration::from_secs(30));
@@ -256,7 +255,7 @@ impl Server {
     }
 
     /// The most sessions open at once, with [`sessions`](Self::sessions) on (default
-    /// [`DEFAULT_MAX_SESSIONS`](crate::DEFAULT_MAX_SESSIONS), 1,000). Past it, an
+    /// [`Server::DEFAULT_MAX_SESSIONS`](crate::Server::DEFAULT_MAX_SESSIONS), 1,000). Past it, an
     /// `initialize` gets 503 with `Retry-After`; idle sessions still expire.
     ///
     /// ```

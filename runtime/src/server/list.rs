@@ -10,18 +10,18 @@ use rmcp::{ErrorData, ServerHandler};
 
 use super::adapter::ToolServer;
 use super::catalog::Catalog;
-use crate::Caller;
+use crate::context::Caller;
 use crate::registry::search::{self, SearchError};
 
 impl ToolServer {
     /// `tools/list` as every way in answers it: the page `cursor` points at of the tools
     /// `caller` may call (with authorization; else every tool offered), on 2026-07-28
-    /// (`modern`) with its caching hints.
+    /// (`per_request`) with its caching hints.
     pub(crate) fn tools_list(
         &self,
         caller: &Caller,
         cursor: Option<&str>,
-        modern: bool,
+        per_request: bool,
     ) -> Result<ListToolsResult, ErrorData> {
         #[cfg(feature = "auth")]
         let list = match &self.pipeline.scopes {
@@ -33,7 +33,7 @@ impl ToolServer {
             let _ = caller;
             self.list(cursor)
         };
-        match modern {
+        match per_request {
             true => list.map(|list| self.with_list_hints(list)),
             false => list,
         }
@@ -42,21 +42,21 @@ impl ToolServer {
     /// The first `tools/list` page as a fast path sends it, the result's JSON: serialized
     /// once when it is the same for everyone, made for `caller` with authorization; `None`
     /// when it does not fit on one page (rmcp's path answers, with cursors).
-    pub(crate) fn first_page(&self, caller: &Caller, modern: bool) -> Option<Arc<String>> {
+    pub(crate) fn first_page(&self, caller: &Caller, per_request: bool) -> Option<Arc<String>> {
         #[cfg(feature = "auth")]
         if self.pipeline.scopes.is_some() {
-            let mut result = self.tools_list(caller, None, modern).ok()?;
+            let mut result = self.tools_list(caller, None, per_request).ok()?;
             if result.next_cursor.is_some() {
                 return None;
             }
-            if !modern {
+            if !per_request {
                 result.result_type = None;
             }
             return serde_json::to_string(&result).ok().map(Arc::new);
         }
         let _ = caller;
-        match modern {
-            true => self.cached_modern_list(),
+        match per_request {
+            true => self.cached_per_request_list(),
             false => self.cached_list(),
         }
     }
@@ -125,10 +125,10 @@ impl ToolServer {
 
     /// The un-paginated `tools/list` result for 2026-07-28 (with `resultType` and the
     /// caching hints), serialized once, on first use: `None` when the list is paginated.
-    fn cached_modern_list(&self) -> Option<Arc<String>> {
+    fn cached_per_request_list(&self) -> Option<Arc<String>> {
         let catalog = self.catalog();
         let legacy = catalog.list_json.as_ref()?;
-        let modern = catalog.modern_json.list.get_or_init(|| {
+        let per_request = catalog.per_request_json.list.get_or_init(|| {
             let (ttl, scope) = self.list_hints();
             // The cache scope as rmcp writes it (a quoted name).
             let scope = serde_json::to_string(&scope).unwrap_or_else(|_| r#""private""#.into());
@@ -136,13 +136,13 @@ impl ToolServer {
             let head = format!(r#"{{"resultType":"complete","ttlMs":{ttl},"cacheScope":{scope},"#);
             Arc::new(head + &legacy[1..])
         });
-        Some(modern.clone())
+        Some(per_request.clone())
     }
 
     /// The `server/discover` result, serialized once, on first use.
     pub(crate) fn cached_discover(&self) -> Arc<String> {
         let catalog = self.catalog();
-        let discover = catalog.modern_json.discover.get_or_init(|| {
+        let discover = catalog.per_request_json.discover.get_or_init(|| {
             Arc::new(serde_json::to_string(&self.discover_result()).unwrap_or_default())
         });
         discover.clone()

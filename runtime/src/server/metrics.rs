@@ -13,7 +13,7 @@ use super::Server;
 use super::builder::MetricsConfig;
 use crate::metrics::{Metrics, Upkeep};
 use crate::transport::http::metrics::{Exposure, serve_apart};
-use crate::{Error, RegistryHandle};
+use crate::{Error, registry::RegistryHandle};
 
 /// What keeps metrics going while a server serves: their upkeep, and a listener of their
 /// own. Both stop when it is dropped.
@@ -49,7 +49,7 @@ impl Server {
     /// ```no_run
     /// # async fn f() -> Result<(), toolsmith::Error> {
     /// toolsmith::Server::new()
-    ///     .auth(toolsmith::Auth::new("https://issuer.example", "https://issuer.example/jwks"))
+    ///     .auth(toolsmith::auth::Auth::new("https://issuer.example", "https://issuer.example/jwks"))
     ///     .public_url("https://mcp.example.com/mcp")
     ///     .metrics_scope("metrics:read")
     ///     .serve_http("0.0.0.0:8000")

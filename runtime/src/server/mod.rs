@@ -1,18 +1,23 @@
-//! Serving the registry, by concern:
-//! - the [`Server`] builder (`builder.rs`; `http.rs` for its HTTP settings) and its entry
-//!   points (here);
-//! - `call/`: the call pipeline every way in runs (the steps, the engine, the pool);
-//! - `session/`: sessions by transport (stdio with its fast path and its channel to the
-//!   client, HTTP's fast path), and what a session keeps (`lifecycle.rs`);
-//! - `wire/`: the fast paths' codec (reading a request, writing an answer), for every
-//!   transport;
-//! - `dispatch.rs`: how every way in schedules a call (its first step in place, the rest in
-//!   a task or on the pool);
-//! - `adapter/`: what rmcp's service drives (and, over HTTP, a call's channel through its
-//!   request's peer); `list.rs`: `tools/list` for every way in; `catalog.rs`: what the
-//!   server answers about one snapshot of its tool set, made again when the set changes;
-//! - `policy.rs`: which tools are offered; `access.rs`: authorization by scope; `check.rs`:
-//!   the states the tools need.
+//! Serving: the [`Server`] builder with its settings (each default a `Server::DEFAULT_*`
+//! constant beside its setter), which tools it offers ([`Policy`], refused with a
+//! [`Refusal`]), which calls ask the user first ([`Confirm`]), and [`serve_stdio`], a server
+//! with the defaults.
+
+// Serving the registry, by concern:
+// - the `Server` builder (`builder.rs`; `http.rs` for its HTTP settings, `defaults.rs` for
+//   the defaults) and its entry points (here);
+// - `call/`: the call pipeline every way in runs (the steps, the engine, the pool);
+// - `session/`: sessions by transport (stdio with its fast path and its channel to the
+//   client, HTTP's fast path), and what a session keeps (`lifecycle.rs`);
+// - `wire/`: the fast paths' codec (reading a request, writing an answer), for every
+//   transport;
+// - `dispatch.rs`: how every way in schedules a call (its first step in place, the rest in
+//   a task or on the pool);
+// - `adapter/`: what rmcp's service drives (and, over HTTP, a call's channel through its
+//   request's peer); `list.rs`: `tools/list` for every way in; `catalog.rs`: what the
+//   server answers about one snapshot of its tool set, made again when the set changes;
+// - `policy.rs`: which tools are offered; `access.rs`: authorization by scope; `check.rs`:
+//   the states the tools need.
 
 #[cfg(feature = "auth")]
 mod access;
@@ -22,6 +27,7 @@ mod call;
 mod catalog;
 mod check;
 mod confirm;
+mod defaults;
 mod dispatch;
 #[cfg(feature = "http")]
 mod http;
@@ -35,14 +41,13 @@ mod subscriptions;
 mod tasks;
 mod wire;
 
-pub use builder::{
-    DEFAULT_BUSY_POLL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_TOOLS_LIST_PAGE_SIZE, Server,
-};
-pub use call::seal::DEFAULT_STATE_TTL;
+pub use builder::Server;
+pub(crate) use builder::{DEFAULT_BUSY_POLL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_TOOLS_LIST_PAGE_SIZE};
+pub(crate) use call::seal::DEFAULT_STATE_TTL;
 /// The `_meta` key of a task's last progress in `tasks/get`.
 #[cfg(feature = "testing")]
 pub(crate) use call::task::PROGRESS_META as TASK_PROGRESS_META;
-pub use catalog::DEFAULT_LIST_TTL;
+pub(crate) use catalog::DEFAULT_LIST_TTL;
 pub use confirm::{Confirm, UnknownConfirm};
 pub use policy::{Policy, Refusal};
 
@@ -67,9 +72,7 @@ pub(crate) struct Edge {
     /// Over HTTP: whether sessions are kept (`--sessions`); `None` for a session of its own
     /// (stdio, the test client).
     pub(crate) sessions: Option<bool>,
-    #[cfg(feature = "auth")]
-    pub(crate) scopes: Option<std::sync::Arc<crate::ScopeNames>>,
-    #[cfg(feature = "metrics")]
+    pub(crate) scopes: Option<std::sync::Arc<crate::tool::ScopeNames>>,
     pub(crate) metrics: Option<crate::metrics::Metrics>,
 }
 
@@ -129,7 +132,6 @@ impl Server {
             let (read, write) = crate::transport::stdio::take(busy_poll)?;
             let served = serve(handler, Box::new(read), Box::new(write), max_line, fast).await;
             // The last calls' spans leave before the process does.
-            #[cfg(feature = "otel")]
             crate::trace::flush().await;
             served
         })
@@ -144,11 +146,11 @@ impl Server {
     /// let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     /// drop(client_end); // a client would talk here; closing it ends the session
     /// let (read, write) = tokio::io::split(server_end);
-    /// let outcome = toolsmith::Server::new().serve_on(read, write).await;
+    /// let outcome = toolsmith::Server::new().serve_io(read, write).await;
     /// assert!(outcome.is_ok(), "input that ends before any request is a normal end");
     /// # }
     /// ```
-    pub async fn serve_on<R, W>(self, read: R, write: W) -> Result<(), Error>
+    pub async fn serve_io<R, W>(self, read: R, write: W) -> Result<(), Error>
     where
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
@@ -157,7 +159,7 @@ impl Server {
             .await
     }
 
-    /// [`Server::serve_on`] without the startup check of every tool's state (the test
+    /// [`Server::serve_io`] without the startup check of every tool's state (the test
     /// client): a call of a tool whose state is missing gets an error result saying so.
     #[cfg(feature = "testing")]
     pub(crate) async fn serve_on_unchecked<R, W>(self, read: R, write: W) -> Result<(), Error>
@@ -218,10 +220,12 @@ impl Server {
         Ok(match answer {
             Ok(rmcp::model::CallToolResponse::Complete(result)) => result,
             Ok(_) => call::error_result(
-                crate::ErrorKind::Failed,
+                crate::error::ErrorKind::Failed,
                 format!("tool '{name}' needs a client to complete"),
             ),
-            Err(error) => call::error_result(crate::ErrorKind::Failed, error.message.into_owned()),
+            Err(error) => {
+                call::error_result(crate::error::ErrorKind::Failed, error.message.into_owned())
+            }
         })
     }
 
@@ -316,9 +320,7 @@ impl Server {
             },
             layers: call::layer::Layers::new(layers),
             tasks,
-            #[cfg(feature = "auth")]
             scopes: edge.scopes,
-            #[cfg(feature = "metrics")]
             metrics: edge.metrics,
         };
         let list_ttl = self.list_ttl.unwrap_or(DEFAULT_LIST_TTL);
@@ -409,24 +411,4 @@ pub(crate) fn executable_name() -> String {
 /// ```
 pub async fn serve_stdio() -> Result<(), Error> {
     Server::new().serve_stdio().await
-}
-
-/// Serves every registered tool on an async byte stream pair (tests, embedding, a socket)
-/// until the peer closes it: [`Server::serve_on`] with the defaults.
-///
-/// ```standalone_crate
-/// # #[tokio::main(flavor = "current_thread")]
-/// # async fn main() {
-/// let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-/// drop(client_end);
-/// let (read, write) = tokio::io::split(server_end);
-/// assert!(toolsmith::serve_on(read, write).await.is_ok(), "nothing was asked");
-/// # }
-/// ```
-pub async fn serve_on<R, W>(read: R, write: W) -> Result<(), Error>
-where
-    R: tokio::io::AsyncRead + Send + Unpin + 'static,
-    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
-{
-    Server::new().serve_on(read, write).await
 }

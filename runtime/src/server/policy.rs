@@ -1,16 +1,16 @@
 //! Serving policies: which tools a server offers, enforced server-side (a hidden tool cannot
 //! be called by name either), and [`Refusal`], why a tool is not offered.
 
-use crate::ToolInfo;
+use crate::tool::ToolInfo;
 
 /// Which tools a server offers. The default offers every tool; each builder method narrows
 /// it.
 ///
 /// ```
-/// use toolsmith::Policy;
+/// use toolsmith::server::Policy;
 ///
 /// let policy = Policy::new().read_only(true);
-/// for tool in toolsmith::registry().tools() {
+/// for tool in toolsmith::Registry::global().tools() {
 ///     if policy.allows(tool).is_ok() {
 ///         assert!(tool.hints().read_only);
 ///     }
@@ -30,7 +30,7 @@ impl Policy {
     /// A policy that offers every tool.
     ///
     /// ```
-    /// assert_eq!(toolsmith::Policy::new(), toolsmith::Policy::default());
+    /// assert_eq!(toolsmith::server::Policy::new(), toolsmith::server::Policy::default());
     /// ```
     pub fn new() -> Self {
         Self::default()
@@ -39,7 +39,7 @@ impl Policy {
     /// Offer only read-only tools (`serve --read-only`).
     ///
     /// ```
-    /// assert!(toolsmith::Policy::new().read_only(true).is_read_only());
+    /// assert!(toolsmith::server::Policy::new().read_only(true).is_read_only());
     /// ```
     pub fn read_only(mut self, on: bool) -> Self {
         self.read_only = on;
@@ -50,7 +50,7 @@ impl Policy {
     /// destructive.
     ///
     /// ```
-    /// assert!(toolsmith::Policy::new().deny_destructive(true).denies_destructive());
+    /// assert!(toolsmith::server::Policy::new().deny_destructive(true).denies_destructive());
     /// ```
     pub fn deny_destructive(mut self, on: bool) -> Self {
         self.deny_destructive = on;
@@ -61,7 +61,7 @@ impl Policy {
     /// reach outside the server's own data (air-gapped, or bound by compliance).
     ///
     /// ```
-    /// assert!(toolsmith::Policy::new().deny_open_world(true).denies_open_world());
+    /// assert!(toolsmith::server::Policy::new().deny_open_world(true).denies_open_world());
     /// ```
     pub fn deny_open_world(mut self, on: bool) -> Self {
         self.deny_open_world = on;
@@ -71,7 +71,7 @@ impl Policy {
     /// Offer only tools of `category` (`serve --only-category C`).
     ///
     /// ```
-    /// let policy = toolsmith::Policy::new().only_category("notes");
+    /// let policy = toolsmith::server::Policy::new().only_category("notes");
     /// assert_eq!(policy.category(), Some("notes"));
     /// ```
     pub fn only_category(mut self, category: impl Into<String>) -> Self {
@@ -82,7 +82,7 @@ impl Policy {
     /// Offer only tools with `tag` (`serve --only-tag T`).
     ///
     /// ```
-    /// let policy = toolsmith::Policy::new().only_tag("read");
+    /// let policy = toolsmith::server::Policy::new().only_tag("read");
     /// assert_eq!(policy.tag(), Some("read"));
     /// ```
     pub fn only_tag(mut self, tag: impl Into<String>) -> Self {
@@ -93,7 +93,7 @@ impl Policy {
     /// Whether only read-only tools are offered.
     ///
     /// ```
-    /// assert!(!toolsmith::Policy::new().is_read_only());
+    /// assert!(!toolsmith::server::Policy::new().is_read_only());
     /// ```
     pub fn is_read_only(&self) -> bool {
         self.read_only
@@ -102,7 +102,7 @@ impl Policy {
     /// Whether destructive tools are withheld.
     ///
     /// ```
-    /// assert!(!toolsmith::Policy::new().denies_destructive());
+    /// assert!(!toolsmith::server::Policy::new().denies_destructive());
     /// ```
     pub fn denies_destructive(&self) -> bool {
         self.deny_destructive
@@ -111,7 +111,7 @@ impl Policy {
     /// Whether open-world tools are withheld.
     ///
     /// ```
-    /// assert!(!toolsmith::Policy::new().denies_open_world());
+    /// assert!(!toolsmith::server::Policy::new().denies_open_world());
     /// ```
     pub fn denies_open_world(&self) -> bool {
         self.deny_open_world
@@ -120,7 +120,7 @@ impl Policy {
     /// The only category offered, if one is set.
     ///
     /// ```
-    /// assert_eq!(toolsmith::Policy::new().category(), None);
+    /// assert_eq!(toolsmith::server::Policy::new().category(), None);
     /// ```
     pub fn category(&self) -> Option<&str> {
         self.only_category.as_deref()
@@ -129,7 +129,7 @@ impl Policy {
     /// The only tag offered, if one is set.
     ///
     /// ```
-    /// assert_eq!(toolsmith::Policy::new().tag(), None);
+    /// assert_eq!(toolsmith::server::Policy::new().tag(), None);
     /// ```
     pub fn tag(&self) -> Option<&str> {
         self.only_tag.as_deref()
@@ -139,9 +139,9 @@ impl Policy {
     /// call shows.
     ///
     /// ```
-    /// use toolsmith::{Policy, Refusal};
+    /// use toolsmith::{server::Policy, server::Refusal};
     ///
-    /// for tool in toolsmith::registry().tools() {
+    /// for tool in toolsmith::Registry::global().tools() {
     ///     assert!(Policy::default().allows(tool).is_ok());
     ///     if !tool.hints().read_only {
     ///         let refusal = Policy::new().read_only(true).allows(tool).unwrap_err();
@@ -195,10 +195,10 @@ impl Policy {
 }
 
 /// Why a [`Policy`] does not offer a tool. Its text is what a refused call answers (an
-/// error result of kind [`ErrorKind::Refused`](crate::ErrorKind::Refused)).
+/// error result of kind [`ErrorKind::Refused`](crate::error::ErrorKind::Refused)).
 ///
 /// ```
-/// let refusal = toolsmith::Refusal::OnlyTag { tool: "delete_note".into(), tag: "read".into() };
+/// let refusal = toolsmith::server::Refusal::OnlyTag { tool: "delete_note".into(), tag: "read".into() };
 /// assert_eq!(refusal.tool(), "delete_note");
 /// assert_eq!(
 ///     refusal.to_string(),
@@ -262,7 +262,7 @@ impl Refusal {
     /// The name of the tool refused.
     ///
     /// ```
-    /// let refusal = toolsmith::Refusal::ReadOnly { tool: "create_note".into() };
+    /// let refusal = toolsmith::server::Refusal::ReadOnly { tool: "create_note".into() };
     /// assert_eq!(refusal.tool(), "create_note");
     /// ```
     pub fn tool(&self) -> &str {

@@ -2,7 +2,7 @@
 //! (`resources/subscribe` up to 2025-11-25, a `subscriptions/listen` stream on 2026-07-28),
 //! and every session that asked about resources, for the list; and, for a server whose set
 //! changes while serving, who hears that the tool, resource or prompt list changed. What a
-//! tool's [`Resources`](crate::Resources) handle says reaches them here.
+//! tool's [`Resources`](crate::context::Resources) handle says reaches them here.
 //!
 //! Bounded: a session holds at most [`MAX_SUBSCRIPTIONS`] URIs, over `resources/subscribe`
 //! and all its listen streams together, each at most [`MAX_SUBSCRIBED_URI`] long; what a

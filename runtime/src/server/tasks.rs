@@ -66,7 +66,7 @@ impl Server {
     /// [`DEFAULT_MAX_TASKS`]): past it, a call that would start one is answered with an error
     /// result that says so, and nothing runs. Each replica counts its own.
     ///
-    /// [`DEFAULT_MAX_TASKS`]: crate::task::DEFAULT_MAX_TASKS
+    /// [`DEFAULT_MAX_TASKS`]: Server::DEFAULT_MAX_TASKS
     ///
     /// ```
     /// let server = toolsmith::Server::new().max_tasks(200);
@@ -77,11 +77,11 @@ impl Server {
         self
     }
 
-    /// How many tasks one caller (one [identity](crate::Caller::identity)) may have running
+    /// How many tasks one caller (one [identity](crate::context::Caller::identity)) may have running
     /// on this server process at once (default [`DEFAULT_MAX_TASKS_PER_CALLER`]); past it,
     /// its calls that would start one are refused until one ends or is cancelled.
     ///
-    /// [`DEFAULT_MAX_TASKS_PER_CALLER`]: crate::task::DEFAULT_MAX_TASKS_PER_CALLER
+    /// [`DEFAULT_MAX_TASKS_PER_CALLER`]: Server::DEFAULT_MAX_TASKS_PER_CALLER
     ///
     /// ```
     /// let server = toolsmith::Server::new().max_tasks_per_caller(10);

@@ -45,21 +45,9 @@ pub use memory::MemoryStore;
 /// ```
 pub const STOPPED: &str = "the server running it stopped";
 
-/// How many tasks one server process runs at once unless it says otherwise
-/// (`Server::max_tasks`, `--max-tasks`): past it, a call that would start one is refused.
-///
-/// ```
-/// assert_eq!(toolsmith::task::DEFAULT_MAX_TASKS, 1000);
-/// ```
-pub const DEFAULT_MAX_TASKS: usize = 1000;
+pub(crate) const DEFAULT_MAX_TASKS: usize = 1000;
 
-/// How many tasks one caller may have running on one server process at once unless it says
-/// otherwise (`Server::max_tasks_per_caller`, `--max-tasks-per-caller`).
-///
-/// ```
-/// assert_eq!(toolsmith::task::DEFAULT_MAX_TASKS_PER_CALLER, 100);
-/// ```
-pub const DEFAULT_MAX_TASKS_PER_CALLER: usize = 100;
+pub(crate) const DEFAULT_MAX_TASKS_PER_CALLER: usize = 100;
 
 /// What a store keeps of one task.
 ///
@@ -74,7 +62,7 @@ pub const DEFAULT_MAX_TASKS_PER_CALLER: usize = 100;
 pub struct TaskRecord {
     /// Unguessable, made by the server.
     pub id: String,
-    /// Who may see and cancel it: the caller who started it (see [`Caller`](crate::Caller)).
+    /// Who may see and cancel it: the caller who started it (see [`Caller`](crate::context::Caller)).
     pub owner: String,
     /// The tool it runs.
     pub tool: String,

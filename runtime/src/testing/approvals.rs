@@ -24,7 +24,7 @@ type Decide = dyn Fn(&Value) -> Option<Decision> + Send + Sync;
 /// ```standalone_crate
 /// use toolsmith::approve::{Decision, Webhook};
 /// use toolsmith::testing::{ApprovalService, Client};
-/// use toolsmith::{Confirm, Server, tool};
+/// use toolsmith::{server::Confirm, Server, tool};
 ///
 /// /// Delete a draft.
 /// #[tool(destructive, idempotent, closed_world)]

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::Client;
 use super::requests::Answerer;
-use crate::Elicitation;
+use crate::context::Elicitation;
 
 /// A user's answer to a confirmation.
 ///
@@ -55,10 +55,10 @@ pub struct Confirmation {
 /// A form the server asked the user to fill in (see [`Client::on_elicit`]).
 ///
 /// ```
-/// fn fill(form: &toolsmith::testing::Form) -> toolsmith::Elicitation<serde_json::Value> {
+/// fn fill(form: &toolsmith::testing::Form) -> toolsmith::context::Elicitation<serde_json::Value> {
 ///     match form.schema["properties"].get("count") {
-///         Some(_) => toolsmith::Elicitation::Accept(serde_json::json!({"count": 2})),
-///         None => toolsmith::Elicitation::Decline,
+///         Some(_) => toolsmith::context::Elicitation::Accept(serde_json::json!({"count": 2})),
+///         None => toolsmith::context::Elicitation::Decline,
 ///     }
 /// }
 /// # let _ = fill;
@@ -148,12 +148,12 @@ impl Client {
     }
 
     /// Answers every form that is not a confirmation (a tool's
-    /// [`Elicit`](crate::Elicit)) with `handler` from now on: the user's content, or a
+    /// [`Elicit`](crate::context::Elicit)) with `handler` from now on: the user's content, or a
     /// decline or cancel (by default the client declines).
     ///
     /// ```
     /// # async fn f(client: toolsmith::testing::Client) {
-    /// use toolsmith::Elicitation;
+    /// use toolsmith::context::Elicitation;
     /// let client = client.on_elicit(|form| {
     ///     assert!(form.message.contains("How many"));
     ///     Elicitation::Accept(serde_json::json!({"count": 2}))
@@ -188,7 +188,7 @@ impl Client {
         })
     }
 
-    /// Answers every sampling request (a tool's [`Sample`](crate::Sample)) with the text
+    /// Answers every sampling request (a tool's [`Sample`](crate::context::Sample)) with the text
     /// `handler` returns, as model `toolsmith-testing` (by default the client refuses them).
     ///
     /// ```

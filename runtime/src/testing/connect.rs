@@ -86,7 +86,7 @@ impl Client {
     /// ```standalone_crate
     /// use toolsmith::approve::{Approval, Decision};
     /// use toolsmith::testing::Client;
-    /// use toolsmith::{Confirm, Server, tool};
+    /// use toolsmith::{server::Confirm, Server, tool};
     ///
     /// /// Empty the bin.
     /// #[tool(destructive, closed_world)]

@@ -4,12 +4,12 @@ use std::fmt;
 use std::time::Duration;
 
 use super::CallOutcome;
-use crate::ErrorKind;
+use crate::error::ErrorKind;
 
 /// Why a call did not succeed.
 ///
 /// ```
-/// use toolsmith::ErrorKind;
+/// use toolsmith::error::ErrorKind;
 /// use toolsmith::testing::CallError;
 ///
 /// let err = CallError::Tool { tool: "get_note".into(), message: "No note with id 99.".into(), kind: ErrorKind::Tool };
@@ -24,7 +24,7 @@ pub enum CallError {
         tool: String,
         /// The error result's text.
         message: String,
-        /// Which kind of error (from the result's `_meta`, see [`crate::META_ERROR`]).
+        /// Which kind of error (from the result's `_meta`, see [`crate::error::META_ERROR`]).
         kind: ErrorKind,
     },
     /// The request was answered with a JSON-RPC error (an unknown tool: `-32602`).

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::answers::{Complete, Completions, PromptOutcome, ReadOutcome};
 use super::driver::Reply;
 use super::{CallError, Client};
-use crate::{Error, ErrorKind, META_ERROR};
+use crate::{Error, error::ErrorKind, error::META_ERROR};
 
 impl Client {
     /// Every resource the server lists (not templates).
@@ -30,7 +30,7 @@ impl Client {
     /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
     /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
     ///
-    /// fn ids(value: &str, _: &toolsmith::Completion) -> Vec<String> {
+    /// fn ids(value: &str, _: &toolsmith::complete::Completion) -> Vec<String> {
     ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
     /// }
     ///
@@ -72,7 +72,7 @@ impl Client {
     /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
     /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
     ///
-    /// fn ids(value: &str, _: &toolsmith::Completion) -> Vec<String> {
+    /// fn ids(value: &str, _: &toolsmith::complete::Completion) -> Vec<String> {
     ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
     /// }
     ///
@@ -114,7 +114,7 @@ impl Client {
     /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
     /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
     ///
-    /// fn ids(value: &str, _: &toolsmith::Completion) -> Vec<String> {
+    /// fn ids(value: &str, _: &toolsmith::complete::Completion) -> Vec<String> {
     ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
     /// }
     ///
@@ -159,7 +159,7 @@ impl Client {
     /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
     /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
     ///
-    /// fn ids(value: &str, _: &toolsmith::Completion) -> Vec<String> {
+    /// fn ids(value: &str, _: &toolsmith::complete::Completion) -> Vec<String> {
     ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
     /// }
     ///
@@ -201,7 +201,7 @@ impl Client {
     /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
     /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
     ///
-    /// fn ids(value: &str, _: &toolsmith::Completion) -> Vec<String> {
+    /// fn ids(value: &str, _: &toolsmith::complete::Completion) -> Vec<String> {
     ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
     /// }
     ///
@@ -256,7 +256,7 @@ impl Client {
     /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
     /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
     ///
-    /// fn ids(value: &str, _: &toolsmith::Completion) -> Vec<String> {
+    /// fn ids(value: &str, _: &toolsmith::complete::Completion) -> Vec<String> {
     ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
     /// }
     ///

@@ -5,7 +5,7 @@
 use rmcp::model::Tool;
 use serde_json::Value;
 
-use crate::{Hints, META_CATEGORY, META_TAGS, ScopeNames};
+use crate::{Hints, tool::META_CATEGORY, tool::META_TAGS, tool::ScopeNames};
 
 /// A tool as the server lists it: what a client sees, in toolsmith's terms (see
 /// [`Client::tools`](super::Client::tools)).
@@ -106,7 +106,7 @@ impl super::Client {
     }
 
     /// How many `notifications/tools/list_changed` the server sent so far (a server whose
-    /// [`RegistryHandle`](crate::RegistryHandle) added or removed a tool).
+    /// [`RegistryHandle`](crate::registry::RegistryHandle) added or removed a tool).
     ///
     /// ```standalone_crate
     /// # #[tokio::main(flavor = "current_thread")]
@@ -120,8 +120,8 @@ impl super::Client {
     }
 
     /// How many `notifications/resources/list_changed` the server sent so far (a
-    /// [`RegistryHandle`](crate::RegistryHandle) added or removed a resource, or a tool said
-    /// so through [`Resources`](crate::Resources)).
+    /// [`RegistryHandle`](crate::registry::RegistryHandle) added or removed a resource, or a tool said
+    /// so through [`Resources`](crate::context::Resources)).
     ///
     /// ```standalone_crate
     /// # #[tokio::main(flavor = "current_thread")]
@@ -135,7 +135,7 @@ impl super::Client {
     }
 
     /// How many `notifications/prompts/list_changed` the server sent so far (a
-    /// [`RegistryHandle`](crate::RegistryHandle) added or removed a prompt).
+    /// [`RegistryHandle`](crate::registry::RegistryHandle) added or removed a prompt).
     ///
     /// ```standalone_crate
     /// # #[tokio::main(flavor = "current_thread")]

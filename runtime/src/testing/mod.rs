@@ -6,7 +6,7 @@
 //!
 //! ```standalone_crate
 //! use toolsmith::testing::{CallError, Client};
-//! use toolsmith::{ErrorKind, ToolError, tool};
+//! use toolsmith::{error::ErrorKind, ToolError, tool};
 //!
 //! /// Get a note by id.
 //! #[tool(read_only, closed_world)]
@@ -88,8 +88,8 @@ pub struct Client {
     /// Whether each tool wraps its structured result as `{"result": ...}`.
     wrapped: HashMap<String, bool>,
     /// The server's scope names and tool set, for [`ListedTool::scopes`].
-    scope_names: crate::ScopeNames,
-    registry: crate::RegistryHandle,
+    scope_names: crate::tool::ScopeNames,
+    registry: crate::registry::RegistryHandle,
     /// The tool of each task this client started, by id.
     tasks: std::sync::Mutex<HashMap<String, String>>,
     /// The server's `instructions`, as `initialize` gave them.

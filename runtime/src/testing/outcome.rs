@@ -11,7 +11,7 @@ use rmcp::model::{
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::{ErrorKind, META_ERROR};
+use crate::{error::ErrorKind, error::META_ERROR};
 
 /// The result of one call, with the notifications the server sent for it.
 ///

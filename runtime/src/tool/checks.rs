@@ -120,7 +120,7 @@ impl<T: Serialize + JsonSchema> Typed<T> {
     pub fn json(self, value: T) -> Outcome {
         output::json(value)
     }
-    pub fn linked(self, value: crate::Linked<T>) -> Outcome {
+    pub fn linked(self, value: crate::tool::Linked<T>) -> Outcome {
         let (value, blocks) = value.into_parts();
         match output::json(value) {
             Outcome::Ok(output::Output::Json(json)) => {
@@ -170,7 +170,7 @@ pub trait Fallback<T>: Sized {
     fn content(self, _: T) -> Outcome {
         Outcome::Failed(String::new())
     }
-    fn linked(self, _: crate::Linked<T>) -> Outcome {
+    fn linked(self, _: crate::tool::Linked<T>) -> Outcome {
         Outcome::Failed(String::new())
     }
     fn serialized(self, _: T) -> Outcome {

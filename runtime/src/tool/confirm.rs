@@ -5,7 +5,7 @@
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
-use crate::ToolInfo;
+use crate::tool::ToolInfo;
 
 /// The longest an argument's value is shown in a question; longer ones end with `…`.
 const MAX_SHOWN: usize = 200;

@@ -25,7 +25,7 @@ pub use resource::{EmbeddedResource, ResourceLink};
 /// One block of a result, for tools that return several, in order: `Vec<Content>`.
 ///
 /// ```
-/// use toolsmith::{Content, Image, tool};
+/// use toolsmith::{tool::Content, tool::Image, tool};
 ///
 /// /// Describe a chart and show it.
 /// #[tool(read_only, closed_world)]
@@ -51,7 +51,7 @@ pub enum Content {
     /// what another server returned, through a gateway.
     ///
     /// ```
-    /// use toolsmith::Content;
+    /// use toolsmith::tool::Content;
     /// use toolsmith::rmcp::model::ContentBlock;
     /// let block = Content::Block(ContentBlock::text("from upstream"));
     /// assert_ne!(block, Content::from("from upstream"));
@@ -135,7 +135,7 @@ impl Content {
 /// A whole result built by hand: text and blocks in order, and structured content.
 ///
 /// ```
-/// use toolsmith::{Image, ToolOutput, tool};
+/// use toolsmith::{tool::Image, tool::ToolOutput, tool};
 ///
 /// /// Render the report.
 /// #[tool(read_only, closed_world)]
@@ -161,7 +161,7 @@ impl ToolOutput {
     /// An empty result.
     ///
     /// ```
-    /// let output = toolsmith::ToolOutput::new();
+    /// let output = toolsmith::tool::ToolOutput::new();
     /// # let _ = output;
     /// ```
     pub fn new() -> Self {
@@ -171,7 +171,7 @@ impl ToolOutput {
     /// Adds a text block.
     ///
     /// ```
-    /// let output = toolsmith::ToolOutput::new().text("done");
+    /// let output = toolsmith::tool::ToolOutput::new().text("done");
     /// # let _ = output;
     /// ```
     pub fn text(self, text: impl Into<String>) -> Self {
@@ -181,7 +181,7 @@ impl ToolOutput {
     /// Adds a block.
     ///
     /// ```
-    /// let output = toolsmith::ToolOutput::new().block(toolsmith::Audio::wav(vec![0; 44]));
+    /// let output = toolsmith::tool::ToolOutput::new().block(toolsmith::tool::Audio::wav(vec![0; 44]));
     /// # let _ = output;
     /// ```
     pub fn block(mut self, block: impl Into<Content>) -> Self {
@@ -193,7 +193,7 @@ impl ToolOutput {
     /// keys, a float that is not finite) makes the call a masked failure.
     ///
     /// ```
-    /// let output = toolsmith::ToolOutput::new().structured(vec![1, 2, 3]);
+    /// let output = toolsmith::tool::ToolOutput::new().structured(vec![1, 2, 3]);
     /// # let _ = output;
     /// ```
     pub fn structured(mut self, value: impl Serialize) -> Self {

@@ -39,9 +39,9 @@ pub struct ToolDef {
 /// client that declared the tasks extension gets a task's handle at once, and polls it.
 ///
 /// ```
-/// use toolsmith::TaskSupport;
+/// use toolsmith::tool::TaskSupport;
 ///
-/// let tasks = toolsmith::registry()
+/// let tasks = toolsmith::Registry::global()
 ///     .tools()
 ///     .iter()
 ///     .filter(|tool| tool.task() != TaskSupport::Never)
@@ -63,7 +63,7 @@ impl TaskSupport {
     /// As the `tools` matrix and the `check` snapshot write it: `-`, `optional`, `required`.
     ///
     /// ```
-    /// assert_eq!(toolsmith::TaskSupport::Required.as_str(), "required");
+    /// assert_eq!(toolsmith::tool::TaskSupport::Required.as_str(), "required");
     /// ```
     pub fn as_str(self) -> &'static str {
         match self {
@@ -95,8 +95,8 @@ pub type QuestionFn = fn(Arguments<'_>, &CallContext) -> Option<String>;
 inventory::collect!(ToolDef);
 
 impl ToolDef {
-    /// Whether a parameter asks the client during the call ([`Elicit`](crate::Elicit),
-    /// [`Sample`](crate::Sample)).
+    /// Whether a parameter asks the client during the call ([`Elicit`](crate::context::Elicit),
+    /// [`Sample`](crate::context::Sample)).
     pub(crate) fn asks(&self) -> bool {
         self.params
             .iter()

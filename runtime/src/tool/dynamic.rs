@@ -1,5 +1,5 @@
 //! [`Tool`]: a tool as a value, for tools made at run time (from a config file, a database, a
-//! plugin, another server). A registry holds both kinds as [`ToolInfo`](crate::ToolInfo)s: a
+//! plugin, another server). A registry holds both kinds as [`ToolInfo`](crate::tool::ToolInfo)s: a
 //! `#[tool]`'s static definition and a `Tool` added with
 //! [`Registry::add_tool`](crate::Registry::add_tool) differ only in how a call is invoked, and
 //! go through the same call pipeline: the policy, the scopes its hints imply, confirmation, tasks,
@@ -13,7 +13,7 @@ use rmcp::model::JsonObject;
 
 use crate::context::CallContext;
 use crate::tool::def::TaskSupport;
-use crate::{Hints, ToolError, ToolOutput};
+use crate::{Hints, ToolError, tool::ToolOutput};
 
 /// What a hand-written tool's call returns: its output, or an error whose message the client
 /// reads.
@@ -30,14 +30,14 @@ pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>>
 /// The arguments reach `call` as the client sent them (a JSON object): check them against
 /// your schema there, and answer a wrong one with a [`ToolError`] that says what to send.
 /// What a `#[tool]` takes as a context parameter ([`Progress`](crate::Progress),
-/// [`ClientLog`](crate::ClientLog), [`Cancellation`](crate::Cancellation),
-/// [`Caller`](crate::Caller), [`State`](crate::State), ...) comes from
+/// [`ClientLog`](crate::context::ClientLog), [`Cancellation`](crate::context::Cancellation),
+/// [`Caller`](crate::context::Caller), [`State`](crate::State), ...) comes from
 /// [`CallContext::extract`].
 ///
 /// ```
 /// use std::sync::Arc;
 /// use toolsmith::rmcp::model::JsonObject;
-/// use toolsmith::{CallContext, Hints, Registry, Tool, ToolError, ToolFuture, ToolOutput};
+/// use toolsmith::{CallContext, Hints, Registry, Tool, ToolError, tool::ToolFuture, tool::ToolOutput};
 ///
 /// /// Counts the words of a text: read-only, the same answer every time, nothing outside.
 /// struct WordCount;
@@ -87,7 +87,7 @@ pub trait Tool: Send + Sync + 'static {
     fn input_schema(&self) -> JsonObject;
 
     /// Its four behaviour hints. They decide the scope a caller needs, whether the user
-    /// confirms a call under [`Confirm::Destructive`](crate::Confirm::Destructive), and
+    /// confirms a call under [`Confirm::Destructive`](crate::server::Confirm::Destructive), and
     /// whether the read-only and closed-world modes offer it: say what it does.
     fn hints(&self) -> Hints;
 
@@ -110,12 +110,12 @@ pub trait Tool: Send + Sync + 'static {
         Vec::new()
     }
 
-    /// A category, for [`Search`](crate::Search) and the policy.
+    /// A category, for [`Search`](crate::registry::Search) and the policy.
     fn category(&self) -> Option<&str> {
         None
     }
 
-    /// Tags, for [`Search`](crate::Search) and the policy.
+    /// Tags, for [`Search`](crate::registry::Search) and the policy.
     fn tags(&self) -> Vec<String> {
         Vec::new()
     }
@@ -128,7 +128,7 @@ pub trait Tool: Send + Sync + 'static {
     }
 
     /// Whether the user is asked before every call, whatever the server's
-    /// [`Confirm`](crate::Confirm) policy.
+    /// [`Confirm`](crate::server::Confirm) policy.
     fn confirms(&self) -> bool {
         false
     }
@@ -154,8 +154,8 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
-    /// Whether it asks its client during a call ([`Elicit`](crate::Elicit) or
-    /// [`Sample`](crate::Sample) taken from its context): on 2026-07-28 its calls then carry
+    /// Whether it asks its client during a call ([`Elicit`](crate::context::Elicit) or
+    /// [`Sample`](crate::context::Sample) taken from its context): on 2026-07-28 its calls then carry
     /// the questions of earlier rounds and their answers. By default, no.
     fn asks_client(&self) -> bool {
         false

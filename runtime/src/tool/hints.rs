@@ -133,7 +133,7 @@ impl fmt::Display for Hints {
 /// lint (whole tokens: `playlist.delete` is a delete, `playlist_create` is no list).
 ///
 /// ```
-/// let inferred = toolsmith::infer_hints("get_note").unwrap();
+/// let inferred = toolsmith::tool::infer_hints("get_note").unwrap();
 /// assert_eq!((inferred.verb, inferred.read_only), ("get", true));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,7 +150,7 @@ impl InferredHints {
     /// Whether declared `hints` contradict the name, as the compile-time lint judges it.
     ///
     /// ```
-    /// use toolsmith::{Hints, infer_hints};
+    /// use toolsmith::{Hints, tool::infer_hints};
     ///
     /// let inferred = infer_hints("delete_note").unwrap();
     /// assert!(inferred.contradicts(Hints::READ_ONLY));
@@ -169,10 +169,10 @@ impl InferredHints {
 /// Infers hints from a tool name, or `None` when the name has no telling verb.
 ///
 /// ```
-/// let inferred = toolsmith::infer_hints("information_wipe").unwrap();
+/// let inferred = toolsmith::tool::infer_hints("information_wipe").unwrap();
 /// assert_eq!((inferred.verb, inferred.destructive), ("wipe", true));
-/// assert!(toolsmith::infer_hints("search_notes").unwrap().read_only);
-/// assert!(toolsmith::infer_hints("playlist_create").is_none());
+/// assert!(toolsmith::tool::infer_hints("search_notes").unwrap().read_only);
+/// assert!(toolsmith::tool::infer_hints("playlist_create").is_none());
 /// ```
 pub fn infer_hints(name: &str) -> Option<InferredHints> {
     Some(match toolsmith_infer::implied(name)? {

@@ -21,13 +21,13 @@ use crate::tool::schema::{self, JsonObject, OutputSchema};
 /// The `_meta` key holding a tool's category.
 ///
 /// ```
-/// assert_eq!(toolsmith::META_CATEGORY, "dev.toolsmith/category");
+/// assert_eq!(toolsmith::tool::META_CATEGORY, "dev.toolsmith/category");
 /// ```
 pub const META_CATEGORY: &str = "dev.toolsmith/category";
 /// The `_meta` key holding a tool's tags.
 ///
 /// ```
-/// assert_eq!(toolsmith::META_TAGS, "dev.toolsmith/tags");
+/// assert_eq!(toolsmith::tool::META_TAGS, "dev.toolsmith/tags");
 /// ```
 pub const META_TAGS: &str = "dev.toolsmith/tags";
 
@@ -35,7 +35,7 @@ pub const META_TAGS: &str = "dev.toolsmith/tags";
 /// is computed from it once (schemas, the MCP `Tool` sent by `tools/list`).
 ///
 /// ```
-/// for tool in toolsmith::registry().tools() {
+/// for tool in toolsmith::Registry::global().tools() {
 ///     println!("{} ({}) at {}", tool.name(), tool.hints(), tool.header().location());
 /// }
 /// ```
@@ -50,7 +50,7 @@ pub struct ToolInfo {
     tags: Vec<String>,
     confirms: bool,
     confirm_message: Option<Arc<str>>,
-    task: crate::TaskSupport,
+    task: crate::tool::TaskSupport,
     timeout: Option<Timeout>,
     max_concurrency: Option<u32>,
     wrapped: bool,
@@ -295,7 +295,7 @@ impl ToolInfo {
     /// The MCP tool name: its [`header`](Self::header)'s.
     ///
     /// ```
-    /// let names: Vec<&str> = toolsmith::registry().tools().iter().map(|t| t.name()).collect();
+    /// let names: Vec<&str> = toolsmith::Registry::global().tools().iter().map(|t| t.name()).collect();
     /// # let _ = names;
     /// ```
     pub fn name(&self) -> &str {
@@ -304,10 +304,10 @@ impl ToolInfo {
 
     /// What it has in common with resources and prompts: name, title, description, icons,
     /// the OAuth scopes `#[tool(scopes = [...])]` names (empty when its hints decide; see
-    /// [`ScopeNames::required`](crate::ScopeNames::required)), where it is declared.
+    /// [`ScopeNames::required`](crate::tool::ScopeNames::required)), where it is declared.
     ///
     /// ```
-    /// for tool in toolsmith::registry().tools() {
+    /// for tool in toolsmith::Registry::global().tools() {
     ///     let header = tool.header();
     ///     println!("{} ({}): {:?}", header.name(), header.location(), header.scopes());
     /// }
@@ -324,7 +324,7 @@ impl ToolInfo {
     /// The four behaviour hints, always complete.
     ///
     /// ```
-    /// # for tool in toolsmith::registry().tools() {
+    /// # for tool in toolsmith::Registry::global().tools() {
     /// let auto_run = tool.hints().read_only;
     /// # let _ = auto_run; }
     /// ```
@@ -335,7 +335,7 @@ impl ToolInfo {
     /// The category given by `#[tool(category = "...")]`.
     ///
     /// ```
-    /// # for tool in toolsmith::registry().tools() {
+    /// # for tool in toolsmith::Registry::global().tools() {
     /// let group = tool.category().unwrap_or("uncategorized");
     /// # let _ = group; }
     /// ```
@@ -346,7 +346,7 @@ impl ToolInfo {
     /// The tags given by `#[tool(tags = [...])]`.
     ///
     /// ```
-    /// # for tool in toolsmith::registry().tools() {
+    /// # for tool in toolsmith::Registry::global().tools() {
     /// let searchable = tool.tags().iter().any(|t| t == "search");
     /// # let _ = searchable; }
     /// ```
@@ -358,7 +358,7 @@ impl ToolInfo {
     /// their timeout).
     ///
     /// ```
-    /// for tool in toolsmith::registry().tools() {
+    /// for tool in toolsmith::Registry::global().tools() {
     ///     assert_ne!(tool.max_concurrency(), Some(0));
     /// }
     /// ```
@@ -369,7 +369,7 @@ impl ToolInfo {
     /// The JSON Schema of the tool's arguments.
     ///
     /// ```
-    /// # for tool in toolsmith::registry().tools() {
+    /// # for tool in toolsmith::Registry::global().tools() {
     /// assert_eq!(tool.input_schema()["type"], "object");
     /// # }
     /// ```
@@ -380,7 +380,7 @@ impl ToolInfo {
     /// The JSON Schema of the tool's structured result, when it has one.
     ///
     /// ```
-    /// # for tool in toolsmith::registry().tools() {
+    /// # for tool in toolsmith::Registry::global().tools() {
     /// if let Some(schema) = tool.output_schema() { assert_eq!(schema["type"], "object"); }
     /// # }
     /// ```
@@ -391,7 +391,7 @@ impl ToolInfo {
     /// The tool as MCP's `tools/list` sends it.
     ///
     /// ```
-    /// # for tool in toolsmith::registry().tools() {
+    /// # for tool in toolsmith::Registry::global().tools() {
     /// assert_eq!(tool.mcp_tool().name, tool.name());
     /// # }
     /// ```
@@ -400,21 +400,21 @@ impl ToolInfo {
     }
 
     /// Whether the tool declares `#[tool(confirm)]`: the user is asked before every call,
-    /// whatever the server's [`Confirm`](crate::Confirm) policy.
+    /// whatever the server's [`Confirm`](crate::server::Confirm) policy.
     ///
     /// ```
-    /// let confirming = toolsmith::registry().tools().iter().filter(|t| t.declares_confirm()).count();
+    /// let confirming = toolsmith::Registry::global().tools().iter().filter(|t| t.declares_confirm()).count();
     /// # let _ = confirming;
     /// ```
     pub fn declares_confirm(&self) -> bool {
         self.confirms
     }
 
-    /// Whether the tool asks its client during a call: an [`Elicit`](crate::Elicit) or
-    /// [`Sample`](crate::Sample) parameter.
+    /// Whether the tool asks its client during a call: an [`Elicit`](crate::context::Elicit) or
+    /// [`Sample`](crate::context::Sample) parameter.
     ///
     /// ```
-    /// let asking = toolsmith::registry().tools().iter().filter(|t| t.asks_client()).count();
+    /// let asking = toolsmith::Registry::global().tools().iter().filter(|t| t.asks_client()).count();
     /// # let _ = asking;
     /// ```
     pub fn asks_client(&self) -> bool {
@@ -424,18 +424,18 @@ impl ToolInfo {
     /// Whether its calls run as tasks: `#[tool(task)]` or `#[tool(task = "required")]`.
     ///
     /// ```
-    /// for tool in toolsmith::registry().tools() {
+    /// for tool in toolsmith::Registry::global().tools() {
     ///     println!("{}: {}", tool.name(), tool.task().as_str());
     /// }
     /// ```
-    pub fn task(&self) -> crate::TaskSupport {
+    pub fn task(&self) -> crate::tool::TaskSupport {
         self.task
     }
 
     /// Whether it was made by hand (a [`Tool`](crate::Tool)) rather than by `#[tool]`.
     ///
     /// ```
-    /// assert!(toolsmith::registry().tools().iter().all(|t| !t.is_dynamic()));
+    /// assert!(toolsmith::Registry::global().tools().iter().all(|t| !t.is_dynamic()));
     /// ```
     pub fn is_dynamic(&self) -> bool {
         matches!(self.run, Run::Dynamic(_))

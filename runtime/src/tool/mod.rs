@@ -1,8 +1,26 @@
-//! What a tool is: the static definition `#[tool]` generates, its hints, how one call's
-//! arguments are decoded (and which parameters come from the context, by type) and its return
-//! value turned into an outcome, its schemas and the type checks behind the macro's errors,
-//! and [`ToolInfo`], a registered tool with what is computed from it once. Nothing here knows
-//! how tools are served.
+//! Tools: the [`Tool`] trait (a tool made at run time), [`ToolInfo`] (a registered tool of
+//! either kind: name, description, schemas, [`Hints`]), what a tool returns ([`ToolOutput`],
+//! [`Content`] and its blocks), the [`ScopeNames`] its hints require, and [`infer_hints`], the
+//! verb rules of the compile-time name lint.
+//!
+//! ```
+//! use toolsmith::{Hints, Registry, tool::infer_hints};
+//!
+//! /// Purge a note for good.
+//! #[toolsmith::tool(destructive, idempotent, closed_world)]
+//! fn purge_note(id: u64) -> String {
+//!     format!("deleted {id}")
+//! }
+//!
+//! let tool = Registry::global().get("purge_note").unwrap();
+//! assert_eq!(tool.hints(), Hints::DESTRUCTIVE.idempotent().closed_world());
+//! assert!(infer_hints("purge_note").is_some_and(|inferred| inferred.destructive));
+//! ```
+
+// Inside: the static definition `#[tool]` generates, how one call's arguments are decoded
+// (and which parameters come from the context, by type) and its return value turned into an
+// outcome, its schemas and the type checks behind the macro's errors. Nothing here knows how
+// tools are served.
 
 pub(crate) mod args;
 pub(crate) mod canonical;
@@ -29,4 +47,4 @@ pub use hints::{Hints, InferredHints, infer_hints};
 pub use info::{META_CATEGORY, META_TAGS, ToolInfo};
 pub(crate) use info::{SchemaCache, ToolName, ToolRef};
 pub(crate) use names::{check_tool_name, intern_list, made_icons, made_timeout};
-pub use scopes::{Required, ScopeNames};
+pub use scopes::{RequiredScopes, ScopeNames};

@@ -21,13 +21,13 @@ pub enum Output {
     Json(Value),
     /// Content blocks in order, and structured content when a `ToolOutput` set it.
     Content(Vec<rmcp::model::ContentBlock>, Option<Value>),
-    /// A structured value (as `Json`) followed by more blocks (a [`Linked`](crate::Linked)).
+    /// A structured value (as `Json`) followed by more blocks (a [`Linked`](crate::tool::Linked)).
     Linked(Value, Vec<rmcp::model::ContentBlock>),
     /// A resource's bytes (a blob).
     Bytes(Vec<u8>),
     /// A resource that returned `None`: there is nothing at its URI.
     Absent,
-    /// A resource's contents as made by a [`Resource`](crate::Resource) by hand.
+    /// A resource's contents as made by a [`Resource`](crate::resource::Resource) by hand.
     Contents(Vec<rmcp::model::ResourceContents>),
     /// A resource's value and when it last changed (RFC 3339).
     Dated(Box<Output>, String),

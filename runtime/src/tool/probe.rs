@@ -45,7 +45,7 @@ pub trait ContextParam<T> {
 }
 
 /// The context parameters a sync (`fn`) tool may take: all but those that ask the client
-/// during the call ([`Elicit`](crate::Elicit), [`Sample`](crate::Sample)), whose answer must
+/// during the call ([`Elicit`](crate::context::Elicit), [`Sample`](crate::context::Sample)), whose answer must
 /// be awaited.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` asks the client during the call, and a sync tool cannot await the answer",
@@ -56,10 +56,10 @@ pub trait SyncContext {}
 
 impl<T: ?Sized> SyncContext for crate::State<T> {}
 impl SyncContext for crate::Progress {}
-impl SyncContext for crate::Cancellation {}
-impl SyncContext for crate::ClientLog {}
-impl SyncContext for crate::Caller {}
-impl SyncContext for crate::Resources {}
+impl SyncContext for crate::context::Cancellation {}
+impl SyncContext for crate::context::ClientLog {}
+impl SyncContext for crate::context::Caller {}
+impl SyncContext for crate::context::Resources {}
 #[cfg(feature = "__test-switches")]
 impl SyncContext for crate::context::AskClient {}
 
@@ -138,7 +138,7 @@ mod tests {
     use crate::tool::def::{Invocation, ParamKind, ToolDef};
     use crate::tool::info::{SchemaCache, ToolInfo};
     use crate::tool::output::{Outcome, Output};
-    use crate::{Caller, Progress, State, tool};
+    use crate::{Progress, State, context::Caller, tool};
 
     /// State no server in this test has.
     struct Missing;

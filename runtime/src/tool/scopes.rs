@@ -17,7 +17,7 @@ use crate::tool::ToolInfo;
 /// | destructive | `tools:destructive` |
 ///
 /// ```
-/// use toolsmith::{Hints, ScopeNames};
+/// use toolsmith::{Hints, tool::ScopeNames};
 ///
 /// let names = ScopeNames::default();
 /// assert_eq!(names.for_hints(Hints::READ_ONLY), "tools:read");
@@ -40,7 +40,7 @@ impl ScopeNames {
     /// The names of the read, write and destructive scopes.
     ///
     /// ```
-    /// let names = toolsmith::ScopeNames::new("read", "write", "admin");
+    /// let names = toolsmith::tool::ScopeNames::new("read", "write", "admin");
     /// assert_eq!(names.destructive(), "admin");
     /// ```
     pub fn new(
@@ -56,7 +56,7 @@ impl ScopeNames {
     /// The scope of read-only tools.
     ///
     /// ```
-    /// assert_eq!(toolsmith::ScopeNames::default().read(), "tools:read");
+    /// assert_eq!(toolsmith::tool::ScopeNames::default().read(), "tools:read");
     /// ```
     pub fn read(&self) -> &str {
         &self.levels[0]
@@ -65,7 +65,7 @@ impl ScopeNames {
     /// The scope of tools that write but do not destroy.
     ///
     /// ```
-    /// assert_eq!(toolsmith::ScopeNames::default().write(), "tools:write");
+    /// assert_eq!(toolsmith::tool::ScopeNames::default().write(), "tools:write");
     /// ```
     pub fn write(&self) -> &str {
         &self.levels[1]
@@ -74,7 +74,7 @@ impl ScopeNames {
     /// The scope of destructive tools.
     ///
     /// ```
-    /// assert_eq!(toolsmith::ScopeNames::default().destructive(), "tools:destructive");
+    /// assert_eq!(toolsmith::tool::ScopeNames::default().destructive(), "tools:destructive");
     /// ```
     pub fn destructive(&self) -> &str {
         &self.levels[2]
@@ -83,7 +83,7 @@ impl ScopeNames {
     /// The scope that tools with these hints need.
     ///
     /// ```
-    /// let names = toolsmith::ScopeNames::default();
+    /// let names = toolsmith::tool::ScopeNames::default();
     /// let additive = toolsmith::Hints { destructive: false, ..toolsmith::Hints::DEFAULT };
     /// assert_eq!(names.for_hints(additive), "tools:write");
     /// ```
@@ -94,15 +94,15 @@ impl ScopeNames {
     /// What `tool` needs: the scopes it names, else its hints' scope.
     ///
     /// ```
-    /// let names = toolsmith::ScopeNames::default();
-    /// for tool in toolsmith::registry().tools() {
+    /// let names = toolsmith::tool::ScopeNames::default();
+    /// for tool in toolsmith::Registry::global().tools() {
     ///     println!("{} needs {}", tool.name(), names.required(tool));
     /// }
     /// ```
-    pub fn required<'a>(&'a self, tool: &ToolInfo) -> Required<'a> {
+    pub fn required<'a>(&'a self, tool: &ToolInfo) -> RequiredScopes<'a> {
         match tool.header().scopes() {
-            [] => Required::Level(self, level(tool.hints())),
-            named => Required::Named(named),
+            [] => RequiredScopes::level(self, level(tool.hints())),
+            named => RequiredScopes::named(named),
         }
     }
 
@@ -110,14 +110,14 @@ impl ScopeNames {
     /// when it names none, the read scope (or a more powerful one).
     ///
     /// ```
-    /// let names = toolsmith::ScopeNames::default();
+    /// let names = toolsmith::tool::ScopeNames::default();
     /// assert!(names.required_for(&[]).granted_by(&["tools:read"]));
     /// assert!(!names.required_for(&["notes:private"]).granted_by(&["tools:destructive"]));
     /// ```
-    pub fn required_for(&self, scopes: &'static [&'static str]) -> Required<'_> {
+    pub fn required_for(&self, scopes: &'static [&'static str]) -> RequiredScopes<'_> {
         match scopes {
-            [] => Required::Level(self, 0),
-            named => Required::Named(named),
+            [] => RequiredScopes::level(self, 0),
+            named => RequiredScopes::named(named),
         }
     }
 
@@ -125,8 +125,8 @@ impl ScopeNames {
     /// names, or its hints' scope or a more powerful one.
     ///
     /// ```
-    /// let names = toolsmith::ScopeNames::default();
-    /// for tool in toolsmith::registry().tools() {
+    /// let names = toolsmith::tool::ScopeNames::default();
+    /// for tool in toolsmith::Registry::global().tools() {
     ///     assert!(names.permits(tool, &["tools:destructive"]) || !tool.header().scopes().is_empty());
     /// }
     /// ```
@@ -168,54 +168,69 @@ fn level(hints: Hints) -> usize {
 /// an OAuth `scope` parameter.
 ///
 /// ```
-/// let names = toolsmith::ScopeNames::default();
-/// for tool in toolsmith::registry().tools() {
+/// let names = toolsmith::tool::ScopeNames::default();
+/// for tool in toolsmith::Registry::global().tools() {
 ///     let needed = names.required(tool).to_string();
 ///     assert!(!needed.is_empty());
 /// }
 /// ```
 #[derive(Debug, Clone, Copy)]
-pub enum Required<'a> {
-    /// One of the hint levels: this one or a more powerful one.
+pub struct RequiredScopes<'a>(Needed<'a>);
+
+/// What a [`RequiredScopes`] holds.
+#[derive(Debug, Clone, Copy)]
+enum Needed<'a> {
+    /// One of the hint levels (an index into the names' levels): this one or a more
+    /// powerful one.
     Level(&'a ScopeNames, usize),
     /// Every one of these.
     Named(&'static [&'static str]),
 }
 
-impl Required<'_> {
+impl<'a> RequiredScopes<'a> {
+    /// The scope of hint level `level` (0 read, 1 write, 2 destructive) or a more powerful one.
+    pub(crate) fn level(names: &'a ScopeNames, level: usize) -> Self {
+        RequiredScopes(Needed::Level(names, level))
+    }
+
+    /// Every one of `scopes`.
+    pub(crate) fn named(scopes: &'static [&'static str]) -> Self {
+        RequiredScopes(Needed::Named(scopes))
+    }
+
     /// Whether `granted` satisfies it.
     ///
     /// ```
-    /// let names = toolsmith::ScopeNames::default();
-    /// for tool in toolsmith::registry().tools() {
+    /// let names = toolsmith::tool::ScopeNames::default();
+    /// for tool in toolsmith::Registry::global().tools() {
     ///     assert!(!names.required(tool).granted_by::<&str>(&[]));
     /// }
     /// ```
     pub fn granted_by<S: AsRef<str>>(&self, granted: &[S]) -> bool {
         let has = |scope: &str| granted.iter().any(|g| g.as_ref() == scope);
-        match *self {
-            Required::Level(names, level) => names.levels[level..].iter().any(|s| has(s)),
-            Required::Named(scopes) => scopes.iter().all(|s| has(s)),
+        match self.0 {
+            Needed::Level(names, level) => names.levels[level..].iter().any(|s| has(s)),
+            Needed::Named(scopes) => scopes.iter().all(|s| has(s)),
         }
     }
 
     /// The scopes, in order (for a level, the one it names).
     ///
     /// ```
-    /// let names = toolsmith::ScopeNames::default();
-    /// for tool in toolsmith::registry().tools() {
+    /// let names = toolsmith::tool::ScopeNames::default();
+    /// for tool in toolsmith::Registry::global().tools() {
     ///     assert!(!names.required(tool).scopes().is_empty());
     /// }
     /// ```
     pub fn scopes(&self) -> Vec<&str> {
-        match *self {
-            Required::Level(names, level) => vec![names.levels[level].as_str()],
-            Required::Named(scopes) => scopes.to_vec(),
+        match self.0 {
+            Needed::Level(names, level) => vec![names.levels[level].as_str()],
+            Needed::Named(scopes) => scopes.to_vec(),
         }
     }
 }
 
-impl fmt::Display for Required<'_> {
+impl fmt::Display for RequiredScopes<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.scopes().join(" "))
     }
@@ -223,21 +238,21 @@ impl fmt::Display for Required<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Required, ScopeNames};
+    use super::{RequiredScopes, ScopeNames};
 
     #[test]
     fn levels_are_ordered_and_named_scopes_are_all_needed() {
         let names = ScopeNames::default();
-        let read = Required::Level(&names, 0);
-        let write = Required::Level(&names, 1);
-        let destroy = Required::Level(&names, 2);
+        let read = RequiredScopes::level(&names, 0);
+        let write = RequiredScopes::level(&names, 1);
+        let destroy = RequiredScopes::level(&names, 2);
         assert!(read.granted_by(&["tools:read"]));
         assert!(read.granted_by(&["tools:destructive"]));
         assert!(write.granted_by(&["openid", "tools:write"]));
         assert!(!write.granted_by(&["tools:read"]));
         assert!(!destroy.granted_by(&["tools:read", "tools:write"]));
         assert!(destroy.granted_by(&["tools:destructive"]));
-        let named = Required::Named(&["billing:admin", "billing:read"]);
+        let named = RequiredScopes::named(&["billing:admin", "billing:read"]);
         assert!(!named.granted_by(&["billing:admin"]));
         assert!(!named.granted_by(&["tools:destructive"]));
         assert!(named.granted_by(&["billing:read", "billing:admin"]));

@@ -8,15 +8,22 @@ use tracing_opentelemetry::OpenTelemetrySpanExt;
 #[cfg(feature = "http")]
 use super::parent_of;
 use super::{TARGET, active, parent_of_meta, wanted};
-use crate::outcome::CallOutcome;
-use crate::{Caller, ToolInfo};
+use crate::outcome::OutcomeLabel;
+use crate::{context::Caller, tool::ToolInfo};
 
 /// The span of the HTTP request a call came in (`Span::none()` when the request was not
 /// traced, which leaves its call untraced too, unless the call's `_meta` says otherwise).
 /// The edge puts it in the request's extensions; both HTTP ways in hand it to the call.
 #[derive(Clone)]
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) struct Handoff(pub(crate) Span);
+
+impl Handoff {
+    /// The HTTP request's span.
+    #[cfg(feature = "http")]
+    pub(crate) fn span(&self) -> Span {
+        self.0.clone()
+    }
+}
 
 /// The longest request id recorded, in bytes of its JSON; and the longest session id and
 /// protocol version (a longer one is not recorded).
@@ -209,15 +216,16 @@ pub(crate) fn tool_known(span: &Span, tool: &ToolInfo, caller: &Caller, scope: O
     }
 }
 
-/// The call of `span` ended with `outcome`.
-pub(crate) fn finish_call(span: &Span, outcome: CallOutcome) {
+/// The call of `span` ended with `outcome` (read only for a span that exists).
+pub(crate) fn finish_call(span: &Span, outcome: impl FnOnce() -> OutcomeLabel) {
     if span.is_disabled() {
         return;
     }
+    let outcome = outcome();
     span.record("toolsmith.outcome", outcome.as_str());
     if !matches!(
         outcome,
-        CallOutcome::Ok | CallOutcome::InputRequired | CallOutcome::Task
+        OutcomeLabel::Ok | OutcomeLabel::InputRequired | OutcomeLabel::Task
     ) {
         span.record("error.type", outcome.as_str());
         span.record("otel.status_code", "ERROR");

@@ -8,8 +8,8 @@ pub(crate) mod message;
 pub(crate) mod stdio;
 
 #[cfg(feature = "http")]
-pub use http::{
+pub(crate) use http::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY,
     DEFAULT_MAX_SESSIONS,
 };
-pub use stdio::DEFAULT_MAX_LINE;
+pub(crate) use stdio::DEFAULT_MAX_LINE;

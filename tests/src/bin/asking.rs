@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::json;
 use toolsmith::__private::AskClient;
 use toolsmith::rmcp::model::{ClientResult, ServerRequest};
-use toolsmith::{Elicit, Elicitation, Sample, ToolError};
+use toolsmith::{ToolError, context::Elicit, context::Elicitation, context::Sample};
 
 /// Ask the user to confirm `what`; says what the client answered.
 ///
@@ -108,7 +108,7 @@ struct Count {
 /// Order pizzas, asking the size and then how many.
 #[toolsmith::tool(closed_world, destructive = false)]
 async fn order(elicit: Elicit) -> Result<String, ToolError> {
-    let fail = |err: toolsmith::AskError| ToolError::new(err.to_string());
+    let fail = |err: toolsmith::context::AskError| ToolError::new(err.to_string());
     let size = match elicit.ask::<Pick>("Which size?").await.map_err(fail)? {
         Elicitation::Accept(pick) => pick.size,
         Elicitation::Decline | Elicitation::Cancel => return Ok("no order".into()),
@@ -152,8 +152,10 @@ async fn sign_in(elicit: Elicit) -> Result<String, ToolError> {
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    let mut server = toolsmith::Server::new()
-        .fast_path(std::env::var_os("TOOLSMITH_TEST_NO_FAST_PATH").is_none());
+    let mut server = toolsmith::__private::fast_path(
+        toolsmith::Server::new(),
+        std::env::var_os("TOOLSMITH_TEST_NO_FAST_PATH").is_none(),
+    );
     if let Some(ms) = std::env::var("TOOLSMITH_TEST_STATE_TTL_MS")
         .ok()
         .and_then(|ms| ms.parse().ok())

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use toolsmith::{
-    Audio, Cancellation, ClientLog, Content, EmbeddedResource, Image, Progress, ResourceLink,
-    State, ToolError, ToolOutput, tool,
+    Progress, State, ToolError, context::Cancellation, context::ClientLog, tool, tool::Audio,
+    tool::Content, tool::EmbeddedResource, tool::Image, tool::ResourceLink, tool::ToolOutput,
 };
 
 /// Counts calls, shared by `count`.
@@ -274,7 +274,7 @@ fn count(counter: State<Counter>) -> u64 {
 /// Who is calling: the token's subject and scopes over HTTP with authorization, anonymous
 /// otherwise.
 #[tool(read_only, closed_world)]
-fn whoami(caller: toolsmith::Caller) -> serde_json::Value {
+fn whoami(caller: toolsmith::context::Caller) -> serde_json::Value {
     serde_json::json!({
         "subject": caller.subject(),
         "scopes": caller.scopes(),
@@ -311,12 +311,11 @@ fn charge(cents: u64) -> String {
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
-    toolsmith::Server::new()
+    let server = toolsmith::Server::new()
         .state(Counter::default())
         .state(Seen::default())
-        .max_line_length(64 * 1024)
-        // The differential test runs the same script with the fast path off.
-        .fast_path(std::env::var_os("TOOLSMITH_TEST_NO_FAST_PATH").is_none())
-        .run()
-        .await
+        .max_line_length(64 * 1024);
+    // The differential test runs the same script with the fast path off.
+    let fast = std::env::var_os("TOOLSMITH_TEST_NO_FAST_PATH").is_none();
+    toolsmith::__private::fast_path(server, fast).run().await
 }

@@ -183,7 +183,7 @@ fn schema_prints_tools_list_json() {
     let one: Value = serde_json::from_str(&stdout(&run(&["schema", "get_note"]))).unwrap();
     assert_eq!(one["name"], "get_note");
     assert_eq!(one["inputSchema"]["required"], json!(["note_id"]));
-    assert_eq!(one["_meta"][toolsmith::META_CATEGORY], "notes");
+    assert_eq!(one["_meta"][toolsmith::tool::META_CATEGORY], "notes");
     let missing = run(&["schema", "nope"]);
     assert_eq!(missing.status.code(), Some(1));
     assert!(

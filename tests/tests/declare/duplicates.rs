@@ -31,7 +31,10 @@ fn duplicate_names_are_an_error_naming_both_definitions() {
 async fn serving_refuses_to_start() {
     let (_client, server) = tokio::io::duplex(1024);
     let (read, write) = tokio::io::split(server);
-    let err = toolsmith::serve_on(read, write).await.unwrap_err();
+    let err = toolsmith::Server::new()
+        .serve_io(read, write)
+        .await
+        .unwrap_err();
     assert!(
         matches!(err, toolsmith::Error::DuplicateTool { .. }),
         "{err}"

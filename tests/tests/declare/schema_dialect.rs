@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use toolsmith::testing::{CallError, Client};
-use toolsmith::{ErrorKind, tool};
+use toolsmith::{error::ErrorKind, tool};
 
 /// A place.
 #[derive(Deserialize, JsonSchema)]

@@ -166,7 +166,7 @@ async fn post(
 async fn a_remembered_approval_holds_on_every_replica_that_shares_redis() {
     use toolsmith::approve::{Approval, Decision, Remember};
     use toolsmith::testing::{Answer, Client};
-    use toolsmith::{Caller, Server};
+    use toolsmith::{Server, context::Caller};
 
     let redis = start().await;
     let store: Arc<dyn TaskStore> =

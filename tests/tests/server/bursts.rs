@@ -29,7 +29,7 @@ fn a_waiting_call_is_answered_before_a_long_burst_behind_it_ends() {
     runtime.block_on(async {
         let (client, server) = tokio::io::duplex(16 << 20);
         let (read, write) = tokio::io::split(server);
-        tokio::spawn(toolsmith_tests::server_of(module_path!()).serve_on(read, write));
+        tokio::spawn(toolsmith_tests::server_of(module_path!()).serve_io(read, write));
         let (client_read, mut client_write) = tokio::io::split(client);
         let mut lines = BufReader::new(client_read).lines();
 

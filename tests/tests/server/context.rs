@@ -231,7 +231,7 @@ fn missing_state_stops_startup_naming_tool_and_type() {
     let (_client, server) = tokio::io::duplex(1024);
     let (read, write) = tokio::io::split(server);
     let err = runtime
-        .block_on(toolsmith_tests::server_of(module_path!()).serve_on(read, write))
+        .block_on(toolsmith_tests::server_of(module_path!()).serve_io(read, write))
         .unwrap_err();
     let message = err.to_string();
     assert!(message.contains("'needy'"), "{message}");
@@ -252,7 +252,7 @@ struct Progress {
 
 /// How far a job is, in percent.
 #[toolsmith::tool(read_only, closed_world)]
-fn percent_done(progress: Progress, cancel: toolsmith::Cancellation) -> String {
+fn percent_done(progress: Progress, cancel: toolsmith::context::Cancellation) -> String {
     let _ = cancel;
     format!("{}%", progress.done * 100 / progress.total)
 }

@@ -13,8 +13,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use toolsmith::rmcp::model::JsonObject;
 use toolsmith::testing::{CallError, Client};
 use toolsmith::{
-    CallContext, Caller, Confirm, Hints, Policy, Registry, ScopeNames, Server, Tool, ToolError,
-    ToolFuture, ToolOutput,
+    CallContext, Hints, Registry, Server, Tool, ToolError, context::Caller, server::Confirm,
+    server::Policy, tool::ScopeNames, tool::ToolFuture, tool::ToolOutput,
 };
 
 fn object(value: Value) -> JsonObject {

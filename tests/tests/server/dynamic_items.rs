@@ -1,4 +1,4 @@
-//! Resources and prompts made by hand ([`toolsmith::Resource`], [`toolsmith::Prompt`]): listed,
+//! Resources and prompts made by hand ([`toolsmith::resource::Resource`], [`toolsmith::prompt::Prompt`]): listed,
 //! read and got through the same steps as a `#[resource]` and a `#[prompt]` (not found, a
 //! wrong argument, an error the client reads), and added and removed while serving, with
 //! `notifications/resources/list_changed` and `prompts/list_changed` on a session and on a
@@ -10,8 +10,8 @@ use serde_json::{Value, json};
 use toolsmith::rmcp::model::{JsonObject, PromptArgument, ResourceContents};
 use toolsmith::testing::{CallError, Client};
 use toolsmith::{
-    CallContext, Prompt, PromptFuture, PromptMessage, Registry, Resource, ResourceFuture, Role,
-    Server, ToolError,
+    CallContext, Registry, Server, ToolError, prompt::Prompt, prompt::PromptFuture,
+    prompt::PromptMessage, prompt::Role, resource::Resource, resource::ResourceFuture,
 };
 
 use super::dynamic::{listen, modern, post, read_until, serve_http};

@@ -9,7 +9,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::json;
 use toolsmith::testing::{CallError, Client};
-use toolsmith::{ErrorKind, State, tool};
+use toolsmith::{State, error::ErrorKind, tool};
 
 /// Configuration the tests register only sometimes.
 struct Config {
@@ -42,7 +42,8 @@ fn names_the_missing_state(message: &str, tool: &str, state: &str) {
 #[tokio::test]
 async fn the_test_client_connects_without_the_state_and_names_it_when_the_tool_is_called() {
     for fast_path in [true, false] {
-        let server = toolsmith_tests::server_of(module_path!()).fast_path(fast_path);
+        let server =
+            toolsmith::__private::fast_path(toolsmith_tests::server_of(module_path!()), fast_path);
         let client = Client::connect(server)
             .await
             .expect("a missing state does not stop the test client");
@@ -82,7 +83,7 @@ async fn serving_still_refuses_to_start() {
     let (_client, server) = tokio::io::duplex(1024);
     let (read, write) = tokio::io::split(server);
     let err = toolsmith_tests::server_of(module_path!())
-        .serve_on(read, write)
+        .serve_io(read, write)
         .await
         .unwrap_err();
     assert!(

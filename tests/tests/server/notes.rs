@@ -90,7 +90,7 @@ async fn annotations_follow_the_tutorial() {
         .filter(|t| {
             t.meta
                 .as_ref()
-                .and_then(|m| m.get(toolsmith::META_CATEGORY))
+                .and_then(|m| m.get(toolsmith::tool::META_CATEGORY))
                 .is_some_and(|c| c == "notes")
         })
         .map(|t| t.name.as_ref())
@@ -376,7 +376,7 @@ fn tools_stay_callable_from_rust() {
     assert_eq!(note.title, "Standup notes");
     let chart = toolsmith_examples::notes::tag_chart(toolsmith::State::new(Notes::seeded()), None);
     assert!(
-        matches!(&chart[..], [toolsmith::Content::Text(_), toolsmith::Content::Image(image)] if image.mime_type() == "image/png")
+        matches!(&chart[..], [toolsmith::tool::Content::Text(_), toolsmith::tool::Content::Image(image)] if image.mime_type() == "image/png")
     );
 }
 

@@ -5,7 +5,7 @@
 //! alpha/beta/gamma/delta by N % 4; tagged `even` or `odd`, and `fives` when N % 5 == 0.
 
 use rmcp::model::PaginatedRequestParams;
-use toolsmith::{Search, SearchError, tool};
+use toolsmith::{registry::Search, registry::SearchError, tool};
 
 macro_rules! fixture {
     ($name:ident, $title:literal, [$($hint:tt)*], $category:literal, [$($tag:literal),*]) => {
@@ -558,7 +558,7 @@ fn all_pages(query: Search) -> (Vec<String>, usize) {
     let mut query = query;
     let size = query
         .page_size
-        .unwrap_or(toolsmith::DEFAULT_SEARCH_PAGE_SIZE);
+        .unwrap_or(toolsmith::registry::Search::DEFAULT_PAGE_SIZE);
     let (mut names, mut pages) = (Vec::new(), 0);
     loop {
         let page = registry.search(&query).unwrap();
@@ -696,9 +696,9 @@ fn metadata_is_in_the_registry_and_in_meta() {
     assert_eq!(tool.category(), Some("gamma"));
     assert_eq!(tool.tags(), ["even", "fives"]);
     let meta = tool.mcp_tool().meta.clone().unwrap();
-    assert_eq!(meta[toolsmith::META_CATEGORY], "gamma");
+    assert_eq!(meta[toolsmith::tool::META_CATEGORY], "gamma");
     assert_eq!(
-        meta[toolsmith::META_TAGS],
+        meta[toolsmith::tool::META_TAGS],
         serde_json::json!(["even", "fives"])
     );
 }
@@ -710,7 +710,7 @@ async fn tools_list_paginates_with_next_cursor() {
     tokio::spawn(
         toolsmith_tests::server_of(module_path!())
             .page_size(50)
-            .serve_on(read, write),
+            .serve_io(read, write),
     );
     let client = rmcp::ServiceExt::serve((), client_end).await.unwrap();
 

@@ -262,7 +262,11 @@ async fn a_task_call_with_bad_arguments_is_refused_on_the_call() {
     let CallError::Tool { kind, .. } = &err else {
         panic!("not an error result: {err:?}");
     };
-    assert_eq!(*kind, toolsmith::ErrorKind::InvalidArguments, "{err}");
+    assert_eq!(
+        *kind,
+        toolsmith::error::ErrorKind::InvalidArguments,
+        "{err}"
+    );
     assert!(err.message().contains("count"), "{err}");
     // A tool that is no task answers a task call with its result.
     let err = client
@@ -328,7 +332,7 @@ async fn a_task_still_running_when_serving_ends_is_failed_as_stopped() {
         .task_store(store.clone());
     let (client, server_end) = tokio::io::duplex(1 << 16);
     let (read, write) = tokio::io::split(server_end);
-    let serving = tokio::spawn(server.serve_on(read, write));
+    let serving = tokio::spawn(server.serve_io(read, write));
     let (client_read, mut client_write) = tokio::io::split(client);
     let mut lines = BufReader::new(client_read).lines();
     let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
@@ -381,7 +385,7 @@ async fn refused_task(client: &Client) -> String {
     let CallError::Tool { message, kind, .. } = err else {
         panic!("not a refusal: {err:?}");
     };
-    assert_eq!(kind, toolsmith::ErrorKind::Refused, "{message}");
+    assert_eq!(kind, toolsmith::error::ErrorKind::Refused, "{message}");
     message
 }
 

@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use toolsmith::testing::{CallError, CallOptions, Client};
 use toolsmith::{
-    ClientLog, ErrorKind, Hints, Policy, Progress, ScopeNames, Server, State, ToolError, tool,
+    Hints, Progress, Server, State, ToolError, context::ClientLog, error::ErrorKind,
+    server::Policy, tool, tool::ScopeNames,
 };
 
 #[derive(Serialize, Deserialize, JsonSchema, Debug, PartialEq)]

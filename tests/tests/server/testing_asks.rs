@@ -10,7 +10,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use toolsmith::testing::{Answer, Client};
-use toolsmith::{Confirm, Elicit, Elicitation, ErrorKind, Sample, ToolError, tool};
+use toolsmith::{
+    ToolError, context::Elicit, context::Elicitation, context::Sample, error::ErrorKind,
+    server::Confirm, tool,
+};
 
 #[derive(Deserialize, JsonSchema)]
 struct Seats {
@@ -159,7 +162,7 @@ async fn a_state_ttl_of_zero_stops_the_server() {
     let (client, server_end) = tokio::io::duplex(1024);
     drop(client);
     let (read, write) = tokio::io::split(server_end);
-    let Err(err) = server.serve_on(read, write).await else {
+    let Err(err) = server.serve_io(read, write).await else {
         panic!("a zero TTL would refuse every confirmation");
     };
     assert!(

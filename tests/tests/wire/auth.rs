@@ -550,8 +550,10 @@ async fn a_rotated_key_is_fetched_once_the_interval_is_over() {
     let port = toolsmith_tests::free_port();
     let addr = format!("127.0.0.1:{port}");
     let resource = format!("http://{addr}/mcp");
-    let auth = toolsmith::Auth::new(ISSUER, jwks_server.url.clone())
-        .refetch_interval(Duration::from_millis(300));
+    let auth = toolsmith::__private::refetch_interval(
+        toolsmith::auth::Auth::new(ISSUER, jwks_server.url.clone()),
+        Duration::from_millis(300),
+    );
     tokio::spawn(
         toolsmith_tests::server_of(module_path!())
             .auth(auth)
@@ -617,7 +619,7 @@ async fn a_plain_http_jwks_url_off_loopback_stops_startup() {
 
 /// Who is calling, as the tool sees it.
 #[toolsmith::tool(read_only, closed_world)]
-fn caller_here(caller: toolsmith::Caller) -> String {
+fn caller_here(caller: toolsmith::context::Caller) -> String {
     format!(
         "{}:{}:{}",
         caller.subject().unwrap_or("-"),
@@ -635,7 +637,7 @@ async fn over_stdio_the_caller_is_the_anonymous_local_user() {
     assert_eq!(toolsmith_tests::text(&result), "-::true");
     // Still an ordinary function.
     assert_eq!(
-        caller_here(toolsmith::Caller::new("alice", ["tools:read"])),
+        caller_here(toolsmith::context::Caller::new("alice", ["tools:read"])),
         "alice:tools:read:false"
     );
     client.cancel().await.unwrap();

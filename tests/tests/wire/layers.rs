@@ -9,9 +9,9 @@ use std::task::{Context, Poll};
 
 use serde_json::{Value, json};
 use toolsmith::layer::tower::{self, Service};
-use toolsmith::layer::{Call, CallResult, Item};
+use toolsmith::layer::{Call, CallOutcome, Item};
 use toolsmith::testing::{CallError, Client};
-use toolsmith::{ErrorKind, State, tool};
+use toolsmith::{State, error::ErrorKind, tool};
 use toolsmith_tests::http::HttpServer;
 use toolsmith_tests::raw::Raw;
 
@@ -37,13 +37,14 @@ struct Audit<S> {
 
 impl<S> Service<Call> for Audit<S>
 where
-    S: Service<Call, Response = CallResult, Error = Infallible>,
+    S: Service<Call, Response = CallOutcome, Error = Infallible>,
     S::Future: Send + 'static,
 {
-    type Response = CallResult;
+    type Response = CallOutcome;
     type Error = Infallible;
-    type Future =
-        std::pin::Pin<Box<dyn std::future::Future<Output = Result<CallResult, Infallible>> + Send>>;
+    type Future = std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<CallOutcome, Infallible>> + Send>,
+    >;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         self.inner.poll_ready(cx)
@@ -58,7 +59,7 @@ where
             arguments,
         ));
         if label == "forbidden" {
-            return Box::pin(std::future::ready(Ok(CallResult::refused(
+            return Box::pin(std::future::ready(Ok(CallOutcome::refused(
                 "The audit layer refuses this label.",
             ))));
         }
@@ -124,9 +125,9 @@ struct Tag<S>(S);
 
 impl<S> Service<Call> for Tag<S>
 where
-    S: Service<Call, Response = CallResult, Error = Infallible>,
+    S: Service<Call, Response = CallOutcome, Error = Infallible>,
 {
-    type Response = CallResult;
+    type Response = CallOutcome;
     type Error = Infallible;
     type Future = S::Future;
 
@@ -152,13 +153,14 @@ struct Gate<S>(S, Arc<Mutex<Vec<Option<Tenant>>>>);
 
 impl<S> Service<Call> for Gate<S>
 where
-    S: Service<Call, Response = CallResult, Error = Infallible>,
+    S: Service<Call, Response = CallOutcome, Error = Infallible>,
     S::Future: Send + 'static,
 {
-    type Response = CallResult;
+    type Response = CallOutcome;
     type Error = Infallible;
-    type Future =
-        std::pin::Pin<Box<dyn std::future::Future<Output = Result<CallResult, Infallible>> + Send>>;
+    type Future = std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<CallOutcome, Infallible>> + Send>,
+    >;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         self.0.poll_ready(cx)
@@ -168,7 +170,7 @@ where
         let tenant = call.extensions().get::<Tenant>().cloned();
         self.1.lock().unwrap().push(tenant.clone());
         if tenant == Some(Tenant("blocked".into())) {
-            return Box::pin(std::future::ready(Ok(CallResult::refused(
+            return Box::pin(std::future::ready(Ok(CallOutcome::refused(
                 "Blocked tenant.",
             ))));
         }
@@ -237,13 +239,14 @@ struct Watch<S>(S, Requests);
 
 impl<S> Service<Call> for Watch<S>
 where
-    S: Service<Call, Response = CallResult, Error = Infallible>,
+    S: Service<Call, Response = CallOutcome, Error = Infallible>,
     S::Future: Send + 'static,
 {
-    type Response = CallResult;
+    type Response = CallOutcome;
     type Error = Infallible;
-    type Future =
-        std::pin::Pin<Box<dyn std::future::Future<Output = Result<CallResult, Infallible>> + Send>>;
+    type Future = std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<CallOutcome, Infallible>> + Send>,
+    >;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         self.0.poll_ready(cx)
@@ -263,7 +266,7 @@ where
             _ => false,
         };
         if refused {
-            return Box::pin(std::future::ready(Ok(CallResult::refused("Not for you."))));
+            return Box::pin(std::future::ready(Ok(CallOutcome::refused("Not for you."))));
         }
         Box::pin(self.0.call(call))
     }

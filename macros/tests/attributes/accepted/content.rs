@@ -1,7 +1,8 @@
 //! Every content return form compiles, with icons in both forms.
 
 use toolsmith::{
-    Audio, Content, EmbeddedResource, Image, ResourceLink, ToolError, ToolOutput, tool,
+    ToolError, tool, tool::Audio, tool::Content, tool::EmbeddedResource, tool::Image,
+    tool::ResourceLink, tool::ToolOutput,
 };
 
 /// An image.
@@ -22,13 +23,13 @@ async fn audio() -> Result<Audio, ToolError> {
 
 /// A link, or an error masked.
 #[tool(read_only)]
-fn link() -> Result<toolsmith::ResourceLink, std::io::Error> {
+fn link() -> Result<toolsmith::tool::ResourceLink, std::io::Error> {
     Ok(ResourceLink::new("file:///a", "a"))
 }
 
 /// An embedded resource.
 #[tool(read_only)]
-fn embedded() -> toolsmith::EmbeddedResource {
+fn embedded() -> toolsmith::tool::EmbeddedResource {
     EmbeddedResource::text("file:///a", "a")
 }
 

@@ -1,6 +1,6 @@
 use std::sync::Mutex;
 
-use toolsmith::{Cancellation, ClientLog, Progress, State, tool};
+use toolsmith::{Progress, State, context::Cancellation, context::ClientLog, tool};
 
 struct Counter(Mutex<u32>);
 
@@ -44,13 +44,13 @@ fn aliased(reporter: Reporter, count: u32) -> u32 {
 
 #[test]
 fn compiles_and_works() {
-    let tool = toolsmith::registry().get("bump").unwrap();
+    let tool = toolsmith::Registry::global().get("bump").unwrap();
     assert_eq!(tool.input_schema()["required"], serde_json::json!(["step"]));
     assert_eq!(
         tool.input_schema()["properties"].as_object().unwrap().len(),
         1
     );
-    let aliased_tool = toolsmith::registry().get("aliased").unwrap();
+    let aliased_tool = toolsmith::Registry::global().get("aliased").unwrap();
     assert_eq!(
         aliased_tool.input_schema()["required"],
         serde_json::json!(["count"])

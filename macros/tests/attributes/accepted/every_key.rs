@@ -48,12 +48,12 @@ fn with_metadata() {}
 
 /// Named scopes.
 #[tool(destructive = false, scopes = ["billing:admin", "billing:read"])]
-fn charge(caller: toolsmith::Caller) -> String {
+fn charge(caller: toolsmith::context::Caller) -> String {
     caller.subject().unwrap_or("anonymous").to_owned()
 }
 
 fn hints(name: &str) -> Hints {
-    toolsmith::registry().get(name).expect(name).hints()
+    toolsmith::Registry::global().get(name).expect(name).hints()
 }
 
 /// May run as a task.
@@ -70,8 +70,8 @@ fn optional_task() {}
 
 #[test]
 fn compiles_and_works() {
-    use toolsmith::TaskSupport;
-    let task = |name| toolsmith::registry().get(name).unwrap().task();
+    use toolsmith::tool::TaskSupport;
+    let task = |name| toolsmith::Registry::global().get(name).unwrap().task();
     assert_eq!(task("as_task"), TaskSupport::Optional);
     assert_eq!(task("only_as_task"), TaskSupport::Required);
     assert_eq!(task("optional_task"), TaskSupport::Optional);
@@ -92,34 +92,36 @@ fn compiles_and_works() {
     assert_eq!(hints("destructive_true"), h(false, true, false, true));
     assert_eq!(hints("nothing_stated"), h(false, true, false, true));
     assert_eq!(hints("ordered"), h(true, false, true, false));
-    let renamed = toolsmith::registry().get("renamed-tool.v1").unwrap();
+    let renamed = toolsmith::Registry::global()
+        .get("renamed-tool.v1")
+        .unwrap();
     assert_eq!(renamed.header().title(), Some("Named"));
     assert_eq!(renamed.header().description(), "From the key.");
     assert_eq!(
-        toolsmith::registry()
+        toolsmith::Registry::global()
             .get("ordered")
             .unwrap()
             .header()
             .title(),
         Some("Ordered")
     );
-    let meta = toolsmith::registry().get("with_metadata").unwrap();
+    let meta = toolsmith::Registry::global().get("with_metadata").unwrap();
     assert_eq!(meta.category(), Some("notes"));
     assert_eq!(meta.tags(), ["search", "read"]);
-    let charge_tool = toolsmith::registry().get("charge").unwrap();
+    let charge_tool = toolsmith::Registry::global().get("charge").unwrap();
     assert_eq!(
         charge_tool.header().scopes(),
         ["billing:admin", "billing:read"]
     );
-    let names = toolsmith::ScopeNames::default();
+    let names = toolsmith::tool::ScopeNames::default();
     assert!(!names.permits(charge_tool, &["tools:destructive", "billing:admin"]));
     assert!(names.permits(charge_tool, &["billing:read", "billing:admin"]));
     assert!(names.permits(
-        toolsmith::registry().get("flags").unwrap(),
+        toolsmith::Registry::global().get("flags").unwrap(),
         &["tools:write"]
     ));
     assert_eq!(
-        charge(toolsmith::Caller::new("alice", ["billing:admin"])),
+        charge(toolsmith::context::Caller::new("alice", ["billing:admin"])),
         "alice"
     );
     flags();

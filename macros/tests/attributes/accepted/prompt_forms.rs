@@ -2,7 +2,10 @@
 //! each also inside `Result`, optional arguments, context parameters, `async fn`, and
 //! completions by a sync and an async fn.
 
-use toolsmith::{Caller, Completion, Image, PromptMessage, Role, State, ToolError, prompt};
+use toolsmith::{
+    State, ToolError, complete::Completion, context::Caller, prompt, prompt::PromptMessage,
+    prompt::Role, tool::Image,
+};
 
 struct Notes {
     count: usize,
@@ -92,7 +95,7 @@ async fn topics(value: &str, completion: &Completion) -> Vec<String> {
 
 #[test]
 fn compiles_and_works() {
-    let registry = toolsmith::registry();
+    let registry = toolsmith::Registry::global();
     let names: Vec<&str> = registry.prompts().iter().map(|p| p.name()).collect();
     assert_eq!(
         names,

@@ -5,7 +5,10 @@
 use std::time::{Duration, UNIX_EPOCH};
 
 use serde::Serialize;
-use toolsmith::{Caller, Completion, Image, Modified, State, ToolError, resource};
+use toolsmith::{
+    State, ToolError, complete::Completion, context::Caller, resource, resource::Modified,
+    tool::Image,
+};
 
 struct Shelf {
     titles: Vec<String>,
@@ -105,7 +108,7 @@ async fn tags(value: &str, _completion: &Completion) -> Vec<String> {
 
 #[test]
 fn compiles_and_works() {
-    let registry = toolsmith::registry();
+    let registry = toolsmith::Registry::global();
 
     let index_info = registry.resource_declared("notes://index").unwrap();
     assert!(!index_info.is_template());

@@ -70,7 +70,10 @@ pub(crate) fn colour() -> Colour {
 
 #[test]
 fn compiles_and_works() {
-    let schema = toolsmith::registry().get("params").unwrap().input_schema();
+    let schema = toolsmith::Registry::global()
+        .get("params")
+        .unwrap()
+        .input_schema();
     assert_eq!(
         schema["required"],
         serde_json::json!(["filter", "labels", "weights", "counter"])

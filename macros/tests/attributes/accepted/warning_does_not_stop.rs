@@ -13,7 +13,7 @@ fn delete_everything() -> bool {
 fn compiles_and_works() {
     assert!(!delete_everything());
     assert!(
-        toolsmith::registry()
+        toolsmith::Registry::global()
             .get("delete_everything")
             .unwrap()
             .hints()

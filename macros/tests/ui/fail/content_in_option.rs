@@ -1,4 +1,4 @@
-use toolsmith::{Image, tool};
+use toolsmith::{tool::Image, tool};
 
 /// Maybe a picture.
 #[tool(read_only)]

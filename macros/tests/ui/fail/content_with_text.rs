@@ -1,4 +1,4 @@
-use toolsmith::{Image, tool};
+use toolsmith::{tool::Image, tool};
 
 /// A caption and a picture.
 #[tool(read_only)]

@@ -1,4 +1,4 @@
-use toolsmith::{Elicit, tool};
+use toolsmith::{context::Elicit, tool};
 
 /// Asks, but cannot await the answer.
 #[tool(read_only, closed_world)]

@@ -1,4 +1,4 @@
-use toolsmith::{Completion, prompt};
+use toolsmith::{complete::Completion, prompt};
 
 /// Summarize the notes with a tag.
 ///

@@ -1,4 +1,4 @@
-use toolsmith::{Completion, resource};
+use toolsmith::{complete::Completion, resource};
 
 /// The index.
 #[resource(uri = "notes://index", complete(note_id = ids))]

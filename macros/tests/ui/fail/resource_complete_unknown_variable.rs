@@ -1,4 +1,4 @@
-use toolsmith::{Completion, resource};
+use toolsmith::{complete::Completion, resource};
 
 /// One note.
 ///

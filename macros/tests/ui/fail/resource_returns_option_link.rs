@@ -1,4 +1,4 @@
-use toolsmith::{ResourceLink, resource};
+use toolsmith::{tool::ResourceLink, resource};
 
 /// The note index.
 #[resource(uri = "notes://index")]

@@ -9,7 +9,9 @@ use std::fmt::Write;
 use serde_json::Value;
 
 use crate::tool::canonical;
-use crate::{PromptInfo, Registry, ResourceInfo, ScopeNames, ToolInfo};
+use crate::{
+    Registry, prompt::PromptInfo, resource::ResourceInfo, tool::ScopeNames, tool::ToolInfo,
+};
 
 const HEADER: &str = "# toolsmith hint snapshot: one tool per line (name, hints, whether the user confirms each call, required scopes, schema and description fingerprints, title), then one per resource (`resource:URI`) and prompt (`prompt:NAME`).\n";
 
@@ -34,7 +36,7 @@ impl Registry {
     ///
     /// ```
     /// use toolsmith::{Hints, Registry, Tool};
-    /// # use toolsmith::{CallContext, ToolFuture, ToolOutput, rmcp::model::JsonObject};
+    /// # use toolsmith::{CallContext, tool::ToolFuture, tool::ToolOutput, rmcp::model::JsonObject};
     /// struct Note(&'static str);
     /// impl Tool for Note {
     ///     fn name(&self) -> &str { "get_note" }
@@ -154,7 +156,7 @@ fn line(tool: &ToolInfo, names: &ScopeNames, confirms: bool) -> String {
     );
     let _ = write!(line, " confirm={confirms}");
     // Only for a tool that runs as a task: a snapshot written before tasks stays current.
-    if tool.task() != crate::TaskSupport::Never {
+    if tool.task() != crate::tool::TaskSupport::Never {
         let _ = write!(line, " task={}", tool.task().as_str());
     }
     // Scope tokens hold no comma or space (the macro checks).

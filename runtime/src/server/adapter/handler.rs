@@ -14,7 +14,7 @@ use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use super::{ToolServer, caller_of};
-use crate::LogLevel;
+use crate::context::LogLevel;
 use crate::server::call::Way;
 
 impl ServerHandler for ToolServer {
@@ -65,8 +65,8 @@ impl ServerHandler for ToolServer {
         self.measured("tools/list", version, async move {
             let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
             // 2026-07-28 has caching hints; earlier revisions do not know them.
-            let modern = context.meta.protocol_version().is_some();
-            self.tools_list(&caller_of(&context), cursor, modern)
+            let per_request = context.meta.protocol_version().is_some();
+            self.tools_list(&caller_of(&context), cursor, per_request)
         })
         .await
     }

@@ -21,7 +21,7 @@ use crate::server::catalog::Scopes;
 use crate::server::subscriptions::{
     MAX_SUBSCRIBED_URI, MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTIONS_TOTAL, Refused,
 };
-use crate::{Caller, Registry};
+use crate::{Registry, context::Caller};
 
 /// Adds what is registered to `capabilities`: `resources` (with subscriptions when a
 /// session can hear them), `prompts`, and `completions` when anything completes. A server

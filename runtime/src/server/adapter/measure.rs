@@ -16,10 +16,7 @@ use crate::request::Transport;
 impl ToolServer {
     /// Whether answers are measured (the server has metrics).
     pub(crate) fn measures(&self) -> bool {
-        #[cfg(feature = "metrics")]
-        return self.pipeline.metrics.is_some();
-        #[cfg(not(feature = "metrics"))]
-        false
+        self.pipeline.metrics.is_some()
     }
 
     /// When an answer begins, if it is measured.
@@ -36,7 +33,6 @@ impl ToolServer {
         transport: Transport,
         version: Option<&ProtocolVersion>,
     ) {
-        #[cfg(feature = "metrics")]
         if let (Some(began), Some(metrics)) = (began, &self.pipeline.metrics) {
             let op = crate::metrics::Operation {
                 method,
@@ -46,8 +42,6 @@ impl ToolServer {
             };
             metrics.operation(op, None, began.elapsed().as_secs_f64());
         }
-        #[cfg(not(feature = "metrics"))]
-        let _ = (began, method, transport, version);
     }
 
     /// The revision of a request on rmcp's path, when it is measured.
@@ -70,7 +64,6 @@ impl ToolServer {
     ) -> Result<T, ErrorData> {
         let began = self.clock();
         let answer = answer.await;
-        #[cfg(feature = "metrics")]
         if let (Some(began), Some(metrics)) = (began, &self.pipeline.metrics) {
             let op = crate::metrics::Operation {
                 method,
@@ -83,8 +76,6 @@ impl ToolServer {
             };
             metrics.operation(op, None, began.elapsed().as_secs_f64());
         }
-        #[cfg(not(feature = "metrics"))]
-        let _ = (began, method, version);
         answer
     }
 }

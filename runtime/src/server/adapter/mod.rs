@@ -27,10 +27,10 @@ use std::future::Future;
 
 use tokio_util::sync::CancellationToken;
 
-use super::call::{Answer, CallSetup, Pipeline, Way};
+use super::call::{CallReply, CallSetup, Pipeline, Way};
 use super::catalog::{Catalog, Catalogs};
 use super::subscriptions::Subscriptions;
-use crate::Caller;
+use crate::context::Caller;
 use crate::context::{ClientChannel, SessionLevel};
 
 /// What every session of one server shares, made once (`Server::handler_with`): the call
@@ -49,7 +49,7 @@ pub(crate) struct Hub {
     pub(crate) sessions: bool,
     /// How long clients may keep the tool list (2026-07-28's `ttlMs`).
     pub(crate) list_ttl_ms: u64,
-    /// The tool set can change while serving (a [`RegistryHandle`](crate::RegistryHandle)
+    /// The tool set can change while serving (a [`RegistryHandle`](crate::registry::RegistryHandle)
     /// was taken): sessions hear `notifications/tools/list_changed`.
     pub(crate) live: bool,
     /// Who hears about changes: resources, and the tool list.
@@ -116,7 +116,7 @@ impl ToolServer {
         let tasks = current
             .tools()
             .iter()
-            .any(|t| t.task() != crate::TaskSupport::Never && policy.allows(t).is_ok());
+            .any(|t| t.task() != crate::tool::TaskSupport::Never && policy.allows(t).is_ok());
         let mut capabilities = match tasks {
             true => builder.enable_tasks().build(),
             false => builder.build(),
@@ -217,7 +217,7 @@ impl ToolServer {
         cancel: CancellationToken,
         setup: CallSetup,
         way: Way,
-    ) -> impl Future<Output = Answer> + Send + '_ {
+    ) -> impl Future<Output = CallReply> + Send + '_ {
         let setup = self.with_session(setup);
         self.pipeline.call(params, cancel, setup, way)
     }
@@ -244,10 +244,10 @@ impl ToolServer {
         let mut setup = CallSetup {
             sink,
             caller: caller_of(context),
-            #[cfg(all(feature = "otel", feature = "http"))]
-            trace: context
-                .extensions
-                .get::<axum::http::request::Parts>()
+            #[cfg(feature = "http")]
+            trace: crate::trace::active()
+                .then(|| context.extensions.get::<axum::http::request::Parts>())
+                .flatten()
                 .and_then(|parts| parts.extensions.get::<crate::trace::Handoff>())
                 .cloned(),
             ..CallSetup::of_meta(&context.meta)

@@ -9,7 +9,7 @@ use rmcp::model::JsonObject;
 use super::ask::{Gate, Plan, refused};
 use super::tally::Tally;
 use super::{CallSetup, Pipeline};
-use crate::ToolInfo;
+use crate::tool::ToolInfo;
 use crate::tool::output::Outcome;
 
 impl Pipeline {

@@ -9,7 +9,7 @@
 //! - on 2026-07-28: an `input_required` answer with the question and a sealed request state
 //!   (`seal.rs`); the client asks the user and calls again with the answer and the state.
 //!
-//! A tool that asks during its call ([`Elicit`](crate::Elicit), [`Sample`](crate::Sample))
+//! A tool that asks during its call ([`Elicit`](crate::context::Elicit), [`Sample`](crate::context::Sample))
 //! uses the same rounds on 2026-07-28: its answers so far travel in the sealed state.
 //! Whatever goes wrong (a decline, a state altered, expired or made for another call, a
 //! retry without the answer, a client that cannot ask) is an error result of kind
@@ -30,9 +30,9 @@ use super::remember::{Offer, REMEMBER_PROPERTY};
 use super::seal::{Sealed, Unsealed, binding};
 use super::tally::Tally;
 use super::{CallSetup, Pipeline, Retry};
-use crate::ToolInfo;
 use crate::context::inquiry::{Answered, Question};
 use crate::context::{ChannelError, Inquiry};
+use crate::tool::ToolInfo;
 use crate::tool::output::Outcome;
 
 /// The key of the confirmation among a call's questions.
@@ -131,7 +131,7 @@ impl Pipeline {
         &self,
         tool: &ToolInfo,
         arguments: Option<&JsonObject>,
-        caller: &crate::Caller,
+        caller: &crate::context::Caller,
     ) -> String {
         crate::tool::confirm::question(tool, arguments, || {
             crate::context::CallContext::new(

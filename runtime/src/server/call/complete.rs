@@ -1,7 +1,7 @@
 //! `completion/complete`: resolves the prompt or resource template the reference names and
 //! checks access as a read does (`read.rs`), then runs the completion fn in place (it is meant
 //! to answer at each keystroke), its panic caught, under a timeout and the client's
-//! cancellation; at most [`MAX_COMPLETIONS`](crate::MAX_COMPLETIONS) values go back.
+//! cancellation; at most [`MAX_COMPLETIONS`](crate::complete::MAX_COMPLETIONS) values go back.
 
 use std::panic::AssertUnwindSafe;
 use std::time::Duration;
@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::Pipeline;
 use super::read::clip;
 use crate::complete::{Candidates, Completion, capped};
-use crate::{Caller, ErrorKind, META_ERROR};
+use crate::{context::Caller, error::ErrorKind, error::META_ERROR};
 
 /// How long a completion fn may take.
 pub(crate) const COMPLETION_TIMEOUT: Duration = Duration::from_secs(5);

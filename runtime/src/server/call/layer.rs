@@ -13,10 +13,10 @@ use futures::future::BoxFuture;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResponse, GetPromptResult, ReadResourceResult};
 
-use super::{Answer, CallLog, Pipeline};
-use crate::layer::{Call, CallResult, CallService, Reply};
+use super::{CallLog, CallReply, Pipeline};
+use crate::layer::{Call, CallOutcome, CallService, Reply};
 use crate::request::Target as Request;
-use crate::{ErrorKind, META_ERROR};
+use crate::{error::ErrorKind, error::META_ERROR};
 
 /// One layer, as the server keeps it: wraps a service in itself.
 pub(crate) type Wrap = Arc<dyn Fn(CallService) -> CallService + Send + Sync>;
@@ -84,9 +84,9 @@ impl Pipeline {
 struct Dispatch(Pipeline);
 
 impl tower::Service<Call> for Dispatch {
-    type Response = CallResult;
+    type Response = CallOutcome;
     type Error = Infallible;
-    type Future = BoxFuture<'static, Result<CallResult, Infallible>>;
+    type Future = BoxFuture<'static, Result<CallOutcome, Infallible>>;
 
     fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         Poll::Ready(Ok(()))
@@ -103,16 +103,16 @@ impl tower::Service<Call> for Dispatch {
                 Request::Read(read) => Reply::Read(pipeline.read_now(read).await),
                 Request::Prompt(get) => Reply::Prompt(pipeline.prompt_now(get).await),
             };
-            Ok(CallResult(reply))
+            Ok(CallOutcome(reply))
         })
     }
 }
 
 /// What the layers' reply is as each request's own answer. A layer answers any request
-/// with a tool's error result (`CallResult::refused`); for a read or a prompt, that is the
+/// with a tool's error result (`CallOutcome::refused`); for a read or a prompt, that is the
 /// protocol error of its kind (-32603, its data naming the kind) with the result's text.
 impl Reply {
-    pub(super) fn into_tool(self) -> Answer {
+    pub(super) fn into_tool(self) -> CallReply {
         match self {
             Reply::Tool(answer) => answer,
             Reply::Read(_) | Reply::Prompt(_) => Err(mismatched("tools/call")),

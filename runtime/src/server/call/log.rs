@@ -6,9 +6,8 @@ use std::time::Instant;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResponse, GetPromptResult, ReadResourceResult};
 
-use super::{Answer, Pipeline, Way};
-#[cfg(any(feature = "metrics", feature = "otel"))]
-use crate::outcome::CallOutcome;
+use super::{CallReply, Pipeline, Way};
+use crate::outcome::OutcomeLabel;
 
 /// Step 6: the per-request debug line, and with metrics, a tool call counted and timed (by
 /// the tool's registered name: a name the registry lacks counts as `unknown`). The clock is
@@ -18,18 +17,15 @@ pub(super) struct CallLog {
     /// `tools/call`, `resources/read`, `prompts/get`.
     method: &'static str,
     start: Option<Instant>,
-    #[cfg(feature = "metrics")]
     timer: Option<crate::metrics::CallTimer>,
     /// The request as OpenTelemetry's MCP metrics label it: how it came, at which revision.
-    #[cfg(feature = "metrics")]
     operation: Option<Measured>,
-    #[cfg(feature = "otel")]
+    /// The request's span (`Span::none()` when it is not traced).
     span: tracing::Span,
 }
 
 /// What the MCP operation metric of one request needs: how it came and at which revision;
 /// for a read or a prompt (a call has its timer), the metrics and when it began.
-#[cfg(feature = "metrics")]
 pub(super) struct Measured {
     clock: Option<(crate::metrics::Metrics, Instant)>,
     transport: crate::request::Transport,
@@ -38,23 +34,19 @@ pub(super) struct Measured {
 
 /// How an answer is logged: its outcome, and the word of the debug line.
 pub(super) trait Logged {
-    #[cfg(any(feature = "metrics", feature = "otel"))]
-    fn outcome(&self) -> CallOutcome;
+    fn outcome(&self) -> OutcomeLabel;
 
     /// How it ended, as OpenTelemetry's `error.type` says.
-    #[cfg(feature = "metrics")]
     fn failure(&self) -> crate::metrics::Failure;
 
     fn word(&self) -> &'static str;
 }
 
-impl Logged for Answer {
-    #[cfg(any(feature = "metrics", feature = "otel"))]
-    fn outcome(&self) -> CallOutcome {
-        CallOutcome::of(self)
+impl Logged for CallReply {
+    fn outcome(&self) -> OutcomeLabel {
+        OutcomeLabel::of(self)
     }
 
-    #[cfg(feature = "metrics")]
     fn failure(&self) -> crate::metrics::Failure {
         use crate::metrics::Failure;
         match self {
@@ -82,15 +74,13 @@ impl Logged for Answer {
 macro_rules! logged_result {
     ($($result:ty),*) => {$(
         impl Logged for Result<$result, ErrorData> {
-            #[cfg(any(feature = "metrics", feature = "otel"))]
-            fn outcome(&self) -> CallOutcome {
+            fn outcome(&self) -> OutcomeLabel {
                 match self {
-                    Ok(_) => CallOutcome::Ok,
-                    Err(error) => CallOutcome::of_error(error),
+                    Ok(_) => OutcomeLabel::Ok,
+                    Err(error) => OutcomeLabel::of_error(error),
                 }
             }
 
-            #[cfg(feature = "metrics")]
             fn failure(&self) -> crate::metrics::Failure {
                 match self {
                     Ok(_) => crate::metrics::Failure::None,
@@ -116,24 +106,19 @@ impl CallLog {
         way: Way,
         method: &'static str,
         pipeline: &Pipeline,
-        #[cfg(feature = "otel")] span: tracing::Span,
+        span: tracing::Span,
     ) -> Self {
         let start = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
-        #[cfg(not(feature = "metrics"))]
-        let _ = pipeline;
         CallLog {
             way,
             method,
             start,
-            #[cfg(feature = "metrics")]
             timer: pipeline
                 .metrics
                 .as_ref()
                 .filter(|_| method == "tools/call")
                 .map(|m| m.call_started()),
-            #[cfg(feature = "metrics")]
             operation: None,
-            #[cfg(feature = "otel")]
             span,
         }
     }
@@ -141,31 +126,23 @@ impl CallLog {
     /// The log of a request that came as `setup` says: measured as an MCP operation, when
     /// the server has metrics and the request came over a transport.
     pub(super) fn of(self, pipeline: &Pipeline, setup: &crate::request::CallSetup) -> Self {
-        #[cfg(feature = "metrics")]
-        {
-            let mut log = self;
-            if let (Some(metrics), Some(transport)) = (&pipeline.metrics, setup.transport) {
-                log.operation = Some(Measured {
-                    // A call's timer has both already.
-                    clock: log
-                        .timer
-                        .is_none()
-                        .then(|| (metrics.clone(), Instant::now())),
-                    transport,
-                    // A known revision as rmcp's constant: kept without an allocation.
-                    version: setup.version.as_ref().map(|version| {
-                        crate::request::known_version(version.as_str())
-                            .unwrap_or_else(|| version.clone())
-                    }),
-                });
-            }
-            log
+        let mut log = self;
+        if let (Some(metrics), Some(transport)) = (&pipeline.metrics, setup.transport) {
+            log.operation = Some(Measured {
+                // A call's timer has both already.
+                clock: log
+                    .timer
+                    .is_none()
+                    .then(|| (metrics.clone(), Instant::now())),
+                transport,
+                // A known revision as rmcp's constant: kept without an allocation.
+                version: setup.version.as_ref().map(|version| {
+                    crate::request::known_version(version.as_str())
+                        .unwrap_or_else(|| version.clone())
+                }),
+            });
         }
-        #[cfg(not(feature = "metrics"))]
-        {
-            let _ = (pipeline, setup);
-            self
-        }
+        log
     }
 
     /// A log that writes nothing (another step writes the call's line).
@@ -174,54 +151,41 @@ impl CallLog {
             way: Way::Local,
             method: "",
             start: None,
-            #[cfg(feature = "metrics")]
             timer: None,
-            #[cfg(feature = "metrics")]
             operation: None,
-            #[cfg(feature = "otel")]
             span: tracing::Span::none(),
         }
     }
 
-    /// The request's span.
-    #[cfg(feature = "otel")]
+    /// The request's span (`Span::none()` when it is not traced).
     pub(super) fn span(&self) -> &tracing::Span {
         &self.span
     }
 
     /// The request's span to record into (`Span::none()` when it is not traced).
     pub(super) fn traced(&self) -> tracing::Span {
-        #[cfg(feature = "otel")]
-        return self.span.clone();
-        #[cfg(not(feature = "otel"))]
-        tracing::Span::none()
+        self.span.clone()
     }
 
     /// The request of `name` ended with `answer`.
     pub(super) fn finish(&self, name: &str, answer: &impl Logged) {
-        #[cfg(any(feature = "metrics", feature = "otel"))]
-        let outcome = answer.outcome();
-        #[cfg(feature = "metrics")]
+        let op = self
+            .operation
+            .as_ref()
+            .map(|measured| crate::metrics::Operation {
+                method: self.method,
+                transport: measured.transport,
+                version: measured.version.as_ref().map(|v| v.as_str()),
+                failure: answer.failure(),
+            });
+        if let Some(timer) = &self.timer {
+            timer.finish(name, answer.outcome(), op);
+        } else if let (Some(op), Some(measured)) = (op, &self.operation)
+            && let Some((metrics, began)) = &measured.clock
         {
-            let op = self
-                .operation
-                .as_ref()
-                .map(|measured| crate::metrics::Operation {
-                    method: self.method,
-                    transport: measured.transport,
-                    version: measured.version.as_ref().map(|v| v.as_str()),
-                    failure: answer.failure(),
-                });
-            if let Some(timer) = &self.timer {
-                timer.finish(name, outcome, op);
-            } else if let (Some(op), Some(measured)) = (op, &self.operation)
-                && let Some((metrics, began)) = &measured.clock
-            {
-                metrics.operation(op, None, began.elapsed().as_secs_f64());
-            }
+            metrics.operation(op, None, began.elapsed().as_secs_f64());
         }
-        #[cfg(feature = "otel")]
-        crate::trace::finish_call(&self.span, outcome);
+        crate::trace::finish_call(&self.span, || answer.outcome());
         let Some(start) = self.start else {
             return;
         };

@@ -15,7 +15,7 @@
 //! 4. **dispatch** on the engine (`engine.rs`): the arguments decoded into the tool's
 //!    parameters, its timeout, panics caught, sync work on the pool (`pool.rs`), the client's
 //!    cancellation;
-//! 5. the outcome as an [`Answer`], which the way in writes (`encode.rs` on the fast paths,
+//! 5. the outcome as an [`CallReply`], which the way in writes (`encode.rs` on the fast paths,
 //!    rmcp's service on its own);
 //! 6. one debug line per call: the tool, the way in, the outcome, the duration (never the
 //!    arguments); with the features, the call's metrics and the end of its span (`log.rs`).
@@ -50,11 +50,11 @@ use rmcp::model::CallToolRequestParams;
 use tokio_util::sync::CancellationToken;
 
 /// What the call pipeline answers: an outcome of the call, or a protocol error.
-pub(crate) type Answer = Result<rmcp::model::CallToolResponse, rmcp::ErrorData>;
+pub(crate) type CallReply = Result<rmcp::model::CallToolResponse, rmcp::ErrorData>;
 
 /// The answer to a call whose task was lost (it panicked outside the engine's guard, or the
 /// runtime is stopping), on any way in that moved the call to a task or a pool thread.
-pub(crate) fn lost(err: tokio::task::JoinError) -> Answer {
+pub(crate) fn lost(err: tokio::task::JoinError) -> CallReply {
     Err(rmcp::ErrorData::internal_error(
         format!("the call was lost: {err}"),
         None,
@@ -71,7 +71,9 @@ pub(crate) use crate::request::{CallSetup, Retry};
 use crate::request::{Target as Request, ToolCall};
 use crate::tool::ToolRef;
 use crate::tool::output::Outcome;
-use crate::{Caller, ErrorKind, RegistryHandle, TaskSupport, ToolInfo};
+use crate::{
+    context::Caller, error::ErrorKind, registry::RegistryHandle, tool::TaskSupport, tool::ToolInfo,
+};
 use ask::Gate;
 use engine::Target;
 use inline::Blocking;
@@ -144,8 +146,7 @@ pub(crate) struct Pipeline {
     pub(crate) tracker: TaskTracker,
     /// With authorization: the names of the hint scopes, by which a caller's calls are
     /// decided.
-    #[cfg(feature = "auth")]
-    pub(crate) scopes: Option<Arc<crate::ScopeNames>>,
+    pub(crate) scopes: Option<Arc<crate::tool::ScopeNames>>,
     /// Which tools are confirmed by the user besides those that declare it.
     pub(crate) confirm: Confirm,
     /// Who decides a confirmation before the user is asked.
@@ -161,7 +162,6 @@ pub(crate) struct Pipeline {
     /// The layers around every call (none: a call goes straight to dispatch).
     pub(crate) layers: Arc<layer::Layers>,
     /// Where calls are counted and timed, when the server exports metrics.
-    #[cfg(feature = "metrics")]
     pub(crate) metrics: Option<crate::metrics::Metrics>,
     /// The tasks: their store, and the runs of this process.
     pub(crate) tasks: Arc<task::Tasks>,
@@ -185,10 +185,8 @@ pub(crate) struct Parts {
     pub(crate) layers: layer::Layers,
     pub(crate) tasks: task::Tasks,
     /// With authorization: the names of the hint scopes calls are decided by.
-    #[cfg(feature = "auth")]
-    pub(crate) scopes: Option<Arc<crate::ScopeNames>>,
+    pub(crate) scopes: Option<Arc<crate::tool::ScopeNames>>,
     /// Where calls are counted and timed, when the server exports metrics.
-    #[cfg(feature = "metrics")]
     pub(crate) metrics: Option<crate::metrics::Metrics>,
 }
 
@@ -207,9 +205,7 @@ impl Pipeline {
             approvals,
             layers,
             tasks,
-            #[cfg(feature = "auth")]
             scopes,
-            #[cfg(feature = "metrics")]
             metrics,
         } = parts;
         Pipeline {
@@ -220,7 +216,6 @@ impl Pipeline {
             pool,
             blocking: Arc::default(),
             tracker: TaskTracker::new(),
-            #[cfg(feature = "auth")]
             scopes,
             confirm,
             approvals: Arc::new(approvals),
@@ -228,7 +223,6 @@ impl Pipeline {
             random_seal,
             updates,
             layers: Arc::new(layers),
-            #[cfg(feature = "metrics")]
             metrics,
             tasks: Arc::new(tasks),
         }
@@ -243,12 +237,11 @@ impl Pipeline {
         cancel: CancellationToken,
         setup: CallSetup,
         way: Way,
-    ) -> impl Future<Output = Answer> + Send + '_ {
+    ) -> impl Future<Output = CallReply> + Send + '_ {
         let admitted = self.admit(&params.name, &setup.caller);
         // Named as registered (or `unknown`): a span name is never what a request made up.
         // The registry is asked again only for a call refused before it runs.
-        #[cfg(feature = "otel")]
-        let span = {
+        let span = if crate::trace::active() {
             let known = match &admitted {
                 Ok(tool) => Some(tool.clone()),
                 Err(_) => self.registry.tool(&params.name),
@@ -268,15 +261,10 @@ impl Pipeline {
                 crate::trace::tool_known(&span, &tool, &setup.caller, scope.as_deref());
             }
             span
+        } else {
+            tracing::Span::none()
         };
-        let log = CallLog::start(
-            way,
-            "tools/call",
-            self,
-            #[cfg(feature = "otel")]
-            span,
-        )
-        .of(self, &setup);
+        let log = CallLog::start(way, "tools/call", self, span).of(self, &setup);
         let CallToolRequestParams {
             name,
             arguments,
@@ -326,19 +314,33 @@ impl Pipeline {
     }
 
     /// The scope a call of `tool` needs, with authorization (for its span).
-    #[cfg(feature = "otel")]
     fn scope_of(&self, tool: &ToolInfo) -> Option<String> {
-        #[cfg(feature = "auth")]
-        if let Some(names) = &self.scopes {
-            return Some(names.required(tool).to_string());
+        let names = self.scopes.as_ref()?;
+        Some(names.required(tool).to_string())
+    }
+
+    /// Step 2: the error that answers a call of `tool` by `caller` when its token may not
+    /// make it (the HTTP edge refuses such a call first, with 403; this is the second line).
+    /// Only a server with authorization has scopes to decide by.
+    fn refuse(&self, tool: &ToolInfo, caller: &Caller) -> Option<rmcp::ErrorData> {
+        let names = self.scopes.as_ref()?;
+        let needed = names.required(tool);
+        if needed.granted_by(caller.scopes()) {
+            return None;
         }
-        let _ = tool;
-        None
+        Some(rmcp::ErrorData::new(
+            rmcp::model::ErrorCode(-32003),
+            format!(
+                "Forbidden: calling tool {} needs scope \"{needed}\", which the access token does not grant",
+                tool.name()
+            ),
+            None,
+        ))
     }
 
     /// Steps 1 to 3: the tool to run, or the answer that ends the call before it runs.
     /// (Boxed: the answer is large, and rare.)
-    fn admit(&self, name: &str, caller: &Caller) -> Result<ToolRef, Box<Answer>> {
+    fn admit(&self, name: &str, caller: &Caller) -> Result<ToolRef, Box<CallReply>> {
         // 1. resolve
         let Some(tool) = self.registry.tool(name) else {
             return Err(Box::new(Err(unknown_tool(name))));
@@ -356,12 +358,9 @@ impl Pipeline {
             return Err(Box::new(Ok(missing.into())));
         }
         // 2. access
-        #[cfg(feature = "auth")]
         if let Some(refused) = self.refuse(&tool, caller) {
             return Err(Box::new(Err(refused)));
         }
-        #[cfg(not(feature = "auth"))]
-        let _ = caller;
         // 3. Layers, confirmation and tasks hook in here, in that order: the layers around
         // the rest (`layer.rs`), then confirmation, the call's gate (`ask.rs`), run by the
         // engine once the arguments are known good, then the task (`task/`).
@@ -372,7 +371,11 @@ impl Pipeline {
     /// an `async fn`: the call's context is made here, and the future returned is the
     /// engine's own, so that nothing is held twice in the call's state (a future that awaits
     /// another keeps its own copy of what it moved in).
-    fn dispatch(&self, call: ToolCall, log: CallLog) -> impl Future<Output = Answer> + Send + '_ {
+    fn dispatch(
+        &self,
+        call: ToolCall,
+        log: CallLog,
+    ) -> impl Future<Output = CallReply> + Send + '_ {
         // A tool that may run as a task is decided on in `task/` (boxed: such a call
         // waits on the store); every other call pays one comparison for tasks existing.
         if call.tool.task() != TaskSupport::Never {
@@ -386,7 +389,7 @@ impl Pipeline {
         &self,
         call: ToolCall,
         log: CallLog,
-    ) -> impl Future<Output = Answer> + Send + '_ {
+    ) -> impl Future<Output = CallReply> + Send + '_ {
         let ToolCall {
             tool,
             arguments,

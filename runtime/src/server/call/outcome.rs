@@ -7,7 +7,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::json;
 
 use crate::tool::output::{Outcome, Output};
-use crate::{ErrorKind, ToolInfo};
+use crate::{error::ErrorKind, tool::ToolInfo};
 
 /// The protocol error (-32602) for a tool that does not exist.
 pub(crate) fn unknown_tool(name: &str) -> ErrorData {

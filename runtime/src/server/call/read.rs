@@ -25,7 +25,7 @@ use crate::resource::contents::{Unreadable, contents};
 use crate::tool::ToolName;
 use crate::tool::output::{Outcome, Output};
 use crate::tool::param::{Invocation, Timeout};
-use crate::{Caller, ErrorKind, META_ERROR};
+use crate::{context::Caller, error::ErrorKind, error::META_ERROR};
 
 /// The protocol error for a URI no resource has (-32002, as the specification names it).
 pub(crate) fn resource_not_found(uri: &str) -> ErrorData {
@@ -62,7 +62,6 @@ impl Pipeline {
         drop(registry);
         let name = resource.header().shared_name().clone();
         let log = self.item_log("resources/read", &name, &setup, way);
-        #[cfg(feature = "otel")]
         crate::trace::read_of(log.span(), &uri);
         let read = ReadCall {
             resource,
@@ -219,27 +218,13 @@ impl Pipeline {
 
     /// Step 6's log of a read or a prompt of `name`, with its span.
     fn item_log(&self, method: &'static str, name: &str, setup: &CallSetup, way: Way) -> CallLog {
-        #[cfg(feature = "otel")]
-        let span = {
-            let span =
-                crate::trace::call_span(method, name, None, setup.trace.as_ref(), way.as_str());
-            if let Some(subject) = setup.caller.subject()
-                && !span.is_disabled()
-            {
-                span.record("enduser.id", subject);
-            }
-            span
-        };
-        #[cfg(not(feature = "otel"))]
-        let _ = name;
-        CallLog::start(
-            way,
-            method,
-            self,
-            #[cfg(feature = "otel")]
-            span,
-        )
-        .of(self, setup)
+        let span = crate::trace::call_span(method, name, None, setup.trace.as_ref(), way.as_str());
+        if let Some(subject) = setup.caller.subject()
+            && !span.is_disabled()
+        {
+            span.record("enduser.id", subject);
+        }
+        CallLog::start(way, method, self, span).of(self, setup)
     }
 
     /// Steps 4 and 5 of a read or a prompt: the engine, with the item's context.

@@ -14,17 +14,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::Caller;
+use crate::context::Caller;
 use crate::context::inquiry::Answered;
 use crate::tool::canonical;
 
-/// How long a request state of a call that asks (2026-07-28) may be echoed back unless
-/// [`Server::state_ttl`](crate::Server::state_ttl) says otherwise: 5 minutes.
-///
-/// ```
-/// assert_eq!(toolsmith::DEFAULT_STATE_TTL.as_secs(), 300);
-/// ```
-pub const DEFAULT_STATE_TTL: Duration = Duration::from_secs(5 * 60);
+pub(crate) const DEFAULT_STATE_TTL: Duration = Duration::from_secs(5 * 60);
 
 /// What a state holds.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -131,7 +125,7 @@ mod tests {
     use serde_json::json;
 
     use super::{DEFAULT_STATE_TTL, Seal, Sealed, Unsealed, binding};
-    use crate::Caller;
+    use crate::context::Caller;
 
     fn args(value: serde_json::Value) -> rmcp::model::JsonObject {
         value.as_object().unwrap().clone()

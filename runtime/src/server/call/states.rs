@@ -4,7 +4,7 @@
 //! error naming the state.
 
 use crate::context::StateMap;
-use crate::{Error, ToolInfo};
+use crate::{Error, tool::ToolInfo};
 
 /// The first `State<T>` that `tool` asks for and `states` lacks, as the error that says
 /// where to register it. Cheap: most tools ask for no state at all.

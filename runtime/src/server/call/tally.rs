@@ -18,7 +18,6 @@ pub(super) struct Tally {
     /// Set when the client turned out unable to ask its user (the approvers that stand in
     /// for it then decide).
     unasked: Arc<AtomicBool>,
-    #[cfg(feature = "metrics")]
     metrics: Option<crate::metrics::Metrics>,
 }
 
@@ -32,7 +31,6 @@ impl Pipeline {
             tool,
             span,
             unasked: Arc::new(AtomicBool::new(false)),
-            #[cfg(feature = "metrics")]
             metrics: self.metrics.clone(),
         }
     }
@@ -44,7 +42,6 @@ impl Pipeline {
         let told = Told {
             tool,
             span,
-            #[cfg(feature = "metrics")]
             metrics: self.metrics.as_ref(),
         };
         told.decided(GRANT, true, None);
@@ -52,7 +49,6 @@ impl Pipeline {
 
     /// A confirmation was asked of the user at the client (in a round's answer).
     pub(super) fn confirmation_asked(&self) {
-        #[cfg(feature = "metrics")]
         if let Some(metrics) = &self.metrics {
             metrics.confirmation_asked();
         }
@@ -62,7 +58,6 @@ impl Pipeline {
 impl Tally {
     /// The user at the client was asked.
     pub(super) fn asked(&self) {
-        #[cfg(feature = "metrics")]
         if let Some(metrics) = &self.metrics {
             metrics.confirmation_asked();
         }
@@ -70,7 +65,6 @@ impl Tally {
 
     /// Counts the user's answer, whose `verdict` is `None` for a yes; returns it.
     pub(super) fn answered<T>(&self, verdict: Option<T>) -> Option<T> {
-        #[cfg(feature = "metrics")]
         if let Some(metrics) = &self.metrics {
             metrics.confirmation_answered(verdict.is_none());
         }
@@ -94,7 +88,6 @@ impl Tally {
         let told = Told {
             tool: &self.tool,
             span: &self.span,
-            #[cfg(feature = "metrics")]
             metrics: self.metrics.as_ref(),
         };
         told.decided(approver, approved, reason);
@@ -105,7 +98,6 @@ impl Tally {
 struct Told<'a> {
     tool: &'a str,
     span: &'a tracing::Span,
-    #[cfg(feature = "metrics")]
     metrics: Option<&'a crate::metrics::Metrics>,
 }
 
@@ -125,7 +117,6 @@ impl Told<'_> {
                 "confirmation decided"
             );
         }
-        #[cfg(feature = "metrics")]
         if let Some(metrics) = self.metrics {
             metrics.approval_decided(approver, approved);
         }

@@ -45,7 +45,7 @@ pub(crate) enum Revision {
 
 impl Revision {
     /// The revision has `resultType` and caching hints.
-    pub(crate) fn modern(self) -> bool {
+    pub(crate) fn per_request(self) -> bool {
         self == Revision::PerRequest
     }
 
@@ -230,8 +230,8 @@ mod tests {
         let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {},
             "io.modelcontextprotocol/logLevel": "info"});
-        let modern = call(json!({"name": "t", "_meta": meta}));
-        let Some(FastRequest::Call { revision, .. }) = decode(modern, false) else {
+        let per_request = call(json!({"name": "t", "_meta": meta}));
+        let Some(FastRequest::Call { revision, .. }) = decode(per_request, false) else {
             panic!("a complete 2026-07-28 call takes the fast path");
         };
         assert_eq!(revision, Revision::PerRequest);

@@ -6,24 +6,24 @@ use rmcp::RoleServer;
 use rmcp::model::{CallToolResponse, ErrorData, RequestId, ServerResult};
 use rmcp::service::TxJsonRpcMessage;
 
-/// What the call pipeline answers (`call::Answer`): an outcome of the call, or a protocol
+/// What the call pipeline answers (`call::CallReply`): an outcome of the call, or a protocol
 /// error.
-type Answer = Result<CallToolResponse, ErrorData>;
+type CallReply = Result<CallToolResponse, ErrorData>;
 
-/// The response to request `id` carrying `answer`. `modern` is a revision of 2026-07-28 or
+/// The response to request `id` carrying `answer`. `per_request` is a revision of 2026-07-28 or
 /// later, which has `resultType` and caching hints; earlier revisions get the shape they
 /// know, and an answer that needs input from the client becomes an error, as rmcp does.
 #[inline]
 pub(crate) fn response(
     id: RequestId,
-    answer: Answer,
-    modern: bool,
+    answer: CallReply,
+    per_request: bool,
 ) -> TxJsonRpcMessage<RoleServer> {
     // The common case first, without the general pass: a complete result for an earlier
     // revision, whose structured content (if any) is an object, loses only `resultType`.
     let answer = match answer {
         Ok(CallToolResponse::Complete(mut result))
-            if !modern
+            if !per_request
                 && result
                     .structured_content
                     .as_ref()
@@ -37,7 +37,7 @@ pub(crate) fn response(
     };
     let result = answer.and_then(|response| {
         let mut result = ServerResult::from(response);
-        if modern {
+        if per_request {
             result.fill_missing_cache_hints();
         } else if matches!(result, ServerResult::InputRequiredResult(_)) {
             return Err(ErrorData::invalid_request(
@@ -102,8 +102,8 @@ mod tests {
 
     use super::{response, result_prefix};
 
-    fn json_of(answer: super::Answer, modern: bool) -> Value {
-        serde_json::to_value(response(NumberOrString::Number(7), answer, modern)).unwrap()
+    fn json_of(answer: super::CallReply, per_request: bool) -> Value {
+        serde_json::to_value(response(NumberOrString::Number(7), answer, per_request)).unwrap()
     }
 
     #[test]
@@ -116,8 +116,11 @@ mod tests {
         let legacy = json_of(done(), false);
         assert_eq!(legacy["id"], 7);
         assert!(legacy["result"].get("resultType").is_none(), "{legacy}");
-        let modern = json_of(done(), true);
-        assert_eq!(modern["result"]["resultType"], "complete", "{modern}");
+        let per_request = json_of(done(), true);
+        assert_eq!(
+            per_request["result"]["resultType"], "complete",
+            "{per_request}"
+        );
         let asks = || {
             let input = InputRequiredResult::new(None, Some("s".into()));
             Ok(CallToolResponse::InputRequired(input))
@@ -139,8 +142,11 @@ mod tests {
             "{legacy}"
         );
         assert_eq!(legacy["result"]["content"][0]["text"], r#"["a","b"]"#);
-        let modern = json_of(Ok(CallToolResponse::Complete(result)), true);
-        assert_eq!(modern["result"]["structuredContent"], json!(["a", "b"]));
+        let per_request = json_of(Ok(CallToolResponse::Complete(result)), true);
+        assert_eq!(
+            per_request["result"]["structuredContent"],
+            json!(["a", "b"])
+        );
         // An object stays where it is, on the common path.
         let mut result = CallToolResult::success(vec![]);
         result.structured_content = Some(json!({"n": 1}));

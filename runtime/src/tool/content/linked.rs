@@ -10,7 +10,7 @@ use super::{Content, ResourceLink};
 /// ```
 /// use schemars::JsonSchema;
 /// use serde::Serialize;
-/// use toolsmith::{Linked, ResourceLink, tool};
+/// use toolsmith::{tool::Linked, tool::ResourceLink, tool};
 ///
 /// #[derive(Serialize, JsonSchema)]
 /// struct Report { id: u64 }
@@ -32,7 +32,7 @@ impl<T> Linked<T> {
     /// `value`, with no link yet.
     ///
     /// ```
-    /// let linked = toolsmith::Linked::new(3);
+    /// let linked = toolsmith::tool::Linked::new(3);
     /// assert_eq!(*linked.value(), 3);
     /// ```
     pub fn new(value: T) -> Self {
@@ -45,7 +45,7 @@ impl<T> Linked<T> {
     /// With one more link.
     ///
     /// ```
-    /// let linked = toolsmith::Linked::new(()).link(toolsmith::ResourceLink::new("notes://1", "note 1"));
+    /// let linked = toolsmith::tool::Linked::new(()).link(toolsmith::tool::ResourceLink::new("notes://1", "note 1"));
     /// assert_eq!(linked.links()[0].uri(), "notes://1");
     /// ```
     pub fn link(mut self, link: ResourceLink) -> Self {
@@ -56,7 +56,7 @@ impl<T> Linked<T> {
     /// The value.
     ///
     /// ```
-    /// assert_eq!(*toolsmith::Linked::new("v").value(), "v");
+    /// assert_eq!(*toolsmith::tool::Linked::new("v").value(), "v");
     /// ```
     pub fn value(&self) -> &T {
         &self.value
@@ -65,7 +65,7 @@ impl<T> Linked<T> {
     /// The links, in order.
     ///
     /// ```
-    /// assert!(toolsmith::Linked::new(1).links().is_empty());
+    /// assert!(toolsmith::tool::Linked::new(1).links().is_empty());
     /// ```
     pub fn links(&self) -> &[ResourceLink] {
         &self.links

@@ -3,7 +3,7 @@
 /// An image: bytes and a MIME type, sent as an MCP `image` block.
 ///
 /// ```
-/// use toolsmith::{Image, tool};
+/// use toolsmith::{tool::Image, tool};
 ///
 /// /// A small PNG.
 /// #[tool(read_only, closed_world)]
@@ -22,7 +22,7 @@ pub struct Image {
 /// Audio: bytes and a MIME type, sent as an MCP `audio` block.
 ///
 /// ```
-/// let clip = toolsmith::Audio::wav(vec![0u8; 44]);
+/// let clip = toolsmith::tool::Audio::wav(vec![0u8; 44]);
 /// assert_eq!(clip.mime_type(), "audio/wav");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +37,7 @@ macro_rules! media {
             #[doc = concat!("An ", $what, " of `mime_type` made of `data`.")]
             ///
             /// ```
-            #[doc = concat!("let media = toolsmith::", stringify!($ty), "::new(vec![1, 2], \"", $example, "\");")]
+            #[doc = concat!("let media = toolsmith::tool::", stringify!($ty), "::new(vec![1, 2], \"", $example, "\");")]
             /// assert_eq!(media.data(), [1, 2]);
             /// ```
             pub fn new(data: impl Into<Vec<u8>>, mime_type: impl Into<String>) -> Self {
@@ -51,7 +51,7 @@ macro_rules! media {
                 #[doc = concat!("An ", $what, " of type `", $mime, "`.")]
                 ///
                 /// ```
-                #[doc = concat!("let media = toolsmith::", stringify!($ty), "::", stringify!($ctor), "(vec![1]);")]
+                #[doc = concat!("let media = toolsmith::tool::", stringify!($ty), "::", stringify!($ctor), "(vec![1]);")]
                 #[doc = concat!("assert_eq!(media.mime_type(), \"", $mime, "\");")]
                 /// ```
                 pub fn $ctor(data: impl Into<Vec<u8>>) -> Self {
@@ -62,7 +62,7 @@ macro_rules! media {
             /// The bytes.
             ///
             /// ```
-            #[doc = concat!("assert_eq!(toolsmith::", stringify!($ty), "::new(vec![7], \"", $example, "\").data(), [7]);")]
+            #[doc = concat!("assert_eq!(toolsmith::tool::", stringify!($ty), "::new(vec![7], \"", $example, "\").data(), [7]);")]
             /// ```
             pub fn data(&self) -> &[u8] {
                 &self.data
@@ -71,7 +71,7 @@ macro_rules! media {
             /// The MIME type.
             ///
             /// ```
-            #[doc = concat!("let media = toolsmith::", stringify!($ty), "::new(vec![], \"", $example, "\");")]
+            #[doc = concat!("let media = toolsmith::tool::", stringify!($ty), "::new(vec![], \"", $example, "\");")]
             #[doc = concat!("assert_eq!(media.mime_type(), \"", $example, "\");")]
             /// ```
             pub fn mime_type(&self) -> &str {

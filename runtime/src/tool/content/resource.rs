@@ -4,7 +4,7 @@
 /// and description. Sent as an MCP `resource_link` block.
 ///
 /// ```
-/// let link = toolsmith::ResourceLink::new("file:///tmp/report.csv", "report.csv")
+/// let link = toolsmith::tool::ResourceLink::new("file:///tmp/report.csv", "report.csv")
 ///     .mime_type("text/csv")
 ///     .description("The full report");
 /// assert_eq!(link.uri(), "file:///tmp/report.csv");
@@ -21,7 +21,7 @@ impl ResourceLink {
     /// A link to `uri`, called `name`.
     ///
     /// ```
-    /// let link = toolsmith::ResourceLink::new("https://example.com/a.pdf", "a.pdf");
+    /// let link = toolsmith::tool::ResourceLink::new("https://example.com/a.pdf", "a.pdf");
     /// assert_eq!(link.name(), "a.pdf");
     /// ```
     pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
@@ -36,7 +36,7 @@ impl ResourceLink {
     /// With a MIME type.
     ///
     /// ```
-    /// let link = toolsmith::ResourceLink::new("file:///a.txt", "a.txt").mime_type("text/plain");
+    /// let link = toolsmith::tool::ResourceLink::new("file:///a.txt", "a.txt").mime_type("text/plain");
     /// # let _ = link;
     /// ```
     pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
@@ -47,7 +47,7 @@ impl ResourceLink {
     /// With a description.
     ///
     /// ```
-    /// let link = toolsmith::ResourceLink::new("file:///a.txt", "a.txt").description("notes");
+    /// let link = toolsmith::tool::ResourceLink::new("file:///a.txt", "a.txt").description("notes");
     /// # let _ = link;
     /// ```
     pub fn description(mut self, description: impl Into<String>) -> Self {
@@ -58,7 +58,7 @@ impl ResourceLink {
     /// The URI.
     ///
     /// ```
-    /// assert_eq!(toolsmith::ResourceLink::new("file:///a", "a").uri(), "file:///a");
+    /// assert_eq!(toolsmith::tool::ResourceLink::new("file:///a", "a").uri(), "file:///a");
     /// ```
     pub fn uri(&self) -> &str {
         &self.uri
@@ -67,7 +67,7 @@ impl ResourceLink {
     /// The name.
     ///
     /// ```
-    /// assert_eq!(toolsmith::ResourceLink::new("file:///a", "a").name(), "a");
+    /// assert_eq!(toolsmith::tool::ResourceLink::new("file:///a", "a").name(), "a");
     /// ```
     pub fn name(&self) -> &str {
         &self.name
@@ -78,8 +78,8 @@ impl ResourceLink {
 /// block (bytes base64-encoded as its `blob`).
 ///
 /// ```
-/// let csv = toolsmith::EmbeddedResource::text("file:///tmp/a.csv", "a,b\n1,2\n").mime_type("text/csv");
-/// let zip = toolsmith::EmbeddedResource::blob("file:///tmp/a.zip", vec![0x50, 0x4b], "application/zip");
+/// let csv = toolsmith::tool::EmbeddedResource::text("file:///tmp/a.csv", "a,b\n1,2\n").mime_type("text/csv");
+/// let zip = toolsmith::tool::EmbeddedResource::blob("file:///tmp/a.zip", vec![0x50, 0x4b], "application/zip");
 /// assert_eq!(csv.uri(), "file:///tmp/a.csv");
 /// # let _ = zip;
 /// ```
@@ -101,7 +101,7 @@ impl EmbeddedResource {
     /// A text resource (MIME type `text/plain` unless set with [`mime_type`](Self::mime_type)).
     ///
     /// ```
-    /// let readme = toolsmith::EmbeddedResource::text("file:///README", "hello");
+    /// let readme = toolsmith::tool::EmbeddedResource::text("file:///README", "hello");
     /// # let _ = readme;
     /// ```
     pub fn text(uri: impl Into<String>, text: impl Into<String>) -> Self {
@@ -115,7 +115,7 @@ impl EmbeddedResource {
     /// A binary resource of `mime_type`.
     ///
     /// ```
-    /// let bin = toolsmith::EmbeddedResource::blob("file:///a.bin", vec![1, 2], "application/octet-stream");
+    /// let bin = toolsmith::tool::EmbeddedResource::blob("file:///a.bin", vec![1, 2], "application/octet-stream");
     /// # let _ = bin;
     /// ```
     pub fn blob(
@@ -133,7 +133,7 @@ impl EmbeddedResource {
     /// With another MIME type.
     ///
     /// ```
-    /// let md = toolsmith::EmbeddedResource::text("file:///a.md", "# A").mime_type("text/markdown");
+    /// let md = toolsmith::tool::EmbeddedResource::text("file:///a.md", "# A").mime_type("text/markdown");
     /// # let _ = md;
     /// ```
     pub fn mime_type(mut self, mime_type: impl Into<String>) -> Self {
@@ -144,7 +144,7 @@ impl EmbeddedResource {
     /// The URI.
     ///
     /// ```
-    /// assert_eq!(toolsmith::EmbeddedResource::text("file:///a", "").uri(), "file:///a");
+    /// assert_eq!(toolsmith::tool::EmbeddedResource::text("file:///a", "").uri(), "file:///a");
     /// ```
     pub fn uri(&self) -> &str {
         &self.uri

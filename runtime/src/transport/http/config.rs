@@ -8,38 +8,13 @@ use std::time::Duration;
 use rmcp::transport::streamable_http_server::StreamableHttpServerConfig;
 use tokio_util::sync::CancellationToken;
 
-/// The largest request body accepted unless configured otherwise: 4 MiB.
-///
-/// ```
-/// assert_eq!(toolsmith::DEFAULT_MAX_BODY, 4 * 1024 * 1024);
-/// ```
-#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
-pub const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_BODY: usize = 4 * 1024 * 1024;
 
-/// How long a client may take to send a request head, unless configured otherwise: 10 s.
-///
-/// ```
-/// assert_eq!(toolsmith::DEFAULT_HEADER_TIMEOUT.as_secs(), 10);
-/// ```
-#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
-pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// How long a client may take to send a request body, unless configured otherwise: 30 s.
-///
-/// ```
-/// assert_eq!(toolsmith::DEFAULT_BODY_TIMEOUT.as_secs(), 30);
-/// ```
-#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
-pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// How long a keep-alive connection may stay silent between requests, unless configured
-/// otherwise: 60 s.
-///
-/// ```
-/// assert_eq!(toolsmith::DEFAULT_IDLE_TIMEOUT.as_secs(), 60);
-/// ```
-#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
-pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The hosts a loopback server always answers (DNS rebinding cannot reach them).
 pub(super) const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -80,10 +55,8 @@ pub(crate) struct HttpConfig {
     /// Sessions open at once (with `sessions`).
     pub(crate) max_sessions: Option<usize>,
     /// Authorization, when on.
-    #[cfg(feature = "auth")]
     pub(crate) guard: Option<super::guard::GuardConfig>,
     /// Where requests, refusals and connections are counted, when the server has metrics.
-    #[cfg(feature = "metrics")]
     pub(crate) metrics: Option<crate::metrics::Metrics>,
     /// Whether and how `/metrics` is served beside the endpoint.
     #[cfg(feature = "metrics")]
@@ -109,9 +82,7 @@ impl Default for HttpConfig {
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             max_connections: None,
             max_sessions: None,
-            #[cfg(feature = "auth")]
             guard: None,
-            #[cfg(feature = "metrics")]
             metrics: None,
             #[cfg(feature = "metrics")]
             metrics_exposure: Exposure::Hidden,

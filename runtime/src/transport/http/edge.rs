@@ -37,10 +37,8 @@ pub(super) struct Edge {
     pub(super) endpoint: String,
     /// With `--sessions`: their cap, owners and request ids.
     pub(super) sessions: Option<sessions::Sessions>,
-    #[cfg(feature = "auth")]
     pub(super) guard: Option<Arc<super::guard::Guard>>,
     /// Where every answer's status is counted.
-    #[cfg(feature = "metrics")]
     pub(super) metrics: Option<crate::metrics::Metrics>,
 }
 
@@ -48,16 +46,15 @@ pub(super) struct Edge {
 /// may hold secrets).
 pub(super) async fn around_request(
     State(edge): State<Arc<Edge>>,
-    #[cfg_attr(not(feature = "otel"), allow(unused_mut))] mut request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
     let (method, path) = (request.method().clone(), request.uri().path().to_owned());
     let _in_flight = edge.in_flight.token();
     let start = Instant::now();
     // A span per request to the endpoint (not the probes and scrapes of other paths).
-    #[cfg(feature = "otel")]
     let span = {
-        let handoff = (path == edge.endpoint)
+        let handoff = (crate::trace::active() && path == edge.endpoint)
             .then(|| {
                 crate::trace::request_span(method.as_str(), &path, |name| {
                     request.headers().get(name).and_then(|v| v.to_str().ok())
@@ -66,7 +63,7 @@ pub(super) async fn around_request(
             .flatten();
         match handoff {
             Some(handoff) => {
-                let span = handoff.0.clone();
+                let span = handoff.span();
                 // For its call, on the fast path or on rmcp's task.
                 request.extensions_mut().insert(handoff);
                 span
@@ -93,12 +90,9 @@ pub(super) async fn around_request(
             Err(answer) => answer,
         }
     };
-    #[cfg(feature = "otel")]
     let answered = tracing::Instrument::instrument(answered, span.clone());
     let response = answered.await;
-    #[cfg(feature = "otel")]
     crate::trace::responded(&span, response.status().as_u16());
-    #[cfg(feature = "metrics")]
     if let Some(metrics) = &edge.metrics {
         metrics.http_status(response.status().as_u16());
     }
@@ -190,10 +184,7 @@ impl Shape<'_> {
 /// JSON-RPC response POSTed outside a session, where no request of the server waits for it,
 /// is accepted (202) and dropped, as the specification says; in a session it goes to rmcp,
 /// which hands it to the request it answers. Anything else goes on, its body intact.
-async fn screen(
-    #[cfg_attr(not(feature = "auth"), allow(unused_mut))] mut request: Request,
-    edge: &Edge,
-) -> Result<Screened, Response> {
+async fn screen(mut request: Request, edge: &Edge) -> Result<Screened, Response> {
     // Any other path keeps its own answer (404, or 405 for a wrong method on `/healthz` and
     // the metadata): no body is read there, and nothing MCP runs.
     if request.uri().path() != edge.endpoint {
@@ -210,19 +201,15 @@ async fn screen(
             "the Mcp-Session-Id header is longer than any session id this server issues",
         ));
     }
-    #[cfg(feature = "auth")]
     let caller = match &edge.guard {
         Some(guard) => {
             let caller = guard.authenticate(request.headers()).await?;
             request.extensions_mut().insert(caller.clone());
             Some((guard, caller))
         }
-        _ => None,
+        None => None,
     };
-    #[cfg(feature = "auth")]
     let who = caller.as_ref().map(|(_, caller)| caller);
-    #[cfg(not(feature = "auth"))]
-    let who = None;
     if request.method() != Method::POST {
         let hold = match &edge.sessions {
             Some(sessions) => {
@@ -266,8 +253,9 @@ async fn screen(
         None => bytes,
     };
     let shape = serde_json::from_slice::<Shape>(&bytes).ok();
-    #[cfg(feature = "otel")]
-    if let Some(shape) = &shape {
+    if crate::trace::active()
+        && let Some(shape) = &shape
+    {
         crate::trace::request_read(shape.method.as_deref(), shape.id.map(|id| id.get()));
     }
     let hold = match &edge.sessions {
@@ -320,19 +308,13 @@ async fn screen(
     {
         let caller = parts
             .extensions
-            .get::<crate::Caller>()
+            .get::<crate::context::Caller>()
             .cloned()
             .unwrap_or_default();
-        #[cfg(feature = "otel")]
-        let trace = parts.extensions.get::<crate::trace::Handoff>().cloned();
-        if let Some(answer) = fast_path.answer(
-            &bytes,
-            headers,
-            caller,
-            events,
-            #[cfg(feature = "otel")]
-            trace,
-        ) {
+        let trace = crate::trace::active()
+            .then(|| parts.extensions.get::<crate::trace::Handoff>().cloned())
+            .flatten();
+        if let Some(answer) = fast_path.answer(&bytes, headers, caller, events, trace) {
             let sse = edge.sse;
             let answer = async move { fast::respond(answer.await, sse) };
             return Err(match receiver {
@@ -364,7 +346,7 @@ async fn screen(
 #[cfg(feature = "auth")]
 async fn authorize(
     guard: &super::guard::Guard,
-    caller: &crate::Caller,
+    caller: &crate::context::Caller,
     shape: &Shape<'_>,
 ) -> Result<(), Response> {
     use super::guard::Target;

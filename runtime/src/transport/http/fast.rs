@@ -14,7 +14,7 @@ use axum::response::Response;
 
 use super::CallEvents;
 use super::events::event_stream_headers;
-use crate::Caller;
+use crate::context::Caller;
 
 /// A JSON-RPC response, once the request is answered: its HTTP status and body.
 pub(crate) type Body = Pin<Box<dyn Future<Output = (StatusCode, Vec<u8>)> + Send>>;
@@ -24,7 +24,7 @@ pub(crate) type Body = Pin<Box<dyn Future<Output = (StatusCode, Vec<u8>)> + Send
 pub(crate) struct McpHeaders<'a> {
     /// It speaks 2026-07-28 (`MCP-Protocol-Version`), whose requests carry their revision
     /// in `_meta` and their method (and name) in headers.
-    pub(crate) modern: bool,
+    pub(crate) per_request: bool,
     /// `Mcp-Method`, on 2026-07-28.
     pub(crate) method: Option<&'a str>,
     /// `Mcp-Name`, on 2026-07-28, as sent (a Base64-encoded value is rmcp's to decode).
@@ -44,7 +44,7 @@ pub(crate) trait FastPath: Send + Sync + 'static {
         headers: McpHeaders<'_>,
         caller: Caller,
         events: Option<CallEvents>,
-        #[cfg(feature = "otel")] trace: Option<crate::trace::Handoff>,
+        trace: Option<crate::trace::Handoff>,
     ) -> Option<Body>;
 }
 
@@ -73,7 +73,7 @@ pub(super) fn plain<'a>(headers: &'a HeaderMap, hosts: &[String]) -> Option<McpH
         None => McpHeaders::default(),
         Some(v) => match v.to_str().ok()? {
             MODERN_REVISION => McpHeaders {
-                modern: true,
+                per_request: true,
                 method: Some(single(headers, "mcp-method")??),
                 name: single(headers, "mcp-name")?,
                 version: Some(MODERN_REVISION),
@@ -85,10 +85,11 @@ pub(super) fn plain<'a>(headers: &'a HeaderMap, hosts: &[String]) -> Option<McpH
             _ => return None,
         },
     };
-    if !mcp.modern && (headers.contains_key("mcp-method") || headers.contains_key("mcp-name")) {
+    if !mcp.per_request && (headers.contains_key("mcp-method") || headers.contains_key("mcp-name"))
+    {
         return None;
     }
-    if mcp.modern
+    if mcp.per_request
         && headers
             .keys()
             .any(|name| name.as_str().starts_with("mcp-param-"))
@@ -213,29 +214,33 @@ mod tests {
         assert!(!with(&[("mcp-session-id", "abc")]));
         // Per-request headers belong to 2026-07-28 alone.
         assert!(!with(&[("mcp-method", "tools/list")]));
-        let modern = [
+        let per_request = [
             ("mcp-protocol-version", "2026-07-28"),
             ("mcp-method", "tools/call"),
             ("mcp-name", "t"),
         ];
         let mut all = base.to_vec();
-        all.extend_from_slice(&modern);
+        all.extend_from_slice(&per_request);
         let map = headers(&all);
         assert_eq!(
             plain(&map, &hosts),
             Some(McpHeaders {
-                modern: true,
+                per_request: true,
                 method: Some("tools/call"),
                 name: Some("t"),
                 version: Some("2026-07-28"),
             })
         );
-        assert!(!with(&modern[..1]), "2026-07-28 without Mcp-Method");
+        assert!(!with(&per_request[..1]), "2026-07-28 without Mcp-Method");
         assert!(
-            !with(&[modern[0], modern[1], modern[1]]),
+            !with(&[per_request[0], per_request[1], per_request[1]]),
             "Mcp-Method twice"
         );
-        assert!(!with(&[modern[0], modern[1], ("mcp-param-x", "1")]));
+        assert!(!with(&[
+            per_request[0],
+            per_request[1],
+            ("mcp-param-x", "1")
+        ]));
         let only_json = [base[0], base[1], ("accept", "application/json")];
         assert!(plain(&headers(&only_json), &hosts).is_none());
         let text_body = [base[0], ("content-type", "text/plain"), base[2]];

@@ -5,14 +5,16 @@
 
 use std::sync::Arc;
 
+use axum::Router;
 use axum::body::Body;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
+use axum::routing::get;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use crate::Caller;
 use crate::auth::{Auth, Verifier};
+use crate::context::Caller;
 
 /// The scopes `caller` lacks to use `target`, as an OAuth `scope` value; `None` when it may,
 /// or when no such thing is offered (the request is then answered as usual).
@@ -80,8 +82,32 @@ pub(crate) struct Guard {
     /// Where clients find it.
     metadata_url: String,
     /// Where refusals are counted, by reason.
-    #[cfg(feature = "metrics")]
     pub(super) metrics: Option<crate::metrics::Metrics>,
+}
+
+/// The guard of the endpoint at `path` whose public URL is `public`, when `config` turns
+/// authorization on (its refusals counted in `metrics`), with the routes of its metadata
+/// document added to `router`.
+pub(super) async fn install(
+    config: Option<GuardConfig>,
+    metrics: Option<crate::metrics::Metrics>,
+    path: &str,
+    public: &str,
+    mut router: Router,
+) -> Result<(Router, Option<Arc<Guard>>), crate::Error> {
+    let Some(guard_config) = config else {
+        return Ok((router, None));
+    };
+    let issuer = guard_config.auth.issuer.clone();
+    let mut guard = Guard::new(guard_config, public).await?;
+    guard.metrics = metrics;
+    let guard = Arc::new(guard);
+    for at in metadata_paths(path, public) {
+        let guard = guard.clone();
+        router = router.route(&at, get(move || async move { guard.metadata() }));
+    }
+    tracing::info!("authorization required: bearer tokens from {issuer}");
+    Ok((router, Some(guard)))
 }
 
 /// The path of the metadata document, before the resource's path.
@@ -104,7 +130,6 @@ impl Guard {
             challenge: config.challenge,
             metadata: metadata.to_string(),
             metadata_url: metadata_url(resource),
-            #[cfg(feature = "metrics")]
             metrics: None,
         })
     }
@@ -123,8 +148,7 @@ impl Guard {
     /// `Authorization` header is read (never a query parameter).
     pub(super) async fn authenticate(&self, headers: &HeaderMap) -> Result<Caller, Response> {
         let Some(token) = bearer(headers) else {
-            #[cfg(feature = "metrics")]
-            self.count(crate::metrics::Refusal::NoToken);
+            self.count(crate::outcome::AuthRefusal::NoToken);
             let challenge = format!(
                 "Bearer resource_metadata=\"{}\", scope=\"{}\"",
                 self.metadata_url, self.challenge
@@ -138,8 +162,7 @@ impl Guard {
             ));
         };
         self.verifier.verify(token).await.map_err(|why| {
-            #[cfg(feature = "metrics")]
-            self.count(crate::metrics::Refusal::InvalidToken);
+            self.count(crate::outcome::AuthRefusal::InvalidToken);
             let challenge = format!(
                 "Bearer error=\"invalid_token\", error_description=\"{}\", resource_metadata=\"{}\", scope=\"{}\"",
                 why.0, self.metadata_url, self.challenge
@@ -200,8 +223,7 @@ impl Guard {
         needed: &str,
         id: Option<&Value>,
     ) -> Response {
-        #[cfg(feature = "metrics")]
-        self.count(crate::metrics::Refusal::InsufficientScope);
+        self.count(crate::outcome::AuthRefusal::InsufficientScope);
         tracing::info!(
             what,
             subject = caller.subject().unwrap_or(""),
@@ -228,9 +250,7 @@ impl Guard {
             ),
         )
     }
-
-    #[cfg(feature = "metrics")]
-    fn count(&self, why: crate::metrics::Refusal) {
+    fn count(&self, why: crate::outcome::AuthRefusal) {
         if let Some(metrics) = &self.metrics {
             metrics.auth_refused(why);
         }

@@ -68,7 +68,7 @@ pub(super) async fn accept(
     router: Router,
     limits: Limits,
     stop: CancellationToken,
-    #[cfg(feature = "metrics")] metrics: Option<crate::metrics::Metrics>,
+    metrics: Option<crate::metrics::Metrics>,
 ) {
     let permits = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let connections = TaskTracker::new();
@@ -101,13 +101,12 @@ pub(super) async fn accept(
             tracing::debug!(%err, "TCP_NODELAY could not be set");
         }
         let connection = serve(tcp, router.clone(), limits, stop.clone(), permit);
-        #[cfg(feature = "metrics")]
         let connection = {
             // Counted as open until its task ends.
             let open = metrics.as_ref().map(|metrics| metrics.connection());
             async move {
+                let _open = open;
                 connection.await;
-                drop(open);
             }
         };
         connections.spawn(connection);

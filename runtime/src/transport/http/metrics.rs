@@ -58,13 +58,12 @@ pub(super) fn route(
     metrics: &Metrics,
     exposure: &Exposure,
     hosts: Vec<String>,
-    #[cfg(feature = "auth")] guard: Option<&std::sync::Arc<super::guard::Guard>>,
+    guard: Option<&std::sync::Arc<super::guard::Guard>>,
 ) -> Router {
     let hosts = Arc::new(hosts);
     match exposure {
         Exposure::Hidden => router,
         Exposure::Open => router.route(PATH, open(metrics, hosts)),
-        #[cfg(feature = "auth")]
         Exposure::Scoped(scope) => {
             let Some(guard) = guard.cloned() else {
                 return router;
@@ -91,8 +90,6 @@ pub(super) fn route(
                 }),
             )
         }
-        #[cfg(not(feature = "auth"))]
-        Exposure::Scoped(_) => router,
     }
 }
 

@@ -12,6 +12,9 @@ mod events;
 mod fast;
 #[cfg(feature = "auth")]
 pub(crate) mod guard;
+#[cfg(not(feature = "auth"))]
+#[path = "guard/off.rs"]
+pub(crate) mod guard;
 mod listen;
 #[cfg(feature = "metrics")]
 pub(crate) mod metrics;
@@ -33,12 +36,12 @@ use tokio_util::task::TaskTracker;
 use edge::{Edge, around_request};
 
 pub(crate) use config::HttpConfig;
-pub use config::{
+pub(crate) use config::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY,
 };
 pub(crate) use events::CallEvents;
 pub(crate) use fast::{Body, FastPath, McpHeaders};
-pub use sessions::DEFAULT_MAX_SESSIONS;
+pub(crate) use sessions::DEFAULT_MAX_SESSIONS;
 
 /// How long calls in flight may take to finish once a stop was asked for.
 const GRACE: Duration = Duration::from_secs(10);
@@ -74,49 +77,32 @@ where
         manager.clone(),
         config.rmcp(local, &public, end_streams.clone()),
     );
-    #[cfg_attr(not(any(feature = "auth", feature = "metrics")), allow(unused_mut))]
-    let mut router = Router::new()
+    let router = Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .route_service(&path, service);
-    #[cfg(feature = "auth")]
-    let guard = match config.guard.clone() {
-        Some(guard) => {
-            #[cfg_attr(not(feature = "metrics"), allow(unused_mut))]
-            let mut guard = guard::Guard::new(guard, &public).await?;
-            #[cfg(feature = "metrics")]
-            {
-                guard.metrics = config.metrics.clone();
-            }
-            let guard = Arc::new(guard);
-            for at in guard::metadata_paths(&path, &public) {
-                let guard = guard.clone();
-                router = router.route(&at, get(move || async move { guard.metadata() }));
-            }
-            tracing::info!(
-                "authorization required: bearer tokens from {}",
-                config.guard.as_ref().map_or("", |g| g.auth.issuer.as_str())
-            );
-            Some(guard)
-        }
-        None => None,
-    };
+    let (router, guard) = guard::install(
+        config.guard.clone(),
+        config.metrics.clone(),
+        &path,
+        &public,
+        router,
+    )
+    .await?;
+    // `/metrics` beside the endpoint, as its exposure says.
     #[cfg(feature = "metrics")]
-    if let Some(metrics) = &config.metrics {
-        let mut hosts = config.hosts(local, &public);
-        hosts.extend(config.metrics_hosts.iter().cloned());
-        router = metrics::route(
-            router,
-            metrics,
-            &config.metrics_exposure,
-            hosts,
-            #[cfg(feature = "auth")]
-            guard.as_ref(),
-        );
-        if config.sessions {
-            let manager = manager.clone();
-            metrics.count_sessions(move || manager.sessions.try_read().ok().map(|s| s.len()));
+    let router = match &config.metrics {
+        Some(metrics) => {
+            if config.sessions {
+                let manager = manager.clone();
+                metrics.count_sessions(move || manager.sessions.try_read().ok().map(|s| s.len()));
+            }
+            let mut hosts = config.hosts(local, &public);
+            hosts.extend(config.metrics_hosts.iter().cloned());
+            let exposure = &config.metrics_exposure;
+            metrics::route(router, metrics, exposure, hosts, guard.as_ref())
         }
-    }
+        None => router,
+    };
     let edge = Arc::new(Edge {
         in_flight: in_flight.clone(),
         max_body: config.max_body,
@@ -131,9 +117,7 @@ where
                 .unwrap_or(sessions::DEFAULT_MAX_SESSIONS);
             sessions::Sessions::new(manager.clone(), max)
         }),
-        #[cfg(feature = "auth")]
         guard,
-        #[cfg(feature = "metrics")]
         metrics: config.metrics.clone(),
     });
     let router = router.layer(middleware::from_fn_with_state(edge, around_request));
@@ -156,7 +140,6 @@ where
         router,
         limits,
         asked.clone(),
-        #[cfg(feature = "metrics")]
         config.metrics.clone(),
     );
     let stopping = asked.clone();

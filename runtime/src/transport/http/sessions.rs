@@ -16,15 +16,9 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
-use crate::Caller;
+use crate::context::Caller;
 
-/// Sessions open at once unless configured otherwise: 1,000.
-///
-/// ```
-/// assert_eq!(toolsmith::DEFAULT_MAX_SESSIONS, 1000);
-/// ```
-#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
-pub const DEFAULT_MAX_SESSIONS: usize = 1000;
+pub(crate) const DEFAULT_MAX_SESSIONS: usize = 1000;
 
 /// What a client past the cap is told to wait before it tries again, in seconds.
 const RETRY_AFTER: &str = "5";

@@ -23,12 +23,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use super::outbox::Outbox;
 use crate::transport::message::{Decoded, FoundId, IdScan, Scanned, decode};
 
-/// The longest request line accepted unless configured otherwise: 4 MiB.
-///
-/// ```
-/// assert_eq!(toolsmith::DEFAULT_MAX_LINE, 4 * 1024 * 1024);
-/// ```
-pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
 
 /// How long the end of a session may take, from the end of input (or a failed write) to the
 /// last byte written: calls in flight finish or are stopped, answers are flushed.

@@ -11,7 +11,7 @@ mod lines;
 mod outbox;
 mod streams;
 
-pub use lines::DEFAULT_MAX_LINE;
+pub(crate) use lines::DEFAULT_MAX_LINE;
 pub(crate) use lines::{Input, LineTransport, Output, SessionLayer};
 pub(crate) use outbox::Outbox;
 pub(crate) use streams::take;

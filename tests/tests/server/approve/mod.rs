@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::json;
 use toolsmith::approve::{Approval, Decision, Remember, Rules};
 use toolsmith::testing::{Answer, CallError, Client};
-use toolsmith::{Caller, Confirm, ErrorKind, tool};
+use toolsmith::{context::Caller, error::ErrorKind, server::Confirm, tool};
 
 mod remote;
 

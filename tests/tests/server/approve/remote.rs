@@ -6,8 +6,8 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde_json::json;
-use toolsmith::Confirm;
 use toolsmith::approve::Decision;
+use toolsmith::server::Confirm;
 use toolsmith::testing::{Answer, Client};
 
 use super::{TOOLS, client, refusal};

@@ -34,9 +34,9 @@ impl toolsmith::Tool for Counter {
         &self,
         _: toolsmith::rmcp::model::JsonObject,
         _: &toolsmith::CallContext,
-    ) -> toolsmith::ToolFuture {
+    ) -> toolsmith::tool::ToolFuture {
         let runs = self.2.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-        Box::pin(async move { Ok(toolsmith::ToolOutput::new().text(format!("run {runs}"))) })
+        Box::pin(async move { Ok(toolsmith::tool::ToolOutput::new().text(format!("run {runs}"))) })
     }
 }
 

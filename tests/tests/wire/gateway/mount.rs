@@ -3,7 +3,7 @@
 
 use serde_json::json;
 use toolsmith::testing::{CallError, Client};
-use toolsmith::{Confirm, Hints, Policy, Server};
+use toolsmith::{Hints, Server, server::Confirm, server::Policy};
 use toolsmith_gateway::{Error, Upstream};
 
 use super::{notes, served_over_http};

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use toolsmith::testing::{CallError, Client};
-use toolsmith::{ErrorKind, Hints, Policy, Server};
+use toolsmith::{Hints, Server, error::ErrorKind, server::Policy};
 use toolsmith_gateway::{OpenApi, Upstream};
 
 /// The notes HTTP API (interop/python/notes_api.py, FastAPI) running on a free loopback

@@ -185,11 +185,11 @@ impl toolsmith::Tool for Wipe {
         &self,
         _: toolsmith::rmcp::model::JsonObject,
         _: &toolsmith::CallContext,
-    ) -> toolsmith::ToolFuture {
+    ) -> toolsmith::tool::ToolFuture {
         let runs = self.0.clone();
         Box::pin(async move {
             runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            Ok(toolsmith::ToolOutput::new().text("wiped"))
+            Ok(toolsmith::tool::ToolOutput::new().text("wiped"))
         })
     }
 }
@@ -265,12 +265,12 @@ async fn an_upstreams_completions_pass_through_under_the_prefix() {
 
 /// A tool that runs as a task: `report` may (the upstream then speaks the tasks extension),
 /// `archive` only as one (its server refuses a client without the extension).
-struct Job(toolsmith::TaskSupport);
+struct Job(toolsmith::tool::TaskSupport);
 
 impl toolsmith::Tool for Job {
     fn name(&self) -> &str {
         match self.0 {
-            toolsmith::TaskSupport::Required => "archive",
+            toolsmith::tool::TaskSupport::Required => "archive",
             _ => "report",
         }
     }
@@ -283,21 +283,21 @@ impl toolsmith::Tool for Job {
     fn hints(&self) -> Hints {
         Hints::READ_ONLY.closed_world()
     }
-    fn task(&self) -> toolsmith::TaskSupport {
+    fn task(&self) -> toolsmith::tool::TaskSupport {
         self.0
     }
     fn call(
         &self,
         _: toolsmith::rmcp::model::JsonObject,
         _: &toolsmith::CallContext,
-    ) -> toolsmith::ToolFuture {
+    ) -> toolsmith::tool::ToolFuture {
         let said = match self.0 {
-            toolsmith::TaskSupport::Required => "archived",
+            toolsmith::tool::TaskSupport::Required => "archived",
             _ => "report written",
         };
         Box::pin(async move {
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            Ok(toolsmith::ToolOutput::new().text(said))
+            Ok(toolsmith::tool::ToolOutput::new().text(said))
         })
     }
 }
@@ -306,9 +306,9 @@ impl toolsmith::Tool for Job {
 async fn an_upstream_that_speaks_tasks_has_its_tools_run_as_tasks_at_the_gateway() {
     let upstream = Server::with_registry(
         toolsmith::Registry::new()
-            .with_tool(Job(toolsmith::TaskSupport::Optional))
+            .with_tool(Job(toolsmith::tool::TaskSupport::Optional))
             .unwrap()
-            .with_tool(Job(toolsmith::TaskSupport::Required))
+            .with_tool(Job(toolsmith::tool::TaskSupport::Required))
             .unwrap(),
     );
     let addr = served_over_http(upstream).await;
@@ -322,7 +322,7 @@ async fn an_upstream_that_speaks_tasks_has_its_tools_run_as_tasks_at_the_gateway
     let registry = mounted.registry().unwrap();
     assert_eq!(
         registry.get("up_report").unwrap().task(),
-        toolsmith::TaskSupport::Optional,
+        toolsmith::tool::TaskSupport::Optional,
         "the upstream speaks tasks: so do its tools at the gateway"
     );
     let client = Client::connect(Server::with_registry(registry))
@@ -362,6 +362,6 @@ async fn an_upstream_that_speaks_tasks_has_its_tools_run_as_tasks_at_the_gateway
     let registry = plain.registry().unwrap();
     assert_eq!(
         registry.get("plain_wipe").unwrap().task(),
-        toolsmith::TaskSupport::Never
+        toolsmith::tool::TaskSupport::Never
     );
 }

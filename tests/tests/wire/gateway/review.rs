@@ -3,7 +3,7 @@
 
 use serde_json::json;
 use toolsmith::testing::{CallError, Client};
-use toolsmith::{ErrorKind, Hints, Server};
+use toolsmith::{Hints, Server, error::ErrorKind};
 use toolsmith_gateway::Upstream;
 
 use super::{notes, served_over_http};
@@ -30,8 +30,8 @@ impl toolsmith::Tool for Described {
         &self,
         _: toolsmith::rmcp::model::JsonObject,
         _: &toolsmith::CallContext,
-    ) -> toolsmith::ToolFuture {
-        Box::pin(async { Ok(toolsmith::ToolOutput::new().text("found")) })
+    ) -> toolsmith::tool::ToolFuture {
+        Box::pin(async { Ok(toolsmith::tool::ToolOutput::new().text("found")) })
     }
 }
 

@@ -152,7 +152,7 @@ async fn an_upstreams_new_tools_are_served_once_it_says_its_list_changed() {
 /// A resource at `uri` whose text is its URI.
 struct Page(&'static str);
 
-impl toolsmith::Resource for Page {
+impl toolsmith::resource::Resource for Page {
     fn uri(&self) -> &str {
         self.0
     }
@@ -164,7 +164,7 @@ impl toolsmith::Resource for Page {
         uri: &str,
         _: toolsmith::rmcp::model::JsonObject,
         _: &toolsmith::CallContext,
-    ) -> toolsmith::ResourceFuture {
+    ) -> toolsmith::resource::ResourceFuture {
         let contents = toolsmith::rmcp::model::ResourceContents::text(uri, uri);
         Box::pin(async move { Ok(Some(vec![contents])) })
     }
@@ -173,7 +173,7 @@ impl toolsmith::Resource for Page {
 /// A prompt that says hello.
 struct Greet;
 
-impl toolsmith::Prompt for Greet {
+impl toolsmith::prompt::Prompt for Greet {
     fn name(&self) -> &str {
         "greet"
     }
@@ -181,8 +181,8 @@ impl toolsmith::Prompt for Greet {
         &self,
         _: toolsmith::rmcp::model::JsonObject,
         _: &toolsmith::CallContext,
-    ) -> toolsmith::PromptFuture {
-        Box::pin(async { Ok(vec![toolsmith::PromptMessage::user("hello")]) })
+    ) -> toolsmith::prompt::PromptFuture {
+        Box::pin(async { Ok(vec![toolsmith::prompt::PromptMessage::user("hello")]) })
     }
 }
 

@@ -28,11 +28,11 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::outcome::tool_result;
-use crate::ToolInfo;
 use crate::task::{
     DEFAULT_MAX_TASKS, DEFAULT_MAX_TASKS_PER_CALLER, MemoryStore, TaskEnd, TaskStatus, TaskStore,
     error_object, now_ms,
 };
+use crate::tool::ToolInfo;
 use crate::tool::ToolRef;
 use crate::tool::output::Outcome;
 use keeper::{Admitted, Runs};

@@ -7,7 +7,7 @@ use rmcp::model::{
 use serde_json::json;
 
 use super::{PROGRESS_META, Tasks};
-use crate::Caller;
+use crate::context::Caller;
 use crate::server::call::Pipeline;
 use crate::task::{TaskEnd, TaskRecord, TaskStatus, error_object, now_ms};
 
@@ -147,7 +147,7 @@ mod tests {
     use serde_json::{Map, Value, json};
 
     use super::owner_of;
-    use crate::Caller;
+    use crate::context::Caller;
 
     fn caller(subject: &str, claims: Value) -> Caller {
         let Value::Object(claims) = claims else {

@@ -18,9 +18,9 @@ use crate::server::call::ask::Gate;
 use crate::server::call::engine::{self, Target};
 use crate::server::call::log::CallLog;
 use crate::server::call::outcome::{error_result, tool_result};
-use crate::server::call::{Answer, CallSetup, Pipeline};
+use crate::server::call::{CallReply, CallSetup, Pipeline};
 use crate::task::{TaskProgress, TaskRecord, now_ms};
-use crate::{ErrorKind, TaskSupport, ToolInfo};
+use crate::{error::ErrorKind, tool::TaskSupport, tool::ToolInfo};
 
 /// A task's id: 128 random bits, so that nobody guesses another's.
 fn new_id() -> Result<String, getrandom::Error> {
@@ -112,7 +112,7 @@ impl Pipeline {
         &self,
         call: ToolCall,
         log: CallLog,
-    ) -> BoxFuture<'_, Answer> {
+    ) -> BoxFuture<'_, CallReply> {
         // The client did not declare the extension: the call runs as any other.
         if !call.as_task {
             if call.tool.task() == TaskSupport::Required {
@@ -132,7 +132,7 @@ impl Pipeline {
 
     /// Makes the task and starts its run; the answer is its handle, or why the call ended
     /// first (invalid arguments, a confirmation refused or to ask, the store failing).
-    async fn start_task(&self, call: ToolCall, span: tracing::Span) -> Answer {
+    async fn start_task(&self, call: ToolCall, span: tracing::Span) -> CallReply {
         let ToolCall {
             tool,
             arguments,
@@ -169,7 +169,6 @@ impl Pipeline {
                 session: setup.session,
                 transport: setup.transport,
                 version: setup.version,
-                #[cfg(feature = "otel")]
                 trace: None,
             },
         );

@@ -13,11 +13,11 @@ use rmcp::model::{CallToolRequestParams, ErrorCode, JsonRpcMessage, ProtocolVers
 use rmcp::service::TxJsonRpcMessage;
 use tokio_util::sync::CancellationToken;
 
-use crate::Caller;
+use crate::context::Caller;
 use crate::request::Transport;
 use crate::server::adapter::EventNotices;
 use crate::server::adapter::ToolServer;
-use crate::server::call::{Answer, lost};
+use crate::server::call::{CallReply, lost};
 use crate::server::call::{CallSetup, Way};
 use crate::server::dispatch::FirstStep;
 use crate::server::wire::decode::{FastRequest, Revision, fast_request};
@@ -44,7 +44,7 @@ impl FastPath for HttpFastPath {
         headers: McpHeaders<'_>,
         caller: Caller,
         events: Option<CallEvents>,
-        #[cfg(feature = "otel")] trace: Option<crate::trace::Handoff>,
+        trace: Option<crate::trace::Handoff>,
     ) -> Option<Body> {
         let request = fast_request(body, false)?;
         // On 2026-07-28 the headers must say what the body says (rmcp answers a mismatch).
@@ -55,10 +55,10 @@ impl FastPath for HttpFastPath {
             FastRequest::List { revision, .. } => ("tools/list", None, *revision),
             FastRequest::Discover { .. } => ("server/discover", None, Revision::PerRequest),
         };
-        if revision.modern() != headers.modern {
+        if revision.per_request() != headers.per_request {
             return None;
         }
-        if headers.modern
+        if headers.per_request
             && (headers.method != Some(method)
                 || name.is_some_and(|name| {
                     headers.name != Some(name)
@@ -78,15 +78,7 @@ impl FastPath for HttpFastPath {
                 id,
                 params,
                 revision,
-            } => Some(self.call(
-                id,
-                params,
-                (revision, version),
-                caller,
-                events,
-                #[cfg(feature = "otel")]
-                trace,
-            )),
+            } => Some(self.call(id, params, (revision, version), caller, events, trace)),
             FastRequest::List { id, revision } => {
                 let began = self.server.clock();
                 let list = self.list(id, revision, &caller)?;
@@ -113,7 +105,7 @@ impl HttpFastPath {
         (revision, version): (Revision, Option<ProtocolVersion>),
         caller: Caller,
         events: Option<CallEvents>,
-        #[cfg(feature = "otel")] trace: Option<crate::trace::Handoff>,
+        trace: Option<crate::trace::Handoff>,
     ) -> Body {
         let server = self.server.clone();
         Box::pin(async move {
@@ -126,7 +118,6 @@ impl HttpFastPath {
                 caller,
                 sink: events.map(|events| Arc::new(EventNotices(events)) as _),
                 // Explicit: a blocking call runs on a pool thread, outside the request's span.
-                #[cfg(feature = "otel")]
                 trace,
                 ..meta.unwrap_or_default()
             };
@@ -134,7 +125,7 @@ impl HttpFastPath {
             if setup.version.is_none() {
                 setup.version = version;
             }
-            let answer: Answer = match server.start_call(params, token, setup, Way::Http) {
+            let answer: CallReply = match server.start_call(params, token, setup, Way::Http) {
                 FirstStep::Done(answer) => answer,
                 FirstStep::Rest(rest) => {
                     let tracker = &server.pipeline.tracker;
@@ -142,7 +133,7 @@ impl HttpFastPath {
                 }
             };
             cancel_on_drop.disarm();
-            let frame = encode::response(id, answer, revision.modern());
+            let frame = encode::response(id, answer, revision.per_request());
             (status(&frame, revision), encode::to_bytes(&frame))
         })
     }
@@ -157,7 +148,7 @@ impl HttpFastPath {
     /// A first page (`ToolServer::first_page`), when it fits on one.
     fn list(&self, id: RequestId, revision: Revision, caller: &Caller) -> Option<Body> {
         let prefix = encode::result_prefix(&id);
-        let list = self.server.first_page(caller, revision.modern())?;
+        let list = self.server.first_page(caller, revision.per_request())?;
         Some(Box::pin(async move {
             let mut body = Vec::with_capacity(prefix.len() + list.len() + 1);
             body.extend_from_slice(&prefix);
@@ -176,7 +167,7 @@ fn status(frame: &TxJsonRpcMessage<RoleServer>, revision: Revision) -> StatusCod
     let JsonRpcMessage::Error(error) = frame else {
         return StatusCode::OK;
     };
-    if !revision.modern() {
+    if !revision.per_request() {
         return StatusCode::OK;
     }
     match error.error.code {

@@ -23,7 +23,7 @@ fn initialize(id: i64) -> RxJsonRpcMessage<RoleServer> {
     )
 }
 
-fn modern_call(id: i64) -> RxJsonRpcMessage<RoleServer> {
+fn per_request_call(id: i64) -> RxJsonRpcMessage<RoleServer> {
     message(
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
         "name": "t", "_meta": {
@@ -79,14 +79,14 @@ fn a_handshake_revision_turns_the_fast_path_on() {
 #[test]
 fn a_per_request_session_is_settled_by_rmcps_answer() {
     let lifecycle = Lifecycle::default();
-    assert!(matches!(lifecycle.admit(&modern_call(1)), Admit::Pass));
+    assert!(matches!(lifecycle.admit(&per_request_call(1)), Admit::Pass));
     // rmcp refused it (say its metadata was incomplete): the session is undecided again.
     lifecycle.observe(&error_to(1));
     let note = message(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     assert!(matches!(lifecycle.admit(&note), Admit::Ignore(_)));
     // Accepted this time: per-request from now on, served in 2026-07-28's shapes once rmcp
     // has accepted it.
-    assert!(matches!(lifecycle.admit(&modern_call(2)), Admit::Pass));
+    assert!(matches!(lifecycle.admit(&per_request_call(2)), Admit::Pass));
     assert_eq!(lifecycle.serving(), None, "not before rmcp answers");
     let done = TxJsonRpcMessage::<RoleServer>::response(
         ServerResult::empty(()),
@@ -99,7 +99,7 @@ fn a_per_request_session_is_settled_by_rmcps_answer() {
     };
     assert_eq!((id, error.code.0), (NumberOrString::Number(3), -32600));
     assert_eq!(lifecycle.serving(), Some(Revision::PerRequest));
-    assert!(matches!(lifecycle.admit(&modern_call(4)), Admit::Pass));
+    assert!(matches!(lifecycle.admit(&per_request_call(4)), Admit::Pass));
 }
 
 #[test]

@@ -278,7 +278,7 @@ mod call_tests {
     use tokio_util::sync::CancellationToken;
 
     use super::StdioChannel;
-    use crate::Caller;
+    use crate::context::Caller;
     use crate::context::{CallContext, ChannelError, ClientChannel, SessionLevel, StateMap};
     use crate::server::session::lifecycle::{Admit, Lifecycle};
     use crate::transport::stdio::Outbox;
@@ -315,9 +315,9 @@ mod call_tests {
             Outbox::new(server_end),
             lifecycle.clone(),
         ));
-        let mut modern = context(Some(channel.clone()));
-        modern.per_request = true;
-        let refused = modern.asker().ask(elicitation()).await.unwrap_err();
+        let mut call = context(Some(channel.clone()));
+        call.per_request = true;
+        let refused = call.asker().ask(elicitation()).await.unwrap_err();
         assert!(
             matches!(refused, ChannelError::Unsupported(why) if why.contains("input_required")),
             "{refused:?}"

@@ -239,8 +239,8 @@ impl Layer {
     /// Queues the cached list, not copied, as the response to `id` (the reader writes it,
     /// see `Outbox::write_now`); `false` when the list is paginated (rmcp's).
     fn list(&self, id: RequestId, revision: Revision) -> bool {
-        let local = crate::Caller::anonymous();
-        let Some(list) = self.server.first_page(&local, revision.modern()) else {
+        let local = crate::context::Caller::anonymous();
+        let Some(list) = self.server.first_page(&local, revision.per_request()) else {
             return false;
         };
         let prefix = encode::result_prefix(&id);
@@ -285,15 +285,20 @@ impl Layer {
             if !layer.requests.finish_fast(&id, number) {
                 return; // cancelled: no response
             }
-            let frame = encode::response(id, answer, revision.modern());
+            let frame = encode::response(id, answer, revision.per_request());
             if let Err(err) = layer.outbox.send(&frame).await {
                 tracing::debug!(%err, "a tools/call response could not be written");
             }
         });
     }
 
-    fn respond_now(&self, id: RequestId, answer: crate::server::call::Answer, revision: Revision) {
-        let frame = encode::response(id, answer, revision.modern());
+    fn respond_now(
+        &self,
+        id: RequestId,
+        answer: crate::server::call::CallReply,
+        revision: Revision,
+    ) {
+        let frame = encode::response(id, answer, revision.per_request());
         if let Err(err) = self.outbox.queue(&frame) {
             tracing::debug!(%err, "a tools/call response could not be written");
         }

@@ -61,6 +61,6 @@ async fn serve_session(
     let waited = running.waiting().await;
     // Tasks still running end with the session: failed as stopped, for a client to see.
     tasks.stop().await;
-    waited.map_err(Error::Task)?;
+    waited.map_err(|err| Error::Task(Box::new(err)))?;
     Ok(())
 }
