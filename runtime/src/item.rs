@@ -32,11 +32,16 @@ pub struct ItemDef {
 /// name, title, description, icons and scopes, and where it was declared.
 ///
 /// ```
-/// for tool in toolsmith::Registry::global().tools() {
-///     let header = tool.header();
-///     assert_eq!(header.name(), tool.name());
-///     println!("{}: {}", header.title().unwrap_or(header.name()), header.description());
+/// /// Pin a bookmark to the top of the list.
+/// #[toolsmith::tool(destructive = false, idempotent, closed_world, title = "Pin bookmark")]
+/// fn pin_bookmark(id: u64) -> String {
+///     format!("pinned {id}")
 /// }
+///
+/// let header = toolsmith::Registry::global().get("pin_bookmark").unwrap().header();
+/// assert_eq!(header.name(), "pin_bookmark");
+/// assert_eq!(header.title(), Some("Pin bookmark"));
+/// assert_eq!(header.description(), "Pin a bookmark to the top of the list.");
 /// ```
 #[derive(Clone, Debug)]
 pub struct Header {
@@ -100,9 +105,15 @@ impl Header {
     /// The MCP name: what a client calls, reads or gets it by.
     ///
     /// ```
-    /// for tool in toolsmith::Registry::global().tools() {
-    ///     assert!(!tool.header().name().is_empty());
+    /// /// Star a bookmark.
+    /// #[toolsmith::tool(name = "bookmarks.star", destructive = false, idempotent, closed_world)]
+    /// fn star_bookmark(id: u64) -> String {
+    ///     format!("starred {id}")
     /// }
+    ///
+    /// let registry = toolsmith::Registry::global();
+    /// assert_eq!(registry.get("bookmarks.star").unwrap().header().name(), "bookmarks.star");
+    /// assert!(registry.get("star_bookmark").is_none());
     /// ```
     pub fn name(&self) -> &str {
         &self.name
@@ -116,9 +127,21 @@ impl Header {
     /// The human-readable title, when it declares one.
     ///
     /// ```
-    /// # for tool in toolsmith::Registry::global().tools() {
-    /// let shown = tool.header().title().unwrap_or(tool.name());
-    /// # let _ = shown; }
+    /// /// Tag a bookmark.
+    /// #[toolsmith::tool(destructive = false, idempotent, closed_world, title = "Tag bookmark")]
+    /// fn tag_bookmark(id: u64, tag: String) -> String {
+    ///     format!("{id}: {tag}")
+    /// }
+    ///
+    /// /// Untag a bookmark.
+    /// #[toolsmith::tool(destructive, idempotent, closed_world)]
+    /// fn untag_bookmark(id: u64, tag: String) -> String {
+    ///     format!("{id}: -{tag}")
+    /// }
+    ///
+    /// let registry = toolsmith::Registry::global();
+    /// assert_eq!(registry.get("tag_bookmark").unwrap().header().title(), Some("Tag bookmark"));
+    /// assert_eq!(registry.get("untag_bookmark").unwrap().header().title(), None);
     /// ```
     pub fn title(&self) -> Option<&str> {
         self.title.as_deref()
@@ -127,9 +150,17 @@ impl Header {
     /// The description a model reads (a function's rustdoc without its `# Arguments`).
     ///
     /// ```
-    /// # for tool in toolsmith::Registry::global().tools() {
-    /// assert!(!tool.header().description().is_empty());
-    /// # }
+    /// /// Move a bookmark into a folder.
+    /// ///
+    /// /// # Arguments
+    /// /// * `folder` - The folder it goes to.
+    /// #[toolsmith::tool(destructive = false, idempotent, closed_world)]
+    /// fn move_bookmark(id: u64, folder: String) -> String {
+    ///     format!("{id} in {folder}")
+    /// }
+    ///
+    /// let tool = toolsmith::Registry::global().get("move_bookmark").unwrap();
+    /// assert_eq!(tool.header().description(), "Move a bookmark into a folder.");
     /// ```
     pub fn description(&self) -> &str {
         &self.description
@@ -138,10 +169,14 @@ impl Header {
     /// The icons given by `icon = "..."` or `icons = [...]`, in order (`https:` or `data:`).
     ///
     /// ```
-    /// # for tool in toolsmith::Registry::global().tools() {
-    /// let icons = tool.header().icons();
-    /// assert!(icons.iter().all(|i| i.starts_with("https:") || i.starts_with("data:")));
-    /// # }
+    /// /// How many bookmarks there are.
+    /// #[toolsmith::tool(read_only, closed_world, icon = "https://example.com/bookmark.png")]
+    /// fn count_bookmarks() -> u64 {
+    ///     42
+    /// }
+    ///
+    /// let tool = toolsmith::Registry::global().get("count_bookmarks").unwrap();
+    /// assert_eq!(tool.header().icons(), ["https://example.com/bookmark.png"]);
     /// ```
     pub fn icons(&self) -> &[String] {
         &self.icons
@@ -152,9 +187,21 @@ impl Header {
     /// [`ScopeNames`](crate::tool::ScopeNames)).
     ///
     /// ```
-    /// for tool in toolsmith::Registry::global().tools() {
-    ///     println!("{}: {:?}", tool.name(), tool.header().scopes());
+    /// /// Purge every bookmark in the trash.
+    /// #[toolsmith::tool(destructive, idempotent, closed_world, scopes = ["bookmarks:admin"])]
+    /// fn purge_bookmarks() -> String {
+    ///     "purged".into()
     /// }
+    ///
+    /// /// Sort the bookmarks by date.
+    /// #[toolsmith::tool(destructive = false, idempotent, closed_world)]
+    /// fn sort_bookmarks() -> String {
+    ///     "sorted".into()
+    /// }
+    ///
+    /// let registry = toolsmith::Registry::global();
+    /// assert_eq!(registry.get("purge_bookmarks").unwrap().header().scopes(), ["bookmarks:admin"]);
+    /// assert!(registry.get("sort_bookmarks").unwrap().header().scopes().is_empty());
     /// ```
     pub fn scopes(&self) -> &'static [&'static str] {
         self.scopes
@@ -164,9 +211,15 @@ impl Header {
     /// made at run time (a [`Tool`](crate::Tool)'s [`origin`](crate::Tool::origin)).
     ///
     /// ```
-    /// # for tool in toolsmith::Registry::global().tools() {
-    /// assert!(tool.header().location().contains(':'));
-    /// # }
+    /// /// Export the bookmarks as HTML.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn export_bookmarks() -> String {
+    ///     "<dl></dl>".into()
+    /// }
+    /// let below = line!();
+    ///
+    /// let tool = toolsmith::Registry::global().get("export_bookmarks").unwrap();
+    /// assert_eq!(tool.header().location(), format!("{}:{}", file!(), below - 3));
     /// ```
     pub fn location(&self) -> String {
         match &self.origin {
@@ -178,9 +231,14 @@ impl Header {
     /// The Rust path of a macro's function; of what was made at run time, its origin.
     ///
     /// ```
-    /// # for tool in toolsmith::Registry::global().tools() {
-    /// assert!(tool.header().rust_path().contains("::"));
-    /// # }
+    /// /// Import bookmarks from an HTML export.
+    /// #[toolsmith::tool(destructive = false, closed_world)]
+    /// fn import_bookmarks(html: String) -> usize {
+    ///     html.matches("<dt>").count()
+    /// }
+    ///
+    /// let tool = toolsmith::Registry::global().get("import_bookmarks").unwrap();
+    /// assert_eq!(tool.header().rust_path(), concat!(module_path!(), "::import_bookmarks"));
     /// ```
     pub fn rust_path(&self) -> &str {
         match &self.origin {

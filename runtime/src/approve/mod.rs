@@ -14,9 +14,9 @@
 //! `Page` (feature `http`: an approvals page for an operator, `serve --approve page=ADDR`),
 //! and any function of an [`Approval`]:
 //!
-//! ```standalone_crate
+//! ```
 //! use toolsmith::approve::{Approval, Decision};
-//! use toolsmith::{server::Confirm, Server};
+//! use toolsmith::{Hints, context::Caller};
 //!
 //! /// The nightly job may delete; everyone else is asked.
 //! fn nightly(approval: &Approval) -> Decision {
@@ -26,8 +26,11 @@
 //!     }
 //! }
 //!
-//! let server = Server::new().confirm(Confirm::Destructive).approver(nightly);
-//! # let _ = server;
+//! // Served as `Server::new().confirm(Confirm::Destructive).approver(nightly)`:
+//! let job = Caller::new("nightly-job", ["tools:destructive"]);
+//! let purge = Approval::new("purge_drafts", Hints::DESTRUCTIVE);
+//! assert_eq!(nightly(&purge.clone().with_caller(job)), Decision::approve());
+//! assert_eq!(nightly(&purge), Decision::Pass, "anyone else: the user is asked");
 //! ```
 
 mod grants;
@@ -70,6 +73,7 @@ pub type Deciding<'a> = Pin<Box<dyn Future<Output = Decision> + Send + 'a>>;
 ///
 /// ```
 /// use toolsmith::approve::{Approval, Approver, Deciding, Decision};
+/// use toolsmith::{Registry, Server, server::Confirm, testing::Client};
 ///
 /// /// Denies every call while the store is being migrated.
 /// struct Freeze;
@@ -80,8 +84,21 @@ pub type Deciding<'a> = Pin<Box<dyn Future<Output = Decision> + Send + 'a>>;
 ///     }
 /// }
 ///
-/// let server = toolsmith::Server::new().approver(Freeze);
-/// # let _ = server;
+/// /// Deletes every archived note.
+/// #[toolsmith::tool(destructive, idempotent, closed_world)]
+/// fn purge_frozen_archive() -> String {
+///     "purged".into()
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let server = Server::with_registry(Registry::from_module(module_path!()).unwrap())
+///     .confirm(Confirm::Destructive)
+///     .approver(Freeze);
+/// let client = Client::connect(server).await.unwrap();
+/// let denied = client.call("purge_frozen_archive", serde_json::json!({})).await.unwrap_err();
+/// assert!(denied.message().contains("the store is being migrated"), "{denied}");
+/// # }
 /// ```
 pub trait Approver: Send + Sync + 'static {
     /// The decision on `approval`.

@@ -33,13 +33,27 @@ const COOKIE: &str = "toolsmith_approvals";
 /// call's own timeout; undecided, it is denied.
 ///
 /// ```
-/// use toolsmith::approve::Page;
+/// use axum::{body::Body, http::Request};
+/// use toolsmith::approve::{Approval, Approver, Page};
+/// use toolsmith::layer::tower::ServiceExt;
 ///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
 /// let page = Page::new("a-long-random-operator-token").unwrap();
-/// let server = toolsmith::Server::new().approver(page.clone());
-/// // page.serve("127.0.0.1:8090") runs the page; or mount page.router() in an app.
-/// # let _ = server;
+/// // `Server::new().approver(page.clone())` puts its confirmations here; page.serve("127.0.0.1:8090")
+/// // runs the page, or mount page.router() in an app.
+/// let approval = Approval::new("delete_note", toolsmith::Hints::DESTRUCTIVE).with_question("Delete note 7?");
+/// let _deciding = page.decide(&approval);
+/// assert_eq!(page.waiting(), 1);
+///
+/// let operator = Request::get("/").header("authorization", "Bearer a-long-random-operator-token");
+/// let shown = page.router().oneshot(operator.body(Body::empty()).unwrap()).await.unwrap();
+/// let html = axum::body::to_bytes(shown.into_body(), usize::MAX).await.unwrap();
+/// assert!(String::from_utf8_lossy(&html).contains("Delete note 7?"));
+/// let stranger = page.router().oneshot(Request::get("/").body(Body::empty()).unwrap()).await.unwrap();
+/// assert_eq!(stranger.status(), 401);
 /// assert!(Page::new("short").is_err());
+/// # }
 /// ```
 #[derive(Clone)]
 pub struct Page {
@@ -91,10 +105,17 @@ impl Page {
     /// How long a call waits for a decision (default 5 minutes).
     ///
     /// ```
-    /// let page = toolsmith::approve::Page::new("a-long-random-operator-token")
-    ///     .unwrap()
-    ///     .timeout(std::time::Duration::from_secs(60));
-    /// # let _ = page;
+    /// use std::time::Duration;
+    /// use toolsmith::approve::{Approval, Approver, Decision, Page};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let page = Page::new("a-long-random-operator-token").unwrap().timeout(Duration::from_millis(20));
+    /// // No operator decides.
+    /// let decided = page.decide(&Approval::new("delete_note", toolsmith::Hints::DESTRUCTIVE)).await;
+    /// assert_eq!(decided, Decision::deny("no one decided on the approvals page within 20ms"));
+    /// assert_eq!(page.waiting(), 0);
+    /// # }
     /// ```
     pub fn timeout(mut self, timeout: Duration) -> Page {
         self.timeout = timeout;

@@ -35,6 +35,7 @@ const REFRESH: Duration = Duration::from_secs(300);
 /// [`ScopeNames`](crate::tool::ScopeNames)).
 ///
 /// ```no_run
+/// // no_run: serves HTTP on port 8000 until SIGTERM or SIGINT: tokens are checked there.
 /// use toolsmith::{auth::Auth, Server};
 ///
 /// # async fn f() -> Result<(), toolsmith::Error> {
@@ -65,9 +66,16 @@ impl Auth {
     /// of the JWKS at `jwks`: a file path, or an `https://` URL (`http://` for a loopback
     /// host only).
     ///
-    /// ```
+    /// ```no_run
+    /// // no_run: serves HTTP on port 8000 until SIGTERM or SIGINT: tokens are checked there.
+    /// # async fn f() -> Result<(), toolsmith::Error> {
     /// let auth = toolsmith::auth::Auth::new("https://issuer.example.com", "/etc/toolsmith/jwks.json");
-    /// # let _ = auth;
+    /// toolsmith::Server::new()
+    ///     .public_url("https://mcp.example.com/mcp")
+    ///     .auth(auth)
+    ///     .serve_http("0.0.0.0:8000")
+    ///     .await
+    /// # }
     /// ```
     pub fn new(issuer: impl Into<String>, jwks: impl Into<String>) -> Self {
         Auth {
@@ -83,10 +91,18 @@ impl Auth {
     /// Also accepts tokens whose `aud` names `audience` (the server's public URL is always
     /// accepted, as RFC 8707 resource indicators give it).
     ///
-    /// ```
+    /// ```no_run
+    /// // no_run: serves HTTP on port 8000 until SIGTERM or SIGINT: tokens are checked there.
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// // Tokens for `notes-api`, or for https://mcp.example.com/mcp, are accepted.
     /// let auth = toolsmith::auth::Auth::new("https://issuer.example.com", "jwks.json")
     ///     .audience("notes-api");
-    /// # let _ = auth;
+    /// toolsmith::Server::new()
+    ///     .public_url("https://mcp.example.com/mcp")
+    ///     .auth(auth)
+    ///     .serve_http("0.0.0.0:8000")
+    ///     .await
+    /// # }
     /// ```
     pub fn audience(mut self, audience: impl Into<String>) -> Self {
         self.audiences.push(audience.into());
@@ -100,12 +116,22 @@ impl Auth {
     /// read before are kept and a warning is logged. The same as `serve --auth-jwks-refresh
     /// SECONDS`.
     ///
-    /// ```
+    /// ```no_run
+    /// // no_run: serves HTTP on port 8000 until SIGTERM or SIGINT: tokens are checked there.
+    /// # async fn f() -> Result<(), toolsmith::Error> {
     /// use std::time::Duration;
     ///
-    /// let auth = toolsmith::auth::Auth::new("https://issuer.example.com", "jwks.json")
-    ///     .jwks_refresh(Duration::from_secs(60));
-    /// # let _ = auth;
+    /// let auth = toolsmith::auth::Auth::new(
+    ///     "https://issuer.example.com",
+    ///     "https://issuer.example.com/.well-known/jwks.json",
+    /// )
+    /// .jwks_refresh(Duration::from_secs(60));
+    /// toolsmith::Server::new()
+    ///     .public_url("https://mcp.example.com/mcp")
+    ///     .auth(auth)
+    ///     .serve_http("0.0.0.0:8000")
+    ///     .await
+    /// # }
     /// ```
     pub fn jwks_refresh(mut self, every: Duration) -> Self {
         self.refresh = every;
@@ -118,10 +144,18 @@ impl Auth {
     /// JWTs. Off by default, as providers differ: some issue access tokens with `typ: JWT`,
     /// or none. The same as `serve --auth-token-type TYPE`.
     ///
-    /// ```
+    /// ```no_run
+    /// // no_run: serves HTTP on port 8000 until SIGTERM or SIGINT: tokens are checked there.
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// // An ID token of the same issuer is refused.
     /// let auth = toolsmith::auth::Auth::new("https://issuer.example.com", "jwks.json")
     ///     .token_type("at+jwt");
-    /// # let _ = auth;
+    /// toolsmith::Server::new()
+    ///     .public_url("https://mcp.example.com/mcp")
+    ///     .auth(auth)
+    ///     .serve_http("0.0.0.0:8000")
+    ///     .await
+    /// # }
     /// ```
     pub fn token_type(mut self, token_type: impl Into<String>) -> Self {
         self.token_type = Some(token_type.into());

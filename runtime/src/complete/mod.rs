@@ -43,10 +43,23 @@ pub const MAX_COMPLETIONS: usize = 100;
 /// /// * `language` - The language.
 /// /// * `topic` - What to explain.
 /// #[prompt(complete(topic = topics))]
-/// fn explain(language: String, topic: String) -> String {
+/// fn explain_topic(language: String, topic: String) -> String {
 ///     format!("Explain {topic} in {language}.")
 /// }
-/// # let _ = explain;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|_| false));
+/// use toolsmith::testing::{Client, Complete};
+///
+/// let client = Client::connect(server).await.unwrap();
+/// let rust = Complete::prompt("explain_topic", "topic", "").with("language", "rust");
+/// assert_eq!(client.complete(rust).await.unwrap().values, ["ownership", "traits"]);
+/// let typed = Complete::prompt("explain_topic", "topic", "t").with("language", "rust");
+/// assert_eq!(client.complete(typed).await.unwrap().values, ["traits"]);
+/// let no_language = Complete::prompt("explain_topic", "topic", "");
+/// assert_eq!(client.complete(no_language).await.unwrap().values, ["basics"]);
+/// # }
 /// ```
 pub struct Completion {
     pub(crate) arguments: HashMap<String, String>,
@@ -58,11 +71,39 @@ impl Completion {
     /// The value the client sent for another argument (`context.arguments`), if any.
     ///
     /// ```
-    /// fn ids(value: &str, completion: &toolsmith::complete::Completion) -> Vec<String> {
-    ///     let _tag = completion.argument("tag");
-    ///     vec![value.to_owned()]
+    /// use toolsmith::complete::Completion;
+    ///
+    /// /// The cities of the country chosen, if one is.
+    /// fn cities(value: &str, completion: &Completion) -> Vec<String> {
+    ///     let all: &[&str] = match completion.argument("country") {
+    ///         Some("it") => &["Milan", "Rome"],
+    ///         Some("fr") => &["Lyon", "Paris"],
+    ///         _ => &[],
+    ///     };
+    ///     all.iter().filter(|c| c.starts_with(value)).map(|c| c.to_string()).collect()
     /// }
-    /// # let _ = ids;
+    ///
+    /// /// A city's guide.
+    /// ///
+    /// /// # Arguments
+    /// /// * `country` - Its country.
+    /// /// * `city` - The city.
+    /// #[toolsmith::resource(uri = "guides://{country}/{city}", complete(city = cities))]
+    /// fn city_guide(country: String, city: String) -> String {
+    ///     format!("{city}, {country}")
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|_| false));
+    /// use toolsmith::testing::{Client, Complete};
+    ///
+    /// let client = Client::connect(server).await.unwrap();
+    /// let in_italy = Complete::resource("guides://{country}/{city}", "city", "").with("country", "it");
+    /// assert_eq!(client.complete(in_italy).await.unwrap().values, ["Milan", "Rome"]);
+    /// let nowhere = Complete::resource("guides://{country}/{city}", "city", "");
+    /// assert!(client.complete(nowhere).await.unwrap().values.is_empty());
+    /// # }
     /// ```
     pub fn argument(&self, name: &str) -> Option<&str> {
         self.arguments.get(name).map(String::as_str)
@@ -77,7 +118,26 @@ impl Completion {
     ///     let Some(names) = completion.state::<Names>() else { return Vec::new() };
     ///     names.0.iter().filter(|n| n.starts_with(value)).cloned().collect()
     /// }
-    /// # let _ = names;
+    ///
+    /// /// Write to a colleague.
+    /// ///
+    /// /// # Arguments
+    /// /// * `name` - Whom.
+    /// #[toolsmith::prompt(complete(name = names))]
+    /// fn write_to_colleague(name: String) -> String {
+    ///     format!("Write a short note to {name}.")
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|_| false));
+    /// use toolsmith::testing::{Client, Complete};
+    ///
+    /// let team = Names(vec!["Ada".into(), "Alan".into(), "Grace".into()]);
+    /// let client = Client::connect(server.state(team)).await.unwrap();
+    /// let a = client.complete(Complete::prompt("write_to_colleague", "name", "A")).await.unwrap();
+    /// assert_eq!(a.values, ["Ada", "Alan"]);
+    /// # }
     /// ```
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
         self.states.get::<T>().map(State::from)
@@ -86,10 +146,31 @@ impl Completion {
     /// Who asks.
     ///
     /// ```
-    /// fn mine(_: &str, completion: &toolsmith::complete::Completion) -> Vec<String> {
-    ///     completion.caller().subject().map(str::to_owned).into_iter().collect()
+    /// /// The caller's own name first, then the shared owner.
+    /// fn owners(_: &str, completion: &toolsmith::complete::Completion) -> Vec<String> {
+    ///     let mine = completion.caller().subject().map(str::to_owned);
+    ///     mine.into_iter().chain(["team".to_owned()]).collect()
     /// }
-    /// # let _ = mine;
+    ///
+    /// /// The boards of an owner.
+    /// ///
+    /// /// # Arguments
+    /// /// * `owner` - Whose boards.
+    /// #[toolsmith::resource(uri = "boards://{owner}", complete(owner = owners))]
+    /// fn boards_of(owner: String) -> String {
+    ///     format!("{owner}'s boards")
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|_| false));
+    /// use toolsmith::testing::{Client, Complete};
+    ///
+    /// // The test client is the local user: anonymous, no subject.
+    /// let client = Client::connect(server).await.unwrap();
+    /// let owners = client.complete(Complete::resource("boards://{owner}", "owner", "")).await.unwrap();
+    /// assert_eq!(owners.values, ["team"]);
+    /// # }
     /// ```
     pub fn caller(&self) -> &Caller {
         &self.caller
@@ -98,10 +179,33 @@ impl Completion {
     /// Every other argument's value the client sent (`context.arguments`), in no order.
     ///
     /// ```
-    /// fn sent(completion: &toolsmith::complete::Completion) -> usize {
-    ///     completion.arguments().count()
+    /// /// Echoes what the client sent besides the value typed.
+    /// fn sent(_: &str, completion: &toolsmith::complete::Completion) -> Vec<String> {
+    ///     let mut sent: Vec<String> = completion.arguments().map(|(k, v)| format!("{k}={v}")).collect();
+    ///     sent.sort();
+    ///     sent
     /// }
-    /// # let _ = sent;
+    ///
+    /// /// Translate a text.
+    /// ///
+    /// /// # Arguments
+    /// /// * `from` - Its language.
+    /// /// * `to` - The language wanted.
+    /// /// * `text` - The text.
+    /// #[toolsmith::prompt(complete(to = sent))]
+    /// fn translate_text(from: String, to: String, text: String) -> String {
+    ///     format!("Translate from {from} to {to}: {text}")
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|_| false));
+    /// use toolsmith::testing::{Client, Complete};
+    ///
+    /// let client = Client::connect(server).await.unwrap();
+    /// let to = Complete::prompt("translate_text", "to", "f").with("from", "en").with("text", "hi");
+    /// assert_eq!(client.complete(to).await.unwrap().values, ["from=en", "text=hi"]);
+    /// # }
     /// ```
     pub fn arguments(&self) -> impl Iterator<Item = (&str, &str)> {
         self.arguments.iter().map(|(k, v)| (k.as_str(), v.as_str()))
@@ -113,8 +217,11 @@ impl Completion {
 /// [`Resource::complete`](crate::resource::Resource::complete)).
 ///
 /// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
 /// let now: toolsmith::complete::Candidates<'static> = Box::pin(std::future::ready(vec!["rust".to_owned()]));
-/// # let _ = now;
+/// assert_eq!(now.await, ["rust"]);
+/// # }
 /// ```
 pub type Candidates<'a> = Pin<Box<dyn Future<Output = Vec<String>> + Send + 'a>>;
 

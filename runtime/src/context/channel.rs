@@ -157,14 +157,27 @@ impl Asker {
 /// elicitation give tools a typed way to ask.
 ///
 /// ```
-/// # #[cfg(feature = "__test-switches")]
+/// # #[cfg(all(feature = "__test-switches", feature = "testing"))]
 /// # {
-/// /// Ask the user.
+/// use toolsmith::rmcp::model::{ClientResult, ServerRequest};
+///
+/// /// Ping the user's client.
 /// #[toolsmith::tool(read_only)]
 /// async fn ask_user(client: toolsmith::__private::AskClient) -> String {
-///     let _ = &client;
-///     String::new()
+///     let ping: ServerRequest = serde_json::from_value(serde_json::json!({"method": "ping"})).unwrap();
+///     match client.ask(ping).await {
+///         Ok(ClientResult::EmptyResult(_)) => "answered".into(),
+///         Ok(other) => format!("another answer: {other:?}"),
+///         Err(why) => why,
+///     }
 /// }
+///
+/// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "ask_user"));
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+/// let asked = client.call("ask_user", serde_json::json!({})).await.unwrap();
+/// assert_eq!(asked.text(), "answered");
+/// # });
 /// # }
 /// ```
 #[cfg(feature = "__test-switches")]

@@ -146,7 +146,7 @@ fn to_value(result: &impl serde::Serialize) -> Result<Value, AskError> {
 
 /// A context parameter that asks the user to fill in a form (`elicitation/create`).
 ///
-/// ```no_run
+/// ```
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
 /// use toolsmith::{context::Elicit, context::Elicitation, ToolError, tool};
@@ -159,13 +159,33 @@ fn to_value(result: &impl serde::Serialize) -> Result<Value, AskError> {
 ///
 /// /// Print the report, asking how many copies.
 /// #[tool(closed_world)]
-/// async fn print_report(elicit: Elicit) -> Result<String, ToolError> {
+/// async fn print_copies(elicit: Elicit) -> Result<String, ToolError> {
 ///     match elicit.ask::<Copies>("How many copies?").await {
 ///         Ok(Elicitation::Accept(copies)) => Ok(format!("printing {}", copies.count)),
 ///         Ok(_) => Ok("not printed".into()),
 ///         Err(err) => Err(ToolError::new(err.to_string())),
 ///     }
 /// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// # let server = || toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "print_copies"));
+/// use toolsmith::testing::Client;
+///
+/// // By default the test client declines every form, as a user who says no.
+/// let client = Client::connect(server()).await.unwrap();
+/// let declined = client.call("print_copies", serde_json::json!({})).await.unwrap();
+/// assert_eq!(declined.text(), "not printed");
+///
+/// let client = client.on_elicit(|_| Elicitation::Accept(serde_json::json!({"count": 2})));
+/// let printed = client.call("print_copies", serde_json::json!({})).await.unwrap();
+/// assert_eq!(printed.text(), "printing 2");
+///
+/// // A client that declared no elicitation is not asked: the tool gets an error.
+/// let agent = Client::connect_unattended(server()).await.unwrap();
+/// let err = agent.call("print_copies", serde_json::json!({})).await.unwrap_err();
+/// assert!(err.message().contains("`elicitation`"), "{err}");
+/// # }
 /// ```
 ///
 /// On the 2026-07-28 revision a server cannot send a request during a call: the call
@@ -184,19 +204,47 @@ impl Elicit {
     /// `#[serde(default)]` gives the default). A type outside that subset is an
     /// [`AskError::Schema`] naming the field.
     ///
-    /// ```no_run
-    /// # async fn f(elicit: toolsmith::context::Elicit) {
-    /// let name: Result<toolsmith::context::Elicitation<String>, _> = async {
-    ///     #[derive(serde::Deserialize, schemars::JsonSchema)]
-    ///     struct Name { name: String }
-    ///     let answer = elicit.ask::<Name>("Your name?").await?;
-    ///     Ok::<_, toolsmith::context::AskError>(match answer {
-    ///         toolsmith::context::Elicitation::Accept(n) => toolsmith::context::Elicitation::Accept(n.name),
-    ///         toolsmith::context::Elicitation::Decline => toolsmith::context::Elicitation::Decline,
-    ///         toolsmith::context::Elicitation::Cancel => toolsmith::context::Elicitation::Cancel,
-    ///     })
-    /// }.await;
-    /// # let _ = name;
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use toolsmith::context::{Elicit, Elicitation};
+    /// use toolsmith::{ToolError, tool};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Name {
+    ///     /// What to call you.
+    ///     name: String,
+    ///     /// Whether to be formal.
+    ///     #[serde(default)]
+    ///     formal: bool,
+    /// }
+    ///
+    /// /// Greet the user by the name they give.
+    /// #[tool(read_only, closed_world)]
+    /// async fn greet_by_name(elicit: Elicit) -> Result<String, ToolError> {
+    ///     match elicit.ask::<Name>("Your name?").await {
+    ///         Ok(Elicitation::Accept(n)) if n.formal => Ok(format!("Good day, {}.", n.name)),
+    ///         Ok(Elicitation::Accept(n)) => Ok(format!("Hi {}!", n.name)),
+    ///         Ok(_) => Ok("Hi!".into()),
+    ///         Err(err) => Err(ToolError::new(err.to_string())),
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "greet_by_name"));
+    /// let asked = Arc::new(Mutex::new(serde_json::Value::Null));
+    /// let seen = asked.clone();
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap().on_elicit(move |form| {
+    ///     *seen.lock().unwrap() = form.schema.clone();
+    ///     Elicitation::Accept(serde_json::json!({"name": "Ada"}))
+    /// });
+    /// let greeting = client.call("greet_by_name", serde_json::json!({})).await.unwrap();
+    /// assert_eq!(greeting.text(), "Hi Ada!"); // `formal` took its default
+    ///
+    /// let form = asked.lock().unwrap().clone();
+    /// assert_eq!(form["properties"]["name"]["type"], "string");
+    /// assert_eq!(form["properties"]["formal"]["default"], false);
+    /// assert_eq!(form["required"], serde_json::json!(["name"]));
     /// # }
     /// ```
     pub async fn ask<T: JsonSchema + DeserializeOwned>(
@@ -218,12 +266,33 @@ impl Elicit {
     /// Rust type does not say (titled enum options, `enumNames`); the content comes back as
     /// JSON.
     ///
-    /// ```no_run
+    /// ```
+    /// use toolsmith::context::{Elicit, Elicitation};
     /// use toolsmith::rmcp::model::ElicitationSchema;
-    /// # async fn f(elicit: toolsmith::context::Elicit) {
-    /// let schema = ElicitationSchema::builder().required_email("email").build().unwrap();
-    /// let answer = elicit.ask_form("Your e-mail?", schema).await;
-    /// # let _ = answer;
+    /// use toolsmith::{ToolError, tool};
+    ///
+    /// /// Subscribe the user to the newsletter.
+    /// #[tool(destructive = false, idempotent, closed_world)]
+    /// async fn subscribe_newsletter(elicit: Elicit) -> Result<String, ToolError> {
+    ///     let schema = ElicitationSchema::builder().required_email("email").build().map_err(ToolError::new)?;
+    ///     match elicit.ask_form("Your e-mail?", schema).await {
+    ///         Ok(Elicitation::Accept(content)) => Ok(format!("subscribed {}", content["email"])),
+    ///         Ok(_) => Ok("not subscribed".into()),
+    ///         Err(err) => Err(ToolError::new(err.to_string())),
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "subscribe_newsletter"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// // A user who gives an address only when asked for one.
+    /// let client = client.on_elicit(|form| match form.schema["properties"]["email"]["format"].as_str() {
+    ///     Some("email") => Elicitation::Accept(serde_json::json!({"email": "ada@example.com"})),
+    ///     _ => Elicitation::Decline,
+    /// });
+    /// let subscribed = client.call("subscribe_newsletter", serde_json::json!({})).await.unwrap();
+    /// assert_eq!(subscribed.text(), r#"subscribed "ada@example.com""#);
     /// # }
     /// ```
     pub async fn ask_form(
@@ -244,10 +313,28 @@ impl Elicit {
     /// Sends the user to `url` (URL-mode elicitation: a sign-in, a payment), and says
     /// whether they agreed to go.
     ///
-    /// ```no_run
-    /// # async fn f(elicit: toolsmith::context::Elicit) {
-    /// let went = elicit.ask_url("Sign in to the archive", "https://archive.example/login").await;
-    /// # let _ = went;
+    /// ```
+    /// use toolsmith::context::{Elicit, Elicitation};
+    /// use toolsmith::{ToolError, tool};
+    ///
+    /// /// Open the archive, once the user signed in.
+    /// #[tool(read_only)]
+    /// async fn open_archive(elicit: Elicit) -> Result<String, ToolError> {
+    ///     match elicit.ask_url("Sign in to the archive", "https://archive.example/login").await {
+    ///         Ok(Elicitation::Accept(())) => Ok("signed in".into()),
+    ///         Ok(_) => Ok("not signed in".into()),
+    ///         Err(err) => Err(ToolError::new(err.to_string())),
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "open_archive"));
+    /// // The test client declares form elicitation only: a URL is not asked, and the error
+    /// // names the capability it lacks.
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let err = client.call("open_archive", serde_json::json!({})).await.unwrap_err();
+    /// assert!(err.message().contains("`elicitation.url`"), "{err}");
     /// # }
     /// ```
     pub async fn ask_url(
@@ -273,16 +360,35 @@ impl Elicit {
     /// 2026-07-28 the tool must say it asks ([`Tool::asks_client`](crate::Tool::asks_client)).
     ///
     /// ```
-    /// use toolsmith::context::Elicit;
-    /// use toolsmith::rmcp::model::InputRequest;
+    /// use toolsmith::context::{Elicit, Elicitation};
+    /// use toolsmith::rmcp::model::{ElicitRequest, InputRequest};
+    /// use toolsmith::{ToolError, tool};
     ///
-    /// async fn passed_on(elicit: &Elicit, asked: InputRequest) -> serde_json::Value {
-    ///     match elicit.relay(asked).await {
-    ///         Ok(answer) => answer,
-    ///         Err(err) => serde_json::json!({"action": "cancel", "why": err.to_string()}),
-    ///     }
+    /// /// Ask the user what an upstream server asked, and pass the answer on.
+    /// #[tool(read_only, closed_world)]
+    /// async fn relay_question(elicit: Elicit) -> Result<serde_json::Value, ToolError> {
+    ///     let asked: ElicitRequest = serde_json::from_value(serde_json::json!({
+    ///         "method": "elicitation/create",
+    ///         "params": {"mode": "form", "message": "Which city?", "requestedSchema": {
+    ///             "type": "object", "properties": {"city": {"type": "string"}}}},
+    ///     }))
+    ///     .map_err(|err| ToolError::new(err.to_string()))?;
+    ///     elicit.relay(InputRequest::Elicitation(asked)).await.map_err(|err| ToolError::new(err.to_string()))
     /// }
-    /// # let _ = passed_on;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "relay_question"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let client = client.on_elicit(|form| match form.message.as_str() {
+    ///     "Which city?" => Elicitation::Accept(serde_json::json!({"city": "Paris"})),
+    ///     _ => Elicitation::Decline,
+    /// });
+    /// let relayed = client.call("relay_question", serde_json::json!({})).await.unwrap();
+    /// let answer: serde_json::Value = relayed.data().unwrap();
+    /// assert_eq!(answer["action"], "accept");
+    /// assert_eq!(answer["content"], serde_json::json!({"city": "Paris"}));
+    /// # }
     /// ```
     pub async fn relay(&self, request: InputRequest) -> Result<Value, AskError> {
         self.0.ask(request).await
@@ -299,17 +405,31 @@ impl Elicit {
 /// A context parameter that asks the client's model for a completion
 /// (`sampling/createMessage`).
 ///
-/// ```no_run
+/// ```
 /// use toolsmith::{context::Sample, ToolError, tool};
 ///
 /// /// Summarize a text with the client's model.
 /// #[tool(read_only, closed_world)]
-/// async fn summarize(text: String, sample: Sample) -> Result<String, ToolError> {
+/// async fn summarize_text(text: String, sample: Sample) -> Result<String, ToolError> {
 ///     sample
 ///         .text(format!("Summarize in one line: {text}"), 100)
 ///         .await
 ///         .map_err(|err| ToolError::new(err.to_string()))
 /// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "summarize_text"));
+/// let args = serde_json::json!({"text": "A long story."});
+/// // By default the test client refuses sampling: the tool's error says so.
+/// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+/// let err = client.call("summarize_text", args.clone()).await.unwrap_err();
+/// assert!(err.message().contains("the client answered with an error"), "{err}");
+///
+/// let client = client.on_sample(|request| format!("{} message, {} tokens", request.messages.len(), request.max_tokens));
+/// let summary = client.call("summarize_text", args).await.unwrap();
+/// assert_eq!(summary.text(), "1 message, 100 tokens");
+/// # }
 /// ```
 ///
 /// On 2026-07-28 the question is part of an `input_required` answer, as for [`Elicit`].
@@ -319,10 +439,22 @@ impl Sample {
     /// Asks the model to answer `prompt` (one user message) in at most `max_tokens`, and
     /// returns the text of its answer.
     ///
-    /// ```no_run
-    /// # async fn f(sample: toolsmith::context::Sample) {
-    /// let line = sample.text("Say hello", 20).await;
-    /// # let _ = line;
+    /// ```
+    /// use toolsmith::{context::Sample, ToolError, tool};
+    ///
+    /// /// Have the client's model say hello.
+    /// #[tool(read_only, closed_world)]
+    /// async fn say_hello_model(sample: Sample) -> Result<String, ToolError> {
+    ///     sample.text("Say hello", 20).await.map_err(|err| ToolError::new(err.to_string()))
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "say_hello_model"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let client = client.on_sample(|request| format!("Hello, in {} tokens at most", request.max_tokens));
+    /// let said = client.call("say_hello_model", serde_json::json!({})).await.unwrap();
+    /// assert_eq!(said.text(), "Hello, in 20 tokens at most");
     /// # }
     /// ```
     pub async fn text(
@@ -347,15 +479,32 @@ impl Sample {
     /// Sends a whole `sampling/createMessage` request (a conversation, a system prompt,
     /// model preferences), and returns the model's result.
     ///
-    /// ```no_run
+    /// ```
     /// use toolsmith::rmcp::model::CreateMessageRequestParams;
-    /// # async fn f(sample: toolsmith::context::Sample) {
-    /// let params: CreateMessageRequestParams = serde_json::from_value(serde_json::json!({
-    ///     "messages": [{"role": "user", "content": {"type": "text", "text": "Hi"}}],
-    ///     "maxTokens": 50,
-    /// })).unwrap();
-    /// let result = sample.create_message(params).await;
-    /// # let _ = result;
+    /// use toolsmith::{context::Sample, ToolError, tool};
+    ///
+    /// /// Say which model answered, and what.
+    /// #[tool(read_only, closed_world)]
+    /// async fn which_model(sample: Sample) -> Result<String, ToolError> {
+    ///     let params: CreateMessageRequestParams = serde_json::from_value(serde_json::json!({
+    ///         "messages": [{"role": "user", "content": {"type": "text", "text": "Hi"}}],
+    ///         "systemPrompt": "Answer in French.",
+    ///         "maxTokens": 50,
+    ///     }))
+    ///     .map_err(|err| ToolError::new(err.to_string()))?;
+    ///     let result = sample.create_message(params).await.map_err(|err| ToolError::new(err.to_string()))?;
+    ///     let said: String = result.message.content.iter().filter_map(|b| b.as_text()).map(|t| t.text.as_str()).collect();
+    ///     Ok(format!("{}: {said}", result.model))
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "which_model"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// // A model that answers with the system prompt it was given.
+    /// let client = client.on_sample(|request| request.system_prompt.clone().unwrap_or_default());
+    /// let answered = client.call("which_model", serde_json::json!({})).await.unwrap();
+    /// assert_eq!(answered.text(), "toolsmith-testing: Answer in French.");
     /// # }
     /// ```
     pub async fn create_message(

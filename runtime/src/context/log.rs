@@ -134,15 +134,27 @@ impl SessionLevel {
 /// client set with `logging/setLevel` (default `info`). The logger name is the tool's name.
 ///
 /// ```
-/// use toolsmith::{context::ClientLog, tool};
+/// use toolsmith::context::{ClientLog, LogLevel};
+/// use toolsmith::tool;
 ///
 /// /// Sync a folder.
 /// #[tool(destructive = false)]
 /// async fn sync_folder(log: ClientLog, path: String) -> String {
 ///     log.info(format!("syncing {path}"));
+///     log.debug("listing the files"); // below the default level: not sent
 ///     log.warning("2 files skipped");
 ///     "done".into()
 /// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "sync_folder"));
+/// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+/// let synced = client.call("sync_folder", serde_json::json!({"path": "/tmp/a"})).await.unwrap();
+/// let logs: Vec<_> = synced.logs().iter().map(|m| (LogLevel::from(m.level), m.data.clone())).collect();
+/// assert_eq!(logs, [(LogLevel::Info, "syncing /tmp/a".into()), (LogLevel::Warning, "2 files skipped".into())]);
+/// assert_eq!(synced.logs()[0].logger.as_deref(), Some("sync_folder"));
+/// # }
 /// ```
 #[derive(Clone)]
 pub struct ClientLog {
@@ -153,8 +165,25 @@ impl ClientLog {
     /// Sends `data` at `level` if the client's level lets it through.
     ///
     /// ```
-    /// let log = toolsmith::context::ClientLog::disabled();
-    /// log.log(toolsmith::context::LogLevel::Notice, serde_json::json!({"step": 1}));
+    /// use toolsmith::context::{ClientLog, LogLevel};
+    ///
+    /// /// Run the first step of the job.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn first_step(log: ClientLog) {
+    ///     log.log(LogLevel::Notice, serde_json::json!({"step": 1}));
+    ///     log.log(LogLevel::Debug, "details"); // the client takes `info` and up
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "first_step"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let outcome = client.call("first_step", serde_json::json!({})).await.unwrap();
+    /// let sent = outcome.logs();
+    /// assert_eq!(sent.len(), 1, "{sent:?}");
+    /// assert_eq!(LogLevel::from(sent[0].level), LogLevel::Notice);
+    /// assert_eq!(sent[0].data, serde_json::json!({"step": 1}));
+    /// # }
     /// ```
     pub fn log(&self, level: LogLevel, data: impl Into<Value>) {
         if let Some((notifier, session, logger)) = &self.target
@@ -169,7 +198,20 @@ impl ClientLog {
     /// Sends a `debug` message.
     ///
     /// ```
-    /// toolsmith::context::ClientLog::disabled().debug("details");
+    /// /// Do something quietly.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn quiet_step(log: toolsmith::context::ClientLog) -> String {
+    ///     log.debug("details");
+    ///     "done".into()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "quiet_step"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let outcome = client.call("quiet_step", serde_json::json!({})).await.unwrap();
+    /// assert!(outcome.logs().is_empty(), "a client takes `info` and up until it sets its level");
+    /// # }
     /// ```
     pub fn debug(&self, message: impl Into<String>) {
         self.log(LogLevel::Debug, message.into());
@@ -178,7 +220,22 @@ impl ClientLog {
     /// Sends an `info` message.
     ///
     /// ```
-    /// toolsmith::context::ClientLog::disabled().info("started");
+    /// use toolsmith::context::{ClientLog, LogLevel};
+    ///
+    /// /// Start the job.
+    /// #[toolsmith::tool(destructive = false, closed_world)]
+    /// fn start_job(log: ClientLog) {
+    ///     log.info("started");
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "start_job"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let outcome = client.call("start_job", serde_json::json!({})).await.unwrap();
+    /// assert_eq!(LogLevel::from(outcome.logs()[0].level), LogLevel::Info);
+    /// assert_eq!(outcome.logs()[0].data, "started");
+    /// # }
     /// ```
     pub fn info(&self, message: impl Into<String>) {
         self.log(LogLevel::Info, message.into());
@@ -187,7 +244,23 @@ impl ClientLog {
     /// Sends a `warning` message.
     ///
     /// ```
-    /// toolsmith::context::ClientLog::disabled().warning("slow disk");
+    /// use toolsmith::context::{ClientLog, LogLevel};
+    ///
+    /// /// Check the disk.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn check_disk(log: ClientLog) -> bool {
+    ///     log.warning("slow disk");
+    ///     true
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "check_disk"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let outcome = client.call("check_disk", serde_json::json!({})).await.unwrap();
+    /// assert_eq!(LogLevel::from(outcome.logs()[0].level), LogLevel::Warning);
+    /// assert_eq!(outcome.logs()[0].data, "slow disk");
+    /// # }
     /// ```
     pub fn warning(&self, message: impl Into<String>) {
         self.log(LogLevel::Warning, message.into());
@@ -196,7 +269,24 @@ impl ClientLog {
     /// Sends an `error` message.
     ///
     /// ```
-    /// toolsmith::context::ClientLog::disabled().error("one file failed");
+    /// use toolsmith::context::{ClientLog, LogLevel};
+    ///
+    /// /// Copy the files, going on past one that fails.
+    /// #[toolsmith::tool(destructive = false, closed_world)]
+    /// fn copy_files(log: ClientLog) -> u32 {
+    ///     log.error("one file failed");
+    ///     2
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "copy_files"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let outcome = client.call("copy_files", serde_json::json!({})).await.unwrap();
+    /// assert_eq!(LogLevel::from(outcome.logs()[0].level), LogLevel::Error);
+    /// assert_eq!(outcome.logs()[0].data, "one file failed");
+    /// assert!(!outcome.is_error(), "a logged error is not an error result");
+    /// # }
     /// ```
     pub fn error(&self, message: impl Into<String>) {
         self.log(LogLevel::Error, message.into());
@@ -218,7 +308,8 @@ impl ClientLog {
     ///
     /// ```
     /// let log = toolsmith::context::ClientLog::disabled();
-    /// # let _ = log;
+    /// assert_eq!(log.level(), None); // it takes no message
+    /// log.info("sent nowhere");
     /// ```
     pub fn disabled() -> Self {
         ClientLog { target: None }

@@ -196,12 +196,42 @@ impl CallContext {
     /// why, to return as the call's error.
     ///
     /// ```
-    /// use toolsmith::{CallContext, context::Caller, Progress, ToolError};
+    /// use toolsmith::rmcp::model::JsonObject;
+    /// use toolsmith::tool::{ToolFuture, ToolOutput};
+    /// use toolsmith::{CallContext, Hints, Registry, Server, State, Tool, context::Caller};
     ///
-    /// fn parts(context: &CallContext) -> Result<(Progress, Caller), ToolError> {
-    ///     Ok((context.extract::<Progress>()?, context.extract::<Caller>()?))
+    /// struct Quota(u32);
+    ///
+    /// /// Says who calls, and their quota: a tool made by hand.
+    /// struct MyQuota;
+    ///
+    /// impl Tool for MyQuota {
+    ///     fn name(&self) -> &str { "my_quota" }
+    ///     fn description(&self) -> &str { "Say who calls, and their quota." }
+    ///     fn input_schema(&self) -> JsonObject { serde_json::json!({"type": "object"}).as_object().cloned().unwrap() }
+    ///     fn hints(&self) -> Hints { Hints::READ_ONLY }
+    ///     fn call(&self, _: JsonObject, context: &CallContext) -> ToolFuture {
+    ///         let caller = context.extract::<Caller>();
+    ///         let quota = context.extract::<State<Quota>>();
+    ///         Box::pin(async move {
+    ///             Ok(ToolOutput::new().text(format!("{}: {}", caller?.identity(), quota?.0)))
+    ///         })
+    ///     }
     /// }
-    /// # let _ = parts;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let tools = Registry::new().with_tool(MyQuota).unwrap();
+    /// let server = Server::with_registry(tools.clone()).state(Quota(100));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let answer = client.call("my_quota", serde_json::json!({})).await.unwrap();
+    /// assert_eq!(answer.text(), "anonymous: 100");
+    ///
+    /// // A server without the state: the error names the type, as the call's error.
+    /// let client = toolsmith::testing::Client::connect(Server::with_registry(tools)).await.unwrap();
+    /// let err = client.call("my_quota", serde_json::json!({})).await.unwrap_err();
+    /// assert!(err.message().contains("Quota"), "{err}");
+    /// # }
     /// ```
     pub fn extract<T: FromContext>(&self) -> Result<T, crate::ToolError> {
         T::from_context(self).map_err(|why| crate::ToolError::new(why.to_string()))
@@ -210,10 +240,31 @@ impl CallContext {
     /// The name of the tool (or resource, or prompt) called.
     ///
     /// ```
-    /// fn called(context: &toolsmith::CallContext) -> String {
-    ///     format!("{} was called", context.tool())
+    /// use toolsmith::rmcp::model::JsonObject;
+    /// use toolsmith::tool::{ToolFuture, ToolOutput};
+    /// use toolsmith::{CallContext, Hints, Registry, Server, Tool};
+    ///
+    /// /// One tool made by hand, added under several names.
+    /// struct Alias(&'static str);
+    ///
+    /// impl Tool for Alias {
+    ///     fn name(&self) -> &str { self.0 }
+    ///     fn description(&self) -> &str { "Say which name was called." }
+    ///     fn input_schema(&self) -> JsonObject { serde_json::json!({"type": "object"}).as_object().cloned().unwrap() }
+    ///     fn hints(&self) -> Hints { Hints::READ_ONLY }
+    ///     fn call(&self, _: JsonObject, context: &CallContext) -> ToolFuture {
+    ///         let called = format!("{} was called", context.tool());
+    ///         Box::pin(async move { Ok(ToolOutput::new().text(called)) })
+    ///     }
     /// }
-    /// # let _ = called;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let tools = Registry::new().with_tool(Alias("ping")).unwrap().with_tool(Alias("pong")).unwrap();
+    /// let client = toolsmith::testing::Client::connect(Server::with_registry(tools)).await.unwrap();
+    /// let answer = client.call("pong", serde_json::json!({})).await.unwrap();
+    /// assert_eq!(answer.text(), "pong was called");
+    /// # }
     /// ```
     pub fn tool(&self) -> &str {
         &self.tool

@@ -93,12 +93,25 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for State<T> {
 ///
 /// /// Import rows.
 /// #[tool(destructive = false)]
-/// async fn import(progress: Progress, rows: u32) -> u32 {
+/// async fn import_rows(progress: Progress, rows: u32) -> u32 {
 ///     for done in 1..=rows {
 ///         progress.report(done as f64, rows as f64, format!("row {done}"));
 ///     }
 ///     rows
 /// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "import_rows"));
+/// use toolsmith::testing::{CallOptions, Client};
+///
+/// let client = Client::connect(server).await.unwrap();
+/// let asked = CallOptions::default().progress_token("import-1");
+/// let imported = client.call_with("import_rows", serde_json::json!({"rows": 3}), asked).await.unwrap();
+/// let heard: Vec<_> = imported.progress().iter().map(|p| (p.progress, p.total, p.message.clone())).collect();
+/// assert_eq!(heard[2], (3.0, Some(3.0), Some("row 3".to_owned())));
+/// assert_eq!(heard.len(), 3, "in order, all before the result");
+/// # }
 /// ```
 #[derive(Clone)]
 pub struct Progress {
@@ -109,8 +122,26 @@ impl Progress {
     /// Sends `notifications/progress`: `done` of `total`, with a message.
     ///
     /// ```
-    /// let progress = toolsmith::Progress::disabled();
-    /// progress.report(1.0, 10.0, "starting"); // nobody asked: nothing is sent
+    /// use toolsmith::Progress;
+    ///
+    /// /// Warm the cache.
+    /// #[toolsmith::tool(destructive = false, idempotent, closed_world)]
+    /// fn warm_cache(progress: Progress) -> String {
+    ///     progress.report(1.0, 10.0, "starting");
+    ///     "warm".into()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "warm_cache"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let asked = toolsmith::testing::CallOptions::default().progress_token(1);
+    /// let outcome = client.call_with("warm_cache", serde_json::json!({}), asked).await.unwrap();
+    /// let sent = outcome.progress();
+    /// assert_eq!((sent[0].progress, sent[0].total, sent[0].message.as_deref()), (1.0, Some(10.0), Some("starting")));
+    ///
+    /// assert_eq!(warm_cache(Progress::disabled()), "warm"); // nobody asked: nothing is sent
+    /// # }
     /// ```
     pub fn report(&self, done: f64, total: f64, message: impl Into<String>) {
         if self.is_enabled() {
@@ -123,9 +154,21 @@ impl Progress {
     /// process) that does not always know them.
     ///
     /// ```
-    /// let progress = toolsmith::Progress::disabled();
-    /// progress.notify(3.0, None, None); // nobody asked: nothing is sent
-    /// assert!(!progress.is_enabled());
+    /// /// Pass on the progress of a child process, which knows no total.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn relay_progress(progress: toolsmith::Progress) {
+    ///     progress.notify(3.0, None, None);
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "relay_progress"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let asked = toolsmith::testing::CallOptions::default().progress_token("child");
+    /// let outcome = client.call_with("relay_progress", serde_json::json!({}), asked).await.unwrap();
+    /// let sent = outcome.progress();
+    /// assert_eq!((sent[0].progress, sent[0].total, sent[0].message.as_deref()), (3.0, None, None));
+    /// # }
     /// ```
     pub fn notify(&self, done: f64, total: Option<f64>, message: Option<String>) {
         if let Some((token, notifier)) = &self.target {
@@ -149,7 +192,8 @@ impl Progress {
     ///
     /// ```
     /// let progress = toolsmith::Progress::disabled();
-    /// # let _ = progress;
+    /// assert!(!progress.is_enabled());
+    /// progress.report(1.0, 2.0, "half way"); // sent nowhere
     /// ```
     pub fn disabled() -> Self {
         Progress { target: None }
@@ -172,6 +216,9 @@ impl Progress {
 ///     }
 ///     done
 /// }
+///
+/// // Called from Rust, nothing cancels it: every step is done.
+/// assert_eq!(crunch(Cancellation::default(), 1000), 1000);
 /// ```
 #[derive(Clone, Default)]
 pub struct Cancellation(pub(crate) CancellationToken);
@@ -189,11 +236,14 @@ impl Cancellation {
     /// Resolves when the call is cancelled.
     ///
     /// ```
-    /// # async fn f(cancel: toolsmith::context::Cancellation) {
-    /// tokio::select! {
-    ///     _ = cancel.cancelled() => {}
-    ///     _ = tokio::time::sleep(std::time::Duration::from_secs(1)) => {}
-    /// }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let cancel = toolsmith::context::Cancellation::default();
+    /// let first = tokio::select! {
+    ///     _ = cancel.cancelled() => "cancelled",
+    ///     _ = tokio::time::sleep(std::time::Duration::from_millis(20)) => "slept",
+    /// };
+    /// assert_eq!(first, "slept"); // nothing cancelled it
     /// # }
     /// ```
     pub async fn cancelled(&self) {

@@ -28,7 +28,13 @@ pub(crate) trait Updates: Send + Sync {
 ///     resources.updated("project://settings");
 ///     format!("renamed to {name}")
 /// }
-/// # let _ = rename_project;
+///
+/// // The server fills it: the client sends only `name`.
+/// let rename = toolsmith::Registry::global().get("rename_project").unwrap();
+/// let properties = rename.input_schema()["properties"].as_object().unwrap();
+/// assert_eq!(properties.keys().collect::<Vec<_>>(), ["name"]);
+/// // Called from Rust, no client hears it.
+/// assert_eq!(rename_project(Resources::default(), "Atlas".into()), "renamed to Atlas");
 /// ```
 ///
 /// Where no client can hear it (the `call` command, a stateless HTTP request), it does
@@ -39,11 +45,26 @@ pub struct Resources(pub(crate) Option<Arc<dyn Updates>>);
 impl Resources {
     /// `uri` changed: every session subscribed to it is told (`notifications/resources/updated`).
     ///
-    /// ```
-    /// fn after_write(resources: &toolsmith::context::Resources) {
-    ///     resources.updated("notes://3");
+    /// ```no_run
+    /// // Not run: only a client subscribed to the URI hears it (`resources/subscribe` over
+    /// // stdio or HTTP), and the test client does not subscribe.
+    /// use toolsmith::{context::Resources, tool};
+    ///
+    /// /// Replace the text of a note.
+    /// ///
+    /// /// # Arguments
+    /// /// * `note_id` - The note.
+    /// /// * `text` - Its new text.
+    /// #[tool(destructive, idempotent, closed_world)]
+    /// fn replace_note_text(resources: Resources, note_id: u64, text: String) -> String {
+    ///     resources.updated(format!("notes://{note_id}"));
+    ///     format!("note {note_id}: {text}")
     /// }
-    /// # let _ = after_write;
+    ///
+    /// #[tokio::main]
+    /// async fn main() -> Result<(), toolsmith::Error> {
+    ///     toolsmith::serve_stdio().await
+    /// }
     /// ```
     pub fn updated(&self, uri: impl AsRef<str>) {
         if let Some(updates) = &self.0 {
@@ -55,10 +76,33 @@ impl Resources {
     /// (`notifications/resources/list_changed`).
     ///
     /// ```
-    /// fn after_import(resources: &toolsmith::context::Resources) {
-    ///     resources.list_changed();
+    /// use toolsmith::{context::Resources, resource, tool};
+    ///
+    /// /// The latest import.
+    /// #[resource(uri = "imports://latest")]
+    /// fn latest_import() -> String {
+    ///     "3 notes".into()
     /// }
-    /// # let _ = after_import;
+    ///
+    /// /// Import notes: each becomes a resource.
+    /// #[tool(destructive = false, closed_world)]
+    /// fn import_notes_now(resources: Resources) -> String {
+    ///     resources.list_changed();
+    ///     "imported".into()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "import_notes_now"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// client.list_resources().await.unwrap(); // a client that listed resources hears of changes
+    /// client.call("import_notes_now", serde_json::json!({})).await.unwrap();
+    /// # for _ in 0..500 {
+    /// #     if client.resource_list_changes() > 0 { break }
+    /// #     tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    /// # }
+    /// assert_eq!(client.resource_list_changes(), 1);
+    /// # }
     /// ```
     pub fn list_changed(&self) {
         if let Some(updates) = &self.0 {

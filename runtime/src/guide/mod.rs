@@ -87,7 +87,11 @@ pub mod items {}
     doc = "Its examples need the `testing` feature: build the docs with it (docs.rs does)."
 )]
 pub mod tasks {}
-#[doc = include_str!("operating.md")]
+#[cfg_attr(feature = "testing", doc = include_str!("operating.md"))]
+#[cfg_attr(
+    not(feature = "testing"),
+    doc = "Its examples need the `testing` feature: build the docs with it (docs.rs does)."
+)]
 pub mod operating {}
 #[doc = include_str!("audit.md")]
 pub mod audit {}

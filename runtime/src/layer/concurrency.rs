@@ -21,11 +21,31 @@ use crate::error::ErrorKind;
 /// yourself to limit every tool.
 ///
 /// ```
-/// use toolsmith::layer::ConcurrencyLimit;
+/// use std::sync::atomic::{AtomicUsize, Ordering};
+/// use std::time::Duration;
+/// use toolsmith::{Registry, Server, layer::ConcurrencyLimit, testing::Client};
 ///
-/// // At most 8 calls of each tool at once, or what a tool declares.
-/// let server = toolsmith::Server::new().layer(ConcurrencyLimit::new().default_limit(8));
-/// # let _ = server;
+/// static RUNNING: AtomicUsize = AtomicUsize::new(0);
+///
+/// /// Scans the index; says how many calls of it were running then.
+/// #[toolsmith::tool(read_only, closed_world)]
+/// async fn scan_limited_index() -> usize {
+///     let running = RUNNING.fetch_add(1, Ordering::SeqCst) + 1;
+///     tokio::time::sleep(Duration::from_millis(50)).await;
+///     RUNNING.fetch_sub(1, Ordering::SeqCst);
+///     running
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// // At most 1 call of each tool at once, or what a tool declares.
+/// let server = Server::with_registry(Registry::from_module(module_path!()).unwrap())
+///     .layer(ConcurrencyLimit::new().default_limit(1));
+/// let (a, b) = (Client::connect(server.clone()).await.unwrap(), Client::connect(server).await.unwrap());
+/// let none = serde_json::json!({});
+/// let (first, second) = tokio::join!(a.call("scan_limited_index", none.clone()), b.call("scan_limited_index", none));
+/// assert_eq!([first.unwrap().text(), second.unwrap().text()], ["1", "1"], "one after the other");
+/// # }
 /// ```
 #[derive(Clone, Default)]
 pub struct ConcurrencyLimit {
@@ -37,8 +57,29 @@ impl ConcurrencyLimit {
     /// Each tool's own `max_concurrency`, and no limit for the others.
     ///
     /// ```
-    /// let limit = toolsmith::layer::ConcurrencyLimit::new();
-    /// # let _ = limit;
+    /// use std::sync::LazyLock;
+    /// use std::time::Duration;
+    /// use toolsmith::{Registry, Server, layer::ConcurrencyLimit, testing::Client};
+    ///
+    /// static GATE: LazyLock<tokio::sync::Barrier> = LazyLock::new(|| tokio::sync::Barrier::new(2));
+    ///
+    /// /// Waits at the gate for another call, at most 5 s.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// async fn meet_unlimited_caller() -> String {
+    ///     let met = tokio::time::timeout(Duration::from_secs(5), GATE.wait()).await;
+    ///     if met.is_ok() { "met".into() } else { "alone".into() }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// // The tool declares no max_concurrency: its calls run at once.
+    /// let server = Server::with_registry(Registry::from_module(module_path!()).unwrap())
+    ///     .layer(ConcurrencyLimit::new());
+    /// let (a, b) = (Client::connect(server.clone()).await.unwrap(), Client::connect(server).await.unwrap());
+    /// let none = serde_json::json!({});
+    /// let (one, other) = tokio::join!(a.call("meet_unlimited_caller", none.clone()), b.call("meet_unlimited_caller", none));
+    /// assert_eq!([one.unwrap().text(), other.unwrap().text()], ["met", "met"]);
+    /// # }
     /// ```
     pub fn new() -> Self {
         ConcurrencyLimit::default()
@@ -47,8 +88,29 @@ impl ConcurrencyLimit {
     /// At most `calls` at once of every tool that does not declare its own.
     ///
     /// ```
-    /// let limit = toolsmith::layer::ConcurrencyLimit::new().default_limit(16);
-    /// # let _ = limit;
+    /// use std::sync::LazyLock;
+    /// use std::time::Duration;
+    /// use toolsmith::{Registry, Server, layer::ConcurrencyLimit, testing::Client};
+    ///
+    /// static GATE: LazyLock<tokio::sync::Barrier> = LazyLock::new(|| tokio::sync::Barrier::new(2));
+    ///
+    /// /// Waits at the gate for another call, at most 5 s.
+    /// #[toolsmith::tool(read_only, closed_world, max_concurrency = 2)]
+    /// async fn meet_own_limit_caller() -> String {
+    ///     let met = tokio::time::timeout(Duration::from_secs(5), GATE.wait()).await;
+    ///     if met.is_ok() { "met".into() } else { "alone".into() }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// // One call at a time, except for a tool that declares its own limit (2 here).
+    /// let server = Server::with_registry(Registry::from_module(module_path!()).unwrap())
+    ///     .layer(ConcurrencyLimit::new().default_limit(1));
+    /// let (a, b) = (Client::connect(server.clone()).await.unwrap(), Client::connect(server).await.unwrap());
+    /// let none = serde_json::json!({});
+    /// let (one, other) = tokio::join!(a.call("meet_own_limit_caller", none.clone()), b.call("meet_own_limit_caller", none));
+    /// assert_eq!([one.unwrap().text(), other.unwrap().text()], ["met", "met"]);
+    /// # }
     /// ```
     pub fn default_limit(mut self, calls: u32) -> Self {
         self.default = Some(calls.max(1));

@@ -43,9 +43,28 @@
 //!     }
 //! }
 //!
-//! let server = toolsmith::Server::new()
+//! /// Deploys the release.
+//! #[toolsmith::tool(destructive, closed_world)]
+//! fn deploy_friday_release() -> String {
+//!     "deployed".into()
+//! }
+//!
+//! /// Reads the release notes.
+//! #[toolsmith::tool(read_only, closed_world)]
+//! fn read_friday_notes() -> String {
+//!     "notes".into()
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let tools = toolsmith::Registry::from_module(module_path!()).unwrap();
+//! let server = toolsmith::Server::with_registry(tools)
 //!     .layer(tower::layer::layer_fn(NoDeploysOnFriday));
-//! # let _ = server;
+//! let client = toolsmith::testing::Client::connect(server).await.unwrap();
+//! let refused = client.call("deploy_friday_release", serde_json::json!({})).await.unwrap_err();
+//! assert_eq!(refused.message(), "No destructive calls on Fridays.");
+//! assert_eq!(client.call("read_friday_notes", serde_json::json!({})).await.unwrap().text(), "notes");
+//! # }
 //! ```
 
 mod concurrency;
@@ -63,11 +82,16 @@ pub use rate::{Limited, RateLimit, Rates, UnknownRates};
 /// depending on the same version by hand.
 ///
 /// ```
-/// use toolsmith::layer::tower::Layer;
-/// let limit = toolsmith::layer::RateLimit::new(Default::default());
-/// # let _ = &limit as &dyn std::any::Any;
-/// # fn is_layer<L: Layer<toolsmith::layer::CallService>>(_: &L) {}
-/// # is_layer(&limit);
+/// use toolsmith::layer::{CallService, ConcurrencyLimit, RateLimit, tower::Layer};
+///
+/// /// Whether `Server::layer` takes `layer`: a layer of this tower around the rest of the
+/// /// pipeline (checked as it compiles).
+/// fn wraps_calls<L: Layer<CallService>>(_layer: &L) -> bool {
+///     true
+/// }
+///
+/// assert!(wraps_calls(&RateLimit::new(Default::default())));
+/// assert!(wraps_calls(&ConcurrencyLimit::new()));
 /// ```
 pub use tower;
 

@@ -98,10 +98,34 @@ const MAX_BUCKETS: usize = 10_000;
 ///
 /// ```
 /// use toolsmith::layer::{RateLimit, Rates};
+/// use toolsmith::{Registry, Server, testing::Client};
 ///
-/// let rates: Rates = "read=100/s,destructive=1/s".parse().unwrap();
-/// let server = toolsmith::Server::new().layer(RateLimit::new(rates));
-/// # let _ = server;
+/// /// Reads a note.
+/// #[toolsmith::tool(read_only, closed_world)]
+/// fn read_rated_note() -> String {
+///     "a note".into()
+/// }
+///
+/// /// Deletes a note.
+/// #[toolsmith::tool(destructive, idempotent, closed_world)]
+/// fn delete_rated_note() -> String {
+///     "deleted".into()
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let rates: Rates = "read=100/s,destructive=1/m".parse().unwrap();
+/// let server = Server::with_registry(Registry::from_module(module_path!()).unwrap())
+///     .layer(RateLimit::new(rates));
+/// let client = Client::connect(server).await.unwrap();
+/// let none = serde_json::json!({});
+/// assert!(client.call("delete_rated_note", none.clone()).await.is_ok());
+/// let refused = client.call("delete_rated_note", none.clone()).await.unwrap_err();
+/// assert!(refused.message().contains("destructive calls per second"), "{refused}");
+/// for _ in 0..3 {
+///     assert!(client.call("read_rated_note", none.clone()).await.is_ok(), "reads have their own rate");
+/// }
+/// # }
 /// ```
 #[derive(Clone)]
 pub struct RateLimit {
@@ -113,8 +137,24 @@ impl RateLimit {
     /// At most `rates` per caller.
     ///
     /// ```
-    /// let limit = toolsmith::layer::RateLimit::new(Default::default());
-    /// # let _ = limit;
+    /// use toolsmith::{Registry, Server, layer::RateLimit, testing::Client};
+    ///
+    /// /// Tags a note.
+    /// #[toolsmith::tool(destructive = false, closed_world)]
+    /// fn tag_rated_note(tag: String) -> String {
+    ///     tag
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let limit = RateLimit::new("write=1/m".parse().unwrap());
+    /// let server = Server::with_registry(Registry::from_module(module_path!()).unwrap()).layer(limit);
+    /// let client = Client::connect(server).await.unwrap();
+    /// let tag = serde_json::json!({"tag": "ideas"});
+    /// assert!(client.call("tag_rated_note", tag.clone()).await.is_ok());
+    /// let refused = client.call("tag_rated_note", tag).await.unwrap_err();
+    /// assert!(refused.message().contains("try 'tag_rated_note' again in"), "{refused}");
+    /// # }
     /// ```
     pub fn new(rates: Rates) -> Self {
         RateLimit {

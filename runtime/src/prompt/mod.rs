@@ -32,9 +32,15 @@ pub use message::{PromptMessage, Role};
 /// A registered prompt: a `#[prompt]`'s, or a [`Prompt`] made by hand.
 ///
 /// ```
-/// for prompt in toolsmith::Registry::global().prompts() {
-///     println!("{}: {}", prompt.name(), prompt.header().description());
+/// /// Plan a dinner party.
+/// #[toolsmith::prompt]
+/// fn plan_dinner(guests: u32) -> String {
+///     format!("Plan a dinner for {guests} guests.")
 /// }
+///
+/// let prompt = toolsmith::Registry::global().prompt("plan_dinner").unwrap();
+/// assert_eq!(prompt.header().description(), "Plan a dinner party.");
+/// assert!(!prompt.is_dynamic());
 /// ```
 #[derive(Clone)]
 pub struct PromptInfo(Arc<Inner>);
@@ -123,7 +129,15 @@ impl PromptInfo {
     /// Its name (default: the function's name): its [`header`](Self::header)'s.
     ///
     /// ```
-    /// assert!(toolsmith::Registry::global().prompts().iter().all(|p| !p.name().is_empty()));
+    /// /// Plan the week's menu.
+    /// #[toolsmith::prompt(name = "weekly_menu")]
+    /// fn weekly_menu_prompt() -> String {
+    ///     "Plan a menu for the week.".into()
+    /// }
+    ///
+    /// let registry = toolsmith::Registry::global();
+    /// assert_eq!(registry.prompt("weekly_menu").unwrap().name(), "weekly_menu");
+    /// assert!(registry.prompt("weekly_menu_prompt").is_none());
     /// ```
     pub fn name(&self) -> &str {
         self.0.header.name()
@@ -133,9 +147,16 @@ impl PromptInfo {
     /// scopes `scopes = [...]` names instead of the read scope, where it is declared.
     ///
     /// ```
-    /// for p in toolsmith::Registry::global().prompts() {
-    ///     assert!(p.header().location().contains(':'));
+    /// /// Pair a wine with a dish.
+    /// #[toolsmith::prompt(title = "Wine pairing")]
+    /// fn pair_wine(dish: String) -> String {
+    ///     format!("Which wine goes with {dish}?")
     /// }
+    ///
+    /// let header = toolsmith::Registry::global().prompt("pair_wine").unwrap().header();
+    /// assert_eq!(header.title(), Some("Wine pairing"));
+    /// assert_eq!(header.description(), "Pair a wine with a dish.");
+    /// assert!(header.scopes().is_empty());
     /// ```
     pub fn header(&self) -> &Header {
         &self.0.header
@@ -144,7 +165,16 @@ impl PromptInfo {
     /// The JSON Schema of its arguments (what `schema NAME` prints), as for a tool's input.
     ///
     /// ```
-    /// # for p in toolsmith::Registry::global().prompts() { assert_eq!(p.arguments_schema()["type"], "object"); }
+    /// /// Write a toast.
+    /// #[toolsmith::prompt]
+    /// fn write_toast(occasion: String, guests: Option<u32>) -> String {
+    ///     format!("Write a toast for {occasion} ({guests:?} guests).")
+    /// }
+    ///
+    /// let schema = toolsmith::Registry::global().prompt("write_toast").unwrap().arguments_schema();
+    /// assert_eq!(schema["type"], "object");
+    /// assert_eq!(schema["properties"]["occasion"]["type"], "string");
+    /// assert_eq!(schema["required"], serde_json::json!(["occasion"]));
     /// ```
     pub fn arguments_schema(&self) -> &JsonObject {
         &self.0.schema
@@ -153,7 +183,20 @@ impl PromptInfo {
     /// The arguments that have a completion (`complete(arg = fn)`).
     ///
     /// ```
-    /// # for p in toolsmith::Registry::global().prompts() { let _ = p.completes().count(); }
+    /// use toolsmith::complete::Completion;
+    ///
+    /// fn cuisines(value: &str, _: &Completion) -> Vec<String> {
+    ///     ["french", "thai"].into_iter().filter(|c| c.starts_with(value)).map(Into::into).collect()
+    /// }
+    ///
+    /// /// Suggest a dish.
+    /// #[toolsmith::prompt(complete(cuisine = cuisines))]
+    /// fn suggest_dish(cuisine: String, vegetarian: Option<bool>) -> String {
+    ///     format!("Suggest a {cuisine} dish (vegetarian: {vegetarian:?}).")
+    /// }
+    ///
+    /// let prompt = toolsmith::Registry::global().prompt("suggest_dish").unwrap();
+    /// assert_eq!(prompt.completes().collect::<Vec<_>>(), ["cuisine"]);
     /// ```
     pub fn completes(&self) -> impl Iterator<Item = &str> {
         self.0.completes.iter().map(|a| &**a)
@@ -162,7 +205,21 @@ impl PromptInfo {
     /// Its `prompts/list` entry.
     ///
     /// ```
-    /// # for p in toolsmith::Registry::global().prompts() { assert_eq!(p.mcp_prompt().name, p.name()); }
+    /// /// Describe a dish.
+    /// ///
+    /// /// # Arguments
+    /// /// * `dish` - The dish to describe.
+    /// #[toolsmith::prompt]
+    /// fn describe_dish(dish: String) -> String {
+    ///     format!("Describe {dish}.")
+    /// }
+    ///
+    /// let listed = toolsmith::Registry::global().prompt("describe_dish").unwrap().mcp_prompt();
+    /// assert_eq!(listed.name, "describe_dish");
+    /// let argument = &listed.arguments.as_ref().unwrap()[0];
+    /// assert_eq!(argument.name, "dish");
+    /// assert_eq!(argument.description.as_deref(), Some("The dish to describe."));
+    /// assert_eq!(argument.required, Some(true));
     /// ```
     pub fn mcp_prompt(&self) -> &McpPrompt {
         &self.0.listed
@@ -171,7 +228,23 @@ impl PromptInfo {
     /// Whether it was made by hand (a [`Prompt`]), not declared with `#[prompt]`.
     ///
     /// ```
-    /// assert!(toolsmith::Registry::global().prompts().iter().all(|p| !p.is_dynamic()));
+    /// # use toolsmith::rmcp::model::JsonObject;
+    /// # use toolsmith::{CallContext, prompt::Prompt, prompt::PromptFuture, prompt::PromptMessage, Registry};
+    /// # struct Greet;
+    /// # impl Prompt for Greet {
+    /// #     fn name(&self) -> &str { "greet" }
+    /// #     fn get(&self, _: JsonObject, _: &CallContext) -> PromptFuture {
+    /// #         Box::pin(async { Ok(vec![PromptMessage::user("Say hello.")]) })
+    /// #     }
+    /// # }
+    /// /// Name a dessert.
+    /// #[toolsmith::prompt]
+    /// fn name_dessert() -> String {
+    ///     "Name a new dessert.".into()
+    /// }
+    ///
+    /// assert!(!Registry::global().prompt("name_dessert").unwrap().is_dynamic());
+    /// assert!(Registry::new().with_prompt(Greet).unwrap().prompt("greet").unwrap().is_dynamic());
     /// ```
     pub fn is_dynamic(&self) -> bool {
         matches!(self.0.run, Run::Made(_))

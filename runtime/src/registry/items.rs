@@ -227,7 +227,20 @@ impl Registry {
     /// returns it (`None` when there is none).
     ///
     /// ```
-    /// let mut registry = toolsmith::Registry::new();
+    /// # use toolsmith::rmcp::model::{JsonObject, ResourceContents};
+    /// # use toolsmith::{CallContext, Registry, resource::Resource, resource::ResourceFuture};
+    /// # struct Motd;
+    /// # impl Resource for Motd {
+    /// #     fn uri(&self) -> &str { "motd://today" }
+    /// #     fn name(&self) -> &str { "motd" }
+    /// #     fn read(&self, uri: &str, _: JsonObject, _: &CallContext) -> ResourceFuture {
+    /// #         let contents = ResourceContents::text("Hello", uri);
+    /// #         Box::pin(async move { Ok(Some(vec![contents])) })
+    /// #     }
+    /// # }
+    /// let mut registry = Registry::new().with_resource(Motd).unwrap();
+    /// assert_eq!(registry.remove_resource("motd://today").unwrap().name(), "motd");
+    /// assert!(registry.resources().is_empty());
     /// assert!(registry.remove_resource("motd://today").is_none());
     /// ```
     pub fn remove_resource(&mut self, uri: &str) -> Option<ResourceInfo> {
@@ -285,7 +298,18 @@ impl Registry {
     /// Removes the prompt named `name`, and returns it (`None` when there is none).
     ///
     /// ```
-    /// let mut registry = toolsmith::Registry::new();
+    /// # use toolsmith::rmcp::model::JsonObject;
+    /// # use toolsmith::{CallContext, prompt::Prompt, prompt::PromptFuture, prompt::PromptMessage, Registry};
+    /// # struct Greet;
+    /// # impl Prompt for Greet {
+    /// #     fn name(&self) -> &str { "greet" }
+    /// #     fn get(&self, _: JsonObject, _: &CallContext) -> PromptFuture {
+    /// #         Box::pin(async { Ok(vec![PromptMessage::user("Say hello.")]) })
+    /// #     }
+    /// # }
+    /// let mut registry = Registry::new().with_prompt(Greet).unwrap();
+    /// assert_eq!(registry.remove_prompt("greet").unwrap().name(), "greet");
+    /// assert!(registry.prompt("greet").is_none());
     /// assert!(registry.remove_prompt("greet").is_none());
     /// ```
     pub fn remove_prompt(&mut self, name: &str) -> Option<PromptInfo> {
@@ -300,9 +324,21 @@ impl Registry {
     /// [`Registry::resource_for`] and by name with [`Registry::prompt`].)
     ///
     /// ```
-    /// let all = toolsmith::Registry::global().resources();
-    /// let templates = all.iter().skip_while(|r| !r.is_template());
-    /// assert!(templates.clone().all(|r| r.is_template()));
+    /// /// What each shelf of the pantry holds.
+    /// #[toolsmith::resource(uri = "pantry://shelves")]
+    /// fn pantry_shelves() -> String {
+    ///     "top: flour; bottom: rice".into()
+    /// }
+    ///
+    /// /// One jar of the larder.
+    /// #[toolsmith::resource(uri = "larder://{jar}")]
+    /// fn larder_jar(jar: String) -> String {
+    ///     format!("{jar}: half full")
+    /// }
+    ///
+    /// let registry = toolsmith::Registry::from_module(module_path!()).unwrap();
+    /// let uris: Vec<&str> = registry.resources().iter().map(|r| r.uri()).collect();
+    /// assert_eq!(uris, ["pantry://shelves", "larder://{jar}"]);
     /// ```
     pub fn resources(&self) -> &[ResourceInfo] {
         &self.items.resources
@@ -312,7 +348,22 @@ impl Registry {
     /// exactly this URI, else the template that matches it.
     ///
     /// ```
-    /// assert!(toolsmith::Registry::global().resource_for("nothing://here").is_none());
+    /// /// Every recipe's id and title.
+    /// #[toolsmith::resource(uri = "recipes://index")]
+    /// fn recipe_index() -> String {
+    ///     "1: Pancakes".into()
+    /// }
+    ///
+    /// /// One recipe.
+    /// #[toolsmith::resource(uri = "recipes://{recipe_id}")]
+    /// fn recipe(recipe_id: u64) -> String {
+    ///     format!("recipe {recipe_id}")
+    /// }
+    ///
+    /// let registry = toolsmith::Registry::global();
+    /// assert_eq!(registry.resource_for("recipes://index").unwrap().uri(), "recipes://index");
+    /// assert_eq!(registry.resource_for("recipes://42").unwrap().uri(), "recipes://{recipe_id}");
+    /// assert!(registry.resource_for("nothing://here").is_none());
     /// ```
     pub fn resource_for(&self, uri: &str) -> Option<&ResourceInfo> {
         // Whether a template matches, without making its arguments.
@@ -345,7 +396,16 @@ impl Registry {
     /// The resource or template declared with exactly this URI (a template as written).
     ///
     /// ```
-    /// assert!(toolsmith::Registry::global().resource_declared("nothing://{x}").is_none());
+    /// /// The menu of one day.
+    /// #[toolsmith::resource(uri = "menus://{day}")]
+    /// fn menu_of(day: String) -> String {
+    ///     format!("{day}: soup")
+    /// }
+    ///
+    /// let registry = toolsmith::Registry::global();
+    /// assert_eq!(registry.resource_declared("menus://{day}").unwrap().name(), "menu_of");
+    /// assert!(registry.resource_declared("menus://monday").is_none());
+    /// assert!(registry.resource_for("menus://monday").is_some());
     /// ```
     pub fn resource_declared(&self, uri: &str) -> Option<&ResourceInfo> {
         self.items.resources.iter().find(|r| r.uri() == uri)
@@ -354,8 +414,21 @@ impl Registry {
     /// Every prompt, sorted by name.
     ///
     /// ```
-    /// let prompts = toolsmith::Registry::global().prompts();
-    /// assert!(prompts.windows(2).all(|w| w[0].name() < w[1].name()));
+    /// /// Suggest a recipe for what is in the fridge.
+    /// #[toolsmith::prompt]
+    /// fn suggest_recipe() -> String {
+    ///     "Suggest a recipe for what is in my fridge.".into()
+    /// }
+    ///
+    /// /// Plan the week's meals.
+    /// #[toolsmith::prompt]
+    /// fn plan_meals() -> String {
+    ///     "Plan my meals for the week.".into()
+    /// }
+    ///
+    /// let registry = toolsmith::Registry::from_module(module_path!()).unwrap();
+    /// let names: Vec<&str> = registry.prompts().iter().map(|p| p.name()).collect();
+    /// assert_eq!(names, ["plan_meals", "suggest_recipe"]);
     /// ```
     pub fn prompts(&self) -> &[PromptInfo] {
         &self.items.prompts
@@ -364,7 +437,15 @@ impl Registry {
     /// The prompt named `name`.
     ///
     /// ```
-    /// assert!(toolsmith::Registry::global().prompt("no such prompt").is_none());
+    /// /// Write a shopping list for a recipe.
+    /// #[toolsmith::prompt(title = "Shopping list")]
+    /// fn shopping_list(recipe: String) -> String {
+    ///     format!("Write a shopping list for {recipe}.")
+    /// }
+    ///
+    /// let registry = toolsmith::Registry::global();
+    /// assert_eq!(registry.prompt("shopping_list").unwrap().header().title(), Some("Shopping list"));
+    /// assert!(registry.prompt("no such prompt").is_none());
     /// ```
     pub fn prompt(&self, name: &str) -> Option<&PromptInfo> {
         self.items

@@ -232,8 +232,23 @@ impl Registry {
     /// `self` with the tool added (see [`Registry::add_tool`]).
     ///
     /// ```
-    /// let registry = toolsmith::Registry::new();
-    /// assert!(registry.is_empty());
+    /// # use toolsmith::{CallContext, Hints, Registry, Tool, tool::ToolFuture, tool::ToolOutput};
+    /// # use toolsmith::rmcp::model::JsonObject;
+    /// # struct Ping;
+    /// # impl Tool for Ping {
+    /// #     fn name(&self) -> &str { "ping" }
+    /// #     fn description(&self) -> &str { "Answers pong." }
+    /// #     fn input_schema(&self) -> JsonObject {
+    /// #         serde_json::json!({"type": "object"}).as_object().cloned().unwrap()
+    /// #     }
+    /// #     fn hints(&self) -> Hints { Hints::READ_ONLY }
+    /// #     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
+    /// #         Box::pin(async { Ok(ToolOutput::new().text("pong")) })
+    /// #     }
+    /// # }
+    /// let registry = Registry::new().with_tool(Ping).unwrap();
+    /// assert_eq!(registry.get("ping").unwrap().hints(), Hints::READ_ONLY);
+    /// assert!(registry.with_tool(Ping).is_err());
     /// ```
     pub fn with_tool(mut self, tool: impl Tool) -> Result<Registry, Error> {
         self.add_tool(tool)?;
@@ -264,8 +279,19 @@ impl Registry {
     /// Removes the tool named `name`, and returns it (`None` when there is none).
     ///
     /// ```
+    /// /// Archive the bookmarks older than a year.
+    /// #[toolsmith::tool(destructive = false, idempotent, closed_world)]
+    /// fn archive_bookmarks() -> String {
+    ///     "archived".into()
+    /// }
+    ///
     /// let mut registry = toolsmith::Registry::from_inventory().unwrap();
-    /// assert!(registry.remove_tool("no such tool").is_none());
+    /// let removed = registry.remove_tool("archive_bookmarks").unwrap();
+    /// assert_eq!(removed.name(), "archive_bookmarks");
+    /// assert!(registry.get("archive_bookmarks").is_none());
+    /// assert!(registry.remove_tool("archive_bookmarks").is_none());
+    /// // The program's registry keeps it.
+    /// assert!(toolsmith::Registry::global().get("archive_bookmarks").is_some());
     /// ```
     pub fn remove_tool(&mut self, name: &str) -> Option<Arc<ToolInfo>> {
         let at = *self.index.get(name)?;
@@ -277,9 +303,23 @@ impl Registry {
     /// Keeps only the tools `keep` accepts (resources and prompts stay).
     ///
     /// ```
+    /// /// List the feeds.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn list_feeds() -> Vec<String> {
+    ///     vec!["rust".into()]
+    /// }
+    ///
+    /// /// Subscribe to a feed.
+    /// #[toolsmith::tool(destructive = false, closed_world)]
+    /// fn subscribe_feed(url: String) -> String {
+    ///     url
+    /// }
+    ///
     /// let read_only = toolsmith::Registry::from_inventory()
     ///     .unwrap()
     ///     .retain_tools(|tool| tool.hints().read_only);
+    /// assert!(read_only.get("list_feeds").is_some());
+    /// assert!(read_only.get("subscribe_feed").is_none());
     /// assert!(read_only.tools().iter().all(|t| t.hints().read_only));
     /// ```
     pub fn retain_tools(mut self, mut keep: impl FnMut(&ToolInfo) -> bool) -> Registry {
@@ -291,11 +331,19 @@ impl Registry {
     /// name (or a URI) is in each.
     ///
     /// ```
-    /// let all = toolsmith::Registry::new().merge(toolsmith::Registry::new()).unwrap();
-    /// assert!(all.is_empty());
-    /// let twice = toolsmith::Registry::from_inventory().unwrap();
-    /// let err = twice.clone().merge(twice);
-    /// assert!(toolsmith::Registry::global().is_empty() || err.is_err());
+    /// use toolsmith::Registry;
+    ///
+    /// /// How many unread items the feeds hold.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn count_unread() -> u64 {
+    ///     3
+    /// }
+    ///
+    /// let feeds = Registry::from_module(module_path!()).unwrap();
+    /// let all = Registry::new().merge(feeds.clone()).unwrap();
+    /// assert_eq!(all.len(), 1);
+    /// let err = all.merge(feeds).err().expect("count_unread is in both");
+    /// assert!(err.to_string().contains("two tools are named 'count_unread'"), "{err}");
     /// ```
     pub fn merge(mut self, other: Registry) -> Result<Registry, Error> {
         // `other`'s names are distinct already: each is checked against `self`'s only, and
@@ -315,8 +363,17 @@ impl Registry {
     /// character a name may not).
     ///
     /// ```
-    /// let registry = toolsmith::Registry::from_inventory().unwrap().prefixed("notes_").unwrap();
-    /// assert!(registry.tools().iter().all(|t| t.name().starts_with("notes_")));
+    /// /// Search the feeds.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn search_feeds(text: String) -> String {
+    ///     text
+    /// }
+    ///
+    /// let registry = toolsmith::Registry::from_inventory().unwrap();
+    /// let news = registry.clone().prefixed("news_").unwrap();
+    /// assert!(news.get("news_search_feeds").is_some());
+    /// assert!(news.get("search_feeds").is_none());
+    /// assert!(registry.prefixed("news ").is_err());
     /// ```
     pub fn prefixed(mut self, prefix: &str) -> Result<Registry, Error> {
         let mut held = Vec::with_capacity(self.held.len());
@@ -344,8 +401,21 @@ impl Registry {
     /// All tools, sorted by name.
     ///
     /// ```
-    /// let tools = toolsmith::Registry::global().tools();
-    /// assert!(tools.windows(2).all(|w| w[0].name() < w[1].name()));
+    /// /// Show one feed.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn show_feed(id: u64) -> String {
+    ///     format!("feed {id}")
+    /// }
+    ///
+    /// /// Delete a feed.
+    /// #[toolsmith::tool(destructive, idempotent, closed_world)]
+    /// fn delete_feed(id: u64) -> String {
+    ///     format!("deleted {id}")
+    /// }
+    ///
+    /// let registry = toolsmith::Registry::from_module(module_path!()).unwrap();
+    /// let names: Vec<&str> = registry.tools().iter().map(|t| t.name()).collect();
+    /// assert_eq!(names, ["delete_feed", "show_feed"]);
     /// ```
     pub fn tools(&self) -> &[Arc<ToolInfo>] {
         &self.tools
@@ -354,7 +424,17 @@ impl Registry {
     /// The tool named `name`.
     ///
     /// ```
-    /// assert!(toolsmith::Registry::global().get("no such tool").is_none());
+    /// use toolsmith::{Hints, Registry};
+    ///
+    /// /// Rename a feed.
+    /// #[toolsmith::tool(destructive = false, idempotent, closed_world)]
+    /// fn rename_feed(id: u64, title: String) -> String {
+    ///     format!("{id}: {title}")
+    /// }
+    ///
+    /// let tool = Registry::global().get("rename_feed").unwrap();
+    /// assert_eq!(tool.hints(), Hints::ADDITIVE.idempotent().closed_world());
+    /// assert!(Registry::global().get("no such tool").is_none());
     /// ```
     pub fn get(&self, name: &str) -> Option<&ToolInfo> {
         self.shared(name).map(|t| &**t)
@@ -369,8 +449,14 @@ impl Registry {
     /// How many tools there are.
     ///
     /// ```
-    /// let n = toolsmith::Registry::global().len();
-    /// # let _ = n;
+    /// /// Mark every feed read.
+    /// #[toolsmith::tool(destructive = false, idempotent, closed_world)]
+    /// fn mark_feeds_seen() -> String {
+    ///     "done".into()
+    /// }
+    ///
+    /// assert_eq!(toolsmith::Registry::from_module(module_path!()).unwrap().len(), 1);
+    /// assert_eq!(toolsmith::Registry::new().len(), 0);
     /// ```
     pub fn len(&self) -> usize {
         self.tools.len()
@@ -379,8 +465,14 @@ impl Registry {
     /// Whether there is no tool.
     ///
     /// ```
-    /// let none = toolsmith::Registry::global().is_empty();
-    /// # let _ = none;
+    /// /// Refresh every feed.
+    /// #[toolsmith::tool(destructive = false, idempotent)]
+    /// fn refresh_feeds() -> String {
+    ///     "refreshed".into()
+    /// }
+    ///
+    /// assert!(!toolsmith::Registry::from_module(module_path!()).unwrap().is_empty());
+    /// assert!(toolsmith::Registry::new().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()

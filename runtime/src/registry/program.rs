@@ -22,9 +22,14 @@ impl Registry {
     /// [`serve_stdio`](crate::serve_stdio) stops startup with it).
     ///
     /// ```
-    /// for tool in toolsmith::Registry::global().tools() {
-    ///     println!("{}: {}", tool.name(), tool.hints());
+    /// /// How many recipes there are.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn count_recipes() -> u64 {
+    ///     12
     /// }
+    ///
+    /// let tool = toolsmith::Registry::global().get("count_recipes").unwrap();
+    /// assert_eq!(tool.hints(), toolsmith::Hints::READ_ONLY.closed_world());
     /// ```
     pub fn global() -> &'static Registry {
         Self::try_global().unwrap_or_else(|err| panic!("{err}"))
@@ -35,8 +40,14 @@ impl Registry {
     /// templates that can match one URI: each definition named by `file:line`).
     ///
     /// ```
+    /// /// Rate a recipe from 1 to 5.
+    /// #[toolsmith::tool(destructive = false, idempotent, closed_world)]
+    /// fn rate_recipe(recipe_id: u64, stars: u8) -> String {
+    ///     format!("{recipe_id}: {stars} stars")
+    /// }
+    ///
     /// let registry = toolsmith::Registry::try_global().expect("tool names are unique");
-    /// # let _ = registry;
+    /// assert!(registry.get("rate_recipe").is_some());
     /// ```
     pub fn try_global() -> Result<&'static Registry, Error> {
         // The program's registry lives as long as the program: its tools are kept.

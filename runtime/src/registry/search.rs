@@ -12,11 +12,25 @@ pub(crate) const MAX_SEARCH_PAGE_SIZE: usize = 100;
 /// A registry search. Every filter is optional; all given filters must match.
 ///
 /// ```
-/// use toolsmith::registry::Search;
+/// use toolsmith::{Registry, registry::Search};
 ///
-/// let query = Search::new().text("note").read_only(true).category("notes").page_size(10);
-/// let page = toolsmith::Registry::global().search(&query).unwrap();
-/// assert!(page.tools.len() <= 10);
+/// /// Find recipes with an ingredient.
+/// #[toolsmith::tool(read_only, closed_world, category = "recipes")]
+/// fn find_recipes(ingredient: String) -> String {
+///     format!("pancakes ({ingredient})")
+/// }
+///
+/// /// Add a recipe with an ingredient list.
+/// #[toolsmith::tool(destructive = false, closed_world, category = "recipes")]
+/// fn add_recipe(title: String) -> String {
+///     title
+/// }
+///
+/// let query = Search::new().text("INGREDIENT").read_only(true).category("recipes").page_size(10);
+/// let registry = Registry::from_module(module_path!()).unwrap();
+/// let page = registry.search(&query).unwrap();
+/// let names: Vec<&str> = page.tools.iter().map(|t| t.name()).collect();
+/// assert_eq!(names, ["find_recipes"]);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Search {
@@ -177,9 +191,19 @@ impl Search {
     /// Whether `tool` passes every filter.
     ///
     /// ```
-    /// # for tool in toolsmith::Registry::global().tools() {
-    /// assert!(toolsmith::registry::Search::new().matches(tool));
-    /// # }
+    /// use toolsmith::{Registry, registry::Search};
+    ///
+    /// /// Find an ingredient in the pantry.
+    /// #[toolsmith::tool(read_only, closed_world, tags = ["kitchen", "search"])]
+    /// fn find_ingredient(name: String) -> String {
+    ///     format!("{name}: top shelf")
+    /// }
+    ///
+    /// let tool = Registry::global().get("find_ingredient").unwrap();
+    /// assert!(Search::new().matches(tool));
+    /// assert!(Search::new().tag("garden").tag("kitchen").matches(tool));
+    /// assert!(!Search::new().tag("garden").matches(tool));
+    /// assert!(!Search::new().read_only(false).matches(tool));
     /// ```
     pub fn matches(&self, tool: &ToolInfo) -> bool {
         let hints = tool.hints();
@@ -230,8 +254,25 @@ fn text_matches(tool: &ToolInfo, text: &str) -> bool {
 /// One page of search results.
 ///
 /// ```
-/// let page = toolsmith::Registry::global().search(&toolsmith::registry::Search::new()).unwrap();
-/// assert!(page.tools.len() <= page.total);
+/// use toolsmith::{Registry, registry::Search};
+///
+/// /// Show the spices.
+/// #[toolsmith::tool(read_only, closed_world)]
+/// fn show_spices() -> String {
+///     "cumin, paprika".into()
+/// }
+///
+/// /// Show the teas.
+/// #[toolsmith::tool(read_only, closed_world)]
+/// fn show_teas() -> String {
+///     "green, black".into()
+/// }
+///
+/// let registry = Registry::from_module(module_path!()).unwrap();
+/// let page = registry.search(&Search::new().page_size(1)).unwrap();
+/// assert_eq!((page.tools.len(), page.total), (1, 2));
+/// assert_eq!(page.tools[0].name(), "show_spices");
+/// assert!(page.next_cursor.is_some());
 /// ```
 #[derive(Debug)]
 pub struct Page<'r> {
@@ -284,13 +325,33 @@ impl Registry {
     /// One page of the tools matching `query`, sorted by name.
     ///
     /// ```
-    /// use toolsmith::registry::Search;
+    /// use toolsmith::{Registry, registry::Search};
     ///
-    /// let first = toolsmith::Registry::global().search(&Search::new().read_only(true)).unwrap();
-    /// if let Some(cursor) = first.next_cursor {
-    ///     let next = toolsmith::Registry::global().search(&Search::new().read_only(true).cursor(cursor));
-    ///     assert!(next.is_ok());
+    /// /// Get the oven's temperature.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn get_oven_temperature() -> u32 {
+    ///     180
     /// }
+    ///
+    /// /// Show the oven's timer.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn show_oven_timer() -> String {
+    ///     "12 min".into()
+    /// }
+    ///
+    /// /// Set the oven's temperature.
+    /// #[toolsmith::tool(destructive = false, idempotent, closed_world)]
+    /// fn set_oven_temperature(celsius: u32) -> u32 {
+    ///     celsius
+    /// }
+    ///
+    /// let registry = Registry::from_module(module_path!()).unwrap();
+    /// let query = Search::new().read_only(true).page_size(1);
+    /// let first = registry.search(&query).unwrap();
+    /// assert_eq!((first.tools[0].name(), first.total), ("get_oven_temperature", 2));
+    /// let next = registry.search(&query.cursor(first.next_cursor.unwrap())).unwrap();
+    /// assert_eq!(next.tools[0].name(), "show_oven_timer");
+    /// assert!(next.next_cursor.is_none());
     /// ```
     pub fn search(&self, query: &Search) -> Result<Page<'_>, SearchError> {
         let size = query.page_size.unwrap_or(DEFAULT_SEARCH_PAGE_SIZE);

@@ -35,9 +35,15 @@ pub use dynamic::{Resource, ResourceFuture};
 /// `#[resource]`'s, or a [`Resource`] made by hand.
 ///
 /// ```
-/// for resource in toolsmith::Registry::global().resources() {
-///     println!("{} {}", resource.uri(), resource.name());
+/// /// Today's specials.
+/// #[toolsmith::resource(uri = "cafe://specials")]
+/// fn specials() -> String {
+///     "Leek soup".into()
 /// }
+///
+/// let resource = toolsmith::Registry::global().resource_for("cafe://specials").unwrap();
+/// assert_eq!((resource.uri(), resource.name()), ("cafe://specials", "specials"));
+/// assert_eq!(resource.header().description(), "Today's specials.");
 /// ```
 #[derive(Clone)]
 pub struct ResourceInfo(Arc<Inner>);
@@ -164,7 +170,14 @@ impl ResourceInfo {
     /// Its programmatic name (default: the function's name): its [`header`](Self::header)'s.
     ///
     /// ```
-    /// assert!(toolsmith::Registry::global().resources().iter().all(|r| !r.name().is_empty()));
+    /// /// When the cafe is open.
+    /// #[toolsmith::resource(uri = "cafe://hours", name = "opening_hours")]
+    /// fn hours() -> String {
+    ///     "8:00-18:00".into()
+    /// }
+    ///
+    /// let resource = toolsmith::Registry::global().resource_for("cafe://hours").unwrap();
+    /// assert_eq!(resource.name(), "opening_hours");
     /// ```
     pub fn name(&self) -> &str {
         self.0.header.name()
@@ -174,9 +187,16 @@ impl ResourceInfo {
     /// scopes `scopes = [...]` names instead of the read scope, where it is declared.
     ///
     /// ```
-    /// for r in toolsmith::Registry::global().resources() {
-    ///     assert!(r.header().rust_path().contains("::"));
+    /// /// The cafe's menu.
+    /// #[toolsmith::resource(uri = "cafe://menu", title = "Menu", scopes = ["cafe:staff"])]
+    /// fn cafe_menu() -> String {
+    ///     "Coffee, tea".into()
     /// }
+    ///
+    /// let header = toolsmith::Registry::global().resource_for("cafe://menu").unwrap().header();
+    /// assert_eq!(header.title(), Some("Menu"));
+    /// assert_eq!(header.scopes(), ["cafe:staff"]);
+    /// assert_eq!(header.rust_path(), concat!(module_path!(), "::cafe_menu"));
     /// ```
     pub fn header(&self) -> &Header {
         &self.0.header
@@ -185,7 +205,14 @@ impl ResourceInfo {
     /// Its URI, or its URI template as written (`notes://{note_id}`).
     ///
     /// ```
-    /// assert!(toolsmith::Registry::global().resources().iter().all(|r| r.uri().contains(':')));
+    /// /// One table of the cafe.
+    /// #[toolsmith::resource(uri = "tables://{table}")]
+    /// fn cafe_table(table: u32) -> String {
+    ///     format!("table {table}: free")
+    /// }
+    ///
+    /// let resource = toolsmith::Registry::global().resource_for("tables://4").unwrap();
+    /// assert_eq!(resource.uri(), "tables://{table}");
     /// ```
     pub fn uri(&self) -> &str {
         &self.0.uri
@@ -194,8 +221,21 @@ impl ResourceInfo {
     /// Whether it is a template (its URI has variables).
     ///
     /// ```
-    /// let templates = toolsmith::Registry::global().resources().iter().filter(|r| r.is_template());
-    /// # let _ = templates.count();
+    /// /// The cafe's address.
+    /// #[toolsmith::resource(uri = "cafe://address")]
+    /// fn cafe_address() -> String {
+    ///     "1 Main Street".into()
+    /// }
+    ///
+    /// /// One order.
+    /// #[toolsmith::resource(uri = "orders://{order_id}")]
+    /// fn cafe_order(order_id: u64) -> String {
+    ///     format!("order {order_id}: 2 coffees")
+    /// }
+    ///
+    /// let registry = toolsmith::Registry::global();
+    /// assert!(!registry.resource_for("cafe://address").unwrap().is_template());
+    /// assert!(registry.resource_for("orders://7").unwrap().is_template());
     /// ```
     pub fn is_template(&self) -> bool {
         matches!(self.0.listed, Listed::Template(_))
@@ -204,9 +244,14 @@ impl ResourceInfo {
     /// The template's variables, in order (none for a resource).
     ///
     /// ```
-    /// for resource in toolsmith::Registry::global().resources() {
-    ///     assert_eq!(resource.is_template(), resource.variables().next().is_some());
+    /// /// One booking: a table on a date.
+    /// #[toolsmith::resource(uri = "bookings://{date}/{table}")]
+    /// fn booking(date: String, table: u32) -> String {
+    ///     format!("{date}, table {table}: booked")
     /// }
+    ///
+    /// let resource = toolsmith::Registry::global().resource_declared("bookings://{date}/{table}").unwrap();
+    /// assert_eq!(resource.variables().collect::<Vec<_>>(), ["date", "table"]);
     /// ```
     pub fn variables(&self) -> impl Iterator<Item = &str> {
         self.0.template.variables()
@@ -215,7 +260,14 @@ impl ResourceInfo {
     /// The MIME type it declares.
     ///
     /// ```
-    /// # for r in toolsmith::Registry::global().resources() { let _ = r.mime_type(); }
+    /// /// The cafe's logo.
+    /// #[toolsmith::resource(uri = "cafe://logo", mime_type = "image/svg+xml")]
+    /// fn cafe_logo() -> String {
+    ///     "<svg/>".into()
+    /// }
+    ///
+    /// let resource = toolsmith::Registry::global().resource_for("cafe://logo").unwrap();
+    /// assert_eq!(resource.mime_type(), Some("image/svg+xml"));
     /// ```
     pub fn mime_type(&self) -> Option<&str> {
         self.0.mime_type.as_deref()
@@ -224,7 +276,14 @@ impl ResourceInfo {
     /// The `audience` annotation (`"user"`, `"assistant"`).
     ///
     /// ```
-    /// # for r in toolsmith::Registry::global().resources() { let _ = r.audience(); }
+    /// /// The cafe's wifi password.
+    /// #[toolsmith::resource(uri = "cafe://wifi", audience = ["user"])]
+    /// fn cafe_wifi() -> String {
+    ///     "espresso42".into()
+    /// }
+    ///
+    /// let resource = toolsmith::Registry::global().resource_for("cafe://wifi").unwrap();
+    /// assert_eq!(resource.audience(), ["user"]);
     /// ```
     pub fn audience(&self) -> &[&'static str] {
         &self.0.audience
@@ -233,7 +292,14 @@ impl ResourceInfo {
     /// The `priority` annotation, from 0.0 to 1.0.
     ///
     /// ```
-    /// # for r in toolsmith::Registry::global().resources() { let _ = r.priority(); }
+    /// /// What the cafe is out of today.
+    /// #[toolsmith::resource(uri = "cafe://sold-out", priority = 0.9)]
+    /// fn sold_out() -> String {
+    ///     "croissants".into()
+    /// }
+    ///
+    /// let resource = toolsmith::Registry::global().resource_for("cafe://sold-out").unwrap();
+    /// assert_eq!(resource.priority(), Some(0.9));
     /// ```
     pub fn priority(&self) -> Option<f32> {
         self.0.priority
@@ -242,7 +308,20 @@ impl ResourceInfo {
     /// The arguments that have a completion (`complete(var = fn)`).
     ///
     /// ```
-    /// # for r in toolsmith::Registry::global().resources() { let _ = r.completes().count(); }
+    /// use toolsmith::complete::Completion;
+    ///
+    /// fn seat_numbers(value: &str, _: &Completion) -> Vec<String> {
+    ///     (1..=8).map(|n| n.to_string()).filter(|n| n.starts_with(value)).collect()
+    /// }
+    ///
+    /// /// One seat at the counter.
+    /// #[toolsmith::resource(uri = "seats://{seat}", complete(seat = seat_numbers))]
+    /// fn counter_seat(seat: u32) -> String {
+    ///     format!("seat {seat}: free")
+    /// }
+    ///
+    /// let resource = toolsmith::Registry::global().resource_for("seats://3").unwrap();
+    /// assert_eq!(resource.completes().collect::<Vec<_>>(), ["seat"]);
     /// ```
     pub fn completes(&self) -> impl Iterator<Item = &str> {
         self.0.completes.iter().map(|v| &**v)
@@ -251,7 +330,23 @@ impl ResourceInfo {
     /// Its `resources/list` entry (a resource), or `None` for a template.
     ///
     /// ```
-    /// # for r in toolsmith::Registry::global().resources() { assert_eq!(r.mcp_resource().is_some(), !r.is_template()); }
+    /// /// The cafe's price list.
+    /// #[toolsmith::resource(uri = "cafe://prices", mime_type = "text/csv")]
+    /// fn cafe_prices() -> String {
+    ///     "coffee,2.50".into()
+    /// }
+    ///
+    /// /// The receipt of one order.
+    /// #[toolsmith::resource(uri = "receipts://{order_id}")]
+    /// fn cafe_receipt(order_id: u64) -> String {
+    ///     format!("receipt {order_id}")
+    /// }
+    ///
+    /// let registry = toolsmith::Registry::global();
+    /// let listed = registry.resource_for("cafe://prices").unwrap().mcp_resource().unwrap();
+    /// assert_eq!((listed.uri.as_str(), listed.name.as_str()), ("cafe://prices", "cafe_prices"));
+    /// assert_eq!(listed.mime_type.as_deref(), Some("text/csv"));
+    /// assert!(registry.resource_for("receipts://1").unwrap().mcp_resource().is_none());
     /// ```
     pub fn mcp_resource(&self) -> Option<&McpResource> {
         match &self.0.listed {
@@ -263,7 +358,15 @@ impl ResourceInfo {
     /// Its `resources/templates/list` entry (a template), or `None` for a resource.
     ///
     /// ```
-    /// # for r in toolsmith::Registry::global().resources() { assert_eq!(r.mcp_template().is_some(), r.is_template()); }
+    /// /// The bill of one table.
+    /// #[toolsmith::resource(uri = "bills://{table}", mime_type = "text/plain")]
+    /// fn table_bill(table: u32) -> String {
+    ///     format!("table {table}: 12.00")
+    /// }
+    ///
+    /// let resource = toolsmith::Registry::global().resource_for("bills://5").unwrap();
+    /// let listed = resource.mcp_template().unwrap();
+    /// assert_eq!((listed.uri_template.as_str(), listed.name.as_str()), ("bills://{table}", "table_bill"));
     /// ```
     pub fn mcp_template(&self) -> Option<&ResourceTemplate> {
         match &self.0.listed {
@@ -275,7 +378,26 @@ impl ResourceInfo {
     /// Whether it was made by hand (a [`Resource`]), not declared with `#[resource]`.
     ///
     /// ```
-    /// assert!(toolsmith::Registry::global().resources().iter().all(|r| !r.is_dynamic()));
+    /// # use toolsmith::rmcp::model::{JsonObject, ResourceContents};
+    /// # use toolsmith::{CallContext, Registry, resource::Resource, resource::ResourceFuture};
+    /// # struct Motd;
+    /// # impl Resource for Motd {
+    /// #     fn uri(&self) -> &str { "motd://today" }
+    /// #     fn name(&self) -> &str { "motd" }
+    /// #     fn read(&self, uri: &str, _: JsonObject, _: &CallContext) -> ResourceFuture {
+    /// #         let contents = ResourceContents::text("Hello", uri);
+    /// #         Box::pin(async move { Ok(Some(vec![contents])) })
+    /// #     }
+    /// # }
+    /// /// The cafe's story.
+    /// #[toolsmith::resource(uri = "cafe://story")]
+    /// fn cafe_story() -> String {
+    ///     "Since 1998.".into()
+    /// }
+    ///
+    /// assert!(!Registry::global().resource_for("cafe://story").unwrap().is_dynamic());
+    /// let made = Registry::new().with_resource(Motd).unwrap();
+    /// assert!(made.resource_for("motd://today").unwrap().is_dynamic());
     /// ```
     pub fn is_dynamic(&self) -> bool {
         matches!(self.0.run, Run::Made(_))

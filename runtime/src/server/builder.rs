@@ -14,6 +14,7 @@ pub(crate) const DEFAULT_TOOLS_LIST_PAGE_SIZE: usize = 500;
 /// [`run`](crate::run) are its defaults.
 ///
 /// ```no_run
+/// // no_run: serves stdin until it closes.
 /// use toolsmith::{server::Policy, Server};
 ///
 /// #[tokio::main]
@@ -75,7 +76,8 @@ impl Server {
     ///
     /// ```
     /// let server = toolsmith::Server::new();
-    /// # let _ = server;
+    /// let served = server.registry_handle().current();
+    /// assert_eq!(served.len(), toolsmith::Registry::global().len());
     /// ```
     pub fn new() -> Self {
         Self::default()
@@ -91,8 +93,10 @@ impl Server {
     /// let read_only = Server::with_registry(
     ///     Registry::from_inventory().unwrap().retain_tools(|t| t.hints().read_only),
     /// );
-    /// assert!(read_only.registry_handle().current().tools().iter().all(|t| t.hints().read_only));
-    /// # let _ = everything;
+    /// let all = everything.registry_handle().current();
+    /// let some = read_only.registry_handle().current();
+    /// assert!(some.tools().iter().all(|t| t.hints().read_only));
+    /// assert_eq!(some.len(), all.tools().iter().filter(|t| t.hints().read_only).count());
     /// ```
     pub fn with_registry(registry: Registry) -> Self {
         let server = Self::default();
@@ -143,9 +147,22 @@ impl Server {
     /// `tools:destructive`), which [`auth`](Self::auth) requires and `tools` shows.
     ///
     /// ```
-    /// let server = toolsmith::Server::new()
-    ///     .scope_names(toolsmith::tool::ScopeNames::new("notes.read", "notes.write", "notes.admin"));
-    /// # let _ = server;
+    /// use toolsmith::{Registry, Server, testing::Client, tool::ScopeNames};
+    ///
+    /// /// Purges the drafts of every notebook.
+    /// #[toolsmith::tool(destructive, closed_world)]
+    /// fn purge_scoped_drafts() -> String {
+    ///     "purged".into()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let server = Server::with_registry(Registry::from_module(module_path!()).unwrap())
+    ///     .scope_names(ScopeNames::new("notes.read", "notes.write", "notes.admin"));
+    /// let client = Client::connect(server).await.unwrap();
+    /// let tools = client.tools().await.unwrap();
+    /// assert_eq!(tools[0].scopes, ["notes.admin"]);
+    /// # }
     /// ```
     pub fn scope_names(mut self, names: crate::tool::ScopeNames) -> Self {
         self.scope_names = names;
@@ -157,11 +174,24 @@ impl Server {
     /// user is asked to confirm it. The first layer added is the outermost.
     ///
     /// ```
-    /// use toolsmith::layer::RateLimit;
+    /// use toolsmith::{Registry, Server, layer::RateLimit, testing::Client};
     ///
-    /// let server = toolsmith::Server::new()
-    ///     .layer(RateLimit::new("destructive=1/s".parse().unwrap()));
-    /// # let _ = server;
+    /// /// Wipes the search cache.
+    /// #[toolsmith::tool(destructive, idempotent, closed_world)]
+    /// fn wipe_limited_cache() -> String {
+    ///     "wiped".into()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let server = Server::with_registry(Registry::from_module(module_path!()).unwrap())
+    ///     .layer(RateLimit::new("destructive=1/m".parse().unwrap()));
+    /// let client = Client::connect(server).await.unwrap();
+    /// let args = serde_json::json!({});
+    /// assert_eq!(client.call("wipe_limited_cache", args.clone()).await.unwrap().text(), "wiped");
+    /// let refused = client.call("wipe_limited_cache", args).await.unwrap_err();
+    /// assert!(refused.message().starts_with("Rate limit"), "{refused}");
+    /// # }
     /// ```
     pub fn layer<L>(mut self, layer: L) -> Self
     where
@@ -186,8 +216,30 @@ impl Server {
     /// Offers only the tools `policy` allows; calls to the others are refused.
     ///
     /// ```
-    /// let server = toolsmith::Server::new().policy(toolsmith::server::Policy::default());
-    /// # let _ = server;
+    /// use toolsmith::{Registry, Server, server::Policy, testing::Client};
+    ///
+    /// /// Counts the notes.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn count_policy_notes() -> u32 {
+    ///     3
+    /// }
+    ///
+    /// /// Renames a note.
+    /// #[toolsmith::tool(destructive = false, idempotent, closed_world)]
+    /// fn rename_policy_note(title: String) -> String {
+    ///     title
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let server = Server::with_registry(Registry::from_module(module_path!()).unwrap())
+    ///     .policy(Policy::new().read_only(true));
+    /// let client = Client::connect(server).await.unwrap();
+    /// let offered: Vec<String> = client.tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    /// assert_eq!(offered, ["count_policy_notes"]);
+    /// let args = serde_json::json!({"title": "Ideas"});
+    /// assert!(client.call("rename_policy_note", args).await.is_err(), "hidden, and refused by name");
+    /// # }
     /// ```
     pub fn policy(mut self, policy: Policy) -> Self {
         self.policy = policy;
@@ -198,8 +250,45 @@ impl Server {
     /// at least 1); with more tools the list is paginated with `nextCursor`.
     ///
     /// ```
-    /// let server = toolsmith::Server::new().page_size(50);
-    /// # let _ = server;
+    /// # use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    /// # /// The answer of `server` to one 2026-07-28 request, over an in-memory stdio pair.
+    /// # async fn ask(server: toolsmith::Server, method: &str) -> serde_json::Value {
+    /// #     let (client, server_end) = tokio::io::duplex(1 << 16);
+    /// #     let (read, write) = tokio::io::split(server_end);
+    /// #     tokio::spawn(server.serve_io(read, write));
+    /// #     let meta = serde_json::json!({
+    /// #         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    /// #         "io.modelcontextprotocol/clientCapabilities": {},
+    /// #         "io.modelcontextprotocol/clientInfo": {"name": "doc", "version": "0"},
+    /// #     });
+    /// #     let request = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {"_meta": meta}});
+    /// #     let (answers, mut requests) = tokio::io::split(client);
+    /// #     requests.write_all(format!("{request}\n").as_bytes()).await.unwrap();
+    /// #     let mut line = String::new();
+    /// #     tokio::io::BufReader::new(answers).read_line(&mut line).await.unwrap();
+    /// #     serde_json::from_str(&line).unwrap()
+    /// # }
+    /// use toolsmith::{Registry, Server};
+    ///
+    /// /// Lists the notebooks.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn list_paged_notebooks() -> String {
+    ///     String::new()
+    /// }
+    ///
+    /// /// Lists the tags.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn list_paged_tags() -> String {
+    ///     String::new()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let server = Server::with_registry(Registry::from_module(module_path!()).unwrap()).page_size(1);
+    /// let page = ask(server, "tools/list").await;
+    /// assert_eq!(page["result"]["tools"].as_array().unwrap().len(), 1, "{page}");
+    /// assert!(page["result"]["nextCursor"].is_string(), "{page}");
+    /// # }
     /// ```
     pub fn page_size(mut self, size: usize) -> Self {
         self.page_size = Some(size.max(1));
@@ -211,8 +300,31 @@ impl Server {
     /// server is fixed when it starts: the list changes only with a new build or policy.
     ///
     /// ```
-    /// let server = toolsmith::Server::new().list_ttl(std::time::Duration::from_secs(3600));
-    /// # let _ = server;
+    /// # use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    /// # /// The answer of `server` to one 2026-07-28 request, over an in-memory stdio pair.
+    /// # async fn ask(server: toolsmith::Server, method: &str) -> serde_json::Value {
+    /// #     let (client, server_end) = tokio::io::duplex(1 << 16);
+    /// #     let (read, write) = tokio::io::split(server_end);
+    /// #     tokio::spawn(server.serve_io(read, write));
+    /// #     let meta = serde_json::json!({
+    /// #         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    /// #         "io.modelcontextprotocol/clientCapabilities": {},
+    /// #         "io.modelcontextprotocol/clientInfo": {"name": "doc", "version": "0"},
+    /// #     });
+    /// #     let request = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {"_meta": meta}});
+    /// #     let (answers, mut requests) = tokio::io::split(client);
+    /// #     requests.write_all(format!("{request}\n").as_bytes()).await.unwrap();
+    /// #     let mut line = String::new();
+    /// #     tokio::io::BufReader::new(answers).read_line(&mut line).await.unwrap();
+    /// #     serde_json::from_str(&line).unwrap()
+    /// # }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new())
+    ///     .list_ttl(std::time::Duration::from_secs(3600));
+    /// let discovered = ask(server, "server/discover").await;
+    /// assert_eq!(discovered["result"]["ttlMs"], 3_600_000, "{discovered}");
+    /// # }
     /// ```
     pub fn list_ttl(mut self, ttl: std::time::Duration) -> Self {
         self.list_ttl = Some(ttl);
@@ -222,16 +334,31 @@ impl Server {
     /// Registers shared state: tools ask for it with a [`State<T>`](crate::State) parameter.
     /// One value per type; registering a type again replaces the value.
     ///
-    /// ```no_run
+    /// ```
     /// use std::sync::Mutex;
+    /// use toolsmith::{Registry, Server, State, testing::Client};
     ///
     /// #[derive(Default)]
-    /// struct Store { notes: Mutex<Vec<String>> }
+    /// struct Notebook { notes: Mutex<Vec<String>> }
     ///
-    /// #[tokio::main]
-    /// async fn main() -> std::process::ExitCode {
-    ///     toolsmith::Server::new().state(Store::default()).run().await
+    /// /// Adds a note; says how many there are.
+    /// #[toolsmith::tool(destructive = false, closed_world)]
+    /// fn add_stateful_note(notebook: State<Notebook>, text: String) -> usize {
+    ///     let mut notes = notebook.notes.lock().unwrap();
+    ///     notes.push(text);
+    ///     notes.len()
     /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let server = Server::with_registry(Registry::from_module(module_path!()).unwrap())
+    ///     .state(Notebook::default());
+    /// let client = Client::connect(server).await.unwrap();
+    /// for count in ["1", "2"] {
+    ///     let added = client.call("add_stateful_note", serde_json::json!({"text": "milk"})).await;
+    ///     assert_eq!(added.unwrap().text(), count, "one notebook, shared by the calls");
+    /// }
+    /// # }
     /// ```
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
         self.states.insert(value);
@@ -242,8 +369,18 @@ impl Server {
     /// is skipped without being buffered and answered with an error.
     ///
     /// ```
-    /// let server = toolsmith::Server::new().max_line_length(64 * 1024);
-    /// # let _ = server;
+    /// use toolsmith::testing::{CallError, Client};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new()).max_line_length(64 * 1024);
+    /// let client = Client::connect(server).await.unwrap();
+    /// let short = client.call("no_such_tool", serde_json::json!({})).await.unwrap_err();
+    /// assert!(matches!(short, CallError::Protocol { code: -32602, .. }), "read, and answered: {short}");
+    /// let long = serde_json::json!({"text": "x".repeat(100 * 1024)});
+    /// let skipped = client.call("no_such_tool", long).await.unwrap_err();
+    /// assert!(matches!(skipped, CallError::Protocol { code: -32600, .. }), "skipped unread: {skipped}");
+    /// # }
     /// ```
     pub fn max_line_length(mut self, bytes: usize) -> Self {
         self.max_line = Some(bytes.max(1));
@@ -257,9 +394,14 @@ impl Server {
     /// in a deep idle state. The price is at most this much CPU time per burst of requests;
     /// an idle server does not poll. Applies when stdin is a pipe (Linux).
     ///
-    /// ```
-    /// let server = toolsmith::Server::new().busy_poll(std::time::Duration::ZERO);
-    /// # let _ = server;
+    /// ```no_run
+    /// // no_run: serves stdin until it closes (the setting shows only on a stdin pipe).
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new()
+    ///     .busy_poll(std::time::Duration::ZERO)
+    ///     .serve_stdio()
+    ///     .await
+    /// # }
     /// ```
     pub fn busy_poll(mut self, window: Duration) -> Self {
         self.busy_poll = Some(window);
@@ -272,8 +414,31 @@ impl Server {
     /// requests and cancellations are still read; calls beyond the limit wait for a slot.
     ///
     /// ```
-    /// let server = toolsmith::Server::new().max_sync_calls(8);
-    /// # let _ = server;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::time::Duration;
+    /// use toolsmith::testing::{CallOptions, Client};
+    ///
+    /// static RUNNING: AtomicUsize = AtomicUsize::new(0);
+    ///
+    /// /// Holds its thread a moment; says how many calls of it ran then.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn hold_sync_slot() -> usize {
+    ///     let running = RUNNING.fetch_add(1, Ordering::SeqCst) + 1;
+    ///     std::thread::sleep(Duration::from_millis(100));
+    ///     RUNNING.fetch_sub(1, Ordering::SeqCst);
+    ///     running
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let tools = toolsmith::Registry::from_module(module_path!()).unwrap();
+    /// let client = Client::connect(toolsmith::Server::with_registry(tools).max_sync_calls(1)).await.unwrap();
+    /// // Given up after 10 ms, the first call still holds its thread, and the one slot.
+    /// let impatient = CallOptions::default().timeout(Duration::from_millis(10));
+    /// assert!(client.call_with("hold_sync_slot", serde_json::json!({}), impatient).await.is_err());
+    /// let next = client.call("hold_sync_slot", serde_json::json!({})).await.unwrap();
+    /// assert_eq!(next.text(), "1", "it waited for the slot");
+    /// # }
     /// ```
     pub fn max_sync_calls(mut self, calls: usize) -> Self {
         self.max_sync_calls = Some(calls);
@@ -294,8 +459,26 @@ impl Server {
     /// `#[tool(confirm)]`. The default, [`Confirm::None`](super::Confirm::None), adds none.
     ///
     /// ```
-    /// let server = toolsmith::Server::new().confirm(toolsmith::server::Confirm::Destructive);
-    /// # let _ = server;
+    /// use toolsmith::{Registry, Server, server::Confirm, testing::Client};
+    ///
+    /// /// Drops the search index.
+    /// #[toolsmith::tool(destructive, idempotent, closed_world)]
+    /// fn drop_confirmed_index() -> String {
+    ///     "dropped".into()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let tools = Registry::from_module(module_path!()).unwrap();
+    /// let asking = Server::with_registry(tools.clone()).confirm(Confirm::Destructive);
+    /// // The test client's user declines every confirmation.
+    /// let client = Client::connect(asking).await.unwrap();
+    /// let declined = client.call("drop_confirmed_index", serde_json::json!({})).await.unwrap_err();
+    /// assert!(declined.message().contains("declined"), "{declined}");
+    ///
+    /// let client = Client::connect(Server::with_registry(tools)).await.unwrap();
+    /// assert!(client.call("drop_confirmed_index", serde_json::json!({})).await.is_ok());
+    /// # }
     /// ```
     pub fn confirm(mut self, confirm: super::Confirm) -> Self {
         self.confirm = confirm;
@@ -342,10 +525,39 @@ impl Server {
     /// Not offered by default.
     ///
     /// ```
-    /// let server = toolsmith::Server::new()
-    ///     .confirm(toolsmith::server::Confirm::Destructive)
+    /// use std::sync::Arc;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use toolsmith::rmcp::model::{ClientResult, ElicitResult, ElicitationAction, ServerRequest};
+    /// use toolsmith::{Registry, Server, server::Confirm, testing::Client};
+    ///
+    /// /// Archives the notebook.
+    /// #[toolsmith::tool(destructive, idempotent, closed_world)]
+    /// fn archive_remembered_notebook() -> String {
+    ///     "archived".into()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let server = Server::with_registry(Registry::from_module(module_path!()).unwrap())
+    ///     .confirm(Confirm::Destructive)
     ///     .offer_remember(std::time::Duration::from_secs(3600));
-    /// # let _ = server;
+    /// let asked = Arc::new(AtomicUsize::new(0));
+    /// let count = asked.clone();
+    /// // The user reads the offer, ticks it and accepts.
+    /// let user = Arc::new(move |request: &ServerRequest| {
+    ///     count.fetch_add(1, Ordering::SeqCst);
+    ///     let form = serde_json::to_string(request).unwrap();
+    ///     assert!(form.contains("run without asking for the next 1 h"), "{form}");
+    ///     let mut yes = ElicitResult::new(ElicitationAction::Accept);
+    ///     yes.content = Some(serde_json::json!({"confirm": true, "remember": true}));
+    ///     Ok(ClientResult::ElicitResult(yes))
+    /// });
+    /// let client = Client::connect_answering(server, user).await.unwrap();
+    /// for _ in 0..2 {
+    ///     client.call("archive_remembered_notebook", serde_json::json!({})).await.unwrap();
+    /// }
+    /// assert_eq!(asked.load(Ordering::SeqCst), 1, "the second call was not asked");
+    /// # }
     /// ```
     pub fn offer_remember(mut self, ttl: Duration) -> Self {
         self.approvals.remember = Some(ttl);
@@ -360,11 +572,27 @@ impl Server {
     ///
     /// ```
     /// use toolsmith::approve::{Approval, Decision};
+    /// use toolsmith::{Registry, Server, server::Confirm, testing::Client};
     ///
-    /// // Interactive clients ask their user; an unattended agent's calls go to the rules.
-    /// let server = toolsmith::Server::new()
+    /// /// Empties the shared trash.
+    /// #[toolsmith::tool(destructive, idempotent, closed_world)]
+    /// fn empty_unattended_trash() -> String {
+    ///     "emptied".into()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// // Interactive clients ask their user; an unattended agent's calls go to the approver.
+    /// let server = Server::with_registry(Registry::from_module(module_path!()).unwrap())
+    ///     .confirm(Confirm::Destructive)
     ///     .approver_instead_of_client(|_: &Approval| Decision::deny("no one is there"));
-    /// # let _ = server;
+    /// let user = Client::connect(server.clone()).await.unwrap();
+    /// let declined = user.call("empty_unattended_trash", serde_json::json!({})).await.unwrap_err();
+    /// assert!(declined.message().contains("declined"), "{declined}");
+    /// let agent = Client::connect_unattended(server).await.unwrap();
+    /// let denied = agent.call("empty_unattended_trash", serde_json::json!({})).await.unwrap_err();
+    /// assert!(denied.message().contains("no one is there"), "{denied}");
+    /// # }
     /// ```
     pub fn approver_instead_of_client(mut self, approver: impl crate::approve::Approver) -> Self {
         self.approvals.instead.push(std::sync::Arc::new(approver));
@@ -394,8 +622,16 @@ impl Server {
     /// a random key of its own. A shorter key stops the server at startup.
     ///
     /// ```
-    /// let server = toolsmith::Server::new().state_key([7u8; 32]);
-    /// # let _ = server;
+    /// use toolsmith::{Registry, Server};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let server = Server::with_registry(Registry::new()).state_key([7u8; 32]);
+    /// assert!(server.serve_io(tokio::io::empty(), tokio::io::sink()).await.is_ok());
+    /// let short = Server::with_registry(Registry::new()).state_key([7u8; 16]);
+    /// let err = short.serve_io(tokio::io::empty(), tokio::io::sink()).await.unwrap_err();
+    /// assert!(err.to_string().contains("state key"), "{err}");
+    /// # }
     /// ```
     pub fn state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
         self.state_key = Some(key.into());
@@ -407,8 +643,18 @@ impl Server {
     /// later is refused as expired.
     ///
     /// ```
-    /// let server = toolsmith::Server::new().state_ttl(std::time::Duration::from_secs(60));
-    /// # let _ = server;
+    /// use std::time::Duration;
+    /// use toolsmith::{Registry, Server};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let server = Server::with_registry(Registry::new()).state_ttl(Duration::from_secs(60));
+    /// assert!(server.serve_io(tokio::io::empty(), tokio::io::sink()).await.is_ok());
+    /// // A state that expires at once would refuse every confirmation: the server does not start.
+    /// let never = Server::with_registry(Registry::new()).state_ttl(Duration::ZERO);
+    /// let err = never.serve_io(tokio::io::empty(), tokio::io::sink()).await.unwrap_err();
+    /// assert!(err.to_string().contains("state TTL"), "{err}");
+    /// # }
     /// ```
     pub fn state_ttl(mut self, ttl: Duration) -> Self {
         self.state_ttl = Some(ttl);
@@ -418,8 +664,32 @@ impl Server {
     /// The name and version the server reports (default: the package defining the tools).
     ///
     /// ```
-    /// let server = toolsmith::Server::new().info("notes", "1.2.0");
-    /// # let _ = server;
+    /// # use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    /// # /// The answer of `server` to one 2026-07-28 request, over an in-memory stdio pair.
+    /// # async fn ask(server: toolsmith::Server, method: &str) -> serde_json::Value {
+    /// #     let (client, server_end) = tokio::io::duplex(1 << 16);
+    /// #     let (read, write) = tokio::io::split(server_end);
+    /// #     tokio::spawn(server.serve_io(read, write));
+    /// #     let meta = serde_json::json!({
+    /// #         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    /// #         "io.modelcontextprotocol/clientCapabilities": {},
+    /// #         "io.modelcontextprotocol/clientInfo": {"name": "doc", "version": "0"},
+    /// #     });
+    /// #     let request = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": {"_meta": meta}});
+    /// #     let (answers, mut requests) = tokio::io::split(client);
+    /// #     requests.write_all(format!("{request}\n").as_bytes()).await.unwrap();
+    /// #     let mut line = String::new();
+    /// #     tokio::io::BufReader::new(answers).read_line(&mut line).await.unwrap();
+    /// #     serde_json::from_str(&line).unwrap()
+    /// # }
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new()).info("notes", "1.2.0");
+    /// let discovered = ask(server, "server/discover").await;
+    /// let info = &discovered["result"]["_meta"]["io.modelcontextprotocol/serverInfo"];
+    /// assert_eq!(info["name"], "notes", "{discovered}");
+    /// assert_eq!(info["version"], "1.2.0", "{discovered}");
+    /// # }
     /// ```
     pub fn info(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
         self.implementation = Some((name.into(), version.into()));

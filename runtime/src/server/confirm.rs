@@ -50,11 +50,25 @@ impl Confirm {
     /// `confirm`, or its hints are covered.
     ///
     /// ```
-    /// for tool in toolsmith::Registry::global().tools() {
-    ///     if toolsmith::server::Confirm::Write.asks(tool) {
-    ///         assert!(!tool.hints().read_only || tool.declares_confirm());
-    ///     }
+    /// use toolsmith::{Registry, server::Confirm};
+    ///
+    /// /// Reveal the API key.
+    /// #[toolsmith::tool(read_only, closed_world, confirm)]
+    /// fn reveal_api_key() -> String {
+    ///     "sk-123".into()
     /// }
+    ///
+    /// /// Append a line to the log.
+    /// #[toolsmith::tool(destructive = false, closed_world)]
+    /// fn append_log_line(line: String) -> String {
+    ///     line
+    /// }
+    ///
+    /// let reveal = Registry::global().get("reveal_api_key").unwrap();
+    /// let append = Registry::global().get("append_log_line").unwrap();
+    /// assert!(Confirm::None.asks(reveal));
+    /// assert!(!Confirm::Destructive.asks(append));
+    /// assert!(Confirm::Write.asks(append));
     /// ```
     pub fn asks(self, tool: &ToolInfo) -> bool {
         tool.declares_confirm() || self.covers(tool.hints())

@@ -23,6 +23,7 @@ impl Server {
     /// [`allowed_origin`](Self::allowed_origin).
     ///
     /// ```no_run
+    /// // no_run: serves HTTP on 127.0.0.1:8000 until SIGTERM or SIGINT.
     /// # async fn f() -> Result<(), toolsmith::Error> {
     /// toolsmith::Server::new().serve_http("127.0.0.1:8000").await
     /// # }
@@ -130,9 +131,14 @@ impl Server {
 
     /// The path of the MCP endpoint (default `/mcp`).
     ///
-    /// ```
-    /// let server = toolsmith::Server::new().http_path("/tools");
-    /// # let _ = server;
+    /// ```no_run
+    /// // no_run: serves HTTP on 127.0.0.1:8000 until SIGTERM or SIGINT.
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new()
+    ///     .http_path("/tools") // POST http://127.0.0.1:8000/tools
+    ///     .serve_http("127.0.0.1:8000")
+    ///     .await
+    /// # }
     /// ```
     pub fn http_path(mut self, path: impl Into<String>) -> Self {
         let path = path.into();
@@ -147,9 +153,15 @@ impl Server {
     /// The URL clients reach the server at, behind a proxy (default `http://<address><path>`).
     /// Its host is allowed, and so is its origin.
     ///
-    /// ```
-    /// let server = toolsmith::Server::new().public_url("https://mcp.example.com/mcp");
-    /// # let _ = server;
+    /// ```no_run
+    /// // no_run: serves HTTP on 127.0.0.1:8000 until SIGTERM or SIGINT.
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new()
+    ///     // Behind a proxy that forwards https://mcp.example.com/mcp here.
+    ///     .public_url("https://mcp.example.com/mcp")
+    ///     .serve_http("127.0.0.1:8000")
+    ///     .await
+    /// # }
     /// ```
     pub fn public_url(mut self, url: impl Into<String>) -> Self {
         self.http.public_url = Some(url.into());
@@ -159,9 +171,15 @@ impl Server {
     /// Allows requests whose `Host` is `host` (`name` or `name:port`), besides loopback and
     /// the public URL's host.
     ///
-    /// ```
-    /// let server = toolsmith::Server::new().allowed_host("mcp.internal");
-    /// # let _ = server;
+    /// ```no_run
+    /// // no_run: serves HTTP on port 8000 of every interface until SIGTERM or SIGINT.
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new()
+    ///     // Also answers requests for http://mcp.internal:8000/mcp.
+    ///     .allowed_host("mcp.internal:8000")
+    ///     .serve_http("0.0.0.0:8000")
+    ///     .await
+    /// # }
     /// ```
     pub fn allowed_host(mut self, host: impl Into<String>) -> Self {
         self.http.allowed_hosts.push(host.into());
@@ -171,9 +189,15 @@ impl Server {
     /// Allows requests from pages of `origin` (`scheme://host[:port]`, `:*` for any port),
     /// besides loopback pages and the public URL's origin.
     ///
-    /// ```
-    /// let server = toolsmith::Server::new().allowed_origin("https://app.example.com");
-    /// # let _ = server;
+    /// ```no_run
+    /// // no_run: serves HTTP on 127.0.0.1:8000 until SIGTERM or SIGINT.
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new()
+    ///     // Pages of https://app.example.com may call it from a browser.
+    ///     .allowed_origin("https://app.example.com")
+    ///     .serve_http("127.0.0.1:8000")
+    ///     .await
+    /// # }
     /// ```
     pub fn allowed_origin(mut self, origin: impl Into<String>) -> Self {
         self.http.allowed_origins.push(origin.into());
@@ -183,9 +207,14 @@ impl Server {
     /// Keeps a session per client (`Mcp-Session-Id`) instead of serving each request on its
     /// own. A session lives in one process: replicas then need affinity.
     ///
-    /// ```
-    /// let server = toolsmith::Server::new().sessions(true);
-    /// # let _ = server;
+    /// ```no_run
+    /// // no_run: serves HTTP on 127.0.0.1:8000 until SIGTERM or SIGINT.
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new()
+    ///     .sessions(true) // each client gets an Mcp-Session-Id
+    ///     .serve_http("127.0.0.1:8000")
+    ///     .await
+    /// # }
     /// ```
     pub fn sessions(mut self, on: bool) -> Self {
         self.http.sessions = on;
@@ -195,9 +224,14 @@ impl Server {
     /// Answers each POST with a server-sent event stream (`text/event-stream`) instead of one
     /// JSON body; sessions always do. Stateless JSON is the default: no stream to keep open.
     ///
-    /// ```
-    /// let server = toolsmith::Server::new().sse_responses(true);
-    /// # let _ = server;
+    /// ```no_run
+    /// // no_run: serves HTTP on 127.0.0.1:8000 until SIGTERM or SIGINT.
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new()
+    ///     .sse_responses(true) // each POST is answered with text/event-stream
+    ///     .serve_http("127.0.0.1:8000")
+    ///     .await
+    /// # }
     /// ```
     pub fn sse_responses(mut self, on: bool) -> Self {
         self.http.sse = on;
@@ -207,9 +241,14 @@ impl Server {
     /// The largest request body accepted (default [`Server::DEFAULT_MAX_BODY`](crate::Server::DEFAULT_MAX_BODY),
     /// 4 MiB); a larger one gets 413.
     ///
-    /// ```
-    /// let server = toolsmith::Server::new().max_body(1 << 20);
-    /// # let _ = server;
+    /// ```no_run
+    /// // no_run: serves HTTP on 127.0.0.1:8000 until SIGTERM or SIGINT.
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new()
+    ///     .max_body(1 << 20) // a body over 1 MiB gets 413
+    ///     .serve_http("127.0.0.1:8000")
+    ///     .await
+    /// # }
     /// ```
     pub fn max_body(mut self, bytes: usize) -> Self {
         self.http.max_body = bytes;
@@ -220,9 +259,14 @@ impl Server {
     /// connection opens or the first byte of a later request arrives; a slower one's
     /// connection is closed.
     ///
-    /// ```
-    /// let server = toolsmith::Server::new().http_header_timeout(std::time::Duration::from_secs(5));
-    /// # let _ = server;
+    /// ```no_run
+    /// // no_run: serves HTTP on 127.0.0.1:8000 until SIGTERM or SIGINT.
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new()
+    ///     .http_header_timeout(std::time::Duration::from_secs(5))
+    ///     .serve_http("127.0.0.1:8000")
+    ///     .await
+    /// # }
     /// ```
     pub fn http_header_timeout(mut self, timeout: Duration) -> Self {
         self.http.header_timeout = timeout;
@@ -233,9 +277,14 @@ impl Server {
     /// [`Server::DEFAULT_HTTP_BODY_TIMEOUT`](crate::Server::DEFAULT_HTTP_BODY_TIMEOUT), 30 s); a slower one gets 408
     /// and its connection is closed.
     ///
-    /// ```
-    /// let server = toolsmith::Server::new().http_body_timeout(std::time::Duration::from_secs(5));
-    /// # let _ = server;
+    /// ```no_run
+    /// // no_run: serves HTTP on 127.0.0.1:8000 until SIGTERM or SIGINT.
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new()
+    ///     .http_body_timeout(std::time::Duration::from_secs(5)) // a slower body gets 408
+    ///     .serve_http("127.0.0.1:8000")
+    ///     .await
+    /// # }
     /// ```
     pub fn http_body_timeout(mut self, timeout: Duration) -> Self {
         self.http.body_timeout = timeout;
@@ -245,9 +294,14 @@ impl Server {
     /// How long a keep-alive connection may stay silent between requests (default
     /// [`Server::DEFAULT_HTTP_IDLE_TIMEOUT`](crate::Server::DEFAULT_HTTP_IDLE_TIMEOUT), 60 s) before it is closed.
     ///
-    /// ```
-    /// let server = toolsmith::Server::new().http_idle_timeout(std::time::Duration::from_secs(30));
-    /// # let _ = server;
+    /// ```no_run
+    /// // no_run: serves HTTP on 127.0.0.1:8000 until SIGTERM or SIGINT.
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new()
+    ///     .http_idle_timeout(std::time::Duration::from_secs(30))
+    ///     .serve_http("127.0.0.1:8000")
+    ///     .await
+    /// # }
     /// ```
     pub fn http_idle_timeout(mut self, timeout: Duration) -> Self {
         self.http.idle_timeout = timeout;
@@ -258,9 +312,15 @@ impl Server {
     /// [`Server::DEFAULT_MAX_SESSIONS`](crate::Server::DEFAULT_MAX_SESSIONS), 1,000). Past it, an
     /// `initialize` gets 503 with `Retry-After`; idle sessions still expire.
     ///
-    /// ```
-    /// let server = toolsmith::Server::new().sessions(true).max_sessions(100);
-    /// # let _ = server;
+    /// ```no_run
+    /// // no_run: serves HTTP on 127.0.0.1:8000 until SIGTERM or SIGINT.
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new()
+    ///     .sessions(true)
+    ///     .max_sessions(100) // the 101st initialize gets 503
+    ///     .serve_http("127.0.0.1:8000")
+    ///     .await
+    /// # }
     /// ```
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.http.max_sessions = Some(sessions);
@@ -272,9 +332,14 @@ impl Server {
     /// quarters of the process's file-descriptor limit (raised first to its hard limit), at
     /// most 16,384.
     ///
-    /// ```
-    /// let server = toolsmith::Server::new().max_connections(1000);
-    /// # let _ = server;
+    /// ```no_run
+    /// // no_run: serves HTTP on 127.0.0.1:8000 until SIGTERM or SIGINT.
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// toolsmith::Server::new()
+    ///     .max_connections(1000)
+    ///     .serve_http("127.0.0.1:8000")
+    ///     .await
+    /// # }
     /// ```
     pub fn max_connections(mut self, connections: usize) -> Self {
         self.http.max_connections = Some(connections);

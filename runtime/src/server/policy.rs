@@ -7,14 +7,23 @@ use crate::tool::ToolInfo;
 /// it.
 ///
 /// ```
-/// use toolsmith::server::Policy;
+/// use toolsmith::{Registry, server::Policy};
+///
+/// /// List the invoices.
+/// #[toolsmith::tool(read_only, closed_world)]
+/// fn list_invoices() -> Vec<String> {
+///     vec!["INV-1".into()]
+/// }
+///
+/// /// Issue an invoice.
+/// #[toolsmith::tool(destructive = false, closed_world)]
+/// fn issue_invoice(amount: u64) -> String {
+///     format!("INV-2: {amount}")
+/// }
 ///
 /// let policy = Policy::new().read_only(true);
-/// for tool in toolsmith::Registry::global().tools() {
-///     if policy.allows(tool).is_ok() {
-///         assert!(tool.hints().read_only);
-///     }
-/// }
+/// assert!(policy.allows(Registry::global().get("list_invoices").unwrap()).is_ok());
+/// assert!(policy.allows(Registry::global().get("issue_invoice").unwrap()).is_err());
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -139,16 +148,20 @@ impl Policy {
     /// call shows.
     ///
     /// ```
-    /// use toolsmith::{server::Policy, server::Refusal};
+    /// use toolsmith::{Registry, server::Policy, server::Refusal};
     ///
-    /// for tool in toolsmith::Registry::global().tools() {
-    ///     assert!(Policy::default().allows(tool).is_ok());
-    ///     if !tool.hints().read_only {
-    ///         let refusal = Policy::new().read_only(true).allows(tool).unwrap_err();
-    ///         assert!(matches!(refusal, Refusal::ReadOnly { .. }));
-    ///         assert!(refusal.to_string().contains("--read-only"));
-    ///     }
+    /// /// Void an invoice.
+    /// #[toolsmith::tool(destructive, idempotent, closed_world, category = "billing")]
+    /// fn void_invoice(id: u64) -> String {
+    ///     format!("voided {id}")
     /// }
+    ///
+    /// let tool = Registry::global().get("void_invoice").unwrap();
+    /// assert!(Policy::default().allows(tool).is_ok());
+    /// assert!(Policy::new().only_category("billing").allows(tool).is_ok());
+    /// let refusal = Policy::new().deny_destructive(true).allows(tool).unwrap_err();
+    /// assert_eq!(refusal, Refusal::DenyDestructive { tool: "void_invoice".into() });
+    /// assert!(refusal.to_string().contains("--deny-destructive"));
     /// ```
     pub fn allows(&self, tool: &ToolInfo) -> Result<(), Refusal> {
         let hints = tool.hints();

@@ -14,10 +14,28 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use toolsmith::task::MemoryStore;
+//! use std::time::Duration;
+//! use toolsmith::task::{MemoryStore, TaskStatus};
+//! use toolsmith::{Registry, Server, testing::Client};
 //!
-//! let server = toolsmith::Server::new().task_store(Arc::new(MemoryStore::new()));
-//! # let _ = server;
+//! /// Sums the numbers, as a task.
+//! #[toolsmith::tool(task, read_only, closed_world)]
+//! async fn sum_stored_numbers(numbers: Vec<i64>) -> i64 {
+//!     numbers.iter().sum()
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let store = Arc::new(MemoryStore::new());
+//! let server = Server::with_registry(Registry::from_module(module_path!()).unwrap())
+//!     .task_store(store.clone());
+//! let client = Client::connect(server).await.unwrap();
+//! let task = client.call_task("sum_stored_numbers", serde_json::json!({"numbers": [1, 2, 3]})).await.unwrap();
+//! assert_eq!(store.len(), 1, "the task is in the store from its start");
+//! let done = client.wait_task(task.id(), Duration::from_secs(5)).await.unwrap();
+//! assert_eq!(done.status(), TaskStatus::Completed);
+//! assert_eq!(done.result().unwrap().text(), "6");
+//! # }
 //! ```
 
 mod memory;

@@ -17,13 +17,19 @@ use super::{StoreError, StoreFuture, TaskEnd, TaskProgress, TaskRecord, TaskStat
 /// The connection is made at the first use and made again when lost; an operation that
 /// fails is an error result of the call (or of `tasks/get`) that says so.
 ///
-/// ```
+/// ```no_run
+/// // no_run: needs a Redis server at 127.0.0.1:6379, and serves HTTP on port 8000.
 /// use std::sync::Arc;
 /// use toolsmith::task::RedisStore;
 ///
+/// # async fn f() -> Result<(), toolsmith::Error> {
+/// // Every replica behind the load balancer runs this, with the same Redis.
 /// let store = RedisStore::open("redis://127.0.0.1:6379/0").expect("a redis:// URL");
-/// let server = toolsmith::Server::new().task_store(Arc::new(store));
-/// # let _ = server;
+/// toolsmith::Server::new()
+///     .task_store(Arc::new(store))
+///     .serve_http("0.0.0.0:8000")
+///     .await
+/// # }
 /// ```
 #[derive(Clone)]
 pub struct RedisStore {
@@ -128,9 +134,20 @@ impl RedisStore {
 
     /// The same store with its keys under `prefix` instead (several servers, one Redis).
     ///
-    /// ```
-    /// let store = toolsmith::task::RedisStore::open("redis://127.0.0.1/").unwrap().prefix("notes:task:");
-    /// # let _ = store;
+    /// ```no_run
+    /// // no_run: needs a Redis server at 127.0.0.1:6379.
+    /// use std::time::Duration;
+    /// use toolsmith::task::{RedisStore, TaskRecord, TaskStore};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let notes = RedisStore::open("redis://127.0.0.1/").unwrap().prefix("notes:task:");
+    /// let mail = RedisStore::open("redis://127.0.0.1/").unwrap().prefix("mail:task:");
+    /// let task = TaskRecord::working("t1", "me", "import_notes", 60_000, 1_000, 0);
+    /// notes.create(&task, Duration::from_secs(30)).await.unwrap();
+    /// assert!(notes.get("t1", 0).await.unwrap().is_some());
+    /// assert!(mail.get("t1", 0).await.unwrap().is_none(), "another prefix, other tasks");
+    /// # }
     /// ```
     pub fn prefix(mut self, prefix: impl Into<String>) -> RedisStore {
         self.prefix = prefix.into();

@@ -36,14 +36,33 @@ pub enum Answer {
 /// [`Client::on_confirm`]).
 ///
 /// ```
-/// fn say_yes_to_deletes(asked: &toolsmith::testing::Confirmation) -> toolsmith::testing::Answer {
-///     if asked.message.starts_with("Delete") {
-///         toolsmith::testing::Answer::Accept
-///     } else {
-///         toolsmith::testing::Answer::Decline
-///     }
+/// use toolsmith::testing::{Answer, Confirmation};
+///
+/// fn say_yes_to_deletes(asked: &Confirmation) -> Answer {
+///     if asked.message.starts_with("Delete") { Answer::Accept } else { Answer::Decline }
 /// }
-/// # let _ = say_yes_to_deletes;
+///
+/// /// Delete old drafts.
+/// #[toolsmith::tool(destructive, idempotent, closed_world, confirm = "Delete the drafts older than {days} days?")]
+/// fn delete_old_drafts(days: u32) -> String {
+///     format!("deleted drafts older than {days} days")
+/// }
+///
+/// /// Archive old drafts.
+/// #[toolsmith::tool(destructive = false, idempotent, closed_world, confirm = "Archive the drafts older than {days} days?")]
+/// fn archive_old_drafts(days: u32) -> String {
+///     format!("archived drafts older than {days} days")
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name().ends_with("_old_drafts")));
+/// let client = toolsmith::testing::Client::connect(server).await.unwrap().on_confirm(say_yes_to_deletes);
+/// let deleted = client.call("delete_old_drafts", serde_json::json!({"days": 30})).await.unwrap();
+/// assert_eq!(deleted.text(), "deleted drafts older than 30 days");
+/// let archived = client.call("archive_old_drafts", serde_json::json!({"days": 30})).await;
+/// assert!(archived.unwrap_err().message().contains("declined"));
+/// # }
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -55,13 +74,37 @@ pub struct Confirmation {
 /// A form the server asked the user to fill in (see [`Client::on_elicit`]).
 ///
 /// ```
-/// fn fill(form: &toolsmith::testing::Form) -> toolsmith::context::Elicitation<serde_json::Value> {
+/// use toolsmith::context::{Elicit, Elicitation};
+///
+/// fn fill(form: &toolsmith::testing::Form) -> Elicitation<serde_json::Value> {
 ///     match form.schema["properties"].get("count") {
-///         Some(_) => toolsmith::context::Elicitation::Accept(serde_json::json!({"count": 2})),
-///         None => toolsmith::context::Elicitation::Decline,
+///         Some(_) => Elicitation::Accept(serde_json::json!({"count": 2})),
+///         None => Elicitation::Decline,
 ///     }
 /// }
-/// # let _ = fill;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Cups {
+///     /// How many cups.
+///     count: u32,
+/// }
+///
+/// /// Order coffee, asking how many cups.
+/// #[toolsmith::tool(destructive = false, closed_world)]
+/// async fn order_coffee(elicit: Elicit) -> String {
+///     match elicit.ask::<Cups>("How many cups?").await {
+///         Ok(Elicitation::Accept(cups)) => format!("{} cups ordered", cups.count),
+///         _ => "nothing ordered".into(),
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "order_coffee"));
+/// let client = toolsmith::testing::Client::connect(server).await.unwrap().on_elicit(fill);
+/// let ordered = client.call("order_coffee", serde_json::json!({})).await.unwrap();
+/// assert_eq!(ordered.text(), "2 cups ordered");
+/// # }
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -152,13 +195,37 @@ impl Client {
     /// decline or cancel (by default the client declines).
     ///
     /// ```
-    /// # async fn f(client: toolsmith::testing::Client) {
-    /// use toolsmith::context::Elicitation;
-    /// let client = client.on_elicit(|form| {
-    ///     assert!(form.message.contains("How many"));
-    ///     Elicitation::Accept(serde_json::json!({"count": 2}))
+    /// use toolsmith::context::{Elicit, Elicitation};
+    ///
+    /// #[derive(serde::Deserialize, schemars::JsonSchema)]
+    /// struct Tickets {
+    ///     /// How many tickets.
+    ///     count: u32,
+    /// }
+    ///
+    /// /// Book tickets, asking how many.
+    /// #[toolsmith::tool(destructive = false, closed_world)]
+    /// async fn book_tickets(elicit: Elicit) -> String {
+    ///     match elicit.ask::<Tickets>("How many tickets?").await {
+    ///         Ok(Elicitation::Accept(tickets)) => format!("{} booked", tickets.count),
+    ///         Ok(Elicitation::Decline) => "declined".into(),
+    ///         Ok(Elicitation::Cancel) => "cancelled".into(),
+    ///         Err(err) => err.to_string(),
+    ///     }
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "book_tickets"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let call = || client.call("book_tickets", serde_json::json!({}));
+    /// assert_eq!(call().await.unwrap().text(), "declined"); // the default answer
+    ///
+    /// let client = client.on_elicit(|form| match form.message.as_str() {
+    ///     "How many tickets?" => Elicitation::Accept(serde_json::json!({"count": 2})),
+    ///     _ => Elicitation::Cancel,
     /// });
-    /// # let _ = client;
+    /// assert_eq!(client.call("book_tickets", serde_json::json!({})).await.unwrap().text(), "2 booked");
     /// # }
     /// ```
     pub fn on_elicit(
@@ -192,9 +259,21 @@ impl Client {
     /// `handler` returns, as model `toolsmith-testing` (by default the client refuses them).
     ///
     /// ```
-    /// # async fn f(client: toolsmith::testing::Client) {
-    /// let client = client.on_sample(|request| format!("{} messages", request.messages.len()));
-    /// # let _ = client;
+    /// use toolsmith::context::Sample;
+    ///
+    /// /// Name a colour, asking the client's model.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// async fn name_a_colour(sample: Sample) -> String {
+    ///     sample.text("Name a colour.", 5).await.unwrap_or_else(|err| err.to_string())
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "name_a_colour"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let client = client.on_sample(|request| format!("{} message, {} tokens", request.messages.len(), request.max_tokens));
+    /// let named = client.call("name_a_colour", serde_json::json!({})).await.unwrap();
+    /// assert_eq!(named.text(), "1 message, 5 tokens");
     /// # }
     /// ```
     pub fn on_sample(

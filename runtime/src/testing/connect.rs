@@ -33,13 +33,14 @@ impl Client {
     /// ```standalone_crate
     /// use toolsmith::{State, tool};
     ///
-    /// struct Database;
+    /// struct Database {
+    ///     rows: u64,
+    /// }
     ///
     /// /// Count the rows.
     /// #[tool(read_only)]
     /// fn count_rows(db: State<Database>) -> u64 {
-    ///     let _ = &*db;
-    ///     0
+    ///     db.rows
     /// }
     ///
     /// # #[tokio::main(flavor = "current_thread")]
@@ -49,9 +50,9 @@ impl Client {
     /// assert!(err.message().contains("State<"), "{err}");
     /// assert!(err.message().contains(".state(value)"), "{err}");
     ///
-    /// let server = toolsmith::Server::new().state(Database);
+    /// let server = toolsmith::Server::new().state(Database { rows: 3 });
     /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
-    /// assert!(client.call("count_rows", serde_json::json!({})).await.is_ok());
+    /// assert_eq!(client.call("count_rows", serde_json::json!({})).await.unwrap().text(), "3");
     /// # }
     /// ```
     pub async fn connect(server: Server) -> Result<Client, Error> {

@@ -17,7 +17,22 @@ use crate::{Hints, tool::META_CATEGORY, tool::META_TAGS, tool::ScopeNames};
 /// fn is_safe_search(tool: &ListedTool) -> bool {
 ///     tool.hints == Hints::READ_ONLY.closed_world() && tool.scopes == ["tools:read"]
 /// }
-/// # let _ = is_safe_search;
+///
+/// /// Search the recipes.
+/// #[toolsmith::tool(read_only, closed_world, category = "kitchen")]
+/// fn search_recipes(query: String) -> Vec<String> {
+///     vec![query]
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "search_recipes"));
+/// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+/// let tools = client.tools().await.unwrap();
+/// assert!(is_safe_search(&tools[0]), "{:?}", tools[0]);
+/// assert_eq!(tools[0].category.as_deref(), Some("kitchen"));
+/// assert_eq!(tools[0].description.as_deref(), Some("Search the recipes."));
+/// # }
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

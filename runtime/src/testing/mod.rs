@@ -73,11 +73,19 @@ use driver::{Driver, Reply};
 /// An MCP client connected in-process to a [`Server`](crate::Server).
 ///
 /// ```standalone_crate
+/// /// Add two numbers.
+/// #[toolsmith::tool(read_only, closed_world)]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
 /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
 /// let tools = client.list_tools().await.unwrap();
-/// # let _ = tools;
+/// assert_eq!(tools.len(), 1, "this program's one tool");
+/// let sum = client.call("add", serde_json::json!({"a": 2, "b": 3})).await.unwrap();
+/// assert_eq!(sum.data::<i64>().unwrap(), 5);
 /// # }
 /// ```
 pub struct Client {
@@ -101,12 +109,21 @@ impl Client {
     /// Every tool the server offers, following pagination.
     ///
     /// ```standalone_crate
+    /// /// Look up a word.
+    /// #[toolsmith::tool(read_only, closed_world, title = "Dictionary")]
+    /// fn define(word: String) -> String {
+    ///     format!("{word}: a word")
+    /// }
+    ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
     /// # let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
-    /// for tool in client.list_tools().await.unwrap() {
-    ///     println!("{}: {:?}", tool.name, tool.annotations);
-    /// }
+    /// let tools = client.list_tools().await.unwrap();
+    /// assert_eq!(tools[0].name, "define");
+    /// assert_eq!(tools[0].title.as_deref(), Some("Dictionary"));
+    /// let annotations = tools[0].annotations.as_ref().unwrap();
+    /// assert_eq!((annotations.read_only_hint, annotations.open_world_hint), (Some(true), Some(false)));
+    /// assert_eq!(tools[0].input_schema["required"], serde_json::json!(["word"]));
     /// # }
     /// ```
     pub async fn list_tools(&self) -> Result<Vec<Tool>, Error> {

@@ -25,7 +25,29 @@ use rmcp::model::{
 ///     }
 ///     other => toolsmith::testing::decline(other),
 /// });
-/// # let _ = accept;
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Sure {
+///     /// Yes, reset.
+///     confirm: bool,
+/// }
+///
+/// /// Reset every setting, once the user is sure.
+/// #[toolsmith::tool(destructive, idempotent, closed_world)]
+/// async fn reset_all_settings(elicit: toolsmith::context::Elicit) -> String {
+///     match elicit.ask::<Sure>("Reset every setting?").await {
+///         Ok(toolsmith::context::Elicitation::Accept(Sure { confirm: true })) => "reset".into(),
+///         _ => "kept".into(),
+///     }
+/// }
+///
+/// # let server = || toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "reset_all_settings"));
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let client = toolsmith::testing::Client::connect_answering(server(), accept).await.unwrap();
+/// assert_eq!(client.call("reset_all_settings", serde_json::json!({})).await.unwrap().text(), "reset");
+/// let declining = toolsmith::testing::Client::connect(server()).await.unwrap();
+/// assert_eq!(declining.call("reset_all_settings", serde_json::json!({})).await.unwrap().text(), "kept");
+/// # });
 /// ```
 pub type Answerer =
     Arc<dyn Fn(&ServerRequest) -> Result<ClientResult, ErrorData> + Send + Sync + 'static>;

@@ -16,10 +16,25 @@ use crate::task::{TaskProgress, TaskStatus};
 /// A task as the server last said it: the handle of a call, or `tasks/get`.
 ///
 /// ```
-/// # fn check(task: &toolsmith::testing::TaskState) {
-/// if task.status() == toolsmith::task::TaskStatus::Completed {
-///     println!("{}", task.result().unwrap().text());
+/// use std::time::Duration;
+/// use toolsmith::task::TaskStatus;
+///
+/// /// Count the words of a long text, as a task.
+/// #[toolsmith::tool(task, read_only, closed_world)]
+/// async fn count_words_slowly(text: String) -> usize {
+///     text.split_whitespace().count()
 /// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "count_words_slowly"));
+/// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+/// let task = client.call_task("count_words_slowly", serde_json::json!({"text": "one two three"})).await.unwrap();
+/// let done = client.wait_task(task.id(), Duration::from_secs(5)).await.unwrap();
+/// assert!(done.ended());
+/// assert_eq!(done.status(), TaskStatus::Completed);
+/// assert_eq!(done.result().unwrap().text(), "3");
+/// assert!(done.error().is_none());
 /// # }
 /// ```
 #[derive(Debug, Clone)]

@@ -139,13 +139,24 @@ impl Content {
 ///
 /// /// Render the report.
 /// #[tool(read_only, closed_world)]
-/// fn report() -> ToolOutput {
+/// fn render_report() -> ToolOutput {
 ///     ToolOutput::new()
 ///         .text("3 rows")
 ///         .block(Image::png(vec![0x89, b'P', b'N', b'G']))
 ///         .structured(serde_json::json!({"rows": 3}))
 /// }
-/// # let _ = report();
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "render_report"));
+/// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+/// let report = client.call("render_report", serde_json::json!({})).await.unwrap();
+/// assert_eq!(report.text(), "3 rows");
+/// assert_eq!(report.content()[1].as_image().unwrap().mime_type, "image/png");
+/// assert_eq!(report.structured(), Some(&serde_json::json!({"rows": 3})));
+/// let listed = client.list_tools().await.unwrap();
+/// assert!(listed[0].output_schema.is_none());
+/// # }
 /// ```
 ///
 /// Structured content goes out as the result's `structuredContent`; the tool has no
@@ -161,8 +172,19 @@ impl ToolOutput {
     /// An empty result.
     ///
     /// ```
-    /// let output = toolsmith::tool::ToolOutput::new();
-    /// # let _ = output;
+    /// /// Do nothing, and say nothing.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn say_nothing() -> toolsmith::tool::ToolOutput {
+    ///     toolsmith::tool::ToolOutput::new()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "say_nothing"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let nothing = client.call("say_nothing", serde_json::json!({})).await.unwrap();
+    /// assert!(nothing.content().is_empty() && nothing.structured().is_none());
+    /// # }
     /// ```
     pub fn new() -> Self {
         Self::default()
@@ -171,8 +193,20 @@ impl ToolOutput {
     /// Adds a text block.
     ///
     /// ```
-    /// let output = toolsmith::tool::ToolOutput::new().text("done");
-    /// # let _ = output;
+    /// /// Say it is done, twice.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn done_twice() -> toolsmith::tool::ToolOutput {
+    ///     toolsmith::tool::ToolOutput::new().text("done").text("really")
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "done_twice"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let done = client.call("done_twice", serde_json::json!({})).await.unwrap();
+    /// assert_eq!(done.content().len(), 2);
+    /// assert_eq!(done.text(), "done\nreally");
+    /// # }
     /// ```
     pub fn text(self, text: impl Into<String>) -> Self {
         self.block(Content::Text(text.into()))
@@ -181,8 +215,22 @@ impl ToolOutput {
     /// Adds a block.
     ///
     /// ```
-    /// let output = toolsmith::tool::ToolOutput::new().block(toolsmith::tool::Audio::wav(vec![0; 44]));
-    /// # let _ = output;
+    /// use toolsmith::tool::{Audio, ToolOutput};
+    ///
+    /// /// Play the chime.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn play_chime() -> ToolOutput {
+    ///     ToolOutput::new().text("chime:").block(Audio::wav(vec![0; 44]))
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "play_chime"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let chime = client.call("play_chime", serde_json::json!({})).await.unwrap();
+    /// let audio = serde_json::to_value(&chime.content()[1]).unwrap();
+    /// assert_eq!((audio["type"].as_str(), audio["mimeType"].as_str()), (Some("audio"), Some("audio/wav")));
+    /// # }
     /// ```
     pub fn block(mut self, block: impl Into<Content>) -> Self {
         self.content.push(block.into());
@@ -190,11 +238,35 @@ impl ToolOutput {
     }
 
     /// Sets the structured content. A value that cannot be JSON (a map with non-string
-    /// keys, a float that is not finite) makes the call a masked failure.
+    /// keys, a float that is not finite) makes the call a masked failure. Revisions before
+    /// 2026-07-28 allow only an object there: to a client of one, any other value (an array,
+    /// a number) arrives as text content instead, so return a struct where a client should
+    /// find `structuredContent`.
     ///
     /// ```
-    /// let output = toolsmith::tool::ToolOutput::new().structured(vec![1, 2, 3]);
-    /// # let _ = output;
+    /// use toolsmith::tool::ToolOutput;
+    ///
+    /// #[derive(serde::Serialize)]
+    /// struct Numbers {
+    ///     first: Vec<f64>,
+    /// }
+    ///
+    /// /// The first three numbers, or a value JSON cannot hold.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn first_numbers(broken: bool) -> ToolOutput {
+    ///     let first = if broken { vec![1.0, f64::NAN] } else { vec![1.0, 2.0, 3.0] };
+    ///     ToolOutput::new().text("the first numbers").structured(Numbers { first })
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "first_numbers"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let numbers = client.call("first_numbers", serde_json::json!({"broken": false})).await.unwrap();
+    /// assert_eq!(numbers.structured(), Some(&serde_json::json!({"first": [1.0, 2.0, 3.0]})));
+    /// let masked = client.call("first_numbers", serde_json::json!({"broken": true})).await;
+    /// assert!(masked.is_err());
+    /// # }
     /// ```
     pub fn structured(mut self, value: impl Serialize) -> Self {
         self.structured = Some(super::output::json(value));

@@ -41,12 +41,21 @@ pub struct ToolDef {
 /// ```
 /// use toolsmith::tool::TaskSupport;
 ///
-/// let tasks = toolsmith::Registry::global()
-///     .tools()
-///     .iter()
-///     .filter(|tool| tool.task() != TaskSupport::Never)
-///     .count();
-/// # let _ = tasks;
+/// /// Rebuild the search index: long, so a client may poll it.
+/// #[toolsmith::tool(task, destructive = false, idempotent, closed_world)]
+/// async fn rebuild_search_index() -> String {
+///     "rebuilt".into()
+/// }
+///
+/// /// Reindex one note: quick.
+/// #[toolsmith::tool(destructive = false, idempotent, closed_world)]
+/// fn reindex_one_note(note_id: u64) -> u64 {
+///     note_id
+/// }
+///
+/// let tools = toolsmith::Registry::global();
+/// assert_eq!(tools.get("rebuild_search_index").unwrap().task(), TaskSupport::Optional);
+/// assert_eq!(tools.get("reindex_one_note").unwrap().task(), TaskSupport::Never);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TaskSupport {

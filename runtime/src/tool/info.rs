@@ -35,9 +35,18 @@ pub const META_TAGS: &str = "dev.toolsmith/tags";
 /// is computed from it once (schemas, the MCP `Tool` sent by `tools/list`).
 ///
 /// ```
-/// for tool in toolsmith::Registry::global().tools() {
-///     println!("{} ({}) at {}", tool.name(), tool.hints(), tool.header().location());
+/// use toolsmith::{Hints, Registry};
+///
+/// /// Convert an amount between two currencies.
+/// #[toolsmith::tool(read_only, title = "Convert currency")]
+/// fn convert_currency(amount: f64, from: String, to: String) -> String {
+///     format!("{amount} {from} in {to}")
 /// }
+///
+/// let tool = Registry::global().get("convert_currency").unwrap();
+/// assert_eq!(tool.hints(), Hints::READ_ONLY);
+/// assert_eq!(tool.header().title(), Some("Convert currency"));
+/// assert_eq!(tool.mcp_tool().name, "convert_currency");
 /// ```
 #[derive(Clone)]
 pub struct ToolInfo {
@@ -295,8 +304,13 @@ impl ToolInfo {
     /// The MCP tool name: its [`header`](Self::header)'s.
     ///
     /// ```
-    /// let names: Vec<&str> = toolsmith::Registry::global().tools().iter().map(|t| t.name()).collect();
-    /// # let _ = names;
+    /// /// Today's exchange rate between two currencies.
+    /// #[toolsmith::tool(name = "fx.rate", read_only)]
+    /// fn fx_rate(from: String, to: String) -> String {
+    ///     format!("1 {from} = 0.9 {to}")
+    /// }
+    ///
+    /// assert_eq!(toolsmith::Registry::global().get("fx.rate").unwrap().name(), "fx.rate");
     /// ```
     pub fn name(&self) -> &str {
         self.header.name()
@@ -307,10 +321,16 @@ impl ToolInfo {
     /// [`ScopeNames::required`](crate::tool::ScopeNames::required)), where it is declared.
     ///
     /// ```
-    /// for tool in toolsmith::Registry::global().tools() {
-    ///     let header = tool.header();
-    ///     println!("{} ({}): {:?}", header.name(), header.location(), header.scopes());
+    /// /// The exchange rates of a past day.
+    /// #[toolsmith::tool(read_only, closed_world, scopes = ["fx:history"])]
+    /// fn fx_history(day: String) -> String {
+    ///     format!("{day}: 0.9")
     /// }
+    ///
+    /// let tool = toolsmith::Registry::global().get("fx_history").unwrap();
+    /// assert_eq!(tool.header().name(), tool.name());
+    /// assert_eq!(tool.header().description(), "The exchange rates of a past day.");
+    /// assert_eq!(tool.header().scopes(), ["fx:history"]);
     /// ```
     pub fn header(&self) -> &Header {
         &self.header
@@ -324,9 +344,17 @@ impl ToolInfo {
     /// The four behaviour hints, always complete.
     ///
     /// ```
-    /// # for tool in toolsmith::Registry::global().tools() {
-    /// let auto_run = tool.hints().read_only;
-    /// # let _ = auto_run; }
+    /// use toolsmith::{Hints, Registry};
+    ///
+    /// /// Set the currency amounts are shown in.
+    /// #[toolsmith::tool(destructive = false, idempotent, closed_world)]
+    /// fn set_display_currency(code: String) -> String {
+    ///     code
+    /// }
+    ///
+    /// let hints = Registry::global().get("set_display_currency").unwrap().hints();
+    /// assert_eq!(hints, Hints::ADDITIVE.idempotent().closed_world());
+    /// assert!(!hints.read_only);
     /// ```
     pub fn hints(&self) -> Hints {
         self.hints
@@ -335,9 +363,14 @@ impl ToolInfo {
     /// The category given by `#[tool(category = "...")]`.
     ///
     /// ```
-    /// # for tool in toolsmith::Registry::global().tools() {
-    /// let group = tool.category().unwrap_or("uncategorized");
-    /// # let _ = group; }
+    /// /// The balance of an account.
+    /// #[toolsmith::tool(read_only, closed_world, category = "finance")]
+    /// fn account_balance(account: String) -> String {
+    ///     format!("{account}: 100.00")
+    /// }
+    ///
+    /// let tool = toolsmith::Registry::global().get("account_balance").unwrap();
+    /// assert_eq!(tool.category(), Some("finance"));
     /// ```
     pub fn category(&self) -> Option<&str> {
         self.category.as_deref()
@@ -346,9 +379,14 @@ impl ToolInfo {
     /// The tags given by `#[tool(tags = [...])]`.
     ///
     /// ```
-    /// # for tool in toolsmith::Registry::global().tools() {
-    /// let searchable = tool.tags().iter().any(|t| t == "search");
-    /// # let _ = searchable; }
+    /// /// Search the transactions.
+    /// #[toolsmith::tool(read_only, closed_world, tags = ["ledger", "search"])]
+    /// fn search_transactions(text: String) -> String {
+    ///     format!("0 transactions match {text}")
+    /// }
+    ///
+    /// let tool = toolsmith::Registry::global().get("search_transactions").unwrap();
+    /// assert_eq!(tool.tags(), ["ledger", "search"]);
     /// ```
     pub fn tags(&self) -> &[String] {
         &self.tags
@@ -358,9 +396,14 @@ impl ToolInfo {
     /// their timeout).
     ///
     /// ```
-    /// for tool in toolsmith::Registry::global().tools() {
-    ///     assert_ne!(tool.max_concurrency(), Some(0));
+    /// /// Render a yearly statement as PDF.
+    /// #[toolsmith::tool(read_only, closed_world, max_concurrency = 2)]
+    /// fn render_statement(year: u32) -> String {
+    ///     format!("statement-{year}.pdf")
     /// }
+    ///
+    /// let tool = toolsmith::Registry::global().get("render_statement").unwrap();
+    /// assert_eq!(tool.max_concurrency(), Some(2));
     /// ```
     pub fn max_concurrency(&self) -> Option<u32> {
         self.max_concurrency
@@ -369,9 +412,16 @@ impl ToolInfo {
     /// The JSON Schema of the tool's arguments.
     ///
     /// ```
-    /// # for tool in toolsmith::Registry::global().tools() {
-    /// assert_eq!(tool.input_schema()["type"], "object");
-    /// # }
+    /// /// Quote a price for some shares.
+    /// #[toolsmith::tool(read_only)]
+    /// fn quote_shares(symbol: String, quantity: Option<u32>) -> String {
+    ///     format!("{symbol} x {}", quantity.unwrap_or(1))
+    /// }
+    ///
+    /// let schema = toolsmith::Registry::global().get("quote_shares").unwrap().input_schema();
+    /// assert_eq!(schema["type"], "object");
+    /// assert_eq!(schema["properties"]["symbol"]["type"], "string");
+    /// assert_eq!(schema["required"], serde_json::json!(["symbol"]));
     /// ```
     pub fn input_schema(&self) -> &JsonObject {
         &self.tool.input_schema
@@ -380,9 +430,28 @@ impl ToolInfo {
     /// The JSON Schema of the tool's structured result, when it has one.
     ///
     /// ```
-    /// # for tool in toolsmith::Registry::global().tools() {
-    /// if let Some(schema) = tool.output_schema() { assert_eq!(schema["type"], "object"); }
-    /// # }
+    /// #[derive(serde::Serialize, schemars::JsonSchema)]
+    /// struct Total {
+    ///     cents: u64,
+    /// }
+    ///
+    /// /// The total of an invoice.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn invoice_total(id: u64) -> Total {
+    ///     Total { cents: id * 100 }
+    /// }
+    ///
+    /// /// The total of an invoice, as text.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn invoice_total_text(id: u64) -> String {
+    ///     format!("{}.00", id)
+    /// }
+    ///
+    /// let registry = toolsmith::Registry::global();
+    /// let schema = registry.get("invoice_total").unwrap().output_schema().unwrap();
+    /// assert_eq!(schema["type"], "object");
+    /// assert!(schema["properties"].get("cents").is_some());
+    /// assert!(registry.get("invoice_total_text").unwrap().output_schema().is_none());
     /// ```
     pub fn output_schema(&self) -> Option<&JsonObject> {
         self.tool.output_schema.as_deref()
@@ -391,9 +460,18 @@ impl ToolInfo {
     /// The tool as MCP's `tools/list` sends it.
     ///
     /// ```
-    /// # for tool in toolsmith::Registry::global().tools() {
-    /// assert_eq!(tool.mcp_tool().name, tool.name());
-    /// # }
+    /// /// Close the books of a month.
+    /// #[toolsmith::tool(destructive = false, idempotent, closed_world, title = "Close month", category = "finance")]
+    /// fn close_month(month: String) -> String {
+    ///     format!("{month} closed")
+    /// }
+    ///
+    /// let listed = toolsmith::Registry::global().get("close_month").unwrap().mcp_tool();
+    /// assert_eq!((&*listed.name, listed.title.as_deref()), ("close_month", Some("Close month")));
+    /// let annotations = listed.annotations.as_ref().unwrap();
+    /// assert_eq!(annotations.destructive_hint, Some(false));
+    /// let meta = listed.meta.as_ref().unwrap();
+    /// assert_eq!(meta.0[toolsmith::tool::META_CATEGORY], "finance");
     /// ```
     pub fn mcp_tool(&self) -> &Tool {
         &self.tool
@@ -403,8 +481,21 @@ impl ToolInfo {
     /// whatever the server's [`Confirm`](crate::server::Confirm) policy.
     ///
     /// ```
-    /// let confirming = toolsmith::Registry::global().tools().iter().filter(|t| t.declares_confirm()).count();
-    /// # let _ = confirming;
+    /// /// Refund a payment.
+    /// #[toolsmith::tool(destructive, closed_world, confirm = "Refund payment {id}?")]
+    /// fn refund_payment(id: u64) -> String {
+    ///     format!("refunded {id}")
+    /// }
+    ///
+    /// /// Tag a payment.
+    /// #[toolsmith::tool(destructive = false, idempotent, closed_world)]
+    /// fn tag_payment(id: u64, tag: String) -> String {
+    ///     format!("{id}: {tag}")
+    /// }
+    ///
+    /// let registry = toolsmith::Registry::global();
+    /// assert!(registry.get("refund_payment").unwrap().declares_confirm());
+    /// assert!(!registry.get("tag_payment").unwrap().declares_confirm());
     /// ```
     pub fn declares_confirm(&self) -> bool {
         self.confirms
@@ -414,8 +505,16 @@ impl ToolInfo {
     /// [`Sample`](crate::context::Sample) parameter.
     ///
     /// ```
-    /// let asking = toolsmith::Registry::global().tools().iter().filter(|t| t.asks_client()).count();
-    /// # let _ = asking;
+    /// use toolsmith::context::Sample;
+    ///
+    /// /// Suggest a name for a savings goal.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// async fn suggest_goal_name(sample: Sample) -> String {
+    ///     sample.text("A name for a savings goal", 10).await.unwrap_or_default()
+    /// }
+    ///
+    /// let tool = toolsmith::Registry::global().get("suggest_goal_name").unwrap();
+    /// assert!(tool.asks_client());
     /// ```
     pub fn asks_client(&self) -> bool {
         self.asks
@@ -424,9 +523,16 @@ impl ToolInfo {
     /// Whether its calls run as tasks: `#[tool(task)]` or `#[tool(task = "required")]`.
     ///
     /// ```
-    /// for tool in toolsmith::Registry::global().tools() {
-    ///     println!("{}: {}", tool.name(), tool.task().as_str());
+    /// use toolsmith::{Registry, tool::TaskSupport};
+    ///
+    /// /// Reconcile the ledger with the bank.
+    /// #[toolsmith::tool(task, destructive = false, idempotent, timeout = "10m")]
+    /// fn reconcile_ledger() -> String {
+    ///     "reconciled".into()
     /// }
+    ///
+    /// let tool = Registry::global().get("reconcile_ledger").unwrap();
+    /// assert_eq!(tool.task(), TaskSupport::Optional);
     /// ```
     pub fn task(&self) -> crate::tool::TaskSupport {
         self.task
@@ -435,7 +541,28 @@ impl ToolInfo {
     /// Whether it was made by hand (a [`Tool`](crate::Tool)) rather than by `#[tool]`.
     ///
     /// ```
-    /// assert!(toolsmith::Registry::global().tools().iter().all(|t| !t.is_dynamic()));
+    /// # use toolsmith::{CallContext, Hints, Registry, Tool, tool::ToolFuture, tool::ToolOutput};
+    /// # use toolsmith::rmcp::model::JsonObject;
+    /// # struct Ping;
+    /// # impl Tool for Ping {
+    /// #     fn name(&self) -> &str { "ping" }
+    /// #     fn description(&self) -> &str { "Answers pong." }
+    /// #     fn input_schema(&self) -> JsonObject {
+    /// #         serde_json::json!({"type": "object"}).as_object().cloned().unwrap()
+    /// #     }
+    /// #     fn hints(&self) -> Hints { Hints::READ_ONLY }
+    /// #     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
+    /// #         Box::pin(async { Ok(ToolOutput::new().text("pong")) })
+    /// #     }
+    /// # }
+    /// /// Lock the ledger against changes.
+    /// #[toolsmith::tool(destructive = false, idempotent, closed_world)]
+    /// fn lock_ledger() -> String {
+    ///     "locked".into()
+    /// }
+    ///
+    /// assert!(!Registry::global().get("lock_ledger").unwrap().is_dynamic());
+    /// assert!(Registry::new().with_tool(Ping).unwrap().get("ping").unwrap().is_dynamic());
     /// ```
     pub fn is_dynamic(&self) -> bool {
         matches!(self.run, Run::Dynamic(_))

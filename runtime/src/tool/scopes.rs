@@ -94,10 +94,24 @@ impl ScopeNames {
     /// What `tool` needs: the scopes it names, else its hints' scope.
     ///
     /// ```
-    /// let names = toolsmith::tool::ScopeNames::default();
-    /// for tool in toolsmith::Registry::global().tools() {
-    ///     println!("{} needs {}", tool.name(), names.required(tool));
+    /// use toolsmith::{Registry, tool::ScopeNames};
+    ///
+    /// /// Log an expense.
+    /// #[toolsmith::tool(destructive = false, closed_world)]
+    /// fn log_expense(cents: u64) -> String {
+    ///     format!("logged {cents}")
     /// }
+    ///
+    /// /// Audit the ledger.
+    /// #[toolsmith::tool(read_only, closed_world, scopes = ["ledger:audit"])]
+    /// fn audit_ledger() -> String {
+    ///     "balanced".into()
+    /// }
+    ///
+    /// let names = ScopeNames::default();
+    /// let global = Registry::global();
+    /// assert_eq!(names.required(global.get("log_expense").unwrap()).to_string(), "tools:write");
+    /// assert_eq!(names.required(global.get("audit_ledger").unwrap()).to_string(), "ledger:audit");
     /// ```
     pub fn required<'a>(&'a self, tool: &ToolInfo) -> RequiredScopes<'a> {
         match tool.header().scopes() {
@@ -125,10 +139,18 @@ impl ScopeNames {
     /// names, or its hints' scope or a more powerful one.
     ///
     /// ```
-    /// let names = toolsmith::tool::ScopeNames::default();
-    /// for tool in toolsmith::Registry::global().tools() {
-    ///     assert!(names.permits(tool, &["tools:destructive"]) || !tool.header().scopes().is_empty());
+    /// use toolsmith::{Registry, tool::ScopeNames};
+    ///
+    /// /// Erase the ledger's drafts.
+    /// #[toolsmith::tool(destructive, idempotent, closed_world)]
+    /// fn erase_drafts() -> String {
+    ///     "erased".into()
     /// }
+    ///
+    /// let names = ScopeNames::default();
+    /// let tool = Registry::global().get("erase_drafts").unwrap();
+    /// assert!(names.permits(tool, &["tools:destructive"]));
+    /// assert!(!names.permits(tool, &["tools:read", "tools:write"]));
     /// ```
     pub fn permits<S: AsRef<str>>(&self, tool: &ToolInfo, granted: &[S]) -> bool {
         self.required(tool).granted_by(granted)
@@ -168,11 +190,18 @@ fn level(hints: Hints) -> usize {
 /// an OAuth `scope` parameter.
 ///
 /// ```
-/// let names = toolsmith::tool::ScopeNames::default();
-/// for tool in toolsmith::Registry::global().tools() {
-///     let needed = names.required(tool).to_string();
-///     assert!(!needed.is_empty());
+/// use toolsmith::{Registry, tool::ScopeNames};
+///
+/// /// Export the ledger as CSV.
+/// #[toolsmith::tool(read_only, closed_world, scopes = ["ledger:read", "ledger:export"])]
+/// fn export_ledger() -> String {
+///     "date,amount".into()
 /// }
+///
+/// let names = ScopeNames::default();
+/// let needed = names.required(Registry::global().get("export_ledger").unwrap());
+/// assert_eq!(needed.to_string(), "ledger:read ledger:export");
+/// assert!(!needed.granted_by(&["ledger:read"]));
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct RequiredScopes<'a>(Needed<'a>);
@@ -201,10 +230,19 @@ impl<'a> RequiredScopes<'a> {
     /// Whether `granted` satisfies it.
     ///
     /// ```
-    /// let names = toolsmith::tool::ScopeNames::default();
-    /// for tool in toolsmith::Registry::global().tools() {
-    ///     assert!(!names.required(tool).granted_by::<&str>(&[]));
+    /// use toolsmith::{Registry, tool::ScopeNames};
+    ///
+    /// /// Show the balance.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn show_balance() -> String {
+    ///     "100.00".into()
     /// }
+    ///
+    /// let names = ScopeNames::default();
+    /// let needed = names.required(Registry::global().get("show_balance").unwrap());
+    /// assert!(needed.granted_by(&["tools:read"]));
+    /// assert!(needed.granted_by(&["openid", "tools:write"]));
+    /// assert!(!needed.granted_by::<&str>(&[]));
     /// ```
     pub fn granted_by<S: AsRef<str>>(&self, granted: &[S]) -> bool {
         let has = |scope: &str| granted.iter().any(|g| g.as_ref() == scope);
@@ -217,10 +255,17 @@ impl<'a> RequiredScopes<'a> {
     /// The scopes, in order (for a level, the one it names).
     ///
     /// ```
-    /// let names = toolsmith::tool::ScopeNames::default();
-    /// for tool in toolsmith::Registry::global().tools() {
-    ///     assert!(!names.required(tool).scopes().is_empty());
+    /// use toolsmith::{Registry, tool::ScopeNames};
+    ///
+    /// /// Transfer money between two accounts.
+    /// #[toolsmith::tool(destructive = false, closed_world)]
+    /// fn transfer_funds(from: String, to: String, cents: u64) -> String {
+    ///     format!("{cents} from {from} to {to}")
     /// }
+    ///
+    /// let names = ScopeNames::new("bank.read", "bank.write", "bank.admin");
+    /// let tool = Registry::global().get("transfer_funds").unwrap();
+    /// assert_eq!(names.required(tool).scopes(), ["bank.write"]);
     /// ```
     pub fn scopes(&self) -> Vec<&str> {
         match self.0 {

@@ -148,11 +148,28 @@ impl super::Webhook {
     /// store to hand it over through. Empty without `callbacks`.
     ///
     /// ```
-    /// let hook = toolsmith::approve::Webhook::new("https://approvals.example/ask", [7u8; 32])
+    /// use std::time::{SystemTime, UNIX_EPOCH};
+    /// use axum::{body::Body, http::Request};
+    /// use toolsmith::approve::{SIGNATURE_HEADER, Webhook, signature};
+    /// use toolsmith::layer::tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let secret = [7u8; 32];
+    /// let hook = Webhook::new("https://approvals.example/ask", secret)
     ///     .unwrap()
     ///     .callbacks("https://mcp.example.com/approvals/decided");
     /// let app = axum::Router::new().nest("/approvals/decided", hook.callback_router());
-    /// # let _ = app;
+    ///
+    /// let decision = r#"{"id":"a1","decision":"approve"}"#;
+    /// let unsigned = Request::post("/approvals/decided").body(Body::from(decision)).unwrap();
+    /// assert_eq!(app.clone().oneshot(unsigned).await.unwrap().status(), 401);
+    /// let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
+    /// let signed = format!("t={now},v1={}", signature(&secret, now, decision.as_bytes()));
+    /// let posted = Request::post("/approvals/decided").header(SIGNATURE_HEADER, signed);
+    /// let answer = app.oneshot(posted.body(Body::from(decision)).unwrap()).await.unwrap();
+    /// assert_eq!(answer.status(), 404, "no call waits for approval a1");
+    /// # }
     /// ```
     pub fn callback_router(&self) -> axum::Router {
         use axum::routing::post;

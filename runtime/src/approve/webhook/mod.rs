@@ -47,11 +47,31 @@ const MAX_ANSWER: usize = 64 * 1024;
 /// on a decision that cannot be trusted.
 ///
 /// ```
-/// use toolsmith::approve::Webhook;
+/// use toolsmith::approve::{Approval, Approver, Decision, Webhook};
+/// use toolsmith::testing::ApprovalService;
 ///
-/// let hook = Webhook::new("https://approvals.example/toolsmith", [7u8; 32]).unwrap();
-/// # let _ = hook;
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let secret = [7u8; 32];
+/// // An approval service on loopback that denies every deletion.
+/// let service = ApprovalService::start(&secret, |request| {
+///     Some(match request["tool"].as_str() {
+///         Some("delete_note") => Decision::deny("notes are kept this quarter"),
+///         _ => Decision::approve(),
+///     })
+/// })
+/// .await
+/// .unwrap();
+/// let hook = Webhook::new(service.url(), secret).unwrap();
+/// let delete = Approval::new("delete_note", toolsmith::Hints::DESTRUCTIVE);
+/// assert_eq!(hook.decide(&delete).await, Decision::deny("notes are kept this quarter"));
+///
+/// // Signed with another secret, its answers are not trusted: the call is denied.
+/// let stranger = Webhook::new(service.url(), [8u8; 32]).unwrap();
+/// let rename = Approval::new("rename_note", toolsmith::Hints::ADDITIVE);
+/// assert!(matches!(stranger.decide(&rename).await, Decision::Deny(_)));
 /// assert!(Webhook::new("https://approvals.example/toolsmith", *b"short").is_err());
+/// # }
 /// ```
 #[derive(Clone)]
 pub struct Webhook {
@@ -109,10 +129,23 @@ impl Webhook {
     /// ([`callback_store`](Webhook::callback_store)).
     ///
     /// ```
-    /// let hook = toolsmith::approve::Webhook::new("https://approvals.example/ask", [7u8; 32])
+    /// use std::time::Duration;
+    /// use toolsmith::approve::{Approval, Approver, Decision, Webhook};
+    /// use toolsmith::testing::ApprovalService;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// // A service that answers 202 Accepted, to decide later.
+    /// let service = ApprovalService::deciding_later(&[7u8; 32]).await.unwrap();
+    /// let hook = Webhook::new(service.url(), [7u8; 32])
     ///     .unwrap()
-    ///     .callbacks("https://mcp.example.com/approvals/decided");
-    /// # let _ = hook;
+    ///     .callbacks("https://mcp.example.com/approvals/decided")
+    ///     .timeout(Duration::from_millis(200));
+    /// let delete = Approval::new("delete_note", toolsmith::Hints::DESTRUCTIVE);
+    /// let undecided = hook.decide(&delete).await;
+    /// assert!(matches!(undecided, Decision::Deny(_)), "no decision came within the timeout");
+    /// assert_eq!(service.heard()[0]["callback"], "https://mcp.example.com/approvals/decided");
+    /// # }
     /// ```
     pub fn callbacks(mut self, url: impl Into<String>) -> Webhook {
         self.callbacks = Some(Arc::new(Callbacks::new(url.into())));
@@ -125,13 +158,57 @@ impl Webhook {
     /// nothing). Without [`callbacks`](Webhook::callbacks), nothing to hand over.
     ///
     /// ```
-    /// use std::sync::Arc;
-    /// let store = Arc::new(toolsmith::task::MemoryStore::new());
-    /// let hook = toolsmith::approve::Webhook::new("https://approvals.example/ask", [7u8; 32])
+    /// use std::sync::{Arc, Mutex};
+    /// use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    /// use axum::{body::Body, http::Request};
+    /// use toolsmith::approve::{SIGNATURE_HEADER, Webhook, signature};
+    /// use toolsmith::layer::tower::ServiceExt;
+    /// use toolsmith::task::{MemoryStore, StoreFuture, TaskStore};
+    /// # use toolsmith::task::{TaskEnd, TaskProgress, TaskRecord};
+    ///
+    /// /// A store the replicas share (as they share a Redis): it keeps what is handed over.
+    /// #[derive(Default)]
+    /// struct Shared(MemoryStore, Mutex<Vec<String>>);
+    ///
+    /// impl TaskStore for Shared {
+    ///     fn hand_over<'a>(&'a self, _: &'a str, message: &'a str, _: Duration) -> StoreFuture<'a, bool> {
+    ///         self.1.lock().unwrap().push(message.to_owned());
+    ///         Box::pin(std::future::ready(Ok(true)))
+    ///     }
+    /// #   fn create<'a>(&'a self, task: &'a TaskRecord, lease: Duration) -> StoreFuture<'a, ()> {
+    /// #       self.0.create(task, lease)
+    /// #   }
+    /// #   fn get<'a>(&'a self, id: &'a str, now: u64) -> StoreFuture<'a, Option<TaskRecord>> {
+    /// #       self.0.get(id, now)
+    /// #   }
+    /// #   fn renew<'a>(&'a self, id: &'a str, lease: Duration) -> StoreFuture<'a, bool> {
+    /// #       self.0.renew(id, lease)
+    /// #   }
+    /// #   fn progress<'a>(&'a self, id: &'a str, p: &'a TaskProgress, now: u64) -> StoreFuture<'a, ()> {
+    /// #       self.0.progress(id, p, now)
+    /// #   }
+    /// #   fn finish<'a>(&'a self, id: &'a str, end: &'a TaskEnd) -> StoreFuture<'a, bool> {
+    /// #       self.0.finish(id, end)
+    /// #   }
+    ///     // ... the rest as the memory store does.
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let (store, secret) = (Arc::new(Shared::default()), [7u8; 32]);
+    /// let hook = Webhook::new("https://approvals.example/ask", secret)
     ///     .unwrap()
     ///     .callbacks("https://mcp.example.com/approvals/decided")
-    ///     .callback_store(store);
-    /// # let _ = hook;
+    ///     .callback_store(store.clone());
+    /// // A decision about a call that waits on another replica, not this one.
+    /// let decision = r#"{"id":"a1","decision":"approve"}"#;
+    /// let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
+    /// let signed = format!("t={now},v1={}", signature(&secret, now, decision.as_bytes()));
+    /// let posted = Request::post("/").header(SIGNATURE_HEADER, signed).body(Body::from(decision));
+    /// let answer = hook.callback_router().oneshot(posted.unwrap()).await.unwrap();
+    /// assert_eq!(answer.status(), 202, "handed over");
+    /// assert_eq!(*store.1.lock().unwrap(), [decision]);
+    /// # }
     /// ```
     pub fn callback_store(self, store: Arc<dyn TaskStore>) -> Webhook {
         if let Some(callbacks) = &self.callbacks {
@@ -143,10 +220,19 @@ impl Webhook {
     /// How long a decision is waited for (default 60 s).
     ///
     /// ```
-    /// let hook = toolsmith::approve::Webhook::new("http://127.0.0.1:9/", [7u8; 32])
-    ///     .unwrap()
-    ///     .timeout(std::time::Duration::from_secs(5));
-    /// # let _ = hook;
+    /// use std::time::Duration;
+    /// use toolsmith::approve::{Approval, Approver, Decision, Webhook};
+    /// use toolsmith::testing::ApprovalService;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// // A service that never answers.
+    /// let service = ApprovalService::start(&[7u8; 32], |_| None).await.unwrap();
+    /// let hook = Webhook::new(service.url(), [7u8; 32]).unwrap().timeout(Duration::from_millis(200));
+    /// let delete = Approval::new("delete_note", toolsmith::Hints::DESTRUCTIVE);
+    /// let Decision::Deny(why) = hook.decide(&delete).await else { panic!("not denied") };
+    /// assert!(why.contains("did not answer"), "{why}");
+    /// # }
     /// ```
     pub fn timeout(mut self, timeout: Duration) -> Webhook {
         self.timeout = timeout;
