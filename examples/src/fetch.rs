@@ -68,6 +68,10 @@ impl Fetcher {
         proxy: Option<&str>,
     ) -> Result<Fetcher, String> {
         let allow = Arc::new(allow);
+        // reqwest's rustls has no cryptography of its own: ring's, unless one is installed.
+        if rustls::crypto::CryptoProvider::get_default().is_none() {
+            let _ = rustls::crypto::ring::default_provider().install_default();
+        }
         let mut builder = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(5).min(timeout))
             .timeout(timeout)

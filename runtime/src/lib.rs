@@ -96,6 +96,7 @@ struct ReadmeDoctest;
 //   names, with types that are never made.
 // - `trace/` (feature `otel`): spans of HTTP requests and tool calls, exported over OTLP;
 //   without the feature, `trace/off.rs`: the same names, doing nothing.
+// - `tls.rs` (features `auth`, `webhook`, `otel`): the cryptography of the HTTPS clients.
 // - `cli/` (the command line), `run.rs` (a binary's entry point: the command line applied
 //   to a server), `logging.rs` (stderr), `error.rs`.
 #[macro_use]
@@ -129,6 +130,8 @@ pub mod task;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
+#[cfg(any(feature = "auth", feature = "webhook", feature = "otel"))]
+mod tls;
 pub mod tool;
 #[cfg(feature = "otel")]
 mod trace;

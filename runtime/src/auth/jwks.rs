@@ -275,6 +275,7 @@ fn source(location: &str) -> Result<Source, Error> {
             "the JWKS URL {location} is plain http: use https (http is accepted for a loopback host only)"
         )));
     }
+    crate::tls::install_crypto_provider();
     let client = reqwest::Client::builder()
         .timeout(FETCH_TIMEOUT)
         .https_only(lower.starts_with("https://"))

@@ -489,10 +489,10 @@ impl Server {
     /// added before it): the first approver that approves or denies decides, and when every
     /// one passes, the user at the client is asked (see [`approve`](crate::approve)).
     ///
-    /// ```standalone_crate
+    /// ```
     /// use toolsmith::approve::{Approval, Decision};
     /// use toolsmith::testing::Client;
-    /// use toolsmith::{server::Confirm, Server};
+    /// use toolsmith::{Registry, Server, server::Confirm};
     ///
     /// /// Deletes every draft.
     /// #[toolsmith::tool(destructive, closed_world)]
@@ -502,7 +502,7 @@ impl Server {
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let server = Server::new()
+    /// let server = Server::with_registry(Registry::from_module(module_path!()).unwrap())
     ///     .confirm(Confirm::Destructive)
     ///     .approver(|approval: &Approval| match approval.tool() {
     ///         "purge" => Decision::deny("purging is off this week"),
@@ -700,10 +700,11 @@ impl Server {
     /// result and in `server/discover`): how its tools fit together, what to call first.
     /// Clients may put it in the model's context; none by default.
     ///
-    /// ```standalone_crate
+    /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let server = toolsmith::Server::new().instructions("Search notes before creating one.");
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new())
+    ///     .instructions("Search notes before creating one.");
     /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
     /// assert_eq!(client.instructions(), Some("Search notes before creating one."));
     /// # }

@@ -140,13 +140,14 @@ impl Server {
     /// Serves on any async byte stream pair (an in-memory duplex in tests, a socket, ...)
     /// until the peer closes it. Input that ends before any request is a normal end.
     ///
-    /// ```standalone_crate
+    /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
     /// let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     /// drop(client_end); // a client would talk here; closing it ends the session
     /// let (read, write) = tokio::io::split(server_end);
-    /// let outcome = toolsmith::Server::new().serve_io(read, write).await;
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// let outcome = server.serve_io(read, write).await;
     /// assert!(outcome.is_ok(), "input that ends before any request is a normal end");
     /// # }
     /// ```

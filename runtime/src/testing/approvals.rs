@@ -21,14 +21,14 @@ type Decide = dyn Fn(&Value) -> Option<Decision> + Send + Sync;
 /// shared secret (a request it cannot verify gets 401), keeps it, and answers with the
 /// decision `decide` makes of it, signed the same way. Stopped when dropped.
 ///
-/// ```standalone_crate
+/// ```
 /// use toolsmith::approve::{Decision, Webhook};
 /// use toolsmith::testing::{ApprovalService, Client};
-/// use toolsmith::{server::Confirm, Server, tool};
+/// use toolsmith::{Registry, Server, server::Confirm, tool};
 ///
 /// /// Delete a draft.
 /// #[tool(destructive, idempotent, closed_world)]
-/// fn delete_draft(draft: String) -> String {
+/// fn remove_draft(draft: String) -> String {
 ///     format!("deleted {draft}")
 /// }
 ///
@@ -41,15 +41,15 @@ type Decide = dyn Fn(&Value) -> Option<Decision> + Send + Sync;
 /// })
 /// .await
 /// .unwrap();
-/// let server = Server::new()
+/// let server = Server::with_registry(Registry::from_module(module_path!()).unwrap())
 ///     .confirm(Confirm::Destructive)
 ///     .approver(Webhook::new(service.url(), secret).unwrap());
 /// let agent = Client::connect_unattended(server).await.unwrap();
-/// let ran = agent.call("delete_draft", serde_json::json!({"draft": "tmp"})).await.unwrap();
+/// let ran = agent.call("remove_draft", serde_json::json!({"draft": "tmp"})).await.unwrap();
 /// assert_eq!(ran.text(), "deleted tmp");
-/// let err = agent.call("delete_draft", serde_json::json!({"draft": "thesis"})).await.unwrap_err();
+/// let err = agent.call("remove_draft", serde_json::json!({"draft": "thesis"})).await.unwrap_err();
 /// assert!(err.message().contains("only temporary drafts"), "{err}");
-/// assert_eq!(service.heard()[0]["tool"], "delete_draft");
+/// assert_eq!(service.heard()[0]["tool"], "remove_draft");
 /// # }
 /// ```
 pub struct ApprovalService {
@@ -121,7 +121,7 @@ impl ApprovalService {
     /// request's own `callback`): the HTTP status the server's callback route answered
     /// (`204` taken by the replica whose call waits, `202` handed over through the store).
     ///
-    /// ```standalone_crate
+    /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
     /// use toolsmith::approve::Decision;
@@ -145,6 +145,7 @@ impl ApprovalService {
                 .to_owned(),
         };
         let (body, signed) = signed_reply(&self.secret, &request["id"], decision);
+        crate::tls::install_crypto_provider();
         let sent = reqwest::Client::new()
             .post(to)
             .header(axum::http::header::CONTENT_TYPE, "application/json")

@@ -147,19 +147,20 @@ impl Client {
     /// Answers every confirmation with `handler` from now on (by default the client declines
     /// them). The handler sees the question the user would read.
     ///
-    /// ```standalone_crate
+    /// ```
     /// use toolsmith::testing::{Answer, Client};
     ///
     /// /// Delete a note.
     /// #[toolsmith::tool(destructive, closed_world, confirm = "Delete note {note_id}?")]
-    /// fn delete_note(note_id: u64) -> String {
+    /// fn remove_note(note_id: u64) -> String {
     ///     format!("deleted {note_id}")
     /// }
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let client = Client::connect(toolsmith::Server::new()).await.unwrap();
-    /// let declined = client.call("delete_note", serde_json::json!({"note_id": 3})).await;
+    /// let tools = toolsmith::Registry::from_module(module_path!()).unwrap();
+    /// let client = Client::connect(toolsmith::Server::with_registry(tools)).await.unwrap();
+    /// let declined = client.call("remove_note", serde_json::json!({"note_id": 3})).await;
     /// assert!(declined.unwrap_err().message().contains("declined"));
     ///
     /// let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -168,7 +169,7 @@ impl Client {
     ///     seen.lock().unwrap().push(question.message.clone());
     ///     Answer::Accept
     /// });
-    /// let outcome = client.call("delete_note", serde_json::json!({"note_id": 3})).await.unwrap();
+    /// let outcome = client.call("remove_note", serde_json::json!({"note_id": 3})).await.unwrap();
     /// assert_eq!(outcome.text(), "deleted 3");
     /// assert_eq!(*asked.lock().unwrap(), ["Delete note 3?"]);
     /// # }

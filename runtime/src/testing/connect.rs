@@ -18,10 +18,11 @@ impl Client {
     /// Serves `server` in-process and connects to it: `initialize` at 2025-11-25, then the
     /// tools are listed once.
     ///
-    /// ```standalone_crate
+    /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await;
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// let client = toolsmith::testing::Client::connect(server).await;
     /// assert!(client.is_ok());
     /// # }
     /// ```
@@ -30,8 +31,8 @@ impl Client {
     /// test of one tool need not register the state of another. Calling a tool whose state
     /// `server` lacks is an error that names the type and says to register it:
     ///
-    /// ```standalone_crate
-    /// use toolsmith::{State, tool};
+    /// ```
+    /// use toolsmith::{Registry, Server, State, tool};
     ///
     /// struct Database {
     ///     rows: u64,
@@ -45,12 +46,13 @@ impl Client {
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let tools = Registry::from_module(module_path!()).unwrap();
+    /// let client = toolsmith::testing::Client::connect(Server::with_registry(tools.clone())).await.unwrap();
     /// let err = client.call("count_rows", serde_json::json!({})).await.unwrap_err();
     /// assert!(err.message().contains("State<"), "{err}");
     /// assert!(err.message().contains(".state(value)"), "{err}");
     ///
-    /// let server = toolsmith::Server::new().state(Database { rows: 3 });
+    /// let server = Server::with_registry(tools).state(Database { rows: 3 });
     /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
     /// assert_eq!(client.call("count_rows", serde_json::json!({})).await.unwrap().text(), "3");
     /// # }
@@ -63,12 +65,13 @@ impl Client {
     /// call (an elicitation, sampling, roots) with `answerer` instead of [`decline`](super::decline). The
     /// client declares elicitation (form), sampling and roots.
     ///
-    /// ```standalone_crate
+    /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
     /// use std::sync::Arc;
     /// let answerer: toolsmith::testing::Answerer = Arc::new(toolsmith::testing::decline);
-    /// let client = toolsmith::testing::Client::connect_answering(toolsmith::Server::new(), answerer).await;
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// let client = toolsmith::testing::Client::connect_answering(server, answerer).await;
     /// assert!(client.is_ok());
     /// # }
     /// ```
@@ -84,10 +87,10 @@ impl Client {
     /// elicitation, sampling or roots (an agent that runs unattended, a CI job). A
     /// confirmation is then decided by the server's approvers, or refused.
     ///
-    /// ```standalone_crate
+    /// ```
     /// use toolsmith::approve::{Approval, Decision};
     /// use toolsmith::testing::Client;
-    /// use toolsmith::{server::Confirm, Server, tool};
+    /// use toolsmith::{Registry, Server, server::Confirm, tool};
     ///
     /// /// Empty the bin.
     /// #[tool(destructive, closed_world)]
@@ -97,7 +100,8 @@ impl Client {
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let server = Server::new().confirm(Confirm::Destructive);
+    /// let server = Server::with_registry(Registry::from_module(module_path!()).unwrap())
+    ///     .confirm(Confirm::Destructive);
     /// let agent = Client::connect_unattended(server.clone()).await.unwrap();
     /// let err = agent.call("empty_bin", serde_json::json!({})).await.unwrap_err();
     /// assert!(err.message().contains("cannot ask"), "{err}");

@@ -18,34 +18,35 @@ use crate::{Error, error::ErrorKind, error::META_ERROR};
 impl Client {
     /// Every resource the server lists (not templates).
     ///
-    /// ```standalone_crate
+    /// ```
     /// /// The motto.
-    /// #[toolsmith::resource(uri = "docs://motto")]
-    /// fn motto() -> String { "Be kind.".into() }
+    /// #[toolsmith::resource(uri = "club://motto")]
+    /// fn club_motto() -> String { "Be kind.".into() }
     ///
-    /// /// Notes by id.
+    /// /// Memos by id.
     /// ///
     /// /// # Arguments
     /// /// * `id` - The id.
-    /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
-    /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
+    /// #[toolsmith::resource(uri = "memos://{id}", complete(id = ids))]
+    /// fn memo(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
     ///
     /// fn ids(value: &str, _: &toolsmith::complete::Completion) -> Vec<String> {
     ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
     /// }
     ///
-    /// /// Greet someone.
+    /// /// Welcome someone.
     /// ///
     /// /// # Arguments
     /// /// * `name` - Whom.
     /// #[toolsmith::prompt]
-    /// fn greet(name: String) -> String { format!("Greet {name}.") }
+    /// fn welcome(name: String) -> String { format!("Welcome {name}.") }
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let registry = toolsmith::Registry::from_module(module_path!()).unwrap();
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::with_registry(registry)).await.unwrap();
     /// let resources = client.list_resources().await.unwrap();
-    /// assert_eq!(resources[0].uri, "docs://motto");
+    /// assert_eq!(resources[0].uri, "club://motto");
     /// # }
     /// ```
     pub async fn list_resources(&self) -> Result<Vec<Resource>, Error> {
@@ -60,34 +61,35 @@ impl Client {
 
     /// Every resource template the server lists.
     ///
-    /// ```standalone_crate
+    /// ```
     /// /// The motto.
-    /// #[toolsmith::resource(uri = "docs://motto")]
-    /// fn motto() -> String { "Be kind.".into() }
+    /// #[toolsmith::resource(uri = "school://motto")]
+    /// fn school_motto() -> String { "Be kind.".into() }
     ///
-    /// /// Notes by id.
+    /// /// Jottings by id.
     /// ///
     /// /// # Arguments
     /// /// * `id` - The id.
-    /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
-    /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
+    /// #[toolsmith::resource(uri = "jottings://{id}", complete(id = ids))]
+    /// fn jotting(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
     ///
     /// fn ids(value: &str, _: &toolsmith::complete::Completion) -> Vec<String> {
     ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
     /// }
     ///
-    /// /// Greet someone.
+    /// /// Introduce someone.
     /// ///
     /// /// # Arguments
     /// /// * `name` - Whom.
     /// #[toolsmith::prompt]
-    /// fn greet(name: String) -> String { format!("Greet {name}.") }
+    /// fn introduce(name: String) -> String { format!("Introduce {name}.") }
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let registry = toolsmith::Registry::from_module(module_path!()).unwrap();
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::with_registry(registry)).await.unwrap();
     /// let templates = client.list_resource_templates().await.unwrap();
-    /// assert_eq!(templates[0].uri_template, "notes://{id}");
+    /// assert_eq!(templates[0].uri_template, "jottings://{id}");
     /// # }
     /// ```
     pub async fn list_resource_templates(&self) -> Result<Vec<ResourceTemplate>, Error> {
@@ -102,34 +104,35 @@ impl Client {
 
     /// Reads `uri`.
     ///
-    /// ```standalone_crate
+    /// ```
     /// /// The motto.
-    /// #[toolsmith::resource(uri = "docs://motto")]
-    /// fn motto() -> String { "Be kind.".into() }
+    /// #[toolsmith::resource(uri = "team://motto")]
+    /// fn team_motto() -> String { "Be kind.".into() }
     ///
-    /// /// Notes by id.
+    /// /// Reminders by id.
     /// ///
     /// /// # Arguments
     /// /// * `id` - The id.
-    /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
-    /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
+    /// #[toolsmith::resource(uri = "reminders://{id}", complete(id = ids))]
+    /// fn reminder(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
     ///
     /// fn ids(value: &str, _: &toolsmith::complete::Completion) -> Vec<String> {
     ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
     /// }
     ///
-    /// /// Greet someone.
+    /// /// Thank someone.
     /// ///
     /// /// # Arguments
     /// /// * `name` - Whom.
     /// #[toolsmith::prompt]
-    /// fn greet(name: String) -> String { format!("Greet {name}.") }
+    /// fn thank(name: String) -> String { format!("Thank {name}.") }
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
-    /// assert_eq!(client.read_resource("notes://1").await.unwrap().text(), "milk");
-    /// let err = client.read_resource("notes://2").await.unwrap_err();
+    /// let registry = toolsmith::Registry::from_module(module_path!()).unwrap();
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::with_registry(registry)).await.unwrap();
+    /// assert_eq!(client.read_resource("reminders://1").await.unwrap().text(), "milk");
+    /// let err = client.read_resource("reminders://2").await.unwrap_err();
     /// assert!(matches!(err, toolsmith::testing::CallError::Protocol { code: -32002, .. }));
     /// # }
     /// ```
@@ -147,34 +150,35 @@ impl Client {
 
     /// Every prompt the server lists.
     ///
-    /// ```standalone_crate
+    /// ```
     /// /// The motto.
-    /// #[toolsmith::resource(uri = "docs://motto")]
-    /// fn motto() -> String { "Be kind.".into() }
+    /// #[toolsmith::resource(uri = "guild://motto")]
+    /// fn guild_motto() -> String { "Be kind.".into() }
     ///
-    /// /// Notes by id.
+    /// /// Scraps by id.
     /// ///
     /// /// # Arguments
     /// /// * `id` - The id.
-    /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
-    /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
+    /// #[toolsmith::resource(uri = "scraps://{id}", complete(id = ids))]
+    /// fn scrap(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
     ///
     /// fn ids(value: &str, _: &toolsmith::complete::Completion) -> Vec<String> {
     ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
     /// }
     ///
-    /// /// Greet someone.
+    /// /// Congratulate someone.
     /// ///
     /// /// # Arguments
     /// /// * `name` - Whom.
     /// #[toolsmith::prompt]
-    /// fn greet(name: String) -> String { format!("Greet {name}.") }
+    /// fn congratulate(name: String) -> String { format!("Congratulate {name}.") }
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let registry = toolsmith::Registry::from_module(module_path!()).unwrap();
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::with_registry(registry)).await.unwrap();
     /// let prompts = client.list_prompts().await.unwrap();
-    /// assert_eq!(prompts[0].name, "greet");
+    /// assert_eq!(prompts[0].name, "congratulate");
     /// # }
     /// ```
     pub async fn list_prompts(&self) -> Result<Vec<Prompt>, Error> {
@@ -189,35 +193,36 @@ impl Client {
 
     /// Gets prompt `name` with `args` (a JSON object of strings).
     ///
-    /// ```standalone_crate
+    /// ```
     /// /// The motto.
-    /// #[toolsmith::resource(uri = "docs://motto")]
-    /// fn motto() -> String { "Be kind.".into() }
+    /// #[toolsmith::resource(uri = "crew://motto")]
+    /// fn crew_motto() -> String { "Be kind.".into() }
     ///
-    /// /// Notes by id.
+    /// /// Post-its by id.
     /// ///
     /// /// # Arguments
     /// /// * `id` - The id.
-    /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
-    /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
+    /// #[toolsmith::resource(uri = "postits://{id}", complete(id = ids))]
+    /// fn postit(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
     ///
     /// fn ids(value: &str, _: &toolsmith::complete::Completion) -> Vec<String> {
     ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
     /// }
     ///
-    /// /// Greet someone.
+    /// /// Greet a guest.
     /// ///
     /// /// # Arguments
     /// /// * `name` - Whom.
     /// #[toolsmith::prompt]
-    /// fn greet(name: String) -> String { format!("Greet {name}.") }
+    /// fn greet_guest(name: String) -> String { format!("Greet {name}.") }
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
-    /// let greeting = client.get_prompt("greet", serde_json::json!({"name": "Ada"})).await.unwrap();
+    /// let registry = toolsmith::Registry::from_module(module_path!()).unwrap();
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::with_registry(registry)).await.unwrap();
+    /// let greeting = client.get_prompt("greet_guest", serde_json::json!({"name": "Ada"})).await.unwrap();
     /// assert_eq!(greeting.text(), "Greet Ada.");
-    /// let err = client.get_prompt("greet", serde_json::json!({})).await.unwrap_err();
+    /// let err = client.get_prompt("greet_guest", serde_json::json!({})).await.unwrap_err();
     /// assert!(matches!(err, toolsmith::testing::CallError::Protocol { code: -32602, .. }));
     /// # }
     /// ```
@@ -242,35 +247,36 @@ impl Client {
 
     /// Completes an argument (`completion/complete`).
     ///
-    /// ```standalone_crate
+    /// ```
     /// use toolsmith::testing::Complete;
     ///
     /// /// The motto.
-    /// #[toolsmith::resource(uri = "docs://motto")]
-    /// fn motto() -> String { "Be kind.".into() }
+    /// #[toolsmith::resource(uri = "band://motto")]
+    /// fn band_motto() -> String { "Be kind.".into() }
     ///
-    /// /// Notes by id.
+    /// /// To-dos by id.
     /// ///
     /// /// # Arguments
     /// /// * `id` - The id.
-    /// #[toolsmith::resource(uri = "notes://{id}", complete(id = ids))]
-    /// fn note(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
+    /// #[toolsmith::resource(uri = "todos://{id}", complete(id = ids))]
+    /// fn todo_item(id: u64) -> Option<String> { (id == 1).then(|| "milk".into()) }
     ///
     /// fn ids(value: &str, _: &toolsmith::complete::Completion) -> Vec<String> {
     ///     ["1", "12"].into_iter().filter(|i| i.starts_with(value)).map(String::from).collect()
     /// }
     ///
-    /// /// Greet someone.
+    /// /// Praise someone.
     /// ///
     /// /// # Arguments
     /// /// * `name` - Whom.
     /// #[toolsmith::prompt]
-    /// fn greet(name: String) -> String { format!("Greet {name}.") }
+    /// fn praise(name: String) -> String { format!("Praise {name}.") }
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
-    /// let ids = client.complete(Complete::resource("notes://{id}", "id", "1")).await.unwrap();
+    /// let registry = toolsmith::Registry::from_module(module_path!()).unwrap();
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::with_registry(registry)).await.unwrap();
+    /// let ids = client.complete(Complete::resource("todos://{id}", "id", "1")).await.unwrap();
     /// assert_eq!(ids.values, ["1", "12"]);
     /// let err = client.complete(Complete::prompt("nope", "name", "A")).await.unwrap_err();
     /// assert!(matches!(err, toolsmith::testing::CallError::Protocol { code: -32602, .. }));

@@ -109,10 +109,11 @@ impl super::Client {
     /// The server's `instructions`, as its `initialize` result gave them (see
     /// [`Server::instructions`](crate::Server::instructions)).
     ///
-    /// ```standalone_crate
+    /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
     /// assert_eq!(client.instructions(), None);
     /// # }
     /// ```
@@ -123,10 +124,11 @@ impl super::Client {
     /// How many `notifications/tools/list_changed` the server sent so far (a server whose
     /// [`RegistryHandle`](crate::registry::RegistryHandle) added or removed a tool).
     ///
-    /// ```standalone_crate
+    /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
     /// assert_eq!(client.tool_list_changes(), 0);
     /// # }
     /// ```
@@ -138,10 +140,11 @@ impl super::Client {
     /// [`RegistryHandle`](crate::registry::RegistryHandle) added or removed a resource, or a tool said
     /// so through [`Resources`](crate::context::Resources)).
     ///
-    /// ```standalone_crate
+    /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
     /// assert_eq!(client.resource_list_changes(), 0);
     /// # }
     /// ```
@@ -152,10 +155,11 @@ impl super::Client {
     /// How many `notifications/prompts/list_changed` the server sent so far (a
     /// [`RegistryHandle`](crate::registry::RegistryHandle) added or removed a prompt).
     ///
-    /// ```standalone_crate
+    /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
     /// assert_eq!(client.prompt_list_changes(), 0);
     /// # }
     /// ```

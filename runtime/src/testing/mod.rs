@@ -4,20 +4,21 @@
 //! and speaks MCP to it: calls come back as typed outcomes, with the call's own
 //! notifications, and every way a call can fail is a [`CallError`] you can match.
 //!
-//! ```standalone_crate
+//! ```
 //! use toolsmith::testing::{CallError, Client};
-//! use toolsmith::{error::ErrorKind, ToolError, tool};
+//! use toolsmith::{error::ErrorKind, Registry, Server, ToolError, tool};
 //!
 //! /// Get a note by id.
 //! #[tool(read_only, closed_world)]
-//! fn get_note(note_id: u64) -> Result<String, ToolError> {
+//! fn get_note_by_id(note_id: u64) -> Result<String, ToolError> {
 //!     Err(ToolError::new(format!("No note with id {note_id}.")))
 //! }
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
-//! let client = Client::connect(toolsmith::Server::new()).await.unwrap();
-//! let err = client.call("get_note", serde_json::json!({"note_id": 99})).await.unwrap_err();
+//! let tools = Registry::from_module(module_path!()).unwrap();
+//! let client = Client::connect(Server::with_registry(tools)).await.unwrap();
+//! let err = client.call("get_note_by_id", serde_json::json!({"note_id": 99})).await.unwrap_err();
 //! assert!(matches!(err, CallError::Tool { kind: ErrorKind::Tool, .. }));
 //! assert_eq!(err.message(), "No note with id 99.");
 //! # }
@@ -72,7 +73,7 @@ use driver::{Driver, Reply};
 
 /// An MCP client connected in-process to a [`Server`](crate::Server).
 ///
-/// ```standalone_crate
+/// ```
 /// /// Add two numbers.
 /// #[toolsmith::tool(read_only, closed_world)]
 /// fn add(a: i64, b: i64) -> i64 {
@@ -81,9 +82,10 @@ use driver::{Driver, Reply};
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
-/// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+/// let registry = toolsmith::Registry::from_module(module_path!()).unwrap();
+/// let client = toolsmith::testing::Client::connect(toolsmith::Server::with_registry(registry)).await.unwrap();
 /// let tools = client.list_tools().await.unwrap();
-/// assert_eq!(tools.len(), 1, "this program's one tool");
+/// assert_eq!(tools.len(), 1, "this module's one tool");
 /// let sum = client.call("add", serde_json::json!({"a": 2, "b": 3})).await.unwrap();
 /// assert_eq!(sum.data::<i64>().unwrap(), 5);
 /// # }
@@ -108,7 +110,7 @@ pub struct Client {
 impl Client {
     /// Every tool the server offers, following pagination.
     ///
-    /// ```standalone_crate
+    /// ```
     /// /// Look up a word.
     /// #[toolsmith::tool(read_only, closed_world, title = "Dictionary")]
     /// fn define(word: String) -> String {
@@ -117,7 +119,8 @@ impl Client {
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// # let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// # let registry = toolsmith::Registry::from_module(module_path!()).unwrap();
+    /// # let client = toolsmith::testing::Client::connect(toolsmith::Server::with_registry(registry)).await.unwrap();
     /// let tools = client.list_tools().await.unwrap();
     /// assert_eq!(tools[0].name, "define");
     /// assert_eq!(tools[0].title.as_deref(), Some("Dictionary"));
@@ -163,20 +166,21 @@ impl Client {
     /// category, tags and scopes, so that a test asserts what a client is told without
     /// rmcp's field names.
     ///
-    /// ```standalone_crate
-    /// use toolsmith::{Hints, tool};
+    /// ```
+    /// use toolsmith::{Hints, Registry, Server, tool};
     ///
     /// /// Delete a note.
     /// #[tool(destructive, idempotent, closed_world, title = "Delete note")]
-    /// fn delete_note(note_id: u64) -> bool {
+    /// fn trash_note(note_id: u64) -> bool {
     ///     note_id > 0
     /// }
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let registry = Registry::from_module(module_path!()).unwrap();
+    /// let client = toolsmith::testing::Client::connect(Server::with_registry(registry)).await.unwrap();
     /// let tools = client.tools().await.unwrap();
-    /// let delete = tools.iter().find(|t| t.name == "delete_note").unwrap();
+    /// let delete = tools.iter().find(|t| t.name == "trash_note").unwrap();
     /// let hints = Hints { read_only: false, destructive: true, idempotent: true, open_world: false };
     /// assert_eq!(delete.hints, hints);
     /// assert_eq!(delete.title.as_deref(), Some("Delete note"));
@@ -194,10 +198,11 @@ impl Client {
     /// Calls `name` with `args` (a JSON object). A success is `Ok`; an error result and a
     /// protocol error are a [`CallError`].
     ///
-    /// ```standalone_crate
+    /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// # let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// # let client = toolsmith::testing::Client::connect(server).await.unwrap();
     /// let err = client.call("no_such_tool", serde_json::json!({})).await.unwrap_err();
     /// assert!(matches!(err, toolsmith::testing::CallError::Protocol { code: -32602, .. }));
     /// # }
@@ -208,10 +213,11 @@ impl Client {
 
     /// Like [`call`](Self::call), with a timeout or a progress token.
     ///
-    /// ```standalone_crate
+    /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// # let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// # let client = toolsmith::testing::Client::connect(server).await.unwrap();
     /// let options = toolsmith::testing::CallOptions::default().progress_token("p");
     /// let outcome = client.call_with("no_such_tool", serde_json::json!({}), options).await;
     /// assert!(outcome.is_err());
@@ -233,10 +239,11 @@ impl Client {
     /// Calls `name`, and returns an error result as a value (`is_error()` is true), like
     /// `raise_on_error=False` in the Python SDK. A protocol error is still an `Err`.
     ///
-    /// ```standalone_crate
+    /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// # let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// # let client = toolsmith::testing::Client::connect(server).await.unwrap();
     /// let outcome = client.call_raw("no_such_tool", serde_json::json!({})).await;
     /// assert!(outcome.is_err(), "an unknown tool is a protocol error");
     /// # }

@@ -15,16 +15,17 @@ use crate::{error::ErrorKind, error::META_ERROR};
 
 /// The result of one call, with the notifications the server sent for it.
 ///
-/// ```standalone_crate
+/// ```
 /// # use toolsmith::tool;
 /// /// Add two numbers.
 /// #[tool(read_only, closed_world)]
-/// fn add(a: i64, b: i64) -> i64 { a + b }
+/// fn sum(a: i64, b: i64) -> i64 { a + b }
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
-/// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
-/// let outcome = client.call("add", serde_json::json!({"a": 2, "b": 3})).await.unwrap();
+/// let tools = toolsmith::Registry::from_module(module_path!()).unwrap();
+/// let client = toolsmith::testing::Client::connect(toolsmith::Server::with_registry(tools)).await.unwrap();
+/// let outcome = client.call("sum", serde_json::json!({"a": 2, "b": 3})).await.unwrap();
 /// assert_eq!(outcome.data::<i64>().unwrap(), 5);
 /// assert_eq!(outcome.text(), "5");
 /// # }

@@ -11,7 +11,7 @@ use crate::task::{STOPPED, TaskEnd, TaskProgress, TaskRecord, TaskStatus, TaskSt
 /// TTL ran out. Panics, saying what failed. Takes about a second (it waits for a lease and
 /// a TTL to run out). `prefix` makes its task ids its own.
 ///
-/// ```standalone_crate
+/// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
 /// toolsmith::testing::check_task_store(&toolsmith::task::MemoryStore::new(), "doc").await;

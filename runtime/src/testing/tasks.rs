@@ -124,7 +124,7 @@ impl Client {
     /// answers with the task's handle, and the tool runs on. A tool that does not declare
     /// `task` is answered with its result instead, which is an error here.
     ///
-    /// ```standalone_crate
+    /// ```
     /// use std::time::Duration;
     /// use toolsmith::task::TaskStatus;
     ///
@@ -137,7 +137,8 @@ impl Client {
     ///
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let tools = toolsmith::Registry::from_module(module_path!()).unwrap();
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::with_registry(tools)).await.unwrap();
     /// let task = client.call_task("slow_add", serde_json::json!({"a": 2, "b": 3})).await.unwrap();
     /// assert_eq!(task.status(), TaskStatus::Working);
     /// let done = client.wait_task(task.id(), Duration::from_secs(5)).await.unwrap();
@@ -178,7 +179,7 @@ impl Client {
 
     /// The task `id` now (`tasks/get`), for the caller this client is.
     ///
-    /// ```standalone_crate
+    /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
     /// /// Count to three, slowly.
@@ -187,7 +188,8 @@ impl Client {
     ///     3
     /// }
     ///
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let tools = toolsmith::Registry::from_module(module_path!()).unwrap();
+    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::with_registry(tools)).await.unwrap();
     /// let err = client.task("no-such-task").await.unwrap_err();
     /// assert!(err.message().contains("task not found"), "{err}");
     /// # }
@@ -216,10 +218,11 @@ impl Client {
 
     /// Polls task `id` until it ended, at most `within` (then an error).
     ///
-    /// ```standalone_crate
+    /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
     /// let err = client.wait_task("no-such-task", std::time::Duration::from_secs(1)).await;
     /// assert!(err.is_err());
     /// # }
@@ -247,10 +250,11 @@ impl Client {
 
     /// Cancels task `id` (`tasks/cancel`).
     ///
-    /// ```standalone_crate
+    /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// let client = toolsmith::testing::Client::connect(toolsmith::Server::new()).await.unwrap();
+    /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
     /// assert!(client.cancel_task("no-such-task").await.is_err());
     /// # }
     /// ```

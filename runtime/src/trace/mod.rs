@@ -103,12 +103,8 @@ impl Activation {
 }
 
 fn build() -> Result<SdkTracerProvider, String> {
-    // The exporter's reqwest client panics without a rustls provider when another crate of
-    // the program turned on reqwest's rustls without one (toolsmith-gateway does): ring's,
-    // unless the program installed its own.
-    if rustls::crypto::CryptoProvider::get_default().is_none() {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    }
+    // The exporter's reqwest client panics without a rustls provider.
+    crate::tls::install_crypto_provider();
     let exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .build()

@@ -108,6 +108,7 @@ impl Webhook {
         if !(url.starts_with("http://") || url.starts_with("https://")) {
             return Err(format!("the webhook's URL {url:?} is not an http(s) URL"));
         }
+        crate::tls::install_crypto_provider();
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
