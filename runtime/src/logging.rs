@@ -20,13 +20,10 @@ pub(crate) fn init() {
         return;
     }
     let filter = filter_from(std::env::var("TOOLSMITH_LOG").ok().as_deref());
-    #[cfg(feature = "otel")]
     let (traces, trouble) = match crate::trace::layer() {
         Ok(traces) => (traces, None),
         Err(why) => (None, Some(why)),
     };
-    #[cfg(not(feature = "otel"))]
-    let traces: Option<(tracing_subscriber::layer::Identity, ())> = None;
     let logs = !logs_nothing(&filter);
     if !logs && traces.is_none() {
         return; // no subscriber: every event is a no-op, and no registry is allocated
@@ -46,17 +43,12 @@ pub(crate) fn init() {
         .with(traces)
         .try_init()
         .is_ok();
-    #[cfg(feature = "otel")]
-    {
-        if installed && let Some(activation) = activation {
-            activation.activate();
-        }
-        if let Some(why) = trouble {
-            tracing::warn!("traces are off: {why}");
-        }
+    if installed && let Some(activation) = activation {
+        activation.activate();
     }
-    #[cfg(not(feature = "otel"))]
-    let _ = (installed, activation);
+    if let Some(why) = trouble {
+        tracing::warn!("traces are off: {why}");
+    }
 }
 
 /// The filter `TOOLSMITH_LOG` (`spec`) asks for. rmcp's own targets stay at `warn` unless

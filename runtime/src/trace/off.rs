@@ -19,6 +19,20 @@ impl Handoff {
     }
 }
 
+/// What would turn traces on: never made.
+pub(crate) enum Activation {}
+
+impl Activation {
+    pub(crate) fn activate(self) {
+        match self {}
+    }
+}
+
+/// No layer exports spans.
+pub(crate) fn layer() -> Result<Option<(tracing_subscriber::layer::Identity, Activation)>, String> {
+    Ok(None)
+}
+
 /// Whether traces are exported: never.
 pub(crate) const fn active() -> bool {
     false
