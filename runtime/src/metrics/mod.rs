@@ -24,6 +24,7 @@
 //! | `toolsmith_http_connections_open` | gauge | |
 //! | `toolsmith_sessions_open` | gauge | |
 
+mod measured;
 mod names;
 mod operations;
 mod tools;
@@ -41,6 +42,7 @@ use crate::outcome::AuthRefusal;
 pub(crate) use crate::outcome::Failure;
 pub(crate) use crate::outcome::OutcomeLabel;
 pub(crate) use crate::request::Operation;
+pub(crate) use measured::Measured;
 use names::{
     ANSWERED, APPROVALS, ASKED, AUTH_REFUSALS, CONNECTIONS, HTTP_REQUESTS, IN_FLIGHT, OPERATION,
     SESSION, SESSIONS, describe,

@@ -12,6 +12,28 @@ use crate::request::Transport;
 #[derive(Clone, Debug)]
 pub(crate) enum Metrics {}
 
+/// A request being measured as an MCP operation: never made.
+pub(crate) enum Measured {}
+
+impl Measured {
+    pub(crate) fn start(
+        metrics: &Metrics,
+        _timed: bool,
+        _transport: Transport,
+        _version: Option<&rmcp::model::ProtocolVersion>,
+    ) -> Option<Measured> {
+        match *metrics {}
+    }
+
+    pub(crate) fn operation<'a>(&'a self, _method: &'a str, _failure: Failure) -> Operation<'a> {
+        match *self {}
+    }
+
+    pub(crate) fn record(&self, _op: Operation<'_>) {
+        match *self {}
+    }
+}
+
 /// A tool call being timed: never made.
 pub(crate) enum CallTimer {}
 

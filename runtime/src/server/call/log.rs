@@ -19,17 +19,9 @@ pub(super) struct CallLog {
     start: Option<Instant>,
     timer: Option<crate::metrics::CallTimer>,
     /// The request as OpenTelemetry's MCP metrics label it: how it came, at which revision.
-    operation: Option<Measured>,
+    operation: Option<crate::metrics::Measured>,
     /// The request's span (`Span::none()` when it is not traced).
     span: tracing::Span,
-}
-
-/// What the MCP operation metric of one request needs: how it came and at which revision;
-/// for a read or a prompt (a call has its timer), the metrics and when it began.
-pub(super) struct Measured {
-    clock: Option<(crate::metrics::Metrics, Instant)>,
-    transport: crate::request::Transport,
-    version: Option<rmcp::model::ProtocolVersion>,
 }
 
 /// How an answer is logged: its outcome, and the word of the debug line.
@@ -128,19 +120,9 @@ impl CallLog {
     pub(super) fn of(self, pipeline: &Pipeline, setup: &crate::request::CallSetup) -> Self {
         let mut log = self;
         if let (Some(metrics), Some(transport)) = (&pipeline.metrics, setup.transport) {
-            log.operation = Some(Measured {
-                // A call's timer has both already.
-                clock: log
-                    .timer
-                    .is_none()
-                    .then(|| (metrics.clone(), Instant::now())),
-                transport,
-                // A known revision as rmcp's constant: kept without an allocation.
-                version: setup.version.as_ref().map(|version| {
-                    crate::request::known_version(version.as_str())
-                        .unwrap_or_else(|| version.clone())
-                }),
-            });
+            let timed = log.timer.is_some();
+            let version = setup.version.as_ref();
+            log.operation = crate::metrics::Measured::start(metrics, timed, transport, version);
         }
         log
     }
@@ -172,18 +154,11 @@ impl CallLog {
         let op = self
             .operation
             .as_ref()
-            .map(|measured| crate::metrics::Operation {
-                method: self.method,
-                transport: measured.transport,
-                version: measured.version.as_ref().map(|v| v.as_str()),
-                failure: answer.failure(),
-            });
+            .map(|measured| measured.operation(self.method, answer.failure()));
         if let Some(timer) = &self.timer {
             timer.finish(name, answer.outcome(), op);
-        } else if let (Some(op), Some(measured)) = (op, &self.operation)
-            && let Some((metrics, began)) = &measured.clock
-        {
-            metrics.operation(op, None, began.elapsed().as_secs_f64());
+        } else if let (Some(op), Some(measured)) = (op, &self.operation) {
+            measured.record(op);
         }
         crate::trace::finish_call(&self.span, || answer.outcome());
         let Some(start) = self.start else {
