@@ -31,7 +31,7 @@ use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::registry::LookupSpan;
 
 use sampling::Sampling;
-pub(crate) use spans::{Handoff, call_span, finish_call, read_of, tool_known};
+pub(crate) use spans::{CallSpan, Handoff, call_span, finish_call, read_of, tool_known};
 #[cfg(feature = "http")]
 pub(crate) use spans::{request_read, request_span, responded};
 

@@ -33,6 +33,29 @@ pub(crate) fn layer() -> Result<Option<(tracing_subscriber::layer::Identity, Act
     Ok(None)
 }
 
+/// The span a request's log keeps: nothing, without traces (a `Span::none()` is 40 bytes in
+/// every call's state).
+pub(crate) struct CallSpan;
+
+/// The span every untraced request records into.
+static NONE: Span = Span::none();
+
+impl CallSpan {
+    pub(crate) const fn none() -> CallSpan {
+        CallSpan
+    }
+
+    pub(crate) fn span(&self) -> &Span {
+        &NONE
+    }
+}
+
+impl From<Span> for CallSpan {
+    fn from(_span: Span) -> CallSpan {
+        CallSpan
+    }
+}
+
 /// Whether traces are exported: never.
 pub(crate) const fn active() -> bool {
     false

@@ -17,6 +17,27 @@ use crate::{context::Caller, tool::ToolInfo};
 #[derive(Clone)]
 pub(crate) struct Handoff(pub(crate) Span);
 
+/// The span a request's log keeps until the request is answered.
+pub(crate) struct CallSpan(Span);
+
+impl CallSpan {
+    /// No span: the request is not traced.
+    pub(crate) const fn none() -> CallSpan {
+        CallSpan(Span::none())
+    }
+
+    /// The span to record into.
+    pub(crate) fn span(&self) -> &Span {
+        &self.0
+    }
+}
+
+impl From<Span> for CallSpan {
+    fn from(span: Span) -> CallSpan {
+        CallSpan(span)
+    }
+}
+
 impl Handoff {
     /// The HTTP request's span.
     #[cfg(feature = "http")]

@@ -20,8 +20,8 @@ pub(super) struct CallLog {
     timer: Option<crate::metrics::CallTimer>,
     /// The request as OpenTelemetry's MCP metrics label it: how it came, at which revision.
     operation: Option<crate::metrics::Measured>,
-    /// The request's span (`Span::none()` when it is not traced).
-    span: tracing::Span,
+    /// The request's span (none when it is not traced; nothing without `otel`).
+    span: crate::trace::CallSpan,
 }
 
 /// How an answer is logged: its outcome, and the word of the debug line.
@@ -98,7 +98,7 @@ impl CallLog {
         way: Way,
         method: &'static str,
         pipeline: &Pipeline,
-        span: tracing::Span,
+        span: crate::trace::CallSpan,
     ) -> Self {
         let start = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
         CallLog {
@@ -135,18 +135,18 @@ impl CallLog {
             start: None,
             timer: None,
             operation: None,
-            span: tracing::Span::none(),
+            span: crate::trace::CallSpan::none(),
         }
     }
 
     /// The request's span (`Span::none()` when it is not traced).
     pub(super) fn span(&self) -> &tracing::Span {
-        &self.span
+        self.span.span()
     }
 
     /// The request's span to record into (`Span::none()` when it is not traced).
     pub(super) fn traced(&self) -> tracing::Span {
-        self.span.clone()
+        self.span.span().clone()
     }
 
     /// The request of `name` ended with `answer`.
@@ -160,7 +160,7 @@ impl CallLog {
         } else if let (Some(op), Some(measured)) = (op, &self.operation) {
             measured.record(op);
         }
-        crate::trace::finish_call(&self.span, || answer.outcome());
+        crate::trace::finish_call(self.span.span(), || answer.outcome());
         let Some(start) = self.start else {
             return;
         };

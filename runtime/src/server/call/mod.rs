@@ -264,7 +264,7 @@ impl Pipeline {
         } else {
             tracing::Span::none()
         };
-        let log = CallLog::start(way, "tools/call", self, span).of(self, &setup);
+        let log = CallLog::start(way, "tools/call", self, span.into()).of(self, &setup);
         let CallToolRequestParams {
             name,
             arguments,

@@ -224,7 +224,7 @@ impl Pipeline {
         {
             span.record("enduser.id", subject);
         }
-        CallLog::start(way, method, self, span).of(self, setup)
+        CallLog::start(way, method, self, span.into()).of(self, setup)
     }
 
     /// Steps 4 and 5 of a read or a prompt: the engine, with the item's context.
