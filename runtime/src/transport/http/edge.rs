@@ -90,8 +90,12 @@ pub(super) async fn around_request(
             Err(answer) => answer,
         }
     };
-    let answered = tracing::Instrument::instrument(answered, span.clone());
-    let response = answered.await;
+    // Entered on every poll only when it records something.
+    let response = if span.is_disabled() {
+        answered.await
+    } else {
+        tracing::Instrument::instrument(answered, span.clone()).await
+    };
     crate::trace::responded(&span, response.status().as_u16());
     if let Some(metrics) = &edge.metrics {
         metrics.http_status(response.status().as_u16());
