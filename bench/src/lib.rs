@@ -8,3 +8,5 @@ pub mod http;
 pub mod load;
 pub mod report;
 pub mod revision;
+pub mod scale;
+pub mod tmdevlab;

@@ -504,12 +504,18 @@ fn clock_ticks() -> f64 {
 
 /// Peak RSS (`VmHWM`) of `pid` in kB (Linux `/proc`; zero elsewhere).
 pub fn peak_rss(pid: u32) -> u64 {
+    status_kb(pid, "VmHWM:")
+}
+
+/// The memory figure `field` (such as `VmRSS:`) of `pid`'s `/proc` status, in kB; zero
+/// where there is none.
+pub fn status_kb(pid: u32, field: &str) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
         .and_then(|status| {
             status
                 .lines()
-                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .find_map(|l| l.strip_prefix(field))
                 .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
         })
         .unwrap_or(0)

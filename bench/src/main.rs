@@ -129,6 +129,57 @@ enum Cmd {
         #[arg(long, default_value = "target/bench/gateway-results.json")]
         json: String,
     },
+    /// TM Dev Lab v2's benchmark (`http4k/benchmark-mcp-servers-v2`) on loopback: its Redis
+    /// data, API service, three tools and virtual users; toolsmith against the benchmark's own
+    /// Rust server when `--compare` gives it (see BENCHMARKS.md; `bench/tmdevlab` runs this).
+    Tmdevlab {
+        /// Rounds; each runs every server once per user level, interleaved.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+        /// Virtual-user levels.
+        #[arg(long, value_delimiter = ',', default_value = "50,16")]
+        vus: Vec<usize>,
+        /// Seconds of load before the measured window.
+        #[arg(long, default_value_t = 5)]
+        warmup: u64,
+        /// Seconds measured.
+        #[arg(long, default_value_t = 20)]
+        seconds: u64,
+        /// The benchmark's Rust server (its `rust-server`, built with `--release`), to compare.
+        #[arg(long)]
+        compare: Option<std::path::PathBuf>,
+        /// Where the compared server listens (its address is fixed in its source).
+        #[arg(long, default_value = "http://127.0.0.1:8095/mcp")]
+        compare_url: String,
+        /// Leave out toolsmith with sessions.
+        #[arg(long)]
+        no_sessions: bool,
+        /// An earlier build of `fixture-tmdevlab` to measure beside this one.
+        #[arg(long)]
+        before: Option<std::path::PathBuf>,
+        /// Where to write the JSON results.
+        #[arg(long, default_value = "target/bench/tmdevlab-results.json")]
+        json: String,
+    },
+    /// Scaling with the tool count: startup, memory, list pages, search, and calls while the
+    /// tool set changes, for servers of tools made at run time (see BENCHMARKS.md).
+    Scale {
+        /// Tool counts.
+        #[arg(long, value_delimiter = ',', default_value = "100,1000,10000")]
+        tools: Vec<usize>,
+        /// Seconds per load run.
+        #[arg(long, default_value_t = 3)]
+        seconds: u64,
+        /// Milliseconds between changes of the tool set in the churn run.
+        #[arg(long, default_value_t = 10)]
+        churn_ms: u64,
+        /// Keep-alive connections calling tools.
+        #[arg(long, default_value_t = 64)]
+        connections: usize,
+        /// Where to write the JSON results.
+        #[arg(long, default_value = "target/bench/scale-results.json")]
+        json: String,
+    },
     /// Rewrite the small fixture binaries of this crate (src/bin/fixture_*.rs, 3 tools).
     WriteSmallFixtures,
     /// Measure one server command (`-- CMD ARGS...`) whose tools are `tool_0`..`tool_{T-1}`.
@@ -152,6 +203,17 @@ enum Cmd {
         #[arg(required = true, last = true)]
         command: Vec<String>,
     },
+}
+
+/// Writes `results` as pretty JSON to `json`, its folder made if needed.
+fn save(json: &str, results: &impl serde::Serialize) -> Result<(), String> {
+    if let Some(parent) = std::path::Path::new(json).parent() {
+        std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+    }
+    let text = serde_json::to_string_pretty(results).map_err(|e| e.to_string())?;
+    std::fs::write(json, text).map_err(|e| e.to_string())?;
+    eprintln!("results written to {json}");
+    Ok(())
 }
 
 fn main() {
@@ -198,12 +260,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
         };
         let results = toolsmith_bench::http::run(&options)?;
         print!("{}", toolsmith_bench::http::table(&results));
-        if let Some(parent) = std::path::Path::new(&json).parent() {
-            std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
-        }
-        let text = serde_json::to_string_pretty(&results).map_err(|e| e.to_string())?;
-        std::fs::write(&json, text).map_err(|e| e.to_string())?;
-        eprintln!("results written to {json}");
+        save(&json, &results)?;
         return Ok(());
     }
     if let Some(Cmd::Gateway { .. }) = cli.command
@@ -227,12 +284,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
         };
         let samples = toolsmith_bench::http::gateway(&options)?;
         print!("{}", toolsmith_bench::http::gateway_table(&samples));
-        if let Some(parent) = std::path::Path::new(&json).parent() {
-            std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
-        }
-        let text = serde_json::to_string_pretty(&samples).map_err(|e| e.to_string())?;
-        std::fs::write(&json, text).map_err(|e| e.to_string())?;
-        eprintln!("results written to {json}");
+        save(&json, &samples)?;
         return Ok(());
     }
     if let Some(Cmd::Observe { .. }) = cli.command
@@ -259,12 +311,59 @@ fn run(mut cli: Cli) -> Result<(), String> {
             "{}",
             toolsmith_bench::http::observe_table(&observed, connections)
         );
-        if let Some(parent) = std::path::Path::new(&json).parent() {
-            std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
-        }
-        let text = serde_json::to_string_pretty(&observed).map_err(|e| e.to_string())?;
-        std::fs::write(&json, text).map_err(|e| e.to_string())?;
-        eprintln!("results written to {json}");
+        save(&json, &observed)?;
+        return Ok(());
+    }
+    if let Some(Cmd::Scale {
+        tools,
+        seconds,
+        churn_ms,
+        connections,
+        json,
+    }) = cli.command.take_if(|c| matches!(c, Cmd::Scale { .. }))
+    {
+        let options = toolsmith_bench::scale::Options {
+            counts: tools,
+            seconds,
+            churn_ms,
+            connections,
+        };
+        let figures = toolsmith_bench::scale::run(&options)?;
+        print!("{}", toolsmith_bench::scale::table(&figures, churn_ms));
+        save(&json, &figures)?;
+        return Ok(());
+    }
+    if let Some(Cmd::Tmdevlab { .. }) = cli.command
+        && let Some(Cmd::Tmdevlab {
+            rounds,
+            vus,
+            warmup,
+            seconds,
+            compare,
+            compare_url,
+            no_sessions,
+            before,
+            json,
+        }) = cli.command.take()
+    {
+        use toolsmith_bench::tmdevlab;
+        let options = tmdevlab::Options {
+            rounds,
+            vus,
+            warmup: std::time::Duration::from_secs(warmup),
+            window: std::time::Duration::from_secs(seconds),
+            compare,
+            compare_url,
+            sessions: !no_sessions,
+            before,
+        };
+        let samples = tmdevlab::run(&options)?;
+        let baseline = match options.compare {
+            Some(_) => "rmcp (the benchmark's server)",
+            None => "toolsmith",
+        };
+        print!("{}", tmdevlab::table(&samples, baseline));
+        save(&json, &samples)?;
         return Ok(());
     }
     if let Some(Cmd::Load {

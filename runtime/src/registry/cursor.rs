@@ -74,19 +74,25 @@ impl Hasher for Stable {
 /// by name) and what policies and scopes filter on. A changed description or schema moves
 /// no tool, so it does not invalidate the cursors of a rolling deployment; a tool added or
 /// removed does (a cursor of the set before is refused).
-pub(crate) fn fingerprint<'a>(tools: impl ExactSizeIterator<Item = &'a ToolInfo>) -> u64 {
+pub(crate) fn tool_fingerprint(tool: &ToolInfo) -> u64 {
     let mut hasher = Stable::new();
-    tools.len().hash(&mut hasher);
-    for tool in tools {
-        (
-            tool.name(),
-            tool.hints(),
-            tool.category(),
-            tool.tags(),
-            tool.header().scopes(),
-        )
-            .hash(&mut hasher);
-    }
+    (
+        tool.name(),
+        tool.hints(),
+        tool.category(),
+        tool.tags(),
+        tool.header().scopes(),
+    )
+        .hash(&mut hasher);
+    hasher.finish()
+}
+
+/// The fingerprint of a set of `count` tools whose [`tool_fingerprint`]s add up (wrapping)
+/// to `sum`: independent of order (the lists are sorted by name anyway), so a registry keeps
+/// it up to date as a tool is added or removed, without going over the others.
+pub(crate) fn fingerprint(count: usize, sum: u64) -> u64 {
+    let mut hasher = Stable::new();
+    (count, sum).hash(&mut hasher);
     hasher.finish()
 }
 

@@ -53,11 +53,13 @@ pub struct Registry {
     tools: Vec<Arc<ToolInfo>>,
     /// By name. A fixed-seed fast hash: lookups insert nothing, and a name is inserted only
     /// by the program (a `#[tool]`, or a `Tool` it adds).
-    index: HashMap<ToolName, usize, foldhash::fast::FixedState>,
+    index: HashMap<ToolName, ToolRef, foldhash::fast::FixedState>,
     /// Resources, templates and prompts.
     items: Items,
-    /// What list cursors are checked against (`cursor.rs`).
-    fingerprint: u64,
+    /// The wrapping sum of the tools' fingerprints, of which list cursors' is made
+    /// (`cursor.rs`): kept up to date by adding or removing a tool without the others, so
+    /// that adding N tools one by one costs O(N log N), not O(N²).
+    fingerprints: u64,
 }
 
 impl Registry {
@@ -152,7 +154,7 @@ impl Registry {
             tools: Vec::new(),
             index: HashMap::default(),
             items,
-            fingerprint: 0,
+            fingerprints: 0,
         }
         .reindexed())
     }
@@ -163,10 +165,12 @@ impl Registry {
         self.index = self
             .held
             .iter()
-            .enumerate()
-            .map(|(i, t)| (t.shared_name().clone(), i))
+            .map(|t| (t.shared_name().clone(), t.clone()))
             .collect();
-        self.fingerprint = cursor::fingerprint(self.tools.iter().map(|t| &**t));
+        self.fingerprints = self
+            .tools
+            .iter()
+            .fold(0, |sum, t| sum.wrapping_add(cursor::tool_fingerprint(t)));
         self
     }
 
@@ -259,8 +263,12 @@ impl Registry {
     fn insert(&mut self, tool: ToolRef) -> Result<(), Error> {
         self.refuse_taken(&tool)?;
         let at = self.held.partition_point(|t| t.name() < tool.name());
+        self.fingerprints = self
+            .fingerprints
+            .wrapping_add(cursor::tool_fingerprint(&tool));
+        self.index.insert(tool.shared_name().clone(), tool.clone());
+        self.tools.insert(at, tool.arc().clone());
         self.held.insert(at, tool);
-        *self = std::mem::take(self).reindexed();
         Ok(())
     }
 
@@ -294,9 +302,13 @@ impl Registry {
     /// assert!(toolsmith::Registry::global().get("archive_bookmarks").is_some());
     /// ```
     pub fn remove_tool(&mut self, name: &str) -> Option<Arc<ToolInfo>> {
-        let at = *self.index.get(name)?;
+        let at = self.held.binary_search_by(|t| t.name().cmp(name)).ok()?;
         let removed = self.held.remove(at);
-        *self = std::mem::take(self).reindexed();
+        self.tools.remove(at);
+        self.index.remove(name);
+        self.fingerprints = self
+            .fingerprints
+            .wrapping_sub(cursor::tool_fingerprint(&removed));
         Some(removed.arc().clone())
     }
 
@@ -443,7 +455,7 @@ impl Registry {
     /// The tool named `name`, as a call holds it while it runs.
     #[inline]
     pub(crate) fn shared(&self, name: &str) -> Option<&ToolRef> {
-        self.index.get(name).map(|&i| &self.held[i])
+        self.index.get(name)
     }
 
     /// How many tools there are.
@@ -481,7 +493,7 @@ impl Registry {
     /// What list cursors of this set are checked against: changes when a tool is added or
     /// removed (see `cursor.rs`).
     pub(crate) fn fingerprint(&self) -> u64 {
-        self.fingerprint
+        cursor::fingerprint(self.tools.len(), self.fingerprints)
     }
 
     /// The package (name, version) that defines most `#[tool]`s: the server's identity by
@@ -511,3 +523,6 @@ impl Changed {
         self.tools || self.resources || self.prompts
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -13,7 +13,7 @@ use rmcp::model::CallToolRequestParams;
 use tokio_util::sync::CancellationToken;
 
 use super::adapter::ToolServer;
-use super::call::inline::Started;
+use super::call::inline::{Started, Verdict};
 use super::call::{CallReply, lost};
 use super::call::{CallSetup, Way};
 
@@ -55,21 +55,26 @@ impl ToolServer {
         way: Way,
     ) -> FirstStep<impl Future<Output = CallReply> + Send + 'static> {
         let blocking = &self.pipeline.blocking;
-        let blocks = blocking.blocks(&params.name);
+        let verdict = blocking.verdict(&params.name);
+        let reviewed = (verdict == Verdict::Review).then(|| params.name.to_string());
         let server = self.clone();
         let work = async move { server.call(params, cancel, setup, way).await };
-        let rest = match blocking.start(blocks, work) {
+        let rest = match blocking.start(verdict, work) {
             Started::Done(answer) => return FirstStep::Done(answer),
             Started::Waiting(work) => Ok(work),
             Started::Blocks(work) => Err(work),
         };
-        let pool = self.pipeline.pool.clone();
+        let (pool, blocking) = (self.pipeline.pool.clone(), blocking.clone());
         FirstStep::Rest(async move {
-            match rest {
-                Ok(work) => work.await,
+            match (rest, reviewed) {
+                (Ok(work), _) => work.await,
                 // It blocks its thread: on a pool thread, not on a runtime worker (where it
                 // could also hold up the reader).
-                Err(work) => pool.block_on(work).await.unwrap_or_else(lost),
+                (Err(work), None) => pool.block_on(work).await.unwrap_or_else(lost),
+                (Err(work), Some(tool)) => {
+                    let work = async move { blocking.review(&tool, work).await };
+                    pool.block_on(work).await.unwrap_or_else(lost)
+                }
             }
         })
     }

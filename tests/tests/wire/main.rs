@@ -17,6 +17,7 @@ mod harness;
 mod http;
 mod http_2026;
 mod http_adversarial;
+mod http_handshake;
 mod http_limits;
 mod http_logs;
 mod http_origins;

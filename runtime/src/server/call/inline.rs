@@ -3,9 +3,17 @@
 //! task of its own. A tool whose first step took longer than [`INLINE_BUDGET`] (blocking work
 //! in an `async fn`) would hold up reading, cancellations included: it is remembered, and its
 //! later calls start on a thread of the pool instead, on every way in.
+//!
+//! The first step is timed with a wall clock, which also counts the time the thread waited
+//! for a CPU: on a busy machine, or in a container at its CPU limit, a quick step can look
+//! slow. So a tool marked once is under review: its next calls' first steps, on the pool, are
+//! timed by what the thread itself spent (running or asleep, from the kernel's scheduler
+//! statistics, not the time it waited for a CPU). One that keeps its thread past the budget
+//! is confirmed (and the warning is logged); [`REVIEWS`] that do not clear it, and its calls
+//! start where they are read again.
 
 use std::cell::Cell;
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Mutex;
@@ -20,11 +28,34 @@ use crate::tool::ToolName;
 /// of a precise reading, twice per call).
 pub(crate) const INLINE_BUDGET: Duration = Duration::from_millis(10);
 
+/// How many first steps within the budget clear a tool under review.
+pub(crate) const REVIEWS: u8 = 3;
+
 /// The tools whose first step blocked past [`INLINE_BUDGET`], for one server.
 #[derive(Default)]
 pub(crate) struct Blocking {
-    tools: Mutex<HashSet<String>>,
+    tools: Mutex<HashMap<String, Mark>>,
     any: AtomicBool,
+}
+
+/// What is known of a tool whose first step once ran past the budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    /// Timed by the wall clock only: this many more quick first steps clear it.
+    Review(u8),
+    /// Its thread was held past the budget, by its own doing.
+    Blocks,
+}
+
+/// Where a tool's calls start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Where the request was read.
+    Inline,
+    /// On a pool thread, its first step timed for the review.
+    Review,
+    /// On a pool thread.
+    Blocks,
 }
 
 /// How a first step ended.
@@ -48,12 +79,12 @@ pub(crate) fn started(tool: &ToolName) {
 }
 
 impl Blocking {
-    /// Runs `work`'s first step here, unless its tool `blocks` (see [`Blocking::blocks`]). A
-    /// first step past [`INLINE_BUDGET`] marks the tool the pipeline started in it.
+    /// Runs `work`'s first step here, unless its tool's [`Verdict`] says otherwise. A first
+    /// step past [`INLINE_BUDGET`] marks the tool the pipeline started in it.
     #[inline]
-    pub(crate) fn start<F: Future>(&self, blocks: bool, work: F) -> Started<F> {
+    pub(crate) fn start<F: Future>(&self, verdict: Verdict, work: F) -> Started<F> {
         let mut work = Box::pin(work);
-        if blocks {
+        if verdict != Verdict::Inline {
             return Started::Blocks(work);
         }
         // A waker that does nothing is enough for a first poll: a future that is not ready
@@ -74,27 +105,116 @@ impl Blocking {
         }
     }
 
-    /// Whether `tool`'s calls are known to block their thread.
-    pub(crate) fn blocks(&self, tool: &str) -> bool {
-        self.any.load(Ordering::Acquire)
-            && self
-                .tools
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .contains(tool)
+    /// Where `tool`'s calls start.
+    #[inline]
+    pub(crate) fn verdict(&self, tool: &str) -> Verdict {
+        if !self.any.load(Ordering::Acquire) {
+            return Verdict::Inline;
+        }
+        match self.lock().get(tool) {
+            None => Verdict::Inline,
+            Some(Mark::Review(_)) => Verdict::Review,
+            Some(Mark::Blocks) => Verdict::Blocks,
+        }
     }
 
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Mark>> {
+        self.tools.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A first step of `tool` took `took` by the wall clock: its calls go to the pool, under
+    /// review.
     fn mark(&self, tool: &str, took: Duration) {
-        tracing::warn!(
+        tracing::debug!(
             tool,
-            blocked_ms = took.as_millis() as u64,
-            "an async tool blocked the reader in its first step; its calls now run on a thread \
-             of their own. Keep blocking work in a sync `fn` tool, or in spawn_blocking"
+            took_ms = took.as_millis() as u64,
+            "an async tool's first step ran past the budget; its next calls start on a pool thread, under review"
         );
-        let mut tools = self.tools.lock().unwrap_or_else(|e| e.into_inner());
-        tools.insert(tool.to_owned());
+        self.lock()
+            .entry(tool.to_owned())
+            .or_insert(Mark::Review(REVIEWS));
         self.any.store(true, Ordering::Release);
     }
+
+    /// Runs `work` (a call of `tool`, under review), timing its first step by what its
+    /// thread spent.
+    pub(crate) async fn review<F: Future>(&self, tool: &str, work: F) -> F::Output {
+        let mut work = std::pin::pin!(work);
+        let mut first = true;
+        std::future::poll_fn(|cx| {
+            if !std::mem::take(&mut first) {
+                return work.as_mut().poll(cx);
+            }
+            let held = Held::start();
+            let polled = work.as_mut().poll(cx);
+            self.reviewed(tool, held.and_then(Held::end));
+            polled
+        })
+        .await
+    }
+
+    /// A reviewed first step of `tool` kept its thread `held` (`None`: not measurable here,
+    /// taken as past the budget).
+    pub(crate) fn reviewed(&self, tool: &str, held: Option<Duration>) {
+        let mut tools = self.lock();
+        let Some(mark) = tools.get_mut(tool) else {
+            return;
+        };
+        match (*mark, held) {
+            (Mark::Review(left), Some(held)) if held <= INLINE_BUDGET => {
+                if left > 1 {
+                    *mark = Mark::Review(left - 1);
+                    return;
+                }
+                tools.remove(tool);
+                tracing::debug!(
+                    tool,
+                    "an async tool's first steps keep within the budget: the machine was busy, not the tool; its calls start where they are read again"
+                );
+            }
+            (Mark::Review(_), held) => {
+                *mark = Mark::Blocks;
+                tracing::warn!(
+                    tool,
+                    blocked_ms = held.map(|h| h.as_millis() as u64),
+                    "an async tool blocked its thread in its first step; its calls now run on a thread \
+                     of their own. Keep blocking work in a sync `fn` tool, or in spawn_blocking"
+                );
+            }
+            (Mark::Blocks, _) => {}
+        }
+        self.any.store(!tools.is_empty(), Ordering::Release);
+    }
+}
+
+/// How long a thread keeps itself busy (running, or asleep in a blocking call) as opposed to
+/// waiting for a CPU: wall time less the scheduler's run-queue wait
+/// (`/proc/thread-self/schedstat`; Linux only).
+struct Held {
+    began: Instant,
+    waited: Duration,
+}
+
+impl Held {
+    fn start() -> Option<Held> {
+        Some(Held {
+            waited: run_queue_wait()?,
+            began: Instant::now(),
+        })
+    }
+
+    fn end(self) -> Option<Duration> {
+        let took = self.began.elapsed();
+        let waited = run_queue_wait()?.saturating_sub(self.waited);
+        Some(took.saturating_sub(waited))
+    }
+}
+
+/// How long this thread has waited for a CPU so far (the second field of its schedstat).
+fn run_queue_wait() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let waited = stat.split_whitespace().nth(1)?.parse().ok()?;
+    Some(Duration::from_nanos(waited))
 }
 
 /// A monotonic reading that is cheap to take: `CLOCK_MONOTONIC_COARSE` on Linux.
@@ -112,4 +232,55 @@ fn coarse_now() -> Duration {
     }
     static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
     START.get_or_init(Instant::now).elapsed()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::{Blocking, INLINE_BUDGET, REVIEWS, Verdict};
+
+    #[test]
+    fn a_slow_first_step_is_reviewed_then_confirmed_or_cleared() {
+        let blocking = Blocking::default();
+        assert_eq!(blocking.verdict("t"), Verdict::Inline);
+        blocking.mark("t", INLINE_BUDGET * 2);
+        assert_eq!(blocking.verdict("t"), Verdict::Review);
+        assert_eq!(blocking.verdict("other"), Verdict::Inline);
+        // Quick first steps clear it.
+        for _ in 1..REVIEWS {
+            blocking.reviewed("t", Some(Duration::from_millis(1)));
+            assert_eq!(blocking.verdict("t"), Verdict::Review);
+        }
+        blocking.reviewed("t", Some(Duration::from_millis(1)));
+        assert_eq!(blocking.verdict("t"), Verdict::Inline);
+        // One that holds its thread past the budget is confirmed, for good.
+        blocking.mark("t", INLINE_BUDGET * 2);
+        blocking.reviewed("t", Some(INLINE_BUDGET * 3));
+        assert_eq!(blocking.verdict("t"), Verdict::Blocks);
+        blocking.reviewed("t", Some(Duration::ZERO));
+        assert_eq!(blocking.verdict("t"), Verdict::Blocks);
+    }
+
+    #[test]
+    fn a_step_asleep_counts_and_time_waiting_for_a_cpu_does_not() {
+        let blocking = Blocking::default();
+        blocking.mark("sleeps", INLINE_BUDGET * 2);
+        let sleeps = blocking.review("sleeps", async {
+            std::thread::sleep(INLINE_BUDGET * 2);
+        });
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap()
+            .block_on(sleeps);
+        if std::path::Path::new("/proc/thread-self/schedstat").exists() {
+            assert_eq!(
+                blocking.verdict("sleeps"),
+                Verdict::Blocks,
+                "asleep is held"
+            );
+            let before = super::run_queue_wait().unwrap();
+            assert!(super::run_queue_wait().unwrap() >= before);
+        }
+    }
 }

@@ -129,6 +129,19 @@ enum Method {
 
 /// The id, method and params (an object, as raw JSON) of a request a fast path may answer.
 fn envelope(message: &[u8]) -> Option<(RequestId, Method, &str)> {
+    let (id, method, params) = parts(message)?;
+    let method = match &*method {
+        "tools/call" => Method::Call,
+        "tools/list" => Method::List,
+        "server/discover" => Method::Discover,
+        _ => return None,
+    };
+    Some((id?, method, params))
+}
+
+/// A JSON-RPC 2.0 message with a method and nothing unknown: its id (none for a
+/// notification), method and params (an object, as raw JSON; `{}` when absent).
+pub(crate) fn parts(message: &[u8]) -> Option<(Option<RequestId>, Cow<'_, str>, &str)> {
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct Envelope<'a> {
@@ -142,18 +155,11 @@ fn envelope(message: &[u8]) -> Option<(RequestId, Method, &str)> {
     }
 
     let envelope = serde_json::from_slice::<Envelope>(message).ok()?;
-    let (id, method) = (envelope.id?, envelope.method?);
     let params = envelope.params.map_or("{}", RawValue::get);
     if envelope.jsonrpc != "2.0" || !params.starts_with('{') {
         return None;
     }
-    let method = match &*method {
-        "tools/call" => Method::Call,
-        "tools/list" => Method::List,
-        "server/discover" => Method::Discover,
-        _ => return None,
-    };
-    Some((id, method, params))
+    Some((envelope.id, envelope.method?, params))
 }
 
 #[cfg(test)]

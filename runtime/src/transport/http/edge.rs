@@ -136,7 +136,6 @@ struct Shape<'a> {
     method: Option<Cow<'a, str>>,
     result: Option<serde::de::IgnoredAny>,
     error: Option<serde::de::IgnoredAny>,
-    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
     #[serde(borrow)]
     id: Option<&'a serde_json::value::RawValue>,
     /// Read only where needed (a `name` of another type must not hide the rest).
@@ -304,10 +303,11 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screened, Response>
     };
     if let Some(fast_path) = &edge.fast_path
         && let Some(shape) = &shape
-        && matches!(
-            shape.method.as_deref(),
-            Some("tools/call" | "tools/list" | "server/discover")
-        )
+        && match shape.method.as_deref() {
+            Some("tools/call" | "tools/list" | "server/discover" | "initialize" | "ping") => true,
+            Some(method) => method.starts_with("notifications/") && shape.id.is_none(),
+            None => false,
+        }
         && let Some(headers) = fast::plain(&parts.headers, &edge.hosts)
     {
         let caller = parts

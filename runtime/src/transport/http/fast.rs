@@ -37,7 +37,7 @@ pub(crate) struct McpHeaders<'a> {
 pub(crate) trait FastPath: Send + Sync + 'static {
     /// The answer to a POSTed JSON-RPC message with these `headers`, or `None` for rmcp to
     /// serve it (decided before anything runs); a call's notifications go to `events`, when
-    /// given.
+    /// given. A 202 answer (to a notification) is sent without a body.
     fn answer(
         &self,
         body: &[u8],
@@ -145,6 +145,12 @@ fn accepts(headers: &HeaderMap, essence: &str) -> bool {
 /// The HTTP response carrying `message` with `status`: a JSON body, or (`sse`, and 200) a
 /// stream of that one event, with the headers rmcp sends.
 pub(super) fn respond((status, message): (StatusCode, Vec<u8>), sse: bool) -> Response {
+    // A notification's: accepted, with nothing in it.
+    if status == StatusCode::ACCEPTED {
+        let mut response = Response::new(HttpBody::empty());
+        *response.status_mut() = status;
+        return response;
+    }
     if !sse || status != StatusCode::OK {
         let mut response = Response::new(HttpBody::from(message));
         *response.status_mut() = status;

@@ -2,15 +2,21 @@
 //! `tools/list` page or `server/discover` that the one allow-list (`wire/decode.rs`) admits,
 //! at any revision (on 2026-07-28, with headers that match the body), answered straight from
 //! the server in exactly the JSON and status rmcp's service would send; calls run through
-//! the call pipeline. Anything else is left to rmcp. A call's log messages go on its own response
-//! (`adapter/peer.rs`); a call asking for progress is rmcp's.
+//! the call pipeline. Before 2026-07-28 also what needs no state at all (`wire/stateless.rs`):
+//! `initialize` (its result serialized once per revision asked for), `ping`, and
+//! notifications (accepted, as rmcp accepts and drops them outside a session). Anything else
+//! is left to rmcp. A call's log messages go on its own response (`adapter/peer.rs`); a call
+//! asking for progress is rmcp's.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use axum::http::StatusCode;
-use rmcp::RoleServer;
-use rmcp::model::{CallToolRequestParams, ErrorCode, JsonRpcMessage, ProtocolVersion, RequestId};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ErrorCode, Implementation, InitializeRequestParams,
+    JsonRpcMessage, ProtocolVersion, RequestId, ServerResult,
+};
 use rmcp::service::TxJsonRpcMessage;
+use rmcp::{RoleServer, ServerHandler};
 use tokio_util::sync::CancellationToken;
 
 use crate::context::Caller;
@@ -22,17 +28,29 @@ use crate::server::call::{CallSetup, Way};
 use crate::server::dispatch::FirstStep;
 use crate::server::wire::decode::{FastRequest, Revision, fast_request};
 use crate::server::wire::encode;
+use crate::server::wire::stateless::{Stateless, stateless_request};
 use crate::transport::http::{Body, CallEvents, FastPath, McpHeaders};
 
 /// The server, as the HTTP transport's fast path.
 pub(crate) struct HttpFastPath {
     server: Arc<ToolServer>,
+    /// `initialize`'s answer by the revision asked for (each of rmcp's known revisions, then
+    /// any other): the revision agreed and the result's JSON, or `None` where rmcp refuses.
+    handshakes: Box<[OnceLock<Option<Handshake>>]>,
+}
+
+/// An `initialize` result, serialized once.
+struct Handshake {
+    agreed: ProtocolVersion,
+    result: Box<str>,
 }
 
 impl HttpFastPath {
     pub(crate) fn new(server: ToolServer) -> HttpFastPath {
+        let revisions = ProtocolVersion::KNOWN_VERSIONS.len() + 1;
         HttpFastPath {
             server: Arc::new(server),
+            handshakes: (0..revisions).map(|_| OnceLock::new()).collect(),
         }
     }
 }
@@ -46,7 +64,9 @@ impl FastPath for HttpFastPath {
         events: Option<CallEvents>,
         trace: Option<crate::trace::Handoff>,
     ) -> Option<Body> {
-        let request = fast_request(body, false)?;
+        let Some(request) = fast_request(body, false) else {
+            return self.stateless(body, headers);
+        };
         // On 2026-07-28 the headers must say what the body says (rmcp answers a mismatch).
         let (method, name, revision) = match &request {
             FastRequest::Call {
@@ -98,6 +118,72 @@ impl FastPath for HttpFastPath {
 }
 
 impl HttpFastPath {
+    /// `initialize`, `ping` or a notification, before 2026-07-28 (whose requests carry their
+    /// revision, and whose headers rmcp checks against the body).
+    fn stateless(&self, body: &[u8], headers: McpHeaders<'_>) -> Option<Body> {
+        if headers.per_request {
+            return None;
+        }
+        let (method, answer) = match stateless_request(body)? {
+            Stateless::Notification => ("notification", (StatusCode::ACCEPTED, Vec::new())),
+            Stateless::Ping { id } => {
+                let began = self.server.clock();
+                let mut answer = encode::result_prefix(&id);
+                answer.extend_from_slice(b"{}}");
+                let version = headers
+                    .version
+                    .filter(|_| self.server.measures())
+                    .and_then(crate::request::known_version);
+                self.server
+                    .answered(began, "ping", Transport::Tcp, version.as_ref());
+                ("ping", (StatusCode::OK, answer))
+            }
+            Stateless::Initialize { id, version } => {
+                // rmcp refuses a revision header that is not the one asked for.
+                if headers.version.is_some_and(|v| v != version.as_str()) {
+                    return None;
+                }
+                let began = self.server.clock();
+                let handshake = self.handshake(version)?;
+                let mut answer = encode::result_prefix(&id);
+                answer.reserve(handshake.result.len() + 1);
+                answer.extend_from_slice(handshake.result.as_bytes());
+                answer.push(b'}');
+                self.server
+                    .answered(began, "initialize", Transport::Tcp, Some(&handshake.agreed));
+                ("initialize", (StatusCode::OK, answer))
+            }
+        };
+        tracing::debug!(method, "answered without a service");
+        Some(Box::pin(std::future::ready(answer)))
+    }
+
+    /// The answer to an `initialize` asking for `asked`, as the server's handler negotiates it
+    /// (`None` where it refuses: rmcp then answers with its error). Negotiation reads only
+    /// the revision asked for.
+    fn handshake(&self, asked: ProtocolVersion) -> Option<&Handshake> {
+        let slot = ProtocolVersion::KNOWN_VERSIONS
+            .iter()
+            .position(|known| *known == asked)
+            .unwrap_or(ProtocolVersion::KNOWN_VERSIONS.len());
+        self.handshakes[slot]
+            .get_or_init(|| {
+                let params = InitializeRequestParams::new(
+                    ClientCapabilities::default(),
+                    Implementation::new("client", "0"),
+                )
+                .with_protocol_version(asked);
+                let result = self.server.negotiate_initialize(&params).ok()?;
+                let agreed = result.protocol_version.clone();
+                let result = serde_json::to_string(&ServerResult::InitializeResult(result)).ok()?;
+                Some(Handshake {
+                    agreed,
+                    result: result.into(),
+                })
+            })
+            .as_ref()
+    }
+
     fn call(
         &self,
         id: RequestId,
