@@ -1,6 +1,7 @@
-//! TM Dev Lab v2's Redis data (its `infra/redis/seed.py`, rewritten here), written before each
-//! server's run as the benchmark does: 10,000 carts (`bench:cart:user-NNNNN`, hashes), 1,000
-//! order histories of 20 entries (`bench:history:user-NNNNN`, lists), the popularity set of
+//! TM Dev Lab v2's Redis data (the seeding script in its repository's `infra` folder, rewritten
+//! here), written before each server's run as the benchmark does: 10,000 carts
+//! (`bench:cart:user-NNNNN`, hashes), 1,000 order histories of 20 entries
+//! (`bench:history:user-NNNNN`, lists), the popularity set of
 //! 100,000 products (`bench:popular`) and 100 rate-limit counters.
 
 use redis::aio::MultiplexedConnection;
