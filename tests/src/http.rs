@@ -83,6 +83,27 @@ pub async fn request(
     Response::parse(&raw).expect("a status line")
 }
 
+/// Sends a bodiless request to `addr` and reads the response's head only (status line and
+/// headers): for a stream that stays open.
+pub async fn head(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> String {
+    let mut stream = TcpStream::connect(addr).await.expect("the server accepts");
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\n");
+    for (name, value) in headers {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut answer = String::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).await.unwrap_or(0) == 0 || line == "\r\n" {
+            return answer;
+        }
+        answer.push_str(&line);
+    }
+}
+
 /// A JSON-RPC POST with the headers every client sends.
 pub async fn post(addr: &str, path: &str, body: &Value, extra: &[(&str, &str)]) -> Response {
     let mut headers = vec![

@@ -37,8 +37,8 @@ pub struct Options {
     pub compare_url: String,
     /// Also toolsmith with sessions.
     pub sessions: bool,
-    /// An earlier build of `fixture-tmdevlab`, measured beside this one (stateless) as
-    /// `toolsmith (before)`.
+    /// An earlier build of `fixture-tmdevlab`, measured beside this one as
+    /// `toolsmith (before)` (and, with sessions, `toolsmith --sessions (before)`).
     pub before: Option<PathBuf>,
 }
 
@@ -270,6 +270,15 @@ async fn run_async(options: &Options) -> Result<Vec<Sample>, String> {
             args: vec![addr.clone(), "--sessions".into()],
             url: format!("http://{addr}/mcp"),
         });
+        if let Some(program) = &options.before {
+            let addr = free_addr()?;
+            contenders.push(Contender {
+                label: "toolsmith --sessions (before)",
+                program: program.clone(),
+                args: vec![addr.clone(), "--sessions".into()],
+                url: format!("http://{addr}/mcp"),
+            });
+        }
     }
     let mut samples = Vec::new();
     for round in 1..=options.rounds {

@@ -55,7 +55,7 @@ use tokio_util::sync::CancellationToken;
 pub use caller::Caller;
 #[cfg(feature = "__test-switches")]
 pub use channel::AskClient;
-#[cfg(test)]
+#[cfg(any(test, feature = "http"))]
 pub(crate) use channel::permits;
 pub(crate) use channel::{
     Asker, ChannelError, ClientChannel, Reply, declined, elicitation, withdrawal,

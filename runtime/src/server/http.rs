@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::Server;
-use super::session::http::HttpFastPath;
+use super::session::http::{HttpFastPath, Seat};
 use crate::Error;
 use crate::transport::http::FastPath;
 
@@ -68,7 +68,7 @@ impl Server {
         let mut config = std::mem::take(&mut self.http);
         #[cfg(feature = "auth")]
         let auth = self.clone();
-        let fast_path = !self.no_fast_path && !config.sessions;
+        let fast_path = !self.no_fast_path;
         // What the server is made with: nothing is set on it after.
         #[cfg_attr(not(any(feature = "auth", feature = "metrics")), allow(unused_mut))]
         let mut edge = super::Edge::http(config.sessions);
@@ -115,12 +115,22 @@ impl Server {
         }
         let in_flight = handler.pipeline.tracker.clone();
         let tasks = handler.pipeline.tasks.clone();
-        // Stateless tool requests take the fast path, unless turned off (tests compare).
-        let fast: Option<Arc<dyn FastPath>> = fast_path
-            .then(|| Arc::new(HttpFastPath::new(handler.for_session())) as Arc<dyn FastPath>);
-        let served =
-            crate::transport::http::serve(move || handler.for_session(), config, fast, in_flight)
-                .await;
+        // Tool requests take the fast path, unless turned off (tests compare); with sessions,
+        // it opens them too.
+        let sessions = config.sessions;
+        let fast: Option<Arc<dyn FastPath>> = fast_path.then(|| {
+            Arc::new(HttpFastPath::new(handler.for_session(), sessions)) as Arc<dyn FastPath>
+        });
+        // A session the fast path opened keeps its handler when rmcp comes to serve it.
+        let make = move || match crate::transport::http::restoring().and_then(|core| {
+            (core as Arc<dyn std::any::Any + Send + Sync>)
+                .downcast::<Seat>()
+                .ok()
+        }) {
+            Some(seat) => (*seat.server).clone(),
+            None => handler.for_session(),
+        };
+        let served = crate::transport::http::serve(make, config, fast, in_flight).await;
         // Tasks still running end with serving: failed as stopped, in a store that outlives
         // the process (a client polling another replica sees it).
         tasks.stop().await;
@@ -205,7 +215,10 @@ impl Server {
     }
 
     /// Keeps a session per client (`Mcp-Session-Id`) instead of serving each request on its
-    /// own. A session lives in one process: replicas then need affinity.
+    /// own. A session lives in one process: replicas then need affinity. It costs a map entry
+    /// while its client only calls tools and lists them; the first request that needs more
+    /// (an event stream of its own, a subscription, a question to the client) gives it a
+    /// service of rmcp's. A session nothing is asked of for 5 minutes ends.
     ///
     /// ```no_run
     /// // no_run: serves HTTP on 127.0.0.1:8000 until SIGTERM or SIGINT.

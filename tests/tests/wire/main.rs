@@ -23,6 +23,7 @@ mod http_logs;
 mod http_origins;
 mod http_paths;
 mod http_sessions;
+mod http_sessions_fast;
 mod http_startup;
 mod id_reuse;
 mod layers;

@@ -31,7 +31,18 @@ impl ServerHandler for ToolServer {
         context.peer.set_peer_info(request.clone());
         let began = self.clock();
         let agreed = self.negotiate_initialize(&request);
-        if let Ok(result) = &agreed {
+        // A session the server opened, now restored into rmcp's service: its client's
+        // `initialize` was counted when it came.
+        #[cfg(feature = "http")]
+        let replayed = context
+            .extensions
+            .get::<rmcp::transport::streamable_http_server::SessionRestoreMarker>()
+            .is_some();
+        #[cfg(not(feature = "http"))]
+        let replayed = false;
+        if let Ok(result) = &agreed
+            && !replayed
+        {
             self.ends.agreed(&result.protocol_version);
             self.answered(
                 began,

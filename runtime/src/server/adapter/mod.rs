@@ -209,6 +209,13 @@ impl ToolServer {
         }
     }
 
+    /// This session's `initialize` agreed on `version` (a session the HTTP fast path opened;
+    /// rmcp's go through the handler's `initialize`).
+    #[cfg(feature = "http")]
+    pub(crate) fn opened(&self, version: &rmcp::model::ProtocolVersion) {
+        self.ends.agreed(version);
+    }
+
     /// Runs one call through the pipeline, with this session's channel to its client and its
     /// log level unless the way in gave the call its own.
     pub(crate) fn call(

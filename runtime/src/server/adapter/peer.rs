@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::ToolServer;
 use crate::context::{
-    ChannelError, ClientChannel, Notice, NoticeSink, Reply, declined, withdrawal,
+    ChannelError, ClientChannel, Notice, NoticeSink, Reply, declined, permits, withdrawal,
 };
 use crate::transport::http::CallEvents;
 
@@ -195,23 +195,42 @@ impl Drop for Withdraw {
     }
 }
 
-/// A stateless call's channel to its client on the fast path: its notifications, as events
-/// of its own response (`transport/http/events.rs`).
-pub(crate) struct EventNotices(pub(crate) CallEvents);
+/// A call's channel to its client on the HTTP fast path: its notifications, as events of its
+/// own response (`transport/http/events.rs`), when the client takes them. Stateless, it
+/// cannot ask the client anything; in a session the server opened, it knows what the client
+/// declared, and is used only for clients that declared nothing the server could ask.
+pub(crate) struct EventNotices {
+    pub(crate) events: Option<CallEvents>,
+    /// In a session: what its client declared.
+    pub(crate) capabilities: Option<Arc<ClientCapabilities>>,
+}
+
+/// Why a call on the fast path of a session cannot ask its client something the client
+/// declared it takes (it never does: such a session's calls are rmcp's).
+const NOT_ON_THE_FAST_PATH: ChannelError =
+    ChannelError::Unsupported("this request cannot reach the client from this call");
 
 impl NoticeSink for EventNotices {
     fn notify(&self, notice: Notice) {
-        self.0.send(message(notice));
+        if let Some(events) = &self.events {
+            events.send(message(notice));
+        }
     }
 }
 
 impl ClientChannel for EventNotices {
     fn capabilities(&self) -> Option<Arc<ClientCapabilities>> {
-        None
+        self.capabilities.clone()
     }
 
-    fn request(&self, _request: ServerRequest) -> Reply {
-        declined(STATELESS)
+    fn request(&self, request: ServerRequest) -> Reply {
+        match &self.capabilities {
+            None => declined(STATELESS),
+            Some(capabilities) => match permits(Some(capabilities), &request) {
+                Err(why) => declined(why),
+                Ok(()) => declined(NOT_ON_THE_FAST_PATH),
+            },
+        }
     }
 }
 

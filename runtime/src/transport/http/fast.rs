@@ -14,6 +14,7 @@ use axum::response::Response;
 
 use super::CallEvents;
 use super::events::event_stream_headers;
+use super::sessions::SessionCore;
 use crate::context::Caller;
 
 /// A JSON-RPC response, once the request is answered: its HTTP status and body.
@@ -37,7 +38,9 @@ pub(crate) struct McpHeaders<'a> {
 pub(crate) trait FastPath: Send + Sync + 'static {
     /// The answer to a POSTed JSON-RPC message with these `headers`, or `None` for rmcp to
     /// serve it (decided before anything runs); a call's notifications go to `events`, when
-    /// given. A 202 answer (to a notification) is sent without a body.
+    /// given. A 202 answer (to a notification) is sent without a body. `session`: the
+    /// server's state of the session the message is of, when the server opened it (and rmcp
+    /// does not serve it yet).
     fn answer(
         &self,
         body: &[u8],
@@ -45,7 +48,21 @@ pub(crate) trait FastPath: Send + Sync + 'static {
         caller: Caller,
         events: Option<CallEvents>,
         trace: Option<crate::trace::Handoff>,
+        session: Option<&SessionCore>,
     ) -> Option<Body>;
+
+    /// With sessions: a new session for this `initialize`, or `None` for rmcp to open one.
+    fn open(&self, body: &[u8], headers: McpHeaders<'_>) -> Option<Opened>;
+}
+
+/// A session the server opened for an `initialize`.
+pub(crate) struct Opened {
+    /// The JSON-RPC response to the `initialize`.
+    pub(crate) answer: Vec<u8>,
+    /// The handshake, which rmcp replays if it comes to serve the session.
+    pub(crate) handshake: rmcp::model::InitializeRequestParams,
+    /// What the server keeps for the session.
+    pub(crate) core: SessionCore,
 }
 
 /// The revisions whose requests carry no per-request headers to check against the body.
@@ -56,15 +73,21 @@ const PLAIN_REVISIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2
 const MODERN_REVISION: &str = "2026-07-28";
 
 /// What a POST's headers say, when rmcp would plainly accept them: `Accept` names JSON and
-/// SSE, `Content-Type` is JSON, no `Origin`, no session, `Host` is one of `hosts` exactly
+/// SSE, `Content-Type` is JSON, no `Origin`, no session (unless `sessions`: the server keeps
+/// them, and a request of one names no revision of its own), `Host` is one of `hosts` exactly
 /// (or with a port, for an entry without one), and either the protocol revision is one of
 /// [`PLAIN_REVISIONS`] (or none) with no per-request MCP headers, or it is 2026-07-28 with
 /// one `Mcp-Method`, at most one `Mcp-Name`, and no `Mcp-Param-*` (the server then checks
 /// them against the body). `None` for anything else.
-pub(super) fn plain<'a>(headers: &'a HeaderMap, hosts: &[String]) -> Option<McpHeaders<'a>> {
+pub(super) fn plain<'a>(
+    headers: &'a HeaderMap,
+    hosts: &[String],
+    sessions: bool,
+) -> Option<McpHeaders<'a>> {
     let text = |name| headers.get(name).and_then(|v| v.to_str().ok());
+    let in_session = headers.contains_key("mcp-session-id");
     if headers.contains_key(header::ORIGIN)
-        || headers.contains_key("mcp-session-id")
+        || (in_session && !sessions)
         || headers.contains_key("last-event-id")
     {
         return None;
@@ -90,9 +113,10 @@ pub(super) fn plain<'a>(headers: &'a HeaderMap, hosts: &[String]) -> Option<McpH
         return None;
     }
     if mcp.per_request
-        && headers
-            .keys()
-            .any(|name| name.as_str().starts_with("mcp-param-"))
+        && (in_session
+            || headers
+                .keys()
+                .any(|name| name.as_str().starts_with("mcp-param-")))
     {
         return None;
     }
@@ -208,11 +232,14 @@ mod tests {
             ("content-type", "application/json"),
             ("accept", "application/json, text/event-stream"),
         ];
-        assert_eq!(plain(&headers(&base), &hosts), Some(McpHeaders::default()));
+        assert_eq!(
+            plain(&headers(&base), &hosts, false),
+            Some(McpHeaders::default())
+        );
         let with = |extra: &[(&'static str, &'static str)]| {
             let mut all = base.to_vec();
             all.extend_from_slice(extra);
-            plain(&headers(&all), &hosts).is_some()
+            plain(&headers(&all), &hosts, false).is_some()
         };
         assert!(with(&[("mcp-protocol-version", "2025-11-25")]));
         assert!(!with(&[("mcp-protocol-version", "1999-01-01")]));
@@ -229,7 +256,7 @@ mod tests {
         all.extend_from_slice(&per_request);
         let map = headers(&all);
         assert_eq!(
-            plain(&map, &hosts),
+            plain(&map, &hosts, false),
             Some(McpHeaders {
                 per_request: true,
                 method: Some("tools/call"),
@@ -248,9 +275,15 @@ mod tests {
             ("mcp-param-x", "1")
         ]));
         let only_json = [base[0], base[1], ("accept", "application/json")];
-        assert!(plain(&headers(&only_json), &hosts).is_none());
+        assert!(plain(&headers(&only_json), &hosts, false).is_none());
         let text_body = [base[0], ("content-type", "text/plain"), base[2]];
-        assert!(plain(&headers(&text_body), &hosts).is_none());
+        assert!(plain(&headers(&text_body), &hosts, false).is_none());
+        // A session's request, where the server keeps them; not one of 2026-07-28.
+        let mut in_session = base.to_vec();
+        in_session.push(("mcp-session-id", "abc"));
+        assert!(plain(&headers(&in_session), &hosts, true).is_some());
+        in_session.extend_from_slice(&per_request);
+        assert!(plain(&headers(&in_session), &hosts, true).is_none());
         assert!(host_allowed("LOCALHOST:1", &hosts));
         assert!(host_allowed("10.0.0.1:80", &hosts));
         assert!(!host_allowed("10.0.0.1:81", &hosts));

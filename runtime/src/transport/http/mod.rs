@@ -3,7 +3,7 @@
 //! (the `Host` and `Origin` of every request are checked).
 //!
 //! The transport knows rmcp's service and nothing of the server: it is given a factory that
-//! makes a handler per session (per request, when stateless).
+//! makes a handler per session (per request, when stateless), and the server's fast path.
 
 mod body;
 mod config;
@@ -40,8 +40,9 @@ pub(crate) use config::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY,
 };
 pub(crate) use events::CallEvents;
-pub(crate) use fast::{Body, FastPath, McpHeaders};
+pub(crate) use fast::{Body, FastPath, McpHeaders, Opened};
 pub(crate) use sessions::DEFAULT_MAX_SESSIONS;
+pub(crate) use sessions::{Session, SessionCore, restoring};
 
 /// How long calls in flight may take to finish once a stop was asked for.
 const GRACE: Duration = Duration::from_secs(10);
@@ -72,11 +73,16 @@ where
     // Cancelled last: it ends rmcp's streams, so calls in flight get their grace first.
     let end_streams = CancellationToken::new();
     let manager = Arc::new(LocalSessionManager::default());
-    let service = StreamableHttpService::new(
-        move || Ok(make()),
-        manager.clone(),
-        config.rmcp(local, &public, end_streams.clone()),
-    );
+    let sessions = config.sessions.then(|| {
+        let max = config
+            .max_sessions
+            .unwrap_or(sessions::DEFAULT_MAX_SESSIONS);
+        Arc::new(sessions::Sessions::new(manager.clone(), max))
+    });
+    let mut rmcp_config = config.rmcp(local, &public, end_streams.clone());
+    // The sessions the server opened itself are restored from there when rmcp must serve one.
+    rmcp_config.session_store = sessions.as_ref().map(|sessions| sessions.store() as _);
+    let service = StreamableHttpService::new(move || Ok(make()), manager.clone(), rmcp_config);
     let router = Router::new()
         .route("/healthz", get(|| async { "ok" }))
         .route_service(&path, service);
@@ -92,9 +98,9 @@ where
     #[cfg(feature = "metrics")]
     let router = match &config.metrics {
         Some(metrics) => {
-            if config.sessions {
-                let manager = manager.clone();
-                metrics.count_sessions(move || manager.sessions.try_read().ok().map(|s| s.len()));
+            if let Some(sessions) = &sessions {
+                let sessions = sessions.clone();
+                metrics.count_sessions(move || sessions.count());
             }
             let mut hosts = config.hosts(local, &public);
             hosts.extend(config.metrics_hosts.iter().cloned());
@@ -108,15 +114,11 @@ where
         max_body: config.max_body,
         body_timeout: config.body_timeout,
         fast_path,
-        sse: config.sse,
+        // rmcp answers every request of a session with an event stream.
+        sse: config.sse || config.sessions,
         hosts: config.hosts(local, &public),
         endpoint: path.clone(),
-        sessions: config.sessions.then(|| {
-            let max = config
-                .max_sessions
-                .unwrap_or(sessions::DEFAULT_MAX_SESSIONS);
-            sessions::Sessions::new(manager.clone(), max)
-        }),
+        sessions,
         guard,
         metrics: config.metrics.clone(),
     });

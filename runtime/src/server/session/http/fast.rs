@@ -7,8 +7,15 @@
 //! notifications (accepted, as rmcp accepts and drops them outside a session). Anything else
 //! is left to rmcp. A call's log messages go on its own response (`adapter/peer.rs`); a call
 //! asking for progress is rmcp's.
+//!
+//! With sessions, an `initialize` opens one here (`seat.rs`: a map entry the transport keeps,
+//! no service), and the session's calls, first pages, pings, `notifications/initialized` and
+//! `notifications/cancelled` are answered here too, with the session's own handler; the
+//! first request of it the fast path does not answer moves the session to rmcp's service.
 
 use std::sync::{Arc, OnceLock};
+
+use super::seat::Seat;
 
 use axum::http::StatusCode;
 use rmcp::model::{
@@ -29,7 +36,7 @@ use crate::server::dispatch::FirstStep;
 use crate::server::wire::decode::{FastRequest, Revision, fast_request};
 use crate::server::wire::encode;
 use crate::server::wire::stateless::{Stateless, stateless_request};
-use crate::transport::http::{Body, CallEvents, FastPath, McpHeaders};
+use crate::transport::http::{Body, CallEvents, FastPath, McpHeaders, Opened, SessionCore};
 
 /// The server, as the HTTP transport's fast path.
 pub(crate) struct HttpFastPath {
@@ -37,6 +44,9 @@ pub(crate) struct HttpFastPath {
     /// `initialize`'s answer by the revision asked for (each of rmcp's known revisions, then
     /// any other): the revision agreed and the result's JSON, or `None` where rmcp refuses.
     handshakes: Box<[OnceLock<Option<Handshake>>]>,
+    /// The server keeps sessions: a request outside one is rmcp's to refuse (but
+    /// `initialize`, which opens one).
+    sessions: bool,
 }
 
 /// An `initialize` result, serialized once.
@@ -46,11 +56,12 @@ struct Handshake {
 }
 
 impl HttpFastPath {
-    pub(crate) fn new(server: ToolServer) -> HttpFastPath {
+    pub(crate) fn new(server: ToolServer, sessions: bool) -> HttpFastPath {
         let revisions = ProtocolVersion::KNOWN_VERSIONS.len() + 1;
         HttpFastPath {
             server: Arc::new(server),
             handshakes: (0..revisions).map(|_| OnceLock::new()).collect(),
+            sessions,
         }
     }
 }
@@ -63,9 +74,18 @@ impl FastPath for HttpFastPath {
         caller: Caller,
         events: Option<CallEvents>,
         trace: Option<crate::trace::Handoff>,
+        session: Option<&SessionCore>,
     ) -> Option<Body> {
+        let seat = match (self.sessions, session) {
+            (false, _) => None,
+            (true, None) => return None,
+            (true, Some(core)) => {
+                let core: Arc<dyn std::any::Any + Send + Sync> = core.clone();
+                Some(core.downcast::<Seat>().ok()?)
+            }
+        };
         let Some(request) = fast_request(body, false) else {
-            return self.stateless(body, headers);
+            return self.stateless(body, headers, seat.as_deref());
         };
         // On 2026-07-28 the headers must say what the body says (rmcp answers a mismatch).
         let (method, name, revision) = match &request {
@@ -94,11 +114,21 @@ impl FastPath for HttpFastPath {
             .filter(|_| self.server.measures())
             .and_then(crate::request::known_version);
         match request {
+            // A client that can be asked something is asked in rmcp's session.
+            FastRequest::Call { .. } if seat.as_ref().is_some_and(|seat| seat.asks) => None,
             FastRequest::Call {
                 id,
                 params,
                 revision,
-            } => Some(self.call(id, params, (revision, version), caller, events, trace)),
+            } => {
+                let call = Call {
+                    caller,
+                    events,
+                    trace,
+                    seat,
+                };
+                Some(self.call(id, params, (revision, version), call))
+            }
             FastRequest::List { id, revision } => {
                 let began = self.server.clock();
                 let list = self.list(id, revision, &caller)?;
@@ -115,17 +145,73 @@ impl FastPath for HttpFastPath {
             }
         }
     }
+
+    fn open(&self, body: &[u8], headers: McpHeaders<'_>) -> Option<Opened> {
+        if !self.sessions || headers.per_request {
+            return None;
+        }
+        let Stateless::Initialize { id, params } = stateless_request(body)? else {
+            return None;
+        };
+        let version = params.protocol_version.clone();
+        // rmcp refuses a revision header that is not the one asked for.
+        if headers.version.is_some_and(|v| v != version.as_str()) {
+            return None;
+        }
+        let began = self.server.clock();
+        let handshake = self.handshake(version)?;
+        let answer = initialize_answer(&id, handshake);
+        let server = self.server.for_session();
+        server.opened(&handshake.agreed);
+        let seat = Seat::new(server, params.capabilities.clone());
+        self.server
+            .answered(began, "initialize", Transport::Tcp, Some(&handshake.agreed));
+        tracing::debug!(method = "initialize", "a session opened without a service");
+        Some(Opened {
+            answer,
+            handshake: *params,
+            core: Arc::new(seat),
+        })
+    }
+}
+
+/// What a call on the fast path comes with besides its request.
+struct Call {
+    caller: Caller,
+    events: Option<CallEvents>,
+    trace: Option<crate::trace::Handoff>,
+    /// The session it is of, when the server opened it.
+    seat: Option<Arc<Seat>>,
+}
+
+/// The JSON-RPC response to `initialize` `id`.
+fn initialize_answer(id: &RequestId, handshake: &Handshake) -> Vec<u8> {
+    let mut answer = encode::result_prefix(id);
+    answer.reserve(handshake.result.len() + 1);
+    answer.extend_from_slice(handshake.result.as_bytes());
+    answer.push(b'}');
+    answer
 }
 
 impl HttpFastPath {
     /// `initialize`, `ping` or a notification, before 2026-07-28 (whose requests carry their
-    /// revision, and whose headers rmcp checks against the body).
-    fn stateless(&self, body: &[u8], headers: McpHeaders<'_>) -> Option<Body> {
+    /// revision, and whose headers rmcp checks against the body). In a session the server
+    /// opened (`seat`), only `ping`, `notifications/initialized` and `notifications/cancelled`.
+    fn stateless(&self, body: &[u8], headers: McpHeaders<'_>, seat: Option<&Seat>) -> Option<Body> {
         if headers.per_request {
             return None;
         }
+        let accepted = (StatusCode::ACCEPTED, Vec::new());
         let (method, answer) = match stateless_request(body)? {
-            Stateless::Notification => ("notification", (StatusCode::ACCEPTED, Vec::new())),
+            Stateless::Notification { method, params } => match (seat, &*method) {
+                (None, _) => ("notification", accepted),
+                (Some(_), "notifications/initialized") => ("notification", accepted),
+                (Some(seat), "notifications/cancelled") => {
+                    seat.cancel(params)?;
+                    ("notification", accepted)
+                }
+                (Some(_), _) => return None,
+            },
             Stateless::Ping { id } => {
                 let began = self.server.clock();
                 let mut answer = encode::result_prefix(&id);
@@ -138,17 +224,17 @@ impl HttpFastPath {
                     .answered(began, "ping", Transport::Tcp, version.as_ref());
                 ("ping", (StatusCode::OK, answer))
             }
-            Stateless::Initialize { id, version } => {
+            // With sessions, `open` answers it (and in a session it is rmcp's error).
+            Stateless::Initialize { .. } if self.sessions => return None,
+            Stateless::Initialize { id, params } => {
+                let version = params.protocol_version;
                 // rmcp refuses a revision header that is not the one asked for.
                 if headers.version.is_some_and(|v| v != version.as_str()) {
                     return None;
                 }
                 let began = self.server.clock();
                 let handshake = self.handshake(version)?;
-                let mut answer = encode::result_prefix(&id);
-                answer.reserve(handshake.result.len() + 1);
-                answer.extend_from_slice(handshake.result.as_bytes());
-                answer.push(b'}');
+                let answer = initialize_answer(&id, handshake);
                 self.server
                     .answered(began, "initialize", Transport::Tcp, Some(&handshake.agreed));
                 ("initialize", (StatusCode::OK, answer))
@@ -189,20 +275,39 @@ impl HttpFastPath {
         id: RequestId,
         params: CallToolRequestParams,
         (revision, version): (Revision, Option<ProtocolVersion>),
-        caller: Caller,
-        events: Option<CallEvents>,
-        trace: Option<crate::trace::Handoff>,
+        call: Call,
     ) -> Body {
-        let server = self.server.clone();
+        let Call {
+            caller,
+            events,
+            trace,
+            seat,
+        } = call;
+        let server = match &seat {
+            Some(seat) => seat.server.clone(),
+            None => self.server.clone(),
+        };
         Box::pin(async move {
             let token = CancellationToken::new();
             // A client that goes away drops this future: the call's token is cancelled, and a
             // call still running goes on in its own task to see it, as on rmcp's path.
             let cancel_on_drop = token.clone().drop_guard();
+            // In a session: its `notifications/cancelled` and its end stop the call.
+            let _running = seat.as_ref().map(|seat| seat.running(&id, &token));
+            let sink = match &seat {
+                None => events.map(|events| EventNotices {
+                    events: Some(events),
+                    capabilities: None,
+                }),
+                Some(seat) => Some(EventNotices {
+                    events,
+                    capabilities: Some(seat.capabilities.clone()),
+                }),
+            };
             let meta = params.meta.as_ref().map(CallSetup::of_meta);
             let mut setup = CallSetup {
                 caller,
-                sink: events.map(|events| Arc::new(EventNotices(events)) as _),
+                sink: sink.map(|sink| Arc::new(sink) as _),
                 // Explicit: a blocking call runs on a pool thread, outside the request's span.
                 trace,
                 ..meta.unwrap_or_default()

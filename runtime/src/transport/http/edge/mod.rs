@@ -15,7 +15,12 @@ use axum::response::Response;
 use tokio_util::task::TaskTracker;
 
 use super::{FastPath, body, events, fast, sessions};
+
+#[cfg(feature = "auth")]
+mod authorize;
 use crate::transport::message;
+#[cfg(feature = "auth")]
+use authorize::authorize;
 
 /// The longest `Mcp-Session-Id` the edge lets through, in bytes.
 pub(super) const MAX_SESSION_ID: usize = 128;
@@ -35,8 +40,8 @@ pub(super) struct Edge {
     pub(super) hosts: Vec<String>,
     /// The MCP endpoint's path: the only one where anything MCP happens.
     pub(super) endpoint: String,
-    /// With `--sessions`: their cap, owners and request ids.
-    pub(super) sessions: Option<sessions::Sessions>,
+    /// With `--sessions`: those the server opened, their cap, owners and request ids.
+    pub(super) sessions: Option<Arc<sessions::Sessions>>,
     pub(super) guard: Option<Arc<super::guard::Guard>>,
     /// Where every answer's status is counted.
     pub(super) metrics: Option<crate::metrics::Metrics>,
@@ -77,10 +82,19 @@ pub(super) async fn around_request(
                 request,
                 events,
                 hold,
+                core,
+                gate,
             }) => {
+                // A session the server opened goes on with the server's state of it, should
+                // rmcp restore it now: one request at a time until rmcp has (`kept.rs`).
+                let _restoring = match gate {
+                    Some(gate) => gate.pass().await,
+                    None => None,
+                };
+                let served = sessions::scoped(core, next.run(request));
                 let response = match events {
-                    Some(events) => events::deliver(events, next.run(request)).await,
-                    None => next.run(request).await,
+                    Some(events) => events::deliver(events, served).await,
+                    None => served.await,
                 };
                 match &edge.sessions {
                     Some(sessions) => sessions.finish(hold, response).await,
@@ -117,6 +131,10 @@ struct Screened {
     events: Option<tokio::sync::mpsc::Receiver<Vec<u8>>>,
     /// What its session holds until it is answered.
     hold: sessions::Hold,
+    /// The server's state of its session, when the server opened it.
+    core: Option<sessions::SessionCore>,
+    /// What the requests of that session pass on their way to rmcp.
+    gate: Option<Arc<sessions::Gate>>,
 }
 
 impl Screened {
@@ -125,6 +143,8 @@ impl Screened {
             request,
             events: None,
             hold: sessions::Hold::default(),
+            core: None,
+            gate: None,
         }
     }
 }
@@ -142,41 +162,6 @@ struct Shape<'a> {
     #[cfg_attr(not(feature = "auth"), allow(dead_code))]
     #[serde(borrow)]
     params: Option<&'a serde_json::value::RawValue>,
-}
-
-/// The params the edge authorizes by: what a request names.
-#[cfg(feature = "auth")]
-#[derive(serde::Deserialize)]
-struct Named<'a> {
-    #[serde(borrow)]
-    name: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    uri: Option<Cow<'a, str>>,
-    #[serde(borrow, rename = "taskId")]
-    task_id: Option<Cow<'a, str>>,
-    /// `completion/complete`'s reference: a prompt by name, a resource template by URI.
-    #[serde(borrow, rename = "ref")]
-    reference: Option<Reference<'a>>,
-}
-
-/// What `completion/complete` completes an argument of.
-#[cfg(feature = "auth")]
-#[derive(serde::Deserialize)]
-struct Reference<'a> {
-    #[serde(borrow, rename = "type")]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    name: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    uri: Option<Cow<'a, str>>,
-}
-
-impl Shape<'_> {
-    /// `params.name`, `params.uri` and `params.taskId`, where they are strings.
-    #[cfg(feature = "auth")]
-    fn named(&self) -> Option<Named<'_>> {
-        serde_json::from_str::<Named>(self.params?.get()).ok()
-    }
 }
 
 /// Only the MCP endpoint (its exact path) reaches any of this. With authorization, a request
@@ -214,15 +199,15 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screened, Response>
     };
     let who = caller.as_ref().map(|(_, caller)| caller);
     if request.method() != Method::POST {
-        let hold = match &edge.sessions {
-            Some(sessions) => {
-                let (method, headers) = (request.method(), request.headers());
-                sessions.screen(method, headers, who, None).await?
-            }
-            None => sessions::Hold::default(),
-        };
         let mut screened = Screened::pass(request);
-        screened.hold = hold;
+        if let Some(sessions) = &edge.sessions {
+            let (method, headers) = (screened.request.method(), screened.request.headers());
+            screened.hold = sessions.screen(method, headers, who, None).await?;
+            if let Some(seated) = sessions.seat(headers) {
+                let (core, gate) = seated.into_parts();
+                (screened.core, screened.gate) = (Some(core), Some(gate));
+            }
+        }
         return Ok(screened);
     }
     let (mut parts, body) = request.into_parts();
@@ -301,6 +286,11 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screened, Response>
         }
         false => (None, None),
     };
+    // The session it is of, when the server opened it.
+    let seated = edge
+        .sessions
+        .as_ref()
+        .and_then(|sessions| sessions.seat(&parts.headers));
     if let Some(fast_path) = &edge.fast_path
         && let Some(shape) = &shape
         && match shape.method.as_deref() {
@@ -308,23 +298,47 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screened, Response>
             Some(method) => method.starts_with("notifications/") && shape.id.is_none(),
             None => false,
         }
-        && let Some(headers) = fast::plain(&parts.headers, &edge.hosts)
+        && let Some(headers) = fast::plain(&parts.headers, &edge.hosts, edge.sessions.is_some())
     {
-        let caller = parts
-            .extensions
-            .get::<crate::context::Caller>()
-            .cloned()
-            .unwrap_or_default();
-        let trace = crate::trace::active()
-            .then(|| parts.extensions.get::<crate::trace::Handoff>().cloned())
-            .flatten();
-        if let Some(answer) = fast_path.answer(&bytes, headers, caller, events, trace) {
-            let sse = edge.sse;
-            let answer = async move { fast::respond(answer.await, sse) };
-            return Err(match receiver {
-                Some(receiver) => events::deliver(receiver, answer).await,
-                None => answer.await,
-            });
+        // `None`: not for the fast path; else the server's state of its session, if any.
+        let offer = match (&edge.sessions, &seated) {
+            (None, _) => Some(None),
+            (Some(_), Some(sessions::Seated::Fast(core, _))) => Some(Some(core)),
+            (Some(sessions), None)
+                if shape.method.as_deref() == Some("initialize")
+                    && !parts.headers.contains_key("mcp-session-id") =>
+            {
+                if let Some(opened) = fast_path.open(&bytes, headers) {
+                    let id = sessions.opened(hold, opened.core, opened.handshake);
+                    let mut response = fast::respond((StatusCode::OK, opened.answer), edge.sse);
+                    if let Ok(id) = header::HeaderValue::from_str(&id) {
+                        response.headers_mut().insert("mcp-session-id", id);
+                    }
+                    return Err(response);
+                }
+                None
+            }
+            // rmcp's session (or none, where one is needed).
+            (Some(_), _) => None,
+        };
+        if let Some(session) = offer {
+            let caller = parts
+                .extensions
+                .get::<crate::context::Caller>()
+                .cloned()
+                .unwrap_or_default();
+            let trace = crate::trace::active()
+                .then(|| parts.extensions.get::<crate::trace::Handoff>().cloned())
+                .flatten();
+            if let Some(answer) = fast_path.answer(&bytes, headers, caller, events, trace, session)
+            {
+                let sse = edge.sse;
+                let answer = async move { fast::respond(answer.await, sse) };
+                return Err(match receiver {
+                    Some(receiver) => events::deliver(receiver, answer).await,
+                    None => answer.await,
+                });
+            }
         }
     }
     // What rmcp would misread is answered here, as over stdio: JSON the parser cannot hold
@@ -335,74 +349,30 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screened, Response>
     {
         return Err(decode_error(error, id));
     }
-    let request = Request::from_parts(parts, HttpBody::from(bytes));
-    Ok(Screened {
-        request,
-        events: receiver,
-        hold,
-    })
+    Ok(to_rmcp(parts, bytes, receiver, hold, seated))
 }
 
-/// The 403 of a request whose token lacks the scope of what it names: the tool it calls,
-/// the resource it reads or subscribes to, the prompt it gets, the prompt or resource
-/// template it completes an argument of, or the task it polls,
-/// cancels or updates (the scope of the tool that made the task).
-#[cfg(feature = "auth")]
-async fn authorize(
-    guard: &super::guard::Guard,
-    caller: &crate::context::Caller,
-    shape: &Shape<'_>,
-) -> Result<(), Response> {
-    use super::guard::Target;
-    let Some(named) = shape.named() else {
-        return Ok(());
-    };
-    let id = || shape.id.and_then(|id| serde_json::from_str(id.get()).ok());
-    let target = match (shape.method.as_deref(), &named) {
-        (
-            Some("tools/call"),
-            Named {
-                name: Some(name), ..
-            },
-        ) => Target::Tool(name),
-        (
-            Some("prompts/get"),
-            Named {
-                name: Some(name), ..
-            },
-        ) => Target::Prompt(name),
-        (Some("resources/read" | "resources/subscribe"), Named { uri: Some(uri), .. }) => {
-            Target::Resource(uri)
+/// A POST read whole, on its way to rmcp.
+fn to_rmcp(
+    parts: axum::http::request::Parts,
+    bytes: axum::body::Bytes,
+    events: Option<tokio::sync::mpsc::Receiver<Vec<u8>>>,
+    hold: sessions::Hold,
+    seated: Option<sessions::Seated>,
+) -> Screened {
+    let (core, gate) = match seated {
+        Some(seated) => {
+            let (core, gate) = seated.into_parts();
+            (Some(core), Some(gate))
         }
-        // A completion needs what getting the prompt, or reading the resource, needs.
-        (
-            Some("completion/complete"),
-            Named {
-                reference: Some(reference),
-                ..
-            },
-        ) => match (reference.kind.as_deref(), &reference.name, &reference.uri) {
-            (Some("ref/prompt"), Some(name), _) => Target::Prompt(name),
-            (Some("ref/resource"), _, Some(uri)) => Target::Resource(uri),
-            _ => return Ok(()),
-        },
-        (
-            Some("tasks/get" | "tasks/cancel" | "tasks/update" | "tasks/result"),
-            Named {
-                task_id: Some(task),
-                ..
-            },
-        ) => {
-            return match guard.task_refusal(caller, task, id().as_ref()).await {
-                Some(refused) => Err(refused),
-                None => Ok(()),
-            };
-        }
-        _ => return Ok(()),
+        None => (None, None),
     };
-    match guard.refusal_of(caller, target, id().as_ref()) {
-        Some(refused) => Err(refused),
-        None => Ok(()),
+    Screened {
+        request: Request::from_parts(parts, HttpBody::from(bytes)),
+        events,
+        hold,
+        core,
+        gate,
     }
 }
 

@@ -1,4 +1,6 @@
-//! Sessions (`--sessions`), kept by rmcp's session manager and screened here first:
+//! Sessions (`--sessions`): those the server opens itself on the fast path (`kept.rs`), and
+//! rmcp's (opened by its service, or restored from `kept.rs` when a request needs it), all
+//! screened here first:
 //!
 //! - at most `max` open at once: an `initialize` past the cap gets 503 with `Retry-After`;
 //! - with authorization, a session belongs to the caller (issuer and subject) that opened
@@ -6,7 +8,10 @@
 //!   session is untouched;
 //! - a request id is in flight at most once per session: a second request with the same id
 //!   gets a JSON-RPC error (as over stdio), and the first its own answer;
-//! - `DELETE` answers 204, and 404 for a session that does not exist.
+//! - `DELETE` answers 204, and 404 for a session that does not exist;
+//! - a session nothing is asked of for 5 minutes ends (as rmcp's own do).
+
+mod kept;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,6 +22,9 @@ use axum::response::Response;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use crate::context::Caller;
+
+pub(super) use kept::{Gate, Seated, scoped};
+pub(crate) use kept::{Session, SessionCore, restoring};
 
 pub(crate) const DEFAULT_MAX_SESSIONS: usize = 1000;
 
@@ -31,6 +39,8 @@ type Owner = String;
 /// The screen in front of rmcp's sessions.
 pub(super) struct Sessions {
     manager: Arc<LocalSessionManager>,
+    /// The sessions the server opened itself (rmcp's session store, too).
+    kept: Arc<kept::Kept>,
     max: usize,
     /// `initialize` requests on their way to becoming sessions.
     opening: Arc<AtomicUsize>,
@@ -55,6 +65,7 @@ impl Sessions {
     pub(super) fn new(manager: Arc<LocalSessionManager>, max: usize) -> Sessions {
         Sessions {
             manager,
+            kept: Arc::new(kept::Kept::new()),
             max: max.max(1),
             opening: Arc::default(),
             owners: Mutex::default(),
@@ -81,7 +92,8 @@ impl Sessions {
             }
             return Ok(hold);
         };
-        let exists = self.manager.sessions.read().await.contains_key(session);
+        let exists =
+            self.kept.contains(session) || self.manager.sessions.read().await.contains_key(session);
         if let Some(caller) = caller
             && self.owners().get(session) != Some(&owner(caller))
         {
@@ -91,6 +103,11 @@ impl Sessions {
         if *method == Method::DELETE {
             if !exists {
                 return Err(not_found());
+            }
+            // One rmcp never served ends here; rmcp ends its own (and tells `kept`).
+            if self.kept.end(session) {
+                tracing::debug!(session, "session ended");
+                return Err(no_content());
             }
             hold.delete = true;
         }
@@ -104,7 +121,8 @@ impl Sessions {
     async fn open(&self) -> Result<Opening, Response> {
         let opening = self.opening.fetch_add(1, Ordering::AcqRel);
         let counted = Opening(self.opening.clone());
-        let open = self.manager.sessions.read().await.len();
+        self.kept.sweep();
+        let open = self.manager.sessions.read().await.len() + self.kept.unrestored();
         if open + opening >= self.max {
             tracing::warn!(
                 open,
@@ -142,7 +160,7 @@ impl Sessions {
         {
             let sessions = self.manager.sessions.read().await;
             let mut owners = self.owners();
-            owners.retain(|id, _| sessions.contains_key(id.as_str()));
+            owners.retain(|id, _| sessions.contains_key(id.as_str()) || self.kept.contains(id));
             owners.insert(id.to_owned(), owner);
         }
         if hold.delete && response.status() == StatusCode::ACCEPTED {
@@ -152,6 +170,40 @@ impl Sessions {
             Some(claim) => super::body::holding(response, claim),
             None => response,
         }
+    }
+
+    /// Keeps a session the fast path opened for `hold`'s `initialize` (counted against the
+    /// cap until now), with the server's state of it and its handshake; returns its id.
+    pub(super) fn opened(
+        &self,
+        hold: Hold,
+        core: SessionCore,
+        handshake: rmcp::model::InitializeRequestParams,
+    ) -> String {
+        let id = self.kept.open(core, handshake);
+        if let Some((_opening, Some(owner))) = hold.opening {
+            let mut owners = self.owners();
+            owners.insert(id.clone(), owner);
+        }
+        id
+    }
+
+    /// Where a request for the session `headers` name goes, when the server opened it.
+    pub(super) fn seat(&self, headers: &HeaderMap) -> Option<Seated> {
+        let id = headers.get("mcp-session-id")?.to_str().ok()?;
+        self.kept.seat(id)
+    }
+
+    /// rmcp's session store: where it finds the sessions the server opened.
+    pub(super) fn store(&self) -> Arc<kept::Kept> {
+        self.kept.clone()
+    }
+
+    /// How many sessions are open.
+    #[cfg(feature = "metrics")]
+    pub(super) fn count(&self) -> Option<usize> {
+        let rmcp = self.manager.sessions.try_read().ok()?.len();
+        Some(rmcp + self.kept.unrestored())
     }
 
     fn owners(&self) -> MutexGuard<'_, HashMap<String, Owner>> {
@@ -186,6 +238,12 @@ impl Drop for Claim {
             in_flight.remove(&key);
         }
     }
+}
+
+fn no_content() -> Response {
+    let mut response = Response::new(axum::body::Body::empty());
+    *response.status_mut() = StatusCode::NO_CONTENT;
+    response
 }
 
 fn not_found() -> Response {

@@ -1,0 +1,94 @@
+//! A session the HTTP fast path opened (`--sessions`): the session's own handler (its log
+//! level, its number, what ends with it), what its client declared, and its calls in flight.
+//! The transport keeps it by session id; when rmcp comes to serve the session, the handler
+//! rmcp makes for it is this one's (`server/http.rs`).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rmcp::model::{CancelledNotificationParam, ClientCapabilities, RequestId};
+use tokio_util::sync::CancellationToken;
+
+use crate::server::adapter::ToolServer;
+use crate::transport::http::Session;
+
+/// One session the fast path opened.
+pub(crate) struct Seat {
+    /// The session's handler.
+    pub(crate) server: Arc<ToolServer>,
+    /// What its client declared.
+    pub(crate) capabilities: Arc<ClientCapabilities>,
+    /// Its client declared something the server can ask of it (elicitation, sampling,
+    /// roots): its calls are rmcp's, whose session carries the question and the answer.
+    pub(crate) asks: bool,
+    /// Its calls on the fast path, by request id, until they end.
+    calls: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// Cancelled when the session ends.
+    ended: CancellationToken,
+}
+
+impl Seat {
+    pub(crate) fn new(server: ToolServer, capabilities: ClientCapabilities) -> Seat {
+        let asks = capabilities.elicitation.is_some()
+            || capabilities.sampling.is_some()
+            || capabilities.roots.is_some();
+        Seat {
+            server: Arc::new(server),
+            capabilities: Arc::new(capabilities),
+            asks,
+            calls: Mutex::default(),
+            ended: CancellationToken::new(),
+        }
+    }
+
+    fn calls(&self) -> MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
+        self.calls.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Call `id` runs, stopped by `token`, until the guard returned is dropped. The session's
+    /// end stops it too.
+    pub(crate) fn running(self: &Arc<Self>, id: &RequestId, token: &CancellationToken) -> Running {
+        if self.ended.is_cancelled() {
+            token.cancel();
+        }
+        self.calls().insert(id.clone(), token.clone());
+        Running {
+            seat: self.clone(),
+            id: id.clone(),
+        }
+    }
+
+    /// `notifications/cancelled` (its params, as raw JSON): the call it names stops, if it
+    /// still runs; `None` for params that do not read (rmcp's to answer).
+    pub(crate) fn cancel(&self, params: &str) -> Option<()> {
+        let cancelled = serde_json::from_str::<CancelledNotificationParam>(params).ok()?;
+        if let Some(id) = &cancelled.request_id
+            && let Some(token) = self.calls().get(id)
+        {
+            tracing::debug!(request = %id, "a call was cancelled by its client");
+            token.cancel();
+        }
+        Some(())
+    }
+}
+
+impl Session for Seat {
+    fn end(&self) {
+        self.ended.cancel();
+        for token in self.calls().values() {
+            token.cancel();
+        }
+    }
+}
+
+/// A call of a session, running.
+pub(crate) struct Running {
+    seat: Arc<Seat>,
+    id: RequestId,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.seat.calls().remove(&self.id);
+    }
+}

@@ -1,0 +1,102 @@
+//! With authorization: what a request names (the tool it calls, the resource it reads, the
+//! prompt it gets, the task it polls), checked against the scopes of the caller's token.
+
+use std::borrow::Cow;
+
+use axum::response::Response;
+
+use super::Shape;
+
+/// The params the edge authorizes by: what a request names.
+#[derive(serde::Deserialize)]
+struct Named<'a> {
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    uri: Option<Cow<'a, str>>,
+    #[serde(borrow, rename = "taskId")]
+    task_id: Option<Cow<'a, str>>,
+    /// `completion/complete`'s reference: a prompt by name, a resource template by URI.
+    #[serde(borrow, rename = "ref")]
+    reference: Option<Reference<'a>>,
+}
+
+/// What `completion/complete` completes an argument of.
+#[derive(serde::Deserialize)]
+struct Reference<'a> {
+    #[serde(borrow, rename = "type")]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    uri: Option<Cow<'a, str>>,
+}
+
+impl Shape<'_> {
+    /// `params.name`, `params.uri` and `params.taskId`, where they are strings.
+    fn named(&self) -> Option<Named<'_>> {
+        serde_json::from_str::<Named>(self.params?.get()).ok()
+    }
+}
+
+/// The 403 of a request whose token lacks the scope of what it names: the tool it calls,
+/// the resource it reads or subscribes to, the prompt it gets, the prompt or resource
+/// template it completes an argument of, or the task it polls,
+/// cancels or updates (the scope of the tool that made the task).
+pub(super) async fn authorize(
+    guard: &crate::transport::http::guard::Guard,
+    caller: &crate::context::Caller,
+    shape: &Shape<'_>,
+) -> Result<(), Response> {
+    use crate::transport::http::guard::Target;
+    let Some(named) = shape.named() else {
+        return Ok(());
+    };
+    let id = || shape.id.and_then(|id| serde_json::from_str(id.get()).ok());
+    let target = match (shape.method.as_deref(), &named) {
+        (
+            Some("tools/call"),
+            Named {
+                name: Some(name), ..
+            },
+        ) => Target::Tool(name),
+        (
+            Some("prompts/get"),
+            Named {
+                name: Some(name), ..
+            },
+        ) => Target::Prompt(name),
+        (Some("resources/read" | "resources/subscribe"), Named { uri: Some(uri), .. }) => {
+            Target::Resource(uri)
+        }
+        // A completion needs what getting the prompt, or reading the resource, needs.
+        (
+            Some("completion/complete"),
+            Named {
+                reference: Some(reference),
+                ..
+            },
+        ) => match (reference.kind.as_deref(), &reference.name, &reference.uri) {
+            (Some("ref/prompt"), Some(name), _) => Target::Prompt(name),
+            (Some("ref/resource"), _, Some(uri)) => Target::Resource(uri),
+            _ => return Ok(()),
+        },
+        (
+            Some("tasks/get" | "tasks/cancel" | "tasks/update" | "tasks/result"),
+            Named {
+                task_id: Some(task),
+                ..
+            },
+        ) => {
+            return match guard.task_refusal(caller, task, id().as_ref()).await {
+                Some(refused) => Err(refused),
+                None => Ok(()),
+            };
+        }
+        _ => return Ok(()),
+    };
+    match guard.refusal_of(caller, target, id().as_ref()) {
+        Some(refused) => Err(refused),
+        None => Ok(()),
+    }
+}

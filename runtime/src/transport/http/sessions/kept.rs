@@ -1,0 +1,370 @@
+//! The sessions the server opened itself: an `initialize` answered on the fast path makes a
+//! map entry (the server's own state for the session, opaque here, and the handshake), not
+//! a service. While a session asks only for what the fast path answers, that entry is all
+//! it costs. The first request that needs rmcp's service (a `GET` stream, `logging/setLevel`,
+//! a subscription, a call whose client can be asked something, ...) goes to rmcp with the
+//! session's id, which rmcp does not know yet: it loads the handshake from this map (its
+//! session store) and restores the session under the same id by replaying it, and the
+//! handler made for it adopts the server's state of the session ([`restoring`]). From then
+//! on rmcp serves the session, as one it opened itself.
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use rmcp::model::InitializeRequestParams;
+use rmcp::transport::streamable_http_server::session::{
+    SessionState, SessionStore, SessionStoreError,
+};
+use tokio::sync::OwnedMutexGuard;
+
+/// What the server keeps for one session it opened, opaque to the transport but for its end.
+pub(crate) trait Session: Any + Send + Sync {
+    /// The session ended here (its `DELETE`, or 5 idle minutes): what still runs of it is
+    /// cancelled, as rmcp cancels what runs of a session it closes.
+    fn end(&self);
+}
+
+/// The server's state of one session it opened.
+pub(crate) type SessionCore = Arc<dyn Session>;
+
+tokio::task_local! {
+    /// The server's state of the session whose request is on its way to rmcp.
+    static RESTORING: SessionCore;
+}
+
+/// Within a request to rmcp's service for a session the server opened on the fast path: the
+/// server's state of that session, for the handler rmcp makes when it restores the session
+/// to adopt (outside one: `None`, and the handler is a new session's).
+pub(crate) fn restoring() -> Option<SessionCore> {
+    RESTORING.try_with(Clone::clone).ok()
+}
+
+/// Runs `request` (on its way to rmcp) with `core` as what [`restoring`] gives.
+pub(in crate::transport::http) async fn scoped<F: Future>(
+    core: Option<SessionCore>,
+    request: F,
+) -> F::Output {
+    match core {
+        Some(core) => RESTORING.scope(core, request).await,
+        None => request.await,
+    }
+}
+
+/// How long a session nothing asked of stays (rmcp's own keep-alive for its sessions).
+const IDLE: Duration = Duration::from_secs(300);
+
+/// How often idle sessions are looked for, at most.
+const SWEEP: Duration = Duration::from_secs(30);
+
+/// The sessions the server opened on the fast path, by id.
+pub(in crate::transport::http) struct Kept {
+    map: Mutex<Map>,
+}
+
+struct Map {
+    seats: HashMap<Box<str>, Seat>,
+    /// How many of `seats` rmcp has not restored (those count against the cap; the others
+    /// are rmcp's sessions too).
+    unrestored: usize,
+    swept: Instant,
+}
+
+struct Seat {
+    core: SessionCore,
+    gate: Arc<Gate>,
+    handshake: InitializeRequestParams,
+    restored: bool,
+    /// When a request of it last came.
+    seen: Instant,
+}
+
+/// What the requests of one session pass on their way to rmcp. rmcp knows a session as
+/// soon as it begins to restore it, before the handshake is replayed: a request let through
+/// then would reach the session ahead of its handshake (and end it). So until rmcp has
+/// restored it, one request at a time goes to rmcp, and holds the gate until it is answered.
+#[derive(Default)]
+pub(in crate::transport::http) struct Gate {
+    lock: Arc<tokio::sync::Mutex<()>>,
+    /// rmcp has loaded the handshake (set by the request that restores the session, while
+    /// it holds the gate).
+    restored: AtomicBool,
+}
+
+impl Gate {
+    /// Waits for the request before, if any, to be answered; then the guard to hold until
+    /// this request is answered, when rmcp has not restored the session (`None`: it has,
+    /// and the request goes on at once).
+    pub(in crate::transport::http) async fn pass(&self) -> Option<OwnedMutexGuard<()>> {
+        let guard = self.lock.clone().lock_owned().await;
+        (!self.restored.load(Ordering::Acquire)).then_some(guard)
+    }
+}
+
+/// Where a request for a session the server opened goes.
+pub(in crate::transport::http) enum Seated {
+    /// To the fast path (which may still leave it to rmcp), with the server's state of it.
+    Fast(SessionCore, Arc<Gate>),
+    /// To rmcp, which serves the session (restored, or being restored).
+    Rmcp(SessionCore, Arc<Gate>),
+}
+
+impl Seated {
+    /// The server's state of the session, and the gate to rmcp.
+    pub(in crate::transport::http) fn into_parts(self) -> (SessionCore, Arc<Gate>) {
+        match self {
+            Seated::Fast(core, gate) | Seated::Rmcp(core, gate) => (core, gate),
+        }
+    }
+}
+
+impl Kept {
+    pub(in crate::transport::http) fn new() -> Kept {
+        Kept {
+            map: Mutex::new(Map {
+                seats: HashMap::new(),
+                unrestored: 0,
+                swept: Instant::now(),
+            }),
+        }
+    }
+
+    fn map(&self) -> MutexGuard<'_, Map> {
+        self.map.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Keeps a session the fast path opened with `handshake`; returns its new id.
+    pub(in crate::transport::http) fn open(
+        &self,
+        core: SessionCore,
+        handshake: InitializeRequestParams,
+    ) -> String {
+        let id = new_id();
+        let now = Instant::now();
+        let mut map = self.map();
+        map.seats.insert(
+            id.as_str().into(),
+            Seat {
+                core,
+                gate: Arc::default(),
+                handshake,
+                restored: false,
+                seen: now,
+            },
+        );
+        map.unrestored += 1;
+        id
+    }
+
+    /// Where a request for session `id` goes, when the server opened it (`None`: rmcp's own,
+    /// or none at all).
+    pub(in crate::transport::http) fn seat(&self, id: &str) -> Option<Seated> {
+        let mut map = self.map();
+        let seat = map.seats.get_mut(id)?;
+        seat.seen = Instant::now();
+        let core = seat.core.clone();
+        Some(match seat.restored {
+            false => Seated::Fast(core, seat.gate.clone()),
+            true => Seated::Rmcp(core, seat.gate.clone()),
+        })
+    }
+
+    /// Whether session `id` is one the server opened.
+    pub(in crate::transport::http) fn contains(&self, id: &str) -> bool {
+        self.map().seats.contains_key(id)
+    }
+
+    /// Ends session `id`; whether it was one rmcp had not restored (and so ends here).
+    pub(in crate::transport::http) fn end(&self, id: &str) -> bool {
+        let mut map = self.map();
+        match map.seats.remove(id) {
+            Some(seat) if !seat.restored => {
+                map.unrestored -= 1;
+                drop(map);
+                seat.core.end();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// How many sessions are open here only (rmcp has not restored them).
+    pub(in crate::transport::http) fn unrestored(&self) -> usize {
+        self.map().unrestored
+    }
+
+    /// Ends the sessions nothing was asked of for [`IDLE`] (looked for at most every
+    /// [`SWEEP`], when a session opens). One rmcp restored goes on as rmcp's while its own
+    /// keep-alive lasts.
+    pub(in crate::transport::http) fn sweep(&self) {
+        let now = Instant::now();
+        let mut map = self.map();
+        if now.duration_since(map.swept) < SWEEP {
+            return;
+        }
+        map.swept = now;
+        let before = map.seats.len();
+        let mut ended = Vec::new();
+        map.seats.retain(|_, seat| {
+            let keep = now.duration_since(seat.seen) < IDLE;
+            if !keep && !seat.restored {
+                ended.push(seat.core.clone());
+            }
+            keep
+        });
+        map.unrestored -= ended.len();
+        let forgotten = before - map.seats.len();
+        drop(map);
+        for core in &ended {
+            core.end();
+        }
+        if forgotten > 0 {
+            tracing::debug!(ended = ended.len(), forgotten, "idle sessions ended");
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl SessionStore for Kept {
+    /// The handshake of a session the server opened, for rmcp to restore it: from then on
+    /// the session is rmcp's to serve.
+    async fn load(&self, session_id: &str) -> Result<Option<SessionState>, SessionStoreError> {
+        let mut map = self.map();
+        let Some(seat) = map.seats.get_mut(session_id) else {
+            return Ok(None);
+        };
+        let handshake = seat.handshake.clone();
+        seat.gate.restored.store(true, Ordering::Release);
+        if !seat.restored {
+            seat.restored = true;
+            map.unrestored -= 1;
+        }
+        tracing::debug!(session = session_id, "a session moves to rmcp's service");
+        Ok(Some(SessionState::new(handshake)))
+    }
+
+    /// Sessions rmcp opens are kept by rmcp alone (as before there was a store).
+    async fn store(
+        &self,
+        _session_id: &str,
+        _state: &SessionState,
+    ) -> Result<(), SessionStoreError> {
+        Ok(())
+    }
+
+    async fn delete(&self, session_id: &str) -> Result<(), SessionStoreError> {
+        self.end(session_id);
+        Ok(())
+    }
+}
+
+/// A new session id: a random UUID (version 4), as rmcp's own.
+fn new_id() -> String {
+    let mut bytes = [0u8; 16];
+    // The system's generator; it does not fail on the systems served (a failure leaves a
+    // predictable id, so it is fatal rather than silent).
+    getrandom::fill(&mut bytes).expect("the system's random generator is available");
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let hex = |range: std::ops::Range<usize>| {
+        bytes[range]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    };
+    format!(
+        "{}-{}-{}-{}-{}",
+        hex(0..4),
+        hex(4..6),
+        hex(6..8),
+        hex(8..10),
+        hex(10..16)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams};
+    use rmcp::transport::streamable_http_server::session::SessionStore;
+
+    use super::{Kept, Seated, Session, SessionCore, new_id};
+
+    #[derive(Default)]
+    struct Probe(AtomicBool);
+
+    impl Session for Probe {
+        fn end(&self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+
+    fn probe(core: &SessionCore) -> &Probe {
+        let any: &dyn std::any::Any = core.as_ref();
+        any.downcast_ref::<Probe>().expect("a probe")
+    }
+
+    fn handshake() -> InitializeRequestParams {
+        InitializeRequestParams::new(ClientCapabilities::default(), Implementation::new("c", "1"))
+    }
+
+    #[test]
+    fn ids_are_random_uuids() {
+        let (a, b) = (new_id(), new_id());
+        assert_ne!(a, b);
+        assert_eq!(a.len(), 36);
+        assert_eq!(&a[14..15], "4", "version 4: {a}");
+        assert_eq!(a.matches('-').count(), 4);
+    }
+
+    #[tokio::test]
+    async fn a_session_is_served_here_until_rmcp_restores_it() {
+        let kept = Kept::new();
+        let core: SessionCore = Arc::new(Probe::default());
+        let id = kept.open(core, handshake());
+        assert_eq!(kept.unrestored(), 1);
+        let Some(Seated::Fast(_, gate)) = kept.seat(&id) else {
+            panic!("the fast path's");
+        };
+        // The first request to rmcp holds the gate until it is answered; the next waits.
+        let held = gate.pass().await.expect("held until rmcp restored it");
+        let next = tokio::spawn({
+            let gate = gate.clone();
+            async move { gate.pass().await.is_none() }
+        });
+        tokio::task::yield_now().await;
+        assert!(!next.is_finished(), "the next request waits");
+        // rmcp restores it from the handshake kept.
+        let state = kept
+            .load(&id)
+            .await
+            .unwrap()
+            .expect("the handshake is kept");
+        drop(held);
+        assert!(next.await.unwrap(), "then goes on through an open gate");
+        assert_eq!(state.initialize_params.client_info.name, "c");
+        assert_eq!(kept.unrestored(), 0);
+        let Some(Seated::Rmcp(core, gate)) = kept.seat(&id) else {
+            panic!("restored: rmcp's to serve");
+        };
+        assert!(gate.pass().await.is_none(), "no gate once rmcp has it");
+        assert!(kept.load("unknown").await.unwrap().is_none());
+        // rmcp's DELETE ends it here too; what runs of it is rmcp's to stop.
+        kept.delete(&id).await.unwrap();
+        assert!(kept.seat(&id).is_none() && !kept.contains(&id));
+        assert!(!probe(&core).0.load(Ordering::Relaxed));
+        let other: SessionCore = Arc::new(Probe::default());
+        let id = kept.open(other.clone(), handshake());
+        assert!(kept.end(&id), "ended here: rmcp never had it");
+        assert!(
+            probe(&other).0.load(Ordering::Relaxed),
+            "what runs of it stops"
+        );
+        assert_eq!(kept.unrestored(), 0);
+    }
+}
