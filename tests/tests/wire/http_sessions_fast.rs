@@ -60,6 +60,10 @@ async fn script(server: &HttpServer) -> Vec<(u16, Vec<Value>)> {
         let answer = server.post(&step, &with).await;
         seen_all.push(seen(&answer));
     }
+    // A revision rmcp does not know: its 400, and the session stays.
+    let odd = [("MCP-Protocol-Version", "1999-01-01"), with[1]];
+    let refused = request(&server.addr, "DELETE", &server.path, &odd, "").await;
+    seen_all.push((refused.status, Vec::new()));
     let gone = request(&server.addr, "DELETE", &server.path, &with, "").await;
     seen_all.push(seen(&gone));
     let after = server
@@ -94,9 +98,9 @@ async fn a_session_the_fast_path_opened_answers_as_rmcps_own() {
     };
     assert_eq!((logs(&a[4].1), logs(&a[9].1)), (3, 1), "{a:?}");
     assert_eq!(
-        (a[11].0, a[12].0),
-        (204, 404),
-        "DELETE, then the session is gone"
+        (a[11].0, a[12].0, a[13].0),
+        (400, 204, 404),
+        "an unknown revision's DELETE refused; DELETE; then the session is gone"
     );
     // The session opened, and its calls ran, without a service; it moved to rmcp's once.
     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -159,6 +163,14 @@ async fn cancelling_or_ending_a_session_stops_its_calls() {
     // A call still running when its session ends stops too.
     let other = open(&server).await;
     let with_other = [VERSION, ("Mcp-Session-Id", other.as_str())];
+    // (Not a DELETE of a revision rmcp does not know: its 400, and the session stays.)
+    let odd = [("MCP-Protocol-Version", "1999-01-01"), with_other[1]];
+    let refused = request(&server.addr, "DELETE", &server.path, &odd, "").await;
+    assert_eq!(refused.status, 400, "{refused:?}");
+    let still = server
+        .post(&call(4, "add", json!({"a": 1, "b": 2})), &with_other)
+        .await;
+    assert_eq!(still.status, 200, "{still:?}");
     let slow_call = call(3, "slow", json!({"ms": 20_000}));
     let slow = server.post(&slow_call, &with_other);
     let end = async {

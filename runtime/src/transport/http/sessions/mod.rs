@@ -104,8 +104,9 @@ impl Sessions {
             if !exists {
                 return Err(not_found());
             }
-            // One rmcp never served ends here; rmcp ends its own (and tells `kept`).
-            if self.kept.end(session) {
+            // One rmcp never served ends here; rmcp ends its own (and tells `kept`), and
+            // answers a revision header it does not know (400).
+            if known_revision(headers) && self.kept.end(session) {
                 tracing::debug!(session, "session ended");
                 return Err(no_content());
             }
@@ -209,6 +210,15 @@ impl Sessions {
     fn owners(&self) -> MutexGuard<'_, HashMap<String, Owner>> {
         self.owners.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// The request names no revision, or one rmcp knows.
+fn known_revision(headers: &HeaderMap) -> bool {
+    headers.get("mcp-protocol-version").is_none_or(|version| {
+        rmcp::model::ProtocolVersion::KNOWN_VERSIONS
+            .iter()
+            .any(|known| known.as_str().as_bytes() == version.as_bytes())
+    })
 }
 
 /// Who `caller` is, as a session's owner.
