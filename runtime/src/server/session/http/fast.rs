@@ -15,8 +15,6 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::seat::Seat;
-
 use axum::http::StatusCode;
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ErrorCode, Implementation, InitializeRequestParams,
@@ -37,6 +35,8 @@ use crate::server::wire::decode::{FastRequest, Revision, fast_request};
 use crate::server::wire::encode;
 use crate::server::wire::stateless::{Stateless, stateless_request};
 use crate::transport::http::{Body, CallEvents, FastPath, McpHeaders, Opened, SessionCore};
+
+use super::seat::Seat;
 
 /// The server, as the HTTP transport's fast path.
 pub(crate) struct HttpFastPath {

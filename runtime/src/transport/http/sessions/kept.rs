@@ -200,7 +200,10 @@ impl Kept {
     /// [`SWEEP`], when a session opens). One rmcp restored goes on as rmcp's while its own
     /// keep-alive lasts.
     pub(in crate::transport::http) fn sweep(&self) {
-        let now = Instant::now();
+        self.sweep_at(Instant::now());
+    }
+
+    fn sweep_at(&self, now: Instant) {
         let mut map = self.map();
         if now.duration_since(map.swept) < SWEEP {
             return;
@@ -311,6 +314,28 @@ mod tests {
 
     fn handshake() -> InitializeRequestParams {
         InitializeRequestParams::new(ClientCapabilities::default(), Implementation::new("c", "1"))
+    }
+
+    #[tokio::test]
+    async fn sessions_nothing_is_asked_of_end() {
+        let kept = Kept::new();
+        let (idle, moved): (SessionCore, SessionCore) =
+            (Arc::new(Probe::default()), Arc::new(Probe::default()));
+        let idle_id = kept.open(idle.clone(), handshake());
+        let moved_id = kept.open(moved.clone(), handshake());
+        kept.load(&moved_id).await.unwrap();
+        let opened = std::time::Instant::now();
+        let second = std::time::Duration::from_secs(1);
+        // Looked for, but not idle for long enough yet.
+        kept.sweep_at(opened + super::SWEEP + second);
+        assert!(kept.contains(&idle_id) && kept.contains(&moved_id));
+        // Past IDLE: the one never moved ends, and what runs of it stops; the one rmcp has
+        // is forgotten here (rmcp's keep-alive ends it there).
+        kept.sweep_at(opened + super::IDLE + second);
+        assert!(!kept.contains(&idle_id) && !kept.contains(&moved_id));
+        assert!(probe(&idle).0.load(Ordering::Relaxed));
+        assert!(!probe(&moved).0.load(Ordering::Relaxed));
+        assert_eq!(kept.unrestored(), 0);
     }
 
     #[test]
