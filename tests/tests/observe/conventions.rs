@@ -48,7 +48,9 @@ fn initialize(id: u64) -> Value {
 
 #[tokio::test]
 async fn every_method_over_http_is_timed_with_the_conventions_labels() {
-    // A session on rmcp's path: initialize, tools/list, three calls, ping; then it ends.
+    // A session: initialize, tools/list, three calls, ping on the fast path; then
+    // `logging/setLevel` moves it to rmcp's service (which replays its handshake: not a
+    // second `initialize`, nor a second session); then it ends.
     let server = HttpServer::start(FIXTURE, &["--sessions"]).await;
     let opened = server.post(&initialize(0), &[]).await;
     let session = opened.header("mcp-session-id").unwrap().to_owned();
@@ -76,6 +78,7 @@ async fn every_method_over_http_is_timed_with_the_conventions_labels() {
             json!({"name": "no_such_tool_x", "arguments": {}}),
         ),
         rpc(5, "ping", json!({})),
+        rpc(6, "logging/setLevel", json!({"level": "error"})),
     ];
     for message in &script {
         let answer = server.post(message, &headers).await;
