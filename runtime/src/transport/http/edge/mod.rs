@@ -1,7 +1,12 @@
 //! The edge: what every request passes through before rmcp. Only the endpoint reaches
-//! anything MCP; there a request is authenticated, its body read within its limits, its
-//! session screened, a stateless tool request offered to the fast path, and what rmcp would
-//! misread answered here; a tool call's notifications go on its own response.
+//! anything MCP; there a request is authenticated (`authorize.rs`: what it names, by the
+//! token's scopes), its body read within its limits, its session screened, a request the
+//! server may answer itself offered to the fast path (a session opened there, with
+//! `--sessions`), and what rmcp would misread answered here; a tool call's notifications go
+//! on its own response.
+
+#[cfg(feature = "auth")]
+mod authorize;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -15,9 +20,6 @@ use axum::response::Response;
 use tokio_util::task::TaskTracker;
 
 use super::{FastPath, body, events, fast, sessions};
-
-#[cfg(feature = "auth")]
-mod authorize;
 use crate::transport::message;
 #[cfg(feature = "auth")]
 use authorize::authorize;
@@ -32,7 +34,8 @@ pub(super) struct Edge {
     pub(super) max_body: usize,
     /// How long reading a body may take.
     pub(super) body_timeout: Duration,
-    /// Stateless JSON `tools/call` and `tools/list`, answered by the server directly.
+    /// What the server answers directly: stateless tool requests and handshakes, and with
+    /// `--sessions` the sessions it opens and their tool requests.
     pub(super) fast_path: Option<Arc<dyn FastPath>>,
     /// Answers are server-sent event streams, not JSON bodies.
     pub(super) sse: bool,
