@@ -122,11 +122,10 @@ impl Server {
             Arc::new(HttpFastPath::new(handler.for_session(), sessions)) as Arc<dyn FastPath>
         });
         // A session the fast path opened keeps its handler when rmcp comes to serve it.
-        let make = move || match crate::transport::http::restoring().and_then(|core| {
-            (core as Arc<dyn std::any::Any + Send + Sync>)
-                .downcast::<Seat>()
-                .ok()
-        }) {
+        let make = move || match crate::transport::http::restoring()
+            .as_ref()
+            .and_then(Seat::of)
+        {
             Some(seat) => (*seat.server).clone(),
             None => handler.for_session(),
         };

@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use toolsmith_tests::asking::open_session;
 use toolsmith_tests::http::{HttpServer, Response, request};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_server");
@@ -117,14 +118,6 @@ async fn a_session_the_fast_path_opened_answers_as_rmcps_own() {
     );
 }
 
-/// Opens a session on `server`; its id.
-async fn open(server: &HttpServer) -> String {
-    let init = server
-        .post(&toolsmith_tests::initialize(1, "2025-11-25"), &[])
-        .await;
-    init.header("mcp-session-id").expect("a session").to_owned()
-}
-
 async fn cancellations(server: &HttpServer, session: &str) -> u64 {
     let with = [VERSION, ("Mcp-Session-Id", session)];
     let answer = server
@@ -143,7 +136,7 @@ async fn cancellations(server: &HttpServer, session: &str) -> u64 {
 #[tokio::test]
 async fn cancelling_or_ending_a_session_stops_its_calls() {
     let server = HttpServer::start(FIXTURE, &["--sessions"]).await;
-    let session = open(&server).await;
+    let session = open_session(&server, json!({})).await;
     let with = [VERSION, ("Mcp-Session-Id", session.as_str())];
     let before = cancellations(&server, &session).await;
     // A call the client cancels stops, and answers.
@@ -161,7 +154,7 @@ async fn cancelling_or_ending_a_session_stops_its_calls() {
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(cancellations(&server, &session).await, before + 1);
     // A call still running when its session ends stops too.
-    let other = open(&server).await;
+    let other = open_session(&server, json!({})).await;
     let with_other = [VERSION, ("Mcp-Session-Id", other.as_str())];
     // (Not a DELETE of a revision rmcp does not know: its 400, and the session stays.)
     let odd = [("MCP-Protocol-Version", "1999-01-01"), with_other[1]];
@@ -187,7 +180,7 @@ async fn cancelling_or_ending_a_session_stops_its_calls() {
 #[tokio::test]
 async fn a_get_stream_moves_the_session_to_rmcp() {
     let server = HttpServer::start(FIXTURE, &["--sessions"]).await;
-    let session = open(&server).await;
+    let session = open_session(&server, json!({})).await;
     let with = [
         VERSION,
         ("Mcp-Session-Id", session.as_str()),
@@ -220,7 +213,7 @@ async fn a_get_stream_moves_the_session_to_rmcp() {
 async fn requests_racing_the_move_to_rmcp_wait_for_it() {
     let server = HttpServer::start(FIXTURE, &["--sessions"]).await;
     for _ in 0..10 {
-        let session = open(&server).await;
+        let session = open_session(&server, json!({})).await;
         let with = [VERSION, ("Mcp-Session-Id", session.as_str())];
         let level = |id: u64| {
             json!({"jsonrpc": "2.0", "id": id, "method": "logging/setLevel",

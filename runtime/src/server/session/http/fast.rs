@@ -79,10 +79,7 @@ impl FastPath for HttpFastPath {
         let seat = match (self.sessions, session) {
             (false, _) => None,
             (true, None) => return None,
-            (true, Some(core)) => {
-                let core: Arc<dyn std::any::Any + Send + Sync> = core.clone();
-                Some(core.downcast::<Seat>().ok()?)
-            }
+            (true, Some(core)) => Some(Seat::of(core)?),
         };
         let Some(request) = fast_request(body, false) else {
             return self.stateless(body, headers, seat.as_deref());
@@ -288,12 +285,17 @@ impl HttpFastPath {
             None => self.server.clone(),
         };
         Box::pin(async move {
-            let token = CancellationToken::new();
+            // In a session: its `notifications/cancelled` and its end stop the call too.
+            let (token, _running) = match &seat {
+                Some(seat) => {
+                    let (token, running) = seat.running(&id);
+                    (token, Some(running))
+                }
+                None => (CancellationToken::new(), None),
+            };
             // A client that goes away drops this future: the call's token is cancelled, and a
             // call still running goes on in its own task to see it, as on rmcp's path.
             let cancel_on_drop = token.clone().drop_guard();
-            // In a session: its `notifications/cancelled` and its end stop the call.
-            let _running = seat.as_ref().map(|seat| seat.running(&id, &token));
             let sink = match &seat {
                 None => events.map(|events| EventNotices {
                     events: Some(events),

@@ -10,7 +10,7 @@ use rmcp::model::{CancelledNotificationParam, ClientCapabilities, RequestId};
 use tokio_util::sync::CancellationToken;
 
 use crate::server::adapter::ToolServer;
-use crate::transport::http::Session;
+use crate::transport::http::{Session, SessionCore};
 
 /// One session the fast path opened.
 pub(crate) struct Seat {
@@ -23,7 +23,7 @@ pub(crate) struct Seat {
     pub(crate) asks: bool,
     /// Its calls on the fast path, by request id, until they end.
     calls: Mutex<HashMap<RequestId, CancellationToken>>,
-    /// Cancelled when the session ends.
+    /// Cancelled when the session ends: every call's token is its child.
     ended: CancellationToken,
 }
 
@@ -41,21 +41,26 @@ impl Seat {
         }
     }
 
+    /// The seat `core` is (what the transport keeps of a session the fast path opened).
+    pub(crate) fn of(core: &SessionCore) -> Option<Arc<Seat>> {
+        let core: Arc<dyn std::any::Any + Send + Sync> = core.clone();
+        core.downcast().ok()
+    }
+
     fn calls(&self) -> MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
         self.calls.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Call `id` runs, stopped by `token`, until the guard returned is dropped. The session's
-    /// end stops it too.
-    pub(crate) fn running(self: &Arc<Self>, id: &RequestId, token: &CancellationToken) -> Running {
-        if self.ended.is_cancelled() {
-            token.cancel();
-        }
+    /// Call `id` runs until the guard returned is dropped; its token, stopped by the call's
+    /// `notifications/cancelled` and by the session's end.
+    pub(crate) fn running(self: &Arc<Self>, id: &RequestId) -> (CancellationToken, Running) {
+        let token = self.ended.child_token();
         self.calls().insert(id.clone(), token.clone());
-        Running {
+        let running = Running {
             seat: self.clone(),
             id: id.clone(),
-        }
+        };
+        (token, running)
     }
 
     /// `notifications/cancelled` (its params, as raw JSON): the call it names stops, if it
@@ -75,9 +80,6 @@ impl Seat {
 impl Session for Seat {
     fn end(&self) {
         self.ended.cancel();
-        for token in self.calls().values() {
-            token.cancel();
-        }
     }
 }
 

@@ -206,7 +206,7 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screened, Response>
         if let Some(sessions) = &edge.sessions {
             let (method, headers) = (screened.request.method(), screened.request.headers());
             screened.hold = sessions.screen(method, headers, who, None).await?;
-            if let Some(seated) = sessions.seat(headers) {
+            if let Some(seated) = screened.hold.seated.take() {
                 let (core, gate) = seated.into_parts();
                 (screened.core, screened.gate) = (Some(core), Some(gate));
             }
@@ -249,7 +249,7 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screened, Response>
     {
         crate::trace::request_read(shape.method.as_deref(), shape.id.map(|id| id.get()));
     }
-    let hold = match &edge.sessions {
+    let mut hold = match &edge.sessions {
         Some(sessions) => {
             let message = shape
                 .as_ref()
@@ -290,10 +290,7 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screened, Response>
         false => (None, None),
     };
     // The session it is of, when the server opened it.
-    let seated = edge
-        .sessions
-        .as_ref()
-        .and_then(|sessions| sessions.seat(&parts.headers));
+    let seated = hold.seated.take();
     if let Some(fast_path) = &edge.fast_path
         && let Some(shape) = &shape
         && match shape.method.as_deref() {

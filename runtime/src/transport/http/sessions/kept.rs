@@ -77,7 +77,6 @@ struct Seat {
     core: SessionCore,
     gate: Arc<Gate>,
     handshake: InitializeRequestParams,
-    restored: bool,
     /// When a request of it last came.
     seen: Instant,
 }
@@ -89,8 +88,8 @@ struct Seat {
 #[derive(Default)]
 pub(in crate::transport::http) struct Gate {
     lock: Arc<tokio::sync::Mutex<()>>,
-    /// rmcp has loaded the handshake (set by the request that restores the session, while
-    /// it holds the gate).
+    /// rmcp has loaded the handshake, and serves the session from then on (set by the
+    /// request that restores it, while it holds the gate).
     restored: AtomicBool,
 }
 
@@ -100,7 +99,12 @@ impl Gate {
     /// and the request goes on at once).
     pub(in crate::transport::http) async fn pass(&self) -> Option<OwnedMutexGuard<()>> {
         let guard = self.lock.clone().lock_owned().await;
-        (!self.restored.load(Ordering::Acquire)).then_some(guard)
+        (!self.restored()).then_some(guard)
+    }
+
+    /// rmcp has the session (it loaded the handshake).
+    fn restored(&self) -> bool {
+        self.restored.load(Ordering::Acquire)
     }
 }
 
@@ -151,7 +155,6 @@ impl Kept {
                 core,
                 gate: Arc::default(),
                 handshake,
-                restored: false,
                 seen: now,
             },
         );
@@ -166,7 +169,7 @@ impl Kept {
         let seat = map.seats.get_mut(id)?;
         seat.seen = Instant::now();
         let core = seat.core.clone();
-        Some(match seat.restored {
+        Some(match seat.gate.restored() {
             false => Seated::Fast(core, seat.gate.clone()),
             true => Seated::Rmcp(core, seat.gate.clone()),
         })
@@ -181,7 +184,7 @@ impl Kept {
     pub(in crate::transport::http) fn end(&self, id: &str) -> bool {
         let mut map = self.map();
         match map.seats.remove(id) {
-            Some(seat) if !seat.restored => {
+            Some(seat) if !seat.gate.restored() => {
                 map.unrestored -= 1;
                 drop(map);
                 seat.core.end();
@@ -213,7 +216,7 @@ impl Kept {
         let mut ended = Vec::new();
         map.seats.retain(|_, seat| {
             let keep = now.duration_since(seat.seen) < IDLE;
-            if !keep && !seat.restored {
+            if !keep && !seat.gate.restored() {
                 ended.push(seat.core.clone());
             }
             keep
@@ -240,9 +243,7 @@ impl SessionStore for Kept {
             return Ok(None);
         };
         let handshake = seat.handshake.clone();
-        seat.gate.restored.store(true, Ordering::Release);
-        if !seat.restored {
-            seat.restored = true;
+        if !seat.gate.restored.swap(true, Ordering::AcqRel) {
             map.unrestored -= 1;
         }
         tracing::debug!(session = session_id, "a session moves to rmcp's service");

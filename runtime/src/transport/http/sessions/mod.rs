@@ -59,6 +59,8 @@ pub(super) struct Hold {
     claim: Option<Claim>,
     /// A `DELETE` of an existing session.
     delete: bool,
+    /// Where the request goes, when its session is one the server opened.
+    pub(super) seated: Option<Seated>,
 }
 
 impl Sessions {
@@ -92,8 +94,8 @@ impl Sessions {
             }
             return Ok(hold);
         };
-        let exists =
-            self.kept.contains(session) || self.manager.sessions.read().await.contains_key(session);
+        let seated = self.kept.seat(session);
+        let exists = seated.is_some() || self.manager.sessions.read().await.contains_key(session);
         if let Some(caller) = caller
             && self.owners().get(session) != Some(&owner(caller))
         {
@@ -115,6 +117,7 @@ impl Sessions {
         if let Some((Some(_), Some(id))) = message {
             hold.claim = Some(self.claim(session, id).ok_or_else(|| id_in_use(id))?);
         }
+        hold.seated = seated;
         Ok(hold)
     }
 
@@ -187,12 +190,6 @@ impl Sessions {
             owners.insert(id.clone(), owner);
         }
         id
-    }
-
-    /// Where a request for the session `headers` name goes, when the server opened it.
-    pub(super) fn seat(&self, headers: &HeaderMap) -> Option<Seated> {
-        let id = headers.get("mcp-session-id")?.to_str().ok()?;
-        self.kept.seat(id)
     }
 
     /// rmcp's session store: where it finds the sessions the server opened.
