@@ -403,10 +403,22 @@ fn approver(value: &str) -> Result<Approve, String> {
             })?;
             crate::approve::Page::new(token).map(|page| Approve::Page(page, addr.to_owned()))
         }
+        #[cfg(not(feature = "webhook"))]
+        Some(("webhook", _)) => Err(missing_feature("webhook=URL", "webhook")),
+        #[cfg(not(feature = "http"))]
+        Some(("page", addr)) if !addr.is_empty() => Err(missing_feature("page=ADDR", "http")),
         _ => Err(format!(
             "{value:?} is not an approver: give rules=FILE, webhook=URL, page=ADDR or client"
         )),
     }
+}
+
+/// What an approver this build was made without says: which feature of `toolsmith` it needs.
+#[cfg(any(not(feature = "webhook"), not(feature = "http")))]
+fn missing_feature(approver: &str, feature: &str) -> String {
+    format!(
+        "{approver}: this server was built without it; build it with toolsmith's `{feature}` feature"
+    )
 }
 
 /// The confirmation policy of `server` with `args`: the flag (or its variable) when given.

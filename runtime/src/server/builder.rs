@@ -295,9 +295,12 @@ impl Server {
         self
     }
 
-    /// How long clients may keep the tool list and `server/discover` (2026-07-28's `ttlMs`;
-    /// default [`Server::DEFAULT_LIST_TTL`](crate::Server::DEFAULT_LIST_TTL), 5 minutes). The tool set of a
-    /// server is fixed when it starts: the list changes only with a new build or policy.
+    /// How long clients may keep the tool list and `server/discover` (2026-07-28's `ttlMs`).
+    /// By default, [`Server::DEFAULT_LIST_TTL`](crate::Server::DEFAULT_LIST_TTL) (5 minutes)
+    /// for a tool set fixed when the server starts, and 0 (not to be kept) once a
+    /// [`registry_handle`](Self::registry_handle) was taken: that set can change while
+    /// serving, and a client that does not listen for `list_changed` would go on calling a
+    /// removed tool.
     ///
     /// ```
     /// # use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
@@ -324,6 +327,12 @@ impl Server {
     ///     .list_ttl(std::time::Duration::from_secs(3600));
     /// let discovered = ask(server, "server/discover").await;
     /// assert_eq!(discovered["result"]["ttlMs"], 3_600_000, "{discovered}");
+    ///
+    /// // A set that can change is not kept, unless `list_ttl` says otherwise.
+    /// let changing = toolsmith::Server::with_registry(toolsmith::Registry::new());
+    /// let _tools = changing.registry_handle();
+    /// let listed = ask(changing, "tools/list").await;
+    /// assert_eq!(listed["result"]["ttlMs"], 0, "{listed}");
     /// # }
     /// ```
     pub fn list_ttl(mut self, ttl: std::time::Duration) -> Self {

@@ -16,7 +16,8 @@ impl Server {
     pub const DEFAULT_PAGE_SIZE: usize = super::DEFAULT_TOOLS_LIST_PAGE_SIZE;
 
     /// How long clients may keep the tool list and `server/discover` on 2026-07-28 unless
-    /// [`Server::list_ttl`] says otherwise: 5 minutes.
+    /// [`Server::list_ttl`] says otherwise: 5 minutes, for a tool set fixed while the server
+    /// runs (one whose [`Server::registry_handle`] was taken gets 0).
     ///
     /// ```
     /// assert_eq!(toolsmith::Server::DEFAULT_LIST_TTL.as_secs(), 300);

@@ -324,7 +324,12 @@ impl Server {
             scopes: edge.scopes,
             metrics: edge.metrics,
         };
-        let list_ttl = self.list_ttl.unwrap_or(DEFAULT_LIST_TTL);
+        // A set that can change while serving is not to be kept: a client that does not hear
+        // `list_changed` (no listen stream) would go on calling a removed tool.
+        let list_ttl = self.list_ttl.unwrap_or(match live {
+            true => std::time::Duration::ZERO,
+            false => DEFAULT_LIST_TTL,
+        });
         let identity = adapter::Identity {
             implementation,
             instructions: self.instructions,

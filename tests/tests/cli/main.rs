@@ -3,6 +3,7 @@
 //! README's commands (`readme.rs`).
 
 mod audit;
+mod builds;
 mod commands;
 mod gateway;
 mod readme;

@@ -77,7 +77,9 @@ where
         let max = config
             .max_sessions
             .unwrap_or(sessions::DEFAULT_MAX_SESSIONS);
-        Arc::new(sessions::Sessions::new(manager.clone(), max))
+        let sessions = Arc::new(sessions::Sessions::new(manager.clone(), max));
+        sessions::Sessions::sweeping(&sessions);
+        sessions
     });
     let mut rmcp_config = config.rmcp(local, &public, end_streams.clone());
     // The sessions the server opened itself are restored from there when rmcp must serve one.

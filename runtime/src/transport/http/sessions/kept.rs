@@ -13,13 +13,15 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rmcp::model::InitializeRequestParams;
 use rmcp::transport::streamable_http_server::session::{
     SessionState, SessionStore, SessionStoreError,
 };
 use tokio::sync::OwnedMutexGuard;
+// The runtime's clock (the standard one outside tests), so that a test can let time pass.
+use tokio::time::Instant;
 
 /// What the server keeps for one session it opened, opaque to the transport but for its end.
 pub(crate) trait Session: Any + Send + Sync {
@@ -55,10 +57,10 @@ pub(in crate::transport::http) async fn scoped<F: Future>(
 }
 
 /// How long a session nothing asked of stays (rmcp's own keep-alive for its sessions).
-const IDLE: Duration = Duration::from_secs(300);
+pub(super) const IDLE: Duration = Duration::from_secs(300);
 
-/// How often idle sessions are looked for, at most.
-const SWEEP: Duration = Duration::from_secs(30);
+/// How often idle sessions are looked for (by a timer: [`super::Sessions::sweeping`]).
+pub(super) const SWEEP: Duration = Duration::from_secs(30);
 
 /// The sessions the server opened on the fast path, by id.
 pub(in crate::transport::http) struct Kept {
@@ -70,7 +72,6 @@ struct Map {
     /// How many of `seats` rmcp has not restored (those count against the cap; the others
     /// are rmcp's sessions too).
     unrestored: usize,
-    swept: Instant,
 }
 
 struct Seat {
@@ -131,7 +132,6 @@ impl Kept {
             map: Mutex::new(Map {
                 seats: HashMap::new(),
                 unrestored: 0,
-                swept: Instant::now(),
             }),
         }
     }
@@ -199,19 +199,14 @@ impl Kept {
         self.map().unrestored
     }
 
-    /// Ends the sessions nothing was asked of for [`IDLE`] (looked for at most every
-    /// [`SWEEP`], when a session opens). One rmcp restored goes on as rmcp's while its own
-    /// keep-alive lasts.
+    /// Ends the sessions nothing was asked of for [`IDLE`]. One rmcp restored goes on as
+    /// rmcp's while its own keep-alive lasts.
     pub(in crate::transport::http) fn sweep(&self) {
         self.sweep_at(Instant::now());
     }
 
     fn sweep_at(&self, now: Instant) {
         let mut map = self.map();
-        if now.duration_since(map.swept) < SWEEP {
-            return;
-        }
-        map.swept = now;
         let before = map.seats.len();
         let mut ended = Vec::new();
         map.seats.retain(|_, seat| {
@@ -325,7 +320,7 @@ mod tests {
         let idle_id = kept.open(idle.clone(), handshake());
         let moved_id = kept.open(moved.clone(), handshake());
         kept.load(&moved_id).await.unwrap();
-        let opened = std::time::Instant::now();
+        let opened = tokio::time::Instant::now();
         let second = std::time::Duration::from_secs(1);
         // Looked for, but not idle for long enough yet.
         kept.sweep_at(opened + super::SWEEP + second);

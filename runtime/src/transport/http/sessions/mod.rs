@@ -9,13 +9,15 @@
 //! - a request id is in flight at most once per session: a second request with the same id
 //!   gets a JSON-RPC error (as over stdio), and the first its own answer;
 //! - `DELETE` answers 204, and 404 for a session that does not exist;
-//! - a session nothing is asked of for 5 minutes ends (as rmcp's own do).
+//! - a session nothing is asked of for 5 minutes ends (as rmcp's own do), looked for every
+//!   30 s by a timer ([`Sessions::sweeping`]); what is kept of a session here (its owner)
+//!   goes with it.
 
 mod kept;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
@@ -59,6 +61,8 @@ pub(super) struct Hold {
     claim: Option<Claim>,
     /// A `DELETE` of an existing session.
     delete: bool,
+    /// The session a `DELETE` ends.
+    session: Option<String>,
     /// Where the request goes, when its session is one the server opened.
     pub(super) seated: Option<Seated>,
 }
@@ -110,9 +114,11 @@ impl Sessions {
             // answers a revision header it does not know (400).
             if known_revision(headers) && self.kept.end(session) {
                 tracing::debug!(session, "session ended");
+                self.owners().remove(session);
                 return Err(no_content());
             }
             hold.delete = true;
+            hold.session = Some(session.to_owned());
         }
         if let Some((Some(_), Some(id))) = message {
             hold.claim = Some(self.claim(session, id).ok_or_else(|| id_in_use(id))?);
@@ -125,7 +131,6 @@ impl Sessions {
     async fn open(&self) -> Result<Opening, Response> {
         let opening = self.opening.fetch_add(1, Ordering::AcqRel);
         let counted = Opening(self.opening.clone());
-        self.kept.sweep();
         let open = self.manager.sessions.read().await.len() + self.kept.unrestored();
         if open + opening >= self.max {
             tracing::warn!(
@@ -169,6 +174,9 @@ impl Sessions {
         }
         if hold.delete && response.status() == StatusCode::ACCEPTED {
             *response.status_mut() = StatusCode::NO_CONTENT;
+            if let Some(id) = &hold.session {
+                self.owners().remove(id.as_str());
+            }
         }
         match hold.claim {
             Some(claim) => super::body::holding(response, claim),
@@ -190,6 +198,36 @@ impl Sessions {
             owners.insert(id.clone(), owner);
         }
         id
+    }
+
+    /// Ends idle sessions and forgets what is kept of sessions that ended (rmcp ends its own
+    /// after its keep-alive without telling): every [`kept::SWEEP`], while the sessions are
+    /// served (the task ends with them).
+    pub(super) fn sweeping(sessions: &Arc<Sessions>) {
+        let sessions: Weak<Sessions> = Arc::downgrade(sessions);
+        tokio::spawn(async move {
+            let mut timer = tokio::time::interval(kept::SWEEP);
+            timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                timer.tick().await;
+                let Some(sessions) = sessions.upgrade() else {
+                    return;
+                };
+                sessions.sweep().await;
+            }
+        });
+    }
+
+    /// One look for idle sessions, and for owners whose session is gone.
+    async fn sweep(&self) {
+        self.kept.sweep();
+        let open = self.manager.sessions.read().await;
+        let mut owners = self.owners();
+        let before = owners.len();
+        owners.retain(|id, _| open.contains_key(id.as_str()) || self.kept.contains(id));
+        if owners.len() < before {
+            tracing::debug!(forgotten = before - owners.len(), "ended sessions' owners");
+        }
     }
 
     /// rmcp's session store: where it finds the sessions the server opened.
@@ -276,3 +314,6 @@ fn id_in_use(id: &str) -> Response {
     );
     super::body::json_error(StatusCode::OK, Some(id), -32600, &message)
 }
+
+#[cfg(test)]
+mod tests;
