@@ -232,3 +232,29 @@ async fn an_http_upstreams_url_and_key_never_reach_an_error() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_relist_never_answered_ends_in_time_and_the_next_change_is_served() {
+    // Its second `tools/list` (the first re-list) is never answered; the ones after add `fresh`.
+    let mounted = hostile("re", "relist")
+        .list_timeout(Duration::from_secs(1))
+        .connect()
+        .await
+        .unwrap();
+    let server = Server::with_registry(mounted.registry().unwrap());
+    mounted.follow(server.registry_handle());
+    let client = Client::connect(server).await.unwrap();
+    // Each poke says the list changed: the re-list that hangs ends at its timeout, and a
+    // later change is read and served.
+    for _ in 0..100 {
+        client.call("re_poke", json!({})).await.unwrap();
+        let tools = client.tools().await.unwrap();
+        if tools.iter().any(|t| t.name == "re_fresh") {
+            let fresh = client.call("re_fresh", json!({})).await.unwrap();
+            assert_eq!(fresh.text(), "fresh answered ");
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    panic!("the change after the hung re-list was never served");
+}
