@@ -110,7 +110,8 @@ fn completed<'a>(
             Err(err) => {
                 tracing::debug!(
                     upstream = link.upstream(),
-                    "a completion got no answer: {err}"
+                    "a completion got no answer: {}",
+                    crate::told::service(&err)
                 );
                 Vec::new()
             }

@@ -255,7 +255,14 @@ mod tests {
                 .unwrap(),
         );
         assert_eq!(not_an_object(&stringy), Some("input"));
-        assert_eq!(not_an_object(&tool(None)), None);
+        let mut object = stringy.clone();
+        object.input_schema = Arc::new(
+            serde_json::json!({"type": "object"})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        );
+        assert_eq!(not_an_object(&object), None);
     }
 
     #[test]
