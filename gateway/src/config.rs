@@ -58,6 +58,8 @@ struct Server {
     ca_file: Option<std::path::PathBuf>,
     call_timeout_secs: Option<u64>,
     connect_timeout_secs: Option<u64>,
+    /// How long it may take to list its tools (and each of its other lists).
+    list_timeout_secs: Option<u64>,
     /// How long a read-only idempotent tool's answer is kept (none by default).
     cache_ttl_secs: Option<u64>,
     /// The revision its session starts with: `"2025-11-25"` (`initialize`, the default) or
@@ -226,6 +228,7 @@ impl Config {
             for (what, secs) in [
                 ("call_timeout_secs", server.call_timeout_secs),
                 ("connect_timeout_secs", server.connect_timeout_secs),
+                ("list_timeout_secs", server.list_timeout_secs),
                 ("cache_ttl_secs", server.cache_ttl_secs),
             ] {
                 if secs == Some(0) {
@@ -272,6 +275,9 @@ impl Config {
                 }
                 if let Some(secs) = server.connect_timeout_secs {
                     upstream = upstream.connect_timeout(Duration::from_secs(secs));
+                }
+                if let Some(secs) = server.list_timeout_secs {
+                    upstream = upstream.list_timeout(Duration::from_secs(secs));
                 }
                 upstream
             })
@@ -326,6 +332,11 @@ mod tests {
             err.contains("`revision` \"2024\"") && err.contains("2026-07-28"),
             "{err}"
         );
+        let err =
+            Config::from_toml("[servers.x]\ncommand = \"a\"\nlist_timeout_secs = 0\n").unwrap_err();
+        assert!(err.contains("`list_timeout_secs` is 0"), "{err}");
+        let listed = Config::from_toml("[servers.x]\ncommand = \"a\"\nlist_timeout_secs = 5\n");
+        assert_eq!(listed.unwrap().upstreams()[0].list_timeout.as_secs(), 5);
         let config = Config::from_toml("[servers.x]\ncommand = \"a\"\nrevision = \"2026-07-28\"\n");
         assert!(config.unwrap().upstreams()[0].discover);
         let err =

@@ -12,6 +12,16 @@ use std::fmt;
 /// };
 /// assert!(err.to_string().contains("cannot start upstream 'notes'"));
 /// ```
+///
+/// What an upstream said is escaped in its text (a terminal control as `\x1b`):
+///
+/// ```
+/// let err = toolsmith_gateway::Error::List {
+///     upstream: "evil".into(),
+///     why: "it answered \x1b[2J\nhere".into(),
+/// };
+/// assert!(err.to_string().ends_with(r"it answered \x1b[2J\x0ahere"));
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
@@ -23,7 +33,7 @@ pub enum Error {
     },
     /// It started, but did not complete the MCP handshake (in time).
     Connect { upstream: String, why: String },
-    /// It did not list its tools.
+    /// It did not list its tools, resources or prompts (in time).
     List { upstream: String, why: String },
     /// Its tools cannot be served as they are (a name that is not a valid MCP tool name, two
     /// tools with one name once prefixed).
@@ -37,9 +47,20 @@ pub enum Error {
     Api { upstream: String, why: String },
 }
 
+/// Its text with every terminal control escaped (`\x1b`): what an upstream said (a tool's
+/// name, an error's message) cannot act on the terminal that shows it.
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        f.write_str(&toolsmith_audit::shown(&Unescaped(self).to_string()))
+    }
+}
+
+/// An error's text as written, before it is escaped.
+struct Unescaped<'a>(&'a Error);
+
+impl fmt::Display for Unescaped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
             Error::Start {
                 upstream,
                 command,
@@ -58,7 +79,7 @@ impl fmt::Display for Error {
             ),
             Error::Api { upstream, why } => write!(f, "the HTTP API '{upstream}': {why}"),
             Error::List { upstream, why } => {
-                write!(f, "upstream '{upstream}' did not list its tools: {why}")
+                write!(f, "upstream '{upstream}' was not listed: {why}")
             }
             Error::Tools(err) => write!(f, "{err}"),
             Error::Overrides { tool, why } => {

@@ -110,7 +110,8 @@ fn completed<'a>(
             Err(err) => {
                 tracing::debug!(
                     upstream = link.upstream(),
-                    "a completion got no answer: {err}"
+                    "a completion got no answer: {}",
+                    crate::told::service(&err)
                 );
                 Vec::new()
             }
@@ -192,9 +193,10 @@ impl Resource for ProxiedResource {
                 {
                     Ok(None)
                 }
-                Err(err) => Err(ToolError::new(format!(
-                    "upstream '{}' did not answer the read: {err}",
-                    link.upstream()
+                Err(err) => Err(ToolError::new(crate::told::failed(
+                    link.upstream(),
+                    "read",
+                    &err,
                 ))),
             }
         })
@@ -284,10 +286,7 @@ impl Prompt for ProxiedPrompt {
         Box::pin(async move {
             let (_, peer) = link.peer()?;
             let got = peer.get_prompt(params).await.map_err(|err| {
-                ToolError::new(format!(
-                    "upstream '{}' did not answer the prompt: {err}",
-                    link.upstream()
-                ))
+                ToolError::new(crate::told::failed(link.upstream(), "prompt", &err))
             })?;
             Ok(got
                 .messages

@@ -9,6 +9,7 @@ mod heard;
 mod hears;
 mod items;
 mod link;
+mod listing;
 mod mounted;
 mod openapi;
 mod overrides;
@@ -20,6 +21,7 @@ mod session;
 
 mod supervise;
 mod tls;
+mod told;
 mod tools;
 mod upstream;
 

@@ -137,8 +137,9 @@ impl Mounted {
     /// resource templates and prompts it listed at connect (a prompt's name prefixed; a
     /// resource keeps its URI, its name prefixed; a read or a get goes to the upstream):
     /// serve it with [`Server::with_registry`](toolsmith::Server::with_registry), or merge it
-    /// with others (a name or a URI in two is an error naming it). An error when a prefixed
-    /// name is not a valid MCP tool name, or an upstream schema is not an object schema.
+    /// with others (a name or a URI in two is an error naming it). (A tool whose prefixed name
+    /// MCP does not allow, or whose schema is not an object schema, was left out at connect,
+    /// with a warning.)
     pub fn registry(&self) -> Result<Registry, Error> {
         let mut registry = self.upstream.registry_of(&self.tools)?;
         let prefix = self.upstream.tool_prefix();

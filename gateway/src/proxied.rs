@@ -279,13 +279,15 @@ impl Tool for Proxied {
                 tracing::info!(upstream = %upstream, tool = %params.name, "the upstream was lost mid-call: sent once more (read-only, idempotent)");
                 return match relay.call(&peer, params, downstream).await {
                     Ok(result) => passed_back(result),
-                    Err(err) => Err(ToolError::new(format!(
-                        "upstream '{upstream}' did not answer the call, sent twice: {err}"
+                    Err(err) => Err(ToolError::new(crate::told::failed(
+                        &upstream,
+                        "call, sent twice",
+                        &err,
                     ))),
                 };
             }
-            Err(ToolError::new(format!(
-                "upstream '{upstream}' did not answer the call: {failed}"
+            Err(ToolError::new(crate::told::failed(
+                &upstream, "call", &failed,
             )))
         })
     }

@@ -6,6 +6,11 @@
 //! flight; with none or several, which call a message is about is unknown, so it goes to the
 //! gateway's own log); and a call the client gave up on, cancelled at the upstream too. A
 //! call the upstream answers with a task of its own is followed to its end (`followed.rs`).
+//!
+//! A call is written down as in flight before it is sent, and struck out when it is
+//! answered: a log message the upstream sends during a call is read while it is in flight,
+//! and one read while no call is (sent after an answer) goes to the gateway's log, never
+//! kept for a later call, which may be another client's.
 
 #![allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 still has it.
 
@@ -37,18 +42,18 @@ pub(crate) struct Relay {
 /// The calls in flight, and the progress that came for a token before its call was known.
 #[derive(Default)]
 struct Calls {
+    /// Every call in flight, by a number of its own: written down before it is sent. Where
+    /// log messages and questions go.
+    flying: HashMap<u64, Arc<Downstream>>,
+    /// The number of the next call.
+    next: u64,
+    /// The calls in flight by the progress token each was sent with (known once sent).
     by_token: HashMap<ProgressToken, Arc<Downstream>>,
     /// Reports read before the call that sent their token was written down (the upstream
-    /// answered faster than the gateway took note): kept briefly, in order, for that call.
+    /// answered faster than the gateway took note): kept briefly, in order, for that call
+    /// (a token is one request's: no other call takes them).
     early: Vec<ProgressNotificationParam>,
-    /// Log messages read while no call was in flight, with when: the first call written
-    /// down within [`EARLY_LOG`] takes them (most likely its own, read before it was).
-    early_logs: Vec<(Instant, LoggingMessageNotificationParam)>,
 }
-
-/// How long before its call was written down a log message may have been read to be that
-/// call's.
-const EARLY_LOG: Duration = Duration::from_secs(1);
 
 /// The most early reports kept; past it the oldest go (a token no call will claim).
 const MAX_EARLY: usize = 64;
@@ -101,6 +106,8 @@ impl Relay {
         mut params: CallToolRequestParams,
         caller: Arc<Downstream>,
     ) -> Result<CallToolResult, ServiceError> {
+        // In flight from before it is sent until it is answered (or dropped).
+        let _flying = Flying::new(self, &caller);
         for _ in 0..MAX_ROUNDS {
             let asked = match self.once(peer, params.clone(), &caller).await? {
                 ServerResult::CallToolResult(result) => return Ok(result),
@@ -157,13 +164,6 @@ impl Relay {
             for said in mine {
                 caller.relay_progress(said);
             }
-            if calls.by_token.len() == 1 {
-                for (at, said) in std::mem::take(&mut calls.early_logs) {
-                    if at.elapsed() < EARLY_LOG {
-                        caller.log.log(LogLevel::from(said.level), said.data);
-                    }
-                }
-            }
         }
         let mut pending = Pending {
             relay: self.clone(),
@@ -186,7 +186,7 @@ impl Relay {
     pub(crate) async fn ask(&self, question: InputRequest) -> Result<Value, String> {
         let caller = {
             let calls = self.calls.lock().unwrap();
-            let mut callers = calls.by_token.values();
+            let mut callers = calls.flying.values();
             match (callers.next(), callers.next()) {
                 (Some(caller), None) => caller.clone(),
                 (None, _) => return Err("no call is in flight to ask its client".into()),
@@ -220,27 +220,51 @@ impl Relay {
     }
 
     /// The upstream's log message: to the client of the one call in flight (at the client's
-    /// level), else to the gateway's log.
+    /// level), else (none, or several) to the gateway's log only.
     pub(crate) fn log(&self, upstream: &str, param: LoggingMessageNotificationParam) {
-        let mut calls = self.calls.lock().unwrap();
-        let mut callers = calls.by_token.values();
-        if let (Some(caller), None) = (callers.next(), callers.next()) {
-            caller.log.log(LogLevel::from(param.level), param.data);
-            return;
-        }
-        if calls.by_token.is_empty() {
-            if calls.early_logs.len() == MAX_EARLY {
-                calls.early_logs.remove(0);
+        {
+            let calls = self.calls.lock().unwrap();
+            let mut callers = calls.flying.values();
+            if let (Some(caller), None) = (callers.next(), callers.next()) {
+                caller.log.log(LogLevel::from(param.level), param.data);
+                return;
             }
-            calls.early_logs.push((Instant::now(), param.clone()));
         }
+        // What the upstream said, escaped: it reaches the operator's terminal.
         tracing::info!(
             upstream,
-            logger = param.logger.as_deref().unwrap_or(""),
+            logger = %toolsmith_audit::shown(param.logger.as_deref().unwrap_or("")),
             level = ?param.level,
-            data = %param.data,
+            data = %toolsmith_audit::shown(&param.data.to_string()),
             "the upstream logged"
         );
+    }
+}
+
+/// A call in flight (one of [`Calls::flying`]): struck out when dropped.
+struct Flying {
+    relay: Arc<Relay>,
+    number: u64,
+}
+
+impl Flying {
+    /// `caller`'s call, written down as in flight.
+    fn new(relay: &Arc<Relay>, caller: &Arc<Downstream>) -> Self {
+        let mut calls = relay.calls.lock().unwrap();
+        let number = calls.next;
+        calls.next += 1;
+        calls.flying.insert(number, caller.clone());
+        Flying {
+            relay: relay.clone(),
+            number,
+        }
+    }
+}
+
+impl Drop for Flying {
+    fn drop(&mut self) {
+        let mut calls = self.relay.calls.lock().unwrap_or_else(|e| e.into_inner());
+        calls.flying.remove(&self.number);
     }
 }
 

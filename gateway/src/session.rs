@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 use crate::heard::Heard;
 use crate::hears::{Changed, Hears, listen};
 use crate::link::Running;
+use crate::listing::paged;
 use crate::relay::Relay;
 use crate::upstream::Way;
 use crate::{Error, Upstream};
@@ -94,12 +95,12 @@ impl Upstream {
             Ok(Err(rmcp::service::ClientInitializeError::TransportError { error, context })) => {
                 Err(Error::Connect {
                     upstream: self.name.clone(),
-                    why: format!("{} ({context})", transport_said(&*error.error)),
+                    why: format!("{} ({context})", crate::told::transport(&*error.error)),
                 })
             }
             Ok(Err(err)) => Err(Error::Connect {
                 upstream: self.name.clone(),
-                why: crate::error::said(&err),
+                why: crate::told::without_urls(&crate::error::said(&err)),
             }),
             Err(_) => Err(Error::Connect {
                 upstream: self.name.clone(),
@@ -108,13 +109,9 @@ impl Upstream {
         }
     }
 
-    /// Its resources, resource templates and prompts, every page, each kind only when its
-    /// capabilities declare it.
+    /// Its resources, resource templates and prompts, every page (within the bounds of
+    /// `listing.rs`), each kind only when its capabilities declare it.
     pub(crate) async fn list_items(&self, peer: &Peer<RoleClient>) -> Result<Listed, Error> {
-        let failed = |err: rmcp::ServiceError| Error::List {
-            upstream: self.name.clone(),
-            why: err.to_string(),
-        };
         let capabilities = peer
             .peer_info()
             .map(|info| info.capabilities.clone())
@@ -123,22 +120,44 @@ impl Upstream {
             completes: capabilities.completions.is_some(),
             ..Listed::default()
         };
+        let (name, limit) = (self.name.as_str(), self.list_timeout);
         if capabilities.resources.is_some() {
-            listed.resources = peer.list_all_resources().await.map_err(failed)?;
-            listed.templates = peer.list_all_resource_templates().await.map_err(failed)?;
+            listed.resources = paged(name, "resources/list", limit, |params| async {
+                let page = peer.list_resources(params).await?;
+                Ok((page.resources, page.next_cursor))
+            })
+            .await?;
+            listed.templates = paged(name, "resources/templates/list", limit, |params| async {
+                let page = peer.list_resource_templates(params).await?;
+                Ok((page.resource_templates, page.next_cursor))
+            })
+            .await?;
         }
         if capabilities.prompts.is_some() {
-            listed.prompts = peer.list_all_prompts().await.map_err(failed)?;
+            listed.prompts = paged(name, "prompts/list", limit, |params| async {
+                let page = peer.list_prompts(params).await?;
+                Ok((page.prompts, page.next_cursor))
+            })
+            .await?;
         }
         Ok(listed)
     }
 
-    /// Its tools, every page.
-    pub(crate) async fn list(&self, running: &Running) -> Result<Vec<rmcp::model::Tool>, Error> {
-        running.list_all_tools().await.map_err(|err| Error::List {
-            upstream: self.name.clone(),
-            why: err.to_string(),
-        })
+    /// Its tools, every page (within the bounds of `listing.rs`).
+    pub(crate) async fn list(
+        &self,
+        peer: &Peer<RoleClient>,
+    ) -> Result<Vec<rmcp::model::Tool>, Error> {
+        paged(
+            &self.name,
+            "tools/list",
+            self.list_timeout,
+            |params| async {
+                let page = peer.list_tools(params).await?;
+                Ok((page.tools, page.next_cursor))
+            },
+        )
+        .await
     }
 
     /// The audit's findings of `tools`, each logged as a warning (a note at debug level).
@@ -149,14 +168,16 @@ impl Upstream {
             .collect();
         let findings = toolsmith_audit::audit(&listed);
         for finding in &findings {
-            let tool = finding.tool.as_deref().unwrap_or("(the server)");
+            // What the upstream named, escaped: it reaches the operator's terminal.
+            let tool = toolsmith_audit::shown(finding.tool.as_deref().unwrap_or("(the server)"));
+            let message = toolsmith_audit::shown(&finding.message);
             let code = finding.rule.code;
             match finding.severity() {
                 toolsmith_audit::Severity::Note => {
-                    tracing::debug!(upstream = %self.name, tool, code, fix = %finding.fix, "{}", finding.message)
+                    tracing::debug!(upstream = %self.name, tool = %tool, code, fix = %toolsmith_audit::shown(&finding.fix), "{message}")
                 }
                 _ => {
-                    tracing::warn!(upstream = %self.name, tool, code, fix = %finding.fix, "{}", finding.message)
+                    tracing::warn!(upstream = %self.name, tool = %tool, code, fix = %toolsmith_audit::shown(&finding.fix), "{message}")
                 }
             }
         }
@@ -241,16 +262,5 @@ impl Upstream {
             .tcp_nodelay(true)
             .build()
             .map_err(|err| failed(format!("the HTTP client could not be built: {err}")))
-    }
-}
-
-/// What a transport's error says, with its causes: the HTTP client's own error (which rmcp
-/// keeps without naming it its source) with its causes (a refused connection, an untrusted
-/// certificate).
-fn transport_said(err: &(dyn std::error::Error + Send + Sync + 'static)) -> String {
-    use rmcp::transport::streamable_http_client::StreamableHttpError;
-    match err.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
-        Some(StreamableHttpError::Client(client)) => crate::error::said(client),
-        _ => crate::error::said(err),
     }
 }

@@ -110,14 +110,14 @@ impl Supervisor {
         if !tools {
             return;
         }
-        match peer.list_all_tools().await {
+        match self.upstream.list(peer).await {
             Ok(listed) if listed != self.listed => {
                 self.serve(&listed);
                 self.listed = listed;
             }
             Ok(_) => {}
             Err(err) => {
-                tracing::warn!(upstream = %self.upstream.name(), "its changed tools could not be listed: {err}");
+                tracing::warn!(upstream = %self.upstream.name(), "its changed tools are not served: {err}");
             }
         }
     }

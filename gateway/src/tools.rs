@@ -1,8 +1,11 @@
 //! What an upstream's tool list becomes: each tool under its served name, corrected by the
 //! overrides, checked (a confirmation question naming only its arguments; every hint stated,
 //! with `strict_hints`), calling through the upstream's link; and the registry of them, with
-//! the pin applied.
+//! the pin applied. A tool that cannot be served as the upstream lists it (a name MCP does
+//! not allow, a schema that is not an object's, a second tool of one name) is left out with
+//! a warning that names it escaped, and the upstream's other tools are served.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use toolsmith::{Registry, Tool};
@@ -49,8 +52,34 @@ impl Upstream {
         let cache = self.cache_ttl.map(|ttl| Arc::new(Cache::new(ttl)));
         let mut left_out = Vec::new();
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
+        let mut names = HashSet::new();
         for (tool, via) in listed {
             let served = format!("{prefix}{}", tool.name);
+            if let Err(why) = servable(&served) {
+                tracing::warn!(
+                    upstream = %self.name,
+                    tool = %toolsmith_audit::shown(&tool.name),
+                    served = %toolsmith_audit::shown(&served),
+                    "left out: its name {why}; the upstream's other tools are served"
+                );
+                continue;
+            }
+            if let Some(which) = not_an_object(&tool) {
+                tracing::warn!(
+                    upstream = %self.name,
+                    tool = %tool.name,
+                    "left out: its {which} schema is not an object schema (\"type\": \"object\")"
+                );
+                continue;
+            }
+            if !names.insert(served.clone()) {
+                tracing::warn!(
+                    upstream = %self.name,
+                    tool = %tool.name,
+                    "left out: the upstream lists a second tool of this name; the first is served"
+                );
+                continue;
+            }
             let corrected = self.overrides.for_tool(&served);
             check_question(&tool, &served, &corrected)?;
             let unstated = unstated_hints(&tool, &corrected);
@@ -94,6 +123,44 @@ impl Upstream {
         }
     }
 }
+
+/// Whether `served`, an upstream tool's name as served, is a tool name MCP allows: 1 to 128
+/// characters of `A-Z a-z 0-9 _ - .` (the runtime's rule), else what is wrong with it.
+fn servable(served: &str) -> Result<(), String> {
+    if served.is_empty() || served.len() > MAX_NAME {
+        return Err(format!(
+            "is not 1 to {MAX_NAME} characters long once prefixed"
+        ));
+    }
+    match served
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        Some(c) => Err(format!(
+            "holds '{}', which a tool name may not (only A-Z, a-z, 0-9, '_', '-' and '.')",
+            c.escape_debug()
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Which of `tool`'s schemas is not an object schema (what MCP requires, and the runtime
+/// refuses), if one is.
+fn not_an_object(tool: &rmcp::model::Tool) -> Option<&'static str> {
+    let object = |schema: &rmcp::model::JsonObject| {
+        schema.get("type").and_then(|t| t.as_str()) == Some("object")
+    };
+    if !object(&tool.input_schema) {
+        return Some("input");
+    }
+    match tool.output_schema.as_deref() {
+        Some(output) if !object(output) => Some("output"),
+        _ => None,
+    }
+}
+
+/// The longest tool name MCP allows.
+const MAX_NAME: usize = 128;
 
 /// The hints `tool` leaves unstated (neither it nor an override says them), by their MCP
 /// names.
@@ -170,6 +237,32 @@ mod tests {
         let mut tool = rmcp::model::Tool::new("t", "A tool.", Arc::new(Default::default()));
         tool.annotations = annotations;
         tool
+    }
+
+    #[test]
+    fn a_name_mcp_does_not_allow_is_named_escaped() {
+        assert!(servable("notes_get.v2-beta").is_ok());
+        let why = servable("up_bad\u{1b}[2J\nname").unwrap_err();
+        assert!(why.contains(r"holds '\u{1b}'"), "{why}");
+        assert!(!why.contains('\u{1b}'), "{why}");
+        assert!(servable("up_has space").unwrap_err().contains("' '"));
+        assert!(servable(&"a".repeat(129)).unwrap_err().contains("1 to 128"));
+        let mut stringy = tool(None);
+        stringy.input_schema = Arc::new(
+            serde_json::json!({"type": "string"})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        );
+        assert_eq!(not_an_object(&stringy), Some("input"));
+        let mut object = stringy.clone();
+        object.input_schema = Arc::new(
+            serde_json::json!({"type": "object"})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        );
+        assert_eq!(not_an_object(&object), None);
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub struct Upstream {
     pub(crate) overrides: Overrides,
     pub(crate) pin: Option<Pin>,
     pub(crate) connect_timeout: Duration,
+    /// How long it may take to list its tools, and each of its other lists.
+    pub(crate) list_timeout: Duration,
     /// Whether its session starts with 2026-07-28's `server/discover`.
     pub(crate) discover: bool,
     pub(crate) call_timeout: Option<Duration>,
@@ -97,6 +99,7 @@ impl Upstream {
             overrides: Overrides::new(),
             pin: None,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            list_timeout: crate::listing::DEFAULT_LIST_TIMEOUT,
             discover: false,
             cache_ttl: None,
             call_timeout: None,
@@ -247,6 +250,23 @@ impl Upstream {
         self
     }
 
+    /// How long it may take to list its tools, every page, at connect, at a restart and
+    /// when it says they changed; and again each of its resources, resource templates and
+    /// prompts (default 30 s). Past it, a connect or a restart fails naming the upstream, and
+    /// a changed list is not read (the one served stays). However fast it answers, at most
+    /// 1,000 pages and 10,000 entries of a list are read, and a cursor it names twice ends
+    /// the list (the rest left out, with a warning).
+    ///
+    /// ```
+    /// let up = toolsmith_gateway::Upstream::stdio("gh", "github-mcp")
+    ///     .list_timeout(std::time::Duration::from_secs(10));
+    /// # let _ = up;
+    /// ```
+    pub fn list_timeout(mut self, limit: Duration) -> Self {
+        self.list_timeout = limit;
+        self
+    }
+
     /// Keeps the answers of its read-only idempotent tools (by their hints, as corrected) for
     /// `ttl`, per caller, tool and arguments: the same call by the same caller within `ttl`
     /// is answered from the cache, without reaching the upstream. An error result is never
@@ -303,14 +323,15 @@ impl Upstream {
             .unwrap_or_else(|| format!("{}_", self.name))
     }
 
-    /// Its command line, or its URL.
+    /// Its command line, or its URL (without its user part or query: they may hold its
+    /// credentials).
     pub(crate) fn shown(&self) -> String {
         match &self.way {
             Way::Stdio { program, args, .. } => std::iter::once(program.as_str())
                 .chain(args.iter().map(String::as_str))
                 .collect::<Vec<_>>()
                 .join(" "),
-            Way::Http { url, .. } => url.clone(),
+            Way::Http { url, .. } => crate::told::shown_url(url),
             Way::OpenApi(api) => api.document.clone(),
         }
     }
