@@ -7,15 +7,28 @@ use serde_json::{Map, Value};
 /// an object whose properties are not described).
 const MAX_REF_DEPTH: usize = 16;
 
-/// How many `$ref`s one document may expand to in all: schemas that refer to each other
-/// can multiply without a cycle on any one path.
-const MAX_REFS: usize = 100_000;
+/// How much a document may grow as its `$ref`s are inlined: what resolving makes, counted as
+/// the length of its JSON text (estimated: a number as 8 bytes), may pass the document's own
+/// length by 32 MiB. A schema referred to from many places is copied into each, so a small
+/// document can expand past any memory (a `$ref` bomb); a real API's stays well below this.
+const MAX_EXPANDED_BYTES: usize = 32 << 20;
 
-/// The document at `source` (a path, or an `http(s)://` URL fetched with `client`), parsed:
-/// JSON when it starts with `{`, else YAML.
-pub(crate) async fn load(source: &str, client: &reqwest::Client) -> Result<Value, String> {
-    let text = if source.starts_with("http://") || source.starts_with("https://") {
-        let answer = client.get(source).send().await.map_err(|err| {
+/// The document at `source` (a path, or an `http(s)://` URL fetched with `client`), read up
+/// to `max` bytes, parsed: JSON when it starts with `{`, else YAML.
+pub(crate) async fn load(
+    source: &str,
+    client: &reqwest::Client,
+    max: usize,
+) -> Result<Value, String> {
+    let too_long = || {
+        format!(
+            "the OpenAPI document {source} is longer than {max} bytes, the most the gateway reads (raise `max_document_bytes`)"
+        )
+    };
+    let cannot_read =
+        |err: &dyn std::fmt::Display| format!("cannot read the OpenAPI document {source}: {err}");
+    let bytes = if source.starts_with("http://") || source.starts_with("https://") {
+        let mut answer = client.get(source).send().await.map_err(|err| {
             format!(
                 "cannot fetch the OpenAPI document {source}: {}",
                 super::call::why(err)
@@ -27,14 +40,37 @@ pub(crate) async fn load(source: &str, client: &reqwest::Client) -> Result<Value
                 "cannot fetch the OpenAPI document {source}: HTTP {status}"
             ));
         }
-        answer
-            .text()
+        // The length the server announces is only a hint: the body is counted as it comes.
+        if answer.content_length().is_some_and(|n| n > max as u64) {
+            return Err(too_long());
+        }
+        let mut bytes = Vec::new();
+        while let Some(chunk) = answer
+            .chunk()
             .await
-            .map_err(|err| format!("cannot read the OpenAPI document {source}: {err}"))?
+            .map_err(|err| cannot_read(&super::call::why(err)))?
+        {
+            if bytes.len() + chunk.len() > max {
+                return Err(too_long());
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        bytes
     } else {
-        std::fs::read_to_string(source)
-            .map_err(|err| format!("cannot read the OpenAPI document {source}: {err}"))?
+        use std::io::Read;
+        let file = std::fs::File::open(source).map_err(|err| cannot_read(&err))?;
+        let mut bytes = Vec::new();
+        // One byte past the most: a file that has it is too long (a device never ends).
+        file.take(max as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|err| cannot_read(&err))?;
+        if bytes.len() > max {
+            return Err(too_long());
+        }
+        bytes
     };
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("the OpenAPI document {source} is not UTF-8 text"))?;
     parse(&text).map_err(|why| format!("the OpenAPI document {source}: {why}"))
 }
 
@@ -59,16 +95,41 @@ pub(crate) fn parse(text: &str) -> Result<Value, String> {
             "{said}: an OpenAPI 3.0 or 3.1 document is needed (convert a Swagger 2.0 one first)"
         ));
     }
-    resolve(&document, &document, &mut Vec::new(), &mut 0)
+    let mut budget = Budget {
+        left: MAX_EXPANDED_BYTES.saturating_add(text.len()),
+    };
+    resolve(&document, &document, &mut Vec::new(), &mut budget)
+}
+
+/// What resolving may still make, in bytes of JSON text (see [`MAX_EXPANDED_BYTES`]).
+struct Budget {
+    left: usize,
+}
+
+impl Budget {
+    /// Takes `bytes` from what is left; an error once nothing is.
+    fn spend(&mut self, bytes: usize) -> Result<(), String> {
+        match self.left.checked_sub(bytes) {
+            Some(left) => {
+                self.left = left;
+                Ok(())
+            }
+            None => Err(format!(
+                "its `$ref`s expand it by more than {} MiB, the most the gateway inlines (a schema referred to from many places is copied into each): refer to large schemas from fewer places",
+                MAX_EXPANDED_BYTES >> 20
+            )),
+        }
+    }
 }
 
 /// `node` with every `$ref` replaced by a copy of its target in `root`; `within`: the refs
-/// being resolved around it (one met again is a cycle, cut).
+/// being resolved around it (one met again is a cycle, cut); each value made paid for from
+/// `budget` as it is made, so that an expansion past it stops before it takes the memory.
 fn resolve(
     root: &Value,
     node: &Value,
     within: &mut Vec<String>,
-    expanded: &mut usize,
+    budget: &mut Budget,
 ) -> Result<Value, String> {
     match node {
         Value::Object(object) => {
@@ -80,13 +141,8 @@ fn resolve(
                 };
                 if within.iter().any(|seen| seen == reference) || within.len() >= MAX_REF_DEPTH {
                     // A recursive schema: described as far as it does not repeat.
+                    budget.spend(r#"{"type":"object"}"#.len())?;
                     return Ok(serde_json::json!({"type": "object"}));
-                }
-                *expanded += 1;
-                if *expanded > MAX_REFS {
-                    return Err(format!(
-                        "its `$ref`s expand past {MAX_REFS} schemas (schemas that refer to each other): simplify them"
-                    ));
                 }
                 // A URI fragment: `%7B` is `{` (`#/paths/~1notes~1%7Bid%7D`).
                 let pointer = percent_encoding::percent_decode_str(pointer)
@@ -96,28 +152,42 @@ fn resolve(
                     .pointer(&pointer)
                     .ok_or_else(|| format!("`$ref` {reference:?} points at nothing"))?;
                 within.push(reference.to_owned());
-                let mut resolved = resolve(root, target, within, expanded)?;
+                let mut resolved = resolve(root, target, within, budget)?;
                 within.pop();
                 // 3.1 lets a `$ref` carry siblings (a description): they win.
                 if let Value::Object(resolved) = &mut resolved {
                     for (key, value) in object.iter().filter(|(key, _)| *key != "$ref") {
-                        resolved.insert(key.clone(), resolve(root, value, within, expanded)?);
+                        budget.spend(key.len() + 4)?;
+                        resolved.insert(key.clone(), resolve(root, value, within, budget)?);
                     }
                 }
                 return Ok(resolved);
             }
+            budget.spend(2)?;
             let mut out = Map::with_capacity(object.len());
             for (key, value) in object {
-                out.insert(key.clone(), resolve(root, value, within, expanded)?);
+                // `"key":` and a comma.
+                budget.spend(key.len() + 4)?;
+                out.insert(key.clone(), resolve(root, value, within, budget)?);
             }
             Ok(Value::Object(out))
         }
-        Value::Array(items) => items
-            .iter()
-            .map(|item| resolve(root, item, within, expanded))
-            .collect::<Result<Vec<_>, _>>()
-            .map(Value::Array),
-        other => Ok(other.clone()),
+        Value::Array(items) => {
+            budget.spend(2 + items.len())?;
+            items
+                .iter()
+                .map(|item| resolve(root, item, within, budget))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Value::Array)
+        }
+        other => {
+            budget.spend(match other {
+                Value::String(text) => text.len() + 2,
+                Value::Number(_) => 8,
+                _ => 5,
+            })?;
+            Ok(other.clone())
+        }
     }
 }
 
@@ -166,5 +236,51 @@ components:
         let dangling = r##"{"openapi": "3.1.0", "x": {"$ref": "#/components/none"}}"##;
         assert!(parse(dangling).unwrap_err().contains("points at nothing"));
         assert!(parse("openapi: [").unwrap_err().contains("not YAML"));
+    }
+
+    /// A document of `uses` places that each refer to `Mid`, a schema of `fan` properties that
+    /// each refer to `Big`, a schema of about `big` bytes.
+    fn fanned(uses: usize, fan: usize, big: usize) -> String {
+        let leaf = json!({"type": "string", "description": "d".repeat(30)});
+        let big: Map<String, Value> = (0..big / 60)
+            .map(|i| (format!("p{i}"), leaf.clone()))
+            .collect();
+        let mid: Map<String, Value> = (0..fan)
+            .map(|i| (format!("m{i}"), json!({"$ref": "#/components/schemas/Big"})))
+            .collect();
+        let paths: Map<String, Value> = (0..uses)
+            .map(|i| {
+                let get = json!({"get": {"responses": {"200": {"content": {"application/json":
+                    {"schema": {"$ref": "#/components/schemas/Mid"}}}}}}});
+                (format!("/p{i}"), get)
+            })
+            .collect();
+        json!({
+            "openapi": "3.1.0",
+            "paths": paths,
+            "components": {"schemas": {
+                "Big": {"type": "object", "properties": big},
+                "Mid": {"type": "object", "properties": mid}
+            }}
+        })
+        .to_string()
+    }
+
+    #[test]
+    fn a_ref_bomb_is_refused_by_the_size_it_expands_to() {
+        // About 45 KB that expand to 60 × 1,000 copies of a 4 KB schema (240 MB).
+        let bomb = fanned(60, 1_000, 4_096);
+        assert!(bomb.len() < 64 * 1024, "{}", bomb.len());
+        let err = parse(&bomb).unwrap_err();
+        assert!(
+            err.contains("expand it by more than 32 MiB") && err.contains("fewer places"),
+            "{err}"
+        );
+        // Many `$ref`s to small schemas are no bomb: more than the 100,000 once counted.
+        let many = fanned(101, 1_000, 60);
+        let document = parse(&many).unwrap();
+        let copy = &document["paths"]["/p100"]["get"]["responses"]["200"]["content"];
+        let mid = &copy["application/json"]["schema"]["properties"];
+        assert_eq!(mid["m999"]["properties"]["p0"]["type"], "string");
     }
 }

@@ -1,11 +1,13 @@
 //! An HTTP API that an OpenAPI 3.0 or 3.1 document describes, as an upstream: each
 //! operation a tool (see `operation.rs`), its hints from its HTTP method, a call sent as the
 //! HTTP request the operation describes (see `call.rs`), with the credentials the
-//! configuration gives, never the client's.
+//! configuration gives, never the client's (and never shown to the model: see `redact.rs`).
 
+mod answer;
 mod call;
 mod document;
 mod operation;
+mod redact;
 mod schema;
 
 use std::collections::HashMap;
@@ -16,6 +18,9 @@ pub(crate) use operation::{Body, BodyKind, In, Param};
 
 /// The most of an answer's body a call reads, by default: 4 MiB.
 pub const DEFAULT_MAX_ANSWER_BYTES: usize = 4 << 20;
+
+/// The most of an OpenAPI document read, by default: 16 MiB.
+pub const DEFAULT_MAX_DOCUMENT_BYTES: usize = 16 << 20;
 
 /// An HTTP API described by an OpenAPI document, served as tools through
 /// [`Upstream::openapi`](crate::Upstream::openapi).
@@ -51,6 +56,8 @@ pub struct OpenApi {
     pub(crate) deprecated: bool,
     pub(crate) open_world: bool,
     pub(crate) max_answer: usize,
+    pub(crate) max_document: usize,
+    pub(crate) cross_origin_servers: bool,
 }
 
 impl OpenApi {
@@ -68,11 +75,15 @@ impl OpenApi {
             deprecated: false,
             open_world: false,
             max_answer: DEFAULT_MAX_ANSWER_BYTES,
+            max_document: DEFAULT_MAX_DOCUMENT_BYTES,
+            cross_origin_servers: false,
         }
     }
 
     /// Where the API answers (default: the document's first `servers` URL, taken relative
-    /// to the document's own URL; else the document's origin).
+    /// to the document's own URL; else the document's origin). A document fetched from one
+    /// origin that names a server at another is refused when credentials are configured,
+    /// unless [`allow_cross_origin_servers`](OpenApi::allow_cross_origin_servers).
     ///
     /// ```
     /// let api = toolsmith_gateway::OpenApi::new("api.yaml").base_url("http://127.0.0.1:8000");
@@ -178,6 +189,35 @@ impl OpenApi {
         self
     }
 
+    /// The most of the document read (default [`DEFAULT_MAX_DOCUMENT_BYTES`]); a longer one
+    /// is an error at connect, said as soon as the cap is passed.
+    ///
+    /// ```
+    /// let api = toolsmith_gateway::OpenApi::new("api.yaml").max_document_bytes(64 << 20);
+    /// # let _ = api;
+    /// ```
+    pub fn max_document_bytes(mut self, bytes: usize) -> OpenApi {
+        self.max_document = bytes;
+        self
+    }
+
+    /// Whether the credentials go to the server a fetched document names when it is at
+    /// another origin than the document's own (default `false`: such a document is an error
+    /// at connect when credentials are configured, as whoever serves the document would
+    /// choose where the credentials go). [`base_url`](OpenApi::base_url) is the other way
+    /// to say where the API is.
+    ///
+    /// ```
+    /// let api = toolsmith_gateway::OpenApi::new("https://docs.example.com/openapi.json")
+    ///     .credential("bearer", "${API_TOKEN}")
+    ///     .allow_cross_origin_servers(true);
+    /// # let _ = api;
+    /// ```
+    pub fn allow_cross_origin_servers(mut self, allow: bool) -> OpenApi {
+        self.cross_origin_servers = allow;
+        self
+    }
+
     /// Whether the selection takes `method` `path`.
     pub(crate) fn selects(
         &self,
@@ -221,7 +261,7 @@ impl OpenApi {
             return Err(bad.clone());
         }
         let client = call::client(ca_file)?;
-        let document = document::load(&self.document, &client).await?;
+        let document = document::load(&self.document, &client, self.max_document).await?;
         let base = self.base(&document)?;
         let schemes = operation::schemes(&document);
         let mut credentials = HashMap::new();
@@ -241,12 +281,17 @@ impl OpenApi {
                 .map_err(|why| format!("the credential for '{scheme}': {why}"))?;
             credentials.insert(scheme.clone(), value);
         }
+        if !credentials.is_empty() {
+            self.same_origin(&base)?;
+        }
+        let redactor = redact::Redactor::new(credentials.values().map(String::as_str));
         let target = Arc::new(Target {
             client,
             base,
             schemes,
             credentials,
             max_answer: self.max_answer,
+            redactor,
         });
         let operations = operation::operations(self, upstream, &document, &target.schemes)?;
         Ok(operations
@@ -259,6 +304,25 @@ impl OpenApi {
                 (tool, endpoint)
             })
             .collect())
+    }
+
+    /// An error when `base` is a server the fetched document names at another origin than
+    /// its own, and that is not allowed: the credentials would go where the document says.
+    fn same_origin(&self, base: &url::Url) -> Result<(), String> {
+        if self.cross_origin_servers || self.base_url.is_some() {
+            return Ok(());
+        }
+        let Ok(fetched) = url::Url::parse(&self.document) else {
+            // A file: where it says the API is, the configuration says.
+            return Ok(());
+        };
+        if fetched.origin() == base.origin() {
+            return Ok(());
+        }
+        Err(format!(
+            "the document names the server {base} (`servers`), at another origin than the document's own ({}): the credentials would be sent there. Give the API's URL as `base_url`, or set `allow_cross_origin_servers = true` if the document's servers are to be trusted",
+            fetched.origin().ascii_serialization()
+        ))
     }
 
     /// The base URL: the configured one, else the document's first server (relative to the
@@ -332,5 +396,39 @@ mod tests {
         let by_method = OpenApi::new("x").only_methods(["GET"]);
         assert!(!by_method.selects("post", "/notes", &tagged));
         assert!(OpenApi::new("x").only_paths(["[oops"]).bad_path.is_some());
+    }
+
+    #[test]
+    fn credentials_go_to_another_origin_only_when_allowed() {
+        let url = |u: &str| url::Url::parse(u).unwrap();
+        let fetched = OpenApi::new("http://127.0.0.1:8000/openapi.json");
+        assert!(
+            fetched
+                .same_origin(&url("http://127.0.0.1:8000/v1/"))
+                .is_ok()
+        );
+        for elsewhere in [
+            "http://127.0.0.1:9000/",
+            "https://127.0.0.1:8000/",
+            "http://a/",
+        ] {
+            let err = fetched.same_origin(&url(elsewhere)).unwrap_err();
+            assert!(
+                err.contains(elsewhere)
+                    && err.contains("http://127.0.0.1:8000")
+                    && err.contains("`allow_cross_origin_servers = true`"),
+                "{err}"
+            );
+        }
+        let allowed = fetched.clone().allow_cross_origin_servers(true);
+        assert!(allowed.same_origin(&url("http://a/")).is_ok());
+        // The configuration says where the API is: a base URL, or a document of its own.
+        let based = fetched.base_url("http://a/");
+        assert!(based.same_origin(&url("http://a/")).is_ok());
+        assert!(
+            OpenApi::new("api.yaml")
+                .same_origin(&url("http://a/"))
+                .is_ok()
+        );
     }
 }

@@ -6,6 +6,7 @@ mod cache;
 mod https;
 mod mount;
 mod openapi;
+mod openapi_adversarial;
 mod passthrough;
 mod review;
 mod survive;
