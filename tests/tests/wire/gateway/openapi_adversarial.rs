@@ -89,6 +89,14 @@ async fn connect(upstream: Upstream) -> Result<Mounted, toolsmith_gateway::Error
         .expect("the gateway did not connect or fail within a minute")
 }
 
+/// Why `upstream` does not connect (within a minute); `what` names it when it does.
+async fn refused(upstream: Upstream, what: &str) -> String {
+    match connect(upstream).await {
+        Ok(_) => panic!("{what} was mounted"),
+        Err(err) => err.to_string(),
+    }
+}
+
 #[tokio::test]
 async fn the_ref_bomb_is_a_startup_error_naming_the_document_and_the_budget() {
     // 60 operations answering `Mid`, 1,000 properties each a `$ref` to `Big` (4 KB): a
@@ -119,11 +127,11 @@ async fn the_ref_bomb_is_a_startup_error_naming_the_document_and_the_budget() {
     .to_string();
     assert!(bomb.len() < 64 * 1024, "{}", bomb.len());
     let document = format!("{}/openapi.json", serve_document(bomb).await);
-    let err = connect(Upstream::openapi("bomb", OpenApi::new(&document)))
-        .await
-        .err()
-        .expect("the bomb was mounted");
-    let said = err.to_string();
+    let said = refused(
+        Upstream::openapi("bomb", OpenApi::new(&document)),
+        "the bomb",
+    )
+    .await;
     assert!(
         said.contains(&document) && said.contains("expand it by more than 32 MiB"),
         "{said}"
@@ -135,11 +143,11 @@ async fn a_document_past_its_cap_is_refused_while_it_is_read() {
     // Over HTTP, without a length: counted as it comes, refused at the default cap.
     let (base, _) = serve(|_| Answer::Endless).await;
     let document = format!("{base}/openapi.json");
-    let err = connect(Upstream::openapi("endless", OpenApi::new(&document)))
-        .await
-        .err()
-        .expect("an endless document was mounted");
-    let said = err.to_string();
+    let said = refused(
+        Upstream::openapi("endless", OpenApi::new(&document)),
+        "an endless document",
+    )
+    .await;
     assert!(
         said.contains(&document)
             && said.contains(&format!(
@@ -158,15 +166,9 @@ async fn a_document_past_its_cap_is_refused_while_it_is_read() {
         path.display().to_string()
     );
     let upstream = Config::from_toml(&toml).unwrap().upstreams().remove(0);
-    let err = connect(upstream)
-        .await
-        .err()
-        .expect("a long file was mounted");
+    let said = refused(upstream, "a long file").await;
     std::fs::remove_file(&path).unwrap();
-    assert!(
-        err.to_string().contains("longer than 1048576 bytes"),
-        "{err}"
-    );
+    assert!(said.contains("longer than 1048576 bytes"), "{said}");
 }
 
 /// An API whose operations need an API key in a header and one in the query, or HTTP basic:
@@ -266,8 +268,7 @@ async fn credentials_go_to_a_server_at_another_origin_only_when_the_configuratio
         );
         Config::from_toml(&toml).unwrap().upstreams().remove(0)
     };
-    let err = connect(entry("")).await.err().expect("mounted elsewhere");
-    let said = err.to_string();
+    let said = refused(entry(""), "an API elsewhere").await;
     assert!(
         said.contains(&api)
             && said.contains("another origin")
