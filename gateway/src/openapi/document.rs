@@ -1,17 +1,14 @@
 //! An OpenAPI document: read from a file or fetched from a URL, JSON or YAML, its version
 //! checked (3.0 or 3.1), and every local `$ref` in it replaced by what it points to.
 
+use serde::de::DeserializeSeed;
 use serde_json::{Map, Value};
+
+use super::budget::{Budget, Read};
 
 /// How deep `$ref`s may nest in one place: a schema that refers to itself is cut there (as
 /// an object whose properties are not described).
 const MAX_REF_DEPTH: usize = 16;
-
-/// How much a document may grow as its `$ref`s are inlined: what resolving makes, counted as
-/// the length of its JSON text (estimated: a number as 8 bytes), may pass the document's own
-/// length by 32 MiB. A schema referred to from many places is copied into each, so a small
-/// document can expand past any memory (a `$ref` bomb); a real API's stays well below this.
-const MAX_EXPANDED_BYTES: usize = 32 << 20;
 
 /// The document at `source` (a path, or an `http(s)://` URL fetched with `client`), read up
 /// to `max` bytes, parsed: JSON when it starts with `{`, else YAML.
@@ -79,7 +76,14 @@ pub(crate) fn parse(text: &str) -> Result<Value, String> {
     let document: Value = if text.trim_start().starts_with('{') {
         serde_json::from_str(text).map_err(|err| format!("not JSON: {err}"))?
     } else {
-        serde_norway::from_str(text).map_err(|err| format!("not YAML: {err}"))?
+        // YAML's aliases copy what they name: a budget as `$ref`s have.
+        let mut budget = Budget::past(text.len(), "its YAML aliases (`*name`)");
+        let yaml = serde_norway::Deserializer::from_str(text);
+        let read = Read(&mut budget).deserialize(yaml);
+        read.map_err(|err| match budget.exhausted() {
+            true => budget.error(),
+            false => format!("not YAML: {err}"),
+        })?
     };
     let version = document
         .get("openapi")
@@ -95,36 +99,13 @@ pub(crate) fn parse(text: &str) -> Result<Value, String> {
             "{said}: an OpenAPI 3.0 or 3.1 document is needed (convert a Swagger 2.0 one first)"
         ));
     }
-    let mut budget = Budget {
-        left: MAX_EXPANDED_BYTES.saturating_add(text.len()),
-    };
+    let mut budget = Budget::past(text.len(), "its `$ref`s");
     resolve(&document, &document, &mut Vec::new(), &mut budget)
 }
 
-/// What resolving may still make, in bytes of JSON text (see [`MAX_EXPANDED_BYTES`]).
-struct Budget {
-    left: usize,
-}
-
-impl Budget {
-    /// Takes `bytes` from what is left; an error once nothing is.
-    fn spend(&mut self, bytes: usize) -> Result<(), String> {
-        match self.left.checked_sub(bytes) {
-            Some(left) => {
-                self.left = left;
-                Ok(())
-            }
-            None => Err(format!(
-                "its `$ref`s expand it by more than {} MiB, the most the gateway inlines (a schema referred to from many places is copied into each): refer to large schemas from fewer places",
-                MAX_EXPANDED_BYTES >> 20
-            )),
-        }
-    }
-}
-
 /// `node` with every `$ref` replaced by a copy of its target in `root`; `within`: the refs
-/// being resolved around it (one met again is a cycle, cut); each value made paid for from
-/// `budget` as it is made, so that an expansion past it stops before it takes the memory.
+/// being resolved around it (one met again is a cycle, cut); each value paid for from
+/// `budget` as it is made (see `budget.rs`).
 fn resolve(
     root: &Value,
     node: &Value,
@@ -181,11 +162,7 @@ fn resolve(
                 .map(Value::Array)
         }
         other => {
-            budget.spend(match other {
-                Value::String(text) => text.len() + 2,
-                Value::Number(_) => 8,
-                _ => 5,
-            })?;
+            budget.spend(Budget::scalar(other))?;
             Ok(other.clone())
         }
     }
@@ -274,6 +251,18 @@ components:
         let err = parse(&bomb).unwrap_err();
         assert!(
             err.contains("expand it by more than 32 MiB") && err.contains("fewer places"),
+            "{err}"
+        );
+        // YAML's aliases multiply the same way: 1,000 aliases of a 4,000-item list.
+        let items: Vec<String> = (0..4_000).map(|i| format!("item{i}")).collect();
+        let aliases = vec!["*big"; 1_000].join(", ");
+        let laughs = format!(
+            "openapi: 3.1.0\nx-big: &big [{}]\nx-many: [{aliases}]\n",
+            items.join(", ")
+        );
+        let err = parse(&laughs).unwrap_err();
+        assert!(
+            err.contains("its YAML aliases (`*name`) expand it by more than 32 MiB"),
             "{err}"
         );
         // Many `$ref`s to small schemas are no bomb: more than the 100,000 once counted.

@@ -4,6 +4,7 @@
 //! configuration gives, never the client's (and never shown to the model: see `redact.rs`).
 
 mod answer;
+mod budget;
 mod call;
 mod document;
 mod operation;

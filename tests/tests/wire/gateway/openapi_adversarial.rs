@@ -1,5 +1,5 @@
-//! HTTP APIs that attack the gateway, each served in process on loopback: a `$ref` bomb, a
-//! document that never ends, an API that quotes the request (credentials and all) back, and a
+//! HTTP APIs that attack the gateway, each served in process on loopback: a `$ref` bomb (and
+//! a YAML alias bomb), a document that never ends, an API that quotes the request (credentials and all) back, and a
 //! document that names a server at another origin than its own.
 
 use std::sync::{Arc, Mutex};
@@ -134,6 +134,28 @@ async fn the_ref_bomb_is_a_startup_error_naming_the_document_and_the_budget() {
     .await;
     assert!(
         said.contains(&document) && said.contains("expand it by more than 32 MiB"),
+        "{said}"
+    );
+}
+
+#[tokio::test]
+async fn a_yaml_alias_bomb_is_a_startup_error_too() {
+    // 1,000 aliases of a 4,000-item list: 46 KB that would read as 44 MB.
+    let items: Vec<String> = (0..4_000).map(|i| format!("item{i}")).collect();
+    let aliases = vec!["*big"; 1_000].join(", ");
+    let laughs = format!(
+        "openapi: 3.1.0\ninfo: {{title: laughs, version: '1'}}\npaths: {{}}\nx-big: &big [{}]\nx-many: [{aliases}]\n",
+        items.join(", ")
+    );
+    let path = std::env::temp_dir().join(format!("toolsmith-laughs-{}.yaml", std::process::id()));
+    std::fs::write(&path, laughs).unwrap();
+    let document = path.display().to_string();
+    let api = OpenApi::new(&document).base_url("http://127.0.0.1:1");
+    let said = refused(Upstream::openapi("laughs", api), "the alias bomb").await;
+    std::fs::remove_file(&path).unwrap();
+    assert!(
+        said.contains(&document)
+            && said.contains("YAML aliases (`*name`) expand it by more than 32 MiB"),
         "{said}"
     );
 }
