@@ -81,6 +81,9 @@ struct Server {
     deprecated: Option<bool>,
     open_world: Option<bool>,
     max_answer_bytes: Option<usize>,
+    max_document_bytes: Option<usize>,
+    /// Whether the credentials go to a fetched document's server at another origin.
+    allow_cross_origin_servers: Option<bool>,
 }
 
 impl Server {
@@ -91,7 +94,8 @@ impl Server {
             .only_methods(self.methods.iter().cloned())
             .only_paths(self.paths.iter().cloned())
             .deprecated(self.deprecated.unwrap_or(false))
-            .open_world(self.open_world.unwrap_or(false));
+            .open_world(self.open_world.unwrap_or(false))
+            .allow_cross_origin_servers(self.allow_cross_origin_servers.unwrap_or(false));
         if let Some(url) = &self.base_url {
             api = api.base_url(url);
         }
@@ -100,6 +104,9 @@ impl Server {
         }
         if let Some(bytes) = self.max_answer_bytes {
             api = api.max_answer_bytes(bytes);
+        }
+        if let Some(bytes) = self.max_document_bytes {
+            api = api.max_document_bytes(bytes);
         }
         api
     }
@@ -115,6 +122,11 @@ impl Server {
             ("deprecated", self.deprecated.is_some()),
             ("open_world", self.open_world.is_some()),
             ("max_answer_bytes", self.max_answer_bytes.is_some()),
+            ("max_document_bytes", self.max_document_bytes.is_some()),
+            (
+                "allow_cross_origin_servers",
+                self.allow_cross_origin_servers.is_some(),
+            ),
         ]
         .into_iter()
         .filter(|(_, set)| *set)
@@ -171,10 +183,13 @@ impl Config {
                     "upstream '{name}': `{key}` is an HTTP API's (with `openapi`)"
                 ));
             }
-            if server.max_answer_bytes == Some(0) {
-                return Err(format!(
-                    "upstream '{name}': `max_answer_bytes` is 0: give 1 or more"
-                ));
+            for (what, bytes) in [
+                ("max_answer_bytes", server.max_answer_bytes),
+                ("max_document_bytes", server.max_document_bytes),
+            ] {
+                if bytes == Some(0) {
+                    return Err(format!("upstream '{name}': `{what}` is 0: give 1 or more"));
+                }
             }
             match (server.kind.as_deref(), &server.url, &server.command) {
                 _ if server.openapi.is_some() => {}
@@ -370,6 +385,22 @@ mod tests {
             Config::from_toml(headers)
                 .unwrap_err()
                 .contains("`credentials`")
+        );
+        let zero = "[servers.x]\nopenapi = \"a.yaml\"\nmax_document_bytes = 0\n";
+        assert!(
+            Config::from_toml(zero)
+                .unwrap_err()
+                .contains("`max_document_bytes` is 0")
+        );
+        let api = "[servers.x]\nopenapi = \"https://d/o.json\"\nmax_document_bytes = 9\nallow_cross_origin_servers = true\n";
+        let server = &Config::from_toml(api).unwrap().servers["x"];
+        let api = server.api("https://d/o.json");
+        assert!(api.max_document == 9 && api.cross_origin_servers);
+        let stray = "[servers.x]\ncommand = \"a\"\nallow_cross_origin_servers = true\n";
+        assert!(
+            Config::from_toml(stray)
+                .unwrap_err()
+                .contains("`allow_cross_origin_servers` is an HTTP API's")
         );
         let stray = "[servers.x]\ncommand = \"a\"\nbase_url = \"http://h\"\n";
         assert!(

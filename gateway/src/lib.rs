@@ -28,7 +28,7 @@ mod upstream;
 pub use config::Config;
 pub use error::Error;
 pub use mounted::Mounted;
-pub use openapi::{DEFAULT_MAX_ANSWER_BYTES, OpenApi};
+pub use openapi::{DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_DOCUMENT_BYTES, OpenApi};
 pub use overrides::Overrides;
 pub use pin::{OnChange, Pin};
 pub use tls::install_crypto_provider;

@@ -1,15 +1,13 @@
 //! A call of an operation: its arguments put where the route says (path, query, headers,
 //! body), the credentials the configuration gives for a security requirement it declares,
 //! the request sent (redirects followed only within the API's origin), and the answer read
-//! up to its cap: a 2xx answer the tool's result (JSON as structured content when the tool
-//! has an output schema), any other an error result with the status and what it said.
+//! as `answer.rs` says.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use base64::Engine;
-use rmcp::model::JsonObject;
-use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
+use rmcp::model::{CallToolResult, JsonObject};
 use serde_json::Value;
 use toolsmith::ToolError;
 
@@ -18,17 +16,15 @@ use super::{BodyKind, In, Route};
 /// How long a call waits for the API without a call timeout of its own.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// How much of an error answer's body its error result quotes.
-const EXCERPT: usize = 1024;
-
 /// What every operation of one API shares: the HTTP client, the base URL, the security
-/// schemes and the credentials for them.
+/// schemes, the credentials for them and what keeps them out of the answers.
 pub(crate) struct Target {
     pub(crate) client: reqwest::Client,
     pub(crate) base: url::Url,
     pub(crate) schemes: HashMap<String, Value>,
     pub(crate) credentials: HashMap<String, String>,
     pub(crate) max_answer: usize,
+    pub(crate) redactor: super::redact::Redactor,
 }
 
 /// One operation, as a call sends it.
@@ -153,43 +149,10 @@ impl Endpoint {
             };
         }
         let shown = format!("{} {}", route.method, route.path);
-        let mut answer = request.send().await.map_err(|err| {
+        let answer = request.send().await.map_err(|err| {
             ToolError::new(format!("{shown}: the API did not answer: {}", why(err)))
         })?;
-        let status = answer.status();
-        let kind = answer
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or_default()
-            .to_owned();
-        let mut bytes = Vec::new();
-        while let Some(chunk) = answer.chunk().await.map_err(|err| {
-            ToolError::new(format!("{shown}: the answer was cut off: {}", why(err)))
-        })? {
-            if bytes.len() + chunk.len() > target.max_answer {
-                return Err(ToolError::new(format!(
-                    "{shown}: the answer is longer than {} bytes, the most this tool reads",
-                    target.max_answer
-                )));
-            }
-            bytes.extend_from_slice(&chunk);
-        }
-        if !status.is_success() {
-            let text = String::from_utf8_lossy(&bytes);
-            let mut excerpt: String = text.chars().take(EXCERPT).collect();
-            if excerpt.len() < text.len() {
-                excerpt.push_str(" …");
-            }
-            return Err(ToolError::new(format!("{shown}: HTTP {status}: {excerpt}")));
-        }
-        Ok(answer_result(
-            &requested,
-            &kind,
-            bytes,
-            route.structured,
-            status,
-        ))
+        super::answer::read(answer, &shown, &requested, target, route.structured).await
     }
 
     /// The credentials of the first security requirement of the route whose every scheme
@@ -250,22 +213,6 @@ impl Endpoint {
     }
 }
 
-/// `value` with every `null` member of its objects left out: the output schema says such
-/// a member may be absent (see `schema.rs`), never `null`.
-fn without_nulls(value: Value) -> Value {
-    match value {
-        Value::Object(object) => Value::Object(
-            object
-                .into_iter()
-                .filter(|(_, member)| !member.is_null())
-                .map(|(key, member)| (key, without_nulls(member)))
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.into_iter().map(without_nulls).collect()),
-        other => other,
-    }
-}
-
 /// A value as a parameter's text: a string as it is, anything else as JSON.
 fn plain(value: &Value) -> String {
     match value {
@@ -278,59 +225,6 @@ fn plain(value: &Value) -> String {
 pub(super) fn why(err: reqwest::Error) -> String {
     // Never the URL: it may hold an API key in its query.
     crate::error::said(&err.without_url())
-}
-
-/// A 2xx answer as a tool's result: JSON as text (and as structured content when it is an
-/// object and the tool has an output schema), other text as text, anything else as a
-/// resource holding its bytes (at the URL asked).
-fn answer_result(
-    url: &str,
-    kind: &str,
-    bytes: Vec<u8>,
-    structured: bool,
-    status: reqwest::StatusCode,
-) -> CallToolResult {
-    let essence = kind.split(';').next().unwrap_or_default().trim();
-    let json = essence == "application/json" || essence.ends_with("+json");
-    let value = json
-        .then(|| serde_json::from_slice::<Value>(&bytes).ok())
-        .flatten();
-    if structured {
-        // The tool declares an output schema: a successful call has structured content.
-        return match value {
-            Some(value @ Value::Object(_)) => CallToolResult::structured(without_nulls(value)),
-            _ => {
-                let got = match value {
-                    Some(_) => "JSON that is not an object",
-                    None if bytes.is_empty() => "no body",
-                    None if json => "JSON it cannot read",
-                    None => "something that is not JSON",
-                };
-                CallToolResult::error(vec![ContentBlock::text(format!(
-                    "the API answered HTTP {status} with {got}, where its document promises a JSON object"
-                ))])
-            }
-        };
-    }
-    if bytes.is_empty() {
-        return CallToolResult::success(vec![ContentBlock::text(format!("HTTP {status}"))]);
-    }
-    if let Some(value) = value {
-        return CallToolResult::success(vec![ContentBlock::text(value.to_string())]);
-    }
-    match String::from_utf8(bytes) {
-        Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
-        Err(err) => {
-            let blob = base64::engine::general_purpose::STANDARD.encode(err.into_bytes());
-            let mime = if essence.is_empty() {
-                "application/octet-stream"
-            } else {
-                essence
-            };
-            let resource = ResourceContents::blob(blob, url).with_mime_type(mime);
-            CallToolResult::success(vec![ContentBlock::resource(resource)])
-        }
-    }
 }
 
 #[cfg(test)]
@@ -357,6 +251,7 @@ mod tests {
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect(),
             max_answer: 1024,
+            redactor: super::super::redact::Redactor::new(credentials.iter().map(|(_, v)| *v)),
         };
         let route = Route {
             method: reqwest::Method::GET,
@@ -410,31 +305,6 @@ mod tests {
         // it is configured.
         let (_, headers) = filled(&[("hkey", "k2")], &[&[], &["hkey"]]).unwrap();
         assert_eq!(headers, [("X-Key".into(), "k2".into())]);
-    }
-
-    #[test]
-    fn a_tool_with_an_output_schema_answers_with_structured_content_or_an_error() {
-        let ok = reqwest::StatusCode::OK;
-        let json = "application/json";
-        let answer = |kind: &str, body: &str, structured: bool| {
-            answer_result("http://a/x", kind, body.as_bytes().to_vec(), structured, ok)
-        };
-        let object = answer(json, r#"{"id": 1, "tag": null}"#, true);
-        assert_eq!(object.is_error, Some(false));
-        assert_eq!(object.structured_content, Some(json!({"id": 1})));
-        for (kind, body, said) in [
-            (json, "[1]", "JSON that is not an object"),
-            (json, "", "no body"),
-            ("text/plain", "fine", "something that is not JSON"),
-        ] {
-            let wrong = answer(kind, body, true);
-            assert_eq!(wrong.is_error, Some(true), "{body}");
-            let text = format!("{:?}", wrong.content);
-            assert!(text.contains(said) && text.contains("HTTP 200"), "{text}");
-        }
-        // Without an output schema, anything is an answer.
-        assert_eq!(answer(json, "[1]", false).is_error, Some(false));
-        assert_eq!(answer(json, "", false).is_error, Some(false));
     }
 
     #[tokio::test]

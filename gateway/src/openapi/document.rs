@@ -1,21 +1,31 @@
 //! An OpenAPI document: read from a file or fetched from a URL, JSON or YAML, its version
 //! checked (3.0 or 3.1), and every local `$ref` in it replaced by what it points to.
 
+use serde::de::DeserializeSeed;
 use serde_json::{Map, Value};
+
+use super::budget::{Budget, Read};
 
 /// How deep `$ref`s may nest in one place: a schema that refers to itself is cut there (as
 /// an object whose properties are not described).
 const MAX_REF_DEPTH: usize = 16;
 
-/// How many `$ref`s one document may expand to in all: schemas that refer to each other
-/// can multiply without a cycle on any one path.
-const MAX_REFS: usize = 100_000;
-
-/// The document at `source` (a path, or an `http(s)://` URL fetched with `client`), parsed:
-/// JSON when it starts with `{`, else YAML.
-pub(crate) async fn load(source: &str, client: &reqwest::Client) -> Result<Value, String> {
-    let text = if source.starts_with("http://") || source.starts_with("https://") {
-        let answer = client.get(source).send().await.map_err(|err| {
+/// The document at `source` (a path, or an `http(s)://` URL fetched with `client`), read up
+/// to `max` bytes, parsed: JSON when it starts with `{`, else YAML.
+pub(crate) async fn load(
+    source: &str,
+    client: &reqwest::Client,
+    max: usize,
+) -> Result<Value, String> {
+    let too_long = || {
+        format!(
+            "the OpenAPI document {source} is longer than {max} bytes, the most the gateway reads (raise `max_document_bytes`)"
+        )
+    };
+    let cannot_read =
+        |err: &dyn std::fmt::Display| format!("cannot read the OpenAPI document {source}: {err}");
+    let bytes = if source.starts_with("http://") || source.starts_with("https://") {
+        let mut answer = client.get(source).send().await.map_err(|err| {
             format!(
                 "cannot fetch the OpenAPI document {source}: {}",
                 super::call::why(err)
@@ -27,14 +37,37 @@ pub(crate) async fn load(source: &str, client: &reqwest::Client) -> Result<Value
                 "cannot fetch the OpenAPI document {source}: HTTP {status}"
             ));
         }
-        answer
-            .text()
+        // The length the server announces is only a hint: the body is counted as it comes.
+        if answer.content_length().is_some_and(|n| n > max as u64) {
+            return Err(too_long());
+        }
+        let mut bytes = Vec::new();
+        while let Some(chunk) = answer
+            .chunk()
             .await
-            .map_err(|err| format!("cannot read the OpenAPI document {source}: {err}"))?
+            .map_err(|err| cannot_read(&super::call::why(err)))?
+        {
+            if bytes.len() + chunk.len() > max {
+                return Err(too_long());
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        bytes
     } else {
-        std::fs::read_to_string(source)
-            .map_err(|err| format!("cannot read the OpenAPI document {source}: {err}"))?
+        use std::io::Read;
+        let file = std::fs::File::open(source).map_err(|err| cannot_read(&err))?;
+        let mut bytes = Vec::new();
+        // One byte past the most: a file that has it is too long (a device never ends).
+        file.take(max as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|err| cannot_read(&err))?;
+        if bytes.len() > max {
+            return Err(too_long());
+        }
+        bytes
     };
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("the OpenAPI document {source} is not UTF-8 text"))?;
     parse(&text).map_err(|why| format!("the OpenAPI document {source}: {why}"))
 }
 
@@ -43,7 +76,14 @@ pub(crate) fn parse(text: &str) -> Result<Value, String> {
     let document: Value = if text.trim_start().starts_with('{') {
         serde_json::from_str(text).map_err(|err| format!("not JSON: {err}"))?
     } else {
-        serde_norway::from_str(text).map_err(|err| format!("not YAML: {err}"))?
+        // YAML's aliases copy what they name: a budget as `$ref`s have.
+        let mut budget = Budget::past(text.len(), "its YAML aliases (`*name`)");
+        let yaml = serde_norway::Deserializer::from_str(text);
+        let read = Read(&mut budget).deserialize(yaml);
+        read.map_err(|err| match budget.exhausted() {
+            true => budget.error(),
+            false => format!("not YAML: {err}"),
+        })?
     };
     let version = document
         .get("openapi")
@@ -59,16 +99,18 @@ pub(crate) fn parse(text: &str) -> Result<Value, String> {
             "{said}: an OpenAPI 3.0 or 3.1 document is needed (convert a Swagger 2.0 one first)"
         ));
     }
-    resolve(&document, &document, &mut Vec::new(), &mut 0)
+    let mut budget = Budget::past(text.len(), "its `$ref`s");
+    resolve(&document, &document, &mut Vec::new(), &mut budget)
 }
 
 /// `node` with every `$ref` replaced by a copy of its target in `root`; `within`: the refs
-/// being resolved around it (one met again is a cycle, cut).
+/// being resolved around it (one met again is a cycle, cut); each value paid for from
+/// `budget` as it is made (see `budget.rs`).
 fn resolve(
     root: &Value,
     node: &Value,
     within: &mut Vec<String>,
-    expanded: &mut usize,
+    budget: &mut Budget,
 ) -> Result<Value, String> {
     match node {
         Value::Object(object) => {
@@ -80,13 +122,8 @@ fn resolve(
                 };
                 if within.iter().any(|seen| seen == reference) || within.len() >= MAX_REF_DEPTH {
                     // A recursive schema: described as far as it does not repeat.
+                    budget.spend(r#"{"type":"object"}"#.len())?;
                     return Ok(serde_json::json!({"type": "object"}));
-                }
-                *expanded += 1;
-                if *expanded > MAX_REFS {
-                    return Err(format!(
-                        "its `$ref`s expand past {MAX_REFS} schemas (schemas that refer to each other): simplify them"
-                    ));
                 }
                 // A URI fragment: `%7B` is `{` (`#/paths/~1notes~1%7Bid%7D`).
                 let pointer = percent_encoding::percent_decode_str(pointer)
@@ -96,28 +133,38 @@ fn resolve(
                     .pointer(&pointer)
                     .ok_or_else(|| format!("`$ref` {reference:?} points at nothing"))?;
                 within.push(reference.to_owned());
-                let mut resolved = resolve(root, target, within, expanded)?;
+                let mut resolved = resolve(root, target, within, budget)?;
                 within.pop();
                 // 3.1 lets a `$ref` carry siblings (a description): they win.
                 if let Value::Object(resolved) = &mut resolved {
                     for (key, value) in object.iter().filter(|(key, _)| *key != "$ref") {
-                        resolved.insert(key.clone(), resolve(root, value, within, expanded)?);
+                        budget.spend(key.len() + 4)?;
+                        resolved.insert(key.clone(), resolve(root, value, within, budget)?);
                     }
                 }
                 return Ok(resolved);
             }
+            budget.spend(2)?;
             let mut out = Map::with_capacity(object.len());
             for (key, value) in object {
-                out.insert(key.clone(), resolve(root, value, within, expanded)?);
+                // `"key":` and a comma.
+                budget.spend(key.len() + 4)?;
+                out.insert(key.clone(), resolve(root, value, within, budget)?);
             }
             Ok(Value::Object(out))
         }
-        Value::Array(items) => items
-            .iter()
-            .map(|item| resolve(root, item, within, expanded))
-            .collect::<Result<Vec<_>, _>>()
-            .map(Value::Array),
-        other => Ok(other.clone()),
+        Value::Array(items) => {
+            budget.spend(2 + items.len())?;
+            items
+                .iter()
+                .map(|item| resolve(root, item, within, budget))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Value::Array)
+        }
+        other => {
+            budget.spend(Budget::scalar(other))?;
+            Ok(other.clone())
+        }
     }
 }
 
@@ -166,5 +213,63 @@ components:
         let dangling = r##"{"openapi": "3.1.0", "x": {"$ref": "#/components/none"}}"##;
         assert!(parse(dangling).unwrap_err().contains("points at nothing"));
         assert!(parse("openapi: [").unwrap_err().contains("not YAML"));
+    }
+
+    /// A document of `uses` places that each refer to `Mid`, a schema of `fan` properties that
+    /// each refer to `Big`, a schema of about `big` bytes.
+    fn fanned(uses: usize, fan: usize, big: usize) -> String {
+        let leaf = json!({"type": "string", "description": "d".repeat(30)});
+        let big: Map<String, Value> = (0..big / 60)
+            .map(|i| (format!("p{i}"), leaf.clone()))
+            .collect();
+        let mid: Map<String, Value> = (0..fan)
+            .map(|i| (format!("m{i}"), json!({"$ref": "#/components/schemas/Big"})))
+            .collect();
+        let paths: Map<String, Value> = (0..uses)
+            .map(|i| {
+                let get = json!({"get": {"responses": {"200": {"content": {"application/json":
+                    {"schema": {"$ref": "#/components/schemas/Mid"}}}}}}});
+                (format!("/p{i}"), get)
+            })
+            .collect();
+        json!({
+            "openapi": "3.1.0",
+            "paths": paths,
+            "components": {"schemas": {
+                "Big": {"type": "object", "properties": big},
+                "Mid": {"type": "object", "properties": mid}
+            }}
+        })
+        .to_string()
+    }
+
+    #[test]
+    fn a_ref_bomb_is_refused_by_the_size_it_expands_to() {
+        // About 45 KB that expand to 60 × 1,000 copies of a 4 KB schema (240 MB).
+        let bomb = fanned(60, 1_000, 4_096);
+        assert!(bomb.len() < 64 * 1024, "{}", bomb.len());
+        let err = parse(&bomb).unwrap_err();
+        assert!(
+            err.contains("expand it by more than 32 MiB") && err.contains("fewer places"),
+            "{err}"
+        );
+        // YAML's aliases multiply the same way: 1,000 aliases of a 4,000-item list.
+        let items: Vec<String> = (0..4_000).map(|i| format!("item{i}")).collect();
+        let aliases = vec!["*big"; 1_000].join(", ");
+        let laughs = format!(
+            "openapi: 3.1.0\nx-big: &big [{}]\nx-many: [{aliases}]\n",
+            items.join(", ")
+        );
+        let err = parse(&laughs).unwrap_err();
+        assert!(
+            err.contains("its YAML aliases (`*name`) expand it by more than 32 MiB"),
+            "{err}"
+        );
+        // Many `$ref`s to small schemas are no bomb: more than the 100,000 once counted.
+        let many = fanned(101, 1_000, 60);
+        let document = parse(&many).unwrap();
+        let copy = &document["paths"]["/p100"]["get"]["responses"]["200"]["content"];
+        let mid = &copy["application/json"]["schema"]["properties"];
+        assert_eq!(mid["m999"]["properties"]["p0"]["type"], "string");
     }
 }

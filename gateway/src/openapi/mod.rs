@@ -1,11 +1,15 @@
 //! An HTTP API that an OpenAPI 3.0 or 3.1 document describes, as an upstream: each
 //! operation a tool (see `operation.rs`), its hints from its HTTP method, a call sent as the
 //! HTTP request the operation describes (see `call.rs`), with the credentials the
-//! configuration gives, never the client's.
+//! configuration gives, never the client's (and never shown to the model: see `redact.rs`).
 
+mod answer;
+mod budget;
 mod call;
 mod document;
 mod operation;
+mod origin;
+mod redact;
 mod schema;
 
 use std::collections::HashMap;
@@ -16,6 +20,9 @@ pub(crate) use operation::{Body, BodyKind, In, Param};
 
 /// The most of an answer's body a call reads, by default: 4 MiB.
 pub const DEFAULT_MAX_ANSWER_BYTES: usize = 4 << 20;
+
+/// The most of an OpenAPI document read, by default: 16 MiB.
+pub const DEFAULT_MAX_DOCUMENT_BYTES: usize = 16 << 20;
 
 /// An HTTP API described by an OpenAPI document, served as tools through
 /// [`Upstream::openapi`](crate::Upstream::openapi).
@@ -51,6 +58,8 @@ pub struct OpenApi {
     pub(crate) deprecated: bool,
     pub(crate) open_world: bool,
     pub(crate) max_answer: usize,
+    pub(crate) max_document: usize,
+    pub(crate) cross_origin_servers: bool,
 }
 
 impl OpenApi {
@@ -68,11 +77,15 @@ impl OpenApi {
             deprecated: false,
             open_world: false,
             max_answer: DEFAULT_MAX_ANSWER_BYTES,
+            max_document: DEFAULT_MAX_DOCUMENT_BYTES,
+            cross_origin_servers: false,
         }
     }
 
     /// Where the API answers (default: the document's first `servers` URL, taken relative
-    /// to the document's own URL; else the document's origin).
+    /// to the document's own URL; else the document's origin). A document fetched from one
+    /// origin that names a server at another is refused when credentials are configured,
+    /// unless [`allow_cross_origin_servers`](OpenApi::allow_cross_origin_servers).
     ///
     /// ```
     /// let api = toolsmith_gateway::OpenApi::new("api.yaml").base_url("http://127.0.0.1:8000");
@@ -178,6 +191,35 @@ impl OpenApi {
         self
     }
 
+    /// The most of the document read (default [`DEFAULT_MAX_DOCUMENT_BYTES`]); a longer one
+    /// is an error at connect, said as soon as the cap is passed.
+    ///
+    /// ```
+    /// let api = toolsmith_gateway::OpenApi::new("api.yaml").max_document_bytes(64 << 20);
+    /// # let _ = api;
+    /// ```
+    pub fn max_document_bytes(mut self, bytes: usize) -> OpenApi {
+        self.max_document = bytes;
+        self
+    }
+
+    /// Whether the credentials go to the server a fetched document names when it is at
+    /// another origin than the document's own (default `false`: such a document is an error
+    /// at connect when credentials are configured, as whoever serves the document would
+    /// choose where the credentials go). [`base_url`](OpenApi::base_url) is the other way
+    /// to say where the API is.
+    ///
+    /// ```
+    /// let api = toolsmith_gateway::OpenApi::new("https://docs.example.com/openapi.json")
+    ///     .credential("bearer", "${API_TOKEN}")
+    ///     .allow_cross_origin_servers(true);
+    /// # let _ = api;
+    /// ```
+    pub fn allow_cross_origin_servers(mut self, allow: bool) -> OpenApi {
+        self.cross_origin_servers = allow;
+        self
+    }
+
     /// Whether the selection takes `method` `path`.
     pub(crate) fn selects(
         &self,
@@ -221,7 +263,7 @@ impl OpenApi {
             return Err(bad.clone());
         }
         let client = call::client(ca_file)?;
-        let document = document::load(&self.document, &client).await?;
+        let document = document::load(&self.document, &client, self.max_document).await?;
         let base = self.base(&document)?;
         let schemes = operation::schemes(&document);
         let mut credentials = HashMap::new();
@@ -241,12 +283,17 @@ impl OpenApi {
                 .map_err(|why| format!("the credential for '{scheme}': {why}"))?;
             credentials.insert(scheme.clone(), value);
         }
+        if !credentials.is_empty() {
+            self.same_origin(&base)?;
+        }
+        let redactor = redact::Redactor::new(credentials.values().map(String::as_str));
         let target = Arc::new(Target {
             client,
             base,
             schemes,
             credentials,
             max_answer: self.max_answer,
+            redactor,
         });
         let operations = operation::operations(self, upstream, &document, &target.schemes)?;
         Ok(operations
@@ -259,27 +306,6 @@ impl OpenApi {
                 (tool, endpoint)
             })
             .collect())
-    }
-
-    /// The base URL: the configured one, else the document's first server (relative to the
-    /// document's URL), else the document's origin.
-    fn base(&self, document: &serde_json::Value) -> Result<url::Url, String> {
-        let bad = |url: &str, err: url::ParseError| format!("the base URL {url:?}: {err}");
-        if let Some(url) = &self.base_url {
-            return url::Url::parse(url).map_err(|err| bad(url, err));
-        }
-        let fetched = url::Url::parse(&self.document).ok();
-        let server = document.pointer("/servers/0/url").and_then(|u| u.as_str());
-        match (server, fetched) {
-            (Some(server), Some(fetched)) => fetched.join(server).map_err(|err| bad(server, err)),
-            (Some(server), None) => url::Url::parse(server).map_err(|err| {
-                format!("{}: give the API's base URL (`base_url`)", bad(server, err))
-            }),
-            (None, Some(fetched)) => fetched.join("/").map_err(|err| bad(fetched.as_str(), err)),
-            (None, None) => {
-                Err("the document names no server: give the API's base URL (`base_url`)".into())
-            }
-        }
     }
 }
 

@@ -7,6 +7,7 @@ mod https;
 mod listing_adversarial;
 mod mount;
 mod openapi;
+mod openapi_adversarial;
 mod passthrough;
 mod review;
 mod survive;
