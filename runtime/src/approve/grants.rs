@@ -1,26 +1,35 @@
-//! Remembered approvals: a caller's calls of a tool approved until a time, in this process,
-//! and in the task store when it keeps them (Redis), for every replica that shares it.
+//! Remembered approvals: a caller's calls of a tool (with the same values of some of its
+//! arguments, or in one session) approved until a time. Kept in this process; with a task
+//! store that keeps them (Redis), kept there instead, and looked up there on every call, so
+//! that a revoke on any replica (its approvals page, the `grants revoke` command) reaches
+//! every one at once.
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
+use rmcp::model::JsonObject;
+use serde::{Deserialize, Serialize};
+
 use crate::context::Caller;
 use crate::task::TaskStore;
+use crate::tool::canonical;
 
-/// The most grants kept in the process: past it, the expired ones go, then the one that ends
-/// first.
+/// The most grants kept in the process: past it, the one that ends first goes.
 const MAX_GRANTS: usize = 10_000;
 
 /// The longest a session's grant holds, when the session lasts longer.
 const SESSION_GRANT: Duration = Duration::from_secs(24 * 3600);
 
-/// The approvals a server remembers, by caller and tool, each until it expires or is
-/// revoked. Shared by the server's clones and sessions ([`Server::grants`](crate::Server::grants)).
-/// Kept in the server's process, and, when the server has a task store that keeps them
-/// ([`RedisStore`](crate::task::RedisStore), `--task-store redis://…`), there too: every
-/// replica that shares the store honours a grant made on any of them, and a revoke reaches
-/// them all.
+/// The approvals a server remembers, each until it expires or is revoked: by caller and
+/// tool, and, for an approval a rule with argument conditions made, by the values of those
+/// arguments (normalized: `1.0` is `1`). Shared by the server's clones and sessions
+/// ([`Server::grants`](crate::Server::grants)).
+///
+/// Kept in the server's process; when the server has a task store that keeps them
+/// ([`RedisStore`](crate::task::RedisStore), `--task-store redis://…`), the store is the
+/// truth: a grant is written there, every lookup asks it, and a revoke there (from any
+/// replica, or `grants revoke` on the command line) reaches every replica at once.
 ///
 /// ```
 /// use std::time::Duration;
@@ -33,263 +42,460 @@ const SESSION_GRANT: Duration = Duration::from_secs(24 * 3600);
 /// grants.grant(&alice, "delete_note", Duration::from_secs(3600));
 /// assert!(grants.holds(&alice, "delete_note").await);
 /// assert!(!grants.holds(&Caller::new("bob", ["notes:write"]), "delete_note").await);
-/// assert!(grants.revoke(&alice, "delete_note").await);
+/// let listed = grants.list().await;
+/// assert_eq!((listed[0].caller.as_str(), listed[0].tool.as_str()), ("alice", "delete_note"));
+/// assert!(grants.revoke_id(&listed[0].id).await);
 /// assert!(!grants.holds(&alice, "delete_note").await);
 /// # });
 /// ```
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Grants {
-    held: Arc<RwLock<Held>>,
-    /// The grants that hold for one session ([`Remember::Session`](super::Remember)), by
-    /// session: forgotten when it ends.
-    sessions: Arc<RwLock<HashMap<u64, Held, foldhash::fast::RandomState>>>,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// By id: every grant without a shared store; with one, those being written to it (and
+    /// those of a store that keeps none).
+    held: RwLock<HashMap<String, Entry>>,
+    /// The ids of each session's grants, forgotten when it ends.
+    sessions: RwLock<HashMap<u64, Vec<String>>>,
     /// The task store the server was given, set when it starts serving.
-    shared: Arc<OnceLock<Arc<dyn TaskStore>>>,
+    shared: OnceLock<Arc<dyn TaskStore>>,
+    /// This process's own: a session's number means nothing on another replica.
+    process: String,
+    /// Numbers the writes to the store, so that a write that ends late knows its own.
+    writes: std::sync::atomic::AtomicU64,
+}
+
+impl Default for Grants {
+    fn default() -> Grants {
+        let mut nonce = [0u8; 16];
+        let process = match getrandom::fill(&mut nonce) {
+            Ok(()) => nonce.iter().map(|b| format!("{b:02x}")).collect(),
+            Err(_) => format!("{}-{:?}", std::process::id(), Instant::now()),
+        };
+        Grants {
+            inner: Arc::new(Inner {
+                held: RwLock::default(),
+                sessions: RwLock::default(),
+                shared: OnceLock::new(),
+                process,
+                writes: Default::default(),
+            }),
+        }
+    }
+}
+
+/// A remembered approval, as [`Grants::list`] shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Granted {
+    /// What [`Grants::revoke_id`] revokes it by.
+    #[serde(skip)]
+    pub id: String,
+    /// Who may call: a token's subject, its client, or `local user`.
+    pub caller: String,
+    /// The caller's identity ([`Caller::identity`]).
+    pub identity: String,
+    /// The tool.
+    pub tool: String,
+    /// The argument values it holds for (empty: every call of the tool).
+    pub arguments: JsonObject,
+    /// Whether it holds in one session only.
+    pub session: bool,
+    /// Until when, in milliseconds since the Unix epoch.
+    pub expires_ms: u64,
+}
+
+struct Entry {
+    until: Instant,
+    granted: Granted,
+    /// `Some(write)` while being written to the shared store (then it is the store's).
+    writing: Option<u64>,
+}
+
+/// What a grant covers.
+pub(crate) struct Scope<'a> {
+    pub(crate) caller: &'a Caller,
+    pub(crate) tool: &'a str,
+    /// The argument values it is bound to (`None`: every call of the tool).
+    pub(crate) bound: Option<&'a JsonObject>,
+    pub(crate) session: Option<u64>,
 }
 
 impl Grants {
-    /// Approves `caller`'s calls of `tool` for `ttl` from now (in the shared store too, in the
-    /// background).
+    /// Approves `caller`'s calls of `tool` for `ttl` from now (written to the shared store,
+    /// when there is one, in the background).
     pub fn grant(&self, caller: &Caller, tool: &str, ttl: Duration) {
-        let now = Instant::now();
-        let Some(until) = now.checked_add(ttl) else {
-            return;
+        let scope = Scope {
+            caller,
+            tool,
+            bound: None,
+            session: None,
         };
-        self.write().insert(caller.identity(), tool, until, now);
-        if let (Some(store), Ok(runtime)) = (
-            self.shared.get().cloned(),
-            tokio::runtime::Handle::try_current(),
-        ) {
-            let shared = shared_key(caller, tool);
-            runtime.spawn(async move {
-                if let Err(err) = store.remember(&shared, ttl).await {
-                    tracing::warn!(%err, "an approval could not be remembered in the task store");
-                }
-            });
+        if let Some(writing) = self.remember(&scope, ttl) {
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => drop(runtime.spawn(writing)),
+                Err(_) => self.keep_here(&self.id(&scope)),
+            }
         }
     }
 
-    /// Whether `caller`'s calls of `tool` are approved now (here, or in the shared store).
+    /// Whether every call of `tool` by `caller` is approved now (here, or in the shared
+    /// store).
     pub async fn holds(&self, caller: &Caller, tool: &str) -> bool {
-        if self.held_here(caller, None, tool) {
-            return true;
-        }
-        match self.shared.get() {
-            Some(store) => store
-                .remembered(&shared_key(caller, tool))
-                .await
-                .unwrap_or(false),
-            None => false,
-        }
+        self.covers(caller, tool, None, &[]).await
     }
 
-    /// Approves `caller`'s calls of `tool` in session `session` until it ends (at most a day),
-    /// in this process only: a session is served by one.
-    pub(crate) fn grant_session(&self, session: u64, caller: &Caller, tool: &str) {
-        let now = Instant::now();
-        let until = now + SESSION_GRANT;
-        let mut sessions = self
-            .sessions
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if !sessions.contains_key(&session) && sessions.len() >= MAX_GRANTS {
-            return; // as many sessions with grants as grants: this one asks again
-        }
-        let held = sessions.entry(session).or_default();
-        held.insert(caller.identity(), tool, until, now);
-    }
-
-    /// Forgets every grant of `session` (it ended).
-    pub(crate) fn end_session(&self, session: u64) {
-        if let Ok(mut sessions) = self.sessions.write() {
-            sessions.remove(&session);
-        }
-    }
-
-    /// Forgets the approval of `caller`'s calls of `tool` (in the shared store too): whether
-    /// there was one.
+    /// Forgets every approval of `caller`'s calls of `tool` (whatever its arguments or
+    /// session; in the shared store too): whether there was one.
     pub async fn revoke(&self, caller: &Caller, tool: &str) -> bool {
-        let here = self.write().remove(caller.identity(), tool);
-        let there = match self.shared.get() {
-            Some(store) => store
-                .forget(&shared_key(caller, tool))
-                .await
-                .unwrap_or(false),
+        let mut any = false;
+        for granted in self.list().await {
+            if granted.identity == caller.identity() && granted.tool == tool {
+                any |= self.revoke_id(&granted.id).await;
+            }
+        }
+        any
+    }
+
+    /// Forgets the approval `id` ([`Granted::id`]), here and in the shared store: whether
+    /// there was one.
+    pub async fn revoke_id(&self, id: &str) -> bool {
+        let here = self.write().remove(id).is_some();
+        let there = match self.inner.shared.get() {
+            Some(store) => store.forget(id).await.unwrap_or_else(|err| {
+                tracing::warn!(%err, "a remembered approval could not be revoked in the task store");
+                false
+            }),
             None => false,
         };
         here || there
     }
 
-    /// Whether a grant may be held: one is kept here, or a shared store may keep some.
-    pub(crate) fn may_hold(&self) -> bool {
-        self.shared.get().is_some() || self.read().len > 0 || !self.sessions_read().is_empty()
-    }
-
-    /// Whether this process holds a live grant of `caller`'s calls of `tool`, for any
-    /// session or for `session` (the shared store is not asked): a lookup without an
-    /// allocation, for every confirmed call.
-    pub(crate) fn held_here(&self, caller: &Caller, session: Option<u64>, tool: &str) -> bool {
-        let live = |until: Instant| until > Instant::now();
-        {
-            let held = self.read();
-            if held.len > 0 && held.until(caller.identity(), tool).is_some_and(live) {
-                return true;
+    /// Every live approval, here and in the shared store, the first to end first.
+    pub async fn list(&self) -> Vec<Granted> {
+        let now = Instant::now();
+        let mut listed: HashMap<String, Granted> = self
+            .read()
+            .iter()
+            .filter(|(_, entry)| entry.until > now)
+            .map(|(id, entry)| (id.clone(), entry.granted.clone()))
+            .collect();
+        if let Some(store) = self.inner.shared.get() {
+            match store.remembered_all().await {
+                Ok(kept) => {
+                    for (id, description, _) in kept {
+                        if let Ok(mut granted) = serde_json::from_str::<Granted>(&description) {
+                            granted.id = id.clone();
+                            listed.insert(id, granted);
+                        }
+                    }
+                }
+                Err(err) => tracing::warn!(%err, "the remembered approvals could not be listed"),
             }
         }
-        let Some(session) = session else {
+        let mut listed: Vec<Granted> = listed.into_values().collect();
+        listed.sort_by(|a, b| (a.expires_ms, &a.id).cmp(&(b.expires_ms, &b.id)));
+        listed
+    }
+
+    /// Whether a call of `tool` by `caller` (in `session`) is approved now: a grant of
+    /// every call, or one bound to the values `bindings` name (each as a rule would bind
+    /// this call), for any session or this one.
+    pub(crate) async fn covers(
+        &self,
+        caller: &Caller,
+        tool: &str,
+        session: Option<u64>,
+        bindings: &[JsonObject],
+    ) -> bool {
+        let mut ids = Vec::with_capacity(2 * (1 + bindings.len()));
+        for session in [None, session]
+            .into_iter()
+            .collect::<std::collections::BTreeSet<_>>()
+        {
+            let bounds = std::iter::once(None).chain(bindings.iter().map(Some));
+            for bound in bounds {
+                ids.push(self.id(&Scope {
+                    caller,
+                    tool,
+                    bound,
+                    session,
+                }));
+            }
+        }
+        if self.held_among(&ids) {
+            return true;
+        }
+        let Some(store) = self.inner.shared.get() else {
             return false;
         };
-        let sessions = self.sessions_read();
-        sessions
-            .get(&session)
-            .and_then(|held| held.until(caller.identity(), tool))
-            .is_some_and(live)
+        for id in &ids {
+            match store.remembered(id).await {
+                Ok(true) => return true,
+                Ok(false) => {}
+                Err(err) => {
+                    tracing::warn!(%err, "whether an approval is remembered is unknown: asked anew");
+                }
+            }
+        }
+        false
     }
 
-    fn sessions_read(
+    /// Whether this process holds a live grant of every call of `tool` by `caller`, for any
+    /// session or for `session` (the shared store is not asked).
+    pub(crate) fn held_here(&self, caller: &Caller, session: Option<u64>, tool: &str) -> bool {
+        if self.read().is_empty() {
+            return false;
+        }
+        let id = |session| {
+            self.id(&Scope {
+                caller,
+                tool,
+                bound: None,
+                session,
+            })
+        };
+        let mut ids = vec![id(None)];
+        if session.is_some() {
+            ids.push(id(session));
+        }
+        self.held_among(&ids)
+    }
+
+    /// Remembers an approval of `scope` for `ttl`: here at once, and, with a shared store,
+    /// there by the future returned (the store's from then on).
+    pub(crate) fn remember(
         &self,
-    ) -> std::sync::RwLockReadGuard<'_, HashMap<u64, Held, foldhash::fast::RandomState>> {
-        self.sessions
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        scope: &Scope<'_>,
+        ttl: Duration,
+    ) -> Option<impl Future<Output = ()> + Send + use<>> {
+        let now = Instant::now();
+        let until = now.checked_add(ttl)?;
+        let id = self.id(scope);
+        let expires_ms = crate::task::now_ms().saturating_add(ttl.as_millis() as u64);
+        let granted = Granted {
+            id: id.clone(),
+            caller: super::shown(scope.caller),
+            identity: scope.caller.identity().to_owned(),
+            tool: scope.tool.to_owned(),
+            arguments: scope.bound.cloned().unwrap_or_default(),
+            session: scope.session.is_some(),
+            expires_ms,
+        };
+        let store = self.inner.shared.get().cloned();
+        let write = store
+            .is_some()
+            .then(|| (self.inner.writes).fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        {
+            let mut held = self.write();
+            if !held.contains_key(&id) && held.len() >= MAX_GRANTS {
+                held.retain(|_, entry| entry.until > now);
+                let first = held
+                    .iter()
+                    .min_by_key(|(_, e)| e.until)
+                    .map(|(k, _)| k.clone());
+                if let (true, Some(first)) = (held.len() >= MAX_GRANTS, first) {
+                    held.remove(&first);
+                }
+            }
+            let description = granted.clone();
+            held.insert(
+                id.clone(),
+                Entry {
+                    until,
+                    granted: description,
+                    writing: write,
+                },
+            );
+        }
+        if let Some(session) = scope.session {
+            let mut sessions = self
+                .inner
+                .sessions
+                .write()
+                .unwrap_or_else(|e| e.into_inner());
+            sessions.entry(session).or_default().push(id.clone());
+        }
+        let (store, write) = (store?, write?);
+        let grants = self.clone();
+        Some(async move {
+            let description = serde_json::to_string(&granted).unwrap_or_default();
+            let kept = store.remember_as(&id, &description, ttl).await;
+            let revoked_meanwhile = {
+                let mut held = grants.write();
+                let ours = held.get(&id).is_some_and(|e| e.writing == Some(write));
+                match &kept {
+                    // The store's now: a revoke there reaches every replica.
+                    Ok(true) if ours => {
+                        held.remove(&id);
+                        false
+                    }
+                    Ok(true) => !held.contains_key(&id),
+                    // A store that keeps none: this process keeps it.
+                    Ok(false) => {
+                        if let Some(entry) = held.get_mut(&id).filter(|_| ours) {
+                            entry.writing = None;
+                        }
+                        false
+                    }
+                    Err(_) => {
+                        if ours {
+                            held.remove(&id);
+                        }
+                        false
+                    }
+                }
+            };
+            if revoked_meanwhile {
+                let _ = store.forget(&id).await;
+            }
+            if let Err(err) = kept {
+                tracing::warn!(%err, tool = %granted.tool, "an approval could not be remembered in the task store: it held for its call only");
+            }
+        })
     }
 
-    /// Keeps grants in `store` too, from now on (the first store given stays).
+    /// Keeps grant `id` in this process (its write to the store cannot be made).
+    fn keep_here(&self, id: &str) {
+        if let Some(entry) = self.write().get_mut(id) {
+            entry.writing = None;
+        }
+    }
+
+    /// Approves `caller`'s calls of `tool` (bound to `bound`) in session `session` until it
+    /// ends (at most a day); the future writes it to the shared store.
+    pub(crate) fn grant_session(
+        &self,
+        session: u64,
+        caller: &Caller,
+        tool: &str,
+        bound: Option<&JsonObject>,
+    ) -> Option<impl Future<Output = ()> + Send + use<>> {
+        let scope = Scope {
+            caller,
+            tool,
+            bound,
+            session: Some(session),
+        };
+        self.remember(&scope, SESSION_GRANT)
+    }
+
+    /// Forgets every grant of `session` (it ended), in the shared store too.
+    pub(crate) fn end_session(&self, session: u64) {
+        let ids = {
+            let mut sessions = self
+                .inner
+                .sessions
+                .write()
+                .unwrap_or_else(|e| e.into_inner());
+            sessions.remove(&session).unwrap_or_default()
+        };
+        if ids.is_empty() {
+            return;
+        }
+        {
+            let mut held = self.write();
+            for id in &ids {
+                held.remove(id);
+            }
+        }
+        if let (Some(store), Ok(runtime)) = (
+            self.inner.shared.get().cloned(),
+            tokio::runtime::Handle::try_current(),
+        ) {
+            runtime.spawn(async move {
+                for id in ids {
+                    let _ = store.forget(&id).await;
+                }
+            });
+        }
+    }
+
+    /// Whether a grant may be held: one is kept here, or a shared store may keep some.
+    pub(crate) fn may_hold(&self) -> bool {
+        self.inner.shared.get().is_some() || !self.read().is_empty()
+    }
+
+    /// Keeps grants in `store` from now on (the first store given stays); those made before
+    /// are written there too.
     pub(crate) fn share(&self, store: Arc<dyn TaskStore>) {
-        let _ = self.shared.set(store);
+        if self.inner.shared.set(store).is_err() {
+            return;
+        }
+        let Some(store) = self.inner.shared.get().cloned() else {
+            return;
+        };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return; // kept here, as they were
+        };
+        let now = Instant::now();
+        let made: Vec<(String, Granted, Duration)> = self
+            .read()
+            .iter()
+            .filter(|(_, entry)| entry.writing.is_none() && entry.until > now)
+            .map(|(id, e)| (id.clone(), e.granted.clone(), e.until - now))
+            .collect();
+        let grants = self.clone();
+        runtime.spawn(async move {
+            for (id, granted, ttl) in made {
+                let description = serde_json::to_string(&granted).unwrap_or_default();
+                if let Ok(true) = store.remember_as(&id, &description, ttl).await {
+                    grants.write().remove(&id);
+                }
+            }
+        });
     }
 
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, Held> {
-        self.held
+    /// Grant `scope`'s id: a digest of the caller's identity, the tool, the bound argument
+    /// values (canonical), and the session (of this process).
+    fn id(&self, scope: &Scope<'_>) -> String {
+        use sha2::Digest;
+        let mut bound = Vec::new();
+        if let Some(values) = scope.bound {
+            let normalized = canonical::normalized(&serde_json::Value::Object(values.clone()));
+            canonical::write(&normalized, &mut bound);
+        }
+        let session = scope
+            .session
+            .map(|n| format!("{}:{n}", self.inner.process))
+            .unwrap_or_default();
+        let key = serde_json::json!([
+            scope.caller.identity(),
+            scope.tool,
+            String::from_utf8_lossy(&bound),
+            session
+        ]);
+        sha2::Sha256::digest(key.to_string().as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// Whether one of `ids` is held live here.
+    fn held_among(&self, ids: &[String]) -> bool {
+        let now = Instant::now();
+        let held = self.read();
+        ids.iter()
+            .any(|id| held.get(id).is_some_and(|entry| entry.until > now))
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<String, Entry>> {
+        self.inner
+            .held
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Held> {
-        self.held
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<String, Entry>> {
+        self.inner
+            .held
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
-type Map<V> = HashMap<Box<str>, V, foldhash::fast::RandomState>;
-
-/// The grants of this process: until when, by caller identity, then by tool (looked up by
-/// `&str` at each level, without making a key).
-#[derive(Default)]
-struct Held {
-    by_caller: Map<Map<Instant>>,
-    /// How many grants there are, over every caller.
-    len: usize,
-}
-
-impl Held {
-    fn until(&self, caller: &str, tool: &str) -> Option<Instant> {
-        self.by_caller.get(caller)?.get(tool).copied()
-    }
-
-    /// Holds `caller`'s grant of `tool` until `until`; past [`MAX_GRANTS`], the expired ones
-    /// go first, then the one that ends first.
-    fn insert(&mut self, caller: &str, tool: &str, until: Instant, now: Instant) {
-        if self.until(caller, tool).is_none() && self.len >= MAX_GRANTS {
-            self.by_caller.retain(|_, tools| {
-                tools.retain(|_, until| *until > now);
-                !tools.is_empty()
-            });
-            self.len = self.by_caller.values().map(HashMap::len).sum();
-            if self.len >= MAX_GRANTS {
-                let first = self
-                    .by_caller
-                    .iter()
-                    .flat_map(|(caller, tools)| {
-                        tools.iter().map(move |(tool, at)| (*at, caller, tool))
-                    })
-                    .min_by_key(|(at, _, _)| *at)
-                    .map(|(_, caller, tool)| (caller.clone(), tool.clone()));
-                if let Some((caller, tool)) = first {
-                    self.remove(&caller, &tool);
-                }
-            }
-        }
-        let tools = match self.by_caller.get_mut(caller) {
-            Some(tools) => tools,
-            None => self.by_caller.entry(caller.into()).or_default(),
-        };
-        if tools.insert(tool.into(), until).is_none() {
-            self.len += 1;
-        }
-    }
-
-    /// Forgets `caller`'s grant of `tool`: whether there was one.
-    fn remove(&mut self, caller: &str, tool: &str) -> bool {
-        let Some(tools) = self.by_caller.get_mut(caller) else {
-            return false;
-        };
-        let removed = tools.remove(tool).is_some();
-        if tools.is_empty() {
-            self.by_caller.remove(caller);
-        }
-        if removed {
-            self.len -= 1;
-        }
-        removed
-    }
-}
-
-/// A grant's key in a shared store: the digest of the caller's identity and the tool (an
-/// identity may be long, and hold anything).
-fn shared_key(caller: &Caller, tool: &str) -> String {
-    use sha2::Digest;
-    let mut digest = sha2::Sha256::new();
-    digest.update(caller.identity().as_bytes());
-    digest.update([0]);
-    digest.update(tool.as_bytes());
-    digest
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn a_grant_expires_and_the_oldest_goes_past_the_cap() {
-        let grants = Grants::default();
-        let alice = Caller::new("alice", ["x"]);
-        grants.grant(&alice, "t", Duration::ZERO);
-        assert!(!grants.holds(&alice, "t").await);
-        grants.grant(&alice, "t", Duration::from_secs(60));
-        assert!(grants.holds(&alice, "t").await);
-        assert!(!grants.holds(&Caller::anonymous(), "t").await);
-        assert!(!grants.holds(&alice, "u").await);
-        for n in 0..MAX_GRANTS {
-            grants.grant(&alice, &format!("tool{n}"), Duration::from_secs(120));
-        }
-        assert_eq!(grants.read().len, MAX_GRANTS);
-        // The grant that ended first (`t`, at 60 s) made room.
-        assert!(!grants.holds(&alice, "t").await);
-        assert!(grants.holds(&alice, "tool0").await);
-    }
-
-    #[test]
-    fn a_session_grant_holds_in_its_session_until_it_ends() {
-        let grants = Grants::default();
-        let alice = Caller::new("alice", ["x"]);
-        grants.grant_session(7, &alice, "t");
-        assert!(grants.may_hold());
-        assert!(grants.held_here(&alice, Some(7), "t"));
-        assert!(!grants.held_here(&alice, Some(8), "t"), "another session");
-        assert!(!grants.held_here(&alice, None, "t"), "outside any session");
-        assert!(
-            !grants.held_here(&Caller::anonymous(), Some(7), "t"),
-            "another caller"
-        );
-        assert!(!grants.held_here(&alice, Some(7), "u"), "another tool");
-        grants.end_session(7);
-        assert!(!grants.held_here(&alice, Some(7), "t"));
-        assert!(!grants.may_hold());
-    }
-}
+#[path = "grants_tests.rs"]
+mod tests;

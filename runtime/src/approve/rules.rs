@@ -6,21 +6,32 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde::Deserialize;
-use serde_json::Value;
+
+use rmcp::model::JsonObject;
 
 use super::{Approval, Approver, Deciding, Decision, Remember};
+use crate::tool::canonical;
 
 /// Rules that decide confirmations in order: the first rule whose every stated condition
 /// holds decides (`allow`, `deny`, or `ask`: the next approver, then the user, decides); when
 /// none holds, the next approver decides. `serve --approve rules=FILE` reads them.
 ///
 /// A condition is a list of glob patterns (`*`, `?`, `[a-z]`), one of which must match:
-/// `tools` the tool's name, `tags` one of its tags, `callers` the caller's subject
-/// (`anonymous` for a caller without one), `arguments` an argument's text (a string as it
-/// is, anything else as JSON; a missing argument matches nothing); `hints` is the tool's
-/// class by its hints: `write` (not read-only), `destructive` or `additive` (a write that
-/// does not destroy). An `allow` rule may be remembered: `remember_secs = N` for the caller's
-/// calls of the tool for N seconds, `remember = "session"` for its session.
+/// `tools` the tool's name, `tags` one of its tags, `callers` the subject (`sub`) of the
+/// caller's token (`""` for a token without one), or exactly `anonymous` for the local user
+/// (no token: stdio, HTTP without authorization; a token whose subject is the word
+/// "anonymous" is not the local user, nor is the local user matched by any other pattern),
+/// `arguments` an argument's text (a string as it is; anything else as canonical JSON, a
+/// number without a fraction as its integer: `1.0` and `1e0` are `1`, as the tool reads
+/// them; a missing argument matches nothing); `hints` is the tool's class by its hints:
+/// `write` (not read-only), `destructive` or `additive` (a write that does not destroy).
+///
+/// An `allow` rule may be remembered: `remember_secs = N` for N seconds, `remember =
+/// "session"` for the caller's session. What is remembered is the caller's calls of the tool
+/// with the same values of the arguments the rule names (`arguments = { folder = "tmp/*" }`
+/// remembers the folder of the call it allowed, `tmp/build`, not every folder), or every call
+/// of the tool when the rule names none. A `deny` rule that matches a call refuses it before
+/// any remembered approval is looked at.
 ///
 /// ```
 /// use toolsmith::approve::{Approval, Approver, Decision, Rules};
@@ -48,6 +59,12 @@ use super::{Approval, Approver, Deciding, Decision, Remember};
 /// assert_eq!(rules.decision(&nightly), Decision::Pass); // no folder given
 /// let nightly = nightly.with_arguments(args);
 /// assert!(matches!(rules.decision(&nightly), Decision::Approve(_)));
+/// // Its approval is remembered for this folder only.
+/// assert_eq!(rules.binds(&nightly).unwrap()["folder"], "tmp/build");
+/// // A token whose subject is "anonymous" is not the local user.
+/// let remote = Approval::new("delete_file", Hints::DESTRUCTIVE)
+///     .with_caller(Caller::new("anonymous", ["files:write"]));
+/// assert_eq!(rules.decision(&remote), Decision::Pass);
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Rules {
@@ -90,11 +107,21 @@ struct File {
 struct Rule {
     tools: Vec<glob::Pattern>,
     tags: Vec<glob::Pattern>,
-    callers: Vec<glob::Pattern>,
+    callers: Vec<Who>,
     arguments: Vec<(String, glob::Pattern)>,
     hints: Option<Class>,
     decision: Decision,
 }
+
+/// A `callers` entry: the local user (`anonymous`), or a pattern of a token's subject.
+#[derive(Clone, Debug)]
+enum Who {
+    Local,
+    Subject(glob::Pattern),
+}
+
+/// The word that names the local user among `callers`.
+const LOCAL: &str = "anonymous";
 
 /// A tool's class by its hints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,10 +161,41 @@ impl Rules {
 
     /// The decision on `approval`: the first matching rule's, else `Pass`.
     pub fn decision(&self, approval: &Approval) -> Decision {
-        self.rules
-            .iter()
-            .find(|rule| rule.matches(approval))
+        self.first(approval)
             .map_or(Decision::Pass, |rule| rule.decision.clone())
+    }
+
+    /// The argument values an approval of `approval` is remembered for: those the first
+    /// matching rule names (normalized: `1.0` is `1`); `None` when it names none (every
+    /// call of the tool by the caller) or no rule matches.
+    ///
+    /// ```
+    /// use toolsmith::{Hints, approve::{Approval, Rules}};
+    ///
+    /// let rules = Rules::from_toml("[[rule]]\narguments = { note_id = \"1\" }\ndecision = \"allow\"\nremember_secs = 60\n").unwrap();
+    /// let args = serde_json::json!({"note_id": 1.0, "why": "x"}).as_object().unwrap().clone();
+    /// let delete = Approval::new("delete_note", Hints::DESTRUCTIVE).with_arguments(args);
+    /// assert_eq!(rules.binds(&delete), Some(serde_json::json!({"note_id": 1}).as_object().unwrap().clone()));
+    /// ```
+    pub fn binds(&self, approval: &Approval) -> Option<JsonObject> {
+        let rule = self.first(approval)?;
+        if rule.arguments.is_empty() {
+            return None;
+        }
+        let values = rule
+            .arguments
+            .iter()
+            .filter_map(|(name, _)| {
+                let value = approval.arguments().get(name)?;
+                Some((name.clone(), canonical::normalized(value)))
+            })
+            .collect();
+        Some(values)
+    }
+
+    /// The first rule that matches `approval`.
+    fn first(&self, approval: &Approval) -> Option<&Rule> {
+        self.rules.iter().find(|rule| rule.matches(approval))
     }
 
     /// How many rules there are.
@@ -158,6 +216,17 @@ impl Approver for Rules {
 
     fn name(&self) -> &str {
         "rules"
+    }
+
+    fn vetoes(&self, approval: &Approval) -> Option<String> {
+        match self.decision(approval) {
+            Decision::Deny(reason) => Some(reason),
+            _ => None,
+        }
+    }
+
+    fn binds(&self, approval: &Approval) -> Option<JsonObject> {
+        Rules::binds(self, approval)
     }
 }
 
@@ -220,10 +289,20 @@ impl Rule {
                 .map_err(|err| format!("arguments.{name} pattern {pattern:?}: {err}"))?;
             arguments.push((name.clone(), pattern));
         }
+        let callers = written
+            .callers
+            .iter()
+            .map(|caller| match caller.as_str() {
+                LOCAL => Ok(Who::Local),
+                pattern => glob::Pattern::new(pattern)
+                    .map(Who::Subject)
+                    .map_err(|err| format!("callers pattern {pattern:?}: {err}")),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Rule {
             tools: patterns("tools", &written.tools)?,
             tags: patterns("tags", &written.tags)?,
-            callers: patterns("callers", &written.callers)?,
+            callers,
             arguments,
             hints,
             decision,
@@ -241,19 +320,24 @@ impl Rule {
             Some(Class::Destructive) => !hints.read_only && hints.destructive,
             Some(Class::Additive) => !hints.read_only && !hints.destructive,
         };
-        let caller = approval.caller().subject().unwrap_or("anonymous");
+        let caller = approval.caller();
+        // The local user is a caller of its own, never a token's subject (not even one
+        // that says "anonymous").
+        let local = caller.is_anonymous();
+        let subject = caller.subject().unwrap_or("");
+        let who = |entry: &Who| match entry {
+            Who::Local => local,
+            Who::Subject(pattern) => !local && pattern.matches(subject),
+        };
         class
             && any(&self.tools, approval.tool())
             && (self.tags.is_empty() || approval.tags().iter().any(|tag| any(&self.tags, tag)))
-            && any(&self.callers, caller)
+            && (self.callers.is_empty() || self.callers.iter().any(who))
             && self.arguments.iter().all(|(name, pattern)| {
-                approval.arguments().get(name).is_some_and(|value| {
-                    let text = match value {
-                        Value::String(text) => text.clone(),
-                        other => other.to_string(),
-                    };
-                    pattern.matches(&text)
-                })
+                approval
+                    .arguments()
+                    .get(name)
+                    .is_some_and(|value| pattern.matches(&canonical::text(value)))
             })
     }
 }
@@ -310,5 +394,62 @@ mod tests {
             Decision::Pass
         );
         assert_eq!(rules.len(), 4);
+    }
+
+    fn args(value: serde_json::Value) -> JsonObject {
+        value.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn an_argument_is_matched_as_the_tool_reads_it() {
+        let rules = Rules::from_toml(
+            "[[rule]]\narguments = { note_id = \"1\" }\ndecision = \"deny\"\nreason = \"kept\"\n\
+             [[rule]]\ndecision = \"allow\"\n",
+        )
+        .unwrap();
+        let call = |value: &str| {
+            let arguments: serde_json::Value =
+                serde_json::from_str(&format!("{{\"note_id\": {value}}}")).unwrap();
+            Approval::new("delete_note", Hints::DESTRUCTIVE)
+                .with_arguments(arguments.as_object().unwrap().clone())
+        };
+        for written in ["1", "1.0", "1e0", "1.000", "\"1\""] {
+            assert_eq!(
+                rules.decision(&call(written)),
+                Decision::deny("kept"),
+                "{written}"
+            );
+        }
+        // A string is what it says: "1.0" is not "1" (a tool that takes a string reads it so).
+        for other in ["\"1.0\"", "\"1e0\"", "1.5", "2", "\"01\""] {
+            assert_eq!(rules.decision(&call(other)), Decision::approve(), "{other}");
+        }
+    }
+
+    #[test]
+    fn a_subject_named_anonymous_is_not_the_local_user() {
+        let rules = Rules::from_toml(
+            "[[rule]]\ncallers = [\"anonymous\"]\ndecision = \"allow\"\n\
+             [[rule]]\ncallers = [\"*\"]\ndecision = \"deny\"\nreason = \"token\"\n",
+        )
+        .unwrap();
+        let of = |caller: crate::context::Caller| {
+            rules.decision(&Approval::new("t", Hints::DESTRUCTIVE).with_caller(caller))
+        };
+        assert_eq!(of(crate::context::Caller::anonymous()), Decision::approve());
+        let remote = crate::context::Caller::new("anonymous", ["s"]);
+        assert_eq!(of(remote), Decision::deny("token"));
+        let no_subject = crate::context::Caller::new("", ["s"]);
+        assert_eq!(of(no_subject), Decision::deny("token"));
+        let bound = Rules::from_toml(
+            "[[rule]]\narguments = { folder = \"tmp/*\" }\ndecision = \"allow\"\nremember_secs = 60\n",
+        )
+        .unwrap();
+        let call = Approval::new("t", Hints::DESTRUCTIVE)
+            .with_arguments(args(serde_json::json!({"folder": "tmp/a", "n": 1})));
+        assert_eq!(
+            bound.binds(&call),
+            Some(args(serde_json::json!({"folder": "tmp/a"})))
+        );
     }
 }

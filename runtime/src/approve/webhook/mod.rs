@@ -35,7 +35,9 @@ const MAX_ANSWER: usize = 64 * 1024;
 /// **The answer**, in the response (status 200): `{"id": "<the request's>", "decision":
 /// "approve" | "deny" | "pass", "reason": "…", "remember_secs": N}` (`reason` and
 /// `remember_secs` optional; `"remember": "session"` instead of `remember_secs` remembers the
-/// approval for the caller's session), signed the same way in the same header. Or, when the
+/// approval for the caller's session), signed the same way in the same header. `N` is a
+/// whole number of seconds from 0 (this call only) to 30 days: any other `remember_secs`
+/// (`-1`, `1.5`, `1e30`) or `remember` denies the call, and the server logs a warning. Or, when the
 /// request names a `callback` ([`callbacks`](Webhook::callbacks)): `202 Accepted` at once, and
 /// the same signed decision `POST`ed to the callback URL later, within `expires_at`.
 ///
@@ -331,13 +333,7 @@ fn decision_of(answer: &Value, id: &str) -> Result<Decision, String> {
     }
     let reason = answer.get("reason").and_then(Value::as_str);
     match answer.get("decision").and_then(Value::as_str) {
-        Some("approve") => Ok(match answer.get("remember_secs").and_then(Value::as_u64) {
-            Some(secs) if secs > 0 => Decision::Approve(Remember::For(Duration::from_secs(secs))),
-            _ if answer.get("remember").and_then(Value::as_str) == Some("session") => {
-                Decision::Approve(Remember::Session)
-            }
-            _ => Decision::approve(),
-        }),
+        Some("approve") => remembered(answer).map(Decision::Approve),
         Some("deny") => Ok(Decision::deny(
             reason.unwrap_or("the approval service denied it"),
         )),
@@ -346,6 +342,42 @@ fn decision_of(answer: &Value, id: &str) -> Result<Decision, String> {
             "the approval service's decision {other:?} is not approve, deny or pass"
         )),
     }
+}
+
+/// The longest an approval service's approval is remembered: 30 days.
+const MAX_REMEMBER_SECS: u64 = 30 * 24 * 3600;
+
+/// How long an approval in `answer` is remembered: `remember_secs` (a whole number of
+/// seconds, 0 for this call only, at most [`MAX_REMEMBER_SECS`]), else `"remember":
+/// "session"`, else this call only. Anything else (`-1`, `1.5`, `1e30`, `"forever"`) is an
+/// error: the call is denied, and the server warns, rather than a malformed answer being
+/// read as some other decision.
+fn remembered(answer: &Value) -> Result<Remember, String> {
+    let secs = match answer.get("remember_secs") {
+        None | Some(Value::Null) => None,
+        Some(given) => match crate::tool::canonical::normalized(given).as_u64() {
+            Some(secs) if secs <= MAX_REMEMBER_SECS => Some(secs),
+            _ => {
+                return Err(format!(
+                    "the approval service's remember_secs {given} is not a whole number of seconds from 0 to {MAX_REMEMBER_SECS}"
+                ));
+            }
+        },
+    };
+    let session = match answer.get("remember") {
+        None | Some(Value::Null) => false,
+        Some(Value::String(said)) if said == "session" => true,
+        Some(other) => {
+            return Err(format!(
+                "the approval service's remember {other} is not \"session\""
+            ));
+        }
+    };
+    Ok(match (secs, session) {
+        (Some(secs), _) if secs > 0 => Remember::For(Duration::from_secs(secs)),
+        (_, true) => Remember::Session,
+        _ => Remember::Once,
+    })
 }
 
 impl Approver for Webhook {
@@ -477,5 +509,46 @@ mod tests {
         assert!(!verified(&secret, Some(&header(now, &secret)), b"{}", now));
         assert!(!verified(&secret, None, body, now));
         assert!(!verified(&secret, Some("t=x,v1=zz"), body, now));
+    }
+
+    #[test]
+    fn a_malformed_remember_denies_the_call_saying_why() {
+        let answer = |extra: Value| {
+            let mut answer = json!({"id": "a", "decision": "approve"});
+            answer
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            decision_of(&answer, "a")
+        };
+        let day = Remember::For(Duration::from_secs(86_400));
+        assert_eq!(
+            answer(json!({"remember_secs": 86_400})),
+            Ok(Decision::Approve(day))
+        );
+        assert_eq!(
+            answer(json!({"remember_secs": 86_400.0})),
+            Ok(Decision::Approve(day))
+        );
+        assert_eq!(answer(json!({"remember_secs": 0})), Ok(Decision::approve()));
+        assert_eq!(
+            answer(json!({"remember_secs": null})),
+            Ok(Decision::approve())
+        );
+        assert_eq!(
+            answer(json!({"remember": "session"})),
+            Ok(Decision::Approve(Remember::Session))
+        );
+        for bad in [
+            json!({"remember_secs": -1}),
+            json!({"remember_secs": 1e30}),
+            json!({"remember_secs": 1.5}),
+            json!({"remember_secs": "60"}),
+            json!({"remember_secs": MAX_REMEMBER_SECS + 1}),
+            json!({"remember": "forever"}),
+        ] {
+            let why = answer(bad.clone()).unwrap_err();
+            assert!(why.contains("remember"), "{bad}: {why}");
+        }
     }
 }
