@@ -23,10 +23,12 @@ async fn approving_once(store: Arc<dyn TaskStore>) -> Client {
     let server = Server::new()
         .state(Notes::seeded())
         .task_store(store)
-        .approver(move |_: &Approval| match decided.fetch_add(1, Ordering::SeqCst) {
-            0 => Decision::Approve(Remember::For(Duration::from_secs(600))),
-            _ => Decision::Pass,
-        });
+        .approver(
+            move |_: &Approval| match decided.fetch_add(1, Ordering::SeqCst) {
+                0 => Decision::Approve(Remember::For(Duration::from_secs(600))),
+                _ => Decision::Pass,
+            },
+        );
     Client::connect(server)
         .await
         .unwrap()
@@ -40,7 +42,9 @@ async fn a_revoke_on_one_replica_reaches_the_replica_that_made_the_grant() {
     let store: Arc<dyn TaskStore> =
         Arc::new(RedisStore::open(&redis.url).unwrap().prefix("revoked:"));
     let a = approving_once(store.clone()).await;
-    let b = Server::new().state(Notes::seeded()).task_store(store.clone());
+    let b = Server::new()
+        .state(Notes::seeded())
+        .task_store(store.clone());
     let b_grants = b.grants();
     let _b = Client::connect(b).await.unwrap();
 
@@ -49,8 +53,14 @@ async fn a_revoke_on_one_replica_reaches_the_replica_that_made_the_grant() {
         .await
         .expect("runs on A's grant");
     assert!(b_grants.revoke(&Caller::anonymous(), "delete_note").await);
-    let asked = a.call("delete_note", json!({"note_id": 3})).await.unwrap_err();
-    assert!(asked.message().contains("declined"), "A asked again: {asked}");
+    let asked = a
+        .call("delete_note", json!({"note_id": 3}))
+        .await
+        .unwrap_err();
+    assert!(
+        asked.message().contains("declined"),
+        "A asked again: {asked}"
+    );
 }
 
 /// `grants list` shows what a server remembered in the store, and `grants revoke --tool`
@@ -79,7 +89,10 @@ async fn the_command_line_lists_and_revokes_the_remembered_approvals() {
     let said = String::from_utf8_lossy(&revoked.stdout);
     assert!(revoked.status.success(), "{revoked:?}");
     assert!(said.contains("revoked 1"), "{said}");
-    let asked = a.call("delete_note", json!({"note_id": 2})).await.unwrap_err();
+    let asked = a
+        .call("delete_note", json!({"note_id": 2}))
+        .await
+        .unwrap_err();
     assert!(asked.message().contains("declined"), "asked again: {asked}");
     let none = grants(&["revoke", "--tool", "delete_note"]);
     assert_eq!(none.status.code(), Some(2), "{none:?}");
@@ -144,9 +157,8 @@ async fn a_replayed_state_is_told_as_replayed_not_approved() {
             .await
             .body;
         for (n, decision) in ["approved", "replayed"].into_iter().enumerate() {
-            let series = format!(
-                r#"toolsmith_approvals_total{{approver="client",decision="{decision}"}} "#
-            );
+            let series =
+                format!(r#"toolsmith_approvals_total{{approver="client",decision="{decision}"}} "#);
             counted[n] += body
                 .lines()
                 .find_map(|line| line.strip_prefix(&series))
@@ -154,11 +166,7 @@ async fn a_replayed_state_is_told_as_replayed_not_approved() {
         }
     }
     assert_eq!(counted, [1, 3], "approved, replayed");
-    let log = format!(
-        "{}{}",
-        a.stderr.lock().unwrap(),
-        b.stderr.lock().unwrap()
-    );
+    let log = format!("{}{}", a.stderr.lock().unwrap(), b.stderr.lock().unwrap());
     let told = |decision: &str| {
         log.lines()
             .filter(|line| line.contains("confirmation decided"))

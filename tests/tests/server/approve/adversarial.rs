@@ -16,10 +16,11 @@ use super::{client, refusal};
 /// The notes tools (`delete_note(note_id: u64)`), confirmed when destructive, with `rules`;
 /// the user at the client declines everything: only a rule or a grant runs a deletion.
 async fn notes(rules: &str) -> (Client, toolsmith::approve::Grants) {
-    let server = toolsmith::Server::with_registry(toolsmith_tests::declared_in("toolsmith_examples"))
-        .state(Notes::seeded())
-        .confirm(Confirm::Destructive)
-        .approver(Rules::from_toml(rules).unwrap());
+    let server =
+        toolsmith::Server::with_registry(toolsmith_tests::declared_in("toolsmith_examples"))
+            .state(Notes::seeded())
+            .confirm(Confirm::Destructive)
+            .approver(Rules::from_toml(rules).unwrap());
     let grants = server.grants();
     let client = Client::connect(server)
         .await
@@ -30,7 +31,10 @@ async fn notes(rules: &str) -> (Client, toolsmith::approve::Grants) {
 
 /// Whether note `id` is still there.
 async fn kept(client: &Client, id: u64) -> bool {
-    client.call("get_note", json!({ "note_id": id })).await.is_ok()
+    client
+        .call("get_note", json!({ "note_id": id }))
+        .await
+        .is_ok()
 }
 
 /// The issue's own rules: a remembered approval of `delete_note(1)` is remembered for
@@ -78,7 +82,11 @@ async fn a_remembered_rule_approval_holds_for_the_arguments_it_matched_only() {
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!(listed[0].tool, "delete_note");
     assert_eq!(listed[0].arguments["note_id"], 1);
-    assert!(!grants.holds(&toolsmith::context::Caller::anonymous(), "delete_note").await);
+    assert!(
+        !grants
+            .holds(&toolsmith::context::Caller::anonymous(), "delete_note")
+            .await
+    );
 }
 
 /// A rule that allows a glob of values and is remembered remembers the value it allowed:
@@ -105,10 +113,17 @@ async fn a_remembered_glob_approval_holds_for_the_value_it_matched() {
         .await
         .unwrap_err();
     assert!(refusal(&thesis).contains("declined"), "{thesis}");
-    assert_eq!(asked.load(Ordering::SeqCst), 1, "the user was asked for the thesis");
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        1,
+        "the user was asked for the thesis"
+    );
     let listed = grants.list().await;
     assert_eq!(listed.len(), 1, "{listed:?}");
-    assert_eq!(listed[0].arguments, *json!({"draft": "tmp-1"}).as_object().unwrap());
+    assert_eq!(
+        listed[0].arguments,
+        *json!({"draft": "tmp-1"}).as_object().unwrap()
+    );
 }
 
 /// A deny rule on a number holds however the number is written (`1.0`, `1e0`: the tool

@@ -37,8 +37,8 @@ async fn a_caller_without_a_subject_is_shown_by_its_client() {
     let page = Page::new(TOKEN).unwrap();
     let addr = served(page.clone()).await;
     let claims = serde_json::json!({"iss": "https://login.example", "azp": "nightly-app"});
-    let token = Caller::new("", ["tools:destructive"])
-        .with_claims(claims.as_object().unwrap().clone());
+    let token =
+        Caller::new("", ["tools:destructive"]).with_claims(claims.as_object().unwrap().clone());
     let waits = Approval::new("purge", toolsmith::Hints::DESTRUCTIVE).with_caller(token);
     let _waiting = tokio::spawn({
         let page = page.clone();
@@ -89,7 +89,10 @@ async fn the_page_lists_the_remembered_approvals_and_revokes_one() {
     assert_eq!(refused.status, 403, "{}", refused.body);
     let stranger = request(&addr, "POST", "/revoke", &[("Content-Type", form)], &forged).await;
     assert_eq!(stranger.status, 401);
-    assert!(grants.holds(&alice, "delete_note").await, "still remembered");
+    assert!(
+        grants.holds(&alice, "delete_note").await,
+        "still remembered"
+    );
 
     let revoke = format!("grant={id}&csrf={csrf}");
     let revoked = request(&addr, "POST", "/revoke", &headers, &revoke).await;
