@@ -8,6 +8,9 @@ use std::time::Duration;
 use redis::Script;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
+#[path = "redis_grants.rs"]
+mod grants;
+
 use super::{StoreError, StoreFuture, TaskEnd, TaskProgress, TaskRecord, TaskStatus, TaskStore};
 
 /// Tasks kept in Redis, so that any replica behind a load balancer answers `tasks/get` and
@@ -161,9 +164,6 @@ impl RedisStore {
         (task, lease)
     }
 }
-
-/// The most remembered approvals listed.
-const MAX_LISTED: usize = 10_000;
 
 /// A status as the protocol spells it (`input_required`), as `record` reads it back.
 fn status_str(status: TaskStatus) -> String {
@@ -374,42 +374,7 @@ impl TaskStore for RedisStore {
     fn remembered_all(&self) -> StoreFuture<'_, Vec<(String, String, u64)>> {
         Box::pin(async move {
             let mut connection = self.connection().await?;
-            let pattern = format!("{}grant:*", self.prefix);
-            let mut keys: Vec<String> = Vec::new();
-            let mut cursor = 0u64;
-            // Bounded: at most so many grants are listed.
-            for _ in 0..1000 {
-                let (next, found): (u64, Vec<String>) = redis::cmd("SCAN")
-                    .arg(cursor)
-                    .arg("MATCH")
-                    .arg(&pattern)
-                    .arg("COUNT")
-                    .arg(500)
-                    .query_async(&mut connection)
-                    .await
-                    .map_err(StoreError::new)?;
-                keys.extend(found);
-                cursor = next;
-                if cursor == 0 || keys.len() >= MAX_LISTED {
-                    break;
-                }
-            }
-            keys.truncate(MAX_LISTED);
-            let mut listed = Vec::with_capacity(keys.len());
-            for key in keys {
-                let mut pipe = redis::pipe();
-                pipe.cmd("GET").arg(&key).cmd("PTTL").arg(&key);
-                let (description, left): (Option<String>, i64) = pipe
-                    .query_async(&mut connection)
-                    .await
-                    .map_err(StoreError::new)?;
-                let (Some(description), Ok(left)) = (description, u64::try_from(left)) else {
-                    continue; // gone meanwhile, or kept without an expiry
-                };
-                let key = key[pattern.len() - 1..].to_owned();
-                listed.push((key, description, left));
-            }
-            Ok(listed)
+            grants::listed(&mut connection, &self.prefix).await
         })
     }
 

@@ -8,7 +8,8 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
-use super::{Shared, checked, escape};
+use super::look::escape;
+use super::{Shared, checked};
 
 #[derive(Deserialize)]
 pub(super) struct Revoked {

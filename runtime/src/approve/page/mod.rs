@@ -3,6 +3,7 @@
 //! remembered, each with a Revoke button (`granted.rs`).
 
 mod granted;
+mod look;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -17,6 +18,7 @@ use serde::Deserialize;
 use tokio::sync::oneshot;
 
 use super::{Approval, Approver, Deciding, Decision, Grants, Remember};
+use look::{STYLE, escape};
 
 /// The cookie a browser keeps the page's token in, once it came with `?token=`.
 const COOKIE: &str = "toolsmith_approvals";
@@ -396,23 +398,4 @@ fn denied() -> Response {
         "open this page as /?token=TOKEN (the approvals page's own token)",
     )
         .into_response()
-}
-
-/// The page's look: readable on a phone, one card per waiting call, large buttons.
-const STYLE: &str = "<style>\
-    body{font:16px/1.4 system-ui,sans-serif;margin:0 auto;max-width:40em;padding:1em;color:#222}\
-    h1{font-size:1.4em}ul{list-style:none;padding:0}\
-    li{border:1px solid #ccc;border-radius:8px;padding:.5em 1em;margin:.75em 0}\
-    select,button{font-size:1em;padding:.4em .8em;margin:.2em 0}\
-    button[value=approve]{background:#1a7f37;color:#fff;border:0;border-radius:6px}\
-    button[value=deny]{background:#cf222e;color:#fff;border:0;border-radius:6px}\
-    </style>";
-
-/// `text` for HTML.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
 }
