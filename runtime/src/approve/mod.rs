@@ -5,8 +5,10 @@
 //! first, in the order they were added ([`Server::approver`](crate::Server::approver)): the
 //! first that approves or denies decides; when every one passes, the user is asked at the
 //! client, as without approvers. An approval may be remembered ([`Remember`]): the next
-//! calls of the same tool by the same caller are approved without asking anyone, until the
-//! grant expires or is revoked ([`Grants`]).
+//! calls of the same tool by the same caller (with the same values of the arguments a rule
+//! named, for a rule's approval) are approved without asking anyone, until the grant expires
+//! or is revoked ([`Grants`]). A `deny` rule that matches a call refuses it before any
+//! remembered approval is looked at.
 //!
 //! Built in: [`Rules`] (allow or deny by tool, tag, hint class, caller and argument patterns,
 //! from a file: `serve --approve rules=FILE`), `Webhook` (feature `webhook`: a signed request
@@ -33,6 +35,7 @@
 //! assert_eq!(nightly(&purge), Decision::Pass, "anyone else: the user is asked");
 //! ```
 
+mod approval;
 mod grants;
 #[cfg(feature = "http")]
 mod page;
@@ -48,9 +51,10 @@ use std::time::Duration;
 use rmcp::model::JsonObject;
 
 use crate::context::Caller;
-use crate::tool::Hints;
 
-pub use grants::Grants;
+pub use approval::Approval;
+pub(crate) use grants::Scope;
+pub use grants::{Granted, Grants};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use page::Page;
@@ -131,6 +135,37 @@ pub trait Approver: Send + Sync + 'static {
     fn name(&self) -> &str {
         "custom"
     }
+
+    /// A refusal that stands before any remembered approval: `Some(reason)` when this
+    /// approver would deny `approval` whatever was remembered (a `deny` rule that matches
+    /// it). Asked of every approver before a grant approves a call; `None` unless said.
+    ///
+    /// ```
+    /// use toolsmith::approve::{Approval, Approver, Rules};
+    ///
+    /// let rules = Rules::from_toml("[[rule]]\ntools = [\"drop_*\"]\ndecision = \"deny\"\nreason = \"frozen\"\n").unwrap();
+    /// let drop = Approval::new("drop_table", toolsmith::Hints::DESTRUCTIVE);
+    /// assert_eq!(rules.vetoes(&drop).as_deref(), Some("frozen"));
+    /// ```
+    fn vetoes(&self, approval: &Approval) -> Option<String> {
+        let _ = approval;
+        None
+    }
+
+    /// The argument values an approval of `approval` this approver remembers is bound to
+    /// (normalized: `1.0` is `1`): `None` (unless said) for every call of the tool by the
+    /// caller. [`Rules`] bind an approval to the values of the arguments its rule names.
+    ///
+    /// ```
+    /// use toolsmith::approve::{Approval, Approver, Decision};
+    ///
+    /// let anyone = |_: &Approval| Decision::approve();
+    /// assert_eq!(anyone.binds(&Approval::new("t", toolsmith::Hints::DESTRUCTIVE)), None);
+    /// ```
+    fn binds(&self, approval: &Approval) -> Option<JsonObject> {
+        let _ = approval;
+        None
+    }
 }
 
 /// A shared approver is one.
@@ -141,6 +176,14 @@ impl Approver for Arc<dyn Approver> {
 
     fn name(&self) -> &str {
         (**self).name()
+    }
+
+    fn vetoes(&self, approval: &Approval) -> Option<String> {
+        (**self).vetoes(approval)
+    }
+
+    fn binds(&self, approval: &Approval) -> Option<JsonObject> {
+        (**self).binds(approval)
     }
 }
 
@@ -209,107 +252,6 @@ pub enum Remember {
     Session,
 }
 
-/// A call waiting for its confirmation: the tool, its hints and tags, the question the user
-/// would be asked, the arguments, and who calls.
-///
-/// ```
-/// use toolsmith::Hints;
-/// use toolsmith::approve::Approval;
-///
-/// let approval = Approval::new("delete_note", Hints::DESTRUCTIVE.idempotent())
-///     .with_question("Delete note 7?")
-///     .with_arguments(serde_json::json!({"note_id": 7}).as_object().unwrap().clone());
-/// assert_eq!(approval.tool(), "delete_note");
-/// assert_eq!(approval.arguments()["note_id"], 7);
-/// assert!(approval.caller().is_anonymous());
-/// ```
-#[derive(Clone, Debug)]
-pub struct Approval {
-    tool: Arc<str>,
-    /// The session the call came in, if any (what [`Remember::Session`] remembers it for).
-    session: Option<u64>,
-    hints: Hints,
-    tags: Vec<String>,
-    question: String,
-    arguments: JsonObject,
-    caller: Caller,
-}
-
-impl Approval {
-    /// A call of `tool`, whose hints are `hints`, by an anonymous caller, without arguments.
-    pub fn new(tool: &str, hints: Hints) -> Approval {
-        Approval {
-            tool: tool.into(),
-            session: None,
-            hints,
-            tags: Vec::new(),
-            question: String::new(),
-            arguments: JsonObject::new(),
-            caller: Caller::anonymous(),
-        }
-    }
-
-    /// With the tool's tags.
-    pub fn with_tags<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tags: I) -> Approval {
-        self.tags = tags.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// With the question the user would be asked.
-    pub fn with_question(mut self, question: impl Into<String>) -> Approval {
-        self.question = question.into();
-        self
-    }
-
-    /// With the call's arguments.
-    pub fn with_arguments(mut self, arguments: JsonObject) -> Approval {
-        self.arguments = arguments;
-        self
-    }
-
-    /// With who calls.
-    pub fn with_caller(mut self, caller: Caller) -> Approval {
-        self.caller = caller;
-        self
-    }
-
-    /// In session `session` (the server's number for it).
-    pub(crate) fn in_session(mut self, session: Option<u64>) -> Approval {
-        self.session = session;
-        self
-    }
-
-    /// The tool's name.
-    pub fn tool(&self) -> &str {
-        &self.tool
-    }
-
-    /// The tool's hints.
-    pub fn hints(&self) -> Hints {
-        self.hints
-    }
-
-    /// The tool's tags.
-    pub fn tags(&self) -> &[String] {
-        &self.tags
-    }
-
-    /// The question the user would be asked.
-    pub fn question(&self) -> &str {
-        &self.question
-    }
-
-    /// The call's arguments.
-    pub fn arguments(&self) -> &JsonObject {
-        &self.arguments
-    }
-
-    /// Who calls.
-    pub fn caller(&self) -> &Caller {
-        &self.caller
-    }
-}
-
 /// The approvers of a server, in order, and the approvals they remembered: the step of the
 /// call pipeline that decides a confirmation before the user is asked.
 #[derive(Clone, Default)]
@@ -334,13 +276,60 @@ impl Approvals {
         decide_in(&self.instead, &self.grants, approval).await
     }
 
-    /// The decision on `approval`: a live grant approves it; else the first approver that
-    /// does not pass decides (an approval it says to remember is granted); else `Pass`.
+    /// The decision on `approval`: a live grant approves it, unless an approver vetoes it
+    /// (a `deny` rule); else the first approver that does not pass decides (an approval it
+    /// says to remember is granted); else `Pass`.
     pub(crate) async fn decide(&self, approval: &Approval) -> (Decision, &str) {
-        if self.grants.holds(approval.caller(), approval.tool()).await {
+        let bindings: Vec<JsonObject> = self
+            .chain
+            .iter()
+            .filter_map(|approver| approver.binds(approval))
+            .collect();
+        let caller = approval.caller();
+        let granted = self
+            .grants
+            .covers(caller, approval.tool(), approval.session, &bindings)
+            .await;
+        if granted {
+            // A deny rule stands before any remembered approval.
+            for approver in &self.chain {
+                if let Some(reason) = approver.vetoes(approval) {
+                    return (Decision::Deny(reason), approver.name());
+                }
+            }
             return (Decision::approve(), GRANT);
         }
         decide_in(&self.chain, &self.grants, approval).await
+    }
+
+    /// Whether a grant held in this process may settle a call of `tool` by `caller` before
+    /// anything else: no approver could veto it, and the grant covers every call.
+    pub(crate) fn granted_here(&self, caller: &Caller, session: Option<u64>, tool: &str) -> bool {
+        self.chain.is_empty() && self.grants.held_here(caller, session, tool)
+    }
+}
+
+/// `caller` as a person reads it: `local user` (no token), the token's subject, else its
+/// client (`azp`, `client_id`) and issuer, else the issuer alone.
+pub(crate) fn shown(caller: &Caller) -> String {
+    if caller.is_anonymous() {
+        return "local user".to_owned();
+    }
+    let claim = |name| {
+        caller
+            .claim(name)
+            .and_then(serde_json::Value::as_str)
+            .filter(|v| !v.is_empty())
+    };
+    let issuer = claim("iss")
+        .map(|iss| format!(" of {iss}"))
+        .unwrap_or_default();
+    if let Some(subject) = caller.subject().filter(|s| !s.is_empty()) {
+        return subject.to_owned();
+    }
+    match claim("azp").or_else(|| claim("client_id")) {
+        Some(client) => format!("client {client}{issuer}"),
+        None => format!("a token without subject or client{issuer}"),
     }
 }
 
@@ -383,12 +372,30 @@ async fn decide_in<'a>(
         match decided {
             Decision::Pass => continue,
             Decision::Approve(Remember::For(ttl)) => {
-                grants.grant(approval.caller(), approval.tool(), ttl);
+                let bound = approver.binds(approval);
+                let scope = grants::Scope {
+                    caller: approval.caller(),
+                    tool: approval.tool(),
+                    bound: bound.as_ref(),
+                    session: None,
+                };
+                if let Some(writing) = grants.remember(&scope, ttl) {
+                    writing.await;
+                }
                 return (Decision::Approve(Remember::For(ttl)), by);
             }
             Decision::Approve(Remember::Session) => {
                 if let Some(session) = approval.session {
-                    grants.grant_session(session, approval.caller(), approval.tool());
+                    let bound = approver.binds(approval);
+                    let writing = grants.grant_session(
+                        session,
+                        approval.caller(),
+                        approval.tool(),
+                        bound.as_ref(),
+                    );
+                    if let Some(writing) = writing {
+                        writing.await;
+                    }
                 }
                 return (Decision::Approve(Remember::Session), by);
             }

@@ -11,6 +11,7 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::{Value, json};
 
 mod audit;
+mod grants;
 mod items;
 #[cfg(feature = "metrics")]
 mod metrics;
@@ -97,6 +98,9 @@ enum Command {
     /// Audit the tools as a directory review would (hints, names, descriptions, schemas,
     /// icons): the checks of `toolsmith audit`, in-process. Calls no tool.
     Audit(AuditArgs),
+    /// List or revoke the approvals the servers remembered in their shared task store
+    /// (`grants list`, `grants revoke ID…`, `grants revoke --tool TOOL`).
+    Grants(grants::GrantsArgs),
 }
 
 /// `audit`'s arguments: the report's options. A server audits its own tools only; a command
@@ -193,6 +197,7 @@ pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
             let confirm = serve::confirm_of(&server, &cli.serve);
             check(registry, &file, write, &server.scope_names, confirm)
         }
+        Some(Command::Grants(args)) => grants::grants(args).await,
         Some(Command::Audit(AuditArgs { options, other })) => match other.first() {
             Some(command) => {
                 eprintln!(

@@ -449,7 +449,8 @@ pub(super) fn with_policy(mut server: Server, args: &ServeArgs) -> Server {
                 None => std::sync::Arc::new(hook.clone()),
             },
             #[cfg(feature = "http")]
-            Approve::Page(page, _) => std::sync::Arc::new(page.clone()),
+            // The page lists the server's remembered approvals, and revokes them.
+            Approve::Page(page, _) => std::sync::Arc::new(page.clone().grants(server.grants())),
             Approve::Client => {
                 after_client = true;
                 continue;

@@ -45,13 +45,20 @@ pub(super) struct TaskArgs {
 #[derive(Clone)]
 pub(super) struct StoreArg(Option<Arc<dyn TaskStore>>);
 
+impl StoreArg {
+    /// The shared store given (`None` for `memory`).
+    pub(super) fn shared(&self) -> Option<Arc<dyn TaskStore>> {
+        self.0.clone()
+    }
+}
+
 impl std::fmt::Debug for StoreArg {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(if self.0.is_some() { "redis" } else { "memory" })
     }
 }
 
-fn store(value: &str) -> Result<StoreArg, String> {
+pub(super) fn store(value: &str) -> Result<StoreArg, String> {
     let value = value.trim();
     if value == "memory" {
         return Ok(StoreArg(None));

@@ -256,13 +256,12 @@ impl Metrics {
 
     /// A confirmation was decided by `approver` (an approver's name, `grant` or `client`:
     /// words of the program, never of a request): `approved` or `denied`.
-    pub(crate) fn approval_decided(&self, approver: &str, approved: bool) {
-        if approved && approver == crate::approve::GRANT {
+    pub(crate) fn approval_decided(&self, approver: &str, decision: &'static str) {
+        if decision == "approved" && approver == crate::approve::GRANT {
             // The one kind of decision a call may meet on every call: made once.
             self.inner.granted.increment(1);
             return;
         }
-        let decision = if approved { "approved" } else { "denied" };
         let labels = [("approver", approver), ("decision", decision)];
         counter(&self.inner.recorder, APPROVALS, &labels).increment(1);
     }

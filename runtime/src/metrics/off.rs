@@ -79,7 +79,7 @@ impl Metrics {
         match *self {}
     }
 
-    pub(crate) fn approval_decided(&self, _approver: &str, _approved: bool) {
+    pub(crate) fn approval_decided(&self, _approver: &str, _decision: &'static str) {
         match *self {}
     }
 

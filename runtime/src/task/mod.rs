@@ -293,6 +293,34 @@ pub trait TaskStore: Send + Sync + 'static {
         Box::pin(std::future::ready(Ok(false)))
     }
 
+    /// Keeps a remembered approval under `key` for `ttl` with `description` (JSON: who, which
+    /// tool, which arguments, until when), so that [`remembered_all`](TaskStore::remembered_all)
+    /// lists it; as [`remember`](TaskStore::remember) otherwise (the default keeps no
+    /// description, and calls it).
+    fn remember_as<'a>(
+        &'a self,
+        key: &'a str,
+        description: &'a str,
+        ttl: Duration,
+    ) -> StoreFuture<'a, bool> {
+        let _ = description;
+        self.remember(key, ttl)
+    }
+
+    /// Every approval remembered with a description: its key, its description, and how many
+    /// milliseconds it has left (none for a store that keeps none, the default).
+    ///
+    /// ```
+    /// use toolsmith::task::{MemoryStore, TaskStore};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// assert!(MemoryStore::new().remembered_all().await.unwrap().is_empty());
+    /// # });
+    /// ```
+    fn remembered_all(&self) -> StoreFuture<'_, Vec<(String, String, u64)>> {
+        Box::pin(std::future::ready(Ok(Vec::new())))
+    }
+
     /// Forgets the approval remembered under `key`: whether there was one.
     fn forget<'a>(&'a self, key: &'a str) -> StoreFuture<'a, bool> {
         let _ = key;

@@ -8,6 +8,9 @@ use std::time::Duration;
 use redis::Script;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
+#[path = "redis_grants.rs"]
+mod grants;
+
 use super::{StoreError, StoreFuture, TaskEnd, TaskProgress, TaskRecord, TaskStatus, TaskStore};
 
 /// Tasks kept in Redis, so that any replica behind a load balancer answers `tasks/get` and
@@ -345,6 +348,33 @@ impl TaskStore for RedisStore {
                 .await
                 .map_err(StoreError::new)?;
             Ok(true)
+        })
+    }
+
+    fn remember_as<'a>(
+        &'a self,
+        key: &'a str,
+        description: &'a str,
+        ttl: Duration,
+    ) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let mut connection = self.connection().await?;
+            let _: () = redis::cmd("SET")
+                .arg(format!("{}grant:{key}", self.prefix))
+                .arg(description)
+                .arg("PX")
+                .arg(millis(ttl).max(1))
+                .query_async(&mut connection)
+                .await
+                .map_err(StoreError::new)?;
+            Ok(true)
+        })
+    }
+
+    fn remembered_all(&self) -> StoreFuture<'_, Vec<(String, String, u64)>> {
+        Box::pin(async move {
+            let mut connection = self.connection().await?;
+            grants::listed(&mut connection, &self.prefix).await
         })
     }
 

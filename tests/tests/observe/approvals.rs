@@ -152,3 +152,52 @@ async fn who_decided_a_confirmation_is_in_the_log_the_metrics_and_the_span() {
     );
     std::fs::remove_file(&rules).unwrap();
 }
+
+/// A call a remembered grant lets through is told at `info`, as every decision is: the
+/// user's "don't ask again", then a call that runs on it.
+#[tokio::test]
+async fn a_call_a_grant_allows_is_told_in_the_log() {
+    use tokio::io::AsyncBufReadExt;
+    use toolsmith_tests::asking::{modern_call, text};
+
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_asking"));
+    command.env("TOOLSMITH_TEST_OFFER_REMEMBER_SECS", "3600");
+    let mut raw = Raw::spawn(command, std::process::Stdio::piped());
+    let mut lines = BufReader::new(raw.child.stderr.take().unwrap()).lines();
+    let first = raw
+        .ask(&modern_call(1, "remove", json!({"item": "x"}), None))
+        .await;
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    let remembered = json!({"action": "accept", "content": {"confirm": true, "remember": true}});
+    let retry = Some((state.as_str(), json!({ "confirm": remembered })));
+    let ran = raw
+        .ask(&modern_call(2, "remove", json!({"item": "x"}), retry))
+        .await;
+    assert_eq!(text(&ran), "removed x", "{ran}");
+    let granted = raw
+        .ask(&modern_call(3, "remove", json!({"item": "y"}), None))
+        .await;
+    assert_eq!(text(&granted), "removed y", "{granted}");
+    drop(raw.stdin.take());
+    let mut log = String::new();
+    let read = async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            log.push_str(&line);
+            log.push('\n');
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), read)
+        .await
+        .expect("the server ends when stdin closes");
+    let told: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains("confirmation decided"))
+        .collect();
+    assert_eq!(told.len(), 2, "{log}");
+    assert!(told[0].contains("approver=\"client\""), "{log}");
+    assert!(
+        told[1].contains("INFO") && told[1].contains("approver=\"grant\""),
+        "{log}"
+    );
+    assert!(told[1].contains("decision=\"approved\""), "{log}");
+}

@@ -3,6 +3,7 @@
 //! Built with the `observe` feature (the exporters and the Redis store).
 
 mod approvals;
+mod approvals_redis;
 mod conventions;
 mod metrics;
 mod task_store_redis;

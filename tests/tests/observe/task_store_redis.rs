@@ -12,9 +12,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use toolsmith::task::{RedisStore, TaskStore};
 
 /// A redis-server of this test's own, stopped when dropped.
-struct Redis {
+pub(super) struct Redis {
     _child: tokio::process::Child,
-    url: String,
+    pub(super) url: String,
 }
 
 fn redis_server() -> String {
@@ -25,7 +25,7 @@ fn redis_server() -> String {
         .expect("redis-server is not installed: `apt-get install redis-server` (./scripts/test installs it)")
 }
 
-async fn start() -> Redis {
+pub(super) async fn start() -> Redis {
     let port = toolsmith_tests::free_port();
     let dir = std::env::temp_dir();
     let child = tokio::process::Command::new(redis_server())
@@ -143,10 +143,10 @@ async fn a_request_state_is_used_once_across_replicas_that_share_redis() {
     assert_eq!(text(&post(&alone, retry).await), "removed y");
 }
 
-const ASKING: &str = env!("CARGO_BIN_EXE_asking");
+pub(super) const ASKING: &str = env!("CARGO_BIN_EXE_asking");
 
 /// The answer to `body`, a 2026-07-28 call of `remove`, posted to `server`.
-async fn post(
+pub(super) async fn post(
     server: &toolsmith_tests::http::HttpServer,
     body: serde_json::Value,
 ) -> serde_json::Value {

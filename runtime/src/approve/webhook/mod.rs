@@ -2,17 +2,20 @@
 //! the signed decision in its answer.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use hmac::{KeyInit, Mac};
 use serde_json::{Value, json};
 
 use super::{Approval, Approver, Deciding, Decision, Remember};
 use crate::task::TaskStore;
 
 mod callback;
+mod sign;
 
 use callback::Callbacks;
+use sign::hex;
+pub use sign::signature;
+pub(crate) use sign::{unix_now, verified};
 
 /// The header that carries a signature: `t=UNIX_SECONDS,v1=HEX`.
 pub const SIGNATURE_HEADER: &str = "x-toolsmith-signature";
@@ -35,7 +38,9 @@ const MAX_ANSWER: usize = 64 * 1024;
 /// **The answer**, in the response (status 200): `{"id": "<the request's>", "decision":
 /// "approve" | "deny" | "pass", "reason": "…", "remember_secs": N}` (`reason` and
 /// `remember_secs` optional; `"remember": "session"` instead of `remember_secs` remembers the
-/// approval for the caller's session), signed the same way in the same header. Or, when the
+/// approval for the caller's session), signed the same way in the same header. `N` is a
+/// whole number of seconds from 0 (this call only) to 30 days: any other `remember_secs`
+/// (`-1`, `1.5`, `1e30`) or `remember` denies the call, and the server logs a warning. Or, when the
 /// request names a `callback` ([`callbacks`](Webhook::callbacks)): `202 Accepted` at once, and
 /// the same signed decision `POST`ed to the callback URL later, within `expires_at`.
 ///
@@ -331,13 +336,7 @@ fn decision_of(answer: &Value, id: &str) -> Result<Decision, String> {
     }
     let reason = answer.get("reason").and_then(Value::as_str);
     match answer.get("decision").and_then(Value::as_str) {
-        Some("approve") => Ok(match answer.get("remember_secs").and_then(Value::as_u64) {
-            Some(secs) if secs > 0 => Decision::Approve(Remember::For(Duration::from_secs(secs))),
-            _ if answer.get("remember").and_then(Value::as_str) == Some("session") => {
-                Decision::Approve(Remember::Session)
-            }
-            _ => Decision::approve(),
-        }),
+        Some("approve") => remembered(answer).map(Decision::Approve),
         Some("deny") => Ok(Decision::deny(
             reason.unwrap_or("the approval service denied it"),
         )),
@@ -346,6 +345,42 @@ fn decision_of(answer: &Value, id: &str) -> Result<Decision, String> {
             "the approval service's decision {other:?} is not approve, deny or pass"
         )),
     }
+}
+
+/// The longest an approval service's approval is remembered: 30 days.
+const MAX_REMEMBER_SECS: u64 = 30 * 24 * 3600;
+
+/// How long an approval in `answer` is remembered: `remember_secs` (a whole number of
+/// seconds, 0 for this call only, at most [`MAX_REMEMBER_SECS`]), else `"remember":
+/// "session"`, else this call only. Anything else (`-1`, `1.5`, `1e30`, `"forever"`) is an
+/// error: the call is denied, and the server warns, rather than a malformed answer being
+/// read as some other decision.
+fn remembered(answer: &Value) -> Result<Remember, String> {
+    let secs = match answer.get("remember_secs") {
+        None | Some(Value::Null) => None,
+        Some(given) => match crate::tool::canonical::normalized(given).as_u64() {
+            Some(secs) if secs <= MAX_REMEMBER_SECS => Some(secs),
+            _ => {
+                return Err(format!(
+                    "the approval service's remember_secs {given} is not a whole number of seconds from 0 to {MAX_REMEMBER_SECS}"
+                ));
+            }
+        },
+    };
+    let session = match answer.get("remember") {
+        None | Some(Value::Null) => false,
+        Some(Value::String(said)) if said == "session" => true,
+        Some(other) => {
+            return Err(format!(
+                "the approval service's remember {other} is not \"session\""
+            ));
+        }
+    };
+    Ok(match (secs, session) {
+        (Some(secs), _) if secs > 0 => Remember::For(Duration::from_secs(secs)),
+        (_, true) => Remember::Session,
+        _ => Remember::Once,
+    })
 }
 
 impl Approver for Webhook {
@@ -361,76 +396,6 @@ impl Approver for Webhook {
     fn name(&self) -> &str {
         "webhook"
     }
-}
-
-/// The signature of `body` sent at `timestamp` (Unix seconds) with `secret`: the lowercase
-/// hex of HMAC-SHA256 over `TIMESTAMP.BODY`. What an approval service computes to check a
-/// request, and to sign its answer (`X-Toolsmith-Signature: t=TIMESTAMP,v1=SIGNATURE`).
-///
-/// ```
-/// let signed = toolsmith::approve::signature(&[7u8; 32], 1_700_000_000, br#"{"id":"x"}"#);
-/// assert_eq!(signed.len(), 64);
-/// assert_ne!(signed, toolsmith::approve::signature(&[8u8; 32], 1_700_000_000, br#"{"id":"x"}"#));
-/// ```
-pub fn signature(secret: &[u8], timestamp: u64, body: &[u8]) -> String {
-    let mut mac =
-        hmac::Hmac::<sha2::Sha256>::new_from_slice(secret).expect("HMAC takes a key of any length");
-    mac.update(timestamp.to_string().as_bytes());
-    mac.update(b".");
-    mac.update(body);
-    hex(&mac.finalize().into_bytes())
-}
-
-/// Whether `header` signs `body` with `secret` at a time within [`SKEW`] of `now`.
-pub(crate) fn verified(secret: &[u8], header: Option<&str>, body: &[u8], now: u64) -> bool {
-    let Some(header) = header else {
-        return false;
-    };
-    let mut timestamp = None;
-    let mut signed = None;
-    for part in header.split(',') {
-        match part.trim().split_once('=') {
-            Some(("t", t)) => timestamp = t.parse::<u64>().ok(),
-            Some(("v1", v)) => signed = Some(v),
-            _ => {}
-        }
-    }
-    let (Some(timestamp), Some(signed)) = (timestamp, signed) else {
-        return false;
-    };
-    if timestamp.abs_diff(now) > SKEW {
-        return false;
-    }
-    let mut mac =
-        hmac::Hmac::<sha2::Sha256>::new_from_slice(secret).expect("HMAC takes a key of any length");
-    mac.update(timestamp.to_string().as_bytes());
-    mac.update(b".");
-    mac.update(body);
-    let Some(bytes) = unhex(signed) else {
-        return false;
-    };
-    // Compared in constant time.
-    mac.verify_slice(&bytes).is_ok()
-}
-
-pub(crate) fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 /// An HTTP client's error with its causes (a refused connection, a timeout).
@@ -450,32 +415,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_signature_verifies_only_with_its_secret_body_and_time() {
-        let secret = [3u8; 32];
-        let body = br#"{"id":"a","decision":"approve"}"#;
-        let header = |t: u64, secret: &[u8]| format!("t={t},v1={}", signature(secret, t, body));
-        let now = 1_800_000_000;
-        assert!(verified(&secret, Some(&header(now, &secret)), body, now));
-        assert!(verified(
-            &secret,
-            Some(&header(now - 299, &secret)),
-            body,
-            now
-        ));
-        assert!(!verified(
-            &secret,
-            Some(&header(now - 301, &secret)),
-            body,
-            now
-        ));
-        assert!(!verified(
-            &secret,
-            Some(&header(now, &[4u8; 32])),
-            body,
-            now
-        ));
-        assert!(!verified(&secret, Some(&header(now, &secret)), b"{}", now));
-        assert!(!verified(&secret, None, body, now));
-        assert!(!verified(&secret, Some("t=x,v1=zz"), body, now));
+    fn a_malformed_remember_denies_the_call_saying_why() {
+        let answer = |extra: Value| {
+            let mut answer = json!({"id": "a", "decision": "approve"});
+            answer
+                .as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            decision_of(&answer, "a")
+        };
+        let day = Remember::For(Duration::from_secs(86_400));
+        assert_eq!(
+            answer(json!({"remember_secs": 86_400})),
+            Ok(Decision::Approve(day))
+        );
+        assert_eq!(
+            answer(json!({"remember_secs": 86_400.0})),
+            Ok(Decision::Approve(day))
+        );
+        assert_eq!(answer(json!({"remember_secs": 0})), Ok(Decision::approve()));
+        assert_eq!(
+            answer(json!({"remember_secs": null})),
+            Ok(Decision::approve())
+        );
+        assert_eq!(
+            answer(json!({"remember": "session"})),
+            Ok(Decision::Approve(Remember::Session))
+        );
+        for bad in [
+            json!({"remember_secs": -1}),
+            json!({"remember_secs": 1e30}),
+            json!({"remember_secs": 1.5}),
+            json!({"remember_secs": "60"}),
+            json!({"remember_secs": MAX_REMEMBER_SECS + 1}),
+            json!({"remember": "forever"}),
+        ] {
+            let why = answer(bad.clone()).unwrap_err();
+            assert!(why.contains("remember"), "{bad}: {why}");
+        }
     }
 }

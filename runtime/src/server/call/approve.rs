@@ -15,8 +15,16 @@ use crate::tool::output::Outcome;
 impl Pipeline {
     /// `plan`, once the task store marked `state` used: a state used already is refused
     /// (on any replica that shares the store); a store that keeps no marks lets it through,
-    /// as one that fails does not (the call is refused, saying why).
-    pub(super) fn used_once(&self, tool: &str, state: &str, plan: Plan, confirms: bool) -> Plan {
+    /// as one that fails does not (the call is refused, saying why). A confirmation refused
+    /// for its replay is told as `replayed` (never as the approval it once was).
+    pub(super) fn used_once(
+        &self,
+        tool: &str,
+        state: &str,
+        plan: Plan,
+        confirms: bool,
+        tally: &Tally,
+    ) -> Plan {
         use sha2::Digest;
         let digest: String = sha2::Sha256::digest(state.as_bytes())
             .iter()
@@ -26,20 +34,17 @@ impl Pipeline {
         let ttl = self.seal.ttl();
         let tool = tool.to_owned();
         let Plan { gate, rounds } = plan;
+        let tally = tally.clone();
         let gate = Gate::Asking(Box::pin(async move {
             let what = if confirms { "confirmation" } else { "answers" };
             match store.redeem(&digest, ttl).await {
-                Ok(Some(false)) => Some(refused(
-                    &tool,
-                    what,
-                    "its request state was used already (each one is used once); call again to be asked anew",
-                )),
-                Ok(_) => settle(gate).await,
+                Ok(Some(false)) => Some(refused_replay(&tally, confirms, &tool, what)),
                 Err(err) => Some(refused(
                     &tool,
                     what,
                     &format!("whether its request state was used already is unknown ({err})"),
                 )),
+                Ok(_) => settle(gate).await,
             }
         }));
         Plan { gate, rounds }
@@ -106,6 +111,19 @@ impl Pipeline {
         }));
         Plan { gate, rounds }
     }
+}
+
+/// The refusal of a call whose request state was used already: a confirmation so refused
+/// is told as `replayed`.
+fn refused_replay(tally: &Tally, confirms: bool, tool: &str, what: &str) -> Outcome {
+    if confirms {
+        tally.replayed();
+    }
+    refused(
+        tool,
+        what,
+        "its request state was used already (each one is used once); call again to be asked anew",
+    )
 }
 
 /// What `gate` lets through: `None` when the call runs, else its outcome.

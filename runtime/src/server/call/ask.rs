@@ -97,12 +97,12 @@ impl Pipeline {
     ) -> Option<Plan> {
         let mut confirms = self.confirms(tool) && !setup.confirmed;
         // A grant this process holds settles the confirmation before anything is made for
-        // it (a grant kept only in the shared store is found by the approvers' step).
+        // it, when no approver could veto it (a grant kept in the shared store, or bound to
+        // arguments, is found by the approvers' step, after the deny rules).
         if confirms
             && self
                 .approvals
-                .grants
-                .held_here(&setup.caller, setup.session, tool.name())
+                .granted_here(&setup.caller, setup.session, tool.name())
         {
             self.granted(tool.name(), span);
             confirms = false;
@@ -117,7 +117,7 @@ impl Pipeline {
         if let Some(state) = state
             && plan.rounds.is_some()
         {
-            plan = self.used_once(tool.name(), &state, plan, confirms);
+            plan = self.used_once(tool.name(), &state, plan, confirms, &tally);
         }
         if confirms && self.approvals.active() {
             return Some(self.approved(tool, arguments, setup, plan, tally));
@@ -182,7 +182,7 @@ impl Pipeline {
                         Ok(ClientResult::ElicitResult(result)) => {
                             let verdict = tally.answered(verdict(&name, &result));
                             if let (None, Some(offer)) = (&verdict, &offer) {
-                                offer.heard(&result);
+                                offer.heard(&result).await;
                             }
                             verdict
                         }
@@ -274,16 +274,21 @@ impl Pipeline {
             Gate::Open
         } else {
             match inquiry.answer(CONFIRM_KEY) {
+                // Told, and remembered, once the state is known not to be a replay (the
+                // gate runs after `used_once` redeemed it): a replay refused is no approval.
                 Some(answer) => match serde_json::from_value::<ElicitResult>(answer.clone()) {
-                    Ok(result) => match tally.answered(verdict(name, &result)) {
-                        None => {
-                            if let Some(offer) = self.offer(name, &setup.caller) {
-                                offer.heard(&result);
+                    Ok(result) => {
+                        let verdict = verdict(name, &result);
+                        let offer = self.offer(name, &setup.caller);
+                        let tally = tally.clone();
+                        Gate::Asking(Box::pin(async move {
+                            let verdict = tally.answered(verdict);
+                            if let (None, Some(offer)) = (&verdict, &offer) {
+                                offer.heard(&result).await;
                             }
-                            Gate::Open
-                        }
-                        Some(refusal) => Gate::Shut(Box::new(refusal)),
-                    },
+                            verdict
+                        }))
+                    }
                     Err(_) => Gate::Shut(Box::new(refused(
                         name,
                         what,

@@ -38,14 +38,23 @@ impl Offer {
         })
     }
 
-    /// Remembers the approval when the user accepted with the choice ticked.
-    pub(super) fn heard(&self, result: &ElicitResult) {
+    /// Remembers the approval when the user accepted with the choice ticked (in the shared
+    /// store too, when there is one, before the call goes on).
+    pub(super) async fn heard(&self, result: &ElicitResult) {
         let ticked = result
             .content
             .as_ref()
             .is_some_and(|content| content.get(REMEMBER_PROPERTY) == Some(&Value::Bool(true)));
         if matches!(result.action, ElicitationAction::Accept) && ticked {
-            self.grants.grant(&self.caller, &self.tool, self.ttl);
+            let scope = crate::approve::Scope {
+                caller: &self.caller,
+                tool: &self.tool,
+                bound: None,
+                session: None,
+            };
+            if let Some(writing) = self.grants.remember(&scope, self.ttl) {
+                writing.await;
+            }
         }
     }
 }

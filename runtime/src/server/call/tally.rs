@@ -44,7 +44,7 @@ impl Pipeline {
             span,
             metrics: self.metrics.as_ref(),
         };
-        told.decided(GRANT, true, None);
+        told.decided(GRANT, APPROVED, None);
     }
 
     /// A confirmation was asked of the user at the client (in a round's answer).
@@ -85,14 +85,31 @@ impl Tally {
     /// `approver` (an approver's name, `grant`, `client`) approved the call or denied it
     /// (for `reason`): one log line, one count, the call's span.
     pub(super) fn decided(&self, approver: &str, approved: bool, reason: Option<&str>) {
-        let told = Told {
+        let decision = if approved { APPROVED } else { DENIED };
+        self.told().decided(approver, decision, reason);
+    }
+
+    /// The user's answer came in a request state used already (a replay): refused, and told
+    /// as `replayed`, never as the approval it once was.
+    pub(super) fn replayed(&self) {
+        let reason = Some("its request state was used already");
+        self.told().decided(CLIENT, REPLAYED, reason);
+    }
+
+    fn told(&self) -> Told<'_> {
+        Told {
             tool: &self.tool,
             span: &self.span,
             metrics: self.metrics.as_ref(),
-        };
-        told.decided(approver, approved, reason);
+        }
     }
 }
+
+/// The decisions told: the call runs, it does not, or it does not because its answer was
+/// replayed.
+const APPROVED: &str = "approved";
+const DENIED: &str = "denied";
+const REPLAYED: &str = "replayed";
 
 /// Where a decision on a call of `tool` is told: the log, the metrics, the call's span.
 struct Told<'a> {
@@ -102,23 +119,17 @@ struct Told<'a> {
 }
 
 impl Told<'_> {
-    fn decided(&self, approver: &str, approved: bool, reason: Option<&str>) {
-        let decision = if approved { "approved" } else { "denied" };
-        // A call a remembered grant approved is told at `debug`: the decision that made the
-        // grant was told at `info`, and its calls would flood the log.
-        if approver == GRANT {
-            tracing::debug!(tool = %self.tool, approver, decision, "confirmation decided");
-        } else {
-            tracing::info!(
-                tool = %self.tool,
-                approver,
-                decision,
-                reason,
-                "confirmation decided"
-            );
-        }
+    /// One `info` line (every decision, a remembered grant's too), one count, the span.
+    fn decided(&self, approver: &str, decision: &'static str, reason: Option<&str>) {
+        tracing::info!(
+            tool = %self.tool,
+            approver,
+            decision,
+            reason,
+            "confirmation decided"
+        );
         if let Some(metrics) = self.metrics {
-            metrics.approval_decided(approver, approved);
+            metrics.approval_decided(approver, decision);
         }
         if !self.span.is_disabled() {
             self.span.record("toolsmith.approval.approver", approver);

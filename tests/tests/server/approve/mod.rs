@@ -11,6 +11,8 @@ use toolsmith::approve::{Approval, Decision, Remember, Rules};
 use toolsmith::testing::{Answer, CallError, Client};
 use toolsmith::{context::Caller, error::ErrorKind, server::Confirm, tool};
 
+mod adversarial;
+mod page;
 mod remote;
 
 /// Where this module's tools are declared (its submodules serve them too).

@@ -6,21 +6,32 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde::Deserialize;
-use serde_json::Value;
+
+use rmcp::model::JsonObject;
 
 use super::{Approval, Approver, Deciding, Decision, Remember};
+use crate::tool::canonical;
 
 /// Rules that decide confirmations in order: the first rule whose every stated condition
 /// holds decides (`allow`, `deny`, or `ask`: the next approver, then the user, decides); when
 /// none holds, the next approver decides. `serve --approve rules=FILE` reads them.
 ///
 /// A condition is a list of glob patterns (`*`, `?`, `[a-z]`), one of which must match:
-/// `tools` the tool's name, `tags` one of its tags, `callers` the caller's subject
-/// (`anonymous` for a caller without one), `arguments` an argument's text (a string as it
-/// is, anything else as JSON; a missing argument matches nothing); `hints` is the tool's
-/// class by its hints: `write` (not read-only), `destructive` or `additive` (a write that
-/// does not destroy). An `allow` rule may be remembered: `remember_secs = N` for the caller's
-/// calls of the tool for N seconds, `remember = "session"` for its session.
+/// `tools` the tool's name, `tags` one of its tags, `callers` the subject (`sub`) of the
+/// caller's token (`""` for a token without one), or exactly `anonymous` for the local user
+/// (no token: stdio, HTTP without authorization; a token whose subject is the word
+/// "anonymous" is not the local user, nor is the local user matched by any other pattern),
+/// `arguments` an argument's text (a string as it is; anything else as canonical JSON, a
+/// number without a fraction as its integer: `1.0` and `1e0` are `1`, as the tool reads
+/// them; a missing argument matches nothing); `hints` is the tool's class by its hints:
+/// `write` (not read-only), `destructive` or `additive` (a write that does not destroy).
+///
+/// An `allow` rule may be remembered: `remember_secs = N` for N seconds, `remember =
+/// "session"` for the caller's session. What is remembered is the caller's calls of the tool
+/// with the same values of the arguments the rule names (`arguments = { folder = "tmp/*" }`
+/// remembers the folder of the call it allowed, `tmp/build`, not every folder), or every call
+/// of the tool when the rule names none. A `deny` rule that matches a call refuses it before
+/// any remembered approval is looked at.
 ///
 /// ```
 /// use toolsmith::approve::{Approval, Approver, Decision, Rules};
@@ -48,6 +59,12 @@ use super::{Approval, Approver, Deciding, Decision, Remember};
 /// assert_eq!(rules.decision(&nightly), Decision::Pass); // no folder given
 /// let nightly = nightly.with_arguments(args);
 /// assert!(matches!(rules.decision(&nightly), Decision::Approve(_)));
+/// // Its approval is remembered for this folder only.
+/// assert_eq!(rules.binds(&nightly).unwrap()["folder"], "tmp/build");
+/// // A token whose subject is "anonymous" is not the local user.
+/// let remote = Approval::new("delete_file", Hints::DESTRUCTIVE)
+///     .with_caller(Caller::new("anonymous", ["files:write"]));
+/// assert_eq!(rules.decision(&remote), Decision::Pass);
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Rules {
@@ -90,11 +107,21 @@ struct File {
 struct Rule {
     tools: Vec<glob::Pattern>,
     tags: Vec<glob::Pattern>,
-    callers: Vec<glob::Pattern>,
+    callers: Vec<Who>,
     arguments: Vec<(String, glob::Pattern)>,
     hints: Option<Class>,
     decision: Decision,
 }
+
+/// A `callers` entry: the local user (`anonymous`), or a pattern of a token's subject.
+#[derive(Clone, Debug)]
+enum Who {
+    Local,
+    Subject(glob::Pattern),
+}
+
+/// The word that names the local user among `callers`.
+const LOCAL: &str = "anonymous";
 
 /// A tool's class by its hints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,10 +161,41 @@ impl Rules {
 
     /// The decision on `approval`: the first matching rule's, else `Pass`.
     pub fn decision(&self, approval: &Approval) -> Decision {
-        self.rules
-            .iter()
-            .find(|rule| rule.matches(approval))
+        self.first(approval)
             .map_or(Decision::Pass, |rule| rule.decision.clone())
+    }
+
+    /// The argument values an approval of `approval` is remembered for: those the first
+    /// matching rule names (normalized: `1.0` is `1`); `None` when it names none (every
+    /// call of the tool by the caller) or no rule matches.
+    ///
+    /// ```
+    /// use toolsmith::{Hints, approve::{Approval, Rules}};
+    ///
+    /// let rules = Rules::from_toml("[[rule]]\narguments = { note_id = \"1\" }\ndecision = \"allow\"\nremember_secs = 60\n").unwrap();
+    /// let args = serde_json::json!({"note_id": 1.0, "why": "x"}).as_object().unwrap().clone();
+    /// let delete = Approval::new("delete_note", Hints::DESTRUCTIVE).with_arguments(args);
+    /// assert_eq!(rules.binds(&delete), Some(serde_json::json!({"note_id": 1}).as_object().unwrap().clone()));
+    /// ```
+    pub fn binds(&self, approval: &Approval) -> Option<JsonObject> {
+        let rule = self.first(approval)?;
+        if rule.arguments.is_empty() {
+            return None;
+        }
+        let values = rule
+            .arguments
+            .iter()
+            .filter_map(|(name, _)| {
+                let value = approval.arguments().get(name)?;
+                Some((name.clone(), canonical::normalized(value)))
+            })
+            .collect();
+        Some(values)
+    }
+
+    /// The first rule that matches `approval`.
+    fn first(&self, approval: &Approval) -> Option<&Rule> {
+        self.rules.iter().find(|rule| rule.matches(approval))
     }
 
     /// How many rules there are.
@@ -158,6 +216,17 @@ impl Approver for Rules {
 
     fn name(&self) -> &str {
         "rules"
+    }
+
+    fn vetoes(&self, approval: &Approval) -> Option<String> {
+        match self.decision(approval) {
+            Decision::Deny(reason) => Some(reason),
+            _ => None,
+        }
+    }
+
+    fn binds(&self, approval: &Approval) -> Option<JsonObject> {
+        Rules::binds(self, approval)
     }
 }
 
@@ -220,10 +289,20 @@ impl Rule {
                 .map_err(|err| format!("arguments.{name} pattern {pattern:?}: {err}"))?;
             arguments.push((name.clone(), pattern));
         }
+        let callers = written
+            .callers
+            .iter()
+            .map(|caller| match caller.as_str() {
+                LOCAL => Ok(Who::Local),
+                pattern => glob::Pattern::new(pattern)
+                    .map(Who::Subject)
+                    .map_err(|err| format!("callers pattern {pattern:?}: {err}")),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Rule {
             tools: patterns("tools", &written.tools)?,
             tags: patterns("tags", &written.tags)?,
-            callers: patterns("callers", &written.callers)?,
+            callers,
             arguments,
             hints,
             decision,
@@ -241,74 +320,27 @@ impl Rule {
             Some(Class::Destructive) => !hints.read_only && hints.destructive,
             Some(Class::Additive) => !hints.read_only && !hints.destructive,
         };
-        let caller = approval.caller().subject().unwrap_or("anonymous");
+        let caller = approval.caller();
+        // The local user is a caller of its own, never a token's subject (not even one
+        // that says "anonymous").
+        let local = caller.is_anonymous();
+        let subject = caller.subject().unwrap_or("");
+        let who = |entry: &Who| match entry {
+            Who::Local => local,
+            Who::Subject(pattern) => !local && pattern.matches(subject),
+        };
         class
             && any(&self.tools, approval.tool())
             && (self.tags.is_empty() || approval.tags().iter().any(|tag| any(&self.tags, tag)))
-            && any(&self.callers, caller)
+            && (self.callers.is_empty() || self.callers.iter().any(who))
             && self.arguments.iter().all(|(name, pattern)| {
-                approval.arguments().get(name).is_some_and(|value| {
-                    let text = match value {
-                        Value::String(text) => text.clone(),
-                        other => other.to_string(),
-                    };
-                    pattern.matches(&text)
-                })
+                approval
+                    .arguments()
+                    .get(name)
+                    .is_some_and(|value| pattern.matches(&canonical::text(value)))
             })
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Hints;
-
-    #[test]
-    fn a_wrong_rule_says_which_and_why() {
-        let err = |text: &str| Rules::from_toml(text).unwrap_err().to_string();
-        assert!(err("[[rule]]\ndecision = \"maybe\"\n").contains("rule 1: `decision = \"maybe\"`"));
-        assert!(
-            err("[[rule]]\ndecision = \"deny\"\nremember_secs = 5\n")
-                .contains("for an `allow` rule")
-        );
-        assert!(err("[[rule]]\ndecision = \"allow\"\nhints = \"scary\"\n").contains("not a class"));
-        assert!(
-            err("[[rule]]\ndecision = \"allow\"\nremember = \"forever\"\n")
-                .contains("give \"session\"")
-        );
-        assert!(
-            err("[[rule]]\ndecision = \"deny\"\nremember = \"session\"\n")
-                .contains("for an `allow` rule")
-        );
-        assert!(err("[[rule]]\ndecision = \"allow\"\ntools = [\"[\"]\n").contains("tools pattern"));
-        assert!(err("[[rule]]\ndecision = \"allow\"\ntool = [\"x\"]\n").contains("tool"));
-    }
-
-    #[test]
-    fn the_first_matching_rule_decides_by_class_tag_and_caller() {
-        let rules = Rules::from_toml(
-            "[[rule]]\nhints = \"additive\"\ndecision = \"allow\"\n\
-             [[rule]]\ntags = [\"admin\"]\ndecision = \"ask\"\n\
-             [[rule]]\nhints = \"destructive\"\ncallers = [\"ops-*\"]\ndecision = \"allow\"\nremember_secs = 60\n\
-             [[rule]]\nhints = \"write\"\ndecision = \"deny\"\n",
-        )
-        .unwrap();
-        let create = Approval::new("create", Hints::ADDITIVE);
-        assert_eq!(rules.decision(&create), Decision::approve());
-        let purge = Approval::new("purge", Hints::DESTRUCTIVE).with_tags(["admin"]);
-        assert_eq!(rules.decision(&purge), Decision::Pass);
-        let ops = Approval::new("drop", Hints::DESTRUCTIVE)
-            .with_caller(crate::context::Caller::new("ops-1", ["x"]));
-        assert_eq!(
-            rules.decision(&ops),
-            Decision::Approve(Remember::For(Duration::from_secs(60)))
-        );
-        let anyone = Approval::new("drop", Hints::DESTRUCTIVE);
-        assert_eq!(rules.decision(&anyone), Decision::deny("a rule denies it"));
-        assert_eq!(
-            rules.decision(&Approval::new("read", Hints::READ_ONLY)),
-            Decision::Pass
-        );
-        assert_eq!(rules.len(), 4);
-    }
-}
+mod tests;

@@ -1,5 +1,9 @@
 //! An approvals page: the confirmations waiting for a decision, served as HTML by a listener
-//! of its own, approved or denied by an operator (from a phone, say).
+//! of its own, approved or denied by an operator (from a phone, say); and the approvals
+//! remembered, each with a Revoke button (`granted.rs`).
+
+mod granted;
+mod look;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -13,7 +17,8 @@ use axum::routing::{get, post};
 use serde::Deserialize;
 use tokio::sync::oneshot;
 
-use super::{Approval, Approver, Deciding, Decision, Remember};
+use super::{Approval, Approver, Deciding, Decision, Grants, Remember};
+use look::{STYLE, escape};
 
 /// The cookie a browser keeps the page's token in, once it came with `?token=`.
 const COOKIE: &str = "toolsmith_approvals";
@@ -21,6 +26,9 @@ const COOKIE: &str = "toolsmith_approvals";
 /// The confirmations waiting for an operator, on a page of their own: each with its tool,
 /// hints, question, caller and age, an Approve and a Deny button, and how long an approval
 /// is remembered. Server-rendered HTML without JavaScript, refreshing itself every 5 s.
+/// Given the server's [`Grants`] ([`grants`](Page::grants); `serve --approve page=ADDR` gives
+/// them), it lists the approvals remembered too (caller, tool, arguments, expiry), each with
+/// a Revoke button.
 ///
 /// **Access.** Every request carries the page's token: `Authorization: Bearer TOKEN`, or,
 /// for a browser, opened once as `/?token=TOKEN`, which keeps it in an HttpOnly,
@@ -63,6 +71,8 @@ pub struct Page {
 
 struct Shared {
     token: String,
+    /// The server's remembered approvals, listed and revoked here.
+    grants: std::sync::OnceLock<Grants>,
     waiting: Mutex<BTreeMap<u64, Waiting>>,
     next: Mutex<u64>,
 }
@@ -95,6 +105,7 @@ impl Page {
         Ok(Page {
             shared: Arc::new(Shared {
                 token,
+                grants: std::sync::OnceLock::new(),
                 waiting: Mutex::default(),
                 next: Mutex::new(0),
             }),
@@ -122,6 +133,34 @@ impl Page {
         self
     }
 
+    /// Lists `grants` (the server's: [`Server::grants`](crate::Server::grants)) on the page,
+    /// each with a Revoke button (the first given stays).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use axum::{body::Body, http::Request};
+    /// use toolsmith::approve::{Grants, Page};
+    /// use toolsmith::layer::tower::ServiceExt;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let grants = Grants::default();
+    /// let alice = toolsmith::context::Caller::new("alice", ["notes:write"]);
+    /// grants.grant(&alice, "delete_note", Duration::from_secs(3600));
+    /// let page = Page::new("a-long-random-operator-token").unwrap().grants(grants);
+    /// let operator = Request::get("/").header("authorization", "Bearer a-long-random-operator-token");
+    /// let shown = page.router().oneshot(operator.body(Body::empty()).unwrap()).await.unwrap();
+    /// let html = axum::body::to_bytes(shown.into_body(), usize::MAX).await.unwrap();
+    /// let html = String::from_utf8_lossy(&html);
+    /// assert!(html.contains("<b>delete_note</b> for <i>alice</i>"), "{html}");
+    /// assert!(html.contains("action=\"/revoke\""), "{html}");
+    /// # }
+    /// ```
+    pub fn grants(self, grants: Grants) -> Page {
+        let _ = self.shared.grants.set(grants);
+        self
+    }
+
     /// How many calls are waiting.
     ///
     /// ```
@@ -132,11 +171,13 @@ impl Page {
         lock(&self.shared.waiting).len()
     }
 
-    /// The page's routes (`GET /`, `POST /decide`), to serve on a listener of one's own.
+    /// The page's routes (`GET /`, `POST /decide`, `POST /revoke`), to serve on a listener
+    /// of one's own.
     pub fn router(&self) -> Router {
         Router::new()
             .route("/", get(list))
             .route("/decide", post(decide))
+            .route("/revoke", post(granted::revoke))
             .with_state(self.shared.clone())
     }
 
@@ -263,6 +304,7 @@ async fn list(
         return denied();
     }
     let csrf = shared.csrf();
+    let remembered = granted::section(&shared, &csrf).await;
     let mut rows = String::new();
     for (id, waiting) in lock(&shared.waiting).iter() {
         let approval = &waiting.approval;
@@ -287,7 +329,7 @@ async fn list(
              <button name=\"decision\" value=\"deny\">Deny</button></form></li>",
             tool = escape(approval.tool()),
             idempotent = if hints.idempotent { ", idempotent" } else { "" },
-            caller = escape(approval.caller().subject().unwrap_or("anonymous")),
+            caller = escape(&super::shown(approval.caller())),
             age = waiting.since.elapsed().as_secs(),
             question = escape(approval.question()),
         ));
@@ -299,7 +341,7 @@ async fn list(
         "<!doctype html><html><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width\">\
          <meta http-equiv=\"refresh\" content=\"5\"><title>Approvals</title>{STYLE}</head>\
-         <body><h1>Approvals</h1><ul>{rows}</ul></body></html>"
+         <body><h1>Approvals</h1><ul>{rows}</ul>{remembered}</body></html>"
     ))
     .into_response()
 }
@@ -309,15 +351,8 @@ async fn decide(
     headers: HeaderMap,
     Form(chosen): Form<Chosen>,
 ) -> Response {
-    if !shared.admits(&headers) {
-        return denied();
-    }
-    if !same(chosen.csrf.as_bytes(), shared.csrf().as_bytes()) {
-        return (
-            StatusCode::FORBIDDEN,
-            "the form did not come from this page",
-        )
-            .into_response();
+    if let Some(refused) = checked(&shared, &headers, &chosen.csrf) {
+        return refused;
     }
     let remember = match chosen.remember.as_deref() {
         None | Some("" | "0") => Remember::Once,
@@ -341,29 +376,26 @@ async fn decide(
     Redirect::to("/").into_response()
 }
 
+/// Whether the request carries the page's token, and its form the value derived from it: the
+/// refusal that answers it otherwise.
+fn checked(shared: &Shared, headers: &HeaderMap, csrf: &str) -> Option<Response> {
+    if !shared.admits(headers) {
+        return Some(denied());
+    }
+    if !same(csrf.as_bytes(), shared.csrf().as_bytes()) {
+        let refused = (
+            StatusCode::FORBIDDEN,
+            "the form did not come from this page",
+        );
+        return Some(refused.into_response());
+    }
+    None
+}
+
 fn denied() -> Response {
     (
         StatusCode::UNAUTHORIZED,
         "open this page as /?token=TOKEN (the approvals page's own token)",
     )
         .into_response()
-}
-
-/// The page's look: readable on a phone, one card per waiting call, large buttons.
-const STYLE: &str = "<style>\
-    body{font:16px/1.4 system-ui,sans-serif;margin:0 auto;max-width:40em;padding:1em;color:#222}\
-    h1{font-size:1.4em}ul{list-style:none;padding:0}\
-    li{border:1px solid #ccc;border-radius:8px;padding:.5em 1em;margin:.75em 0}\
-    select,button{font-size:1em;padding:.4em .8em;margin:.2em 0}\
-    button[value=approve]{background:#1a7f37;color:#fff;border:0;border-radius:6px}\
-    button[value=deny]{background:#cf222e;color:#fff;border:0;border-radius:6px}\
-    </style>";
-
-/// `text` for HTML.
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
 }
