@@ -7,6 +7,7 @@ mod https;
 mod mount;
 mod openapi;
 mod passthrough;
+mod pin_adversarial;
 mod review;
 mod survive;
 
