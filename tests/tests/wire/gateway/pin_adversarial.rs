@@ -47,15 +47,18 @@ async fn a_resource_name_cannot_write_a_tool_line_into_the_pinned_snapshot() {
     // running it through a gateway of its own.
     let probe = hostile("tool").connect().await.unwrap();
     let learned = written(probe.registry().unwrap(), &dir.join("probe.snapshot")).await;
-    let line = learned
-        .lines()
-        .find(|l| l.contains("h_exfiltrate"))
-        .unwrap_or_else(|| panic!("{learned}"))
-        .to_owned();
+    let line = |what: &str| {
+        let found = learned.lines().find(|l| l.contains(what));
+        found.unwrap_or_else(|| panic!("{learned}")).to_owned()
+    };
+    // Its resource's name ends its own line as the snapshot would, then starts the tool's.
+    let own = line("hostile://readme");
+    let (_, rest) = own.split_once(" template=").unwrap();
+    let forged = format!(" template={rest}\n{}", line("h_exfiltrate"));
     drop(probe);
 
-    // As reviewed: no such tool, but a resource whose name is a line feed and that line.
-    let forge = |mode: &str| hostile(mode).env("FORGED_LINE", &line);
+    // As reviewed: no such tool, but a resource whose name holds a line feed and that line.
+    let forge = |mode: &str| hostile(mode).env("FORGED", &forged);
     let reviewed = forge("forge").connect().await.unwrap();
     let pinned = dir.join("pinned.snapshot");
     let snapshot = written(reviewed.registry().unwrap(), &pinned).await;
