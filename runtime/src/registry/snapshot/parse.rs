@@ -136,7 +136,7 @@ fn entry(line: &str) -> Result<(Kind, String, Fields), String> {
     let Some(kind) = Kind::of(word) else {
         let start: String = line.chars().take(40).collect();
         return Err(format!(
-            "{} is not a line of a hint snapshot, which starts each with `tool \"NAME\"`, `resource \"URI\"` or `prompt \"NAME\"` (a snapshot written before names were quoted: write it again with `check --write`)",
+            "{} is not a line of a hint snapshot, which starts each with `tool \"NAME\"`, `resource \"URI\"` or `prompt \"NAME\"` (as a snapshot written before names were quoted has)",
             quoted(&start)
         ));
     };
@@ -212,7 +212,7 @@ fn entry(line: &str) -> Result<(Kind, String, Fields), String> {
     }
     if let Some(missing) = required.iter().find(|k| !fields.iter().any(|f| f.0 == **k)) {
         return Err(format!(
-            "{} {} has no `{missing}`: write the snapshot again with `check --write`",
+            "{} {} has no `{missing}`",
             kind.word(),
             quoted(&name)
         ));

@@ -252,7 +252,7 @@ fn a_line_the_parser_does_not_know_is_refused_naming_it() {
             && err.contains("is not a line of a hint snapshot"),
         "{err}"
     );
-    assert!(err.contains("check --write"), "{err}");
+    assert!(err.contains("before names were quoted"), "{err}");
     assert!(refused("resource:notes://1 name=x").starts_with("line 1: "));
     assert!(refused("tool get_note readOnly=true").contains("its name as a JSON string"));
     let line = SNAPSHOT.lines().nth(1).unwrap();
