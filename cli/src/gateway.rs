@@ -49,8 +49,9 @@ pub struct GatewayArgs {
 }
 
 /// Mounts every upstream, then runs the server's command line; the exit status. An upstream
-/// that does not start, or two tools with one name, stop it with status 1 (2 for a
-/// configuration that cannot be read).
+/// that does not start, two tools with one name, or two upstreams serving one URI (a
+/// resource of one that a template of another matches too) stop it with status 1 (2 for a
+/// configuration or a pinned snapshot that cannot be read).
 pub async fn gateway(args: GatewayArgs) -> ExitCode {
     let config = match Config::from_path(&args.config) {
         Ok(config) => config,
@@ -103,14 +104,23 @@ pub async fn gateway(args: GatewayArgs) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
+        const PREFIXES: &str = "give the upstreams prefixes that keep their names apart";
         let merged = next
             .registry()
-            .map_err(|err| err.to_string())
-            .and_then(|tools| registry.merge(tools).map_err(|err| err.to_string()));
+            .map_err(|err| format!("{err}: {PREFIXES}"))
+            .and_then(|tools| {
+                registry.merge(tools).map_err(|err| match err {
+                    // Two upstreams serving one URI: a prefix does not keep URIs apart.
+                    toolsmith::Error::Conflict { ref what, .. } if what.contains("resource") => {
+                        err.to_string()
+                    }
+                    err => format!("{err}: {PREFIXES}"),
+                })
+            });
         registry = match merged {
             Ok(merged) => merged,
             Err(why) => {
-                eprintln!("{why}: give the upstreams prefixes that keep their names apart");
+                eprintln!("{why}");
                 return ExitCode::FAILURE;
             }
         };

@@ -15,6 +15,7 @@ use toolsmith::{
     resource::ResourceFuture, tool::Content,
 };
 
+use crate::admit;
 use crate::link::Link;
 use crate::session::Listed;
 
@@ -174,11 +175,7 @@ impl Resource for ProxiedResource {
     }
 
     fn origin(&self) -> String {
-        format!(
-            "resource '{}' of upstream '{}'",
-            self.uri,
-            self.link.upstream()
-        )
+        admit::resource_origin(&self.uri, self.link.upstream())
     }
 
     fn read(&self, uri: &str, _variables: JsonObject, _context: &CallContext) -> ResourceFuture {
@@ -272,11 +269,7 @@ impl Prompt for ProxiedPrompt {
     }
 
     fn origin(&self) -> String {
-        format!(
-            "prompt '{}' of upstream '{}'",
-            self.upstream_name,
-            self.link.upstream()
-        )
+        admit::prompt_origin(&self.upstream_name, self.link.upstream())
     }
 
     fn get(&self, arguments: JsonObject, _context: &CallContext) -> PromptFuture {
@@ -301,40 +294,58 @@ impl Prompt for ProxiedPrompt {
 }
 
 /// Serves `items` (an upstream's resources, templates and prompts) in `registry`, under
-/// `prefix`, read through `link`.
+/// `prefix`, read through `link`: those [`admit`] lets beside the other upstreams' (the
+/// others left out, each named in a warning).
 pub(crate) fn serve(
     registry: &mut Registry,
     items: &Listed,
     prefix: &str,
     link: &Arc<Link>,
 ) -> Result<(), toolsmith::Error> {
+    let upstream = link.upstream();
     for resource in &items.resources {
-        registry.add_resource(ProxiedResource::of(resource.clone(), prefix, link))?;
+        let name = format!("{prefix}{}", resource.name);
+        if admit::resource(registry, &resource.uri, &name, false, upstream) {
+            registry.add_resource(ProxiedResource::of(resource.clone(), prefix, link))?;
+        }
     }
     for template in &items.templates {
-        let proxied = ProxiedResource::template(template.clone(), prefix, link, items.completes);
-        registry.add_resource(proxied)?;
+        let (uri, name) = (&template.uri_template, format!("{prefix}{}", template.name));
+        if admit::resource(registry, uri, &name, true, upstream) {
+            let proxied =
+                ProxiedResource::template(template.clone(), prefix, link, items.completes);
+            registry.add_resource(proxied)?;
+        }
     }
     for prompt in &items.prompts {
-        registry.add_prompt(ProxiedPrompt::of(
-            prompt.clone(),
-            prefix,
-            link,
-            items.completes,
-        ))?;
+        if admit::prompt(&format!("{prefix}{}", prompt.name), upstream) {
+            let proxied = ProxiedPrompt::of(prompt.clone(), prefix, link, items.completes);
+            registry.add_prompt(proxied)?;
+        }
     }
     Ok(())
 }
 
-/// Takes `items`, as [`serve`] served them, out of `registry`.
-pub(crate) fn unserve(registry: &mut Registry, items: &Listed, prefix: &str) {
-    for resource in &items.resources {
-        registry.remove_resource(&resource.uri);
-    }
-    for template in &items.templates {
-        registry.remove_resource(&template.uri_template);
+/// Takes `items`, as [`serve`] served them, out of `registry`: only what is the upstream's
+/// (`link`'s), never another's at a URI or name it listed but was not served.
+pub(crate) fn unserve(registry: &mut Registry, items: &Listed, prefix: &str, link: &Arc<Link>) {
+    let upstream = link.upstream();
+    let uris = items.resources.iter().map(|r| &r.uri);
+    for uri in uris.chain(items.templates.iter().map(|t| &t.uri_template)) {
+        if registry
+            .resource_declared(uri)
+            .is_some_and(|served| admit::ours(served, upstream))
+        {
+            registry.remove_resource(uri);
+        }
     }
     for prompt in &items.prompts {
-        registry.remove_prompt(&format!("{prefix}{}", prompt.name));
+        let served = format!("{prefix}{}", prompt.name);
+        if registry
+            .prompt(&served)
+            .is_some_and(|served| admit::our_prompt(served, &prompt.name, upstream))
+        {
+            registry.remove_prompt(&served);
+        }
     }
 }

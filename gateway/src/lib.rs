@@ -1,5 +1,6 @@
 #![doc = include_str!("guide.md")]
 
+mod admit;
 mod cache;
 mod config;
 mod error;

@@ -53,11 +53,30 @@ impl Pin {
         }
     }
 
-    /// The snapshot at `path`; an error when it cannot be read.
+    /// The snapshot at `path`; an error when it cannot be read, or is not a snapshot
+    /// (naming the line: one of no known kind, as a snapshot written before names were
+    /// quoted has, or a second line for one name).
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join(format!("pin-doc-{}.snapshot", std::process::id()));
+    /// std::fs::write(&path, toolsmith::Registry::new().snapshot()).unwrap();
+    /// assert!(toolsmith_gateway::Pin::from_path(&path).is_ok());
+    /// std::fs::write(&path, "get_note readOnly=true\n").unwrap();
+    /// let err = toolsmith_gateway::Pin::from_path(&path).unwrap_err();
+    /// assert!(err.contains("line 1:"), "{err}");
+    /// # std::fs::remove_file(&path).unwrap();
+    /// ```
     pub fn from_path(path: &Path) -> Result<Pin, String> {
         let text = std::fs::read_to_string(path).map_err(|err| {
             format!(
                 "cannot read the pinned snapshot {}: {err}; write it with `check --write`",
+                path.display()
+            )
+        })?;
+        // Read now, so that one that is not a snapshot stops the start, naming its line.
+        Registry::new().drift(&text).map_err(|err| {
+            format!(
+                "cannot use the pinned snapshot {}: {err}; review it, or write it again with `check --write`",
                 path.display()
             )
         })?;
@@ -77,12 +96,13 @@ impl Pin {
     }
 
     /// `registry` with every tool that changed since the snapshot refused or hidden (each
-    /// logged as a warning, with what changed), and those tools with what changed.
+    /// logged as a warning, with what changed), and those tools with what changed. An error
+    /// when the snapshot is not one (naming the line).
     pub fn apply(
         &self,
         mut registry: Registry,
     ) -> Result<(Registry, BTreeMap<String, String>), Error> {
-        let changed = registry.drift(&self.snapshot);
+        let changed = registry.drift(&self.snapshot).map_err(Error::Tools)?;
         for (name, what) in &changed {
             let Some(tool) = registry.remove_tool(name) else {
                 continue;

@@ -176,7 +176,7 @@ impl Supervisor {
         };
         let prefix = self.upstream.tool_prefix();
         let replaced = handle.update(|registry: &mut Registry| {
-            items::unserve(registry, &self.items, &prefix);
+            items::unserve(registry, &self.items, &prefix, &self.link);
             items::serve(registry, &listed, &prefix, &self.link)
         });
         match replaced {

@@ -467,7 +467,16 @@ fn check(
         }
     };
     match snapshot::diff(&committed, &current) {
-        None => {
+        Err(why) => {
+            eprintln!(
+                "{} is not a hint snapshot: {why}\nreview it, or write it again with `{} check --write {}`",
+                file.display(),
+                executable_name(),
+                file.display()
+            );
+            Ok(2)
+        }
+        Ok(None) => {
             println!(
                 "{}: the hints of {} tools{} match",
                 file.display(),
@@ -476,11 +485,12 @@ fn check(
             );
             Ok(0)
         }
-        Some(report) => {
+        Ok(Some(report)) => {
             eprintln!(
-                "{} is out of date: {}.\n{report}review the changes, then run `{} check --write {}`",
+                "{} is out of date: {}.\n{}review the changes, then run `{} check --write {}`",
                 file.display(),
-                snapshot::headline(&report),
+                report.headline,
+                report.text,
                 executable_name(),
                 file.display()
             );

@@ -97,6 +97,12 @@ impl PromptInfo {
         if name.is_empty() {
             return Err("a prompt has no name: give it one".to_owned());
         }
+        if let Some(c) = name.chars().find(|c| c.is_control()) {
+            return Err(format!(
+                "the prompt name \"{}\" holds the control character {c:?}: a name holds none",
+                name.escape_debug()
+            ));
+        }
         let timeout = crate::tool::made_timeout("prompt", name, prompt.timeout())?;
         let arguments = prompt.arguments();
         let schema = schema::strings_input(arguments.iter().map(|a| {

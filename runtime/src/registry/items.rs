@@ -9,8 +9,8 @@ use rmcp::model::JsonObject;
 
 use super::{Conflict, Registry};
 use crate::Error;
+use crate::prompt::PromptInfo;
 use crate::prompt::def::PromptDef;
-use crate::prompt::{Prompt, PromptInfo};
 use crate::resource::def::ResourceDef;
 use crate::resource::{Resource, ResourceInfo};
 
@@ -22,8 +22,8 @@ pub(super) struct Items {
     /// How many of `resources` are resources, not templates.
     statics: usize,
     by_uri: HashMap<Box<str>, usize, foldhash::fast::FixedState>,
-    prompts: Vec<PromptInfo>,
-    by_name: HashMap<Box<str>, usize, foldhash::fast::FixedState>,
+    pub(super) prompts: Vec<PromptInfo>,
+    pub(super) by_name: HashMap<Box<str>, usize, foldhash::fast::FixedState>,
 }
 
 impl Items {
@@ -34,8 +34,26 @@ impl Items {
         )
     }
 
-    /// The resources and prompts of both, checked again for conflicts.
+    /// The resources and prompts of both, checked again for conflicts; and a resource of one
+    /// that a template of the other matches is one too (in one set, the resource answers
+    /// its URI before the template: its author's choice; from two sets, a read meant for
+    /// the template's would reach the resource's).
     pub(super) fn merged(a: &Items, b: &Items) -> Result<Items, Conflict> {
+        for (statics, templates) in [(a, b), (b, a)] {
+            if let Some((resource, template)) = statics.shadowing(templates) {
+                return Err(Conflict {
+                    tool: None,
+                    what: format!(
+                        "the resource '{}' is a URI the resource template '{}' matches",
+                        resource.uri(),
+                        template.uri()
+                    ),
+                    first: template.described(),
+                    second: resource.described(),
+                    fix: "serve one URI from one place: give the resource a URI the template does not match, or take it out",
+                });
+            }
+        }
         let resources = a.resources.iter().chain(&b.resources).cloned().collect();
         let prompts = a.prompts.iter().chain(&b.prompts).cloned().collect();
         Items::checked(resources, prompts)
@@ -61,6 +79,16 @@ impl Items {
             all.push(info);
         }
         Items::checked(all, prompts.into_iter().map(PromptInfo::new).collect())
+    }
+
+    /// A resource of these that a template of `other` matches, and the template.
+    fn shadowing<'a>(&'a self, other: &'a Items) -> Option<(&'a ResourceInfo, &'a ResourceInfo)> {
+        self.resources[..self.statics].iter().find_map(|resource| {
+            other.resources[other.statics..]
+                .iter()
+                .find(|template| template.template().matches(resource.uri()).is_some())
+                .map(|template| (resource, template))
+        })
     }
 
     /// These with `resource` too, or the conflict it makes.
@@ -249,75 +277,6 @@ impl Registry {
         Some(removed)
     }
 
-    /// Adds a prompt made by hand (see [`Prompt`]). An error when its name is taken (naming
-    /// both), or its declaration is not valid.
-    ///
-    /// ```
-    /// # use toolsmith::rmcp::model::JsonObject;
-    /// # use toolsmith::{CallContext, prompt::Prompt, prompt::PromptFuture, prompt::PromptMessage, Registry};
-    /// struct Greet;
-    /// impl Prompt for Greet {
-    ///     fn name(&self) -> &str { "greet" }
-    ///     fn get(&self, _: JsonObject, _: &CallContext) -> PromptFuture {
-    ///         Box::pin(async { Ok(vec![PromptMessage::user("Say hello.")]) })
-    ///     }
-    /// }
-    ///
-    /// let mut registry = Registry::new();
-    /// registry.add_prompt(Greet).unwrap();
-    /// let err = registry.add_prompt(Greet).unwrap_err();
-    /// assert!(err.to_string().contains("two prompts are named 'greet'"), "{err}");
-    /// ```
-    pub fn add_prompt(&mut self, prompt: impl Prompt) -> Result<(), Error> {
-        let info =
-            PromptInfo::of_prompt(Arc::new(prompt)).map_err(|why| Error::config("prompt", why))?;
-        self.items = self.items.with_prompt(info).map_err(Conflict::into_error)?;
-        Ok(())
-    }
-
-    /// `self` with the prompt added (see [`Registry::add_prompt`]).
-    ///
-    /// ```
-    /// # use toolsmith::rmcp::model::JsonObject;
-    /// # use toolsmith::{CallContext, prompt::Prompt, prompt::PromptFuture, prompt::PromptMessage, Registry};
-    /// # struct Greet;
-    /// # impl Prompt for Greet {
-    /// #     fn name(&self) -> &str { "greet" }
-    /// #     fn get(&self, _: JsonObject, _: &CallContext) -> PromptFuture {
-    /// #         Box::pin(async { Ok(vec![PromptMessage::user("Say hello.")]) })
-    /// #     }
-    /// # }
-    /// let registry = Registry::new().with_prompt(Greet).unwrap();
-    /// assert!(registry.prompt("greet").unwrap().is_dynamic());
-    /// ```
-    pub fn with_prompt(mut self, prompt: impl Prompt) -> Result<Registry, Error> {
-        self.add_prompt(prompt)?;
-        Ok(self)
-    }
-
-    /// Removes the prompt named `name`, and returns it (`None` when there is none).
-    ///
-    /// ```
-    /// # use toolsmith::rmcp::model::JsonObject;
-    /// # use toolsmith::{CallContext, prompt::Prompt, prompt::PromptFuture, prompt::PromptMessage, Registry};
-    /// # struct Greet;
-    /// # impl Prompt for Greet {
-    /// #     fn name(&self) -> &str { "greet" }
-    /// #     fn get(&self, _: JsonObject, _: &CallContext) -> PromptFuture {
-    /// #         Box::pin(async { Ok(vec![PromptMessage::user("Say hello.")]) })
-    /// #     }
-    /// # }
-    /// let mut registry = Registry::new().with_prompt(Greet).unwrap();
-    /// assert_eq!(registry.remove_prompt("greet").unwrap().name(), "greet");
-    /// assert!(registry.prompt("greet").is_none());
-    /// assert!(registry.remove_prompt("greet").is_none());
-    /// ```
-    pub fn remove_prompt(&mut self, name: &str) -> Option<PromptInfo> {
-        let (items, removed) = self.items.without_prompt(name)?;
-        self.items = items;
-        Some(removed)
-    }
-
     /// Every resource and resource template: resources sorted by URI, then templates sorted
     /// by template. (Resources and prompts are read-only: the hints search of
     /// [`Registry::search`] is about tools; find these by URI with
@@ -409,48 +368,5 @@ impl Registry {
     /// ```
     pub fn resource_declared(&self, uri: &str) -> Option<&ResourceInfo> {
         self.items.resources.iter().find(|r| r.uri() == uri)
-    }
-
-    /// Every prompt, sorted by name.
-    ///
-    /// ```
-    /// /// Suggest a recipe for what is in the fridge.
-    /// #[toolsmith::prompt]
-    /// fn suggest_recipe() -> String {
-    ///     "Suggest a recipe for what is in my fridge.".into()
-    /// }
-    ///
-    /// /// Plan the week's meals.
-    /// #[toolsmith::prompt]
-    /// fn plan_meals() -> String {
-    ///     "Plan my meals for the week.".into()
-    /// }
-    ///
-    /// let registry = toolsmith::Registry::from_module(module_path!()).unwrap();
-    /// let names: Vec<&str> = registry.prompts().iter().map(|p| p.name()).collect();
-    /// assert_eq!(names, ["plan_meals", "suggest_recipe"]);
-    /// ```
-    pub fn prompts(&self) -> &[PromptInfo] {
-        &self.items.prompts
-    }
-
-    /// The prompt named `name`.
-    ///
-    /// ```
-    /// /// Write a shopping list for a recipe.
-    /// #[toolsmith::prompt(title = "Shopping list")]
-    /// fn shopping_list(recipe: String) -> String {
-    ///     format!("Write a shopping list for {recipe}.")
-    /// }
-    ///
-    /// let registry = toolsmith::Registry::global();
-    /// assert_eq!(registry.prompt("shopping_list").unwrap().header().title(), Some("Shopping list"));
-    /// assert!(registry.prompt("no such prompt").is_none());
-    /// ```
-    pub fn prompt(&self, name: &str) -> Option<&PromptInfo> {
-        self.items
-            .by_name
-            .get(name)
-            .map(|&i| &self.items.prompts[i])
     }
 }

@@ -3,7 +3,7 @@
 //! a value, [`RegistryHandle`] to change it while serving), and finding tools by hints,
 //! category, tags and text, one [`Page`] at a time ([`Search`]).
 
-// Inside: `items.rs` for resources and prompts; `search.rs`, with cursors that any process
+// Inside: `items.rs` for resources and prompts (`prompts.rs`: a registry's prompts); `search.rs`, with cursors that any process
 // of the build accepts and that refuse tampering (`cursor.rs`); the hints snapshot that CI
 // checks (`snapshot.rs`).
 
@@ -12,6 +12,7 @@ mod cursor;
 mod items;
 mod live;
 mod program;
+mod prompts;
 pub(crate) mod search;
 pub(crate) mod snapshot;
 
@@ -340,7 +341,9 @@ impl Registry {
     }
 
     /// Every tool, resource and prompt of both; an error naming both definitions when a
-    /// name (or a URI) is in each.
+    /// name (or a URI) is in each, or when a resource of one is at a URI a template of the
+    /// other matches (within one set the resource answers its URI first, as its author
+    /// chose; across two, a read meant for one would reach the other).
     ///
     /// ```
     /// use toolsmith::Registry;

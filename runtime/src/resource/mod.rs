@@ -114,6 +114,12 @@ impl ResourceInfo {
         if name.is_empty() {
             return Err(format!("the resource '{uri}' has no name: give it one"));
         }
+        if let Some(c) = name.chars().find(|c| c.is_control()) {
+            return Err(format!(
+                "the name of resource '{uri}' (\"{}\") holds the control character {c:?}: a name holds none",
+                name.escape_debug()
+            ));
+        }
         let priority = resource.priority();
         if let Some(p) = priority
             && !(0.0..=1.0).contains(&p)

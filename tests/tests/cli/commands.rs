@@ -242,11 +242,11 @@ fn check_passes_unchanged_and_names_the_changed_tool() {
     let snapshot = std::fs::read_to_string(&file).unwrap();
     let delete_line = snapshot
         .lines()
-        .find(|l| l.starts_with("delete_note "))
+        .find(|l| l.starts_with("tool \"delete_note\" "))
         .unwrap();
     assert!(
         delete_line.starts_with(
-            "delete_note readOnly=false destructive=true idempotent=true openWorld=false confirm=true scopes=tools:destructive input="
+            "tool \"delete_note\" readOnly=false destructive=true idempotent=true openWorld=false confirm=true scopes=tools:destructive input="
         ) && delete_line.ends_with(" title=\"Delete note\""),
         "{snapshot}"
     );
@@ -255,8 +255,8 @@ fn check_passes_unchanged_and_names_the_changed_tool() {
 
     // The committed snapshot says delete_note is not destructive: the code now disagrees.
     let edited = snapshot.replace(
-        "delete_note readOnly=false destructive=true",
-        "delete_note readOnly=false destructive=false",
+        "\"delete_note\" readOnly=false destructive=true",
+        "\"delete_note\" readOnly=false destructive=false",
     );
     std::fs::write(&file, edited).unwrap();
     let changed = run(&["check", path]);
@@ -301,7 +301,7 @@ fn check_passes_unchanged_and_names_the_changed_tool() {
     // A schema that changed since the snapshot: named by its side.
     let get_line = snapshot
         .lines()
-        .find(|l| l.starts_with("get_note "))
+        .find(|l| l.starts_with("tool \"get_note\" "))
         .unwrap();
     let input = get_line
         .split(" input=")
@@ -321,24 +321,30 @@ fn check_passes_unchanged_and_names_the_changed_tool() {
         "{report}"
     );
 
-    // A snapshot written before fingerprints: still read, and asked to be rewritten.
+    // A snapshot written before names were quoted: refused, naming its first line, and
+    // asked to be written again.
     let old: String = snapshot
         .lines()
-        .map(
-            |l| match (l.split_once(" input="), l.split_once(" title=")) {
-                (Some((head, _)), Some((_, title))) => format!("{head} title={title}\n"),
-                (Some((head, _)), None) => format!("{head}\n"),
-                _ => format!("{l}\n"),
-            },
-        )
+        .map(|l| format!("{}\n", l.replacen("tool \"get_note\"", "get_note", 1)))
         .collect();
     std::fs::write(&file, old).unwrap();
     let outdated = run(&["check", path]);
-    assert_eq!(outdated.status.code(), Some(1));
+    assert_eq!(outdated.status.code(), Some(2));
+    let said = stderr(&outdated);
     assert!(
-        stderr(&outdated).contains("no fingerprint  get_note: run check --write"),
+        said.contains("is not a hint snapshot: line ")
+            && said.contains("\"get_note readOnly=")
+            && said.contains("check --write"),
+        "{said}"
+    );
+    // A second line for one tool: refused, naming both lines.
+    std::fs::write(&file, format!("{snapshot}{delete_line}\n")).unwrap();
+    let twice = run(&["check", path]);
+    assert_eq!(twice.status.code(), Some(2));
+    assert!(
+        stderr(&twice).contains("a second line for tool \"delete_note\""),
         "{}",
-        stderr(&outdated)
+        stderr(&twice)
     );
     std::fs::remove_dir_all(dir).unwrap();
 }

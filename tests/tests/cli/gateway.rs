@@ -200,7 +200,7 @@ fn a_pinned_snapshot_refuses_or_hides_a_tool_that_changed_since() {
     let text = std::fs::read_to_string(snapshot).unwrap();
     let line = text
         .lines()
-        .find(|l| l.starts_with("notes_get_note "))
+        .find(|l| l.starts_with("tool \"notes_get_note\" "))
         .unwrap();
     assert!(line.contains(" description="), "{line}");
 

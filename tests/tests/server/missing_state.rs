@@ -140,7 +140,10 @@ fn listing_schemas_and_snapshots_need_no_state() {
     let write = state_cli(&["check", "--write", path]);
     assert!(write.status.success(), "{}", stderr(&write));
     let snapshot = std::fs::read_to_string(&file).unwrap();
-    assert!(snapshot.contains("search_db readOnly=true"), "{snapshot}");
+    assert!(
+        snapshot.contains("tool \"search_db\" readOnly=true"),
+        "{snapshot}"
+    );
     let check = state_cli(&["check", path]);
     assert!(check.status.success(), "{}", stderr(&check));
     std::fs::remove_dir_all(&dir).unwrap();

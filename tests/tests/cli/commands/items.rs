@@ -99,20 +99,20 @@ fn the_snapshot_records_resources_and_prompts() {
     let snapshot = std::fs::read_to_string(&file).unwrap();
     let index = snapshot
         .lines()
-        .find(|l| l.starts_with("resource:notes://index "))
+        .find(|l| l.starts_with("resource \"notes://index\" "))
         .unwrap();
     assert!(
         index.starts_with(
-            "resource:notes://index name=note_index template=false mime=application/json audience=user,assistant priority=0.8 scopes=tools:read input="
+            "resource \"notes://index\" name=\"note_index\" template=false mime=\"application/json\" audience=user,assistant priority=0.8 scopes=tools:read input="
         ) && index.ends_with(" title=\"Note index\""),
         "{index}"
     );
     assert!(
-        snapshot.contains("\nresource:notes://{note_id} name=note template=true "),
+        snapshot.contains("\nresource \"notes://{note_id}\" name=\"note\" template=true "),
         "{snapshot}"
     );
     assert!(
-        snapshot.contains("\nprompt:summarize_notes scopes=tools:read input="),
+        snapshot.contains("\nprompt \"summarize_notes\" scopes=tools:read input="),
         "{snapshot}"
     );
     assert!(run(&["check", path]).status.success());
@@ -125,7 +125,7 @@ fn the_snapshot_records_resources_and_prompts() {
     );
     let without: String = snapshot
         .lines()
-        .filter(|l| !l.starts_with("prompt:"))
+        .filter(|l| !l.starts_with("prompt "))
         .map(|l| format!("{l}\n"))
         .collect();
     std::fs::write(&file, without).unwrap();

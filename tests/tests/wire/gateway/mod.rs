@@ -9,6 +9,7 @@ mod mount;
 mod openapi;
 mod openapi_adversarial;
 mod passthrough;
+mod pin_adversarial;
 mod review;
 mod survive;
 
