@@ -17,6 +17,7 @@ use crate::tool::def::{Invocation, OutputDef, ParamDef, Timeout, ToolDef};
 use crate::tool::dynamic::Tool as DynTool;
 use crate::tool::output::Outcome;
 use crate::tool::schema::{self, JsonObject, OutputSchema};
+use crate::tool::validate::InputCheck;
 
 /// The `_meta` key holding a tool's category.
 ///
@@ -66,6 +67,9 @@ pub struct ToolInfo {
     expected: Vec<String>,
     /// A parameter asks the client during the call (`Elicit`, `Sample`).
     asks: bool,
+    /// A tool that is not a `#[tool]`: its input schema, compiled, that its calls' arguments
+    /// are checked against (a `#[tool]`'s decoding checks them).
+    check: Option<Arc<InputCheck>>,
 }
 
 /// How a call is invoked: the function `#[tool]` generated, or the `Tool`'s `call`.
@@ -221,23 +225,37 @@ impl ToolInfo {
             wrapped,
             expected,
             asks: def.asks(),
+            check: None,
         }
     }
 
-    /// A tool made by hand: its declaration read once and checked (its name, its input
-    /// schema's type, its icons' schemes).
+    /// A tool made by hand: its declaration read once and checked (its name, its hints, its
+    /// input schema, compiled to check calls' arguments, its icons' schemes).
     pub(crate) fn of_tool(
         tool: Arc<dyn DynTool>,
         schemas: &mut SchemaCache,
     ) -> Result<Self, String> {
         let name = tool.name();
         super::names::check_tool_name(name)?;
+        let hints = tool.hints();
+        if hints.read_only && hints.destructive {
+            // `#[tool]`'s compile error, and `audit`'s.
+            return Err(format!(
+                "tool '{name}': `destructive` contradicts `read_only`: a read-only tool changes nothing, so it cannot be destructive; remove one"
+            ));
+        }
         let input = tool.input_schema();
         if input.get("type").and_then(Value::as_str) != Some("object") {
             return Err(format!(
                 "the input schema of tool '{name}' must be an object schema: give it \"type\": \"object\""
             ));
         }
+        // Compiled once, here: moved in and out of a `Value`, not copied.
+        let input = Value::Object(input);
+        let check = InputCheck::compile(name, &input)?;
+        let Value::Object(input) = input else {
+            unreachable!("an object stays an object")
+        };
         let output = tool.output_schema();
         if let Some(output) = &output
             && output.get("type").and_then(Value::as_str) != Some("object")
@@ -268,7 +286,7 @@ impl ToolInfo {
             name,
             title: tool.title(),
             description: tool.description(),
-            hints: tool.hints(),
+            hints,
             input: schemas.share(input),
             output: output.map(|output| schemas.share(output)),
             icons: header.icons(),
@@ -278,7 +296,7 @@ impl ToolInfo {
         Ok(ToolInfo {
             tool: parts.mcp_tool(),
             header,
-            hints: tool.hints(),
+            hints,
             category,
             tags,
             confirms: tool.confirms(),
@@ -289,6 +307,7 @@ impl ToolInfo {
             wrapped: false,
             expected: Vec::new(),
             asks: tool.asks_client(),
+            check: Some(Arc::new(check)),
             run: Run::Dynamic(tool),
         })
     }
@@ -592,6 +611,17 @@ impl ToolInfo {
     /// The confirmation's question as declared, with its `{argument}` placeholders.
     pub(crate) fn confirm_message(&self) -> Option<&str> {
         self.confirm_message.as_deref()
+    }
+
+    /// The pipeline's check of a call's `arguments` before anything else runs: nothing to
+    /// do for a `#[tool]` (decoding its parameters checks them); for a tool made by hand,
+    /// its input schema's verdict, every problem named. The arguments are left as they are.
+    #[inline]
+    pub(crate) fn check_arguments(&self, arguments: &mut Option<JsonObject>) -> Result<(), String> {
+        match &self.check {
+            None => Ok(()),
+            Some(check) => check.check(self.input_schema(), arguments),
+        }
     }
 
     /// How long a call may run.

@@ -39,6 +39,7 @@ pub(crate) mod probe;
 pub(crate) mod schema;
 mod scopes;
 pub(crate) mod strings;
+mod validate;
 
 pub use content::{Audio, Content, EmbeddedResource, Image, Linked, ResourceLink, ToolOutput};
 pub use def::TaskSupport;
