@@ -2,7 +2,7 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::Hash;
 use std::sync::Arc;
 
 use rmcp::model::{Icon, MetaObject, Tool, ToolAnnotations};
@@ -16,8 +16,9 @@ use crate::tool::content::IntoContent;
 use crate::tool::def::{Invocation, OutputDef, ParamDef, Timeout, ToolDef};
 use crate::tool::dynamic::Tool as DynTool;
 use crate::tool::output::Outcome;
+use crate::tool::same::{self, same_object};
 use crate::tool::schema::{self, JsonObject, OutputSchema};
-use crate::tool::validate::InputCheck;
+use crate::tool::validate::{self, InputCheck};
 
 /// The `_meta` key holding a tool's category.
 ///
@@ -132,57 +133,13 @@ impl SchemaCache {
     }
 
     fn share(&mut self, schema: JsonObject) -> Arc<JsonObject> {
-        let mut hasher = foldhash::fast::FixedState::default().build_hasher();
-        hash_object(&schema, &mut hasher);
-        let same = self.by_content.entry(hasher.finish()).or_default();
+        let same = self.by_content.entry(same::hash(&schema)).or_default();
         if let Some(shared) = same.iter().find(|shared| same_object(shared, &schema)) {
             return shared.clone();
         }
         let shared = Arc::new(schema);
         same.push(shared.clone());
         shared
-    }
-}
-
-/// A structural hash of a JSON object (order-sensitive; equal objects whose keys come in
-/// another order just are not shared).
-fn hash_object(object: &JsonObject, state: &mut impl Hasher) {
-    state.write_usize(object.len());
-    for (key, value) in object {
-        key.hash(state);
-        hash_value(value, state);
-    }
-}
-
-/// Equal with the keys in the same order (what sharing needs, and no hashing).
-fn same_object(a: &JsonObject, b: &JsonObject) -> bool {
-    a.len() == b.len()
-        && a.iter()
-            .zip(b)
-            .all(|((ka, va), (kb, vb))| ka == kb && same_value(va, vb))
-}
-
-fn same_value(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_value(a, b))
-        }
-        (Value::Object(a), Value::Object(b)) => same_object(a, b),
-        (a, b) => a == b,
-    }
-}
-
-fn hash_value(value: &Value, state: &mut impl Hasher) {
-    match value {
-        Value::Null => state.write_u8(0),
-        Value::Bool(b) => b.hash(state),
-        Value::Number(n) => n.hash(state),
-        Value::String(s) => s.hash(state),
-        Value::Array(items) => {
-            state.write_usize(items.len());
-            items.iter().for_each(|item| hash_value(item, state));
-        }
-        Value::Object(object) => hash_object(object, state),
     }
 }
 
@@ -250,12 +207,9 @@ impl ToolInfo {
                 "the input schema of tool '{name}' must be an object schema: give it \"type\": \"object\""
             ));
         }
-        // Compiled once, here: moved in and out of a `Value`, not copied.
-        let input = Value::Object(input);
-        let check = InputCheck::compile(name, &input)?;
-        let Value::Object(input) = input else {
-            unreachable!("an object stays an object")
-        };
+        // Compiled once, here (or shared, with the schema, with a tool whose schema is the
+        // same).
+        let check = validate::compiled(name, input)?;
         let output = tool.output_schema();
         if let Some(output) = &output
             && output.get("type").and_then(Value::as_str) != Some("object")
@@ -287,7 +241,7 @@ impl ToolInfo {
             title: tool.title(),
             description: tool.description(),
             hints,
-            input: schemas.share(input),
+            input: check.schema().clone(),
             output: output.map(|output| schemas.share(output)),
             icons: header.icons(),
             category: category.as_deref(),
@@ -307,7 +261,7 @@ impl ToolInfo {
             wrapped: false,
             expected: Vec::new(),
             asks: tool.asks_client(),
-            check: Some(Arc::new(check)),
+            check: Some(check),
             run: Run::Dynamic(tool),
         })
     }
@@ -620,7 +574,7 @@ impl ToolInfo {
     pub(crate) fn check_arguments(&self, arguments: &mut Option<JsonObject>) -> Result<(), String> {
         match &self.check {
             None => Ok(()),
-            Some(check) => check.check(self.input_schema(), arguments),
+            Some(check) => check.check(arguments),
         }
     }
 

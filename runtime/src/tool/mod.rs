@@ -36,6 +36,7 @@ mod names;
 pub(crate) mod output;
 pub(crate) mod param;
 pub(crate) mod probe;
+mod same;
 pub(crate) mod schema;
 mod scopes;
 pub(crate) mod strings;

@@ -1,6 +1,8 @@
 use serde_json::{Value, json};
 
-use super::InputCheck;
+use std::sync::Arc;
+
+use super::{InputCheck, compiled};
 use crate::tool::schema::JsonObject;
 
 fn object(value: Value) -> JsonObject {
@@ -31,10 +33,10 @@ fn books() -> JsonObject {
 
 /// The verdict on `arguments` of a tool whose input schema is `schema`.
 fn verdict(schema: &JsonObject, arguments: Option<Value>) -> Result<(), String> {
-    let check = InputCheck::compile("t", &Value::Object(schema.clone())).unwrap();
+    let check = compiled("t", schema.clone()).unwrap();
     let mut arguments = arguments.map(object);
     let before = arguments.clone();
-    let verdict = check.check(schema, &mut arguments);
+    let verdict = check.check(&mut arguments);
     assert_eq!(
         arguments, before,
         "the arguments are given back as they came"
@@ -144,7 +146,7 @@ fn what_an_error_quotes_is_capped() {
 
 #[test]
 fn a_schema_that_does_not_compile_is_refused_and_nothing_is_fetched() {
-    let refused = |schema: Value| match InputCheck::compile("lookup", &schema) {
+    let refused = |schema: Value| match compiled("lookup", object(schema.clone())) {
         Ok(_) => panic!("{schema} compiled"),
         Err(why) => why,
     };
@@ -158,5 +160,22 @@ fn a_schema_that_does_not_compile_is_refused_and_nothing_is_fetched() {
         json!({"type": "object", "properties": {"x": {"$ref": "http://127.0.0.1:9/s.json"}}}),
     );
     assert!(why.contains("lookup"), "{why}");
-    assert!(InputCheck::compile("lookup", &json!({"type": "object"})).is_ok());
+    assert!(compiled("lookup", object(json!({"type": "object"}))).is_ok());
+}
+
+#[test]
+fn schemas_equal_in_content_share_one_check_while_a_tool_holds_it() {
+    let schema = object(json!({"type": "object", "properties": {"shared_by": {"type": "string"}}}));
+    let first: Arc<InputCheck> = compiled("a", schema.clone()).unwrap();
+    let second = compiled("b", schema.clone()).unwrap();
+    assert!(Arc::ptr_eq(&first, &second));
+    assert!(Arc::ptr_eq(first.schema(), second.schema()));
+    let mut other = schema.clone();
+    other.insert("required".into(), json!(["shared_by"]));
+    assert!(!Arc::ptr_eq(&first, &compiled("c", other).unwrap()));
+    // Once no tool holds it, it is compiled again.
+    let weak = Arc::downgrade(&first);
+    drop((first, second));
+    assert!(weak.upgrade().is_none());
+    assert!(compiled("d", schema).is_ok());
 }

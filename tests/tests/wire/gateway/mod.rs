@@ -9,6 +9,7 @@ mod openapi;
 mod passthrough;
 mod review;
 mod survive;
+mod validate;
 
 use toolsmith::Server;
 use toolsmith_gateway::Upstream;
