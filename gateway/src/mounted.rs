@@ -172,7 +172,9 @@ impl Mounted {
         &self.findings
     }
 
-    /// The tools left out by [`Upstream::strict_hints`], by their upstream names.
+    /// The tools left out, by their upstream names: by [`Upstream::strict_hints`], and those
+    /// that cannot be served (an input schema that does not compile: the arguments of every
+    /// call are checked against it), each with a warning.
     pub fn left_out(&self) -> &[String] {
         &self.left_out
     }

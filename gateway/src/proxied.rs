@@ -71,6 +71,14 @@ impl Proxied {
                 .clone()
                 .or_else(|| annotations.and_then(|a| a.title.clone()))
         });
+        let said = stated(annotations, &corrected);
+        if said[0] == Some(true) && said[1] == Some(true) {
+            tracing::warn!(
+                upstream = %upstream,
+                tool = %tool.name,
+                "it says it is read-only and destructive: served as destructive, not read-only"
+            );
+        }
         let confirm = match corrected.confirm.clone() {
             Some(Confirmation::Ask(true)) => Some(None),
             Some(Confirmation::Question(question)) => Some(Some(question)),
@@ -83,7 +91,7 @@ impl Proxied {
             description: tool.description.as_deref().unwrap_or_default().to_owned(),
             input: (*tool.input_schema).clone(),
             output: tool.output_schema.as_deref().cloned(),
-            hints: hints_of(stated(annotations, &corrected)),
+            hints: hints_of(said),
             icons: tool
                 .icons
                 .iter()
@@ -141,11 +149,13 @@ pub(crate) fn stated(
 }
 
 /// The hints as stated, each unstated one at the specification's default: not read-only,
-/// destructive, not idempotent, open-world. A read-only tool is not destructive.
+/// destructive, not idempotent, open-world. A read-only tool is not destructive; one stated
+/// both read-only and destructive is taken at its most cautious word: destructive, not
+/// read-only (never offered by `--read-only`, confirmed by `--confirm destructive`).
 pub(crate) fn hints_of(
     [read_only, destructive, idempotent, open_world]: [Option<bool>; 4],
 ) -> Hints {
-    let read_only = read_only.unwrap_or(false);
+    let read_only = read_only.unwrap_or(false) && destructive != Some(true);
     Hints {
         read_only,
         destructive: !read_only && destructive.unwrap_or(true),
@@ -357,10 +367,13 @@ mod tests {
         assert_eq!(hints_of(None), Hints::DEFAULT);
         let mut read = ToolAnnotations::default();
         read.read_only_hint = Some(true);
-        read.destructive_hint = Some(true);
         let hints = hints_of(Some(&read));
         assert!(hints.read_only && !hints.destructive, "{hints}");
         assert!(!hints.idempotent && hints.open_world, "unstated: {hints}");
+        // Read-only and destructive at once: destructive wins.
+        read.destructive_hint = Some(true);
+        let hints = hints_of(Some(&read));
+        assert!(!hints.read_only && hints.destructive, "{hints}");
         let mut additive = ToolAnnotations::default();
         additive.destructive_hint = Some(false);
         additive.open_world_hint = Some(false);

@@ -21,7 +21,8 @@ pub(crate) type Tools = Vec<Arc<dyn Tool>>;
 
 impl Upstream {
     /// The tools of `listed`, as served (prefixed, corrected by the overrides, calling through
-    /// `link`), and the upstream names of those `strict_hints` left out.
+    /// `link`), and the upstream names of those left out (by `strict_hints`, or because a
+    /// registry refuses them: an input schema that does not compile).
     pub(crate) fn mount(
         &self,
         listed: Vec<rmcp::model::Tool>,
@@ -54,7 +55,8 @@ impl Upstream {
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
         let mut names = HashSet::new();
         for (tool, via) in listed {
-            let served = format!("{prefix}{}", tool.name);
+            let name = tool.name.to_string();
+            let served = format!("{prefix}{name}");
             if let Err(why) = servable(&served) {
                 tracing::warn!(
                     upstream = %self.name,
@@ -102,11 +104,18 @@ impl Upstream {
                 self.call_timeout,
             );
             let proxied = proxied.tasks(tasks);
-            let proxied = match &cache {
-                Some(cache) => proxied.cached(cache.clone()),
-                None => proxied,
+            let proxied: Arc<dyn Tool> = match &cache {
+                Some(cache) => Arc::new(proxied.cached(cache.clone())),
+                None => Arc::new(proxied),
             };
-            tools.push(Arc::new(proxied));
+            // What a registry refuses (an input schema its calls' arguments cannot be checked
+            // against) is left out, not the whole upstream.
+            if let Err(why) = Registry::new().add_shared(proxied.clone()) {
+                tracing::warn!(upstream = %self.name, tool = %name, %why, "left out: it cannot be served");
+                left_out.push(name);
+                continue;
+            }
+            tools.push(proxied);
         }
         Ok((tools, left_out))
     }

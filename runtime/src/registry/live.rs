@@ -140,7 +140,8 @@ impl RegistryHandle {
         Ok(true)
     }
 
-    /// Adds a tool made by hand (see [`Registry::add_tool`]).
+    /// Adds a tool made by hand (see [`Registry::add_tool`]: refused as it refuses it, and
+    /// the tools served stay as they were).
     ///
     /// ```
     /// let server = toolsmith::Server::with_registry(toolsmith::Registry::new());

@@ -176,7 +176,9 @@ impl Registry {
     }
 
     /// Adds a tool made by hand (see [`Tool`]). An error when its name is taken (naming
-    /// both), or its declaration is not valid (its name, a schema that is not an object).
+    /// both), or its declaration is not valid: its name, hints both read-only and destructive
+    /// (as `#[tool]` refuses them), an input schema that is not an object schema or does not
+    /// compile (it is compiled here, once: each call's arguments are checked against it).
     ///
     /// ```
     /// # use toolsmith::{CallContext, Hints, Registry, Tool, tool::ToolFuture, tool::ToolOutput};
@@ -198,6 +200,23 @@ impl Registry {
     /// registry.add_tool(Ping).unwrap();
     /// let err = registry.add_tool(Ping).unwrap_err();
     /// assert!(err.to_string().contains("two tools are named 'ping'"), "{err}");
+    ///
+    /// /// Says it only reads, yet destroys.
+    /// struct Purge;
+    /// impl Tool for Purge {
+    ///     fn name(&self) -> &str { "purge" }
+    ///     fn description(&self) -> &str { "Purges every record." }
+    ///     fn input_schema(&self) -> JsonObject {
+    ///         serde_json::json!({"type": "object"}).as_object().cloned().unwrap()
+    ///     }
+    ///     fn hints(&self) -> Hints { Hints { read_only: true, ..Hints::DESTRUCTIVE } }
+    ///     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
+    ///         Box::pin(async { Ok(ToolOutput::new().text("purged")) })
+    ///     }
+    /// }
+    /// let err = registry.add_tool(Purge).unwrap_err();
+    /// assert!(err.to_string().contains("`destructive` contradicts `read_only`"), "{err}");
+    /// assert!(registry.get("purge").is_none());
     /// ```
     pub fn add_tool(&mut self, tool: impl Tool) -> Result<(), Error> {
         self.add_shared(Arc::new(tool))

@@ -18,6 +18,8 @@ use crate::tool::param::{Invocation, ParamDef};
 
 /// How many unknown arguments an error names; the rest are counted.
 pub(crate) const NAMED: usize = 5;
+/// How many of the arguments a tool takes an error names; the rest are counted.
+pub(crate) const LISTED: usize = 20;
 /// How many characters of a name, or of a decoder's message, an error quotes.
 pub(crate) const QUOTED: usize = 100;
 
@@ -112,32 +114,11 @@ impl<'a> Arguments<'a> {
 
     fn problems(mut self) -> Result<(), String> {
         if !self.map.is_empty() {
-            let takes = self.takes();
-            // The first few names in order, without sorting them all.
-            let mut named: Vec<&String> = Vec::with_capacity(NAMED + 1);
-            for name in self.map.keys() {
-                let at = named.partition_point(|n| *n < name);
-                if at < NAMED {
-                    named.insert(at, name);
-                    named.truncate(NAMED);
-                }
-            }
-            let mut list = named
-                .iter()
-                .map(|name| format!("`{}`", clip(name)))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let more = self.map.len() - named.len();
-            if more > 0 {
-                list.push_str(&format!(" and {more} more"));
-            }
-            let noun = if self.map.len() == 1 {
-                "argument"
-            } else {
-                "arguments"
-            };
-            self.problems
-                .push(format!("unknown {noun} {list} ({takes})"));
+            let arguments = self.params.iter().filter(|p| p.is_argument());
+            let takes = takes("this tool", arguments.map(|p| p.name));
+            let names = self.map.keys().map(String::as_str);
+            let unknown = unknown(names, self.map.len(), "", &takes);
+            self.problems.push(unknown);
         }
         if self.problems.is_empty() {
             Ok(())
@@ -145,25 +126,69 @@ impl<'a> Arguments<'a> {
             Err(self.problems.join("; "))
         }
     }
+}
 
-    /// What the tool takes, for the message naming unknown arguments.
-    fn takes(&self) -> String {
-        let names = self
-            .params
-            .iter()
-            .filter(|p| p.is_argument())
-            .map(|p| format!("`{}`", p.name))
-            .collect::<Vec<_>>();
-        if names.is_empty() {
-            "this tool takes no arguments".to_owned()
-        } else {
-            format!("this tool takes {}", names.join(", "))
+/// The problem of `count` unknown arguments, `names` (in any order: the first [`NAMED`] in
+/// order are named, each after `prefix`, the rest counted), and what the tool takes.
+pub(crate) fn unknown<'a>(
+    names: impl Iterator<Item = &'a str>,
+    count: usize,
+    prefix: &str,
+    takes: &str,
+) -> String {
+    // The first few names in order, without sorting them all.
+    let mut named: Vec<&str> = Vec::with_capacity(NAMED + 1);
+    for name in names {
+        let at = named.partition_point(|n| *n < name);
+        if at < NAMED {
+            named.insert(at, name);
+            named.truncate(NAMED);
         }
     }
+    let mut list = named
+        .iter()
+        .map(|name| {
+            // At most one character past the cap is copied, however long the name.
+            let full: String = prefix
+                .chars()
+                .chain(name.chars())
+                .take(QUOTED + 1)
+                .collect();
+            format!("`{}`", clip(&full))
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = count.saturating_sub(named.len());
+    if more > 0 {
+        list.push_str(&format!(" and {more} more"));
+    }
+    let noun = if count == 1 { "argument" } else { "arguments" };
+    format!("unknown {noun} {list} ({takes})")
+}
+
+/// What `who` ("this tool", an argument that is an object) takes, for the message naming
+/// unknown arguments: `names`, the first [`LISTED`] of them named, the rest counted.
+pub(crate) fn takes<'a>(who: &str, names: impl Iterator<Item = &'a str>) -> String {
+    let mut listed = Vec::new();
+    let mut count = 0;
+    for name in names {
+        if count < LISTED {
+            listed.push(format!("`{}`", clip(name)));
+        }
+        count += 1;
+    }
+    if count == 0 {
+        return format!("{who} takes no arguments");
+    }
+    let mut list = listed.join(", ");
+    if count > LISTED {
+        list.push_str(&format!(" and {} more", count - LISTED));
+    }
+    format!("{who} takes {list}")
 }
 
 /// `text`, cut after [`QUOTED`] characters (marked with `...`).
-fn clip(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn clip(text: &str) -> std::borrow::Cow<'_, str> {
     match text.char_indices().nth(QUOTED) {
         Some((at, _)) => format!("{}...", &text[..at]).into(),
         None => text.into(),

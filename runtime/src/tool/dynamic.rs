@@ -27,8 +27,14 @@ pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>>
 /// be written; the rest have the defaults of a `#[tool]` without the key. Everything but
 /// `call` is read once, when the tool is added to a registry.
 ///
-/// The arguments reach `call` as the client sent them (a JSON object): check them against
-/// your schema there, and answer a wrong one with a [`ToolError`] that says what to send.
+/// The arguments reach `call` checked against [`input_schema`](Tool::input_schema), compiled
+/// once when the tool is added (a schema that does not compile is refused there; no remote
+/// `$ref` is fetched, `format` is not checked): a call whose arguments do not match is
+/// answered, before anything else runs for it (no confirmation is asked, `call` is not
+/// called), with an error naming every wrong, missing or unknown argument in a `#[tool]`'s
+/// words. What the schema cannot say, check in `call`, and answer with a [`ToolError`] that
+/// says what to send.
+///
 /// What a `#[tool]` takes as a context parameter ([`Progress`](crate::Progress),
 /// [`ClientLog`](crate::context::ClientLog), [`Cancellation`](crate::context::Cancellation),
 /// [`Caller`](crate::context::Caller), [`State`](crate::State), ...) comes from
@@ -88,7 +94,8 @@ pub trait Tool: Send + Sync + 'static {
 
     /// Its four behaviour hints. They decide the scope a caller needs, whether the user
     /// confirms a call under [`Confirm::Destructive`](crate::server::Confirm::Destructive), and
-    /// whether the read-only and closed-world modes offer it: say what it does.
+    /// whether the read-only and closed-world modes offer it: say what it does. A tool both
+    /// read-only and destructive is refused when it is added, as `#[tool]` refuses it.
     fn hints(&self) -> Hints;
 
     /// Runs one call. The future must be `'static`: take from `self` (an `Arc` field) and

@@ -2,7 +2,7 @@
 
 use std::any::TypeId;
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::Hash;
 use std::sync::Arc;
 
 use rmcp::model::{Icon, MetaObject, Tool, ToolAnnotations};
@@ -16,7 +16,9 @@ use crate::tool::content::IntoContent;
 use crate::tool::def::{Invocation, OutputDef, ParamDef, Timeout, ToolDef};
 use crate::tool::dynamic::Tool as DynTool;
 use crate::tool::output::Outcome;
+use crate::tool::same::{self, same_object};
 use crate::tool::schema::{self, JsonObject, OutputSchema};
+use crate::tool::validate::{self, InputCheck};
 
 /// The `_meta` key holding a tool's category.
 ///
@@ -66,6 +68,9 @@ pub struct ToolInfo {
     expected: Vec<String>,
     /// A parameter asks the client during the call (`Elicit`, `Sample`).
     asks: bool,
+    /// A tool that is not a `#[tool]`: its input schema, compiled, that its calls' arguments
+    /// are checked against (a `#[tool]`'s decoding checks them).
+    check: Option<Arc<InputCheck>>,
 }
 
 /// How a call is invoked: the function `#[tool]` generated, or the `Tool`'s `call`.
@@ -128,57 +133,13 @@ impl SchemaCache {
     }
 
     fn share(&mut self, schema: JsonObject) -> Arc<JsonObject> {
-        let mut hasher = foldhash::fast::FixedState::default().build_hasher();
-        hash_object(&schema, &mut hasher);
-        let same = self.by_content.entry(hasher.finish()).or_default();
+        let same = self.by_content.entry(same::hash(&schema)).or_default();
         if let Some(shared) = same.iter().find(|shared| same_object(shared, &schema)) {
             return shared.clone();
         }
         let shared = Arc::new(schema);
         same.push(shared.clone());
         shared
-    }
-}
-
-/// A structural hash of a JSON object (order-sensitive; equal objects whose keys come in
-/// another order just are not shared).
-fn hash_object(object: &JsonObject, state: &mut impl Hasher) {
-    state.write_usize(object.len());
-    for (key, value) in object {
-        key.hash(state);
-        hash_value(value, state);
-    }
-}
-
-/// Equal with the keys in the same order (what sharing needs, and no hashing).
-fn same_object(a: &JsonObject, b: &JsonObject) -> bool {
-    a.len() == b.len()
-        && a.iter()
-            .zip(b)
-            .all(|((ka, va), (kb, vb))| ka == kb && same_value(va, vb))
-}
-
-fn same_value(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_value(a, b))
-        }
-        (Value::Object(a), Value::Object(b)) => same_object(a, b),
-        (a, b) => a == b,
-    }
-}
-
-fn hash_value(value: &Value, state: &mut impl Hasher) {
-    match value {
-        Value::Null => state.write_u8(0),
-        Value::Bool(b) => b.hash(state),
-        Value::Number(n) => n.hash(state),
-        Value::String(s) => s.hash(state),
-        Value::Array(items) => {
-            state.write_usize(items.len());
-            items.iter().for_each(|item| hash_value(item, state));
-        }
-        Value::Object(object) => hash_object(object, state),
     }
 }
 
@@ -221,23 +182,34 @@ impl ToolInfo {
             wrapped,
             expected,
             asks: def.asks(),
+            check: None,
         }
     }
 
-    /// A tool made by hand: its declaration read once and checked (its name, its input
-    /// schema's type, its icons' schemes).
+    /// A tool made by hand: its declaration read once and checked (its name, its hints, its
+    /// input schema, compiled to check calls' arguments, its icons' schemes).
     pub(crate) fn of_tool(
         tool: Arc<dyn DynTool>,
         schemas: &mut SchemaCache,
     ) -> Result<Self, String> {
         let name = tool.name();
         super::names::check_tool_name(name)?;
+        let hints = tool.hints();
+        if hints.read_only && hints.destructive {
+            // `#[tool]`'s compile error, and `audit`'s.
+            return Err(format!(
+                "tool '{name}': `destructive` contradicts `read_only`: a read-only tool changes nothing, so it cannot be destructive; remove one"
+            ));
+        }
         let input = tool.input_schema();
         if input.get("type").and_then(Value::as_str) != Some("object") {
             return Err(format!(
                 "the input schema of tool '{name}' must be an object schema: give it \"type\": \"object\""
             ));
         }
+        // Compiled once, here (or shared, with the schema, with a tool whose schema is the
+        // same).
+        let check = validate::compiled(name, input)?;
         let output = tool.output_schema();
         if let Some(output) = &output
             && output.get("type").and_then(Value::as_str) != Some("object")
@@ -268,8 +240,8 @@ impl ToolInfo {
             name,
             title: tool.title(),
             description: tool.description(),
-            hints: tool.hints(),
-            input: schemas.share(input),
+            hints,
+            input: check.schema().clone(),
             output: output.map(|output| schemas.share(output)),
             icons: header.icons(),
             category: category.as_deref(),
@@ -278,7 +250,7 @@ impl ToolInfo {
         Ok(ToolInfo {
             tool: parts.mcp_tool(),
             header,
-            hints: tool.hints(),
+            hints,
             category,
             tags,
             confirms: tool.confirms(),
@@ -289,6 +261,7 @@ impl ToolInfo {
             wrapped: false,
             expected: Vec::new(),
             asks: tool.asks_client(),
+            check: Some(check),
             run: Run::Dynamic(tool),
         })
     }
@@ -592,6 +565,17 @@ impl ToolInfo {
     /// The confirmation's question as declared, with its `{argument}` placeholders.
     pub(crate) fn confirm_message(&self) -> Option<&str> {
         self.confirm_message.as_deref()
+    }
+
+    /// The pipeline's check of a call's `arguments` before anything else runs: nothing to
+    /// do for a `#[tool]` (decoding its parameters checks them); for a tool made by hand,
+    /// its input schema's verdict, every problem named. The arguments are left as they are.
+    #[inline]
+    pub(crate) fn check_arguments(&self, arguments: &mut Option<JsonObject>) -> Result<(), String> {
+        match &self.check {
+            None => Ok(()),
+            Some(check) => check.check(arguments),
+        }
     }
 
     /// How long a call may run.

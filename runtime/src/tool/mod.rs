@@ -36,9 +36,11 @@ mod names;
 pub(crate) mod output;
 pub(crate) mod param;
 pub(crate) mod probe;
+mod same;
 pub(crate) mod schema;
 mod scopes;
 pub(crate) mod strings;
+mod validate;
 
 pub use content::{Audio, Content, EmbeddedResource, Image, Linked, ResourceLink, ToolOutput};
 pub use def::TaskSupport;

@@ -213,12 +213,20 @@ fn add_definitions(schema: &mut JsonObject, generator: &mut SchemaGenerator) {
     }
 }
 
-/// A short phrase for what `schema` accepts, for error messages.
-fn expected(schema: &Value, defs: &Value, depth: usize) -> String {
-    const ANYTHING: &str = "a value matching the tool's input schema";
-    let Some(object) = schema.as_object() else {
-        return ANYTHING.to_owned();
-    };
+/// What [`expected`] says of a schema it cannot put in a few words.
+pub(crate) const ANYTHING: &str = "a value matching the tool's input schema";
+
+/// A short phrase for what `schema` accepts, for error messages (`defs`: the `$defs` its
+/// `#/$defs/...` references point into).
+pub(crate) fn expected(schema: &Value, defs: &Value, depth: usize) -> String {
+    match schema.as_object() {
+        Some(object) => expected_of(object, defs, depth),
+        None => ANYTHING.to_owned(),
+    }
+}
+
+/// [`expected`] of a schema that is an object.
+pub(crate) fn expected_of(object: &JsonObject, defs: &Value, depth: usize) -> String {
     if let Some(reference) = object.get("$ref").and_then(Value::as_str)
         && depth < 4
         && let Some(target) = reference
@@ -242,11 +250,32 @@ fn expected(schema: &Value, defs: &Value, depth: usize) -> String {
             .map(with_article)
             .collect::<Vec<_>>()
             .join(" or "),
-        _ => ANYTHING.to_owned(),
+        _ => alternatives(object, defs, depth).unwrap_or_else(|| ANYTHING.to_owned()),
     }
 }
 
-fn with_article(ty: &str) -> String {
+/// What one of the `anyOf` (or `oneOf`) alternatives of `object` accepts: each phrase once,
+/// joined by "or"; `None` when one of them cannot be said in a few words.
+fn alternatives(object: &JsonObject, defs: &Value, depth: usize) -> Option<String> {
+    let list = object
+        .get("anyOf")
+        .or_else(|| object.get("oneOf"))
+        .and_then(Value::as_array)
+        .filter(|_| depth < 4)?;
+    let mut phrases: Vec<String> = Vec::with_capacity(list.len());
+    for alternative in list {
+        let phrase = expected(alternative, defs, depth + 1);
+        if phrase == ANYTHING {
+            return None;
+        }
+        if !phrases.contains(&phrase) {
+            phrases.push(phrase);
+        }
+    }
+    (!phrases.is_empty()).then(|| phrases.join(" or "))
+}
+
+pub(crate) fn with_article(ty: &str) -> String {
     match ty {
         "integer" | "object" | "array" => format!("an {ty}"),
         "null" => "null".to_owned(),
@@ -348,6 +377,18 @@ mod tests {
         assert_eq!(
             expected(&json!({"enum": ["a", "b"]}), &defs, 0),
             "one of \"a\", \"b\""
+        );
+        assert_eq!(
+            expected(
+                &json!({"anyOf": [{"type": "string"}, {"type": "null"}, {"type": "string"}]}),
+                &defs,
+                0
+            ),
+            "a string or null"
+        );
+        assert_eq!(
+            expected(&json!({"oneOf": [{"type": "string"}, {}]}), &defs, 0),
+            ANYTHING
         );
         let defs = json!({"T": {"type": "object"}});
         assert_eq!(

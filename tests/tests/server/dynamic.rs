@@ -136,14 +136,15 @@ async fn a_hand_written_tool_is_listed_and_called_like_a_tool_macro() {
         .await
         .unwrap();
     assert_eq!(counted.text(), "3");
-    // A wrong argument: the tool's own error, as the model reads it.
+    // A wrong argument: refused against the input schema before the tool runs, as the
+    // model reads it.
     let err = client
         .call("word_count", json!({"text": 7}))
         .await
         .unwrap_err();
-    assert!(
-        matches!(&err, CallError::Tool { .. }) && err.message().contains("give `text`"),
-        "{err:?}"
+    assert_eq!(
+        err.message(),
+        "Invalid arguments for tool 'word_count': argument `text` is invalid (expected a string): got 7"
     );
 }
 

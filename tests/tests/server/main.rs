@@ -5,6 +5,7 @@
 
 mod approve;
 mod bursts;
+mod checked;
 mod confirm_with;
 mod context;
 mod dynamic;

@@ -6,7 +6,10 @@
 //!    is a protocol error; a tool the policy withholds, a `Refused` result), with the states
 //!    it needs;
 //! 2. **access**: with authorization, the caller's token grants the scope the tool needs
-//!    (`-32003` otherwise);
+//!    (`-32003` otherwise); then the **arguments** of a tool that is not a `#[tool]` are
+//!    checked against its input schema (an `isError` result naming every problem, and
+//!    nothing further runs: no layer, no question, no task; a `#[tool]`'s are checked by
+//!    decoding them, in the engine, before its confirmation);
 //! 3. the hook points, between access and dispatch and in this order: layers around the
 //!    call, confirmation (the server's approvers, `approve.rs`, then the user, `ask.rs`; a
 //!    2026-07-28 request state used once when the task store keeps marks), running as a task (`task/`: a tool that declares
@@ -233,12 +236,12 @@ impl Pipeline {
     /// step gave), so that nothing is copied into one more future's state per call.
     pub(crate) fn call(
         &self,
-        params: CallToolRequestParams,
+        mut params: CallToolRequestParams,
         cancel: CancellationToken,
         setup: CallSetup,
         way: Way,
     ) -> impl Future<Output = CallReply> + Send + '_ {
-        let admitted = self.admit(&params.name, &setup.caller);
+        let admitted = self.admit(&params.name, &mut params.arguments, &setup.caller);
         // Named as registered (or `unknown`): a span name is never what a request made up.
         // The registry is asked again only for a call refused before it runs.
         let span = if crate::trace::active() {
@@ -338,9 +341,14 @@ impl Pipeline {
         ))
     }
 
-    /// Steps 1 to 3: the tool to run, or the answer that ends the call before it runs.
-    /// (Boxed: the answer is large, and rare.)
-    fn admit(&self, name: &str, caller: &Caller) -> Result<ToolRef, Box<CallReply>> {
+    /// Steps 1 to 3: the tool to run with `arguments`, or the answer that ends the call
+    /// before it runs. (Boxed: the answer is large, and rare.)
+    fn admit(
+        &self,
+        name: &str,
+        arguments: &mut Option<rmcp::model::JsonObject>,
+        caller: &Caller,
+    ) -> Result<ToolRef, Box<CallReply>> {
         // 1. resolve
         let Some(tool) = self.registry.tool(name) else {
             return Err(Box::new(Err(unknown_tool(name))));
@@ -360,6 +368,11 @@ impl Pipeline {
         // 2. access
         if let Some(refused) = self.refuse(&tool, caller) {
             return Err(Box::new(Err(refused)));
+        }
+        // The arguments, before anything runs for them (a `#[tool]`'s: nothing to do here).
+        if let Err(problems) = tool.check_arguments(arguments) {
+            let invalid = outcome::tool_result(&tool, Outcome::Invalid(problems));
+            return Err(Box::new(Ok(invalid.into())));
         }
         // 3. Layers, confirmation and tasks hook in here, in that order: the layers around
         // the rest (`layer.rs`), then confirmation, the call's gate (`ask.rs`), run by the

@@ -12,6 +12,7 @@ mod passthrough;
 mod pin_adversarial;
 mod review;
 mod survive;
+mod validate;
 
 use toolsmith::Server;
 use toolsmith_gateway::Upstream;
