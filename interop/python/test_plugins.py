@@ -5,7 +5,8 @@ A hand-written tool is governed by its hints exactly as a `#[tool]` is:
 
 - the three tools are listed with their complete hint blocks and titles, and their schemas
   are valid JSON Schema 2020-12; word_count's structuredContent matches its outputSchema;
-- a wrong argument is the tool's own error result, naming what to send;
+- a wrong argument is refused against the tool's input schema before the tool runs, naming
+  the argument and what it expects (the words a `#[tool]`'s refusal uses);
 - forget_words (destructive, confirm) asks the user first: declined, it is refused and the
   tally stays; accepted, it runs. Stateless over HTTP nothing can be asked: refused;
 - load_plugin adds reverse_text while the server serves: on stdio and with `--sessions` the
@@ -92,7 +93,8 @@ async def run_checks(session, user, heard, can_hear):
         except jsonschema.exceptions.ValidationError as err:
             check(False, f"word_count structuredContent: {err.message}")
     wrong = await session.call_tool("word_count", {"text": 7})
-    check(wrong.is_error is True and "give `text`" in text_of(wrong), f"a wrong argument: {wrong}")
+    check(wrong.is_error is True and "argument `text` is invalid (expected a string)" in text_of(wrong),
+          f"a wrong argument: {wrong}")
 
     if can_hear:
         user.answer = "decline"

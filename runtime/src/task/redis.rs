@@ -119,6 +119,27 @@ impl RedisStore {
         })
     }
 
+    /// Keeps `value` under `{prefix}{kind}:{key}` for `ttl` (at least a millisecond: Redis
+    /// refuses `PX 0`).
+    async fn set(
+        &self,
+        kind: &str,
+        key: &str,
+        value: &str,
+        ttl: Duration,
+    ) -> Result<bool, StoreError> {
+        let mut connection = self.connection().await?;
+        let _: () = redis::cmd("SET")
+            .arg(format!("{}{kind}:{key}", self.prefix))
+            .arg(value)
+            .arg("PX")
+            .arg(millis(ttl).max(1))
+            .query_async(&mut connection)
+            .await
+            .map_err(StoreError::new)?;
+        Ok(true)
+    }
+
     /// The connection, made now if it is the first use.
     async fn connection(&self) -> Result<ConnectionManager, StoreError> {
         let connection = self
@@ -337,18 +358,7 @@ impl TaskStore for RedisStore {
     }
 
     fn remember<'a>(&'a self, key: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
-        Box::pin(async move {
-            let mut connection = self.connection().await?;
-            let _: () = redis::cmd("SET")
-                .arg(format!("{}grant:{key}", self.prefix))
-                .arg(1)
-                .arg("PX")
-                .arg(millis(ttl))
-                .query_async(&mut connection)
-                .await
-                .map_err(StoreError::new)?;
-            Ok(true)
-        })
+        self.remember_as(key, "1", ttl)
     }
 
     fn remember_as<'a>(
@@ -357,18 +367,7 @@ impl TaskStore for RedisStore {
         description: &'a str,
         ttl: Duration,
     ) -> StoreFuture<'a, bool> {
-        Box::pin(async move {
-            let mut connection = self.connection().await?;
-            let _: () = redis::cmd("SET")
-                .arg(format!("{}grant:{key}", self.prefix))
-                .arg(description)
-                .arg("PX")
-                .arg(millis(ttl).max(1))
-                .query_async(&mut connection)
-                .await
-                .map_err(StoreError::new)?;
-            Ok(true)
-        })
+        Box::pin(self.set("grant", key, description, ttl))
     }
 
     fn remembered_all(&self) -> StoreFuture<'_, Vec<(String, String, u64)>> {
@@ -396,18 +395,7 @@ impl TaskStore for RedisStore {
         message: &'a str,
         ttl: Duration,
     ) -> StoreFuture<'a, bool> {
-        Box::pin(async move {
-            let mut connection = self.connection().await?;
-            let _: () = redis::cmd("SET")
-                .arg(format!("{}handed:{key}", self.prefix))
-                .arg(message)
-                .arg("PX")
-                .arg(millis(ttl).max(1))
-                .query_async(&mut connection)
-                .await
-                .map_err(StoreError::new)?;
-            Ok(true)
-        })
+        Box::pin(self.set("handed", key, message, ttl))
     }
 
     fn take_handed<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
