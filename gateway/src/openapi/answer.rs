@@ -8,19 +8,20 @@ use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::Value;
 use toolsmith::ToolError;
 
-use super::call::{Target, why};
+use super::redact::Redactor;
+use super::why;
 
 /// How much of an error answer's body its error result quotes.
 const EXCERPT: usize = 1024;
 
 /// `answer` to the request of `shown` (its method and path) at `requested` (its URL without
-/// credentials), read as the tool's result; `structured`: whether the tool has an output
-/// schema.
+/// credentials), read as the tool's result: at most `max_answer` bytes, what `redactor` knows
+/// redacted; `structured`: whether the tool has an output schema.
 pub(crate) async fn read(
     mut answer: reqwest::Response,
     shown: &str,
     requested: &str,
-    target: &Target,
+    (max_answer, redactor): (usize, &Redactor),
     structured: bool,
 ) -> Result<CallToolResult, ToolError> {
     let status = answer.status();
@@ -29,23 +30,23 @@ pub(crate) async fn read(
         .get("content-type")
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default();
-    let kind = target.redactor.text(kind);
+    let kind = redactor.text(kind);
     let mut bytes = Vec::new();
     while let Some(chunk) = answer
         .chunk()
         .await
         .map_err(|err| ToolError::new(format!("{shown}: the answer was cut off: {}", why(err))))?
     {
-        if bytes.len() + chunk.len() > target.max_answer {
+        if bytes.len() + chunk.len() > max_answer {
             return Err(ToolError::new(format!(
                 "{shown}: the answer is longer than {} bytes, the most this tool reads",
-                target.max_answer
+                max_answer
             )));
         }
         bytes.extend_from_slice(&chunk);
     }
     // Before anything of it is read: an API may quote the request, credentials and all.
-    let bytes = target.redactor.bytes(bytes);
+    let bytes = redactor.bytes(bytes);
     if !status.is_success() {
         let text = String::from_utf8_lossy(&bytes);
         let mut excerpt: String = text.chars().take(EXCERPT).collect();

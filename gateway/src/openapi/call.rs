@@ -11,7 +11,7 @@ use rmcp::model::{CallToolResult, JsonObject};
 use serde_json::Value;
 use toolsmith::ToolError;
 
-use super::{BodyKind, In, Route};
+use super::{BodyKind, In, Route, why};
 
 /// How long a call waits for the API without a call timeout of its own.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -152,7 +152,14 @@ impl Endpoint {
         let answer = request.send().await.map_err(|err| {
             ToolError::new(format!("{shown}: the API did not answer: {}", why(err)))
         })?;
-        super::answer::read(answer, &shown, &requested, target, route.structured).await
+        super::answer::read(
+            answer,
+            &shown,
+            &requested,
+            (target.max_answer, &target.redactor),
+            route.structured,
+        )
+        .await
     }
 
     /// The credentials of the first security requirement of the route whose every scheme
@@ -219,12 +226,6 @@ fn plain(value: &Value) -> String {
         Value::String(text) => text.clone(),
         other => other.to_string(),
     }
-}
-
-/// The error's own words and those of what caused it.
-pub(super) fn why(err: reqwest::Error) -> String {
-    // Never the URL: it may hold an API key in its query.
-    crate::error::said(&err.without_url())
 }
 
 #[cfg(test)]

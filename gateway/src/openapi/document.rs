@@ -28,7 +28,7 @@ pub(crate) async fn load(
         let mut answer = client.get(source).send().await.map_err(|err| {
             format!(
                 "cannot fetch the OpenAPI document {source}: {}",
-                super::call::why(err)
+                super::why(err)
             )
         })?;
         let status = answer.status();
@@ -45,7 +45,7 @@ pub(crate) async fn load(
         while let Some(chunk) = answer
             .chunk()
             .await
-            .map_err(|err| cannot_read(&super::call::why(err)))?
+            .map_err(|err| cannot_read(&super::why(err)))?
         {
             if bytes.len() + chunk.len() > max {
                 return Err(too_long());

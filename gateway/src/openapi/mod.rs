@@ -335,6 +335,12 @@ pub(crate) struct Route {
     pub(crate) structured: bool,
 }
 
+/// A transport error's own words and those of what caused it, never its URL (it may hold an
+/// API key in its query).
+fn why(err: reqwest::Error) -> String {
+    crate::error::said(&err.without_url())
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
