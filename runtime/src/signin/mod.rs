@@ -18,7 +18,9 @@
 // operator's rules. Nothing here knows the MCP server: the transport mounts the routes, and
 // the server says which tools each scope opens.
 
+mod checks;
 mod clients;
+mod documents;
 mod flow;
 mod keys;
 mod page;
