@@ -20,6 +20,7 @@
 
 mod checks;
 mod clients;
+mod consents;
 mod documents;
 mod flow;
 mod keys;
@@ -33,6 +34,7 @@ mod upstream;
 
 use std::time::Duration;
 
+pub use consents::{Consent, Consents};
 pub use rule::ScopeRule;
 pub(crate) use server::{AuthServer, Level, Offer, Offers};
 
