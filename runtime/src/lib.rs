@@ -126,6 +126,16 @@ mod request;
 pub mod resource;
 mod run;
 pub mod server;
+// SCAFFOLD (#55, branch h-who): stands for the coordinator's runtime/src/signin/mod.rs
+// until the branches merge; that file declares `mod rule; pub use rule::ScopeRule;` and this
+// block goes.
+#[cfg(feature = "auth")]
+#[allow(dead_code)] // `rule::restricted` waits for the authorization server
+pub mod signin {
+    //! Sign-in (issue #55): for now, [`ScopeRule`] only.
+    mod rule;
+    pub use rule::ScopeRule;
+}
 pub mod task;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
