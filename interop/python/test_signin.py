@@ -1,0 +1,325 @@
+"""Sign-in (issue #55) through the official Python SDK's OAuth client, against a real OpenID
+provider: `oidc-provider` (npm, certified) on loopback, set up as Google's is (no dynamic
+registration, one static confidential client: the operator's), and the notes example served
+with `--signin-oidc`.
+
+    python test_signin.py NOTES_BINARY NODE WORKDIR
+
+1. The provider alone: alice's headless login comes back with a code, her ID token carries
+   her verified email and groups; no registration endpoint.
+2. The SDK's OAuthClientProvider with dynamic registration: a call without a token is
+   answered 401, then discovery (RFC 9728, RFC 8414), POST /oauth/register, the authorization
+   (the redirect handler is a headless browser: toolsmith redirects to the provider, the
+   provider's login and consent forms are posted as alice, toolsmith's consent page is
+   answered, all scopes ticked), the token, then tools/list, search_notes and a confirmed
+   delete_note (MCP 2026-07-28). The access token is a JWT ES256 (typ at+jwt) verified with
+   /oauth/jwks whose claims name alice, the provider, her email and groups.
+3. The token's expiry is passed (the SDK's own record of it): the SDK refreshes it (one
+   refresh_token grant, no new login) and the new token works. The old access token, revoked
+   (POST /oauth/revoke), is answered 401; the new one still works. The old refresh token,
+   used again, is refused (invalid_grant), and that revokes its family: the new refresh token
+   is refused too.
+4. The same with a Client ID Metadata Document (served by this script on 127.0.0.1 over
+   http, allowed with --signin-allow-host 127.0.0.1): no registration, the client_id is the
+   document's URL, the consent page names the document's client_name. The SDK refuses a
+   client_metadata_url that is not https (checked); the document's http URL is given to the
+   SDK's flow after construction, the rest of the flow is the SDK's own. A revoked refresh
+   token is refused.
+
+Every wait is bounded; the provider and the server are stopped at the end whatever happens.
+"""
+
+import asyncio
+import os
+import signal
+import sys
+import time
+
+import httpx2
+from mcp.client.auth import OAuthClientProvider
+from mcp.client.client import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
+
+from checks import check, failed_with, tally
+from confirming import User, check_asked
+from notes_http import NotesServer, StartError, free_port, initialize_message, request
+from signin_browser import Browser
+from signin_parts import CLIENT_ID, IdP, MetadataDocument, check_idp, token_request, verified_claims
+
+ALL_TOOLS = ["create_note", "delete_note", "get_note", "import_notes", "import_url", "search_notes", "tag_chart"]
+SCOPES = {"tools:read", "tools:write", "tools:destructive"}
+
+
+class Memory:
+    """The SDK's TokenStorage, in memory."""
+
+    def __init__(self):
+        self.tokens = None
+        self.client = None
+
+    async def get_tokens(self):
+        return self.tokens
+
+    async def set_tokens(self, tokens):
+        self.tokens = tokens
+
+    async def get_client_info(self):
+        return self.client
+
+    async def set_client_info(self, client_info):
+        self.client = client_info
+
+
+class Flow:
+    """One OAuth client of the SDK (its provider, storage and a log of its HTTP exchanges),
+    whose redirect handler is a headless browser that logs in as alice."""
+
+    def __init__(self, mcp_url, callback, name, metadata_url=None):
+        self.storage = Memory()
+        self.callback = callback
+        self.browsers = []
+        self.result = None
+        self.exchanges = []  # (method, path, status)
+        metadata = OAuthClientMetadata(client_name=name, redirect_uris=[callback],
+                                       grant_types=["authorization_code", "refresh_token"],
+                                       response_types=["code"])
+        self.auth = OAuthClientProvider(mcp_url, metadata, self.storage, redirect_handler=self.redirect,
+                                        callback_handler=self.answered)
+        if metadata_url is not None:
+            # The SDK's constructor refuses an http URL (see main); its flow takes it.
+            self.auth.context.client_metadata_url = metadata_url
+
+    async def redirect(self, url):
+        browser = Browser(self.callback, login="alice")
+        self.browsers.append(browser)
+        got = await browser.run(url)
+        self.result = AuthorizationCodeResult(code=got.get("code", ""), state=got.get("state"),
+                                              iss=got.get("iss"))
+        if "error" in got:
+            raise RuntimeError(f"the authorization ended in {got}")
+
+    async def answered(self):
+        return self.result
+
+    async def record(self, response):
+        self.exchanges.append((response.request.method, response.request.url.path, response.status_code))
+
+    async def session(self, mcp_url, work, user=None):
+        """Runs `work(client)` in an MCP 2026-07-28 Client whose HTTP client is authorized by
+        the SDK's OAuth provider."""
+        timeout = httpx2.Timeout(20.0, read=60.0)
+        async with httpx2.AsyncClient(timeout=timeout, auth=self.auth,
+                                      event_hooks={"response": [self.record]}) as http:
+            async with Client(streamable_http_client(mcp_url, http_client=http), cache=None,
+                              elicitation_callback=user) as client:
+                await work(client)
+
+    def paths(self, method, path):
+        return [status for m, p, status in self.exchanges if (m, p) == (method, path)]
+
+
+async def the_tools_work(flow, mcp_url, note_id, what):
+    user = User()
+
+    async def work(client):
+        names = sorted(t.name for t in (await asyncio.wait_for(client.list_tools(), 30)).tools)
+        check(names == ALL_TOOLS, f"{what}: tools/list lists every tool: {names}")
+        found = await asyncio.wait_for(client.call_tool("search_notes", {"query": "milk"}), 30)
+        titles = [n.get("title") for n in (found.structured_content or {}).get("result", [])]
+        check(not found.is_error and titles == ["Groceries"], f"{what}: search_notes: {found}")
+        if note_id is None:  # one of its own
+            made = await asyncio.wait_for(client.call_tool("create_note", {"title": what, "body": "x"}), 30)
+            note_id = (made.structured_content or {}).get("id")
+            check(not made.is_error and note_id, f"{what}: create_note: {made}")
+        deleted = await asyncio.wait_for(client.call_tool("delete_note", {"note_id": note_id}), 30)
+        check_asked(user, note_id, f"{what}: delete_note")
+        check(not deleted.is_error and deleted.structured_content == {"note_id": note_id, "deleted": True},
+              f"{what}: delete_note deletes, confirmed: {deleted}")
+
+    await flow.session(mcp_url, work, user)
+
+
+async def check_token(issuer, idp, token, client_id, what):
+    header, claims = await verified_claims(issuer, token)
+    check(header.get("typ") == "at+jwt" and header.get("alg") == "ES256" and header.get("kid"),
+          f"{what}: the access token's header: {header}")
+    scopes = set((claims.get("scope") or "").split())
+    check(claims.get("aud") == f"{issuer}/mcp" and claims.get("sub") == "alice"
+          and claims.get("idp") == idp.issuer and claims.get("email") == "alice@example.com"
+          and claims.get("groups") == ["staff", "admins"] and scopes == SCOPES
+          and claims.get("client_id") == client_id and claims.get("jti") and claims.get("fam"),
+          f"{what}: the access token's claims: {claims}")
+    return claims
+
+
+def check_consent_page(browser, names, what):
+    page = browser.consent_page
+    check(page is not None, f"{what}: toolsmith's consent page was shown: {browser.trail()}")
+    if page is None:
+        return
+    form = next(f for f in page.forms if f.action.endswith("/oauth/consent"))
+    hidden = {i.get("name") for i in form.inputs if i.get("type") == "hidden"}
+    asked = {i.get("value") for i in form.named("scope") if i.get("type") == "checkbox"}
+    decisions = {i.get("value") for i in form.named("decision") if i.get("_tag") == "button"}
+    check(form.method == "post" and {"pending", "csrf"} <= hidden and asked == SCOPES
+          and form.named("remember") and decisions == {"allow", "deny"},
+          f"{what}: the consent form (pending, csrf, a checkbox per scope, remember, allow/deny): "
+          f"{form.inputs}")
+    for name in names + ["127.0.0.1", "Search notes", "Delete note"]:
+        check(name in page.text, f"{what}: the consent page names {name!r}: {page.text[:600]!r}")
+
+
+async def mcp_status(mcp_url, token):
+    """The status of a raw initialize POST to /mcp with `token`."""
+    reply = await asyncio.to_thread(request, mcp_url, "POST", initialize_message(),
+                                    {"Authorization": f"Bearer {token}"})
+    return reply.status
+
+
+async def dynamic_registration(issuer, idp, mcp_url, callback):
+    """Part 2 and 3 (see the module's doc)."""
+    what = "DCR"
+    flow = Flow(mcp_url, callback, "toolsmith interop (registered)")
+    await the_tools_work(flow, mcp_url, 2, what)
+    check(401 in flow.paths("POST", "/mcp"), f"{what}: /mcp answered 401 first: {flow.exchanges}")
+    check(flow.paths("GET", "/.well-known/oauth-protected-resource/mcp")[:1] == [200]
+          or flow.paths("GET", "/.well-known/oauth-protected-resource")[:1] == [200],
+          f"{what}: protected resource metadata: {flow.exchanges}")
+    check(200 in flow.paths("GET", "/.well-known/oauth-authorization-server")
+          or 200 in flow.paths("GET", "/.well-known/openid-configuration"),
+          f"{what}: authorization server metadata: {flow.exchanges}")
+    check(flow.paths("POST", "/oauth/register") == [201], f"{what}: registered once: {flow.exchanges}")
+    check(flow.paths("POST", "/oauth/token") == [200], f"{what}: one token request: {flow.exchanges}")
+    check(len(flow.browsers) == 1, f"{what}: one authorization: {len(flow.browsers)}")
+    client = flow.storage.client
+    if flow.browsers:
+        check_consent_page(flow.browsers[0], ["toolsmith interop (registered)", "unverified"], what)
+        trail = " ".join(where for where, _, _ in flow.browsers[0].pages)
+        check(f"{idp.issuer}/auth" in trail and "/oauth/callback" in trail,
+              f"{what}: the browser went through the provider and back: {flow.browsers[0].trail()}")
+    first = flow.storage.tokens
+    if first is None or client is None:
+        check(False, f"{what}: no tokens, stopping here: {flow.exchanges}")
+        return
+    await check_token(issuer, idp, first.access_token, client.client_id, what)
+    check(bool(first.refresh_token), f"{what}: a refresh token: {first}")
+
+    # 3. Refresh: the SDK refreshes once its record says the token expired.
+    flow.auth.context.token_expiry_time = time.time() - 1
+    flow.exchanges.clear()
+    await the_tools_work(flow, mcp_url, 3, f"{what}, refreshed")
+    second = flow.storage.tokens
+    check(flow.paths("POST", "/oauth/token") == [200] and len(flow.browsers) == 1
+          and 401 not in flow.paths("POST", "/mcp"),
+          f"{what}: one refresh, no new login, no 401: {flow.exchanges}")
+    check(second.access_token != first.access_token and second.refresh_token
+          and second.refresh_token != first.refresh_token,
+          f"{what}: the refresh gives a new access token and a new refresh token")
+    claims = await check_token(issuer, idp, second.access_token, client.client_id, f"{what}, refreshed")
+
+    token_url = f"{issuer}/oauth/token"
+    async with httpx2.AsyncClient(timeout=15.0) as http:
+        status, body = await token_request(http, f"{issuer}/oauth/revoke",
+                                           {"token": first.access_token, "token_type_hint": "access_token"}, client)
+        check(status == 200, f"{what}: POST /oauth/revoke of the first access token: {status} {body}")
+        check(await mcp_status(mcp_url, first.access_token) == 401,
+              f"{what}: the revoked access token is refused (401)")
+        check(await mcp_status(mcp_url, second.access_token) == 200,
+              f"{what}: the refreshed access token still works")
+
+        status, body = await token_request(http, token_url, {"grant_type": "refresh_token",
+                                                             "refresh_token": first.refresh_token}, client)
+        check(status == 400 and isinstance(body, dict) and body.get("error") == "invalid_grant",
+              f"{what}: the used refresh token, again: 400 invalid_grant: {status} {body}")
+        status, body = await token_request(http, token_url, {"grant_type": "refresh_token",
+                                                             "refresh_token": second.refresh_token}, client)
+        check(status == 400 and isinstance(body, dict) and body.get("error") == "invalid_grant",
+              f"{what}: its family is revoked: the new refresh token is refused too: {status} {body}")
+    after = await mcp_status(mcp_url, second.access_token)
+    print(f"sign-in: family {claims.get('fam')} revoked; its live access token now answers {after}")
+
+
+async def metadata_document(issuer, idp, mcp_url, callback):
+    """Part 4 (see the module's doc)."""
+    what = "CIMD"
+    document = MetadataDocument(callback)
+    url = document.start()
+    try:
+        try:
+            OAuthClientProvider(mcp_url, OAuthClientMetadata(redirect_uris=[callback]), Memory(),
+                                client_metadata_url=url)
+            refused = None
+        except ValueError as err:
+            refused = err
+        check(refused is not None and "HTTPS" in str(refused),
+              f"the SDK refuses a client_metadata_url over http ({url}): {refused!r}")
+        print(f"sign-in: the SDK refuses an http client_metadata_url ({refused}); "
+              "its flow is given the URL after construction")
+        flow = Flow(mcp_url, callback, "toolsmith interop (unused name)", metadata_url=url)
+        await the_tools_work(flow, mcp_url, None, what)
+        check(flow.paths("POST", "/oauth/register") == [], f"{what}: no registration: {flow.exchanges}")
+        check(flow.paths("POST", "/oauth/token") == [200], f"{what}: one token request: {flow.exchanges}")
+        check(document.fetched >= 1, f"{what}: the server fetched the document ({document.fetched} times)")
+        if flow.browsers:
+            check_consent_page(flow.browsers[0], [document.document["client_name"]], what)
+        tokens, client = flow.storage.tokens, flow.storage.client
+        if tokens is None or client is None:
+            check(False, f"{what}: no tokens, stopping here: {flow.exchanges}")
+            return
+        check(client.client_id == url, f"{what}: the client_id is the document's URL: {client.client_id}")
+        await check_token(issuer, idp, tokens.access_token, url, what)
+        async with httpx2.AsyncClient(timeout=15.0) as http:
+            status, body = await token_request(http, f"{issuer}/oauth/revoke",
+                                               {"token": tokens.refresh_token}, client)
+            check(status == 200, f"{what}: POST /oauth/revoke of the refresh token: {status} {body}")
+            status, body = await token_request(http, f"{issuer}/oauth/token", {
+                "grant_type": "refresh_token", "refresh_token": tokens.refresh_token}, client)
+            check(status == 400 and isinstance(body, dict) and body.get("error") == "invalid_grant",
+                  f"{what}: the revoked refresh token is refused: {status} {body}")
+    finally:
+        document.stop()
+
+
+async def main(notes, node, workdir):
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    os.makedirs(workdir, exist_ok=True)
+    port = free_port()
+    issuer = f"http://127.0.0.1:{port}"
+    mcp_url = f"{issuer}/mcp"
+    callback = f"http://127.0.0.1:{free_port()}/callback"  # the SDK client's; never loaded
+    idp = IdP(node, workdir, [f"{issuer}/oauth/callback"])
+    server = None
+    try:
+        idp.start()
+        await asyncio.wait_for(check_idp(idp, check), 60)
+        server = NotesServer(notes, ["serve", "--http", f"127.0.0.1:{port}",
+                                     "--signin-oidc", idp.issuer, "--signin-client-id", CLIENT_ID,
+                                     "--signin-client-secret-file", idp.secret_file,
+                                     "--signin-allow-host", "127.0.0.1"],
+                             env={"TOOLSMITH_LOG": "info"}, workdir=workdir, name="signin")
+        server.start()
+        for part, run in (("DCR", dynamic_registration), ("CIMD", metadata_document)):
+            try:
+                await asyncio.wait_for(run(issuer, idp, mcp_url, callback), 120)
+            except Exception as err:
+                failed_with(f"{part}: the flow", err)
+                print(server.stderr_tail(), file=sys.stderr)
+    except StartError as err:
+        check(False, f"did not start: {err}")
+    except Exception as err:
+        failed_with("sign-in", err)
+    finally:
+        if server is not None and server.url is None:
+            server.kill()
+        elif server is not None:
+            status = server.stop()
+            check(status == 0, f"the server's exit status after SIGTERM: {status}\n{server.stderr_tail()}")
+        idp.stop()
+    return tally("sign-in through the python sdk")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    sys.exit(asyncio.run(main(*sys.argv[1:])))
