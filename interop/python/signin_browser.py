@@ -15,7 +15,7 @@ presses `decision` (allow or deny). Every step is bounded: at most 20 requests, 
 """
 
 from html.parser import HTMLParser
-from urllib.parse import parse_qsl, urljoin, urlsplit
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
 import httpx2
 
@@ -100,7 +100,10 @@ class Browser:
                 if method == "GET":
                     response = await http.get(url)
                 else:
-                    response = await http.post(url, data=data)
+                    # (a list of pairs: `scope` repeats)
+                    pairs = list(data.items()) if isinstance(data, dict) else data
+                    response = await http.post(url, content=urlencode(pairs), headers={
+                        "Content-Type": "application/x-www-form-urlencoded"})
                 self.cookies = http.cookies
                 kind = response.headers.get("content-type", "")
                 page = Page(response.text) if "html" in kind else None

@@ -123,6 +123,7 @@ async def the_tools_work(flow, mcp_url, note_id, what):
     user = User()
 
     async def work(client):
+        nonlocal note_id
         names = sorted(t.name for t in (await asyncio.wait_for(client.list_tools(), 30)).tools)
         check(names == ALL_TOOLS, f"{what}: tools/list lists every tool: {names}")
         found = await asyncio.wait_for(client.call_tool("search_notes", {"query": "milk"}), 30)

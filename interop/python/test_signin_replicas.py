@@ -7,8 +7,9 @@ Both replicas run `--task-store redis://127.0.0.1:PORT/0 --public-url http://127
 browser goes through the authorization (toolsmith, the provider's login and consent as alice,
 toolsmith's consent page), its steps served by both replicas. Then, directly at each replica
 (not through nginx): the code is redeemed at replica 1 (200, a token) and again at replica 2
-(400 invalid_grant: a code is good once, whichever replica sees it). The token replica 1
-issued works at replica 2 (shared signing keys).
+(400 invalid_grant: a code is good once, whichever replica sees it); a second flow the other
+way round (replica 2 redeems, replica 1 refuses), so that the refusal is not a replica that
+knows nothing of the code. The token replica 1 issued works at both (shared signing keys).
 
 Every wait is bounded; redis, nginx, the provider and the replicas are stopped at the end
 whatever happens (their pids are in WORKDIR/*.pid for interop/run's clean-up).
@@ -86,28 +87,39 @@ async def redeem(replica, public, form):
         return answer.status_code, answer.text[:300]
 
 
-async def run(replicas, idp, public, nginx):
-    await check_idp(idp, check)
+async def code_once(replicas, public, nginx, what):
+    """One authorization through nginx; its code redeemed at replicas[0] directly (200), then
+    at replicas[1] directly (400 invalid_grant). Returns (client_id, the token response)."""
     callback = f"http://127.0.0.1:{free_port()}/callback"
-    client_id, code, verifier = await flow(public, callback, nginx, "replicas")
+    client_id, code, verifier = await flow(public, callback, nginx, what)
     form = {"grant_type": "authorization_code", "code": code, "redirect_uri": callback,
             "code_verifier": verifier, "client_id": client_id}
     first, second = replicas
     status, body = await redeem(first, public, form)
     check(status == 200 and isinstance(body, dict) and body.get("access_token"),
-          f"the code redeemed at {first.name} directly: {status} {body}")
+          f"{what}: the code redeemed at {first.name} directly: {status} {body}")
     status2, body2 = await redeem(second, public, form)
     check(status2 == 400 and isinstance(body2, dict) and body2.get("error") == "invalid_grant",
-          f"the same code again at {second.name} directly: 400 invalid_grant: {status2} {body2}")
-    print(f"sign-in across replicas: the code at {first.name}: {status}; again at {second.name}: "
-          f"{status2} {body2.get('error') if isinstance(body2, dict) else body2}")
-    token = body.get("access_token") if isinstance(body, dict) else None
+          f"{what}: the same code again at {second.name} directly: 400 invalid_grant: {status2} {body2}")
+    print(f"sign-in across replicas: {what}: the code at {first.name}: {status}; again at "
+          f"{second.name}: {status2} {body2.get('error') if isinstance(body2, dict) else body2}")
+    return client_id, body if isinstance(body, dict) else {}
+
+
+async def run(replicas, idp, public, nginx):
+    await check_idp(idp, check)
+    # Each way round: a replica refuses a code the other redeemed, and redeems one the
+    # other never saw (so the refusal is the code's single use, not a replica that knows
+    # nothing of it).
+    client_id, body = await code_once(replicas, public, nginx, "first flow")
+    await code_once(list(reversed(replicas)), public, nginx, "second flow")
+    token = body.get("access_token")
     if not token:
         return
     header, claims = await verified_claims(public, token)
     check(claims.get("sub") == "alice" and claims.get("aud") == f"{public}/mcp"
           and claims.get("client_id") == client_id,
-          f"the token {first.name} issued, verified with /oauth/jwks through nginx: {header} {claims}")
+          f"the token {replicas[0].name} issued, verified with /oauth/jwks through nginx: {header} {claims}")
     host = public.split("://", 1)[1]
     for replica in replicas:
         reply = await asyncio.to_thread(request, f"http://127.0.0.1:{replica.port}/mcp", "POST",
