@@ -123,6 +123,32 @@ async def check_idp(idp, check):
               f"the provider's ID token for alice: {answer.status_code} {claims or answer.text[:300]}")
 
 
+async def authorize_raw(base, callback, login, check, what,
+                        scope="tools:read tools:write tools:destructive"):
+    """A client of raw requests: registers (POST BASE/oauth/register, a public client), then a
+    headless browser goes through BASE/oauth/authorize as `login`, ticking every scope
+    offered. Returns (client_id, the redirect's parameters, code_verifier, the browser)."""
+    async with httpx2.AsyncClient(timeout=15.0) as http:
+        answer = await http.post(f"{base}/oauth/register", json={
+            "client_name": f"toolsmith interop ({what})", "redirect_uris": [callback],
+            "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
+            "token_endpoint_auth_method": "none"})
+    kind = answer.headers.get("content-type", "")
+    body = answer.json() if kind.startswith("application/json") else {}
+    check(answer.status_code == 201 and body.get("client_id"),
+          f"{what}: POST /oauth/register: {answer.status_code} {answer.text[:300]}")
+    client_id = body.get("client_id", "")
+    verifier, challenge = pkce()
+    query = urlencode({"response_type": "code", "client_id": client_id, "redirect_uri": callback,
+                       "code_challenge": challenge, "code_challenge_method": "S256",
+                       "state": what, "scope": scope, "resource": f"{base}/mcp"})
+    browser = Browser(callback, login=login)
+    got = await browser.run(f"{base}/oauth/authorize?{query}")
+    check(got.get("state") == what and got.get("code") and got.get("iss") == base,
+          f"{what}: the authorization comes back with a code, state and iss: {got}")
+    return client_id, got, verifier, browser
+
+
 class MetadataDocument:
     """A Client ID Metadata Document served on 127.0.0.1 over plain http, at /clients/interop.json
     (its URL is its client_id); `fetched` counts the GETs of it."""

@@ -25,6 +25,10 @@ with `--signin-oidc`.
    client_metadata_url that is not https (checked); the document's http URL is given to the
    SDK's flow after construction, the rest of the flow is the SDK's own. A revoked refresh
    token is refused.
+5. The server is started with `--signin-restrict tools:destructive=group:admins
+   --signin-restrict tools:write=email:*@example.com`: alice (group admins, alice@example.com)
+   is granted every scope above; bob (group staff, bob@example.org), signed in through a
+   client of raw requests, is granted tools:read only, and his token lists the read-only tools.
 
 Every wait is bounded; the provider and the server are stopped at the end whatever happens.
 """
@@ -47,9 +51,11 @@ from checks import check, failed_with, tally
 from confirming import User, check_asked
 from notes_http import NotesServer, StartError, free_port, initialize_message, request
 from signin_browser import Browser
-from signin_parts import CLIENT_ID, IdP, MetadataDocument, check_idp, token_request, verified_claims
+from signin_parts import (CLIENT_ID, IdP, MetadataDocument, authorize_raw, check_idp, token_request,
+                          verified_claims)
 
 ALL_TOOLS = ["create_note", "delete_note", "get_note", "import_notes", "import_url", "search_notes", "tag_chart"]
+READ_ONLY = ["get_note", "search_notes", "tag_chart"]
 SCOPES = {"tools:read", "tools:write", "tools:destructive"}
 
 
@@ -295,6 +301,32 @@ async def metadata_document(issuer, idp, mcp_url, callback):
         document.stop()
 
 
+async def restricted(issuer, idp, mcp_url, callback):
+    """Part 5 (see the module's doc): bob, neither in group admins nor at example.com."""
+    what = "bob"
+    client_id, got, verifier, browser = await authorize_raw(issuer, callback, "bob", check, what)
+    page = browser.consent_page
+    offered = sorted(i.get("value") for f in (page.forms if page else []) for i in f.named("scope"))
+    print(f"sign-in: the consent page offers bob {offered}")
+    async with httpx2.AsyncClient(timeout=15.0) as http:
+        status, body = await token_request(http, f"{issuer}/oauth/token", {
+            "grant_type": "authorization_code", "code": got.get("code", ""),
+            "redirect_uri": callback, "code_verifier": verifier, "client_id": client_id})
+    token = body.get("access_token") if status == 200 and isinstance(body, dict) else None
+    check(token, f"{what}: the token request: {status} {body}")
+    if not token:
+        return
+    _, claims = await verified_claims(issuer, token)
+    check(claims.get("sub") == "bob" and claims.get("email") == "bob@example.org"
+          and claims.get("groups") == ["staff"] and claims.get("scope") == "tools:read",
+          f"{what}: granted tools:read only (the rules keep tools:write and tools:destructive "
+          f"from him): {claims}")
+    async with httpx2.AsyncClient(timeout=15.0, headers={"Authorization": f"Bearer {token}"}) as http:
+        async with Client(streamable_http_client(mcp_url, http_client=http), cache=None) as client:
+            names = sorted(t.name for t in (await asyncio.wait_for(client.list_tools(), 30)).tools)
+    check(names == READ_ONLY, f"{what}: his token lists the read-only tools: {names}")
+
+
 async def main(notes, node, workdir):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.makedirs(workdir, exist_ok=True)
@@ -310,10 +342,13 @@ async def main(notes, node, workdir):
         server = NotesServer(notes, ["serve", "--http", f"127.0.0.1:{port}",
                                      "--signin-oidc", idp.issuer, "--signin-client-id", CLIENT_ID,
                                      "--signin-client-secret-file", idp.secret_file,
-                                     "--signin-allow-host", "127.0.0.1"],
+                                     "--signin-allow-host", "127.0.0.1",
+                                     "--signin-restrict", "tools:destructive=group:admins",
+                                     "--signin-restrict", "tools:write=email:*@example.com"],
                              env={"TOOLSMITH_LOG": "info"}, workdir=workdir, name="signin")
         server.start()
-        for part, run in (("DCR", dynamic_registration), ("CIMD", metadata_document)):
+        for part, run in (("DCR", dynamic_registration), ("CIMD", metadata_document),
+                          ("bob", restricted)):
             try:
                 await asyncio.wait_for(run(issuer, idp, mcp_url, callback), 120)
             except Exception as err:

@@ -22,15 +22,13 @@ import os
 import re
 import signal
 import sys
-from urllib.parse import urlencode
 
 import httpx2
 
 from checks import check, failed_with, stop_replicas, tally
 from nginx_proxy import Nginx
 from notes_http import NotesServer, StartError, free_port, initialize_message, request
-from signin_browser import Browser
-from signin_parts import CLIENT_ID, IdP, check_idp, pkce, verified_claims
+from signin_parts import CLIENT_ID, IdP, authorize_raw, check_idp, verified_claims
 from test_tasks_replicas import Redis
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -48,27 +46,10 @@ def upstreams(nginx, before):
 
 
 async def flow(public, callback, nginx, what):
-    """Registers a public client and authorizes it through nginx; returns (client_id, code,
-    code_verifier)."""
-    async with httpx2.AsyncClient(timeout=15.0) as http:
-        answer = await http.post(f"{public}/oauth/register", json={
-            "client_name": "toolsmith interop (replicas)", "redirect_uris": [callback],
-            "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
-            "token_endpoint_auth_method": "none"})
-    body = answer.json() if answer.headers.get("content-type", "").startswith("application/json") else {}
-    check(answer.status_code == 201 and body.get("client_id"),
-          f"{what}: POST /oauth/register through nginx: {answer.status_code} {answer.text[:300]}")
-    client_id = body.get("client_id", "")
-    verifier, challenge = pkce()
-    query = urlencode({"response_type": "code", "client_id": client_id, "redirect_uri": callback,
-                       "code_challenge": challenge, "code_challenge_method": "S256",
-                       "state": "replicas", "scope": "tools:read tools:write tools:destructive",
-                       "resource": f"{public}/mcp"})
+    """Registers a public client and authorizes it through nginx, as alice; returns
+    (client_id, code, code_verifier)."""
     before = nginx.logged()
-    browser = Browser(callback, login="alice")
-    got = await browser.run(f"{public}/oauth/authorize?{query}")
-    check(got.get("state") == "replicas" and got.get("code") and got.get("iss") == public,
-          f"{what}: the authorization through nginx comes back with a code, state and iss: {got}")
+    client_id, got, verifier, browser = await authorize_raw(public, callback, "alice", check, what)
     served = upstreams(nginx, before)
     check(len(served) == 2, f"{what}: both replicas served steps of the sign-in: {served} "
                             f"{browser.trail()}")
