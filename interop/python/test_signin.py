@@ -177,7 +177,8 @@ def check_consent_page(browser, names, what):
           f"{what}: the consent form (pending, csrf, a checkbox per scope, remember, allow/deny): "
           f"{form.inputs}")
     for name in names + ["127.0.0.1", "Search notes", "Delete note"]:
-        check(name in page.text, f"{what}: the consent page names {name!r}: {page.text[:600]!r}")
+        check(name.lower() in page.text.lower(),
+              f"{what}: the consent page names {name!r}: {page.text[:600]!r}")
 
 
 async def mcp_status(mcp_url, token):
