@@ -27,7 +27,7 @@ with `--signin-oidc`.
    token is refused.
 5. The server is started with `--signin-restrict tools:destructive=group:admins
    --signin-restrict tools:write=email:*@example.com`: alice (group admins, alice@example.com)
-   is granted every scope above; bob (group staff, bob@example.org), signed in through a
+   is granted every scope above, and tools:write alone when she asks it; bob (group staff, bob@example.org), signed in through a
    client of raw requests, is granted tools:read only, and his token lists the read-only tools.
 
 Every wait is bounded; the provider and the server are stopped at the end whatever happens.
@@ -56,7 +56,6 @@ from signin_parts import (CLIENT_ID, IdP, MetadataDocument, authorize_raw, check
 
 ALL_TOOLS = ["create_note", "delete_note", "get_note", "import_notes", "import_url", "search_notes", "tag_chart"]
 READ_ONLY = ["get_note", "search_notes", "tag_chart"]
-SCOPES = {"tools:read", "tools:write", "tools:destructive"}
 
 
 class Memory:
@@ -129,56 +128,58 @@ class Flow:
 
 
 async def the_tools_work(flow, mcp_url, note_id, what):
+    """search_notes, a confirmed delete_note (the SDK steps up to tools:destructive when its
+    token lacks it), then tools/list: every tool (destructive implies every scope)."""
     user = User()
 
     async def work(client):
-        nonlocal note_id
-        names = sorted(t.name for t in (await asyncio.wait_for(client.list_tools(), 30)).tools)
-        check(names == ALL_TOOLS, f"{what}: tools/list lists every tool: {names}")
         found = await asyncio.wait_for(client.call_tool("search_notes", {"query": "milk"}), 30)
         titles = [n.get("title") for n in (found.structured_content or {}).get("result", [])]
         check(not found.is_error and titles == ["Groceries"], f"{what}: search_notes: {found}")
-        if note_id is None:  # one of its own
-            made = await asyncio.wait_for(client.call_tool("create_note", {"title": what, "body": "x"}), 30)
-            note_id = (made.structured_content or {}).get("id")
-            check(not made.is_error and note_id, f"{what}: create_note: {made}")
         deleted = await asyncio.wait_for(client.call_tool("delete_note", {"note_id": note_id}), 30)
         check_asked(user, note_id, f"{what}: delete_note")
         check(not deleted.is_error and deleted.structured_content == {"note_id": note_id, "deleted": True},
               f"{what}: delete_note deletes, confirmed: {deleted}")
+        names = sorted(t.name for t in (await asyncio.wait_for(client.list_tools(), 30)).tools)
+        check(names == ALL_TOOLS, f"{what}: tools/list lists every tool: {names}")
 
     await flow.session(mcp_url, work, user)
 
 
-async def check_token(issuer, idp, token, client_id, what):
+async def check_token(issuer, idp, token, client_id, scopes, what):
+    """A toolsmith access token for alice, granting `scopes`; its claims."""
     header, claims = await verified_claims(issuer, token)
     check(header.get("typ") == "at+jwt" and header.get("alg") == "ES256" and header.get("kid"),
           f"{what}: the access token's header: {header}")
-    scopes = set((claims.get("scope") or "").split())
     check(claims.get("aud") == f"{issuer}/mcp" and claims.get("sub") == "alice"
           and claims.get("idp") == idp.issuer and claims.get("email") == "alice@example.com"
-          and claims.get("groups") == ["staff", "admins"] and scopes == SCOPES
+          and claims.get("groups") == ["staff", "admins"]
+          and set((claims.get("scope") or "").split()) == scopes and "tools:destructive" in scopes
           and claims.get("client_id") == client_id and claims.get("jti") and claims.get("fam"),
-          f"{what}: the access token's claims: {claims}")
+          f"{what}: the access token's claims (scopes {sorted(scopes)}): {claims}")
     return claims
 
 
-def check_consent_page(browser, names, what):
-    page = browser.consent_page
-    check(page is not None, f"{what}: toolsmith's consent page was shown: {browser.trail()}")
-    if page is None:
-        return
-    form = next(f for f in page.forms if f.action.endswith("/oauth/consent"))
-    hidden = {i.get("name") for i in form.inputs if i.get("type") == "hidden"}
-    boxes = {i.get("value") for i in form.named("scope") if i.get("type") == "checkbox"}
-    decisions = {i.get("value") for i in form.named("decision") if i.get("_tag") == "button"}
-    check(form.method == "post" and {"pending", "csrf"} <= hidden and boxes == browser.asked
-          and form.named("remember") and decisions == {"allow", "deny"},
-          f"{what}: the consent form (pending, csrf, a checkbox per scope, remember, allow/deny): "
-          f"{form.inputs}")
-    for name in names + ["127.0.0.1", "Search notes", "Delete note"]:
-        check(name.lower() in page.text.lower(),
-              f"{what}: the consent page names {name!r}: {page.text[:600]!r}")
+def check_consent_pages(flow, names, what):
+    """Each authorization's consent page: the contract's form, offering every scope asked
+    (alice may be granted them all), naming the client and the tools of each scope."""
+    for browser in flow.browsers:
+        page = browser.consent_page
+        check(page is not None, f"{what}: toolsmith's consent page was shown: {browser.trail()}")
+        if page is None:
+            continue
+        form = next(f for f in page.forms if f.action.endswith("/oauth/consent"))
+        hidden = {i.get("name") for i in form.inputs if i.get("type") == "hidden"}
+        boxes = {i.get("value") for i in form.named("scope") if i.get("type") == "checkbox"}
+        decisions = {i.get("value") for i in form.named("decision") if i.get("_tag") == "button"}
+        check(form.method == "post" and {"pending", "csrf"} <= hidden and boxes == browser.asked
+              and form.named("remember") and decisions == {"allow", "deny"},
+              f"{what}: the consent form (pending, csrf, a checkbox per scope asked "
+              f"{sorted(browser.asked)}, remember, allow/deny): {form.inputs}")
+        titles = {"tools:read": "Search notes", "tools:write": "Create note", "tools:destructive": "Delete note"}
+        for name in names + ["127.0.0.1"] + [titles[s] for s in browser.asked if s in titles]:
+            check(name.lower() in page.text.lower(),
+                  f"{what}: the consent page names {name!r}: {page.text[:600]!r}")
 
 
 async def mcp_status(mcp_url, token):
@@ -208,8 +209,8 @@ async def dynamic_registration(issuer, idp, mcp_url, callback):
     print(f"sign-in: {what}: {len(flow.browsers)} authorization(s), asking "
           f"{[' '.join(sorted(b.asked)) for b in flow.browsers]}")
     client = flow.storage.client
+    check_consent_pages(flow, ["toolsmith interop (registered)", "unverified"], what)
     if flow.browsers:
-        check_consent_page(flow.browsers[0], ["toolsmith interop (registered)", "unverified"], what)
         trail = " ".join(where for where, _, _ in flow.browsers[0].pages)
         check(f"{idp.issuer}/auth" in trail and "/oauth/callback" in trail,
               f"{what}: the browser went through the provider and back: {flow.browsers[0].trail()}")
@@ -217,7 +218,8 @@ async def dynamic_registration(issuer, idp, mcp_url, callback):
     if first is None or client is None:
         check(False, f"{what}: no tokens, stopping here: {flow.exchanges}")
         return
-    await check_token(issuer, idp, first.access_token, client.client_id, what)
+    granted = flow.browsers[-1].asked if flow.browsers else set()
+    await check_token(issuer, idp, first.access_token, client.client_id, granted, what)
     check(bool(first.refresh_token), f"{what}: a refresh token: {first}")
 
     # 3. Refresh: the SDK refreshes once its record says the token expired.
@@ -232,7 +234,8 @@ async def dynamic_registration(issuer, idp, mcp_url, callback):
     check(second.access_token != first.access_token and second.refresh_token
           and second.refresh_token != first.refresh_token,
           f"{what}: the refresh gives a new access token and a new refresh token")
-    claims = await check_token(issuer, idp, second.access_token, client.client_id, f"{what}, refreshed")
+    claims = await check_token(issuer, idp, second.access_token, client.client_id, granted,
+                               f"{what}, refreshed")
 
     token_url = f"{issuer}/oauth/token"
     async with httpx2.AsyncClient(timeout=15.0) as http:
@@ -273,7 +276,7 @@ async def metadata_document(issuer, idp, mcp_url, callback):
         print(f"sign-in: the SDK refuses an http client_metadata_url ({refused}); "
               "its flow is given the URL after construction")
         flow = Flow(mcp_url, callback, "toolsmith interop (unused name)", metadata_url=url)
-        await the_tools_work(flow, mcp_url, None, what)
+        await the_tools_work(flow, mcp_url, 1, what)
         check(flow.paths("POST", "/oauth/register") == [], f"{what}: no registration: {flow.exchanges}")
         # One authorization asking every scope; or, when the first 401 challenged for fewer
         # scopes, a second one (the SDK's step-up, on delete_note's 403 insufficient_scope).
@@ -282,14 +285,14 @@ async def metadata_document(issuer, idp, mcp_url, callback):
         print(f"sign-in: {what}: {len(flow.browsers)} authorization(s), asking "
               f"{[' '.join(sorted(b.asked)) for b in flow.browsers]}")
         check(document.fetched >= 1, f"{what}: the server fetched the document ({document.fetched} times)")
-        if flow.browsers:
-            check_consent_page(flow.browsers[0], [document.document["client_name"]], what)
+        check_consent_pages(flow, [document.document["client_name"]], what)
         tokens, client = flow.storage.tokens, flow.storage.client
         if tokens is None or client is None:
             check(False, f"{what}: no tokens, stopping here: {flow.exchanges}")
             return
         check(client.client_id == url, f"{what}: the client_id is the document's URL: {client.client_id}")
-        await check_token(issuer, idp, tokens.access_token, url, what)
+        granted = flow.browsers[-1].asked if flow.browsers else set()
+        await check_token(issuer, idp, tokens.access_token, url, granted, what)
         async with httpx2.AsyncClient(timeout=15.0) as http:
             status, body = await token_request(http, f"{issuer}/oauth/revoke",
                                                {"token": tokens.refresh_token}, client)
@@ -302,13 +305,15 @@ async def metadata_document(issuer, idp, mcp_url, callback):
         document.stop()
 
 
-async def restricted(issuer, idp, mcp_url, callback):
-    """Part 5 (see the module's doc): bob, neither in group admins nor at example.com."""
-    what = "bob"
-    client_id, got, verifier, browser = await authorize_raw(issuer, callback, "bob", check, what)
+async def raw_token(issuer, callback, login, scope, what):
+    """A client of raw requests signs `login` in, asking `scope`, ticking all offered; the
+    token's verified claims and the token ({}, None when refused)."""
+    client_id, got, verifier, browser = await authorize_raw(issuer, callback, login, check, what, scope=scope)
     page = browser.consent_page
     offered = sorted(i.get("value") for f in (page.forms if page else []) for i in f.named("scope"))
-    print(f"sign-in: the consent page offers bob {offered}")
+    print(f"sign-in: {what}: asked {scope!r}, the consent page offers {offered}")
+    if not got.get("code"):  # (a failed check already)
+        return {}, None
     async with httpx2.AsyncClient(timeout=15.0) as http:
         status, body = await token_request(http, f"{issuer}/oauth/token", {
             "grant_type": "authorization_code", "code": got.get("code", ""),
@@ -316,8 +321,22 @@ async def restricted(issuer, idp, mcp_url, callback):
     token = body.get("access_token") if status == 200 and isinstance(body, dict) else None
     check(token, f"{what}: the token request: {status} {body}")
     if not token:
-        return
+        return {}, None
     _, claims = await verified_claims(issuer, token)
+    return claims, token
+
+
+async def restricted(issuer, idp, mcp_url, callback):
+    """Part 5 (see the module's doc): alice at example.com may be granted tools:write alone;
+    bob, neither in group admins nor at example.com, tools:read only."""
+    claims, _ = await raw_token(issuer, callback, "alice", "tools:write", "alice, tools:write")
+    check(claims.get("sub") == "alice" and claims.get("scope") == "tools:write",
+          f"alice (alice@example.com, verified) is granted tools:write under "
+          f"tools:write=email:*@example.com: {claims}")
+    what = "bob"
+    claims, token = await raw_token(issuer, callback, "bob", "tools:read tools:write tools:destructive", what)
+    if not token:
+        return
     check(claims.get("sub") == "bob" and claims.get("email") == "bob@example.org"
           and claims.get("groups") == ["staff"] and claims.get("scope") == "tools:read",
           f"{what}: granted tools:read only (the rules keep tools:write and tools:destructive "
