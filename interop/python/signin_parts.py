@@ -1,7 +1,8 @@
 """The pieces the sign-in tests share: the OpenID provider (interop/node/idp.mjs, oidc-provider
-from npm) started on loopback, a Client ID Metadata Document served over http on loopback,
-a check of the provider itself with its one static client, and the reading of toolsmith's
-access tokens (JWT ES256, verified against /oauth/jwks).
+from npm) started on loopback, a check of the provider itself with its one static client, the
+Python SDK's OAuth client driven by a headless browser (Flow), a client of raw requests
+(authorize_raw), a Client ID Metadata Document served over http on loopback, and the reading
+of toolsmith's access tokens (JWT ES256, verified against /oauth/jwks).
 
 Every wait is bounded: the provider must print `idp listening on http://127.0.0.1:PORT` within
 20 s; stop() sends SIGTERM, then SIGKILL after 10 s. Its pid is in WORKDIR/idp.pid meanwhile.
@@ -16,10 +17,14 @@ import secrets
 import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import httpx2
 import jwt
+from mcp.client.auth import OAuthClientProvider
+from mcp.client.client import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
 
 from notes_http import StartError, stop_process
 from signin_browser import Browser
@@ -147,6 +152,75 @@ async def authorize_raw(base, callback, login, check, what,
     check(got.get("state") == what and got.get("code") and got.get("iss") == base,
           f"{what}: the authorization comes back with a code, state and iss: {got}")
     return client_id, got, verifier, browser
+
+
+class Memory:
+    """The SDK's TokenStorage, in memory."""
+
+    def __init__(self):
+        self.tokens = None
+        self.client = None
+
+    async def get_tokens(self):
+        return self.tokens
+
+    async def set_tokens(self, tokens):
+        self.tokens = tokens
+
+    async def get_client_info(self):
+        return self.client
+
+    async def set_client_info(self, client_info):
+        self.client = client_info
+
+
+class Flow:
+    """One OAuth client of the SDK (its provider, storage and a log of its HTTP exchanges),
+    whose redirect handler is a headless browser that logs in as alice."""
+
+    def __init__(self, mcp_url, callback, name, metadata_url=None):
+        self.storage = Memory()
+        self.callback = callback
+        self.browsers = []
+        self.result = None
+        self.exchanges = []  # (method, path, status)
+        metadata = OAuthClientMetadata(client_name=name, redirect_uris=[callback],
+                                       grant_types=["authorization_code", "refresh_token"],
+                                       response_types=["code"])
+        self.auth = OAuthClientProvider(mcp_url, metadata, self.storage, redirect_handler=self.redirect,
+                                        callback_handler=self.answered)
+        if metadata_url is not None:
+            # The SDK's constructor refuses an http URL (see main); its flow takes it.
+            self.auth.context.client_metadata_url = metadata_url
+
+    async def redirect(self, url):
+        browser = Browser(self.callback, login="alice")
+        browser.asked = set(dict(parse_qsl(urlsplit(url).query)).get("scope", "").split())
+        self.browsers.append(browser)
+        got = await browser.run(url)
+        self.result = AuthorizationCodeResult(code=got.get("code", ""), state=got.get("state"),
+                                              iss=got.get("iss"))
+        if "error" in got:
+            raise RuntimeError(f"the authorization ended in {got}")
+
+    async def answered(self):
+        return self.result
+
+    async def record(self, response):
+        self.exchanges.append((response.request.method, response.request.url.path, response.status_code))
+
+    async def session(self, mcp_url, work, user=None):
+        """Runs `work(client)` in an MCP 2026-07-28 Client whose HTTP client is authorized by
+        the SDK's OAuth provider."""
+        timeout = httpx2.Timeout(20.0, read=60.0)
+        async with httpx2.AsyncClient(timeout=timeout, auth=self.auth,
+                                      event_hooks={"response": [self.record]}) as http:
+            async with Client(streamable_http_client(mcp_url, http_client=http), cache=None,
+                              elicitation_callback=user) as client:
+                await work(client)
+
+    def paths(self, method, path):
+        return [status for m, p, status in self.exchanges if (m, p) == (method, path)]
 
 
 class MetadataDocument:

@@ -11,14 +11,17 @@ with `--signin-oidc`.
    answered 401, then discovery (RFC 9728, RFC 8414), POST /oauth/register, the authorization
    (the redirect handler is a headless browser: toolsmith redirects to the provider, the
    provider's login and consent forms are posted as alice, toolsmith's consent page is
-   answered, all scopes ticked), the token, then tools/list, search_notes and a confirmed
-   delete_note (MCP 2026-07-28). The access token is a JWT ES256 (typ at+jwt) verified with
-   /oauth/jwks whose claims name alice, the provider, her email and groups.
+   answered, every scope asked ticked), the token; search_notes; delete_note, whose 403
+   (insufficient_scope) makes the SDK authorize again for tools:destructive (when the 401
+   challenged for tools:read only), confirmed (MCP 2026-07-28); tools/list lists every tool.
+   Each consent page is the contract's form, names the client ("unverified") and the tools
+   of each scope asked. The access token is a JWT ES256 (typ at+jwt) verified with
+   /oauth/jwks whose claims name alice, the provider, her email and groups, the scopes asked.
 3. The token's expiry is passed (the SDK's own record of it): the SDK refreshes it (one
    refresh_token grant, no new login) and the new token works. The old access token, revoked
    (POST /oauth/revoke), is answered 401; the new one still works. The old refresh token,
    used again, is refused (invalid_grant), and that revokes its family: the new refresh token
-   is refused too.
+   is refused, and so is the family's live access token (401).
 4. The same with a Client ID Metadata Document (served by this script on 127.0.0.1 over
    http, allowed with --signin-allow-host 127.0.0.1): no registration, the client_id is the
    document's URL, the consent page names the document's client_name. The SDK refuses a
@@ -27,8 +30,9 @@ with `--signin-oidc`.
    token is refused.
 5. The server is started with `--signin-restrict tools:destructive=group:admins
    --signin-restrict tools:write=email:*@example.com`: alice (group admins, alice@example.com)
-   is granted every scope above, and tools:write alone when she asks it; bob (group staff, bob@example.org), signed in through a
-   client of raw requests, is granted tools:read only, and his token lists the read-only tools.
+   is granted every scope above, and tools:write alone when she asks it; bob (group staff,
+   bob@example.org), signed in through a client of raw requests, is granted tools:read only,
+   and his token lists the read-only tools.
 
 Every wait is bounded; the provider and the server are stopped at the end whatever happens.
 """
@@ -39,92 +43,20 @@ import signal
 import sys
 import time
 
-from urllib.parse import parse_qsl, urlsplit
-
 import httpx2
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
+from mcp.shared.auth import OAuthClientMetadata
 
 from checks import check, failed_with, tally
 from confirming import User, check_asked
 from notes_http import NotesServer, StartError, free_port, initialize_message, request
-from signin_browser import Browser
-from signin_parts import (CLIENT_ID, IdP, MetadataDocument, authorize_raw, check_idp, token_request,
-                          verified_claims)
+from signin_parts import (CLIENT_ID, Flow, IdP, Memory, MetadataDocument, authorize_raw, check_idp,
+                          token_request, verified_claims)
 
 ALL_TOOLS = ["create_note", "delete_note", "get_note", "import_notes", "import_url", "search_notes", "tag_chart"]
 READ_ONLY = ["get_note", "search_notes", "tag_chart"]
-
-
-class Memory:
-    """The SDK's TokenStorage, in memory."""
-
-    def __init__(self):
-        self.tokens = None
-        self.client = None
-
-    async def get_tokens(self):
-        return self.tokens
-
-    async def set_tokens(self, tokens):
-        self.tokens = tokens
-
-    async def get_client_info(self):
-        return self.client
-
-    async def set_client_info(self, client_info):
-        self.client = client_info
-
-
-class Flow:
-    """One OAuth client of the SDK (its provider, storage and a log of its HTTP exchanges),
-    whose redirect handler is a headless browser that logs in as alice."""
-
-    def __init__(self, mcp_url, callback, name, metadata_url=None):
-        self.storage = Memory()
-        self.callback = callback
-        self.browsers = []
-        self.result = None
-        self.exchanges = []  # (method, path, status)
-        metadata = OAuthClientMetadata(client_name=name, redirect_uris=[callback],
-                                       grant_types=["authorization_code", "refresh_token"],
-                                       response_types=["code"])
-        self.auth = OAuthClientProvider(mcp_url, metadata, self.storage, redirect_handler=self.redirect,
-                                        callback_handler=self.answered)
-        if metadata_url is not None:
-            # The SDK's constructor refuses an http URL (see main); its flow takes it.
-            self.auth.context.client_metadata_url = metadata_url
-
-    async def redirect(self, url):
-        browser = Browser(self.callback, login="alice")
-        browser.asked = set(dict(parse_qsl(urlsplit(url).query)).get("scope", "").split())
-        self.browsers.append(browser)
-        got = await browser.run(url)
-        self.result = AuthorizationCodeResult(code=got.get("code", ""), state=got.get("state"),
-                                              iss=got.get("iss"))
-        if "error" in got:
-            raise RuntimeError(f"the authorization ended in {got}")
-
-    async def answered(self):
-        return self.result
-
-    async def record(self, response):
-        self.exchanges.append((response.request.method, response.request.url.path, response.status_code))
-
-    async def session(self, mcp_url, work, user=None):
-        """Runs `work(client)` in an MCP 2026-07-28 Client whose HTTP client is authorized by
-        the SDK's OAuth provider."""
-        timeout = httpx2.Timeout(20.0, read=60.0)
-        async with httpx2.AsyncClient(timeout=timeout, auth=self.auth,
-                                      event_hooks={"response": [self.record]}) as http:
-            async with Client(streamable_http_client(mcp_url, http_client=http), cache=None,
-                              elicitation_callback=user) as client:
-                await work(client)
-
-    def paths(self, method, path):
-        return [status for m, p, status in self.exchanges if (m, p) == (method, path)]
 
 
 async def the_tools_work(flow, mcp_url, note_id, what):
@@ -256,6 +188,7 @@ async def dynamic_registration(issuer, idp, mcp_url, callback):
         check(status == 400 and isinstance(body, dict) and body.get("error") == "invalid_grant",
               f"{what}: its family is revoked: the new refresh token is refused too: {status} {body}")
     after = await mcp_status(mcp_url, second.access_token)
+    check(after == 401, f"{what}: the revoked family's live access token is refused: {after}")
     print(f"sign-in: family {claims.get('fam')} revoked; its live access token now answers {after}")
 
 
