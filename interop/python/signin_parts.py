@@ -129,10 +129,27 @@ async def check_idp(idp, check):
 
 
 async def authorize_raw(base, callback, login, check, what,
-                        scope="tools:read tools:write tools:destructive"):
-    """A client of raw requests: registers (POST BASE/oauth/register, a public client), then a
-    headless browser goes through BASE/oauth/authorize as `login`, ticking every scope
-    offered. Returns (client_id, the redirect's parameters, code_verifier, the browser)."""
+                        scope="tools:read tools:write tools:destructive", client_id=None,
+                        remember=False):
+    """A client of raw requests: registers (POST BASE/oauth/register, a public client) unless
+    `client_id` is given, then a headless browser goes through BASE/oauth/authorize as
+    `login`, ticking every scope offered (and `remember`). Returns (client_id, the redirect's
+    parameters, code_verifier, the browser)."""
+    if client_id is None:
+        client_id = await register_raw(base, callback, check, what)
+    verifier, challenge = pkce()
+    query = urlencode({"response_type": "code", "client_id": client_id, "redirect_uri": callback,
+                       "code_challenge": challenge, "code_challenge_method": "S256",
+                       "state": what, "scope": scope, "resource": f"{base}/mcp"})
+    browser = Browser(callback, login=login, remember=remember)
+    got = await browser.run(f"{base}/oauth/authorize?{query}")
+    check(got.get("state") == what and got.get("code") and got.get("iss") == base,
+          f"{what}: the authorization comes back with a code, state and iss: {got}")
+    return client_id, got, verifier, browser
+
+
+async def register_raw(base, callback, check, what):
+    """POST BASE/oauth/register of a public client; its client_id ("" when refused)."""
     async with httpx2.AsyncClient(timeout=15.0) as http:
         answer = await http.post(f"{base}/oauth/register", json={
             "client_name": f"toolsmith interop ({what})", "redirect_uris": [callback],
@@ -142,16 +159,7 @@ async def authorize_raw(base, callback, login, check, what,
     body = answer.json() if kind.startswith("application/json") else {}
     check(answer.status_code == 201 and body.get("client_id"),
           f"{what}: POST /oauth/register: {answer.status_code} {answer.text[:300]}")
-    client_id = body.get("client_id", "")
-    verifier, challenge = pkce()
-    query = urlencode({"response_type": "code", "client_id": client_id, "redirect_uri": callback,
-                       "code_challenge": challenge, "code_challenge_method": "S256",
-                       "state": what, "scope": scope, "resource": f"{base}/mcp"})
-    browser = Browser(callback, login=login)
-    got = await browser.run(f"{base}/oauth/authorize?{query}")
-    check(got.get("state") == what and got.get("code") and got.get("iss") == base,
-          f"{what}: the authorization comes back with a code, state and iss: {got}")
-    return client_id, got, verifier, browser
+    return body.get("client_id", "")
 
 
 class Memory:

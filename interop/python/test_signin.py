@@ -5,6 +5,9 @@ with `--signin-oidc`.
 
     python test_signin.py NOTES_BINARY NODE WORKDIR
 
+Parts 2, 3, 4 and 6 run against a server with `--signin-restrict
+tools:destructive=group:admins` (alice, group admins, may be granted every scope).
+
 1. The provider alone: alice's headless login comes back with a code, her ID token carries
    her verified email and groups; no registration endpoint.
 2. The SDK's OAuthClientProvider with dynamic registration: a call without a token is
@@ -28,13 +31,16 @@ with `--signin-oidc`.
    client_metadata_url that is not https (checked); the document's http URL is given to the
    SDK's flow after construction, the rest of the flow is the SDK's own. A revoked refresh
    token is refused.
-5. The server is started with `--signin-restrict tools:destructive=group:admins
-   --signin-restrict tools:write=email:*@example.com`: alice (group admins, alice@example.com)
-   is granted every scope above, and tools:write alone when she asks it; bob (group staff,
+5. A second server runs with `--signin-restrict tools:destructive=group:admins
+   --signin-restrict tools:write=email:*@example.com`: alice (alice@example.com, verified)
+   is granted tools:write alone when she asks it; bob (group staff,
    bob@example.org), signed in through a client of raw requests, is granted tools:read only,
    and his token lists the read-only tools.
+6. A consent remembered (alice ticks `remember`): her next authorization of the same client
+   for the same scope goes from the provider's callback straight to the client's redirect
+   URI with a code, no consent page.
 
-Every wait is bounded; the provider and the server are stopped at the end whatever happens.
+Every wait is bounded; the provider and the servers are stopped at the end whatever happens.
 """
 
 import asyncio
@@ -49,7 +55,7 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientMetadata
 
-from checks import check, failed_with, tally
+from checks import check, failed_with, stop_replicas, tally
 from confirming import User, check_asked
 from notes_http import NotesServer, StartError, free_port, initialize_message, request
 from signin_parts import (CLIENT_ID, Flow, IdP, Memory, MetadataDocument, authorize_raw, check_idp,
@@ -280,43 +286,65 @@ async def restricted(issuer, idp, mcp_url, callback):
     check(names == READ_ONLY, f"{what}: his token lists the read-only tools: {names}")
 
 
+async def remembered(issuer, idp, mcp_url, callback):
+    """Part 6 (see the module's doc)."""
+    what = "remembered consent"
+    scope = "tools:read"
+    client_id, got, _, browser = await authorize_raw(issuer, callback, "alice", check, what,
+                                                     scope=scope, remember=True)
+    check(browser.consent_page is not None, f"{what}: the first time, the consent page: {browser.trail()}")
+    client_id, got, verifier, browser = await authorize_raw(issuer, callback, "alice", check, what,
+                                                            scope=scope, client_id=client_id)
+    check(browser.consent_page is None and got.get("code"),
+          f"{what}: the second time, no consent page: from the provider's callback straight to "
+          f"the client with a code: {browser.trail()}")
+    async with httpx2.AsyncClient(timeout=15.0) as http:
+        status, body = await token_request(http, f"{issuer}/oauth/token", {
+            "grant_type": "authorization_code", "code": got.get("code", ""),
+            "redirect_uri": callback, "code_verifier": verifier, "client_id": client_id})
+    check(status == 200 and isinstance(body, dict) and body.get("scope") == scope,
+          f"{what}: its code gives a token for {scope}: {status} {body}")
+
+
 async def main(notes, node, workdir):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.makedirs(workdir, exist_ok=True)
-    port = free_port()
-    issuer = f"http://127.0.0.1:{port}"
-    mcp_url = f"{issuer}/mcp"
+    # Two servers: one for the flows (restricting tools:destructive to group admins), one for
+    # the rules (an email rule besides), so that a failing rule fails part 5 only.
+    ports = [free_port(), free_port()]
+    issuers = [f"http://127.0.0.1:{port}" for port in ports]
     callback = f"http://127.0.0.1:{free_port()}/callback"  # the SDK client's; never loaded
-    idp = IdP(node, workdir, [f"{issuer}/oauth/callback"])
-    server = None
+    idp = IdP(node, workdir, [f"{issuer}/oauth/callback" for issuer in issuers])
+    rules = [["--signin-restrict", "tools:destructive=group:admins"],
+             ["--signin-restrict", "tools:destructive=group:admins",
+              "--signin-restrict", "tools:write=email:*@example.com"]]
+    parts = [[("DCR", dynamic_registration), ("CIMD", metadata_document),
+              ("remembered", remembered)], [("rules", restricted)]]
+    servers = []
     try:
         idp.start()
         await asyncio.wait_for(check_idp(idp, check), 60)
-        server = NotesServer(notes, ["serve", "--http", f"127.0.0.1:{port}",
-                                     "--signin-oidc", idp.issuer, "--signin-client-id", CLIENT_ID,
-                                     "--signin-client-secret-file", idp.secret_file,
-                                     "--signin-allow-host", "127.0.0.1",
-                                     "--signin-restrict", "tools:destructive=group:admins",
-                                     "--signin-restrict", "tools:write=email:*@example.com"],
-                             env={"TOOLSMITH_LOG": "info"}, workdir=workdir, name="signin")
-        server.start()
-        for part, run in (("DCR", dynamic_registration), ("CIMD", metadata_document),
-                          ("bob", restricted)):
-            try:
-                await asyncio.wait_for(run(issuer, idp, mcp_url, callback), 120)
-            except Exception as err:
-                failed_with(f"{part}: the flow", err)
-                print(server.stderr_tail(), file=sys.stderr)
+        for i, port in enumerate(ports):
+            server = NotesServer(notes, ["serve", "--http", f"127.0.0.1:{port}",
+                                         "--signin-oidc", idp.issuer, "--signin-client-id", CLIENT_ID,
+                                         "--signin-client-secret-file", idp.secret_file,
+                                         "--signin-allow-host", "127.0.0.1", *rules[i]],
+                                 env={"TOOLSMITH_LOG": "info"}, workdir=workdir, name=f"signin-{i + 1}")
+            servers.append(server)
+            server.start()
+        for server, issuer, runs in zip(servers, issuers, parts):
+            for part, run in runs:
+                try:
+                    await asyncio.wait_for(run(issuer, idp, f"{issuer}/mcp", callback), 120)
+                except Exception as err:
+                    failed_with(f"{part}: the flow", err)
+                    print(server.stderr_tail(), file=sys.stderr)
     except StartError as err:
         check(False, f"did not start: {err}")
     except Exception as err:
         failed_with("sign-in", err)
     finally:
-        if server is not None and server.url is None:
-            server.kill()
-        elif server is not None:
-            status = server.stop()
-            check(status == 0, f"the server's exit status after SIGTERM: {status}\n{server.stderr_tail()}")
+        stop_replicas(servers)
         idp.stop()
     return tally("sign-in through the python sdk")
 
