@@ -162,3 +162,16 @@ export function jwtParts(token) {
   const decode = (part) => JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
   return { header: decode(header), claims: decode(payload) };
 }
+
+// Records every request the SDK makes (method, path, status, WWW-Authenticate) through its `fetch`.
+export function recorder() {
+  const requests = [];
+  const fetchFn = async (input, init) => {
+    const response = await fetch(input, init);
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    requests.push({ method: init?.method ?? (input instanceof Request ? input.method : "GET"), path: url.pathname,
+      status: response.status, challenge: response.headers.get("www-authenticate") ?? undefined });
+    return response;
+  };
+  return { requests, fetchFn };
+}

@@ -24,6 +24,7 @@ error="insufficient_scope", scope="tools:destructive"` (`"tools:write"`).
 import http.client
 import json
 import os
+import re
 import secrets
 import sys
 import time
@@ -39,11 +40,11 @@ from notes_http import request
 from signin_stack import RedirectListener, SignIn, origin, pkce
 
 SCOPES = ["tools:read", "tools:write", "tools:destructive"]
-# Each scope's group: the words that name it, its tools' titles (the notes example).
+# Each scope's group: words that say what it allows, its tools' titles (the notes example).
 GROUPS = {
-    "tools:read": ("read-only", ["Search notes", "Get note", "Tag chart"]),
-    "tools:write": ("change", ["Create note", "Import notes", "Import URL"]),
-    "tools:destructive": ("destructive", ["Delete note"]),
+    "tools:read": (r"read-only|read only|only read", ["Search notes", "Get note", "Tag chart"]),
+    "tools:write": (r"change", ["Create note", "Import notes", "Import URL"]),
+    "tools:destructive": (r"destructive|delete", ["Delete note"]),
 }
 CLIENT_NAME = "Interop consent-page client"
 READ_ONLY = ["get_note", "search_notes", "tag_chart"]
@@ -165,8 +166,8 @@ def check_page(driver, sign_in):
         word, titles = GROUPS[scope]
         group = group_of(box)
         others = [t for s, (_, ts) in GROUPS.items() if s != scope for t in ts]
-        check(scope in group and word in group.lower().replace("read only", "read-only"),
-              f"{scope}'s group names the scope and says {word!r}: {group!r}")
+        check(scope in group and re.search(word, group, re.IGNORECASE),
+              f"{scope}'s group names the scope and says /{word}/: {group!r}")
         check(all(t in group for t in titles) and not any(t in group for t in others),
               f"{scope}'s group lists {titles} and no other tool: {group!r}")
     check(driver.find_elements(By.CSS_SELECTOR, "input[type='checkbox'][name='remember'][value='yes']"), "a remember checkbox")
