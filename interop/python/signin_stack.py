@@ -5,12 +5,14 @@ listener standing for a native client's redirect URI (RFC 8252); PKCE. Every wai
 and everything listens on 127.0.0.1.
 """
 
+import atexit
 import base64
 import hashlib
 import http.server
 import os
 import re
 import secrets
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -68,6 +70,8 @@ class SignIn:
 
     def __init__(self, notes, node, idp_script, extra=()):
         self.workdir = tempfile.mkdtemp(prefix="toolsmith-signin-")
+        # Its logs are read until the script ends; then nothing is left behind.
+        atexit.register(shutil.rmtree, self.workdir, ignore_errors=True)
         self.client_id = "toolsmith-operator"
         self.client_secret = secrets.token_hex(24)
         self.secret_file = os.path.join(self.workdir, "client-secret")
