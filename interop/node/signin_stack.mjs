@@ -19,6 +19,8 @@ const children = new Set();
 process.on("exit", () => {
   for (const child of children) child.kill("SIGKILL");
 });
+// Cut short (interop/run's `timeout`, ^C): the servers it started stop with it.
+for (const signal of ["SIGTERM", "SIGINT"]) process.on(signal, () => process.exit(signal === "SIGTERM" ? 143 : 130));
 
 export function workDir() {
   const dir = mkdtempSync(join(tmpdir(), "toolsmith-signin-"));
