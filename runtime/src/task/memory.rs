@@ -6,9 +6,15 @@ use std::time::{Duration, Instant};
 
 use super::{StoreFuture, TaskEnd, TaskProgress, TaskRecord, TaskStatus, TaskStore, apply_end};
 
+#[path = "memory_state.rs"]
+mod state;
+
 /// Tasks kept in this process's memory: for one process. Replicas behind a load balancer
 /// need a store they share ([`RedisStore`](super::RedisStore), feature `redis`). Ended
 /// tasks are dropped once their TTL ran out (looked at on every operation).
+///
+/// It keeps sign-in state too ([`TaskStore::put`] and the rest): at most 100,000 entries,
+/// each gone once its time to live ran out; past that, the one that expires first is dropped.
 ///
 /// ```
 /// let store = toolsmith::task::MemoryStore::new();
@@ -17,6 +23,7 @@ use super::{StoreFuture, TaskEnd, TaskProgress, TaskRecord, TaskStatus, TaskStor
 #[derive(Default)]
 pub struct MemoryStore {
     tasks: Mutex<Tasks>,
+    state: state::State,
 }
 
 #[derive(Default)]
@@ -179,5 +186,30 @@ impl TaskStore for MemoryStore {
             _ => false,
         });
         ready(ended)
+    }
+
+    fn put<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, ()> {
+        self.state.put(key, value, ttl);
+        ready(())
+    }
+
+    fn put_new<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
+        ready(self.state.put_new(key, value, ttl))
+    }
+
+    fn read<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
+        ready(self.state.read(key))
+    }
+
+    fn take<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
+        ready(self.state.take(key))
+    }
+
+    fn count<'a>(&'a self, key: &'a str, window: Duration) -> StoreFuture<'a, u64> {
+        Box::pin(std::future::ready(self.state.count(key, window)))
+    }
+
+    fn scan<'a>(&'a self, prefix: &'a str) -> StoreFuture<'a, Vec<(String, String)>> {
+        ready(self.state.scan(prefix))
     }
 }
