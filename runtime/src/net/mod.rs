@@ -228,6 +228,12 @@ impl OutboundBuilder {
 
     /// The bound on a whole download: every redirect, every header and the body (30 s
     /// unless set). Connecting is bounded by 5 s, or by this when shorter.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let outbound = toolsmith::net::Outbound::builder().timeout(Duration::from_millis(1500)).build().unwrap();
+    /// assert_eq!(outbound.timeout(), Duration::from_millis(1500));
+    /// ```
     pub fn timeout(mut self, timeout: Duration) -> OutboundBuilder {
         self.timeout = timeout;
         self
@@ -235,12 +241,22 @@ impl OutboundBuilder {
 
     /// The largest body read, in bytes (1 MiB unless set): a larger one is
     /// [`FetchError::TooLarge`], stopped as soon as it is known.
+    ///
+    /// ```
+    /// let outbound = toolsmith::net::Outbound::builder().max_bytes(4096).build().unwrap();
+    /// assert_eq!(outbound.max_bytes(), 4096);
+    /// ```
     pub fn max_bytes(mut self, max_bytes: usize) -> OutboundBuilder {
         self.max_bytes = max_bytes;
         self
     }
 
     /// The most redirects followed (5 unless set), each one checked as the first URL was.
+    ///
+    /// ```
+    /// let outbound = toolsmith::net::Outbound::builder().max_redirects(1).build().unwrap();
+    /// assert_eq!(outbound.max_redirects(), 1);
+    /// ```
     pub fn max_redirects(mut self, max_redirects: usize) -> OutboundBuilder {
         self.max_redirects = max_redirects;
         self
@@ -262,12 +278,20 @@ impl OutboundBuilder {
     }
 
     /// The `User-Agent` sent (`toolsmith/VERSION` unless set).
+    ///
+    /// ```
+    /// let built = toolsmith::net::Outbound::builder().user_agent("notes/1.0").build();
+    /// assert!(built.is_ok());
+    /// let refused = toolsmith::net::Outbound::builder().user_agent("no\nnewlines").build();
+    /// assert!(refused.is_err(), "a header value cannot hold a newline");
+    /// ```
     pub fn user_agent(mut self, user_agent: impl Into<String>) -> OutboundBuilder {
         self.user_agent = user_agent.into();
         self
     }
 
-    /// The client: an error that says why when the proxy is not a proxy URL.
+    /// The client: an error that says why when the proxy is not a proxy URL (or the user
+    /// agent not a header value).
     ///
     /// ```
     /// let err = toolsmith::net::Outbound::builder().proxy("::not a url").build().err().unwrap();
