@@ -96,7 +96,9 @@ struct ReadmeDoctest;
 //   names, with types that are never made.
 // - `trace/` (feature `otel`): spans of HTTP requests and tool calls, exported over OTLP;
 //   without the feature, `trace/off.rs`: the same names, doing nothing.
-// - `tls.rs` (features `auth`, `webhook`, `otel`): the cryptography of the HTTPS clients.
+// - `net/` (feature `fetch`): the outbound-fetch guard (what fetches a URL a client gave).
+// - `tls.rs` (features `auth`, `webhook`, `otel`, `fetch`): the cryptography of the HTTPS
+//   clients.
 // - `cli/` (the command line), `run.rs` (a binary's entry point: the command line applied
 //   to a server), `logging.rs` (stderr), `error.rs`.
 #[macro_use]
@@ -121,6 +123,9 @@ mod metrics;
 #[cfg(not(feature = "metrics"))]
 #[path = "metrics/off.rs"]
 mod metrics;
+#[cfg(feature = "fetch")]
+#[cfg_attr(docsrs, doc(cfg(feature = "fetch")))]
+pub mod net;
 mod outcome;
 pub mod prompt;
 pub mod registry;
@@ -135,7 +140,12 @@ pub mod task;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
-#[cfg(any(feature = "auth", feature = "webhook", feature = "otel"))]
+#[cfg(any(
+    feature = "auth",
+    feature = "webhook",
+    feature = "otel",
+    feature = "fetch"
+))]
 mod tls;
 pub mod tool;
 #[cfg(feature = "otel")]

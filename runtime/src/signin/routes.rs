@@ -199,22 +199,22 @@ async fn revoke(State(server): Shared, headers: HeaderMap, body: Bytes) -> Respo
     let token: Option<String> = form_urlencoded::parse(&body)
         .find(|(name, _)| name == "token")
         .map(|(_, value)| value.into_owned());
-    if let Err(refusal) = authenticated(
+    // The client that revokes: the token must be its own (RFC 7009 §2.1).
+    let client_id = match authenticated(
         &server,
         &headers,
         form.client_id.as_deref(),
         form.client_secret.as_deref(),
     )
     .await
-        && refusal.status == 401
-        && (form.client_id.is_some() || headers.contains_key(header::AUTHORIZATION))
     {
-        return refused(refusal);
-    }
+        Ok(id) => id,
+        Err(refusal) => return refused(refusal),
+    };
     let Some(token) = token else {
         return refused(Refusal::new(400, "invalid_request", "token is missing"));
     };
-    match server.revoke(&token).await {
+    match server.revoke(&token, &client_id).await {
         Ok(()) => cors(Response::new(Body::empty())),
         Err(refusal) => refused(refusal),
     }

@@ -75,6 +75,8 @@ impl AuthServer {
             )
         })?;
         let upstream = Upstream::new(settings.provider.clone())?;
+        let documents = Documents::new(&settings.allow_hosts)
+            .map_err(|why| crate::Error::config("sign-in", why))?;
         let keys = Keys::load(store.as_ref()).await.map_err(|err| {
             crate::Error::config(
                 "sign-in",
@@ -91,7 +93,7 @@ impl AuthServer {
             keys,
             upstream,
             offers,
-            documents: Documents::default(),
+            documents,
         });
         refresh_keys(Arc::downgrade(&server));
         tracing::info!(

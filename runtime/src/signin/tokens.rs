@@ -139,6 +139,27 @@ impl AuthServer {
             .as_deref()
             .ok_or_else(|| Refusal::new(400, "invalid_request", "refresh_token is missing"))?;
         let kept = Kept(self.store.as_ref());
+        // A client's mistake (another client's token, more scope) is refused before the
+        // token is used, so that the user's sign-in stays.
+        if let Some(held) = kept.read::<Refresh>(&key::refresh(token)).await? {
+            if held.client_id != client_id {
+                return Err(Refusal::grant(
+                    "the refresh token was issued to another client",
+                ));
+            }
+            if let Some(asked) = &form.scope
+                && let Some(more) = asked
+                    .split_whitespace()
+                    .find(|s| !held.scopes.iter().any(|h| h == s))
+            {
+                return Err(Refusal::new(
+                    400,
+                    "invalid_scope",
+                    format!("scope {more} was not granted to this sign-in"),
+                ));
+            }
+        }
+        // Taken at once: of two uses, on any replica, one finds it.
         let Some(held) = kept.take::<Refresh>(&key::refresh(token)).await? else {
             // Used before: someone else has the next one. The whole family goes.
             if let Some(family) = self.store.read(&key::refresh_used(token)).await? {
@@ -172,24 +193,8 @@ impl AuthServer {
         {
             return Err(Refusal::grant("the refresh token was revoked"));
         }
-        if held.client_id != client_id {
-            self.revoke_family(&held.family).await?;
-            return Err(Refusal::grant(
-                "the refresh token was issued to another client",
-            ));
-        }
         let scopes = match &form.scope {
-            Some(asked) => {
-                let asked: Vec<String> = asked.split_whitespace().map(str::to_owned).collect();
-                if let Some(more) = asked.iter().find(|s| !held.scopes.contains(s)) {
-                    return Err(Refusal::new(
-                        400,
-                        "invalid_scope",
-                        format!("scope {more} was not granted to this sign-in"),
-                    ));
-                }
-                asked
-            }
+            Some(asked) => asked.split_whitespace().map(str::to_owned).collect(),
             None => held.scopes.clone(),
         };
         self.issue(
@@ -287,7 +292,28 @@ impl AuthServer {
 
     /// Revokes `token` (RFC 7009): a refresh token with its family, an access token of this
     /// server by its id. Anything else is ignored, as the RFC asks.
-    pub(super) async fn revoke(&self, token: &str) -> Result<(), Refusal> {
+    /// A token of another client than `client_id` is refused (RFC 7009 §2.1), and left as
+    /// it is.
+    pub(super) async fn revoke(&self, token: &str, client_id: &str) -> Result<(), Refusal> {
+        let foreign = || {
+            Refusal::new(
+                400,
+                "unauthorized_client",
+                "the token was issued to another client",
+            )
+        };
+        if let Some(held) = Kept(self.store.as_ref())
+            .read::<Refresh>(&key::refresh(token))
+            .await?
+            && held.client_id != client_id
+        {
+            return Err(foreign());
+        }
+        if let Some(claims) = self.own_claims(token)
+            && claims.get("client_id").and_then(Value::as_str) != Some(client_id)
+        {
+            return Err(foreign());
+        }
         if let Some(held) = Kept(self.store.as_ref())
             .take::<Refresh>(&key::refresh(token))
             .await?

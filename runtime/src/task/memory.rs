@@ -6,9 +6,15 @@ use std::time::{Duration, Instant};
 
 use super::{StoreFuture, TaskEnd, TaskProgress, TaskRecord, TaskStatus, TaskStore, apply_end};
 
+#[path = "memory_state.rs"]
+mod state;
+
 /// Tasks kept in this process's memory: for one process. Replicas behind a load balancer
 /// need a store they share ([`RedisStore`](super::RedisStore), feature `redis`). Ended
 /// tasks are dropped once their TTL ran out (looked at on every operation).
+///
+/// It keeps sign-in state too ([`TaskStore::put`] and the rest): at most 100,000 entries,
+/// each gone once its time to live ran out; past that, the one that expires first is dropped.
 ///
 /// ```
 /// let store = toolsmith::task::MemoryStore::new();
@@ -17,7 +23,7 @@ use super::{StoreFuture, TaskEnd, TaskProgress, TaskRecord, TaskStatus, TaskStor
 #[derive(Default)]
 pub struct MemoryStore {
     tasks: Mutex<Tasks>,
-    state: Mutex<HashMap<String, (String, Instant)>>,
+    state: state::State,
 }
 
 #[derive(Default)]
@@ -183,67 +189,27 @@ impl TaskStore for MemoryStore {
     }
 
     fn put<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, ()> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        state.insert(key.to_owned(), (value.to_owned(), Instant::now() + ttl));
+        self.state.put(key, value, ttl);
         ready(())
     }
 
     fn put_new<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        if state.get(key).is_some_and(|(_, until)| *until > now) {
-            return ready(false);
-        }
-        state.insert(key.to_owned(), (value.to_owned(), now + ttl));
-        ready(true)
+        ready(self.state.put_new(key, value, ttl))
     }
 
     fn read<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
-        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        ready(
-            state
-                .get(key)
-                .filter(|(_, until)| *until > now)
-                .map(|(v, _)| v.clone()),
-        )
+        ready(self.state.read(key))
     }
 
     fn take<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        ready(
-            state
-                .remove(key)
-                .filter(|(_, until)| *until > now)
-                .map(|(v, _)| v),
-        )
+        ready(self.state.take(key))
     }
 
     fn count<'a>(&'a self, key: &'a str, window: Duration) -> StoreFuture<'a, u64> {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        let entry = state
-            .entry(key.to_owned())
-            .or_insert(("0".to_owned(), now + window));
-        if entry.1 <= now {
-            *entry = ("0".to_owned(), now + window);
-        }
-        let n = entry.0.parse::<u64>().unwrap_or(0) + 1;
-        entry.0 = n.to_string();
-        ready(n)
+        Box::pin(std::future::ready(self.state.count(key, window)))
     }
 
     fn scan<'a>(&'a self, prefix: &'a str) -> StoreFuture<'a, Vec<(String, String)>> {
-        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        ready(
-            state
-                .iter()
-                .filter(|(k, (_, until))| k.starts_with(prefix) && *until > now)
-                .map(|(k, (v, _))| (k.clone(), v.clone()))
-                .take(10_000)
-                .collect(),
-        )
+        ready(self.state.scan(prefix))
     }
 }

@@ -39,6 +39,7 @@
 //! ```
 
 mod memory;
+mod record;
 #[cfg(feature = "redis")]
 mod redis;
 
@@ -48,12 +49,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rmcp::model::JsonObject;
 pub use rmcp::model::TaskStatus;
-use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use self::redis::RedisStore;
 pub use memory::MemoryStore;
+pub use record::{TaskEnd, TaskProgress, TaskRecord};
 
 /// The status message of a task whose process stopped before it ended (its lease ran out,
 /// or the server stopped).
@@ -66,132 +67,6 @@ pub const STOPPED: &str = "the server running it stopped";
 pub(crate) const DEFAULT_MAX_TASKS: usize = 1000;
 
 pub(crate) const DEFAULT_MAX_TASKS_PER_CALLER: usize = 100;
-
-/// What a store keeps of one task.
-///
-/// ```
-/// use toolsmith::task::{TaskRecord, TaskStatus};
-///
-/// let task = TaskRecord::working("3f2a", "anonymous", "import_notes", 60_000, 1_000, 1_700_000_000_000);
-/// assert_eq!(task.status, TaskStatus::Working);
-/// assert!(task.result.is_none());
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TaskRecord {
-    /// Unguessable, made by the server.
-    pub id: String,
-    /// Who may see and cancel it: the caller who started it (see [`Caller`](crate::context::Caller)).
-    pub owner: String,
-    /// The tool it runs.
-    pub tool: String,
-    pub status: TaskStatus,
-    /// Its status message: how it ended, or its last progress message.
-    pub message: Option<String>,
-    /// Its last progress, as the tool reported it through [`Progress`](crate::Progress).
-    pub progress: Option<TaskProgress>,
-    /// Once `completed`, the call's result (`CallToolResult`); once `failed`, the JSON-RPC
-    /// error.
-    pub result: Option<JsonObject>,
-    /// When it was made, in milliseconds since the Unix epoch.
-    pub created_ms: u64,
-    /// When it last changed.
-    pub updated_ms: u64,
-    /// How long it is kept once it ended.
-    pub ttl_ms: u64,
-    /// How often a client should poll it.
-    pub poll_ms: u64,
-}
-
-impl TaskRecord {
-    /// A task that has just started, at `now_ms`.
-    ///
-    /// ```
-    /// let task = toolsmith::task::TaskRecord::working("id", "owner", "tool", 10, 1, 5);
-    /// assert_eq!((task.created_ms, task.updated_ms), (5, 5));
-    /// ```
-    pub fn working(
-        id: impl Into<String>,
-        owner: impl Into<String>,
-        tool: impl Into<String>,
-        ttl_ms: u64,
-        poll_ms: u64,
-        now_ms: u64,
-    ) -> TaskRecord {
-        TaskRecord {
-            id: id.into(),
-            owner: owner.into(),
-            tool: tool.into(),
-            status: TaskStatus::Working,
-            message: None,
-            progress: None,
-            result: None,
-            created_ms: now_ms,
-            updated_ms: now_ms,
-            ttl_ms,
-            poll_ms,
-        }
-    }
-
-    /// Whether it ended (`completed`, `failed` or `cancelled`).
-    ///
-    /// ```
-    /// let task = toolsmith::task::TaskRecord::working("id", "owner", "tool", 10, 1, 5);
-    /// assert!(!task.ended());
-    /// ```
-    pub fn ended(&self) -> bool {
-        self.status.is_terminal()
-    }
-}
-
-/// A task's progress, as its tool last reported it.
-///
-/// ```
-/// let progress = toolsmith::task::TaskProgress { progress: 3.0, total: Some(10.0), message: None };
-/// assert_eq!(progress.status_message(), "3/10");
-/// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TaskProgress {
-    pub progress: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-}
-
-impl TaskProgress {
-    /// The status message it makes: the tool's message, else `done/total` (or `done`).
-    ///
-    /// ```
-    /// let progress = toolsmith::task::TaskProgress { progress: 2.0, total: None, message: Some("note 2".into()) };
-    /// assert_eq!(progress.status_message(), "note 2");
-    /// ```
-    pub fn status_message(&self) -> String {
-        match (&self.message, self.total) {
-            (Some(message), _) => message.clone(),
-            (None, Some(total)) => format!("{}/{}", self.progress, total),
-            (None, None) => format!("{}", self.progress),
-        }
-    }
-}
-
-/// How a task ended: its terminal status, message and result.
-///
-/// ```
-/// use toolsmith::task::{TaskEnd, TaskStatus};
-///
-/// let end = TaskEnd { status: TaskStatus::Cancelled, message: Some("cancelled".into()), result: None, at_ms: 0 };
-/// assert!(end.status.is_terminal());
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-pub struct TaskEnd {
-    /// `completed`, `failed` or `cancelled`.
-    pub status: TaskStatus,
-    pub message: Option<String>,
-    /// The result (`completed`) or the error (`failed`).
-    pub result: Option<JsonObject>,
-    /// When, in milliseconds since the Unix epoch.
-    pub at_ms: u64,
-}
 
 /// A store that failed (unreachable, or answering what no store of tasks would).
 ///
@@ -348,44 +223,132 @@ pub trait TaskStore: Send + Sync + 'static {
         Box::pin(std::future::ready(Ok(None)))
     }
 
-    /// Keeps `value` under `key` for `ttl` (sign-in state).
+    /// Keeps `value` under `key` for `ttl` (at least a millisecond), replacing what was
+    /// there: sign-in state (clients, consents, signing keys) shared by every replica. The
+    /// default keeps nothing: an error that says so.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolsmith::task::{MemoryStore, TaskStore};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let store = MemoryStore::new();
+    /// store.put("client:a", "one", Duration::from_secs(60)).await.unwrap();
+    /// store.put("client:a", "two", Duration::from_secs(60)).await.unwrap();
+    /// assert_eq!(store.read("client:a").await.unwrap().as_deref(), Some("two"));
+    /// # });
+    /// ```
     fn put<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, ()> {
         let _ = (key, value, ttl);
         no_state()
     }
 
-    /// Keeps `value` under `key` for `ttl` when nothing is kept there: whether it was.
+    /// Keeps `value` under `key` for `ttl` only when nothing is there: `true` when it was
+    /// kept, `false` (and nothing changed) when `key` holds a value already. Of two replicas
+    /// putting one key at once, one gets `true`.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolsmith::task::{MemoryStore, TaskStore};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let store = MemoryStore::new();
+    /// assert!(store.put_new("jti:1", "used", Duration::from_secs(60)).await.unwrap());
+    /// assert!(!store.put_new("jti:1", "again", Duration::from_secs(60)).await.unwrap());
+    /// assert_eq!(store.read("jti:1").await.unwrap().as_deref(), Some("used"));
+    /// # });
+    /// ```
     fn put_new<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
         let _ = (key, value, ttl);
         no_state()
     }
 
-    /// The value kept under `key`.
+    /// The value under `key`, or `None` (never put, taken, or its time to live ran out).
+    ///
+    /// ```
+    /// use toolsmith::task::{MemoryStore, TaskStore};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// assert_eq!(MemoryStore::new().read("nothing").await.unwrap(), None);
+    /// # });
+    /// ```
     fn read<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
         let _ = key;
         no_state()
     }
 
-    /// Reads and deletes the value under `key` at once: one taker only.
+    /// The value under `key`, deleted at once: of two callers taking one key (on one
+    /// replica or two), one gets it and the other `None`. An authorization code is
+    /// redeemed so, once.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolsmith::task::{MemoryStore, TaskStore};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let store = MemoryStore::new();
+    /// store.put("code:x", "grant", Duration::from_secs(60)).await.unwrap();
+    /// assert_eq!(store.take("code:x").await.unwrap().as_deref(), Some("grant"));
+    /// assert_eq!(store.take("code:x").await.unwrap(), None, "taken once");
+    /// # });
+    /// ```
     fn take<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
         let _ = key;
         no_state()
     }
 
-    /// Counts one more under `key`: the new count; it expires `window` after its first.
+    /// Counts one more under `key` and returns the new count (1 the first time): a rate
+    /// limit's window, which expires `window` after its first count (later counts do not
+    /// extend it). Counting a key that holds something else than a count is an error.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolsmith::task::{MemoryStore, TaskStore};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let store = MemoryStore::new();
+    /// let minute = Duration::from_secs(60);
+    /// assert_eq!(store.count("register:127.0.0.1", minute).await.unwrap(), 1);
+    /// assert_eq!(store.count("register:127.0.0.1", minute).await.unwrap(), 2);
+    /// assert_eq!(store.count("register:10.0.0.1", minute).await.unwrap(), 1);
+    /// # });
+    /// ```
     fn count<'a>(&'a self, key: &'a str, window: Duration) -> StoreFuture<'a, u64> {
         let _ = (key, window);
         no_state()
     }
 
-    /// The keys and values kept under `prefix`, at most 10,000.
+    /// Every key that starts with `prefix` and its value, in key order (the keys as they
+    /// were put, without the store's own namespace): at most [`MAX_SCANNED`] of them.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolsmith::task::{MemoryStore, TaskStore};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+    /// let store = MemoryStore::new();
+    /// let day = Duration::from_secs(86_400);
+    /// store.put("key:b", "2", day).await.unwrap();
+    /// store.put("key:a", "1", day).await.unwrap();
+    /// store.put("other", "3", day).await.unwrap();
+    /// let keys = store.scan("key:").await.unwrap();
+    /// assert_eq!(keys, [("key:a".to_owned(), "1".to_owned()), ("key:b".to_owned(), "2".to_owned())]);
+    /// # });
+    /// ```
     fn scan<'a>(&'a self, prefix: &'a str) -> StoreFuture<'a, Vec<(String, String)>> {
         let _ = prefix;
         no_state()
     }
 }
 
-/// The error of a store that keeps no sign-in state.
+/// The most entries [`TaskStore::scan`] returns.
+///
+/// ```
+/// assert_eq!(toolsmith::task::MAX_SCANNED, 10_000);
+/// ```
+pub const MAX_SCANNED: usize = 10_000;
+
+/// What a store that keeps no sign-in state answers.
 fn no_state<'a, T: Send + 'a>() -> StoreFuture<'a, T> {
     Box::pin(std::future::ready(Err(StoreError::new(
         "this task store keeps no sign-in state",

@@ -5,13 +5,17 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use redis::Script;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 #[path = "redis_grants.rs"]
 mod grants;
+#[path = "redis_hash.rs"]
+mod hash;
+#[path = "redis_state.rs"]
+mod state;
 
-use super::{StoreError, StoreFuture, TaskEnd, TaskProgress, TaskRecord, TaskStatus, TaskStore};
+use self::hash::{SCRIPTS, Scripts, json, record, status_str};
+use super::{StoreError, StoreFuture, TaskEnd, TaskProgress, TaskRecord, TaskStore};
 
 /// Tasks kept in Redis, so that any replica behind a load balancer answers `tasks/get` and
 /// `tasks/cancel` for a task another one runs: `--task-store redis://HOST:PORT/DB`
@@ -19,6 +23,10 @@ use super::{StoreError, StoreFuture, TaskEnd, TaskProgress, TaskRecord, TaskStat
 ///
 /// The connection is made at the first use and made again when lost; an operation that
 /// fails is an error result of the call (or of `tasks/get`) that says so.
+///
+/// It keeps the sign-in state too ([`TaskStore::put`] and the rest) under
+/// `toolsmith:task:state:`, each operation atomic across the replicas (`SET NX PX`,
+/// `GETDEL`, a count's `INCR` and its window in one script).
 ///
 /// ```no_run
 /// // no_run: needs a Redis server at 127.0.0.1:6379, and serves HTTP on port 8000.
@@ -42,65 +50,6 @@ pub struct RedisStore {
     prefix: String,
     scripts: &'static Scripts,
 }
-
-struct Scripts {
-    create: Script,
-    get: Script,
-    renew: Script,
-    progress: Script,
-    finish: Script,
-}
-
-/// KEYS: the task, its lease. A task is working only while its lease lives.
-const CREATE: &str = r"
-redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'tool', ARGV[2], 'status', 'working',
-  'created', ARGV[3], 'updated', ARGV[3], 'ttl', ARGV[4], 'poll', ARGV[5])
-redis.call('SET', KEYS[2], '1', 'PX', ARGV[6])
-redis.call('PEXPIRE', KEYS[1], ARGV[6] + ARGV[4])
-return 1";
-
-/// A working task whose lease is gone is failed first (ARGV: now, message, error).
-const GET: &str = r"
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return false end
-if status == 'working' and redis.call('EXISTS', KEYS[2]) == 0 then
-  redis.call('HSET', KEYS[1], 'status', 'failed', 'message', ARGV[2], 'result', ARGV[3],
-    'updated', ARGV[1])
-  redis.call('PEXPIRE', KEYS[1], redis.call('HGET', KEYS[1], 'ttl'))
-end
-return redis.call('HGETALL', KEYS[1])";
-
-/// ARGV: the lease in milliseconds.
-const RENEW: &str = r"
-if redis.call('HGET', KEYS[1], 'status') ~= 'working' then return 0 end
-redis.call('SET', KEYS[2], '1', 'PX', ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[1] + redis.call('HGET', KEYS[1], 'ttl'))
-return 1";
-
-/// ARGV: the progress (JSON), its status message, now.
-const PROGRESS: &str = r"
-if redis.call('HGET', KEYS[1], 'status') ~= 'working' then return 0 end
-redis.call('HSET', KEYS[1], 'progress', ARGV[1], 'message', ARGV[2], 'updated', ARGV[3])
-return 1";
-
-/// ARGV: the status, its message ('' for none), the result (JSON, '' for none), now.
-const FINISH: &str = r"
-if redis.call('HGET', KEYS[1], 'status') ~= 'working' then return 0 end
-redis.call('HSET', KEYS[1], 'status', ARGV[1], 'updated', ARGV[4])
-if ARGV[2] == '' then redis.call('HDEL', KEYS[1], 'message')
-else redis.call('HSET', KEYS[1], 'message', ARGV[2]) end
-if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[3]) end
-redis.call('DEL', KEYS[2])
-redis.call('PEXPIRE', KEYS[1], redis.call('HGET', KEYS[1], 'ttl'))
-return 1";
-
-static SCRIPTS: std::sync::LazyLock<Scripts> = std::sync::LazyLock::new(|| Scripts {
-    create: Script::new(CREATE),
-    get: Script::new(GET),
-    renew: Script::new(RENEW),
-    progress: Script::new(PROGRESS),
-    finish: Script::new(FINISH),
-});
 
 impl RedisStore {
     /// A store at `url` (`redis://HOST:PORT/DB`, `rediss://` for TLS is not built in),
@@ -129,15 +78,8 @@ impl RedisStore {
         ttl: Duration,
     ) -> Result<bool, StoreError> {
         let mut connection = self.connection().await?;
-        let _: () = redis::cmd("SET")
-            .arg(format!("{}{kind}:{key}", self.prefix))
-            .arg(value)
-            .arg("PX")
-            .arg(millis(ttl).max(1))
-            .query_async(&mut connection)
-            .await
-            .map_err(StoreError::new)?;
-        Ok(true)
+        let key = format!("{}{kind}:{key}", self.prefix);
+        state::set(&mut connection, &key, value, ttl, false).await
     }
 
     /// The connection, made now if it is the first use.
@@ -178,6 +120,11 @@ impl RedisStore {
         self
     }
 
+    /// The key of `key` in the sign-in state.
+    fn state_key(&self, key: &str) -> String {
+        format!("{}{}{key}", self.prefix, state::NAMESPACE)
+    }
+
     /// The keys of task `id`: the task, its lease (one hash slot).
     fn keys(&self, id: &str) -> (String, String) {
         let task = format!("{}{{{id}}}", self.prefix);
@@ -186,53 +133,8 @@ impl RedisStore {
     }
 }
 
-/// A status as the protocol spells it (`input_required`), as `record` reads it back.
-fn status_str(status: TaskStatus) -> String {
-    match serde_json::to_value(status) {
-        Ok(serde_json::Value::String(status)) => status,
-        _ => unreachable!("a task status is a string"),
-    }
-}
-
 fn millis(duration: Duration) -> u64 {
     (duration.as_millis() as u64).max(1)
-}
-
-fn json(value: &impl serde::Serialize) -> String {
-    serde_json::to_string(value).unwrap_or_default()
-}
-
-/// The task the fields of its hash say.
-fn record(id: &str, mut fields: HashMap<String, String>) -> Result<TaskRecord, StoreError> {
-    let bad = |what: &str| StoreError::new(format!("task {id} has no valid `{what}` in Redis"));
-    let mut take = |name: &str| fields.remove(name);
-    let number = |value: Option<String>, name: &str| {
-        value
-            .and_then(|v| v.parse::<u64>().ok())
-            .ok_or_else(|| bad(name))
-    };
-    let status = take("status").ok_or_else(|| bad("status"))?;
-    let status =
-        serde_json::from_value(serde_json::Value::String(status)).map_err(|_| bad("status"))?;
-    // Progress is only shown: one that cannot be read is left out, never the task.
-    let progress = take("progress").and_then(|text| serde_json::from_str(&text).ok());
-    let result = match take("result") {
-        Some(text) => Some(serde_json::from_str(&text).map_err(|_| bad("result"))?),
-        None => None,
-    };
-    Ok(TaskRecord {
-        id: id.to_owned(),
-        owner: take("owner").ok_or_else(|| bad("owner"))?,
-        tool: take("tool").ok_or_else(|| bad("tool"))?,
-        status,
-        message: take("message"),
-        progress,
-        result,
-        created_ms: number(take("created"), "created")?,
-        updated_ms: number(take("updated"), "updated")?,
-        ttl_ms: number(take("ttl"), "ttl")?,
-        poll_ms: number(take("poll"), "poll")?,
-    })
 }
 
 impl TaskStore for RedisStore {
@@ -420,6 +322,50 @@ impl TaskStore for RedisStore {
                 .await
                 .map_err(StoreError::new)?;
             Ok(gone == 1)
+        })
+    }
+
+    fn put<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut connection = self.connection().await?;
+            state::set(&mut connection, &self.state_key(key), value, ttl, false).await?;
+            Ok(())
+        })
+    }
+
+    fn put_new<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let mut connection = self.connection().await?;
+            state::set(&mut connection, &self.state_key(key), value, ttl, true).await
+        })
+    }
+
+    fn read<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
+        Box::pin(async move {
+            let mut connection = self.connection().await?;
+            state::get(&mut connection, &self.state_key(key), false).await
+        })
+    }
+
+    fn take<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
+        Box::pin(async move {
+            let mut connection = self.connection().await?;
+            state::get(&mut connection, &self.state_key(key), true).await
+        })
+    }
+
+    fn count<'a>(&'a self, key: &'a str, window: Duration) -> StoreFuture<'a, u64> {
+        Box::pin(async move {
+            let mut connection = self.connection().await?;
+            state::count(&mut connection, &self.state_key(key), window).await
+        })
+    }
+
+    fn scan<'a>(&'a self, prefix: &'a str) -> StoreFuture<'a, Vec<(String, String)>> {
+        Box::pin(async move {
+            let mut connection = self.connection().await?;
+            let namespace = self.state_key("");
+            state::scan(&mut connection, &namespace, prefix).await
         })
     }
 }

@@ -6,5 +6,6 @@ mod approvals;
 mod approvals_redis;
 mod conventions;
 mod metrics;
+mod store_state_redis;
 mod task_store_redis;
 mod traces;
