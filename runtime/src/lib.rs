@@ -111,6 +111,8 @@ pub mod complete;
 pub mod context;
 pub mod error;
 pub mod guide;
+#[cfg(feature = "http")]
+mod html;
 pub mod item;
 pub mod layer;
 mod logging;
@@ -126,6 +128,9 @@ mod request;
 pub mod resource;
 mod run;
 pub mod server;
+#[cfg(feature = "signin")]
+#[cfg_attr(docsrs, doc(cfg(feature = "signin")))]
+pub mod signin;
 pub mod task;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]

@@ -22,6 +22,9 @@ enum Source {
         url: String,
         client: reqwest::Client,
     },
+    /// This process's own keys (the sign-in's authorization server).
+    #[cfg(feature = "signin")]
+    Local(super::LocalKeys),
 }
 
 /// The cached key set.
@@ -50,7 +53,20 @@ impl KeySet {
     /// file must be readable now; a URL that cannot be fetched now is tried again on the
     /// first token.
     pub(super) async fn load(location: &str, interval: Duration) -> Result<KeySet, Error> {
-        let source = source(location)?;
+        KeySet::from_source(source(location)?, location, interval).await
+    }
+
+    /// The keys `keys` gives (this process's own), read again every `interval`.
+    #[cfg(feature = "signin")]
+    pub(super) async fn local(keys: super::LocalKeys, interval: Duration) -> Result<KeySet, Error> {
+        KeySet::from_source(Source::Local(keys), "the sign-in's own keys", interval).await
+    }
+
+    async fn from_source(
+        source: Source,
+        location: &str,
+        interval: Duration,
+    ) -> Result<KeySet, Error> {
         let set = KeySet {
             source,
             keys: RwLock::new(Vec::new()),
@@ -190,6 +206,13 @@ impl KeySet {
                     .find_map(max_age);
                 let bytes = response.bytes().await.map_err(|e| e.to_string())?;
                 (bytes.to_vec(), max_age)
+            }
+            #[cfg(feature = "signin")]
+            Source::Local(keys) => {
+                return Ok(Read {
+                    keys: (keys.0)(),
+                    max_age: None,
+                });
             }
         };
         Ok(Read {

@@ -16,7 +16,7 @@ mod verify;
 
 use std::time::Duration;
 
-pub(crate) use verify::Verifier;
+pub(crate) use verify::{Rejected, Verifier};
 
 /// How long a token's `exp` and `nbf` may be off: clocks drift.
 const LEEWAY: Duration = Duration::from_secs(30);
@@ -59,6 +59,23 @@ pub struct Auth {
     pub(crate) refetch: Duration,
     pub(crate) refresh: Duration,
     pub(crate) token_type: Option<String>,
+    /// This process's own keys, instead of a JWKS location (the sign-in's tokens).
+    #[cfg(feature = "signin")]
+    pub(crate) local: Option<LocalKeys>,
+}
+
+/// The keys of this process's own authorization server, as it publishes them.
+#[cfg(feature = "signin")]
+#[derive(Clone)]
+pub(crate) struct LocalKeys(
+    pub(crate) std::sync::Arc<dyn Fn() -> Vec<jsonwebtoken::jwk::Jwk> + Send + Sync>,
+);
+
+#[cfg(feature = "signin")]
+impl std::fmt::Debug for LocalKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LocalKeys")
+    }
 }
 
 impl Auth {
@@ -85,7 +102,19 @@ impl Auth {
             refetch: REFETCH,
             refresh: REFRESH,
             token_type: None,
+            #[cfg(feature = "signin")]
+            local: None,
         }
+    }
+
+    /// Trusts the access tokens of this process's own authorization server (sign-in):
+    /// issued by `issuer`, signed with one of `keys`, typed `at+jwt`.
+    #[cfg(feature = "signin")]
+    pub(crate) fn issued_by(issuer: &str, keys: LocalKeys) -> Self {
+        let mut auth = Auth::new(issuer, "(the sign-in's own keys)").token_type("at+jwt");
+        auth.refresh = std::time::Duration::from_secs(60);
+        auth.local = Some(keys);
+        auth
     }
 
     /// Also accepts tokens whose `aud` names `audience` (the server's public URL is always

@@ -71,7 +71,14 @@ impl Verifier {
     /// URL) or one of `auth`'s audiences.
     pub(crate) async fn new(auth: &Auth, resource: &str) -> Result<Verifier, Error> {
         let token_type = auth.token_type.as_deref().map(token_type).transpose()?;
-        let keys = Arc::new(KeySet::load(&auth.jwks, auth.refetch).await?);
+        #[cfg(feature = "signin")]
+        let keys = match &auth.local {
+            Some(local) => KeySet::local(local.clone(), auth.refetch).await?,
+            None => KeySet::load(&auth.jwks, auth.refetch).await?,
+        };
+        #[cfg(not(feature = "signin"))]
+        let keys = KeySet::load(&auth.jwks, auth.refetch).await?;
+        let keys = Arc::new(keys);
         let mut validation = Validation::new(Algorithm::RS256);
         validation.algorithms = ACCEPTED.to_vec();
         validation.set_issuer(&[&auth.issuer]);

@@ -17,6 +17,8 @@ mod items;
 mod metrics;
 mod nginx;
 mod serve;
+#[cfg(feature = "signin")]
+mod signin;
 mod state;
 mod tasks;
 

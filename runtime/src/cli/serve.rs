@@ -208,6 +208,9 @@ struct AuthArgs {
     /// The scope destructive tools need; it grants every hint scope.
     #[arg(long, value_name = "SCOPE", env = "TOOLSMITH_SCOPE_DESTRUCTIVE")]
     scope_destructive: Option<String>,
+    #[cfg(feature = "signin")]
+    #[command(flatten)]
+    signin: super::signin::SignInArgs,
 }
 
 #[cfg(feature = "auth")]
@@ -226,11 +229,14 @@ impl AuthArgs {
         } else if self.auth_token_type.is_some() {
             Some("--auth-token-type")
         } else {
+            #[cfg(feature = "signin")]
+            return self.signin.given();
+            #[cfg(not(feature = "signin"))]
             None
         }
     }
 
-    fn apply(self, mut server: Server) -> Server {
+    fn apply(self, mut server: Server) -> Result<Server, crate::Error> {
         if self.scope_read.is_some()
             || self.scope_write.is_some()
             || self.scope_destructive.is_some()
@@ -257,7 +263,9 @@ impl AuthArgs {
             }
             server = server.auth(auth);
         }
-        server
+        #[cfg(feature = "signin")]
+        let server = self.signin.apply(server)?;
+        Ok(server)
     }
 }
 
@@ -330,7 +338,10 @@ fn serve_mcp(server: Server, args: ServeArgs) -> Serving {
             server = server.allowed_origin(origin);
         }
         #[cfg(feature = "auth")]
-        let server = http.auth.apply(server);
+        let server = match http.auth.apply(server) {
+            Ok(server) => server,
+            Err(err) => return Box::pin(std::future::ready(Err(err))),
+        };
         return Box::pin(async move { server.serve_http(addr.as_str()).await });
     }
     #[cfg(feature = "auth")]

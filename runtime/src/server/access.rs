@@ -39,11 +39,55 @@ impl Server {
         self
     }
 
+    /// Signs users in itself (HTTP only; feature `signin`): an OAuth 2.1 authorization
+    /// server in front of `sign_in`'s identity provider, at the public URL's origin
+    /// (metadata at `/.well-known/oauth-authorization-server`, endpoints under `/oauth/`),
+    /// whose consent page offers each scope by what its tools do. Every request to the MCP
+    /// endpoint then needs one of its access tokens, as with [`auth`](Self::auth). Its
+    /// clients, codes, consents, refresh tokens and signing keys are kept in the
+    /// [task store](Self::task_store): replicas that share one (Redis) share them.
+    ///
+    /// ```no_run
+    /// // no_run: serves HTTP on port 8000 until SIGTERM or SIGINT.
+    /// use toolsmith::signin::{Provider, SignIn};
+    ///
+    /// # async fn f() -> Result<(), toolsmith::Error> {
+    /// let provider = Provider::oidc("https://accounts.google.com", "client-id", "secret");
+    /// toolsmith::Server::new()
+    ///     .public_url("https://mcp.example.com/mcp")
+    ///     .sign_in(SignIn::new(provider))
+    ///     .serve_http("0.0.0.0:8000")
+    ///     .await
+    /// # }
+    /// ```
+    #[cfg(feature = "signin")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "signin")))]
+    pub fn sign_in(mut self, sign_in: crate::signin::SignIn) -> Self {
+        self.sign_in = Some(sign_in);
+        self
+    }
+
+    /// Whether the endpoint is guarded: an issuer is trusted, or the server signs users in.
+    pub(super) fn guarded(&self) -> bool {
+        #[cfg(feature = "signin")]
+        if self.sign_in.is_some() {
+            return true;
+        }
+        self.auth.is_some()
+    }
+
     /// With authorization, the names of the scopes the server's calls are decided by
     /// (checked): what its pipeline is made with, before the edge's guard.
     pub(super) fn guarded_scopes(&self) -> Result<Option<Arc<ScopeNames>>, Error> {
-        if self.auth.is_none() {
+        if !self.guarded() {
             return Ok(None);
+        }
+        #[cfg(feature = "signin")]
+        if self.sign_in.is_some() && self.auth.is_some() {
+            return Err(Error::config(
+                "authorization",
+                "sign-in and a trusted issuer exclude each other: the server's own authorization server issues the tokens it accepts; drop --auth-issuer or --signin-*",
+            ));
         }
         let names = Arc::new(self.scope_names.clone());
         check_names(&names)?;
@@ -57,9 +101,10 @@ impl Server {
         handler: &ToolServer,
         names: Option<Arc<ScopeNames>>,
     ) -> Result<Option<GuardConfig>, Error> {
-        let (Some(auth), Some(names)) = (self.auth.clone(), names) else {
+        let Some(names) = names else {
             return Ok(None);
         };
+        let auth = self.auth.clone();
         // What a challenge and the metadata name: the set as serving starts.
         let handle = handler.pipeline.registry.clone();
         let registry = handle.current();
@@ -85,6 +130,15 @@ impl Server {
                 scopes_supported.push((*scope).to_owned());
             }
         }
+        #[cfg(feature = "signin")]
+        let signin =
+            self.sign_in
+                .clone()
+                .map(|sign_in| crate::transport::http::guard::SignInSetup {
+                    sign_in,
+                    store: handler.pipeline.tasks.store.clone(),
+                    offers: offers(handler, names.clone()),
+                });
         let policy = handler.pipeline.policy.clone();
         let task_names = names.clone();
         let task_registry = handle.clone();
@@ -127,12 +181,52 @@ impl Server {
         });
         Ok(Some(GuardConfig {
             auth,
+            #[cfg(feature = "signin")]
+            signin,
             scopes_supported,
             challenge,
             access,
             task_access,
         }))
     }
+}
+
+/// What each scope opens, for the consent page: the titles of the tools offered now that
+/// need it, by their hints' level (a scope tools name themselves: its own group).
+#[cfg(feature = "signin")]
+fn offers(handler: &ToolServer, names: Arc<ScopeNames>) -> crate::signin::Offers {
+    use crate::signin::{Level, Offer};
+    let registry = handler.pipeline.registry.clone();
+    let policy = handler.pipeline.policy.clone();
+    Arc::new(move || {
+        let registry = registry.load();
+        let mut offers: Vec<Offer> = [
+            (names.read(), Level::Read),
+            (names.write(), Level::Change),
+            (names.destructive(), Level::Destructive),
+        ]
+        .into_iter()
+        .map(|(scope, level)| Offer {
+            scope: scope.to_owned(),
+            level,
+            tools: Vec::new(),
+        })
+        .collect();
+        for tool in registry.tools().iter().filter(|t| policy.allows(t).is_ok()) {
+            let title = tool.header().title().unwrap_or(tool.name()).to_owned();
+            for scope in names.required(tool).scopes() {
+                match offers.iter_mut().find(|o| o.scope == scope) {
+                    Some(offer) => offer.tools.push(title.clone()),
+                    None => offers.push(Offer {
+                        scope: scope.to_owned(),
+                        level: Level::Other,
+                        tools: vec![title.clone()],
+                    }),
+                }
+            }
+        }
+        offers
+    })
 }
 
 /// The setting [`check_names`] checks, as its errors name it.

@@ -46,6 +46,8 @@ pub struct Server {
     pub(super) http: crate::transport::http::HttpConfig,
     #[cfg(feature = "auth")]
     pub(super) auth: Option<crate::auth::Auth>,
+    #[cfg(feature = "signin")]
+    pub(super) sign_in: Option<crate::signin::SignIn>,
     /// The names of the scopes the hints imply.
     pub(crate) scope_names: crate::tool::ScopeNames,
     /// Which tools ask the user first besides those that declare `confirm`.

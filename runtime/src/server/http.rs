@@ -52,9 +52,7 @@ impl Server {
             ));
         }
         #[cfg(feature = "auth")]
-        if self.auth.is_some()
-            && self.http.public_url.is_none()
-            && self.http.addr.ip().is_unspecified()
+        if self.guarded() && self.http.public_url.is_none() && self.http.addr.ip().is_unspecified()
         {
             return Err(Error::config(
                 "public url",

@@ -17,6 +17,7 @@ use super::{StoreFuture, TaskEnd, TaskProgress, TaskRecord, TaskStatus, TaskStor
 #[derive(Default)]
 pub struct MemoryStore {
     tasks: Mutex<Tasks>,
+    state: Mutex<HashMap<String, (String, Instant)>>,
 }
 
 #[derive(Default)]
@@ -179,5 +180,70 @@ impl TaskStore for MemoryStore {
             _ => false,
         });
         ready(ended)
+    }
+
+    fn put<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, ()> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.insert(key.to_owned(), (value.to_owned(), Instant::now() + ttl));
+        ready(())
+    }
+
+    fn put_new<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        if state.get(key).is_some_and(|(_, until)| *until > now) {
+            return ready(false);
+        }
+        state.insert(key.to_owned(), (value.to_owned(), now + ttl));
+        ready(true)
+    }
+
+    fn read<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        ready(
+            state
+                .get(key)
+                .filter(|(_, until)| *until > now)
+                .map(|(v, _)| v.clone()),
+        )
+    }
+
+    fn take<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        ready(
+            state
+                .remove(key)
+                .filter(|(_, until)| *until > now)
+                .map(|(v, _)| v),
+        )
+    }
+
+    fn count<'a>(&'a self, key: &'a str, window: Duration) -> StoreFuture<'a, u64> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        let entry = state
+            .entry(key.to_owned())
+            .or_insert(("0".to_owned(), now + window));
+        if entry.1 <= now {
+            *entry = ("0".to_owned(), now + window);
+        }
+        let n = entry.0.parse::<u64>().unwrap_or(0) + 1;
+        entry.0 = n.to_string();
+        ready(n)
+    }
+
+    fn scan<'a>(&'a self, prefix: &'a str) -> StoreFuture<'a, Vec<(String, String)>> {
+        let state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        ready(
+            state
+                .iter()
+                .filter(|(k, (_, until))| k.starts_with(prefix) && *until > now)
+                .map(|(k, (v, _))| (k.clone(), v.clone()))
+                .take(10_000)
+                .collect(),
+        )
     }
 }

@@ -347,6 +347,49 @@ pub trait TaskStore: Send + Sync + 'static {
         let _ = key;
         Box::pin(std::future::ready(Ok(None)))
     }
+
+    /// Keeps `value` under `key` for `ttl` (sign-in state).
+    fn put<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, ()> {
+        let _ = (key, value, ttl);
+        no_state()
+    }
+
+    /// Keeps `value` under `key` for `ttl` when nothing is kept there: whether it was.
+    fn put_new<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
+        let _ = (key, value, ttl);
+        no_state()
+    }
+
+    /// The value kept under `key`.
+    fn read<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
+        let _ = key;
+        no_state()
+    }
+
+    /// Reads and deletes the value under `key` at once: one taker only.
+    fn take<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
+        let _ = key;
+        no_state()
+    }
+
+    /// Counts one more under `key`: the new count; it expires `window` after its first.
+    fn count<'a>(&'a self, key: &'a str, window: Duration) -> StoreFuture<'a, u64> {
+        let _ = (key, window);
+        no_state()
+    }
+
+    /// The keys and values kept under `prefix`, at most 10,000.
+    fn scan<'a>(&'a self, prefix: &'a str) -> StoreFuture<'a, Vec<(String, String)>> {
+        let _ = prefix;
+        no_state()
+    }
+}
+
+/// The error of a store that keeps no sign-in state.
+fn no_state<'a, T: Send + 'a>() -> StoreFuture<'a, T> {
+    Box::pin(std::future::ready(Err(StoreError::new(
+        "this task store keeps no sign-in state",
+    ))))
 }
 
 /// Now, in milliseconds since the Unix epoch.

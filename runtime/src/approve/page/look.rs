@@ -10,11 +10,4 @@ pub(super) const STYLE: &str = "<style>\
     button[value=deny]{background:#cf222e;color:#fff;border:0;border-radius:6px}\
     </style>";
 
-/// `text` for HTML.
-pub(super) fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
-}
+pub(super) use crate::html::escape;

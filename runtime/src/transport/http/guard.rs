@@ -52,7 +52,11 @@ impl Target<'_> {
 /// What the server tells the transport about authorization.
 #[derive(Clone)]
 pub(crate) struct GuardConfig {
-    pub(crate) auth: Auth,
+    /// The issuer trusted (none when the server signs users in itself).
+    pub(crate) auth: Option<Auth>,
+    /// The server's own authorization server (feature `signin`).
+    #[cfg(feature = "signin")]
+    pub(crate) signin: Option<SignInSetup>,
     /// Every scope a token may need, for the metadata.
     pub(crate) scopes_supported: Vec<String>,
     /// The scope a client without a token is told to ask for.
@@ -60,6 +64,15 @@ pub(crate) struct GuardConfig {
     pub(crate) access: Access,
     /// Who may poll and cancel which task (the tasks extension).
     pub(crate) task_access: TaskAccess,
+}
+
+/// What the server's own authorization server is made with.
+#[cfg(feature = "signin")]
+#[derive(Clone)]
+pub(crate) struct SignInSetup {
+    pub(crate) sign_in: crate::signin::SignIn,
+    pub(crate) store: Arc<dyn crate::task::TaskStore>,
+    pub(crate) offers: crate::signin::Offers,
 }
 
 impl std::fmt::Debug for GuardConfig {
@@ -83,6 +96,9 @@ pub(crate) struct Guard {
     metadata_url: String,
     /// Where refusals are counted, by reason.
     pub(super) metrics: Option<crate::metrics::Metrics>,
+    /// The server's own authorization server, whose revocations are checked.
+    #[cfg(feature = "signin")]
+    signin: Option<Arc<crate::signin::AuthServer>>,
 }
 
 /// The guard of the endpoint at `path` whose public URL is `public`, when `config` turns
@@ -95,12 +111,41 @@ pub(super) async fn install(
     public: &str,
     mut router: Router,
 ) -> Result<(Router, Option<Arc<Guard>>), crate::Error> {
-    let Some(guard_config) = config else {
+    let Some(mut guard_config) = config else {
         return Ok((router, None));
     };
-    let issuer = guard_config.auth.issuer.clone();
-    let mut guard = Guard::new(guard_config, public).await?;
+    #[cfg(feature = "signin")]
+    let signin = match guard_config.signin.take() {
+        Some(setup) => {
+            let server = crate::signin::AuthServer::start(
+                setup.sign_in,
+                setup.store,
+                public,
+                guard_config.scopes_supported.clone(),
+                setup.offers,
+            )
+            .await?;
+            let keys = server.clone();
+            let local = crate::auth::LocalKeys(Arc::new(move || keys.public_keys()));
+            guard_config.auth = Some(Auth::issued_by(server.issuer(), local));
+            router = router.merge(server.routes());
+            Some(server)
+        }
+        None => None,
+    };
+    let Some(auth) = guard_config.auth.clone() else {
+        return Err(crate::Error::config(
+            "authorization",
+            "authorization needs an issuer to trust (--auth-issuer) or sign-in (--signin-oidc)",
+        ));
+    };
+    let issuer = auth.issuer.clone();
+    let mut guard = Guard::new(guard_config, auth, public).await?;
     guard.metrics = metrics;
+    #[cfg(feature = "signin")]
+    {
+        guard.signin = signin;
+    }
     let guard = Arc::new(guard);
     for at in metadata_paths(path, public) {
         let guard = guard.clone();
@@ -115,11 +160,15 @@ pub(super) const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 
 impl Guard {
     /// The guard of a server whose public URL is `resource`.
-    pub(crate) async fn new(config: GuardConfig, resource: &str) -> Result<Guard, crate::Error> {
-        let verifier = Verifier::new(&config.auth, resource).await?;
+    pub(crate) async fn new(
+        config: GuardConfig,
+        auth: Auth,
+        resource: &str,
+    ) -> Result<Guard, crate::Error> {
+        let verifier = Verifier::new(&auth, resource).await?;
         let metadata = serde_json::json!({
             "resource": resource,
-            "authorization_servers": [config.auth.issuer],
+            "authorization_servers": [auth.issuer],
             "scopes_supported": config.scopes_supported,
             "bearer_methods_supported": ["header"],
         });
@@ -131,6 +180,8 @@ impl Guard {
             metadata: metadata.to_string(),
             metadata_url: metadata_url(resource),
             metrics: None,
+            #[cfg(feature = "signin")]
+            signin: None,
         })
     }
 
@@ -161,7 +212,15 @@ impl Guard {
                 "Unauthorized: send an OAuth bearer token in the Authorization header",
             ));
         };
-        self.verifier.verify(token).await.map_err(|why| {
+        let verified = self.verifier.verify(token).await;
+        #[cfg(feature = "signin")]
+        let verified = match (verified, &self.signin) {
+            (Ok(caller), Some(signin)) if signin.revoked(&caller).await => Err(
+                crate::auth::Rejected(std::borrow::Cow::Borrowed("the token was revoked")),
+            ),
+            (verified, _) => verified,
+        };
+        verified.map_err(|why| {
             self.count(crate::outcome::AuthRefusal::InvalidToken);
             let challenge = format!(
                 "Bearer error=\"invalid_token\", error_description=\"{}\", resource_metadata=\"{}\", scope=\"{}\"",

@@ -1,0 +1,481 @@
+//! One authorization, from the client's request to its code: the request checked (its
+//! client, its redirect URI exactly, PKCE S256, its resource), the user sent to the
+//! provider, their identity read when they come back, their consent asked (or remembered),
+//! and the code sent to the client.
+
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use serde::Deserialize;
+
+use super::page;
+use super::records::{Asked, Code, Identity, Kept, Pending, digest, key, random};
+use super::server::AuthServer;
+use crate::task::StoreError;
+
+/// How long a user has to sign in at the provider, and to answer the consent page.
+const SIGN_IN_TIME: Duration = Duration::from_secs(600);
+/// How long a code may wait to be redeemed.
+const CODE_LIFETIME: Duration = Duration::from_secs(60);
+
+/// What the browser gets.
+pub(super) enum Answer {
+    /// A page (the consent page, or an error that cannot go back to the client).
+    Page(axum::response::Response),
+    /// A redirect; with the browser cookie to set, when one is.
+    Redirect(String, Option<String>),
+}
+
+/// `/oauth/authorize`'s query.
+#[derive(Debug, Default, Deserialize)]
+pub(super) struct AuthorizeQuery {
+    response_type: Option<String>,
+    client_id: Option<String>,
+    redirect_uri: Option<String>,
+    code_challenge: Option<String>,
+    code_challenge_method: Option<String>,
+    state: Option<String>,
+    scope: Option<String>,
+    resource: Option<String>,
+}
+
+/// The provider's redirect back.
+#[derive(Debug, Default, Deserialize)]
+pub(super) struct CallbackQuery {
+    code: Option<String>,
+    state: Option<String>,
+    error: Option<String>,
+}
+
+/// The consent form, as posted.
+#[derive(Debug, Default)]
+pub(super) struct ConsentForm {
+    pub(super) pending: String,
+    pub(super) csrf: String,
+    pub(super) scopes: Vec<String>,
+    pub(super) remember: bool,
+    pub(super) allow: bool,
+}
+
+impl ConsentForm {
+    /// The form from its `application/x-www-form-urlencoded` body (`scope` repeated).
+    pub(super) fn parse(body: &[u8]) -> ConsentForm {
+        let mut form = ConsentForm::default();
+        for (name, value) in form_urlencoded::parse(body) {
+            match &*name {
+                "pending" => form.pending = value.into_owned(),
+                "csrf" => form.csrf = value.into_owned(),
+                "scope" => form.scopes.push(value.into_owned()),
+                "remember" => form.remember = value == "yes",
+                "decision" => form.allow = value == "allow",
+                _ => {}
+            }
+        }
+        form
+    }
+}
+
+fn failed(status: StatusCode, why: &str) -> Answer {
+    Answer::Page(page::error(status, why))
+}
+
+fn unavailable(err: StoreError) -> Answer {
+    tracing::warn!("sign-in: the store failed: {err}");
+    failed(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "The server cannot reach its store at the moment; try again.",
+    )
+}
+
+impl AuthServer {
+    /// The client's redirect URI with `params`, the `state` it sent and this issuer (RFC
+    /// 9207).
+    fn back(&self, redirect_uri: &str, state: Option<&str>, params: &[(&str, &str)]) -> Answer {
+        let mut url = match reqwest::Url::parse(redirect_uri) {
+            Ok(url) => url,
+            Err(_) => return failed(StatusCode::BAD_REQUEST, "The redirect URI is not a URL."),
+        };
+        {
+            let mut query = url.query_pairs_mut();
+            for (name, value) in params {
+                query.append_pair(name, value);
+            }
+            if let Some(state) = state {
+                query.append_pair("state", state);
+            }
+            query.append_pair("iss", &self.issuer);
+        }
+        Answer::Redirect(url.into(), None)
+    }
+
+    fn refuse(&self, asked: &Asked, error: &str, description: &str) -> Answer {
+        self.back(
+            &asked.redirect_uri,
+            asked.state.as_deref(),
+            &[("error", error), ("error_description", description)],
+        )
+    }
+
+    /// `/oauth/authorize`: the request checked; the user sent to the provider.
+    pub(super) async fn authorize(&self, query: AuthorizeQuery) -> Answer {
+        let Some(client_id) = query.client_id.as_deref().filter(|c| !c.is_empty()) else {
+            return failed(
+                StatusCode::BAD_REQUEST,
+                "The request names no client (client_id).",
+            );
+        };
+        let client = match self.client(client_id).await {
+            Ok(client) => client,
+            Err(why) => return failed(StatusCode::BAD_REQUEST, &format!("Unknown client: {why}")),
+        };
+        // Compared exactly, character for character: never a redirect elsewhere.
+        let redirect_uri = match query.redirect_uri {
+            Some(uri) if client.redirect_uris.contains(&uri) => uri,
+            Some(_) => {
+                return failed(
+                    StatusCode::BAD_REQUEST,
+                    "The redirect URI is not one the client registered (they are compared exactly).",
+                );
+            }
+            None if client.redirect_uris.len() == 1 => client.redirect_uris[0].clone(),
+            None => {
+                return failed(
+                    StatusCode::BAD_REQUEST,
+                    "The request names no redirect URI (redirect_uri).",
+                );
+            }
+        };
+        let state = query.state.clone();
+        let refuse = |error: &str, why: &str| {
+            self.back(
+                &redirect_uri,
+                state.as_deref(),
+                &[("error", error), ("error_description", why)],
+            )
+        };
+        if query.response_type.as_deref() != Some("code") {
+            return refuse(
+                "unsupported_response_type",
+                "only response_type=code is supported",
+            );
+        }
+        let Some(challenge) = query.code_challenge.filter(|c| !c.is_empty()) else {
+            return refuse(
+                "invalid_request",
+                "PKCE is required: send code_challenge with code_challenge_method=S256",
+            );
+        };
+        if query.code_challenge_method.as_deref() != Some("S256") {
+            return refuse(
+                "invalid_request",
+                "code_challenge_method must be S256 (plain is not accepted)",
+            );
+        }
+        if challenge.len() != 43
+            || !challenge
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return refuse(
+                "invalid_request",
+                "code_challenge is not an S256 challenge (43 characters of base64url)",
+            );
+        }
+        let resource = match query.resource {
+            Some(resource) if resource == self.resource => resource,
+            Some(_) => {
+                return refuse(
+                    "invalid_target",
+                    "resource names another server than this one",
+                );
+            }
+            None => self.resource.clone(),
+        };
+        let asked_scopes: Vec<String> = match query.scope.as_deref().or(client.scope.as_deref()) {
+            Some(scope) => scope.split_whitespace().map(str::to_owned).collect(),
+            None => Vec::new(),
+        };
+        // Scopes this server does not know (openid, offline_access, ...) are not granted;
+        // none asked is every one it knows.
+        let mut scopes: Vec<String> = asked_scopes
+            .iter()
+            .filter(|s| self.scopes.contains(s))
+            .cloned()
+            .collect();
+        if asked_scopes.is_empty() {
+            scopes = self.scopes.clone();
+        }
+        if scopes.is_empty() {
+            return refuse(
+                "invalid_scope",
+                &format!(
+                    "none of the scopes asked is one of this server's: {}",
+                    self.scopes.join(" ")
+                ),
+            );
+        }
+        let id = random(24);
+        let asked = Asked {
+            client_id: client.id.clone(),
+            redirect_uri: redirect_uri.clone(),
+            challenge,
+            scopes,
+            state: state.clone(),
+            resource,
+            verifier: random(48),
+            nonce: random(16),
+        };
+        let callback = self.callback_url();
+        let url = match self
+            .upstream
+            .sign_in_url(&callback, &id, &asked.verifier, &asked.nonce)
+            .await
+        {
+            Ok(url) => url,
+            Err(why) => {
+                tracing::warn!("sign-in: the identity provider is not usable: {why}");
+                return refuse(
+                    "temporarily_unavailable",
+                    "the identity provider cannot be reached; try again",
+                );
+            }
+        };
+        if let Err(err) = Kept(self.store.as_ref())
+            .put(&key::asked(&id), &asked, SIGN_IN_TIME)
+            .await
+        {
+            return unavailable(err);
+        }
+        Answer::Redirect(url, None)
+    }
+
+    /// This server's redirect URI at the provider.
+    pub(super) fn callback_url(&self) -> String {
+        format!("{}/oauth/callback", self.issuer)
+    }
+
+    /// `/oauth/callback`: who signed in; the consent page, or the code when a remembered
+    /// consent covers the request.
+    pub(super) async fn callback(&self, query: CallbackQuery) -> Answer {
+        let Some(state) = query.state.as_deref().filter(|s| !s.is_empty()) else {
+            return failed(
+                StatusCode::BAD_REQUEST,
+                "The identity provider sent no state: no sign-in in progress.",
+            );
+        };
+        let asked = match Kept(self.store.as_ref())
+            .take::<Asked>(&key::asked(state))
+            .await
+        {
+            Ok(Some(asked)) => asked,
+            Ok(None) => {
+                return failed(
+                    StatusCode::BAD_REQUEST,
+                    "This sign-in expired or was finished already: start again from the application.",
+                );
+            }
+            Err(err) => return unavailable(err),
+        };
+        if let Some(error) = query.error {
+            tracing::info!(
+                error,
+                "sign-in: the identity provider did not sign the user in"
+            );
+            return self.refuse(
+                &asked,
+                "access_denied",
+                "the sign-in at the identity provider did not succeed",
+            );
+        }
+        let Some(code) = query.code else {
+            return self.refuse(&asked, "server_error", "the identity provider sent no code");
+        };
+        let identity = match self
+            .upstream
+            .identity(&code, &self.callback_url(), &asked.verifier, &asked.nonce)
+            .await
+        {
+            Ok(identity) => identity,
+            Err(why) => {
+                tracing::warn!("sign-in: the identity was not read: {why}");
+                return self.refuse(
+                    &asked,
+                    "server_error",
+                    "the identity provider's answer was not usable",
+                );
+            }
+        };
+        let caller = identity.caller();
+        let offered = super::rule::restricted(&self.settings.rules, &caller, asked.scopes.clone());
+        if offered.is_empty() {
+            tracing::info!(subject = %identity.subject, "sign-in: no scope asked may be granted to this user");
+            return self.refuse(
+                &asked,
+                "access_denied",
+                "your account may not be granted any of the scopes asked",
+            );
+        }
+        let remembered = self
+            .store
+            .read(&key::consent(&identity.key(), &asked.client_id))
+            .await;
+        match remembered {
+            Ok(Some(text)) => {
+                let granted: Vec<String> = serde_json::from_str(&text).unwrap_or_default();
+                if offered.iter().all(|s| granted.contains(s)) {
+                    tracing::info!(subject = %identity.subject, client = %asked.client_id, "sign-in: a remembered consent answers");
+                    return self.code(asked, identity, offered).await;
+                }
+            }
+            Ok(None) => {}
+            Err(err) => return unavailable(err),
+        }
+        let browser = random(24);
+        let pending = Pending {
+            asked,
+            identity,
+            offered,
+            csrf: random(24),
+            browser: digest(&browser),
+        };
+        let id = random(24);
+        if let Err(err) = Kept(self.store.as_ref())
+            .put(&key::pending(&id), &pending, SIGN_IN_TIME)
+            .await
+        {
+            return unavailable(err);
+        }
+        Answer::Redirect(format!("/oauth/consent?pending={id}"), Some(browser))
+    }
+
+    /// The consent page of `id`, for the browser that signed in (its cookie).
+    pub(super) async fn consent_page(&self, id: &str, cookie: Option<&str>) -> Answer {
+        let pending = match Kept(self.store.as_ref())
+            .read::<Pending>(&key::pending(id))
+            .await
+        {
+            Ok(Some(pending)) => pending,
+            Ok(None) => {
+                return failed(
+                    StatusCode::BAD_REQUEST,
+                    "This sign-in expired or was answered already: start again from the application.",
+                );
+            }
+            Err(err) => return unavailable(err),
+        };
+        if cookie.map(digest).as_deref() != Some(pending.browser.as_str()) {
+            return failed(
+                StatusCode::FORBIDDEN,
+                "Open this page in the browser you signed in with.",
+            );
+        }
+        let client = match self.client(&pending.asked.client_id).await {
+            Ok(client) => client,
+            Err(why) => return failed(StatusCode::BAD_REQUEST, &format!("Unknown client: {why}")),
+        };
+        let offers = (self.offers)();
+        let server = reqwest::Url::parse(&self.resource)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or_else(|| self.resource.clone());
+        Answer::Page(page::consent(&pending, id, &client, &offers, &server))
+    }
+
+    /// The user's answer: the code (for the scopes granted), or `access_denied`.
+    pub(super) async fn decide(&self, form: ConsentForm, cookie: Option<&str>) -> Answer {
+        let kept = Kept(self.store.as_ref());
+        let pending = match kept.read::<Pending>(&key::pending(&form.pending)).await {
+            Ok(Some(pending)) => pending,
+            Ok(None) => {
+                return failed(
+                    StatusCode::BAD_REQUEST,
+                    "This sign-in expired or was answered already: start again from the application.",
+                );
+            }
+            Err(err) => return unavailable(err),
+        };
+        // Both: the cookie of the browser that signed in, and the form's token.
+        if cookie.map(digest).as_deref() != Some(pending.browser.as_str())
+            || !same(&form.csrf, &pending.csrf)
+        {
+            return failed(
+                StatusCode::FORBIDDEN,
+                "This answer did not come from the consent page in the browser you signed in with.",
+            );
+        }
+        match kept.take::<Pending>(&key::pending(&form.pending)).await {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                return failed(
+                    StatusCode::BAD_REQUEST,
+                    "This sign-in was answered already.",
+                );
+            }
+            Err(err) => return unavailable(err),
+        }
+        let Pending {
+            asked,
+            identity,
+            offered,
+            ..
+        } = pending;
+        if !form.allow {
+            tracing::info!(subject = %identity.subject, client = %asked.client_id, "sign-in: the user denied the request");
+            return self.refuse(&asked, "access_denied", "the user denied the request");
+        }
+        let granted: Vec<String> = offered
+            .into_iter()
+            .filter(|s| form.scopes.contains(s))
+            .collect();
+        if granted.is_empty() {
+            return self.refuse(&asked, "access_denied", "the user granted no scope");
+        }
+        let consent = key::consent(&identity.key(), &asked.client_id);
+        let remembered = if form.remember {
+            let text = serde_json::to_string(&granted).unwrap_or_default();
+            self.store
+                .put(&consent, &text, self.settings.consent_lifetime)
+                .await
+        } else {
+            self.store.take(&consent).await.map(drop)
+        };
+        if let Err(err) = remembered {
+            return unavailable(err);
+        }
+        tracing::info!(subject = %identity.subject, client = %asked.client_id, scopes = %granted.join(" "), "sign-in: the user granted");
+        self.code(asked, identity, granted).await
+    }
+
+    /// A code for `scopes`, sent to the client.
+    async fn code(&self, asked: Asked, identity: Identity, scopes: Vec<String>) -> Answer {
+        let code = random(32);
+        let record = Code {
+            client_id: asked.client_id.clone(),
+            redirect_uri: asked.redirect_uri.clone(),
+            challenge: asked.challenge.clone(),
+            scopes,
+            resource: asked.resource.clone(),
+            identity,
+        };
+        if let Err(err) = Kept(self.store.as_ref())
+            .put(&key::code(&code), &record, CODE_LIFETIME)
+            .await
+        {
+            return unavailable(err);
+        }
+        self.back(
+            &asked.redirect_uri,
+            asked.state.as_deref(),
+            &[("code", &code)],
+        )
+    }
+}
+
+/// Whether two texts are equal, in a time that does not tell where they differ.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
