@@ -138,6 +138,14 @@ async fn an_oversized_document_is_refused() {
     let doc = DocServer::start(|url| document(url, json!({"client_uri_note": padding}))).await;
     let response = authorize(&signin, &doc.url).await;
     refused_page(&response, "a 64 KiB document");
+    let page = response.body.to_ascii_lowercase();
+    assert!(
+        ["bytes", "kib", "large", "size"]
+            .iter()
+            .any(|w| page.contains(w)),
+        "the page says the document is too big: {}",
+        response.body
+    );
     assert!(doc.hits() >= 1, "the document was fetched");
 }
 
@@ -151,6 +159,11 @@ async fn a_document_naming_another_client_id_is_refused() {
     .await;
     let response = authorize(&signin, &doc.url).await;
     refused_page(&response, "another client_id");
+    assert!(
+        response.body.contains("client_id"),
+        "the page says why: {}",
+        response.body
+    );
     assert!(doc.hits() >= 1, "the document was fetched");
 }
 
