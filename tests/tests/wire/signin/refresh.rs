@@ -59,6 +59,14 @@ async fn a_reused_refresh_token_revokes_its_family() {
         &newer,
         "the newer refresh token after the family was revoked",
     );
+    // The family's access token too.
+    let list = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let response = signin.mcp(&second.access, &list).await;
+    assert_eq!(
+        response.status, 401,
+        "an access token of a revoked family: {}",
+        response.body
+    );
 }
 
 #[tokio::test]
@@ -87,6 +95,14 @@ async fn a_revoked_refresh_token_cannot_refresh() {
     assert_eq!(response.status, 200, "{}", response.body);
     let response = signin.refresh(&tokens.client_id, &tokens.refresh).await;
     invalid_grant(&response, "a revoked refresh token");
+    // Its family's access token goes with it.
+    let list = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    let response = signin.mcp(&tokens.access, &list).await;
+    assert_eq!(
+        response.status, 401,
+        "the access token of a revoked refresh token: {}",
+        response.body
+    );
     // An unknown token is "revoked" too (RFC 7009: 200, nothing told).
     let response = signin.revoke(&tokens.client_id, "not-a-token").await;
     assert_eq!(response.status, 200, "{}", response.body);
