@@ -50,6 +50,14 @@ impl FakeIdp {
         assert_eq!(response.status, 200, "{}", response.body);
     }
 
+    /// From now on the provider forges its id_token as `what` says (`nonce`, `aud`, `iss`,
+    /// `exp`, `userinfo_other`; empty: honest again).
+    pub async fn tamper(&self, what: &str) {
+        let (addr, _) = split_url(&self.url, "");
+        let response = request(&addr, "GET", &format!("/_tamper?what={what}"), &[], "").await;
+        assert_eq!(response.status, 200, "{}", response.body);
+    }
+
     /// The requests the provider received (method, path, query).
     pub async fn log(&self) -> Vec<Value> {
         let (addr, _) = split_url(&self.url, "");

@@ -12,8 +12,10 @@ mod consent;
 mod flow;
 mod idp;
 mod metadata;
+mod provider;
 mod refresh;
 mod register;
+mod startup;
 mod web;
 
 use base64::Engine;
@@ -66,7 +68,7 @@ pub struct Tokens {
     pub body: Value,
 }
 
-fn notes() -> String {
+pub fn notes() -> String {
     toolsmith_tests::example_binary("notes")
         .to_str()
         .unwrap()
