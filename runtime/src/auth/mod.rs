@@ -16,7 +16,9 @@ mod verify;
 
 use std::time::Duration;
 
-pub(crate) use verify::{Rejected, Verifier};
+#[cfg(feature = "signin")]
+pub(crate) use verify::Rejected;
+pub(crate) use verify::Verifier;
 
 /// How long a token's `exp` and `nbf` may be off: clocks drift.
 const LEEWAY: Duration = Duration::from_secs(30);

@@ -362,4 +362,27 @@ mod tests {
         assert_eq!(client("t1").identity(), client("t2").identity());
         assert_ne!(client("t1").identity(), one.identity());
     }
+
+    #[test]
+    fn a_sign_in_token_is_one_caller_per_user_and_provider() {
+        // The sign-in's own tokens: iss = the authorization server, sub = the provider's
+        // subject, idp = the provider.
+        let signed_in = |sub: &str, idp: &str| {
+            let claims = json!({"iss": "http://127.0.0.1:8123", "sub": sub, "idp": idp,
+                "email": format!("{sub}@example.com"), "groups": ["staff"]});
+            caller(claims.as_object().unwrap().clone()).unwrap()
+        };
+        let google = "https://accounts.google.com";
+        let ann = signed_in("1", google);
+        assert_eq!(ann.identity(), signed_in("1", google).identity());
+        assert_ne!(ann.identity(), signed_in("2", google).identity());
+        assert_ne!(
+            ann.identity(),
+            signed_in("1", "https://github.com").identity()
+        );
+        assert_eq!(
+            (ann.issuer(), ann.email(), ann.groups()),
+            (Some(google), Some("1@example.com"), vec!["staff"])
+        );
+    }
 }

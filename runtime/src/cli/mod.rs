@@ -11,6 +11,8 @@ use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::{Value, json};
 
 mod audit;
+#[cfg(feature = "signin")]
+mod consents;
 mod grants;
 mod items;
 #[cfg(feature = "metrics")]
@@ -103,6 +105,10 @@ enum Command {
     /// List or revoke the approvals the servers remembered in their shared task store
     /// (`grants list`, `grants revoke ID…`, `grants revoke --tool TOOL`).
     Grants(grants::GrantsArgs),
+    /// List or revoke the consents users asked the sign-in to remember, in the servers'
+    /// shared task store (`consents list`, `consents revoke ID…`).
+    #[cfg(feature = "signin")]
+    Consents(consents::ConsentsArgs),
 }
 
 /// `audit`'s arguments: the report's options. A server audits its own tools only; a command
@@ -200,6 +206,8 @@ pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
             check(registry, &file, write, &server.scope_names, confirm)
         }
         Some(Command::Grants(args)) => grants::grants(args).await,
+        #[cfg(feature = "signin")]
+        Some(Command::Consents(args)) => consents::consents(args).await,
         Some(Command::Audit(AuditArgs { options, other })) => match other.first() {
             Some(command) => {
                 eprintln!(

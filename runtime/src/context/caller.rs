@@ -7,7 +7,9 @@ use serde_json::{Map, Value};
 /// Who is calling a tool: a context parameter (`fn tool(caller: Caller, ...)`).
 ///
 /// Over HTTP with authorization (feature `auth`), it is the holder of the access token: its
-/// subject (`sub`), the scopes it was granted and every claim of the token. Over stdio, and
+/// subject (`sub`), the scopes it was granted and every claim of the token, with what its
+/// provider says of it: [`issuer`](Caller::issuer), verified [`email`](Caller::email),
+/// [`groups`](Caller::groups) (approval rules name callers by these). Over stdio, and
 /// over HTTP without authorization, it is the local user: anonymous, with no scopes.
 ///
 /// The server has already checked that the token may call the tool; a tool uses `Caller` for
@@ -71,8 +73,9 @@ impl Holder {
 /// The identity of the local user.
 const ANONYMOUS: &str = "anonymous";
 
-/// Who a token's holder is, as one key: its issuer and subject; else (a client's own token)
-/// its issuer and client; else (a token that names neither) the token itself.
+/// Who a token's holder is, as one key: its issuer and subject (and the upstream provider,
+/// `idp`, when the token names one); else (a client's own token) its issuer and client; else
+/// (a token that names neither) the token itself.
 fn identity_of(holder: &Holder) -> String {
     let claim = |name| {
         holder
@@ -86,7 +89,12 @@ fn identity_of(holder: &Holder) -> String {
     }
     let iss = claim("iss");
     if let Some(subject) = holder.subject.as_deref().filter(|s| !s.is_empty()) {
-        return serde_json::json!([iss, subject]).to_string();
+        // A sign-in's own token names the provider that vouched for the subject (`idp`):
+        // the same subject at two providers is two people.
+        return match claim("idp") {
+            "" => serde_json::json!([iss, subject]).to_string(),
+            idp => serde_json::json!([iss, subject, idp]).to_string(),
+        };
     }
     let client = Some(claim("azp"))
         .filter(|c| !c.is_empty())
@@ -176,9 +184,11 @@ impl Caller {
 
     /// Who this caller is, as one key, for everything a caller owns (its tasks, its HTTP
     /// sessions, its rate-limit buckets, its confirmations): `"anonymous"` for the local
-    /// user; for a token, its issuer and subject (`sub`); for a token without a subject,
-    /// its issuer and client (`azp`, else `client_id`); for a token that names neither, the
-    /// token itself. Two tokens that differ in any of these never share an identity.
+    /// user; for a token, its issuer and subject (`sub`), and the upstream provider (`idp`)
+    /// when the token names one (the sign-in's own tokens do: the same subject at two
+    /// providers is two callers); for a token without a subject, its issuer and client
+    /// (`azp`, else `client_id`); for a token that names neither, the token itself. Two
+    /// tokens that differ in any of these never share an identity.
     ///
     /// ```
     /// use toolsmith::context::Caller;
@@ -190,6 +200,13 @@ impl Caller {
     /// let bob = Caller::new("bob", ["tools:read"]).with_claims(claims);
     /// assert_ne!(alice.identity(), bob.identity());
     /// assert_eq!(alice.identity(), Caller::new("alice", ["tools:write"]).with_claims(alice.claims().clone()).identity());
+    ///
+    /// // A sign-in's token: the same subject at two upstream providers is two callers.
+    /// let signed_in = |idp: &str| {
+    ///     let claims = serde_json::json!({"iss": "http://127.0.0.1:8123", "idp": idp});
+    ///     Caller::new("1", ["tools:read"]).with_claims(claims.as_object().unwrap().clone())
+    /// };
+    /// assert_ne!(signed_in("https://github.com").identity(), signed_in("https://accounts.google.com").identity());
     /// ```
     pub fn identity(&self) -> &str {
         self.0.as_ref().map_or(ANONYMOUS, |h| &h.identity)
@@ -249,5 +266,74 @@ impl Caller {
     /// ```
     pub fn claim(&self, name: &str) -> Option<&Value> {
         self.claims().get(name)
+    }
+
+    /// Who vouched for the subject: the upstream provider's issuer (claim `idp`, which the
+    /// sign-in's own tokens carry) when the token names one, else the token's issuer
+    /// (`iss`); `None` for the local user and a token that names neither.
+    ///
+    /// ```
+    /// use toolsmith::context::Caller;
+    ///
+    /// let claims = |v: serde_json::Value| v.as_object().unwrap().clone();
+    /// let signed_in = Caller::new("248289761001", ["tools:read"]).with_claims(claims(serde_json::json!({
+    ///     "iss": "http://127.0.0.1:8123",
+    ///     "idp": "https://accounts.google.com",
+    /// })));
+    /// assert_eq!(signed_in.issuer(), Some("https://accounts.google.com"));
+    /// let direct = Caller::new("alice", ["tools:read"])
+    ///     .with_claims(claims(serde_json::json!({"iss": "https://login.example.com"})));
+    /// assert_eq!(direct.issuer(), Some("https://login.example.com"));
+    /// assert_eq!(Caller::anonymous().issuer(), None);
+    /// ```
+    pub fn issuer(&self) -> Option<&str> {
+        let text = |name| self.claim(name).and_then(Value::as_str);
+        text("idp").or_else(|| text("iss"))
+    }
+
+    /// The caller's email address (claim `email`), unless the token says it is not verified
+    /// (`email_verified` is `false`, or the text `"false"` as some providers write it);
+    /// `None` for the local user and a token without one.
+    ///
+    /// ```
+    /// use toolsmith::context::Caller;
+    ///
+    /// let with = |v: serde_json::Value| {
+    ///     Caller::new("alice", ["tools:read"]).with_claims(v.as_object().unwrap().clone())
+    /// };
+    /// let verified = with(serde_json::json!({"email": "alice@example.com", "email_verified": true}));
+    /// assert_eq!(verified.email(), Some("alice@example.com"));
+    /// let unverified = with(serde_json::json!({"email": "alice@example.com", "email_verified": false}));
+    /// assert_eq!(unverified.email(), None);
+    /// assert_eq!(Caller::anonymous().email(), None);
+    /// ```
+    pub fn email(&self) -> Option<&str> {
+        let unverified = match self.claim("email_verified") {
+            Some(Value::Bool(verified)) => !verified,
+            Some(Value::String(verified)) => verified.eq_ignore_ascii_case("false"),
+            _ => false,
+        };
+        if unverified {
+            return None;
+        }
+        self.claim("email").and_then(Value::as_str)
+    }
+
+    /// The groups the caller belongs to (the strings of the claim `groups`, an array); empty
+    /// for the local user and a token without one.
+    ///
+    /// ```
+    /// use toolsmith::context::Caller;
+    ///
+    /// let claims = serde_json::json!({"groups": ["admins", 7, "ops"]}).as_object().unwrap().clone();
+    /// let caller = Caller::new("alice", ["tools:read"]).with_claims(claims);
+    /// assert_eq!(caller.groups(), ["admins", "ops"]);
+    /// assert!(Caller::anonymous().groups().is_empty());
+    /// ```
+    pub fn groups(&self) -> Vec<&str> {
+        self.claim("groups")
+            .and_then(Value::as_array)
+            .map(|groups| groups.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
     }
 }

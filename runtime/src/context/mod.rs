@@ -41,6 +41,7 @@ mod log;
 mod name;
 mod params;
 mod resources;
+mod who;
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
@@ -69,6 +70,7 @@ pub(crate) use name::ToolName;
 pub use params::{Cancellation, Progress, State};
 pub use resources::Resources;
 pub(crate) use resources::Updates;
+pub(crate) use who::Who;
 
 /// A notification a tool produced.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,6 +8,7 @@ use std::time::Duration;
 use axum::http::StatusCode;
 use serde::Deserialize;
 
+use super::consents::{self, Consent};
 use super::page;
 use super::records::{Asked, Code, Identity, Kept, Pending, digest, key, random};
 use super::server::AuthServer;
@@ -37,6 +38,8 @@ pub(super) struct AuthorizeQuery {
     state: Option<String>,
     scope: Option<String>,
     resource: Option<String>,
+    /// `consent` shows the consent page even when a remembered consent covers the request.
+    prompt: Option<String>,
 }
 
 /// The provider's redirect back.
@@ -224,6 +227,10 @@ impl AuthServer {
             resource,
             verifier: random(48),
             nonce: random(16),
+            ask_again: query
+                .prompt
+                .as_deref()
+                .is_some_and(|p| p.split_whitespace().any(|p| p == "consent")),
         };
         let callback = self.callback_url();
         let url = match self
@@ -247,6 +254,37 @@ impl AuthServer {
             return unavailable(err);
         }
         Answer::Redirect(url, None)
+    }
+
+    /// The scopes of `asked` the operator's rules let `caller` be granted. A hint scope
+    /// implies those below it (destructive: write and read; write: read), so one kept from
+    /// the caller keeps those above it too.
+    fn restricted(&self, caller: &crate::context::Caller, asked: &[String]) -> Vec<String> {
+        use super::server::Level;
+        let kept = super::rule::restricted(&self.settings.rules, caller, asked.to_vec());
+        let offers = (self.offers)();
+        let level = |scope: &str| offers.iter().find(|o| o.scope == scope).map(|o| o.level);
+        let rank = |level: Option<Level>| match level {
+            Some(Level::Read) => Some(0),
+            Some(Level::Change) => Some(1),
+            Some(Level::Destructive) => Some(2),
+            _ => None,
+        };
+        let lowest_kept_from = offers
+            .iter()
+            .filter(|o| {
+                !super::rule::restricted(&self.settings.rules, caller, vec![o.scope.clone()])
+                    .contains(&o.scope)
+            })
+            .filter_map(|o| rank(Some(o.level)))
+            .min();
+        match lowest_kept_from {
+            Some(floor) => kept
+                .into_iter()
+                .filter(|s| rank(level(s)).is_none_or(|r| r < floor))
+                .collect(),
+            None => kept,
+        }
     }
 
     /// This server's redirect URI at the provider.
@@ -306,7 +344,7 @@ impl AuthServer {
             }
         };
         let caller = identity.caller();
-        let offered = super::rule::restricted(&self.settings.rules, &caller, asked.scopes.clone());
+        let offered = self.restricted(&caller, &asked.scopes);
         if offered.is_empty() {
             tracing::info!(subject = %identity.subject, "sign-in: no scope asked may be granted to this user");
             return self.refuse(
@@ -315,19 +353,17 @@ impl AuthServer {
                 "your account may not be granted any of the scopes asked",
             );
         }
-        let remembered = self
-            .store
-            .read(&key::consent(&identity.key(), &asked.client_id))
+        let remembered = Kept(self.store.as_ref())
+            .read::<Consent>(&consents::key_of(&identity, &asked.client_id))
             .await;
         match remembered {
-            Ok(Some(text)) => {
-                let granted: Vec<String> = serde_json::from_str(&text).unwrap_or_default();
-                if offered.iter().all(|s| granted.contains(s)) {
+            Ok(Some(consent)) if !asked.ask_again => {
+                if offered.iter().all(|s| consent.scopes.contains(s)) {
                     tracing::info!(subject = %identity.subject, client = %asked.client_id, "sign-in: a remembered consent answers");
                     return self.code(asked, identity, offered).await;
                 }
             }
-            Ok(None) => {}
+            Ok(_) => {}
             Err(err) => return unavailable(err),
         }
         let browser = random(24);
@@ -430,11 +466,17 @@ impl AuthServer {
         if granted.is_empty() {
             return self.refuse(&asked, "access_denied", "the user granted no scope");
         }
-        let consent = key::consent(&identity.key(), &asked.client_id);
+        let consent = consents::key_of(&identity, &asked.client_id);
         let remembered = if form.remember {
-            let text = serde_json::to_string(&granted).unwrap_or_default();
-            self.store
-                .put(&consent, &text, self.settings.consent_lifetime)
+            let name = self
+                .client(&asked.client_id)
+                .await
+                .ok()
+                .and_then(|c| c.name);
+            let lifetime = self.settings.consent_lifetime;
+            let kept = Consent::new(&identity, &asked.client_id, name, granted.clone(), lifetime);
+            Kept(self.store.as_ref())
+                .put(&consent, &kept, lifetime)
                 .await
         } else {
             self.store.take(&consent).await.map(drop)

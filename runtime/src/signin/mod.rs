@@ -18,7 +18,10 @@
 // operator's rules. Nothing here knows the MCP server: the transport mounts the routes, and
 // the server says which tools each scope opens.
 
+mod checks;
 mod clients;
+mod consents;
+mod documents;
 mod flow;
 mod keys;
 mod page;
@@ -31,6 +34,7 @@ mod upstream;
 
 use std::time::Duration;
 
+pub use consents::{Consent, Consents};
 pub use rule::ScopeRule;
 pub(crate) use server::{AuthServer, Level, Offer, Offers};
 

@@ -78,6 +78,9 @@ pub(super) struct Asked {
     /// The PKCE verifier of the request to the provider.
     pub(super) verifier: String,
     pub(super) nonce: String,
+    /// The client asked for the consent page (`prompt=consent`).
+    #[serde(default)]
+    pub(super) ask_again: bool,
 }
 
 /// A consent the user is asked for.

@@ -8,7 +8,7 @@ use jsonwebtoken::jwk::Jwk;
 use serde_json::{Value, json};
 
 use super::SignIn;
-use super::clients::Documents;
+use super::documents::Documents;
 use super::keys::Keys;
 use super::upstream::Upstream;
 use crate::task::TaskStore;
@@ -134,11 +134,6 @@ impl AuthServer {
             "subject_types_supported": ["public"],
             "id_token_signing_alg_values_supported": ["ES256"],
         })
-    }
-
-    /// The body of a client's metadata document at `url`, through the outbound guard.
-    pub(super) async fn fetch_document(&self, url: &reqwest::Url) -> Result<Vec<u8>, String> {
-        super::clients::fetch(url, &self.settings.allow_hosts).await
     }
 }
 

@@ -292,6 +292,9 @@ impl AuthServer {
             .take::<Refresh>(&key::refresh(token))
             .await?
         {
+            // Signing out: the user is asked again at the next sign-in with this client.
+            let consent = super::consents::key_of(&held.identity, &held.client_id);
+            self.store.take(&consent).await?;
             return self.revoke_family(&held.family).await;
         }
         if let Some(claims) = self.own_claims(token) {

@@ -331,7 +331,7 @@ fn checked(url: &str) -> Result<(), crate::Error> {
     })?;
     match parsed.scheme() {
         "https" => Ok(()),
-        "http" if super::clients::loopback(&parsed) => Ok(()),
+        "http" if super::checks::loopback(&parsed) => Ok(()),
         _ => Err(crate::Error::config(
             "sign-in provider",
             format!("{url} is not https (plain http is accepted for a loopback host only)"),

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use rmcp::model::JsonObject;
 
 use super::{Approval, Approver, Deciding, Decision, Remember};
+use crate::context::Who;
 use crate::tool::canonical;
 
 /// Rules that decide confirmations in order: the first rule whose every stated condition
@@ -17,11 +18,16 @@ use crate::tool::canonical;
 /// none holds, the next approver decides. `serve --approve rules=FILE` reads them.
 ///
 /// A condition is a list of glob patterns (`*`, `?`, `[a-z]`), one of which must match:
-/// `tools` the tool's name, `tags` one of its tags, `callers` the subject (`sub`) of the
-/// caller's token (`""` for a token without one), or exactly `anonymous` for the local user
-/// (no token: stdio, HTTP without authorization; a token whose subject is the word
-/// "anonymous" is not the local user, nor is the local user matched by any other pattern),
-/// `arguments` an argument's text (a string as it is; anything else as canonical JSON, a
+/// `tools` the tool's name, `tags` one of its tags, `callers` who calls: a pattern of the
+/// subject (`sub`) of the caller's token (`""` for a token without one; `subject:PATTERN`
+/// says the same, for a subject that starts like another kind), `email:LOCAL@DOMAIN` its
+/// verified email ([`Caller::email`](crate::context::Caller::email); the domain without
+/// regard to case: `email:*@example.com`), `group:NAME` one of its `groups`, exactly,
+/// `issuer:URL` the provider that vouched for it
+/// ([`Caller::issuer`](crate::context::Caller::issuer)), exactly, or exactly `anonymous` for
+/// the local user (no token: stdio, HTTP without authorization; a token whose subject is the
+/// word "anonymous" is not the local user, nor is the local user matched by any other
+/// entry), `arguments` an argument's text (a string as it is; anything else as canonical JSON, a
 /// number without a fraction as its integer: `1.0` and `1e0` are `1`, as the tool reads
 /// them; a missing argument matches nothing); `hints` is the tool's class by its hints:
 /// `write` (not read-only), `destructive` or `additive` (a write that does not destroy).
@@ -65,6 +71,20 @@ use crate::tool::canonical;
 /// let remote = Approval::new("delete_file", Hints::DESTRUCTIVE)
 ///     .with_caller(Caller::new("anonymous", ["files:write"]));
 /// assert_eq!(rules.decision(&remote), Decision::Pass);
+///
+/// // Signed-in callers by their verified email or their groups.
+/// let staff = Rules::from_toml(r#"
+///     [[rule]]
+///     callers = ["email:*@example.com", "group:admins"]
+///     decision = "allow"
+/// "#).unwrap();
+/// let with = |claims: serde_json::Value| {
+///     let call = Approval::new("delete_file", Hints::DESTRUCTIVE);
+///     call.with_caller(Caller::new("u1", ["files:write"]).with_claims(claims.as_object().unwrap().clone()))
+/// };
+/// assert_eq!(staff.decision(&with(serde_json::json!({"email": "ann@example.com"}))), Decision::approve());
+/// assert_eq!(staff.decision(&with(serde_json::json!({"groups": ["admins"]}))), Decision::approve());
+/// assert_eq!(staff.decision(&with(serde_json::json!({"email": "eve@example.org"}))), Decision::Pass);
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Rules {
@@ -112,16 +132,6 @@ struct Rule {
     hints: Option<Class>,
     decision: Decision,
 }
-
-/// A `callers` entry: the local user (`anonymous`), or a pattern of a token's subject.
-#[derive(Clone, Debug)]
-enum Who {
-    Local,
-    Subject(glob::Pattern),
-}
-
-/// The word that names the local user among `callers`.
-const LOCAL: &str = "anonymous";
 
 /// A tool's class by its hints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -292,12 +302,7 @@ impl Rule {
         let callers = written
             .callers
             .iter()
-            .map(|caller| match caller.as_str() {
-                LOCAL => Ok(Who::Local),
-                pattern => glob::Pattern::new(pattern)
-                    .map(Who::Subject)
-                    .map_err(|err| format!("callers pattern {pattern:?}: {err}")),
-            })
+            .map(|entry| Who::parse(entry, true).map_err(|why| format!("callers {why}")))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Rule {
             tools: patterns("tools", &written.tools)?,
@@ -321,18 +326,10 @@ impl Rule {
             Some(Class::Additive) => !hints.read_only && !hints.destructive,
         };
         let caller = approval.caller();
-        // The local user is a caller of its own, never a token's subject (not even one
-        // that says "anonymous").
-        let local = caller.is_anonymous();
-        let subject = caller.subject().unwrap_or("");
-        let who = |entry: &Who| match entry {
-            Who::Local => local,
-            Who::Subject(pattern) => !local && pattern.matches(subject),
-        };
         class
             && any(&self.tools, approval.tool())
             && (self.tags.is_empty() || approval.tags().iter().any(|tag| any(&self.tags, tag)))
-            && (self.callers.is_empty() || self.callers.iter().any(who))
+            && (self.callers.is_empty() || self.callers.iter().any(|who| who.matches(caller)))
             && self.arguments.iter().all(|(name, pattern)| {
                 approval
                     .arguments()

@@ -105,3 +105,82 @@ fn a_subject_named_anonymous_is_not_the_local_user() {
         Some(args(serde_json::json!({"folder": "tmp/a"})))
     );
 }
+
+/// A signed-in caller as the sign-in's own tokens describe it.
+fn signed_in(sub: &str, claims: serde_json::Value) -> crate::context::Caller {
+    let mut all = args(serde_json::json!({"iss": "http://127.0.0.1:8123", "sub": sub}));
+    all.extend(args(claims));
+    crate::context::Caller::new(sub, ["tools:destructive"]).with_claims(all)
+}
+
+#[test]
+fn callers_are_told_apart_by_email_group_and_issuer() {
+    let rules = Rules::from_toml(
+        "[[rule]]\ncallers = [\"email:*@example.com\", \"group:admins\"]\ndecision = \"allow\"\n\
+         [[rule]]\ncallers = [\"issuer:https://accounts.google.com\"]\ndecision = \"ask\"\n\
+         [[rule]]\ncallers = [\"*\", \"anonymous\"]\ndecision = \"deny\"\nreason = \"staff only\"\n",
+    )
+    .unwrap();
+    let of =
+        |caller| rules.decision(&Approval::new("drop", Hints::DESTRUCTIVE).with_caller(caller));
+    let github = "https://github.com";
+    // Same provider, same kind of token: the email or the groups decide.
+    let ann = signed_in(
+        "1",
+        serde_json::json!({"idp": github, "email": "ann@Example.COM", "email_verified": true, "groups": ["staff"]}),
+    );
+    let bob = signed_in(
+        "2",
+        serde_json::json!({"idp": github, "email": "bob@other.org", "email_verified": true, "groups": ["staff"]}),
+    );
+    let root = signed_in(
+        "3",
+        serde_json::json!({"idp": github, "email": "root@other.org", "groups": ["admins"]}),
+    );
+    assert_eq!(of(ann), Decision::approve());
+    assert_eq!(of(bob), Decision::deny("staff only"));
+    assert_eq!(of(root), Decision::approve());
+    // An email the provider did not verify is no email.
+    let unverified = signed_in(
+        "4",
+        serde_json::json!({"idp": github, "email": "eve@example.com", "email_verified": false}),
+    );
+    assert_eq!(of(unverified), Decision::deny("staff only"));
+    // The upstream provider (`idp`) is the issuer, not the sign-in that relayed it.
+    let google = signed_in(
+        "5",
+        serde_json::json!({"idp": "https://accounts.google.com"}),
+    );
+    assert_eq!(of(google), Decision::Pass);
+    // The local user is never an email, a group or an issuer.
+    assert_eq!(
+        of(crate::context::Caller::anonymous()),
+        Decision::deny("staff only")
+    );
+}
+
+#[test]
+fn a_callers_entry_that_cannot_be_read_says_which_rule_and_why() {
+    let err = |callers: &str| {
+        Rules::from_toml(&format!(
+            "[[rule]]\ndecision = \"allow\"\n[[rule]]\ncallers = [{callers}]\ndecision = \"allow\"\n"
+        ))
+        .unwrap_err()
+        .to_string()
+    };
+    let why = err("\"email:example.com\"");
+    assert!(
+        why.starts_with("rule 2: callers \"email:example.com\"") && why.contains("LOCAL@DOMAIN"),
+        "{why}"
+    );
+    assert!(err("\"group:\"").contains("give the group"));
+    assert!(err("\"issuer:\"").contains("give the issuer"));
+    assert!(err("\"[\"").contains("callers \"[\": pattern"));
+    // `subject:` names a subject that looks like another kind.
+    let rules =
+        Rules::from_toml("[[rule]]\ncallers = [\"subject:email:*\"]\ndecision = \"allow\"\n")
+            .unwrap();
+    let odd = Approval::new("t", Hints::DESTRUCTIVE)
+        .with_caller(crate::context::Caller::new("email:x", ["s"]));
+    assert_eq!(rules.decision(&odd), Decision::approve());
+}

@@ -111,6 +111,7 @@ pub(super) async fn install(
     public: &str,
     mut router: Router,
 ) -> Result<(Router, Option<Arc<Guard>>), crate::Error> {
+    #[cfg_attr(not(feature = "signin"), allow(unused_mut))]
     let Some(mut guard_config) = config else {
         return Ok((router, None));
     };
