@@ -164,6 +164,14 @@ async fn a_remembered_consent_skips_the_page() {
     let mut granted: Vec<&str> = tokens.body["scope"].as_str().unwrap().split(' ').collect();
     granted.sort();
     assert_eq!(granted, scopes, "{}", tokens.body);
+    // prompt=consent asks again, although remembered.
+    let again = signin.authorize_path(
+        &client_id,
+        &Pkce::new(),
+        &[("scope", "tools:read tools:write"), ("prompt", "consent")],
+    );
+    let callback = signin.sign_in(&browser, &again).await;
+    signin.consent_page(&browser, &callback).await;
     // A request for more than was remembered asks again.
     let more = signin.authorize_path(&client_id, &Pkce::new(), &[("scope", ALL)]);
     let callback = signin.sign_in(&browser, &more).await;
