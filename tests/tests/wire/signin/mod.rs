@@ -8,6 +8,7 @@
 
 mod authorize;
 mod cimd;
+mod confidential;
 mod consent;
 mod flow;
 mod idp;
@@ -264,13 +265,20 @@ impl Signin {
     /// its PKCE pair and the code.
     pub async fn code(&self, scopes: &[&str]) -> (String, Pkce, String) {
         let client_id = self.client().await;
+        let (pkce, code) = self.code_for(&client_id, scopes).await;
+        (client_id, pkce, code)
+    }
+
+    /// [`code`](Self::code) for client `client_id` (its redirect URI [`REDIRECT`]): its PKCE
+    /// pair and the code.
+    pub async fn code_for(&self, client_id: &str, scopes: &[&str]) -> (Pkce, String) {
         let (browser, pkce) = (Browser::new(), Pkce::new());
         let callback = self
-            .sign_in(&browser, &self.authorize_path(&client_id, &pkce, &[]))
+            .sign_in(&browser, &self.authorize_path(client_id, &pkce, &[]))
             .await;
         let page = self.consent_page(&browser, &callback).await;
         let code = self.code_of(&self.allow(&browser, &page, scopes, false).await);
-        (client_id, pkce, code)
+        (pkce, code)
     }
 
     /// The whole flow for a new client: [`code`](Self::code), redeemed.

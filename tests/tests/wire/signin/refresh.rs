@@ -107,3 +107,24 @@ async fn a_revoked_refresh_token_cannot_refresh() {
     let response = signin.revoke(&tokens.client_id, "not-a-token").await;
     assert_eq!(response.status, 200, "{}", response.body);
 }
+
+#[tokio::test]
+async fn a_refresh_asking_more_scope_is_refused_and_the_token_still_works() {
+    let signin = Signin::start(&[]).await;
+    let tokens = signin.tokens(&["tools:read"]).await;
+    let wider = signin
+        .token(&[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", &tokens.refresh),
+            ("client_id", &tokens.client_id),
+            ("scope", "tools:read tools:destructive"),
+        ])
+        .await;
+    assert_eq!(wider.status, 400, "a wider scope: {}", wider.body);
+    let body: serde_json::Value = serde_json::from_str(&wider.body).unwrap();
+    assert_eq!(body["error"], "invalid_scope", "{body}");
+    // Nothing was issued: the refresh token is still the client's, and not a reused one.
+    let response = signin.refresh(&tokens.client_id, &tokens.refresh).await;
+    let next = tokens_of(tokens.client_id.clone(), &response);
+    assert_eq!(claims(&next.access)["scope"], "tools:read");
+}
