@@ -13,6 +13,7 @@ mod consent;
 mod flow;
 mod idp;
 mod metadata;
+mod page;
 mod provider;
 mod refresh;
 mod register;
