@@ -42,11 +42,18 @@ impl Server {
         }
         // Paths the server answers itself beside the endpoint.
         let taken = ["/healthz", "/metrics"];
-        if taken.contains(&self.http.path.as_str()) || self.http.path.starts_with("/.well-known/") {
+        #[cfg(feature = "signin")]
+        let signing_in = self.sign_in.is_some();
+        #[cfg(not(feature = "signin"))]
+        let signing_in = false;
+        if taken.contains(&self.http.path.as_str())
+            || self.http.path.starts_with("/.well-known/")
+            || (signing_in && self.http.path.starts_with("/oauth/"))
+        {
             return Err(Error::config(
                 "http path",
                 format!(
-                    "the endpoint path {:?} is one the server answers itself (/healthz, /metrics, /.well-known/...); give another, such as /mcp",
+                    "the endpoint path {:?} is one the server answers itself (/healthz, /metrics, /.well-known/..., /oauth/... with sign-in); give another, such as /mcp",
                     self.http.path
                 ),
             ));

@@ -179,4 +179,35 @@ mod tests {
         validation.validate_aud = false;
         jsonwebtoken::decode::<serde_json::Value>(&token, &decoding, &validation).unwrap();
     }
+
+    #[tokio::test]
+    async fn a_key_older_than_thirty_days_is_replaced_and_still_published() {
+        use crate::task::TaskStore;
+        let store = MemoryStore::new();
+        let old = super::Kept {
+            created: super::now() - super::ROTATE - 1,
+            ..super::make()
+        };
+        let text = serde_json::to_string(&vec![old.clone()]).unwrap();
+        store
+            .put(super::key::KEYS, &text, super::FOREVER)
+            .await
+            .unwrap();
+        let keys = Keys::load(&store).await.unwrap();
+        let (kid, _) = keys.signing();
+        assert_ne!(kid, old.kid, "the old key still signs");
+        let published: Vec<_> = keys
+            .public()
+            .into_iter()
+            .filter_map(|k| k.common.key_id)
+            .collect();
+        assert_eq!(published.len(), 2);
+        assert!(
+            published.contains(&old.kid),
+            "the old key is no longer published"
+        );
+        // Another replica reads the same keys, and does not replace them again.
+        let other = Keys::load(&store).await.unwrap();
+        assert_eq!(other.signing().0, kid);
+    }
 }
