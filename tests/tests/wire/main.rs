@@ -35,6 +35,7 @@ mod protocol_edges;
 mod replicas;
 mod resources;
 mod rounds;
+mod signin;
 mod stdio;
 mod stdio_guard;
 mod tasks_http;
