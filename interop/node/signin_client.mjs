@@ -2,8 +2,8 @@
 // either TypeScript SDK, kept in memory, whose "redirect" to the authorization endpoint runs a
 // headless user agent (browse.mjs) through the provider's login and toolsmith's consent page;
 // the two SDKs' transports and clients behind one face; a sign-in from the first 401 to a
-// connected client; and the checks of what went over the wire (discovery, registration, the
-// redirect back with code, state and iss, the token's claims).
+// connected client; and the checks of what went over the wire (a record of the SDK's requests:
+// discovery, registration, the redirect back with code, state and iss, the token's claims).
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as Transport1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -16,7 +16,6 @@ import {
 import { randomBytes } from "node:crypto";
 
 import { Browser, pageText, parseForm } from "./browse.mjs";
-import { jwtParts } from "./signin_stack.mjs";
 
 export const tally = { passed: 0, failed: 0 };
 export function check(ok, what) {
@@ -34,6 +33,18 @@ export const SCOPES = ["tools:read", "tools:write", "tools:destructive"];
 export const READ_ONLY = ["get_note", "search_notes", "tag_chart"];
 const USER = { login: "alice", password: "alice" };
 
+// The metadata of a public client (no secret) named `name`, redirected to `redirectUrl`: what
+// it registers (POST /oauth/register) or what its Client ID Metadata Document says.
+export function clientMetadata(name, redirectUrl) {
+  return {
+    client_name: name,
+    redirect_uris: [redirectUrl],
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "none",
+  };
+}
+
 // The OAuth client provider of one client (either SDK): everything kept in memory. Its
 // "redirect" to the authorization endpoint runs the headless user agent (one per client, so
 // that a second authorization finds the user still signed in at the provider) to the
@@ -47,14 +58,7 @@ export function makeProvider({ name, redirectUrl, metadataUrl, consent }) {
     },
     ...(metadataUrl ? { clientMetadataUrl: metadataUrl } : {}),
     get clientMetadata() {
-      return {
-        client_name: name,
-        redirect_uris: [redirectUrl],
-        grant_types: ["authorization_code", "refresh_token"],
-        response_types: ["code"],
-        token_endpoint_auth_method: "none",
-        scope: SCOPES.join(" "),
-      };
+      return { ...clientMetadata(name, redirectUrl), scope: SCOPES.join(" ") };
     },
     state: () => kept.state,
     clientInformation: () => kept.client,
@@ -235,4 +239,24 @@ export async function signIn({ sdk, provider, rec, server, idp, document, name, 
   const { client, transport } = face.make(server.url, provider, rec.fetchFn, onAsk);
   await within(client.connect(transport), 30000, `${what}: connect`);
   return { client, transport, clientId };
+}
+
+// The claims of a JWT (not verified: the server under test verifies it), and its header.
+export function jwtParts(token) {
+  const [header, payload] = String(token).split(".");
+  const decode = (part) => JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
+  return { header: decode(header), claims: decode(payload) };
+}
+
+// Records every request the SDK makes (method, path, status, WWW-Authenticate) through its `fetch`.
+export function recorder() {
+  const requests = [];
+  const fetchFn = async (input, init) => {
+    const response = await fetch(input, init);
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    requests.push({ method: init?.method ?? (input instanceof Request ? input.method : "GET"), path: url.pathname,
+      status: response.status, challenge: response.headers.get("www-authenticate") ?? undefined });
+    return response;
+  };
+  return { requests, fetchFn };
 }

@@ -157,23 +157,3 @@ export function operatorClient(dir) {
   writeFileSync(secretFile, `${clientSecret}\n`, { mode: 0o600 });
   return { clientId, clientSecret, secretFile };
 }
-
-// The claims of a JWT (not verified: the server under test verifies it), and its header.
-export function jwtParts(token) {
-  const [header, payload] = String(token).split(".");
-  const decode = (part) => JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
-  return { header: decode(header), claims: decode(payload) };
-}
-
-// Records every request the SDK makes (method, path, status, WWW-Authenticate) through its `fetch`.
-export function recorder() {
-  const requests = [];
-  const fetchFn = async (input, init) => {
-    const response = await fetch(input, init);
-    const url = new URL(input instanceof Request ? input.url : String(input));
-    requests.push({ method: init?.method ?? (input instanceof Request ? input.method : "GET"), path: url.pathname,
-      status: response.status, challenge: response.headers.get("www-authenticate") ?? undefined });
-    return response;
-  };
-  return { requests, fetchFn };
-}

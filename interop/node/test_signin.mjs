@@ -35,12 +35,13 @@
 
 import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 
+import { confirmingUser } from "./confirming.mjs";
 import {
-  ALL_TOOLS, READ_ONLY, SCOPES, SDKS, check, checkOffered, checkRedirect, checkToken, insufficient, listAndSearch, makeProvider,
-  signIn, tally, within,
+  ALL_TOOLS, READ_ONLY, SCOPES, SDKS, check, checkOffered, checkRedirect, checkToken, clientMetadata, insufficient, listAndSearch,
+  makeProvider, recorder, signIn, tally, within,
 } from "./signin_client.mjs";
 import {
-  freePort, makeCertificates, operatorClient, recorder, serveMetadataDocument, startNotes, startProvider, stop, tail, workDir,
+  freePort, makeCertificates, operatorClient, serveMetadataDocument, startNotes, startProvider, stop, tail, workDir,
 } from "./signin_stack.mjs";
 
 const [notesBinary, idpScript] = process.argv.slice(2);
@@ -57,12 +58,8 @@ setTimeout(() => {
 function metadataDocument(certificates, name, redirectUrl) {
   return serveMetadataDocument(certificates, (url) => ({
     client_id: url,
-    client_name: name,
     client_uri: new URL("/", url).href,
-    redirect_uris: [redirectUrl],
-    grant_types: ["authorization_code", "refresh_token"],
-    response_types: ["code"],
-    token_endpoint_auth_method: "none",
+    ...clientMetadata(name, redirectUrl),
   }));
 }
 
@@ -117,12 +114,8 @@ async function sdk2Cimd({ server, idp, redirectUrl, certificates }) {
   try {
     const rec = recorder();
     const provider = makeProvider({ name, redirectUrl, metadataUrl: document.url, consent: { server, idp } });
-    const asked = [];
-    const onAsk = async (request) => {
-      asked.push(request.params);
-      return { action: "accept", content: { confirm: true } };
-    };
-    const { client, transport } = await signIn({ sdk: "2.4.0", provider, rec, server, idp, document, name, onAsk, what });
+    const user = confirmingUser(); // answers "accept"
+    const { client, transport } = await signIn({ sdk: "2.4.0", provider, rec, server, idp, document, name, onAsk: user.handle, what });
     check(client.getNegotiatedProtocolVersion() === "2026-07-28", `${what}: negotiated ${client.getNegotiatedProtocolVersion()}`);
     await listAndSearch(client, READ_ONLY, `${what}, tools:read`);
     rec.requests.length = 0;
@@ -139,7 +132,7 @@ async function sdk2Cimd({ server, idp, redirectUrl, certificates }) {
     await within(SDKS["2.4.0"].finish(transport, second), 30000, `${what}: finishAuth, step-up`);
     checkToken(provider.kept.tokens, { server, idp, clientId: document.url, scopes: ["tools:read", "tools:destructive"], what: `${what}, step-up` });
     const deleted = await within(client.callTool({ name: "delete_note", arguments: { note_id: 1 } }), 30000, "delete");
-    check(asked.length === 1 && asked[0]?.message === "Delete note 1?", `${what}: the user was asked once: ${JSON.stringify(asked)}`);
+    check(user.asked.length === 1 && user.asked[0]?.message === "Delete note 1?", `${what}: the user was asked once: ${JSON.stringify(user.asked)}`);
     check(!deleted.isError && deleted.structuredContent?.deleted === true, `${what}: delete_note deleted note 1: ${JSON.stringify(deleted)}`);
     await client.close();
   } finally {

@@ -1,20 +1,15 @@
-"""The pieces the sign-in tests share: the OpenID provider (interop/node/idp.mjs, oidc-provider
-from npm) started on loopback, a check of the provider itself with its one static client, the
-Python SDK's OAuth client driven by a headless browser (Flow), a client of raw requests
-(authorize_raw), a Client ID Metadata Document served over http on loopback, and the reading
-of toolsmith's access tokens (JWT ES256, verified against /oauth/jwks).
-
-Every wait is bounded: the provider must print `idp listening on http://127.0.0.1:PORT` within
-20 s; stop() sends SIGTERM, then SIGKILL after 10 s. Its pid is in WORKDIR/idp.pid meanwhile.
+"""The clients the sign-in tests sign in with (what they run against, the provider and the
+notes server with sign-in, is started by signin_stack.py): PKCE, a check of the provider
+itself with its one static client, a client of raw requests (register_raw, authorize_raw,
+code_grant, token_request), the Python SDK's OAuth client driven by a headless browser (Flow),
+the servers of the client's own on loopback (a Client ID Metadata Document, a redirect URI),
+and the reading of toolsmith's access tokens (JWT ES256, verified against /oauth/jwks).
 """
 
 import base64
 import hashlib
 import json
-import os
-import re
 import secrets
-import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -26,75 +21,12 @@ from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
 
-from notes_http import StartError, stop_process
 from signin_browser import Browser
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-IDP_SCRIPT = os.path.join(HERE, "..", "node", "idp.mjs")
-CLIENT_ID = "toolsmith-interop"
-# A redirect URI of the provider's static client besides toolsmith's: the provider checks
-# itself there (the browser stops at it and never loads it).
-IDP_CHECK_REDIRECT = "http://127.0.0.1:1/idp-check"
-LISTENING = re.compile(r"idp listening on (http://127\.0\.0\.1:\d+)")
-
-
-class IdP:
-    """interop/node/idp.mjs under `node`, with toolsmith's redirect URIs."""
-
-    def __init__(self, node, workdir, redirect_uris):
-        self.node = node
-        self.workdir = workdir
-        self.redirect_uris = list(redirect_uris) + [IDP_CHECK_REDIRECT]
-        self.secret = secrets.token_urlsafe(24)
-        self.secret_file = os.path.join(workdir, "idp-client-secret")
-        self.pid_path = os.path.join(workdir, "idp.pid")
-        self.log_path = os.path.join(workdir, "idp.stderr")
-        self.proc = None
-        self.issuer = None
-
-    def start(self, timeout=20.0):
-        with open(self.secret_file, "w") as f:
-            f.write(self.secret + "\n")
-        args = [self.node, IDP_SCRIPT, "--port", "0", "--client-id", CLIENT_ID]
-        for uri in self.redirect_uris:
-            args += ["--redirect-uri", uri]
-        env = dict(os.environ, IDP_CLIENT_SECRET=self.secret)
-        with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                         stderr=log, env=env)
-        with open(self.pid_path, "w") as f:
-            f.write(f"{self.proc.pid}\n")
-        found = {}
-
-        def read():
-            line = self.proc.stdout.readline().decode("utf-8", "replace")
-            match = LISTENING.search(line)
-            if match:
-                found["issuer"] = match.group(1)
-
-        reader = threading.Thread(target=read, daemon=True)
-        reader.start()
-        reader.join(timeout)
-        if "issuer" not in found:
-            self.stop()
-            raise StartError(f"idp.mjs printed no `idp listening on` line within {timeout:.0f} s:\n"
-                             + self.stderr_tail())
-        self.issuer = found["issuer"]
-        return self.issuer
-
-    def stderr_tail(self, lines=20):
-        try:
-            with open(self.log_path, errors="replace") as f:
-                return "\n".join("    " + line for line in f.read().splitlines()[-lines:])
-        except FileNotFoundError:
-            return ""
-
-    def stop(self):
-        stop_process(self.proc, self.pid_path)
+from signin_stack import CLIENT_ID, IDP_CHECK_REDIRECT
 
 
 def pkce():
-    """(code_verifier, code_challenge) for S256."""
+    """(code_verifier, code_challenge) for S256 (RFC 7636)."""
     verifier = secrets.token_urlsafe(48)
     digest = hashlib.sha256(verifier.encode()).digest()
     return verifier, base64.urlsafe_b64encode(digest).decode().rstrip("=")
@@ -136,7 +68,7 @@ async def authorize_raw(base, callback, login, check, what,
     `login`, ticking every scope offered (and `remember`). Returns (client_id, the redirect's
     parameters, code_verifier, the browser)."""
     if client_id is None:
-        client_id = await register_raw(base, callback, check, what)
+        client_id = (await register_raw(base, callback, check, what)).get("client_id", "")
     verifier, challenge = pkce()
     query = urlencode({"response_type": "code", "client_id": client_id, "redirect_uri": callback,
                        "code_challenge": challenge, "code_challenge_method": "S256",
@@ -148,18 +80,25 @@ async def authorize_raw(base, callback, login, check, what,
     return client_id, got, verifier, browser
 
 
-async def register_raw(base, callback, check, what):
-    """POST BASE/oauth/register of a public client; its client_id ("" when refused)."""
+async def register_raw(base, callback, check, what, name=None):
+    """POST BASE/oauth/register of a public client named `name` (by default after `what`);
+    the answer's JSON body ({} when it is not JSON)."""
     async with httpx2.AsyncClient(timeout=15.0) as http:
         answer = await http.post(f"{base}/oauth/register", json={
-            "client_name": f"toolsmith interop ({what})", "redirect_uris": [callback],
+            "client_name": name or f"toolsmith interop ({what})", "redirect_uris": [callback],
             "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
             "token_endpoint_auth_method": "none"})
     kind = answer.headers.get("content-type", "")
     body = answer.json() if kind.startswith("application/json") else {}
     check(answer.status_code == 201 and body.get("client_id"),
           f"{what}: POST /oauth/register: {answer.status_code} {answer.text[:300]}")
-    return body.get("client_id", "")
+    return body
+
+
+def code_grant(code, redirect_uri, verifier, client_id):
+    """The token request's form redeeming an authorization code (a public client, PKCE)."""
+    return {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri,
+            "code_verifier": verifier, "client_id": client_id}
 
 
 class Memory:
@@ -231,23 +170,16 @@ class Flow:
         return [status for m, p, status in self.exchanges if (m, p) == (method, path)]
 
 
-class MetadataDocument:
-    """A Client ID Metadata Document served on 127.0.0.1 over plain http, at /clients/interop.json
-    (its URL is its client_id); `fetched` counts the GETs of it."""
+class LoopbackServer:
+    """An HTTP server of the client's own on 127.0.0.1 (a port of its own), serving GETs in a
+    thread from construction until stop(): `answer(path)` gives (status, content type, body)."""
 
-    def __init__(self, redirect_uri, name="toolsmith interop (metadata document)"):
-        outer = self
-        self.fetched = 0
-
+    def __init__(self, answer):
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self):  # noqa: N802 (http.server's name)
-                if self.path != "/clients/interop.json":
-                    self.send_error(404)
-                    return
-                outer.fetched += 1
-                body = json.dumps(outer.document).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
+                status, kind, body = answer(self.path)
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -256,7 +188,22 @@ class MetadataDocument:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/clients/interop.json"
+        self.origin = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class MetadataDocument(LoopbackServer):
+    """A Client ID Metadata Document served over plain http at /clients/interop.json (its URL
+    is its client_id); `fetched` counts the GETs of it."""
+
+    def __init__(self, redirect_uri, name="toolsmith interop (metadata document)"):
+        self.fetched = 0
+        super().__init__(self.answer)
+        self.url = f"{self.origin}/clients/interop.json"
         self.document = {
             "client_id": self.url,
             "client_name": name,
@@ -265,15 +212,27 @@ class MetadataDocument:
             "response_types": ["code"],
             "token_endpoint_auth_method": "none",
         }
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def start(self):
-        self.thread.start()
-        return self.url
+    def answer(self, path):
+        if path != "/clients/interop.json":
+            return 404, "text/plain", b"not found"
+        self.fetched += 1
+        return 200, "application/json", json.dumps(self.document).encode()
 
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
+
+class RedirectListener(LoopbackServer):
+    """A native client's loopback redirect URI (RFC 8252), at /callback: records each request's
+    path and query in `seen`, answers a short page."""
+
+    def __init__(self):
+        self.seen = []
+        super().__init__(self.answer)
+        self.uri = f"{self.origin}/callback"
+
+    def answer(self, path):
+        if path.startswith("/callback"):  # not the browser's /favicon.ico
+            self.seen.append(path)
+        return 200, "text/html", b"<!DOCTYPE html><title>signed in</title><p>You may close this window.</p>"
 
 
 async def verified_claims(issuer, token):

@@ -23,25 +23,14 @@ import urllib.request
 import httpx2
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 
 from checks import check, failed_with, tally
+from chromium import headless_chromium
 from notes_http import NotesServer, free_port
 
 TOKEN = "an-operators-own-token-7c1e"
-
-
-def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=480,640"]:
-        options.add_argument(flag)
-    # Debian's driver, named: Selenium Manager never downloads one.
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
 def press(driver, page, note_id, button, on_row, timeout=20.0):
@@ -79,7 +68,7 @@ def left(driver, question, timeout=10.0):
 
 def operate(page, artifacts, decisions, done):
     """The operator: for each (note_id, button), waits for the call and presses the button."""
-    driver = browser()
+    driver = headless_chromium(480, 640)
     try:
         # Opened once with the token (kept in a cookie), then as the operator's bookmark.
         driver.get(f"{page}/?token={TOKEN}")

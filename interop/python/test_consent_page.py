@@ -21,6 +21,7 @@ error="insufficient_scope", scope="tools:destructive"` (`"tools:write"`).
     python test_consent_page.py NOTES NODE IDP_SCRIPT ARTIFACTS
 """
 
+import asyncio
 import http.client
 import json
 import os
@@ -31,14 +32,14 @@ import sys
 import time
 from urllib.parse import urlencode, urlsplit, parse_qs
 
-from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 from checks import check, failed_with, tally
+from chromium import headless_chromium
 from notes_http import request
-from signin_stack import RedirectListener, SignIn, origin, pkce
+from signin_parts import RedirectListener, code_grant, pkce, register_raw
+from signin_stack import SignIn
 
 SCOPES = ["tools:read", "tools:write", "tools:destructive"]
 # Each scope's group: words that say what it allows, its tools' titles (the notes example).
@@ -51,36 +52,17 @@ CLIENT_NAME = "Interop consent-page client"
 READ_ONLY = ["get_note", "search_notes", "tag_chart"]
 
 
-def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--window-size=900,1200"]:
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-    driver.set_page_load_timeout(20)
-    return driver
-
-
-def post_form(url, path, fields, cookie=None):
-    """POST an urlencoded form, no redirect followed: (status, headers, body)."""
+def send(url, fields=None, cookie=None):
+    """GET `url`, or POST `fields` to it as an urlencoded form; no redirect followed:
+    (status, headers, body)."""
     u = urlsplit(url)
     conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
-    headers = {"Content-Type": "application/x-www-form-urlencoded"}
-    if cookie:
-        headers["Cookie"] = cookie
-    conn.request("POST", path, body=urlencode(fields, doseq=True), headers=headers)
-    response = conn.getresponse()
-    got = {k.lower(): v for k, v in response.getheaders()}
-    body = response.read().decode("utf-8", "replace")
-    conn.close()
-    return response.status, got, body
-
-
-def get(url, cookie=None):
-    u = urlsplit(url)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
-    conn.request("GET", u.path + (f"?{u.query}" if u.query else ""), headers={"Cookie": cookie} if cookie else {})
+    headers = {"Cookie": cookie} if cookie else {}
+    if fields is None:
+        conn.request("GET", u.path + (f"?{u.query}" if u.query else ""), headers=headers)
+    else:
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+        conn.request("POST", u.path, body=urlencode(fields, doseq=True), headers=headers)
     response = conn.getresponse()
     got = {k.lower(): v for k, v in response.getheaders()}
     body = response.read().decode("utf-8", "replace")
@@ -89,11 +71,7 @@ def get(url, cookie=None):
 
 
 def register(issuer, redirect_uri):
-    body = {"client_name": CLIENT_NAME, "redirect_uris": [redirect_uri], "grant_types": ["authorization_code", "refresh_token"],
-            "response_types": ["code"], "token_endpoint_auth_method": "none"}
-    reply = request(issuer, body=body, path="/oauth/register", headers={"Accept": "application/json"})
-    check(reply.status == 201, f"POST /oauth/register: {reply}")
-    registered = json.loads(reply.body)
+    registered = asyncio.run(register_raw(issuer, redirect_uri, check, "the consent page", name=CLIENT_NAME))
     check(registered.get("client_id") and "client_secret" not in registered, f"a public client, no secret: {registered}")
     return registered["client_id"]
 
@@ -182,10 +160,10 @@ def check_refusals(sign_in, driver, page_url):
     cookie = driver.get_cookie("toolsmith_signin")
     check(cookie is not None and cookie.get("httpOnly") is True, f"the toolsmith_signin cookie, HttpOnly: {cookie}")
     jar = f"toolsmith_signin={cookie['value']}" if cookie else None
-    status, headers, body = get(page_url, cookie=jar)
+    status, headers, body = send(page_url, cookie=jar)
     csp = headers.get("content-security-policy", "")
     check(status == 200 and "frame-ancestors 'none'" in csp, f"the consent page's CSP: {status} {csp!r}")
-    status, _, body = get(page_url)
+    status, _, body = send(page_url)
     check(status >= 400 and 'name="csrf"' not in body, f"the consent page without the cookie: {status} {body[:200]!r}")
     pending = driver.find_element(By.NAME, "pending").get_attribute("value")
     csrf = driver.find_element(By.NAME, "csrf").get_attribute("value")
@@ -195,20 +173,19 @@ def check_refusals(sign_in, driver, page_url):
         ("with a wrong csrf", {**form, "csrf": csrf[:-2] + ("AA" if not csrf.endswith("AA") else "BB")}, jar),
         ("without a csrf", {k: v for k, v in form.items() if k != "csrf"}, jar),
     ]:
-        status, headers, body = post_form(sign_in.issuer, "/oauth/consent", fields, cookie=with_cookie)
+        status, headers, body = send(f"{sign_in.issuer}/oauth/consent", fields, cookie=with_cookie)
         location = headers.get("location", "")
         check(status == 403 and "code=" not in location, f"POST /oauth/consent {what}: {status} {location!r} {body[:200]!r}")
 
 
 def exchange(sign_in, client_id, code, redirect_uri, verifier):
-    fields = {"grant_type": "authorization_code", "code": code, "redirect_uri": redirect_uri,
-              "code_verifier": verifier, "client_id": client_id}
-    status, headers, body = post_form(sign_in.issuer, "/oauth/token", fields)
+    fields = code_grant(code, redirect_uri, verifier, client_id)
+    status, headers, body = send(f"{sign_in.issuer}/oauth/token", fields)
     check(status == 200, f"POST /oauth/token: {status} {body[:300]!r}")
     token = json.loads(body) if status == 200 else {}
     check(token.get("token_type", "").lower() == "bearer" and token.get("access_token"), f"a bearer token: {token}")
     check(token.get("scope") == "tools:read", f"the token's scope is tools:read only: {token.get('scope')!r}")
-    status, _, body = post_form(sign_in.issuer, "/oauth/token", fields)
+    status, _, body = send(f"{sign_in.issuer}/oauth/token", fields)
     check(status == 400 and json.loads(body or "{}").get("error") == "invalid_grant",
           f"the same code a second time: {status} {body[:200]!r}")
     return token.get("access_token")
@@ -257,9 +234,9 @@ def run(sign_in, artifacts):
             "response_type": "code", "client_id": client_id, "redirect_uri": listener.uri,
             "code_challenge": challenge, "code_challenge_method": "S256", "state": state,
             "scope": " ".join(SCOPES), "resource": url})
-        driver = browser()
+        driver = headless_chromium(900, 1200)
         driver.get(authorize)
-        to_consent_page(driver, sign_in, sign_in.provider.issuer, listener.uri)
+        to_consent_page(driver, sign_in, sign_in.idp.issuer, listener.uri)
         page_url = driver.current_url
         check_page(driver, sign_in)
         height = driver.execute_script("return document.documentElement.scrollHeight")
@@ -288,7 +265,7 @@ def run(sign_in, artifacts):
     finally:
         if driver is not None:
             driver.quit()
-        listener.close()
+        listener.stop()
 
 
 def main(notes, node, idp_script, artifacts):
@@ -300,7 +277,7 @@ def main(notes, node, idp_script, artifacts):
         failed_with("the consent page", err)
         if sign_in.server is not None:
             print(sign_in.server.stderr_tail(30), file=sys.stderr)
-        print(sign_in.provider.output()[-1500:], file=sys.stderr)
+        print(sign_in.idp.stderr_tail(30), file=sys.stderr)
     finally:
         status = sign_in.stop()
         check(sign_in.server is None or status == 0, f"the notes server exits 0 on SIGTERM: {status}")

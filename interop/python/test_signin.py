@@ -57,9 +57,10 @@ from mcp.shared.auth import OAuthClientMetadata
 
 from checks import check, failed_with, stop_replicas, tally
 from confirming import User, check_asked
-from notes_http import NotesServer, StartError, free_port, initialize_message, request
-from signin_parts import (CLIENT_ID, Flow, IdP, Memory, MetadataDocument, authorize_raw, check_idp,
-                          token_request, verified_claims)
+from notes_http import StartError, free_port, initialize_message, request
+from signin_parts import (Flow, Memory, MetadataDocument, authorize_raw, check_idp, code_grant, token_request,
+                          verified_claims)
+from signin_stack import IdP, notes_with_signin
 
 ALL_TOOLS = ["create_note", "delete_note", "get_note", "import_notes", "import_url", "search_notes", "tag_chart"]
 READ_ONLY = ["get_note", "search_notes", "tag_chart"]
@@ -202,7 +203,7 @@ async def metadata_document(issuer, idp, mcp_url, callback):
     """Part 4 (see the module's doc)."""
     what = "CIMD"
     document = MetadataDocument(callback)
-    url = document.start()
+    url = document.url
     try:
         try:
             OAuthClientProvider(mcp_url, OAuthClientMetadata(redirect_uris=[callback]), Memory(),
@@ -254,9 +255,8 @@ async def raw_token(issuer, callback, login, scope, what):
     if not got.get("code"):  # (a failed check already)
         return {}, None
     async with httpx2.AsyncClient(timeout=15.0) as http:
-        status, body = await token_request(http, f"{issuer}/oauth/token", {
-            "grant_type": "authorization_code", "code": got.get("code", ""),
-            "redirect_uri": callback, "code_verifier": verifier, "client_id": client_id})
+        status, body = await token_request(http, f"{issuer}/oauth/token",
+                                           code_grant(got.get("code", ""), callback, verifier, client_id))
     token = body.get("access_token") if status == 200 and isinstance(body, dict) else None
     check(token, f"{what}: the token request: {status} {body}")
     if not token:
@@ -299,9 +299,8 @@ async def remembered(issuer, idp, mcp_url, callback):
           f"{what}: the second time, no consent page: from the provider's callback straight to "
           f"the client with a code: {browser.trail()}")
     async with httpx2.AsyncClient(timeout=15.0) as http:
-        status, body = await token_request(http, f"{issuer}/oauth/token", {
-            "grant_type": "authorization_code", "code": got.get("code", ""),
-            "redirect_uri": callback, "code_verifier": verifier, "client_id": client_id})
+        status, body = await token_request(http, f"{issuer}/oauth/token",
+                                           code_grant(got.get("code", ""), callback, verifier, client_id))
     check(status == 200 and isinstance(body, dict) and body.get("scope") == scope,
           f"{what}: its code gives a token for {scope}: {status} {body}")
 
@@ -325,11 +324,8 @@ async def main(notes, node, workdir):
         idp.start()
         await asyncio.wait_for(check_idp(idp, check), 60)
         for i, port in enumerate(ports):
-            server = NotesServer(notes, ["serve", "--http", f"127.0.0.1:{port}",
-                                         "--signin-oidc", idp.issuer, "--signin-client-id", CLIENT_ID,
-                                         "--signin-client-secret-file", idp.secret_file,
-                                         "--signin-allow-host", "127.0.0.1", *rules[i]],
-                                 env={"TOOLSMITH_LOG": "info"}, workdir=workdir, name=f"signin-{i + 1}")
+            server = notes_with_signin(notes, idp, port, ["--signin-allow-host", "127.0.0.1", *rules[i]],
+                                       env={"TOOLSMITH_LOG": "info"}, workdir=workdir, name=f"signin-{i + 1}")
             servers.append(server)
             server.start()
         for server, issuer, runs in zip(servers, issuers, parts):

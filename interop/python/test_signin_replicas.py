@@ -27,8 +27,9 @@ import httpx2
 
 from checks import check, failed_with, stop_replicas, tally
 from nginx_proxy import Nginx
-from notes_http import NotesServer, StartError, free_port, initialize_message, request
-from signin_parts import CLIENT_ID, IdP, authorize_raw, check_idp, verified_claims
+from notes_http import StartError, free_port, initialize_message, request
+from signin_parts import authorize_raw, check_idp, code_grant, token_request, verified_claims
+from signin_stack import IdP, notes_with_signin
 from test_tasks_replicas import Redis
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -59,13 +60,8 @@ async def flow(public, callback, nginx, what):
 async def redeem(replica, public, form):
     """POST /oauth/token directly at `replica`, with the public Host."""
     host = public.split("://", 1)[1]
-    async with httpx2.AsyncClient(timeout=15.0) as http:
-        answer = await http.post(f"http://127.0.0.1:{replica.port}/oauth/token", data=form,
-                                 headers={"Host": host})
-    try:
-        return answer.status_code, answer.json()
-    except ValueError:
-        return answer.status_code, answer.text[:300]
+    async with httpx2.AsyncClient(timeout=15.0, headers={"Host": host}) as http:
+        return await token_request(http, f"http://127.0.0.1:{replica.port}/oauth/token", form)
 
 
 async def code_once(replicas, public, nginx, what):
@@ -73,8 +69,7 @@ async def code_once(replicas, public, nginx, what):
     at replicas[1] directly (400 invalid_grant). Returns (client_id, the token response)."""
     callback = f"http://127.0.0.1:{free_port()}/callback"
     client_id, code, verifier = await flow(public, callback, nginx, what)
-    form = {"grant_type": "authorization_code", "code": code, "redirect_uri": callback,
-            "code_verifier": verifier, "client_id": client_id}
+    form = code_grant(code, callback, verifier, client_id)
     first, second = replicas
     status, body = await redeem(first, public, form)
     check(status == 200 and isinstance(body, dict) and body.get("access_token"),
@@ -126,11 +121,9 @@ def main(notes, node, nginx_binary, redis_binary, workdir):
         store = f"redis://127.0.0.1:{redis.port}/0"
         for i in (1, 2):
             own = free_port()
-            args = ["serve", "--http", f"127.0.0.1:{own}", "--public-url", f"{public}/mcp",
-                    "--task-store", store, "--signin-oidc", idp.issuer,
-                    "--signin-client-id", CLIENT_ID, "--signin-client-secret-file", idp.secret_file]
-            replica = NotesServer(notes, args, env={"TOOLSMITH_LOG": "info"}, workdir=workdir,
-                                  name=f"replica-{i}", local_port=own)
+            replica = notes_with_signin(notes, idp, own, ["--public-url", f"{public}/mcp", "--task-store", store],
+                                        env={"TOOLSMITH_LOG": "info"}, workdir=workdir,
+                                        name=f"replica-{i}", local_port=own)
             replicas.append(replica)
             replica.start()
         nginx.write_config({"NGINX_PORT": port, "REPLICA_1": replicas[0].port,
