@@ -126,6 +126,12 @@ impl Outbound {
     /// A failed request as its error: a name the resolver refused is
     /// [`FetchError::NotPublic`].
     fn transport(&self, url: &Url, err: &reqwest::Error) -> FetchError {
+        // The client's own bound on the whole download is the same as `get`'s.
+        if err.is_timeout() {
+            return FetchError::TimedOut {
+                after: self.timeout,
+            };
+        }
         match refused_host(err) {
             Some(host) => self.not_public(&host),
             None => FetchError::Transport {
@@ -150,10 +156,19 @@ impl Outbound {
             return Err(too_large);
         }
         let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|err| FetchError::Download {
-            url: url.to_string(),
-            reason: reason(&err),
-        })? {
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|err| match err.is_timeout() {
+                true => FetchError::TimedOut {
+                    after: self.timeout,
+                },
+                false => FetchError::Download {
+                    url: url.to_string(),
+                    reason: reason(&err),
+                },
+            })?
+        {
             if body.len() + chunk.len() > self.max_bytes {
                 return Err(too_large);
             }
