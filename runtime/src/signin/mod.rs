@@ -20,6 +20,7 @@
 
 mod checks;
 mod clients;
+mod consent;
 mod consents;
 mod documents;
 mod flow;

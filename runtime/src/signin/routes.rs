@@ -13,7 +13,8 @@ use axum::response::Response;
 use axum::routing::get;
 use serde_json::{Value, json};
 
-use super::flow::{Answer, AuthorizeQuery, CallbackQuery, ConsentForm};
+use super::consent::ConsentForm;
+use super::flow::{Answer, AuthorizeQuery, CallbackQuery};
 use super::server::AuthServer;
 use super::tokens::{Refusal, TokenForm};
 
