@@ -313,7 +313,7 @@ fn source(location: &str) -> Result<Source, Error> {
 }
 
 /// Whether `url`'s host, as the URL parser reads it, is a loopback host.
-fn loopback(url: &reqwest::Url) -> bool {
+pub(crate) fn loopback(url: &reqwest::Url) -> bool {
     let Some(host) = url.host_str() else {
         return false;
     };

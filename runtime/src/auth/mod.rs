@@ -17,6 +17,8 @@ mod verify;
 use std::time::Duration;
 
 #[cfg(feature = "signin")]
+pub(crate) use jwks::loopback;
+#[cfg(feature = "signin")]
 pub(crate) use verify::Rejected;
 pub(crate) use verify::Verifier;
 

@@ -98,7 +98,7 @@ impl std::error::Error for FetchError {}
 
 /// Why a request failed, in a few words: "it took too long" for a timeout, else the
 /// innermost reason.
-pub(super) fn reason(err: &reqwest::Error) -> String {
+pub(crate) fn reason(err: &reqwest::Error) -> String {
     if err.is_timeout() {
         return "it took too long".to_owned();
     }

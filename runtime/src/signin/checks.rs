@@ -68,17 +68,7 @@ pub(super) fn checked_name(name: &str) -> Result<String, String> {
     Ok(name.trim().to_owned())
 }
 
-/// Whether `url`'s host is a loopback host.
-pub(super) fn loopback(url: &reqwest::Url) -> bool {
-    let Some(host) = url.host_str() else {
-        return false;
-    };
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
+pub(super) use crate::auth::loopback;
 
 #[cfg(test)]
 mod tests {

@@ -160,27 +160,9 @@ async fn consent(State(server): Shared, headers: HeaderMap, body: Bytes) -> Resp
 }
 
 async fn token(State(server): Shared, headers: HeaderMap, body: Bytes) -> Response {
-    if body.len() > MAX_FORM {
-        return refused(Refusal::new(
-            413,
-            "invalid_request",
-            "the request is too large",
-        ));
-    }
-    let form: TokenForm = match serde_urlencoded_form(&body) {
-        Ok(form) => form,
-        Err(why) => return refused(Refusal::new(400, "invalid_request", why)),
-    };
-    let client_id = match authenticated(
-        &server,
-        &headers,
-        form.client_id.as_deref(),
-        form.client_secret.as_deref(),
-    )
-    .await
-    {
-        Ok(id) => id,
-        Err(refusal) => return refused(refusal),
+    let (form, client_id) = match client_form(&server, &headers, &body).await {
+        Ok(read) => read,
+        Err(refused) => return refused,
     };
     match server.token(form, &client_id).await {
         Ok(answer) => json_response(StatusCode::OK, &answer),
@@ -189,36 +171,45 @@ async fn token(State(server): Shared, headers: HeaderMap, body: Bytes) -> Respon
 }
 
 async fn revoke(State(server): Shared, headers: HeaderMap, body: Bytes) -> Response {
-    if body.len() > MAX_FORM {
-        return refused(Refusal::new(
-            413,
-            "invalid_request",
-            "the request is too large",
-        ));
-    }
-    let form: TokenForm = serde_urlencoded_form(&body).unwrap_or_default();
-    let token: Option<String> = form_urlencoded::parse(&body)
-        .find(|(name, _)| name == "token")
-        .map(|(_, value)| value.into_owned());
     // The client that revokes: the token must be its own (RFC 7009 §2.1).
-    let client_id = match authenticated(
-        &server,
-        &headers,
-        form.client_id.as_deref(),
-        form.client_secret.as_deref(),
-    )
-    .await
-    {
-        Ok(id) => id,
-        Err(refusal) => return refused(refusal),
+    let (form, client_id) = match client_form(&server, &headers, &body).await {
+        Ok(read) => read,
+        Err(refused) => return refused,
     };
-    let Some(token) = token else {
+    let Some(token) = form.token else {
         return refused(Refusal::new(400, "invalid_request", "token is missing"));
     };
     match server.revoke(&token, &client_id).await {
         Ok(()) => cors(Response::new(Body::empty())),
         Err(refusal) => refused(refusal),
     }
+}
+
+/// The form of a token or revocation request, and the client it comes from
+/// ([`authenticated`]); or the refusal that answers it.
+async fn client_form(
+    server: &AuthServer,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<(TokenForm, String), Response> {
+    if body.len() > MAX_FORM {
+        return Err(refused(Refusal::new(
+            413,
+            "invalid_request",
+            "the request is too large",
+        )));
+    }
+    let form: TokenForm = serde_urlencoded_form(body)
+        .map_err(|why| refused(Refusal::new(400, "invalid_request", why)))?;
+    let client = authenticated(
+        server,
+        headers,
+        form.client_id.as_deref(),
+        form.client_secret.as_deref(),
+    )
+    .await
+    .map_err(refused)?;
+    Ok((form, client))
 }
 
 async fn preflight() -> Response {

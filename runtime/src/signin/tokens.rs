@@ -59,6 +59,8 @@ pub(super) struct TokenForm {
     pub(super) refresh_token: Option<String>,
     pub(super) scope: Option<String>,
     pub(super) resource: Option<String>,
+    /// The token to revoke (RFC 7009).
+    pub(super) token: Option<String>,
 }
 
 impl AuthServer {

@@ -10,6 +10,7 @@ use tokio::sync::OnceCell;
 
 use super::records::Identity;
 use super::{Provider, ProviderKind};
+use crate::net::reason;
 
 /// How long one request to the provider may take.
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -244,13 +245,13 @@ impl Upstream {
         let mut response = request
             .send()
             .await
-            .map_err(|e| format!("the identity provider could not be reached: {}", why(&e)))?;
+            .map_err(|e| format!("the identity provider could not be reached: {}", reason(&e)))?;
         let status = response.status();
         let mut body = Vec::new();
         while let Some(chunk) = response
             .chunk()
             .await
-            .map_err(|e| format!("the identity provider's answer broke off: {}", why(&e)))?
+            .map_err(|e| format!("the identity provider's answer broke off: {}", reason(&e)))?
         {
             if body.len() + chunk.len() > MAX_ANSWER {
                 return Err("the identity provider's answer is too large".to_owned());
@@ -337,18 +338,4 @@ fn checked(url: &str) -> Result<(), crate::Error> {
             format!("{url} is not https (plain http is accepted for a loopback host only)"),
         )),
     }
-}
-
-/// Why a request failed, in a few words.
-fn why(err: &reqwest::Error) -> String {
-    if err.is_timeout() {
-        return "it took too long".to_owned();
-    }
-    let mut source: Option<&dyn std::error::Error> = Some(err);
-    let mut last = err.to_string();
-    while let Some(err) = source {
-        last = err.to_string();
-        source = err.source();
-    }
-    last
 }
