@@ -128,3 +128,44 @@ async fn a_refresh_asking_more_scope_is_refused_and_the_token_still_works() {
     let next = tokens_of(tokens.client_id.clone(), &response);
     assert_eq!(claims(&next.access)["scope"], "tools:read");
 }
+
+#[tokio::test]
+async fn another_client_can_neither_revoke_nor_spend_a_sign_in() {
+    let signin = Signin::start(&[]).await;
+    let tokens = signin.tokens(&["tools:read"]).await;
+    let stranger = signin.client().await;
+    // RFC 7009 §2.1: a token is revoked by its own client only; the stranger is told so.
+    for token in [&tokens.access, &tokens.refresh] {
+        let response = signin.revoke(&stranger, token).await;
+        assert_eq!(response.status, 400, "{}", response.body);
+        assert!(
+            response.body.contains("unauthorized_client"),
+            "{}",
+            response.body
+        );
+    }
+    // Nor does the stranger's refresh attempt spend the token or end the sign-in.
+    invalid_grant(
+        &signin.refresh(&stranger, &tokens.refresh).await,
+        "another client's refresh token",
+    );
+    let list = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    assert_eq!(
+        signin.mcp(&tokens.access, &list).await.status,
+        200,
+        "the access token still works"
+    );
+    let response = signin.refresh(&tokens.client_id, &tokens.refresh).await;
+    assert_eq!(
+        response.status, 200,
+        "the owner still refreshes: {}",
+        response.body
+    );
+    // A request that names no client is refused.
+    let body = format!("token={}", tokens.access);
+    let headers = [("Content-Type", "application/x-www-form-urlencoded")];
+    let response =
+        toolsmith_tests::http::request(signin.addr(), "POST", "/oauth/revoke", &headers, &body)
+            .await;
+    assert_eq!(response.status, 401, "{}", response.body);
+}
