@@ -179,8 +179,20 @@ impl HttpServer {
 
     /// [`start`](Self::start) with environment variables.
     pub async fn start_with(program: &str, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        Self::start_after(program, &[], args, env).await
+    }
+
+    /// [`start_with`](Self::start_with), with `before` ahead of `serve` (`toolsmith gateway
+    /// --config FILE --`).
+    pub async fn start_after(
+        program: &str,
+        before: &[&str],
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> HttpServer {
         let mut child = Command::new(program)
             .envs(env.iter().copied())
+            .args(before)
             .args(["serve", "--http", "127.0.0.1:0"])
             .args(args)
             .stdin(Stdio::null())

@@ -11,6 +11,7 @@ mod cimd;
 mod confidential;
 mod consent;
 mod flow;
+mod gateway;
 mod idp;
 mod metadata;
 mod page;
@@ -86,6 +87,12 @@ impl Signin {
 
     /// [`start`](Self::start) with `user` signing in at the provider.
     pub async fn start_as(user: &str, extra: &[&str]) -> Signin {
+        Self::launch(&notes(), &[], user, extra).await
+    }
+
+    /// `program BEFORE serve --http ...` with sign-in at a fresh provider where `user`
+    /// signs in.
+    pub async fn launch(program: &str, before: &[&str], user: &str, extra: &[&str]) -> Signin {
         let idp = FakeIdp::start(user).await;
         let mut args = vec![
             "--signin-oidc",
@@ -94,8 +101,12 @@ impl Signin {
             IDP_CLIENT,
         ];
         args.extend_from_slice(extra);
-        let env = [("TOOLSMITH_SIGNIN_CLIENT_SECRET", IDP_SECRET)];
-        let server = HttpServer::start_with(&notes(), &args, &env).await;
+        let mut env = vec![("TOOLSMITH_SIGNIN_CLIENT_SECRET", IDP_SECRET)];
+        if !before.is_empty() {
+            // The toolsmith CLI logs warnings only, unless told: its `listening on` is info.
+            env.push(("TOOLSMITH_LOG", "info"));
+        }
+        let server = HttpServer::start_after(program, before, &args, &env).await;
         let issuer = format!("http://{}", server.addr);
         let resource = format!("{issuer}{}", server.path);
         Signin {
