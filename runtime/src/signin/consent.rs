@@ -41,25 +41,17 @@ impl ConsentForm {
 impl AuthServer {
     /// The consent page of `id`, for the browser that signed in (its cookie).
     pub(super) async fn consent_page(&self, id: &str, cookie: Option<&str>) -> Answer {
-        let pending = match Kept(self.store.as_ref())
-            .read::<Pending>(&key::pending(id))
+        let pending = match self
+            .waiting(
+                id,
+                cookie,
+                "Open this page in the browser you signed in with.",
+            )
             .await
         {
-            Ok(Some(pending)) => pending,
-            Ok(None) => {
-                return failed(
-                    StatusCode::BAD_REQUEST,
-                    "This sign-in expired or was answered already: start again from the application.",
-                );
-            }
-            Err(err) => return unavailable(err),
+            Ok(pending) => pending,
+            Err(answer) => return answer,
         };
-        if cookie.map(digest).as_deref() != Some(pending.browser.as_str()) {
-            return failed(
-                StatusCode::FORBIDDEN,
-                "Open this page in the browser you signed in with.",
-            );
-        }
         let client = match self.client(&pending.asked.client_id).await {
             Ok(client) => client,
             Err(why) => return failed(StatusCode::BAD_REQUEST, &format!("Unknown client: {why}")),
@@ -74,26 +66,15 @@ impl AuthServer {
 
     /// The user's answer: the code (for the scopes granted), or `access_denied`.
     pub(super) async fn decide(&self, form: ConsentForm, cookie: Option<&str>) -> Answer {
-        let kept = Kept(self.store.as_ref());
-        let pending = match kept.read::<Pending>(&key::pending(&form.pending)).await {
-            Ok(Some(pending)) => pending,
-            Ok(None) => {
-                return failed(
-                    StatusCode::BAD_REQUEST,
-                    "This sign-in expired or was answered already: start again from the application.",
-                );
-            }
-            Err(err) => return unavailable(err),
-        };
         // Both: the cookie of the browser that signed in, and the form's token.
-        if cookie.map(digest).as_deref() != Some(pending.browser.as_str())
-            || !same(&form.csrf, &pending.csrf)
-        {
-            return failed(
-                StatusCode::FORBIDDEN,
-                "This answer did not come from the consent page in the browser you signed in with.",
-            );
-        }
+        let elsewhere =
+            "This answer did not come from the consent page in the browser you signed in with.";
+        let pending = match self.waiting(&form.pending, cookie, elsewhere).await {
+            Ok(pending) if same(&form.csrf, &pending.csrf) => pending,
+            Ok(_) => return failed(StatusCode::FORBIDDEN, elsewhere),
+            Err(answer) => return answer,
+        };
+        let kept = Kept(self.store.as_ref());
         match kept.take::<Pending>(&key::pending(&form.pending)).await {
             Ok(Some(_)) => {}
             Ok(None) => {
@@ -141,6 +122,33 @@ impl AuthServer {
         }
         tracing::info!(subject = %identity.subject, client = %asked.client_id, scopes = %granted.join(" "), "sign-in: the user granted");
         self.code(asked, identity, granted).await
+    }
+
+    /// The consent waiting under `id`, for the browser whose cookie is `cookie`; or the page
+    /// that answers otherwise (`elsewhere`: what a wrong browser is told).
+    async fn waiting(
+        &self,
+        id: &str,
+        cookie: Option<&str>,
+        elsewhere: &str,
+    ) -> Result<Pending, Answer> {
+        let pending = match Kept(self.store.as_ref())
+            .read::<Pending>(&key::pending(id))
+            .await
+        {
+            Ok(Some(pending)) => pending,
+            Ok(None) => {
+                return Err(failed(
+                    StatusCode::BAD_REQUEST,
+                    "This sign-in expired or was answered already: start again from the application.",
+                ));
+            }
+            Err(err) => return Err(unavailable(err)),
+        };
+        if cookie.map(digest).as_deref() != Some(pending.browser.as_str()) {
+            return Err(failed(StatusCode::FORBIDDEN, elsewhere));
+        }
+        Ok(pending)
     }
 }
 
