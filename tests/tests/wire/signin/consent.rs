@@ -74,11 +74,7 @@ async fn a_consent_without_the_cookie_or_with_a_wrong_csrf_is_forbidden() {
 async fn a_denied_consent_goes_back_with_access_denied() {
     let signin = Signin::start(&[]).await;
     let client_id = signin.client().await;
-    let browser = Browser::new();
-    let path = signin.authorize_path(&client_id, &Pkce::new(), &[]);
-    let page = signin
-        .consent_page(&browser, &signin.sign_in(&browser, &path).await)
-        .await;
+    let (browser, _, page) = signin.consent_for(&client_id).await;
     let deny = form(&[
         ("pending", &page.pending),
         ("csrf", &page.csrf),
@@ -183,11 +179,7 @@ async fn a_restricted_scope_is_kept_from_users_outside_its_group() {
     let restrict = ["--signin-restrict", "tools:destructive=group:admins"];
     let signin = Signin::start_as("bob", &restrict).await;
     let client_id = signin.client().await;
-    let (browser, pkce) = (Browser::new(), Pkce::new());
-    let path = signin.authorize_path(&client_id, &pkce, &[]);
-    let page = signin
-        .consent_page(&browser, &signin.sign_in(&browser, &path).await)
-        .await;
+    let (browser, pkce, page) = signin.consent_for(&client_id).await;
     assert!(
         page.scopes.iter().any(|s| s == "tools:read"),
         "{:?}",
@@ -226,11 +218,7 @@ async fn a_restricted_scope_is_kept_from_users_outside_its_group() {
 
     // alice is in admins: it is offered to her.
     signin.idp.switch_to("alice").await;
-    let browser = Browser::new();
-    let path = signin.authorize_path(&client_id, &Pkce::new(), &[]);
-    let page = signin
-        .consent_page(&browser, &signin.sign_in(&browser, &path).await)
-        .await;
+    let (_, _, page) = signin.consent_for(&client_id).await;
     assert!(
         page.scopes.iter().any(|s| s == "tools:destructive"),
         "{:?}",

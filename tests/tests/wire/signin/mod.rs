@@ -310,6 +310,16 @@ impl Signin {
         .await
     }
 
+    /// A fresh browser signs in for `client_id` (PKCE S256, no other change to the request)
+    /// and reaches the consent page: the browser, the PKCE pair and the page.
+    pub async fn consent_for(&self, client_id: &str) -> (Browser, Pkce, Page) {
+        let (browser, pkce) = (Browser::new(), Pkce::new());
+        let path = self.authorize_path(client_id, &pkce, &[]);
+        let callback = self.sign_in(&browser, &path).await;
+        let page = self.consent_page(&browser, &callback).await;
+        (browser, pkce, page)
+    }
+
     /// `POST /oauth/revoke` of `token` by public client `client_id`.
     pub async fn revoke(&self, client_id: &str, token: &str) -> Response {
         let headers = [("Content-Type", "application/x-www-form-urlencoded")];

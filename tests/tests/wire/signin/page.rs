@@ -64,11 +64,7 @@ async fn the_consent_page_names_the_client_safely_and_cannot_be_framed() {
 async fn a_consent_is_answered_once() {
     let signin = Signin::start(&[]).await;
     let client_id = signin.client().await;
-    let browser = Browser::new();
-    let path = signin.authorize_path(&client_id, &Pkce::new(), &[]);
-    let page = signin
-        .consent_page(&browser, &signin.sign_in(&browser, &path).await)
-        .await;
+    let (browser, _, page) = signin.consent_for(&client_id).await;
     signin.code_of(&signin.allow(&browser, &page, &["tools:read"], false).await);
     let again = signin.allow(&browser, &page, &["tools:read"], false).await;
     assert_eq!(again.status, 400, "the same answer again: {}", again.body);

@@ -42,11 +42,7 @@ async fn user_info_about_another_user_is_ignored() {
     let signin = Signin::start_as("bob", &restrict).await;
     signin.idp.tamper("userinfo_other").await;
     let client_id = signin.client().await;
-    let (browser, pkce) = (Browser::new(), Pkce::new());
-    let path = signin.authorize_path(&client_id, &pkce, &[]);
-    let page = signin
-        .consent_page(&browser, &signin.sign_in(&browser, &path).await)
-        .await;
+    let (browser, pkce, page) = signin.consent_for(&client_id).await;
     assert!(
         !page.scopes.iter().any(|s| s == "tools:destructive"),
         "bob offered alice's scope: {:?}",
@@ -69,11 +65,7 @@ async fn an_unverified_email_does_not_match_an_email_rule() {
     let restrict = ["--signin-restrict", "tools:destructive=email:*@example.com"];
     let signin = Signin::start_as("mallory", &restrict).await;
     let client_id = signin.client().await;
-    let browser = Browser::new();
-    let path = signin.authorize_path(&client_id, &Pkce::new(), &[]);
-    let page = signin
-        .consent_page(&browser, &signin.sign_in(&browser, &path).await)
-        .await;
+    let (_, _, page) = signin.consent_for(&client_id).await;
     assert!(
         page.scopes.iter().any(|s| s == "tools:read"),
         "{:?}",
@@ -86,11 +78,7 @@ async fn an_unverified_email_does_not_match_an_email_rule() {
     );
     // bob's example.com email is verified.
     signin.idp.switch_to("bob").await;
-    let browser = Browser::new();
-    let path = signin.authorize_path(&client_id, &Pkce::new(), &[]);
-    let page = signin
-        .consent_page(&browser, &signin.sign_in(&browser, &path).await)
-        .await;
+    let (_, _, page) = signin.consent_for(&client_id).await;
     assert!(
         page.scopes.iter().any(|s| s == "tools:destructive"),
         "{:?}",
