@@ -133,3 +133,48 @@ impl Consents {
 pub(super) fn key_of(identity: &Identity, client: &str) -> String {
     key::consent(&identity.key(), client)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use super::{Consent, Consents, key_of};
+    use crate::signin::records::{Identity, Kept};
+    use crate::task::MemoryStore;
+
+    #[tokio::test]
+    async fn a_remembered_consent_is_listed_and_revoked() {
+        let store = Arc::new(MemoryStore::new());
+        let alice = Identity {
+            subject: "alice".into(),
+            issuer: "https://id.example".into(),
+            email: Some("alice@example.com".into()),
+            email_verified: true,
+            groups: Vec::new(),
+            name: None,
+        };
+        let lifetime = Duration::from_secs(60);
+        let kept = Consent::new(
+            &alice,
+            "client-1",
+            Some("Notes".into()),
+            vec!["tools:read".into()],
+            lifetime,
+        );
+        Kept(store.as_ref())
+            .put(&key_of(&alice, "client-1"), &kept, lifetime)
+            .await
+            .unwrap();
+        let consents = Consents::new(store.clone());
+        let listed = consents.list().await.unwrap();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(
+            (listed[0].client_id.as_str(), listed[0].scopes.as_slice()),
+            ("client-1", &["tools:read".to_owned()][..])
+        );
+        assert!(consents.revoke(&listed[0].id).await.unwrap());
+        assert!(consents.list().await.unwrap().is_empty());
+        assert!(!consents.revoke(&listed[0].id).await.unwrap());
+    }
+}

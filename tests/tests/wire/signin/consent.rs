@@ -225,3 +225,36 @@ async fn a_restricted_scope_is_kept_from_users_outside_its_group() {
         page.scopes
     );
 }
+
+#[tokio::test]
+async fn signing_out_forgets_the_remembered_consent() {
+    let signin = Signin::start(&[]).await;
+    let client_id = signin.client().await;
+    let (browser, pkce, page) = signin.consent_for(&client_id).await;
+    let code = signin.code_of(&signin.allow(&browser, &page, &["tools:read"], true).await);
+    let tokens = tokens_of(
+        client_id.clone(),
+        &signin.redeem(&client_id, &code, &pkce.verifier).await,
+    );
+    // Remembered: no page.
+    let path = signin.authorize_path(&client_id, &Pkce::new(), &[("scope", "tools:read")]);
+    signin.code_of(&signin.sign_in(&browser, &path).await);
+    // Signing out (the refresh token revoked) forgets it: the page again.
+    assert_eq!(signin.revoke(&client_id, &tokens.refresh).await.status, 200);
+    let callback = signin.sign_in(&browser, &path).await;
+    signin.consent_page(&browser, &callback).await;
+}
+
+#[tokio::test]
+async fn a_scope_kept_from_a_user_keeps_the_scopes_that_imply_it() {
+    let restrict = ["--signin-restrict", "tools:write=group:nobody"];
+    let signin = Signin::start(&restrict).await;
+    let client_id = signin.client().await;
+    let (_, _, page) = signin.consent_for(&client_id).await;
+    assert_eq!(
+        page.scopes,
+        ["tools:read"],
+        "destructive implies write: {:?}",
+        page.scopes
+    );
+}
