@@ -27,6 +27,9 @@ mod told;
 mod tools;
 mod upstream;
 
+#[doc = include_str!("users.md")]
+pub mod users {}
+
 pub use config::Config;
 pub use error::Error;
 pub use identity::PerCaller;
