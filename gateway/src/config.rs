@@ -84,6 +84,8 @@ struct Server {
     max_document_bytes: Option<usize>,
     /// Whether the credentials go to a fetched document's server at another origin.
     allow_cross_origin_servers: Option<bool>,
+    /// Each caller's token exchanged for one the upstream accepts (RFC 8693).
+    exchange: Option<crate::identity::exchange_config::ExchangeEntry>,
 }
 
 impl Server {
@@ -240,6 +242,25 @@ impl Config {
                     "upstream '{name}': `revision` {revision:?} is not one the gateway starts a session with: give \"2025-11-25\" (initialize, the default) or \"2026-07-28\" (server/discover)"
                 ));
             }
+            if let Some(exchange) = &server.exchange {
+                if server.openapi.is_some() || server.url.is_none() {
+                    return Err(format!(
+                        "upstream '{name}': `exchange` needs a remote MCP server (`url`): it sends each caller's exchanged token in its requests"
+                    ));
+                }
+                if server
+                    .headers
+                    .keys()
+                    .any(|h| h.eq_ignore_ascii_case("authorization"))
+                {
+                    return Err(format!(
+                        "upstream '{name}': `exchange` gives each request its `Authorization`: leave it out of `headers`"
+                    ));
+                }
+                exchange
+                    .check()
+                    .map_err(|why| format!("upstream '{name}': `exchange`: {why}"))?;
+            }
             for (what, secs) in [
                 ("call_timeout_secs", server.call_timeout_secs),
                 ("connect_timeout_secs", server.connect_timeout_secs),
@@ -293,6 +314,9 @@ impl Config {
                 }
                 if let Some(secs) = server.list_timeout_secs {
                     upstream = upstream.list_timeout(Duration::from_secs(secs));
+                }
+                if let Some(exchange) = &server.exchange {
+                    upstream = upstream.exchange(exchange.to_exchange());
                 }
                 upstream
             })

@@ -1,0 +1,369 @@
+//! Token exchange (RFC 8693): each caller's access token exchanged at the configured token
+//! endpoint for one with the upstream's audience and scopes, kept per caller until 30 s
+//! before it expires; and the gateway's own token (`client_credentials`) for listing.
+
+use std::path::Path;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use toolsmith::ToolError;
+use toolsmith::context::Caller;
+
+use super::client_auth::{ClientAuth, Credentials, JWT_BEARER};
+use super::exchange_config::ACCESS_TOKEN_TYPE;
+use super::token_cache::{MAX_CALLERS, TokenCache};
+use super::{Exchange, UpstreamToken};
+
+const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+const JWT_TYPE: &str = "urn:ietf:params:oauth:token-type:jwt";
+/// How long a token endpoint may take to answer.
+const TIMEOUT: Duration = Duration::from_secs(10);
+/// A token is not used within this of its expiry.
+const MARGIN: Duration = Duration::from_secs(30);
+/// How long a token that says nothing of its expiry is kept.
+const UNDATED_KEPT: Duration = Duration::from_secs(300);
+/// The most of a token endpoint's answer read.
+const MAX_ANSWER: usize = 64 * 1024;
+/// The most of an endpoint's `error` or `error_description` shown.
+const MAX_SAID: usize = 300;
+
+/// One upstream's token exchange, built from its [`Exchange`].
+pub(crate) struct Exchanger {
+    endpoint: String,
+    /// The endpoint as errors and logs show it (no user part, no query).
+    shown: String,
+    client_id: String,
+    auth: ClientAuth,
+    audience: Option<String>,
+    resource: Option<String>,
+    scope: Option<String>,
+    subject_token_type: String,
+    http: reqwest::Client,
+    timeout: Duration,
+    cache: TokenCache,
+}
+
+/// Which grant a request is.
+enum Grant<'a> {
+    Exchange { subject_token: &'a str },
+    ClientCredentials,
+}
+
+impl Grant<'_> {
+    fn what(&self) -> &'static str {
+        match self {
+            Grant::Exchange { .. } => "the token exchange",
+            Grant::ClientCredentials => "the gateway's own token request (client_credentials)",
+        }
+    }
+}
+
+impl Exchanger {
+    /// The exchange `exchange` describes for upstream `upstream`, its HTTPS trusting
+    /// `ca_file` beside the system's authorities; no redirect is followed.
+    pub(crate) fn new(
+        upstream: &str,
+        exchange: &Exchange,
+        ca_file: Option<&Path>,
+    ) -> Result<Exchanger, crate::Error> {
+        let failed = |why: String| crate::Error::Identity {
+            upstream: upstream.to_owned(),
+            why: format!("the token exchange: {why}"),
+        };
+        exchange.check().map_err(failed)?;
+        let auth = match (&exchange.client_secret, &exchange.private_key) {
+            (Some(secret), _) => ClientAuth::Secret(secret.clone()),
+            (None, Some(pem)) => ClientAuth::Key {
+                pem: pem.clone(),
+                key_id: exchange.key_id.clone(),
+            },
+            (None, None) => unreachable!("checked"),
+        };
+        let http = crate::tls::builder(ca_file)
+            .map_err(failed)?
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|err| failed(format!("the HTTP client could not be built: {err}")))?;
+        Ok(Exchanger {
+            endpoint: exchange.token_endpoint.clone(),
+            shown: crate::told::shown_url(&exchange.token_endpoint),
+            client_id: exchange.client_id.clone(),
+            auth,
+            audience: exchange.audience.clone(),
+            resource: exchange.sent_resource().map(str::to_owned),
+            scope: (!exchange.scopes.is_empty()).then(|| exchange.scopes.join(" ")),
+            subject_token_type: exchange.subject_token_type.clone(),
+            http,
+            timeout: TIMEOUT,
+            cache: TokenCache::new(MAX_CALLERS),
+        })
+    }
+
+    /// RFC 8693 at the token endpoint for `caller` (subject_token = the caller's access token
+    /// as sent), kept per caller identity until 30 s before it expires.
+    pub(crate) async fn token_for(
+        &self,
+        upstream: &str,
+        caller: &Caller,
+    ) -> Result<UpstreamToken, ToolError> {
+        let Some(subject_token) = bearer(caller).filter(|t| !t.is_empty()) else {
+            return Err(ToolError::new(format!(
+                "upstream '{upstream}' acts as each user: sign in (no token to exchange)"
+            )));
+        };
+        self.exchanged(upstream, caller.identity(), subject_token)
+            .await
+    }
+
+    /// The token for the caller known as `identity`, who presented `subject_token`.
+    pub(crate) async fn exchanged(
+        &self,
+        upstream: &str,
+        identity: &str,
+        subject_token: &str,
+    ) -> Result<UpstreamToken, ToolError> {
+        let digest: [u8; 32] = Sha256::digest(subject_token.as_bytes()).into();
+        self.cache
+            .get_or_fetch(identity, digest, || {
+                self.request(upstream, Grant::Exchange { subject_token })
+            })
+            .await
+            .map_err(|why| ToolError::new(format!("upstream '{upstream}': {why}")))
+    }
+
+    /// A `client_credentials` token, for the same audience, resource and scopes (the gateway
+    /// lists the upstream's tools as itself). Kept as a caller's is.
+    pub(crate) async fn own_token(&self, upstream: &str) -> Result<UpstreamToken, crate::Error> {
+        // No caller's identity is empty.
+        self.cache
+            .get_or_fetch("", [0; 32], || {
+                self.request(upstream, Grant::ClientCredentials)
+            })
+            .await
+            .map_err(|why| crate::Error::Identity {
+                upstream: upstream.to_owned(),
+                why,
+            })
+    }
+
+    /// The upstream refused `caller`'s token: forget it.
+    pub(crate) fn rejected(&self, caller: &Caller) {
+        self.cache.forget(caller.identity());
+    }
+
+    /// One request to the token endpoint: the token, and until when it is used.
+    async fn request(
+        &self,
+        upstream: &str,
+        grant: Grant<'_>,
+    ) -> Result<(UpstreamToken, Instant), String> {
+        let what = grant.what();
+        let shown = &self.shown;
+        let mut form = url::form_urlencoded::Serializer::new(String::new());
+        match grant {
+            Grant::Exchange { subject_token } => {
+                form.append_pair("grant_type", TOKEN_EXCHANGE)
+                    .append_pair("subject_token", subject_token)
+                    .append_pair("subject_token_type", &self.subject_token_type)
+                    .append_pair("requested_token_type", ACCESS_TOKEN_TYPE);
+            }
+            Grant::ClientCredentials => {
+                form.append_pair("grant_type", "client_credentials");
+            }
+        }
+        for (name, value) in [
+            ("audience", &self.audience),
+            ("resource", &self.resource),
+            ("scope", &self.scope),
+        ] {
+            if let Some(value) = value {
+                form.append_pair(name, value);
+            }
+        }
+        let mut request = self
+            .http
+            .post(&self.endpoint)
+            .header(reqwest::header::ACCEPT, "application/json")
+            .header(
+                reqwest::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            );
+        match self
+            .auth
+            .credentials(&self.client_id, &self.endpoint)
+            .map_err(|why| format!("{what} at {shown}: {why}"))?
+        {
+            Credentials::Basic(header) => {
+                request = request.header(reqwest::header::AUTHORIZATION, header);
+            }
+            Credentials::Assertion(jwt) => {
+                form.append_pair("client_id", &self.client_id)
+                    .append_pair("client_assertion_type", JWT_BEARER)
+                    .append_pair("client_assertion", &jwt);
+            }
+        }
+        let request = request.body(form.finish());
+        let answer = tokio::time::timeout(self.timeout, async {
+            let response = request.send().await?;
+            let status = response.status();
+            let kind = response
+                .headers()
+                .get(reqwest::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let body = read_bounded(response).await?;
+            Ok::<_, reqwest::Error>((status, kind, body))
+        })
+        .await;
+        let (status, kind, body) = match answer {
+            Err(_) => {
+                return Err(format!(
+                    "{what} at {shown} did not answer within {} s",
+                    self.timeout.as_secs_f32()
+                ));
+            }
+            Ok(Err(err)) => {
+                return Err(format!(
+                    "{what} at {shown} could not be reached: {}",
+                    crate::error::said(&err.without_url())
+                ));
+            }
+            Ok(Ok(answer)) => answer,
+        };
+        let Some(body) = body else {
+            return Err(format!(
+                "{what} at {shown} answered more than {} KiB: expected a token response",
+                MAX_ANSWER / 1024
+            ));
+        };
+        let json = serde_json::from_slice::<Value>(&body)
+            .ok()
+            .filter(Value::is_object);
+        let Some(json) = json else {
+            return Err(format!(
+                "{what} at {shown} answered {status} with no JSON ({}): expected a token response (RFC 8693)",
+                kind.as_deref().map_or("no content type".into(), said)
+            ));
+        };
+        let text = |name: &str| json.get(name).and_then(Value::as_str);
+        if !status.is_success() {
+            let Some(error) = text("error") else {
+                return Err(format!(
+                    "{what} at {shown} answered {status} without an OAuth `error`"
+                ));
+            };
+            let description = text("error_description")
+                .map(|d| format!(" ({})", said(d)))
+                .unwrap_or_default();
+            return Err(format!(
+                "{what} at {shown} was refused: {}{description}",
+                said(error)
+            ));
+        }
+        parse_token(&json)
+            .map_err(|why| format!("{what} at {shown} answered {why}"))
+            .inspect(|(token, _)| {
+                tracing::debug!(
+                    upstream,
+                    endpoint = %shown,
+                    subject = token.subject.as_deref().unwrap_or("?"),
+                    "{what}: a token for the upstream"
+                );
+            })
+    }
+}
+
+/// The caller's access token as sent.
+// TEMPORARY stand-in until main's `Caller::bearer()` is merged: no token yet.
+fn bearer(caller: &Caller) -> Option<&str> {
+    let _ = caller;
+    None
+}
+
+/// A token endpoint's successful answer as the token and until when it is used; an error
+/// says what it lacks.
+fn parse_token(json: &Value) -> Result<(UpstreamToken, Instant), String> {
+    let text = |name: &str| json.get(name).and_then(Value::as_str);
+    let access = text("access_token")
+        .filter(|t| !t.is_empty())
+        .ok_or("without an `access_token`")?;
+    if let Some(kind) = text("issued_token_type")
+        && kind != ACCESS_TOKEN_TYPE
+        && kind != JWT_TYPE
+    {
+        return Err(format!(
+            "a token of type {}, not an access token",
+            said(kind)
+        ));
+    }
+    if let Some(kind) = text("token_type")
+        && !kind.eq_ignore_ascii_case("bearer")
+        && !kind.eq_ignore_ascii_case("n_a")
+    {
+        return Err(format!(
+            "a token of type {}: the gateway sends Bearer tokens only",
+            said(kind)
+        ));
+    }
+    let payload = jwt_payload(access);
+    let claim = |name: &str| payload.as_ref().and_then(|p| p.get(name).cloned());
+    let now = SystemTime::now();
+    let lifetime = match json.get("expires_in").and_then(Value::as_f64) {
+        Some(secs) => Some(Duration::from_secs_f64(secs.clamp(0.0, 365.0 * 86_400.0))),
+        None => claim("exp").and_then(|exp| exp.as_u64()).map(|exp| {
+            let since = now.duration_since(UNIX_EPOCH).unwrap_or_default();
+            Duration::from_secs(exp).saturating_sub(since)
+        }),
+    };
+    let fresh_until =
+        Instant::now() + lifetime.map_or(UNDATED_KEPT, |lifetime| lifetime.saturating_sub(MARGIN));
+    let token = UpstreamToken {
+        access: access.to_owned(),
+        expires_at: lifetime.map(|lifetime| now + lifetime),
+        subject: claim("sub").and_then(|sub| sub.as_str().map(str::to_owned)),
+    };
+    Ok((token, fresh_until))
+}
+
+/// The payload of `token` when it is a JWT (read without verification: for the audit log).
+fn jwt_payload(token: &str) -> Option<serde_json::Map<String, Value>> {
+    let mut parts = token.split('.');
+    let (_, payload, _, None) = (parts.next()?, parts.next()?, parts.next()?, parts.next()) else {
+        return None;
+    };
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload.trim_end_matches('='))
+        .ok()?;
+    match serde_json::from_slice(&bytes).ok()? {
+        Value::Object(map) => Some(map),
+        _ => None,
+    }
+}
+
+/// What an endpoint said, as an error shows it: terminal controls escaped, at most 300
+/// characters.
+fn said(text: &str) -> String {
+    let mut shown: String = text.chars().take(MAX_SAID).collect();
+    if text.chars().nth(MAX_SAID).is_some() {
+        shown.push('…');
+    }
+    toolsmith_audit::shown(&shown).into_owned()
+}
+
+/// The body, unless it is longer than [`MAX_ANSWER`] (`None`).
+async fn read_bounded(mut response: reqwest::Response) -> Result<Option<Vec<u8>>, reqwest::Error> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await? {
+        if body.len() + chunk.len() > MAX_ANSWER {
+            return Ok(None);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Some(body))
+}
+
+#[cfg(test)]
+#[path = "exchange_tests.rs"]
+mod tests;
