@@ -308,3 +308,75 @@ impl ExchangeEntry {
         exchange
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::Config;
+
+    const REMOTE: &str = "[servers.tickets]\nurl = \"https://tickets.example/mcp\"\n";
+    const EXCHANGE: &str = "[servers.tickets.exchange]\ntoken_endpoint = \"https://idp.example/token\"\nclient_id = \"gateway\"\n";
+
+    fn read(extra: &str) -> Result<Config, String> {
+        Config::from_toml(&format!("{REMOTE}{EXCHANGE}{extra}"))
+    }
+
+    #[test]
+    fn an_exchange_table_is_read_and_checked() {
+        let config = read(
+            "audience = \"https://tickets.example/mcp\"\nscopes = [\"tickets:read\"]\nclient_secret = \"${TICKETS_SECRET}\"\nkey_id = \"k\"\n",
+        );
+        let err = config.unwrap_err();
+        assert!(err.contains("`key_id` names a `private_key`"), "{err}");
+        let config = read("audience = \"https://tickets.example/mcp\"\nscopes = [\"tickets:read\"]\nclient_secret = \"s3cret\"\n").unwrap();
+        let upstreams = config.upstreams();
+        let exchange = upstreams[0].exchange_config().expect("its exchange");
+        assert_eq!(exchange.scopes, ["tickets:read"]);
+        assert_eq!(
+            exchange.sent_resource(),
+            Some("https://tickets.example/mcp")
+        );
+        assert_eq!(exchange.client_secret.as_deref(), Some("s3cret"));
+        // Neither the configuration's nor the upstream's Debug shows the secret.
+        assert!(!format!("{config:?}{:?}", upstreams[0]).contains("s3cret"));
+        let keyed = read("private_key = \"${file:/k.pem}\"\nkey_id = \"k1\"\nresource = \"https://r.example\"\nsubject_token_type = \"urn:ietf:params:oauth:token-type:jwt\"\n").unwrap();
+        let exchange = keyed.upstreams()[0].exchange_config().cloned().unwrap();
+        assert_eq!(exchange.key_id.as_deref(), Some("k1"));
+        assert_eq!(exchange.sent_resource(), Some("https://r.example"));
+        assert!(exchange.subject_token_type.ends_with(":jwt"));
+
+        for (extra, expected) in [
+            ("", "no client credentials"),
+            (
+                "client_secret = \"a\"\nprivate_key = \"b\"\n",
+                "both `client_secret` and `private_key`",
+            ),
+            (
+                "client_secret = \"a\"\ntoken_url = \"x\"\n",
+                "unknown field `token_url`",
+            ),
+        ] {
+            let err = read(extra).unwrap_err();
+            assert!(err.contains(expected), "{extra}: {err}");
+        }
+        let ftp = "[servers.t]\nurl = \"https://t/mcp\"\n[servers.t.exchange]\ntoken_endpoint = \"ftp://idp/token\"\nclient_id = \"g\"\nclient_secret = \"s\"\n";
+        let err = Config::from_toml(ftp).unwrap_err();
+        assert!(err.contains("upstream 't': `exchange`: `token_endpoint` \"ftp://idp/token\" is not an http(s) URL"), "{err}");
+        let stdio = "[servers.t]\ncommand = \"a\"\n[servers.t.exchange]\ntoken_endpoint = \"https://idp/token\"\nclient_id = \"g\"\nclient_secret = \"s\"\n";
+        let err = Config::from_toml(stdio).unwrap_err();
+        assert!(
+            err.contains("`exchange` needs a remote MCP server (`url`)"),
+            "{err}"
+        );
+        let api = stdio.replace("command = \"a\"", "openapi = \"a.yaml\"");
+        let err = Config::from_toml(&api).unwrap_err();
+        assert!(
+            err.contains("`exchange` needs a remote MCP server"),
+            "{err}"
+        );
+        let with_header = format!(
+            "{REMOTE}headers = {{ authorization = \"Bearer x\" }}\n{EXCHANGE}client_secret = \"s\"\n"
+        );
+        let err = Config::from_toml(&with_header).unwrap_err();
+        assert!(err.contains("leave it out of `headers`"), "{err}");
+    }
+}
