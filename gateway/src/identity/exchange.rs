@@ -108,7 +108,7 @@ impl Exchanger {
         upstream: &str,
         caller: &Caller,
     ) -> Result<UpstreamToken, ToolError> {
-        let Some(subject_token) = bearer(caller).filter(|t| !t.is_empty()) else {
+        let Some(subject_token) = caller.bearer().filter(|t| !t.is_empty()) else {
             return Err(ToolError::new(format!(
                 "upstream '{upstream}' acts as each user: sign in (no token to exchange)"
             )));
@@ -118,7 +118,7 @@ impl Exchanger {
     }
 
     /// The token for the caller known as `identity`, who presented `subject_token`.
-    pub(crate) async fn exchanged(
+    async fn exchanged(
         &self,
         upstream: &str,
         identity: &str,
@@ -273,13 +273,6 @@ impl Exchanger {
                 );
             })
     }
-}
-
-/// The caller's access token as sent.
-// TEMPORARY stand-in until main's `Caller::bearer()` is merged: no token yet.
-fn bearer(caller: &Caller) -> Option<&str> {
-    let _ = caller;
-    None
 }
 
 /// A token endpoint's successful answer as the token and until when it is used; an error

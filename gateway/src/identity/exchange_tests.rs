@@ -112,14 +112,14 @@ fn claims(token: &UpstreamToken) -> serde_json::Map<String, Value> {
 async fn each_callers_token_is_exchanged_for_the_upstreams_audience_and_kept_until_rejected() {
     let sts = Sts::start("exchange", false);
     let exchanger = Exchanger::new("tickets", &sts.exchange(), None).unwrap();
-    let alice = Caller::new("alice", ["tools:read"]);
-    let bob = Caller::new("bob", ["tools:read"]);
     let (alice_token, bob_token) = (sts.mint("alice", 300).await, sts.mint("bob", 300).await);
+    let alice = Caller::new("alice", ["tools:read"]).with_bearer(alice_token.as_str());
+    let bob = Caller::new("bob", ["tools:read"]).with_bearer(bob_token.as_str());
 
     // Two calls of alice at once: one exchange.
     let (first, second) = tokio::join!(
-        exchanger.exchanged("tickets", alice.identity(), &alice_token),
-        exchanger.exchanged("tickets", alice.identity(), &alice_token),
+        exchanger.token_for("tickets", &alice),
+        exchanger.token_for("tickets", &alice),
     );
     let (first, second) = (first.unwrap(), second.unwrap());
     assert_eq!(first.access, second.access);
@@ -152,32 +152,21 @@ async fn each_callers_token_is_exchanged_for_the_upstreams_audience_and_kept_unt
     assert!(form.get("client_secret").is_none() && form.get("client_assertion").is_none());
 
     // Kept for alice; bob gets his own.
-    let again = exchanger
-        .exchanged("tickets", alice.identity(), &alice_token)
-        .await
-        .unwrap();
+    let again = exchanger.token_for("tickets", &alice).await.unwrap();
     assert_eq!(again.access, first.access);
-    let bobs = exchanger
-        .exchanged("tickets", bob.identity(), &bob_token)
-        .await
-        .unwrap();
+    let bobs = exchanger.token_for("tickets", &bob).await.unwrap();
     assert_eq!(bobs.subject.as_deref(), Some("bob"));
     assert_eq!(sts.token_requests().await.len(), 2);
 
     // The upstream refused alice's: forgotten, a fresh one is had.
     exchanger.rejected(&alice);
-    let fresh = exchanger
-        .exchanged("tickets", alice.identity(), &alice_token)
-        .await
-        .unwrap();
+    let fresh = exchanger.token_for("tickets", &alice).await.unwrap();
     assert_ne!(fresh.access, first.access);
     assert_eq!(sts.token_requests().await.len(), 3);
     // A new token of alice's is exchanged anew.
     let renewed = sts.mint("alice", 300).await;
-    exchanger
-        .exchanged("tickets", alice.identity(), &renewed)
-        .await
-        .unwrap();
+    let alice = Caller::new("alice", ["tools:read"]).with_bearer(renewed);
+    exchanger.token_for("tickets", &alice).await.unwrap();
     assert_eq!(sts.token_requests().await.len(), 4);
 
     // The gateway's own token: client_credentials, same audience, resource and scopes.
