@@ -136,7 +136,7 @@ impl Exchanger {
     /// A `client_credentials` token, for the same audience, resource and scopes (the gateway
     /// lists the upstream's tools as itself). Kept as a caller's is.
     pub(crate) async fn own_token(&self, upstream: &str) -> Result<UpstreamToken, crate::Error> {
-        // No caller's identity is empty.
+        // No caller's identity is empty (see `rejected_own`).
         self.cache
             .get_or_fetch("", [0; 32], || {
                 self.request(upstream, Grant::ClientCredentials)
@@ -151,6 +151,11 @@ impl Exchanger {
     /// The upstream refused `caller`'s token: forget it.
     pub(crate) fn rejected(&self, caller: &Caller) {
         self.cache.forget(caller.identity());
+    }
+
+    /// The upstream refused the gateway's own token: forget it.
+    pub(crate) fn rejected_own(&self) {
+        self.cache.forget("");
     }
 
     /// One request to the token endpoint: the token, and until when it is used.

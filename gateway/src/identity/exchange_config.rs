@@ -48,7 +48,8 @@ pub struct Exchange {
 }
 
 impl Exchange {
-    /// Exchange at `token_endpoint` (an `http://` or `https://` URL), the gateway's client
+    /// Exchange at `token_endpoint` (an `https://` URL; `http://` for a loopback host only:
+    /// the callers' tokens and the gateway's secret travel there), the gateway's client
     /// there being `client_id`; give its [`client_secret`](Exchange::client_secret) or its
     /// [`private_key`](Exchange::private_key).
     ///
@@ -186,6 +187,19 @@ impl Exchange {
             return Err(format!(
                 "`token_endpoint` {:?} is not an http(s) URL",
                 self.token_endpoint
+            ));
+        }
+        // The callers' tokens and the gateway's secret travel there.
+        let loopback = match endpoint.host() {
+            Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        };
+        if endpoint.scheme() == "http" && !loopback {
+            return Err(format!(
+                "`token_endpoint` {:?} is plain http: use https (plain http is for a loopback host only)",
+                crate::told::shown_url(&self.token_endpoint)
             ));
         }
         if self.client_id.is_empty() {
@@ -361,6 +375,14 @@ mod tests {
         let ftp = "[servers.t]\nurl = \"https://t/mcp\"\n[servers.t.exchange]\ntoken_endpoint = \"ftp://idp/token\"\nclient_id = \"g\"\nclient_secret = \"s\"\n";
         let err = Config::from_toml(ftp).unwrap_err();
         assert!(err.contains("upstream 't': `exchange`: `token_endpoint` \"ftp://idp/token\" is not an http(s) URL"), "{err}");
+        let plain = ftp.replace("ftp://idp", "http://idp.example");
+        let err = Config::from_toml(&plain).unwrap_err();
+        assert!(
+            err.contains("`token_endpoint` \"http://idp.example/token\" is plain http: use https"),
+            "{err}"
+        );
+        let local = ftp.replace("ftp://idp", "http://127.0.0.1:8080");
+        assert!(Config::from_toml(&local).is_ok());
         let stdio = "[servers.t]\ncommand = \"a\"\n[servers.t.exchange]\ntoken_endpoint = \"https://idp/token\"\nclient_id = \"g\"\nclient_secret = \"s\"\n";
         let err = Config::from_toml(stdio).unwrap_err();
         assert!(
