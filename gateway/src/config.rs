@@ -315,8 +315,12 @@ impl Config {
                 if let Some(secs) = server.list_timeout_secs {
                     upstream = upstream.list_timeout(Duration::from_secs(secs));
                 }
-                if let Some(exchange) = &server.exchange {
-                    upstream = upstream.exchange(exchange.to_exchange());
+                if let Some(entry) = &server.exchange {
+                    let mut exchange = entry.to_exchange();
+                    if let Some(path) = &server.ca_file {
+                        exchange = exchange.ca_file(path);
+                    }
+                    upstream = upstream.exchange(exchange);
                 }
                 upstream
             })

@@ -2,7 +2,8 @@
 //! endpoint for one with the upstream's audience and scopes, kept per caller until 30 s
 //! before it expires; and the gateway's own token (`client_credentials`) for listing.
 
-use std::path::Path;
+use std::path::PathBuf;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use base64::Engine as _;
@@ -35,12 +36,15 @@ pub(crate) struct Exchanger {
     /// The endpoint as errors and logs show it (no user part, no query).
     shown: String,
     client_id: String,
-    auth: ClientAuth,
+    auth: Option<ClientAuth>,
     audience: Option<String>,
     resource: Option<String>,
     scope: Option<String>,
     subject_token_type: String,
-    http: reqwest::Client,
+    /// What is wrong with its configuration, if anything: every request fails naming it.
+    problem: Option<String>,
+    ca_file: Option<PathBuf>,
+    http: OnceLock<Result<reqwest::Client, String>>,
     timeout: Duration,
     cache: TokenCache,
 }
@@ -61,44 +65,45 @@ impl Grant<'_> {
 }
 
 impl Exchanger {
-    /// The exchange `exchange` describes for upstream `upstream`, its HTTPS trusting
-    /// `ca_file` beside the system's authorities; no redirect is followed.
-    pub(crate) fn new(
-        upstream: &str,
-        exchange: &Exchange,
-        ca_file: Option<&Path>,
-    ) -> Result<Exchanger, crate::Error> {
-        let failed = |why: String| crate::Error::Identity {
-            upstream: upstream.to_owned(),
-            why: format!("the token exchange: {why}"),
-        };
-        exchange.check().map_err(failed)?;
+    /// The exchange `exchange` describes. What is wrong with it (no client credentials, a
+    /// plain-http endpoint off loopback) and its CA file are found out at its first request,
+    /// which fails naming them (the gateway's own, at connect).
+    pub(crate) fn new(exchange: &Exchange) -> Exchanger {
         let auth = match (&exchange.client_secret, &exchange.private_key) {
-            (Some(secret), _) => ClientAuth::Secret(secret.clone()),
-            (None, Some(pem)) => ClientAuth::Key {
+            (Some(secret), _) => Some(ClientAuth::Secret(secret.clone())),
+            (None, Some(pem)) => Some(ClientAuth::Key {
                 pem: pem.clone(),
                 key_id: exchange.key_id.clone(),
-            },
-            (None, None) => unreachable!("checked"),
+            }),
+            (None, None) => None,
         };
-        let http = crate::tls::builder(ca_file)
-            .map_err(failed)?
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|err| failed(format!("the HTTP client could not be built: {err}")))?;
-        Ok(Exchanger {
+        Exchanger {
             endpoint: exchange.token_endpoint.clone(),
             shown: crate::told::shown_url(&exchange.token_endpoint),
             client_id: exchange.client_id.clone(),
+            problem: exchange.check().err(),
             auth,
             audience: exchange.audience.clone(),
             resource: exchange.sent_resource().map(str::to_owned),
             scope: (!exchange.scopes.is_empty()).then(|| exchange.scopes.join(" ")),
             subject_token_type: exchange.subject_token_type.clone(),
-            http,
+            ca_file: exchange.ca_file.clone(),
+            http: OnceLock::new(),
             timeout: TIMEOUT,
             cache: TokenCache::new(MAX_CALLERS),
-        })
+        }
+    }
+
+    /// Its HTTP client: HTTPS trusting its CA file beside the system's authorities, no
+    /// redirect followed (built at the first request).
+    fn http(&self) -> Result<&reqwest::Client, String> {
+        let built = self.http.get_or_init(|| {
+            crate::tls::builder(self.ca_file.as_deref())?
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|err| format!("the HTTP client could not be built: {err}"))
+        });
+        built.as_ref().map_err(Clone::clone)
     }
 
     /// RFC 8693 at the token endpoint for `caller` (subject_token = the caller's access token
@@ -166,6 +171,13 @@ impl Exchanger {
     ) -> Result<(UpstreamToken, Instant), String> {
         let what = grant.what();
         let shown = &self.shown;
+        let (Some(auth), None) = (&self.auth, &self.problem) else {
+            let problem = self.problem.as_deref().unwrap_or("no client credentials");
+            return Err(format!("{what} is misconfigured: {problem}"));
+        };
+        let http = self
+            .http()
+            .map_err(|why| format!("{what} at {shown}: {why}"))?;
         let mut form = url::form_urlencoded::Serializer::new(String::new());
         match grant {
             Grant::Exchange { subject_token } => {
@@ -187,16 +199,14 @@ impl Exchanger {
                 form.append_pair(name, value);
             }
         }
-        let mut request = self
-            .http
+        let mut request = http
             .post(&self.endpoint)
             .header(reqwest::header::ACCEPT, "application/json")
             .header(
                 reqwest::header::CONTENT_TYPE,
                 "application/x-www-form-urlencoded",
             );
-        match self
-            .auth
+        match auth
             .credentials(&self.client_id, &self.endpoint)
             .map_err(|why| format!("{what} at {shown}: {why}"))?
         {

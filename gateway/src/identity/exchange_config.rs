@@ -45,6 +45,7 @@ pub struct Exchange {
     resource: Option<String>,
     pub(crate) scopes: Vec<String>,
     pub(crate) subject_token_type: String,
+    pub(crate) ca_file: Option<std::path::PathBuf>,
 }
 
 impl Exchange {
@@ -68,6 +69,7 @@ impl Exchange {
             resource: None,
             scopes: Vec::new(),
             subject_token_type: ACCESS_TOKEN_TYPE.to_owned(),
+            ca_file: None,
         }
     }
 
@@ -169,6 +171,21 @@ impl Exchange {
         self
     }
 
+    /// Trusts the certificate authorities in `path` (PEM) for the token endpoint's HTTPS,
+    /// beside the system's (a server entry's `ca_file` is trusted for both the upstream and
+    /// its token endpoint). Read at the first exchange; one that cannot be used fails it,
+    /// naming the file.
+    ///
+    /// ```
+    /// let exchange = toolsmith_gateway::Exchange::new("https://idp.corp.internal/token", "gateway")
+    ///     .ca_file("/etc/corp/ca.pem");
+    /// assert!(format!("{exchange:?}").contains("/etc/corp/ca.pem"));
+    /// ```
+    pub fn ca_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.ca_file = Some(path.into());
+        self
+    }
+
     /// The `resource` sent: the one given, else the audience when it is an absolute URL.
     pub(crate) fn sent_resource(&self) -> Option<&str> {
         self.resource.as_deref().or_else(|| {
@@ -241,6 +258,7 @@ impl std::fmt::Debug for Exchange {
             .field("resource", &self.sent_resource())
             .field("scopes", &self.scopes)
             .field("subject_token_type", &self.subject_token_type)
+            .field("ca_file", &self.ca_file)
             .finish()
     }
 }
@@ -383,6 +401,17 @@ mod tests {
         );
         let local = ftp.replace("ftp://idp", "http://127.0.0.1:8080");
         assert!(Config::from_toml(&local).is_ok());
+        // The entry's CA file is trusted for its token endpoint too.
+        let private = ftp.replace("ftp://idp", "https://idp.corp").replace(
+            "[servers.t.exchange]",
+            "ca_file = \"/etc/ca.pem\"\n[servers.t.exchange]",
+        );
+        let upstreams = Config::from_toml(&private).unwrap().upstreams();
+        let exchange = upstreams[0].exchange_config().unwrap();
+        assert_eq!(
+            exchange.ca_file.as_deref(),
+            Some(std::path::Path::new("/etc/ca.pem"))
+        );
         let stdio = "[servers.t]\ncommand = \"a\"\n[servers.t.exchange]\ntoken_endpoint = \"https://idp/token\"\nclient_id = \"g\"\nclient_secret = \"s\"\n";
         let err = Config::from_toml(stdio).unwrap_err();
         assert!(

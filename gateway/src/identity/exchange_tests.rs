@@ -111,7 +111,7 @@ fn claims(token: &UpstreamToken) -> serde_json::Map<String, Value> {
 #[tokio::test]
 async fn each_callers_token_is_exchanged_for_the_upstreams_audience_and_kept_until_rejected() {
     let sts = Sts::start("exchange", false);
-    let exchanger = Exchanger::new("tickets", &sts.exchange(), None).unwrap();
+    let exchanger = Exchanger::new(&sts.exchange());
     let (alice_token, bob_token) = (sts.mint("alice", 300).await, sts.mint("bob", 300).await);
     let alice = Caller::new("alice", ["tools:read"]).with_bearer(alice_token.as_str());
     let bob = Caller::new("bob", ["tools:read"]).with_bearer(bob_token.as_str());
@@ -204,7 +204,7 @@ async fn the_gateway_authenticates_with_a_private_key_jwt_es256_or_rs256() {
             .private_key(format!("${{file:{}}}", sts.dir.join(file).display()))
             .key_id("k1")
             .audience(AUDIENCE);
-        let exchanger = Exchanger::new("tickets", &exchange, None).unwrap();
+        let exchanger = Exchanger::new(&exchange);
         let got = exchanger
             .exchanged("tickets", "alice", &token)
             .await
@@ -238,7 +238,7 @@ async fn the_gateway_authenticates_with_a_private_key_jwt_es256_or_rs256() {
 async fn a_refused_or_broken_exchange_is_an_error_naming_the_upstream_and_the_reason() {
     let sts = Sts::start("errors", false);
     let endpoint = sts.endpoint();
-    let mut exchanger = Exchanger::new("tickets", &sts.exchange(), None).unwrap();
+    let mut exchanger = Exchanger::new(&sts.exchange());
     let refused = |err: ToolError, reason: &str| {
         let expected = format!("upstream 'tickets': the token exchange at {endpoint} {reason}");
         assert_eq!(err.message(), expected);
@@ -302,7 +302,7 @@ async fn a_refused_or_broken_exchange_is_an_error_naming_the_upstream_and_the_re
     sts.get("/_config?answer=jwt").await;
 
     let wrong = Exchange::new(sts.endpoint(), "gateway").client_secret("wrong");
-    let wrong = Exchanger::new("tickets", &wrong, None).unwrap();
+    let wrong = Exchanger::new(&wrong);
     let err = wrong
         .exchanged("tickets", "alice", &token)
         .await
@@ -320,7 +320,7 @@ async fn a_refused_or_broken_exchange_is_an_error_naming_the_upstream_and_the_re
     );
 
     let missing = Exchange::new(sts.endpoint(), "gateway").client_secret("${file:/no/such/secret}");
-    let missing = Exchanger::new("tickets", &missing, None).unwrap();
+    let missing = Exchanger::new(&missing);
     let err = missing
         .exchanged("tickets", "alice", &token)
         .await
@@ -336,7 +336,7 @@ async fn a_refused_or_broken_exchange_is_an_error_naming_the_upstream_and_the_re
     drop(closed);
     let gone =
         Exchange::new(format!("http://127.0.0.1:{port}/token"), "gateway").client_secret("s");
-    let gone = Exchanger::new("tickets", &gone, None).unwrap();
+    let gone = Exchanger::new(&gone);
     let err = gone
         .exchanged("tickets", "alice", &token)
         .await
@@ -346,12 +346,30 @@ async fn a_refused_or_broken_exchange_is_an_error_naming_the_upstream_and_the_re
         "{err}"
     );
     assert!(!err.message().contains(&token));
+
+    // A misconfigured exchange, or a CA file that is not one, fails each request naming it.
+    let bare = Exchanger::new(&Exchange::new(sts.endpoint(), "gateway"));
+    let err = bare.own_token("tickets").await.unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "upstream 'tickets': the gateway's own token request (client_credentials) is misconfigured: no client credentials: give `client_secret` or `private_key` (the gateway authenticates as its own client)"
+    );
+    let untrusted = Exchanger::new(&sts.exchange().ca_file("/no/such/ca.pem"));
+    let err = untrusted
+        .exchanged("tickets", "alice", &token)
+        .await
+        .unwrap_err();
+    assert!(
+        err.message()
+            .contains("the CA file /no/such/ca.pem cannot be read"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
 async fn short_lived_opaque_and_undated_tokens() {
     let sts = Sts::start("lifetimes", false);
-    let exchanger = Exchanger::new("tickets", &sts.exchange(), None).unwrap();
+    let exchanger = Exchanger::new(&sts.exchange());
     let token = sts.mint("alice", 300).await;
 
     // Within 30 s of its expiry a token is not used again.
