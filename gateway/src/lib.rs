@@ -30,6 +30,7 @@ mod upstream;
 pub use config::Config;
 pub use error::Error;
 pub use identity::Exchange;
+pub use identity::PerCaller;
 pub use mounted::Mounted;
 pub use openapi::{DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_DOCUMENT_BYTES, OpenApi};
 pub use overrides::Overrides;

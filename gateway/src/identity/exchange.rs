@@ -15,7 +15,8 @@ use toolsmith::context::Caller;
 use super::client_auth::{ClientAuth, Credentials, JWT_BEARER};
 use super::exchange_config::ACCESS_TOKEN_TYPE;
 use super::token_cache::{MAX_CALLERS, TokenCache};
-use super::{Exchange, UpstreamToken};
+use super::{ActsAs, Asking, Exchange, UpstreamToken};
+use futures::future::BoxFuture;
 
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 const JWT_TYPE: &str = "urn:ietf:params:oauth:token-type:jwt";
@@ -141,7 +142,7 @@ impl Exchanger {
     /// A `client_credentials` token, for the same audience, resource and scopes (the gateway
     /// lists the upstream's tools as itself). Kept as a caller's is.
     pub(crate) async fn own_token(&self, upstream: &str) -> Result<UpstreamToken, crate::Error> {
-        // No caller's identity is empty (see `rejected_own`).
+        // No caller's identity is empty.
         self.cache
             .get_or_fetch("", [0; 32], || {
                 self.request(upstream, Grant::ClientCredentials)
@@ -158,26 +159,9 @@ impl Exchanger {
         self.cache.forget(caller.identity());
     }
 
-    /// The upstream refused the gateway's own token: forget it.
-    pub(crate) fn rejected_own(&self) {
-        self.cache.forget("");
-    }
-
-    /// One request to the token endpoint: the token, and until when it is used.
-    async fn request(
-        &self,
-        upstream: &str,
-        grant: Grant<'_>,
-    ) -> Result<(UpstreamToken, Instant), String> {
-        let what = grant.what();
-        let shown = &self.shown;
-        let (Some(auth), None) = (&self.auth, &self.problem) else {
-            let problem = self.problem.as_deref().unwrap_or("no client credentials");
-            return Err(format!("{what} is misconfigured: {problem}"));
-        };
-        let http = self
-            .http()
-            .map_err(|why| format!("{what} at {shown}: {why}"))?;
+    /// The form of a request: the grant, the audience, resource and scopes, and the client
+    /// assertion when the client signs one.
+    fn form(&self, grant: &Grant<'_>, credentials: &Credentials) -> String {
         let mut form = url::form_urlencoded::Serializer::new(String::new());
         match grant {
             Grant::Exchange { subject_token } => {
@@ -199,6 +183,32 @@ impl Exchanger {
                 form.append_pair(name, value);
             }
         }
+        if let Credentials::Assertion(jwt) = credentials {
+            form.append_pair("client_id", &self.client_id)
+                .append_pair("client_assertion_type", JWT_BEARER)
+                .append_pair("client_assertion", jwt);
+        }
+        form.finish()
+    }
+
+    /// One request to the token endpoint: the token, and until when it is used.
+    async fn request(
+        &self,
+        upstream: &str,
+        grant: Grant<'_>,
+    ) -> Result<(UpstreamToken, Instant), String> {
+        let what = grant.what();
+        let shown = &self.shown;
+        let (Some(auth), None) = (&self.auth, &self.problem) else {
+            let problem = self.problem.as_deref().unwrap_or("no client credentials");
+            return Err(format!("{what} is misconfigured: {problem}"));
+        };
+        let http = self
+            .http()
+            .map_err(|why| format!("{what} at {shown}: {why}"))?;
+        let credentials = auth
+            .credentials(&self.client_id, &self.endpoint)
+            .map_err(|why| format!("{what} at {shown}: {why}"))?;
         let mut request = http
             .post(&self.endpoint)
             .header(reqwest::header::ACCEPT, "application/json")
@@ -206,20 +216,10 @@ impl Exchanger {
                 reqwest::header::CONTENT_TYPE,
                 "application/x-www-form-urlencoded",
             );
-        match auth
-            .credentials(&self.client_id, &self.endpoint)
-            .map_err(|why| format!("{what} at {shown}: {why}"))?
-        {
-            Credentials::Basic(header) => {
-                request = request.header(reqwest::header::AUTHORIZATION, header);
-            }
-            Credentials::Assertion(jwt) => {
-                form.append_pair("client_id", &self.client_id)
-                    .append_pair("client_assertion_type", JWT_BEARER)
-                    .append_pair("client_assertion", &jwt);
-            }
+        if let Credentials::Basic(header) = &credentials {
+            request = request.header(reqwest::header::AUTHORIZATION, header);
         }
-        let request = request.body(form.finish());
+        let request = request.body(self.form(&grant, &credentials));
         let answer = tokio::time::timeout(self.timeout, async {
             let response = request.send().await?;
             let status = response.status();
@@ -287,6 +287,30 @@ impl Exchanger {
                     "{what}: a token for the upstream"
                 );
             })
+    }
+}
+
+/// The token exchange as the session pool uses it: it never asks the user.
+impl ActsAs for Exchanger {
+    fn token_for<'a>(
+        &'a self,
+        upstream: &'a str,
+        caller: &'a Caller,
+        _: &'a Asking,
+    ) -> BoxFuture<'a, Result<UpstreamToken, ToolError>> {
+        Box::pin(Exchanger::token_for(self, upstream, caller))
+    }
+
+    fn own_token<'a>(
+        &'a self,
+        upstream: &'a str,
+    ) -> BoxFuture<'a, Result<Option<UpstreamToken>, crate::Error>> {
+        Box::pin(async move { Exchanger::own_token(self, upstream).await.map(Some) })
+    }
+
+    fn rejected<'a>(&'a self, caller: &'a Caller, _: &'a Asking) -> BoxFuture<'a, ()> {
+        Exchanger::rejected(self, caller);
+        Box::pin(std::future::ready(()))
     }
 }
 

@@ -182,17 +182,10 @@ async fn each_callers_token_is_exchanged_for_the_upstreams_audience_and_kept_unt
     );
     assert_eq!(form["scope"], "tickets:read tickets:write");
     assert!(form.get("subject_token").is_none());
-    // Kept, until the upstream refuses it.
-    assert_eq!(
-        exchanger.own_token("tickets").await.unwrap().access,
-        own.access
-    );
-    exchanger.rejected_own();
-    assert_ne!(
-        exchanger.own_token("tickets").await.unwrap().access,
-        own.access
-    );
-    assert_eq!(sts.token_requests().await.len(), 6);
+    // Kept.
+    let again = exchanger.own_token("tickets").await.unwrap();
+    assert_eq!(again.access, own.access);
+    assert_eq!(sts.token_requests().await.len(), 5);
 }
 
 #[tokio::test]

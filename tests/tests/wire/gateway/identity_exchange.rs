@@ -108,7 +108,6 @@ async fn call_as(gateway: &str, token: &str, id: u64) -> Value {
 }
 
 #[tokio::test]
-#[ignore = "needs the session pool of #56 (the coordinator's identity/pool.rs): un-ignore on merge"]
 async fn each_caller_reaches_the_upstream_with_their_own_exchanged_token() {
     let sts = FakeSts::start().await;
     let upstream = served_over_http(

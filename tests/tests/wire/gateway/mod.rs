@@ -5,6 +5,7 @@
 mod cache;
 mod https;
 mod identity_exchange;
+mod identity_pool;
 mod listing_adversarial;
 mod mount;
 mod openapi;
