@@ -172,3 +172,61 @@ async fn each_caller_reaches_the_upstream_with_their_own_exchanged_token() {
         "{text}"
     );
 }
+
+/// The claims of a JWT, read without verification (what the test's upstream was given).
+fn payload(token: &str) -> Value {
+    use base64::Engine as _;
+    let part = token.split('.').nth(1).expect("a JWT");
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(part)
+        .unwrap();
+    serde_json::from_slice(&bytes).unwrap()
+}
+
+#[tokio::test]
+async fn a_child_started_per_caller_gets_its_callers_exchanged_token() {
+    let sts = FakeSts::start().await;
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/whoami_stdio.py");
+    let exchange = Exchange::new(format!("{}/token", sts.url), "gateway")
+        .client_secret("sts-secret")
+        .audience(UPSTREAM_AUDIENCE);
+    // The fixture answers with its USER_SUB and USER_EMAIL: here USER_EMAIL carries the token.
+    let mounted = Upstream::stdio("tickets", "python3")
+        .arg(fixture)
+        .env("USER_SUB", "${caller.subject}")
+        .env("USER_EMAIL", "${caller.token}")
+        .per_caller(toolsmith_gateway::PerCaller::new())
+        .exchange(exchange)
+        .connect()
+        .await
+        .unwrap();
+    let gateway = served_over_http(
+        toolsmith::Server::with_registry(mounted.registry().unwrap())
+            .auth(sts.auth(GATEWAY_AUDIENCE)),
+    )
+    .await;
+    for who in ["alice", "bob"] {
+        let token = sts.token_for_gateway(who).await;
+        let bearer = format!("Bearer {token}");
+        let headers = [
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            VERSION,
+            ("Authorization", bearer.as_str()),
+        ];
+        let body = call(1, "tickets_whoami").to_string();
+        let response = request(&gateway, "POST", "/mcp", &headers, &body).await;
+        assert_eq!(response.status, 200, "{}", response.body);
+        let result = response.messages().last().unwrap()["result"].clone();
+        let said: Value =
+            serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(said["sub"], who, "{result}");
+        let given = said["email"].as_str().unwrap();
+        assert_ne!(given, token, "never the client's own token");
+        let claims = payload(given);
+        assert_eq!(
+            (&claims["sub"], &claims["aud"], &claims["act"]["sub"]),
+            (&json!(who), &json!(UPSTREAM_AUDIENCE), &json!("gateway"))
+        );
+    }
+}
