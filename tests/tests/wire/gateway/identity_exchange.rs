@@ -230,3 +230,56 @@ async fn a_child_started_per_caller_gets_its_callers_exchanged_token() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_token_the_upstream_refuses_is_exchanged_once_more_and_then_named() {
+    let sts = FakeSts::start().await;
+    let upstream = served_over_http(
+        toolsmith_tests::server_of(module_path!()).auth(sts.auth(UPSTREAM_AUDIENCE)),
+    )
+    .await;
+    let exchange = Exchange::new(format!("{}/token", sts.url), "gateway")
+        .client_secret("sts-secret")
+        .audience(UPSTREAM_AUDIENCE)
+        .scopes(["tools:read"]);
+    let mounted = Upstream::http("tickets", format!("http://{upstream}/mcp"))
+        .exchange(exchange)
+        .connect()
+        .await
+        .unwrap();
+    let gateway = served_over_http(
+        toolsmith::Server::with_registry(mounted.registry().unwrap())
+            .auth(sts.auth(GATEWAY_AUDIENCE)),
+    )
+    .await;
+    let exchanges = || async {
+        sts.token_requests()
+            .await
+            .iter()
+            .filter(|r| r["form"]["grant_type"] != "client_credentials")
+            .count()
+    };
+
+    // alice's first token is one the upstream does not take: a fresh one is had, and used.
+    sts.get("/_config?spoil=1").await;
+    let alice = sts.token_for_gateway("alice").await;
+    let result = call_as(&gateway, &alice, 1).await;
+    assert_eq!(
+        result["structuredContent"]["result"]["sub"], "alice",
+        "{result}"
+    );
+    assert_eq!(exchanges().await, 2);
+
+    // bob's are refused twice: a tool error naming the upstream, the caller, the 401.
+    sts.get("/_config?spoil=2").await;
+    let bob = sts.token_for_gateway("bob").await;
+    let result = call_as(&gateway, &bob, 2).await;
+    assert_eq!(result["isError"], true, "{result}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("upstream 'tickets' refused the token it was given for bob (401)")
+            && text.contains("not meant for this server (aud)"),
+        "{text}"
+    );
+    assert_eq!(exchanges().await, 4);
+}
