@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
-use base64::Engine as _;
+use futures::future::BoxFuture;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use toolsmith::ToolError;
@@ -14,22 +14,14 @@ use toolsmith::context::Caller;
 
 use super::client_auth::{ClientAuth, Credentials, JWT_BEARER};
 use super::exchange_config::ACCESS_TOKEN_TYPE;
+use super::token_answer::{MAX_ANSWER, parse_token, read_bounded, said};
 use super::token_cache::{MAX_CALLERS, TokenCache};
 use super::{ActsAs, Asking, Exchange, UpstreamToken};
-use futures::future::BoxFuture;
+use crate::Upstream;
 
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
-const JWT_TYPE: &str = "urn:ietf:params:oauth:token-type:jwt";
 /// How long a token endpoint may take to answer.
 const TIMEOUT: Duration = Duration::from_secs(10);
-/// A token is not used within this of its expiry.
-const MARGIN: Duration = Duration::from_secs(30);
-/// How long a token that says nothing of its expiry is kept.
-const UNDATED_KEPT: Duration = Duration::from_secs(300);
-/// The most of a token endpoint's answer read.
-const MAX_ANSWER: usize = 64 * 1024;
-/// The most of an endpoint's `error` or `error_description` shown.
-const MAX_SAID: usize = 300;
 
 /// One upstream's token exchange, built from its [`Exchange`].
 pub(crate) struct Exchanger {
@@ -314,86 +306,25 @@ impl ActsAs for Exchanger {
     }
 }
 
-/// A token endpoint's successful answer as the token and until when it is used; an error
-/// says what it lacks.
-fn parse_token(json: &Value) -> Result<(UpstreamToken, Instant), String> {
-    let text = |name: &str| json.get(name).and_then(Value::as_str);
-    let access = text("access_token")
-        .filter(|t| !t.is_empty())
-        .ok_or("without an `access_token`")?;
-    if let Some(kind) = text("issued_token_type")
-        && kind != ACCESS_TOKEN_TYPE
-        && kind != JWT_TYPE
-    {
-        return Err(format!(
-            "a token of type {}, not an access token",
-            said(kind)
-        ));
+impl Upstream {
+    /// Calls it as each caller: their token exchanged for one it accepts (see [`Exchange`]),
+    /// in a session of their own. For an HTTP upstream; a started one
+    /// ([`per_caller`](Upstream::per_caller)) gets the token as `${caller.token}` in its
+    /// [`env`](Upstream::env).
+    ///
+    /// ```
+    /// use toolsmith_gateway::{Exchange, Upstream};
+    ///
+    /// let up = Upstream::http("tickets", "https://tickets.example/mcp")
+    ///     .exchange(Exchange::new("https://idp.example/token", "gateway").client_secret("${S}"));
+    /// assert_eq!(up.name(), "tickets");
+    /// ```
+    pub fn exchange(mut self, exchange: Exchange) -> Self {
+        let exchanger: std::sync::Arc<dyn crate::identity::ActsAs> =
+            std::sync::Arc::new(Exchanger::new(&exchange));
+        self.acts_as = Some(exchanger);
+        self
     }
-    if let Some(kind) = text("token_type")
-        && !kind.eq_ignore_ascii_case("bearer")
-        && !kind.eq_ignore_ascii_case("n_a")
-    {
-        return Err(format!(
-            "a token of type {}: the gateway sends Bearer tokens only",
-            said(kind)
-        ));
-    }
-    let payload = jwt_payload(access);
-    let claim = |name: &str| payload.as_ref().and_then(|p| p.get(name).cloned());
-    let now = SystemTime::now();
-    let lifetime = match json.get("expires_in").and_then(Value::as_f64) {
-        Some(secs) => Some(Duration::from_secs_f64(secs.clamp(0.0, 365.0 * 86_400.0))),
-        None => claim("exp").and_then(|exp| exp.as_u64()).map(|exp| {
-            let since = now.duration_since(UNIX_EPOCH).unwrap_or_default();
-            Duration::from_secs(exp).saturating_sub(since)
-        }),
-    };
-    let fresh_until =
-        Instant::now() + lifetime.map_or(UNDATED_KEPT, |lifetime| lifetime.saturating_sub(MARGIN));
-    let token = UpstreamToken {
-        access: access.to_owned(),
-        expires_at: lifetime.map(|lifetime| now + lifetime),
-        subject: claim("sub").and_then(|sub| sub.as_str().map(str::to_owned)),
-    };
-    Ok((token, fresh_until))
-}
-
-/// The payload of `token` when it is a JWT (read without verification: for the audit log).
-fn jwt_payload(token: &str) -> Option<serde_json::Map<String, Value>> {
-    let mut parts = token.split('.');
-    let (_, payload, _, None) = (parts.next()?, parts.next()?, parts.next()?, parts.next()) else {
-        return None;
-    };
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(payload.trim_end_matches('='))
-        .ok()?;
-    match serde_json::from_slice(&bytes).ok()? {
-        Value::Object(map) => Some(map),
-        _ => None,
-    }
-}
-
-/// What an endpoint said, as an error shows it: terminal controls escaped, at most 300
-/// characters.
-fn said(text: &str) -> String {
-    let mut shown: String = text.chars().take(MAX_SAID).collect();
-    if text.chars().nth(MAX_SAID).is_some() {
-        shown.push('…');
-    }
-    toolsmith_audit::shown(&shown).into_owned()
-}
-
-/// The body, unless it is longer than [`MAX_ANSWER`] (`None`).
-async fn read_bounded(mut response: reqwest::Response) -> Result<Option<Vec<u8>>, reqwest::Error> {
-    let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await? {
-        if body.len() + chunk.len() > MAX_ANSWER {
-            return Ok(None);
-        }
-        body.extend_from_slice(&chunk);
-    }
-    Ok(Some(body))
 }
 
 #[cfg(test)]

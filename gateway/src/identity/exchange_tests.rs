@@ -10,6 +10,7 @@ use serde_json::Value;
 use toolsmith::context::Caller;
 
 use super::*;
+use crate::identity::token_answer::jwt_payload;
 
 const FAKE_STS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/fake_sts.py");
 const AUDIENCE: &str = "https://tickets.example/mcp";

@@ -9,6 +9,7 @@ mod exchange;
 pub(crate) mod exchange_config;
 mod per_caller;
 mod pool;
+mod token_answer;
 mod token_cache;
 mod watched;
 
