@@ -65,6 +65,8 @@ struct Server {
     /// The revision its session starts with: `"2025-11-25"` (`initialize`, the default) or
     /// `"2026-07-28"` (`server/discover`).
     revision: Option<String>,
+    /// Tokens the gateway's own sign-in mints for it, per caller.
+    mint: Option<MintEntry>,
     /// One session (a child, for a started server) per caller, and its bounds.
     per_caller: Option<bool>,
     max_callers: Option<usize>,
@@ -90,6 +92,17 @@ struct Server {
     allow_cross_origin_servers: Option<bool>,
     /// Each caller's token exchanged for one the upstream accepts (RFC 8693).
     exchange: Option<crate::identity::exchange_config::ExchangeEntry>,
+}
+
+/// `[servers.NAME.mint]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(not(feature = "mint"), allow(dead_code))]
+struct MintEntry {
+    audience: String,
+    #[serde(default)]
+    scopes: Vec<String>,
+    lifetime_secs: Option<u64>,
 }
 
 impl Server {
@@ -247,6 +260,11 @@ impl Config {
                 ));
             }
             if let Some(exchange) = &server.exchange {
+                if server.mint.is_some() {
+                    return Err(format!(
+                        "upstream '{name}' has both `exchange` and `mint`: give one way to get each caller's token"
+                    ));
+                }
                 if server.openapi.is_some()
                     || (server.url.is_none() && server.per_caller != Some(true))
                 {
@@ -278,6 +296,25 @@ impl Config {
                 return Err(format!(
                     "upstream '{name}' is an HTTP API: it has no session to keep per caller (`per_caller`)"
                 ));
+            }
+            if let Some(mint) = &server.mint {
+                if cfg!(not(feature = "mint")) {
+                    return Err(format!(
+                        "upstream '{name}': `mint` needs the gateway's `mint` feature (the `toolsmith` binary has it)"
+                    ));
+                }
+                if server.openapi.is_some()
+                    || (server.url.is_none() && server.per_caller != Some(true))
+                {
+                    return Err(format!(
+                        "upstream '{name}': `mint` sends each caller's token to a remote server (`url`), or puts it in the environment of a server started per caller (`per_caller = true`, `${{caller.token}}`)"
+                    ));
+                }
+                if mint.lifetime_secs == Some(0) {
+                    return Err(format!(
+                        "upstream '{name}': `mint.lifetime_secs` is 0: give 1 or more"
+                    ));
+                }
             }
             if server.max_callers == Some(0) {
                 return Err(format!(
@@ -352,6 +389,14 @@ impl Config {
                         exchange = exchange.ca_file(path);
                     }
                     upstream = upstream.exchange(exchange);
+                }
+                #[cfg(feature = "mint")]
+                if let Some(mint) = &server.mint {
+                    let mut minted = crate::Mint::new(&mint.audience).scopes(mint.scopes.clone());
+                    if let Some(secs) = mint.lifetime_secs {
+                        minted = minted.lifetime(Duration::from_secs(secs));
+                    }
+                    upstream = upstream.mint(minted);
                 }
                 if server.per_caller == Some(true) {
                     let mut limits = crate::PerCaller::new();

@@ -27,10 +27,15 @@ mod told;
 mod tools;
 mod upstream;
 
+#[doc = include_str!("users.md")]
+pub mod users {}
+
 pub use config::Config;
 pub use error::Error;
 pub use identity::Exchange;
 pub use identity::PerCaller;
+#[cfg(feature = "mint")]
+pub use identity::{DEFAULT_MINT_LIFETIME, Mint};
 pub use mounted::Mounted;
 pub use openapi::{DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_DOCUMENT_BYTES, OpenApi};
 pub use overrides::Overrides;

@@ -87,6 +87,11 @@ fn an_exchange_table_is_read_and_checked() {
     );
     let err = Config::from_toml(&with_header).unwrap_err();
     assert!(err.contains("leave it out of `headers`"), "{err}");
+    let both = format!(
+        "{REMOTE}{EXCHANGE}client_secret = \"s\"\n[servers.tickets.mint]\naudience = \"a\"\n"
+    );
+    let err = Config::from_toml(&both).unwrap_err();
+    assert!(err.contains("both `exchange` and `mint`"), "{err}");
 }
 
 #[tokio::test]

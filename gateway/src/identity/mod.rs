@@ -7,6 +7,8 @@
 mod client_auth;
 mod exchange;
 pub(crate) mod exchange_config;
+#[cfg(feature = "mint")]
+mod mint;
 mod per_caller;
 mod pool;
 mod token_answer;
@@ -18,6 +20,8 @@ use toolsmith::ToolError;
 use toolsmith::context::{Caller, Elicit, Store};
 
 pub use exchange_config::Exchange;
+#[cfg(feature = "mint")]
+pub use mint::{DEFAULT_MINT_LIFETIME, Mint};
 pub use per_caller::PerCaller;
 pub(crate) use pool::Pool;
 pub(crate) use watched::{Refusal, Watched};
@@ -59,6 +63,9 @@ impl UpstreamToken {
 pub(crate) struct Asking {
     pub(crate) elicit: Option<Elicit>,
     pub(crate) store: Option<Store>,
+    /// The gateway's own sign-in, to mint tokens with.
+    #[cfg(feature = "mint")]
+    pub(crate) issuing: Option<toolsmith::signin::Issuing>,
 }
 
 /// How the gateway gets a token of the upstream's for a caller.
