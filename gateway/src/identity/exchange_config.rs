@@ -10,7 +10,8 @@ pub(crate) const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:acc
 /// caller's behalf the gateway presents the caller's access token at `token_endpoint`,
 /// authenticated as its own client (`client_id` with a secret, or a private-key JWT), and
 /// sends the upstream the token it gets back, for the configured audience and scopes. Each
-/// caller's token is kept until 30 s before it expires. A refused exchange is the caller's
+/// caller's token is kept until 30 s before it expires (5 minutes when it says nothing of its
+/// expiry), while the caller presents the same token, for at most 10,000 callers. A refused exchange is the caller's
 /// tool error naming the upstream and the endpoint's reason; nothing falls back to a shared
 /// credential. The gateway lists the upstream's tools as itself (`client_credentials` at the
 /// same endpoint, for the same audience and scopes).
