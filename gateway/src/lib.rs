@@ -32,6 +32,7 @@ pub mod users {}
 
 pub use config::Config;
 pub use error::Error;
+pub use identity::Exchange;
 pub use identity::PerCaller;
 #[cfg(feature = "mint")]
 pub use identity::{DEFAULT_MINT_LIFETIME, Mint};
