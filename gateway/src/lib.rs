@@ -1,5 +1,6 @@
 #![doc = include_str!("guide.md")]
 
+mod acting;
 mod admit;
 mod cache;
 mod config;
@@ -16,6 +17,7 @@ mod mounted;
 mod openapi;
 mod overrides;
 mod pin;
+mod pool;
 mod proxied;
 mod relay;
 mod secret;

@@ -7,10 +7,10 @@ use rmcp::model::Implementation;
 use tokio::sync::{mpsc, oneshot};
 use toolsmith::{Registry, registry::RegistryHandle};
 
-use crate::identity::Pool;
 use crate::items;
 use crate::link::{Link, Served};
 use crate::openapi::OpenApi;
+use crate::pool::Pool;
 use crate::proxied::Via;
 use crate::relay::Relay;
 use crate::session::{Credential, Listed};

@@ -13,10 +13,11 @@ use toolsmith::{
 use toolsmith::{Progress, context::Caller, context::ClientLog, context::Elicit};
 
 use crate::cache::{Cache, Key};
-use crate::identity::{Asking, Pool};
+use crate::identity::Asking;
 use crate::link::Link;
 use crate::openapi::Endpoint;
 use crate::overrides::{Confirmation, Override};
+use crate::pool::Pool;
 use crate::relay::Downstream;
 
 /// How long a read-only idempotent call cut off by a lost upstream waits for it to be back,

@@ -17,7 +17,6 @@ use super::exchange_config::ACCESS_TOKEN_TYPE;
 use super::token_answer::{MAX_ANSWER, parse_token, read_bounded, said};
 use super::token_cache::{MAX_CALLERS, TokenCache};
 use super::{ActsAs, Asking, Exchange, UpstreamToken};
-use crate::Upstream;
 
 const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 /// How long a token endpoint may take to answer.
@@ -303,27 +302,6 @@ impl ActsAs for Exchanger {
     fn rejected<'a>(&'a self, caller: &'a Caller, _: &'a Asking) -> BoxFuture<'a, ()> {
         Exchanger::rejected(self, caller);
         Box::pin(std::future::ready(()))
-    }
-}
-
-impl Upstream {
-    /// Calls it as each caller: their token exchanged for one it accepts (see [`Exchange`]),
-    /// in a session of their own. For an HTTP upstream; a started one
-    /// ([`per_caller`](Upstream::per_caller)) gets the token as `${caller.token}` in its
-    /// [`env`](Upstream::env).
-    ///
-    /// ```
-    /// use toolsmith_gateway::{Exchange, Upstream};
-    ///
-    /// let up = Upstream::http("tickets", "https://tickets.example/mcp")
-    ///     .exchange(Exchange::new("https://idp.example/token", "gateway").client_secret("${S}"));
-    /// assert_eq!(up.name(), "tickets");
-    /// ```
-    pub fn exchange(mut self, exchange: Exchange) -> Self {
-        let exchanger: std::sync::Arc<dyn crate::identity::ActsAs> =
-            std::sync::Arc::new(Exchanger::new(&exchange));
-        self.acts_as = Some(exchanger);
-        self
     }
 }
 

@@ -1,7 +1,6 @@
 //! [`Mint`]: the upstream trusts the gateway's own sign-in, and is sent a token the gateway
 //! mints for each caller (feature `mint`).
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -9,7 +8,6 @@ use toolsmith::ToolError;
 use toolsmith::context::Caller;
 
 use super::{ActsAs, Asking, UpstreamToken};
-use crate::Upstream;
 
 /// How long a minted token lives, by default.
 pub const DEFAULT_MINT_LIFETIME: Duration = Duration::from_secs(300);
@@ -66,21 +64,6 @@ impl Mint {
     /// How long a token lives at most.
     pub fn minted_lifetime(&self) -> Duration {
         self.lifetime
-    }
-}
-
-impl Upstream {
-    /// Calls it as each caller, with a token the gateway mints for them (see [`Mint`]); one
-    /// session per caller (bounded by [`per_caller`](Upstream::per_caller)).
-    ///
-    /// ```
-    /// let up = toolsmith_gateway::Upstream::http("archive", "https://archive.internal/mcp")
-    ///     .mint(toolsmith_gateway::Mint::new("https://archive.internal/mcp"));
-    /// assert_eq!(up.name(), "archive");
-    /// ```
-    pub fn mint(mut self, mint: Mint) -> Self {
-        self.acts_as = Some(Arc::new(mint));
-        self
     }
 }
 

@@ -1,5 +1,5 @@
 //! Whom an upstream sees: by default the gateway's own credentials (its `headers`, its
-//! `env`); or each caller as themselves, in a session of their own ([`Pool`]): with a token
+//! `env`); or each caller as themselves, in a session of their own (`pool.rs`): with a token
 //! the gateway gets for them ([`ActsAs`]: a token exchange, RFC 8693; or the user's own
 //! sign-in at the upstream) and, for a started server, a child of their own
 //! ([`PerCaller`]).
@@ -10,7 +10,6 @@ pub(crate) mod exchange_config;
 #[cfg(feature = "mint")]
 mod mint;
 mod per_caller;
-mod pool;
 mod token_answer;
 mod token_cache;
 mod watched;
@@ -19,11 +18,11 @@ use futures::future::BoxFuture;
 use toolsmith::ToolError;
 use toolsmith::context::{Caller, Elicit, Store};
 
+pub(crate) use exchange::Exchanger;
 pub use exchange_config::Exchange;
 #[cfg(feature = "mint")]
 pub use mint::{DEFAULT_MINT_LIFETIME, Mint};
 pub use per_caller::PerCaller;
-pub(crate) use pool::Pool;
 pub(crate) use watched::{Refusal, Watched};
 
 /// A token the upstream accepts, for one caller (or for the gateway itself, to list).

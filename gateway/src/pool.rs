@@ -14,8 +14,8 @@ use tokio::sync::mpsc;
 use toolsmith::ToolError;
 use toolsmith::context::Caller;
 
-use super::{ActsAs, Asking, PerCaller, Refusal, UpstreamToken};
 use crate::Upstream;
+use crate::identity::{ActsAs, Asking, PerCaller, Refusal, UpstreamToken};
 use crate::link::{Link, Running};
 use crate::relay::{Downstream, Relay};
 use crate::session::Credential;
