@@ -155,8 +155,18 @@ impl Pool {
     /// `caller`'s open session, else one opened now (within the bound).
     async fn seat(&self, caller: &Caller, asking: &Asking) -> Result<Arc<Seat>, ToolError> {
         let who = caller.identity().to_owned();
-        if let Some(seat) = self.lock().by_caller.get(&who).filter(|s| !s.stale()) {
-            return Ok(seat.clone());
+        let open = self
+            .lock()
+            .by_caller
+            .get(&who)
+            .filter(|s| !s.stale())
+            .cloned();
+        if let Some(seat) = open {
+            if self.current(caller, asking, &seat).await {
+                return Ok(seat);
+            }
+            tracing::info!(upstream = %self.upstream.name(), caller = %who, "the caller's token was taken back (signed out): their session is closed");
+            self.close(caller, &seat);
         }
         let opener = self
             .openers
@@ -177,6 +187,14 @@ impl Pool {
         let seat = Arc::new(opened?);
         seats.by_caller.insert(who, seat.clone());
         Ok(seat)
+    }
+
+    /// Whether `seat`'s token is still its caller's to send.
+    async fn current(&self, caller: &Caller, asking: &Asking, seat: &Seat) -> bool {
+        match (&self.acts_as, &seat.token) {
+            (Some(acts_as), Some(token)) => acts_as.still_current(caller, asking, token).await,
+            _ => true,
+        }
     }
 
     /// Room for one more session (`who`'s stale one closed; past the bound, the least

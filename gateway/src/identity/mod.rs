@@ -87,4 +87,16 @@ pub(crate) trait ActsAs: Send + Sync {
     /// The upstream refused `caller`'s token: it is forgotten (the next
     /// [`token_for`](ActsAs::token_for) gets a fresh one).
     fn rejected<'a>(&'a self, caller: &'a Caller, asking: &'a Asking) -> BoxFuture<'a, ()>;
+
+    /// Whether `token`, the one `caller`'s open session sends, is still theirs to send: a
+    /// mode whose tokens another replica may take away (a sign-out) says no once they are
+    /// gone, and the session is closed. By default a token is, until it expires.
+    fn still_current<'a>(
+        &'a self,
+        _caller: &'a Caller,
+        _asking: &'a Asking,
+        _token: &'a UpstreamToken,
+    ) -> BoxFuture<'a, bool> {
+        Box::pin(async { true })
+    }
 }
