@@ -8,6 +8,7 @@ mod file;
 mod followed;
 mod heard;
 mod hears;
+mod identity;
 mod items;
 mod link;
 mod listing;
