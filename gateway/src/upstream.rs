@@ -39,6 +39,8 @@ pub struct Upstream {
     pub(crate) cache_ttl: Option<Duration>,
     /// Certificate authorities (a PEM file) trusted for its HTTPS beside the system's.
     pub(crate) ca_file: Option<PathBuf>,
+    /// Whose identity its calls carry.
+    pub(crate) identity: crate::identity::Identity,
 }
 
 impl Upstream {
@@ -104,6 +106,7 @@ impl Upstream {
             cache_ttl: None,
             call_timeout: None,
             ca_file: None,
+            identity: crate::identity::Identity::Shared,
         }
     }
 

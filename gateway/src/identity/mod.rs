@@ -3,6 +3,16 @@
 #[cfg(feature = "upstream-signin")]
 pub(crate) mod signin;
 
+/// Whose identity an upstream's calls carry.
+#[derive(Clone, Default)]
+#[allow(dead_code)]
+pub(crate) enum Identity {
+    #[default]
+    Shared,
+    #[cfg(feature = "upstream-signin")]
+    SignIn(std::sync::Arc<signin::SignInClient>),
+}
+
 /// A token the upstream accepts, for one caller.
 #[derive(Clone)]
 #[allow(dead_code)]

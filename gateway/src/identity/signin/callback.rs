@@ -9,12 +9,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::Router;
-use axum::extract::{Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use serde_json::Value;
+use toolsmith::axum::Router;
+use toolsmith::axum::extract::{Query, State};
+use toolsmith::axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use toolsmith::axum::response::{IntoResponse, Response};
+use toolsmith::axum::routing::get;
+use toolsmith::server::Serving;
 use toolsmith::task::TaskStore;
 
 use super::flow::{Pending, STATE_TTL, failed_key, state_key};
@@ -44,7 +45,23 @@ pub(crate) fn routes(clients: &[Arc<SignInClient>], store: Arc<dyn TaskStore>) -
         .with_state(pages)
 }
 
+/// The pages of every sign-in client of the gateway (`clients`), served with `serving`:
+/// once, for all of them (the callback is one URL).
+pub(crate) fn routes_for(clients: &[Arc<SignInClient>], serving: &Serving) -> Router {
+    for client in clients {
+        client.serve_at(serving.origin());
+    }
+    routes(clients, serving.store())
+}
+
 impl SignInClient {
+    /// The pages of this client alone (a gateway with one sign-in upstream; with more, serve
+    /// [`routes_for`] all of them once).
+    #[allow(dead_code)]
+    pub(crate) fn routes(self: &Arc<Self>, serving: &Serving) -> Router {
+        self.routes_at(serving.origin(), serving.store())
+    }
+
     /// The pages of this one client, the callback at `origin` (unless configured).
     pub(crate) fn routes_at(self: &Arc<Self>, origin: &str, store: Arc<dyn TaskStore>) -> Router {
         self.serve_at(origin);

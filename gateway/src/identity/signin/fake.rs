@@ -5,12 +5,12 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use axum::Router;
-use axum::extract::State;
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
 use serde_json::json;
+use toolsmith::axum::Router;
+use toolsmith::axum::extract::State;
+use toolsmith::axum::http::{StatusCode, header};
+use toolsmith::axum::response::{IntoResponse, Response};
+use toolsmith::axum::routing::{get, post};
 
 /// What the fake saw, and what it answers.
 #[derive(Default)]
@@ -60,7 +60,7 @@ impl Fake {
             .route("/token", post(token))
             .route("/revoke", post(revoke))
             .with_state(state);
-        tokio::spawn(async move { axum::serve(listener, router).await });
+        tokio::spawn(async move { toolsmith::axum::serve(listener, router).await });
         Fake { base, seen }
     }
 

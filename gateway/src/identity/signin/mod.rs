@@ -19,7 +19,7 @@ mod discover;
 mod flow;
 mod register;
 mod signout;
-// mod tool;
+mod tool;
 mod vault;
 
 use std::collections::HashMap;
@@ -31,8 +31,8 @@ use tokio::sync::OnceCell;
 use toolsmith::ToolError;
 use toolsmith::context::Caller;
 
-pub(crate) use callback::routes;
-// pub(crate) use tool::SignOut;
+pub(crate) use callback::routes_for;
+pub(crate) use tool::SignOut;
 
 use discover::Metadata;
 use vault::{Vault, digest};
@@ -161,6 +161,32 @@ impl std::fmt::Debug for UpstreamSignIn {
     }
 }
 
+impl crate::Upstream {
+    /// Calls it as each user, signed in at its own authorization server (see
+    /// [`UpstreamSignIn`]): an HTTP upstream's. A user with no token of its own there is
+    /// asked (URL-mode elicitation) to sign in through the gateway's start page; one whose
+    /// client cannot open a URL gets a tool error carrying the link. Its tools get a
+    /// `{prefix}sign_out` beside them. Needs the gateway served over HTTP (the sign-in's
+    /// pages), or [`callback_url`](UpstreamSignIn::callback_url) naming one that is.
+    ///
+    /// ```
+    /// use toolsmith_gateway::{Upstream, UpstreamSignIn};
+    ///
+    /// let files = Upstream::http("files", "https://files.example/mcp")
+    ///     .sign_in(UpstreamSignIn::new("${GATEWAY_TOKEN_KEY}").scopes(["files:read"]));
+    /// assert_eq!(files.tool_prefix(), "files_");
+    /// ```
+    pub fn sign_in(mut self, sign_in: UpstreamSignIn) -> Self {
+        let url = match &self.way {
+            crate::upstream::Way::Http { url, .. } => url.clone(),
+            _ => String::new(),
+        };
+        let client = SignInClient::new(&self.name, &url, sign_in);
+        self.identity = crate::identity::Identity::SignIn(Arc::new(client));
+        self
+    }
+}
+
 /// The gateway as each user's OAuth client at one upstream.
 pub(crate) struct SignInClient {
     /// The upstream's name.
@@ -235,6 +261,12 @@ impl SignInClient {
             upstream: self.upstream.clone(),
             why,
         };
+        if self.url.is_empty() {
+            return Err(secret(
+                "`sign_in` is for a remote upstream (`url`) with its own authorization server"
+                    .to_owned(),
+            ));
+        }
         self.vault.as_ref().map_err(|why| secret(why.clone()))?;
         if let Some(url) = &self.config.callback_url
             && (!url.ends_with("/upstream/callback") || discover::checked_endpoint(url).is_err())
@@ -290,6 +322,8 @@ impl std::fmt::Debug for SignInClient {
     }
 }
 
+#[cfg(test)]
+mod asking_tests;
 #[cfg(test)]
 mod fake;
 #[cfg(test)]

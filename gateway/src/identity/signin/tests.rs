@@ -36,7 +36,7 @@ impl Gateway {
         let client = Arc::new(SignInClient::new("files", &mcp, config));
         client.ready().unwrap();
         let router = client.routes_at(&origin, store.clone());
-        tokio::spawn(async move { axum::serve(listener, router).await });
+        tokio::spawn(async move { toolsmith::axum::serve(listener, router).await });
         Gateway {
             client,
             origin,

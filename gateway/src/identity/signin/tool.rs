@@ -63,7 +63,9 @@ impl Tool for SignOut {
             let (caller, store) = (caller?, store?.shared());
             let upstream = client.upstream.clone();
             let text = match client.sign_out(&caller, &store).await? {
-                true => format!("Signed out of '{upstream}': its next call asks you to sign in again."),
+                true => {
+                    format!("Signed out of '{upstream}': its next call asks you to sign in again.")
+                }
                 false => format!("Not signed in to '{upstream}': nothing to sign out of."),
             };
             Ok(ToolOutput::new().text(text))
