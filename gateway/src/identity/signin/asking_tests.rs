@@ -58,7 +58,7 @@ impl Tool for Probe {
         Box::pin(async move {
             let store = store?.shared();
             let token = client
-                .token_for("files", &caller?, &elicit?, &store)
+                .token_for("files", &caller?, Some(&elicit?), &store)
                 .await?;
             Ok(ToolOutput::new().text(token.access))
         })

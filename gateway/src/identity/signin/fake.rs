@@ -108,8 +108,18 @@ async fn register(State((_, seen)): Shared, body: String) -> Response {
     )
 }
 
-async fn token(State((_, seen)): Shared, body: String) -> Response {
-    let form = form_of(&body);
+async fn token(
+    State((_, seen)): Shared,
+    headers: toolsmith::axum::http::HeaderMap,
+    body: String,
+) -> Response {
+    let mut form = form_of(&body);
+    if let Some(basic) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+    {
+        form.insert("authorization".into(), basic.to_owned());
+    }
     let mut seen = seen.lock().unwrap();
     seen.token_forms.push(form.clone());
     let grant = form.get("grant_type").map(String::as_str).unwrap_or("");
@@ -120,6 +130,7 @@ async fn token(State((_, seen)): Shared, body: String) -> Response {
                     .get("code_verifier")
                     .is_some_and(|v| super::vault::challenge(v) == seen.challenge)
         }
+        "client_credentials" => form.contains_key("authorization"),
         "refresh_token" => form
             .get("refresh_token")
             .is_some_and(|r| *r == format!("rt-{}", seen.issued)),

@@ -53,12 +53,14 @@ pub(super) fn failed_key(state_digest: &str) -> String {
 }
 
 impl SignInClient {
-    /// The caller's token (refreshed when it expires), else the sign-in.
+    /// The caller's token (refreshed when it expires), else the sign-in: asked of the user
+    /// through `elicit` (a URL-mode elicitation, then a bounded wait), or (no way to ask, or
+    /// a client that cannot open a URL) a tool error carrying the link.
     pub(crate) async fn token_for(
         &self,
         _upstream: &str,
         caller: &Caller,
-        elicit: &Elicit,
+        elicit: Option<&Elicit>,
         store: &Arc<dyn TaskStore>,
     ) -> Result<UpstreamToken, ToolError> {
         let key = self.token_key(caller);
@@ -66,6 +68,17 @@ impl SignInClient {
             return Ok(upstream_token(&tokens));
         }
         let (state, link) = self.pending(caller, &key, store).await?;
+        let cannot = |why: String| {
+            failed(
+                &self.upstream,
+                format!("sign in at {link} (within 10 minutes), then call again: {why}"),
+            )
+        };
+        let Some(elicit) = elicit else {
+            return Err(cannot(
+                "the gateway cannot ask the client to open it".to_owned(),
+            ));
+        };
         let message = format!(
             "Sign in to '{}' so that the gateway calls its tools as you",
             self.upstream
@@ -80,12 +93,9 @@ impl SignInClient {
                 &self.upstream,
                 "the user did not sign in (cancelled); call again to be asked again",
             )),
-            Err(err) => Err(failed(
-                &self.upstream,
-                format!(
-                    "sign in at {link} (within 10 minutes), then call again: the client could not open the sign-in itself ({err})"
-                ),
-            )),
+            Err(err) => Err(cannot(format!(
+                "the client could not open the sign-in itself ({err})"
+            ))),
         }
     }
 
@@ -347,7 +357,7 @@ impl SignInClient {
 
 /// What the session pool sends: the access token, when it expires, and its subject when it
 /// is a JWT that names one (read, not verified: for the audit log only).
-fn upstream_token(tokens: &Tokens) -> UpstreamToken {
+pub(super) fn upstream_token(tokens: &Tokens) -> UpstreamToken {
     UpstreamToken {
         access: tokens.access.clone(),
         expires_at: tokens

@@ -147,6 +147,38 @@ impl SignInClient {
         })
     }
 
+    /// The gateway's own token (client credentials, same resource and scopes), to list the
+    /// upstream's tools: only with a configured client and secret (`None` otherwise: it
+    /// lists with its configured headers).
+    pub(crate) async fn own_token(&self) -> Result<Option<Tokens>, String> {
+        if self.config.client_id.is_none() || self.config.client_secret.is_none() {
+            return Ok(None);
+        }
+        let metadata = self
+            .metadata
+            .get_or_try_init(|| super::discover::discover(&self.http, &self.url))
+            .await?;
+        let client = OAuthClient {
+            id: self.config.client_id.clone().unwrap_or_default(),
+            secret: match &self.config.client_secret {
+                Some(secret) => Some(crate::secret::expand(secret)?),
+                None => None,
+            },
+            method: None,
+        };
+        let scope = self.config.scopes.join(" ");
+        let mut fields = vec![
+            ("grant_type", "client_credentials"),
+            ("resource", metadata.resource.as_str()),
+        ];
+        if !scope.is_empty() {
+            fields.push(("scope", scope.as_str()));
+        }
+        self.token_request(metadata, &client, &fields, None)
+            .await
+            .map(Some)
+    }
+
     /// Revokes `token` (RFC 7009) when the authorization server offers revocation: whether
     /// it did (`Ok(false)`: it offers none).
     pub(super) async fn revoke(

@@ -388,3 +388,28 @@ fn the_toml_sign_in_block_is_read_and_checked() {
     let err = client.ready().unwrap_err().to_string();
     assert!(err.contains("is not the gateway's callback"), "{err}");
 }
+
+#[tokio::test]
+async fn the_gateway_lists_with_client_credentials_only_with_a_configured_secret() {
+    crate::tls::install_crypto_provider();
+    let fake = Fake::start().await;
+    let mcp = format!("{}/mcp", fake.base);
+    let public = SignInClient::new("files", &mcp, UpstreamSignIn::new(KEY));
+    assert!(public.own_token().await.unwrap().is_none());
+    assert!(fake.seen().token_forms.is_empty(), "nothing asked");
+    let config = UpstreamSignIn::new(KEY)
+        .client("gw", Some("s3cret"))
+        .scopes(["files:read"]);
+    let confidential = SignInClient::new("files", &mcp, config);
+    let token = confidential.own_token().await.unwrap().unwrap();
+    assert_eq!(token.access, "at-1");
+    let form = fake.seen().token_forms[0].clone();
+    assert_eq!(form["grant_type"], "client_credentials");
+    assert_eq!(form["resource"], mcp);
+    assert_eq!(form["scope"], "files:read");
+    assert!(
+        !form.contains_key("client_secret"),
+        "the secret goes in the header"
+    );
+    assert_eq!(form["authorization"], "Basic Z3c6czNjcmV0");
+}
