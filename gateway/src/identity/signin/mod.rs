@@ -327,4 +327,6 @@ mod asking_tests;
 #[cfg(test)]
 mod fake;
 #[cfg(test)]
+mod redis_tests;
+#[cfg(test)]
 mod tests;
