@@ -91,6 +91,7 @@ struct Server {
 /// `[servers.NAME.sign_in]`: see [`UpstreamSignIn`](crate::UpstreamSignIn).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[cfg_attr(not(feature = "upstream-signin"), allow(dead_code))]
 struct SignInEntry {
     token_key: String,
     #[serde(default)]
