@@ -30,7 +30,7 @@ mod upstream;
 pub use config::Config;
 pub use error::Error;
 #[cfg(feature = "upstream-signin")]
-pub use identity::signin::{DEFAULT_SIGN_IN_WAIT, UpstreamSignIn};
+pub use identity::signin::{DEFAULT_SIGN_IN_WAIT, UpstreamSignIn, sign_in_routes};
 pub use mounted::Mounted;
 pub use openapi::{DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_DOCUMENT_BYTES, OpenApi};
 pub use overrides::Overrides;
