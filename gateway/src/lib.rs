@@ -29,6 +29,7 @@ mod upstream;
 
 pub use config::Config;
 pub use error::Error;
+pub use identity::PerCaller;
 #[cfg(feature = "upstream-signin")]
 pub use identity::signin::{DEFAULT_SIGN_IN_WAIT, UpstreamSignIn, sign_in_routes};
 pub use mounted::Mounted;

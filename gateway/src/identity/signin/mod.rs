@@ -4,6 +4,7 @@
 //! upstream's sign-in; the gateway's callback keeps the tokens it got (sealed, keyed by user
 //! and upstream) and the call goes on.
 //!
+//! - `acts.rs`: the sign-in as the session pool asks it (`ActsAs`);
 //! - `discover.rs`: the upstream's 401 challenge, its protected resource metadata (RFC 9728)
 //!   and its authorization server's metadata (RFC 8414, OpenID Connect discovery);
 //! - `register.rs`: the gateway's client there (configured, or registered once per upstream,
@@ -15,6 +16,7 @@
 //! - `vault.rs`: AES-256-GCM at rest;
 //! - `signout.rs`: signing out (revoked, forgotten); `tool.rs`: the `{prefix}sign_out` tool.
 
+mod acts;
 mod callback;
 mod discover;
 mod flow;

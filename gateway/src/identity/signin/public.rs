@@ -155,8 +155,9 @@ impl crate::Upstream {
             crate::upstream::Way::Http { url, .. } => url.clone(),
             _ => String::new(),
         };
-        let client = SignInClient::new(&self.name, &url, sign_in);
-        self.identity = crate::identity::Identity::SignIn(Arc::new(client));
+        let client = Arc::new(SignInClient::new(&self.name, &url, sign_in));
+        self.acts_as = Some(client.clone());
+        self.sign_in = Some(client);
         self
     }
 }
@@ -164,10 +165,7 @@ impl crate::Upstream {
 impl crate::Upstream {
     /// Its sign-in client, when it signs its users in.
     pub(crate) fn sign_in_client(&self) -> Option<&Arc<SignInClient>> {
-        match &self.identity {
-            crate::identity::Identity::SignIn(client) => Some(client),
-            _ => None,
-        }
+        self.sign_in.as_ref()
     }
 }
 
