@@ -15,12 +15,16 @@ use crate::identity::{ActsAs, Asking, UpstreamToken};
 impl SignInClient {
     /// The server's store, which the call names.
     fn store_of(&self, asking: &Asking) -> Result<Arc<dyn TaskStore>, ToolError> {
-        asking.store.as_ref().map(|store| store.shared()).ok_or_else(|| {
-            failed(
-                &self.upstream,
-                "its sign-in needs the server's store, and this call has none",
-            )
-        })
+        asking
+            .store
+            .as_ref()
+            .map(|store| store.shared())
+            .ok_or_else(|| {
+                failed(
+                    &self.upstream,
+                    "its sign-in needs the server's store, and this call has none",
+                )
+            })
     }
 }
 

@@ -14,7 +14,9 @@ fn the_toml_sign_in_block_is_read_and_checked() {
         wait_secs = 60
     "#;
     let upstreams = crate::Config::from_toml(toml).unwrap().upstreams();
-    let client = upstreams[0].sign_in_client().expect("the upstream signs its users in");
+    let client = upstreams[0]
+        .sign_in_client()
+        .expect("the upstream signs its users in");
     assert!(upstreams[0].is_per_caller(), "a session per caller");
     client.ready().unwrap();
     assert_eq!(client.config.scopes, ["files:read"]);
@@ -59,13 +61,17 @@ fn the_toml_sign_in_block_is_read_and_checked() {
     // A key that is not 32 bytes, a callback that is not the gateway's: at connect.
     let bad = "[servers.f]\nurl = \"https://a/mcp\"\n[servers.f.sign_in]\ntoken_key = \"c2hvcnQ=\"\ncallback_url = \"https://gw.example/elsewhere\"\n";
     let upstreams = crate::Config::from_toml(bad).unwrap().upstreams();
-    let client = upstreams[0].sign_in_client().expect("the upstream signs its users in");
+    let client = upstreams[0]
+        .sign_in_client()
+        .expect("the upstream signs its users in");
     assert!(upstreams[0].is_per_caller(), "a session per caller");
     let err = client.ready().unwrap_err().to_string();
     assert!(err.contains("`token_key` is 5 bytes"), "{err}");
     let good_key = "[servers.f]\nurl = \"https://a/mcp\"\n[servers.f.sign_in]\ntoken_key = \"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\"\ncallback_url = \"https://gw.example/elsewhere\"\n";
     let upstreams = crate::Config::from_toml(good_key).unwrap().upstreams();
-    let client = upstreams[0].sign_in_client().expect("the upstream signs its users in");
+    let client = upstreams[0]
+        .sign_in_client()
+        .expect("the upstream signs its users in");
     assert!(upstreams[0].is_per_caller(), "a session per caller");
     let err = client.ready().unwrap_err().to_string();
     assert!(err.contains("is not the gateway's callback"), "{err}");

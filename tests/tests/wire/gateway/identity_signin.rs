@@ -44,7 +44,9 @@ impl Drop for Config {
 }
 
 impl Setup {
-    async fn start(name: &str) -> Setup {
+    /// The gateway serving with `serve_args` (`--sessions`: a 2025-11-25 client is asked on
+    /// its session).
+    async fn start(name: &str, serve_args: &[&str]) -> Setup {
         let toolsmith = toolsmith_tests::built("toolsmith-cli", "--bin", "toolsmith");
         let upstream = Signin::start(&["--signin-token-lifetime", "10"]).await;
         // The gateway lists the upstream's tools as itself: with a token of its own.
@@ -62,7 +64,7 @@ impl Setup {
         let before = ["gateway", "--config", path.to_str().unwrap(), "--"];
         let env = [("TOOLSMITH_LOG", "info")];
         let gateway =
-            HttpServer::start_after(toolsmith.to_str().unwrap(), &before, &[], &env).await;
+            HttpServer::start_after(toolsmith.to_str().unwrap(), &before, serve_args, &env).await;
         Setup {
             upstream: Arc::new(upstream),
             gateway,
@@ -224,7 +226,7 @@ async fn search(client: &RunningService<RoleClient, User>) -> (bool, String) {
 
 #[tokio::test]
 async fn a_user_signs_in_at_the_upstream_once_is_refreshed_and_signs_out() {
-    let setup = Setup::start("flow").await;
+    let setup = Setup::start("flow", &["--sessions"]).await;
     let user = setup.user(Does::SignIn);
     let client = setup.client(user.clone()).await;
 
@@ -280,7 +282,7 @@ async fn a_user_signs_in_at_the_upstream_once_is_refreshed_and_signs_out() {
 
 #[tokio::test]
 async fn a_declined_a_stray_and_an_unopenable_sign_in_are_tool_errors_keeping_nothing() {
-    let setup = Setup::start("refusals").await;
+    let setup = Setup::start("refusals", &["--sessions"]).await;
 
     let declining = setup.user(Does::Declines);
     let client = setup.client(declining.clone()).await;
