@@ -11,12 +11,15 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use rmcp::model::ProtocolVersion;
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
     ElicitationAction, ElicitationCapability, FormElicitationCapability, Implementation,
     UrlElicitationCapability,
 };
-use rmcp::service::{RequestContext, RoleClient, RunningService, ServiceExt};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, RequestContext, RoleClient, RunningService, ServiceExt,
+};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use toolsmith_tests::http::HttpServer;
@@ -78,12 +81,30 @@ impl Setup {
 
     /// An rmcp client of the gateway, its user `user`.
     async fn client(&self, user: User) -> RunningService<RoleClient, User> {
-        toolsmith_gateway::install_crypto_provider();
-        let url = format!("{}{}", self.origin(), self.gateway.path);
-        let transport = StreamableHttpClientTransport::from_config(
-            StreamableHttpClientTransportConfig::with_uri(url),
-        );
+        let transport = StreamableHttpClientTransport::from_config(self.transport());
         user.serve(transport).await.expect("the client connects")
+    }
+
+    /// An rmcp client of the gateway at 2026-07-28 (`server/discover`; a question is an
+    /// `input_required` round, which rmcp's `call_tool` answers and retries itself).
+    async fn modern_client(&self, user: User) -> RunningService<RoleClient, User> {
+        let lifecycle = ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        };
+        let transport = StreamableHttpClientTransport::from_config(self.transport());
+        user.serve_with_lifecycle(transport, lifecycle)
+            .await
+            .expect("the client connects at 2026-07-28")
+    }
+
+    /// The gateway's endpoint, for rmcp's HTTP client.
+    fn transport(&self) -> StreamableHttpClientTransportConfig {
+        toolsmith_gateway::install_crypto_provider();
+        StreamableHttpClientTransportConfig::with_uri(format!(
+            "{}{}",
+            self.origin(),
+            self.gateway.path
+        ))
     }
 
     fn user(&self, does: Does) -> User {
@@ -325,4 +346,24 @@ async fn a_declined_a_stray_and_an_unopenable_sign_in_are_tool_errors_keeping_no
     assert_eq!(page.status, 200, "{}", page.body);
     let (error, text) = search(&client).await;
     assert!(!error, "{text}");
+}
+
+#[tokio::test]
+async fn at_2026_07_28_the_sign_in_is_an_input_required_round_of_a_stateless_gateway() {
+    let setup = Setup::start("modern", &[]).await;
+    let user = setup.user(Does::SignIn);
+    let client = setup.modern_client(user.clone()).await;
+    let (error, text) = search(&client).await;
+    assert!(!error, "{text}");
+    let links = user.links.lock().unwrap().clone();
+    assert_eq!(links.len(), 1, "one question, one link: {links:?}");
+    assert!(
+        links[0].starts_with(&format!("{}/upstream/start?s=", setup.origin())),
+        "{links:?}"
+    );
+    let (_, status, page) = user.pages.lock().unwrap()[0].clone();
+    assert_eq!(status, 200, "{page}");
+    let (error, text) = search(&client).await;
+    assert!(!error, "{text}");
+    assert_eq!(user.links.lock().unwrap().len(), 1, "signed in once");
 }
