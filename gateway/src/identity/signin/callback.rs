@@ -65,7 +65,7 @@ impl SignInClient {
     /// The pages of this one client, the callback at `origin` (unless configured).
     pub(crate) fn routes_at(self: &Arc<Self>, origin: &str, store: Arc<dyn TaskStore>) -> Router {
         self.serve_at(origin);
-        routes(&[self.clone()], store)
+        routes(std::slice::from_ref(self), store)
     }
 
     /// Its callback is at `origin` + `/upstream/callback`, unless `callback_url` says.

@@ -185,5 +185,5 @@ pub fn sign_in_routes<'a>(
         .into_iter()
         .filter_map(|m| m.upstream().sign_in_client().cloned())
         .collect();
-    (!clients.is_empty()).then(move || move |serving: &Serving| routes_for(&clients, serving))
+    (!clients.is_empty()).then_some(move |serving: &Serving| routes_for(&clients, serving))
 }
