@@ -20,6 +20,8 @@ mod proxied;
 mod relay;
 mod secret;
 mod session;
+#[cfg(feature = "upstream-signin")]
+mod signed_in;
 
 mod supervise;
 mod tls;
@@ -31,10 +33,12 @@ pub use config::Config;
 pub use error::Error;
 pub use identity::PerCaller;
 #[cfg(feature = "upstream-signin")]
-pub use identity::signin::{DEFAULT_SIGN_IN_WAIT, UpstreamSignIn, sign_in_routes};
+pub use identity::signin::{DEFAULT_SIGN_IN_WAIT, UpstreamSignIn};
 pub use mounted::Mounted;
 pub use openapi::{DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_DOCUMENT_BYTES, OpenApi};
 pub use overrides::Overrides;
 pub use pin::{OnChange, Pin};
+#[cfg(feature = "upstream-signin")]
+pub use signed_in::sign_in_routes;
 pub use tls::install_crypto_provider;
 pub use upstream::Upstream;

@@ -12,7 +12,8 @@
 //! - `flow.rs`: the tokens of a caller, refreshed when expired, else the sign-in (state, PKCE,
 //!   the elicitation and the bounded wait);
 //! - `callback.rs`: the start and callback pages;
-//! - `public.rs`: the configuration ([`UpstreamSignIn`], `Upstream::sign_in`) and the pages' routes;
+//! - `public.rs`: the configuration ([`UpstreamSignIn`]; `Upstream::sign_in` and the pages'
+//!   routes are in `gateway/src/signed_in.rs`);
 //! - `vault.rs`: AES-256-GCM at rest;
 //! - `signout.rs`: signing out (revoked, forgotten); `tool.rs`: the `{prefix}sign_out` tool.
 
@@ -34,7 +35,8 @@ use tokio::sync::OnceCell;
 use toolsmith::ToolError;
 use toolsmith::context::Caller;
 
-pub use public::{DEFAULT_SIGN_IN_WAIT, UpstreamSignIn, sign_in_routes};
+pub(crate) use callback::routes_for;
+pub use public::{DEFAULT_SIGN_IN_WAIT, UpstreamSignIn};
 pub(crate) use tool::SignOut;
 
 use discover::Metadata;
