@@ -29,9 +29,14 @@ mod told;
 mod tools;
 mod upstream;
 
+#[doc = include_str!("users.md")]
+pub mod users {}
+
 pub use config::Config;
 pub use error::Error;
 pub use identity::PerCaller;
+#[cfg(feature = "mint")]
+pub use identity::{DEFAULT_MINT_LIFETIME, Mint};
 #[cfg(feature = "upstream-signin")]
 pub use identity::signin::{DEFAULT_SIGN_IN_WAIT, UpstreamSignIn};
 pub use mounted::Mounted;
