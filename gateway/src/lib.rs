@@ -35,10 +35,10 @@ pub mod users {}
 pub use config::Config;
 pub use error::Error;
 pub use identity::PerCaller;
-#[cfg(feature = "mint")]
-pub use identity::{DEFAULT_MINT_LIFETIME, Mint};
 #[cfg(feature = "upstream-signin")]
 pub use identity::signin::{DEFAULT_SIGN_IN_WAIT, UpstreamSignIn};
+#[cfg(feature = "mint")]
+pub use identity::{DEFAULT_MINT_LIFETIME, Mint};
 pub use mounted::Mounted;
 pub use openapi::{DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_DOCUMENT_BYTES, OpenApi};
 pub use overrides::Overrides;

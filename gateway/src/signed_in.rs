@@ -18,6 +18,7 @@ impl crate::Upstream {
     /// client cannot open a URL gets a tool error carrying the link. Its tools get a
     /// `{prefix}sign_out` beside them. Needs the gateway served over HTTP (the sign-in's
     /// pages), or [`callback_url`](crate::UpstreamSignIn::callback_url) naming one that is.
+    /// Its [`ca_file`](crate::Upstream::ca_file), given before, is trusted for its sign-in too.
     ///
     /// ```
     /// use toolsmith_gateway::{Upstream, UpstreamSignIn};
@@ -31,7 +32,8 @@ impl crate::Upstream {
             crate::upstream::Way::Http { url, .. } => url.clone(),
             _ => String::new(),
         };
-        let client = Arc::new(SignInClient::new(&self.name, &url, sign_in));
+        let ca_file = self.ca_file.as_deref();
+        let client = Arc::new(SignInClient::trusting(&self.name, &url, sign_in, ca_file));
         self.acts_as = Some(client.clone());
         self.sign_in = Some(client);
         self

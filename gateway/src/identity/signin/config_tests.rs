@@ -75,4 +75,10 @@ fn the_toml_sign_in_block_is_read_and_checked() {
     assert!(upstreams[0].is_per_caller(), "a session per caller");
     let err = client.ready().unwrap_err().to_string();
     assert!(err.contains("is not the gateway's callback"), "{err}");
+    // The upstream's own CA file is its sign-in's too: one that cannot be read is said.
+    let ca = "[servers.f]\nurl = \"https://a/mcp\"\nca_file = \"/no/such/ca.pem\"\n[servers.f.sign_in]\ntoken_key = \"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\"\n";
+    let upstreams = crate::Config::from_toml(ca).unwrap().upstreams();
+    let client = upstreams[0].sign_in_client().unwrap();
+    let err = client.ready().unwrap_err().to_string();
+    assert!(err.contains("/no/such/ca.pem cannot be read"), "{err}");
 }

@@ -85,10 +85,26 @@ fn failed(upstream: &str, why: impl std::fmt::Display) -> ToolError {
 impl SignInClient {
     /// The client for upstream `upstream` at `url`; what is wrong in `config` is said by
     /// [`ready`](SignInClient::ready), at connect.
+    #[cfg(test)]
     pub(crate) fn new(upstream: &str, url: &str, config: UpstreamSignIn) -> SignInClient {
-        let vault = Vault::from_config(&config.token_key);
-        let http = crate::tls::builder(None)
-            .unwrap_or_else(|_| reqwest::Client::builder())
+        SignInClient::trusting(upstream, url, config, None)
+    }
+
+    /// The client of `upstream` at `url`, its HTTPS trusting the certificate authorities in
+    /// `ca_file` beside the system's (the upstream's own; one that cannot be read is said by
+    /// [`ready`](SignInClient::ready)).
+    pub(crate) fn trusting(
+        upstream: &str,
+        url: &str,
+        config: UpstreamSignIn,
+        ca_file: Option<&std::path::Path>,
+    ) -> SignInClient {
+        let mut vault = Vault::from_config(&config.token_key);
+        let builder = crate::tls::builder(ca_file).unwrap_or_else(|why| {
+            vault = Err(why);
+            reqwest::Client::builder()
+        });
+        let http = builder
             .timeout(discover::TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(concat!("toolsmith-gateway/", env!("CARGO_PKG_VERSION")))
