@@ -260,6 +260,11 @@ impl Config {
             }
             if let Some(sign_in) = &server.sign_in {
                 sign_in.check(name, server.url.as_ref())?;
+                if server.mint.is_some() {
+                    return Err(format!(
+                        "upstream '{name}' has `sign_in` and `mint`: its users sign in at its own authorization server, or it trusts the gateway's tokens; give one"
+                    ));
+                }
             }
             for (what, bytes) in [
                 ("max_answer_bytes", server.max_answer_bytes),

@@ -54,6 +54,10 @@ fn the_toml_sign_in_block_is_read_and_checked() {
             "url = \"https://a/mcp\"\n[servers.f.sign_in]\nscopes = [\"x\"]\n",
             "missing field `token_key`",
         ),
+        (
+            "url = \"https://a/mcp\"\n[servers.f.sign_in]\ntoken_key = \"k\"\n[servers.f.mint]\naudience = \"https://a/mcp\"\n",
+            "has `sign_in` and `mint`",
+        ),
     ] {
         let err = crate::Config::from_toml(&format!("[servers.f]\n{entry}")).unwrap_err();
         assert!(err.contains(expected), "{expected}: {err}");
