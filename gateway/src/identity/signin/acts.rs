@@ -8,8 +8,7 @@ use toolsmith::ToolError;
 use toolsmith::context::Caller;
 use toolsmith::task::TaskStore;
 
-use super::flow::upstream_token;
-use super::{SignInClient, failed};
+use super::{SignInClient, failed, upstream_token};
 use crate::identity::{ActsAs, Asking, UpstreamToken};
 
 impl SignInClient {

@@ -13,13 +13,15 @@ use toolsmith::task::TaskStore;
 
 use super::register::OAuthClient;
 use super::vault::{challenge, random_text};
-use super::{SignInClient, Tokens, digest, failed, now_secs};
+use super::{SignInClient, Tokens, digest, failed, now_secs, upstream_token};
 use crate::identity::UpstreamToken;
 
 /// How long a sign-in may take from its link to its callback.
 pub(super) const STATE_TTL: Duration = Duration::from_secs(600);
 /// A token this close to its expiry is refreshed first.
 const REFRESH_BEFORE: u64 = 30;
+/// How long a replica may take to refresh a user's token before another tries.
+const REFRESH_CLAIM: Duration = Duration::from_secs(15);
 /// How often the wait reads the store.
 const POLL: Duration = Duration::from_millis(250);
 /// How long tokens with a refresh token are kept.
@@ -146,12 +148,34 @@ impl SignInClient {
             refreshing.entry(key.to_owned()).or_default().clone()
         };
         let _one = lock.lock().await;
-        let Some(tokens) = self.read_tokens(key, store).await? else {
-            return Ok(None);
+        // And one replica at a time: the others wait (bounded) for what it keeps.
+        let claim = format!("{key}:refreshing");
+        let until = Instant::now() + REFRESH_CLAIM;
+        let tokens = loop {
+            let Some(tokens) = self.read_tokens(key, store).await? else {
+                return Ok(None);
+            };
+            if fresh(&tokens) {
+                return Ok(Some(tokens));
+            }
+            let claimed = store.put_new(&claim, "1", REFRESH_CLAIM).await;
+            if claimed.unwrap_or(true) || Instant::now() >= until {
+                break tokens;
+            }
+            tokio::time::sleep(POLL).await;
         };
-        if fresh(&tokens) {
-            return Ok(Some(tokens));
-        }
+        let refreshed = self.refresh(key, tokens, store).await;
+        let _ = store.take(&claim).await;
+        refreshed
+    }
+
+    /// Refreshes `tokens` (kept under `key`): the new ones kept, or (refused) forgotten.
+    async fn refresh(
+        &self,
+        key: &str,
+        tokens: Tokens,
+        store: &Arc<dyn TaskStore>,
+    ) -> Result<Option<Tokens>, ToolError> {
         let Some(refresh) = tokens.refresh.clone() else {
             let _ = store.take(key).await;
             return Ok(None);
@@ -353,27 +377,4 @@ impl SignInClient {
             tokio::time::sleep(POLL).await;
         }
     }
-}
-
-/// What the session pool sends: the access token, when it expires, and its subject when it
-/// is a JWT that names one (read, not verified: for the audit log only).
-pub(super) fn upstream_token(tokens: &Tokens) -> UpstreamToken {
-    UpstreamToken {
-        access: tokens.access.clone(),
-        expires_at: tokens
-            .expires_at
-            .map(|at| std::time::UNIX_EPOCH + Duration::from_secs(at)),
-        subject: subject_of(&tokens.access),
-    }
-}
-
-/// The `sub` of a JWT's payload, if it is one.
-fn subject_of(token: &str) -> Option<String> {
-    use base64::Engine;
-    let payload = token.split('.').nth(1)?;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(payload.trim_end_matches('='))
-        .ok()?;
-    let claims: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
-    claims["sub"].as_str().map(str::to_owned)
 }

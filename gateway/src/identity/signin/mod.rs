@@ -35,6 +35,8 @@ use tokio::sync::OnceCell;
 use toolsmith::ToolError;
 use toolsmith::context::Caller;
 
+use crate::identity::UpstreamToken;
+
 pub(crate) use callback::routes_for;
 pub use public::{DEFAULT_SIGN_IN_WAIT, UpstreamSignIn};
 pub(crate) use tool::SignOut;
@@ -191,6 +193,29 @@ impl std::fmt::Debug for SignInClient {
             .field("url", &crate::told::shown_url(&self.url))
             .finish_non_exhaustive()
     }
+}
+
+/// What the session pool sends: the access token, when it expires, and its subject when it
+/// is a JWT that names one (read, not verified: for the audit log only).
+pub(crate) fn upstream_token(tokens: &Tokens) -> UpstreamToken {
+    UpstreamToken {
+        access: tokens.access.clone(),
+        expires_at: tokens
+            .expires_at
+            .map(|at| std::time::UNIX_EPOCH + std::time::Duration::from_secs(at)),
+        subject: subject_of(&tokens.access),
+    }
+}
+
+/// The `sub` of a JWT's payload, if it is one.
+fn subject_of(token: &str) -> Option<String> {
+    use base64::Engine;
+    let payload = token.split('.').nth(1)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload.trim_end_matches('='))
+        .ok()?;
+    let claims: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    claims["sub"].as_str().map(str::to_owned)
 }
 
 #[cfg(test)]

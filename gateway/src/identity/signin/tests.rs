@@ -339,3 +339,29 @@ async fn the_gateway_lists_with_client_credentials_only_with_a_configured_secret
     );
     assert_eq!(form["authorization"], "Basic Z3c6czNjcmV0");
 }
+
+#[tokio::test]
+async fn two_replicas_refreshing_one_users_token_at_once_spend_its_refresh_token_once() {
+    let fake = Fake::start().await;
+    let gateway = Gateway::start(&fake, Arc::new(MemoryStore::new())).await;
+    let replica = gateway.replica(&fake).await;
+    let alice = Caller::new("alice", ["tools:read"]);
+    let (state, link) = gateway.link(&alice).await;
+    let (authorize, cookie) = open_start(&link).await;
+    fake.seen().challenge = param(&authorize, "code_challenge").unwrap();
+    let q = query(&[("code", "good-code"), ("state", &state)]);
+    assert_eq!(callback(&gateway.origin, &q, Some(&cookie)).await.0, 200);
+    gateway.client.rejected(&alice, &gateway.store).await;
+
+    // Both need a fresh token at once: one refreshes, the other takes what it kept.
+    let (one, two) = tokio::join!(gateway.token_of(&alice), replica.token_of(&alice));
+    assert_eq!(one.as_deref(), Some("at-2"));
+    assert_eq!(two.as_deref(), Some("at-2"));
+    let refreshes = fake
+        .seen()
+        .token_forms
+        .iter()
+        .filter(|f| f["grant_type"] == "refresh_token")
+        .count();
+    assert_eq!(refreshes, 1, "the refresh token is spent once");
+}
