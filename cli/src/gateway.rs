@@ -137,8 +137,12 @@ pub async fn gateway(args: GatewayArgs) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    let server =
+    let mut server =
         Server::with_registry(registry).info("toolsmith-gateway", env!("CARGO_PKG_VERSION"));
+    // The sign-in pages of the upstreams that sign their users in, beside the endpoint.
+    if let Some(routes) = toolsmith_gateway::sign_in_routes(&mounted) {
+        server = server.http_routes(routes);
+    }
     // An upstream restarted with other tools: they are served from then on.
     for upstream in &mounted {
         upstream.follow(server.registry_handle());

@@ -92,6 +92,64 @@ struct Server {
     allow_cross_origin_servers: Option<bool>,
     /// Each caller's token exchanged for one the upstream accepts (RFC 8693).
     exchange: Option<crate::identity::exchange_config::ExchangeEntry>,
+    /// Per-user sign-in at the upstream's own authorization server (`[servers.NAME.sign_in]`).
+    sign_in: Option<SignInEntry>,
+}
+
+/// `[servers.NAME.sign_in]`: see [`UpstreamSignIn`](crate::UpstreamSignIn).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(not(feature = "upstream-signin"), allow(dead_code))]
+struct SignInEntry {
+    token_key: String,
+    #[serde(default)]
+    scopes: Vec<String>,
+    client_id: Option<String>,
+    client_secret: Option<String>,
+    callback_url: Option<String>,
+    wait_secs: Option<u64>,
+}
+
+impl SignInEntry {
+    /// What is wrong with it on upstream `name` (remote at `url`, if it is).
+    fn check(&self, name: &str, url: Option<&String>) -> Result<(), String> {
+        if url.is_none() {
+            return Err(format!(
+                "upstream '{name}': `sign_in` is for a remote upstream (`url`) with its own authorization server"
+            ));
+        }
+        if !cfg!(feature = "upstream-signin") {
+            return Err(format!(
+                "upstream '{name}': `sign_in` needs the gateway built with the feature `upstream-signin`"
+            ));
+        }
+        if self.wait_secs == Some(0) {
+            return Err(format!(
+                "upstream '{name}': `sign_in.wait_secs` is 0: give 1 or more"
+            ));
+        }
+        if self.client_secret.is_some() && self.client_id.is_none() {
+            return Err(format!(
+                "upstream '{name}': `sign_in.client_secret` without `client_id`: give the client it is the secret of"
+            ));
+        }
+        Ok(())
+    }
+
+    #[cfg(feature = "upstream-signin")]
+    fn config(&self) -> crate::UpstreamSignIn {
+        let mut config = crate::UpstreamSignIn::new(&self.token_key).scopes(self.scopes.clone());
+        if let Some(id) = &self.client_id {
+            config = config.client(id, self.client_secret.clone());
+        }
+        if let Some(url) = &self.callback_url {
+            config = config.callback_url(url);
+        }
+        if let Some(secs) = self.wait_secs {
+            config = config.wait(Duration::from_secs(secs));
+        }
+        config
+    }
 }
 
 /// `[servers.NAME.mint]`.
@@ -201,6 +259,19 @@ impl Config {
                 return Err(format!(
                     "upstream '{name}': `{key}` is an HTTP API's (with `openapi`)"
                 ));
+            }
+            if let Some(sign_in) = &server.sign_in {
+                sign_in.check(name, server.url.as_ref())?;
+                if server.exchange.is_some() {
+                    return Err(format!(
+                        "upstream '{name}' has `sign_in` and `exchange`: its users sign in at its own authorization server, or their tokens are exchanged for its; give one"
+                    ));
+                }
+                if server.mint.is_some() {
+                    return Err(format!(
+                        "upstream '{name}' has `sign_in` and `mint`: its users sign in at its own authorization server, or it trusts the gateway's tokens; give one"
+                    ));
+                }
             }
             for (what, bytes) in [
                 ("max_answer_bytes", server.max_answer_bytes),
@@ -407,6 +478,10 @@ impl Config {
                         limits = limits.idle(Duration::from_secs(secs));
                     }
                     upstream = upstream.per_caller(limits);
+                }
+                #[cfg(feature = "upstream-signin")]
+                if let Some(sign_in) = &server.sign_in {
+                    upstream = upstream.sign_in(sign_in.config());
                 }
                 upstream
             })

@@ -22,6 +22,8 @@ mod proxied;
 mod relay;
 mod secret;
 mod session;
+#[cfg(feature = "upstream-signin")]
+mod signed_in;
 
 mod supervise;
 mod tls;
@@ -36,11 +38,15 @@ pub use config::Config;
 pub use error::Error;
 pub use identity::Exchange;
 pub use identity::PerCaller;
+#[cfg(feature = "upstream-signin")]
+pub use identity::signin::{DEFAULT_SIGN_IN_WAIT, UpstreamSignIn};
 #[cfg(feature = "mint")]
 pub use identity::{DEFAULT_MINT_LIFETIME, Mint};
 pub use mounted::Mounted;
 pub use openapi::{DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_DOCUMENT_BYTES, OpenApi};
 pub use overrides::Overrides;
 pub use pin::{OnChange, Pin};
+#[cfg(feature = "upstream-signin")]
+pub use signed_in::sign_in_routes;
 pub use tls::install_crypto_provider;
 pub use upstream::Upstream;

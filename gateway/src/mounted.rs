@@ -210,6 +210,12 @@ impl Mounted {
         if let Some(link) = &self.link {
             items::serve(&mut registry, &self.items, &prefix, link).map_err(Error::Tools)?;
         }
+        // An upstream that signs its users in: `{prefix}sign_out` beside its tools.
+        #[cfg(feature = "upstream-signin")]
+        if let Some(client) = self.upstream.sign_in_client() {
+            let sign_out = crate::identity::signin::SignOut::new(&prefix, client.clone());
+            registry.add_tool(sign_out).map_err(Error::Tools)?;
+        }
         Ok(registry)
     }
 

@@ -46,6 +46,9 @@ pub struct Upstream {
     pub(crate) per_caller: Option<PerCaller>,
     /// How it acts as each user: the token it gets for them (`None`: as the gateway).
     pub(crate) acts_as: Option<Arc<dyn ActsAs>>,
+    /// Its sign-in client, when it signs its users in at its own authorization server.
+    #[cfg(feature = "upstream-signin")]
+    pub(crate) sign_in: Option<Arc<crate::identity::signin::SignInClient>>,
 }
 
 impl Upstream {
@@ -113,6 +116,8 @@ impl Upstream {
             ca_file: None,
             per_caller: None,
             acts_as: None,
+            #[cfg(feature = "upstream-signin")]
+            sign_in: None,
         }
     }
 

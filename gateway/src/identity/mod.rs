@@ -10,6 +10,8 @@ pub(crate) mod exchange_config;
 #[cfg(feature = "mint")]
 mod mint;
 mod per_caller;
+#[cfg(feature = "upstream-signin")]
+pub(crate) mod signin;
 mod token_answer;
 mod token_cache;
 mod watched;

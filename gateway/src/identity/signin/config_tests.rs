@@ -1,0 +1,88 @@
+//! `[servers.NAME.sign_in]`: read into [`UpstreamSignIn`](super::UpstreamSignIn), and checked.
+
+#[test]
+fn the_toml_sign_in_block_is_read_and_checked() {
+    let toml = r#"
+        [servers.files]
+        url = "https://files.example/mcp"
+        [servers.files.sign_in]
+        token_key = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+        scopes = ["files:read"]
+        client_id = "gw"
+        client_secret = "${FILES_SECRET}"
+        callback_url = "https://gw.example/upstream/callback"
+        wait_secs = 60
+    "#;
+    let upstreams = crate::Config::from_toml(toml).unwrap().upstreams();
+    let client = upstreams[0]
+        .sign_in_client()
+        .expect("the upstream signs its users in");
+    assert!(upstreams[0].is_per_caller(), "a session per caller");
+    client.ready().unwrap();
+    assert_eq!(client.config.scopes, ["files:read"]);
+    assert_eq!(client.config.client_id.as_deref(), Some("gw"));
+    assert_eq!(client.config.wait.as_secs(), 60);
+    assert_eq!(client.url, "https://files.example/mcp");
+    assert_eq!(
+        client.callback().unwrap(),
+        "https://gw.example/upstream/callback"
+    );
+    let shown = format!("{client:?} {:?}", client.config);
+    assert!(
+        !shown.contains("FILES_SECRET") && !shown.contains("AAEC"),
+        "{shown}"
+    );
+
+    for (entry, expected) in [
+        (
+            "command = \"x\"\n[servers.f.sign_in]\ntoken_key = \"k\"\n",
+            "is for a remote upstream",
+        ),
+        (
+            "url = \"https://a/mcp\"\n[servers.f.sign_in]\ntoken_key = \"k\"\nwait_secs = 0\n",
+            "`sign_in.wait_secs` is 0",
+        ),
+        (
+            "url = \"https://a/mcp\"\n[servers.f.sign_in]\ntoken_key = \"k\"\nclient_secret = \"s\"\n",
+            "without `client_id`",
+        ),
+        (
+            "url = \"https://a/mcp\"\n[servers.f.sign_in]\ntoken_key = \"k\"\nscope = \"x\"\n",
+            "unknown field `scope`",
+        ),
+        (
+            "url = \"https://a/mcp\"\n[servers.f.sign_in]\nscopes = [\"x\"]\n",
+            "missing field `token_key`",
+        ),
+        (
+            "url = \"https://a/mcp\"\n[servers.f.sign_in]\ntoken_key = \"k\"\n[servers.f.mint]\naudience = \"https://a/mcp\"\n",
+            "has `sign_in` and `mint`",
+        ),
+    ] {
+        let err = crate::Config::from_toml(&format!("[servers.f]\n{entry}")).unwrap_err();
+        assert!(err.contains(expected), "{expected}: {err}");
+    }
+    // A key that is not 32 bytes, a callback that is not the gateway's: at connect.
+    let bad = "[servers.f]\nurl = \"https://a/mcp\"\n[servers.f.sign_in]\ntoken_key = \"c2hvcnQ=\"\ncallback_url = \"https://gw.example/elsewhere\"\n";
+    let upstreams = crate::Config::from_toml(bad).unwrap().upstreams();
+    let client = upstreams[0]
+        .sign_in_client()
+        .expect("the upstream signs its users in");
+    assert!(upstreams[0].is_per_caller(), "a session per caller");
+    let err = client.ready().unwrap_err().to_string();
+    assert!(err.contains("`token_key` is 5 bytes"), "{err}");
+    let good_key = "[servers.f]\nurl = \"https://a/mcp\"\n[servers.f.sign_in]\ntoken_key = \"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\"\ncallback_url = \"https://gw.example/elsewhere\"\n";
+    let upstreams = crate::Config::from_toml(good_key).unwrap().upstreams();
+    let client = upstreams[0]
+        .sign_in_client()
+        .expect("the upstream signs its users in");
+    assert!(upstreams[0].is_per_caller(), "a session per caller");
+    let err = client.ready().unwrap_err().to_string();
+    assert!(err.contains("is not the gateway's callback"), "{err}");
+    // The upstream's own CA file is its sign-in's too: one that cannot be read is said.
+    let ca = "[servers.f]\nurl = \"https://a/mcp\"\nca_file = \"/no/such/ca.pem\"\n[servers.f.sign_in]\ntoken_key = \"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\"\n";
+    let upstreams = crate::Config::from_toml(ca).unwrap().upstreams();
+    let client = upstreams[0].sign_in_client().unwrap();
+    let err = client.ready().unwrap_err().to_string();
+    assert!(err.contains("/no/such/ca.pem cannot be read"), "{err}");
+}

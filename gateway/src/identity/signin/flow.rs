@@ -1,0 +1,380 @@
+//! A caller's token at the upstream: the one kept (refreshed when it expires, the refresh
+//! token rotated), else the sign-in: a state (kept 10 minutes), PKCE S256 and `resource`, the
+//! user sent to the gateway's start page by a URL-mode elicitation, then a bounded wait for
+//! the callback to keep the tokens.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use toolsmith::ToolError;
+use toolsmith::context::{Caller, Elicit, Elicitation};
+use toolsmith::task::TaskStore;
+
+use super::register::OAuthClient;
+use super::vault::{challenge, random_text};
+use super::{SignInClient, Tokens, digest, failed, now_secs, upstream_token};
+use crate::identity::UpstreamToken;
+
+/// How long a sign-in may take from its link to its callback.
+pub(super) const STATE_TTL: Duration = Duration::from_secs(600);
+/// A token this close to its expiry is refreshed first.
+const REFRESH_BEFORE: u64 = 30;
+/// How long a replica may take to refresh a user's token before another tries.
+const REFRESH_CLAIM: Duration = Duration::from_secs(15);
+/// How often the wait reads the store.
+const POLL: Duration = Duration::from_millis(250);
+/// How long tokens with a refresh token are kept.
+const REFRESHABLE_KEPT: Duration = Duration::from_secs(90 * 24 * 3600);
+
+/// A sign-in under way, as kept (sealed) under its state's digest.
+#[derive(Serialize, Deserialize)]
+pub(super) struct Pending {
+    /// Where the caller's tokens go.
+    pub(super) token_key: String,
+    pub(super) verifier: String,
+    /// The authorization request the start page sends the browser to.
+    pub(super) authorize: String,
+    pub(super) redirect_uri: String,
+    pub(super) client: OAuthClient,
+    /// The digest of the start page's cookie, once the page was opened.
+    #[serde(default)]
+    pub(super) cookie: Option<String>,
+    /// Unix seconds.
+    pub(super) expires: u64,
+}
+
+/// The store key of the sign-in whose state digests to `state_digest`.
+pub(super) fn state_key(state_digest: &str) -> String {
+    format!("gateway:signin-state:{state_digest}")
+}
+
+/// The store key of why the sign-in of `state_digest` failed (for the call that waits).
+pub(super) fn failed_key(state_digest: &str) -> String {
+    format!("gateway:signin-failed:{state_digest}")
+}
+
+impl SignInClient {
+    /// The caller's token (refreshed when it expires), else the sign-in: asked of the user
+    /// through `elicit` (a URL-mode elicitation, then a bounded wait), or (no way to ask, or
+    /// a client that cannot open a URL) a tool error carrying the link.
+    pub(crate) async fn token_for(
+        &self,
+        _upstream: &str,
+        caller: &Caller,
+        elicit: Option<&Elicit>,
+        store: &Arc<dyn TaskStore>,
+    ) -> Result<UpstreamToken, ToolError> {
+        let key = self.token_key(caller);
+        if let Some(tokens) = self.kept(&key, store).await? {
+            return Ok(upstream_token(&tokens));
+        }
+        let (state, link) = self.pending(caller, &key, store).await?;
+        let cannot = |why: String| {
+            failed(
+                &self.upstream,
+                format!("sign in at {link} (within 10 minutes), then call again: {why}"),
+            )
+        };
+        let Some(elicit) = elicit else {
+            return Err(cannot(
+                "the gateway cannot ask the client to open it".to_owned(),
+            ));
+        };
+        let message = format!(
+            "Sign in to '{}' so that the gateway calls its tools as you",
+            self.upstream
+        );
+        match elicit.ask_url(message, link.clone()).await {
+            Ok(Elicitation::Accept(())) => self.wait(&key, &digest(&state), &link, store).await,
+            Ok(Elicitation::Decline) => Err(failed(
+                &self.upstream,
+                "the user did not sign in (declined); call again to be asked again",
+            )),
+            Ok(Elicitation::Cancel) => Err(failed(
+                &self.upstream,
+                "the user did not sign in (cancelled); call again to be asked again",
+            )),
+            Err(err) => Err(cannot(format!(
+                "the client could not open the sign-in itself ({err})"
+            ))),
+        }
+    }
+
+    /// The upstream refused the caller's token: it is refreshed at the next call (or, with no
+    /// refresh token, forgotten).
+    pub(crate) async fn rejected(&self, caller: &Caller, store: &Arc<dyn TaskStore>) {
+        let key = self.token_key(caller);
+        let Ok(vault) = self.vault() else { return };
+        let Ok(Some(sealed)) = store.read(&key).await else {
+            return;
+        };
+        match vault.open_json::<Tokens>(&key, &sealed) {
+            Ok(mut tokens) if tokens.refresh.is_some() => {
+                tokens.expires_at = Some(0);
+                if let Ok(sealed) = vault.seal_json(&key, &tokens) {
+                    let _ = store.put(&key, &sealed, REFRESHABLE_KEPT).await;
+                }
+            }
+            _ => {
+                let _ = store.take(&key).await;
+            }
+        }
+    }
+
+    /// The tokens kept under `key`: refreshed first when they expire within 30 s; `None`
+    /// when there are none (or they cannot be refreshed: forgotten then).
+    pub(super) async fn kept(
+        &self,
+        key: &str,
+        store: &Arc<dyn TaskStore>,
+    ) -> Result<Option<Tokens>, ToolError> {
+        let fresh = |t: &Tokens| {
+            t.expires_at
+                .is_none_or(|at| at > now_secs() + REFRESH_BEFORE)
+        };
+        let read = self.read_tokens(key, store).await?;
+        match read {
+            Some(tokens) if fresh(&tokens) => return Ok(Some(tokens)),
+            None => return Ok(None),
+            Some(_) => {}
+        }
+        // One refresh at a time: a refresh token is spent once.
+        let lock = {
+            let mut refreshing = self.refreshing.lock().unwrap_or_else(|e| e.into_inner());
+            if refreshing.len() > 10_000 {
+                refreshing.retain(|_, lock| Arc::strong_count(lock) > 1);
+            }
+            refreshing.entry(key.to_owned()).or_default().clone()
+        };
+        let _one = lock.lock().await;
+        // And one replica at a time: the others wait (bounded) for what it keeps.
+        let claim = format!("{key}:refreshing");
+        let until = Instant::now() + REFRESH_CLAIM;
+        let tokens = loop {
+            let Some(tokens) = self.read_tokens(key, store).await? else {
+                return Ok(None);
+            };
+            if fresh(&tokens) {
+                return Ok(Some(tokens));
+            }
+            let claimed = store.put_new(&claim, "1", REFRESH_CLAIM).await;
+            if claimed.unwrap_or(true) || Instant::now() >= until {
+                break tokens;
+            }
+            tokio::time::sleep(POLL).await;
+        };
+        let refreshed = self.refresh(key, tokens, store).await;
+        let _ = store.take(&claim).await;
+        refreshed
+    }
+
+    /// Refreshes `tokens` (kept under `key`): the new ones kept, or (refused) forgotten.
+    async fn refresh(
+        &self,
+        key: &str,
+        tokens: Tokens,
+        store: &Arc<dyn TaskStore>,
+    ) -> Result<Option<Tokens>, ToolError> {
+        let Some(refresh) = tokens.refresh.clone() else {
+            let _ = store.take(key).await;
+            return Ok(None);
+        };
+        let metadata = self.metadata().await?;
+        let callback = self.callback()?;
+        let client = self
+            .oauth_client(metadata, callback, store)
+            .await
+            .map_err(|why| failed(&self.upstream, why))?;
+        let fields = [
+            ("grant_type", "refresh_token"),
+            ("refresh_token", refresh.as_str()),
+            ("resource", metadata.resource.as_str()),
+        ];
+        match self
+            .token_request(metadata, &client, &fields, Some(&refresh))
+            .await
+        {
+            Ok(tokens) => {
+                self.keep(key, &tokens, store).await?;
+                tracing::info!(upstream = %self.upstream, "upstream sign-in: a user's token was refreshed");
+                Ok(Some(tokens))
+            }
+            Err(why) => {
+                tracing::warn!(upstream = %self.upstream, "upstream sign-in: a refresh failed, the user signs in again: {why}");
+                let _ = store.take(key).await;
+                Ok(None)
+            }
+        }
+    }
+
+    /// The tokens kept under `key`, opened (ones that do not open are forgotten).
+    pub(super) async fn read_tokens(
+        &self,
+        key: &str,
+        store: &Arc<dyn TaskStore>,
+    ) -> Result<Option<Tokens>, ToolError> {
+        let vault = self.vault()?;
+        let sealed = store
+            .read(key)
+            .await
+            .map_err(|e| failed(&self.upstream, e))?;
+        let Some(sealed) = sealed else {
+            return Ok(None);
+        };
+        match vault.open_json::<Tokens>(key, &sealed) {
+            Ok(tokens) => Ok(Some(tokens)),
+            Err(why) => {
+                tracing::warn!(upstream = %self.upstream, "upstream sign-in: a user's kept token is forgotten: {why}");
+                let _ = store.take(key).await;
+                Ok(None)
+            }
+        }
+    }
+
+    /// Keeps `tokens` under `key`, sealed.
+    pub(super) async fn keep(
+        &self,
+        key: &str,
+        tokens: &Tokens,
+        store: &Arc<dyn TaskStore>,
+    ) -> Result<(), ToolError> {
+        let sealed = self
+            .vault()?
+            .seal_json(key, tokens)
+            .map_err(|why| failed(&self.upstream, why))?;
+        let ttl = match (&tokens.refresh, tokens.expires_at) {
+            (None, Some(at)) => Duration::from_secs(at.saturating_sub(now_secs()).max(1)),
+            _ => REFRESHABLE_KEPT,
+        };
+        store
+            .put(key, &sealed, ttl)
+            .await
+            .map_err(|e| failed(&self.upstream, e))
+    }
+
+    /// The caller's sign-in under way (the same link again while it lasts: a 2026-07-28
+    /// client asks again with the same question), else a new one: its state and link.
+    pub(super) async fn pending(
+        &self,
+        caller: &Caller,
+        token_key: &str,
+        store: &Arc<dyn TaskStore>,
+    ) -> Result<(String, String), ToolError> {
+        let vault = self.vault()?;
+        let callback = self.callback()?.to_owned();
+        let start = format!("{}start", callback.trim_end_matches("callback"));
+        let link = |state: &str| {
+            let mut url = url::Url::parse(&start).expect("checked at connect");
+            url.query_pairs_mut().append_pair("s", state);
+            url.to_string()
+        };
+        let pending_key = format!(
+            "gateway:signin-pending:{}:{}",
+            self.upstream,
+            digest(caller.identity())
+        );
+        let err = |e: toolsmith::task::StoreError| failed(&self.upstream, e);
+        if let Some(sealed) = store.read(&pending_key).await.map_err(err)?
+            && let Ok(state) = vault.open_json::<String>(&pending_key, &sealed)
+            && store
+                .read(&state_key(&digest(&state)))
+                .await
+                .map_err(err)?
+                .is_some()
+        {
+            let link = link(&state);
+            return Ok((state, link));
+        }
+        let metadata = self.metadata().await?;
+        let client = self
+            .oauth_client(metadata, &callback, store)
+            .await
+            .map_err(|why| failed(&self.upstream, why))?;
+        let fail = |why: String| failed(&self.upstream, why);
+        let (state, verifier) = (random_text().map_err(fail)?, random_text().map_err(fail)?);
+        let mut authorize = url::Url::parse(&metadata.authorization_endpoint)
+            .map_err(|_| fail("its authorization endpoint is not a URL".to_owned()))?;
+        {
+            let mut query = authorize.query_pairs_mut();
+            query
+                .append_pair("response_type", "code")
+                .append_pair("client_id", &client.id)
+                .append_pair("redirect_uri", &callback)
+                .append_pair("state", &state)
+                .append_pair("code_challenge", &challenge(&verifier))
+                .append_pair("code_challenge_method", "S256")
+                .append_pair("resource", &metadata.resource);
+            let scope = match self.config.scopes.is_empty() {
+                false => Some(self.config.scopes.join(" ")),
+                true => metadata.challenge_scope.clone(),
+            };
+            if let Some(scope) = scope.filter(|s| !s.is_empty()) {
+                query.append_pair("scope", &scope);
+            }
+        }
+        let pending = Pending {
+            token_key: token_key.to_owned(),
+            verifier,
+            authorize: authorize.to_string(),
+            redirect_uri: callback.clone(),
+            client,
+            cookie: None,
+            expires: now_secs() + STATE_TTL.as_secs(),
+        };
+        let key = state_key(&digest(&state));
+        let record = serde_json::json!({
+            "upstream": self.upstream,
+            "sealed": vault.seal_json(&key, &pending).map_err(fail)?,
+        });
+        let kept = store
+            .put_new(&key, &record.to_string(), STATE_TTL)
+            .await
+            .map_err(err)?;
+        if !kept {
+            return Err(fail(
+                "a sign-in state was made twice; call again".to_owned(),
+            ));
+        }
+        let sealed = vault.seal_json(&pending_key, &state).map_err(fail)?;
+        store
+            .put(&pending_key, &sealed, STATE_TTL)
+            .await
+            .map_err(err)?;
+        let link = link(&state);
+        Ok((state, link))
+    }
+
+    /// Waits (reading the store every 250 ms, at most the configured wait) for the callback
+    /// to keep the caller's tokens.
+    async fn wait(
+        &self,
+        key: &str,
+        state_digest: &str,
+        link: &str,
+        store: &Arc<dyn TaskStore>,
+    ) -> Result<UpstreamToken, ToolError> {
+        let until = Instant::now() + self.config.wait;
+        loop {
+            if let Some(tokens) = self.read_tokens(key, store).await? {
+                return Ok(upstream_token(&tokens));
+            }
+            if let Ok(Some(why)) = store.read(&failed_key(state_digest)).await {
+                return Err(failed(
+                    &self.upstream,
+                    format!("the sign-in failed: {why}; call again to sign in again"),
+                ));
+            }
+            if Instant::now() >= until {
+                return Err(failed(
+                    &self.upstream,
+                    format!(
+                        "the sign-in did not finish within {} s: finish it at {link}, then call again",
+                        self.config.wait.as_secs()
+                    ),
+                ));
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+}

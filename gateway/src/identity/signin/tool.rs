@@ -1,0 +1,74 @@
+//! The `{prefix}sign_out` tool of a sign-in upstream: signs its caller out (see
+//! `signout.rs`). Not read-only, not destructive (nothing of the user's is lost: they sign in
+//! again), idempotent, closed-world.
+
+use std::sync::Arc;
+
+use rmcp::model::JsonObject;
+use toolsmith::context::{Caller, Store};
+use toolsmith::tool::{ToolFuture, ToolOutput};
+use toolsmith::{CallContext, Hints, Tool};
+
+use super::SignInClient;
+
+/// The `{prefix}sign_out` tool of a sign-in upstream.
+pub(crate) struct SignOut {
+    name: String,
+    description: String,
+    client: Arc<SignInClient>,
+}
+
+impl SignOut {
+    /// The tool of `client`, served as `{prefix}sign_out`.
+    pub(crate) fn new(prefix: &str, client: Arc<SignInClient>) -> SignOut {
+        SignOut {
+            name: format!("{prefix}sign_out"),
+            description: format!(
+                "Sign out of '{}': the gateway revokes and forgets your tokens there; its next tool call asks you to sign in again.",
+                client.upstream
+            ),
+            client,
+        }
+    }
+}
+
+impl Tool for SignOut {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn input_schema(&self) -> JsonObject {
+        let schema = serde_json::json!({"type": "object", "properties": {}});
+        schema.as_object().cloned().unwrap_or_default()
+    }
+
+    fn hints(&self) -> Hints {
+        Hints {
+            read_only: false,
+            destructive: false,
+            idempotent: true,
+            open_world: false,
+        }
+    }
+
+    fn call(&self, _arguments: JsonObject, context: &CallContext) -> ToolFuture {
+        let client = self.client.clone();
+        let caller = context.extract::<Caller>();
+        let store = context.extract::<Store>();
+        Box::pin(async move {
+            let (caller, store) = (caller?, store?.shared());
+            let upstream = client.upstream.clone();
+            let text = match client.sign_out(&caller, &store).await? {
+                true => {
+                    format!("Signed out of '{upstream}': its next call asks you to sign in again.")
+                }
+                false => format!("Not signed in to '{upstream}': nothing to sign out of."),
+            };
+            Ok(ToolOutput::new().text(text))
+        })
+    }
+}
