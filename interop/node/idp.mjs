@@ -193,7 +193,12 @@ if (upstream || resources.length > 0) {
   provider.on("grant.error", (ctx, err) => {
     console.error(`idp: grant ${ctx.oidc.params?.grant_type} refused: ${err.error} (${err.error_description})`);
   });
-  provider.on("revocation.success", (ctx) => console.error(`idp: revoked a token of ${ctx.oidc.client?.clientId}`));
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.oidc?.route === "revocation" && ctx.status === 200) {
+      console.error(`idp: revoked a token of ${ctx.oidc.client?.clientId}`);
+    }
+  });
   provider.on("registration_create.success", (ctx, client) => console.error(`idp: registered ${client.clientId} (${client.grantTypes.join(" ")})`));
 }
 
