@@ -58,7 +58,7 @@ class Person:
         self.stack = stack
         self.flow = PersonFlow(stack.mcp_url, login)
         self.asked = []  # the elicitations' params, in order
-        self.callbacks = []  # the gateway callback URLs reached, in order
+        self.callbacks = []  # (the gateway callback URL reached, the browser's cookies), in order
         self.pages = []  # (status, text) of each callback page loaded
         self.answer = "accept"
         self.on_callback = self.deliver
@@ -79,7 +79,7 @@ class Person:
         browser = Browser(self.stack.callback, login=self.login_b)
         got = await browser.run(params.url)
         url = f"{self.stack.callback}?{urlencode(got)}"
-        self.callbacks.append(url)
+        self.callbacks.append((url, browser.cookies))
         await self.on_callback(url, browser.cookies)
         return ElicitResult(action="accept")
 
@@ -95,15 +95,16 @@ class Person:
         self.pages.append(page)
         return page
 
-    async def call(self, tool, arguments=None, timeout=90):
+    async def call(self, tool, arguments=None, timeout=90, elicitation=True):
         """tools/call `tool` through the gateway in a session of its own (the SDK's Client,
-        MCP 2026-07-28, its OAuth client signing in at the gateway when it has no token)."""
+        MCP 2026-07-28, its OAuth client signing in at the gateway when it has no token);
+        `elicitation=False`: a client that cannot answer elicitations."""
         out = {}
 
         async def work(client):
             out["result"] = await asyncio.wait_for(client.call_tool(tool, arguments or {}), timeout)
 
-        await self.flow.session(self.stack.mcp_url, work, self)
+        await self.flow.session(self.stack.mcp_url, work, self if elicitation else None)
         return out["result"]
 
     async def tools(self):

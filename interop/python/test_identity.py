@@ -17,7 +17,8 @@ identity_stack.py; the people are identity_people.py.
 4. Upstream B, each user's own sign-in at B's authorization server (idp2): alice's first
    b_whoami asks her with a URL elicitation; her client follows the link (the gateway's
    start page, idp2's login as alice-b, consent, the gateway's callback) and accepts; the
-   call answers `alice-b`; a second call asks nothing. Bob's sign-in is completed at replica
+   call answers `alice-b`; a second call asks nothing. Bob's client that cannot take a URL
+   elicitation gets a tool error carrying the link. Bob's sign-in is completed at replica
    2 (the state is shared through redis), and the same callback replayed at replica 1 is
    refused with a clear page, nothing stored. b_sign_out revokes (idp2 logs it) and forgets
    (the store holds no token of hers); her next call asks again; a callback with a tampered
@@ -127,13 +128,15 @@ async def first_sign_in(stack, person, replica, what):
     check(not result.is_error and text_of(result).strip() == person.login_b,
           f"{what}: b_whoami answers {person.login_b}: {result}")
     check_hits(hits, person.login_b, [], what, stack.idp2.issuer, stack.b_url)
-    return person.callbacks[-1] if person.callbacks else None
+    return person.callbacks[-1] if person.callbacks else (None, None)
 
 
-async def refused_page(person, url, replica, what):
-    status, text = await person.deliver(url, replica=replica)
-    check(400 <= status < 500 and "<" in text and len(text) < 20000,
-          f"{what}: refused with a page of its own: {status} {text[:300]!r}")
+async def refused_page(person, url, cookies, replica, what):
+    """The callback `url` (with the browser's `cookies`) loaded at `replica` is refused with a
+    page that says so."""
+    status, text = await person.deliver(url, cookies, replica)
+    check(400 <= status < 500 and "<" in text and "sign" in text.lower(),
+          f"{what}: refused with a page that says why: {status} {text[:300]!r}")
     print(f"identity: {what}: {status} {' '.join(text.split())[:200]}")
 
 
@@ -146,11 +149,14 @@ async def sign_in(stack, alice, bob):
           f"B, alice again: no sign-in asked, answers alice-b: {result}")
     check_hits(hits, "alice-b", [alice, bob], "B, alice again", stack.idp2.issuer, stack.b_url)
 
-    callback = await first_sign_in(stack, bob, 1, "B, bob's sign-in completed at replica 2")
+    cannot = await bob.call("b_whoami", elicitation=False)
+    check(cannot.is_error and f"{stack.public}/upstream/start?" in text_of(cannot) and "'b'" in text_of(cannot),
+          f"B, bob's client that cannot take a URL elicitation: a tool error carrying the link: {cannot}")
+    callback, cookies = await first_sign_in(stack, bob, 1, "B, bob's sign-in completed at replica 2")
     keys = redis_keys(stack.redis.port, TOKENS_B)
     check(len(keys) == 2, f"B: the store holds a token for each user: {keys}")
     if callback:
-        await refused_page(bob, callback, 0, "B, bob's callback replayed at replica 1")
+        await refused_page(bob, callback, cookies, 0, "B, bob's callback replayed at replica 1")
         check(sorted(redis_keys(stack.redis.port, TOKENS_B)) == sorted(keys), "B: the replay stored nothing")
 
     revocations = stack.idp2_log().count("idp: revoked")
@@ -161,7 +167,7 @@ async def sign_in(stack, alice, bob):
 
     async def tampered_first(url, cookies):
         bad = url.replace("state=", "state=x", 1)
-        await refused_page(alice, bad, 0, "B, a callback with a tampered state")
+        await refused_page(alice, bad, cookies, 0, "B, a callback with a tampered state")
         check(len(redis_keys(stack.redis.port, TOKENS_B)) == 1, "B: the tampered callback stored nothing")
         await alice.deliver(url, cookies)
 
