@@ -173,6 +173,17 @@ pub use tool::{Hints, Tool};
 /// ```
 pub use rmcp;
 
+/// The web framework the HTTP transport is built on (0.8), for the routes a program adds
+/// beside the MCP endpoint ([`Server::http_routes`]).
+///
+/// ```
+/// let router: toolsmith::axum::Router = toolsmith::axum::Router::new();
+/// # let _ = router;
+/// ```
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub use axum;
+
 /// Turns a `fn` or `async fn` into a registered MCP tool.
 ///
 /// ```no_run

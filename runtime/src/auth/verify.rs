@@ -340,6 +340,11 @@ mod tests {
         let two = anonymous_token().with_token("token-two");
         assert_ne!(one.identity(), two.identity());
         assert_eq!(
+            one.bearer(),
+            Some("token-one"),
+            "the token as sent, for a gateway"
+        );
+        assert_eq!(
             one.identity(),
             anonymous_token().with_token("token-one").identity()
         );

@@ -4,7 +4,7 @@
 
 use clap::Args;
 
-use crate::server::Serving;
+use crate::server::ServeFuture;
 use crate::{Server, server::Policy};
 
 #[derive(Args, Debug, Default)]
@@ -273,7 +273,7 @@ impl AuthArgs {
 /// approvals pages `--approve page=ADDR` names and the webhook's callbacks
 /// (`TOOLSMITH_APPROVE_CALLBACK_ADDR`), each on its own listener (bound first: an address
 /// that cannot be had stops the start).
-pub(super) fn serve(server: Server, args: ServeArgs) -> Serving {
+pub(super) fn serve(server: Server, args: ServeArgs) -> ServeFuture {
     #[cfg(feature = "http")]
     {
         let listeners: Vec<(&'static str, axum::Router, String)> = args
@@ -306,7 +306,7 @@ pub(super) fn serve(server: Server, args: ServeArgs) -> Serving {
 }
 
 /// Serves `server` as `args` say: over HTTP when `--http` is given, else over stdio.
-fn serve_mcp(server: Server, args: ServeArgs) -> Serving {
+fn serve_mcp(server: Server, args: ServeArgs) -> ServeFuture {
     let server = with_policy(server, &args);
     #[cfg(feature = "metrics")]
     let (server, args) = {

@@ -33,15 +33,29 @@ pub struct Caller(Option<Arc<Holder>>);
 
 /// A token's holder (the local user has none: cloning and making a `Caller` cost nothing
 /// then).
-#[derive(Debug, PartialEq)]
+#[derive(PartialEq)]
 struct Holder {
     subject: Option<String>,
     scopes: Vec<String>,
     claims: Map<String, Value>,
     /// A digest of the token itself, for a token that names no subject and no client.
     token: Option<String>,
+    /// The token as the client sent it (see [`Caller::bearer`]): never printed.
+    bearer: Option<String>,
     /// [`Caller::identity`], made once.
     identity: String,
+}
+
+/// Everything but the token itself.
+impl std::fmt::Debug for Holder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Holder")
+            .field("subject", &self.subject)
+            .field("scopes", &self.scopes)
+            .field("claims", &self.claims)
+            .field("identity", &self.identity)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Holder {
@@ -63,6 +77,7 @@ impl Holder {
             scopes,
             claims,
             token,
+            bearer: None,
             identity: String::new(),
         };
         holder.identity = identity_of(&holder);
@@ -146,13 +161,59 @@ impl Caller {
     /// assert_eq!(caller.claim("email").and_then(|v| v.as_str()), Some("alice@example.com"));
     /// ```
     pub fn with_claims(self, claims: Map<String, Value>) -> Self {
+        let bearer = self.bearer().map(str::to_owned);
         let (subject, scopes, token) = self.into_parts();
-        Caller(Some(Arc::new(Holder::new(subject, scopes, claims, token))))
+        Caller(Some(Arc::new(Holder::new(subject, scopes, claims, token)))).holding(bearer)
+    }
+
+    /// The same caller, holding `token` as the access token it presented (what
+    /// [`bearer`](Caller::bearer) answers). The HTTP transport sets it; a test or a program
+    /// that authenticates callers itself may too.
+    ///
+    /// ```
+    /// let alice = toolsmith::context::Caller::new("alice", ["tools:read"]).with_bearer("eyJ…");
+    /// assert_eq!(alice.bearer(), Some("eyJ…"));
+    /// // Never printed.
+    /// assert!(!format!("{alice:?}").contains("eyJ"));
+    /// ```
+    pub fn with_bearer(self, token: impl Into<String>) -> Self {
+        self.holding(Some(token.into()))
+    }
+
+    fn holding(self, bearer: Option<String>) -> Self {
+        let Some(holder) = self.0 else {
+            return self;
+        };
+        let mut holder = Arc::try_unwrap(holder).unwrap_or_else(|shared| Holder {
+            subject: shared.subject.clone(),
+            scopes: shared.scopes.clone(),
+            claims: shared.claims.clone(),
+            token: shared.token.clone(),
+            bearer: None,
+            identity: shared.identity.clone(),
+        });
+        holder.bearer = bearer;
+        Caller(Some(Arc::new(holder)))
+    }
+
+    /// The access token the caller presented, as it sent it (over HTTP with authorization;
+    /// `None` for the local user). For a gateway that exchanges it for a token of another
+    /// server's (RFC 8693): the specification forbids passing it on as it is, and it is
+    /// never printed (`Debug` leaves it out).
+    ///
+    /// ```
+    /// use toolsmith::context::Caller;
+    ///
+    /// assert_eq!(Caller::anonymous().bearer(), None);
+    /// assert_eq!(Caller::new("alice", ["tools:read"]).bearer(), None);
+    /// ```
+    pub fn bearer(&self) -> Option<&str> {
+        self.0.as_ref().and_then(|holder| holder.bearer.as_deref())
     }
 
     /// The same caller, known by the access token it presented: a token that names no
     /// subject and no client is then an identity of its own (two such tokens share
-    /// nothing). `token` is kept as a SHA-256 digest only.
+    /// nothing). Its identity keeps a SHA-256 digest of `token`; [`bearer`](Caller::bearer) the token.
     #[cfg(feature = "auth")]
     pub(crate) fn with_token(self, token: &str) -> Self {
         use sha2::{Digest, Sha256};
@@ -166,6 +227,7 @@ impl Caller {
             claims,
             Some(digest),
         ))))
+        .with_bearer(token)
     }
 
     fn into_parts(self) -> (Option<String>, Vec<String>, Option<String>) {

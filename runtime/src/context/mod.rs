@@ -41,6 +41,7 @@ mod log;
 mod name;
 mod params;
 mod resources;
+mod store;
 mod who;
 
 use std::any::{Any, TypeId};
@@ -70,6 +71,7 @@ pub(crate) use name::ToolName;
 pub use params::{Cancellation, Progress, State};
 pub use resources::Resources;
 pub(crate) use resources::Updates;
+pub use store::Store;
 pub(crate) use who::Who;
 
 /// A notification a tool produced.

@@ -120,6 +120,7 @@ impl Server {
         }
         let in_flight = handler.pipeline.tracker.clone();
         let tasks = handler.pipeline.tasks.clone();
+        config.store = Some(crate::transport::http::SharedStore(tasks.store.clone()));
         // Tool requests take the fast path, unless turned off (tests compare); with sessions,
         // it opens them too.
         let sessions = config.sessions;
@@ -141,6 +142,33 @@ impl Server {
         // The last requests' spans leave before the process does.
         crate::trace::flush().await;
         served
+    }
+
+    /// Routes of the program's own, served beside the MCP endpoint (a page, a callback
+    /// another server redirects a browser to), made when serving starts with what it serves
+    /// with ([`Serving`](crate::server::Serving): the store, the public URL). They answer
+    /// under the same `Host` checks as the endpoint, without its authorization: a route
+    /// decides who may use it. A path the server answers itself (the endpoint, `/healthz`,
+    /// `/metrics`, `/.well-known/…`, sign-in's `/oauth/…`) stays the server's.
+    ///
+    /// ```
+    /// use toolsmith::axum::{Router, routing::get};
+    /// use toolsmith::{Registry, Server};
+    ///
+    /// let server = Server::with_registry(Registry::new()).http_routes(|serving| {
+    ///     let origin = serving.origin().to_owned();
+    ///     Router::new().route("/about", get(move || async move { format!("an MCP server at {origin}") }))
+    /// });
+    /// # let _ = server;
+    /// ```
+    pub fn http_routes(
+        mut self,
+        make: impl Fn(&crate::server::Serving) -> axum::Router + Send + Sync + 'static,
+    ) -> Self {
+        self.http
+            .routes
+            .push(crate::transport::http::RouteMaker(Arc::new(make)));
+        self
     }
 
     /// The path of the MCP endpoint (default `/mcp`).

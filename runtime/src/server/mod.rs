@@ -41,6 +41,9 @@ mod subscriptions;
 mod tasks;
 mod wire;
 
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub use crate::transport::http::Serving;
 pub use builder::Server;
 pub(crate) use builder::{DEFAULT_BUSY_POLL, DEFAULT_MAX_SYNC_CALLS, DEFAULT_TOOLS_LIST_PAGE_SIZE};
 pub(crate) use call::seal::DEFAULT_STATE_TTL;
@@ -104,7 +107,7 @@ impl Server {
     /// The work of [`Server::serve_stdio`] behind a type-erased future: the serving machinery
     /// (rmcp's service loop, the transport, the handler) is compiled once, in this crate,
     /// instead of again in every crate that awaits it.
-    pub(crate) fn serve_stdio_boxed(self) -> Serving {
+    pub(crate) fn serve_stdio_boxed(self) -> ServeFuture {
         Box::pin(async move {
             crate::logging::init();
             let max_line = self.max_line.unwrap_or(DEFAULT_MAX_LINE);
@@ -179,7 +182,7 @@ impl Server {
         read: crate::transport::stdio::Input,
         write: crate::transport::stdio::Output,
         checked: bool,
-    ) -> Serving {
+    ) -> ServeFuture {
         let max_line = self.max_line.unwrap_or(DEFAULT_MAX_LINE);
         let fast = !self.no_fast_path;
         let handler = if checked {
@@ -288,6 +291,9 @@ impl Server {
         }
         let mut layers = self.layers;
         let mut tasks = call::task::Tasks::new(&self.tasks);
+        // A tool's `Store` is the store tasks are kept in: replicas sharing one share it.
+        let mut states = self.states;
+        states.insert(crate::context::Store::new(tasks.store.clone()));
         // A live set may gain a tool that has a limit.
         if live
             || registry
@@ -306,7 +312,7 @@ impl Server {
         let parts = call::Parts {
             registry: handle,
             policy: std::sync::Arc::new(self.policy),
-            states: self.states,
+            states,
             states_checked,
             pool: CallPool::new(self.max_sync_calls.unwrap_or(DEFAULT_MAX_SYNC_CALLS)),
             seal,
@@ -378,7 +384,7 @@ pub(crate) fn implementation(registry: &Registry) -> Implementation {
 }
 
 /// A session being served, type-erased (see [`Server::serve_stdio_boxed`]).
-pub(crate) type Serving = Pin<Box<dyn Future<Output = Result<(), Error>> + Send>>;
+pub(crate) type ServeFuture = Pin<Box<dyn Future<Output = Result<(), Error>> + Send>>;
 
 /// What to say when no tool is registered: most often, the tools live in a library that the
 /// binary never links (nothing in `main.rs` names it, so the linker drops it).

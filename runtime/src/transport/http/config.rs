@@ -64,6 +64,10 @@ pub(crate) struct HttpConfig {
     /// More `Host`s `/metrics` answers (a scraper that uses another name).
     #[cfg(feature = "metrics")]
     pub(crate) metrics_hosts: Vec<String>,
+    /// The program's own routes beside the endpoint.
+    pub(crate) routes: Vec<super::RouteMaker>,
+    /// The server's store, for those routes.
+    pub(crate) store: Option<super::routes::SharedStore>,
 }
 
 impl Default for HttpConfig {
@@ -88,6 +92,8 @@ impl Default for HttpConfig {
             metrics_exposure: Exposure::Hidden,
             #[cfg(feature = "metrics")]
             metrics_hosts: Vec::new(),
+            routes: Vec::new(),
+            store: None,
         }
     }
 }

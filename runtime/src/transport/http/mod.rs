@@ -18,6 +18,7 @@ pub(crate) mod guard;
 mod listen;
 #[cfg(feature = "metrics")]
 pub(crate) mod metrics;
+mod routes;
 mod sessions;
 
 use std::future::Future;
@@ -41,6 +42,8 @@ pub(crate) use config::{
 };
 pub(crate) use events::CallEvents;
 pub(crate) use fast::{Body, FastPath, McpHeaders, Opened};
+pub use routes::Serving;
+pub(crate) use routes::{RouteMaker, SharedStore};
 pub(crate) use sessions::DEFAULT_MAX_SESSIONS;
 pub(crate) use sessions::{Session, SessionCore, restoring};
 
@@ -111,6 +114,20 @@ where
         }
         None => router,
     };
+    // The program's own routes, made with what the server serves with: a path the server
+    // answers itself stays the server's.
+    let mut router = router;
+    if let Some(store) = config.store.as_ref().filter(|_| !config.routes.is_empty()) {
+        let serving = Serving {
+            store: store.0.clone(),
+            public_url: public.clone(),
+        };
+        let own = config
+            .routes
+            .iter()
+            .fold(Router::new(), |own, make| own.merge((make.0)(&serving)));
+        router = router.fallback_service(own);
+    }
     let edge = Arc::new(Edge {
         in_flight: in_flight.clone(),
         max_body: config.max_body,

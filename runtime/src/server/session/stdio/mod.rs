@@ -14,7 +14,7 @@ use rmcp::service::ServerInitializeError;
 
 use super::lifecycle::Lifecycle;
 use crate::Error;
-use crate::server::Serving;
+use crate::server::ServeFuture;
 use crate::server::adapter::ToolServer;
 use crate::transport::stdio::{Input, LineTransport, Output};
 use channel::StdioChannel;
@@ -28,7 +28,7 @@ pub(crate) fn serve(
     write: Output,
     max_line: usize,
     fast: bool,
-) -> Serving {
+) -> ServeFuture {
     Box::pin(serve_session(
         handler,
         LineTransport::new(read, write, max_line),
