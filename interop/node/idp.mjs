@@ -10,7 +10,7 @@
 //                [--resource URI ...] [--access-ttl SECONDS]
 //                [--exchange-jwks URL --exchange-audience AUD [--exchange-issuer ISS]]
 //   node idp.mjs --upstream [--port 0] --resource URI [--access-ttl SECONDS]
-//                [--client-id ID --client-secret SECRET --redirect-uri URI ...]
+//                [--client-id ID (--client-secret SECRET | env) --redirect-uri URI ...]
 //
 // The issuer is http://127.0.0.1:PORT (the port it bound, when 0). Accounts: `alice`
 // (alice@example.com, verified, groups staff and admins) and `bob` (bob@example.org,
@@ -21,9 +21,9 @@
 //
 // As the authorization server of upstream MCP servers (issue #56, idp_exchange.mjs):
 // - `--resource URI` (repeatable): a resource server (an upstream's public MCP URL) whose
-//   access tokens are JWTs (RS256, `typ: at+jwt`) with the URI as `aud`, living
+//   access tokens are JWTs (RS256, `typ: at+jwt`) with the URI as `aud`, a user's living
 //   `--access-ttl` seconds (default 3600), scopes tools:read, tools:write, tools:destructive;
-//   the static client may then also use `client_credentials` for them.
+//   the static client may then also use `client_credentials` for them (its tokens: 10 min).
 // - `--exchange-jwks URL --exchange-audience AUD`: the static client (a gateway) may use the
 //   RFC 8693 token-exchange grant, trading a user's access token signed by a key of URL
 //   (the gateway's JWKS) with AUD in `aud` (and `iss` = `--exchange-issuer`, when given) for
@@ -148,7 +148,8 @@ const provider = new Provider(issuer, {
       },
     }
     : {}),
-  ttl: { AccessToken: accessTtl, ClientCredentials: accessTtl },
+  // (--access-ttl is the users' tokens'; a client's own lasts the provider's default 10 min)
+  ttl: { AccessToken: accessTtl, ClientCredentials: 600 },
   extraTokenClaims,
   scopes: ["openid", "email", "profile", "groups"],
   claims: {

@@ -24,12 +24,15 @@ clean-up).
 """
 
 import base64
+import json
 import os
 import signal
 import socket
 import threading
+import urllib.request
+from urllib.parse import urlencode
 
-from notes_http import NotesServer, free_port, stop_process
+from notes_http import NotesServer, StartError, free_port, stop_process
 from recording_proxy import RecordingProxy
 from signin_stack import CLIENT_ID, IdP
 from test_tasks_replicas import Redis
@@ -43,7 +46,8 @@ B_ACCOUNTS = {"alice": "alice-b", "bob": "bob-b"}
 
 def gateway_config(stack):
     """The gateway's configuration (TOML): A by token exchange at idp1, B by each user's
-    sign-in at B's own authorization server (discovered from B's 401)."""
+    sign-in at B's own authorization server (discovered from B's 401; the gateway registers
+    itself there, RFC 7591)."""
     return f"""\
 [servers.a]
 url = "{stack.a_url}"
@@ -57,6 +61,9 @@ client_secret = "${{IDP_CLIENT_SECRET}}"
 
 [servers.b]
 url = "{stack.b_url}"
+# What the gateway lists B's tools with (as itself): a client-credentials token of idp2's
+# static client; each user's calls carry their own token.
+headers = {{ Authorization = "Bearer ${{B_LISTING_TOKEN}}" }}
 
 [servers.b.sign_in]
 scopes = ["tools:read"]
@@ -149,12 +156,25 @@ class Stack:
             self.upstreams[name] = server
             server.start()
 
+    def listing_token(self):
+        """A client-credentials token of idp2's static client for B (what the gateway lists
+        B's tools with)."""
+        form = urlencode({"grant_type": "client_credentials", "resource": self.b_url, "scope": "tools:read"})
+        auth = base64.b64encode(f"{CLIENT_ID}:{self.idp2.secret}".encode()).decode()
+        asked = urllib.request.Request(f"{self.idp2.issuer}/token", data=form.encode(), headers={
+            "Authorization": f"Basic {auth}", "Content-Type": "application/x-www-form-urlencoded"})
+        try:
+            with urllib.request.urlopen(asked, timeout=10) as answer:
+                return json.loads(answer.read())["access_token"]
+        except (OSError, ValueError, KeyError) as err:
+            raise StartError(f"idp2 gave no client-credentials token for B: {err}") from err
+
     def start_gateways(self):
         config = os.path.join(self.workdir, "gateway.toml")
         with open(config, "w") as f:
             f.write(gateway_config(self))
         env = {"TOOLSMITH_LOG": "info", "IDP_CLIENT_SECRET": self.idp1.secret,
-               "GATEWAY_TOKEN_KEY": self.token_key}
+               "GATEWAY_TOKEN_KEY": self.token_key, "B_LISTING_TOKEN": self.listing_token()}
         store = f"redis://127.0.0.1:{self.redis.port}/0"
         for i, port in enumerate(self.gateway_ports, start=1):
             gateway = NotesServer(self.toolsmith, [

@@ -127,7 +127,7 @@ async def first_sign_in(stack, person, replica, what):
     check(status == 200, f"{what}: the gateway's callback page: {status} {text[:300]!r}")
     check(not result.is_error and text_of(result).strip() == person.login_b,
           f"{what}: b_whoami answers {person.login_b}: {result}")
-    check_hits(hits, person.login_b, [], what, stack.idp2.issuer, stack.b_url)
+    check_hits(hits, person.login_b, [person], what, stack.idp2.issuer, stack.b_url)
     return person.callbacks[-1] if person.callbacks else (None, None)
 
 
