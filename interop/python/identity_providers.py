@@ -9,6 +9,10 @@ alone, before the gateway is asked anything, so that a failure later is the gate
   an authorization without PKCE; with PKCE, alice-b's headless login and consent give a code
   whose token is a JWT of B's audience for alice-b, with a refresh token; the refresh gives
   a new access token; once the refresh token is revoked (RFC 7009) it is refused.
+
+And, once the gateway runs, idp1's token exchange alone (exchange_alone): a user's gateway
+token, exchanged by the gateway's client, gives a token for A naming the user, the gateway
+as actor; a token that is not the gateway's (A's own) is refused, invalid_grant.
 """
 
 from urllib.parse import urlencode
@@ -104,3 +108,30 @@ async def providers_alone(stack, whoami_of):
             seen = await whoami_of(stack.a_url, token)
             check(seen == CLIENT_ID, f"upstream A answers whoami with the subject it sees: {seen!r}")
         await idp2_alone(stack, http)
+
+
+TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+ACCESS_TOKEN = "urn:ietf:params:oauth:token-type:access_token"
+
+
+async def exchange_alone(stack, login, gateway_token):
+    """idp1's token exchange, asked directly with the gateway's client (see the module's doc)."""
+    idp = stack.idp1
+
+    def form(subject):
+        return {"grant_type": TOKEN_EXCHANGE, "subject_token": subject, "subject_token_type": ACCESS_TOKEN,
+                "resource": stack.a_url, "audience": stack.a_url, "scope": "tools:read"}
+
+    async with httpx2.AsyncClient(timeout=15.0) as http:
+        answer = await http.post(f"{idp.issuer}/token", auth=(CLIENT_ID, idp.secret), data=form(gateway_token))
+        body = answer.json() if answer.status_code == 200 else {}
+        claims = claims_of(body["access_token"]) if body.get("access_token") else {}
+        check(claims.get("sub") == login and claims.get("aud") == stack.a_url and claims.get("act") == {"sub": CLIENT_ID}
+              and body.get("issued_token_type") == ACCESS_TOKEN,
+              f"idp1 alone: {login}'s gateway token exchanged for A: {answer.status_code} {claims or answer.text[:300]}")
+        if not body.get("access_token"):
+            return
+        refused = await http.post(f"{idp.issuer}/token", auth=(CLIENT_ID, idp.secret), data=form(body["access_token"]))
+        check(refused.status_code == 400 and refused.json().get("error") == "invalid_grant"
+              and "subject token" in refused.json().get("error_description", ""),
+              f"idp1 alone: a subject token not the gateway's (A's own) is refused: {refused.status_code} {refused.text[:300]}")

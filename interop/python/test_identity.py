@@ -8,7 +8,8 @@ identity_stack.py; the people are identity_people.py.
     python test_identity.py WHOAMI TOOLSMITH NODE REDIS_SERVER WORKDIR
 
 1. The providers and upstreams alone (identity_providers.py).
-2. The gateway lists a_whoami, b_whoami and b_sign_out (it lists as itself).
+2. The gateway lists a_whoami, b_whoami and b_sign_out (it lists as itself); idp1 alone
+   exchanges alice's gateway token for one of A's (identity_providers.exchange_alone).
 3. Upstream A, token exchange (RFC 8693) at idp1: alice's a_whoami answers `alice`, bob's
    `bob`; what A received on each call is a token idp1 issued for A's audience naming that
    user (and the gateway as actor), never the other user's, never a client's own token.
@@ -43,7 +44,7 @@ from mcp.client.streamable_http import streamable_http_client
 from checks import check, checks, failed_with, tally
 from confirming import text_of
 from identity_people import Person
-from identity_providers import providers_alone
+from identity_providers import exchange_alone, providers_alone
 from identity_stack import B_ACCOUNTS, Stack, redis_keys
 from notes_http import StartError
 from signin_stack import CLIENT_ID
@@ -209,6 +210,8 @@ async def through_gateway(stack):
     names = await alice.tools()
     check({"a_whoami", "b_whoami", "b_sign_out"} <= set(names), f"the gateway lists: {names}")
     await bob.tools()  # (bob signs in at the gateway before idp1's client secret is revoked)
+    if alice.flow.storage.tokens is not None:
+        await exchange_alone(stack, "alice", alice.flow.storage.tokens.access_token)
     for what, part in (("exchange", exchange(stack, alice, bob)), ("sign-in", sign_in(stack, alice, bob)),
                        ("refresh", refresh(stack, bob))):
         try:
