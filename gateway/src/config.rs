@@ -65,6 +65,10 @@ struct Server {
     /// The revision its session starts with: `"2025-11-25"` (`initialize`, the default) or
     /// `"2026-07-28"` (`server/discover`).
     revision: Option<String>,
+    /// One session (a child, for a started server) per caller, and its bounds.
+    per_caller: Option<bool>,
+    max_callers: Option<usize>,
+    idle_secs: Option<u64>,
     /// An HTTP API's OpenAPI document (a path or a URL), and how it is served.
     openapi: Option<String>,
     base_url: Option<String>,
@@ -240,7 +244,32 @@ impl Config {
                     "upstream '{name}': `revision` {revision:?} is not one the gateway starts a session with: give \"2025-11-25\" (initialize, the default) or \"2026-07-28\" (server/discover)"
                 ));
             }
+            if server.per_caller != Some(true)
+                && (server.max_callers.is_some() || server.idle_secs.is_some())
+            {
+                return Err(format!(
+                    "upstream '{name}': `max_callers` and `idle_secs` bound the sessions of an upstream with one per caller: add `per_caller = true`"
+                ));
+            }
+            if server.per_caller == Some(true) && server.openapi.is_some() {
+                return Err(format!(
+                    "upstream '{name}' is an HTTP API: it has no session to keep per caller (`per_caller`)"
+                ));
+            }
+            if server.max_callers == Some(0) {
+                return Err(format!(
+                    "upstream '{name}': `max_callers` is 0: give 1 or more"
+                ));
+            }
+            if server.per_caller != Some(true)
+                && server.env.values().any(|value| value.contains("${caller."))
+            {
+                return Err(format!(
+                    "upstream '{name}': its `env` names the caller (`${{caller.…}}`): only an upstream started per caller has one; add `per_caller = true`"
+                ));
+            }
             for (what, secs) in [
+                ("idle_secs", server.idle_secs),
                 ("call_timeout_secs", server.call_timeout_secs),
                 ("connect_timeout_secs", server.connect_timeout_secs),
                 ("list_timeout_secs", server.list_timeout_secs),
@@ -293,6 +322,16 @@ impl Config {
                 }
                 if let Some(secs) = server.list_timeout_secs {
                     upstream = upstream.list_timeout(Duration::from_secs(secs));
+                }
+                if server.per_caller == Some(true) {
+                    let mut limits = crate::PerCaller::new();
+                    if let Some(max) = server.max_callers {
+                        limits = limits.max(max);
+                    }
+                    if let Some(secs) = server.idle_secs {
+                        limits = limits.idle(Duration::from_secs(secs));
+                    }
+                    upstream = upstream.per_caller(limits);
                 }
                 upstream
             })
@@ -362,6 +401,35 @@ mod tests {
         assert_eq!(
             upstreams[0].ca_file.as_deref(),
             Some(Path::new("/etc/ca.pem"))
+        );
+    }
+
+    #[test]
+    fn a_per_caller_entry_is_checked() {
+        let entry = "[servers.b]\ncommand = \"b\"\nper_caller = true\nmax_callers = 2\nidle_secs = 9\nenv = { HOME = \"/home/${caller.subject}\" }\n";
+        let upstreams = Config::from_toml(entry).unwrap().upstreams();
+        let limits = upstreams[0].per_caller_limits().unwrap();
+        assert_eq!(
+            (limits.max_sessions(), limits.idle_after().as_secs()),
+            (2, 9)
+        );
+        let stray = "[servers.b]\ncommand = \"b\"\nmax_callers = 2\n";
+        let err = Config::from_toml(stray).unwrap_err();
+        assert!(err.contains("add `per_caller = true`"), "{err}");
+        let shared = "[servers.b]\ncommand = \"b\"\nenv = { U = \"${caller.subject}\" }\n";
+        let err = Config::from_toml(shared).unwrap_err();
+        assert!(err.contains("names the caller"), "{err}");
+        let zero = "[servers.b]\ncommand = \"b\"\nper_caller = true\nmax_callers = 0\n";
+        assert!(
+            Config::from_toml(zero)
+                .unwrap_err()
+                .contains("`max_callers` is 0")
+        );
+        let api = "[servers.b]\nopenapi = \"a.yaml\"\nper_caller = true\n";
+        assert!(
+            Config::from_toml(api)
+                .unwrap_err()
+                .contains("no session to keep")
         );
     }
 

@@ -8,6 +8,7 @@ mod file;
 mod followed;
 mod heard;
 mod hears;
+mod identity;
 mod items;
 mod link;
 mod listing;
@@ -28,6 +29,7 @@ mod upstream;
 
 pub use config::Config;
 pub use error::Error;
+pub use identity::PerCaller;
 pub use mounted::Mounted;
 pub use openapi::{DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_DOCUMENT_BYTES, OpenApi};
 pub use overrides::Overrides;

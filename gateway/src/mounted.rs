@@ -7,12 +7,13 @@ use rmcp::model::Implementation;
 use tokio::sync::{mpsc, oneshot};
 use toolsmith::{Registry, registry::RegistryHandle};
 
+use crate::identity::Pool;
 use crate::items;
 use crate::link::{Link, Served};
 use crate::openapi::OpenApi;
 use crate::proxied::Via;
 use crate::relay::Relay;
-use crate::session::Listed;
+use crate::session::{Credential, Listed};
 use crate::supervise::Supervisor;
 use crate::tools::Tools;
 use crate::upstream::Way;
@@ -25,6 +26,9 @@ impl Upstream {
         if let Way::OpenApi(api) = &self.way {
             let api = api.clone();
             return self.connect_api(&api).await;
+        }
+        if self.is_per_caller() {
+            return self.connect_per_caller().await;
         }
         let (tell, changed) = mpsc::unbounded_channel();
         let relay = Arc::new(Relay::default());
@@ -63,6 +67,66 @@ impl Upstream {
             info,
             served,
             _stop: Some(stop),
+        })
+    }
+
+    /// Its tools, listed in a session of the gateway's own (its own token, when it acts as
+    /// each user; a child whose environment names no caller), then closed: each caller's
+    /// calls go to a session of their own ([`Pool`]). Only its tools are served: its
+    /// resources and prompts would be read as no one.
+    async fn connect_per_caller(self) -> Result<Mounted, Error> {
+        let own = match &self.acts_as {
+            Some(acts_as) => acts_as.own_token(&self.name).await?,
+            None => None,
+        };
+        let refusal = crate::identity::Refusal::default();
+        let credential = Credential {
+            bearer: own.map(|token| token.access),
+            caller: Some(toolsmith::context::Caller::anonymous()),
+            refusal: Some(refusal.clone()),
+        };
+        let (tell, _) = mpsc::unbounded_channel();
+        let listing = self
+            .start_as(tell, Arc::new(Relay::default()), &credential)
+            .await
+            .map_err(|err| match refusal.take() {
+                Some(_) => Error::Connect {
+                    upstream: self.name.clone(),
+                    why: "it refused the gateway's own credentials (401): the gateway lists an upstream's tools as itself, and calls them as each user; give it a token of its own to list with (`headers`), or a client that may get one (client credentials)".into(),
+                },
+                None => err,
+            })?;
+        let listed = self.list(&listing).await?;
+        let findings = self.audit(&listed);
+        let info = listing
+            .peer_info()
+            .and_then(|info| info.server_info.clone());
+        let tasks = listing
+            .peer_info()
+            .is_some_and(|info| info.capabilities.supports_tasks());
+        let items = self.list_items(&listing).await.unwrap_or_default();
+        if !(items.resources.is_empty() && items.templates.is_empty() && items.prompts.is_empty()) {
+            tracing::warn!(upstream = %self.name, "its resources and prompts are not served: it has a session per caller, and they would be read as no one");
+        }
+        drop(listing);
+        let limits = self.per_caller.clone().unwrap_or_default();
+        let pool = Pool::new(self.clone(), limits, self.acts_as.clone());
+        let via = listed
+            .into_iter()
+            .map(|tool| (tool, Via::PerCaller(pool.clone())))
+            .collect();
+        let (tools, left_out) = self.mount_via(via, tasks)?;
+        tracing::info!(upstream = %self.name, command = %self.shown(), tools = tools.len(), "upstream mounted: a session per caller");
+        Ok(Mounted {
+            upstream: self,
+            tools,
+            items: Listed::default(),
+            link: None,
+            findings,
+            left_out,
+            info,
+            served: Served::default(),
+            _stop: None,
         })
     }
 

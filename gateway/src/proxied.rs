@@ -13,6 +13,7 @@ use toolsmith::{
 use toolsmith::{Progress, context::Caller, context::ClientLog, context::Elicit};
 
 use crate::cache::{Cache, Key};
+use crate::identity::{Asking, Pool};
 use crate::link::Link;
 use crate::openapi::Endpoint;
 use crate::overrides::{Confirmation, Override};
@@ -22,10 +23,12 @@ use crate::relay::Downstream;
 /// without a call timeout.
 const RETRY_WITHIN: Duration = Duration::from_secs(30);
 
-/// Where a call goes: an MCP upstream's link, or an HTTP API's operation.
+/// Where a call goes: an MCP upstream's link, the caller's own session of it, or an HTTP
+/// API's operation.
 #[derive(Clone)]
 pub(crate) enum Via {
     Upstream(Arc<Link>),
+    PerCaller(Arc<Pool>),
     Api(Endpoint),
 }
 
@@ -226,12 +229,12 @@ impl Tool for Proxied {
     /// An MCP upstream may ask the client during a call (to confirm it, say): the question
     /// is passed on.
     fn asks_client(&self) -> bool {
-        matches!(self.via, Via::Upstream(_))
+        matches!(self.via, Via::Upstream(_) | Via::PerCaller(_))
     }
 
     fn origin(&self) -> String {
         let what = match self.via {
-            Via::Upstream(_) => "tool",
+            Via::Upstream(_) | Via::PerCaller(_) => "tool",
             Via::Api(_) => "operation",
         };
         format!(
@@ -243,6 +246,7 @@ impl Tool for Proxied {
     fn call(&self, arguments: JsonObject, context: &CallContext) -> ToolFuture {
         let link = match &self.via {
             Via::Upstream(link) => link.clone(),
+            Via::PerCaller(pool) => return self.call_as_caller(pool.clone(), arguments, context),
             Via::Api(endpoint) => return self.call_api(endpoint.clone(), arguments, context),
         };
         let elicit: Elicit = match context.extract() {
@@ -304,6 +308,48 @@ impl Tool for Proxied {
 }
 
 impl Proxied {
+    /// A call in the caller's own session of the upstream (see [`Pool`]): what the
+    /// upstream says meanwhile is passed on as for a shared one; never retried.
+    fn call_as_caller(
+        &self,
+        pool: Arc<Pool>,
+        arguments: JsonObject,
+        context: &CallContext,
+    ) -> ToolFuture {
+        let elicit: Elicit = match context.extract() {
+            Ok(elicit) => elicit,
+            Err(err) => return Box::pin(async move { Err(err) }),
+        };
+        let asking = Asking {
+            elicit: Some(elicit.clone()),
+            store: context.extract().ok(),
+        };
+        let downstream = Arc::new(Downstream::new(
+            context.extract().unwrap_or_else(|_| Progress::disabled()),
+            context.extract().unwrap_or_else(|_| ClientLog::disabled()),
+            elicit,
+        ));
+        let caller: Caller = context.extract().unwrap_or_default();
+        let cached = self.cache.clone().map(|cache| {
+            let key = Key::new(caller.identity(), &self.upstream_name, &arguments);
+            (cache, key)
+        });
+        let params =
+            CallToolRequestParams::new(self.upstream_name.clone()).with_arguments(arguments);
+        Box::pin(async move {
+            if let Some((cache, key)) = &cached
+                && let Some(kept) = cache.get(key)
+            {
+                return passed_back(kept);
+            }
+            let result = pool.call(&caller, &asking, params, downstream).await?;
+            if let Some((cache, key)) = cached {
+                cache.put(key, &result);
+            }
+            passed_back(result)
+        })
+    }
+
     /// A call of an HTTP API's operation: its answer kept when it only reads (and the
     /// upstream caches); never retried.
     fn call_api(

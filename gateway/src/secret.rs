@@ -6,6 +6,16 @@
 /// `value` with each `${…}` in it replaced; an error names a variable that is not set or a
 /// file that cannot be read.
 pub(crate) fn expand(value: &str) -> Result<String, String> {
+    expand_with(value, &|_| None)
+}
+
+/// [`expand`], where `${caller.NAME}` is what `caller` says of the caller of a session of
+/// its own (its subject, email, token): put in as it is, never read again for `${…}` (a
+/// caller's email cannot name a file). Without a caller it is an error that says so.
+pub(crate) fn expand_with(
+    value: &str,
+    caller: &dyn Fn(&str) -> Option<String>,
+) -> Result<String, String> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     while let Some(start) = rest.find("${") {
@@ -15,7 +25,15 @@ pub(crate) fn expand(value: &str) -> Result<String, String> {
             return Err(format!("`${{` without its `}}` in {value:?}"));
         };
         let name = &after[..end];
-        out.push_str(&named(name)?);
+        match name.strip_prefix("caller.") {
+            Some(what) => out.push_str(&caller(what).ok_or_else(|| match what {
+                "subject" | "email" | "token" => format!(
+                    "`${{{name}}}` names the caller: only an upstream started per caller (`per_caller = true`) has one"
+                ),
+                _ => format!("`${{{name}}}` is not known: write ${{caller.subject}}, ${{caller.email}} or ${{caller.token}}"),
+            })?),
+            None => out.push_str(&named(name)?),
+        }
         rest = &after[end + 1..];
     }
     out.push_str(rest);
@@ -63,5 +81,21 @@ mod tests {
         );
         assert!(expand("${oops").unwrap_err().contains("without its"));
         std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn the_caller_is_put_in_as_it_is_and_only_where_there_is_one() {
+        // A caller whose email names a file: put in as text, never read.
+        let caller = |what: &str| match what {
+            "subject" => Some("alice".to_owned()),
+            "email" => Some("${file:/etc/passwd}".to_owned()),
+            _ => None,
+        };
+        let home = expand_with("/home/${caller.subject}/${caller.email}", &caller).unwrap();
+        assert_eq!(home, "/home/alice/${file:/etc/passwd}");
+        let err = expand("/home/${caller.subject}").unwrap_err();
+        assert!(err.contains("per_caller = true"), "{err}");
+        let err = expand_with("${caller.shoe_size}", &caller).unwrap_err();
+        assert!(err.contains("${caller.subject}"), "{err}");
     }
 }

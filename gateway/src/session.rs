@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use futures::FutureExt;
 use rmcp::RoleClient;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt, Peer};
@@ -20,6 +21,29 @@ use crate::relay::Relay;
 use crate::upstream::Way;
 use crate::{Error, Upstream};
 
+/// Whose session it is, when not the gateway's own: a caller's token of the upstream's
+/// (sent as `Authorization`, in place of a configured one), the caller (whom a child's
+/// environment may name), and where a refused token is noted.
+#[derive(Clone, Default)]
+pub(crate) struct Credential {
+    pub(crate) bearer: Option<String>,
+    pub(crate) caller: Option<toolsmith::context::Caller>,
+    pub(crate) refusal: Option<crate::identity::Refusal>,
+}
+
+impl Credential {
+    /// The value of `${caller.NAME}` in a child's environment.
+    fn named(&self, name: &str) -> Option<String> {
+        let caller = self.caller.as_ref()?;
+        Some(match name {
+            "subject" => caller.subject().unwrap_or_default().to_owned(),
+            "email" => caller.email().unwrap_or_default().to_owned(),
+            "token" => self.bearer.clone().unwrap_or_default(),
+            _ => return None,
+        })
+    }
+}
+
 impl Upstream {
     /// Starts it (or reaches it) and completes the handshake, within the connect timeout;
     /// that its tools changed is sent to `changed`, what it says about a call to `relay`.
@@ -27,6 +51,16 @@ impl Upstream {
         &self,
         changed: mpsc::UnboundedSender<Changed>,
         relay: Arc<Relay>,
+    ) -> Result<Running, Error> {
+        self.start_as(changed, relay, &Credential::default()).await
+    }
+
+    /// [`start`](Self::start), as `credential` says.
+    pub(crate) async fn start_as(
+        &self,
+        changed: mpsc::UnboundedSender<Changed>,
+        relay: Arc<Relay>,
+        credential: &Credential,
     ) -> Result<Running, Error> {
         let info = Implementation::new("toolsmith-gateway", env!("CARGO_PKG_VERSION"));
         let upstream: Arc<str> = Arc::from(self.name.as_str());
@@ -40,9 +74,12 @@ impl Upstream {
                 let mut command = tokio::process::Command::new(program);
                 command.args(args).env_clear();
                 for (key, value) in env {
-                    let value = crate::secret::expand(value).map_err(|why| Error::Secret {
-                        upstream: self.name.clone(),
-                        why: format!("its environment variable {key}: {why}"),
+                    let caller = |name: &str| credential.named(name);
+                    let value = crate::secret::expand_with(value, &caller).map_err(|why| {
+                        Error::Secret {
+                            upstream: self.name.clone(),
+                            why: format!("its environment variable {key}: {why}"),
+                        }
                     })?;
                     command.env(key, value);
                 }
@@ -68,14 +105,42 @@ impl Upstream {
                 .await
             }
             Way::Http { url, headers } => {
+                let mut headers = self.header_map(headers)?;
+                if let Some(bearer) = &credential.bearer {
+                    let value =
+                        http::HeaderValue::try_from(format!("Bearer {bearer}")).map_err(|_| {
+                            Error::Connect {
+                                upstream: self.name.clone(),
+                                why: "the caller's token is not a valid header value".into(),
+                            }
+                        })?;
+                    headers.insert(http::header::AUTHORIZATION, value);
+                }
                 let transport = StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                    .custom_headers(self.header_map(headers)?);
-                let transport =
-                    StreamableHttpClientTransport::with_client(self.http_client()?, transport);
-                let serving = config.serve_with_lifecycle(
-                    Heard::new(transport, upstream, relay),
-                    lifecycle(self.discover),
-                );
+                    .custom_headers(headers);
+                let lifecycle = lifecycle(self.discover);
+                let serving = match &credential.refusal {
+                    Some(refusal) => {
+                        let client = crate::identity::Watched {
+                            client: self.http_client()?,
+                            refusal: refusal.clone(),
+                        };
+                        let transport =
+                            StreamableHttpClientTransport::with_client(client, transport);
+                        config
+                            .serve_with_lifecycle(Heard::new(transport, upstream, relay), lifecycle)
+                            .boxed()
+                    }
+                    None => {
+                        let transport = StreamableHttpClientTransport::with_client(
+                            self.http_client()?,
+                            transport,
+                        );
+                        config
+                            .serve_with_lifecycle(Heard::new(transport, upstream, relay), lifecycle)
+                            .boxed()
+                    }
+                };
                 tokio::time::timeout(self.connect_timeout, serving).await
             }
             Way::OpenApi(_) => {

@@ -3,9 +3,11 @@
 //! and prefix, and what governs its tools (see `session.rs` for how it is started).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::{OpenApi, Overrides, Pin};
+use crate::identity::ActsAs;
+use crate::{OpenApi, Overrides, PerCaller, Pin};
 
 /// How long an upstream may take to start and answer the handshake, by default.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -39,6 +41,11 @@ pub struct Upstream {
     pub(crate) cache_ttl: Option<Duration>,
     /// Certificate authorities (a PEM file) trusted for its HTTPS beside the system's.
     pub(crate) ca_file: Option<PathBuf>,
+    /// One session per caller, within these bounds (`None`: one shared session, unless it
+    /// acts as each user).
+    pub(crate) per_caller: Option<PerCaller>,
+    /// How it acts as each user: the token it gets for them (`None`: as the gateway).
+    pub(crate) acts_as: Option<Arc<dyn ActsAs>>,
 }
 
 impl Upstream {
@@ -104,7 +111,43 @@ impl Upstream {
             cache_ttl: None,
             call_timeout: None,
             ca_file: None,
+            per_caller: None,
+            acts_as: None,
         }
+    }
+
+    /// One session of it per caller (see [`PerCaller`]): for a started server, a child of
+    /// each caller's own, whose [`env`](Upstream::env) may name the caller as
+    /// `${caller.subject}`, `${caller.email}` or (acting as each user) `${caller.token}`.
+    /// An upstream that acts as each user ([`exchange`](Upstream::exchange),
+    /// [`sign_in`](Upstream::sign_in)) has one per caller anyway; this sets its bounds.
+    ///
+    /// ```
+    /// use toolsmith_gateway::{PerCaller, Upstream};
+    ///
+    /// let shell = Upstream::stdio("shell", "shell-mcp")
+    ///     .env("HOME", "/home/${caller.subject}")
+    ///     .per_caller(PerCaller::new().max(4));
+    /// assert_eq!(shell.per_caller_limits(), Some(&PerCaller::new().max(4)));
+    /// ```
+    pub fn per_caller(mut self, limits: PerCaller) -> Self {
+        self.per_caller = Some(limits);
+        self
+    }
+
+    /// The bounds of its sessions, when it has one per caller.
+    ///
+    /// ```
+    /// let shared = toolsmith_gateway::Upstream::stdio("notes", "notes-mcp");
+    /// assert_eq!(shared.per_caller_limits(), None);
+    /// ```
+    pub fn per_caller_limits(&self) -> Option<&PerCaller> {
+        self.per_caller.as_ref()
+    }
+
+    /// Whether it has a session per caller: asked for, or acting as each user.
+    pub(crate) fn is_per_caller(&self) -> bool {
+        self.per_caller.is_some() || self.acts_as.is_some()
     }
 
     /// One more argument of its command (a stdio upstream's; nothing for HTTP).

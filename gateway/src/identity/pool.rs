@@ -1,0 +1,318 @@
+//! One session of an upstream per caller: opened at the caller's first call with the
+//! caller's credentials (a token of the upstream's, a child's environment), kept for the
+//! next, closed when idle; at most so many at once.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use rmcp::RoleClient;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::Peer;
+use tokio::sync::mpsc;
+use toolsmith::ToolError;
+use toolsmith::context::Caller;
+
+use super::{ActsAs, Asking, PerCaller, Refusal, UpstreamToken};
+use crate::Upstream;
+use crate::link::{Link, Running};
+use crate::relay::{Downstream, Relay};
+use crate::session::Credential;
+
+/// How long before its token expires a session is replaced by one with a fresh token.
+const FRESH_FOR: Duration = Duration::from_secs(30);
+
+/// The sessions of one upstream, by caller.
+pub(crate) struct Pool {
+    upstream: Upstream,
+    limits: PerCaller,
+    acts_as: Option<Arc<dyn ActsAs>>,
+    seats: Mutex<Seats>,
+    /// One opening at a time per caller (a sign-in may take minutes: other callers go on).
+    openers: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+#[derive(Default)]
+struct Seats {
+    by_caller: HashMap<String, Arc<Seat>>,
+    /// Sessions being opened (they count toward the bound).
+    opening: usize,
+}
+
+/// One caller's session.
+struct Seat {
+    peer: Peer<RoleClient>,
+    relay: Arc<Relay>,
+    /// Dropped with the seat: the session ends (a child is stopped).
+    _running: Running,
+    token: Option<UpstreamToken>,
+    refusal: Refusal,
+    last_used: Mutex<Instant>,
+    in_use: AtomicUsize,
+}
+
+impl Seat {
+    fn idle_for(&self) -> Option<Duration> {
+        (self.in_use.load(Ordering::Acquire) == 0).then(|| {
+            self.last_used
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .elapsed()
+        })
+    }
+
+    fn stale(&self) -> bool {
+        self.peer.is_transport_closed()
+            || self
+                .token
+                .as_ref()
+                .is_some_and(|t| t.expires_within(FRESH_FOR))
+    }
+}
+
+/// A seat in use by one call: not idle until dropped.
+struct Busy(Arc<Seat>);
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        *self.0.last_used.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        self.0.in_use.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Pool {
+    /// The sessions of `upstream`, each with the credentials `acts_as` gets for its caller;
+    /// idle ones are closed by a sweeper that ends with the pool.
+    pub(crate) fn new(
+        upstream: Upstream,
+        limits: PerCaller,
+        acts_as: Option<Arc<dyn ActsAs>>,
+    ) -> Arc<Pool> {
+        let pool = Arc::new(Pool {
+            upstream,
+            limits,
+            acts_as,
+            seats: Mutex::new(Seats::default()),
+            openers: Mutex::new(HashMap::new()),
+        });
+        let every = (pool.limits.idle_after() / 4)
+            .clamp(Duration::from_millis(250), Duration::from_secs(30));
+        tokio::spawn(sweep(Arc::downgrade(&pool), every));
+        pool
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Seats> {
+        self.seats.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Calls the tool in `caller`'s session (opened if it has none). A token the upstream
+    /// refuses (401) is forgotten and the call sent once more with a fresh one: a refused
+    /// request was not run.
+    pub(crate) async fn call(
+        self: &Arc<Self>,
+        caller: &Caller,
+        asking: &Asking,
+        params: CallToolRequestParams,
+        downstream: Arc<Downstream>,
+    ) -> Result<CallToolResult, ToolError> {
+        let name = self.upstream.name();
+        let mut refused_before = false;
+        loop {
+            let seat = self.seat(caller, asking).await?;
+            seat.in_use.fetch_add(1, Ordering::AcqRel);
+            let busy = Busy(seat.clone());
+            let failed = match seat
+                .relay
+                .call(&seat.peer, params.clone(), downstream.clone())
+                .await
+            {
+                Ok(result) => {
+                    tracing::debug!(upstream = %name, caller = %caller.identity(), upstream_subject = ?seat.token.as_ref().and_then(|t| t.subject.as_deref()), tool = %params.name, "called as the caller");
+                    return Ok(result);
+                }
+                Err(err) => err,
+            };
+            drop(busy);
+            let refused = seat.refusal.take();
+            if refused.is_some() || Link::lost(&failed) || seat.peer.is_transport_closed() {
+                self.close(caller, &seat);
+            }
+            let Some(challenge) = refused else {
+                return Err(ToolError::new(crate::told::failed(name, "call", &failed)));
+            };
+            if let Some(acts_as) = &self.acts_as {
+                acts_as.rejected(caller, asking).await;
+            }
+            if refused_before {
+                return Err(refused_twice(name, caller, &challenge));
+            }
+            tracing::info!(upstream = %name, caller = %caller.identity(), "the upstream refused the caller's token (401): getting a fresh one");
+            refused_before = true;
+        }
+    }
+
+    /// `caller`'s open session, else one opened now (within the bound).
+    async fn seat(&self, caller: &Caller, asking: &Asking) -> Result<Arc<Seat>, ToolError> {
+        let who = caller.identity().to_owned();
+        if let Some(seat) = self.lock().by_caller.get(&who).filter(|s| !s.stale()) {
+            return Ok(seat.clone());
+        }
+        let opener = self
+            .openers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(who.clone())
+            .or_default()
+            .clone();
+        let _one = opener.lock().await;
+        // Opened meanwhile by another call of this caller's.
+        if let Some(seat) = self.lock().by_caller.get(&who).filter(|s| !s.stale()) {
+            return Ok(seat.clone());
+        }
+        self.reserve(&who)?;
+        let opened = self.open(caller, asking).await;
+        let mut seats = self.lock();
+        seats.opening -= 1;
+        let seat = Arc::new(opened?);
+        seats.by_caller.insert(who, seat.clone());
+        Ok(seat)
+    }
+
+    /// Room for one more session (`who`'s stale one closed; past the bound, the least
+    /// recently used idle one), or the refusal that says there is none.
+    fn reserve(&self, who: &str) -> Result<(), ToolError> {
+        let mut seats = self.lock();
+        seats.by_caller.remove(who);
+        if seats.by_caller.len() + seats.opening >= self.limits.max_sessions() {
+            let oldest = seats
+                .by_caller
+                .iter()
+                .filter_map(|(caller, seat)| seat.idle_for().map(|idle| (idle, caller.clone())))
+                .max();
+            match oldest {
+                Some((_, caller)) => {
+                    seats.by_caller.remove(&caller);
+                    tracing::info!(upstream = %self.upstream.name(), "closed the least recently used caller's session: the bound of sessions was reached");
+                }
+                None => {
+                    return Err(ToolError::new(format!(
+                        "upstream '{}' has a session for each of {} callers, all in use (its bound): try again in a moment",
+                        self.upstream.name(),
+                        self.limits.max_sessions()
+                    )));
+                }
+            }
+        }
+        seats.opening += 1;
+        Ok(())
+    }
+
+    /// A session for `caller`, with its credentials (a token refused at the handshake is
+    /// forgotten and fetched once more).
+    async fn open(&self, caller: &Caller, asking: &Asking) -> Result<Seat, ToolError> {
+        let name = self.upstream.name();
+        let mut refused_before = false;
+        loop {
+            let token = match &self.acts_as {
+                Some(acts_as) => Some(acts_as.token_for(name, caller, asking).await?),
+                None => None,
+            };
+            let refusal = Refusal::default();
+            let credential = Credential {
+                bearer: token.as_ref().map(|t| t.access.clone()),
+                caller: Some(caller.clone()),
+                refusal: Some(refusal.clone()),
+            };
+            // What a caller's session says about its lists is not followed: the tools
+            // served are the ones listed at connect.
+            let (tell, _) = mpsc::unbounded_channel();
+            let relay = Arc::new(Relay::default());
+            match self
+                .upstream
+                .start_as(tell, relay.clone(), &credential)
+                .await
+            {
+                Ok(running) => {
+                    tracing::info!(upstream = %name, caller = %caller.identity(), upstream_subject = ?token.as_ref().and_then(|t| t.subject.as_deref()), "opened the caller's own session");
+                    return Ok(Seat {
+                        peer: running.peer().clone(),
+                        relay,
+                        _running: running,
+                        token,
+                        refusal,
+                        last_used: Mutex::new(Instant::now()),
+                        in_use: AtomicUsize::new(0),
+                    });
+                }
+                Err(err) => match refusal.take() {
+                    Some(challenge) => {
+                        if let Some(acts_as) = &self.acts_as {
+                            acts_as.rejected(caller, asking).await;
+                        }
+                        if refused_before || self.acts_as.is_none() {
+                            return Err(refused_twice(name, caller, &challenge));
+                        }
+                        refused_before = true;
+                    }
+                    None => return Err(ToolError::new(err.to_string())),
+                },
+            }
+        }
+    }
+
+    /// Closes `caller`'s session if it is still `seat`.
+    fn close(&self, caller: &Caller, seat: &Arc<Seat>) {
+        let mut seats = self.lock();
+        if seats
+            .by_caller
+            .get(caller.identity())
+            .is_some_and(|open| Arc::ptr_eq(open, seat))
+        {
+            seats.by_caller.remove(caller.identity());
+        }
+    }
+
+    /// Closes the sessions idle for longer than the limit.
+    fn sweep(&self) {
+        let idle = self.limits.idle_after();
+        let mut seats = self.lock();
+        let before = seats.by_caller.len();
+        seats
+            .by_caller
+            .retain(|_, seat| seat.idle_for().is_none_or(|for_| for_ < idle));
+        let closed = before - seats.by_caller.len();
+        drop(seats);
+        if closed > 0 {
+            tracing::info!(upstream = %self.upstream.name(), closed, "closed callers' sessions idle for {idle:?}");
+        }
+        // Openers of callers with no session and no opening under way.
+        let seats = self.lock();
+        self.openers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|who, opener| {
+                seats.by_caller.contains_key(who) || Arc::strong_count(opener) > 1
+            });
+    }
+}
+
+/// Sweeps `pool` every `every` while it lives.
+async fn sweep(pool: Weak<Pool>, every: Duration) {
+    loop {
+        tokio::time::sleep(every).await;
+        match pool.upgrade() {
+            Some(pool) => pool.sweep(),
+            None => return,
+        }
+    }
+}
+
+/// The error of a token refused again after a fresh one.
+fn refused_twice(upstream: &str, caller: &Caller, challenge: &str) -> ToolError {
+    let who = caller.subject().unwrap_or("the caller");
+    let said = crate::told::without_urls(challenge);
+    ToolError::new(format!(
+        "upstream '{upstream}' refused the token it was given for {who} (401), a fresh one too: {said}"
+    ))
+}

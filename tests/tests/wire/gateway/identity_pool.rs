@@ -1,0 +1,155 @@
+//! `per_caller = true`: a started upstream runs one child per caller, with the caller in
+//! its environment, at most `max_callers` at once, each stopped once idle.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolsmith_tests::guarded::{ISSUER, KeyFile, TempDir, VERSION};
+use toolsmith_tests::http::HttpServer;
+use toolsmith_tests::keys::claims;
+
+/// The gateway over HTTP with authorization, in front of `whoami_stdio.py` started per
+/// caller (at most `max` at once, stopped after `idle` seconds unused).
+struct PerCallerGateway {
+    server: HttpServer,
+    keys: KeyFile,
+    _dir: TempDir,
+}
+
+impl PerCallerGateway {
+    async fn start(max: usize, idle: u64) -> PerCallerGateway {
+        let dir = TempDir::new();
+        let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/whoami_stdio.py");
+        let config = dir.0.join("gateway.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "[servers.who]\ncommand = \"python3\"\nargs = [{fixture:?}]\nper_caller = true\nmax_callers = {max}\nidle_secs = {idle}\nenv = {{ USER_SUB = \"${{caller.subject}}\", USER_EMAIL = \"${{caller.email}}\" }}\n"
+            ),
+        )
+        .unwrap();
+        let keys = KeyFile::new();
+        let toolsmith = toolsmith_tests::built("toolsmith-cli", "--bin", "toolsmith");
+        let config = config.to_str().unwrap();
+        let server = HttpServer::start_after(
+            toolsmith.to_str().unwrap(),
+            &["gateway", "--config", config, "--"],
+            &["--auth-issuer", ISSUER, "--auth-jwks", keys.path.as_str()],
+            &[("TOOLSMITH_LOG", "info")],
+        )
+        .await;
+        PerCallerGateway {
+            server,
+            keys,
+            _dir: dir,
+        }
+    }
+
+    /// `tool` called by `subject` (whose token says its email), its result.
+    async fn call(&self, subject: &str, tool: &str, arguments: Value) -> Value {
+        let resource = format!("http://{}{}", self.server.addr, self.server.path);
+        let mut claims = claims(ISSUER, &resource, subject, "tools:read");
+        claims["email"] = json!(format!("{subject}@example.com"));
+        claims["email_verified"] = json!(true);
+        let bearer = format!("Bearer {}", self.keys.rsa.sign(&claims));
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments}});
+        let response = self
+            .server
+            .post(&call, &[VERSION, ("Authorization", bearer.as_str())])
+            .await;
+        assert_eq!(response.status, 200, "{}", response.body);
+        response.messages().pop().expect("an answer")["result"].clone()
+    }
+
+    /// What `whoami` answers `subject`: its process and environment.
+    async fn whoami(&self, subject: &str) -> Value {
+        let result = self.call(subject, "who_whoami", json!({})).await;
+        assert_eq!(result["isError"], false, "{result}");
+        serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap()
+    }
+}
+
+/// Whether process `pid` still runs (a zombie, stopped but not yet reaped, does not).
+fn running(pid: u64) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        !stat
+            .rsplit(')')
+            .next()
+            .unwrap_or("")
+            .trim_start()
+            .starts_with('Z')
+    })
+}
+
+/// Whether process `pid` stops within `within`.
+async fn stops(pid: &Value, within: Duration) -> bool {
+    let pid = pid.as_u64().unwrap();
+    let until = std::time::Instant::now() + within;
+    while std::time::Instant::now() < until {
+        if !running(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn two_callers_get_two_children_each_with_its_callers_environment() {
+    let gateway = PerCallerGateway::start(4, 300).await;
+    let alice = gateway.whoami("alice").await;
+    let bob = gateway.whoami("bob").await;
+    assert_eq!(alice["sub"], "alice", "{alice}");
+    assert_eq!(alice["email"], "alice@example.com", "{alice}");
+    assert_eq!(bob["sub"], "bob", "{bob}");
+    assert_ne!(alice["pid"], bob["pid"], "one child per caller");
+    // Alice's next call goes to her child again.
+    assert_eq!(gateway.whoami("alice").await["pid"], alice["pid"]);
+    assert!(running(alice["pid"].as_u64().unwrap()));
+}
+
+#[tokio::test]
+async fn past_the_bound_a_call_is_refused_while_every_child_is_in_use() {
+    let gateway = std::sync::Arc::new(PerCallerGateway::start(2, 300).await);
+    let alice = gateway.whoami("alice").await;
+    // Alice and Bob each hold their child with a call under way.
+    let holding: Vec<_> = ["alice", "bob"]
+        .into_iter()
+        .map(|subject| {
+            let gateway = gateway.clone();
+            tokio::spawn(async move { gateway.call(subject, "who_hold", json!({"secs": 3})).await })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let refused = gateway.call("carol", "who_whoami", json!({})).await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    let said = refused["content"][0]["text"].as_str().unwrap();
+    assert!(
+        said.contains("upstream 'who'") && said.contains("2 callers, all in use"),
+        "{said}"
+    );
+    for held in holding {
+        assert_eq!(held.await.unwrap()["isError"], false);
+    }
+    // Once one is idle, Carol gets a child: the least recently used one is stopped for it.
+    let carol = gateway.whoami("carol").await;
+    assert_eq!(carol["sub"], "carol");
+    assert!(
+        stops(&alice["pid"], Duration::from_secs(5)).await,
+        "alice's child, the least recently used, was stopped"
+    );
+}
+
+#[tokio::test]
+async fn an_idle_child_is_stopped_and_the_next_call_starts_another() {
+    let gateway = PerCallerGateway::start(4, 1).await;
+    let first = gateway.whoami("alice").await;
+    assert!(
+        stops(&first["pid"], Duration::from_secs(6)).await,
+        "the idle child was stopped"
+    );
+    let second = gateway.whoami("alice").await;
+    assert_ne!(second["pid"], first["pid"], "a new child");
+    assert_eq!(second["sub"], "alice");
+}
