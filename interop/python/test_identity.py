@@ -20,11 +20,11 @@ identity_stack.py; the people are identity_people.py.
    b_whoami asks her with a URL elicitation; her client follows the link (the gateway's
    start page, idp2's login as alice-b, consent, the gateway's callback) and accepts; the
    call answers `alice-b`; a second call asks nothing. Bob's client that cannot take a URL
-   elicitation gets a tool error carrying the link. Bob's sign-in is completed at replica
-   2 (the state is shared through redis), and the same callback replayed at replica 1 is
-   refused with a clear page, nothing stored. b_sign_out revokes (idp2 logs it) and forgets
-   (the store holds no token of hers); her next call asks again; a callback with a tampered
-   state is refused with a clear page, nothing stored; the genuine one signs her in again.
+   elicitation gets a tool error carrying the link. Bob's sign-in: a callback with a
+   tampered state is refused (replica 1) with a clear page, nothing stored; the genuine one
+   is completed at replica 2 (the state is shared through redis), and replayed at replica 1
+   it is refused with a clear page, nothing stored. b_sign_out revokes (idp2 logs it) and
+   forgets (the store holds no token of hers); her next call asks again and signs her in.
    B only ever saw each user's own idp2 subject, never a client's token.
 5. Refresh: once bob's B access token has expired (idp2 issues them for 35 s), his call
    works without asking, after one refresh_token grant at idp2, with a new token at B.
@@ -113,10 +113,17 @@ async def exchange(stack, alice, bob):
               f"A, {person.login}: the exchanged token names the gateway as actor, scope tools:read: {exchanged}")
 
 
-async def first_sign_in(stack, person, replica, what):
+async def first_sign_in(stack, person, replica, what, tamper=False):
     """A person's first b_whoami: one URL elicitation, followed, the callback loaded at
-    `replica`; the call answers their idp2 subject. Returns the callback's URL."""
+    `replica` (with `tamper`, first with a tampered state at the other replica: refused,
+    nothing stored); the call answers their idp2 subject. Returns (the callback's URL, the
+    browser's cookies)."""
     async def at_replica(url, cookies):
+        if tamper:
+            kept = redis_keys(stack.redis.port, TOKENS_B)
+            bad = url.replace("state=", "state=x", 1)
+            await refused_page(person, bad, cookies, 1 - replica, f"{what}: a callback with a tampered state")
+            check(redis_keys(stack.redis.port, TOKENS_B) == kept, f"{what}: the tampered callback stored nothing")
         await person.deliver(url, cookies, replica)
 
     person.on_callback = at_replica
@@ -155,7 +162,7 @@ async def sign_in(stack, alice, bob):
     cannot = await bob.call("b_whoami", elicitation=False)
     check(cannot.is_error and f"{stack.public}/upstream/start?" in text_of(cannot) and "'b'" in text_of(cannot),
           f"B, bob's client that cannot take a URL elicitation: a tool error carrying the link: {cannot}")
-    callback, cookies = await first_sign_in(stack, bob, 1, "B, bob's sign-in completed at replica 2")
+    callback, cookies = await first_sign_in(stack, bob, 1, "B, bob's sign-in completed at replica 2", tamper=True)
     keys = redis_keys(stack.redis.port, TOKENS_B)
     check(len(keys) == 2, f"B: the store holds a token for each user: {keys}")
     if callback:
@@ -170,17 +177,7 @@ async def sign_in(stack, alice, bob):
     names = await alice.tools()  # (her token grants tools:write now: b_sign_out is not read-only)
     check("b_sign_out" in names, f"the gateway lists b_sign_out: {names}")
 
-    async def tampered_first(url, cookies):
-        bad = url.replace("state=", "state=x", 1)
-        await refused_page(alice, bad, cookies, 0, "B, a callback with a tampered state")
-        check(len(redis_keys(stack.redis.port, TOKENS_B)) == 1, "B: the tampered callback stored nothing")
-        await alice.deliver(url, cookies)
-
-    alice.on_callback = tampered_first
-    try:
-        result, hits = await call_seen(alice, "b_whoami", proxy)
-    finally:
-        alice.on_callback = alice.deliver
+    result, hits = await call_seen(alice, "b_whoami", proxy)
     asked = alice.take()
     check(len(asked) == 1 and text_of(result).strip() == "alice-b",
           f"B, after sign-out: asked again, then answers alice-b: {len(asked)} {result}")
