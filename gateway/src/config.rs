@@ -65,6 +65,8 @@ struct Server {
     /// The revision its session starts with: `"2025-11-25"` (`initialize`, the default) or
     /// `"2026-07-28"` (`server/discover`).
     revision: Option<String>,
+    /// Tokens the gateway's own sign-in mints for it, per caller.
+    mint: Option<MintEntry>,
     /// One session (a child, for a started server) per caller, and its bounds.
     per_caller: Option<bool>,
     max_callers: Option<usize>,
@@ -88,6 +90,17 @@ struct Server {
     max_document_bytes: Option<usize>,
     /// Whether the credentials go to a fetched document's server at another origin.
     allow_cross_origin_servers: Option<bool>,
+}
+
+/// `[servers.NAME.mint]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(not(feature = "mint"), allow(dead_code))]
+struct MintEntry {
+    audience: String,
+    #[serde(default)]
+    scopes: Vec<String>,
+    lifetime_secs: Option<u64>,
 }
 
 impl Server {
@@ -256,6 +269,25 @@ impl Config {
                     "upstream '{name}' is an HTTP API: it has no session to keep per caller (`per_caller`)"
                 ));
             }
+            if let Some(mint) = &server.mint {
+                if cfg!(not(feature = "mint")) {
+                    return Err(format!(
+                        "upstream '{name}': `mint` needs the gateway's `mint` feature (the `toolsmith` binary has it)"
+                    ));
+                }
+                if server.openapi.is_some()
+                    || (server.url.is_none() && server.per_caller != Some(true))
+                {
+                    return Err(format!(
+                        "upstream '{name}': `mint` sends each caller's token to a remote server (`url`), or puts it in the environment of a server started per caller (`per_caller = true`, `${{caller.token}}`)"
+                    ));
+                }
+                if mint.lifetime_secs == Some(0) {
+                    return Err(format!(
+                        "upstream '{name}': `mint.lifetime_secs` is 0: give 1 or more"
+                    ));
+                }
+            }
             if server.max_callers == Some(0) {
                 return Err(format!(
                     "upstream '{name}': `max_callers` is 0: give 1 or more"
@@ -322,6 +354,14 @@ impl Config {
                 }
                 if let Some(secs) = server.list_timeout_secs {
                     upstream = upstream.list_timeout(Duration::from_secs(secs));
+                }
+                #[cfg(feature = "mint")]
+                if let Some(mint) = &server.mint {
+                    let mut minted = crate::Mint::new(&mint.audience).scopes(mint.scopes.clone());
+                    if let Some(secs) = mint.lifetime_secs {
+                        minted = minted.lifetime(Duration::from_secs(secs));
+                    }
+                    upstream = upstream.mint(minted);
                 }
                 if server.per_caller == Some(true) {
                     let mut limits = crate::PerCaller::new();

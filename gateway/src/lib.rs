@@ -30,6 +30,8 @@ mod upstream;
 pub use config::Config;
 pub use error::Error;
 pub use identity::PerCaller;
+#[cfg(feature = "mint")]
+pub use identity::{DEFAULT_MINT_LIFETIME, Mint};
 pub use mounted::Mounted;
 pub use openapi::{DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_DOCUMENT_BYTES, OpenApi};
 pub use overrides::Overrides;

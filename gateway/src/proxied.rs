@@ -323,6 +323,8 @@ impl Proxied {
         let asking = Asking {
             elicit: Some(elicit.clone()),
             store: context.extract().ok(),
+            #[cfg(feature = "mint")]
+            issuing: context.extract().ok(),
         };
         let downstream = Arc::new(Downstream::new(
             context.extract().unwrap_or_else(|_| Progress::disabled()),

@@ -4,6 +4,8 @@
 //! sign-in at the upstream) and, for a started server, a child of their own
 //! ([`PerCaller`]).
 
+#[cfg(feature = "mint")]
+mod mint;
 mod per_caller;
 mod pool;
 mod watched;
@@ -12,6 +14,8 @@ use futures::future::BoxFuture;
 use toolsmith::ToolError;
 use toolsmith::context::{Caller, Elicit, Store};
 
+#[cfg(feature = "mint")]
+pub use mint::{DEFAULT_MINT_LIFETIME, Mint};
 pub use per_caller::PerCaller;
 pub(crate) use pool::Pool;
 pub(crate) use watched::{Refusal, Watched};
@@ -53,6 +57,9 @@ impl UpstreamToken {
 pub(crate) struct Asking {
     pub(crate) elicit: Option<Elicit>,
     pub(crate) store: Option<Store>,
+    /// The gateway's own sign-in, to mint tokens with.
+    #[cfg(feature = "mint")]
+    pub(crate) issuing: Option<toolsmith::signin::Issuing>,
 }
 
 /// How the gateway gets a token of the upstream's for a caller.

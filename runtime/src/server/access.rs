@@ -64,6 +64,8 @@ impl Server {
     #[cfg_attr(docsrs, doc(cfg(feature = "signin")))]
     pub fn sign_in(mut self, sign_in: crate::signin::SignIn) -> Self {
         self.sign_in = Some(sign_in);
+        // Its tools mint tokens for the servers behind it once it serves.
+        self.states.insert(self.issuing.clone());
         self
     }
 
@@ -138,6 +140,7 @@ impl Server {
                     sign_in,
                     store: handler.pipeline.tasks.store.clone(),
                     offers: offers(handler, names.clone()),
+                    issuing: self.issuing.clone(),
                 });
         let policy = handler.pipeline.policy.clone();
         let task_names = names.clone();

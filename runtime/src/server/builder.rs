@@ -48,6 +48,9 @@ pub struct Server {
     pub(super) auth: Option<crate::auth::Auth>,
     #[cfg(feature = "signin")]
     pub(super) sign_in: Option<crate::signin::SignIn>,
+    /// The authorization server of `sign_in`, for the tools, once it serves.
+    #[cfg(feature = "signin")]
+    pub(super) issuing: crate::signin::Issuing,
     /// The names of the scopes the hints imply.
     pub(crate) scope_names: crate::tool::ScopeNames,
     /// Which tools ask the user first besides those that declare `confirm`.

@@ -24,6 +24,7 @@ mod consent;
 mod consents;
 mod documents;
 mod flow;
+mod issuing;
 mod keys;
 mod page;
 mod records;
@@ -36,6 +37,7 @@ mod upstream;
 use std::time::Duration;
 
 pub use consents::{Consent, Consents};
+pub use issuing::{Issuing, Minted};
 pub use rule::ScopeRule;
 pub(crate) use server::{AuthServer, Level, Offer, Offers};
 

@@ -73,6 +73,8 @@ pub(crate) struct SignInSetup {
     pub(crate) sign_in: crate::signin::SignIn,
     pub(crate) store: Arc<dyn crate::task::TaskStore>,
     pub(crate) offers: crate::signin::Offers,
+    /// Where the server's tools find it, to mint tokens for the servers behind it.
+    pub(crate) issuing: crate::signin::Issuing,
 }
 
 impl std::fmt::Debug for GuardConfig {
@@ -126,6 +128,7 @@ pub(super) async fn install(
                 setup.offers,
             )
             .await?;
+            setup.issuing.serve(server.clone());
             let keys = server.clone();
             let local = crate::auth::LocalKeys(Arc::new(move || keys.public_keys()));
             guard_config.auth = Some(Auth::issued_by(server.issuer(), local));

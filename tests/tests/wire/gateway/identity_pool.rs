@@ -153,3 +153,49 @@ async fn an_idle_child_is_stopped_and_the_next_call_starts_another() {
     assert_ne!(second["pid"], first["pid"], "a new child");
     assert_eq!(second["sub"], "alice");
 }
+
+/// `[servers.NAME.mint]`: the gateway signs users in itself and mints each caller a token
+/// of the upstream's audience, here put in the environment of the caller's own child.
+#[tokio::test]
+async fn a_minted_token_names_the_caller_for_the_upstreams_audience_and_is_the_gateways() {
+    use crate::signin::{Signin, claims as claims_of};
+    let dir = TempDir::new();
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/whoami_stdio.py");
+    let config = dir.0.join("gateway.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[servers.who]\ncommand = \"python3\"\nargs = [{fixture:?}]\nper_caller = true\nenv = {{ USER_TOKEN = \"${{caller.token}}\" }}\n[servers.who.mint]\naudience = \"https://who.internal/mcp\"\nscopes = [\"who:read\"]\nlifetime_secs = 120\n"
+        ),
+    )
+    .unwrap();
+    let toolsmith = toolsmith_tests::built("toolsmith-cli", "--bin", "toolsmith");
+    let before = ["gateway", "--config", config.to_str().unwrap(), "--"];
+    let signin = Signin::launch(toolsmith.to_str().unwrap(), &before, "alice", &[]).await;
+    let tokens = signin.tokens(&["tools:read"]).await;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "who_whoami", "arguments": {}}});
+    let response = signin.mcp(&tokens.access, &call).await;
+    let result = response.messages().pop().unwrap()["result"].clone();
+    assert_eq!(result["isError"], false, "{result}");
+    let said: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    let minted = said["token"].as_str().unwrap();
+    assert_ne!(minted, tokens.access, "never the client's own token");
+    // Signed by the gateway's own keys, for the upstream's audience, naming the caller.
+    let jwks: jsonwebtoken::jwk::JwkSet =
+        serde_json::from_value(signin.json("/oauth/jwks").await).unwrap();
+    let kid = jsonwebtoken::decode_header(minted).unwrap().kid.unwrap();
+    let key = jsonwebtoken::DecodingKey::from_jwk(jwks.find(&kid).unwrap()).unwrap();
+    let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::ES256);
+    validation.set_audience(&["https://who.internal/mcp"]);
+    validation.set_issuer(&[&signin.issuer]);
+    let verified = jsonwebtoken::decode::<Value>(minted, &key, &validation)
+        .expect("a token of the gateway's")
+        .claims;
+    let own = claims_of(&tokens.access);
+    assert_eq!(verified["sub"], own["sub"], "{verified}");
+    assert_eq!(verified["idp"], own["idp"]);
+    assert_eq!(verified["scope"], "who:read");
+    assert_eq!(verified["act"]["sub"], signin.issuer.as_str());
+    assert!(verified["exp"].as_u64().unwrap() <= toolsmith_tests::keys::now() + 121);
+}
