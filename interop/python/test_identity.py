@@ -16,7 +16,8 @@ identity_stack.py; the people are identity_people.py.
    user (and the gateway as actor), never the other user's, never a client's own token.
    With the gateway's client secret revoked at idp1, bob's call is a tool error naming
    upstream 'a' and the provider's reason, and nothing reaches A; restored, it works.
-4. Upstream B, each user's own sign-in at B's authorization server (idp2): alice's first
+4. Upstream B, each user's own sign-in at B's authorization server (idp2, where the gateway
+   registers itself once, RFC 7591, and lists B with its configured header): alice's first
    b_whoami asks her with a URL elicitation; her client follows the link (the gateway's
    start page, idp2's login as alice-b, consent, the gateway's callback) and accepts; the
    call answers `alice-b`; a second call asks nothing. Bob's client that cannot take a URL
@@ -158,6 +159,10 @@ async def sign_in(stack, alice, bob):
     check(not alice.take() and text_of(result).strip() == "alice-b",
           f"B, alice again: no sign-in asked, answers alice-b: {result}")
     check_hits(hits, "alice-b", [alice, bob], "B, alice again", stack.idp2.issuer, stack.b_url)
+
+    # (one registration was part 1's own check of idp2)
+    registered = stack.idp2_log().count("idp: registered")
+    check(registered == 2, f"B: the gateway registered itself at idp2 once, for every user: {registered - 1}")
 
     cannot = await bob.call("b_whoami", elicitation=False)
     check(cannot.is_error and f"{stack.public}/upstream/start?" in text_of(cannot) and "'b'" in text_of(cannot),
