@@ -90,6 +90,8 @@ struct Server {
     max_document_bytes: Option<usize>,
     /// Whether the credentials go to a fetched document's server at another origin.
     allow_cross_origin_servers: Option<bool>,
+    /// Each caller's token exchanged for one the upstream accepts (RFC 8693).
+    exchange: Option<crate::identity::exchange_config::ExchangeEntry>,
 }
 
 /// `[servers.NAME.mint]`.
@@ -257,6 +259,32 @@ impl Config {
                     "upstream '{name}': `revision` {revision:?} is not one the gateway starts a session with: give \"2025-11-25\" (initialize, the default) or \"2026-07-28\" (server/discover)"
                 ));
             }
+            if let Some(exchange) = &server.exchange {
+                if server.mint.is_some() {
+                    return Err(format!(
+                        "upstream '{name}' has both `exchange` and `mint`: give one way to get each caller's token"
+                    ));
+                }
+                if server.openapi.is_some()
+                    || (server.url.is_none() && server.per_caller != Some(true))
+                {
+                    return Err(format!(
+                        "upstream '{name}': `exchange` needs a remote MCP server (`url`), or one started per caller (`per_caller = true`, its `env` naming `${{caller.token}}`): the exchanged token is each caller's"
+                    ));
+                }
+                if server
+                    .headers
+                    .keys()
+                    .any(|h| h.eq_ignore_ascii_case("authorization"))
+                {
+                    return Err(format!(
+                        "upstream '{name}': `exchange` gives each request its `Authorization`: leave it out of `headers`"
+                    ));
+                }
+                exchange
+                    .check()
+                    .map_err(|why| format!("upstream '{name}': `exchange`: {why}"))?;
+            }
             if server.per_caller != Some(true)
                 && (server.max_callers.is_some() || server.idle_secs.is_some())
             {
@@ -354,6 +382,13 @@ impl Config {
                 }
                 if let Some(secs) = server.list_timeout_secs {
                     upstream = upstream.list_timeout(Duration::from_secs(secs));
+                }
+                if let Some(entry) = &server.exchange {
+                    let mut exchange = entry.to_exchange();
+                    if let Some(path) = &server.ca_file {
+                        exchange = exchange.ca_file(path);
+                    }
+                    upstream = upstream.exchange(exchange);
                 }
                 #[cfg(feature = "mint")]
                 if let Some(mint) = &server.mint {

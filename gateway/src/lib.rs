@@ -27,8 +27,12 @@ mod told;
 mod tools;
 mod upstream;
 
+#[doc = include_str!("users.md")]
+pub mod users {}
+
 pub use config::Config;
 pub use error::Error;
+pub use identity::Exchange;
 pub use identity::PerCaller;
 #[cfg(feature = "mint")]
 pub use identity::{DEFAULT_MINT_LIFETIME, Mint};

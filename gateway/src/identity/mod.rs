@@ -4,16 +4,22 @@
 //! sign-in at the upstream) and, for a started server, a child of their own
 //! ([`PerCaller`]).
 
+mod client_auth;
+mod exchange;
+pub(crate) mod exchange_config;
 #[cfg(feature = "mint")]
 mod mint;
 mod per_caller;
 mod pool;
+mod token_answer;
+mod token_cache;
 mod watched;
 
 use futures::future::BoxFuture;
 use toolsmith::ToolError;
 use toolsmith::context::{Caller, Elicit, Store};
 
+pub use exchange_config::Exchange;
 #[cfg(feature = "mint")]
 pub use mint::{DEFAULT_MINT_LIFETIME, Mint};
 pub use per_caller::PerCaller;

@@ -22,6 +22,7 @@ mod http_limits;
 mod http_logs;
 mod http_origins;
 mod http_paths;
+mod http_routes;
 mod http_sessions;
 mod http_sessions_fast;
 mod http_startup;

@@ -4,6 +4,7 @@
 
 mod cache;
 mod https;
+mod identity_exchange;
 mod identity_pool;
 mod listing_adversarial;
 mod mount;
