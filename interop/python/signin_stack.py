@@ -31,11 +31,11 @@ LISTENING = re.compile(r"idp listening on (http://127\.0\.0\.1:\d+)")
 
 
 class IdP:
-    """`node SCRIPT --port 0 --client-id CLIENT_ID --redirect-uri URI...` (the client's secret
-    in the environment, and in WORKDIR/idp-client-secret for --signin-client-secret-file), with
-    toolsmith's redirect URIs; `issuer` is read from its listening line."""
+    """`node SCRIPT --port 0 --client-id CLIENT_ID --redirect-uri URI... EXTRA...` (the client's
+    secret in the environment, and in WORKDIR/idp-client-secret for --signin-client-secret-file),
+    with toolsmith's redirect URIs; `issuer` is read from its listening line."""
 
-    def __init__(self, node, workdir, redirect_uris, script=IDP_SCRIPT):
+    def __init__(self, node, workdir, redirect_uris, script=IDP_SCRIPT, extra=()):
         self.node = node
         self.script = script
         self.workdir = workdir
@@ -44,6 +44,7 @@ class IdP:
         self.secret_file = os.path.join(workdir, "idp-client-secret")
         self.pid_path = os.path.join(workdir, "idp.pid")
         self.log_path = os.path.join(workdir, "idp.stderr")
+        self.extra = list(extra)
         self.proc = None
         self.issuer = None
 
@@ -54,6 +55,7 @@ class IdP:
         args = [self.node, self.script, "--port", "0", "--client-id", CLIENT_ID]
         for uri in self.redirect_uris:
             args += ["--redirect-uri", uri]
+        args += self.extra
         env = dict(os.environ, IDP_CLIENT_SECRET=self.secret)
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
