@@ -71,6 +71,24 @@ impl Seat {
     }
 }
 
+/// A place within the bound for a session being opened: given back when the opening fails
+/// or is given up (the call cancelled), else settled once the session is in.
+struct Reserved<'a>(&'a Pool);
+
+impl Reserved<'_> {
+    /// The session is in `seats`: it counts there now.
+    fn settle(self, seats: &mut Seats) {
+        seats.opening -= 1;
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for Reserved<'_> {
+    fn drop(&mut self) {
+        self.0.lock().opening -= 1;
+    }
+}
+
 /// A seat in use by one call: not idle until dropped.
 struct Busy(Arc<Seat>);
 
@@ -180,13 +198,31 @@ impl Pool {
         if let Some(seat) = self.lock().by_caller.get(&who).filter(|s| !s.stale()) {
             return Ok(seat.clone());
         }
-        self.reserve(&who)?;
-        let opened = self.open(caller, asking).await;
+        // The caller's token first (a sign-in may wait minutes for the user): only the
+        // session itself takes a place within the bound.
+        let token = self.token_of(caller, asking).await?;
+        let reserved = self.reserve(&who)?;
+        let seat = Arc::new(self.open(caller, asking, token).await?);
         let mut seats = self.lock();
-        seats.opening -= 1;
-        let seat = Arc::new(opened?);
         seats.by_caller.insert(who, seat.clone());
+        reserved.settle(&mut seats);
         Ok(seat)
+    }
+
+    /// The token `caller`'s session is to send, when the upstream acts as each user.
+    async fn token_of(
+        &self,
+        caller: &Caller,
+        asking: &Asking,
+    ) -> Result<Option<UpstreamToken>, ToolError> {
+        match &self.acts_as {
+            Some(acts_as) => Ok(Some(
+                acts_as
+                    .token_for(self.upstream.name(), caller, asking)
+                    .await?,
+            )),
+            None => Ok(None),
+        }
     }
 
     /// Whether `seat`'s token is still its caller's to send.
@@ -199,7 +235,7 @@ impl Pool {
 
     /// Room for one more session (`who`'s stale one closed; past the bound, the least
     /// recently used idle one), or the refusal that says there is none.
-    fn reserve(&self, who: &str) -> Result<(), ToolError> {
+    fn reserve(&self, who: &str) -> Result<Reserved<'_>, ToolError> {
         let mut seats = self.lock();
         seats.by_caller.remove(who);
         if seats.by_caller.len() + seats.opening >= self.limits.max_sessions() {
@@ -223,19 +259,20 @@ impl Pool {
             }
         }
         seats.opening += 1;
-        Ok(())
+        Ok(Reserved(self))
     }
 
     /// A session for `caller`, with its credentials (a token refused at the handshake is
     /// forgotten and fetched once more).
-    async fn open(&self, caller: &Caller, asking: &Asking) -> Result<Seat, ToolError> {
+    async fn open(
+        &self,
+        caller: &Caller,
+        asking: &Asking,
+        mut token: Option<UpstreamToken>,
+    ) -> Result<Seat, ToolError> {
         let name = self.upstream.name();
         let mut refused_before = false;
         loop {
-            let token = match &self.acts_as {
-                Some(acts_as) => Some(acts_as.token_for(name, caller, asking).await?),
-                None => None,
-            };
             let refusal = Refusal::default();
             let credential = Credential {
                 bearer: token.as_ref().map(|t| t.access.clone()),
@@ -272,6 +309,7 @@ impl Pool {
                             return Err(refused_twice(name, caller, &challenge));
                         }
                         refused_before = true;
+                        token = self.token_of(caller, asking).await?;
                     }
                     None => return Err(ToolError::new(err.to_string())),
                 },
@@ -333,4 +371,22 @@ fn refused_twice(upstream: &str, caller: &Caller, challenge: &str) -> ToolError 
     ToolError::new(format!(
         "upstream '{upstream}' refused the token it was given for {who} (401), a fresh one too: {said}"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_place_given_up_is_given_back_and_a_settled_one_counts_once() {
+        let pool = Pool::new(Upstream::stdio("x", "true"), PerCaller::new().max(1), None);
+        // An opening given up (its call cancelled, or its start failed) frees its place.
+        drop(pool.reserve("alice").unwrap());
+        let reserved = pool.reserve("bob").expect("the place was given back");
+        // Past the bound while it is taken: refused, saying so.
+        let err = pool.reserve("carol").err().unwrap();
+        assert!(err.message().contains("all in use"), "{err}");
+        drop(reserved);
+        assert_eq!(pool.lock().opening, 0);
+    }
 }
