@@ -399,6 +399,17 @@ impl Config {
                     "upstream '{name}': its `env` names the caller (`${{caller.…}}`): only an upstream started per caller has one; add `per_caller = true`"
                 ));
             }
+            if server
+                .env
+                .values()
+                .any(|value| value.contains("${caller.token}"))
+                && server.exchange.is_none()
+                && server.mint.is_none()
+            {
+                return Err(format!(
+                    "upstream '{name}': its `env` names `${{caller.token}}`, but no token is got for its callers: add `exchange` or `mint`"
+                ));
+            }
             for (what, secs) in [
                 ("idle_secs", server.idle_secs),
                 ("call_timeout_secs", server.call_timeout_secs),
@@ -575,6 +586,10 @@ mod tests {
                 .unwrap_err()
                 .contains("`max_callers` is 0")
         );
+        let tokenless =
+            "[servers.b]\ncommand = \"b\"\nper_caller = true\nenv = { T = \"${caller.token}\" }\n";
+        let err = Config::from_toml(tokenless).unwrap_err();
+        assert!(err.contains("add `exchange` or `mint`"), "{err}");
         let api = "[servers.b]\nopenapi = \"a.yaml\"\nper_caller = true\n";
         assert!(
             Config::from_toml(api)

@@ -84,6 +84,7 @@ impl Upstream {
             bearer: own.map(|token| token.access),
             caller: Some(toolsmith::context::Caller::anonymous()),
             refusal: Some(refusal.clone()),
+            without_headers: false,
         };
         let (tell, _) = mpsc::unbounded_channel();
         let listing = self

@@ -278,6 +278,8 @@ impl Pool {
                 bearer: token.as_ref().map(|t| t.access.clone()),
                 caller: Some(caller.clone()),
                 refusal: Some(refusal.clone()),
+                // Acting as the caller: never with the gateway's own headers.
+                without_headers: self.acts_as.is_some(),
             };
             // What a caller's session says about its lists is not followed: the tools
             // served are the ones listed at connect.

@@ -10,11 +10,12 @@ pub(crate) fn expand(value: &str) -> Result<String, String> {
 }
 
 /// [`expand`], where `${caller.NAME}` is what `caller` says of the caller of a session of
-/// its own (its subject, email, token): put in as it is, never read again for `${…}` (a
-/// caller's email cannot name a file). Without a caller it is an error that says so.
+/// its own (its id, subject, email, token; or why it cannot be put in): put in as it is,
+/// never read again for `${…}` (a caller's email cannot name a file). Without a caller it
+/// is an error that says so.
 pub(crate) fn expand_with(
     value: &str,
-    caller: &dyn Fn(&str) -> Option<String>,
+    caller: &dyn Fn(&str) -> Option<Result<String, String>>,
 ) -> Result<String, String> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
@@ -27,11 +28,11 @@ pub(crate) fn expand_with(
         let name = &after[..end];
         match name.strip_prefix("caller.") {
             Some(what) => out.push_str(&caller(what).ok_or_else(|| match what {
-                "subject" | "email" | "token" => format!(
+                "id" | "subject" | "email" | "token" => format!(
                     "`${{{name}}}` names the caller: only an upstream started per caller (`per_caller = true`) has one"
                 ),
-                _ => format!("`${{{name}}}` is not known: write ${{caller.subject}}, ${{caller.email}} or ${{caller.token}}"),
-            })?),
+                _ => format!("`${{{name}}}` is not known: write ${{caller.id}}, ${{caller.subject}}, ${{caller.email}} or ${{caller.token}}"),
+            })??),
             None => out.push_str(&named(name)?),
         }
         rest = &after[end + 1..];
@@ -87,8 +88,9 @@ mod tests {
     fn the_caller_is_put_in_as_it_is_and_only_where_there_is_one() {
         // A caller whose email names a file: put in as text, never read.
         let caller = |what: &str| match what {
-            "subject" => Some("alice".to_owned()),
-            "email" => Some("${file:/etc/passwd}".to_owned()),
+            "subject" => Some(Ok("alice".to_owned())),
+            "email" => Some(Ok("${file:/etc/passwd}".to_owned())),
+            "token" => Some(Err("refused".to_owned())),
             _ => None,
         };
         let home = expand_with("/home/${caller.subject}/${caller.email}", &caller).unwrap();
@@ -96,6 +98,10 @@ mod tests {
         let err = expand("/home/${caller.subject}").unwrap_err();
         assert!(err.contains("per_caller = true"), "{err}");
         let err = expand_with("${caller.shoe_size}", &caller).unwrap_err();
-        assert!(err.contains("${caller.subject}"), "{err}");
+        assert!(err.contains("${caller.id}"), "{err}");
+        assert_eq!(
+            expand_with("${caller.token}", &caller).unwrap_err(),
+            "refused"
+        );
     }
 }

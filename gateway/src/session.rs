@@ -29,18 +29,42 @@ pub(crate) struct Credential {
     pub(crate) bearer: Option<String>,
     pub(crate) caller: Option<toolsmith::context::Caller>,
     pub(crate) refusal: Option<crate::identity::Refusal>,
+    /// Whether the entry's `headers` are left out: they are the gateway's own credentials,
+    /// never sent in a session that acts as a caller.
+    pub(crate) without_headers: bool,
 }
 
 impl Credential {
-    /// The value of `${caller.NAME}` in a child's environment.
-    fn named(&self, name: &str) -> Option<String> {
+    /// The value of `${caller.NAME}` in a child's environment: `id` a digest of the caller's
+    /// identity (never empty, one per caller); `subject`, `email` as their token says (empty
+    /// when it says none); `token` their token for the upstream. A subject or email that
+    /// could leave a path (`/`, `\`, `..`, a control character) is refused.
+    fn named(&self, name: &str) -> Option<Result<String, String>> {
+        use sha2::{Digest, Sha256};
         let caller = self.caller.as_ref()?;
-        Some(match name {
-            "subject" => caller.subject().unwrap_or_default().to_owned(),
-            "email" => caller.email().unwrap_or_default().to_owned(),
-            "token" => self.bearer.clone().unwrap_or_default(),
+        let value = match name {
+            "id" => {
+                let digest = Sha256::digest(caller.identity().as_bytes());
+                return Some(Ok(digest[..16]
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect()));
+            }
+            "subject" => caller.subject().unwrap_or_default(),
+            "email" => caller.email().unwrap_or_default(),
+            "token" => return Some(Ok(self.bearer.clone().unwrap_or_default())),
             _ => return None,
-        })
+        };
+        if value.contains(['/', '\\'])
+            || value.contains("..")
+            || value.chars().any(char::is_control)
+        {
+            return Some(Err(format!(
+                "the caller's {name} {:?} cannot be put in an environment that may name a path: use ${{caller.id}}",
+                value.escape_debug().to_string()
+            )));
+        }
+        Some(Ok(value.to_owned()))
     }
 }
 
@@ -105,7 +129,10 @@ impl Upstream {
                 .await
             }
             Way::Http { url, headers } => {
-                let mut headers = self.header_map(headers)?;
+                let mut headers = match credential.without_headers {
+                    true => HashMap::new(),
+                    false => self.header_map(headers)?,
+                };
                 if let Some(bearer) = &credential.bearer {
                     let value =
                         http::HeaderValue::try_from(format!("Bearer {bearer}")).map_err(|_| {

@@ -123,7 +123,8 @@ impl Upstream {
 
     /// One session of it per caller (see [`PerCaller`]): for a started server, a child of
     /// each caller's own, whose [`env`](Upstream::env) may name the caller as
-    /// `${caller.subject}`, `${caller.email}` or (acting as each user) `${caller.token}`.
+    /// `${caller.id}` (a digest of who the caller is: safe in a path), `${caller.subject}`,
+    /// `${caller.email}` or (acting as each user) `${caller.token}`.
     /// An upstream that acts as each user ([`exchange`](Upstream::exchange),
     /// [`sign_in`](Upstream::sign_in)) has one per caller anyway; this sets its bounds.
     ///
@@ -131,7 +132,7 @@ impl Upstream {
     /// use toolsmith_gateway::{PerCaller, Upstream};
     ///
     /// let shell = Upstream::stdio("shell", "shell-mcp")
-    ///     .env("HOME", "/home/${caller.subject}")
+    ///     .env("HOME", "/home/${caller.id}")
     ///     .per_caller(PerCaller::new().max(4));
     /// assert_eq!(shell.per_caller_limits(), Some(&PerCaller::new().max(4)));
     /// ```

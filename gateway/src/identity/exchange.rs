@@ -107,7 +107,7 @@ impl Exchanger {
     ) -> Result<UpstreamToken, ToolError> {
         let Some(subject_token) = caller.bearer().filter(|t| !t.is_empty()) else {
             return Err(ToolError::new(format!(
-                "upstream '{upstream}' acts as each user: sign in (no token to exchange)"
+                "upstream '{upstream}' acts as each user, and this caller has no token to exchange: serve the gateway with authorization (--auth-issuer or --signin-*) and call with a token"
             )));
         };
         self.exchanged(upstream, caller.identity(), subject_token)
@@ -302,6 +302,23 @@ impl ActsAs for Exchanger {
     fn rejected<'a>(&'a self, caller: &'a Caller, _: &'a Asking) -> BoxFuture<'a, ()> {
         Exchanger::rejected(self, caller);
         Box::pin(std::future::ready(()))
+    }
+
+    /// The token exchanged for the caller's token as they present it now: a caller who comes
+    /// with a new token (a refresh, another client of theirs) has it exchanged, and their
+    /// session opened anew with that one. (An exchange that fails keeps the session.)
+    fn still_current<'a>(
+        &'a self,
+        caller: &'a Caller,
+        _: &'a Asking,
+        token: &'a UpstreamToken,
+    ) -> BoxFuture<'a, bool> {
+        Box::pin(async move {
+            match Exchanger::token_for(self, "", caller).await {
+                Ok(now) => now.access == token.access,
+                Err(_) => true,
+            }
+        })
     }
 }
 

@@ -244,7 +244,7 @@ async fn a_refused_or_broken_exchange_is_an_error_naming_the_upstream_and_the_re
         .unwrap_err();
     assert_eq!(
         no_token.message(),
-        "upstream 'tickets' acts as each user: sign in (no token to exchange)"
+        "upstream 'tickets' acts as each user, and this caller has no token to exchange: serve the gateway with authorization (--auth-issuer or --signin-*) and call with a token"
     );
     let expired = sts.mint("alice", -10).await;
     let err = exchanger

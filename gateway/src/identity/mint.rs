@@ -19,7 +19,7 @@ pub const DEFAULT_MINT_LIFETIME: Duration = Duration::from_secs(300);
 /// acting for them (`act`), never the caller's own token. No token endpoint is involved.
 ///
 /// The gateway lists the upstream's tools before it signs anyone in: give the upstream a
-/// token of the gateway's own to list with ([`header`](Upstream::header)).
+/// token of the gateway's own to list with ([`header`](crate::Upstream::header)).
 ///
 /// ```
 /// use std::time::Duration;

@@ -4,7 +4,8 @@ use std::time::Duration;
 
 /// One session of the upstream per caller, instead of one shared by all: for a started
 /// (stdio) server, a child of each caller's own, whose environment may name the caller
-/// (`${caller.subject}`, `${caller.email}`, and with a token exchange `${caller.token}`,
+/// (`${caller.id}`, `${caller.subject}`, `${caller.email}`, and with a token exchange
+/// `${caller.token}`,
 /// the caller's token for it); for a remote one acting as each user
 /// ([`Upstream::exchange`](crate::Upstream::exchange), [`Upstream::sign_in`](crate::Upstream::sign_in)),
 /// a connection with the user's own token. A browser, a working directory or a login an
@@ -20,7 +21,7 @@ use std::time::Duration;
 /// use toolsmith_gateway::{PerCaller, Upstream};
 ///
 /// let browser = Upstream::stdio("browser", "browser-mcp")
-///     .env("PROFILE", "/srv/profiles/${caller.subject}")
+///     .env("PROFILE", "/srv/profiles/${caller.id}")
 ///     .per_caller(PerCaller::new().max(8).idle(Duration::from_secs(120)));
 /// assert_eq!(browser.per_caller_limits().map(|p| p.max_sessions()), Some(8));
 /// ```

@@ -52,7 +52,10 @@ pub(super) fn parse_token(json: &Value) -> Result<(UpstreamToken, Instant), Stri
         Some(secs) => Some(Duration::from_secs_f64(secs.clamp(0.0, 365.0 * 86_400.0))),
         None => claim("exp").and_then(|exp| exp.as_u64()).map(|exp| {
             let since = now.duration_since(UNIX_EPOCH).unwrap_or_default();
-            Duration::from_secs(exp).saturating_sub(since)
+            // At most a year, as `expires_in`.
+            Duration::from_secs(exp.min(u64::MAX / 2))
+                .saturating_sub(since)
+                .min(Duration::from_secs(365 * 86_400))
         }),
     };
     let fresh_until =

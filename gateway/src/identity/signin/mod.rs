@@ -209,7 +209,7 @@ pub(crate) fn upstream_token(tokens: &Tokens) -> UpstreamToken {
         access: tokens.access.clone(),
         expires_at: tokens
             .expires_at
-            .map(|at| std::time::UNIX_EPOCH + std::time::Duration::from_secs(at)),
+            .and_then(|at| std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_secs(at))),
         subject: subject_of(&tokens.access),
     }
 }

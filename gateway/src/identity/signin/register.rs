@@ -28,6 +28,9 @@ pub(crate) struct OAuthClient {
     method: Option<String>,
 }
 
+/// The longest lifetime a token is taken to have.
+const YEAR: u64 = 365 * 86_400;
+
 impl SignInClient {
     /// The gateway's client: configured, or registered (once; kept in `store`).
     pub(super) async fn oauth_client(
@@ -143,7 +146,10 @@ impl SignInClient {
                 .as_str()
                 .or(keep_refresh)
                 .map(str::to_owned),
-            expires_at: body["expires_in"].as_u64().map(|secs| now_secs() + secs),
+            // At most a year: an answer cannot make a time past what clocks hold.
+            expires_at: body["expires_in"]
+                .as_u64()
+                .map(|secs| now_secs().saturating_add(secs.min(YEAR))),
         })
     }
 

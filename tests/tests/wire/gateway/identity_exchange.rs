@@ -158,6 +158,26 @@ async fn each_caller_reaches_the_upstream_with_their_own_exchanged_token() {
     assert_eq!(exchanged[0]["form"]["subject_token"], alice.as_str());
     assert_eq!(exchanged[1]["form"]["subject_token"], bob.as_str());
 
+    // Alice comes with a new token of the gateway's: it is exchanged, and her session at the
+    // upstream sends the new exchanged token from then on.
+    let before =
+        call_as(&gateway, &alice, 1).await["structuredContent"]["result"]["bearer"].clone();
+    let renewed = sts.token_for_gateway("alice").await;
+    assert_ne!(renewed, alice);
+    let after = call_as(&gateway, &renewed, 1).await;
+    let seen = &after["structuredContent"]["result"];
+    assert_eq!(seen["sub"], "alice", "{after}");
+    assert_ne!(
+        seen["bearer"], before,
+        "the session sends the token exchanged for the new one"
+    );
+    let requests = sts.token_requests().await;
+    let last = requests
+        .iter()
+        .rfind(|r| r["form"]["grant_type"] == "urn:ietf:params:oauth:grant-type:token-exchange")
+        .unwrap();
+    assert_eq!(last["form"]["subject_token"], renewed.as_str());
+
     // A failed exchange is the caller's tool error naming the upstream and the reason.
     sts.get("/_config?answer=html").await;
     let carol = sts.token_for_gateway("carol").await;

@@ -24,7 +24,7 @@ impl PerCallerGateway {
         std::fs::write(
             &config,
             format!(
-                "[servers.who]\ncommand = \"python3\"\nargs = [{fixture:?}]\nper_caller = true\nmax_callers = {max}\nidle_secs = {idle}\nenv = {{ USER_SUB = \"${{caller.subject}}\", USER_EMAIL = \"${{caller.email}}\" }}\n"
+                "[servers.who]\ncommand = \"python3\"\nargs = [{fixture:?}]\nper_caller = true\nmax_callers = {max}\nidle_secs = {idle}\nenv = {{ USER_SUB = \"${{caller.subject}}\", USER_EMAIL = \"${{caller.email}}\", USER_ID = \"${{caller.id}}\" }}\n"
             ),
         )
         .unwrap();
@@ -104,6 +104,17 @@ async fn two_callers_get_two_children_each_with_its_callers_environment() {
     assert_eq!(alice["email"], "alice@example.com", "{alice}");
     assert_eq!(bob["sub"], "bob", "{bob}");
     assert_ne!(alice["pid"], bob["pid"], "one child per caller");
+    let id = alice["id"].as_str().unwrap();
+    assert!(
+        id.len() == 32 && id.chars().all(|c| c.is_ascii_hexdigit()),
+        "{alice}"
+    );
+    assert_ne!(alice["id"], bob["id"]);
+    // A subject that could leave a path is never put in the environment.
+    let refused = gateway.call("../etc", "who_whoami", json!({})).await;
+    assert_eq!(refused["isError"], true, "{refused}");
+    let said = refused["content"][0]["text"].as_str().unwrap();
+    assert!(said.contains("use ${caller.id}"), "{said}");
     // Alice's next call goes to her child again.
     assert_eq!(gateway.whoami("alice").await["pid"], alice["pid"]);
     assert!(running(alice["pid"].as_u64().unwrap()));
