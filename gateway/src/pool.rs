@@ -137,9 +137,8 @@ impl Pool {
         let name = self.upstream.name();
         let mut refused_before = false;
         loop {
-            let seat = self.seat(caller, asking).await?;
-            seat.in_use.fetch_add(1, Ordering::AcqRel);
-            let busy = Busy(seat.clone());
+            let busy = self.seat(caller, asking).await?;
+            let seat = busy.0.clone();
             let failed = match seat
                 .relay
                 .call(&seat.peer, params.clone(), downstream.clone())
@@ -170,21 +169,17 @@ impl Pool {
         }
     }
 
-    /// `caller`'s open session, else one opened now (within the bound).
-    async fn seat(&self, caller: &Caller, asking: &Asking) -> Result<Arc<Seat>, ToolError> {
+    /// `caller`'s open session, else one opened now (within the bound): in use from the
+    /// moment it is taken (never closed as idle meanwhile).
+    async fn seat(&self, caller: &Caller, asking: &Asking) -> Result<Busy, ToolError> {
         let who = caller.identity().to_owned();
-        let open = self
-            .lock()
-            .by_caller
-            .get(&who)
-            .filter(|s| !s.stale())
-            .cloned();
-        if let Some(seat) = open {
-            if self.current(caller, asking, &seat).await {
-                return Ok(seat);
+        let open = self.taken(&who);
+        if let Some(busy) = open {
+            if self.current(caller, asking, &busy.0).await {
+                return Ok(busy);
             }
             tracing::info!(upstream = %self.upstream.name(), caller = %who, "the caller's token was taken back (signed out): their session is closed");
-            self.close(caller, &seat);
+            self.close(caller, &busy.0);
         }
         let opener = self
             .openers
@@ -195,8 +190,8 @@ impl Pool {
             .clone();
         let _one = opener.lock().await;
         // Opened meanwhile by another call of this caller's.
-        if let Some(seat) = self.lock().by_caller.get(&who).filter(|s| !s.stale()) {
-            return Ok(seat.clone());
+        if let Some(busy) = self.taken(&who) {
+            return Ok(busy);
         }
         // The caller's token first (a sign-in may wait minutes for the user): only the
         // session itself takes a place within the bound.
@@ -204,9 +199,19 @@ impl Pool {
         let reserved = self.reserve(&who)?;
         let seat = Arc::new(self.open(caller, asking, token).await?);
         let mut seats = self.lock();
+        seat.in_use.fetch_add(1, Ordering::AcqRel);
         seats.by_caller.insert(who, seat.clone());
         reserved.settle(&mut seats);
-        Ok(seat)
+        Ok(Busy(seat))
+    }
+
+    /// `who`'s open session that is not stale, taken for a call (under the lock that
+    /// closing idle sessions takes).
+    fn taken(&self, who: &str) -> Option<Busy> {
+        let seats = self.lock();
+        let seat = seats.by_caller.get(who).filter(|s| !s.stale())?.clone();
+        seat.in_use.fetch_add(1, Ordering::AcqRel);
+        Some(Busy(seat))
     }
 
     /// The token `caller`'s session is to send, when the upstream acts as each user.
