@@ -276,8 +276,8 @@ impl SignInClient {
             .map_err(|e| failed(&self.upstream, e))
     }
 
-    /// The caller's sign-in under way (the same link again while it lasts: a 2026-07-28
-    /// client asks again with the same question), else a new one: its state and link. The
+    /// The caller's sign-in under way (the same link again while it lasts and has not failed:
+    /// a 2026-07-28 client asks again with the same question), else a new one: its state and link. The
     /// link names a random id of its own, never the OAuth `state` (a leaked link cannot spend
     /// or cancel the state).
     pub(super) async fn pending(
@@ -307,6 +307,11 @@ impl SignInClient {
                 .await
                 .map_err(err)?
                 .is_some()
+            && store
+                .read(&failed_key(&digest(&state)))
+                .await
+                .map_err(err)?
+                .is_none()
         {
             return Ok((state, link(&id)));
         }
