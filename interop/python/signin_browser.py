@@ -11,7 +11,8 @@ named `login`: it types `login`), the provider's consent form (hidden `prompt=co
 toolsmith's consent page (action /oauth/consent, as issue #55's contract has it: hidden
 `pending` and `csrf`, `scope` checkboxes, `remember`, and `decision` buttons), where it keeps
 `scopes` ticked (None: all asked, as ticked on the page), ticks `remember` when told, and
-presses `decision` (allow or deny). Every step is bounded: at most 20 requests, 15 s each.
+presses `decision` (allow or deny); and the gateway's upstream sign-in start page (a form
+posted to /upstream/start: hidden `s` and `csrf`), which it continues. Every step is bounded: at most 20 requests, 15 s each.
 """
 
 from html.parser import HTMLParser
@@ -87,6 +88,7 @@ class Browser:
         self.headers = headers or {}
         self.pages = []
         self.consent_page = None  # toolsmith's consent Page, once seen
+        self.start_page = None  # the gateway's upstream sign-in start Page, once seen
         self.cookies = httpx2.Cookies()
 
     async def run(self, url):
@@ -145,6 +147,15 @@ class Browser:
             if self.remember:
                 fields.append(("remember", "yes"))
             fields.append(("decision", self.decision))
+            return "POST", urljoin(url, form.action), fields
+        form = next((f for f in page.forms
+                     if urlsplit(urljoin(url, f.action)).path.endswith("/upstream/start")), None)
+        if form is not None:
+            # The gateway's upstream sign-in start page (issue #56): it names the gateway user
+            # the account is linked to; its form carries the cookie's value (`csrf`).
+            self.start_page = page
+            fields = [(i["name"], i.get("value", "")) for i in form.inputs
+                      if i.get("name") and i.get("type") == "hidden"]
             return "POST", urljoin(url, form.action), fields
         raise BrowserError(f"a page with no form this browser answers at {url}: {page.text[:400]!r}")
 

@@ -111,10 +111,7 @@ async fn browse(link: &str, seen: &Arc<Mutex<super::fake::Seen>>) {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();
-    let start = http.get(link).send().await.unwrap();
-    let authorize = url::Url::parse(start.headers()["location"].to_str().unwrap()).unwrap();
-    let cookie = start.headers()["set-cookie"].to_str().unwrap();
-    let cookie = cookie.split(';').next().unwrap().to_owned();
+    let (authorize, cookie) = super::fake::open_link(&http, link).await;
     let param = |name: &str| {
         authorize
             .query_pairs()

@@ -1,13 +1,12 @@
-//! The sign-in's pages beside the HTTP endpoint: `GET /upstream/start?s=STATE` (sets a
-//! cookie bound to the state, HttpOnly, SameSite=Lax, and sends the browser to the
-//! upstream's authorization request) and `GET /upstream/callback?code&state` (takes the
-//! state, atomically: a replay, on this replica or another sharing the store, finds nothing;
-//! requires the start page's cookie; redeems the code with the PKCE verifier; keeps the
-//! tokens, sealed). Every refusal is a page that says why, and keeps nothing.
+//! The sign-in's pages beside the HTTP endpoint: the start pages (`start.rs`) and
+//! `GET /upstream/callback?code&state` (reads the state, requires the start page's cookie,
+//! and only then takes the state, atomically: a replay, on this replica or another sharing
+//! the store, finds nothing, and a browser without the cookie leaves it to the one that
+//! started it; redeems the code with the PKCE verifier; keeps the tokens, sealed). Every
+//! refusal is a page that says why, and keeps nothing.
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::Value;
 use toolsmith::axum::Router;
@@ -15,18 +14,19 @@ use toolsmith::axum::extract::{Query, State};
 use toolsmith::axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use toolsmith::axum::response::{IntoResponse, Response};
 use toolsmith::axum::routing::get;
+
+use super::start::{confirm, start};
 use toolsmith::server::Serving;
 use toolsmith::task::TaskStore;
 
 use super::flow::{Pending, STATE_TTL, failed_key, state_key};
 use super::register::clipped;
-use super::vault::random_text;
 use super::{SignInClient, digest, now_secs};
 
 /// The pages' state: the sign-in clients by upstream, and the store.
-struct Pages {
-    clients: HashMap<String, Arc<SignInClient>>,
-    store: Arc<dyn TaskStore>,
+pub(super) struct Pages {
+    pub(super) clients: HashMap<String, Arc<SignInClient>>,
+    pub(super) store: Arc<dyn TaskStore>,
 }
 
 /// The start and callback pages of every sign-in client (`clients`), their states in
@@ -40,7 +40,7 @@ pub(crate) fn routes(clients: &[Arc<SignInClient>], store: Arc<dyn TaskStore>) -
         store,
     });
     Router::new()
-        .route("/upstream/start", get(start))
+        .route("/upstream/start", get(start).post(confirm))
         .route("/upstream/callback", get(callback))
         .with_state(pages)
 }
@@ -78,17 +78,22 @@ impl SignInClient {
 }
 
 /// The cookie of the sign-in whose state digests to `state_digest`.
-fn cookie_name(state_digest: &str) -> String {
+pub(super) fn cookie_name(state_digest: &str) -> String {
     format!("toolsmith_upstream_{}", &state_digest[..16])
 }
 
 /// A page saying `what`, with `status`.
-fn page(status: StatusCode, title: &str, what: &str) -> Response {
+pub(super) fn page(status: StatusCode, title: &str, what: &str) -> Response {
+    html(status, title, &format!("<p>{}</p>", escape(what)))
+}
+
+/// A page of `body` (HTML, escaped by the caller) under `title`, with `status`: no script,
+/// never framed, never cached.
+pub(super) fn html(status: StatusCode, title: &str, body: &str) -> Response {
     let body = format!(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>{0}</title></head>\
-         <body><h1>{0}</h1><p>{1}</p></body></html>",
+         <body><h1>{0}</h1>{body}</body></html>",
         escape(title),
-        escape(what)
     );
     let mut response = (status, body).into_response();
     let headers = response.headers_mut();
@@ -109,12 +114,12 @@ fn page(status: StatusCode, title: &str, what: &str) -> Response {
 }
 
 /// A refusal page (400): nothing was kept.
-fn refused(what: &str) -> Response {
+pub(super) fn refused(what: &str) -> Response {
     page(StatusCode::BAD_REQUEST, "Sign-in failed", what)
 }
 
 /// `text` for HTML.
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -123,7 +128,7 @@ fn escape(text: &str) -> String {
 }
 
 /// The value of cookie `name` in `headers`.
-fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+pub(super) fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
@@ -134,97 +139,58 @@ fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
         .map(|(_, v)| v.to_owned())
 }
 
-/// The sign-in `state` names, taken from the store (gone from it then), opened.
-async fn take(
+/// Why a sign-in is not found.
+pub(super) const GONE: &str =
+    "This sign-in is unknown, expired or already used: call the tool again for a new sign-in link.";
+
+/// The page for a store that did not answer.
+pub(super) fn unreachable(err: impl std::fmt::Display) -> Response {
+    page(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Sign-in failed",
+        &format!("The gateway's store is not reachable ({err}); try again."),
+    )
+}
+
+/// The sign-in `state` names, read from the store (left there): its client, store key and
+/// record, opened.
+pub(super) async fn read(
     pages: &Pages,
     state: &str,
 ) -> Result<(Arc<SignInClient>, String, Pending), Response> {
-    const GONE: &str = "This sign-in is unknown, expired or already used: call the tool again for a new sign-in link.";
     let key = state_key(&digest(state));
-    let record = match pages.store.take(&key).await {
-        Ok(Some(record)) => record,
-        Ok(None) => return Err(refused(GONE)),
-        Err(err) => {
-            return Err(page(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "Sign-in failed",
-                &format!("The gateway's store is not reachable ({err}); try again."),
-            ));
-        }
-    };
-    let record: Value = serde_json::from_str(&record).unwrap_or(Value::Null);
-    let client = record["upstream"]
-        .as_str()
-        .and_then(|name| pages.clients.get(name))
-        .ok_or_else(|| refused(GONE))?;
-    let vault = client.vault().map_err(|_| refused(GONE))?;
-    let pending: Pending = vault
-        .open_json(&key, record["sealed"].as_str().unwrap_or(""))
-        .map_err(|_| refused(GONE))?;
-    if pending.expires <= now_secs() {
-        return Err(refused(GONE));
+    match pages.store.read(&key).await {
+        Ok(Some(record)) => opened(pages, key, &record).ok_or_else(|| refused(GONE)),
+        Ok(None) => Err(refused(GONE)),
+        Err(err) => Err(unreachable(err)),
     }
-    Ok((client.clone(), key, pending))
 }
 
-/// `GET /upstream/start?s=STATE`.
-async fn start(
-    State(pages): State<Arc<Pages>>,
-    Query(query): Query<HashMap<String, String>>,
-) -> Response {
-    let Some(state) = query.get("s") else {
-        return refused(
-            "The sign-in link names no sign-in (`s`): call the tool again for a new link.",
-        );
-    };
-    let (client, key, mut pending) = match take(&pages, state).await {
-        Ok(taken) => taken,
-        Err(page) => return page,
-    };
-    // A new cookie for this browser (the link opened again: the last browser's).
-    let Ok(nonce) = random_text() else {
-        return refused("The gateway has no random bytes: try again.");
-    };
-    pending.cookie = Some(digest(&nonce));
-    let left = Duration::from_secs(pending.expires.saturating_sub(now_secs()).max(1));
-    let sealed = match client.vault().map(|v| v.seal_json(&key, &pending)) {
-        Ok(Ok(sealed)) => sealed,
-        _ => return refused("The sign-in could not be kept: call the tool again."),
-    };
-    let record = serde_json::json!({"upstream": client.upstream, "sealed": sealed});
-    if pages
-        .store
-        .put_new(&key, &record.to_string(), left.min(STATE_TTL))
-        .await
-        .is_err()
-    {
-        return refused("The gateway's store is not reachable: call the tool again.");
-    }
-    let secure = if pending.redirect_uri.starts_with("https://") {
-        "; Secure"
-    } else {
-        ""
-    };
-    let set_cookie = format!(
-        "{}={nonce}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
-        cookie_name(&digest(state)),
-        left.as_secs()
-    );
-    let mut response = StatusCode::FOUND.into_response();
-    let headers = response.headers_mut();
-    if let (Ok(location), Ok(cookie)) = (
-        HeaderValue::from_str(&pending.authorize),
-        HeaderValue::from_str(&set_cookie),
-    ) {
-        headers.insert(header::LOCATION, location);
-        headers.insert(header::SET_COOKIE, cookie);
-    }
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    response
+/// The record kept under `key`, opened (unexpired).
+fn opened(
+    pages: &Pages,
+    key: String,
+    record: &str,
+) -> Option<(Arc<SignInClient>, String, Pending)> {
+    let record: Value = serde_json::from_str(record).ok()?;
+    let client = pages.clients.get(record["upstream"].as_str()?)?;
+    let pending: Pending = client
+        .vault()
+        .ok()?
+        .open_json(&key, record["sealed"].as_str()?)
+        .ok()?;
+    (pending.expires > now_secs()).then(|| (client.clone(), key, pending))
+}
+
+/// Whether `headers` carry the cookie the start page set for the sign-in of
+/// `state_digest` (whose digest `pending` keeps): its value then.
+pub(super) fn started_here(
+    headers: &HeaderMap,
+    state_digest: &str,
+    pending: &Pending,
+) -> Option<String> {
+    let sent = cookie(headers, &cookie_name(state_digest))?;
+    (pending.cookie.as_deref() == Some(digest(&sent).as_str())).then_some(sent)
 }
 
 /// `GET /upstream/callback?code&state` (or `error`).
@@ -236,8 +202,10 @@ async fn callback(
     let Some(state) = query.get("state") else {
         return refused("The sign-in's answer names no sign-in (`state`): call the tool again.");
     };
-    let (client, _, pending) = match take(&pages, state).await {
-        Ok(taken) => taken,
+    // Read, compared with this browser's cookie, and only then taken: a request without the
+    // cookie leaves the sign-in to the browser that started it.
+    let (client, key, pending) = match read(&pages, state).await {
+        Ok(read) => read,
         Err(page) => return page,
     };
     let state_digest = digest(state);
@@ -249,15 +217,13 @@ async fn callback(
             refused(&format!("{why}. Call the tool again to sign in again."))
         }
     };
-    let started_here = match (
-        &pending.cookie,
-        cookie(&headers, &cookie_name(&state_digest)),
-    ) {
-        (Some(expected), Some(sent)) => digest(&sent) == *expected,
-        _ => false,
-    };
-    if !started_here {
+    if started_here(&headers, &state_digest, &pending).is_none() {
         return fail("This sign-in did not start in this browser (its cookie is missing): open the sign-in link the tool gave".to_owned()).await;
+    }
+    match pages.store.take(&key).await {
+        Ok(Some(_)) => {}
+        Ok(None) => return refused(GONE),
+        Err(err) => return unreachable(err),
     }
     let upstream = client.upstream.clone();
     if let Some(error) = query.get("error") {

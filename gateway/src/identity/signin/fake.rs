@@ -158,3 +158,46 @@ async fn revoke(State((_, seen)): Shared, body: String) -> Response {
     }
     StatusCode::OK.into_response()
 }
+
+/// The value of the hidden form field `name` in `page`.
+pub(super) fn hidden(page: &str, name: &str) -> Option<String> {
+    let at = page.find(&format!("name=\"{name}\" value=\""))?;
+    let rest = &page[at + name.len() + 15..];
+    Some(rest[..rest.find('"')?].to_owned())
+}
+
+/// The start page `link` (a browser's first visit: the page naming who the account is linked
+/// to, its cookie), read, then its form posted back with the cookie: the authorization
+/// request it sends the browser to (303) and the cookie (`name=value`).
+pub(super) async fn open_link(http: &reqwest::Client, link: &str) -> (url::Url, String) {
+    let page = http.get(link).send().await.unwrap();
+    assert_eq!(page.status(), 200, "the start page answers a page");
+    let cookie = page.headers()["set-cookie"].to_str().unwrap().to_owned();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"),
+        "{cookie}"
+    );
+    let csp = page.headers()["content-security-policy"].to_str().unwrap();
+    assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
+    let cookie = cookie.split(';').next().unwrap().to_owned();
+    let html = page.text().await.unwrap();
+    let form: Vec<(String, String)> = ["s", "csrf"]
+        .iter()
+        .map(|name| (name.to_string(), hidden(&html, name).expect(name)))
+        .collect();
+    let action = url::Url::parse(link).unwrap().join("start").unwrap();
+    let body: String = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(&form)
+        .finish();
+    let answer = http
+        .post(action)
+        .header("Cookie", &cookie)
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 303, "{}", answer.text().await.unwrap());
+    let location = answer.headers()["location"].to_str().unwrap();
+    (url::Url::parse(location).unwrap(), cookie)
+}

@@ -40,6 +40,10 @@ pub(super) struct Pending {
     /// The digest of the start page's cookie, once the page was opened.
     #[serde(default)]
     pub(super) cookie: Option<String>,
+    /// The gateway user the upstream account will be linked to, as the start page names
+    /// them (their verified email, else their subject).
+    #[serde(default)]
+    pub(super) who: String,
     /// Unix seconds.
     pub(super) expires: u64,
 }
@@ -47,6 +51,25 @@ pub(super) struct Pending {
 /// The store key of the sign-in whose state digests to `state_digest`.
 pub(super) fn state_key(state_digest: &str) -> String {
     format!("gateway:signin-state:{state_digest}")
+}
+
+/// The store key of the sign-in link whose id digests to `link_digest` (its state, sealed).
+pub(super) fn link_key(link_digest: &str) -> String {
+    format!("gateway:signin-link:{link_digest}")
+}
+
+/// The store key marking that a browser opened the link whose id digests to `link_digest`.
+pub(super) fn bound_key(link_digest: &str) -> String {
+    format!("gateway:signin-bound:{link_digest}")
+}
+
+/// How the start page names `caller`: their verified email, else their subject.
+fn shown(caller: &Caller) -> String {
+    caller
+        .email()
+        .or(caller.subject())
+        .unwrap_or(caller.identity())
+        .to_owned()
 }
 
 /// The store key of why the sign-in of `state_digest` failed (for the call that waits).
@@ -253,8 +276,10 @@ impl SignInClient {
             .map_err(|e| failed(&self.upstream, e))
     }
 
-    /// The caller's sign-in under way (the same link again while it lasts: a 2026-07-28
-    /// client asks again with the same question), else a new one: its state and link.
+    /// The caller's sign-in under way (the same link again while it lasts and has not failed:
+    /// a 2026-07-28 client asks again with the same question), else a new one: its state and link. The
+    /// link names a random id of its own, never the OAuth `state` (a leaked link cannot spend
+    /// or cancel the state).
     pub(super) async fn pending(
         &self,
         caller: &Caller,
@@ -264,9 +289,9 @@ impl SignInClient {
         let vault = self.vault()?;
         let callback = self.callback()?.to_owned();
         let start = format!("{}start", callback.trim_end_matches("callback"));
-        let link = |state: &str| {
+        let link = |id: &str| {
             let mut url = url::Url::parse(&start).expect("checked at connect");
-            url.query_pairs_mut().append_pair("s", state);
+            url.query_pairs_mut().append_pair("s", id);
             url.to_string()
         };
         let pending_key = format!(
@@ -276,15 +301,19 @@ impl SignInClient {
         );
         let err = |e: toolsmith::task::StoreError| failed(&self.upstream, e);
         if let Some(sealed) = store.read(&pending_key).await.map_err(err)?
-            && let Ok(state) = vault.open_json::<String>(&pending_key, &sealed)
+            && let Ok((state, id)) = vault.open_json::<(String, String)>(&pending_key, &sealed)
             && store
                 .read(&state_key(&digest(&state)))
                 .await
                 .map_err(err)?
                 .is_some()
+            && store
+                .read(&failed_key(&digest(&state)))
+                .await
+                .map_err(err)?
+                .is_none()
         {
-            let link = link(&state);
-            return Ok((state, link));
+            return Ok((state, link(&id)));
         }
         let metadata = self.metadata().await?;
         let client = self
@@ -293,6 +322,7 @@ impl SignInClient {
             .map_err(|why| failed(&self.upstream, why))?;
         let fail = |why: String| failed(&self.upstream, why);
         let (state, verifier) = (random_text().map_err(fail)?, random_text().map_err(fail)?);
+        let id = random_text().map_err(fail)?;
         let mut authorize = url::Url::parse(&metadata.authorization_endpoint)
             .map_err(|_| fail("its authorization endpoint is not a URL".to_owned()))?;
         {
@@ -320,6 +350,7 @@ impl SignInClient {
             redirect_uri: callback.clone(),
             client,
             cookie: None,
+            who: shown(caller),
             expires: now_secs() + STATE_TTL.as_secs(),
         };
         let key = state_key(&digest(&state));
@@ -336,13 +367,23 @@ impl SignInClient {
                 "a sign-in state was made twice; call again".to_owned(),
             ));
         }
-        let sealed = vault.seal_json(&pending_key, &state).map_err(fail)?;
+        let key = link_key(&digest(&id));
+        let record = serde_json::json!({
+            "upstream": self.upstream,
+            "sealed": vault.seal_json(&key, &state).map_err(fail)?,
+        });
+        store
+            .put(&key, &record.to_string(), STATE_TTL)
+            .await
+            .map_err(err)?;
+        let sealed = vault
+            .seal_json(&pending_key, &(&state, &id))
+            .map_err(fail)?;
         store
             .put(&pending_key, &sealed, STATE_TTL)
             .await
             .map_err(err)?;
-        let link = link(&state);
-        Ok((state, link))
+        Ok((state, link(&id)))
     }
 
     /// Waits (reading the store every 250 ms, at most the configured wait) for the callback

@@ -11,7 +11,8 @@
 //!   RFC 7591) and the token endpoint (code, refresh, revocation);
 //! - `flow.rs`: the tokens of a caller, refreshed when expired, else the sign-in (state, PKCE,
 //!   the elicitation and the bounded wait);
-//! - `callback.rs`: the start and callback pages;
+//! - `start.rs`: the start pages (who the account is linked to, confirmed by a form);
+//! - `callback.rs`: the callback page;
 //! - `public.rs`: the configuration ([`UpstreamSignIn`]; `Upstream::sign_in` and the pages'
 //!   routes are in `gateway/src/signed_in.rs`);
 //! - `vault.rs`: AES-256-GCM at rest;
@@ -24,6 +25,7 @@ mod flow;
 mod public;
 mod register;
 mod signout;
+mod start;
 mod tool;
 mod vault;
 
@@ -233,5 +235,7 @@ mod config_tests;
 mod fake;
 #[cfg(test)]
 mod redis_tests;
+#[cfg(test)]
+mod start_tests;
 #[cfg(test)]
 mod tests;

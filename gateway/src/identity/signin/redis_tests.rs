@@ -94,10 +94,7 @@ async fn a_callback_replayed_on_another_replica_sharing_redis_is_refused() {
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap();
-    let start = http.get(&link).send().await.unwrap();
-    let authorize = url::Url::parse(start.headers()["location"].to_str().unwrap()).unwrap();
-    let cookie = start.headers()["set-cookie"].to_str().unwrap();
-    let cookie = cookie.split(';').next().unwrap().to_owned();
+    let (authorize, cookie) = super::fake::open_link(&http, &link).await;
     let challenge = authorize
         .query_pairs()
         .find(|(k, _)| k == "code_challenge")

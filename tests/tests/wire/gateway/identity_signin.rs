@@ -24,7 +24,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use toolsmith_tests::http::HttpServer;
 
-use crate::signin::{ALL, Browser, Signin, split_url};
+use crate::signin::{ALL, Browser, Signin, form, split_url};
 
 /// The gateway's `token_key` (base64 of 32 bytes).
 const KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
@@ -189,8 +189,21 @@ impl rmcp::ClientHandler for User {
 async fn to_callback(upstream: &Signin, browser: &Browser, link: &str) -> String {
     let (gateway, path) = split_url(link, "");
     let start = browser.get(&gateway, &path).await;
-    assert_eq!(start.status, 302, "the start page: {}", start.body);
-    let authorize = start.header("location").expect("a Location").to_owned();
+    assert_eq!(start.status, 200, "the start page: {}", start.body);
+    assert!(
+        start.body.contains("Continue to notes"),
+        "the start page names the upstream: {}",
+        start.body
+    );
+    let fields = [
+        ("s", hidden(&start.body, "s")),
+        ("csrf", hidden(&start.body, "csrf")),
+    ];
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    let action = path.split('?').next().unwrap_or_default();
+    let go = browser.post_form(&gateway, action, &form(&fields)).await;
+    assert_eq!(go.status, 303, "the start page's form: {}", go.body);
+    let authorize = go.header("location").expect("a Location").to_owned();
     assert!(
         authorize.starts_with(&format!("{}/oauth/authorize?", upstream.issuer)),
         "{authorize}"
@@ -211,6 +224,16 @@ async fn to_callback(upstream: &Signin, browser: &Browser, link: &str) -> String
         "the upstream sends the browser back to the gateway: {back}"
     );
     back
+}
+
+/// The value of the hidden form field `name` of the gateway's start page `html`.
+fn hidden(html: &str, name: &str) -> String {
+    let marker = format!("name=\"{name}\" value=\"");
+    let rest = &html[html
+        .find(&marker)
+        .unwrap_or_else(|| panic!("no {name} in: {html}"))
+        + marker.len()..];
+    rest[..rest.find('"').expect("a closing quote")].to_owned()
 }
 
 /// Calls `name` with `args`: whether it is an error result, and its text.

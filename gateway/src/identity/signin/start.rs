@@ -1,0 +1,203 @@
+//! The sign-in's start pages. `GET /upstream/start?s=LINK` never sends the browser on by
+//! itself: the first browser to open a link binds it (a second one is refused), gets a cookie
+//! bound to the sign-in's state (HttpOnly, SameSite=Lax) and a page saying which gateway user
+//! the upstream account will be linked to, with a form (its hidden `csrf` the cookie's value:
+//! a double submit). `POST /upstream/start` checks the form against the cookie and only then
+//! sends the browser (303) to the upstream's authorization request. So a link sent to someone
+//! else (whose browser is signed in at the upstream and consented already) cannot link their
+//! account to the sender silently.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use toolsmith::axum::extract::{Query, State};
+use toolsmith::axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use toolsmith::axum::response::{IntoResponse, Response};
+
+use super::callback::{
+    GONE, Pages, cookie_name, escape, html, page, read, refused, started_here, unreachable,
+};
+use super::flow::{Pending, STATE_TTL, bound_key, link_key};
+use super::vault::random_text;
+use super::{SignInClient, digest, now_secs};
+
+/// Why a second browser is refused a link.
+const ELSEWHERE: &str = "This sign-in link was already opened in another browser: finish the \
+    sign-in there, or call the tool again for a new link once it expires (10 minutes).";
+
+/// The state of the sign-in link `id` names, opened.
+async fn state_of(pages: &Pages, id: &str) -> Result<String, Response> {
+    let key = link_key(&digest(id));
+    let record = match pages.store.read(&key).await {
+        Ok(Some(record)) => record,
+        Ok(None) => return Err(refused(GONE)),
+        Err(err) => return Err(unreachable(err)),
+    };
+    let record: Value = serde_json::from_str(&record).unwrap_or(Value::Null);
+    let client = record["upstream"]
+        .as_str()
+        .and_then(|name| pages.clients.get(name))
+        .ok_or_else(|| refused(GONE))?;
+    let vault = client.vault().map_err(|_| refused(GONE))?;
+    vault
+        .open_json(&key, record["sealed"].as_str().unwrap_or(""))
+        .map_err(|_| refused(GONE))
+}
+
+/// How long `pending` has left.
+fn left(pending: &Pending) -> Duration {
+    Duration::from_secs(pending.expires.saturating_sub(now_secs()).max(1)).min(STATE_TTL)
+}
+
+/// `GET /upstream/start?s=LINK`: the page naming who the account is linked to.
+pub(super) async fn start(
+    State(pages): State<Arc<Pages>>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(id) = query.get("s") else {
+        return refused(
+            "The sign-in link names no sign-in (`s`): call the tool again for a new link.",
+        );
+    };
+    let state = match state_of(&pages, id).await {
+        Ok(state) => state,
+        Err(page) => return page,
+    };
+    let (client, key, mut pending) = match read(&pages, &state).await {
+        Ok(read) => read,
+        Err(page) => return page,
+    };
+    let state_digest = digest(&state);
+    let first = match pages
+        .store
+        .put_new(&bound_key(&digest(id)), "1", left(&pending))
+        .await
+    {
+        Ok(first) => first,
+        Err(err) => return unreachable(err),
+    };
+    let nonce = if first {
+        let Ok(nonce) = random_text() else {
+            return refused("The gateway has no random bytes: try again.");
+        };
+        pending.cookie = Some(digest(&nonce));
+        if keep(&pages, &client, &key, &pending).await.is_err() {
+            return refused("The sign-in could not be kept: call the tool again.");
+        }
+        nonce
+    } else {
+        // The browser that bound it, opening it again; any other is refused.
+        match started_here(&headers, &state_digest, &pending) {
+            Some(nonce) => nonce,
+            None => {
+                return page(
+                    StatusCode::CONFLICT,
+                    "Sign-in link already opened",
+                    ELSEWHERE,
+                );
+            }
+        }
+    };
+    let upstream = escape(&client.upstream);
+    let who = escape(&pending.who);
+    let body = format!(
+        "<p>You are about to sign in to '{upstream}'. The account you sign in with there will \
+         be linked to the gateway user <strong>{who}</strong>: the gateway will call \
+         '{upstream}' as that account whenever {who} calls its tools.</p>\
+         <p>If you are not {who}, or did not ask for this sign-in yourself, close this page: \
+         someone may have sent you their link.</p>\
+         <form method=\"post\" action=\"start\">\
+         <input type=\"hidden\" name=\"s\" value=\"{}\">\
+         <input type=\"hidden\" name=\"csrf\" value=\"{}\">\
+         <button type=\"submit\">Continue to {upstream}</button></form>",
+        escape(id),
+        escape(&nonce),
+    );
+    let mut response = html(
+        StatusCode::OK,
+        &format!("Sign in to '{}'", client.upstream),
+        &body,
+    );
+    let secure = if pending.redirect_uri.starts_with("https://") {
+        "; Secure"
+    } else {
+        ""
+    };
+    let set_cookie = format!(
+        "{}={nonce}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}",
+        cookie_name(&state_digest),
+        left(&pending).as_secs()
+    );
+    if let Ok(cookie) = HeaderValue::from_str(&set_cookie) {
+        response.headers_mut().insert(header::SET_COOKIE, cookie);
+    }
+    response
+}
+
+/// Keeps `pending` (its cookie now set) under `key`, for what it has left.
+async fn keep(
+    pages: &Pages,
+    client: &SignInClient,
+    key: &str,
+    pending: &Pending,
+) -> Result<(), ()> {
+    let sealed = client
+        .vault()
+        .map_err(|_| ())?
+        .seal_json(key, pending)
+        .map_err(|_| ())?;
+    let record = serde_json::json!({"upstream": client.upstream, "sealed": sealed});
+    pages
+        .store
+        .put(key, &record.to_string(), left(pending))
+        .await
+        .map_err(|_| ())
+}
+
+/// `POST /upstream/start` (`s`, `csrf`): the form's value must be the cookie's; then the
+/// browser goes (303) to the upstream's authorization request.
+pub(super) async fn confirm(
+    State(pages): State<Arc<Pages>>,
+    headers: HeaderMap,
+    body: String,
+) -> Response {
+    let form: HashMap<String, String> = url::form_urlencoded::parse(body.as_bytes())
+        .into_owned()
+        .collect();
+    let (Some(id), Some(csrf)) = (form.get("s"), form.get("csrf")) else {
+        return refused(
+            "The sign-in form names no sign-in (`s`, `csrf`): open the sign-in link again.",
+        );
+    };
+    let state = match state_of(&pages, id).await {
+        Ok(state) => state,
+        Err(page) => return page,
+    };
+    let (_, _, pending) = match read(&pages, &state).await {
+        Ok(read) => read,
+        Err(page) => return page,
+    };
+    match started_here(&headers, &digest(&state), &pending) {
+        Some(nonce) if !csrf.is_empty() && nonce == *csrf => {}
+        _ => {
+            return refused(
+                "This sign-in did not start in this browser (its cookie or the form's value \
+                 is missing or wrong): open the sign-in link the tool gave.",
+            );
+        }
+    }
+    let mut response = StatusCode::SEE_OTHER.into_response();
+    let headers = response.headers_mut();
+    if let Ok(location) = HeaderValue::from_str(&pending.authorize) {
+        headers.insert(header::LOCATION, location);
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    response
+}
