@@ -60,6 +60,9 @@ impl SyncContext for crate::context::Cancellation {}
 impl SyncContext for crate::context::ClientLog {}
 impl SyncContext for crate::context::Caller {}
 impl SyncContext for crate::context::Resources {}
+impl SyncContext for crate::context::Store {}
+#[cfg(feature = "signin")]
+impl SyncContext for crate::signin::Issuing {}
 #[cfg(feature = "__test-switches")]
 impl SyncContext for crate::context::AskClient {}
 
