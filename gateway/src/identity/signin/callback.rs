@@ -9,14 +9,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::Value;
-use toolsmith::axum::Router;
 use toolsmith::axum::extract::{Query, State};
 use toolsmith::axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use toolsmith::axum::response::{IntoResponse, Response};
-use toolsmith::axum::routing::get;
 
-use super::start::{confirm, start};
-use toolsmith::server::Serving;
 use toolsmith::task::TaskStore;
 
 use super::flow::{Pending, STATE_TTL, failed_key, state_key};
@@ -27,54 +23,6 @@ use super::{SignInClient, digest, now_secs};
 pub(super) struct Pages {
     pub(super) clients: HashMap<String, Arc<SignInClient>>,
     pub(super) store: Arc<dyn TaskStore>,
-}
-
-/// The start and callback pages of every sign-in client (`clients`), their states in
-/// `store`. Served once for all upstreams: the callback is one URL.
-pub(crate) fn routes(clients: &[Arc<SignInClient>], store: Arc<dyn TaskStore>) -> Router {
-    let pages = Arc::new(Pages {
-        clients: clients
-            .iter()
-            .map(|c| (c.upstream.clone(), c.clone()))
-            .collect(),
-        store,
-    });
-    Router::new()
-        .route("/upstream/start", get(start).post(confirm))
-        .route("/upstream/callback", get(callback))
-        .with_state(pages)
-}
-
-/// The pages of every sign-in client of the gateway (`clients`), served with `serving`:
-/// once, for all of them (the callback is one URL).
-pub(crate) fn routes_for(clients: &[Arc<SignInClient>], serving: &Serving) -> Router {
-    for client in clients {
-        client.serve_at(serving.origin());
-    }
-    routes(clients, serving.store())
-}
-
-impl SignInClient {
-    /// The pages of this client alone (a gateway with one sign-in upstream; with more, serve
-    /// [`routes_for`] all of them once).
-    #[allow(dead_code)]
-    pub(crate) fn routes(self: &Arc<Self>, serving: &Serving) -> Router {
-        self.routes_at(serving.origin(), serving.store())
-    }
-
-    /// The pages of this one client, the callback at `origin` (unless configured).
-    pub(crate) fn routes_at(self: &Arc<Self>, origin: &str, store: Arc<dyn TaskStore>) -> Router {
-        self.serve_at(origin);
-        routes(std::slice::from_ref(self), store)
-    }
-
-    /// Its callback is at `origin` + `/upstream/callback`, unless `callback_url` says.
-    pub(crate) fn serve_at(&self, origin: &str) {
-        let _ = self.callback.set(format!(
-            "{}/upstream/callback",
-            origin.trim_end_matches('/')
-        ));
-    }
 }
 
 /// The cookie of the sign-in whose state digests to `state_digest`.
@@ -194,7 +142,7 @@ pub(super) fn started_here(
 }
 
 /// `GET /upstream/callback?code&state` (or `error`).
-async fn callback(
+pub(super) async fn callback(
     State(pages): State<Arc<Pages>>,
     Query(query): Query<HashMap<String, String>>,
     headers: HeaderMap,

@@ -24,6 +24,7 @@ mod discover;
 mod flow;
 mod public;
 mod register;
+mod routes;
 mod signout;
 mod start;
 mod tool;
@@ -39,8 +40,8 @@ use toolsmith::context::Caller;
 
 use crate::identity::UpstreamToken;
 
-pub(crate) use callback::routes_for;
 pub use public::{DEFAULT_SIGN_IN_WAIT, UpstreamSignIn};
+pub(crate) use routes::routes_for;
 pub(crate) use tool::SignOut;
 
 use discover::Metadata;
