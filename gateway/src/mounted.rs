@@ -110,8 +110,7 @@ impl Upstream {
             tracing::warn!(upstream = %self.name, "its resources and prompts are not served: it has a session per caller, and they would be read as no one");
         }
         drop(listing);
-        let limits = self.per_caller.clone().unwrap_or_default();
-        let pool = Pool::new(self.clone(), limits, self.acts_as.clone());
+        let pool = Pool::new(self.clone());
         let via = listed
             .into_iter()
             .map(|tool| (tool, Via::PerCaller(pool.clone())))

@@ -26,7 +26,9 @@ const FRESH_FOR: Duration = Duration::from_secs(30);
 /// The sessions of one upstream, by caller.
 pub(crate) struct Pool {
     upstream: Upstream,
+    /// Its bounds (`Upstream::per_caller`, else the defaults).
     limits: PerCaller,
+    /// How it gets a caller's token (`Upstream::acts_as`).
     acts_as: Option<Arc<dyn ActsAs>>,
     seats: Mutex<Seats>,
     /// One opening at a time per caller (a sign-in may take minutes: other callers go on).
@@ -100,17 +102,13 @@ impl Drop for Busy {
 }
 
 impl Pool {
-    /// The sessions of `upstream`, each with the credentials `acts_as` gets for its caller;
-    /// idle ones are closed by a sweeper that ends with the pool.
-    pub(crate) fn new(
-        upstream: Upstream,
-        limits: PerCaller,
-        acts_as: Option<Arc<dyn ActsAs>>,
-    ) -> Arc<Pool> {
+    /// The sessions of `upstream`, within its bounds, each with the credentials it gets for
+    /// its caller; idle ones are closed by a sweeper that ends with the pool.
+    pub(crate) fn new(upstream: Upstream) -> Arc<Pool> {
         let pool = Arc::new(Pool {
+            limits: upstream.per_caller.clone().unwrap_or_default(),
+            acts_as: upstream.acts_as.clone(),
             upstream,
-            limits,
-            acts_as,
             seats: Mutex::new(Seats::default()),
             openers: Mutex::new(HashMap::new()),
         });
@@ -386,7 +384,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_place_given_up_is_given_back_and_a_settled_one_counts_once() {
-        let pool = Pool::new(Upstream::stdio("x", "true"), PerCaller::new().max(1), None);
+        let pool = Pool::new(Upstream::stdio("x", "true").per_caller(PerCaller::new().max(1)));
         // An opening given up (its call cancelled, or its start failed) frees its place.
         drop(pool.reserve("alice").unwrap());
         let reserved = pool.reserve("bob").expect("the place was given back");
