@@ -90,10 +90,13 @@ pub async fn gateway(args: GatewayArgs) -> ExitCode {
     }
     let mut registry = Registry::new();
     let mut mounted: Vec<Mounted> = Vec::new();
+    // The sessions each upstream opens as its callers, counted on the gateway's /metrics.
+    let series = toolsmith::metrics::Series::new();
     for upstream in config.upstreams() {
         let mut upstream = upstream
             .strict_hints(args.strict_hints)
-            .overrides(overrides.clone());
+            .overrides(overrides.clone())
+            .metrics(series.clone());
         if let Some(pin) = &pin {
             upstream = upstream.pin(pin.clone());
         }
@@ -137,8 +140,9 @@ pub async fn gateway(args: GatewayArgs) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    let mut server =
-        Server::with_registry(registry).info("toolsmith-gateway", env!("CARGO_PKG_VERSION"));
+    let mut server = Server::with_registry(registry)
+        .info("toolsmith-gateway", env!("CARGO_PKG_VERSION"))
+        .metrics_series(series);
     // The sign-in pages of the upstreams that sign their users in, beside the endpoint.
     if let Some(routes) = toolsmith_gateway::sign_in_routes(&mounted) {
         server = server.http_routes(routes);

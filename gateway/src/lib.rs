@@ -13,6 +13,7 @@ mod identity;
 mod items;
 mod link;
 mod listing;
+mod meter;
 mod mounted;
 mod openapi;
 mod overrides;

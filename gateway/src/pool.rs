@@ -17,6 +17,7 @@ use toolsmith::context::Caller;
 use crate::Upstream;
 use crate::identity::{ActsAs, Asking, PerCaller, Refusal, UpstreamToken};
 use crate::link::{Link, Running};
+use crate::meter::{Meter, Open};
 use crate::relay::{Downstream, Relay};
 use crate::session::Credential;
 
@@ -31,6 +32,8 @@ pub(crate) struct Pool {
     /// How it gets a caller's token (`Upstream::acts_as`).
     acts_as: Option<Arc<dyn ActsAs>>,
     seats: Mutex<Seats>,
+    /// What it counts of its sessions.
+    meter: Meter,
     /// One opening at a time per caller (a sign-in may take minutes: other callers go on).
     openers: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
@@ -48,6 +51,8 @@ struct Seat {
     relay: Arc<Relay>,
     /// Dropped with the seat: the session ends (a child is stopped).
     _running: Running,
+    /// Counted as open until then.
+    _open: Open,
     token: Option<UpstreamToken>,
     refusal: Refusal,
     last_used: Mutex<Instant>,
@@ -105,9 +110,14 @@ impl Pool {
     /// The sessions of `upstream`, within its bounds, each with the credentials it gets for
     /// its caller; idle ones are closed by a sweeper that ends with the pool.
     pub(crate) fn new(upstream: Upstream) -> Arc<Pool> {
+        let identity = upstream
+            .acts_as
+            .as_ref()
+            .map_or("environment", |acts_as| acts_as.identity());
         let pool = Arc::new(Pool {
             limits: upstream.per_caller.clone().unwrap_or_default(),
             acts_as: upstream.acts_as.clone(),
+            meter: Meter::of(&upstream, identity),
             upstream,
             seats: Mutex::new(Seats::default()),
             openers: Mutex::new(HashMap::new()),
@@ -156,6 +166,7 @@ impl Pool {
             let Some(challenge) = refused else {
                 return Err(ToolError::new(crate::told::failed(name, "call", &failed)));
             };
+            self.meter.token_refused();
             if let Some(acts_as) = &self.acts_as {
                 acts_as.rejected(caller, asking).await;
             }
@@ -176,7 +187,7 @@ impl Pool {
             if self.current(caller, asking, &busy.0).await {
                 return Ok(busy);
             }
-            tracing::info!(upstream = %self.upstream.name(), caller = %who, "the caller's token was taken back (signed out): their session is closed");
+            tracing::info!(upstream = %self.upstream.name(), caller = %who, "the caller's token is no longer theirs to send (a new one came, or they signed out): their session is closed");
             self.close(caller, &busy.0);
         }
         let opener = self
@@ -219,11 +230,15 @@ impl Pool {
         asking: &Asking,
     ) -> Result<Option<UpstreamToken>, ToolError> {
         match &self.acts_as {
-            Some(acts_as) => Ok(Some(
-                acts_as
+            Some(acts_as) => {
+                let token = acts_as
                     .token_for(self.upstream.name(), caller, asking)
-                    .await?,
-            )),
+                    .await;
+                if token.is_err() {
+                    self.meter.token_failed();
+                }
+                token.map(Some)
+            }
             None => Ok(None),
         }
     }
@@ -253,6 +268,7 @@ impl Pool {
                     tracing::info!(upstream = %self.upstream.name(), "closed the least recently used caller's session: the bound of sessions was reached");
                 }
                 None => {
+                    self.meter.refused();
                     return Err(ToolError::new(format!(
                         "upstream '{}' has a session for each of {} callers, all in use (its bound): try again in a moment",
                         self.upstream.name(),
@@ -299,6 +315,7 @@ impl Pool {
                         peer: running.peer().clone(),
                         relay,
                         _running: running,
+                        _open: self.meter.opened(),
                         token,
                         refusal,
                         last_used: Mutex::new(Instant::now()),
@@ -307,6 +324,7 @@ impl Pool {
                 }
                 Err(err) => match refusal.take() {
                     Some(challenge) => {
+                        self.meter.token_refused();
                         if let Some(acts_as) = &self.acts_as {
                             acts_as.rejected(caller, asking).await;
                         }

@@ -49,6 +49,9 @@ pub struct Upstream {
     /// Its sign-in client, when it signs its users in at its own authorization server.
     #[cfg(feature = "upstream-signin")]
     pub(crate) sign_in: Option<Arc<crate::identity::signin::SignInClient>>,
+    /// Where its sessions per caller are counted (`Upstream::metrics`).
+    #[cfg(feature = "metrics")]
+    pub(crate) series: Option<toolsmith::metrics::Series>,
 }
 
 impl Upstream {
@@ -118,6 +121,8 @@ impl Upstream {
             acts_as: None,
             #[cfg(feature = "upstream-signin")]
             sign_in: None,
+            #[cfg(feature = "metrics")]
+            series: None,
         }
     }
 

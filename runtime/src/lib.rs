@@ -92,7 +92,7 @@ struct ReadmeDoctest;
 //   stores that keep tasks (memory; Redis, feature `redis`); the pipeline runs them
 //   (`server/call/task/`).
 // - `metrics/` (feature `metrics`): the Prometheus series of one server, which the pipeline
-//   and the HTTP transport record into; without the feature, `metrics/off.rs`: the same
+//   and the HTTP transport record into, and a program's own (`Series`, public); without the feature, `metrics/off.rs`: the same
 //   names, with types that are never made.
 // - `trace/` (feature `otel`): spans of HTTP requests and tool calls, exported over OTLP;
 //   without the feature, `trace/off.rs`: the same names, doing nothing.
@@ -119,7 +119,8 @@ pub mod item;
 pub mod layer;
 mod logging;
 #[cfg(feature = "metrics")]
-mod metrics;
+#[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
+pub mod metrics;
 #[cfg(not(feature = "metrics"))]
 #[path = "metrics/off.rs"]
 mod metrics;

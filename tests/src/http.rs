@@ -202,8 +202,13 @@ impl HttpServer {
             .spawn()
             .expect("the server starts");
         let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let kept = stderr.clone();
         let url = tokio::time::timeout(Duration::from_secs(20), async {
             while let Ok(Some(line)) = lines.next_line().await {
+                let mut kept = kept.lock().unwrap();
+                kept.push_str(&line);
+                kept.push('\n');
                 if let Some(url) = line.split("listening on ").nth(1) {
                     return url.trim().to_owned();
                 }
@@ -213,8 +218,6 @@ impl HttpServer {
         .await
         .expect("the server listens within 20 s");
         // Keep draining stderr, so that the server never blocks on it, into `stderr`.
-        let stderr = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-        let kept = stderr.clone();
         tokio::spawn(async move {
             while let Ok(Some(line)) = lines.next_line().await {
                 let mut kept = kept.lock().unwrap();

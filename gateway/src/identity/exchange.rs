@@ -283,6 +283,10 @@ impl Exchanger {
 
 /// The token exchange as the session pool uses it: it never asks the user.
 impl ActsAs for Exchanger {
+    fn identity(&self) -> &'static str {
+        "exchange"
+    }
+
     fn token_for<'a>(
         &'a self,
         upstream: &'a str,

@@ -68,6 +68,10 @@ impl Mint {
 }
 
 impl ActsAs for Mint {
+    fn identity(&self) -> &'static str {
+        "mint"
+    }
+
     fn token_for<'a>(
         &'a self,
         upstream: &'a str,

@@ -71,6 +71,10 @@ pub(crate) struct Asking {
 
 /// How the gateway gets a token of the upstream's for a caller.
 pub(crate) trait ActsAs: Send + Sync {
+    /// How the upstream knows the caller, as the metrics name it: `exchange`, `mint`,
+    /// `sign_in`.
+    fn identity(&self) -> &'static str;
+
     /// The token `caller`'s session sends to `upstream`.
     fn token_for<'a>(
         &'a self,

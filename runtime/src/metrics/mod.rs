@@ -23,17 +23,21 @@
 //! | `toolsmith_approvals_total` | counter | `approver`, `decision` |
 //! | `toolsmith_http_connections_open` | gauge | |
 //! | `toolsmith_sessions_open` | gauge | |
+//!
+//! A program adds series of its own with [`Series`] (given to
+//! [`Server::metrics_series`](crate::Server::metrics_series)): they are rendered after these.
 
 mod measured;
 mod names;
 mod operations;
+mod program;
 mod tools;
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use ::metrics::{Counter, Gauge, Key, Label, Metadata, Recorder};
+use ::metrics::{Key, Label, Metadata, Recorder};
 use metrics_exporter_prometheus::{
     Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
 };
@@ -50,6 +54,10 @@ use names::{
 pub(crate) use operations::Transport;
 pub(crate) use tools::CallTimer;
 use tools::ToolSeries;
+
+/// The handles a [`Series`] gives: count with `increment`, set a gauge with `set`.
+pub use ::metrics::{Counter, Gauge};
+pub use program::Series;
 
 /// The label of a tool the registry does not know.
 pub(crate) const UNKNOWN_TOOL: &str = "unknown";
@@ -108,6 +116,8 @@ struct Inner {
     /// Every request's duration but a tool call's (its tool's series keeps those).
     operations: operations::Operations,
     sessions_ended: operations::Sessions,
+    /// The program's own series, rendered after the server's.
+    program: OnceLock<Series>,
 }
 
 type SessionProbe = Box<dyn Fn() -> Option<usize> + Send + Sync>;
@@ -165,6 +175,7 @@ impl Metrics {
                 open_sessions: OnceLock::new(),
                 operations: operations::Operations::of_every_method(),
                 sessions_ended: Default::default(),
+                program: OnceLock::new(),
                 recorder,
             }),
         }
@@ -175,7 +186,16 @@ impl Metrics {
         if let Some(open) = self.inner.open_sessions.get().and_then(|probe| probe()) {
             self.inner.sessions.set(open as f64);
         }
-        self.inner.handle.render()
+        let mut text = self.inner.handle.render();
+        if let Some(program) = self.inner.program.get() {
+            text.push_str(&program.render());
+        }
+        text
+    }
+
+    /// Renders `series` after the server's own (once; a later set is ignored).
+    pub(crate) fn render_also(&self, series: Series) {
+        let _ = self.inner.program.set(series);
     }
 
     /// Sessions are counted by asking `probe` at each render (`None`: busy, keep the last

@@ -17,6 +17,23 @@ pub(super) const OPERATION: &str = "mcp_server_operation_duration_seconds";
 /// OpenTelemetry's `mcp.server.session.duration`, as Prometheus names it.
 pub(super) const SESSION: &str = "mcp_server_session_duration_seconds";
 
+/// Whether the server records a metric named `name` (a program's own series may not).
+pub(super) fn is_servers(name: &str) -> bool {
+    name.starts_with("mcp_server_")
+        || [
+            CALLS,
+            IN_FLIGHT,
+            HTTP_REQUESTS,
+            AUTH_REFUSALS,
+            ASKED,
+            ANSWERED,
+            APPROVALS,
+            CONNECTIONS,
+            SESSIONS,
+        ]
+        .contains(&name)
+}
+
 /// The `# HELP` line of every metric.
 pub(super) fn describe(recorder: &PrometheusRecorder) {
     let help: [(&str, Option<Unit>, &str); 11] = [

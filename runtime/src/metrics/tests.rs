@@ -200,3 +200,61 @@ fn a_tool_with_a_category_has_it_as_a_label_and_one_without_has_none() {
     );
     assert_eq!(calls(r#"tool="add",outcome="ok""#), Some(1.0), "{text}");
 }
+
+#[test]
+fn a_programs_series_are_rendered_after_the_servers_and_may_not_take_its_names() {
+    let metrics = Metrics::new([("search_notes".into(), None)], None);
+    let series = super::Series::new();
+    let opened = series.counter(
+        "myapp_opened_total",
+        "Opened, by backend.",
+        &[("backend", "a")],
+    );
+    // Asked again: the same series.
+    series
+        .counter(
+            "myapp_opened_total",
+            "Opened, by backend.",
+            &[("backend", "a")],
+        )
+        .increment(1);
+    opened.increment(1);
+    series.gauge("myapp_open", "Open now.", &[]).set(4.0);
+    // Names the server records, or that Prometheus refuses: counted nowhere.
+    series.counter(super::names::CALLS, "x", &[]).increment(7);
+    series.gauge("mcp_server_mine", "x", &[]).set(7.0);
+    series.counter("9lives", "x", &[]).increment(7);
+    series.counter("my-app", "x", &[]).increment(7);
+    metrics.render_also(series);
+    metrics
+        .call_started()
+        .finish("search_notes", OutcomeLabel::Ok, None);
+    let text = metrics.render();
+    assert_eq!(
+        value(&text, r#"myapp_opened_total{backend="a"}"#),
+        Some(2.0)
+    );
+    assert_eq!(value(&text, "myapp_open"), Some(4.0));
+    assert!(text.contains("# HELP myapp_open Open now."), "{text}");
+    assert!(
+        !text.contains("mcp_server_mine") && !text.contains("9lives") && !text.contains("my-app")
+    );
+    // The server's own series stay one family: a single TYPE line.
+    assert_eq!(
+        text.matches(&format!("# TYPE {} ", super::names::CALLS))
+            .count(),
+        1,
+        "{text}"
+    );
+    assert_eq!(
+        value(
+            &text,
+            r#"toolsmith_tool_calls_total{tool="search_notes",outcome="ok"}"#
+        ),
+        Some(1.0),
+        "{text}"
+    );
+    // After the server's own.
+    let mine = text.find("myapp_opened_total").unwrap();
+    assert!(text.find(super::names::CALLS).unwrap() < mine);
+}

@@ -739,4 +739,6 @@ pub(crate) struct MetricsConfig {
     pub(super) scope: Option<String>,
     /// More `Host`s `/metrics` answers.
     pub(super) hosts: Vec<String>,
+    /// The program's own series, rendered after the server's.
+    pub(super) series: Option<crate::metrics::Series>,
 }

@@ -11,7 +11,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::Server;
 use super::builder::MetricsConfig;
-use crate::metrics::{Metrics, Upkeep};
+use crate::metrics::{Metrics, Series, Upkeep};
 use crate::transport::http::metrics::{Exposure, serve_apart};
 use crate::{Error, registry::RegistryHandle};
 
@@ -83,6 +83,25 @@ impl Server {
         self.metrics.hosts.push(host.into());
         self
     }
+
+    /// Serves the program's own `series` on `/metrics` too, after the server's (wherever
+    /// the server serves its own: see [`metrics_addr`](Server::metrics_addr)). One set: a
+    /// later one replaces it (clone one [`Series`] to share it).
+    ///
+    /// ```
+    /// use toolsmith::metrics::Series;
+    ///
+    /// let series = Series::new();
+    /// let jobs = series.gauge("myapp_jobs_queued", "Jobs waiting.", &[]);
+    /// jobs.set(3.0);
+    /// let server = toolsmith::Server::new().metrics_series(series.clone());
+    /// # drop(server);
+    /// assert!(series.render().contains("myapp_jobs_queued 3"));
+    /// ```
+    pub fn metrics_series(mut self, series: Series) -> Self {
+        self.metrics.series = Some(series);
+        self
+    }
 }
 
 impl MetricsConfig {
@@ -106,7 +125,7 @@ impl MetricsConfig {
                 "give a metrics scope (a token for /metrics on the public endpoint) or a metrics address (a listener of its own, no token), not both",
             ));
         }
-        let (metrics, upkeep) = start_metrics(registry, live);
+        let (metrics, upkeep) = self.start(registry, live);
         let apart = self.serve_metrics_apart(&metrics)?;
         let exposure = match &self.scope {
             // Served on a listener of its own: not on the public endpoint.
@@ -144,13 +163,22 @@ impl MetricsConfig {
         if self.addr.is_none() {
             return Ok(None);
         }
-        let (metrics, upkeep) = start_metrics(registry, live);
+        let (metrics, upkeep) = self.start(registry, live);
         let apart = self.serve_metrics_apart(&metrics)?;
         let running = Running {
             _upkeep: upkeep,
             _apart: apart,
         };
         Ok(Some((metrics, running)))
+    }
+
+    /// The metrics of `registry`'s tools (see [`start_metrics`]), and the program's own.
+    fn start(&self, registry: &RegistryHandle, live: bool) -> (Metrics, Upkeep) {
+        let (metrics, upkeep) = start_metrics(registry, live);
+        if let Some(series) = &self.series {
+            metrics.render_also(series.clone());
+        }
+        (metrics, upkeep)
     }
 
     /// The listener of the metrics address, when one was given.

@@ -28,6 +28,10 @@ impl SignInClient {
 }
 
 impl ActsAs for SignInClient {
+    fn identity(&self) -> &'static str {
+        "sign_in"
+    }
+
     fn token_for<'a>(
         &'a self,
         upstream: &'a str,

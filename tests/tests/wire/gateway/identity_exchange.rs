@@ -118,8 +118,10 @@ async fn each_caller_reaches_the_upstream_with_their_own_exchanged_token() {
         .client_secret("sts-secret")
         .audience(UPSTREAM_AUDIENCE)
         .scopes(["tools:read"]);
+    let series = toolsmith::metrics::Series::new();
     let mounted = Upstream::http("tickets", format!("http://{upstream}/mcp"))
         .exchange(exchange)
+        .metrics(series.clone())
         .connect()
         .await
         .expect("the gateway lists the upstream's tools as itself");
@@ -191,6 +193,8 @@ async fn each_caller_reaches_the_upstream_with_their_own_exchanged_token() {
         )),
         "{text}"
     );
+    assert_eq!(counted(&series, "tokens_failed_total"), 1.0);
+    assert_eq!(counted(&series, "tokens_refused_total"), 0.0);
 }
 
 /// The claims of a JWT, read without verification (what the test's upstream was given).
@@ -262,8 +266,10 @@ async fn a_token_the_upstream_refuses_is_exchanged_once_more_and_then_named() {
         .client_secret("sts-secret")
         .audience(UPSTREAM_AUDIENCE)
         .scopes(["tools:read"]);
+    let series = toolsmith::metrics::Series::new();
     let mounted = Upstream::http("tickets", format!("http://{upstream}/mcp"))
         .exchange(exchange)
+        .metrics(series.clone())
         .connect()
         .await
         .unwrap();
@@ -289,6 +295,9 @@ async fn a_token_the_upstream_refuses_is_exchanged_once_more_and_then_named() {
         "{result}"
     );
     assert_eq!(exchanges().await, 2);
+    // Counted by upstream and identity: one refusal, one session.
+    assert_eq!(counted(&series, "tokens_refused_total"), 1.0);
+    assert_eq!(counted(&series, "sessions_opened_total"), 1.0);
 
     // bob's are refused twice: a tool error naming the upstream, the caller, the 401.
     sts.get("/_config?spoil=2").await;
@@ -302,4 +311,18 @@ async fn a_token_the_upstream_refuses_is_exchanged_once_more_and_then_named() {
         "{text}"
     );
     assert_eq!(exchanges().await, 4);
+    assert_eq!(counted(&series, "tokens_refused_total"), 3.0);
+    assert_eq!(counted(&series, "sessions_open"), 1.0, "alice's only");
+}
+
+/// The value of the gateway's `toolsmith_gateway_caller_{name}` for upstream `tickets`,
+/// whose callers it knows by a token exchange (0 before it was counted).
+fn counted(series: &toolsmith::metrics::Series, name: &str) -> f64 {
+    let labels = r#"{upstream="tickets",identity="exchange"}"#;
+    let wanted = format!("toolsmith_gateway_caller_{name}{labels} ");
+    series
+        .render()
+        .lines()
+        .find_map(|line| line.strip_prefix(wanted.as_str()))
+        .map_or(0.0, |value| value.trim().parse().expect("a number"))
 }

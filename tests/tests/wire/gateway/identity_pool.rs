@@ -34,7 +34,14 @@ impl PerCallerGateway {
         let server = HttpServer::start_after(
             toolsmith.to_str().unwrap(),
             &["gateway", "--config", config, "--"],
-            &["--auth-issuer", ISSUER, "--auth-jwks", keys.path.as_str()],
+            &[
+                "--auth-issuer",
+                ISSUER,
+                "--auth-jwks",
+                keys.path.as_str(),
+                "--metrics-addr",
+                "127.0.0.1:0",
+            ],
             &[("TOOLSMITH_LOG", "info")],
         )
         .await;
@@ -60,6 +67,30 @@ impl PerCallerGateway {
             .await;
         assert_eq!(response.status, 200, "{}", response.body);
         response.messages().pop().expect("an answer")["result"].clone()
+    }
+
+    /// The value of the gateway's metric `series` (name and labels, as rendered), 0 when it
+    /// has none yet.
+    async fn metric(&self, series: &str) -> f64 {
+        let log = self.server.stderr.clone();
+        let addr = tokio::time::timeout(Duration::from_secs(20), async move {
+            loop {
+                let said = log.lock().unwrap().clone();
+                if let Some(url) = said.split("metrics at http://").nth(1) {
+                    let end = url.find("/metrics").expect("the metrics' path");
+                    return url[..end].to_owned();
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        })
+        .await
+        .expect("the gateway says where its metrics are");
+        let text = toolsmith_tests::http::request(&addr, "GET", "/metrics", &[], "")
+            .await
+            .body;
+        text.lines()
+            .find_map(|line| line.strip_prefix(series)?.strip_prefix(' '))
+            .map_or(0.0, |value| value.trim().parse().expect("a number"))
     }
 
     /// What `whoami` answers `subject`: its process and environment.
@@ -143,12 +174,24 @@ async fn past_the_bound_a_call_is_refused_while_every_child_is_in_use() {
     for held in holding {
         assert_eq!(held.await.unwrap()["isError"], false);
     }
+    // The metrics say so, by upstream and identity, never by caller.
+    let labels = r#"{upstream="who",identity="environment"}"#;
+    let metric = |name: &str| format!("toolsmith_gateway_caller_sessions_{name}{labels}");
+    assert_eq!(gateway.metric(&metric("refused_total")).await, 1.0);
+    assert_eq!(gateway.metric(&metric("opened_total")).await, 2.0);
+    assert_eq!(gateway.metric(&metric("open")).await, 2.0);
     // Once one is idle, Carol gets a child: the least recently used one is stopped for it.
     let carol = gateway.whoami("carol").await;
     assert_eq!(carol["sub"], "carol");
     assert!(
         stops(&alice["pid"], Duration::from_secs(5)).await,
         "alice's child, the least recently used, was stopped"
+    );
+    assert_eq!(gateway.metric(&metric("opened_total")).await, 3.0);
+    assert_eq!(
+        gateway.metric(&metric("open")).await,
+        2.0,
+        "alice's was closed"
     );
 }
 
