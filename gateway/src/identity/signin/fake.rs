@@ -24,6 +24,8 @@ pub(super) struct Seen {
     pub(super) challenge: String,
     /// The tokens issued so far.
     pub(super) issued: u32,
+    /// When set, a refresh waits at the token endpoint (recorded, not answered) for a permit.
+    pub(super) gate: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 pub(super) struct Fake {
@@ -120,9 +122,16 @@ async fn token(
     {
         form.insert("authorization".into(), basic.to_owned());
     }
-    let mut seen = seen.lock().unwrap();
-    seen.token_forms.push(form.clone());
     let grant = form.get("grant_type").map(String::as_str).unwrap_or("");
+    let gate = {
+        let mut seen = seen.lock().unwrap();
+        seen.token_forms.push(form.clone());
+        seen.gate.clone().filter(|_| grant == "refresh_token")
+    };
+    if let Some(gate) = gate {
+        let _ = gate.acquire().await;
+    }
+    let mut seen = seen.lock().unwrap();
     let good = match grant {
         "authorization_code" => {
             form.get("code").map(String::as_str) == Some("good-code")

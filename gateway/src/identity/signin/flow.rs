@@ -12,7 +12,7 @@ use toolsmith::context::{Caller, Elicit, Elicitation};
 use toolsmith::task::TaskStore;
 
 use super::register::OAuthClient;
-use super::vault::{challenge, random_text};
+use super::vault::{Vault, challenge, random_text};
 use super::{SignInClient, Tokens, digest, failed, now_secs, upstream_token};
 use crate::identity::UpstreamToken;
 
@@ -20,10 +20,11 @@ use crate::identity::UpstreamToken;
 pub(super) const STATE_TTL: Duration = Duration::from_secs(600);
 /// A token this close to its expiry is refreshed first.
 const REFRESH_BEFORE: u64 = 30;
-/// How long a replica may take to refresh a user's token before another tries.
-const REFRESH_CLAIM: Duration = Duration::from_secs(15);
+/// How long a replica may take to refresh a user's token before another tries (a sign-out
+/// waits as long for a refresh under way).
+pub(super) const REFRESH_CLAIM: Duration = Duration::from_secs(15);
 /// How often the wait reads the store.
-const POLL: Duration = Duration::from_millis(250);
+pub(super) const POLL: Duration = Duration::from_millis(250);
 /// How long tokens with a refresh token are kept.
 const REFRESHABLE_KEPT: Duration = Duration::from_secs(90 * 24 * 3600);
 
@@ -61,6 +62,12 @@ pub(super) fn link_key(link_digest: &str) -> String {
 /// The store key marking that a browser opened the link whose id digests to `link_digest`.
 pub(super) fn bound_key(link_digest: &str) -> String {
     format!("gateway:signin-bound:{link_digest}")
+}
+
+/// The store key a replica claims (`put_new`) while it refreshes, or signs out, the user
+/// whose tokens are kept under `token_key`: one at a time, on every replica.
+pub(super) fn refresh_claim(token_key: &str) -> String {
+    format!("{token_key}:refreshing")
 }
 
 /// How the start page names `caller`: their verified email, else their subject.
@@ -129,19 +136,17 @@ impl SignInClient {
     pub(crate) async fn rejected(&self, caller: &Caller, store: &Arc<dyn TaskStore>) {
         let key = self.token_key(caller);
         let Ok(vault) = self.vault() else { return };
-        let Ok(Some(sealed)) = store.read(&key).await else {
-            return;
+        // Under the claim of a refresh or a sign-out, so that marking never puts back tokens
+        // a sign-out took; one under way renews them anyway.
+        let claim = refresh_claim(&key);
+        let claimed = match store.put_new(&claim, "1", REFRESH_CLAIM).await {
+            Ok(false) => return,
+            Ok(true) => true,
+            Err(_) => false,
         };
-        match vault.open_json::<Tokens>(&key, &sealed) {
-            Ok(mut tokens) if tokens.refresh.is_some() => {
-                tokens.expires_at = Some(0);
-                if let Ok(sealed) = vault.seal_json(&key, &tokens) {
-                    let _ = store.put(&key, &sealed, REFRESHABLE_KEPT).await;
-                }
-            }
-            _ => {
-                let _ = store.take(&key).await;
-            }
+        mark_expired(&key, vault, store).await;
+        if claimed {
+            let _ = store.take(&claim).await;
         }
     }
 
@@ -172,7 +177,7 @@ impl SignInClient {
         };
         let _one = lock.lock().await;
         // And one replica at a time: the others wait (bounded) for what it keeps.
-        let claim = format!("{key}:refreshing");
+        let claim = refresh_claim(key);
         let until = Instant::now() + REFRESH_CLAIM;
         let tokens = loop {
             let Some(tokens) = self.read_tokens(key, store).await? else {
@@ -219,6 +224,17 @@ impl SignInClient {
             .await
         {
             Ok(tokens) => {
+                // The user may have signed out (or in again) while the token endpoint
+                // answered, past the claim: what is kept now wins, and these new tokens are
+                // revoked rather than kept.
+                let now = self.read_tokens(key, store).await?;
+                if now.as_ref().and_then(|t| t.refresh.as_deref()) != Some(refresh.as_str()) {
+                    if let Some(new) = tokens.refresh.as_deref().filter(|new| *new != refresh) {
+                        let _ = self.revoke(metadata, &client, new, "refresh_token").await;
+                    }
+                    tracing::info!(upstream = %self.upstream, "upstream sign-in: a refresh ended after the user signed out or in again: its tokens are dropped");
+                    return Ok(now);
+                }
                 self.keep(key, &tokens, store).await?;
                 tracing::info!(upstream = %self.upstream, "upstream sign-in: a user's token was refreshed");
                 Ok(Some(tokens))
@@ -416,6 +432,25 @@ impl SignInClient {
                 ));
             }
             tokio::time::sleep(POLL).await;
+        }
+    }
+}
+
+/// Marks the tokens kept under `key` expired (refreshed at the next call), or forgets
+/// them when they cannot be refreshed.
+async fn mark_expired(key: &str, vault: &Vault, store: &Arc<dyn TaskStore>) {
+    let Ok(Some(sealed)) = store.read(key).await else {
+        return;
+    };
+    match vault.open_json::<Tokens>(key, &sealed) {
+        Ok(mut tokens) if tokens.refresh.is_some() => {
+            tokens.expires_at = Some(0);
+            if let Ok(sealed) = vault.seal_json(key, &tokens) {
+                let _ = store.put(key, &sealed, REFRESHABLE_KEPT).await;
+            }
+        }
+        _ => {
+            let _ = store.take(key).await;
         }
     }
 }

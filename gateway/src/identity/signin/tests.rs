@@ -2,6 +2,7 @@
 //! start page, the callback and its refusals, the tokens sealed, refreshed, revoked.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use toolsmith::context::Caller;
 use toolsmith::task::{MemoryStore, TaskStore};
@@ -92,6 +93,15 @@ pub(super) async fn callback(origin: &str, query: &str, cookie: Option<&str>) ->
     let response = request.send().await.unwrap();
     let status = response.status().as_u16();
     (status, response.text().await.unwrap())
+}
+
+/// `caller` signed in at `gateway`: the start page, the fake's code, the callback.
+pub(super) async fn signed_in(gateway: &Gateway, fake: &Fake, caller: &Caller) {
+    let (state, link) = gateway.link(caller).await;
+    let (authorize, cookie) = open_start(&link).await;
+    fake.seen().challenge = param(&authorize, "code_challenge").unwrap();
+    let q = query(&[("code", "good-code"), ("state", &state)]);
+    assert_eq!(callback(&gateway.origin, &q, Some(&cookie)).await.0, 200);
 }
 
 pub(super) fn query(pairs: &[(&str, &str)]) -> String {
@@ -259,11 +269,7 @@ async fn an_expired_token_is_refreshed_rotating_and_sign_out_revokes_and_forgets
     let fake = Fake::start().await;
     let gateway = Gateway::start(&fake, Arc::new(MemoryStore::new())).await;
     let alice = Caller::new("alice", ["tools:read"]);
-    let (state, link) = gateway.link(&alice).await;
-    let (authorize, cookie) = open_start(&link).await;
-    fake.seen().challenge = param(&authorize, "code_challenge").unwrap();
-    let q = query(&[("code", "good-code"), ("state", &state)]);
-    assert_eq!(callback(&gateway.origin, &q, Some(&cookie)).await.0, 200);
+    signed_in(&gateway, &fake, &alice).await;
     assert_eq!(gateway.token_of(&alice).await.as_deref(), Some("at-1"));
 
     // The upstream refused it: the next read refreshes (rt-1 spent, rt-2 kept).
@@ -329,11 +335,7 @@ async fn two_replicas_refreshing_one_users_token_at_once_spend_its_refresh_token
     let gateway = Gateway::start(&fake, Arc::new(MemoryStore::new())).await;
     let replica = gateway.replica(&fake).await;
     let alice = Caller::new("alice", ["tools:read"]);
-    let (state, link) = gateway.link(&alice).await;
-    let (authorize, cookie) = open_start(&link).await;
-    fake.seen().challenge = param(&authorize, "code_challenge").unwrap();
-    let q = query(&[("code", "good-code"), ("state", &state)]);
-    assert_eq!(callback(&gateway.origin, &q, Some(&cookie)).await.0, 200);
+    signed_in(&gateway, &fake, &alice).await;
     gateway.client.rejected(&alice, &gateway.store).await;
 
     // Both need a fresh token at once: one refreshes, the other takes what it kept.
@@ -347,4 +349,50 @@ async fn two_replicas_refreshing_one_users_token_at_once_spend_its_refresh_token
         .filter(|f| f["grant_type"] == "refresh_token")
         .count();
     assert_eq!(refreshes, 1, "the refresh token is spent once");
+}
+
+#[tokio::test]
+async fn a_sign_out_on_another_replica_during_a_refresh_leaves_no_tokens() {
+    let fake = Fake::start().await;
+    let gateway = Gateway::start(&fake, Arc::new(MemoryStore::new())).await;
+    let replica = gateway.replica(&fake).await;
+    let alice = Caller::new("alice", ["tools:read"]);
+    signed_in(&gateway, &fake, &alice).await;
+    gateway.client.rejected(&alice, &gateway.store).await;
+
+    // A refresh held at the token endpoint (rt-1 sent, no answer yet) ...
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    fake.seen().gate = Some(gate.clone());
+    let (client, store) = (gateway.client.clone(), gateway.store.clone());
+    let key = client.token_key(&alice);
+    let refreshing = tokio::spawn(async move { client.kept(&key, &store).await.unwrap() });
+    for _ in 0..400 {
+        if fake.seen().token_forms.len() == 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(fake.seen().token_forms.len(), 2, "the refresh is under way");
+
+    // ... while the user signs out on another replica; then the refresh is answered.
+    let (client, store, who) = (replica.client.clone(), replica.store.clone(), alice.clone());
+    let mut signing_out = tokio::spawn(async move { client.sign_out(&who, &store).await });
+    let early = tokio::time::timeout(Duration::from_millis(500), &mut signing_out).await;
+    gate.add_permits(1);
+    let signed_out = match early {
+        Ok(done) => done,
+        Err(_) => signing_out.await,
+    };
+    assert!(signed_out.unwrap().unwrap(), "there were tokens");
+    refreshing.await.unwrap();
+
+    assert_eq!(gateway.token_of(&alice).await, None, "signed out stays out");
+    assert_eq!(replica.token_of(&alice).await, None);
+    let kept = gateway.store.scan("gateway:upstream-token:").await.unwrap();
+    assert!(kept.is_empty(), "no tokens, no claim left: {kept:?}");
+    let revoked = fake.seen().revoked.clone();
+    assert!(
+        revoked.contains(&"rt-2".to_owned()),
+        "the refresh's tokens are revoked: {revoked:?}"
+    );
 }
