@@ -38,7 +38,7 @@ pub(super) struct Pending {
     pub(super) authorize: String,
     pub(super) redirect_uri: String,
     pub(super) client: OAuthClient,
-    /// The digest of the start page's cookie, once the page was opened.
+    /// The digest of the start page's cookie, once a browser posted its form (bound).
     #[serde(default)]
     pub(super) cookie: Option<String>,
     /// The gateway user the upstream account will be linked to, as the start page names
@@ -59,7 +59,8 @@ pub(super) fn link_key(link_digest: &str) -> String {
     format!("gateway:signin-link:{link_digest}")
 }
 
-/// The store key marking that a browser opened the link whose id digests to `link_digest`.
+/// The store key binding the link whose id digests to `link_digest` to the first browser
+/// that posted its form (the digest of its cookie).
 pub(super) fn bound_key(link_digest: &str) -> String {
     format!("gateway:signin-bound:{link_digest}")
 }
