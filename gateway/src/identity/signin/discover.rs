@@ -25,6 +25,9 @@ pub(crate) struct Metadata {
     pub(crate) revocation_endpoint: Option<String>,
     #[serde(default)]
     pub(crate) code_challenge_methods_supported: Option<Vec<String>>,
+    /// Whether its authorization responses name it (`iss`, RFC 9207): then they must.
+    #[serde(default)]
+    pub(crate) authorization_response_iss_parameter_supported: bool,
     /// The resource its tokens are asked for (the protected resource document's `resource`).
     #[serde(skip)]
     pub(crate) resource: String,

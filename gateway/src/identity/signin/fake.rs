@@ -24,6 +24,8 @@ pub(super) struct Seen {
     pub(super) challenge: String,
     /// The tokens issued so far.
     pub(super) issued: u32,
+    /// Whether its metadata says its authorization responses name it (`iss`, RFC 9207).
+    pub(super) iss_supported: bool,
     /// When set, a refresh waits at the token endpoint (recorded, not answered) for a permit.
     pub(super) gate: Option<Arc<tokio::sync::Semaphore>>,
 }
@@ -91,12 +93,14 @@ async fn resource(State((base, _)): Shared) -> Response {
     )
 }
 
-async fn metadata(State((base, _)): Shared) -> Response {
+async fn metadata(State((base, seen)): Shared) -> Response {
+    let iss = seen.lock().unwrap().iss_supported;
     json_answer(
         StatusCode::OK,
         json!({"issuer": base, "authorization_endpoint": format!("{base}/authorize"),
             "token_endpoint": format!("{base}/token"), "registration_endpoint": format!("{base}/register"),
-            "revocation_endpoint": format!("{base}/revoke"), "code_challenge_methods_supported": ["S256"]}),
+            "revocation_endpoint": format!("{base}/revoke"), "code_challenge_methods_supported": ["S256"],
+            "authorization_response_iss_parameter_supported": iss}),
     )
 }
 

@@ -265,6 +265,54 @@ async fn a_tampered_state_a_missing_cookie_and_a_refusal_are_error_pages_keeping
 }
 
 #[tokio::test]
+async fn an_answer_naming_another_issuer_or_none_when_one_is_promised_is_refused() {
+    let fake = Fake::start().await;
+    fake.seen().iss_supported = true;
+    let gateway = Gateway::start(&fake, Arc::new(MemoryStore::new())).await;
+    let alice = Caller::new("alice", ["tools:read"]);
+    let issuer = fake.base.clone();
+    for (answer, iss, why) in [
+        (
+            "good-code",
+            Some("https://as.other.example"),
+            "names the issuer",
+        ),
+        (
+            "good-code",
+            Some(&format!("{issuer}/")[..]),
+            "names the issuer",
+        ),
+        ("good-code", None, "names no issuer"),
+        ("", Some("https://as.other.example"), "names the issuer"),
+        ("good-code", Some(issuer.as_str()), "signed in"),
+    ] {
+        let (state, link) = gateway.link(&alice).await;
+        let (authorize, cookie) = open_start(&link).await;
+        fake.seen().challenge = param(&authorize, "code_challenge").unwrap();
+        let mut pairs = vec![("state", state.as_str())];
+        // An empty answer stands for an error answer (the user refused, say).
+        pairs.push(match answer {
+            "" => ("error", "access_denied"),
+            code => ("code", code),
+        });
+        pairs.extend(iss.map(|iss| ("iss", iss)));
+        let (status, page) = callback(&gateway.origin, &query(&pairs), Some(&cookie)).await;
+        assert!(page.contains(why), "{iss:?}: {page}");
+        if why == "signed in" {
+            assert_eq!(status, 200);
+            break;
+        }
+        assert_eq!(status, 400, "{page}");
+        assert!(fake.seen().token_forms.is_empty(), "no code redeemed");
+        assert_eq!(gateway.token_of(&alice).await, None, "nothing kept");
+        let failed = super::flow::failed_key(&digest(&state));
+        let failed = gateway.store.read(&failed).await.unwrap();
+        assert!(failed.unwrap().contains(why), "the waiting call learns why");
+    }
+    assert_eq!(gateway.token_of(&alice).await.as_deref(), Some("at-1"));
+}
+
+#[tokio::test]
 async fn an_expired_token_is_refreshed_rotating_and_sign_out_revokes_and_forgets() {
     let fake = Fake::start().await;
     let gateway = Gateway::start(&fake, Arc::new(MemoryStore::new())).await;
