@@ -362,6 +362,7 @@ async fn the_gateway_lists_with_client_credentials_only_with_a_configured_secret
     assert!(fake.seen().token_forms.is_empty(), "nothing asked");
     let config = UpstreamSignIn::new(KEY)
         .client("gw", Some("s3cret"))
+        .issuer(&fake.base)
         .scopes(["files:read"]);
     let confidential = SignInClient::new("files", &mcp, config);
     let token = confidential.own_token().await.unwrap().unwrap();
