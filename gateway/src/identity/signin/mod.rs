@@ -9,8 +9,10 @@
 //!   and its authorization server's metadata (RFC 8414, OpenID Connect discovery);
 //! - `register.rs`: the gateway's client there (configured, or registered once per upstream,
 //!   RFC 7591) and the token endpoint (code, refresh, revocation);
-//! - `flow.rs`: the tokens of a caller, refreshed when expired, else the sign-in (state, PKCE,
-//!   the elicitation and the bounded wait);
+//! - `flow.rs`: a caller's token: the one kept, else the sign-in (state, PKCE, the link, the
+//!   elicitation and the bounded wait);
+//! - `refresh.rs`: the tokens kept (sealed), refreshed when they expire under a claim shared
+//!   by the replicas and a sign-out, marked expired when the upstream refuses them;
 //! - `start.rs`: the start pages (who the account is linked to, confirmed by a form);
 //! - `callback.rs`: the callback page;
 //! - `public.rs`: the configuration ([`UpstreamSignIn`]; `Upstream::sign_in` and the pages'
@@ -23,6 +25,7 @@ mod callback;
 mod discover;
 mod flow;
 mod public;
+mod refresh;
 mod register;
 mod routes;
 mod signout;
@@ -261,6 +264,8 @@ mod config_tests;
 mod fake;
 #[cfg(test)]
 mod redis_tests;
+#[cfg(test)]
+mod refresh_tests;
 #[cfg(test)]
 mod start_tests;
 #[cfg(test)]

@@ -11,7 +11,7 @@ use toolsmith::ToolError;
 use toolsmith::context::Caller;
 use toolsmith::task::TaskStore;
 
-use super::flow::{POLL, REFRESH_CLAIM, refresh_claim};
+use super::refresh::{POLL, REFRESH_CLAIM, refresh_claim};
 use super::{SignInClient, Tokens, failed};
 
 impl SignInClient {
@@ -31,7 +31,7 @@ impl SignInClient {
                 // A store without `put_new` keeps no claims to wait for.
                 Err(_) => break false,
                 // Past the wait, without it: a refresh that ends later finds the tokens gone
-                // and keeps none (`flow.rs`).
+                // and keeps none (`refresh.rs`).
                 Ok(false) if Instant::now() >= until => break false,
                 Ok(false) => tokio::time::sleep(POLL).await,
             }
