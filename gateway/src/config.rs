@@ -106,6 +106,7 @@ struct SignInEntry {
     scopes: Vec<String>,
     client_id: Option<String>,
     client_secret: Option<String>,
+    issuer: Option<String>,
     callback_url: Option<String>,
     wait_secs: Option<u64>,
 }
@@ -133,6 +134,11 @@ impl SignInEntry {
                 "upstream '{name}': `sign_in.client_secret` without `client_id`: give the client it is the secret of"
             ));
         }
+        if self.client_secret.is_some() && self.issuer.is_none() {
+            return Err(format!(
+                "upstream '{name}': `sign_in.client_secret` without `issuer`: add the issuer URL of the authorization server the client is registered at, so that its secret goes there only"
+            ));
+        }
         Ok(())
     }
 
@@ -144,6 +150,9 @@ impl SignInEntry {
         }
         if let Some(url) = &self.callback_url {
             config = config.callback_url(url);
+        }
+        if let Some(issuer) = &self.issuer {
+            config = config.issuer(issuer);
         }
         if let Some(secs) = self.wait_secs {
             config = config.wait(Duration::from_secs(secs));

@@ -2,8 +2,8 @@
 //! `GET /upstream/callback?code&state` (reads the state, requires the start page's cookie,
 //! and only then takes the state, atomically: a replay, on this replica or another sharing
 //! the store, finds nothing, and a browser without the cookie leaves it to the one that
-//! started it; redeems the code with the PKCE verifier; keeps the tokens, sealed). Every
-//! refusal is a page that says why, and keeps nothing.
+//! started it; checks the answer's issuer, RFC 9207; redeems the code with the PKCE verifier;
+//! keeps the tokens, sealed). Every refusal is a page that says why, and keeps nothing.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -174,6 +174,29 @@ pub(super) async fn callback(
         Err(err) => return unreachable(err),
     }
     let upstream = client.upstream.clone();
+    let Ok(metadata) = client.metadata().await else {
+        return fail(format!("The sign-in of '{upstream}' is not reachable")).await;
+    };
+    // One callback serves every upstream: an answer (a code or an error) must come from the
+    // authorization server this sign-in went to, else it is a mix-up (RFC 9207).
+    match query.get("iss") {
+        Some(iss) if *iss != metadata.issuer => {
+            return fail(format!(
+                "The sign-in's answer names the issuer {:?}, not {:?} where '{upstream}' signs in (a mix-up of authorization servers)",
+                clipped(iss),
+                metadata.issuer
+            ))
+            .await;
+        }
+        None if metadata.authorization_response_iss_parameter_supported => {
+            return fail(format!(
+                "The sign-in's answer names no issuer (`iss`), which {:?} where '{upstream}' signs in says it always names",
+                metadata.issuer
+            ))
+            .await;
+        }
+        _ => {}
+    }
     if let Some(error) = query.get("error") {
         let description = query
             .get("error_description")
@@ -182,17 +205,6 @@ pub(super) async fn callback(
         return fail(format!(
             "The sign-in at '{upstream}' answered {}{description}",
             clipped(error)
-        ))
-        .await;
-    }
-    let Ok(metadata) = client.metadata().await else {
-        return fail(format!("The sign-in of '{upstream}' is not reachable")).await;
-    };
-    if let Some(iss) = query.get("iss")
-        && iss.trim_end_matches('/') != metadata.issuer.trim_end_matches('/')
-    {
-        return fail(format!(
-            "The sign-in's answer comes from another issuer than '{upstream}''s"
         ))
         .await;
     }

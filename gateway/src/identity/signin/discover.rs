@@ -25,6 +25,9 @@ pub(crate) struct Metadata {
     pub(crate) revocation_endpoint: Option<String>,
     #[serde(default)]
     pub(crate) code_challenge_methods_supported: Option<Vec<String>>,
+    /// Whether its authorization responses name it (`iss`, RFC 9207): then they must.
+    #[serde(default)]
+    pub(crate) authorization_response_iss_parameter_supported: bool,
     /// The resource its tokens are asked for (the protected resource document's `resource`).
     #[serde(skip)]
     pub(crate) resource: String,
@@ -111,8 +114,13 @@ fn same_resource(a: &str, b: &str) -> bool {
     a.trim_end_matches('/') == b.trim_end_matches('/')
 }
 
-/// Discovers the authorization server of the upstream at `url`.
-pub(crate) async fn discover(http: &reqwest::Client, url: &str) -> Result<Metadata, String> {
+/// Discovers the authorization server of the upstream at `url`: `expected` (the configured
+/// issuer), if given, must be the one it names, else nothing is asked of the one it names.
+pub(crate) async fn discover(
+    http: &reqwest::Client,
+    url: &str,
+    expected: Option<&str>,
+) -> Result<Metadata, String> {
     // An unauthenticated request: the 401's challenge names the resource metadata.
     let probe = http
         .post(url)
@@ -180,6 +188,13 @@ pub(crate) async fn discover(http: &reqwest::Client, url: &str) -> Result<Metada
         .ok_or("the upstream's protected resource metadata names no `authorization_servers`")?
         .trim_end_matches('/')
         .to_owned();
+    if let Some(expected) = expected
+        && expected.trim_end_matches('/') != issuer
+    {
+        return Err(format!(
+            "the upstream names the authorization server {issuer}, not the configured `issuer` {expected}: the gateway signs in (and sends its client) only there; check `issuer`, or the upstream"
+        ));
+    }
     checked_endpoint(&issuer)?;
     let mut metadata = authorization_server(http, &issuer).await?;
     metadata.resource = resource;

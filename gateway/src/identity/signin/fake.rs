@@ -24,6 +24,10 @@ pub(super) struct Seen {
     pub(super) challenge: String,
     /// The tokens issued so far.
     pub(super) issued: u32,
+    /// Whether its metadata says its authorization responses name it (`iss`, RFC 9207).
+    pub(super) iss_supported: bool,
+    /// When set, a refresh waits at the token endpoint (recorded, not answered) for a permit.
+    pub(super) gate: Option<Arc<tokio::sync::Semaphore>>,
 }
 
 pub(super) struct Fake {
@@ -89,12 +93,14 @@ async fn resource(State((base, _)): Shared) -> Response {
     )
 }
 
-async fn metadata(State((base, _)): Shared) -> Response {
+async fn metadata(State((base, seen)): Shared) -> Response {
+    let iss = seen.lock().unwrap().iss_supported;
     json_answer(
         StatusCode::OK,
         json!({"issuer": base, "authorization_endpoint": format!("{base}/authorize"),
             "token_endpoint": format!("{base}/token"), "registration_endpoint": format!("{base}/register"),
-            "revocation_endpoint": format!("{base}/revoke"), "code_challenge_methods_supported": ["S256"]}),
+            "revocation_endpoint": format!("{base}/revoke"), "code_challenge_methods_supported": ["S256"],
+            "authorization_response_iss_parameter_supported": iss}),
     )
 }
 
@@ -120,9 +126,16 @@ async fn token(
     {
         form.insert("authorization".into(), basic.to_owned());
     }
-    let mut seen = seen.lock().unwrap();
-    seen.token_forms.push(form.clone());
     let grant = form.get("grant_type").map(String::as_str).unwrap_or("");
+    let gate = {
+        let mut seen = seen.lock().unwrap();
+        seen.token_forms.push(form.clone());
+        seen.gate.clone().filter(|_| grant == "refresh_token")
+    };
+    if let Some(gate) = gate {
+        let _ = gate.acquire().await;
+    }
+    let mut seen = seen.lock().unwrap();
     let good = match grant {
         "authorization_code" => {
             form.get("code").map(String::as_str) == Some("good-code")

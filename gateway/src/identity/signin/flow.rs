@@ -1,7 +1,6 @@
-//! A caller's token at the upstream: the one kept (refreshed when it expires, the refresh
-//! token rotated), else the sign-in: a state (kept 10 minutes), PKCE S256 and `resource`, the
-//! user sent to the gateway's start page by a URL-mode elicitation, then a bounded wait for
-//! the callback to keep the tokens.
+//! A caller's token at the upstream: the one kept (`refresh.rs`), else the sign-in: a state
+//! (kept 10 minutes), PKCE S256 and `resource`, the user sent to the gateway's start page by a
+//! URL-mode elicitation, then a bounded wait for the callback to keep the tokens.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,21 +10,14 @@ use toolsmith::ToolError;
 use toolsmith::context::{Caller, Elicit, Elicitation};
 use toolsmith::task::TaskStore;
 
+use super::refresh::POLL;
 use super::register::OAuthClient;
 use super::vault::{challenge, random_text};
-use super::{SignInClient, Tokens, digest, failed, now_secs, upstream_token};
+use super::{SignInClient, digest, failed, now_secs, upstream_token};
 use crate::identity::UpstreamToken;
 
 /// How long a sign-in may take from its link to its callback.
 pub(super) const STATE_TTL: Duration = Duration::from_secs(600);
-/// A token this close to its expiry is refreshed first.
-const REFRESH_BEFORE: u64 = 30;
-/// How long a replica may take to refresh a user's token before another tries.
-const REFRESH_CLAIM: Duration = Duration::from_secs(15);
-/// How often the wait reads the store.
-const POLL: Duration = Duration::from_millis(250);
-/// How long tokens with a refresh token are kept.
-const REFRESHABLE_KEPT: Duration = Duration::from_secs(90 * 24 * 3600);
 
 /// A sign-in under way, as kept (sealed) under its state's digest.
 #[derive(Serialize, Deserialize)]
@@ -37,7 +29,7 @@ pub(super) struct Pending {
     pub(super) authorize: String,
     pub(super) redirect_uri: String,
     pub(super) client: OAuthClient,
-    /// The digest of the start page's cookie, once the page was opened.
+    /// The digest of the start page's cookie, once a browser posted its form (bound).
     #[serde(default)]
     pub(super) cookie: Option<String>,
     /// The gateway user the upstream account will be linked to, as the start page names
@@ -58,7 +50,8 @@ pub(super) fn link_key(link_digest: &str) -> String {
     format!("gateway:signin-link:{link_digest}")
 }
 
-/// The store key marking that a browser opened the link whose id digests to `link_digest`.
+/// The store key binding the link whose id digests to `link_digest` to the first browser
+/// that posted its form (the digest of its cookie).
 pub(super) fn bound_key(link_digest: &str) -> String {
     format!("gateway:signin-bound:{link_digest}")
 }
@@ -122,158 +115,6 @@ impl SignInClient {
                 "the client could not open the sign-in itself ({err})"
             ))),
         }
-    }
-
-    /// The upstream refused the caller's token: it is refreshed at the next call (or, with no
-    /// refresh token, forgotten).
-    pub(crate) async fn rejected(&self, caller: &Caller, store: &Arc<dyn TaskStore>) {
-        let key = self.token_key(caller);
-        let Ok(vault) = self.vault() else { return };
-        let Ok(Some(sealed)) = store.read(&key).await else {
-            return;
-        };
-        match vault.open_json::<Tokens>(&key, &sealed) {
-            Ok(mut tokens) if tokens.refresh.is_some() => {
-                tokens.expires_at = Some(0);
-                if let Ok(sealed) = vault.seal_json(&key, &tokens) {
-                    let _ = store.put(&key, &sealed, REFRESHABLE_KEPT).await;
-                }
-            }
-            _ => {
-                let _ = store.take(&key).await;
-            }
-        }
-    }
-
-    /// The tokens kept under `key`: refreshed first when they expire within 30 s; `None`
-    /// when there are none (or they cannot be refreshed: forgotten then).
-    pub(super) async fn kept(
-        &self,
-        key: &str,
-        store: &Arc<dyn TaskStore>,
-    ) -> Result<Option<Tokens>, ToolError> {
-        let fresh = |t: &Tokens| {
-            t.expires_at
-                .is_none_or(|at| at > now_secs() + REFRESH_BEFORE)
-        };
-        let read = self.read_tokens(key, store).await?;
-        match read {
-            Some(tokens) if fresh(&tokens) => return Ok(Some(tokens)),
-            None => return Ok(None),
-            Some(_) => {}
-        }
-        // One refresh at a time: a refresh token is spent once.
-        let lock = {
-            let mut refreshing = self.refreshing.lock().unwrap_or_else(|e| e.into_inner());
-            if refreshing.len() > 10_000 {
-                refreshing.retain(|_, lock| Arc::strong_count(lock) > 1);
-            }
-            refreshing.entry(key.to_owned()).or_default().clone()
-        };
-        let _one = lock.lock().await;
-        // And one replica at a time: the others wait (bounded) for what it keeps.
-        let claim = format!("{key}:refreshing");
-        let until = Instant::now() + REFRESH_CLAIM;
-        let tokens = loop {
-            let Some(tokens) = self.read_tokens(key, store).await? else {
-                return Ok(None);
-            };
-            if fresh(&tokens) {
-                return Ok(Some(tokens));
-            }
-            let claimed = store.put_new(&claim, "1", REFRESH_CLAIM).await;
-            if claimed.unwrap_or(true) || Instant::now() >= until {
-                break tokens;
-            }
-            tokio::time::sleep(POLL).await;
-        };
-        let refreshed = self.refresh(key, tokens, store).await;
-        let _ = store.take(&claim).await;
-        refreshed
-    }
-
-    /// Refreshes `tokens` (kept under `key`): the new ones kept, or (refused) forgotten.
-    async fn refresh(
-        &self,
-        key: &str,
-        tokens: Tokens,
-        store: &Arc<dyn TaskStore>,
-    ) -> Result<Option<Tokens>, ToolError> {
-        let Some(refresh) = tokens.refresh.clone() else {
-            let _ = store.take(key).await;
-            return Ok(None);
-        };
-        let metadata = self.metadata().await?;
-        let callback = self.callback()?;
-        let client = self
-            .oauth_client(metadata, callback, store)
-            .await
-            .map_err(|why| failed(&self.upstream, why))?;
-        let fields = [
-            ("grant_type", "refresh_token"),
-            ("refresh_token", refresh.as_str()),
-            ("resource", metadata.resource.as_str()),
-        ];
-        match self
-            .token_request(metadata, &client, &fields, Some(&refresh))
-            .await
-        {
-            Ok(tokens) => {
-                self.keep(key, &tokens, store).await?;
-                tracing::info!(upstream = %self.upstream, "upstream sign-in: a user's token was refreshed");
-                Ok(Some(tokens))
-            }
-            Err(why) => {
-                tracing::warn!(upstream = %self.upstream, "upstream sign-in: a refresh failed, the user signs in again: {why}");
-                let _ = store.take(key).await;
-                Ok(None)
-            }
-        }
-    }
-
-    /// The tokens kept under `key`, opened (ones that do not open are forgotten).
-    pub(super) async fn read_tokens(
-        &self,
-        key: &str,
-        store: &Arc<dyn TaskStore>,
-    ) -> Result<Option<Tokens>, ToolError> {
-        let vault = self.vault()?;
-        let sealed = store
-            .read(key)
-            .await
-            .map_err(|e| failed(&self.upstream, e))?;
-        let Some(sealed) = sealed else {
-            return Ok(None);
-        };
-        match vault.open_json::<Tokens>(key, &sealed) {
-            Ok(tokens) => Ok(Some(tokens)),
-            Err(why) => {
-                tracing::warn!(upstream = %self.upstream, "upstream sign-in: a user's kept token is forgotten: {why}");
-                let _ = store.take(key).await;
-                Ok(None)
-            }
-        }
-    }
-
-    /// Keeps `tokens` under `key`, sealed.
-    pub(super) async fn keep(
-        &self,
-        key: &str,
-        tokens: &Tokens,
-        store: &Arc<dyn TaskStore>,
-    ) -> Result<(), ToolError> {
-        let sealed = self
-            .vault()?
-            .seal_json(key, tokens)
-            .map_err(|why| failed(&self.upstream, why))?;
-        let ttl = match (&tokens.refresh, tokens.expires_at) {
-            (None, Some(at)) => Duration::from_secs(at.saturating_sub(now_secs()).max(1)),
-            _ => REFRESHABLE_KEPT,
-        };
-        store
-            .put(key, &sealed, ttl)
-            .await
-            .map_err(|e| failed(&self.upstream, e))
     }
 
     /// The caller's sign-in under way (the same link again while it lasts and has not failed:

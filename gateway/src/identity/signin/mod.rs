@@ -9,8 +9,10 @@
 //!   and its authorization server's metadata (RFC 8414, OpenID Connect discovery);
 //! - `register.rs`: the gateway's client there (configured, or registered once per upstream,
 //!   RFC 7591) and the token endpoint (code, refresh, revocation);
-//! - `flow.rs`: the tokens of a caller, refreshed when expired, else the sign-in (state, PKCE,
-//!   the elicitation and the bounded wait);
+//! - `flow.rs`: a caller's token: the one kept, else the sign-in (state, PKCE, the link, the
+//!   elicitation and the bounded wait);
+//! - `refresh.rs`: the tokens kept (sealed), refreshed when they expire under a claim shared
+//!   by the replicas and a sign-out, marked expired when the upstream refuses them;
 //! - `start.rs`: the start pages (who the account is linked to, confirmed by a form);
 //! - `callback.rs`: the callback page;
 //! - `public.rs`: the configuration ([`UpstreamSignIn`]; `Upstream::sign_in` and the pages'
@@ -23,6 +25,7 @@ mod callback;
 mod discover;
 mod flow;
 mod public;
+mod refresh;
 mod register;
 mod routes;
 mod signout;
@@ -131,7 +134,8 @@ impl SignInClient {
         }
     }
 
-    /// Whether it can sign users in: its key reads, its callback URL is one.
+    /// Whether it can sign users in: its key reads, its callback URL is one, its `issuer` (a
+    /// URL) is given with a client secret.
     pub(crate) fn ready(&self) -> Result<(), crate::Error> {
         let secret = |why: String| crate::Error::Secret {
             upstream: self.upstream.clone(),
@@ -144,6 +148,22 @@ impl SignInClient {
             ));
         }
         self.vault.as_ref().map_err(|why| secret(why.clone()))?;
+        match &self.config.issuer {
+            Some(issuer) => discover::checked_endpoint(issuer).map_err(|why| {
+                secret(format!(
+                    "`issuer` {why}: give its authorization server's issuer URL"
+                ))
+            })?,
+            // The secret goes to whatever authorization server the upstream names: it must
+            // be the one the client was registered at.
+            None if self.config.client_secret.is_some() => {
+                return Err(secret(
+                    "`client_secret` needs `issuer`: add the issuer URL of the authorization server the client is registered at, so that its secret goes there only"
+                        .to_owned(),
+                ));
+            }
+            None => {}
+        }
         if let Some(url) = &self.config.callback_url
             && (!url.ends_with("/upstream/callback") || discover::checked_endpoint(url).is_err())
         {
@@ -162,10 +182,18 @@ impl SignInClient {
 
     /// The upstream's authorization server (discovered at first use, again after a failure).
     async fn metadata(&self) -> Result<&Metadata, ToolError> {
-        self.metadata
-            .get_or_try_init(|| discover::discover(&self.http, &self.url))
+        self.discovered()
             .await
             .map_err(|why| failed(&self.upstream, format!("its sign-in was not found: {why}")))
+    }
+
+    /// The upstream's authorization server, or why it was not found (or is not the
+    /// configured `issuer`).
+    async fn discovered(&self) -> Result<&Metadata, String> {
+        let expected = self.config.issuer.as_deref();
+        self.metadata
+            .get_or_try_init(|| discover::discover(&self.http, &self.url, expected))
+            .await
     }
 
     /// The callback's public URL.
@@ -236,6 +264,8 @@ mod config_tests;
 mod fake;
 #[cfg(test)]
 mod redis_tests;
+#[cfg(test)]
+mod refresh_tests;
 #[cfg(test)]
 mod start_tests;
 #[cfg(test)]

@@ -30,6 +30,7 @@ pub const DEFAULT_SIGN_IN_WAIT: Duration = Duration::from_secs(300);
 /// let sign_in = UpstreamSignIn::new("${GATEWAY_TOKEN_KEY}")
 ///     .scopes(["tickets:read", "tickets:write"])
 ///     .client("gateway-at-tickets", Some("${TICKETS_CLIENT_SECRET}"))
+///     .issuer("https://login.tickets.example")
 ///     .callback_url("https://gateway.example/upstream/callback")
 ///     .wait(Duration::from_secs(120));
 /// assert_eq!(sign_in.wait_limit(), Duration::from_secs(120));
@@ -43,6 +44,7 @@ pub struct UpstreamSignIn {
     pub(crate) client_id: Option<String>,
     pub(crate) client_secret: Option<String>,
     pub(crate) callback_url: Option<String>,
+    pub(crate) issuer: Option<String>,
     pub(crate) wait: Duration,
 }
 
@@ -61,6 +63,7 @@ impl UpstreamSignIn {
             client_id: None,
             client_secret: None,
             callback_url: None,
+            issuer: None,
             wait: DEFAULT_SIGN_IN_WAIT,
         }
     }
@@ -78,7 +81,8 @@ impl UpstreamSignIn {
 
     /// The gateway's client at the upstream's authorization server, registered there by
     /// hand (its secret, if it has one, sent as `client_secret_basic`; `${NAME}` or
-    /// `${file:PATH}`). Without it the gateway registers itself (RFC 7591) once per upstream.
+    /// `${file:PATH}`; a secret needs [`issuer`](UpstreamSignIn::issuer)). Without it the
+    /// gateway registers itself (RFC 7591) once per upstream.
     ///
     /// ```
     /// let sign_in = toolsmith_gateway::UpstreamSignIn::new("${KEY}").client("gw", None::<String>);
@@ -87,6 +91,21 @@ impl UpstreamSignIn {
     pub fn client(mut self, id: impl Into<String>, secret: Option<impl Into<String>>) -> Self {
         self.client_id = Some(id.into());
         self.client_secret = secret.map(Into::into);
+        self
+    }
+
+    /// The issuer of the upstream's authorization server (its metadata's `issuer`): the one
+    /// the upstream's 401 names must be it, else its sign-in is refused, and nothing is asked
+    /// of the one it names. Required with a client secret ([`client`](UpstreamSignIn::client)),
+    /// so that the secret goes to that server only.
+    ///
+    /// ```
+    /// let sign_in = toolsmith_gateway::UpstreamSignIn::new("${KEY}")
+    ///     .issuer("https://login.tickets.example");
+    /// # let _ = sign_in;
+    /// ```
+    pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
         self
     }
 
@@ -132,6 +151,7 @@ impl std::fmt::Debug for UpstreamSignIn {
             .field("scopes", &self.scopes)
             .field("client_id", &self.client_id)
             .field("callback_url", &self.callback_url)
+            .field("issuer", &self.issuer)
             .field("wait", &self.wait)
             .finish_non_exhaustive()
     }

@@ -160,10 +160,7 @@ impl SignInClient {
         if self.config.client_id.is_none() || self.config.client_secret.is_none() {
             return Ok(None);
         }
-        let metadata = self
-            .metadata
-            .get_or_try_init(|| super::discover::discover(&self.http, &self.url))
-            .await?;
+        let metadata = self.discovered().await?;
         let client = OAuthClient {
             id: self.config.client_id.clone().unwrap_or_default(),
             secret: match &self.config.client_secret {

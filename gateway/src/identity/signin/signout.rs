@@ -1,13 +1,17 @@
 //! Signing a user out of an upstream: their tokens taken from the store (forgotten), the
 //! refresh token (else the access token) revoked at the authorization server when it offers
-//! revocation (RFC 7009).
+//! revocation (RFC 7009). It takes the claim a refresh takes, on every replica (waiting,
+//! bounded, for a refresh under way to keep what it got): a refresh never puts back tokens a
+//! sign-out took.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use toolsmith::ToolError;
 use toolsmith::context::Caller;
 use toolsmith::task::TaskStore;
 
+use super::refresh::{POLL, REFRESH_CLAIM, refresh_claim};
 use super::{SignInClient, Tokens, failed};
 
 impl SignInClient {
@@ -19,10 +23,24 @@ impl SignInClient {
         store: &Arc<dyn TaskStore>,
     ) -> Result<bool, ToolError> {
         let key = self.token_key(caller);
-        let taken = store
-            .take(&key)
-            .await
-            .map_err(|e| failed(&self.upstream, e))?;
+        let claim = refresh_claim(&key);
+        let until = Instant::now() + REFRESH_CLAIM;
+        let claimed = loop {
+            match store.put_new(&claim, "signing out", REFRESH_CLAIM).await {
+                Ok(true) => break true,
+                // A store without `put_new` keeps no claims to wait for.
+                Err(_) => break false,
+                // Past the wait, without it: a refresh that ends later finds the tokens gone
+                // and keeps none (`refresh.rs`).
+                Ok(false) if Instant::now() >= until => break false,
+                Ok(false) => tokio::time::sleep(POLL).await,
+            }
+        };
+        let taken = store.take(&key).await;
+        if claimed {
+            let _ = store.take(&claim).await;
+        }
+        let taken = taken.map_err(|e| failed(&self.upstream, e))?;
         let Some(sealed) = taken else {
             return Ok(false);
         };

@@ -1,11 +1,12 @@
 //! The sign-in's start pages. `GET /upstream/start?s=LINK` never sends the browser on by
-//! itself: the first browser to open a link binds it (a second one is refused), gets a cookie
-//! bound to the sign-in's state (HttpOnly, SameSite=Lax) and a page saying which gateway user
-//! the upstream account will be linked to, with a form (its hidden `csrf` the cookie's value:
-//! a double submit). `POST /upstream/start` checks the form against the cookie and only then
-//! sends the browser (303) to the upstream's authorization request. So a link sent to someone
-//! else (whose browser is signed in at the upstream and consented already) cannot link their
-//! account to the sender silently.
+//! itself, and never binds the link: it answers a page saying which gateway user the upstream
+//! account will be linked to, a cookie (HttpOnly, SameSite=Lax) and a form whose hidden `csrf`
+//! is the cookie's value (a double submit). So a chat app's link preview that fetches the link
+//! first takes nothing from the user. `POST /upstream/start` checks the form against the
+//! cookie; the first browser to post it binds the link (a second one is refused, and so is its
+//! `GET` from then on), and only then is sent (303) to the upstream's authorization request.
+//! So a link sent to someone else (whose browser is signed in at the upstream and consented
+//! already) cannot link their account to the sender silently.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -17,15 +18,24 @@ use toolsmith::axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use toolsmith::axum::response::{IntoResponse, Response};
 
 use super::callback::{
-    GONE, Pages, cookie_name, escape, html, page, read, refused, started_here, unreachable,
+    GONE, Pages, cookie, cookie_name, escape, html, page, read, refused, started_here, unreachable,
 };
 use super::flow::{Pending, STATE_TTL, bound_key, link_key};
 use super::vault::random_text;
 use super::{SignInClient, digest, now_secs};
 
 /// Why a second browser is refused a link.
-const ELSEWHERE: &str = "This sign-in link was already opened in another browser: finish the \
-    sign-in there, or call the tool again for a new link once it expires (10 minutes).";
+const ELSEWHERE: &str = "This sign-in link was already continued in another browser: finish \
+    the sign-in there, or call the tool again for a new link once it expires (10 minutes).";
+
+/// The page refusing a browser the link another one continued.
+fn elsewhere() -> Response {
+    page(StatusCode::CONFLICT, "Sign-in link already used", ELSEWHERE)
+}
+
+/// Why a form is refused its cookie.
+const NOT_HERE: &str = "This sign-in did not start in this browser (its cookie or the form's \
+    value is missing or wrong): open the sign-in link the tool gave.";
 
 /// The state of the sign-in link `id` names, opened.
 async fn state_of(pages: &Pages, id: &str) -> Result<String, Response> {
@@ -66,40 +76,24 @@ pub(super) async fn start(
         Ok(state) => state,
         Err(page) => return page,
     };
-    let (client, key, mut pending) = match read(&pages, &state).await {
+    let (client, _, pending) = match read(&pages, &state).await {
         Ok(read) => read,
         Err(page) => return page,
     };
     let state_digest = digest(&state);
-    let first = match pages
-        .store
-        .put_new(&bound_key(&digest(id)), "1", left(&pending))
-        .await
-    {
-        Ok(first) => first,
-        Err(err) => return unreachable(err),
-    };
-    let nonce = if first {
+    let nonce = if pending.cookie.is_some() {
+        // Bound: the browser that continued it, opening it again; any other is refused.
+        match started_here(&headers, &state_digest, &pending) {
+            Some(nonce) => nonce,
+            None => return elsewhere(),
+        }
+    } else {
+        // Not bound yet: every opening (a link preview's too) gets a value of its own, and
+        // nothing is kept until a form comes back with it.
         let Ok(nonce) = random_text() else {
             return refused("The gateway has no random bytes: try again.");
         };
-        pending.cookie = Some(digest(&nonce));
-        if keep(&pages, &client, &key, &pending).await.is_err() {
-            return refused("The sign-in could not be kept: call the tool again.");
-        }
         nonce
-    } else {
-        // The browser that bound it, opening it again; any other is refused.
-        match started_here(&headers, &state_digest, &pending) {
-            Some(nonce) => nonce,
-            None => {
-                return page(
-                    StatusCode::CONFLICT,
-                    "Sign-in link already opened",
-                    ELSEWHERE,
-                );
-            }
-        }
     };
     let upstream = escape(&client.upstream);
     let who = escape(&pending.who);
@@ -157,8 +151,9 @@ async fn keep(
         .map_err(|_| ())
 }
 
-/// `POST /upstream/start` (`s`, `csrf`): the form's value must be the cookie's; then the
-/// browser goes (303) to the upstream's authorization request.
+/// `POST /upstream/start` (`s`, `csrf`): the form's value must be the cookie's, and the
+/// link unbound (then bound to this cookie) or bound to it already; then the browser goes
+/// (303) to the upstream's authorization request.
 pub(super) async fn confirm(
     State(pages): State<Arc<Pages>>,
     headers: HeaderMap,
@@ -176,18 +171,39 @@ pub(super) async fn confirm(
         Ok(state) => state,
         Err(page) => return page,
     };
-    let (_, _, pending) = match read(&pages, &state).await {
+    let (client, key, mut pending) = match read(&pages, &state).await {
         Ok(read) => read,
         Err(page) => return page,
     };
-    match started_here(&headers, &digest(&state), &pending) {
-        Some(nonce) if !csrf.is_empty() && nonce == *csrf => {}
-        _ => {
-            return refused(
-                "This sign-in did not start in this browser (its cookie or the form's value \
-                 is missing or wrong): open the sign-in link the tool gave.",
-            );
-        }
+    let sent = match cookie(&headers, &cookie_name(&digest(&state))) {
+        Some(sent) if !csrf.is_empty() && sent == *csrf => sent,
+        _ => return refused(NOT_HERE),
+    };
+    let mine = digest(&sent);
+    match pending.cookie.as_deref() {
+        // The browser that bound it, posting again.
+        Some(bound) if bound == mine => {}
+        Some(_) => return elsewhere(),
+        // The first form to come back binds the link, on every replica at once.
+        None => match pages
+            .store
+            .put_new(&bound_key(&digest(id)), &mine, left(&pending))
+            .await
+        {
+            Ok(true) => {
+                pending.cookie = Some(mine);
+                if keep(&pages, &client, &key, &pending).await.is_err() {
+                    return refused("The sign-in could not be kept: call the tool again.");
+                }
+            }
+            Ok(false) => {
+                let bound = pages.store.read(&bound_key(&digest(id))).await;
+                if !matches!(bound, Ok(Some(bound)) if bound == mine) {
+                    return elsewhere();
+                }
+            }
+            Err(err) => return unreachable(err),
+        },
     }
     let mut response = StatusCode::SEE_OTHER.into_response();
     let headers = response.headers_mut();

@@ -1,7 +1,8 @@
 //! The start page against a link sent to someone else (account linking): it names the gateway
-//! user the account is linked to and keeps nothing until that browser continues; a second
-//! browser is refused the link; a callback without the right cookie leaves the sign-in to the
-//! browser that started it; the link's id is not the OAuth state.
+//! user the account is linked to and keeps nothing until that browser continues; a link
+//! preview's visit binds nothing; a second browser is refused the link once one continued; a
+//! callback without the right cookie leaves the sign-in to the browser that started it; the
+//! link's id is not the OAuth state.
 
 use std::sync::Arc;
 
@@ -110,52 +111,94 @@ async fn a_link_sent_to_another_user_names_its_owner_and_keeps_nothing_until_con
     assert!(!html.contains("alice@example.com"), "{html}");
 }
 
+/// A browser opening `link` (with `cookie`, if it has one): its status, the cookie it was
+/// given (`name=value`) and the form's `csrf`.
+async fn open(link: &str, cookie: Option<&str>) -> (u16, Option<String>, Option<String>) {
+    let mut request = http().get(link);
+    if let Some(cookie) = cookie {
+        request = request.header("Cookie", cookie);
+    }
+    let page = request.send().await.unwrap();
+    let status = page.status().as_u16();
+    let given = page
+        .headers()
+        .get("set-cookie")
+        .map(|c| c.to_str().unwrap().split(';').next().unwrap().to_owned());
+    let csrf = hidden(&page.text().await.unwrap(), "csrf");
+    (status, given, csrf)
+}
+
 #[tokio::test]
-async fn a_link_already_opened_is_refused_to_a_second_browser() {
+async fn a_link_preview_binds_nothing_and_the_user_still_signs_in() {
     let fake = Fake::start().await;
     let gateway = Gateway::start(&fake, Arc::new(MemoryStore::new())).await;
     let alice = Caller::new("alice", ["tools:read"]);
     let (state, link) = gateway.link(&alice).await;
-    let first = http().get(&link).send().await.unwrap();
-    assert_eq!(first.status(), 200);
-    let cookie = first.headers()["set-cookie"].to_str().unwrap();
-    let cookie = cookie.split(';').next().unwrap().to_owned();
-    let csrf = hidden(&first.text().await.unwrap(), "csrf").unwrap();
+    // A chat app's preview fetches the link first (and maybe again, keeping its cookie).
+    let (status, bot, _) = open(&link, None).await;
+    assert_eq!(status, 200);
+    assert_eq!(open(&link, bot.as_deref()).await.0, 200);
+    nothing_kept(&gateway, &fake).await;
+    let bound = gateway.store.scan("gateway:signin-bound:").await.unwrap();
+    assert!(bound.is_empty(), "an opening binds nothing: {bound:?}");
 
-    // Another browser: without the cookie, or with another value of it.
-    let (name, _) = cookie.split_once('=').unwrap();
-    for other in [None, Some(format!("{name}=another"))] {
-        let mut request = http().get(&link);
-        if let Some(other) = &other {
-            request = request.header("Cookie", other);
-        }
-        let second = request.send().await.unwrap();
-        assert_eq!(second.status(), 409);
-        assert!(second.headers().get("set-cookie").is_none());
-        let html = second.text().await.unwrap();
-        assert!(html.contains("already opened in another browser"), "{html}");
-    }
-
-    // The browser that opened it opens it again: the same page, the same value.
-    let again = http()
-        .get(&link)
-        .header("Cookie", &cookie)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(again.status(), 200);
-    assert_eq!(
-        hidden(&again.text().await.unwrap(), "csrf").as_ref(),
-        Some(&csrf)
-    );
-    let id = param(&url::Url::parse(&link).unwrap(), "s").unwrap();
-    let form = [("s", id.as_str()), ("csrf", csrf.as_str())];
-    let (status, location) = post(&link, &form, Some(&cookie)).await;
-    assert_eq!(status, 303);
-    let authorize = url::Url::parse(&location.unwrap()).unwrap();
+    // The user's browser then opens it and continues: to the authorization request.
+    let (authorize, cookie) = open_link(&http(), &link).await;
+    assert_eq!(param(&authorize, "state").as_deref(), Some(state.as_str()));
     fake.seen().challenge = param(&authorize, "code_challenge").unwrap();
     let q = query(&[("code", "good-code"), ("state", &state)]);
     assert_eq!(callback(&gateway.origin, &q, Some(&cookie)).await.0, 200);
+    assert_eq!(gateway.token_of(&alice).await.as_deref(), Some("at-1"));
+}
+
+#[tokio::test]
+async fn a_link_continued_in_one_browser_is_refused_to_another() {
+    let fake = Fake::start().await;
+    let gateway = Gateway::start(&fake, Arc::new(MemoryStore::new())).await;
+    let alice = Caller::new("alice", ["tools:read"]);
+    let (state, link) = gateway.link(&alice).await;
+    let id = param(&url::Url::parse(&link).unwrap(), "s").unwrap();
+    // Two browsers open it: each gets a page, a cookie and a value of its own.
+    let (_, first, first_csrf) = open(&link, None).await;
+    let (_, second, second_csrf) = open(&link, None).await;
+    let (first, first_csrf) = (first.unwrap(), first_csrf.unwrap());
+    let (second, second_csrf) = (second.unwrap(), second_csrf.unwrap());
+    assert_ne!(first, second);
+
+    // The first to post its form binds the link; the second's form is refused.
+    let form = [("s", id.as_str()), ("csrf", first_csrf.as_str())];
+    let (status, location) = post(&link, &form, Some(&first)).await;
+    assert_eq!(status, 303);
+    let other = [("s", id.as_str()), ("csrf", second_csrf.as_str())];
+    assert_eq!(post(&link, &other, Some(&second)).await, (409, None));
+    let (status, given, _) = open(&link, Some(&second)).await;
+    assert_eq!(
+        (status, given),
+        (409, None),
+        "nor is it shown the page again"
+    );
+    let html = http()
+        .get(&link)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("already continued in another browser"),
+        "{html}"
+    );
+
+    // The browser that bound it opens it again: the same value, and it goes on.
+    let (status, _, csrf) = open(&link, Some(&first)).await;
+    assert_eq!((status, csrf.as_ref()), (200, Some(&first_csrf)));
+    assert_eq!(post(&link, &form, Some(&first)).await.0, 303);
+    let authorize = url::Url::parse(&location.unwrap()).unwrap();
+    fake.seen().challenge = param(&authorize, "code_challenge").unwrap();
+    let q = query(&[("code", "good-code"), ("state", &state)]);
+    let (status, page) = callback(&gateway.origin, &q, Some(&first)).await;
+    assert_eq!(status, 200, "{page}");
     assert_eq!(gateway.token_of(&alice).await.as_deref(), Some("at-1"));
 }
 

@@ -1,5 +1,6 @@
 //! The sign-in against a fake upstream with its own authorization server (`fake.rs`): the
-//! start page, the callback and its refusals, the tokens sealed, refreshed, revoked.
+//! start page, the callback and its refusals, the tokens sealed (refreshed and revoked:
+//! `refresh_tests.rs`).
 
 use std::sync::Arc;
 
@@ -45,7 +46,7 @@ impl Gateway {
     }
 
     /// Another replica: its own client and pages, the same store and public URL.
-    async fn replica(&self, fake: &Fake) -> Gateway {
+    pub(super) async fn replica(&self, fake: &Fake) -> Gateway {
         Gateway::start_with(fake, self.store.clone(), Some(&self.origin)).await
     }
 
@@ -92,6 +93,15 @@ pub(super) async fn callback(origin: &str, query: &str, cookie: Option<&str>) ->
     let response = request.send().await.unwrap();
     let status = response.status().as_u16();
     (status, response.text().await.unwrap())
+}
+
+/// `caller` signed in at `gateway`: the start page, the fake's code, the callback.
+pub(super) async fn signed_in(gateway: &Gateway, fake: &Fake, caller: &Caller) {
+    let (state, link) = gateway.link(caller).await;
+    let (authorize, cookie) = open_start(&link).await;
+    fake.seen().challenge = param(&authorize, "code_challenge").unwrap();
+    let q = query(&[("code", "good-code"), ("state", &state)]);
+    assert_eq!(callback(&gateway.origin, &q, Some(&cookie)).await.0, 200);
 }
 
 pub(super) fn query(pairs: &[(&str, &str)]) -> String {
@@ -255,47 +265,51 @@ async fn a_tampered_state_a_missing_cookie_and_a_refusal_are_error_pages_keeping
 }
 
 #[tokio::test]
-async fn an_expired_token_is_refreshed_rotating_and_sign_out_revokes_and_forgets() {
+async fn an_answer_naming_another_issuer_or_none_when_one_is_promised_is_refused() {
     let fake = Fake::start().await;
+    fake.seen().iss_supported = true;
     let gateway = Gateway::start(&fake, Arc::new(MemoryStore::new())).await;
     let alice = Caller::new("alice", ["tools:read"]);
-    let (state, link) = gateway.link(&alice).await;
-    let (authorize, cookie) = open_start(&link).await;
-    fake.seen().challenge = param(&authorize, "code_challenge").unwrap();
-    let q = query(&[("code", "good-code"), ("state", &state)]);
-    assert_eq!(callback(&gateway.origin, &q, Some(&cookie)).await.0, 200);
+    let issuer = fake.base.clone();
+    for (answer, iss, why) in [
+        (
+            "good-code",
+            Some("https://as.other.example"),
+            "names the issuer",
+        ),
+        (
+            "good-code",
+            Some(&format!("{issuer}/")[..]),
+            "names the issuer",
+        ),
+        ("good-code", None, "names no issuer"),
+        ("", Some("https://as.other.example"), "names the issuer"),
+        ("good-code", Some(issuer.as_str()), "signed in"),
+    ] {
+        let (state, link) = gateway.link(&alice).await;
+        let (authorize, cookie) = open_start(&link).await;
+        fake.seen().challenge = param(&authorize, "code_challenge").unwrap();
+        let mut pairs = vec![("state", state.as_str())];
+        // An empty answer stands for an error answer (the user refused, say).
+        pairs.push(match answer {
+            "" => ("error", "access_denied"),
+            code => ("code", code),
+        });
+        pairs.extend(iss.map(|iss| ("iss", iss)));
+        let (status, page) = callback(&gateway.origin, &query(&pairs), Some(&cookie)).await;
+        assert!(page.contains(why), "{iss:?}: {page}");
+        if why == "signed in" {
+            assert_eq!(status, 200);
+            break;
+        }
+        assert_eq!(status, 400, "{page}");
+        assert!(fake.seen().token_forms.is_empty(), "no code redeemed");
+        assert_eq!(gateway.token_of(&alice).await, None, "nothing kept");
+        let failed = super::flow::failed_key(&digest(&state));
+        let failed = gateway.store.read(&failed).await.unwrap();
+        assert!(failed.unwrap().contains(why), "the waiting call learns why");
+    }
     assert_eq!(gateway.token_of(&alice).await.as_deref(), Some("at-1"));
-
-    // The upstream refused it: the next read refreshes (rt-1 spent, rt-2 kept).
-    gateway.client.rejected(&alice, &gateway.store).await;
-    assert_eq!(gateway.token_of(&alice).await.as_deref(), Some("at-2"));
-    let form = fake.seen().token_forms.last().unwrap().clone();
-    assert_eq!(form["grant_type"], "refresh_token");
-    assert_eq!(form["refresh_token"], "rt-1");
-    assert_eq!(form["resource"], format!("{}/mcp", fake.base));
-    gateway.client.rejected(&alice, &gateway.store).await;
-    assert_eq!(
-        gateway.token_of(&alice).await.as_deref(),
-        Some("at-3"),
-        "rotated: rt-2 used"
-    );
-
-    assert!(
-        gateway
-            .client
-            .sign_out(&alice, &gateway.store)
-            .await
-            .unwrap()
-    );
-    assert_eq!(fake.seen().revoked, ["rt-3"]);
-    assert_eq!(gateway.token_of(&alice).await, None);
-    assert!(
-        !gateway
-            .client
-            .sign_out(&alice, &gateway.store)
-            .await
-            .unwrap()
-    );
 }
 
 #[tokio::test]
@@ -308,6 +322,7 @@ async fn the_gateway_lists_with_client_credentials_only_with_a_configured_secret
     assert!(fake.seen().token_forms.is_empty(), "nothing asked");
     let config = UpstreamSignIn::new(KEY)
         .client("gw", Some("s3cret"))
+        .issuer(&fake.base)
         .scopes(["files:read"]);
     let confidential = SignInClient::new("files", &mcp, config);
     let token = confidential.own_token().await.unwrap().unwrap();
@@ -321,30 +336,4 @@ async fn the_gateway_lists_with_client_credentials_only_with_a_configured_secret
         "the secret goes in the header"
     );
     assert_eq!(form["authorization"], "Basic Z3c6czNjcmV0");
-}
-
-#[tokio::test]
-async fn two_replicas_refreshing_one_users_token_at_once_spend_its_refresh_token_once() {
-    let fake = Fake::start().await;
-    let gateway = Gateway::start(&fake, Arc::new(MemoryStore::new())).await;
-    let replica = gateway.replica(&fake).await;
-    let alice = Caller::new("alice", ["tools:read"]);
-    let (state, link) = gateway.link(&alice).await;
-    let (authorize, cookie) = open_start(&link).await;
-    fake.seen().challenge = param(&authorize, "code_challenge").unwrap();
-    let q = query(&[("code", "good-code"), ("state", &state)]);
-    assert_eq!(callback(&gateway.origin, &q, Some(&cookie)).await.0, 200);
-    gateway.client.rejected(&alice, &gateway.store).await;
-
-    // Both need a fresh token at once: one refreshes, the other takes what it kept.
-    let (one, two) = tokio::join!(gateway.token_of(&alice), replica.token_of(&alice));
-    assert_eq!(one.as_deref(), Some("at-2"));
-    assert_eq!(two.as_deref(), Some("at-2"));
-    let refreshes = fake
-        .seen()
-        .token_forms
-        .iter()
-        .filter(|f| f["grant_type"] == "refresh_token")
-        .count();
-    assert_eq!(refreshes, 1, "the refresh token is spent once");
 }
