@@ -29,10 +29,11 @@ use crate::signin::{ALL, Browser, Signin, form, split_url};
 /// The gateway's `token_key` (base64 of 32 bytes).
 const KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 
-/// The upstream (signing its users in, its access tokens living 10 s) and the gateway in
-/// front of it.
-struct Setup {
-    upstream: Arc<Signin>,
+/// The upstream (signing its users in) and the gateway in front of it.
+pub(super) struct Setup {
+    pub(super) upstream: Arc<Signin>,
+    /// The access token the gateway lists the upstream's tools with (its own).
+    pub(super) own: String,
     gateway: HttpServer,
     _config: Config,
 }
@@ -48,10 +49,15 @@ impl Drop for Config {
 
 impl Setup {
     /// The gateway serving with `serve_args` (`--sessions`: a 2025-11-25 client is asked on
-    /// its session).
+    /// its session), in front of an upstream whose access tokens live 10 s.
     async fn start(name: &str, serve_args: &[&str]) -> Setup {
-        let toolsmith = toolsmith_tests::built("toolsmith-cli", "--bin", "toolsmith");
         let upstream = Signin::start(&["--signin-token-lifetime", "10"]).await;
+        Setup::around(name, serve_args, upstream).await
+    }
+
+    /// [`start`](Self::start) in front of `upstream`.
+    pub(super) async fn around(name: &str, serve_args: &[&str], upstream: Signin) -> Setup {
+        let toolsmith = toolsmith_tests::built("toolsmith-cli", "--bin", "toolsmith");
         // The gateway lists the upstream's tools as itself: with a token of its own.
         let own = upstream.tokens(&ALL.split(' ').collect::<Vec<_>>()).await;
         let path = std::env::temp_dir().join(format!(
@@ -70,6 +76,7 @@ impl Setup {
             HttpServer::start_after(toolsmith.to_str().unwrap(), &before, serve_args, &env).await;
         Setup {
             upstream: Arc::new(upstream),
+            own: own.access,
             gateway,
             _config: Config(path),
         }
@@ -80,7 +87,7 @@ impl Setup {
     }
 
     /// An rmcp client of the gateway, its user `user`.
-    async fn client(&self, user: User) -> RunningService<RoleClient, User> {
+    pub(super) async fn client(&self, user: User) -> RunningService<RoleClient, User> {
         let transport = StreamableHttpClientTransport::from_config(self.transport());
         user.serve(transport).await.expect("the client connects")
     }
@@ -107,7 +114,7 @@ impl Setup {
         ))
     }
 
-    fn user(&self, does: Does) -> User {
+    pub(super) fn user(&self, does: Does) -> User {
         User {
             upstream: self.upstream.clone(),
             does,
@@ -119,7 +126,7 @@ impl Setup {
 
 /// What the user does with a sign-in link.
 #[derive(Clone, Copy, PartialEq)]
-enum Does {
+pub(super) enum Does {
     /// Signs in, in the browser that opened the link.
     SignIn,
     /// Signs in, but comes back to the gateway in another browser (without its cookie).
@@ -130,13 +137,13 @@ enum Does {
 }
 
 #[derive(Clone)]
-struct User {
+pub(super) struct User {
     upstream: Arc<Signin>,
     does: Does,
     /// The links asked to open.
-    links: Arc<Mutex<Vec<String>>>,
+    pub(super) links: Arc<Mutex<Vec<String>>>,
     /// The gateway's answers at the end of each sign-in, and the callback URL it was for.
-    pages: Arc<Mutex<Vec<(String, u16, String)>>>,
+    pub(super) pages: Arc<Mutex<Vec<(String, u16, String)>>>,
 }
 
 impl rmcp::ClientHandler for User {
@@ -259,7 +266,8 @@ async fn call(
     (result.is_error == Some(true), text)
 }
 
-async fn search(client: &RunningService<RoleClient, User>) -> (bool, String) {
+/// Searches the notes: whether it is an error result, and its text.
+pub(super) async fn search(client: &RunningService<RoleClient, User>) -> (bool, String) {
     call(
         client,
         "notes_search_notes",

@@ -6,6 +6,7 @@ mod cache;
 mod https;
 mod identity_exchange;
 mod identity_pool;
+mod identity_refused;
 mod identity_signin;
 mod listing_adversarial;
 mod mount;
