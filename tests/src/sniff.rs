@@ -39,6 +39,12 @@ impl Sniffer {
     /// Listens on 127.0.0.1 (a free port) and relays to `upstream`.
     pub async fn start(upstream: SocketAddr) -> io::Result<Sniffer> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
+        Sniffer::on(listener, upstream)
+    }
+
+    /// Relays what `listener` accepts to `upstream`: for an upstream that must know the
+    /// relay's address before it starts (its public URL).
+    pub fn on(listener: TcpListener, upstream: SocketAddr) -> io::Result<Sniffer> {
         let addr = listener.local_addr()?;
         let connections: Logs = Arc::default();
         let all = connections.clone();
@@ -81,7 +87,12 @@ async fn relay(down: TcpStream, up: TcpStream, log: Arc<Mutex<Vec<u8>>>) {
         }
         let _ = up_write.shutdown().await;
     };
-    let responses = tokio::io::copy(&mut up_read, &mut down_write);
+    // The server's close is passed on: a client that reads to the end (`Connection: close`)
+    // gets its end while its own side is still open.
+    let responses = async move {
+        let _ = tokio::io::copy(&mut up_read, &mut down_write).await;
+        let _ = down_write.shutdown().await;
+    };
     let _ = tokio::join!(requests, responses);
 }
 

@@ -326,3 +326,76 @@ fn counted(series: &toolsmith::metrics::Series, name: &str) -> f64 {
         .find_map(|line| line.strip_prefix(wanted.as_str()))
         .map_or(0.0, |value| value.trim().parse().expect("a number"))
 }
+
+/// An entry's `headers` are the gateway's own credentials (`Credential::without_headers`):
+/// its listing sends them, a session acting as a caller never does.
+#[tokio::test]
+async fn the_entrys_headers_go_with_the_gateways_listing_never_with_a_callers_session() {
+    use toolsmith_tests::sniff::{Request, Sniffer};
+    let sts = FakeSts::start().await;
+    let upstream = served_over_http(
+        toolsmith_tests::server_of(module_path!()).auth(sts.auth(UPSTREAM_AUDIENCE)),
+    )
+    .await;
+    // Every request the gateway makes of the upstream, as sent.
+    let sniffer = Sniffer::start(upstream.parse().unwrap()).await.unwrap();
+    let exchange = Exchange::new(format!("{}/token", sts.url), "gateway")
+        .client_secret("sts-secret")
+        .audience(UPSTREAM_AUDIENCE)
+        .scopes(["tools:read"]);
+    let mounted = Upstream::http("tickets", format!("http://{}/mcp", sniffer.addr))
+        .header("X-Listing-Key", "listing-secret")
+        .exchange(exchange)
+        .connect()
+        .await
+        .unwrap();
+    let gateway = served_over_http(
+        toolsmith::Server::with_registry(mounted.registry().unwrap())
+            .auth(sts.auth(GATEWAY_AUDIENCE)),
+    )
+    .await;
+    let alice = sts.token_for_gateway("alice").await;
+    let result = call_as(&gateway, &alice, 1).await;
+    let seen = &result["structuredContent"]["result"];
+    assert_eq!(seen["sub"], "alice", "{result}");
+    let exchanged = format!("Bearer {}", seen["bearer"].as_str().unwrap());
+
+    let requests = sniffer.requests();
+    // Whose each request was: the subject of its token (the gateway's own is `gateway`).
+    let whose = |r: &Request| {
+        let token = r.header("authorization")?.strip_prefix("Bearer ")?;
+        payload(token)["sub"].as_str().map(str::to_owned)
+    };
+    let shown: Vec<String> = requests
+        .iter()
+        .map(|r| {
+            let body = String::from_utf8_lossy(&r.body);
+            let key = r.header("x-listing-key");
+            format!(
+                "{} as {:?}, X-Listing-Key {key:?}: {body}",
+                r.method,
+                whose(r)
+            )
+        })
+        .collect();
+    let keyed = |r: &Request| r.header("x-listing-key") == Some("listing-secret");
+    assert!(
+        requests
+            .iter()
+            .any(|r| keyed(r) && whose(r).as_deref() == Some("gateway")),
+        "the listing sent the entry's headers: {shown:#?}"
+    );
+    assert!(
+        requests
+            .iter()
+            .all(|r| r.header("x-listing-key").is_none() || whose(r).as_deref() == Some("gateway")),
+        "only the gateway's own session sent them: {shown:#?}"
+    );
+    assert!(
+        requests.iter().any(|r| {
+            r.header("authorization") == Some(exchanged.as_str())
+                && String::from_utf8_lossy(&r.body).contains("\"tools/call\"")
+        }),
+        "alice's call went with her exchanged token: {shown:#?}"
+    );
+}

@@ -6,6 +6,8 @@ mod cache;
 mod https;
 mod identity_exchange;
 mod identity_pool;
+mod identity_refused;
+mod identity_setup;
 mod identity_signin;
 mod listing_adversarial;
 mod mount;
