@@ -31,11 +31,32 @@ use crate::{OpenApi, Upstream};
 /// let upstreams = toolsmith_gateway::Config::from_toml(toml).unwrap().upstreams();
 /// assert_eq!(upstreams[0].tool_prefix(), "");
 /// ```
-#[derive(Debug, Deserialize)]
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     #[serde(rename = "mcpServers", alias = "servers")]
     servers: BTreeMap<String, Server>,
+}
+
+/// The upstreams' names only: their entries hold credentials as written (`env`, `headers`,
+/// client secrets).
+///
+/// ```
+/// let toml = r#"
+///     [servers.wiki]
+///     url = "https://wiki.example/mcp"
+///     headers = { Authorization = "Bearer s3cret" }
+/// "#;
+/// let config = toolsmith_gateway::Config::from_toml(toml).unwrap();
+/// let shown = format!("{config:?}");
+/// assert!(shown.contains("wiki") && !shown.contains("s3cret"), "{shown}");
+/// ```
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("servers", &self.servers.keys().collect::<Vec<_>>())
+            .finish()
+    }
 }
 
 /// One upstream's entry.
@@ -66,7 +87,7 @@ struct Server {
     /// `"2026-07-28"` (`server/discover`).
     revision: Option<String>,
     /// Tokens the gateway's own sign-in mints for it, per caller.
-    mint: Option<MintEntry>,
+    mint: Option<crate::identity::entries::MintEntry>,
     /// One session (a child, for a started server) per caller, and its bounds.
     per_caller: Option<bool>,
     max_callers: Option<usize>,
@@ -93,83 +114,7 @@ struct Server {
     /// Each caller's token exchanged for one the upstream accepts (RFC 8693).
     exchange: Option<crate::identity::exchange_config::ExchangeEntry>,
     /// Per-user sign-in at the upstream's own authorization server (`[servers.NAME.sign_in]`).
-    sign_in: Option<SignInEntry>,
-}
-
-/// `[servers.NAME.sign_in]`: see [`UpstreamSignIn`](crate::UpstreamSignIn).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[cfg_attr(not(feature = "upstream-signin"), allow(dead_code))]
-struct SignInEntry {
-    token_key: String,
-    #[serde(default)]
-    scopes: Vec<String>,
-    client_id: Option<String>,
-    client_secret: Option<String>,
-    issuer: Option<String>,
-    callback_url: Option<String>,
-    wait_secs: Option<u64>,
-}
-
-impl SignInEntry {
-    /// What is wrong with it on upstream `name` (remote at `url`, if it is).
-    fn check(&self, name: &str, url: Option<&String>) -> Result<(), String> {
-        if url.is_none() {
-            return Err(format!(
-                "upstream '{name}': `sign_in` is for a remote upstream (`url`) with its own authorization server"
-            ));
-        }
-        if !cfg!(feature = "upstream-signin") {
-            return Err(format!(
-                "upstream '{name}': `sign_in` needs the gateway built with the feature `upstream-signin`"
-            ));
-        }
-        if self.wait_secs == Some(0) {
-            return Err(format!(
-                "upstream '{name}': `sign_in.wait_secs` is 0: give 1 or more"
-            ));
-        }
-        if self.client_secret.is_some() && self.client_id.is_none() {
-            return Err(format!(
-                "upstream '{name}': `sign_in.client_secret` without `client_id`: give the client it is the secret of"
-            ));
-        }
-        if self.client_secret.is_some() && self.issuer.is_none() {
-            return Err(format!(
-                "upstream '{name}': `sign_in.client_secret` without `issuer`: add the issuer URL of the authorization server the client is registered at, so that its secret goes there only"
-            ));
-        }
-        Ok(())
-    }
-
-    #[cfg(feature = "upstream-signin")]
-    fn config(&self) -> crate::UpstreamSignIn {
-        let mut config = crate::UpstreamSignIn::new(&self.token_key).scopes(self.scopes.clone());
-        if let Some(id) = &self.client_id {
-            config = config.client(id, self.client_secret.clone());
-        }
-        if let Some(url) = &self.callback_url {
-            config = config.callback_url(url);
-        }
-        if let Some(issuer) = &self.issuer {
-            config = config.issuer(issuer);
-        }
-        if let Some(secs) = self.wait_secs {
-            config = config.wait(Duration::from_secs(secs));
-        }
-        config
-    }
-}
-
-/// `[servers.NAME.mint]`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-#[cfg_attr(not(feature = "mint"), allow(dead_code))]
-struct MintEntry {
-    audience: String,
-    #[serde(default)]
-    scopes: Vec<String>,
-    lifetime_secs: Option<u64>,
+    sign_in: Option<crate::identity::entries::SignInEntry>,
 }
 
 impl Server {
@@ -483,11 +428,7 @@ impl Config {
                 }
                 #[cfg(feature = "mint")]
                 if let Some(mint) = &server.mint {
-                    let mut minted = crate::Mint::new(&mint.audience).scopes(mint.scopes.clone());
-                    if let Some(secs) = mint.lifetime_secs {
-                        minted = minted.lifetime(Duration::from_secs(secs));
-                    }
-                    upstream = upstream.mint(minted);
+                    upstream = upstream.mint(mint.config());
                 }
                 if server.per_caller == Some(true) {
                     let mut limits = crate::PerCaller::new();
@@ -510,145 +451,5 @@ impl Config {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_wrong_file_says_what_is_wrong() {
-        let err = Config::from_json(r#"{"mcpServers": {}}"#).unwrap_err();
-        assert!(err.contains("no upstream"), "{err}");
-        let sse = r#"{"mcpServers": {"x": {"type": "sse", "url": "https://a/sse"}}}"#;
-        assert!(Config::from_json(sse).unwrap_err().contains("old HTTP+SSE"));
-        let ftp = r#"{"mcpServers": {"x": {"url": "ftp://a/mcp"}}}"#;
-        assert!(
-            Config::from_json(ftp)
-                .unwrap_err()
-                .contains("not an http(s) URL")
-        );
-        let both = r#"{"mcpServers": {"x": {"url": "https://a/mcp", "command": "b"}}}"#;
-        assert!(Config::from_json(both).unwrap_err().contains("both"));
-        let env = r#"{"mcpServers": {"x": {"url": "https://a/mcp", "env": {"K": "v"}}}}"#;
-        assert!(Config::from_json(env).unwrap_err().contains("is remote"));
-        let headers = r#"{"mcpServers": {"x": {"command": "a", "headers": {"K": "v"}}}}"#;
-        assert!(
-            Config::from_json(headers)
-                .unwrap_err()
-                .contains("started here")
-        );
-        let remote = r#"{"mcpServers": {"t": {"type": "http", "url": "https://a/mcp",
-            "headers": {"Authorization": "Bearer x"}}}}"#;
-        let upstreams = Config::from_json(remote).unwrap().upstreams();
-        let shown = format!("{:?}", upstreams[0]);
-        assert!(
-            shown.contains("https://a/mcp") && !shown.contains("Bearer"),
-            "{shown}"
-        );
-        let err = Config::from_json(r#"{"mcpServers": {"x": {"args": []}}}"#).unwrap_err();
-        assert!(err.contains("no `command`"), "{err}");
-        let err = Config::from_toml("[servers.x]\ncommand = \"a\"\ncomand = \"b\"\n").unwrap_err();
-        assert!(err.contains("comand"), "{err}");
-        let err =
-            Config::from_toml("[servers.x]\ncommand = \"a\"\ncall_timeout_secs = 0\n").unwrap_err();
-        assert!(err.contains("call_timeout_secs"), "{err}");
-        let err =
-            Config::from_toml("[servers.x]\ncommand = \"a\"\nrevision = \"2024\"\n").unwrap_err();
-        assert!(
-            err.contains("`revision` \"2024\"") && err.contains("2026-07-28"),
-            "{err}"
-        );
-        let err =
-            Config::from_toml("[servers.x]\ncommand = \"a\"\nlist_timeout_secs = 0\n").unwrap_err();
-        assert!(err.contains("`list_timeout_secs` is 0"), "{err}");
-        let listed = Config::from_toml("[servers.x]\ncommand = \"a\"\nlist_timeout_secs = 5\n");
-        assert_eq!(listed.unwrap().upstreams()[0].list_timeout.as_secs(), 5);
-        let config = Config::from_toml("[servers.x]\ncommand = \"a\"\nrevision = \"2026-07-28\"\n");
-        assert!(config.unwrap().upstreams()[0].discover);
-        let err =
-            Config::from_toml("[servers.x]\ncommand = \"a\"\nca_file = \"ca.pem\"\n").unwrap_err();
-        assert!(err.contains("`ca_file` is a remote server's"), "{err}");
-        let remote = "[servers.x]\nurl = \"https://a/mcp\"\nca_file = \"/etc/ca.pem\"\n";
-        let upstreams = Config::from_toml(remote).unwrap().upstreams();
-        assert_eq!(
-            upstreams[0].ca_file.as_deref(),
-            Some(Path::new("/etc/ca.pem"))
-        );
-    }
-
-    #[test]
-    fn a_per_caller_entry_is_checked() {
-        let entry = "[servers.b]\ncommand = \"b\"\nper_caller = true\nmax_callers = 2\nidle_secs = 9\nenv = { HOME = \"/home/${caller.subject}\" }\n";
-        let upstreams = Config::from_toml(entry).unwrap().upstreams();
-        let limits = upstreams[0].per_caller_limits().unwrap();
-        assert_eq!(
-            (limits.max_sessions(), limits.idle_after().as_secs()),
-            (2, 9)
-        );
-        let stray = "[servers.b]\ncommand = \"b\"\nmax_callers = 2\n";
-        let err = Config::from_toml(stray).unwrap_err();
-        assert!(err.contains("add `per_caller = true`"), "{err}");
-        let shared = "[servers.b]\ncommand = \"b\"\nenv = { U = \"${caller.subject}\" }\n";
-        let err = Config::from_toml(shared).unwrap_err();
-        assert!(err.contains("names the caller"), "{err}");
-        let zero = "[servers.b]\ncommand = \"b\"\nper_caller = true\nmax_callers = 0\n";
-        assert!(
-            Config::from_toml(zero)
-                .unwrap_err()
-                .contains("`max_callers` is 0")
-        );
-        let tokenless =
-            "[servers.b]\ncommand = \"b\"\nper_caller = true\nenv = { T = \"${caller.token}\" }\n";
-        let err = Config::from_toml(tokenless).unwrap_err();
-        assert!(err.contains("add `exchange` or `mint`"), "{err}");
-        let api = "[servers.b]\nopenapi = \"a.yaml\"\nper_caller = true\n";
-        assert!(
-            Config::from_toml(api)
-                .unwrap_err()
-                .contains("no session to keep")
-        );
-    }
-
-    #[test]
-    fn an_http_api_entry_is_checked() {
-        let api = "[servers.pets]\nopenapi = \"pets.yaml\"\nbase_url = \"http://127.0.0.1:1\"\ncredentials = { key = \"${PETS_KEY}\" }\nmethods = [\"GET\"]\n";
-        let upstreams = Config::from_toml(api).unwrap().upstreams();
-        let shown = format!("{:?}", upstreams[0]);
-        assert!(
-            shown.contains("pets.yaml") && !shown.contains("PETS_KEY"),
-            "{shown}"
-        );
-        let both = "[servers.x]\nopenapi = \"a.yaml\"\ncommand = \"b\"\n";
-        assert!(
-            Config::from_toml(both)
-                .unwrap_err()
-                .contains("`openapi` and `command`")
-        );
-        let headers = "[servers.x]\nopenapi = \"a.yaml\"\nheaders = { K = \"v\" }\n";
-        assert!(
-            Config::from_toml(headers)
-                .unwrap_err()
-                .contains("`credentials`")
-        );
-        let zero = "[servers.x]\nopenapi = \"a.yaml\"\nmax_document_bytes = 0\n";
-        assert!(
-            Config::from_toml(zero)
-                .unwrap_err()
-                .contains("`max_document_bytes` is 0")
-        );
-        let api = "[servers.x]\nopenapi = \"https://d/o.json\"\nmax_document_bytes = 9\nallow_cross_origin_servers = true\n";
-        let server = &Config::from_toml(api).unwrap().servers["x"];
-        let api = server.api("https://d/o.json");
-        assert!(api.max_document == 9 && api.cross_origin_servers);
-        let stray = "[servers.x]\ncommand = \"a\"\nallow_cross_origin_servers = true\n";
-        assert!(
-            Config::from_toml(stray)
-                .unwrap_err()
-                .contains("`allow_cross_origin_servers` is an HTTP API's")
-        );
-        let stray = "[servers.x]\ncommand = \"a\"\nbase_url = \"http://h\"\n";
-        assert!(
-            Config::from_toml(stray)
-                .unwrap_err()
-                .contains("`base_url` is an HTTP API's")
-        );
-    }
-}
+#[path = "config_tests.rs"]
+mod tests;

@@ -114,7 +114,8 @@ pub mod context;
 pub mod error;
 pub mod guide;
 #[cfg(feature = "http")]
-mod html;
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub mod html;
 pub mod item;
 pub mod layer;
 mod logging;

@@ -5,6 +5,7 @@
 //! ([`PerCaller`]).
 
 mod client_auth;
+pub(crate) mod entries;
 mod exchange;
 pub(crate) mod exchange_config;
 #[cfg(feature = "mint")]

@@ -2,13 +2,12 @@
 //! client asks to do, and the error page of a request that cannot go back to its client.
 //! Server-rendered, no JavaScript, never framed.
 
-use axum::body::Body;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::Response;
 
 use super::records::{Client, Pending};
 use super::server::{Level, Offer};
-use crate::html::escape;
+use crate::html::{escape, page};
 
 /// The pages' look: readable on a phone, large buttons.
 const STYLE: &str = "<style>\
@@ -140,30 +139,4 @@ pub(super) fn error(status: StatusCode, why: &str) -> Response {
         escape(why)
     );
     page(status, html)
-}
-
-/// An HTML response that no other site may frame, no cache keeps and no script runs in.
-fn page(status: StatusCode, html: String) -> Response {
-    let mut response = Response::new(Body::from(html));
-    *response.status_mut() = status;
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'"),
-    );
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    response
 }

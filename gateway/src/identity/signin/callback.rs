@@ -11,7 +11,8 @@ use std::sync::Arc;
 use serde_json::Value;
 use toolsmith::axum::extract::{Query, State};
 use toolsmith::axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use toolsmith::axum::response::{IntoResponse, Response};
+use toolsmith::axum::response::Response;
+pub(super) use toolsmith::html::escape;
 
 use toolsmith::task::TaskStore;
 
@@ -43,36 +44,12 @@ pub(super) fn html(status: StatusCode, title: &str, body: &str) -> Response {
          <body><h1>{0}</h1>{body}</body></html>",
         escape(title),
     );
-    let mut response = (status, body).into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static("default-src 'none'; frame-ancestors 'none'"),
-    );
-    response
+    toolsmith::html::page(status, body)
 }
 
 /// A refusal page (400): nothing was kept.
 pub(super) fn refused(what: &str) -> Response {
     page(StatusCode::BAD_REQUEST, "Sign-in failed", what)
-}
-
-/// `text` for HTML.
-pub(super) fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&#39;")
 }
 
 /// The value of cookie `name` in `headers`.

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::extract::{Form, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::{Html, IntoResponse, Redirect, Response};
+use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 use tokio::sync::oneshot;
@@ -337,13 +337,16 @@ async fn list(
     if rows.is_empty() {
         rows.push_str("<li>Nothing is waiting.</li>");
     }
-    Html(format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width\">\
-         <meta http-equiv=\"refresh\" content=\"5\"><title>Approvals</title>{STYLE}</head>\
-         <body><h1>Approvals</h1><ul>{rows}</ul>{remembered}</body></html>"
-    ))
-    .into_response()
+    // Never framed: another site must not lay its own buttons over Approve.
+    crate::html::page(
+        StatusCode::OK,
+        format!(
+            "<!doctype html><html><head><meta charset=\"utf-8\">\
+             <meta name=\"viewport\" content=\"width=device-width\">\
+             <meta http-equiv=\"refresh\" content=\"5\"><title>Approvals</title>{STYLE}</head>\
+             <body><h1>Approvals</h1><ul>{rows}</ul>{remembered}</body></html>"
+        ),
+    )
 }
 
 async fn decide(

@@ -27,6 +27,11 @@ async fn html(addr: &str) -> String {
     let bearer = format!("Bearer {TOKEN}");
     let shown = request(addr, "GET", "/", &[("Authorization", &bearer)], "").await;
     assert_eq!(shown.status, 200, "{}", shown.body);
+    // No other site may frame it (and lay its own buttons over Approve), nor a cache keep it.
+    assert_eq!(shown.header("x-frame-options"), Some("DENY"));
+    let policy = shown.header("content-security-policy").unwrap_or_default();
+    assert!(policy.contains("frame-ancestors 'none'"), "{policy}");
+    assert_eq!(shown.header("cache-control"), Some("no-store"));
     shown.body
 }
 
