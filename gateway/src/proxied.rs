@@ -274,7 +274,7 @@ impl Tool for Proxied {
             if let Some((cache, key)) = &cached
                 && let Some(kept) = cache.get(key)
             {
-                return passed_back(kept);
+                return Ok(passed_back(kept));
             }
             let (start, peer) = link.peer()?;
             let relay = link.relay();
@@ -283,7 +283,7 @@ impl Tool for Proxied {
                     if let Some((cache, key)) = cached {
                         cache.put(key, &result);
                     }
-                    return passed_back(result);
+                    return Ok(passed_back(result));
                 }
                 Err(err) => err,
             };
@@ -293,7 +293,7 @@ impl Tool for Proxied {
             {
                 tracing::info!(upstream = %upstream, tool = %params.name, "the upstream was lost mid-call: sent once more (read-only, idempotent)");
                 return match relay.call(&peer, params, downstream).await {
-                    Ok(result) => passed_back(result),
+                    Ok(result) => Ok(passed_back(result)),
                     Err(err) => Err(ToolError::new(crate::told::failed(
                         &upstream,
                         "call, sent twice",
@@ -343,13 +343,13 @@ impl Proxied {
             if let Some((cache, key)) = &cached
                 && let Some(kept) = cache.get(key)
             {
-                return passed_back(kept);
+                return Ok(passed_back(kept));
             }
             let result = pool.call(&caller, &asking, params, downstream).await?;
             if let Some((cache, key)) = cached {
                 cache.put(key, &result);
             }
-            passed_back(result)
+            Ok(passed_back(result))
         })
     }
 
@@ -371,28 +371,20 @@ impl Proxied {
             if let Some((cache, key)) = &cached
                 && let Some(kept) = cache.get(key)
             {
-                return passed_back(kept);
+                return Ok(passed_back(kept));
             }
             let result = endpoint.call(arguments, timeout).await?;
             if let Some((cache, key)) = cached {
                 cache.put(key, &result);
             }
-            passed_back(result)
+            Ok(passed_back(result))
         })
     }
 }
 
-/// The upstream's result as this tool's: its blocks and structured content unchanged; an
-/// error result becomes a tool error with its text.
-fn passed_back(result: CallToolResult) -> Result<ToolOutput, ToolError> {
-    if result.is_error == Some(true) {
-        let text: Vec<&str> = result
-            .content
-            .iter()
-            .filter_map(|block| block.as_text().map(|t| t.text.as_str()))
-            .collect();
-        return Err(ToolError::new(text.join("\n")));
-    }
+/// The upstream's result as this tool's: its blocks and structured content unchanged, an
+/// error result's too (`as_error`).
+fn passed_back(result: CallToolResult) -> ToolOutput {
     let mut output = ToolOutput::new();
     for block in result.content {
         output = output.block(Content::Block(block));
@@ -400,7 +392,10 @@ fn passed_back(result: CallToolResult) -> Result<ToolOutput, ToolError> {
     if let Some(structured) = result.structured_content {
         output = output.structured(structured);
     }
-    Ok(output)
+    match result.is_error {
+        Some(true) => output.as_error(),
+        _ => output,
+    }
 }
 
 #[cfg(test)]

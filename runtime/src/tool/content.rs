@@ -166,6 +166,8 @@ impl Content {
 pub struct ToolOutput {
     content: Vec<Content>,
     structured: Option<Outcome>,
+    /// An error result (`isError: true`), its blocks as they are.
+    error: bool,
 }
 
 impl ToolOutput {
@@ -272,6 +274,40 @@ impl ToolOutput {
         self.structured = Some(super::output::json(value));
         self
     }
+
+    /// Makes it an error result (`isError: true`) with its blocks and structured content as
+    /// they are: a failure that shows more than words (a screenshot of the page that did not
+    /// load), or an error result passed on from another server. A [`ToolError`](crate::ToolError)
+    /// is the way for an error that is one message.
+    ///
+    /// ```
+    /// use toolsmith::tool::{Image, ToolOutput};
+    ///
+    /// /// Load a page, and show what came instead when it does not load.
+    /// #[toolsmith::tool(read_only)]
+    /// fn load_page(url: String) -> ToolOutput {
+    ///     ToolOutput::new()
+    ///         .text(format!("{url} did not load: a login wall"))
+    ///         .block(Image::png(vec![0x89, b'P', b'N', b'G']))
+    ///         .structured(serde_json::json!({"status": 401}))
+    ///         .as_error()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "load_page"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let failed = client.call_raw("load_page", serde_json::json!({"url": "https://a.example"})).await.unwrap();
+    /// assert!(failed.is_error());
+    /// assert_eq!(failed.content().len(), 2);
+    /// assert_eq!(failed.content()[1].as_image().unwrap().mime_type, "image/png");
+    /// assert_eq!(failed.structured(), Some(&serde_json::json!({"status": 401})));
+    /// # }
+    /// ```
+    pub fn as_error(mut self) -> Self {
+        self.error = true;
+        self
+    }
 }
 
 /// A type a tool can return as content blocks.
@@ -325,7 +361,10 @@ impl IntoContent for ToolOutput {
             Some(failed) => return failed,
         };
         let content = self.content.into_iter().map(Content::into_block).collect();
-        blocks(content, structured)
+        match self.error {
+            true => Outcome::Ok(Output::Error(content, structured)),
+            false => blocks(content, structured),
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::ToolError;
 
-/// What a tool produced on success.
+/// What a tool produced: on success, or an error result it made itself.
 #[doc(hidden)]
 #[derive(Debug)]
 pub enum Output {
@@ -21,6 +21,8 @@ pub enum Output {
     Json(Value),
     /// Content blocks in order, and structured content when a `ToolOutput` set it.
     Content(Vec<rmcp::model::ContentBlock>, Option<Value>),
+    /// An error result's blocks and structured content (`ToolOutput::as_error`).
+    Error(Vec<rmcp::model::ContentBlock>, Option<Value>),
     /// A structured value (as `Json`) followed by more blocks (a [`Linked`](crate::tool::Linked)).
     Linked(Value, Vec<rmcp::model::ContentBlock>),
     /// A resource's bytes (a blob).

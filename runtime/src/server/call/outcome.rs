@@ -29,6 +29,12 @@ pub(crate) fn tool_result(tool: &ToolInfo, outcome: Outcome) -> CallToolResult {
             result.structured_content = structured;
             result
         }
+        Outcome::Ok(Output::Error(content, structured)) => {
+            let mut result = crate::error::error_result(ErrorKind::Tool, String::new());
+            result.content = content;
+            result.structured_content = structured;
+            result
+        }
         // What only resources and prompts return: the macro never generates it for a tool.
         Outcome::Ok(
             Output::Bytes(_)

@@ -15,6 +15,7 @@ mod openapi;
 mod openapi_adversarial;
 mod passthrough;
 mod pin_adversarial;
+mod results;
 mod review;
 mod survive;
 mod validate;
