@@ -7,6 +7,7 @@ mod answer;
 mod budget;
 mod call;
 mod document;
+mod hints;
 mod operation;
 mod origin;
 mod redact;
@@ -32,8 +33,9 @@ pub const DEFAULT_MAX_DOCUMENT_BYTES: usize = 16 << 20;
 /// parameters and the request body (under `body`), its output schema from the 2xx JSON
 /// answer when that is an object. Its hints come from the HTTP method: GET, HEAD, OPTIONS
 /// read-only and idempotent; PUT and DELETE idempotent and destructive; POST and PATCH
-/// destructive and not idempotent; an operation's `x-mcp-hints` object, or the gateway's
-/// overrides, say otherwise. The API's host is the tools' world: closed-world, unless
+/// destructive and not idempotent; an operation's `x-mcp-annotations` or `x-mcp-hints`
+/// object (the latter winning a hint both state), or the gateway's overrides, say
+/// otherwise. The API's host is the tools' world: closed-world, unless
 /// [`open_world`](OpenApi::open_world).
 ///
 /// ```

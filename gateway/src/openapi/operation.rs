@@ -217,13 +217,12 @@ pub(crate) fn operations(
                 .destructive(destructive)
                 .idempotent(idempotent)
                 .open_world(api.open_world);
-            if let Some(said) = operation.get("x-mcp-hints").and_then(Value::as_object) {
-                annotations = stated_in_document(annotations, said, &shown)?;
-            }
+            annotations = super::hints::stated(annotations, operation, &shown)?;
+            let title = annotations.title.as_deref().or(summary).map(str::to_owned);
             let mut tool = rmcp::model::Tool::new(name.clone(), description, Arc::new(input))
                 .with_annotations(annotations);
-            if let Some(summary) = summary {
-                tool = tool.with_title(summary);
+            if let Some(title) = title {
+                tool = tool.with_title(title);
             }
             let output = answer_schema(operation);
             if let Some(output) = &output {
@@ -276,31 +275,6 @@ fn tool_name(operation: &Map<String, Value>, method: &str, path: &str) -> String
         }
     }
     name.trim_end_matches('_').to_owned()
-}
-
-/// The hints an operation's `x-mcp-hints` states, over the method's.
-fn stated_in_document(
-    mut annotations: ToolAnnotations,
-    said: &Map<String, Value>,
-    shown: &str,
-) -> Result<ToolAnnotations, String> {
-    for (key, value) in said {
-        let Some(value) = value.as_bool() else {
-            return Err(format!("{shown}: `x-mcp-hints.{key}` is not true or false"));
-        };
-        annotations = match key.as_str() {
-            "readOnlyHint" => annotations.read_only(value),
-            "destructiveHint" => annotations.destructive(value),
-            "idempotentHint" => annotations.idempotent(value),
-            "openWorldHint" => annotations.open_world(value),
-            _ => {
-                return Err(format!(
-                    "{shown}: `x-mcp-hints.{key}` is not a hint: give readOnlyHint, destructiveHint, idempotentHint or openWorldHint"
-                ));
-            }
-        };
-    }
-    Ok(annotations)
 }
 
 /// The schema of an operation's answer, when every 2xx answer it declares is a JSON object
@@ -450,6 +424,27 @@ mod tests {
         );
         assert!(answer_schema(&op(json!({"200": list}))).is_none());
         assert!(answer_schema(&op(json!({"200": object, "201": list}))).is_none());
+    }
+
+    #[test]
+    fn an_operation_states_its_hints_under_either_extension() {
+        let document = json!({"openapi": "3.1.0", "paths": {"/notes": {
+            "post": {"operationId": "add", "summary": "Add",
+                     "x-mcp-annotations": {"destructiveHint": false, "title": "Add a note"}},
+            "put": {"operationId": "put", "x-mcp-annotations": {"idempotentHint": false},
+                    "x-mcp-hints": {"idempotentHint": true}}
+        }}});
+        let made = operations(&OpenApi::new("x.json"), "x", &document, &schemes(&document));
+        let made = made.unwrap();
+        let hints = |name: &str| {
+            let (tool, _) = made.iter().find(|(t, _)| t.name == name).unwrap();
+            (tool.annotations.clone().unwrap(), tool.title.clone())
+        };
+        let (add, title) = hints("add");
+        assert_eq!(add.destructive_hint, Some(false));
+        assert_eq!(add.idempotent_hint, Some(false));
+        assert_eq!(title.as_deref(), Some("Add a note"));
+        assert_eq!(hints("put").0.idempotent_hint, Some(true));
     }
 
     #[test]
