@@ -68,12 +68,70 @@ pub(crate) async fn load(
     };
     let text = String::from_utf8(bytes)
         .map_err(|_| format!("the OpenAPI document {source} is not UTF-8 text"))?;
-    parse(&text).map_err(|why| format!("the OpenAPI document {source}: {why}"))
+    parse(&text).map_err(|why| why.at(source))
+}
+
+/// What is wrong with a document's text.
+#[derive(Debug)]
+pub(crate) enum Wrong {
+    /// It is something else: what it is (`an HTML page`, `a JSON list`).
+    NotOpenApi(&'static str),
+    /// It is one, or may be, and this is wrong with it.
+    Other(String),
+}
+
+impl Wrong {
+    /// What is wrong with the document at `source`, said.
+    pub(crate) fn at(self, source: &str) -> String {
+        match self {
+            Wrong::NotOpenApi(what) => format!(
+                "{source} is not an OpenAPI document: it is {what} (expected an object with `openapi: 3.x`)"
+            ),
+            Wrong::Other(why) => format!("the OpenAPI document {source}: {why}"),
+        }
+    }
+}
+
+impl From<String> for Wrong {
+    fn from(why: String) -> Wrong {
+        Wrong::Other(why)
+    }
+}
+
+/// What `text` is when it is plainly not an OpenAPI document before it is parsed: markup.
+fn markup(text: &str) -> Option<&'static str> {
+    let start = text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
+    let head = start.get(..start.len().min(512))?.to_ascii_lowercase();
+    if !head.starts_with('<') {
+        return None;
+    }
+    Some(match head.contains("<html") || head.starts_with("<!doctype html") {
+        true => "an HTML page",
+        false => "XML or HTML",
+    })
+}
+
+/// What a parsed document that is not an object is.
+fn kind(document: &Value, json: bool) -> &'static str {
+    match (document, json) {
+        (Value::Array(_), true) => "a JSON list",
+        (Value::Array(_), false) => "a list",
+        (Value::String(_), _) => "plain text",
+        (Value::Number(_), _) => "a number",
+        (Value::Bool(_), _) => "true or false",
+        (Value::Null, _) => "empty",
+        (Value::Object(_), _) => "an object without `openapi`",
+    }
 }
 
 /// `text` as JSON or YAML, its version checked, its `$ref`s resolved.
-pub(crate) fn parse(text: &str) -> Result<Value, String> {
-    let document: Value = if text.trim_start().starts_with('{') {
+pub(crate) fn parse(text: &str) -> Result<Value, Wrong> {
+    if let Some(what) = markup(text) {
+        return Err(Wrong::NotOpenApi(what));
+    }
+    let start = text.trim_start();
+    let json = start.starts_with('{') || start.starts_with('[');
+    let document: Value = if json {
         serde_json::from_str(text).map_err(|err| format!("not JSON: {err}"))?
     } else {
         // YAML's aliases copy what they name: a budget as `$ref`s have.
@@ -85,6 +143,12 @@ pub(crate) fn parse(text: &str) -> Result<Value, String> {
             false => format!("not YAML: {err}"),
         })?
     };
+    let Some(object) = document.as_object() else {
+        return Err(Wrong::NotOpenApi(kind(&document, json)));
+    };
+    if !object.contains_key("openapi") && !object.contains_key("swagger") {
+        return Err(Wrong::NotOpenApi(kind(&document, json)));
+    }
     let version = document
         .get("openapi")
         .and_then(Value::as_str)
@@ -95,12 +159,12 @@ pub(crate) fn parse(text: &str) -> Result<Value, String> {
         } else {
             format!("version {version}")
         };
-        return Err(format!(
+        return Err(Wrong::Other(format!(
             "{said}: an OpenAPI 3.0 or 3.1 document is needed (convert a Swagger 2.0 one first)"
-        ));
+        )));
     }
     let mut budget = Budget::past(text.len(), "its `$ref`s");
-    resolve(&document, &document, &mut Vec::new(), &mut budget)
+    Ok(resolve(&document, &document, &mut Vec::new(), &mut budget)?)
 }
 
 /// `node` with every `$ref` replaced by a copy of its target in `root`; `within`: the refs
@@ -204,15 +268,34 @@ components:
     #[test]
     fn a_wrong_document_says_what_is_wrong() {
         let swagger = r#"{"swagger": "2.0", "paths": {}}"#;
-        assert!(parse(swagger).unwrap_err().contains("Swagger 2.0"));
+        assert!(parse(swagger).unwrap_err().at("d").contains("Swagger 2.0"));
         let remote = r#"{"openapi": "3.1.0", "x": {"$ref": "other.yaml#/a"}}"#;
-        assert!(parse(remote).unwrap_err().contains("another document"));
+        assert!(parse(remote).unwrap_err().at("d").contains("another document"));
         let encoded = r##"{"openapi": "3.1.0", "paths": {"/n/{id}": {"get": {"x-a": 1}}},
             "x": {"$ref": "#/paths/~1n~1%7Bid%7D/get"}}"##;
         assert_eq!(parse(encoded).unwrap()["x"], json!({"x-a": 1}));
         let dangling = r##"{"openapi": "3.1.0", "x": {"$ref": "#/components/none"}}"##;
-        assert!(parse(dangling).unwrap_err().contains("points at nothing"));
-        assert!(parse("openapi: [").unwrap_err().contains("not YAML"));
+        assert!(parse(dangling).unwrap_err().at("d").contains("points at nothing"));
+        assert!(parse("openapi: [").unwrap_err().at("d").contains("not YAML"));
+    }
+
+    #[test]
+    fn what_is_not_an_openapi_document_says_what_it_is() {
+        let said = |text: &str| parse(text).unwrap_err().at("http://h/docs");
+        let expected = "(expected an object with `openapi: 3.x`)";
+        let page = said("<!DOCTYPE html>\n<html><head><title>Swagger UI</title></head></html>");
+        assert_eq!(
+            page,
+            format!("http://h/docs is not an OpenAPI document: it is an HTML page {expected}")
+        );
+        assert!(said("  <html>\n<body>x: y</body>").contains("it is an HTML page"));
+        assert!(said("<?xml version=\"1.0\"?><a/>").contains("it is XML or HTML"));
+        assert!(said(r#"[{"openapi": "3.1.0"}]"#).contains("it is a JSON list"));
+        assert!(said("- a\n- b\n").contains("it is a list"));
+        assert!(said("Not Found").contains("it is plain text"));
+        let other = said(r#"{"name": "x", "version": "1"}"#);
+        assert!(other.contains("it is an object without `openapi`"), "{other}");
+        assert!(other.contains(expected), "{other}");
     }
 
     /// A document of `uses` places that each refer to `Mid`, a schema of `fan` properties that
@@ -248,7 +331,7 @@ components:
         // About 45 KB that expand to 60 × 1,000 copies of a 4 KB schema (240 MB).
         let bomb = fanned(60, 1_000, 4_096);
         assert!(bomb.len() < 64 * 1024, "{}", bomb.len());
-        let err = parse(&bomb).unwrap_err();
+        let err = parse(&bomb).unwrap_err().at("d");
         assert!(
             err.contains("expand it by more than 32 MiB") && err.contains("fewer places"),
             "{err}"
@@ -260,7 +343,7 @@ components:
             "openapi: 3.1.0\nx-big: &big [{}]\nx-many: [{aliases}]\n",
             items.join(", ")
         );
-        let err = parse(&laughs).unwrap_err();
+        let err = parse(&laughs).unwrap_err().at("d");
         assert!(
             err.contains("its YAML aliases (`*name`) expand it by more than 32 MiB"),
             "{err}"
