@@ -168,7 +168,58 @@ fn portable_object(object: &Map<String, Value>) -> Map<String, Value> {
     }
     without_null(&mut out);
     exclusive_bounds(&mut out);
+    integers(&mut out);
     out
+}
+
+/// Keywords whose value is a count: an integer whatever the schema's type.
+const COUNTS: &[&str] = &[
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "minContains",
+    "maxContains",
+];
+
+/// Keywords whose value is one of the schema's values, or a bound of them.
+const VALUED: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "default",
+    "const",
+];
+
+/// A count, and an integer schema's bounds and values, written as the integers they are
+/// when the document writes them as floats (`minimum: 3000.0`, as some generators do, or
+/// YAML's `3e3`): a client shows `3000`, never `3000.0`, for an integer's bound.
+fn integers(object: &mut Map<String, Value>) {
+    let integer = object.get("type").and_then(Value::as_str) == Some("integer");
+    for (key, value) in object.iter_mut() {
+        if COUNTS.contains(&key.as_str()) || (integer && VALUED.contains(&key.as_str())) {
+            integral(value);
+        } else if integer && key == "enum" && let Value::Array(items) = value {
+            items.iter_mut().for_each(integral);
+        }
+    }
+}
+
+/// `value` as an integer when it is a float without a fraction that an f64 holds exactly.
+fn integral(value: &mut Value) {
+    // Integers of at most 2^53 are exact in an f64: past it, a float stays one.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    if let Value::Number(number) = value
+        && let Some(float) = number.as_f64().filter(|_| number.is_f64())
+        && float.fract() == 0.0
+        && float.abs() <= EXACT
+    {
+        *value = Value::from(float as i64);
+    }
 }
 
 /// `type: [T, "null"]` as `type: T`; `anyOf`/`oneOf` null branches left out (one branch
@@ -302,6 +353,20 @@ mod tests {
                 "id": {"type": "integer"}, "title": {"type": "string"}
             }})
         );
+        // Integers written as floats are integers again; a number's own floats stay.
+        let port = json!({"type": "integer", "minimum": 3000.0, "maximum": 65535.0,
+                          "default": 8080.0, "enum": [3000.0, 8080]});
+        let port = portable(&port);
+        assert_eq!(
+            port.to_string(),
+            r#"{"type":"integer","minimum":3000,"maximum":65535,"default":8080,"enum":[3000,8080]}"#
+        );
+        let ratio = portable(&json!({"type": "number", "minimum": 1.0, "exclusiveMaximum": 2.5}));
+        assert_eq!(ratio.to_string(), r#"{"type":"number","minimum":1.0,"exclusiveMaximum":2.5}"#);
+        let name = portable(&json!({"type": "string", "maxLength": 64.0}));
+        assert_eq!(name.to_string(), r#"{"type":"string","maxLength":64}"#);
+        let nullable = portable(&json!({"type": ["integer", "null"], "minimum": 1.0}));
+        assert_eq!(nullable.to_string(), r#"{"type":"integer","minimum":1}"#);
         assert_eq!(
             portable(&json!({"type": ["integer", "string", "null"]})),
             json!({"anyOf": [{"type": "integer"}, {"type": "string"}]})
