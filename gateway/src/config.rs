@@ -7,6 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 
 use crate::{OpenApi, Upstream};
 
@@ -32,10 +33,22 @@ use crate::{OpenApi, Upstream};
 /// assert_eq!(upstreams[0].tool_prefix(), "");
 /// ```
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Config {
     #[serde(rename = "mcpServers", alias = "servers")]
     servers: BTreeMap<String, Server>,
+    /// The file's other keys (Claude Desktop's `globalShortcut`, `preferences`): see
+    /// `config_keys.rs`.
+    #[serde(flatten)]
+    other: BTreeMap<String, IgnoredAny>,
+}
+
+/// The form a configuration is written in.
+#[derive(Clone, Copy)]
+enum Format {
+    /// Claude Desktop's: keys of other programs are left out.
+    Json,
+    /// The gateway's own: every key is one it reads.
+    Toml,
 }
 
 /// The upstreams' names only: their entries hold credentials as written (`env`, `headers`,
@@ -59,9 +72,8 @@ impl std::fmt::Debug for Config {
     }
 }
 
-/// One upstream's entry.
+/// One upstream's entry (its keys: `config_keys.rs`).
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct Server {
     command: Option<String>,
     #[serde(default)]
@@ -115,6 +127,9 @@ struct Server {
     exchange: Option<crate::identity::exchange_config::ExchangeEntry>,
     /// Per-user sign-in at the upstream's own authorization server (`[servers.NAME.sign_in]`).
     sign_in: Option<crate::identity::entries::SignInEntry>,
+    /// Its keys the gateway does not read (see `config_keys.rs`).
+    #[serde(flatten)]
+    unknown: BTreeMap<String, IgnoredAny>,
 }
 
 impl Server {
@@ -175,12 +190,16 @@ impl Config {
 
     /// Claude Desktop's JSON (`{"mcpServers": {...}}`).
     pub fn from_json(text: &str) -> Result<Config, String> {
-        Config::checked(serde_json::from_str(text).map_err(|err| err.to_string())?)
+        let config: Config = serde_json::from_str(text).map_err(|err| err.to_string())?;
+        config.unknown_keys(Format::Json)?;
+        Config::checked(config)
     }
 
     /// TOML (`[servers.NAME]`, or `[mcpServers.NAME]`).
     pub fn from_toml(text: &str) -> Result<Config, String> {
-        Config::checked(toml::from_str(text).map_err(|err| err.to_string())?)
+        let config: Config = toml::from_str(text).map_err(|err| err.to_string())?;
+        config.unknown_keys(Format::Toml)?;
+        Config::checked(config)
     }
 
     fn checked(config: Config) -> Result<Config, String> {
@@ -449,6 +468,9 @@ impl Config {
             .collect()
     }
 }
+
+#[path = "config_keys.rs"]
+mod keys;
 
 #[cfg(test)]
 #[path = "config_tests.rs"]

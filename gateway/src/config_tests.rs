@@ -139,3 +139,32 @@ fn an_http_api_entry_is_checked() {
             .contains("`base_url` is an HTTP API's")
     );
 }
+
+#[test]
+fn a_claude_desktop_file_is_taken_as_it_is() {
+    let desktop = r#"{
+        "globalShortcut": "Ctrl+Space",
+        "preferences": {"quickEntryShortcut": "off"},
+        "mcpServers": {"memory": {"command": "npx", "args": ["-y", "m"],
+                                  "disabled": false, "autoApprove": []}}
+    }"#;
+    let upstreams = Config::from_json(desktop).unwrap().upstreams();
+    assert_eq!(upstreams[0].name(), "memory");
+}
+
+#[test]
+fn an_unknown_key_in_toml_is_an_error_naming_it_and_the_known_ones() {
+    let typo = "[servers.shell]\ncommand = \"a\"\nper_calller = true\n";
+    let err = Config::from_toml(typo).unwrap_err();
+    assert!(
+        err.starts_with("upstream 'shell': unknown key `per_calller`: the keys of an entry are `command`, ")
+            && err.contains("`per_caller`"),
+        "{err}"
+    );
+    let top = "globalShortcut = \"x\"\n[servers.a]\ncommand = \"a\"\n";
+    let err = Config::from_toml(top).unwrap_err();
+    assert!(err.contains("unknown key `globalShortcut`"), "{err}");
+    // A mistake inside a table of the gateway's own stays an error in either format.
+    let mint = r#"{"mcpServers": {"a": {"url": "https://a/mcp", "mint": {"audiense": "x"}}}}"#;
+    assert!(Config::from_json(mint).unwrap_err().contains("audiense"));
+}
