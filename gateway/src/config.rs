@@ -183,19 +183,23 @@ impl Server {
 
 impl Config {
     /// Reads `path`: TOML when its name ends in `.toml`, else JSON. An error says what is
-    /// wrong, and where.
+    /// wrong, and where. A relative path in it (an `openapi` document, a `ca_file`, a
+    /// `${file:PATH}`) is taken from the file's folder.
     pub fn from_path(path: &Path) -> Result<Config, String> {
-        crate::file::read(path, Config::from_toml, Config::from_json)
+        let config = crate::file::read(path, Config::from_toml, Config::from_json)?;
+        Ok(config.rooted(path.parent().unwrap_or(Path::new(""))))
     }
 
-    /// Claude Desktop's JSON (`{"mcpServers": {...}}`).
+    /// Claude Desktop's JSON (`{"mcpServers": {...}}`); a relative path in it is taken from
+    /// the working directory.
     pub fn from_json(text: &str) -> Result<Config, String> {
         let config: Config = serde_json::from_str(text).map_err(|err| err.to_string())?;
         config.unknown_keys(Format::Json)?;
         Config::checked(config)
     }
 
-    /// TOML (`[servers.NAME]`, or `[mcpServers.NAME]`).
+    /// TOML (`[servers.NAME]`, or `[mcpServers.NAME]`); a relative path in it is taken from
+    /// the working directory.
     pub fn from_toml(text: &str) -> Result<Config, String> {
         let config: Config = toml::from_str(text).map_err(|err| err.to_string())?;
         config.unknown_keys(Format::Toml)?;
@@ -471,6 +475,8 @@ impl Config {
 
 #[path = "config_keys.rs"]
 mod keys;
+#[path = "config_paths.rs"]
+mod paths;
 
 #[cfg(test)]
 #[path = "config_tests.rs"]

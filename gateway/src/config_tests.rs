@@ -1,6 +1,7 @@
 //! The configuration file: what it reads, and each mistake it names.
 
 use super::*;
+use crate::upstream::Way;
 
 #[test]
 fn a_wrong_file_says_what_is_wrong() {
@@ -167,4 +168,50 @@ fn an_unknown_key_in_toml_is_an_error_naming_it_and_the_known_ones() {
     // A mistake inside a table of the gateway's own stays an error in either format.
     let mint = r#"{"mcpServers": {"a": {"url": "https://a/mcp", "mint": {"audiense": "x"}}}}"#;
     assert!(Config::from_json(mint).unwrap_err().contains("audiense"));
+}
+
+#[test]
+fn a_files_relative_paths_are_taken_from_its_folder() {
+    let dir = std::env::temp_dir().join(format!("toolsmith-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("gateway.toml");
+    let toml = r#"
+        [servers.api]
+        openapi = "api.yaml"
+        ca_file = "certs/ca.pem"
+        credentials = { key = "${file:keys/api}", other = "${file:/abs/key}" }
+
+        [servers.remote]
+        url = "https://a/mcp"
+        headers = { Authorization = "Bearer ${file:token} ${HOME}" }
+
+        [servers.fetched]
+        openapi = "https://api.example/openapi.json"
+    "#;
+    std::fs::write(&path, toml).unwrap();
+    let read = Config::from_path(&path).unwrap().upstreams();
+    let Way::OpenApi(api) = &read[0].way else {
+        panic!("{:?}", read[0])
+    };
+    assert_eq!(api.document, dir.join("api.yaml").display().to_string());
+    assert_eq!(read[0].ca_file.as_deref(), Some(&*dir.join("certs/ca.pem")));
+    let key = format!("${{file:{}}}", dir.join("keys/api").display());
+    assert_eq!(api.credentials["key"], key);
+    assert_eq!(api.credentials["other"], "${file:/abs/key}");
+    let Way::OpenApi(fetched) = &read[1].way else {
+        panic!("{:?}", read[1])
+    };
+    assert_eq!(fetched.document, "https://api.example/openapi.json");
+    let Way::Http { headers, .. } = &read[2].way else {
+        panic!("{:?}", read[2])
+    };
+    let token = format!("Bearer ${{file:{}}} ${{HOME}}", dir.join("token").display());
+    assert_eq!(headers[0].1, token);
+    // Read from a text, a relative path is the working directory's.
+    let api = Config::from_toml(toml).unwrap().upstreams();
+    let Way::OpenApi(api) = &api[0].way else {
+        panic!("{:?}", api[0])
+    };
+    assert_eq!(api.document, "api.yaml");
+    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -41,6 +41,29 @@ pub(crate) fn expand_with(
     Ok(out)
 }
 
+/// `value` with each `${file:PATH}` whose `PATH` is relative taken from `dir` (a
+/// configuration file's folder); the rest, and a `${` without its `}`, as it is.
+pub(crate) fn rooted(value: &str, dir: &std::path::Path) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        match after[..end].strip_prefix("file:") {
+            Some(path) if std::path::Path::new(path).is_relative() => {
+                out.push_str(&format!("${{file:{}}}", dir.join(path).display()));
+            }
+            _ => out.push_str(&rest[start..start + 2 + end + 1]),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 fn named(name: &str) -> Result<String, String> {
     if let Some(path) = name.strip_prefix("file:") {
         let text = std::fs::read_to_string(path)
@@ -82,6 +105,16 @@ mod tests {
         );
         assert!(expand("${oops").unwrap_err().contains("without its"));
         std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn a_relative_file_is_taken_from_the_folder_given() {
+        let dir = std::path::Path::new("/etc/gateway");
+        assert_eq!(
+            rooted("Bearer ${file:keys/api} ${file:/abs} ${HOME} ${caller.id}", dir),
+            "Bearer ${file:/etc/gateway/keys/api} ${file:/abs} ${HOME} ${caller.id}"
+        );
+        assert_eq!(rooted("a ${oops", dir), "a ${oops");
     }
 
     #[test]

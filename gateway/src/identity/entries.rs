@@ -23,6 +23,15 @@ pub(crate) struct SignInEntry {
 }
 
 impl SignInEntry {
+    /// Its secrets (`${file:PATH}` in them) with `root` applied: a configuration file's
+    /// folder for a relative path.
+    pub(crate) fn root(&mut self, root: &dyn Fn(&str) -> String) {
+        self.token_key = root(&self.token_key);
+        if let Some(secret) = &mut self.client_secret {
+            *secret = root(secret);
+        }
+    }
+
     /// What is wrong with it on upstream `name` (remote at `url`, if it is).
     pub(crate) fn check(&self, name: &str, url: Option<&String>) -> Result<(), String> {
         if url.is_none() {

@@ -286,6 +286,17 @@ impl std::fmt::Debug for ExchangeEntry {
 }
 
 impl ExchangeEntry {
+    /// Its secrets (`${file:PATH}` in them) with `root` applied: a configuration file's
+    /// folder for a relative path.
+    pub(crate) fn root(&mut self, root: &dyn Fn(&str) -> String) {
+        for secret in [&mut self.client_secret, &mut self.private_key]
+            .into_iter()
+            .flatten()
+        {
+            *secret = root(secret);
+        }
+    }
+
     /// What is wrong with it (both a secret and a key, or what [`Exchange`] refuses).
     pub(crate) fn check(&self) -> Result<(), String> {
         if self.client_secret.is_some() && self.private_key.is_some() {

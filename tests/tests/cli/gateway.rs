@@ -339,3 +339,33 @@ fn an_openapi_documents_tools_are_listed_and_checked_against_a_snapshot() {
     let said = format!("{}{}", out(&checked), err(&checked));
     assert!(said.contains("api_addNote"), "{said}");
 }
+
+/// A relative `openapi` path is the configuration file's folder's, wherever the gateway runs.
+#[test]
+fn a_relative_document_is_read_from_the_configurations_folder() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/notes_api.yaml");
+    let dir = std::env::temp_dir().join(format!("toolsmith-gateway-rel-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(&fixture, dir.join("notes.yaml")).unwrap();
+    let config = dir.join("gateway.toml");
+    std::fs::write(
+        &config,
+        "[servers.api]\nopenapi = \"notes.yaml\"\nbase_url = \"http://127.0.0.1:9\"\n",
+    )
+    .unwrap();
+    let elsewhere = std::env::temp_dir().join(format!("toolsmith-gateway-cwd-{}", std::process::id()));
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let listed = Command::new(toolsmith())
+        .arg("gateway")
+        .arg("--config")
+        .arg(&config)
+        .args(["tools", "--json"])
+        .current_dir(&elsewhere)
+        .env("TOOLSMITH_LOG", "off")
+        .output()
+        .unwrap();
+    assert!(listed.status.success(), "{}", err(&listed));
+    assert_eq!(row(&listed, "api_fetchNote")["readOnly"], true);
+    std::fs::remove_dir_all(dir).unwrap();
+    std::fs::remove_dir_all(elsewhere).unwrap();
+}
