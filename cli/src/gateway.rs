@@ -15,7 +15,10 @@ use toolsmith_gateway::{Config, Mounted, OnChange, Overrides, Pin};
 #[derive(clap::Args, Debug)]
 pub struct GatewayArgs {
     /// The upstreams: Claude Desktop's claude_desktop_config.json as it is (`mcpServers`),
-    /// or TOML in the same shape (`[servers.NAME]`, a file ending in .toml).
+    /// or TOML in the same shape (`[servers.NAME]`, a file ending in .toml). An entry is an
+    /// MCP server started here (`command`), a remote one (`url`), or an HTTP API by its
+    /// OpenAPI document (`openapi = "openapi.yaml"` or its URL: each operation a tool). A
+    /// relative path in the file is taken from the file's folder.
     #[arg(long, value_name = "FILE")]
     config: PathBuf,
     /// Leave out every tool that does not state all four hints (readOnlyHint,

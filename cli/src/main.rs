@@ -33,14 +33,20 @@ enum Command {
         after_help = "Examples:\n  toolsmith audit -- npx -y @modelcontextprotocol/server-memory\n  toolsmith audit https://mcp.example.com/mcp --header 'Authorization: Bearer TOKEN'\n  toolsmith audit --sarif --sarif-file server.py -- python server.py > audit.sarif"
     )]
     Audit(Box<connect::AuditArgs>),
-    /// Serve other MCP servers' tools through toolsmith: their hints govern them (read-only
-    /// and closed-world modes, scopes from hints, confirmation of destructive calls, rate
-    /// limits, metrics), each server's tools under its prefix.
+    /// Serve other MCP servers' tools, and HTTP APIs' operations (by their OpenAPI
+    /// documents), through toolsmith: their hints govern them (read-only and closed-world
+    /// modes, scopes from hints, confirmation of destructive calls, rate limits, metrics),
+    /// each upstream's tools under its prefix.
     #[command(after_help = "Examples:
   toolsmith gateway --config claude_desktop_config.json
   toolsmith gateway --config gateway.toml serve --read-only --confirm destructive
   toolsmith gateway --config gateway.toml serve --http 127.0.0.1:8080
-  toolsmith gateway --config gateway.toml tools")]
+  toolsmith gateway --config gateway.toml tools
+
+An HTTP API as an upstream, in gateway.toml:
+  [servers.notes]
+  openapi = \"http://127.0.0.1:8000/openapi.json\"   # or a file: \"notes.yaml\"
+  credentials = { APIKeyHeader = \"${NOTES_API_KEY}\" }")]
     Gateway(Box<gateway::GatewayArgs>),
 }
 

@@ -340,6 +340,21 @@ fn an_openapi_documents_tools_are_listed_and_checked_against_a_snapshot() {
     assert!(said.contains("api_addNote"), "{said}");
 }
 
+/// `gateway --help` says that an entry may be an HTTP API, and how it is written.
+#[test]
+fn the_help_names_http_apis() {
+    let help = Command::new(toolsmith())
+        .args(["gateway", "--help"])
+        .output()
+        .unwrap();
+    assert!(help.status.success(), "{}", err(&help));
+    let help = out(&help);
+    assert!(
+        help.contains("HTTP API") && help.contains("OpenAPI") && help.contains("openapi = "),
+        "{help}"
+    );
+}
+
 /// A relative `openapi` path is the configuration file's folder's, wherever the gateway runs.
 #[test]
 fn a_relative_document_is_read_from_the_configurations_folder() {
