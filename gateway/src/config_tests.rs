@@ -158,8 +158,9 @@ fn an_unknown_key_in_toml_is_an_error_naming_it_and_the_known_ones() {
     let typo = "[servers.shell]\ncommand = \"a\"\nper_calller = true\n";
     let err = Config::from_toml(typo).unwrap_err();
     assert!(
-        err.starts_with("upstream 'shell': unknown key `per_calller`: the keys of an entry are `command`, ")
-            && err.contains("`per_caller`"),
+        err.starts_with(
+            "upstream 'shell': unknown key `per_calller`: the keys of an entry are `command`, "
+        ) && err.contains("`per_caller`"),
         "{err}"
     );
     let top = "globalShortcut = \"x\"\n[servers.a]\ncommand = \"a\"\n";

@@ -111,7 +111,10 @@ mod tests {
     fn a_relative_file_is_taken_from_the_folder_given() {
         let dir = std::path::Path::new("/etc/gateway");
         assert_eq!(
-            rooted("Bearer ${file:keys/api} ${file:/abs} ${HOME} ${caller.id}", dir),
+            rooted(
+                "Bearer ${file:keys/api} ${file:/abs} ${HOME} ${caller.id}",
+                dir
+            ),
             "Bearer ${file:/etc/gateway/keys/api} ${file:/abs} ${HOME} ${caller.id}"
         );
         assert_eq!(rooted("a ${oops", dir), "a ${oops");

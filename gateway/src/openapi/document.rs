@@ -105,10 +105,12 @@ fn markup(text: &str) -> Option<&'static str> {
     if !head.starts_with('<') {
         return None;
     }
-    Some(match head.contains("<html") || head.starts_with("<!doctype html") {
-        true => "an HTML page",
-        false => "XML or HTML",
-    })
+    Some(
+        match head.contains("<html") || head.starts_with("<!doctype html") {
+            true => "an HTML page",
+            false => "XML or HTML",
+        },
+    )
 }
 
 /// What a parsed document that is not an object is.
@@ -270,13 +272,28 @@ components:
         let swagger = r#"{"swagger": "2.0", "paths": {}}"#;
         assert!(parse(swagger).unwrap_err().at("d").contains("Swagger 2.0"));
         let remote = r#"{"openapi": "3.1.0", "x": {"$ref": "other.yaml#/a"}}"#;
-        assert!(parse(remote).unwrap_err().at("d").contains("another document"));
+        assert!(
+            parse(remote)
+                .unwrap_err()
+                .at("d")
+                .contains("another document")
+        );
         let encoded = r##"{"openapi": "3.1.0", "paths": {"/n/{id}": {"get": {"x-a": 1}}},
             "x": {"$ref": "#/paths/~1n~1%7Bid%7D/get"}}"##;
         assert_eq!(parse(encoded).unwrap()["x"], json!({"x-a": 1}));
         let dangling = r##"{"openapi": "3.1.0", "x": {"$ref": "#/components/none"}}"##;
-        assert!(parse(dangling).unwrap_err().at("d").contains("points at nothing"));
-        assert!(parse("openapi: [").unwrap_err().at("d").contains("not YAML"));
+        assert!(
+            parse(dangling)
+                .unwrap_err()
+                .at("d")
+                .contains("points at nothing")
+        );
+        assert!(
+            parse("openapi: [")
+                .unwrap_err()
+                .at("d")
+                .contains("not YAML")
+        );
     }
 
     #[test]
@@ -294,7 +311,10 @@ components:
         assert!(said("- a\n- b\n").contains("it is a list"));
         assert!(said("Not Found").contains("it is plain text"));
         let other = said(r#"{"name": "x", "version": "1"}"#);
-        assert!(other.contains("it is an object without `openapi`"), "{other}");
+        assert!(
+            other.contains("it is an object without `openapi`"),
+            "{other}"
+        );
         assert!(other.contains(expected), "{other}");
     }
 

@@ -18,7 +18,10 @@ pub(crate) fn stated(
     operation: &Map<String, Value>,
     shown: &str,
 ) -> Result<ToolAnnotations, String> {
-    if let Some(said) = operation.get("x-mcp-annotations").and_then(Value::as_object) {
+    if let Some(said) = operation
+        .get("x-mcp-annotations")
+        .and_then(Value::as_object)
+    {
         for (key, value) in said {
             if key == "title" {
                 let Some(title) = value.as_str() else {
@@ -39,9 +42,10 @@ pub(crate) fn stated(
     }
     if let Some(said) = operation.get("x-mcp-hints").and_then(Value::as_object) {
         for (key, value) in said {
-            annotations = hint(annotations, key, value, "x-mcp-hints", shown)?.ok_or_else(|| {
-                format!("{shown}: `x-mcp-hints.{key}` is not a hint: give {HINTS}")
-            })?;
+            annotations =
+                hint(annotations, key, value, "x-mcp-hints", shown)?.ok_or_else(|| {
+                    format!("{shown}: `x-mcp-hints.{key}` is not a hint: give {HINTS}")
+                })?;
         }
     }
     Ok(annotations)
@@ -113,7 +117,10 @@ mod tests {
             "POST /notes: `x-mcp-annotations.readOnlyHint` is not true or false"
         );
         let err = stated_in(json!({"x-mcp-hints": {"readOnly": true}})).unwrap_err();
-        assert!(err.contains("`x-mcp-hints.readOnly` is not a hint"), "{err}");
+        assert!(
+            err.contains("`x-mcp-hints.readOnly` is not a hint"),
+            "{err}"
+        );
         // Another tool's key in its extension is left out, not an error.
         let other = stated_in(json!({"x-mcp-annotations": {"costHint": "low"}})).unwrap();
         assert_eq!(other.destructive_hint, Some(true));

@@ -203,7 +203,10 @@ fn integers(object: &mut Map<String, Value>) {
     for (key, value) in object.iter_mut() {
         if COUNTS.contains(&key.as_str()) || (integer && VALUED.contains(&key.as_str())) {
             integral(value);
-        } else if integer && key == "enum" && let Value::Array(items) = value {
+        } else if integer
+            && key == "enum"
+            && let Value::Array(items) = value
+        {
             items.iter_mut().for_each(integral);
         }
     }
@@ -362,7 +365,10 @@ mod tests {
             r#"{"type":"integer","minimum":3000,"maximum":65535,"default":8080,"enum":[3000,8080]}"#
         );
         let ratio = portable(&json!({"type": "number", "minimum": 1.0, "exclusiveMaximum": 2.5}));
-        assert_eq!(ratio.to_string(), r#"{"type":"number","minimum":1.0,"exclusiveMaximum":2.5}"#);
+        assert_eq!(
+            ratio.to_string(),
+            r#"{"type":"number","minimum":1.0,"exclusiveMaximum":2.5}"#
+        );
         let name = portable(&json!({"type": "string", "maxLength": 64.0}));
         assert_eq!(name.to_string(), r#"{"type":"string","maxLength":64}"#);
         let nullable = portable(&json!({"type": ["integer", "null"], "minimum": 1.0}));

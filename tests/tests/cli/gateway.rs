@@ -368,7 +368,8 @@ fn a_relative_document_is_read_from_the_configurations_folder() {
         "[servers.api]\nopenapi = \"notes.yaml\"\nbase_url = \"http://127.0.0.1:9\"\n",
     )
     .unwrap();
-    let elsewhere = std::env::temp_dir().join(format!("toolsmith-gateway-cwd-{}", std::process::id()));
+    let elsewhere =
+        std::env::temp_dir().join(format!("toolsmith-gateway-cwd-{}", std::process::id()));
     std::fs::create_dir_all(&elsewhere).unwrap();
     let listed = Command::new(toolsmith())
         .arg("gateway")
