@@ -48,6 +48,14 @@ fn listed<'k>(keys: impl IntoIterator<Item = &'k str>) -> String {
         .join(", ")
 }
 
+/// "unknown key", or "unknown keys" for more than one.
+fn unknown(count: usize) -> &'static str {
+    match count {
+        1 => "unknown key",
+        _ => "unknown keys",
+    }
+}
+
 impl Config {
     /// The keys of `config` the gateway does not read: logged (JSON), or an error (TOML).
     pub(super) fn unknown_keys(&self, format: Format) -> Result<(), String> {
@@ -55,11 +63,12 @@ impl Config {
             let keys = listed(self.other.keys().map(String::as_str));
             match format {
                 Format::Json => tracing::info!(
-                    "the configuration's keys {keys} are not the gateway's: left out (it reads `mcpServers`)"
+                    "left out of the configuration, as the gateway reads `mcpServers` only: {keys}"
                 ),
                 Format::Toml => {
                     return Err(format!(
-                        "unknown key {keys}: the gateway reads `servers` (or `mcpServers`) only"
+                        "{} {keys}: the gateway reads `servers` (or `mcpServers`) only",
+                        unknown(self.other.len())
                     ));
                 }
             }
@@ -72,11 +81,12 @@ impl Config {
             match format {
                 Format::Json => tracing::warn!(
                     upstream = %name,
-                    "upstream '{name}': the keys {keys} are not the gateway's: left out"
+                    "upstream '{name}': left out, as the gateway does not read them: {keys}"
                 ),
                 Format::Toml => {
                     return Err(format!(
-                        "upstream '{name}': unknown key {keys}: the keys of an entry are {}",
+                        "upstream '{name}': {} {keys}: the keys of an entry are {}",
+                        unknown(server.unknown.len()),
                         listed(SERVER_KEYS.iter().copied())
                     ));
                 }
