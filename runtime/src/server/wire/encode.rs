@@ -77,20 +77,47 @@ pub(crate) fn to_bytes(frame: &TxJsonRpcMessage<RoleServer>) -> Vec<u8> {
     }
 }
 
-/// The bytes that go before a result serialized once, in a response to `id`:
-/// `{"jsonrpc":"2.0","id":<id>,"result":` (the caller adds the result and `}`).
-pub(crate) fn result_prefix(id: &RequestId) -> Vec<u8> {
-    let mut prefix = Vec::with_capacity(40);
-    prefix.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    match id {
-        RequestId::Number(n) => prefix.extend_from_slice(n.to_string().as_bytes()),
-        RequestId::String(_) => {
-            // A string id serializes as its JSON string; that cannot fail.
-            let _ = serde_json::to_writer(&mut prefix, id);
+/// The one frame of a response around a result serialized once (a cached list, the
+/// handshake): `{"jsonrpc":"2.0","id":<id>,"result":` RESULT `}`. Whole, or its two ends for
+/// a result written without a copy (stdio's outbox).
+pub(crate) struct ResultFrame {
+    start: Vec<u8>,
+}
+
+impl ResultFrame {
+    /// The bytes after the result.
+    pub(crate) const END: &'static [u8] = b"}";
+    /// The bytes after the result, and the newline that ends a stdio frame.
+    pub(crate) const END_LINE: &'static [u8] = b"}\n";
+
+    /// The frame of the response to `id`.
+    pub(crate) fn to(id: &RequestId) -> ResultFrame {
+        let mut start = Vec::with_capacity(40);
+        start.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        match id {
+            RequestId::Number(n) => start.extend_from_slice(n.to_string().as_bytes()),
+            RequestId::String(_) => {
+                // A string id serializes as its JSON string; that cannot fail.
+                let _ = serde_json::to_writer(&mut start, id);
+            }
         }
+        start.extend_from_slice(b",\"result\":");
+        ResultFrame { start }
     }
-    prefix.extend_from_slice(b",\"result\":");
-    prefix
+
+    /// The bytes before the result.
+    pub(crate) fn start(&self) -> &[u8] {
+        &self.start
+    }
+
+    /// The whole frame around `result` (JSON).
+    pub(crate) fn around(self, result: &[u8]) -> Vec<u8> {
+        let mut frame = self.start;
+        frame.reserve(result.len() + Self::END.len());
+        frame.extend_from_slice(result);
+        frame.extend_from_slice(Self::END);
+        frame
+    }
 }
 
 #[cfg(test)]
@@ -100,7 +127,7 @@ mod tests {
     };
     use serde_json::{Value, json};
 
-    use super::{response, result_prefix};
+    use super::{ResultFrame, response};
 
     fn json_of(answer: super::CallReply, per_request: bool) -> Value {
         serde_json::to_value(response(NumberOrString::Number(7), answer, per_request)).unwrap()
@@ -160,15 +187,20 @@ mod tests {
     }
 
     #[test]
-    fn a_prefix_holds_the_id_as_json() {
-        let frame = |prefix: Vec<u8>| {
-            let mut bytes = prefix;
-            bytes.extend_from_slice(b"{}}");
-            serde_json::from_slice::<Value>(&bytes).unwrap()
+    fn a_result_frame_holds_the_id_as_json_whole_or_by_its_ends() {
+        let frame = |id: NumberOrString| {
+            serde_json::from_slice::<Value>(&ResultFrame::to(&id).around(b"{}")).unwrap()
         };
-        let number = frame(result_prefix(&NumberOrString::Number(-3)));
+        let number = frame(NumberOrString::Number(-3));
         assert_eq!(number, json!({"jsonrpc": "2.0", "id": -3, "result": {}}));
-        let text = frame(result_prefix(&NumberOrString::String("a\"b".into())));
+        let text = frame(NumberOrString::String("a\"b".into()));
         assert_eq!(text["id"], "a\"b");
+        // By its ends: the same bytes, and a stdio line.
+        let ends = ResultFrame::to(&NumberOrString::Number(1));
+        let mut line = ends.start().to_vec();
+        line.extend_from_slice(b"[1]");
+        line.extend_from_slice(ResultFrame::END_LINE);
+        let whole = ResultFrame::to(&NumberOrString::Number(1)).around(b"[1]");
+        assert_eq!(line, [whole.as_slice(), b"\n"].concat());
     }
 }

@@ -183,11 +183,7 @@ struct Call {
 
 /// The JSON-RPC response to `initialize` `id`.
 fn initialize_answer(id: &RequestId, handshake: &Handshake) -> Vec<u8> {
-    let mut answer = encode::result_prefix(id);
-    answer.reserve(handshake.result.len() + 1);
-    answer.extend_from_slice(handshake.result.as_bytes());
-    answer.push(b'}');
-    answer
+    encode::ResultFrame::to(id).around(handshake.result.as_bytes())
 }
 
 impl HttpFastPath {
@@ -211,8 +207,7 @@ impl HttpFastPath {
             },
             Stateless::Ping { id } => {
                 let began = self.server.clock();
-                let mut answer = encode::result_prefix(&id);
-                answer.extend_from_slice(b"{}}");
+                let answer = encode::ResultFrame::to(&id).around(b"{}");
                 let version = headers
                     .version
                     .filter(|_| self.server.measures())
@@ -332,22 +327,16 @@ impl HttpFastPath {
     }
 
     fn discover(&self, id: RequestId) -> Body {
-        let mut body = encode::result_prefix(&id);
-        body.extend_from_slice(self.server.cached_discover().as_bytes());
-        body.push(b'}');
+        let body = encode::ResultFrame::to(&id).around(self.server.cached_discover().as_bytes());
         Box::pin(async move { (StatusCode::OK, body) })
     }
 
     /// A first page (`ToolServer::first_page`), when it fits on one.
     fn list(&self, id: RequestId, revision: Revision, caller: &Caller) -> Option<Body> {
-        let prefix = encode::result_prefix(&id);
+        let frame = encode::ResultFrame::to(&id);
         let list = self.server.first_page(caller, revision.per_request())?;
         Some(Box::pin(async move {
-            let mut body = Vec::with_capacity(prefix.len() + list.len() + 1);
-            body.extend_from_slice(&prefix);
-            body.extend_from_slice(list.as_bytes());
-            body.push(b'}');
-            (StatusCode::OK, body)
+            (StatusCode::OK, frame.around(list.as_bytes()))
         }))
     }
 }

@@ -156,9 +156,10 @@ impl Layer {
             }
             FastRequest::Discover { id } => {
                 let began = self.server.clock();
-                let prefix = encode::result_prefix(&id);
+                let frame = encode::ResultFrame::to(&id);
                 let discover = self.server.cached_discover();
-                if let Err(err) = self.outbox.queue_shared(&prefix, discover, b"}\n") {
+                let end = encode::ResultFrame::END_LINE;
+                if let Err(err) = self.outbox.queue_shared(frame.start(), discover, end) {
                     tracing::debug!(%err, "a server/discover response could not be written");
                 }
                 self.answered(began, "server/discover", Revision::PerRequest);
@@ -243,8 +244,9 @@ impl Layer {
         let Some(list) = self.server.first_page(&local, revision.per_request()) else {
             return false;
         };
-        let prefix = encode::result_prefix(&id);
-        if let Err(err) = self.outbox.queue_shared(&prefix, list, b"}\n") {
+        let frame = encode::ResultFrame::to(&id);
+        let end = encode::ResultFrame::END_LINE;
+        if let Err(err) = self.outbox.queue_shared(frame.start(), list, end) {
             tracing::debug!(%err, "a tools/list response could not be written");
         }
         true
