@@ -1,5 +1,5 @@
 //! Corrections to what upstream tools say of themselves, from a file: hints, title, tags,
-//! scopes and a confirmation question, per tool or by glob over the names they are served
+//! scopes, a confirmation question and whether the upstream confirms, per tool or by glob over the names they are served
 //! under. A hint neither the upstream nor an override states takes the specification's
 //! cautious default, as in `#[tool]`.
 
@@ -65,6 +65,9 @@ pub(crate) struct Override {
     pub(crate) tags: Option<Vec<String>>,
     pub(crate) scopes: Option<Vec<String>>,
     pub(crate) confirm: Option<Confirmation>,
+    /// Whether the upstream asks the user before every call itself, in place of what its
+    /// listing says (`_meta` `dev.toolsmith/confirms`).
+    pub(crate) upstream_confirms: Option<bool>,
 }
 
 /// `confirm = true` (ask with the default question), `false`, or the question itself.
@@ -91,6 +94,7 @@ impl Override {
         take(&mut self.tags, &later.tags);
         take(&mut self.scopes, &later.scopes);
         take(&mut self.confirm, &later.confirm);
+        take(&mut self.upstream_confirms, &later.upstream_confirms);
         self
     }
 }

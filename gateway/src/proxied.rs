@@ -48,6 +48,9 @@ pub(crate) struct Proxied {
     scopes: Vec<String>,
     /// Whether every call is confirmed, and with which question (`None`: the default one).
     confirm: Option<Option<String>>,
+    /// Whether the upstream asks the user before every call itself: the gateway's `Confirm`
+    /// policy does not ask again.
+    upstream_confirms: bool,
     upstream: Arc<str>,
     via: Via,
     timeout: Option<Duration>,
@@ -88,6 +91,15 @@ impl Proxied {
             Some(Confirmation::Question(question)) => Some(Some(question)),
             Some(Confirmation::Ask(false)) | None => None,
         };
+        // The upstream's word (a toolsmith server says so in the tool's `_meta`), unless
+        // the overrides say otherwise; an HTTP API never asks.
+        let upstream_confirms = !matches!(via, Via::Api(_))
+            && corrected.upstream_confirms.unwrap_or_else(|| {
+                tool.meta
+                    .as_ref()
+                    .and_then(|meta| meta.get(toolsmith::tool::META_CONFIRMS))
+                    == Some(&serde_json::Value::Bool(true))
+            });
         Proxied {
             served,
             upstream_name: tool.name.to_string(),
@@ -105,6 +117,7 @@ impl Proxied {
             tags: corrected.tags.unwrap_or_default(),
             scopes: corrected.scopes.unwrap_or_default(),
             confirm,
+            upstream_confirms,
             upstream,
             via,
             timeout,
@@ -217,6 +230,10 @@ impl Tool for Proxied {
 
     fn confirm_message(&self) -> Option<String> {
         self.confirm.clone().flatten()
+    }
+
+    fn upstream_confirms(&self) -> bool {
+        self.upstream_confirms
     }
 
     fn timeout(&self) -> Option<Duration> {

@@ -84,6 +84,13 @@ impl Upstream {
             }
             let corrected = self.overrides.for_tool(&served);
             check_question(&tool, &served, &corrected)?;
+            if corrected.upstream_confirms == Some(true) && matches!(via, Via::Api(_)) {
+                tracing::warn!(
+                    upstream = %self.name,
+                    tool = %tool.name,
+                    "`upstream_confirms = true` is ignored: an HTTP API cannot ask the user; the gateway's confirmation applies"
+                );
+            }
             let unstated = unstated_hints(&tool, &corrected);
             if self.strict_hints && !unstated.is_empty() {
                 tracing::warn!(

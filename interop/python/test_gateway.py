@@ -5,8 +5,9 @@ by the official Python SDK (PyPI `mcp`) over stdio, served with `--confirm destr
 - a call reaches the upstream and its result comes back unchanged (structuredContent, the
   resource_link block);
 - the upstream's own error result reaches the client as an error result with its text;
-- a destructive call is confirmed by the gateway first: declined, it is refused and never
-  reaches the upstream (the note is still there).
+- one question per call: a delete the upstream confirms itself (and says so in its listing)
+  is asked about once, in the upstream's words, not by the gateway's `--confirm` as well;
+  declined, it never runs (the note is still there).
 
 And in front of a FastMCP server with planted wrong hints (interop/audit/fastmcp_server.py):
 its audit findings are logged at connect (delete_record says it is read-only), a tool that
@@ -15,9 +16,11 @@ leaves out each tool that leaves a hint unstated (all three: none states idempot
 naming it.
 
 And in front of a FastMCP server that asks and reports (fastmcp_asking.py), on the revisions
-before 2026-07-28 on both sides: its elicitation request, sent while a call runs, reaches the
-client and the client's answer decides the call (declined: kept; accepted: purged); its
-progress reaches the client under the client's own token, its log messages as the client's.
+before 2026-07-28 on both sides, served with `--confirm destructive` and overrides that say
+the upstream confirms its own calls (`upstream_confirms = true`): its elicitation request,
+sent while a call runs, is the only question the client gets, and the client's answer
+decides the call (declined: kept; accepted: purged); its progress reaches the client under
+the client's own token, its log messages as the client's.
 
     python test_gateway.py PATH_TO_TOOLSMITH PATH_TO_NOTES_BINARY
 """
@@ -35,7 +38,7 @@ from mcp.client.stdio import stdio_client
 from mcp.types import ElicitResult
 
 from checks import check, tally, within
-from confirming import User, check_refused, text_of
+from confirming import User, text_of
 
 PREFIXED = {
     "notes_create_note", "notes_delete_note", "notes_get_note", "notes_import_notes",
@@ -77,8 +80,11 @@ async def run_checks(toolsmith, config):
             check(missing.is_error is True and "999" in text_of(missing), f"the upstream's error: {missing}")
 
             refused = await session.call_tool("notes_delete_note", {"note_id": note.get("id")})
-            check_refused(refused, "declined", "a declined delete through the gateway")
-            check(len(user.take()) == 1, "the gateway asked once")
+            check(refused.is_error is True, f"a declined delete is an error result: {refused}")
+            for needle in ["declined", "did not run"]:
+                check(needle in text_of(refused), f"a declined delete: {needle!r} not in {text_of(refused)!r}")
+            asked = [params.message for params in user.take()]
+            check(asked == [f"Delete note {note.get('id')}?"], f"asked once, in the upstream's words: {asked}")
             kept = await session.call_tool("notes_get_note", {"note_id": note.get("id")})
             check(not kept.is_error, f"the note is still there: {kept}")
 
@@ -101,9 +107,13 @@ async def check_passed_through(toolsmith, tmp):
     config = os.path.join(tmp, "archive.json")
     with open(config, "w") as out:
         json.dump({"mcpServers": {"archive": {"command": sys.executable, "args": [os.path.abspath(server)]}}}, out)
+    # It asks before a purge without saying so in its listing: the overrides say it.
+    overrides = os.path.join(tmp, "archive.toml")
+    with open(overrides, "w") as out:
+        out.write('[tools.archive_purge]\nupstream_confirms = true\n')
     params = StdioServerParameters(
         command=toolsmith,
-        args=["gateway", "--config", config],
+        args=["gateway", "--config", config, "--overrides", overrides, "serve", "--confirm", "destructive"],
         env={"TOOLSMITH_LOG": "off", "PATH": os.environ.get("PATH", "")},
     )
     form, logged, progress = Form(), [], []
@@ -122,7 +132,7 @@ async def check_passed_through(toolsmith, tmp):
             form.sure = True
             purged = await session.call_tool("archive_purge", {"days": 30})
             check(text_of(purged) == "purged 30", f"answered sure: purged: {purged}")
-            check(form.asked == ["Purge the records older than 30 days?"] * 2, f"the upstream's question, its words: {form.asked}")
+            check(form.asked == ["Purge the records older than 30 days?"] * 2, f"the upstream's question, its words, once per call: {form.asked}")
 
             counted = await session.call_tool("archive_count", {"steps": 3}, progress_callback=on_progress)
             check(text_of(counted) == "3", f"counted: {counted}")

@@ -307,6 +307,7 @@ fn tool_json(tool: &ToolInfo, names: &ScopeNames, confirm: crate::server::Confir
         "idempotent": hints.idempotent,
         "openWorld": hints.open_world,
         "confirm": confirm.asks(tool),
+        "upstreamConfirms": tool.upstream_confirms(),
         "task": match tool.task() {
             crate::tool::TaskSupport::Never => Value::Null,
             task => task.as_str().into(),
@@ -315,6 +316,17 @@ fn tool_json(tool: &ToolInfo, names: &ScopeNames, confirm: crate::server::Confir
         "tags": tool.tags(),
         "scopes": names.required(tool).scopes(),
     })
+}
+
+/// Who asks the user before a call of `tool` under `confirm`, as the CONFIRM column says it:
+/// `yes` (this server), `upstream` (only the server its calls are sent on to), `both`, `no`.
+fn confirmed(tool: &ToolInfo, confirm: crate::server::Confirm) -> &'static str {
+    match (confirm.asks(tool), tool.upstream_confirms()) {
+        (true, false) => "yes",
+        (true, true) => "both",
+        (false, true) => "upstream",
+        (false, false) => "no",
+    }
 }
 
 /// The annotation matrix as an aligned table.
@@ -345,7 +357,7 @@ fn table(tools: &[&ToolInfo], names: &ScopeNames, confirm: crate::server::Confir
             yes(h.destructive).to_owned(),
             yes(h.idempotent).to_owned(),
             yes(h.open_world).to_owned(),
-            yes(confirm.asks(tool)).to_owned(),
+            confirmed(tool, confirm).to_owned(),
             tool.task().as_str().to_owned(),
             tool.category().unwrap_or("-").to_owned(),
             names.required(tool).to_string(),

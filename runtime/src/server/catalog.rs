@@ -12,8 +12,9 @@ use std::time::Duration;
 use arc_swap::ArcSwap;
 use rmcp::model::{ListToolsResult, Prompt, Resource, ResourceTemplate, Tool};
 
-use super::Policy;
+use super::{Confirm, Policy};
 use crate::registry::search;
+use crate::tool::{META_CONFIRMS, ToolInfo};
 use crate::{Registry, registry::RegistryHandle};
 
 /// What an entry of a list needs of its caller.
@@ -40,14 +41,19 @@ pub(crate) struct Catalog {
 }
 
 impl Catalog {
-    fn new(registry: Arc<Registry>, policy: &Policy, page_size: usize) -> Catalog {
+    fn new(
+        registry: Arc<Registry>,
+        policy: &Policy,
+        confirm: Confirm,
+        page_size: usize,
+    ) -> Catalog {
         let mut offered = Vec::with_capacity(registry.tools().len());
         offered.extend(
             registry
                 .tools()
                 .iter()
                 .filter(|t| policy.allows(t).is_ok())
-                .map(|t| t.mcp_tool().clone()),
+                .map(|t| listed(t, confirm)),
         );
         let (offered, list_json) = serialized(offered, page_size);
         #[cfg(feature = "http")]
@@ -61,7 +67,7 @@ impl Catalog {
             .collect();
         let resources = registry.resources();
         Catalog {
-            cursor_scope: search::scope_of(("tools/list", policy, registry.fingerprint())),
+            cursor_scope: search::scope_of(("tools/list", policy, confirm, registry.fingerprint())),
             offered,
             list_json,
             per_request_json: PerRequestJson::default(),
@@ -85,20 +91,41 @@ impl Catalog {
     }
 }
 
+/// `tool` as `tools/list` sends it: with `_meta` [`META_CONFIRMS`] when the user is asked
+/// before every call (under `confirm`, or by the server its calls are sent on to), so that a
+/// gateway in front of this server does not ask a second time.
+pub(crate) fn listed(tool: &ToolInfo, confirm: Confirm) -> Tool {
+    let mut listed = tool.mcp_tool().clone();
+    if confirm.asks(tool) || tool.upstream_confirms() {
+        listed
+            .meta
+            .get_or_insert_with(Default::default)
+            .insert(META_CONFIRMS.into(), true.into());
+    }
+    listed
+}
+
 /// The catalog of a server's registry as it is now, shared by all its sessions.
 pub(crate) struct Catalogs {
     registry: RegistryHandle,
     policy: Arc<Policy>,
+    confirm: Confirm,
     page_size: usize,
     current: ArcSwap<Catalog>,
 }
 
 impl Catalogs {
-    pub(crate) fn new(registry: RegistryHandle, policy: Arc<Policy>, page_size: usize) -> Self {
-        let first = Catalog::new(registry.current(), &policy, page_size);
+    pub(crate) fn new(
+        registry: RegistryHandle,
+        policy: Arc<Policy>,
+        confirm: Confirm,
+        page_size: usize,
+    ) -> Self {
+        let first = Catalog::new(registry.current(), &policy, confirm, page_size);
         Catalogs {
             registry,
             policy,
+            confirm,
             page_size,
             current: ArcSwap::from_pointee(first),
         }
@@ -121,6 +148,7 @@ impl Catalogs {
         let fresh = Arc::new(Catalog::new(
             Arc::clone(&registry),
             &self.policy,
+            self.confirm,
             self.page_size,
         ));
         self.current.store(fresh);

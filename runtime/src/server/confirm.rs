@@ -47,7 +47,8 @@ impl Confirm {
     }
 
     /// Whether `tool` asks the user before every call under this policy: it declares
-    /// `confirm`, or its hints are covered.
+    /// `confirm`, or its hints are covered and the server its calls are sent on to does not
+    /// ask itself ([`ToolInfo::upstream_confirms`]: one question per call, not two).
     ///
     /// ```
     /// use toolsmith::{Registry, server::Confirm};
@@ -71,7 +72,7 @@ impl Confirm {
     /// assert!(Confirm::Write.asks(append));
     /// ```
     pub fn asks(self, tool: &ToolInfo) -> bool {
-        tool.declares_confirm() || self.covers(tool.hints())
+        tool.declares_confirm() || (!tool.upstream_confirms() && self.covers(tool.hints()))
     }
 
     /// The policy's name on the command line: `none`, `destructive` or `write`.

@@ -146,6 +146,15 @@ pub trait Tool: Send + Sync + 'static {
         None
     }
 
+    /// Whether the server its calls are sent on to asks the user before every one of them
+    /// itself (a gateway's upstream that confirms its own calls): the server's
+    /// [`Confirm`](crate::server::Confirm) policy then does not ask a second time (a tool
+    /// that [`confirms`](Tool::confirms) still does), and its listing says it is confirmed.
+    /// By default, no.
+    fn upstream_confirms(&self) -> bool {
+        false
+    }
+
     /// Whether its calls may, or must, run as tasks.
     fn task(&self) -> TaskSupport {
         TaskSupport::Never

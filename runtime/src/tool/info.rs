@@ -32,6 +32,15 @@ pub const META_CATEGORY: &str = "dev.toolsmith/category";
 /// assert_eq!(toolsmith::tool::META_TAGS, "dev.toolsmith/tags");
 /// ```
 pub const META_TAGS: &str = "dev.toolsmith/tags";
+/// The `_meta` key a listed tool carries, `true`, when the user is asked before every call
+/// of it: it declares `confirm`, the server's [`Confirm`](crate::server::Confirm) policy
+/// covers it, or the server it forwards to confirms its calls itself. A gateway in front
+/// of the server reads it and does not ask a second time.
+///
+/// ```
+/// assert_eq!(toolsmith::tool::META_CONFIRMS, "dev.toolsmith/confirms");
+/// ```
+pub const META_CONFIRMS: &str = "dev.toolsmith/confirms";
 
 /// A registered tool: its declaration (a `#[tool]`'s, or a [`Tool`](crate::Tool)'s) plus what
 /// is computed from it once (schemas, the MCP `Tool` sent by `tools/list`).
@@ -60,6 +69,8 @@ pub struct ToolInfo {
     category: Option<String>,
     tags: Vec<String>,
     confirms: bool,
+    /// The server its calls are sent on to confirms them itself.
+    upstream_confirms: bool,
     confirm_message: Option<Arc<str>>,
     task: crate::tool::TaskSupport,
     timeout: Option<Timeout>,
@@ -175,6 +186,7 @@ impl ToolInfo {
             category: def.category.map(str::to_owned),
             tags,
             confirms: def.confirm.asks,
+            upstream_confirms: false,
             confirm_message: def.confirm.message.map(Arc::from),
             task: def.task,
             timeout: def.timeout,
@@ -254,6 +266,7 @@ impl ToolInfo {
             category,
             tags,
             confirms: tool.confirms(),
+            upstream_confirms: tool.upstream_confirms(),
             confirm_message: tool.confirm_message().map(Arc::from),
             task: tool.task(),
             timeout,
@@ -472,6 +485,14 @@ impl ToolInfo {
     /// ```
     pub fn declares_confirm(&self) -> bool {
         self.confirms
+    }
+
+    /// Whether the server its calls are sent on to asks the user before every one of them
+    /// itself (see [`Tool::upstream_confirms`](crate::Tool::upstream_confirms)): the
+    /// server's [`Confirm`](crate::server::Confirm) policy does not ask again. Never, for a
+    /// `#[tool]`.
+    pub fn upstream_confirms(&self) -> bool {
+        self.upstream_confirms
     }
 
     /// Whether the tool asks its client during a call: an [`Elicit`](crate::context::Elicit) or

@@ -168,7 +168,8 @@ fn tools_filters_and_json() {
         rows[0],
         json!({
             "name": "get_note", "title": "Get note", "readOnly": true, "destructive": false,
-            "idempotent": true, "openWorld": false, "confirm": false, "task": null,
+            "idempotent": true, "openWorld": false, "confirm": false,
+            "upstreamConfirms": false, "task": null,
             "category": "notes", "tags": ["read"],
             "scopes": ["tools:read"],
         })

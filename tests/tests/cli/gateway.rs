@@ -190,6 +190,61 @@ confirm = "Create a note titled {title}?"
     );
 }
 
+/// The CONFIRM cell of `tool` in the table `gateway tools` prints with `args`.
+fn confirm_cell(config: &Path, args: &[&str], tool: &str) -> String {
+    let listed = gateway(config, args);
+    assert!(listed.status.success(), "{}", err(&listed));
+    let table = out(&listed);
+    assert!(
+        table.lines().next().unwrap_or_default().contains("CONFIRM"),
+        "{table}"
+    );
+    let line = table
+        .lines()
+        .find(|line| line.starts_with(tool))
+        .unwrap_or_else(|| panic!("{tool} is not listed: {table}"));
+    let cells: Vec<&str> = line
+        .split("  ")
+        .map(str::trim)
+        .filter(|cell| !cell.is_empty())
+        .collect();
+    cells[6].to_owned()
+}
+
+#[test]
+fn the_confirm_column_says_who_asks_before_a_call() {
+    let config = notes_config("confirmed.json");
+    // The notes server confirms its deletes itself, and says so: the gateway does not ask.
+    let delete = "notes_delete_note";
+    assert_eq!(confirm_cell(&config, &["tools"], delete), "upstream");
+    let write = ["tools", "--confirm", "write"];
+    assert_eq!(confirm_cell(&config, &write, delete), "upstream");
+    assert_eq!(confirm_cell(&config, &write, "notes_create_note"), "yes");
+    assert_eq!(confirm_cell(&config, &["tools"], "notes_create_note"), "no");
+    let json = row(&gateway(&config, &["tools", "--json"]), delete);
+    assert_eq!(
+        (&json["confirm"], &json["upstreamConfirms"]),
+        (&false.into(), &true.into()),
+        "{json}"
+    );
+    // A question of the gateway's own on top: both ask.
+    let both = file("both.toml", "[tools.notes_delete_note]\nconfirm = true\n");
+    let both = ["--overrides", both.to_str().unwrap(), "tools"];
+    assert_eq!(confirm_cell(&config, &both, delete), "both");
+    // No upstream's word taken: the gateway's policy decides alone.
+    let distrust = file(
+        "distrust.toml",
+        "[tools.\"notes_*\"]\nupstream_confirms = false\n",
+    );
+    let distrust = distrust.to_str().unwrap();
+    let args = ["--overrides", distrust, "tools", "--confirm", "destructive"];
+    assert_eq!(confirm_cell(&config, &args, delete), "yes");
+    assert_eq!(
+        confirm_cell(&config, &["--overrides", distrust, "tools"], delete),
+        "no"
+    );
+}
+
 #[test]
 fn a_pinned_snapshot_refuses_or_hides_a_tool_that_changed_since() {
     let config = notes_config("pinned.json");

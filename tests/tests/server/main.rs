@@ -7,6 +7,7 @@ mod approve;
 mod bursts;
 mod checked;
 mod confirm_with;
+mod confirms_listed;
 mod context;
 mod dynamic;
 mod dynamic_items;

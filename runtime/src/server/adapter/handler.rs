@@ -285,6 +285,6 @@ impl ServerHandler for ToolServer {
             .policy
             .allows(&tool)
             .is_ok()
-            .then(|| tool.mcp_tool().clone())
+            .then(|| crate::server::catalog::listed(&tool, self.pipeline.confirm))
     }
 }

@@ -134,7 +134,12 @@ impl ToolServer {
         );
         let mut info = ServerConfig::new(capabilities).with_server_info(identity.implementation);
         info.instructions = identity.instructions;
-        let catalogs = Arc::new(Catalogs::new(registry.clone(), policy, page_size));
+        let catalogs = Arc::new(Catalogs::new(
+            registry.clone(),
+            policy,
+            parts.confirm,
+            page_size,
+        ));
         let subscriptions: Arc<Subscriptions> = Arc::default();
         if live {
             let listener: Arc<dyn crate::registry::Listener> = subscriptions.clone();

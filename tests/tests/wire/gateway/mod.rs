@@ -3,6 +3,7 @@
 //! prefix, governed by the gateway, followed while they serve.
 
 mod cache;
+mod confirm;
 mod https;
 mod identity_exchange;
 mod identity_pool;

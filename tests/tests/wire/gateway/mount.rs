@@ -100,8 +100,8 @@ async fn the_gateways_policy_and_confirmation_govern_an_upstream() {
         .unwrap_err();
     assert!(refused.message().contains("read-only"), "{refused:?}");
 
-    // Confirmation of destructive calls, asked by the gateway: declined, the upstream is
-    // never called, and the note is still there.
+    // Confirmation of destructive calls: the upstream confirms its deletes itself, so it is
+    // the one asked (the gateway does not ask again); declined, the note is still there.
     let server = Server::with_registry(mounted.registry().unwrap()).confirm(Confirm::Destructive);
     let client = Client::connect(server).await.unwrap();
     let kept = client
