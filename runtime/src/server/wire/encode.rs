@@ -86,6 +86,7 @@ pub(crate) struct ResultFrame {
 
 impl ResultFrame {
     /// The bytes after the result.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) const END: &'static [u8] = b"}";
     /// The bytes after the result, and the newline that ends a stdio frame.
     pub(crate) const END_LINE: &'static [u8] = b"}\n";
@@ -110,7 +111,8 @@ impl ResultFrame {
         &self.start
     }
 
-    /// The whole frame around `result` (JSON).
+    /// The whole frame around `result` (JSON): what HTTP sends.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn around(self, result: &[u8]) -> Vec<u8> {
         let mut frame = self.start;
         frame.reserve(result.len() + Self::END.len());
