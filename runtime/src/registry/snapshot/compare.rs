@@ -6,8 +6,9 @@ use std::fmt::Write;
 
 use super::parse::{Fields, Kind, parse, shown};
 
-/// What a pinned tool must keep (see [`drift`]): its hints, schemas, description and title.
-const PINNED: [&str; 8] = [
+/// What a pinned tool must keep (see [`drift`]): its hints, schemas, description and title,
+/// and whether its upstream says it asks the user itself.
+const PINNED: [&str; 9] = [
     "readOnly",
     "destructive",
     "idempotent",
@@ -16,6 +17,8 @@ const PINNED: [&str; 8] = [
     "output",
     "description",
     "title",
+    // An upstream that starts saying it asks the user itself: the gateway stops asking.
+    "upstreamConfirms",
 ];
 
 /// A tool's hints, as its line names them.

@@ -19,7 +19,7 @@ mod parse;
 pub(crate) use compare::{diff, drift};
 use parse::quoted;
 
-const HEADER: &str = "# toolsmith hint snapshot: one line per tool (`tool \"NAME\"`: its hints, whether the user confirms each call, required scopes, schema and description fingerprints, title), resource or template (`resource \"URI\"`) and prompt (`prompt \"NAME\"`); every name, URI and text a JSON string.\n";
+const HEADER: &str = "# toolsmith hint snapshot: one line per tool (`tool \"NAME\"`: its hints, whether the user confirms each call (and whether its upstream asks them itself), required scopes, schema and description fingerprints, title), resource or template (`resource \"URI\"`) and prompt (`prompt \"NAME\"`); every name, URI and text a JSON string.\n";
 
 impl Registry {
     /// The tools that changed since `snapshot` (a file `check --write` wrote) in what a
@@ -162,6 +162,10 @@ fn line(tool: &ToolInfo, names: &ScopeNames, confirms: bool) -> String {
     // Only for a tool that runs as a task: a snapshot written before tasks stays current.
     if tool.task() != crate::tool::TaskSupport::Never {
         let _ = write!(line, " task={}", tool.task().as_str());
+    }
+    // Only for a tool whose upstream asks the user itself (a gateway's), for the same reason.
+    if tool.upstream_confirms() {
+        line.push_str(" upstreamConfirms=true");
     }
     let scopes = names.required(tool).scopes().join(",");
     let _ = write!(line, " scopes={}", bare(&scopes));

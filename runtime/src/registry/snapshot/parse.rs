@@ -46,7 +46,7 @@ impl Kind {
                     "output",
                     "description",
                 ],
-                &["task", "title"],
+                &["task", "upstreamConfirms", "title"],
             ),
             Kind::Resource => (
                 &["name", "template", "mime", "scopes", "input"],

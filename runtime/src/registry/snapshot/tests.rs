@@ -63,6 +63,21 @@ fn a_tool_that_becomes_a_task_or_stops_being_one_is_a_change() {
 }
 
 #[test]
+fn an_upstream_that_starts_saying_it_confirms_drifts_from_its_pin() {
+    let says = SNAPSHOT.replace(
+        "openWorld=false confirm=false scopes= input=0123",
+        "openWorld=false confirm=false upstreamConfirms=true scopes= input=0123",
+    );
+    assert!(parse(&says).is_ok());
+    let drifted = drift(SNAPSHOT, &says).unwrap();
+    assert_eq!(
+        drifted.get("delete_note").map(String::as_str),
+        Some("upstreamConfirms")
+    );
+    assert_eq!(drifted.len(), 1, "{drifted:?}");
+}
+
+#[test]
 fn changes_name_the_tool_and_the_field() {
     let changed = SNAPSHOT.replace("destructive=true", "destructive=false");
     assert_eq!(
