@@ -87,6 +87,11 @@ struct Server {
     #[serde(default)]
     headers: BTreeMap<String, String>,
     prefix: Option<String>,
+    /// Globs of the upstream's tool names: only those served, and those left out.
+    #[serde(default)]
+    include: Vec<String>,
+    #[serde(default)]
+    exclude: Vec<String>,
     /// Certificate authorities (PEM) trusted for a remote entry's or an API's HTTPS.
     ca_file: Option<std::path::PathBuf>,
     call_timeout_secs: Option<u64>,
@@ -421,6 +426,9 @@ impl Config {
                 for (key, value) in &server.headers {
                     upstream = upstream.header(key, value);
                 }
+                upstream = upstream
+                    .include(server.include.iter().cloned())
+                    .exclude(server.exclude.iter().cloned());
                 if let Some(prefix) = &server.prefix {
                     upstream = upstream.prefix(prefix);
                 }

@@ -15,6 +15,8 @@ pub(super) const SERVER_KEYS: &[&str] = &[
     "url",
     "headers",
     "prefix",
+    "include",
+    "exclude",
     "ca_file",
     "call_timeout_secs",
     "connect_timeout_secs",

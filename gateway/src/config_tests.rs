@@ -216,3 +216,20 @@ fn a_files_relative_paths_are_taken_from_its_folder() {
     assert_eq!(api.document, "api.yaml");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn include_and_exclude_choose_an_upstreams_tools_by_name() {
+    let toml = r#"
+        [servers.notes]
+        command = "notes-mcp"
+        include = ["search_*", "get_note"]
+        exclude = ["*_all"]
+    "#;
+    let upstreams = Config::from_toml(toml).unwrap().upstreams();
+    let (include, exclude) = upstreams[0].chosen_tools();
+    assert_eq!(include, ["search_*", "get_note"]);
+    assert_eq!(exclude, ["*_all"]);
+    let json = r#"{"mcpServers": {"notes": {"command": "n", "exclude": ["delete_*"]}}}"#;
+    let upstreams = Config::from_json(json).unwrap().upstreams();
+    assert_eq!(upstreams[0].chosen_tools().1, ["delete_*"]);
+}

@@ -48,6 +48,8 @@ pub enum Error {
     /// The token it accepts could not be had (the gateway's own, for listing its tools: a
     /// token endpoint that refused or did not answer, a client key that cannot sign).
     Identity { upstream: String, why: String },
+    /// Its configuration cannot be used as it is (an `include` pattern that is not a glob).
+    Config { upstream: String, why: String },
 }
 
 /// Its text with every terminal control escaped (`\x1b`): what an upstream said (a tool's
@@ -81,7 +83,9 @@ impl fmt::Display for Unescaped<'_> {
                 "upstream '{upstream}': {why}; set it, or correct the configuration"
             ),
             Error::Api { upstream, why } => write!(f, "the HTTP API '{upstream}': {why}"),
-            Error::Identity { upstream, why } => write!(f, "upstream '{upstream}': {why}"),
+            Error::Identity { upstream, why } | Error::Config { upstream, why } => {
+                write!(f, "upstream '{upstream}': {why}")
+            }
             Error::List { upstream, why } => {
                 write!(f, "upstream '{upstream}' was not listed: {why}")
             }

@@ -3,6 +3,7 @@
 mod acting;
 mod admit;
 mod cache;
+mod chosen;
 mod config;
 mod error;
 mod file;

@@ -54,8 +54,13 @@ impl Upstream {
         let mut left_out = Vec::new();
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
         let mut names = HashSet::new();
+        let choice = self.chosen.compile(&self.name)?;
         for (tool, via) in listed {
             let name = tool.name.to_string();
+            if !choice.serves(&name) {
+                tracing::debug!(upstream = %self.name, tool = %toolsmith_audit::shown(&name), "not served: its `include`/`exclude` leave it out");
+                continue;
+            }
             let served = format!("{prefix}{name}");
             if let Err(why) = servable(&served) {
                 tracing::warn!(
@@ -124,6 +129,7 @@ impl Upstream {
             }
             tools.push(proxied);
         }
+        choice.warn_unmatched(&self.name);
         Ok((tools, left_out))
     }
 

@@ -49,6 +49,8 @@ pub struct Upstream {
     /// Its sign-in client, when it signs its users in at its own authorization server.
     #[cfg(feature = "upstream-signin")]
     pub(crate) sign_in: Option<Arc<crate::identity::signin::SignInClient>>,
+    /// Which of its tools are served (`Upstream::include`, `Upstream::exclude`).
+    pub(crate) chosen: crate::chosen::Chosen,
     /// Where its sessions per caller are counted (`Upstream::metrics`).
     #[cfg(feature = "metrics")]
     pub(crate) series: Option<toolsmith::metrics::Series>,
@@ -121,6 +123,7 @@ impl Upstream {
             acts_as: None,
             #[cfg(feature = "upstream-signin")]
             sign_in: None,
+            chosen: Default::default(),
             #[cfg(feature = "metrics")]
             series: None,
         }

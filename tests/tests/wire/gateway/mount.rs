@@ -210,3 +210,60 @@ async fn a_gateways_calls_are_counted_and_labelled_with_their_upstream() {
     let series = r#"toolsmith_tool_calls_total{tool="fx_add",outcome="ok",category="fx"} 1"#;
     assert!(scraped.body.contains(series), "{}", scraped.body);
 }
+
+/// `include` and `exclude` choose the tools served, by the names the upstream lists them by:
+/// the others are not listed and a call of one is an unknown tool.
+#[tokio::test]
+async fn only_the_chosen_tools_are_served_and_callable() {
+    let served = |mounted: &toolsmith_gateway::Mounted| -> Vec<String> {
+        let registry = mounted.registry().unwrap();
+        let mut names: Vec<String> = registry
+            .tools()
+            .iter()
+            .map(|t| t.name().to_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let reading = notes()
+        .include(["search_*", "get_note"])
+        .connect()
+        .await
+        .unwrap();
+    assert_eq!(served(&reading), ["notes_get_note", "notes_search_notes"]);
+    let all = served(&notes().connect().await.unwrap());
+    let but_delete = served(&notes().exclude(["delete_*"]).connect().await.unwrap());
+    assert!(all.contains(&"notes_delete_note".to_owned()), "{all:?}");
+    assert_eq!(but_delete.len(), all.len() - 1, "{but_delete:?}");
+    assert!(!but_delete.contains(&"notes_delete_note".to_owned()));
+    // Excluded wins over included.
+    let none = notes()
+        .include(["*_note"])
+        .exclude(["*"])
+        .connect()
+        .await
+        .unwrap();
+    assert!(served(&none).is_empty());
+
+    let client = Client::connect(Server::with_registry(reading.registry().unwrap()))
+        .await
+        .unwrap();
+    let refused = client
+        .call("notes_delete_note", json!({"note_id": 1}))
+        .await
+        .unwrap_err();
+    assert!(matches!(refused, CallError::Protocol { .. }), "{refused:?}");
+
+    // A pattern that is not a glob names itself.
+    let err = notes()
+        .exclude(["delete_[*"])
+        .connect()
+        .await
+        .err()
+        .unwrap();
+    assert!(matches!(err, Error::Config { .. }), "{err}");
+    assert!(
+        err.to_string().contains("`exclude` pattern \"delete_[*\""),
+        "{err}"
+    );
+}
