@@ -3,7 +3,7 @@
 mod acting;
 mod admit;
 mod cache;
-mod chosen;
+mod choice;
 mod config;
 mod error;
 mod file;

@@ -1,4 +1,5 @@
-//! What an upstream's tool list becomes: each tool under its served name, corrected by the
+//! What an upstream's tool list becomes: the tools its `include` and `exclude` choose
+//! (`choice.rs`), each under its served name, corrected by the
 //! overrides, checked (a confirmation question naming only its arguments; every hint stated,
 //! with `strict_hints`), calling through the upstream's link; and the registry of them, with
 //! the pin applied. A tool that cannot be served as the upstream lists it (a name MCP does
@@ -20,6 +21,42 @@ use crate::{Error, Upstream};
 pub(crate) type Tools = Vec<Arc<dyn Tool>>;
 
 impl Upstream {
+    /// Serves only its tools whose names (as the upstream lists them, before the prefix)
+    /// match one of `patterns` (globs: `*`, `?`, `[a-z]`). Given again, the patterns add up.
+    ///
+    /// ```
+    /// let notes = toolsmith_gateway::Upstream::stdio("notes", "notes-mcp")
+    ///     .include(["search_*", "get_note"])
+    ///     .exclude(["*_all"]);
+    /// assert_eq!(notes.chosen_tools(), (&["search_*".to_owned(), "get_note".to_owned()][..], &["*_all".to_owned()][..]));
+    /// ```
+    pub fn include<I: IntoIterator<Item = S>, S: Into<String>>(mut self, patterns: I) -> Self {
+        self.chosen
+            .include
+            .extend(patterns.into_iter().map(Into::into));
+        self
+    }
+
+    /// Leaves out its tools whose names (as the upstream lists them) match one of
+    /// `patterns`, even those an [`include`](Upstream::include) pattern matches. Given again,
+    /// the patterns add up.
+    ///
+    /// ```
+    /// let notes = toolsmith_gateway::Upstream::stdio("notes", "notes-mcp").exclude(["delete_*"]);
+    /// assert_eq!(notes.chosen_tools().1, ["delete_*".to_owned()]);
+    /// ```
+    pub fn exclude<I: IntoIterator<Item = S>, S: Into<String>>(mut self, patterns: I) -> Self {
+        self.chosen
+            .exclude
+            .extend(patterns.into_iter().map(Into::into));
+        self
+    }
+
+    /// Its `include` and `exclude` patterns.
+    pub fn chosen_tools(&self) -> (&[String], &[String]) {
+        (&self.chosen.include, &self.chosen.exclude)
+    }
+
     /// The tools of `listed`, as served (prefixed, corrected by the overrides, calling through
     /// `link`), and the upstream names of those left out (by `strict_hints`, or because a
     /// registry refuses them: an input schema that does not compile).

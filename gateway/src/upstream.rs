@@ -50,7 +50,7 @@ pub struct Upstream {
     #[cfg(feature = "upstream-signin")]
     pub(crate) sign_in: Option<Arc<crate::identity::signin::SignInClient>>,
     /// Which of its tools are served (`Upstream::include`, `Upstream::exclude`).
-    pub(crate) chosen: crate::chosen::Chosen,
+    pub(crate) chosen: crate::choice::Chosen,
     /// Where its sessions per caller are counted (`Upstream::metrics`).
     #[cfg(feature = "metrics")]
     pub(crate) series: Option<toolsmith::metrics::Series>,

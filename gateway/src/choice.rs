@@ -8,51 +8,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use glob::Pattern;
 
-use crate::{Error, Upstream};
-
-impl Upstream {
-    /// Serves only its tools whose names (as the upstream lists them, before the prefix)
-    /// match one of `patterns` (globs: `*`, `?`, `[a-z]`). Given again, the patterns add up.
-    ///
-    /// ```
-    /// let notes = toolsmith_gateway::Upstream::stdio("notes", "notes-mcp")
-    ///     .include(["search_*", "get_note"])
-    ///     .exclude(["*_all"]);
-    /// assert_eq!(notes.chosen_tools(), (&["search_*".to_owned(), "get_note".to_owned()][..], &["*_all".to_owned()][..]));
-    /// ```
-    pub fn include<I: IntoIterator<Item = S>, S: Into<String>>(mut self, patterns: I) -> Self {
-        self.chosen
-            .include
-            .extend(patterns.into_iter().map(Into::into));
-        self
-    }
-
-    /// Leaves out its tools whose names (as the upstream lists them) match one of
-    /// `patterns`, even those an [`include`](Upstream::include) pattern matches. Given again,
-    /// the patterns add up.
-    ///
-    /// ```
-    /// let notes = toolsmith_gateway::Upstream::stdio("notes", "notes-mcp").exclude(["delete_*"]);
-    /// assert_eq!(notes.chosen_tools().1, ["delete_*".to_owned()]);
-    /// ```
-    pub fn exclude<I: IntoIterator<Item = S>, S: Into<String>>(mut self, patterns: I) -> Self {
-        self.chosen
-            .exclude
-            .extend(patterns.into_iter().map(Into::into));
-        self
-    }
-
-    /// Its `include` and `exclude` patterns.
-    pub fn chosen_tools(&self) -> (&[String], &[String]) {
-        (&self.chosen.include, &self.chosen.exclude)
-    }
-}
+use crate::Error;
 
 /// The patterns as given.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Chosen {
-    include: Vec<String>,
-    exclude: Vec<String>,
+    pub(crate) include: Vec<String>,
+    pub(crate) exclude: Vec<String>,
 }
 
 impl Chosen {
@@ -121,12 +83,12 @@ mod tests {
     #[test]
     fn included_unless_excluded_and_every_tool_without_an_include() {
         let choice = |include: &[&str], exclude: &[&str]| {
-            Upstream::stdio("n", "x")
-                .include(include.iter().copied())
-                .exclude(exclude.iter().copied())
-                .chosen
-                .compile("n")
-                .unwrap()
+            let owned = |patterns: &[&str]| patterns.iter().map(|p| p.to_string()).collect();
+            let chosen = Chosen {
+                include: owned(include),
+                exclude: owned(exclude),
+            };
+            chosen.compile("n").unwrap()
         };
         let all = choice(&[], &[]);
         assert!(all.serves("delete_note") && all.serves("get_note"));
@@ -140,12 +102,11 @@ mod tests {
 
     #[test]
     fn a_pattern_that_is_not_a_glob_is_named() {
-        let err = Upstream::stdio("notes", "x")
-            .exclude(["delete_[*"])
-            .chosen
-            .compile("notes")
-            .err()
-            .unwrap();
+        let chosen = Chosen {
+            exclude: vec!["delete_[*".into()],
+            ..Chosen::default()
+        };
+        let err = chosen.compile("notes").err().unwrap();
         let text = err.to_string();
         assert!(
             text.starts_with("upstream 'notes': its `exclude` pattern \"delete_[*\" is not a glob"),
