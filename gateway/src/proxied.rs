@@ -399,8 +399,9 @@ impl Proxied {
     }
 }
 
-/// The upstream's result as this tool's: its blocks and structured content unchanged, an
-/// error result's too (`as_error`).
+/// The upstream's result as this tool's: its blocks, structured content and `_meta`
+/// unchanged (an error result's kind too), an error result's too (`as_error`). The
+/// protocol's own `_meta` keys belong to each hop: they are not passed on.
 fn passed_back(result: CallToolResult) -> ToolOutput {
     let mut output = ToolOutput::new();
     for block in result.content {
@@ -409,16 +410,42 @@ fn passed_back(result: CallToolResult) -> ToolOutput {
     if let Some(structured) = result.structured_content {
         output = output.structured(structured);
     }
+    if let Some(mut meta) = result.meta {
+        meta.retain(|key, _| !reserved(key));
+        if !meta.is_empty() {
+            output = output.meta(meta);
+        }
+    }
     match result.is_error {
         Some(true) => output.as_error(),
         _ => output,
     }
 }
 
+/// Whether `_meta` key `key` is the protocol's own: its prefix (before `/`) has a label
+/// `modelcontextprotocol` or `mcp` (`io.modelcontextprotocol/related-task`).
+fn reserved(key: &str) -> bool {
+    key.split_once('/').is_some_and(|(prefix, _)| {
+        prefix
+            .split('.')
+            .any(|label| label == "modelcontextprotocol" || label == "mcp")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use rmcp::model::ToolAnnotations;
+
+    #[test]
+    fn the_protocols_own_meta_keys_are_not_passed_on() {
+        assert!(reserved("io.modelcontextprotocol/related-task"));
+        assert!(reserved("modelcontextprotocol.io/x"));
+        assert!(reserved("dev.mcp/x"));
+        assert!(!reserved("dev.toolsmith/error"));
+        assert!(!reserved("example.com/trace"));
+        assert!(!reserved("progressToken"));
+    }
 
     #[test]
     fn unstated_hints_take_the_cautious_defaults() {

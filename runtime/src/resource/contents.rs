@@ -164,6 +164,7 @@ pub(crate) fn contents(
         Output::Empty | Output::Messages(_) => {
             return Err(Unreadable::Other("it returned no contents"));
         }
+        Output::Meta(output, _) => contents(*output, uri, mime_type)?,
         Output::Error(..) => {
             return Err(Unreadable::Other(
                 "it returned an error result: a resource fails with an `Err`",

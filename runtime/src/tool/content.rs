@@ -168,6 +168,8 @@ pub struct ToolOutput {
     structured: Option<Outcome>,
     /// An error result (`isError: true`), its blocks as they are.
     error: bool,
+    /// The result's `_meta`.
+    meta: Option<rmcp::model::MetaObject>,
 }
 
 impl ToolOutput {
@@ -308,6 +310,36 @@ impl ToolOutput {
         self.error = true;
         self
     }
+
+    /// Sets the result's `_meta`: what a result says beside its content, for the client's
+    /// program (a trace id, an error's kind passed on from another server). A key the server
+    /// sets itself on an error result ([`META_ERROR`](crate::error::META_ERROR)) is taken from
+    /// here when given.
+    ///
+    /// ```
+    /// use toolsmith::tool::ToolOutput;
+    ///
+    /// /// Answer, and say which trace it was.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn traced_answer() -> ToolOutput {
+    ///     let mut meta = toolsmith::rmcp::model::MetaObject::new();
+    ///     meta.insert("example.com/trace".into(), "abc123".into());
+    ///     ToolOutput::new().text("42").meta(meta)
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// # let server = toolsmith::Server::with_registry(toolsmith::Registry::from_inventory().unwrap().retain_tools(|t| t.name() == "traced_answer"));
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let answer = client.call("traced_answer", serde_json::json!({})).await.unwrap();
+    /// let meta = answer.result().meta.as_ref().unwrap();
+    /// assert_eq!(meta.get("example.com/trace"), Some(&serde_json::json!("abc123")));
+    /// # }
+    /// ```
+    pub fn meta(mut self, meta: rmcp::model::MetaObject) -> Self {
+        self.meta = Some(meta);
+        self
+    }
 }
 
 /// A type a tool can return as content blocks.
@@ -361,9 +393,13 @@ impl IntoContent for ToolOutput {
             Some(failed) => return failed,
         };
         let content = self.content.into_iter().map(Content::into_block).collect();
-        match self.error {
-            true => Outcome::Ok(Output::Error(content, structured)),
-            false => blocks(content, structured),
+        let output = match self.error {
+            true => Output::Error(content, structured),
+            false => Output::Content(content, structured),
+        };
+        match self.meta {
+            Some(meta) => Outcome::Ok(Output::Meta(Box::new(output), meta)),
+            None => Outcome::Ok(output),
         }
     }
 }

@@ -23,6 +23,8 @@ pub enum Output {
     Content(Vec<rmcp::model::ContentBlock>, Option<Value>),
     /// An error result's blocks and structured content (`ToolOutput::as_error`).
     Error(Vec<rmcp::model::ContentBlock>, Option<Value>),
+    /// What it carries, with the result's `_meta` (`ToolOutput::meta`).
+    Meta(Box<Output>, rmcp::model::MetaObject),
     /// A structured value (as `Json`) followed by more blocks (a [`Linked`](crate::tool::Linked)).
     Linked(Value, Vec<rmcp::model::ContentBlock>),
     /// A resource's bytes (a blob).

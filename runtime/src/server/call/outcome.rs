@@ -29,6 +29,14 @@ pub(crate) fn tool_result(tool: &ToolInfo, outcome: Outcome) -> CallToolResult {
             result.structured_content = structured;
             result
         }
+        Outcome::Ok(Output::Meta(output, meta)) => {
+            let mut result = tool_result(tool, Outcome::Ok(*output));
+            let into = result.meta.get_or_insert_with(rmcp::model::MetaObject::new);
+            for (key, value) in meta.iter() {
+                into.insert(key.clone(), value.clone());
+            }
+            result
+        }
         Outcome::Ok(Output::Error(content, structured)) => {
             let mut result = crate::error::error_result(ErrorKind::Tool, String::new());
             result.content = content;

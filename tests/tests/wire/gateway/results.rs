@@ -1,6 +1,6 @@
-//! A call's result passes through the gateway untouched: every block and the structured
-//! content of a success, and of an error result too (an upstream's screenshot of what
-//! failed reaches the client).
+//! A call's result passes through the gateway untouched: every block, the structured
+//! content and the `_meta` of a success, and of an error result too (an upstream's
+//! screenshot of what failed reaches the client, a refusal stays a refusal).
 
 use serde_json::json;
 use toolsmith::Server;
@@ -32,6 +32,24 @@ fn load_page() -> ToolOutput {
         .as_error()
 }
 
+/// An answer that says which trace it was, and a protocol key that is the upstream's hop's.
+#[toolsmith::tool(read_only, closed_world)]
+fn traced() -> ToolOutput {
+    let mut meta = toolsmith::rmcp::model::MetaObject::new();
+    meta.insert("example.com/trace".into(), "abc123".into());
+    meta.insert(
+        "io.modelcontextprotocol/related-task".into(),
+        json!({"taskId": "t1"}),
+    );
+    ToolOutput::new().text("42").meta(meta)
+}
+
+/// A tool the upstream holds back: its own refusal.
+#[toolsmith::tool(read_only, closed_world)]
+fn held() -> Result<String, toolsmith::ToolError> {
+    Err(toolsmith::ToolError::refused("held back for review"))
+}
+
 #[tokio::test]
 async fn a_success_and_an_error_result_pass_through_with_every_block() {
     let upstream = served_over_http(toolsmith_tests::server_of(module_path!())).await;
@@ -61,4 +79,31 @@ async fn a_success_and_an_error_result_pass_through_with_every_block() {
         assert_eq!(through.structured(), from.structured(), "{tool}");
         assert!(through.structured().is_some());
     }
+}
+
+#[tokio::test]
+async fn a_results_meta_and_an_errors_kind_pass_through() {
+    let upstream = served_over_http(toolsmith_tests::server_of(module_path!())).await;
+    let mounted = Upstream::http("up", format!("http://{upstream}/mcp"))
+        .connect()
+        .await
+        .unwrap();
+    let client = Client::connect(Server::with_registry(mounted.registry().unwrap()))
+        .await
+        .unwrap();
+    let traced = client.call("up_traced", json!({})).await.unwrap();
+    let meta = traced.result().meta.as_ref().expect("the upstream's _meta");
+    assert_eq!(meta.get("example.com/trace"), Some(&json!("abc123")));
+    assert!(
+        meta.get("io.modelcontextprotocol/related-task").is_none(),
+        "the protocol's own keys are each hop's: {meta:?}"
+    );
+    // The upstream's refusal is a refusal at the client, not a plain tool error.
+    let held = client.call_raw("up_held", json!({})).await.unwrap();
+    assert!(held.is_error());
+    assert_eq!(
+        held.error_kind(),
+        Some(toolsmith::error::ErrorKind::Refused)
+    );
+    assert_eq!(held.text(), "held back for review");
 }
