@@ -17,67 +17,58 @@ pub(super) const OPERATION: &str = "mcp_server_operation_duration_seconds";
 /// OpenTelemetry's `mcp.server.session.duration`, as Prometheus names it.
 pub(super) const SESSION: &str = "mcp_server_session_duration_seconds";
 
-/// Whether the server records a metric named `name` (a program's own series may not).
+/// Whether the server records a metric named `name` (a program's own series may not): one
+/// of [`HELP`]'s, or any `mcp_server_*` (OpenTelemetry's names for the server side).
 pub(super) fn is_servers(name: &str) -> bool {
-    name.starts_with("mcp_server_")
-        || [
-            CALLS,
-            IN_FLIGHT,
-            HTTP_REQUESTS,
-            AUTH_REFUSALS,
-            ASKED,
-            ANSWERED,
-            APPROVALS,
-            CONNECTIONS,
-            SESSIONS,
-        ]
-        .contains(&name)
+    name.starts_with("mcp_server_") || HELP.iter().any(|(named, ..)| *named == name)
 }
+
+/// Every metric the server records: its name, unit and `# HELP` line.
+const HELP: [(&str, Option<Unit>, &str); 11] = [
+    (
+        OPERATION,
+        Some(Unit::Seconds),
+        "MCP request duration as observed on the receiver from the time it was received until the result or ack is sent.",
+    ),
+    (
+        SESSION,
+        Some(Unit::Seconds),
+        "The duration of the MCP session as observed on the MCP server.",
+    ),
+    (CALLS, None, "Tool calls, by tool and outcome."),
+    (IN_FLIGHT, None, "Tool calls running now."),
+    (
+        HTTP_REQUESTS,
+        None,
+        "HTTP requests answered, by status code.",
+    ),
+    (
+        AUTH_REFUSALS,
+        None,
+        "Requests refused by authorization, by reason (no_token, invalid_token, insufficient_scope).",
+    ),
+    (ASKED, None, "Confirmations asked of the user."),
+    (
+        ANSWERED,
+        None,
+        "Confirmations answered, by answer (accepted, declined).",
+    ),
+    (
+        APPROVALS,
+        None,
+        "Confirmations decided, by who decided (client, grant, rules, webhook, page, or an approver's own name) and decision (approved, denied).",
+    ),
+    (CONNECTIONS, None, "HTTP connections open now."),
+    (
+        SESSIONS,
+        None,
+        "MCP sessions open now (HTTP with --sessions).",
+    ),
+];
 
 /// The `# HELP` line of every metric.
 pub(super) fn describe(recorder: &PrometheusRecorder) {
-    let help: [(&str, Option<Unit>, &str); 11] = [
-        (
-            OPERATION,
-            Some(Unit::Seconds),
-            "MCP request duration as observed on the receiver from the time it was received until the result or ack is sent.",
-        ),
-        (
-            SESSION,
-            Some(Unit::Seconds),
-            "The duration of the MCP session as observed on the MCP server.",
-        ),
-        (CALLS, None, "Tool calls, by tool and outcome."),
-        (IN_FLIGHT, None, "Tool calls running now."),
-        (
-            HTTP_REQUESTS,
-            None,
-            "HTTP requests answered, by status code.",
-        ),
-        (
-            AUTH_REFUSALS,
-            None,
-            "Requests refused by authorization, by reason (no_token, invalid_token, insufficient_scope).",
-        ),
-        (ASKED, None, "Confirmations asked of the user."),
-        (
-            ANSWERED,
-            None,
-            "Confirmations answered, by answer (accepted, declined).",
-        ),
-        (
-            APPROVALS,
-            None,
-            "Confirmations decided, by who decided (client, grant, rules, webhook, page, or an approver's own name) and decision (approved, denied).",
-        ),
-        (CONNECTIONS, None, "HTTP connections open now."),
-        (
-            SESSIONS,
-            None,
-            "MCP sessions open now (HTTP with --sessions).",
-        ),
-    ];
-    for (name, unit, text) in help {
+    for (name, unit, text) in HELP {
         let name = KeyName::from_const_str(name);
         match name.as_str() {
             OPERATION | SESSION => recorder.describe_histogram(name, unit, text.into()),
