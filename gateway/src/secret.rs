@@ -17,51 +17,50 @@ pub(crate) fn expand_with(
     value: &str,
     caller: &dyn Fn(&str) -> Option<Result<String, String>>,
 ) -> Result<String, String> {
+    replaced(value, |name| match name.strip_prefix("caller.") {
+        Some(what) => caller(what).ok_or_else(|| match what {
+            "id" | "subject" | "email" | "token" => format!(
+                "`${{{name}}}` names the caller: only an upstream started per caller (`per_caller = true`) has one"
+            ),
+            _ => format!("`${{{name}}}` is not known: write ${{caller.id}}, ${{caller.subject}}, ${{caller.email}} or ${{caller.token}}"),
+        })?,
+        None => named(name),
+    })
+    .map_err(|unclosed| unclosed.unwrap_or_else(|| format!("`${{` without its `}}` in {value:?}")))
+}
+
+/// `value` with each `${file:PATH}` whose `PATH` is relative taken from `dir` (a
+/// configuration file's folder); the rest as it is. A value with a `${` without its `}` is
+/// left as it is: expanding it is the error that says so.
+pub(crate) fn rooted(value: &str, dir: &std::path::Path) -> String {
+    let rooted = replaced(value, |name| {
+        Ok(match name.strip_prefix("file:") {
+            Some(path) if std::path::Path::new(path).is_relative() => {
+                format!("${{file:{}}}", dir.join(path).display())
+            }
+            _ => format!("${{{name}}}"),
+        })
+    });
+    rooted.unwrap_or_else(|_| value.to_owned())
+}
+
+/// `value` with each `${NAME}` in it replaced by what `each` makes of `NAME`; `each`'s
+/// error, or `Err(None)` for a `${` without its `}`. What is put in is never read again.
+fn replaced(
+    value: &str,
+    mut each: impl FnMut(&str) -> Result<String, String>,
+) -> Result<String, Option<String>> {
     let mut out = String::with_capacity(value.len());
     let mut rest = value;
     while let Some(start) = rest.find("${") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            return Err(format!("`${{` without its `}}` in {value:?}"));
-        };
-        let name = &after[..end];
-        match name.strip_prefix("caller.") {
-            Some(what) => out.push_str(&caller(what).ok_or_else(|| match what {
-                "id" | "subject" | "email" | "token" => format!(
-                    "`${{{name}}}` names the caller: only an upstream started per caller (`per_caller = true`) has one"
-                ),
-                _ => format!("`${{{name}}}` is not known: write ${{caller.id}}, ${{caller.subject}}, ${{caller.email}} or ${{caller.token}}"),
-            })??),
-            None => out.push_str(&named(name)?),
-        }
+        let end = after.find('}').ok_or(None)?;
+        out.push_str(&each(&after[..end]).map_err(Some)?);
         rest = &after[end + 1..];
     }
     out.push_str(rest);
     Ok(out)
-}
-
-/// `value` with each `${file:PATH}` whose `PATH` is relative taken from `dir` (a
-/// configuration file's folder); the rest, and a `${` without its `}`, as it is.
-pub(crate) fn rooted(value: &str, dir: &std::path::Path) -> String {
-    let mut out = String::with_capacity(value.len());
-    let mut rest = value;
-    while let Some(start) = rest.find("${") {
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            break;
-        };
-        out.push_str(&rest[..start]);
-        match after[..end].strip_prefix("file:") {
-            Some(path) if std::path::Path::new(path).is_relative() => {
-                out.push_str(&format!("${{file:{}}}", dir.join(path).display()));
-            }
-            _ => out.push_str(&rest[start..start + 2 + end + 1]),
-        }
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    out
 }
 
 fn named(name: &str) -> Result<String, String> {
