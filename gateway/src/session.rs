@@ -40,15 +40,13 @@ impl Credential {
     /// when it says none); `token` their token for the upstream. A subject or email that
     /// could leave a path (`/`, `\`, `..`, a control character) is refused.
     fn named(&self, name: &str) -> Option<Result<String, String>> {
-        use sha2::{Digest, Sha256};
         let caller = self.caller.as_ref()?;
         let value = match name {
+            // The first 16 bytes of the digest: one per caller, short enough for a path.
             "id" => {
-                let digest = Sha256::digest(caller.identity().as_bytes());
-                return Some(Ok(digest[..16]
-                    .iter()
-                    .map(|b| format!("{b:02x}"))
-                    .collect()));
+                return Some(Ok(
+                    crate::identity::digest(caller.identity())[..32].to_owned()
+                ));
             }
             "subject" => caller.subject().unwrap_or_default(),
             "email" => caller.email().unwrap_or_default(),

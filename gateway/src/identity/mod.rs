@@ -70,6 +70,16 @@ pub(crate) struct Asking {
     pub(crate) issuing: Option<toolsmith::signin::Issuing>,
 }
 
+/// SHA-256 of `text`, hex: what store keys and paths name instead of a secret or an
+/// identity.
+pub(crate) fn digest(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// How the gateway gets a token of the upstream's for a caller.
 pub(crate) trait ActsAs: Send + Sync {
     /// How the upstream knows the caller, as the metrics name it: `exchange`, `mint`,

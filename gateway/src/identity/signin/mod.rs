@@ -47,8 +47,9 @@ pub use public::{DEFAULT_SIGN_IN_WAIT, UpstreamSignIn};
 pub(crate) use routes::routes_for;
 pub(crate) use tool::SignOut;
 
+use crate::identity::digest;
 use discover::Metadata;
-use vault::{Vault, digest};
+use vault::Vault;
 
 /// The gateway as each user's OAuth client at one upstream.
 pub(crate) struct SignInClient {
@@ -178,6 +179,16 @@ impl SignInClient {
         self.vault
             .as_ref()
             .map_err(|why| failed(&self.upstream, why))
+    }
+
+    /// `value` sealed for `key`, as the store keeps a sign-in's record: the upstream whose
+    /// vault opens it (`Pages::open`), and the sealed value.
+    fn record(&self, key: &str, value: &impl Serialize) -> Result<String, ToolError> {
+        let sealed = self
+            .vault()?
+            .seal_json(key, value)
+            .map_err(|why| failed(&self.upstream, why))?;
+        Ok(serde_json::json!({"upstream": self.upstream, "sealed": sealed}).to_string())
     }
 
     /// The upstream's authorization server (discovered at first use, again after a failure).

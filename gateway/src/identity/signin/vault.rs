@@ -119,14 +119,6 @@ pub(crate) fn random_text() -> Result<String, String> {
     Ok(URL_SAFE_NO_PAD.encode(random_bytes::<32>()?))
 }
 
-/// SHA-256 of `text`, hex: what store keys name instead of a secret or an identity.
-pub(crate) fn digest(text: &str) -> String {
-    sha2::Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
 /// The PKCE S256 challenge of `verifier` (RFC 7636 §4.2).
 pub(crate) fn challenge(verifier: &str) -> String {
     URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(verifier.as_bytes()))
@@ -135,6 +127,7 @@ pub(crate) fn challenge(verifier: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::identity::digest;
 
     const KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 
