@@ -91,20 +91,33 @@ pub(super) async fn read(
     }
 }
 
-/// The record kept under `key`, opened (unexpired).
+/// The sign-in record kept under `key`, opened (unexpired).
 fn opened(
     pages: &Pages,
     key: String,
     record: &str,
 ) -> Option<(Arc<SignInClient>, String, Pending)> {
-    let record: Value = serde_json::from_str(record).ok()?;
-    let client = pages.clients.get(record["upstream"].as_str()?)?;
-    let pending: Pending = client
-        .vault()
-        .ok()?
-        .open_json(&key, record["sealed"].as_str()?)
-        .ok()?;
-    (pending.expires > now_secs()).then(|| (client.clone(), key, pending))
+    let (client, pending) = pages.open::<Pending>(&key, record)?;
+    (pending.expires > now_secs()).then_some((client, key, pending))
+}
+
+impl Pages {
+    /// The value `record` (kept under `key`, as [`SignInClient::record`] made it) seals,
+    /// opened by its upstream's vault, and that upstream's client.
+    pub(super) fn open<T: serde::de::DeserializeOwned>(
+        &self,
+        key: &str,
+        record: &str,
+    ) -> Option<(Arc<SignInClient>, T)> {
+        let record: Value = serde_json::from_str(record).ok()?;
+        let client = self.clients.get(record["upstream"].as_str()?)?;
+        let value = client
+            .vault()
+            .ok()?
+            .open_json(key, record["sealed"].as_str()?)
+            .ok()?;
+        Some((client.clone(), value))
+    }
 }
 
 /// Whether `headers` carry the cookie the start page set for the sign-in of

@@ -195,28 +195,16 @@ impl SignInClient {
             expires: now_secs() + STATE_TTL.as_secs(),
         };
         let key = state_key(&digest(&state));
-        let record = serde_json::json!({
-            "upstream": self.upstream,
-            "sealed": vault.seal_json(&key, &pending).map_err(fail)?,
-        });
-        let kept = store
-            .put_new(&key, &record.to_string(), STATE_TTL)
-            .await
-            .map_err(err)?;
+        let record = self.record(&key, &pending)?;
+        let kept = store.put_new(&key, &record, STATE_TTL).await.map_err(err)?;
         if !kept {
             return Err(fail(
                 "a sign-in state was made twice; call again".to_owned(),
             ));
         }
         let key = link_key(&digest(&id));
-        let record = serde_json::json!({
-            "upstream": self.upstream,
-            "sealed": vault.seal_json(&key, &state).map_err(fail)?,
-        });
-        store
-            .put(&key, &record.to_string(), STATE_TTL)
-            .await
-            .map_err(err)?;
+        let record = self.record(&key, &state)?;
+        store.put(&key, &record, STATE_TTL).await.map_err(err)?;
         let sealed = vault
             .seal_json(&pending_key, &(&state, &id))
             .map_err(fail)?;

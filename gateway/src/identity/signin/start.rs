@@ -12,7 +12,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::Value;
 use toolsmith::axum::extract::{Query, State};
 use toolsmith::axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use toolsmith::axum::response::{IntoResponse, Response};
@@ -45,15 +44,8 @@ async fn state_of(pages: &Pages, id: &str) -> Result<String, Response> {
         Ok(None) => return Err(refused(GONE)),
         Err(err) => return Err(unreachable(err)),
     };
-    let record: Value = serde_json::from_str(&record).unwrap_or(Value::Null);
-    let client = record["upstream"]
-        .as_str()
-        .and_then(|name| pages.clients.get(name))
-        .ok_or_else(|| refused(GONE))?;
-    let vault = client.vault().map_err(|_| refused(GONE))?;
-    vault
-        .open_json(&key, record["sealed"].as_str().unwrap_or(""))
-        .map_err(|_| refused(GONE))
+    let (_, state) = pages.open(&key, &record).ok_or_else(|| refused(GONE))?;
+    Ok(state)
 }
 
 /// How long `pending` has left.
@@ -138,15 +130,10 @@ async fn keep(
     key: &str,
     pending: &Pending,
 ) -> Result<(), ()> {
-    let sealed = client
-        .vault()
-        .map_err(|_| ())?
-        .seal_json(key, pending)
-        .map_err(|_| ())?;
-    let record = serde_json::json!({"upstream": client.upstream, "sealed": sealed});
+    let record = client.record(key, pending).map_err(|_| ())?;
     pages
         .store
-        .put(key, &record.to_string(), left(pending))
+        .put(key, &record, left(pending))
         .await
         .map_err(|_| ())
 }
