@@ -335,10 +335,17 @@ impl fmt::Display for ErrorKind {
     }
 }
 
-/// An error result, its kind in `_meta`.
+/// An error result saying `message`, its kind in `_meta`.
 pub(crate) fn error_result(kind: ErrorKind, message: String) -> rmcp::model::CallToolResult {
-    let mut result =
-        rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(message)]);
+    error_blocks(kind, vec![rmcp::model::ContentBlock::text(message)])
+}
+
+/// An error result of `content`, its kind in `_meta`.
+pub(crate) fn error_blocks(
+    kind: ErrorKind,
+    content: Vec<rmcp::model::ContentBlock>,
+) -> rmcp::model::CallToolResult {
+    let mut result = rmcp::model::CallToolResult::error(content);
     let mut meta = rmcp::model::MetaObject::new();
     meta.insert(META_ERROR.into(), kind.as_str().into());
     result.meta = Some(meta);

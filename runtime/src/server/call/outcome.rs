@@ -38,8 +38,7 @@ pub(crate) fn tool_result(tool: &ToolInfo, outcome: Outcome) -> CallToolResult {
             result
         }
         Outcome::Ok(Output::Error(content, structured)) => {
-            let mut result = crate::error::error_result(ErrorKind::Tool, String::new());
-            result.content = content;
+            let mut result = crate::error::error_blocks(ErrorKind::Tool, content);
             result.structured_content = structured;
             result
         }
