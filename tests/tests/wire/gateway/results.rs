@@ -50,8 +50,9 @@ fn held() -> Result<String, toolsmith::ToolError> {
     Err(toolsmith::ToolError::refused("held back for review"))
 }
 
-#[tokio::test]
-async fn a_success_and_an_error_result_pass_through_with_every_block() {
+/// A client of a gateway in front of this module's tools, served over HTTP as `up`, and the
+/// upstream mounted (its link closes when it is dropped).
+async fn through_the_gateway() -> (Client, toolsmith_gateway::Mounted) {
     let upstream = served_over_http(toolsmith_tests::server_of(module_path!())).await;
     let mounted = Upstream::http("up", format!("http://{upstream}/mcp"))
         .connect()
@@ -60,6 +61,12 @@ async fn a_success_and_an_error_result_pass_through_with_every_block() {
     let client = Client::connect(Server::with_registry(mounted.registry().unwrap()))
         .await
         .unwrap();
+    (client, mounted)
+}
+
+#[tokio::test]
+async fn a_success_and_an_error_result_pass_through_with_every_block() {
+    let (client, _mounted) = through_the_gateway().await;
     let direct = Client::connect(toolsmith_tests::server_of(module_path!()))
         .await
         .unwrap();
@@ -83,14 +90,7 @@ async fn a_success_and_an_error_result_pass_through_with_every_block() {
 
 #[tokio::test]
 async fn a_results_meta_and_an_errors_kind_pass_through() {
-    let upstream = served_over_http(toolsmith_tests::server_of(module_path!())).await;
-    let mounted = Upstream::http("up", format!("http://{upstream}/mcp"))
-        .connect()
-        .await
-        .unwrap();
-    let client = Client::connect(Server::with_registry(mounted.registry().unwrap()))
-        .await
-        .unwrap();
+    let (client, _mounted) = through_the_gateway().await;
     let traced = client.call("up_traced", json!({})).await.unwrap();
     let meta = traced.result().meta.as_ref().expect("the upstream's _meta");
     assert_eq!(meta.get("example.com/trace"), Some(&json!("abc123")));
