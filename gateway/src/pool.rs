@@ -31,7 +31,7 @@ pub(crate) struct Pool {
     limits: PerCaller,
     /// How it gets a caller's token (`Upstream::acts_as`).
     acts_as: Option<Arc<dyn ActsAs>>,
-    seats: Mutex<Seats>,
+    sessions: Mutex<CallerSessions>,
     /// What it counts of its sessions.
     meter: Meter,
     /// One opening at a time per caller (a sign-in may take minutes: other callers go on).
@@ -39,17 +39,17 @@ pub(crate) struct Pool {
 }
 
 #[derive(Default)]
-struct Seats {
-    by_caller: HashMap<String, Arc<Seat>>,
+struct CallerSessions {
+    by_caller: HashMap<String, Arc<CallerSession>>,
     /// Sessions being opened (they count toward the bound).
     opening: usize,
 }
 
 /// One caller's session.
-struct Seat {
+struct CallerSession {
     peer: Peer<RoleClient>,
     relay: Arc<Relay>,
-    /// Dropped with the seat: the session ends (a child is stopped).
+    /// Dropped with the session: the session ends (a child is stopped).
     _running: Running,
     /// Counted as open until then.
     _open: Open,
@@ -59,7 +59,7 @@ struct Seat {
     in_use: AtomicUsize,
 }
 
-impl Seat {
+impl CallerSession {
     fn idle_for(&self) -> Option<Duration> {
         (self.in_use.load(Ordering::Acquire) == 0).then(|| {
             self.last_used
@@ -83,9 +83,9 @@ impl Seat {
 struct Reserved<'a>(&'a Pool);
 
 impl Reserved<'_> {
-    /// The session is in `seats`: it counts there now.
-    fn settle(self, seats: &mut Seats) {
-        seats.opening -= 1;
+    /// The session is in `sessions`: it counts there now.
+    fn settle(self, sessions: &mut CallerSessions) {
+        sessions.opening -= 1;
         std::mem::forget(self);
     }
 }
@@ -96,8 +96,8 @@ impl Drop for Reserved<'_> {
     }
 }
 
-/// A seat in use by one call: not idle until dropped.
-struct Busy(Arc<Seat>);
+/// A session in use by one call: not idle until dropped.
+struct Busy(Arc<CallerSession>);
 
 impl Drop for Busy {
     fn drop(&mut self) {
@@ -119,7 +119,7 @@ impl Pool {
             acts_as: upstream.acts_as.clone(),
             meter: Meter::of(&upstream, identity),
             upstream,
-            seats: Mutex::new(Seats::default()),
+            sessions: Mutex::new(CallerSessions::default()),
             openers: Mutex::new(HashMap::new()),
         });
         let every = (pool.limits.idle_after() / 4)
@@ -128,8 +128,8 @@ impl Pool {
         pool
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Seats> {
-        self.seats.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, CallerSessions> {
+        self.sessions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Calls the tool in `caller`'s session (opened if it has none). A token the upstream
@@ -145,23 +145,23 @@ impl Pool {
         let name = self.upstream.name();
         let mut refused_before = false;
         loop {
-            let busy = self.seat(caller, asking).await?;
-            let seat = busy.0.clone();
-            let failed = match seat
+            let busy = self.session(caller, asking).await?;
+            let session = busy.0.clone();
+            let failed = match session
                 .relay
-                .call(&seat.peer, params.clone(), downstream.clone())
+                .call(&session.peer, params.clone(), downstream.clone())
                 .await
             {
                 Ok(result) => {
-                    tracing::debug!(upstream = %name, caller = %caller.identity(), upstream_subject = ?seat.token.as_ref().and_then(|t| t.subject.as_deref()), tool = %params.name, "called as the caller");
+                    tracing::debug!(upstream = %name, caller = %caller.identity(), upstream_subject = ?session.token.as_ref().and_then(|t| t.subject.as_deref()), tool = %params.name, "called as the caller");
                     return Ok(result);
                 }
                 Err(err) => err,
             };
             drop(busy);
-            let refused = seat.refusal.take();
-            if refused.is_some() || Link::lost(&failed) || seat.peer.is_transport_closed() {
-                self.close(caller, &seat);
+            let refused = session.refusal.take();
+            if refused.is_some() || Link::lost(&failed) || session.peer.is_transport_closed() {
+                self.close(caller, &session);
             }
             let Some(challenge) = refused else {
                 return Err(ToolError::new(crate::told::failed(name, "call", &failed)));
@@ -180,7 +180,7 @@ impl Pool {
 
     /// `caller`'s open session, else one opened now (within the bound): in use from the
     /// moment it is taken (never closed as idle meanwhile).
-    async fn seat(&self, caller: &Caller, asking: &Asking) -> Result<Busy, ToolError> {
+    async fn session(&self, caller: &Caller, asking: &Asking) -> Result<Busy, ToolError> {
         let who = caller.identity().to_owned();
         let open = self.taken(&who);
         if let Some(busy) = open {
@@ -206,21 +206,21 @@ impl Pool {
         // session itself takes a place within the bound.
         let token = self.token_of(caller, asking).await?;
         let reserved = self.reserve(&who)?;
-        let seat = Arc::new(self.open(caller, asking, token).await?);
-        let mut seats = self.lock();
-        seat.in_use.fetch_add(1, Ordering::AcqRel);
-        seats.by_caller.insert(who, seat.clone());
-        reserved.settle(&mut seats);
-        Ok(Busy(seat))
+        let session = Arc::new(self.open(caller, asking, token).await?);
+        let mut sessions = self.lock();
+        session.in_use.fetch_add(1, Ordering::AcqRel);
+        sessions.by_caller.insert(who, session.clone());
+        reserved.settle(&mut sessions);
+        Ok(Busy(session))
     }
 
     /// `who`'s open session that is not stale, taken for a call (under the lock that
     /// closing idle sessions takes).
     fn taken(&self, who: &str) -> Option<Busy> {
-        let seats = self.lock();
-        let seat = seats.by_caller.get(who).filter(|s| !s.stale())?.clone();
-        seat.in_use.fetch_add(1, Ordering::AcqRel);
-        Some(Busy(seat))
+        let sessions = self.lock();
+        let session = sessions.by_caller.get(who).filter(|s| !s.stale())?.clone();
+        session.in_use.fetch_add(1, Ordering::AcqRel);
+        Some(Busy(session))
     }
 
     /// The token `caller`'s session is to send, when the upstream acts as each user.
@@ -243,9 +243,9 @@ impl Pool {
         }
     }
 
-    /// Whether `seat`'s token is still its caller's to send.
-    async fn current(&self, caller: &Caller, asking: &Asking, seat: &Seat) -> bool {
-        match (&self.acts_as, &seat.token) {
+    /// Whether `session`'s token is still its caller's to send.
+    async fn current(&self, caller: &Caller, asking: &Asking, session: &CallerSession) -> bool {
+        match (&self.acts_as, &session.token) {
             (Some(acts_as), Some(token)) => acts_as.still_current(caller, asking, token).await,
             _ => true,
         }
@@ -254,17 +254,17 @@ impl Pool {
     /// Room for one more session (`who`'s stale one closed; past the bound, the least
     /// recently used idle one), or the refusal that says there is none.
     fn reserve(&self, who: &str) -> Result<Reserved<'_>, ToolError> {
-        let mut seats = self.lock();
-        seats.by_caller.remove(who);
-        if seats.by_caller.len() + seats.opening >= self.limits.max_sessions() {
-            let oldest = seats
+        let mut sessions = self.lock();
+        sessions.by_caller.remove(who);
+        if sessions.by_caller.len() + sessions.opening >= self.limits.max_sessions() {
+            let oldest = sessions
                 .by_caller
                 .iter()
-                .filter_map(|(caller, seat)| seat.idle_for().map(|idle| (idle, caller.clone())))
+                .filter_map(|(caller, session)| session.idle_for().map(|idle| (idle, caller.clone())))
                 .max();
             match oldest {
                 Some((_, caller)) => {
-                    seats.by_caller.remove(&caller);
+                    sessions.by_caller.remove(&caller);
                     tracing::info!(upstream = %self.upstream.name(), "closed the least recently used caller's session: the bound of sessions was reached");
                 }
                 None => {
@@ -277,7 +277,7 @@ impl Pool {
                 }
             }
         }
-        seats.opening += 1;
+        sessions.opening += 1;
         Ok(Reserved(self))
     }
 
@@ -288,7 +288,7 @@ impl Pool {
         caller: &Caller,
         asking: &Asking,
         mut token: Option<UpstreamToken>,
-    ) -> Result<Seat, ToolError> {
+    ) -> Result<CallerSession, ToolError> {
         let name = self.upstream.name();
         let mut refused_before = false;
         loop {
@@ -311,7 +311,7 @@ impl Pool {
             {
                 Ok(running) => {
                     tracing::info!(upstream = %name, caller = %caller.identity(), upstream_subject = ?token.as_ref().and_then(|t| t.subject.as_deref()), "opened the caller's own session");
-                    return Ok(Seat {
+                    return Ok(CallerSession {
                         peer: running.peer().clone(),
                         relay,
                         _running: running,
@@ -340,38 +340,38 @@ impl Pool {
         }
     }
 
-    /// Closes `caller`'s session if it is still `seat`.
-    fn close(&self, caller: &Caller, seat: &Arc<Seat>) {
-        let mut seats = self.lock();
-        if seats
+    /// Closes `caller`'s session if it is still `session`.
+    fn close(&self, caller: &Caller, session: &Arc<CallerSession>) {
+        let mut sessions = self.lock();
+        if sessions
             .by_caller
             .get(caller.identity())
-            .is_some_and(|open| Arc::ptr_eq(open, seat))
+            .is_some_and(|open| Arc::ptr_eq(open, session))
         {
-            seats.by_caller.remove(caller.identity());
+            sessions.by_caller.remove(caller.identity());
         }
     }
 
     /// Closes the sessions idle for longer than the limit.
     fn sweep(&self) {
         let idle = self.limits.idle_after();
-        let mut seats = self.lock();
-        let before = seats.by_caller.len();
-        seats
+        let mut sessions = self.lock();
+        let before = sessions.by_caller.len();
+        sessions
             .by_caller
-            .retain(|_, seat| seat.idle_for().is_none_or(|for_| for_ < idle));
-        let closed = before - seats.by_caller.len();
-        drop(seats);
+            .retain(|_, session| session.idle_for().is_none_or(|for_| for_ < idle));
+        let closed = before - sessions.by_caller.len();
+        drop(sessions);
         if closed > 0 {
             tracing::info!(upstream = %self.upstream.name(), closed, "closed callers' sessions idle for {idle:?}");
         }
         // Openers of callers with no session and no opening under way.
-        let seats = self.lock();
+        let sessions = self.lock();
         self.openers
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .retain(|who, opener| {
-                seats.by_caller.contains_key(who) || Arc::strong_count(opener) > 1
+                sessions.by_caller.contains_key(who) || Arc::strong_count(opener) > 1
             });
     }
 }

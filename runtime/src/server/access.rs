@@ -8,9 +8,9 @@ use rmcp::ErrorData;
 use rmcp::model::{ListToolsResult, Tool};
 
 use super::Server;
-use super::adapter::ToolServer;
 use super::call::Pipeline;
-use crate::transport::http::guard::{GuardConfig, Target, TaskAccess};
+use super::front::Front;
+use crate::transport::http::guard::{GuardConfig, ItemRef, TaskAccess};
 use crate::{
     Error, Registry, auth::Auth, context::Caller, tool::RequiredScopes, tool::ScopeNames,
     tool::ToolInfo,
@@ -100,7 +100,7 @@ impl Server {
     /// (the scopes its pipeline was made with: [`Server::guarded_scopes`]).
     pub(super) fn guard(
         &self,
-        handler: &ToolServer,
+        handler: &Front,
         names: Option<Arc<ScopeNames>>,
     ) -> Result<Option<GuardConfig>, Error> {
         let Some(names) = names else {
@@ -145,16 +145,16 @@ impl Server {
         let policy = handler.pipeline.policy.clone();
         let task_names = names.clone();
         let task_registry = handle.clone();
-        let access = Arc::new(move |caller: &Caller, target: Target<'_>| {
+        let access = Arc::new(move |caller: &Caller, target: ItemRef<'_>| {
             let registry = handle.load();
             let needed = match target {
-                Target::Tool(name) => {
+                ItemRef::Tool(name) => {
                     let tool = registry
                         .get(name)
                         .filter(|tool| policy.allows(tool).is_ok())?;
                     names.required(tool)
                 }
-                Target::Resource(uri) => {
+                ItemRef::Resource(uri) => {
                     // A URI, or (completing a variable) the template as declared.
                     let resource = registry.resource_for(uri);
                     names.required_for(
@@ -164,7 +164,7 @@ impl Server {
                             .scopes(),
                     )
                 }
-                Target::Prompt(name) => {
+                ItemRef::Prompt(name) => {
                     names.required_for(registry.prompt(name)?.header().scopes())
                 }
             };
@@ -197,7 +197,7 @@ impl Server {
 /// What each scope opens, for the consent page: the titles of the tools offered now that
 /// need it, by their hints' level (a scope tools name themselves: its own group).
 #[cfg(feature = "signin")]
-fn offers(handler: &ToolServer, names: Arc<ScopeNames>) -> crate::signin::Offers {
+fn offers(handler: &Front, names: Arc<ScopeNames>) -> crate::signin::Offers {
     use crate::signin::{Level, Offer};
     let registry = handler.pipeline.registry.clone();
     let policy = handler.pipeline.policy.clone();
@@ -303,7 +303,7 @@ impl Pipeline {
     }
 }
 
-impl ToolServer {
+impl Front {
     /// The `tools/list` page of the tools `caller` may call.
     pub(crate) fn list_for(
         &self,

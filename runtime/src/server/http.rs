@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::Server;
-use super::session::http::{HttpFastPath, Seat};
+use super::session::http::{FastSession, HttpFastPath};
 use crate::Error;
 use crate::transport::http::FastPath;
 
@@ -130,7 +130,7 @@ impl Server {
         // A session the fast path opened keeps its handler when rmcp comes to serve it.
         let make = move || match crate::transport::http::restoring()
             .as_ref()
-            .and_then(Seat::of)
+            .and_then(FastSession::of)
         {
             Some(seat) => (*seat.server).clone(),
             None => handler.for_session(),

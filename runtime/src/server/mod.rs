@@ -7,15 +7,15 @@
 // - the `Server` builder (`builder.rs`; `http.rs` for its HTTP settings, `defaults.rs` for
 //   the defaults) and its entry points (here);
 // - `call/`: the call pipeline every way in runs (the steps, the engine, the pool);
-// - `session/`: sessions by transport (stdio with its fast path and its channel to the
+// - `front/`: what every request reaches, whichever way it came in: what every session
+//   shares (`Core`), one session's way into it (`Front`), and the one function that answers
+//   every request a fast path reads (`answer.rs`: a call's first step in place, the rest in
+//   a task or on the pool), `tools/list` (`list.rs`), an answer's JSON (`encode.rs`);
+// - `session/`: sessions by transport, their framing only (stdio with its channel to the
 //   client, HTTP's fast path), and what a session keeps (`lifecycle.rs`);
-// - `wire/`: the fast paths' codec (reading a request, writing an answer), for every
-//   transport;
-// - `dispatch.rs`: how every way in schedules a call (its first step in place, the rest in
-//   a task or on the pool);
-// - `adapter/`: what rmcp's service drives (and, over HTTP, a call's channel through its
-//   request's peer); `list.rs`: `tools/list` for every way in; `catalog.rs`: what the
-//   server answers about one snapshot of its tool set, made again when the set changes;
+// - `adapter/`: rmcp's `ServerHandler`, one more caller of the front (and, over HTTP, a
+//   call's channel through its request's peer); `catalog.rs`: what the server answers
+//   about one snapshot of its tool set, made again when the set changes;
 // - `policy.rs`: which tools are offered; `access.rs`: authorization by scope; `check.rs`:
 //   the states the tools need.
 
@@ -28,10 +28,9 @@ mod catalog;
 mod check;
 mod confirm;
 mod defaults;
-mod dispatch;
+mod front;
 #[cfg(feature = "http")]
 mod http;
-mod list;
 mod local;
 #[cfg(feature = "metrics")]
 mod metrics;
@@ -39,7 +38,6 @@ mod policy;
 mod session;
 mod subscriptions;
 mod tasks;
-mod wire;
 
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
@@ -58,13 +56,12 @@ use std::future::Future;
 use std::pin::Pin;
 
 use rmcp::model::Implementation;
-use tokio_util::sync::CancellationToken;
 
 use crate::transport::DEFAULT_MAX_LINE;
 use crate::{Error, Registry};
-use adapter::ToolServer;
 use call::pool::CallPool;
 use call::{CallSetup, Way};
+use front::Front;
 use session::stdio::serve;
 
 /// What a way in decides before its server is made, so that nothing is set on the server
@@ -207,20 +204,15 @@ impl Server {
         confirmed: bool,
     ) -> Result<rmcp::model::CallToolResult, Error> {
         // Without the startup check: a call of another tool needs no state this one lacks.
-        let server = self.clone().handler_unchecked()?;
+        let front = std::sync::Arc::new(self.clone().handler_unchecked()?);
         let mut params = rmcp::model::CallToolRequestParams::new(name.to_owned());
         params.arguments = Some(arguments);
-        let answer = server
-            .call(
-                params,
-                CancellationToken::new(),
-                CallSetup {
-                    confirmed,
-                    ..CallSetup::default()
-                },
-                Way::Local,
-            )
-            .await;
+        let setup = CallSetup {
+            confirmed,
+            ..CallSetup::default()
+        };
+        let asked = front::Asked::by(Way::Local, setup);
+        let answer = front.call(params, asked).settled(&front).await;
         Ok(match answer {
             Ok(rmcp::model::CallToolResponse::Complete(result)) => result,
             Ok(_) => call::error_result(
@@ -234,24 +226,24 @@ impl Server {
     }
 
     /// The handler of this server, once every tool's `State<T>` needs are met.
-    pub(crate) fn handler(self) -> Result<ToolServer, Error> {
+    pub(crate) fn handler(self) -> Result<Front, Error> {
         self.handler_at(Edge::default())
     }
 
     /// [`Server::handler`], for a way in that decided `edge`.
-    pub(crate) fn handler_at(self, edge: Edge) -> Result<ToolServer, Error> {
+    pub(crate) fn handler_at(self, edge: Edge) -> Result<Front, Error> {
         self.checked_registry()?;
         self.handler_with(true, edge)
     }
 
     /// The handler of this server even when a tool's state is missing (the test client): a
     /// call of that tool is answered with an error result that names the state.
-    pub(crate) fn handler_unchecked(self) -> Result<ToolServer, Error> {
+    pub(crate) fn handler_unchecked(self) -> Result<Front, Error> {
         self.handler_with(false, Edge::default())
     }
 
     /// The handler, its pipeline made once from the finished configuration.
-    fn handler_with(self, states_checked: bool, edge: Edge) -> Result<ToolServer, Error> {
+    fn handler_with(self, states_checked: bool, edge: Edge) -> Result<Front, Error> {
         let handle = self.served()?;
         let live = self.is_live();
         let registry = handle.current();
@@ -336,11 +328,11 @@ impl Server {
             true => std::time::Duration::ZERO,
             false => DEFAULT_LIST_TTL,
         });
-        let identity = adapter::Identity {
+        let identity = front::Identity {
             implementation,
             instructions: self.instructions,
         };
-        let server = ToolServer::new(
+        let server = Front::new(
             parts,
             live,
             identity,

@@ -13,11 +13,11 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
-use super::{ToolServer, caller_of};
+use super::{Front, caller_of};
 use crate::context::LogLevel;
-use crate::server::call::Way;
+use crate::server::front::{Asked, Way};
 
-impl ServerHandler for ToolServer {
+impl ServerHandler for Front {
     fn get_info(&self) -> ServerConfig {
         self.info.clone()
     }
@@ -104,11 +104,14 @@ impl ServerHandler for ToolServer {
         if request.meta.is_none() {
             request.meta = Some(std::mem::take(&mut context.meta));
         }
-        // Scheduled as on every way in (`dispatch.rs`).
-        let server = Arc::new(self.clone());
-        let answer = server
-            .call_scheduled(request, context.ct, setup, Way::Rmcp)
-            .await;
+        // Scheduled as on every way in (`front/answer.rs`).
+        let front = Arc::new(self.clone());
+        let asked = Asked {
+            way: Way::Rmcp,
+            setup,
+            cancel: context.ct,
+        };
+        let answer = front.call(request, asked).settled(&front).await;
         flush.done().await;
         answer
     }
@@ -280,11 +283,6 @@ impl ServerHandler for ToolServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        let tool = self.pipeline.registry.tool(name)?;
-        self.pipeline
-            .policy
-            .allows(&tool)
-            .is_ok()
-            .then(|| crate::server::catalog::listed(&tool, self.pipeline.confirm))
+        self.listed_tool(name)
     }
 }

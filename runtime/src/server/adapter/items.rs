@@ -9,66 +9,26 @@ use rmcp::RoleServer;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResult,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams,
-    ReadResourceResult, ServerCapabilities, SubscribeRequestParams, SubscriptionFilter,
-    UnsubscribeRequestParams,
+    ReadResourceResult, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 
-use super::{ToolServer, caller_of};
-use crate::server::call::Way;
-use crate::server::call::read::resource_not_found;
-use crate::server::catalog::Scopes;
-use crate::server::subscriptions::{
-    MAX_SUBSCRIBED_URI, MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTIONS_TOTAL, Refused,
+use super::{Front, caller_of};
+use crate::context::Caller;
+use crate::server::front::{
+    MAX_SUBSCRIBED_URI, MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTIONS_TOTAL, Refused, Scopes, Way,
+    resource_not_found,
 };
-use crate::{Registry, context::Caller};
-
-/// Adds what is registered to `capabilities`: `resources` (with subscriptions when a
-/// session can hear them), `prompts`, and `completions` when anything completes. A server
-/// whose set can change (`live`) offers resources and prompts even while it has none, and
-/// says that their lists change (as its tools' do: a 2026-07-28 listen stream hears it even
-/// without sessions).
-pub(crate) fn capabilities(
-    registry: &Registry,
-    capabilities: &mut ServerCapabilities,
-    sessions: bool,
-    live: bool,
-) {
-    if live || !registry.resources().is_empty() {
-        let mut resources = rmcp::model::ResourcesCapability::default();
-        resources.subscribe = Some(sessions);
-        resources.list_changed = Some(sessions || live);
-        capabilities.resources = Some(resources);
-    }
-    if live || !registry.prompts().is_empty() {
-        let mut prompts = rmcp::model::PromptsCapability::default();
-        if live {
-            prompts.list_changed = Some(true);
-        }
-        capabilities.prompts = Some(prompts);
-    }
-    let completes = registry
-        .resources()
-        .iter()
-        .any(|r| r.completes().next().is_some())
-        || registry
-            .prompts()
-            .iter()
-            .any(|p| p.completes().next().is_some());
-    if completes {
-        capabilities.completions = Some(Default::default());
-    }
-}
 
 /// The entries of `list` that `caller` may see.
-fn visible<T: Clone>(server: &ToolServer, list: &[(T, Scopes)], caller: &Caller) -> Vec<T> {
+fn visible<T: Clone>(server: &Front, list: &[(T, Scopes)], caller: &Caller) -> Vec<T> {
     list.iter()
         .filter(|(_, scopes)| server.pipeline.can_read(scopes, caller))
         .map(|(entry, _)| entry.clone())
         .collect()
 }
 
-impl ToolServer {
+impl Front {
     /// Whether this session can hear notifications after its request (stdio, HTTP with
     /// sessions).
     pub(super) fn subscribable(&self) -> bool {
@@ -212,7 +172,7 @@ impl ToolServer {
 
     /// Of a `subscriptions/listen` filter, what this server takes: the resource list, and the
     /// URIs asked for (at most a session's budget). Which of them exist, and which the caller
-    /// may read, is decided by [`ToolServer::listen_on`], out of sight: the acknowledgment
+    /// may read, is decided by [`Front::listen_on`], out of sight: the acknowledgment
     /// tells nobody what exists.
     pub(crate) fn accepted_filter(
         &self,

@@ -1,49 +1,15 @@
-//! Every request the server answers, timed as OpenTelemetry's MCP metrics say (feature
-//! `metrics`, see `metrics/operations.rs`): the calls, reads and prompts in their log
-//! (`call/log.rs`), the fast paths' lists here, and every other method on rmcp's path as
-//! its handler answers it; and every session's length, when it ends.
+//! The methods rmcp's handler answers, timed as the front times its own answers
+//! (`front/measure.rs`): the revision a request on rmcp's path is of, and its answer timed.
 
 use std::future::Future;
-use std::time::Instant;
 
 use rmcp::model::ProtocolVersion;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 
-use super::ToolServer;
-use crate::request::Transport;
+use crate::server::front::Front;
 
-impl ToolServer {
-    /// Whether answers are measured (the server has metrics).
-    pub(crate) fn measures(&self) -> bool {
-        self.pipeline.metrics.is_some()
-    }
-
-    /// When an answer begins, if it is measured.
-    pub(crate) fn clock(&self) -> Option<Instant> {
-        self.measures().then(Instant::now)
-    }
-
-    /// A `method` request over `transport` at `version`, begun at `began`, was answered
-    /// with a result.
-    pub(crate) fn answered(
-        &self,
-        began: Option<Instant>,
-        method: &'static str,
-        transport: Transport,
-        version: Option<&ProtocolVersion>,
-    ) {
-        if let (Some(began), Some(metrics)) = (began, &self.pipeline.metrics) {
-            let op = crate::metrics::Operation {
-                method,
-                transport,
-                version: version.map(ProtocolVersion::as_str),
-                failure: crate::metrics::Failure::None,
-            };
-            metrics.operation(op, None, began.elapsed().as_secs_f64());
-        }
-    }
-
+impl Front {
     /// The revision of a request on rmcp's path, when it is measured.
     pub(super) fn version_for(
         &self,

@@ -9,14 +9,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientCapabilities, ServerJsonRpcMessage, ServerRequest};
+use rmcp::model::{ClientCapabilities, ServerRequest};
 use rmcp::service::{Peer, RequestContext, ServiceError};
 use tokio::sync::{mpsc, oneshot};
 
-use super::ToolServer;
 use crate::context::{
-    ChannelError, ClientChannel, Notice, NoticeSink, Reply, declined, permits, withdrawal,
+    ChannelError, ClientChannel, Notice, NoticeSink, Reply, declined, withdrawal,
 };
+use crate::server::front::Front;
+use crate::server::front::notices::{STATELESS, message};
 use crate::transport::http::CallEvents;
 
 /// Notifications waiting for the peer past this many are dropped (a later progress report
@@ -25,12 +26,6 @@ const QUEUE: usize = 1024;
 
 /// How long a call waits for its notifications to leave before it answers.
 const FLUSH: Duration = Duration::from_secs(5);
-
-/// Why a stateless request over HTTP cannot ask its client anything.
-pub(crate) const STATELESS: ChannelError = ChannelError::Unsupported(
-    "this server is stateless over HTTP: the client's answer could reach another replica. \
-     Use the 2026-07-28 revision, or serve with --sessions",
-);
 
 enum Item {
     Notice(Notice),
@@ -55,7 +50,7 @@ impl PeerNotices {
     /// The notifications of one call on rmcp's path, when its session has no sink of its own
     /// (a transport that answers each request on its own stream).
     pub(crate) fn for_call(
-        server: &ToolServer,
+        server: &Front,
         context: &RequestContext<RoleServer>,
     ) -> Option<Arc<PeerNotices>> {
         match &server.notices {
@@ -193,49 +188,4 @@ impl Drop for Withdraw {
             }
         });
     }
-}
-
-/// A call's channel to its client on the HTTP fast path: its notifications, as events of its
-/// own response (`transport/http/events.rs`), when the client takes them. Stateless, it
-/// cannot ask the client anything; in a session the server opened, it knows what the client
-/// declared, and is used only for clients that declared nothing the server could ask.
-pub(crate) struct EventNotices {
-    pub(crate) events: Option<CallEvents>,
-    /// In a session: what its client declared.
-    pub(crate) capabilities: Option<Arc<ClientCapabilities>>,
-}
-
-/// Why a call on the fast path of a session cannot ask its client something the client
-/// declared it takes (it never does: such a session's calls are rmcp's).
-const NOT_ON_THE_FAST_PATH: ChannelError =
-    ChannelError::Unsupported("this request cannot reach the client from this call");
-
-impl NoticeSink for EventNotices {
-    fn notify(&self, notice: Notice) {
-        if let Some(events) = &self.events {
-            events.send(message(notice));
-        }
-    }
-}
-
-impl ClientChannel for EventNotices {
-    fn capabilities(&self) -> Option<Arc<ClientCapabilities>> {
-        self.capabilities.clone()
-    }
-
-    fn request(&self, request: ServerRequest) -> Reply {
-        match &self.capabilities {
-            None => declined(STATELESS),
-            Some(capabilities) => match permits(Some(capabilities), &request) {
-                Err(why) => declined(why),
-                Ok(()) => declined(NOT_ON_THE_FAST_PATH),
-            },
-        }
-    }
-}
-
-/// `notice` as a whole JSON-RPC notification.
-fn message(notice: Notice) -> Vec<u8> {
-    let message = ServerJsonRpcMessage::notification(notice.into_notification());
-    serde_json::to_vec(&message).unwrap_or_default()
 }

@@ -15,10 +15,9 @@
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::{Context, Poll, Waker};
+
 use std::time::{Duration, Instant};
 
 use crate::tool::ToolName;
@@ -58,13 +57,10 @@ pub(crate) enum Verdict {
     Blocks,
 }
 
-/// How a first step ended.
-pub(crate) enum Started<F: Future> {
-    Done(F::Output),
-    /// Not finished: the rest runs in a task (the future has been polled once).
-    Waiting(Pin<Box<F>>),
-    /// Not started: the tool is known to block, so the whole call runs on a pool thread.
-    Blocks(Pin<Box<F>>),
+/// A first step's start, from [`Blocking::begin`] to [`Blocking::end`].
+#[must_use = "a first step is ended with `Blocking::end`"]
+pub(crate) struct Step {
+    start: Duration,
 }
 
 thread_local! {
@@ -79,29 +75,25 @@ pub(crate) fn started(tool: &ToolName) {
 }
 
 impl Blocking {
-    /// Runs `work`'s first step here, unless its tool's [`Verdict`] says otherwise. A first
-    /// step past [`INLINE_BUDGET`] marks the tool the pipeline started in it.
+    /// A first step begins here (the front polls the call once, `front/answer.rs`): the
+    /// pipeline names the tool it starts in it ([`started`]).
     #[inline]
-    pub(crate) fn start<F: Future>(&self, verdict: Verdict, work: F) -> Started<F> {
-        let mut work = Box::pin(work);
-        if verdict != Verdict::Inline {
-            return Started::Blocks(work);
-        }
-        // A waker that does nothing is enough for a first poll: a future that is not ready
-        // registers the waker of its next poll, which the task that takes it over makes.
-        let mut cx = Context::from_waker(Waker::noop());
+    pub(crate) fn begin(&self) -> Step {
         STARTED.set(None);
-        let start = coarse_now();
-        let polled = work.as_mut().poll(&mut cx);
-        let took = coarse_now().saturating_sub(start);
+        Step {
+            start: coarse_now(),
+        }
+    }
+
+    /// The first step `step` ended: one past [`INLINE_BUDGET`] marks the tool the pipeline
+    /// started in it.
+    #[inline]
+    pub(crate) fn end(&self, step: Step) {
+        let took = coarse_now().saturating_sub(step.start);
         if took > INLINE_BUDGET
             && let Some(tool) = STARTED.take()
         {
             self.mark(&tool, took);
-        }
-        match polled {
-            Poll::Ready(output) => Started::Done(output),
-            Poll::Pending => Started::Waiting(work),
         }
     }
 

@@ -19,7 +19,7 @@ use rmcp::model::{
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use tokio_util::sync::CancellationToken;
 
-use crate::server::wire::decode::Revision;
+use crate::transport::message::Revision;
 
 /// No request has decided the session yet.
 const UNDECIDED: u8 = 0;

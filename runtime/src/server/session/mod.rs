@@ -1,6 +1,6 @@
-//! Sessions by transport: what a session keeps (its lifecycle and its requests in flight,
-//! `lifecycle.rs`), the stdio session with its fast path (`stdio/`), and the HTTP side
-//! (`http/`: its fast path, and a call's notifications on rmcp's path).
+//! Sessions by transport, their framing only: what a session keeps (its lifecycle and its
+//! requests in flight, `lifecycle.rs`), the stdio session (`stdio/`), and the HTTP fast path
+//! with the sessions it opens (`http/`). What they read, the front answers (`front/`).
 
 #[cfg(feature = "http")]
 pub(crate) mod http;

@@ -16,6 +16,7 @@ use super::CallEvents;
 use super::events::event_stream_headers;
 use super::sessions::SessionCore;
 use crate::context::Caller;
+use crate::transport::message::FastRequest;
 
 /// A JSON-RPC response, once the request is answered: its HTTP status and body.
 pub(crate) type Body = Pin<Box<dyn Future<Output = (StatusCode, Vec<u8>)> + Send>>;
@@ -36,14 +37,14 @@ pub(crate) struct McpHeaders<'a> {
 
 /// What the server answers itself (given to [`serve`](super::serve)).
 pub(crate) trait FastPath: Send + Sync + 'static {
-    /// The answer to a POSTed JSON-RPC message with these `headers`, or `None` for rmcp to
-    /// serve it (decided before anything runs); a call's notifications go to `events`, when
-    /// given. A 202 answer (to a notification) is sent without a body. `session`: the
-    /// server's state of the session the message is of, when the server opened it (and rmcp
-    /// does not serve it yet).
+    /// The answer to a POSTed JSON-RPC message (`offer`: what the allow-list admitted of it)
+    /// with these `headers`, or `None` for rmcp to serve it (decided before anything runs);
+    /// a call's notifications go to `events`, when given. A 202 answer (to a notification)
+    /// is sent without a body. `session`: the server's state of the session the message is
+    /// of, when the server opened it (and rmcp does not serve it yet).
     fn answer(
         &self,
-        body: &[u8],
+        offer: Offer<'_>,
         headers: McpHeaders<'_>,
         caller: Caller,
         events: Option<CallEvents>,
@@ -52,11 +53,21 @@ pub(crate) trait FastPath: Send + Sync + 'static {
     ) -> Option<Body>;
 
     /// With sessions: a new session for this `initialize`, or `None` for rmcp to open one.
-    fn open(&self, body: &[u8], headers: McpHeaders<'_>) -> Option<Opened>;
+    fn open(&self, request: FastRequest, headers: McpHeaders<'_>) -> Option<OpenedSession>;
+}
+
+/// What the edge offers the fast path of a POST, read once (`message/request.rs`).
+// Moved once, from the edge to the fast path: boxing a call would cost an allocation.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Offer<'a> {
+    /// A request the allow-list admits, decoded.
+    Request(FastRequest),
+    /// A notification without `_meta`: its method and params (an object, as raw JSON).
+    Notification { method: &'a str, params: &'a str },
 }
 
 /// A session the server opened for an `initialize`.
-pub(crate) struct Opened {
+pub(crate) struct OpenedSession {
     /// The JSON-RPC response to the `initialize`.
     pub(crate) answer: Vec<u8>,
     /// The handshake, which rmcp replays if it comes to serve the session.

@@ -18,7 +18,7 @@ use crate::context::Caller;
 
 /// The scopes `caller` lacks to use `target`, as an OAuth `scope` value; `None` when it may,
 /// or when no such thing is offered (the request is then answered as usual).
-pub(crate) type Access = Arc<dyn Fn(&Caller, Target<'_>) -> Option<String> + Send + Sync>;
+pub(crate) type Access = Arc<dyn Fn(&Caller, ItemRef<'_>) -> Option<String> + Send + Sync>;
 
 /// The scopes `caller` lacks to use the task of this id (those of the tool that made it), as
 /// an OAuth `scope` value; `None` when it may, or when it is not the caller's task (the
@@ -29,7 +29,7 @@ pub(crate) type TaskAccess =
 
 /// What a request uses, as the edge reads it from the request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Target<'a> {
+pub(crate) enum ItemRef<'a> {
     /// `tools/call`: the tool of this name.
     Tool(&'a str),
     /// `resources/read`, `resources/subscribe`: the resource at this URI.
@@ -38,13 +38,13 @@ pub(crate) enum Target<'a> {
     Prompt(&'a str),
 }
 
-impl Target<'_> {
+impl ItemRef<'_> {
     /// `calling tool X`, `reading resource X`, `getting prompt X`.
     fn describe(&self) -> String {
         match self {
-            Target::Tool(name) => format!("calling tool {name}"),
-            Target::Resource(uri) => format!("reading resource {uri}"),
-            Target::Prompt(name) => format!("getting prompt {name}"),
+            ItemRef::Tool(name) => format!("calling tool {name}"),
+            ItemRef::Resource(uri) => format!("reading resource {uri}"),
+            ItemRef::Prompt(name) => format!("getting prompt {name}"),
         }
     }
 }
@@ -245,7 +245,7 @@ impl Guard {
     pub(super) fn refusal_of(
         &self,
         caller: &Caller,
-        target: Target<'_>,
+        target: ItemRef<'_>,
         id: Option<&Value>,
     ) -> Option<Response> {
         let needed = (self.access)(caller, target)?;

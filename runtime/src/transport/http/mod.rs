@@ -41,7 +41,7 @@ pub(crate) use config::{
     DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT, DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_BODY,
 };
 pub(crate) use events::CallEvents;
-pub(crate) use fast::{Body, FastPath, McpHeaders, Opened};
+pub(crate) use fast::{Body, FastPath, McpHeaders, Offer, OpenedSession};
 pub use routes::Serving;
 pub(crate) use routes::{RouteMaker, SharedStore};
 pub(crate) use sessions::DEFAULT_MAX_SESSIONS;

@@ -1,8 +1,9 @@
 //! The HTTP side: the fast path the transport offers requests to (`fast.rs`), with the
-//! sessions it opens (`seat.rs`); everything else is rmcp's service, through the adapter.
+//! sessions it opens (`fast_session.rs`); everything else is rmcp's service, through its handler
+//! (`adapter/`).
 
 mod fast;
-mod seat;
+mod fast_session;
 
 pub(crate) use fast::HttpFastPath;
-pub(crate) use seat::Seat;
+pub(crate) use fast_session::FastSession;

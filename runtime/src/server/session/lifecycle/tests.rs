@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::{Admit, Lifecycle, Requests};
-use crate::server::wire::decode::Revision;
+use crate::transport::message::Revision;
 
 fn message(value: Value) -> RxJsonRpcMessage<RoleServer> {
     serde_json::from_value(value).expect("a client message")

@@ -1,12 +1,14 @@
-//! The session layer in front of rmcp on a stdio session, and its fast path.
+//! The session layer in front of rmcp on a stdio session, and its fast path's framing.
 //!
 //! Every message passes here first. The layer keeps the session's lifecycle and its requests
 //! in flight for both paths (`session/lifecycle.rs`). Once a client has negotiated a revision
 //! with an `initialize` handshake (2024-11-05 to 2025-11-25), the requests that the one
-//! allow-list (`wire/decode.rs`) admits are answered here: `tools/list` from a result
-//! serialized once, `tools/call` through the call pipeline, instead of through rmcp's service
-//! loop. Everything else (initialize and version negotiation, ping, logging/setLevel,
-//! 2026-07-28 sessions, paginated lists, anything unusual) stays with rmcp.
+//! allow-list (`transport/message/request.rs`) admits are answered by the front
+//! (`front/answer.rs`): `tools/list` from a result serialized once, `tools/call` through the
+//! call pipeline, instead of through rmcp's service loop; here their answers are queued for
+//! the reader, or written when a call finishes later. Everything else (initialize and
+//! version negotiation, ping, logging/setLevel, 2026-07-28 sessions, paginated lists,
+//! anything unusual) stays with rmcp.
 //!
 //! Cancellation follows rmcp's rule: a cancelled call gets no response. See BENCHMARKS.md for
 //! what the fast path buys.
@@ -18,28 +20,31 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use rmcp::RoleServer;
-use rmcp::model::{
-    CallToolRequestParams, ClientNotification, ErrorData, JsonRpcMessage, RequestId,
-};
+use rmcp::model::{ClientNotification, ErrorData, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use tokio_util::sync::CancellationToken;
 
 use super::channel::StdioChannel;
 use crate::request::Transport;
-use crate::server::adapter::ToolServer;
-use crate::server::call::{CallSetup, Way};
-use crate::server::dispatch::FirstStep;
+use crate::server::front::encode::{self, Frame, ResultFrame};
+use crate::server::front::{Answer, Asked, CallReply, CallSetup, Front, Way};
 use crate::server::session::lifecycle::{Admit, Lifecycle, Requests, id_in_use};
-use crate::server::wire::decode::{FastRequest, Revision, fast_request};
-use crate::server::wire::encode;
+use crate::transport::message::{self, Envelope, FastRequest, Revision};
 use crate::transport::stdio::{Outbox, SessionLayer};
+
+/// What a stdio session answers on its fast path: a call may send notifications before its
+/// answer (progress); the lifecycle (`initialize`, `ping`) is rmcp's.
+const ADMIT: message::Admit = message::Admit {
+    notices: true,
+    handshakes: false,
+};
 
 /// The session layer of one stdio session, put in front of rmcp.
 #[derive(Clone)]
 pub(crate) struct StdioLayer(Arc<Layer>);
 
 pub(crate) struct Layer {
-    server: Arc<ToolServer>,
+    front: Arc<Front>,
     outbox: Outbox,
     /// The session's channel to its client: requests the server sent, awaiting answers.
     channel: Arc<StdioChannel>,
@@ -98,14 +103,14 @@ impl StdioLayer {
     /// The layer of a session served by `server`, answering tools requests itself when
     /// `fast`.
     pub(crate) fn new(
-        server: ToolServer,
+        server: Front,
         outbox: Outbox,
         channel: Arc<StdioChannel>,
         lifecycle: Arc<Lifecycle>,
         fast: bool,
     ) -> Self {
         StdioLayer(Arc::new(Layer {
-            server: Arc::new(server),
+            front: Arc::new(server),
             outbox,
             channel,
             fast,
@@ -120,52 +125,55 @@ impl Layer {
     /// Answers `line` here (`true`) when the allow-list admits it; anything else is left to
     /// rmcp (`false`), which validates it in full.
     fn try_fast(self: &Arc<Self>, line: &[u8], serving: Revision) -> bool {
-        let Some(request) = fast_request(line, true) else {
+        let Some(request) = Envelope::read(line).and_then(|envelope| envelope.request(ADMIT))
+        else {
             return false;
         };
-        let (id, revision) = match &request {
-            FastRequest::Call { id, revision, .. } | FastRequest::List { id, revision } => {
-                (id, *revision)
-            }
-            FastRequest::Discover { id } => (id, Revision::PerRequest),
-        };
         // A request in the other revision's shape is rmcp's to answer (or refuse).
+        let revision = request.revision();
         if revision != serving {
             return false;
         }
-        if !self.requests.is_free(id) {
-            self.refuse(id_in_use(id), id.clone());
+        let id = request.id().clone();
+        if !self.requests.is_free(&id) {
+            self.refuse(id_in_use(&id), id);
             return true;
         }
-        match request {
-            FastRequest::Call {
-                id,
-                params,
-                revision,
-            } => {
-                self.call(id, params, revision);
-                true
-            }
-            FastRequest::List { id, revision } => {
-                let began = self.server.clock();
-                let listed = self.list(id, revision);
-                if listed {
-                    self.answered(began, "tools/list", revision);
-                }
-                listed
-            }
-            FastRequest::Discover { id } => {
-                let began = self.server.clock();
-                let frame = encode::ResultFrame::to(&id);
-                let discover = self.server.cached_discover();
-                let end = encode::ResultFrame::END_LINE;
-                if let Err(err) = self.outbox.queue_shared(frame.start(), discover, end) {
-                    tracing::debug!(%err, "a server/discover response could not be written");
-                }
-                self.answered(began, "server/discover", Revision::PerRequest);
-                true
-            }
+        let mut setup = match &request {
+            FastRequest::Call { params, .. } => params
+                .meta
+                .as_ref()
+                .map(CallSetup::of_meta)
+                .unwrap_or_default(),
+            _ => CallSetup::default(),
+        };
+        setup.transport = Some(Transport::Pipe);
+        // The session's revision, for the metrics only.
+        if setup.version.is_none() && self.front.measures() {
+            setup.version = self.lifecycle.negotiated().cloned();
         }
+        let asked = Asked::by(Way::Stdio, setup);
+        let cancel = asked.cancel.clone();
+        let reply = match self.front.answer(request, asked) {
+            None => return false,
+            Some(Answer::Now(reply)) => reply,
+            Some(Answer::Later(rest)) => {
+                self.finish_later(id, rest, cancel, revision);
+                return true;
+            }
+        };
+        // The reader writes it (see `Outbox::write_now`); a kept result without a copy.
+        let written = match encode::frame(id, reply, revision) {
+            Frame::Message(message) => self.outbox.queue(&message),
+            Frame::Kept(frame, result) => {
+                self.outbox
+                    .queue_shared(frame.start(), result, ResultFrame::END_LINE)
+            }
+        };
+        if let Err(err) = written {
+            tracing::debug!(%err, "a response could not be written");
+        }
+        true
     }
 
     /// Takes the client's answers to the server's own requests, applies the session's
@@ -214,21 +222,6 @@ impl Layer {
         Some(message)
     }
 
-    /// A `method` request of `revision` answered here, begun at `began` (when measured).
-    fn answered(
-        &self,
-        began: Option<std::time::Instant>,
-        method: &'static str,
-        revision: Revision,
-    ) {
-        let version = match revision {
-            Revision::PerRequest => Some(&rmcp::model::ProtocolVersion::V_2026_07_28),
-            Revision::Negotiated => self.lifecycle.negotiated(),
-        };
-        self.server
-            .answered(began, method, Transport::Pipe, version);
-    }
-
     /// Queues an error response to `id` (the reader writes it).
     fn refuse(&self, error: ErrorData, id: RequestId) {
         let frame = TxJsonRpcMessage::<RoleServer>::error(error, Some(id));
@@ -237,52 +230,20 @@ impl Layer {
         }
     }
 
-    /// Queues the cached list, not copied, as the response to `id` (the reader writes it,
-    /// see `Outbox::write_now`); `false` when the list is paginated (rmcp's).
-    fn list(&self, id: RequestId, revision: Revision) -> bool {
-        let local = crate::context::Caller::anonymous();
-        let Some(list) = self.server.first_page(&local, revision.per_request()) else {
-            return false;
-        };
-        let frame = encode::ResultFrame::to(&id);
-        let end = encode::ResultFrame::END_LINE;
-        if let Err(err) = self.outbox.queue_shared(frame.start(), list, end) {
-            tracing::debug!(%err, "a tools/list response could not be written");
-        }
-        true
-    }
-
-    /// Runs a call through the pipeline. Its first step runs right here (see
-    /// `call/inline.rs`): a call that finishes without waiting is answered without a task or
-    /// a thread hop, its response queued for the reader to write. A call that waits
-    /// continues in a task of its own; a call of a tool known to block runs on the pool.
-    fn call(self: &Arc<Self>, id: RequestId, params: CallToolRequestParams, revision: Revision) {
-        let token = CancellationToken::new();
-        let mut setup = params
-            .meta
-            .as_ref()
-            .map(CallSetup::of_meta)
-            .unwrap_or_default();
-        setup.transport = Some(Transport::Pipe);
-        // The session's revision, for the metrics only.
-        if setup.version.is_none() && self.server.measures() {
-            setup.version = self.lifecycle.negotiated().cloned();
-        }
-        let rest = match self
-            .server
-            .start_call(params, token.clone(), setup, Way::Stdio)
-        {
-            FirstStep::Done(answer) => {
-                self.respond_now(id, answer, revision);
-                return;
-            }
-            FirstStep::Rest(rest) => rest,
-        };
+    /// Runs the rest of a call that waits in a task of the server's tracker, and writes its
+    /// answer, unless it was cancelled (`cancel`, by a `notifications/cancelled`).
+    fn finish_later(
+        self: &Arc<Self>,
+        id: RequestId,
+        rest: impl Future<Output = CallReply> + Send + 'static,
+        cancel: CancellationToken,
+        revision: Revision,
+    ) {
         let number = self.calls.fetch_add(1, Ordering::Relaxed);
         // The id was free when the line was read, and only the reader claims ids.
-        self.requests.claim_fast(&id, number, token);
+        self.requests.claim_fast(&id, number, cancel);
         let layer = self.clone();
-        self.server.pipeline.tracker.spawn(async move {
+        self.front.pipeline.tracker.spawn(async move {
             let answer = rest.await;
             if !layer.requests.finish_fast(&id, number) {
                 return; // cancelled: no response
@@ -294,22 +255,10 @@ impl Layer {
         });
     }
 
-    fn respond_now(
-        &self,
-        id: RequestId,
-        answer: crate::server::call::CallReply,
-        revision: Revision,
-    ) {
-        let frame = encode::response(id, answer, revision.per_request());
-        if let Err(err) = self.outbox.queue(&frame) {
-            tracing::debug!(%err, "a tools/call response could not be written");
-        }
-    }
-
     /// At the end of input: lets calls in flight finish until `deadline`, then cancels the
     /// rest and says how many.
     async fn drain(&self, deadline: Instant) {
-        let tracker = &self.server.pipeline.tracker;
+        let tracker = &self.front.pipeline.tracker;
         tracker.close();
         if tokio::time::timeout_at(deadline.into(), tracker.wait())
             .await

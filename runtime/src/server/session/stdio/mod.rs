@@ -15,7 +15,7 @@ use rmcp::service::ServerInitializeError;
 use super::lifecycle::Lifecycle;
 use crate::Error;
 use crate::server::ServeFuture;
-use crate::server::adapter::ToolServer;
+use crate::server::front::Front;
 use crate::transport::stdio::{Input, LineTransport, Output};
 use channel::StdioChannel;
 use layer::StdioLayer;
@@ -23,7 +23,7 @@ use layer::StdioLayer;
 /// Serves one session. Not generic, and boxed: whatever the byte streams, the serving
 /// machinery is compiled once, in this crate.
 pub(crate) fn serve(
-    handler: ToolServer,
+    handler: Front,
     read: Input,
     write: Output,
     max_line: usize,
@@ -37,7 +37,7 @@ pub(crate) fn serve(
 }
 
 async fn serve_session(
-    mut handler: ToolServer,
+    mut handler: Front,
     mut transport: LineTransport,
     fast: bool,
 ) -> Result<(), Error> {

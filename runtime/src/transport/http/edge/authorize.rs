@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use axum::response::Response;
 
-use super::Shape;
+use crate::transport::message::Envelope;
 
 /// The params the edge authorizes by: what a request names.
 #[derive(serde::Deserialize)]
@@ -32,42 +32,52 @@ struct Reference<'a> {
     uri: Option<Cow<'a, str>>,
 }
 
-impl Shape<'_> {
-    /// `params.name`, `params.uri` and `params.taskId`, where they are strings.
-    fn named(&self) -> Option<Named<'_>> {
-        serde_json::from_str::<Named>(self.params?.get()).ok()
-    }
+/// `params.name`, `params.uri` and `params.taskId` of `envelope`, where they are strings.
+fn named<'a>(envelope: &'a Envelope<'_>) -> Option<Named<'a>> {
+    serde_json::from_str::<Named>(envelope.params?.get()).ok()
 }
 
 /// The 403 of a request whose token lacks the scope of what it names: the tool it calls,
 /// the resource it reads or subscribes to, the prompt it gets, the prompt or resource
 /// template it completes an argument of, or the task it polls,
-/// cancels or updates (the scope of the tool that made the task).
+/// cancels or updates (the scope of the tool that made the task). `call`: the name of the
+/// tool a call the fast path decoded calls (its params are not read again).
 pub(super) async fn authorize(
     guard: &crate::transport::http::guard::Guard,
     caller: &crate::context::Caller,
-    shape: &Shape<'_>,
+    envelope: &Envelope<'_>,
+    call: Option<&str>,
 ) -> Result<(), Response> {
-    use crate::transport::http::guard::Target;
-    let Some(named) = shape.named() else {
+    use crate::transport::http::guard::ItemRef;
+    let id = || {
+        envelope
+            .id
+            .and_then(|id| serde_json::from_str(id.get()).ok())
+    };
+    if let Some(tool) = call {
+        return match guard.refusal_of(caller, ItemRef::Tool(tool), id().as_ref()) {
+            Some(refused) => Err(refused),
+            None => Ok(()),
+        };
+    }
+    let Some(named) = named(envelope) else {
         return Ok(());
     };
-    let id = || shape.id.and_then(|id| serde_json::from_str(id.get()).ok());
-    let target = match (shape.method.as_deref(), &named) {
+    let target = match (envelope.method(), &named) {
         (
             Some("tools/call"),
             Named {
                 name: Some(name), ..
             },
-        ) => Target::Tool(name),
+        ) => ItemRef::Tool(name),
         (
             Some("prompts/get"),
             Named {
                 name: Some(name), ..
             },
-        ) => Target::Prompt(name),
+        ) => ItemRef::Prompt(name),
         (Some("resources/read" | "resources/subscribe"), Named { uri: Some(uri), .. }) => {
-            Target::Resource(uri)
+            ItemRef::Resource(uri)
         }
         // A completion needs what getting the prompt, or reading the resource, needs.
         (
@@ -77,8 +87,8 @@ pub(super) async fn authorize(
                 ..
             },
         ) => match (reference.kind.as_deref(), &reference.name, &reference.uri) {
-            (Some("ref/prompt"), Some(name), _) => Target::Prompt(name),
-            (Some("ref/resource"), _, Some(uri)) => Target::Resource(uri),
+            (Some("ref/prompt"), Some(name), _) => ItemRef::Prompt(name),
+            (Some("ref/resource"), _, Some(uri)) => ItemRef::Resource(uri),
             _ => return Ok(()),
         },
         (

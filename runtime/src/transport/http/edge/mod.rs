@@ -8,7 +8,6 @@
 #[cfg(feature = "auth")]
 mod authorize;
 
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -19,10 +18,17 @@ use axum::middleware::Next;
 use axum::response::Response;
 use tokio_util::task::TaskTracker;
 
-use super::{FastPath, body, events, fast, sessions};
-use crate::transport::message;
+use super::{FastPath, Offer, body, events, fast, sessions};
+use crate::transport::message::{self, Admit, Envelope, FastRequest};
 #[cfg(feature = "auth")]
 use authorize::authorize;
+
+/// What an HTTP fast path answers: not a call asking for progress (its notifications would
+/// need rmcp's stream), but the handshake and `ping` (without state).
+const ADMIT: Admit = Admit {
+    notices: false,
+    handshakes: true,
+};
 
 /// The longest `Mcp-Session-Id` the edge lets through, in bytes.
 pub(super) const MAX_SESSION_ID: usize = 128;
@@ -81,15 +87,15 @@ pub(super) async fn around_request(
     };
     let answered = async {
         match screen(request, &edge).await {
-            Ok(Screened {
+            Ok(Screening::Onward(Screened {
                 request,
                 events,
-                hold,
+                admission,
                 core,
                 gate,
-            }) => {
+            })) => {
                 // A session the server opened goes on with the server's state of it, should
-                // rmcp restore it now: one request at a time until rmcp has (`kept.rs`).
+                // rmcp restore it now: one request at a time until rmcp has (`opened.rs`).
                 let _restoring = match gate {
                     Some(gate) => gate.pass().await,
                     None => None,
@@ -100,11 +106,12 @@ pub(super) async fn around_request(
                     None => served.await,
                 };
                 match &edge.sessions {
-                    Some(sessions) => sessions.finish(hold, response).await,
+                    Some(sessions) => sessions.finish(admission, response).await,
                     None => response,
                 }
             }
-            Err(answer) => answer,
+            Ok(Screening::Answered(answer)) => answer,
+            Err(refused) => refused,
         }
     };
     // Entered on every poll only when it records something.
@@ -127,17 +134,28 @@ pub(super) async fn around_request(
     response
 }
 
+/// What screening a request comes to (a request it refuses is its `Err`).
+// Made once per request and matched at once: boxing would cost an allocation for nothing.
+#[allow(clippy::large_enum_variant)]
+enum Screening {
+    /// Answered here: by the fast path (a session opened there too), or a response no
+    /// request waits for, accepted.
+    Answered(Response),
+    /// On to rmcp.
+    Onward(Screened),
+}
+
 /// A request that goes on to rmcp.
 struct Screened {
     request: Request,
     /// A tool call's notifications, to go on its own response.
     events: Option<tokio::sync::mpsc::Receiver<Vec<u8>>>,
     /// What its session holds until it is answered.
-    hold: sessions::Hold,
+    admission: sessions::Admission,
     /// The server's state of its session, when the server opened it.
     core: Option<sessions::SessionCore>,
     /// What the requests of that session pass on their way to rmcp.
-    gate: Option<Arc<sessions::Gate>>,
+    gate: Option<Arc<sessions::RestoreGate>>,
 }
 
 impl Screened {
@@ -145,26 +163,11 @@ impl Screened {
         Screened {
             request,
             events: None,
-            hold: sessions::Hold::default(),
+            admission: sessions::Admission::default(),
             core: None,
             gate: None,
         }
     }
-}
-
-/// The parts of a JSON-RPC message the edge looks at.
-#[derive(serde::Deserialize)]
-struct Shape<'a> {
-    #[serde(borrow)]
-    method: Option<Cow<'a, str>>,
-    result: Option<serde::de::IgnoredAny>,
-    error: Option<serde::de::IgnoredAny>,
-    #[serde(borrow)]
-    id: Option<&'a serde_json::value::RawValue>,
-    /// Read only where needed (a `name` of another type must not hide the rest).
-    #[cfg_attr(not(feature = "auth"), allow(dead_code))]
-    #[serde(borrow)]
-    params: Option<&'a serde_json::value::RawValue>,
 }
 
 /// Only the MCP endpoint (its exact path) reaches any of this. With authorization, a request
@@ -175,11 +178,11 @@ struct Shape<'a> {
 /// JSON-RPC response POSTed outside a session, where no request of the server waits for it,
 /// is accepted (202) and dropped, as the specification says; in a session it goes to rmcp,
 /// which hands it to the request it answers. Anything else goes on, its body intact.
-async fn screen(mut request: Request, edge: &Edge) -> Result<Screened, Response> {
+async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response> {
     // Any other path keeps its own answer (404, or 405 for a wrong method on `/healthz` and
     // the metadata): no body is read there, and nothing MCP runs.
     if request.uri().path() != edge.endpoint {
-        return Ok(Screened::pass(request));
+        return Ok(Screening::Onward(Screened::pass(request)));
     }
     // No session id this server issues is that long (rmcp's are 36-byte UUIDs).
     if request
@@ -205,13 +208,13 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screened, Response>
         let mut screened = Screened::pass(request);
         if let Some(sessions) = &edge.sessions {
             let (method, headers) = (screened.request.method(), screened.request.headers());
-            screened.hold = sessions.screen(method, headers, who, None).await?;
-            if let Some(seated) = screened.hold.seated.take() {
-                let (core, gate) = seated.into_parts();
+            screened.admission = sessions.screen(method, headers, who, None).await?;
+            if let Some(route) = screened.admission.route.take() {
+                let (core, gate) = route.into_parts();
                 (screened.core, screened.gate) = (Some(core), Some(gate));
             }
         }
-        return Ok(screened);
+        return Ok(Screening::Onward(screened));
     }
     let (mut parts, body) = request.into_parts();
     let bytes =
@@ -243,85 +246,92 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screened, Response>
         Some(_) => bytes.slice(3..),
         None => bytes,
     };
-    let shape = serde_json::from_slice::<Shape>(&bytes).ok();
+    // The body's envelope, read once: what is screened here, and what the fast path answers.
+    let envelope = Envelope::read(&bytes);
+    let method = envelope.as_ref().and_then(Envelope::method);
     if crate::trace::active()
-        && let Some(shape) = &shape
+        && let Some(envelope) = &envelope
     {
-        crate::trace::request_read(shape.method.as_deref(), shape.id.map(|id| id.get()));
+        crate::trace::request_read(method, envelope.id.map(|id| id.get()));
     }
-    let mut hold = match &edge.sessions {
+    let mut admission = match &edge.sessions {
         Some(sessions) => {
-            let message = shape
+            let message = envelope
                 .as_ref()
-                .map(|shape| (shape.method.as_deref(), shape.id.map(|id| id.get())));
+                .map(|envelope| (method, envelope.id.map(|id| id.get())));
             sessions
                 .screen(&parts.method, &parts.headers, who, message)
                 .await?
         }
-        None => sessions::Hold::default(),
+        None => sessions::Admission::default(),
     };
     // A response in a session may answer a request the server sent: rmcp routes it there.
     // Without a session nothing waits for one.
-    if let Some(shape) = &shape
-        && shape.method.is_none()
-        && (shape.result.is_some() || shape.error.is_some())
+    if envelope.as_ref().is_some_and(Envelope::is_reply)
         && !parts.headers.contains_key("mcp-session-id")
     {
         let mut accepted = Response::new(HttpBody::empty());
         *accepted.status_mut() = StatusCode::ACCEPTED;
-        return Err(accepted);
+        return Ok(Screening::Answered(accepted));
     }
+    // What the fast path may answer, decoded once (the params of a call too), when it may.
+    let headers = edge
+        .fast_path
+        .as_ref()
+        .and_then(|_| fast::plain(&parts.headers, &edge.hosts, edge.sessions.is_some()));
+    let offer = match (&envelope, headers) {
+        (Some(envelope), Some(_)) => match envelope.notification() {
+            Some((method, params)) => Some(Offer::Notification { method, params }),
+            None => envelope.request(ADMIT).map(Offer::Request),
+        },
+        _ => None,
+    };
     #[cfg(feature = "auth")]
     if let Some((guard, caller)) = &caller
-        && let Some(shape) = &shape
+        && let Some(envelope) = &envelope
     {
-        authorize(guard, caller, shape).await?;
+        let call = match &offer {
+            Some(Offer::Request(FastRequest::Call { params, .. })) => Some(&*params.name),
+            _ => None,
+        };
+        authorize(guard, caller, envelope, call).await?;
     }
     // A call's notifications go on its own response, when the client takes event streams.
-    let is_call = shape
-        .as_ref()
-        .is_some_and(|shape| shape.method.as_deref() == Some("tools/call"));
-    let (events, receiver) = match is_call && fast::accepts_events(&parts.headers) {
-        true => {
-            let (events, receiver) = events::channel();
-            parts.extensions.insert(events.clone());
-            (Some(events), Some(receiver))
-        }
-        false => (None, None),
-    };
+    let (events, receiver) =
+        match method == Some("tools/call") && fast::accepts_events(&parts.headers) {
+            true => {
+                let (events, receiver) = events::channel();
+                parts.extensions.insert(events.clone());
+                (Some(events), Some(receiver))
+            }
+            false => (None, None),
+        };
     // The session it is of, when the server opened it.
-    let seated = hold.seated.take();
-    if let Some(fast_path) = &edge.fast_path
-        && let Some(shape) = &shape
-        && match shape.method.as_deref() {
-            Some("tools/call" | "tools/list" | "server/discover" | "initialize" | "ping") => true,
-            Some(method) => method.starts_with("notifications/") && shape.id.is_none(),
-            None => false,
-        }
-        && let Some(headers) = fast::plain(&parts.headers, &edge.hosts, edge.sessions.is_some())
-    {
+    let route = admission.route.take();
+    if let (Some(fast_path), Some(offer), Some(headers)) = (&edge.fast_path, offer, headers) {
         // `None`: not for the fast path; else the server's state of its session, if any.
-        let offer = match (&edge.sessions, &seated) {
-            (None, _) => Some(None),
-            (Some(_), Some(sessions::Seated::Fast(core, _))) => Some(Some(core)),
-            (Some(sessions), None)
-                if shape.method.as_deref() == Some("initialize")
-                    && !parts.headers.contains_key("mcp-session-id") =>
+        let session = match (&edge.sessions, &route, offer) {
+            (None, _, offer) => Some((None, offer)),
+            (Some(_), Some(sessions::SessionRoute::Fast(core, _)), offer) => {
+                Some((Some(core), offer))
+            }
+            (Some(sessions), None, Offer::Request(request @ FastRequest::Initialize { .. }))
+                if !parts.headers.contains_key("mcp-session-id") =>
             {
-                if let Some(opened) = fast_path.open(&bytes, headers) {
-                    let id = sessions.opened(hold, opened.core, opened.handshake);
+                if let Some(opened) = fast_path.open(request, headers) {
+                    let id = sessions.opened(admission, opened.core, opened.handshake);
                     let mut response = fast::respond((StatusCode::OK, opened.answer), edge.sse);
                     if let Ok(id) = header::HeaderValue::from_str(&id) {
                         response.headers_mut().insert("mcp-session-id", id);
                     }
-                    return Err(response);
+                    return Ok(Screening::Answered(response));
                 }
                 None
             }
             // rmcp's session (or none, where one is needed).
-            (Some(_), _) => None,
+            (Some(_), _, _) => None,
         };
-        if let Some(session) = offer {
+        if let Some((session, offer)) = session {
             let caller = parts
                 .extensions
                 .get::<crate::context::Caller>()
@@ -330,18 +340,17 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screened, Response>
             let trace = crate::trace::active()
                 .then(|| parts.extensions.get::<crate::trace::Handoff>().cloned())
                 .flatten();
-            if let Some(answer) = fast_path.answer(&bytes, headers, caller, events, trace, session)
-            {
+            if let Some(answer) = fast_path.answer(offer, headers, caller, events, trace, session) {
                 let sse = edge.sse;
                 let answer = async move { fast::respond(answer.await, sse) };
-                return Err(match receiver {
+                return Ok(Screening::Answered(match receiver {
                     Some(receiver) => events::deliver(receiver, answer).await,
                     None => answer.await,
-                });
+                }));
             }
         }
     }
-    // What rmcp would misread is answered here, as over stdio: JSON the parser cannot hold
+    // What rmcp would misread is answered here, as over stdio: JSON the parser cannot admission
     // (with the request's id when it reads exactly), and a known method whose params do not
     // fit it (`-32602`, where rmcp would say the method is not found).
     if fast::acceptable(&parts.headers)
@@ -349,7 +358,9 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screened, Response>
     {
         return Err(decode_error(error, id));
     }
-    Ok(to_rmcp(parts, bytes, receiver, hold, seated))
+    Ok(Screening::Onward(to_rmcp(
+        parts, bytes, receiver, admission, route,
+    )))
 }
 
 /// A POST read whole, on its way to rmcp.
@@ -357,12 +368,12 @@ fn to_rmcp(
     parts: axum::http::request::Parts,
     bytes: axum::body::Bytes,
     events: Option<tokio::sync::mpsc::Receiver<Vec<u8>>>,
-    hold: sessions::Hold,
-    seated: Option<sessions::Seated>,
+    admission: sessions::Admission,
+    route: Option<sessions::SessionRoute>,
 ) -> Screened {
-    let (core, gate) = match seated {
-        Some(seated) => {
-            let (core, gate) = seated.into_parts();
+    let (core, gate) = match route {
+        Some(route) => {
+            let (core, gate) = route.into_parts();
             (Some(core), Some(gate))
         }
         None => (None, None),
@@ -370,7 +381,7 @@ fn to_rmcp(
     Screened {
         request: Request::from_parts(parts, HttpBody::from(bytes)),
         events,
-        hold,
+        admission,
         core,
         gate,
     }

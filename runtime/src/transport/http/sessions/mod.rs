@@ -1,5 +1,5 @@
-//! Sessions (`--sessions`): those the server opens itself on the fast path (`kept.rs`), and
-//! rmcp's (opened by its service, or restored from `kept.rs` when a request needs it), all
+//! Sessions (`--sessions`): those the server opens itself on the fast path (`opened.rs`), and
+//! rmcp's (opened by its service, or restored from `opened.rs` when a request needs it), all
 //! screened here first:
 //!
 //! - at most `max` open at once: an `initialize` past the cap gets 503 with `Retry-After`;
@@ -13,7 +13,7 @@
 //!   30 s by a timer ([`Sessions::sweeping`]); what is kept of a session here (its owner)
 //!   goes with it.
 
-mod kept;
+mod opened;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,8 +25,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 
 use crate::context::Caller;
 
-pub(super) use kept::{Gate, Seated, scoped};
-pub(crate) use kept::{Session, SessionCore, restoring};
+pub(super) use opened::{RestoreGate, SessionRoute, scoped};
+pub(crate) use opened::{Session, SessionCore, restoring};
 
 pub(crate) const DEFAULT_MAX_SESSIONS: usize = 1000;
 
@@ -42,7 +42,7 @@ type Owner = String;
 pub(super) struct Sessions {
     manager: Arc<LocalSessionManager>,
     /// The sessions the server opened itself (rmcp's session store, too).
-    kept: Arc<kept::Kept>,
+    opened: Arc<opened::OpenedSessions>,
     max: usize,
     /// `initialize` requests on their way to becoming sessions.
     opening: Arc<AtomicUsize>,
@@ -54,7 +54,7 @@ pub(super) struct Sessions {
 
 /// What a screened request holds until its response is made (or written whole).
 #[derive(Default)]
-pub(super) struct Hold {
+pub(super) struct Admission {
     /// An `initialize` counted against the cap, and its caller (with authorization).
     opening: Option<(Opening, Option<Owner>)>,
     /// A request id kept in flight in its session.
@@ -64,14 +64,14 @@ pub(super) struct Hold {
     /// The session a `DELETE` ends.
     session: Option<String>,
     /// Where the request goes, when its session is one the server opened.
-    pub(super) seated: Option<Seated>,
+    pub(super) route: Option<SessionRoute>,
 }
 
 impl Sessions {
     pub(super) fn new(manager: Arc<LocalSessionManager>, max: usize) -> Sessions {
         Sessions {
             manager,
-            kept: Arc::new(kept::Kept::new()),
+            opened: Arc::new(opened::OpenedSessions::new()),
             max: max.max(1),
             opening: Arc::default(),
             owners: Mutex::default(),
@@ -87,19 +87,19 @@ impl Sessions {
         headers: &HeaderMap,
         caller: Option<&Caller>,
         message: Option<(Option<&str>, Option<&str>)>,
-    ) -> Result<Hold, Response> {
-        let mut hold = Hold::default();
+    ) -> Result<Admission, Response> {
+        let mut admission = Admission::default();
         let Some(session) = headers
             .get("mcp-session-id")
             .and_then(|value| value.to_str().ok())
         else {
             if let Some((Some("initialize"), _)) = message {
-                hold.opening = Some((self.open().await?, caller.map(owner)));
+                admission.opening = Some((self.open().await?, caller.map(owner)));
             }
-            return Ok(hold);
+            return Ok(admission);
         };
-        let seated = self.kept.seat(session);
-        let exists = seated.is_some() || self.manager.sessions.read().await.contains_key(session);
+        let route = self.opened.route(session);
+        let exists = route.is_some() || self.manager.sessions.read().await.contains_key(session);
         if let Some(caller) = caller
             && self.owners().get(session) != Some(&owner(caller))
         {
@@ -110,28 +110,28 @@ impl Sessions {
             if !exists {
                 return Err(not_found());
             }
-            // One rmcp never served ends here; rmcp ends its own (and tells `kept`), and
+            // One rmcp never served ends here; rmcp ends its own (and tells `opened`), and
             // answers a revision header it does not know (400).
-            if known_revision(headers) && self.kept.end(session) {
+            if known_revision(headers) && self.opened.end(session) {
                 tracing::debug!(session, "session ended");
                 self.owners().remove(session);
                 return Err(no_content());
             }
-            hold.delete = true;
-            hold.session = Some(session.to_owned());
+            admission.delete = true;
+            admission.session = Some(session.to_owned());
         }
         if let Some((Some(_), Some(id))) = message {
-            hold.claim = Some(self.claim(session, id).ok_or_else(|| id_in_use(id))?);
+            admission.claim = Some(self.claim(session, id).ok_or_else(|| id_in_use(id))?);
         }
-        hold.seated = seated;
-        Ok(hold)
+        admission.route = route;
+        Ok(admission)
     }
 
     /// Counts an `initialize` against the cap, or refuses it.
     async fn open(&self) -> Result<Opening, Response> {
         let opening = self.opening.fetch_add(1, Ordering::AcqRel);
         let counted = Opening(self.opening.clone());
-        let open = self.manager.sessions.read().await.len() + self.kept.unrestored();
+        let open = self.manager.sessions.read().await.len() + self.opened.unrestored();
         if open + opening >= self.max {
             tracing::warn!(
                 open,
@@ -160,8 +160,8 @@ impl Sessions {
 
     /// After rmcp answered: binds a new session to its caller, answers a `DELETE` with
     /// 204, and keeps a request id in flight until its response is written.
-    pub(super) async fn finish(&self, hold: Hold, mut response: Response) -> Response {
-        if let Some((_opening, Some(owner))) = hold.opening
+    pub(super) async fn finish(&self, admission: Admission, mut response: Response) -> Response {
+        if let Some((_opening, Some(owner))) = admission.opening
             && let Some(id) = response
                 .headers()
                 .get("mcp-session-id")
@@ -169,44 +169,44 @@ impl Sessions {
         {
             let sessions = self.manager.sessions.read().await;
             let mut owners = self.owners();
-            owners.retain(|id, _| sessions.contains_key(id.as_str()) || self.kept.contains(id));
+            owners.retain(|id, _| sessions.contains_key(id.as_str()) || self.opened.contains(id));
             owners.insert(id.to_owned(), owner);
         }
-        if hold.delete && response.status() == StatusCode::ACCEPTED {
+        if admission.delete && response.status() == StatusCode::ACCEPTED {
             *response.status_mut() = StatusCode::NO_CONTENT;
-            if let Some(id) = &hold.session {
+            if let Some(id) = &admission.session {
                 self.owners().remove(id.as_str());
             }
         }
-        match hold.claim {
+        match admission.claim {
             Some(claim) => super::body::holding(response, claim),
             None => response,
         }
     }
 
-    /// Keeps a session the fast path opened for `hold`'s `initialize` (counted against the
+    /// Keeps a session the fast path opened for `admission`'s `initialize` (counted against the
     /// cap until now), with the server's state of it and its handshake; returns its id.
     pub(super) fn opened(
         &self,
-        hold: Hold,
+        admission: Admission,
         core: SessionCore,
         handshake: rmcp::model::InitializeRequestParams,
     ) -> String {
-        let id = self.kept.open(core, handshake);
-        if let Some((_opening, Some(owner))) = hold.opening {
+        let id = self.opened.open(core, handshake);
+        if let Some((_opening, Some(owner))) = admission.opening {
             let mut owners = self.owners();
             owners.insert(id.clone(), owner);
         }
         id
     }
 
-    /// Ends idle sessions and forgets what is kept of sessions that ended (rmcp ends its own
-    /// after its keep-alive without telling): every [`kept::SWEEP`], while the sessions are
+    /// Ends idle sessions and forgets what is opened of sessions that ended (rmcp ends its own
+    /// after its keep-alive without telling): every [`opened::SWEEP`], while the sessions are
     /// served (the task ends with them).
     pub(super) fn sweeping(sessions: &Arc<Sessions>) {
         let sessions: Weak<Sessions> = Arc::downgrade(sessions);
         tokio::spawn(async move {
-            let mut timer = tokio::time::interval(kept::SWEEP);
+            let mut timer = tokio::time::interval(opened::SWEEP);
             timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 timer.tick().await;
@@ -220,26 +220,26 @@ impl Sessions {
 
     /// One look for idle sessions, and for owners whose session is gone.
     async fn sweep(&self) {
-        self.kept.sweep();
+        self.opened.sweep();
         let open = self.manager.sessions.read().await;
         let mut owners = self.owners();
         let before = owners.len();
-        owners.retain(|id, _| open.contains_key(id.as_str()) || self.kept.contains(id));
+        owners.retain(|id, _| open.contains_key(id.as_str()) || self.opened.contains(id));
         if owners.len() < before {
             tracing::debug!(forgotten = before - owners.len(), "ended sessions' owners");
         }
     }
 
     /// rmcp's session store: where it finds the sessions the server opened.
-    pub(super) fn store(&self) -> Arc<kept::Kept> {
-        self.kept.clone()
+    pub(super) fn store(&self) -> Arc<opened::OpenedSessions> {
+        self.opened.clone()
     }
 
     /// How many sessions are open.
     #[cfg(feature = "metrics")]
     pub(super) fn count(&self) -> Option<usize> {
         let rmcp = self.manager.sessions.try_read().ok()?.len();
-        Some(rmcp + self.kept.unrestored())
+        Some(rmcp + self.opened.unrestored())
     }
 
     fn owners(&self) -> MutexGuard<'_, HashMap<String, Owner>> {

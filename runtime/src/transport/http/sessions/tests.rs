@@ -8,7 +8,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
-use super::{Session, SessionCore, Sessions, kept};
+use super::{Session, SessionCore, Sessions, opened};
 use crate::context::Caller;
 
 #[derive(Default)]
@@ -27,13 +27,13 @@ fn sessions() -> Arc<Sessions> {
 /// Opens a session on the fast path for `caller`, as the edge does: its id.
 async fn open(sessions: &Sessions, caller: &Caller, core: SessionCore) -> String {
     let initialize = Some((Some("initialize"), Some("1")));
-    let hold = sessions
+    let admission = sessions
         .screen(&Method::POST, &HeaderMap::new(), Some(caller), initialize)
         .await
         .unwrap_or_else(|_| panic!("an initialize under the cap is let through"));
     let handshake =
         InitializeRequestParams::new(ClientCapabilities::default(), Implementation::new("c", "1"));
-    sessions.opened(hold, core, handshake)
+    sessions.opened(admission, core, handshake)
 }
 
 fn naming(id: &str) -> HeaderMap {
@@ -73,13 +73,13 @@ async fn an_idle_session_ends_with_no_other_request_coming() {
     let probe = Arc::new(Probe::default());
     let id = open(&sessions, &caller, probe.clone()).await;
     // Not idle long enough yet: still there.
-    tokio::time::sleep(kept::IDLE - kept::SWEEP).await;
-    assert!(sessions.kept.contains(&id));
+    tokio::time::sleep(opened::IDLE - opened::SWEEP).await;
+    assert!(sessions.opened.contains(&id));
     // Past the idle limit and one more look: ended, what ran of it stopped, its owner gone,
     // though no session opened and no request came in between.
-    tokio::time::sleep(kept::SWEEP * 2).await;
+    tokio::time::sleep(opened::SWEEP * 2).await;
     assert!(
-        !sessions.kept.contains(&id),
+        !sessions.opened.contains(&id),
         "an idle session still answers"
     );
     assert!(probe.0.load(Ordering::Relaxed), "what ran of it is stopped");
@@ -87,6 +87,6 @@ async fn an_idle_session_ends_with_no_other_request_coming() {
     // The timer ends with the sessions.
     let weak = Arc::downgrade(&sessions);
     drop(sessions);
-    tokio::time::sleep(kept::SWEEP * 2).await;
+    tokio::time::sleep(opened::SWEEP * 2).await;
     assert!(weak.upgrade().is_none());
 }

@@ -63,20 +63,20 @@ pub(super) const IDLE: Duration = Duration::from_secs(300);
 pub(super) const SWEEP: Duration = Duration::from_secs(30);
 
 /// The sessions the server opened on the fast path, by id.
-pub(in crate::transport::http) struct Kept {
+pub(in crate::transport::http) struct OpenedSessions {
     map: Mutex<Map>,
 }
 
 struct Map {
-    seats: HashMap<Box<str>, Seat>,
-    /// How many of `seats` rmcp has not restored (those count against the cap; the others
+    entries: HashMap<Box<str>, Entry>,
+    /// How many of `entries` rmcp has not restored (those count against the cap; the others
     /// are rmcp's sessions too).
     unrestored: usize,
 }
 
-struct Seat {
+struct Entry {
     core: SessionCore,
-    gate: Arc<Gate>,
+    gate: Arc<RestoreGate>,
     handshake: InitializeRequestParams,
     /// When a request of it last came.
     seen: Instant,
@@ -87,14 +87,14 @@ struct Seat {
 /// then would reach the session ahead of its handshake (and end it). So until rmcp has
 /// restored it, one request at a time goes to rmcp, and holds the gate until it is answered.
 #[derive(Default)]
-pub(in crate::transport::http) struct Gate {
+pub(in crate::transport::http) struct RestoreGate {
     lock: Arc<tokio::sync::Mutex<()>>,
     /// rmcp has loaded the handshake, and serves the session from then on (set by the
     /// request that restores it, while it holds the gate).
     restored: AtomicBool,
 }
 
-impl Gate {
+impl RestoreGate {
     /// Waits for the request before, if any, to be answered; then the guard to hold until
     /// this request is answered, when rmcp has not restored the session (`None`: it has,
     /// and the request goes on at once).
@@ -110,27 +110,27 @@ impl Gate {
 }
 
 /// Where a request for a session the server opened goes.
-pub(in crate::transport::http) enum Seated {
+pub(in crate::transport::http) enum SessionRoute {
     /// To the fast path (which may still leave it to rmcp), with the server's state of it.
-    Fast(SessionCore, Arc<Gate>),
+    Fast(SessionCore, Arc<RestoreGate>),
     /// To rmcp, which serves the session (restored, or being restored).
-    Rmcp(SessionCore, Arc<Gate>),
+    Rmcp(SessionCore, Arc<RestoreGate>),
 }
 
-impl Seated {
+impl SessionRoute {
     /// The server's state of the session, and the gate to rmcp.
-    pub(in crate::transport::http) fn into_parts(self) -> (SessionCore, Arc<Gate>) {
+    pub(in crate::transport::http) fn into_parts(self) -> (SessionCore, Arc<RestoreGate>) {
         match self {
-            Seated::Fast(core, gate) | Seated::Rmcp(core, gate) => (core, gate),
+            SessionRoute::Fast(core, gate) | SessionRoute::Rmcp(core, gate) => (core, gate),
         }
     }
 }
 
-impl Kept {
-    pub(in crate::transport::http) fn new() -> Kept {
-        Kept {
+impl OpenedSessions {
+    pub(in crate::transport::http) fn new() -> OpenedSessions {
+        OpenedSessions {
             map: Mutex::new(Map {
-                seats: HashMap::new(),
+                entries: HashMap::new(),
                 unrestored: 0,
             }),
         }
@@ -149,9 +149,9 @@ impl Kept {
         let id = new_id();
         let now = Instant::now();
         let mut map = self.map();
-        map.seats.insert(
+        map.entries.insert(
             id.as_str().into(),
-            Seat {
+            Entry {
                 core,
                 gate: Arc::default(),
                 handshake,
@@ -164,30 +164,30 @@ impl Kept {
 
     /// Where a request for session `id` goes, when the server opened it (`None`: rmcp's own,
     /// or none at all).
-    pub(in crate::transport::http) fn seat(&self, id: &str) -> Option<Seated> {
+    pub(in crate::transport::http) fn route(&self, id: &str) -> Option<SessionRoute> {
         let mut map = self.map();
-        let seat = map.seats.get_mut(id)?;
-        seat.seen = Instant::now();
-        let core = seat.core.clone();
-        Some(match seat.gate.restored() {
-            false => Seated::Fast(core, seat.gate.clone()),
-            true => Seated::Rmcp(core, seat.gate.clone()),
+        let entry = map.entries.get_mut(id)?;
+        entry.seen = Instant::now();
+        let core = entry.core.clone();
+        Some(match entry.gate.restored() {
+            false => SessionRoute::Fast(core, entry.gate.clone()),
+            true => SessionRoute::Rmcp(core, entry.gate.clone()),
         })
     }
 
     /// Whether session `id` is one the server opened.
     pub(in crate::transport::http) fn contains(&self, id: &str) -> bool {
-        self.map().seats.contains_key(id)
+        self.map().entries.contains_key(id)
     }
 
     /// Ends session `id`; whether it was one rmcp had not restored (and so ends here).
     pub(in crate::transport::http) fn end(&self, id: &str) -> bool {
         let mut map = self.map();
-        match map.seats.remove(id) {
-            Some(seat) if !seat.gate.restored() => {
+        match map.entries.remove(id) {
+            Some(entry) if !entry.gate.restored() => {
                 map.unrestored -= 1;
                 drop(map);
-                seat.core.end();
+                entry.core.end();
                 true
             }
             _ => false,
@@ -207,17 +207,17 @@ impl Kept {
 
     fn sweep_at(&self, now: Instant) {
         let mut map = self.map();
-        let before = map.seats.len();
+        let before = map.entries.len();
         let mut ended = Vec::new();
-        map.seats.retain(|_, seat| {
-            let keep = now.duration_since(seat.seen) < IDLE;
-            if !keep && !seat.gate.restored() {
-                ended.push(seat.core.clone());
+        map.entries.retain(|_, entry| {
+            let keep = now.duration_since(entry.seen) < IDLE;
+            if !keep && !entry.gate.restored() {
+                ended.push(entry.core.clone());
             }
             keep
         });
         map.unrestored -= ended.len();
-        let forgotten = before - map.seats.len();
+        let forgotten = before - map.entries.len();
         drop(map);
         for core in &ended {
             core.end();
@@ -229,16 +229,16 @@ impl Kept {
 }
 
 #[async_trait::async_trait]
-impl SessionStore for Kept {
+impl SessionStore for OpenedSessions {
     /// The handshake of a session the server opened, for rmcp to restore it: from then on
     /// the session is rmcp's to serve.
     async fn load(&self, session_id: &str) -> Result<Option<SessionState>, SessionStoreError> {
         let mut map = self.map();
-        let Some(seat) = map.seats.get_mut(session_id) else {
+        let Some(entry) = map.entries.get_mut(session_id) else {
             return Ok(None);
         };
-        let handshake = seat.handshake.clone();
-        if !seat.gate.restored.swap(true, Ordering::AcqRel) {
+        let handshake = entry.handshake.clone();
+        if !entry.gate.restored.swap(true, Ordering::AcqRel) {
             map.unrestored -= 1;
         }
         tracing::debug!(session = session_id, "a session moves to rmcp's service");
@@ -292,7 +292,7 @@ mod tests {
     use rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams};
     use rmcp::transport::streamable_http_server::session::SessionStore;
 
-    use super::{Kept, Seated, Session, SessionCore, new_id};
+    use super::{OpenedSessions, Session, SessionCore, SessionRoute, new_id};
 
     #[derive(Default)]
     struct Probe(AtomicBool);
@@ -314,7 +314,7 @@ mod tests {
 
     #[tokio::test]
     async fn sessions_nothing_is_asked_of_end() {
-        let kept = Kept::new();
+        let kept = OpenedSessions::new();
         let (idle, moved): (SessionCore, SessionCore) =
             (Arc::new(Probe::default()), Arc::new(Probe::default()));
         let idle_id = kept.open(idle.clone(), handshake());
@@ -345,11 +345,11 @@ mod tests {
 
     #[tokio::test]
     async fn a_session_is_served_here_until_rmcp_restores_it() {
-        let kept = Kept::new();
+        let kept = OpenedSessions::new();
         let core: SessionCore = Arc::new(Probe::default());
         let id = kept.open(core, handshake());
         assert_eq!(kept.unrestored(), 1);
-        let Some(Seated::Fast(_, gate)) = kept.seat(&id) else {
+        let Some(SessionRoute::Fast(_, gate)) = kept.route(&id) else {
             panic!("the fast path's");
         };
         // The first request to rmcp holds the gate until it is answered; the next waits.
@@ -370,14 +370,14 @@ mod tests {
         assert!(next.await.unwrap(), "then goes on through an open gate");
         assert_eq!(state.initialize_params.client_info.name, "c");
         assert_eq!(kept.unrestored(), 0);
-        let Some(Seated::Rmcp(core, gate)) = kept.seat(&id) else {
+        let Some(SessionRoute::Rmcp(core, gate)) = kept.route(&id) else {
             panic!("restored: rmcp's to serve");
         };
         assert!(gate.pass().await.is_none(), "no gate once rmcp has it");
         assert!(kept.load("unknown").await.unwrap().is_none());
         // rmcp's DELETE ends it here too; what runs of it is rmcp's to stop.
         kept.delete(&id).await.unwrap();
-        assert!(kept.seat(&id).is_none() && !kept.contains(&id));
+        assert!(kept.route(&id).is_none() && !kept.contains(&id));
         assert!(!probe(&core).0.load(Ordering::Relaxed));
         let other: SessionCore = Arc::new(Probe::default());
         let id = kept.open(other.clone(), handshake());

@@ -8,12 +8,22 @@ use std::sync::Arc;
 use rmcp::model::{CacheScope, DiscoverResult, ListToolsResult, Tool};
 use rmcp::{ErrorData, ServerHandler};
 
-use super::adapter::ToolServer;
-use super::catalog::Catalog;
+use super::Front;
 use crate::context::Caller;
 use crate::registry::search::{self, SearchError};
+use crate::server::catalog::Catalog;
 
-impl ToolServer {
+impl Front {
+    /// Tool `name` as `tools/list` gives it, when the policy offers it.
+    pub(crate) fn listed_tool(&self, name: &str) -> Option<Tool> {
+        let tool = self.pipeline.registry.tool(name)?;
+        self.pipeline
+            .policy
+            .allows(&tool)
+            .is_ok()
+            .then(|| crate::server::catalog::listed(&tool, self.pipeline.confirm))
+    }
+
     /// `tools/list` as every way in answers it: the page `cursor` points at of the tools
     /// `caller` may call (with authorization; else every tool offered), on 2026-07-28
     /// (`per_request`) with its caching hints.
@@ -61,7 +71,7 @@ impl ToolServer {
         }
     }
 
-    pub(super) fn list(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
+    pub(crate) fn list(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
         let catalog = self.catalog();
         if cursor.is_none() && catalog.offered.len() <= self.page_size {
             return Ok(ListToolsResult::with_all_items(catalog.offered.clone()));
@@ -72,7 +82,7 @@ impl ToolServer {
     /// The page of `all` (of `catalog`'s tools) that `cursor` points at. A cursor of another
     /// set of tools (one changed since, or another server's) is refused as invalid: the
     /// client lists again from the start.
-    pub(super) fn page(
+    pub(crate) fn page(
         &self,
         catalog: &Catalog,
         all: Vec<&Tool>,

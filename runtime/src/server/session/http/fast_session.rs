@@ -9,13 +9,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use rmcp::model::{CancelledNotificationParam, ClientCapabilities, RequestId};
 use tokio_util::sync::CancellationToken;
 
-use crate::server::adapter::ToolServer;
+use crate::server::front::Front;
 use crate::transport::http::{Session, SessionCore};
 
 /// One session the fast path opened.
-pub(crate) struct Seat {
+pub(crate) struct FastSession {
     /// The session's handler.
-    pub(crate) server: Arc<ToolServer>,
+    pub(crate) server: Arc<Front>,
     /// What its client declared.
     pub(crate) capabilities: Arc<ClientCapabilities>,
     /// Its client declared something the server can ask of it (elicitation, sampling,
@@ -27,12 +27,12 @@ pub(crate) struct Seat {
     ended: CancellationToken,
 }
 
-impl Seat {
-    pub(crate) fn new(server: ToolServer, capabilities: ClientCapabilities) -> Seat {
+impl FastSession {
+    pub(crate) fn new(server: Front, capabilities: ClientCapabilities) -> FastSession {
         let asks = capabilities.elicitation.is_some()
             || capabilities.sampling.is_some()
             || capabilities.roots.is_some();
-        Seat {
+        FastSession {
             server: Arc::new(server),
             capabilities: Arc::new(capabilities),
             asks,
@@ -41,8 +41,8 @@ impl Seat {
         }
     }
 
-    /// The seat `core` is (what the transport keeps of a session the fast path opened).
-    pub(crate) fn of(core: &SessionCore) -> Option<Arc<Seat>> {
+    /// The opened `core` is (what the transport keeps of a session the fast path opened).
+    pub(crate) fn of(core: &SessionCore) -> Option<Arc<FastSession>> {
         let core: Arc<dyn std::any::Any + Send + Sync> = core.clone();
         core.downcast().ok()
     }
@@ -57,7 +57,7 @@ impl Seat {
         let token = self.ended.child_token();
         self.calls().insert(id.clone(), token.clone());
         let running = Running {
-            seat: self.clone(),
+            opened: self.clone(),
             id: id.clone(),
         };
         (token, running)
@@ -77,7 +77,7 @@ impl Seat {
     }
 }
 
-impl Session for Seat {
+impl Session for FastSession {
     fn end(&self) {
         self.ended.cancel();
     }
@@ -85,12 +85,12 @@ impl Session for Seat {
 
 /// A call of a session, running.
 pub(crate) struct Running {
-    seat: Arc<Seat>,
+    opened: Arc<FastSession>,
     id: RequestId,
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
-        self.seat.calls().remove(&self.id);
+        self.opened.calls().remove(&self.id);
     }
 }

@@ -6,10 +6,10 @@ use std::time::Instant;
 
 use rmcp::model::ProtocolVersion;
 
-use super::Hub;
+use super::Core;
 
 /// A session's end, when its last handler is dropped.
-pub(super) struct SessionEnd {
+pub(crate) struct SessionEnd {
     /// The server's number for the session.
     pub(super) id: u64,
     grants: crate::approve::Grants,
@@ -27,27 +27,27 @@ struct Counted {
 }
 
 impl SessionEnd {
-    /// The end of session `id` of `hub`'s server.
-    pub(super) fn new(id: u64, hub: &Hub) -> SessionEnd {
+    /// The end of session `id` of `core`'s server.
+    pub(super) fn new(id: u64, core: &Core) -> SessionEnd {
         SessionEnd {
             id,
-            grants: hub.pipeline.approvals.grants.clone(),
+            grants: core.pipeline.approvals.grants.clone(),
             version: OnceLock::new(),
-            counted: hub
+            counted: core
                 .pipeline
                 .metrics
                 .clone()
-                .filter(|_| hub.keeps_sessions)
+                .filter(|_| core.keeps_sessions)
                 .map(|metrics| Counted {
                     metrics,
-                    transport: hub.transport,
+                    transport: core.transport,
                     began: Instant::now(),
                 }),
         }
     }
 
     /// Its `initialize` agreed on `version`.
-    pub(super) fn agreed(&self, version: &ProtocolVersion) {
+    pub(crate) fn agreed(&self, version: &ProtocolVersion) {
         if self.counted.is_some() {
             let _ = self.version.set(version.clone());
         }

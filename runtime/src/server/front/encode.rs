@@ -1,10 +1,53 @@
 //! Writing an answer on a fast path, in exactly the shape rmcp's handler gives it for the
-//! revision in use: any outcome of a call (complete, input required, task) or a protocol
-//! error, and the `tools/list` result serialized once.
+//! revision in use: the one encoder of every [`Reply`] the front gives ([`frame`]): any
+//! outcome of a call (complete, input required, task) or a protocol error, and a result
+//! serialized once (a list, `server/discover`, a handshake), written around its id without
+//! a copy.
+
+use std::sync::{Arc, LazyLock};
 
 use rmcp::RoleServer;
 use rmcp::model::{CallToolResponse, ErrorData, RequestId, ServerResult};
 use rmcp::service::TxJsonRpcMessage;
+
+use super::Reply;
+use crate::transport::message::Revision;
+
+/// A response ready to write.
+#[allow(clippy::large_enum_variant)] // written at once; a box would cost an allocation
+pub(crate) enum Frame {
+    /// A message to serialize (a call's outcome, an error).
+    Message(TxJsonRpcMessage<RoleServer>),
+    /// A result serialized once, around the id ([`ResultFrame`]): the stdio outbox writes
+    /// it without a copy.
+    Kept(ResultFrame, Arc<String>),
+}
+
+/// `ping`'s result.
+static EMPTY: LazyLock<Arc<String>> = LazyLock::new(|| Arc::new("{}".to_owned()));
+
+/// The response to request `id` carrying `reply`, for a request of `revision`.
+#[inline]
+pub(crate) fn frame(id: RequestId, reply: Reply, revision: Revision) -> Frame {
+    match reply {
+        Reply::Call(answer) => Frame::Message(response(id, answer, revision.per_request())),
+        Reply::Kept(result) | Reply::Handshake { result, .. } => {
+            Frame::Kept(ResultFrame::to(&id), result)
+        }
+        Reply::Pong => Frame::Kept(ResultFrame::to(&id), EMPTY.clone()),
+    }
+}
+
+impl Frame {
+    /// The whole response as bytes: what HTTP sends.
+    #[cfg(feature = "http")]
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Frame::Message(message) => to_bytes(&message),
+            Frame::Kept(frame, result) => frame.around(result.as_bytes()),
+        }
+    }
+}
 
 /// What the call pipeline answers (`call::CallReply`): an outcome of the call, or a protocol
 /// error.
