@@ -8,6 +8,7 @@
 // served.
 
 pub(crate) mod def;
+mod description;
 mod dynamic;
 pub(crate) mod message;
 
@@ -25,6 +26,7 @@ use crate::tool::schema;
 use crate::tool::strings::StringArgs;
 use def::PromptDef;
 
+pub use description::PromptDescription;
 pub use dynamic::{Prompt, PromptFuture};
 #[doc(hidden)]
 pub use message::{PromptMessage, Role};
@@ -90,10 +92,15 @@ impl PromptInfo {
         }))
     }
 
-    /// A prompt made by hand: its declaration read once and checked (its name, its timeout,
+    /// A prompt made by hand: its description read once and checked (its name, its timeout,
     /// its icons' schemes).
     pub(crate) fn of_prompt(prompt: Arc<dyn Prompt>) -> Result<PromptInfo, String> {
-        let name = prompt.name();
+        let PromptDescription {
+            about,
+            arguments,
+            completes,
+        } = prompt.describe();
+        let name = about.name.as_str();
         if name.is_empty() {
             return Err("a prompt has no name: give it one".to_owned());
         }
@@ -103,8 +110,7 @@ impl PromptInfo {
                 name.escape_debug()
             ));
         }
-        let timeout = crate::tool::made_timeout("prompt", name, prompt.timeout())?;
-        let arguments = prompt.arguments();
+        let timeout = crate::tool::made_timeout("prompt", name, about.timeout)?;
         let schema = schema::strings_input(arguments.iter().map(|a| {
             (
                 a.name.as_str(),
@@ -114,11 +120,11 @@ impl PromptInfo {
         }));
         let header = Header::made(
             name,
-            prompt.title(),
-            prompt.description(),
-            crate::tool::made_icons(prompt.icons()),
-            crate::tool::intern_list(&prompt.scopes()),
-            prompt.origin(),
+            about.title.as_deref(),
+            &about.description,
+            crate::tool::made_icons(about.icons),
+            crate::tool::intern_list(&about.scopes),
+            about.origin,
         );
         Ok(PromptInfo(Arc::new(Inner {
             listed: listed(&header, arguments),
@@ -127,7 +133,7 @@ impl PromptInfo {
             timeout,
             schema,
             expected: Arc::from([]),
-            completes: prompt.completes().into_iter().map(Into::into).collect(),
+            completes: completes.into_iter().map(Into::into).collect(),
             run: Run::Made(prompt),
         })))
     }
@@ -235,10 +241,12 @@ impl PromptInfo {
     ///
     /// ```
     /// # use toolsmith::rmcp::model::JsonObject;
-    /// # use toolsmith::{CallContext, prompt::Prompt, prompt::PromptFuture, prompt::PromptMessage, Registry};
+    /// # use toolsmith::{CallContext, prompt::Prompt, prompt::PromptDescription, prompt::PromptFuture, prompt::PromptMessage, Registry};
     /// # struct Greet;
     /// # impl Prompt for Greet {
-    /// #     fn name(&self) -> &str { "greet" }
+    /// #     fn describe(&self) -> PromptDescription {
+    /// #         PromptDescription::new("greet")
+    /// #     }
     /// #     fn get(&self, _: JsonObject, _: &CallContext) -> PromptFuture {
     /// #         Box::pin(async { Ok(vec![PromptMessage::user("Say hello.")]) })
     /// #     }
