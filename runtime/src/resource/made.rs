@@ -7,7 +7,6 @@ use toolsmith_template::Template;
 
 use super::listed::Entry;
 use super::{Inner, ResourceDescription, ResourceInfo, Run};
-use crate::item::Header;
 use crate::resource::Resource;
 use crate::tool::schema;
 use crate::tool::strings::StringArgs;
@@ -53,14 +52,7 @@ impl ResourceInfo {
                 crate::prompt::Role::Assistant => "assistant",
             })
             .collect();
-        let header = Header::made(
-            name,
-            about.title.as_deref(),
-            &about.description,
-            crate::tool::made_icons(about.icons),
-            crate::tool::intern_list(&about.scopes),
-            about.origin,
-        );
+        let header = crate::tool::made_header(about);
         let mime_type = mime_type.map(Box::<str>::from);
         let listed = Entry {
             uri: &uri,

@@ -50,5 +50,5 @@ pub use dynamic::{Tool, ToolFuture};
 pub use hints::{Hints, InferredHints, infer_hints};
 pub use info::{META_CATEGORY, META_CONFIRMS, META_TAGS, ToolInfo};
 pub(crate) use info::{SchemaCache, ToolName, ToolRef};
-pub(crate) use names::{check_tool_name, intern_list, made_icons, made_timeout};
+pub(crate) use names::{check_tool_name, made_header, made_timeout};
 pub use scopes::{RequiredScopes, ScopeNames};

@@ -6,10 +6,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{Parts, Run, SchemaCache, ToolInfo};
-use crate::item::Header;
 use crate::tool::ToolDescription;
 use crate::tool::dynamic::Tool as DynTool;
-use crate::tool::names::{check_tool_name, intern_list, made_icons, made_timeout};
+use crate::tool::names::{check_tool_name, made_header, made_timeout};
 use crate::tool::validate;
 
 impl ToolInfo {
@@ -60,16 +59,9 @@ impl ToolInfo {
                 "tool '{name}' allows 0 calls at once: give max_concurrency of 1 or more"
             ));
         }
-        let header = Header::made(
-            name,
-            about.title.as_deref(),
-            &about.description,
-            made_icons(about.icons),
-            intern_list(&about.scopes),
-            about.origin,
-        );
+        let header = made_header(about);
         let parts = Parts {
-            name,
+            name: header.name(),
             title: header.title(),
             description: header.description(),
             hints,
