@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Value, json};
+use toolsmith::ToolDescription;
 use toolsmith::rmcp::model::JsonObject;
 use toolsmith::{
     CallContext, Hints, Registry, Server, Tool, ToolError, registry::RegistryHandle,
@@ -54,28 +55,17 @@ const READ_ONLY: Hints = Hints {
 struct WordCount(Arc<AtomicU64>);
 
 impl Tool for WordCount {
-    fn name(&self) -> &str {
-        "word_count"
-    }
-    fn title(&self) -> Option<&str> {
-        Some("Count words")
-    }
-    fn description(&self) -> &str {
-        "Count the words of a text (and add them to the server's tally)."
-    }
-    fn input_schema(&self) -> JsonObject {
-        text_input()
-    }
-    fn output_schema(&self) -> Option<JsonObject> {
-        Some(object(json!({
+    fn describe(&self) -> ToolDescription {
+        let description = "Count the words of a text (and add them to the server's tally).";
+        let output = object(json!({
             "type": "object",
             "properties": {"words": {"type": "integer"}, "tally": {"type": "integer"}},
             "required": ["words", "tally"],
-        })))
-    }
-    fn hints(&self) -> Hints {
+        }));
         // It adds to a tally, but a client may run it freely: reading is what it is for.
-        READ_ONLY
+        ToolDescription::new("word_count", description, text_input(), READ_ONLY)
+            .with_title("Count words")
+            .with_output_schema(output)
     }
     fn call(&self, arguments: JsonObject, _: &CallContext) -> ToolFuture {
         let tally = self.0.clone();
@@ -91,31 +81,24 @@ impl Tool for WordCount {
 struct ForgetWords(Arc<AtomicU64>);
 
 impl Tool for ForgetWords {
-    fn name(&self) -> &str {
-        "forget_words"
-    }
-    fn title(&self) -> Option<&str> {
-        Some("Forget words")
-    }
-    fn description(&self) -> &str {
-        "Empty the tally of words counted."
-    }
-    fn input_schema(&self) -> JsonObject {
-        object(json!({"type": "object", "properties": {}, "additionalProperties": false}))
-    }
-    fn hints(&self) -> Hints {
-        Hints {
+    fn describe(&self) -> ToolDescription {
+        let schema =
+            object(json!({"type": "object", "properties": {}, "additionalProperties": false}));
+        let hints = Hints {
             read_only: false,
             destructive: true,
             idempotent: true,
             open_world: false,
-        }
-    }
-    fn confirms(&self) -> bool {
-        true
-    }
-    fn confirm_message(&self) -> Option<String> {
-        Some("Forget every word counted?".to_owned())
+        };
+        ToolDescription::new(
+            "forget_words",
+            "Empty the tally of words counted.",
+            schema,
+            hints,
+        )
+        .with_title("Forget words")
+        .with_confirms(true)
+        .with_confirm_message("Forget every word counted?")
     }
     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
         let tally = self.0.clone();
@@ -129,20 +112,14 @@ impl Tool for ForgetWords {
 struct ReverseText;
 
 impl Tool for ReverseText {
-    fn name(&self) -> &str {
-        "reverse_text"
-    }
-    fn title(&self) -> Option<&str> {
-        Some("Reverse text")
-    }
-    fn description(&self) -> &str {
-        "Reverse a text, character by character."
-    }
-    fn input_schema(&self) -> JsonObject {
-        text_input()
-    }
-    fn hints(&self) -> Hints {
-        READ_ONLY
+    fn describe(&self) -> ToolDescription {
+        ToolDescription::new(
+            "reverse_text",
+            "Reverse a text, character by character.",
+            text_input(),
+            READ_ONLY,
+        )
+        .with_title("Reverse text")
     }
     fn call(&self, arguments: JsonObject, _: &CallContext) -> ToolFuture {
         Box::pin(async move {
@@ -156,25 +133,18 @@ impl Tool for ReverseText {
 struct LoadPlugin(RegistryHandle);
 
 impl Tool for LoadPlugin {
-    fn name(&self) -> &str {
-        "load_plugin"
-    }
-    fn title(&self) -> Option<&str> {
-        Some("Load plugin")
-    }
-    fn description(&self) -> &str {
-        "Load the text plugin: adds the tool `reverse_text`. Loading it again changes nothing."
-    }
-    fn input_schema(&self) -> JsonObject {
-        object(json!({"type": "object", "properties": {}, "additionalProperties": false}))
-    }
-    fn hints(&self) -> Hints {
-        Hints {
+    fn describe(&self) -> ToolDescription {
+        let schema =
+            object(json!({"type": "object", "properties": {}, "additionalProperties": false}));
+        let hints = Hints {
             read_only: false,
             destructive: false,
             idempotent: true,
             open_world: false,
-        }
+        };
+        let description =
+            "Load the text plugin: adds the tool `reverse_text`. Loading it again changes nothing.";
+        ToolDescription::new("load_plugin", description, schema, hints).with_title("Load plugin")
     }
     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
         let tools = self.0.clone();

@@ -6,14 +6,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use rmcp::model::Role as McpRole;
 use rmcp::model::{ArgumentInfo, CompleteRequestParams, CompletionContext, Reference};
 use rmcp::model::{ErrorCode, GetPromptRequestParams, JsonObject, ReadResourceRequestParams};
-use rmcp::model::{PromptArgument, Role as McpRole};
-use toolsmith::{
-    CallContext, Registry, ToolError, complete::Candidates, complete::Completion, prompt::Prompt,
-    prompt::PromptFuture, prompt::PromptMessage, prompt::Role, resource::Resource,
-    resource::ResourceFuture, tool::Content,
-};
+use toolsmith::complete::{Candidates, Completion};
+use toolsmith::prompt::{Prompt, PromptDescription, PromptFuture, PromptMessage, Role};
+use toolsmith::resource::{Resource, ResourceDescription, ResourceFuture};
+use toolsmith::{CallContext, Registry, ToolError, tool::Content};
 
 use crate::admit;
 use crate::link::Link;
@@ -21,32 +20,24 @@ use crate::session::Listed;
 
 /// An upstream resource, or a template of them.
 pub(crate) struct ProxiedResource {
-    /// Its URI, or its URI template.
-    uri: String,
-    /// Its name, prefixed.
-    name: String,
-    title: Option<String>,
-    description: String,
-    mime_type: Option<String>,
-    audience: Vec<Role>,
-    priority: Option<f32>,
-    /// The template's variables, when the upstream completes them.
-    completes: Vec<String>,
+    /// Its URI (or URI template), its name prefixed, and the rest as the upstream says.
+    described: ResourceDescription,
     link: Arc<Link>,
 }
 
 impl ProxiedResource {
     pub(crate) fn of(resource: rmcp::model::Resource, prefix: &str, link: &Arc<Link>) -> Self {
         let annotations = resource.annotations.as_ref();
-        ProxiedResource {
-            uri: resource.uri,
-            name: format!("{prefix}{}", resource.name),
+        let said = Said {
             title: resource.title,
-            description: resource.description.unwrap_or_default(),
+            description: resource.description,
             mime_type: resource.mime_type,
             audience: roles(annotations.and_then(|a| a.audience.as_ref())),
             priority: annotations.and_then(|a| a.priority),
-            completes: Vec::new(),
+        };
+        let name = format!("{prefix}{}", resource.name);
+        ProxiedResource {
+            described: said.described(resource.uri, name, link),
             link: link.clone(),
         }
     }
@@ -58,22 +49,47 @@ impl ProxiedResource {
         link: &Arc<Link>,
         completes: bool,
     ) -> Self {
-        let completes = match completes {
-            true => variables(&template.uri_template),
-            false => Vec::new(),
-        };
         let annotations = template.annotations.as_ref();
-        ProxiedResource {
-            uri: template.uri_template,
-            name: format!("{prefix}{}", template.name),
+        let said = Said {
             title: template.title,
-            description: template.description.unwrap_or_default(),
+            description: template.description,
             mime_type: template.mime_type,
             audience: roles(annotations.and_then(|a| a.audience.as_ref())),
             priority: annotations.and_then(|a| a.priority),
-            completes,
+        };
+        let name = format!("{prefix}{}", template.name);
+        let mut described = said.described(template.uri_template, name, link);
+        if completes {
+            described.completes = variables(&described.uri);
+        }
+        ProxiedResource {
+            described,
             link: link.clone(),
         }
+    }
+}
+
+/// What an upstream says of a resource or a template besides its URI and name.
+struct Said {
+    title: Option<String>,
+    description: Option<String>,
+    mime_type: Option<String>,
+    audience: Vec<Role>,
+    priority: Option<f32>,
+}
+
+impl Said {
+    /// The description of the resource at `uri`, served as `name`.
+    fn described(self, uri: String, name: String, link: &Arc<Link>) -> ResourceDescription {
+        let origin = admit::resource_origin(&uri, link.upstream());
+        let mut described = ResourceDescription::new(uri, name)
+            .with_description(self.description.unwrap_or_default())
+            .with_audience(self.audience)
+            .with_origin(origin);
+        described.about.title = self.title;
+        described.mime_type = self.mime_type;
+        described.priority = self.priority;
+        described
     }
 }
 
@@ -132,36 +148,8 @@ fn roles(audience: Option<&Vec<McpRole>>) -> Vec<Role> {
 }
 
 impl Resource for ProxiedResource {
-    fn uri(&self) -> &str {
-        &self.uri
-    }
-
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn title(&self) -> Option<&str> {
-        self.title.as_deref()
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn mime_type(&self) -> Option<&str> {
-        self.mime_type.as_deref()
-    }
-
-    fn audience(&self) -> Vec<Role> {
-        self.audience.clone()
-    }
-
-    fn priority(&self) -> Option<f32> {
-        self.priority
-    }
-
-    fn completes(&self) -> Vec<String> {
-        self.completes.clone()
+    fn describe(&self) -> ResourceDescription {
+        self.described.clone()
     }
 
     fn complete<'a>(
@@ -170,12 +158,8 @@ impl Resource for ProxiedResource {
         value: &'a str,
         completion: &'a Completion,
     ) -> Candidates<'a> {
-        let reference = Reference::for_resource(self.uri.clone());
+        let reference = Reference::for_resource(self.described.uri.clone());
         completed(&self.link, reference, variable, value, completion)
-    }
-
-    fn origin(&self) -> String {
-        admit::resource_origin(&self.uri, self.link.upstream())
     }
 
     fn read(&self, uri: &str, _variables: JsonObject, _context: &CallContext) -> ResourceFuture {
@@ -202,15 +186,10 @@ impl Resource for ProxiedResource {
 
 /// An upstream prompt, under the upstream's prefix.
 pub(crate) struct ProxiedPrompt {
-    /// The name it is served under.
-    served: String,
+    /// Its name as served, and the rest as the upstream says.
+    described: PromptDescription,
     /// Its name at the upstream.
     upstream_name: String,
-    title: Option<String>,
-    description: String,
-    arguments: Vec<PromptArgument>,
-    /// Whether the upstream completes its arguments.
-    completes: bool,
     link: Arc<Link>,
 }
 
@@ -222,40 +201,26 @@ impl ProxiedPrompt {
         link: &Arc<Link>,
         completes: bool,
     ) -> Self {
+        let arguments = prompt.arguments.unwrap_or_default();
+        let mut described = PromptDescription::new(format!("{prefix}{}", prompt.name))
+            .with_description(prompt.description.unwrap_or_default())
+            .with_origin(admit::prompt_origin(&prompt.name, link.upstream()));
+        described.about.title = prompt.title;
+        if completes {
+            described.completes = arguments.iter().map(|a| a.name.clone()).collect();
+        }
+        described.arguments = arguments;
         ProxiedPrompt {
-            completes,
-            served: format!("{prefix}{}", prompt.name),
+            described,
             upstream_name: prompt.name,
-            title: prompt.title,
-            description: prompt.description.unwrap_or_default(),
-            arguments: prompt.arguments.unwrap_or_default(),
             link: link.clone(),
         }
     }
 }
 
 impl Prompt for ProxiedPrompt {
-    fn name(&self) -> &str {
-        &self.served
-    }
-
-    fn arguments(&self) -> Vec<PromptArgument> {
-        self.arguments.clone()
-    }
-
-    fn title(&self) -> Option<&str> {
-        self.title.as_deref()
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn completes(&self) -> Vec<String> {
-        match self.completes {
-            true => self.arguments.iter().map(|a| a.name.clone()).collect(),
-            false => Vec::new(),
-        }
+    fn describe(&self) -> PromptDescription {
+        self.described.clone()
     }
 
     fn complete<'a>(
@@ -266,10 +231,6 @@ impl Prompt for ProxiedPrompt {
     ) -> Candidates<'a> {
         let reference = Reference::for_prompt(self.upstream_name.clone());
         completed(&self.link, reference, argument, value, completion)
-    }
-
-    fn origin(&self) -> String {
-        admit::prompt_origin(&self.upstream_name, self.link.upstream())
     }
 
     fn get(&self, arguments: JsonObject, _context: &CallContext) -> PromptFuture {

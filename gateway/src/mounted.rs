@@ -41,7 +41,7 @@ impl Upstream {
             .and_then(|info| info.server_info.clone());
         let link = Link::new(Arc::from(self.name.as_str()), running.peer().clone(), relay);
         let (tools, left_out) = self.mount(listed.clone(), &link)?;
-        let names = tools.iter().map(|t| t.name().to_owned()).collect();
+        let names = tools.iter().map(|t| t.describe().about.name).collect();
         let names = Arc::new(Mutex::new(names));
         let served = Served::default();
         let (stop, stopped) = oneshot::channel();

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use rmcp::model::JsonObject;
-use toolsmith::{CallContext, Hints, Registry, Tool, ToolError, tool::ToolFuture};
+use toolsmith::{CallContext, Registry, Tool, ToolDescription, ToolError, tool::ToolFuture};
 
 use crate::Error;
 
@@ -113,21 +113,21 @@ impl Pin {
                 }
                 OnChange::Refuse => {
                     tracing::warn!(tool = %name, changed = %what, "refused: it changed since the pinned snapshot");
-                    let refused = Refused {
-                        name: name.clone(),
-                        description: format!(
+                    let scopes = tool.header().scopes().iter().map(|s| s.to_string());
+                    let mut described = ToolDescription::new(
+                        name.clone(),
+                        format!(
                             "Changed since it was reviewed ({what}): every call is refused until it is reviewed again."
                         ),
-                        input: tool.mcp_tool().input_schema.as_ref().clone(),
-                        hints: tool.hints(),
-                        category: tool.category().map(str::to_owned),
-                        tags: tool.tags().to_vec(),
-                        scopes: tool
-                            .header()
-                            .scopes()
-                            .iter()
-                            .map(|s| s.to_string())
-                            .collect(),
+                        tool.input_schema().clone(),
+                        tool.hints(),
+                    )
+                    .with_tags(tool.tags().iter().cloned())
+                    .with_scopes(scopes)
+                    .with_origin(format!("tool '{name}', refused by the pinned snapshot"));
+                    described.category = tool.category().map(str::to_owned);
+                    let refused = Refused {
+                        described,
                         why: format!(
                             "tool '{name}' changed since the pinned snapshot ({what}), so it is refused: {}",
                             self.review
@@ -147,51 +147,17 @@ impl Pin {
 /// its category, tags and scopes (the gateway's, from its configuration), and a call that is
 /// always refused (counted `outcome="refused"`).
 struct Refused {
-    name: String,
-    description: String,
-    input: JsonObject,
-    hints: Hints,
-    category: Option<String>,
-    tags: Vec<String>,
-    scopes: Vec<String>,
+    described: ToolDescription,
     why: String,
 }
 
 impl Tool for Refused {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn input_schema(&self) -> JsonObject {
-        self.input.clone()
-    }
-
-    fn hints(&self) -> Hints {
-        self.hints
-    }
-
-    fn category(&self) -> Option<&str> {
-        self.category.as_deref()
-    }
-
-    fn tags(&self) -> Vec<String> {
-        self.tags.clone()
-    }
-
-    fn scopes(&self) -> Vec<String> {
-        self.scopes.clone()
+    fn describe(&self) -> ToolDescription {
+        self.described.clone()
     }
 
     fn call(&self, _arguments: JsonObject, _context: &CallContext) -> ToolFuture {
         let why = self.why.clone();
         Box::pin(async move { Err(ToolError::refused(why)) })
-    }
-
-    fn origin(&self) -> String {
-        format!("tool '{}', refused by the pinned snapshot", self.name)
     }
 }

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
 use toolsmith::{
-    CallContext, Hints, Tool, ToolError, tool::Content, tool::TaskSupport, tool::ToolFuture,
-    tool::ToolOutput,
+    CallContext, Hints, Tool, ToolDescription, ToolError, tool::Content, tool::TaskSupport,
+    tool::ToolFuture, tool::ToolOutput,
 };
 use toolsmith::{Progress, context::Caller, context::ClientLog, context::Elicit};
 
@@ -34,32 +34,17 @@ pub(crate) enum Via {
 }
 
 pub(crate) struct Proxied {
-    /// The name it is served under (the prefix, then the upstream's name).
-    served: String,
+    /// What it says of itself: its name as served (the prefix, then the upstream's name),
+    /// the upstream's word, with the overrides' taking its place; its category is the
+    /// upstream's name.
+    described: ToolDescription,
     /// Its name at the upstream.
     upstream_name: String,
-    title: Option<String>,
-    description: String,
-    input: JsonObject,
-    output: Option<JsonObject>,
-    hints: Hints,
-    icons: Vec<String>,
-    tags: Vec<String>,
-    scopes: Vec<String>,
-    /// Whether every call is confirmed, and with which question (`None`: the default one).
-    confirm: Option<Option<String>>,
-    /// Whether the upstream asks the user before every call itself: the gateway's `Confirm`
-    /// policy does not ask again.
-    upstream_confirms: bool,
     upstream: Arc<str>,
     via: Via,
-    timeout: Option<Duration>,
     /// Where its answers are kept, when it is read-only and idempotent and its upstream
     /// caches.
     cache: Option<Arc<Cache>>,
-    /// Whether a client may run its calls as tasks (of the gateway's): when its upstream
-    /// speaks the tasks extension.
-    task: TaskSupport,
 }
 
 impl Proxied {
@@ -100,43 +85,55 @@ impl Proxied {
                     .and_then(|meta| meta.get(toolsmith::tool::META_CONFIRMS))
                     == Some(&serde_json::Value::Bool(true))
             });
-        Proxied {
+        let what = match via {
+            Via::Upstream(_) | Via::PerCaller(_) => "tool",
+            Via::Api(_) => "operation",
+        };
+        let origin = format!("{what} '{}' of upstream '{upstream}'", tool.name);
+        let icons = tool.icons.iter().flatten().map(|icon| icon.src.clone());
+        let mut described = ToolDescription::new(
             served,
+            tool.description.as_deref().unwrap_or_default(),
+            (*tool.input_schema).clone(),
+            hints_of(said),
+        )
+        .with_icons(icons)
+        .with_category(upstream.as_ref())
+        .with_tags(corrected.tags.unwrap_or_default())
+        .with_scopes(corrected.scopes.unwrap_or_default())
+        .with_upstream_confirms(upstream_confirms)
+        // An MCP upstream may ask the client during a call (to confirm it, say): the
+        // question is passed on.
+        .with_asks_client(matches!(via, Via::Upstream(_) | Via::PerCaller(_)))
+        .with_origin(origin);
+        described.about.title = title;
+        described.about.timeout = timeout;
+        described.output_schema = tool.output_schema.as_deref().cloned();
+        if let Some(question) = confirm {
+            described.confirms = true;
+            described.confirm_message = question;
+        }
+        Proxied {
+            described,
             upstream_name: tool.name.to_string(),
-            title,
-            description: tool.description.as_deref().unwrap_or_default().to_owned(),
-            input: (*tool.input_schema).clone(),
-            output: tool.output_schema.as_deref().cloned(),
-            hints: hints_of(said),
-            icons: tool
-                .icons
-                .iter()
-                .flatten()
-                .map(|icon| icon.src.clone())
-                .collect(),
-            tags: corrected.tags.unwrap_or_default(),
-            scopes: corrected.scopes.unwrap_or_default(),
-            confirm,
-            upstream_confirms,
             upstream,
             via,
-            timeout,
             cache: None,
-            task: TaskSupport::Never,
         }
     }
 
     /// Its calls may run as tasks, when the upstream speaks the tasks extension.
     pub(crate) fn tasks(mut self, upstream_speaks_them: bool) -> Self {
         if upstream_speaks_them {
-            self.task = TaskSupport::Optional;
+            self.described.task = TaskSupport::Optional;
         }
         self
     }
 
     /// Its answers kept in `cache`, if it is read-only and idempotent (else unchanged).
     pub(crate) fn cached(mut self, cache: Arc<Cache>) -> Self {
-        if self.hints.read_only && self.hints.idempotent {
+        let hints = self.described.hints;
+        if hints.read_only && hints.idempotent {
             self.cache = Some(cache);
         }
         self
@@ -182,83 +179,8 @@ pub(crate) fn hints_of(
 }
 
 impl Tool for Proxied {
-    fn name(&self) -> &str {
-        &self.served
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn input_schema(&self) -> JsonObject {
-        self.input.clone()
-    }
-
-    fn hints(&self) -> Hints {
-        self.hints
-    }
-
-    fn title(&self) -> Option<&str> {
-        self.title.as_deref()
-    }
-
-    fn output_schema(&self) -> Option<JsonObject> {
-        self.output.clone()
-    }
-
-    fn icons(&self) -> Vec<String> {
-        self.icons.clone()
-    }
-
-    /// Its upstream's name: what its metrics' `category` label and its spans'
-    /// `toolsmith.category` say.
-    fn category(&self) -> Option<&str> {
-        Some(&self.upstream)
-    }
-
-    fn tags(&self) -> Vec<String> {
-        self.tags.clone()
-    }
-
-    fn scopes(&self) -> Vec<String> {
-        self.scopes.clone()
-    }
-
-    fn confirms(&self) -> bool {
-        self.confirm.is_some()
-    }
-
-    fn confirm_message(&self) -> Option<String> {
-        self.confirm.clone().flatten()
-    }
-
-    fn upstream_confirms(&self) -> bool {
-        self.upstream_confirms
-    }
-
-    fn timeout(&self) -> Option<Duration> {
-        self.timeout
-    }
-
-    fn task(&self) -> TaskSupport {
-        self.task
-    }
-
-    /// An MCP upstream may ask the client during a call (to confirm it, say): the question
-    /// is passed on.
-    fn asks_client(&self) -> bool {
-        matches!(self.via, Via::Upstream(_) | Via::PerCaller(_))
-    }
-
-    fn origin(&self) -> String {
-        let what = match self.via {
-            Via::Upstream(_) | Via::PerCaller(_) => "tool",
-            Via::Api(_) => "operation",
-        };
-        format!(
-            "{what} '{}' of upstream '{}'",
-            self.upstream_name, self.upstream
-        )
+    fn describe(&self) -> ToolDescription {
+        self.described.clone()
     }
 
     fn call(&self, arguments: JsonObject, context: &CallContext) -> ToolFuture {
@@ -285,8 +207,9 @@ impl Tool for Proxied {
         let params =
             CallToolRequestParams::new(self.upstream_name.clone()).with_arguments(arguments);
         // Only a call that changes nothing and gives the same answer twice may be sent twice.
-        let retry = (self.hints.read_only && self.hints.idempotent)
-            .then(|| (self.timeout.unwrap_or(RETRY_WITHIN), params.clone()));
+        let (hints, timeout) = (self.described.hints, self.described.about.timeout);
+        let retry = (hints.read_only && hints.idempotent)
+            .then(|| (timeout.unwrap_or(RETRY_WITHIN), params.clone()));
         Box::pin(async move {
             if let Some((cache, key)) = &cached
                 && let Some(kept) = cache.get(key)
@@ -383,7 +306,7 @@ impl Proxied {
             let key = Key::new(&who.unwrap_or_default(), &self.upstream_name, &arguments);
             (cache, key)
         });
-        let timeout = self.timeout;
+        let timeout = self.described.about.timeout;
         Box::pin(async move {
             if let Some((cache, key)) = &cached
                 && let Some(kept) = cache.get(key)

@@ -4,7 +4,7 @@
 
 use rmcp::model::JsonObject;
 use toolsmith::tool::{ToolFuture, ToolOutput};
-use toolsmith::{CallContext, Hints, Registry, Tool, ToolError};
+use toolsmith::{CallContext, Hints, Registry, Tool, ToolDescription, ToolError};
 
 /// Tool `n` of a generated set.
 pub struct Generated {
@@ -27,15 +27,7 @@ impl Generated {
 }
 
 impl Tool for Generated {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn input_schema(&self) -> JsonObject {
+    fn describe(&self) -> ToolDescription {
         let schema = serde_json::json!({
             "type": "object",
             "properties": {
@@ -45,16 +37,14 @@ impl Tool for Generated {
             },
             "required": ["a", "b"],
         });
-        schema.as_object().cloned().unwrap_or_default()
-    }
-
-    fn hints(&self) -> Hints {
-        Hints {
+        let hints = Hints {
             read_only: self.n.is_multiple_of(2),
             destructive: self.n % 4 == 1,
             idempotent: self.n.is_multiple_of(3),
             open_world: self.n.is_multiple_of(5),
-        }
+        };
+        let schema = schema.as_object().cloned().unwrap_or_default();
+        ToolDescription::new(&self.name, &self.description, schema, hints)
     }
 
     fn call(&self, arguments: JsonObject, _context: &CallContext) -> ToolFuture {

@@ -357,7 +357,7 @@ impl Elicit {
     /// Asks the client a question another server asked (a gateway's upstream, say): its
     /// elicitation or sampling request as rmcp models it, the client's answer as the
     /// protocol has it (an `ElicitResult` or a `CreateMessageResult`, as JSON). On
-    /// 2026-07-28 the tool must say it asks ([`Tool::asks_client`](crate::Tool::asks_client)).
+    /// 2026-07-28 the tool must say it asks ([`ToolDescription::asks_client`](crate::ToolDescription::asks_client)).
     ///
     /// ```
     /// use toolsmith::context::{Elicit, Elicitation};

@@ -202,7 +202,7 @@ impl CallContext {
     /// ```
     /// use toolsmith::rmcp::model::JsonObject;
     /// use toolsmith::tool::{ToolFuture, ToolOutput};
-    /// use toolsmith::{CallContext, Hints, Registry, Server, State, Tool, context::Caller};
+    /// use toolsmith::{CallContext, Hints, Registry, Server, State, Tool, ToolDescription, context::Caller};
     ///
     /// struct Quota(u32);
     ///
@@ -210,10 +210,10 @@ impl CallContext {
     /// struct MyQuota;
     ///
     /// impl Tool for MyQuota {
-    ///     fn name(&self) -> &str { "my_quota" }
-    ///     fn description(&self) -> &str { "Say who calls, and their quota." }
-    ///     fn input_schema(&self) -> JsonObject { serde_json::json!({"type": "object"}).as_object().cloned().unwrap() }
-    ///     fn hints(&self) -> Hints { Hints::READ_ONLY }
+    ///     fn describe(&self) -> ToolDescription {
+    ///         let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
+    ///         ToolDescription::new("my_quota", "Say who calls, and their quota.", schema, Hints::READ_ONLY)
+    ///     }
     ///     fn call(&self, _: JsonObject, context: &CallContext) -> ToolFuture {
     ///         let caller = context.extract::<Caller>();
     ///         let quota = context.extract::<State<Quota>>();
@@ -246,16 +246,16 @@ impl CallContext {
     /// ```
     /// use toolsmith::rmcp::model::JsonObject;
     /// use toolsmith::tool::{ToolFuture, ToolOutput};
-    /// use toolsmith::{CallContext, Hints, Registry, Server, Tool};
+    /// use toolsmith::{CallContext, Hints, Registry, Server, Tool, ToolDescription};
     ///
     /// /// One tool made by hand, added under several names.
     /// struct Alias(&'static str);
     ///
     /// impl Tool for Alias {
-    ///     fn name(&self) -> &str { self.0 }
-    ///     fn description(&self) -> &str { "Say which name was called." }
-    ///     fn input_schema(&self) -> JsonObject { serde_json::json!({"type": "object"}).as_object().cloned().unwrap() }
-    ///     fn hints(&self) -> Hints { Hints::READ_ONLY }
+    ///     fn describe(&self) -> ToolDescription {
+    ///         let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
+    ///         ToolDescription::new(self.0, "Say which name was called.", schema, Hints::READ_ONLY)
+    ///     }
     ///     fn call(&self, _: JsonObject, context: &CallContext) -> ToolFuture {
     ///         let called = format!("{} was called", context.tool());
     ///         Box::pin(async move { Ok(ToolOutput::new().text(called)) })

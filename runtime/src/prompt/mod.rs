@@ -8,7 +8,9 @@
 // served.
 
 pub(crate) mod def;
+mod description;
 mod dynamic;
+mod made;
 pub(crate) mod message;
 
 use std::sync::Arc;
@@ -25,6 +27,7 @@ use crate::tool::schema;
 use crate::tool::strings::StringArgs;
 use def::PromptDef;
 
+pub use description::PromptDescription;
 pub use dynamic::{Prompt, PromptFuture};
 #[doc(hidden)]
 pub use message::{PromptMessage, Role};
@@ -88,48 +91,6 @@ impl PromptInfo {
             expected: expected.into(),
             completes: def.completions.iter().map(|c| c.argument.into()).collect(),
         }))
-    }
-
-    /// A prompt made by hand: its declaration read once and checked (its name, its timeout,
-    /// its icons' schemes).
-    pub(crate) fn of_prompt(prompt: Arc<dyn Prompt>) -> Result<PromptInfo, String> {
-        let name = prompt.name();
-        if name.is_empty() {
-            return Err("a prompt has no name: give it one".to_owned());
-        }
-        if let Some(c) = name.chars().find(|c| c.is_control()) {
-            return Err(format!(
-                "the prompt name \"{}\" holds the control character {c:?}: a name holds none",
-                name.escape_debug()
-            ));
-        }
-        let timeout = crate::tool::made_timeout("prompt", name, prompt.timeout())?;
-        let arguments = prompt.arguments();
-        let schema = schema::strings_input(arguments.iter().map(|a| {
-            (
-                a.name.as_str(),
-                a.description.as_deref(),
-                a.required == Some(true),
-            )
-        }));
-        let header = Header::made(
-            name,
-            prompt.title(),
-            prompt.description(),
-            crate::tool::made_icons(prompt.icons()),
-            crate::tool::intern_list(&prompt.scopes()),
-            prompt.origin(),
-        );
-        Ok(PromptInfo(Arc::new(Inner {
-            listed: listed(&header, arguments),
-            strings: StringArgs::of_schema(&schema),
-            header,
-            timeout,
-            schema,
-            expected: Arc::from([]),
-            completes: prompt.completes().into_iter().map(Into::into).collect(),
-            run: Run::Made(prompt),
-        })))
     }
 
     /// Its name (default: the function's name): its [`header`](Self::header)'s.
@@ -235,10 +196,12 @@ impl PromptInfo {
     ///
     /// ```
     /// # use toolsmith::rmcp::model::JsonObject;
-    /// # use toolsmith::{CallContext, prompt::Prompt, prompt::PromptFuture, prompt::PromptMessage, Registry};
+    /// # use toolsmith::{CallContext, prompt::Prompt, prompt::PromptDescription, prompt::PromptFuture, prompt::PromptMessage, Registry};
     /// # struct Greet;
     /// # impl Prompt for Greet {
-    /// #     fn name(&self) -> &str { "greet" }
+    /// #     fn describe(&self) -> PromptDescription {
+    /// #         PromptDescription::new("greet")
+    /// #     }
     /// #     fn get(&self, _: JsonObject, _: &CallContext) -> PromptFuture {
     /// #         Box::pin(async { Ok(vec![PromptMessage::user("Say hello.")]) })
     /// #     }

@@ -203,11 +203,12 @@ impl Registry {
     ///
     /// ```
     /// # use toolsmith::rmcp::model::{JsonObject, ResourceContents};
-    /// # use toolsmith::{CallContext, Registry, resource::Resource, resource::ResourceFuture};
+    /// # use toolsmith::{CallContext, Registry, resource::Resource, resource::ResourceDescription, resource::ResourceFuture};
     /// struct Motd;
     /// impl Resource for Motd {
-    ///     fn uri(&self) -> &str { "motd://today" }
-    ///     fn name(&self) -> &str { "motd" }
+    ///     fn describe(&self) -> ResourceDescription {
+    ///         ResourceDescription::new("motd://today", "motd")
+    ///     }
     ///     fn read(&self, uri: &str, _: JsonObject, _: &CallContext) -> ResourceFuture {
     ///         let contents = ResourceContents::text("Hello", uri);
     ///         Box::pin(async move { Ok(Some(vec![contents])) })
@@ -233,11 +234,12 @@ impl Registry {
     ///
     /// ```
     /// # use toolsmith::rmcp::model::{JsonObject, ResourceContents};
-    /// # use toolsmith::{CallContext, Registry, resource::Resource, resource::ResourceFuture};
+    /// # use toolsmith::{CallContext, Registry, resource::Resource, resource::ResourceDescription, resource::ResourceFuture};
     /// # struct Motd;
     /// # impl Resource for Motd {
-    /// #     fn uri(&self) -> &str { "motd://today" }
-    /// #     fn name(&self) -> &str { "motd" }
+    /// #     fn describe(&self) -> ResourceDescription {
+    /// #         ResourceDescription::new("motd://today", "motd")
+    /// #     }
     /// #     fn read(&self, uri: &str, _: JsonObject, _: &CallContext) -> ResourceFuture {
     /// #         let contents = ResourceContents::text("Hello", uri);
     /// #         Box::pin(async move { Ok(Some(vec![contents])) })
@@ -256,11 +258,12 @@ impl Registry {
     ///
     /// ```
     /// # use toolsmith::rmcp::model::{JsonObject, ResourceContents};
-    /// # use toolsmith::{CallContext, Registry, resource::Resource, resource::ResourceFuture};
+    /// # use toolsmith::{CallContext, Registry, resource::Resource, resource::ResourceDescription, resource::ResourceFuture};
     /// # struct Motd;
     /// # impl Resource for Motd {
-    /// #     fn uri(&self) -> &str { "motd://today" }
-    /// #     fn name(&self) -> &str { "motd" }
+    /// #     fn describe(&self) -> ResourceDescription {
+    /// #         ResourceDescription::new("motd://today", "motd")
+    /// #     }
     /// #     fn read(&self, uri: &str, _: JsonObject, _: &CallContext) -> ResourceFuture {
     /// #         let contents = ResourceContents::text("Hello", uri);
     /// #         Box::pin(async move { Ok(Some(vec![contents])) })

@@ -27,16 +27,14 @@ pub(crate) trait Listener: Send + Sync {
 /// again from the start, as it does on `list_changed`.
 ///
 /// ```
-/// # use toolsmith::{CallContext, Hints, Tool, tool::ToolFuture, tool::ToolOutput};
+/// # use toolsmith::{CallContext, Hints, Tool, ToolDescription, tool::ToolFuture, tool::ToolOutput};
 /// # use toolsmith::rmcp::model::JsonObject;
 /// # struct Ping;
 /// # impl Tool for Ping {
-/// #     fn name(&self) -> &str { "ping" }
-/// #     fn description(&self) -> &str { "Answers pong." }
-/// #     fn input_schema(&self) -> JsonObject {
-/// #         serde_json::json!({"type": "object"}).as_object().cloned().unwrap()
+/// #     fn describe(&self) -> ToolDescription {
+/// #         let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
+/// #         ToolDescription::new("ping", "Answers pong.", schema, Hints::READ_ONLY)
 /// #     }
-/// #     fn hints(&self) -> Hints { Hints::READ_ONLY }
 /// #     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
 /// #         Box::pin(async { Ok(ToolOutput::new().text("pong")) })
 /// #     }

@@ -181,16 +181,14 @@ impl Registry {
     /// compile (it is compiled here, once: each call's arguments are checked against it).
     ///
     /// ```
-    /// # use toolsmith::{CallContext, Hints, Registry, Tool, tool::ToolFuture, tool::ToolOutput};
+    /// # use toolsmith::{CallContext, Hints, Registry, Tool, ToolDescription, tool::ToolFuture, tool::ToolOutput};
     /// # use toolsmith::rmcp::model::JsonObject;
     /// struct Ping;
     /// impl Tool for Ping {
-    ///     fn name(&self) -> &str { "ping" }
-    ///     fn description(&self) -> &str { "Answers pong." }
-    ///     fn input_schema(&self) -> JsonObject {
-    ///         serde_json::json!({"type": "object"}).as_object().cloned().unwrap()
+    ///     fn describe(&self) -> ToolDescription {
+    ///         let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
+    ///         ToolDescription::new("ping", "Answers pong.", schema, Hints::READ_ONLY)
     ///     }
-    ///     fn hints(&self) -> Hints { Hints::READ_ONLY }
     ///     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
     ///         Box::pin(async { Ok(ToolOutput::new().text("pong")) })
     ///     }
@@ -204,12 +202,10 @@ impl Registry {
     /// /// Says it only reads, yet destroys.
     /// struct Purge;
     /// impl Tool for Purge {
-    ///     fn name(&self) -> &str { "purge" }
-    ///     fn description(&self) -> &str { "Purges every record." }
-    ///     fn input_schema(&self) -> JsonObject {
-    ///         serde_json::json!({"type": "object"}).as_object().cloned().unwrap()
+    ///     fn describe(&self) -> ToolDescription {
+    ///         let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
+    ///         ToolDescription::new("purge", "Purges every record.", schema, Hints { read_only: true, ..Hints::DESTRUCTIVE })
     ///     }
-    ///     fn hints(&self) -> Hints { Hints { read_only: true, ..Hints::DESTRUCTIVE } }
     ///     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
     ///         Box::pin(async { Ok(ToolOutput::new().text("purged")) })
     ///     }
@@ -226,16 +222,14 @@ impl Registry {
     ///
     /// ```
     /// # use std::sync::Arc;
-    /// # use toolsmith::{CallContext, Hints, Registry, Tool, tool::ToolFuture, tool::ToolOutput};
+    /// # use toolsmith::{CallContext, Hints, Registry, Tool, ToolDescription, tool::ToolFuture, tool::ToolOutput};
     /// # use toolsmith::rmcp::model::JsonObject;
     /// # struct Ping;
     /// # impl Tool for Ping {
-    /// #     fn name(&self) -> &str { "ping" }
-    /// #     fn description(&self) -> &str { "Answers pong." }
-    /// #     fn input_schema(&self) -> JsonObject {
-    /// #         serde_json::json!({"type": "object"}).as_object().cloned().unwrap()
+    /// #     fn describe(&self) -> ToolDescription {
+    /// #         let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
+    /// #         ToolDescription::new("ping", "Answers pong.", schema, Hints::READ_ONLY)
     /// #     }
-    /// #     fn hints(&self) -> Hints { Hints::READ_ONLY }
     /// #     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
     /// #         Box::pin(async { Ok(ToolOutput::new().text("pong")) })
     /// #     }
@@ -256,16 +250,14 @@ impl Registry {
     /// `self` with the tool added (see [`Registry::add_tool`]).
     ///
     /// ```
-    /// # use toolsmith::{CallContext, Hints, Registry, Tool, tool::ToolFuture, tool::ToolOutput};
+    /// # use toolsmith::{CallContext, Hints, Registry, Tool, ToolDescription, tool::ToolFuture, tool::ToolOutput};
     /// # use toolsmith::rmcp::model::JsonObject;
     /// # struct Ping;
     /// # impl Tool for Ping {
-    /// #     fn name(&self) -> &str { "ping" }
-    /// #     fn description(&self) -> &str { "Answers pong." }
-    /// #     fn input_schema(&self) -> JsonObject {
-    /// #         serde_json::json!({"type": "object"}).as_object().cloned().unwrap()
+    /// #     fn describe(&self) -> ToolDescription {
+    /// #         let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
+    /// #         ToolDescription::new("ping", "Answers pong.", schema, Hints::READ_ONLY)
     /// #     }
-    /// #     fn hints(&self) -> Hints { Hints::READ_ONLY }
     /// #     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
     /// #         Box::pin(async { Ok(ToolOutput::new().text("pong")) })
     /// #     }

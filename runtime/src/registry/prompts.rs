@@ -13,10 +13,12 @@ impl Registry {
     ///
     /// ```
     /// # use toolsmith::rmcp::model::JsonObject;
-    /// # use toolsmith::{CallContext, prompt::Prompt, prompt::PromptFuture, prompt::PromptMessage, Registry};
+    /// # use toolsmith::{CallContext, prompt::Prompt, prompt::PromptDescription, prompt::PromptFuture, prompt::PromptMessage, Registry};
     /// struct Greet;
     /// impl Prompt for Greet {
-    ///     fn name(&self) -> &str { "greet" }
+    ///     fn describe(&self) -> PromptDescription {
+    ///         PromptDescription::new("greet")
+    ///     }
     ///     fn get(&self, _: JsonObject, _: &CallContext) -> PromptFuture {
     ///         Box::pin(async { Ok(vec![PromptMessage::user("Say hello.")]) })
     ///     }
@@ -38,10 +40,12 @@ impl Registry {
     ///
     /// ```
     /// # use toolsmith::rmcp::model::JsonObject;
-    /// # use toolsmith::{CallContext, prompt::Prompt, prompt::PromptFuture, prompt::PromptMessage, Registry};
+    /// # use toolsmith::{CallContext, prompt::Prompt, prompt::PromptDescription, prompt::PromptFuture, prompt::PromptMessage, Registry};
     /// # struct Greet;
     /// # impl Prompt for Greet {
-    /// #     fn name(&self) -> &str { "greet" }
+    /// #     fn describe(&self) -> PromptDescription {
+    /// #         PromptDescription::new("greet")
+    /// #     }
     /// #     fn get(&self, _: JsonObject, _: &CallContext) -> PromptFuture {
     /// #         Box::pin(async { Ok(vec![PromptMessage::user("Say hello.")]) })
     /// #     }
@@ -58,10 +62,12 @@ impl Registry {
     ///
     /// ```
     /// # use toolsmith::rmcp::model::JsonObject;
-    /// # use toolsmith::{CallContext, prompt::Prompt, prompt::PromptFuture, prompt::PromptMessage, Registry};
+    /// # use toolsmith::{CallContext, prompt::Prompt, prompt::PromptDescription, prompt::PromptFuture, prompt::PromptMessage, Registry};
     /// # struct Greet;
     /// # impl Prompt for Greet {
-    /// #     fn name(&self) -> &str { "greet" }
+    /// #     fn describe(&self) -> PromptDescription {
+    /// #         PromptDescription::new("greet")
+    /// #     }
     /// #     fn get(&self, _: JsonObject, _: &CallContext) -> PromptFuture {
     /// #         Box::pin(async { Ok(vec![PromptMessage::user("Say hello.")]) })
     /// #     }

@@ -4,25 +4,17 @@
 use rmcp::model::{JsonObject, ResourceContents};
 
 use crate::context::CallContext;
-use crate::prompt::{Prompt, PromptFuture, PromptMessage};
-use crate::resource::{Resource, ResourceFuture};
+use crate::prompt::{Prompt, PromptDescription, PromptFuture, PromptMessage};
+use crate::resource::{Resource, ResourceDescription, ResourceFuture};
 use crate::tool::{ToolFuture, ToolOutput};
-use crate::{Hints, Registry, Tool};
+use crate::{Hints, Registry, Tool, ToolDescription};
 
 struct Numbered(String);
 
 impl Tool for Numbered {
-    fn name(&self) -> &str {
-        &self.0
-    }
-    fn description(&self) -> &str {
-        "A numbered tool."
-    }
-    fn input_schema(&self) -> JsonObject {
-        JsonObject::from_iter([("type".to_owned(), "object".into())])
-    }
-    fn hints(&self) -> Hints {
-        Hints::READ_ONLY
+    fn describe(&self) -> ToolDescription {
+        let schema = JsonObject::from_iter([("type".to_owned(), "object".into())]);
+        ToolDescription::new(&self.0, "A numbered tool.", schema, Hints::READ_ONLY)
     }
     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
         Box::pin(async { Ok(ToolOutput::new().text("ok")) })
@@ -74,11 +66,8 @@ fn tools_added_and_removed_one_by_one_keep_order_index_and_fingerprint() {
 struct Page(&'static str, &'static str);
 
 impl Resource for Page {
-    fn uri(&self) -> &str {
-        self.0
-    }
-    fn name(&self) -> &str {
-        self.1
+    fn describe(&self) -> ResourceDescription {
+        ResourceDescription::new(self.0, self.1)
     }
     fn read(&self, uri: &str, _: JsonObject, _: &CallContext) -> ResourceFuture {
         let contents = ResourceContents::text(self.1, uri);
@@ -90,8 +79,8 @@ impl Resource for Page {
 struct Named(&'static str);
 
 impl Prompt for Named {
-    fn name(&self) -> &str {
-        self.0
+    fn describe(&self) -> PromptDescription {
+        PromptDescription::new(self.0)
     }
     fn get(&self, _: JsonObject, _: &CallContext) -> PromptFuture {
         Box::pin(async { Ok(vec![PromptMessage::user("hello")]) })

@@ -9,8 +9,10 @@
 
 pub(crate) mod contents;
 pub(crate) mod def;
+mod description;
 mod dynamic;
 mod listed;
+mod made;
 
 use std::sync::Arc;
 
@@ -29,6 +31,7 @@ use def::ResourceDef;
 use listed::{Entry, Listed};
 
 pub use contents::Modified;
+pub use description::ResourceDescription;
 pub use dynamic::{Resource, ResourceFuture};
 
 /// A registered resource (a URI) or resource template (a URI with `{variables}`): a
@@ -101,75 +104,6 @@ impl ResourceInfo {
             expected: expected.into(),
             strings,
             listed,
-        })))
-    }
-
-    /// A resource made by hand: its declaration read once and checked (its URI template, its
-    /// priority, its timeout, its icons' schemes).
-    pub(crate) fn of_resource(resource: Arc<dyn Resource>) -> Result<ResourceInfo, String> {
-        let uri = resource.uri();
-        let template = Template::parse(uri)
-            .map_err(|e| format!("the resource URI '{uri}' is not valid: {}", e.message))?;
-        let name = resource.name();
-        if name.is_empty() {
-            return Err(format!("the resource '{uri}' has no name: give it one"));
-        }
-        if let Some(c) = name.chars().find(|c| c.is_control()) {
-            return Err(format!(
-                "the name of resource '{uri}' (\"{}\") holds the control character {c:?}: a name holds none",
-                name.escape_debug()
-            ));
-        }
-        let priority = resource.priority();
-        if let Some(p) = priority
-            && !(0.0..=1.0).contains(&p)
-        {
-            return Err(format!(
-                "the priority of resource '{uri}' is {p}: give one from 0.0 to 1.0"
-            ));
-        }
-        let timeout = crate::tool::made_timeout("resource", uri, resource.timeout())?;
-        let input = schema::strings_input(template.variables().map(|v| (v, None, true)));
-        let strings = StringArgs::of_schema(&input);
-        let audience: Vec<&'static str> = resource
-            .audience()
-            .iter()
-            .map(|role| match role {
-                crate::prompt::Role::User => "user",
-                crate::prompt::Role::Assistant => "assistant",
-            })
-            .collect();
-        let header = Header::made(
-            name,
-            resource.title(),
-            resource.description(),
-            crate::tool::made_icons(resource.icons()),
-            crate::tool::intern_list(&resource.scopes()),
-            resource.origin(),
-        );
-        let mime_type = resource.mime_type().map(Box::<str>::from);
-        let listed = Entry {
-            uri,
-            header: &header,
-            mime_type: mime_type.as_deref(),
-            audience: &audience,
-            priority,
-        }
-        .listed(&template);
-        Ok(ResourceInfo(Arc::new(Inner {
-            uri: uri.into(),
-            header,
-            mime_type,
-            audience,
-            priority,
-            timeout,
-            template,
-            input,
-            expected: Arc::from([]),
-            strings,
-            listed,
-            completes: resource.completes().into_iter().map(Into::into).collect(),
-            run: Run::Made(resource),
         })))
     }
 
@@ -385,11 +319,12 @@ impl ResourceInfo {
     ///
     /// ```
     /// # use toolsmith::rmcp::model::{JsonObject, ResourceContents};
-    /// # use toolsmith::{CallContext, Registry, resource::Resource, resource::ResourceFuture};
+    /// # use toolsmith::{CallContext, Registry, resource::Resource, resource::ResourceDescription, resource::ResourceFuture};
     /// # struct Motd;
     /// # impl Resource for Motd {
-    /// #     fn uri(&self) -> &str { "motd://today" }
-    /// #     fn name(&self) -> &str { "motd" }
+    /// #     fn describe(&self) -> ResourceDescription {
+    /// #         ResourceDescription::new("motd://today", "motd")
+    /// #     }
     /// #     fn read(&self, uri: &str, _: JsonObject, _: &CallContext) -> ResourceFuture {
     /// #         let contents = ResourceContents::text("Hello", uri);
     /// #         Box::pin(async move { Ok(Some(vec![contents])) })

@@ -7,33 +7,28 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::time::Duration;
 
 use rmcp::model::JsonObject;
 
 use crate::context::CallContext;
-use crate::tool::def::TaskSupport;
-use crate::{Hints, ToolError, tool::ToolOutput};
+use crate::{ToolError, tool::ToolDescription, tool::ToolOutput};
 
 /// What a hand-written tool's call returns: its output, or an error whose message the client
 /// reads.
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send>>;
 
-/// A tool: what a client reads about it, and how a call runs. Object-safe: a registry holds
-/// `Arc<dyn Tool>`.
+/// A tool: what it says of itself ([`describe`](Tool::describe): a [`ToolDescription`]), and
+/// how a call runs ([`call`](Tool::call)). Object-safe: a registry holds `Arc<dyn Tool>`.
+/// Its description is read once, when the tool is added to a registry; a tool that wraps
+/// another changes the fields it changes (see [`ToolDescription`]).
 ///
-/// Only [`name`](Tool::name), [`description`](Tool::description),
-/// [`input_schema`](Tool::input_schema), [`hints`](Tool::hints) and [`call`](Tool::call) must
-/// be written; the rest have the defaults of a `#[tool]` without the key. Everything but
-/// `call` is read once, when the tool is added to a registry.
-///
-/// The arguments reach `call` checked against [`input_schema`](Tool::input_schema), compiled
-/// once when the tool is added (a schema that does not compile is refused there; no remote
-/// `$ref` is fetched, `format` is not checked): a call whose arguments do not match is
-/// answered, before anything else runs for it (no confirmation is asked, `call` is not
-/// called), with an error naming every wrong, missing or unknown argument in a `#[tool]`'s
-/// words. What the schema cannot say, check in `call`, and answer with a [`ToolError`] that
-/// says what to send.
+/// The arguments reach `call` checked against its
+/// [`input_schema`](ToolDescription::input_schema), compiled once when the tool is added (a
+/// schema that does not compile is refused there; no remote `$ref` is fetched, `format` is
+/// not checked): a call whose arguments do not match is answered, before anything else runs
+/// for it (no confirmation is asked, `call` is not called), with an error naming every
+/// wrong, missing or unknown argument in a `#[tool]`'s words. What the schema cannot say,
+/// check in `call`, and answer with a [`ToolError`] that says what to send.
 ///
 /// What a `#[tool]` takes as a context parameter ([`Progress`](crate::Progress),
 /// [`ClientLog`](crate::context::ClientLog), [`Cancellation`](crate::context::Cancellation),
@@ -41,28 +36,23 @@ pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>>
 /// [`CallContext::extract`].
 ///
 /// ```
-/// use std::sync::Arc;
 /// use toolsmith::rmcp::model::JsonObject;
-/// use toolsmith::{CallContext, Hints, Registry, Tool, ToolError, tool::ToolFuture, tool::ToolOutput};
+/// use toolsmith::{CallContext, Hints, Registry, Tool, ToolDescription, ToolError};
+/// use toolsmith::tool::{ToolFuture, ToolOutput};
 ///
 /// /// Counts the words of a text: read-only, the same answer every time, nothing outside.
 /// struct WordCount;
 ///
 /// impl Tool for WordCount {
-///     fn name(&self) -> &str { "word_count" }
-///     fn description(&self) -> &str { "Count the words of a text." }
-///     fn input_schema(&self) -> JsonObject {
-///         serde_json::json!({
+///     fn describe(&self) -> ToolDescription {
+///         let schema = serde_json::json!({
 ///             "type": "object",
 ///             "properties": {"text": {"type": "string"}},
 ///             "required": ["text"],
-///         })
-///         .as_object()
-///         .cloned()
-///         .unwrap()
-///     }
-///     fn hints(&self) -> Hints {
-///         Hints { read_only: true, destructive: false, idempotent: true, open_world: false }
+///         });
+///         let hints = Hints { read_only: true, destructive: false, idempotent: true, open_world: false };
+///         let schema = schema.as_object().cloned().unwrap();
+///         ToolDescription::new("word_count", "Count the words of a text.", schema, hints)
 ///     }
 ///     fn call(&self, arguments: JsonObject, _context: &CallContext) -> ToolFuture {
 ///         Box::pin(async move {
@@ -82,104 +72,11 @@ pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>>
 /// assert!(Registry::new().with_tool(WordCount).unwrap().with_tool(WordCount).is_err());
 /// ```
 pub trait Tool: Send + Sync + 'static {
-    /// The MCP tool name: what a client calls it by. 1 to 128 characters of `A-Z a-z 0-9 _ -
-    /// .` (checked when it is added).
-    fn name(&self) -> &str;
-
-    /// What the model reads to decide whether to call it.
-    fn description(&self) -> &str;
-
-    /// The JSON Schema of its arguments: an object schema (`"type": "object"`).
-    fn input_schema(&self) -> JsonObject;
-
-    /// Its four behaviour hints. They decide the scope a caller needs, whether the user
-    /// confirms a call under [`Confirm::Destructive`](crate::server::Confirm::Destructive), and
-    /// whether the read-only and closed-world modes offer it: say what it does. A tool both
-    /// read-only and destructive is refused when it is added, as `#[tool]` refuses it.
-    fn hints(&self) -> Hints;
+    /// What it says of itself: name, description, schemas, hints, and the rest a `#[tool]`
+    /// declares. Read once, when it is added to a registry.
+    fn describe(&self) -> ToolDescription;
 
     /// Runs one call. The future must be `'static`: take from `self` (an `Arc` field) and
     /// from `context` what it needs first.
     fn call(&self, arguments: JsonObject, context: &CallContext) -> ToolFuture;
-
-    /// A human-readable title.
-    fn title(&self) -> Option<&str> {
-        None
-    }
-
-    /// The JSON Schema of its structured result, when it returns one.
-    fn output_schema(&self) -> Option<JsonObject> {
-        None
-    }
-
-    /// Icons: `https:` or `data:` URIs (others are left out when it is added).
-    fn icons(&self) -> Vec<String> {
-        Vec::new()
-    }
-
-    /// A category, for [`Search`](crate::registry::Search) and the policy.
-    fn category(&self) -> Option<&str> {
-        None
-    }
-
-    /// Tags, for [`Search`](crate::registry::Search) and the policy.
-    fn tags(&self) -> Vec<String> {
-        Vec::new()
-    }
-
-    /// The OAuth scopes a caller needs, all of them; empty (the default): the scope its hints
-    /// imply. Each distinct list is kept for the life of the process: give scopes of your
-    /// configuration, never ones read from a request or another server.
-    fn scopes(&self) -> Vec<String> {
-        Vec::new()
-    }
-
-    /// Whether the user is asked before every call, whatever the server's
-    /// [`Confirm`](crate::server::Confirm) policy.
-    fn confirms(&self) -> bool {
-        false
-    }
-
-    /// The confirmation's question, with `{argument}` placeholders (`{{` and `}}` are
-    /// braces); `None`: a sentence naming the tool and its arguments.
-    fn confirm_message(&self) -> Option<String> {
-        None
-    }
-
-    /// Whether the server its calls are sent on to asks the user before every one of them
-    /// itself (a gateway's upstream that confirms its own calls): the server's
-    /// [`Confirm`](crate::server::Confirm) policy then does not ask a second time (a tool
-    /// that [`confirms`](Tool::confirms) still does), and its listing says it is confirmed.
-    /// By default, no.
-    fn upstream_confirms(&self) -> bool {
-        false
-    }
-
-    /// Whether its calls may, or must, run as tasks.
-    fn task(&self) -> TaskSupport {
-        TaskSupport::Never
-    }
-
-    /// How long a call may run; `None`: no limit.
-    fn timeout(&self) -> Option<Duration> {
-        None
-    }
-
-    /// At most this many of its calls run at once (more wait).
-    fn max_concurrency(&self) -> Option<u32> {
-        None
-    }
-
-    /// Whether it asks its client during a call ([`Elicit`](crate::context::Elicit) or
-    /// [`Sample`](crate::context::Sample) taken from its context): on 2026-07-28 its calls then carry
-    /// the questions of earlier rounds and their answers. By default, no.
-    fn asks_client(&self) -> bool {
-        false
-    }
-
-    /// Where it comes from, for messages (two tools with one name name both): by default
-    /// its Rust type.
-    fn origin(&self) -> String {
-        std::any::type_name::<Self>().to_owned()
-    }
 }

@@ -18,7 +18,7 @@ use crate::tool::dynamic::Tool as DynTool;
 use crate::tool::output::Outcome;
 use crate::tool::same::{self, same_object};
 use crate::tool::schema::{self, JsonObject, OutputSchema};
-use crate::tool::validate::{self, InputCheck};
+use crate::tool::validate::InputCheck;
 
 /// The `_meta` key holding a tool's category.
 ///
@@ -196,87 +196,6 @@ impl ToolInfo {
             asks: def.asks(),
             check: None,
         }
-    }
-
-    /// A tool made by hand: its declaration read once and checked (its name, its hints, its
-    /// input schema, compiled to check calls' arguments, its icons' schemes).
-    pub(crate) fn of_tool(
-        tool: Arc<dyn DynTool>,
-        schemas: &mut SchemaCache,
-    ) -> Result<Self, String> {
-        let name = tool.name();
-        super::names::check_tool_name(name)?;
-        let hints = tool.hints();
-        if hints.read_only && hints.destructive {
-            // `#[tool]`'s compile error, and `audit`'s.
-            return Err(format!(
-                "tool '{name}': `destructive` contradicts `read_only`: a read-only tool changes nothing, so it cannot be destructive; remove one"
-            ));
-        }
-        let input = tool.input_schema();
-        if input.get("type").and_then(Value::as_str) != Some("object") {
-            return Err(format!(
-                "the input schema of tool '{name}' must be an object schema: give it \"type\": \"object\""
-            ));
-        }
-        // Compiled once, here (or shared, with the schema, with a tool whose schema is the
-        // same).
-        let check = validate::compiled(name, input)?;
-        let output = tool.output_schema();
-        if let Some(output) = &output
-            && output.get("type").and_then(Value::as_str) != Some("object")
-        {
-            return Err(format!(
-                "the output schema of tool '{name}' must be an object schema: give it \"type\": \"object\""
-            ));
-        }
-        let timeout = super::names::made_timeout("tool", name, tool.timeout())?;
-        if tool.max_concurrency() == Some(0) {
-            return Err(format!(
-                "tool '{name}' allows 0 calls at once: give max_concurrency of 1 or more"
-            ));
-        }
-        let icons = super::names::made_icons(tool.icons());
-        let scopes = super::names::intern_list(&tool.scopes());
-        let category = tool.category().map(str::to_owned);
-        let tags = tool.tags();
-        let header = Header::made(
-            name,
-            tool.title(),
-            tool.description(),
-            icons,
-            scopes,
-            tool.origin(),
-        );
-        let parts = Parts {
-            name,
-            title: tool.title(),
-            description: tool.description(),
-            hints,
-            input: check.schema().clone(),
-            output: output.map(|output| schemas.share(output)),
-            icons: header.icons(),
-            category: category.as_deref(),
-            tags: &tags,
-        };
-        Ok(ToolInfo {
-            tool: parts.mcp_tool(),
-            header,
-            hints,
-            category,
-            tags,
-            confirms: tool.confirms(),
-            upstream_confirms: tool.upstream_confirms(),
-            confirm_message: tool.confirm_message().map(Arc::from),
-            task: tool.task(),
-            timeout,
-            max_concurrency: tool.max_concurrency(),
-            wrapped: false,
-            expected: Vec::new(),
-            asks: tool.asks_client(),
-            check: Some(check),
-            run: Run::Dynamic(tool),
-        })
     }
 
     /// This tool under another name (a registry's prefix).
@@ -488,7 +407,7 @@ impl ToolInfo {
     }
 
     /// Whether the server its calls are sent on to asks the user before every one of them
-    /// itself (see [`Tool::upstream_confirms`](crate::Tool::upstream_confirms)): the
+    /// itself (see [`ToolDescription::upstream_confirms`](crate::ToolDescription::upstream_confirms)): the
     /// server's [`Confirm`](crate::server::Confirm) policy does not ask again. Never, for a
     /// `#[tool]`.
     pub fn upstream_confirms(&self) -> bool {
@@ -535,16 +454,14 @@ impl ToolInfo {
     /// Whether it was made by hand (a [`Tool`](crate::Tool)) rather than by `#[tool]`.
     ///
     /// ```
-    /// # use toolsmith::{CallContext, Hints, Registry, Tool, tool::ToolFuture, tool::ToolOutput};
+    /// # use toolsmith::{CallContext, Hints, Registry, Tool, ToolDescription, tool::ToolFuture, tool::ToolOutput};
     /// # use toolsmith::rmcp::model::JsonObject;
     /// # struct Ping;
     /// # impl Tool for Ping {
-    /// #     fn name(&self) -> &str { "ping" }
-    /// #     fn description(&self) -> &str { "Answers pong." }
-    /// #     fn input_schema(&self) -> JsonObject {
-    /// #         serde_json::json!({"type": "object"}).as_object().cloned().unwrap()
+    /// #     fn describe(&self) -> ToolDescription {
+    /// #         let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
+    /// #         ToolDescription::new("ping", "Answers pong.", schema, Hints::READ_ONLY)
     /// #     }
-    /// #     fn hints(&self) -> Hints { Hints::READ_ONLY }
     /// #     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
     /// #         Box::pin(async { Ok(ToolOutput::new().text("pong")) })
     /// #     }
@@ -713,6 +630,7 @@ impl std::fmt::Debug for ToolInfo {
 }
 
 mod held;
+mod made;
 #[cfg(test)]
 mod tests;
 

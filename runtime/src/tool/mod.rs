@@ -1,7 +1,7 @@
-//! Tools: the [`Tool`] trait (a tool made at run time), [`ToolInfo`] (a registered tool of
-//! either kind: name, description, schemas, [`Hints`]), what a tool returns ([`ToolOutput`],
-//! [`Content`] and its blocks), the [`ScopeNames`] its hints require, and [`infer_hints`], the
-//! verb rules of the compile-time name lint.
+//! Tools: the [`Tool`] trait (a tool made at run time) and the [`ToolDescription`] it gives,
+//! [`ToolInfo`] (a registered tool of either kind: name, description, schemas, [`Hints`]),
+//! what a tool returns ([`ToolOutput`], [`Content`] and its blocks), the [`ScopeNames`] its
+//! hints require, and [`infer_hints`], the verb rules of the compile-time name lint.
 //!
 //! ```
 //! use toolsmith::{Hints, Registry, tool::infer_hints};
@@ -28,6 +28,7 @@ pub(crate) mod checks;
 pub(crate) mod confirm;
 pub(crate) mod content;
 pub(crate) mod def;
+mod description;
 mod dynamic;
 mod finite;
 mod hints;
@@ -44,9 +45,10 @@ mod validate;
 
 pub use content::{Audio, Content, EmbeddedResource, Image, Linked, ResourceLink, ToolOutput};
 pub use def::TaskSupport;
+pub use description::ToolDescription;
 pub use dynamic::{Tool, ToolFuture};
 pub use hints::{Hints, InferredHints, infer_hints};
 pub use info::{META_CATEGORY, META_CONFIRMS, META_TAGS, ToolInfo};
 pub(crate) use info::{SchemaCache, ToolName, ToolRef};
-pub(crate) use names::{check_tool_name, intern_list, made_icons, made_timeout};
+pub(crate) use names::{check_tool_name, made_header, made_timeout};
 pub use scopes::{RequiredScopes, ScopeNames};

@@ -1,10 +1,12 @@
-//! What a tool made by hand is checked for when it is added (its name), and the few of its
-//! strings kept for the life of the process (scopes, a timeout's text): each distinct one
+//! What a tool made by hand is checked for when it is added (its name), the header of any
+//! item made by hand, and the few of its strings kept for the life of the process (scopes, a timeout's text): each distinct one
 //! once, so that they are `&'static` as a `#[tool]`'s are.
 
 use std::collections::HashSet;
 use std::sync::Mutex;
 use std::time::Duration;
+
+use crate::item::{About, Header};
 
 /// The longest tool name MCP allows.
 pub(crate) const MAX_TOOL_NAME: usize = 128;
@@ -78,8 +80,21 @@ pub(crate) fn made_timeout(
     }
 }
 
+/// The header of an item made by hand, of what it says in `about`: its icons a client may
+/// load, its scopes kept for the life of the process.
+pub(crate) fn made_header(about: About) -> Header {
+    Header::made(
+        &about.name,
+        about.title.as_deref(),
+        &about.description,
+        made_icons(about.icons),
+        intern_list(&about.scopes),
+        about.origin,
+    )
+}
+
 /// The icons of an item made by hand a client may load: `https:` and `data:` URIs.
-pub(crate) fn made_icons(icons: Vec<String>) -> Vec<String> {
+fn made_icons(icons: Vec<String>) -> Vec<String> {
     icons
         .into_iter()
         .filter(|icon| icon.starts_with("https:") || icon.starts_with("data:"))

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
+use toolsmith::ToolDescription;
 use toolsmith::rmcp::model::JsonObject;
 use toolsmith::testing::{Answer, CallError, Client};
 use toolsmith::{
@@ -31,17 +32,14 @@ struct Withdraw {
 }
 
 impl Tool for Withdraw {
-    fn name(&self) -> &str {
-        "withdraw_book"
-    }
-    fn description(&self) -> &str {
-        "Withdraw a book from the catalogue."
-    }
-    fn input_schema(&self) -> JsonObject {
-        self.schema.clone()
-    }
-    fn hints(&self) -> Hints {
-        Hints::DESTRUCTIVE.idempotent().closed_world()
+    fn describe(&self) -> ToolDescription {
+        let schema = self.schema.clone();
+        ToolDescription::new(
+            "withdraw_book",
+            "Withdraw a book from the catalogue.",
+            schema,
+            Hints::DESTRUCTIVE.idempotent().closed_world(),
+        )
     }
     fn call(&self, arguments: JsonObject, _: &CallContext) -> ToolFuture {
         self.calls.fetch_add(1, Ordering::SeqCst);
@@ -166,22 +164,15 @@ async fn over_http_wrong_arguments_are_refused_and_nothing_is_asked() {
 struct Purge(Arc<AtomicUsize>);
 
 impl Tool for Purge {
-    fn name(&self) -> &str {
-        "purge_records"
-    }
-    fn description(&self) -> &str {
-        "Purge the records."
-    }
-    fn input_schema(&self) -> JsonObject {
-        json!({"type": "object"}).as_object().cloned().unwrap()
-    }
-    fn hints(&self) -> Hints {
-        Hints {
+    fn describe(&self) -> ToolDescription {
+        let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+        let hints = Hints {
             read_only: true,
             destructive: true,
             idempotent: true,
             open_world: false,
-        }
+        };
+        ToolDescription::new("purge_records", "Purge the records.", schema, hints)
     }
     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
         let purged = self.0.clone();

@@ -8,29 +8,17 @@ use toolsmith::rmcp::model::JsonObject;
 use toolsmith::server::Confirm;
 use toolsmith::testing::{Answer, Client};
 use toolsmith::tool::{META_CONFIRMS, ToolFuture, ToolOutput};
-use toolsmith::{CallContext, Hints, Registry, Server, Tool};
+use toolsmith::{CallContext, Hints, Registry, Server, Tool, ToolDescription};
 
 /// A tool made at run time: its hints, whether it confirms, whether its upstream does.
 struct Made(&'static str, Hints, bool, bool);
 
 impl Tool for Made {
-    fn name(&self) -> &str {
-        self.0
-    }
-    fn description(&self) -> &str {
-        "A tool made at run time."
-    }
-    fn input_schema(&self) -> JsonObject {
-        json!({"type": "object"}).as_object().cloned().unwrap()
-    }
-    fn hints(&self) -> Hints {
-        self.1
-    }
-    fn confirms(&self) -> bool {
-        self.2
-    }
-    fn upstream_confirms(&self) -> bool {
-        self.3
+    fn describe(&self) -> ToolDescription {
+        let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+        ToolDescription::new(self.0, "A tool made at run time.", schema, self.1)
+            .with_confirms(self.2)
+            .with_upstream_confirms(self.3)
     }
     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
         Box::pin(async { Ok(ToolOutput::new().text("done")) })

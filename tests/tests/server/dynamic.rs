@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use toolsmith::ToolDescription;
 use toolsmith::rmcp::model::JsonObject;
 use toolsmith::testing::{CallError, Client};
 use toolsmith::{
@@ -25,29 +26,20 @@ fn object(value: Value) -> JsonObject {
 struct WordCount;
 
 impl Tool for WordCount {
-    fn name(&self) -> &str {
-        "word_count"
-    }
-    fn description(&self) -> &str {
-        "Count the words of a text."
-    }
-    fn title(&self) -> Option<&str> {
-        Some("Count words")
-    }
-    fn input_schema(&self) -> JsonObject {
-        object(json!({
+    fn describe(&self) -> ToolDescription {
+        let schema = object(json!({
             "type": "object",
             "properties": {"text": {"type": "string"}},
             "required": ["text"],
-        }))
-    }
-    fn hints(&self) -> Hints {
-        Hints {
+        }));
+        let hints = Hints {
             read_only: true,
             destructive: false,
             idempotent: true,
             open_world: false,
-        }
+        };
+        ToolDescription::new("word_count", "Count the words of a text.", schema, hints)
+            .with_title("Count words")
     }
     fn call(&self, arguments: JsonObject, context: &CallContext) -> ToolFuture {
         let caller = context.extract::<Caller>();
@@ -65,25 +57,16 @@ impl Tool for WordCount {
 struct Wipe(Arc<AtomicUsize>);
 
 impl Tool for Wipe {
-    fn name(&self) -> &str {
-        "wipe_notes"
-    }
-    fn description(&self) -> &str {
-        "Delete every note."
-    }
-    fn input_schema(&self) -> JsonObject {
-        object(json!({"type": "object", "properties": {}}))
-    }
-    fn hints(&self) -> Hints {
-        Hints {
+    fn describe(&self) -> ToolDescription {
+        let schema = object(json!({"type": "object", "properties": {}}));
+        let hints = Hints {
             read_only: false,
             destructive: true,
             idempotent: true,
             open_world: false,
-        }
-    }
-    fn confirm_message(&self) -> Option<String> {
-        Some("Delete every note?".to_owned())
+        };
+        ToolDescription::new("wipe_notes", "Delete every note.", schema, hints)
+            .with_confirm_message("Delete every note?")
     }
     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
         let notes = self.0.clone();

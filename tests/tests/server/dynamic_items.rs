@@ -7,6 +7,8 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use toolsmith::prompt::PromptDescription;
+use toolsmith::resource::ResourceDescription;
 use toolsmith::rmcp::model::{JsonObject, PromptArgument, ResourceContents};
 use toolsmith::testing::{CallError, Client};
 use toolsmith::{
@@ -20,26 +22,13 @@ use super::dynamic::{listen, modern, post, read_until, serve_http};
 struct Note;
 
 impl Resource for Note {
-    fn uri(&self) -> &str {
-        "notes://{id}"
-    }
-    fn name(&self) -> &str {
-        "note"
-    }
-    fn title(&self) -> Option<&str> {
-        Some("A note")
-    }
-    fn description(&self) -> &str {
-        "One note, by its id."
-    }
-    fn mime_type(&self) -> Option<&str> {
-        Some("text/markdown")
-    }
-    fn audience(&self) -> Vec<Role> {
-        vec![Role::User]
-    }
-    fn scopes(&self) -> Vec<String> {
-        vec!["notes:read".into()]
+    fn describe(&self) -> ResourceDescription {
+        ResourceDescription::new("notes://{id}", "note")
+            .with_title("A note")
+            .with_description("One note, by its id.")
+            .with_mime_type("text/markdown")
+            .with_audience([Role::User])
+            .with_scopes(["notes:read"])
     }
     fn read(&self, uri: &str, variables: JsonObject, _: &CallContext) -> ResourceFuture {
         let uri = uri.to_owned();
@@ -61,11 +50,8 @@ impl Resource for Note {
 struct Motd;
 
 impl Resource for Motd {
-    fn uri(&self) -> &str {
-        "motd://today"
-    }
-    fn name(&self) -> &str {
-        "motd"
+    fn describe(&self) -> ResourceDescription {
+        ResourceDescription::new("motd://today", "motd")
     }
     fn read(&self, uri: &str, _: JsonObject, _: &CallContext) -> ResourceFuture {
         let contents = ResourceContents::text("Ship it.", uri);
@@ -77,17 +63,13 @@ impl Resource for Motd {
 struct Review;
 
 impl Prompt for Review {
-    fn name(&self) -> &str {
-        "review"
-    }
-    fn description(&self) -> &str {
-        "Review a text."
-    }
-    fn arguments(&self) -> Vec<PromptArgument> {
-        vec![
-            PromptArgument::new("text").with_required(true),
-            PromptArgument::new("tone").with_description("friendly or strict"),
-        ]
+    fn describe(&self) -> PromptDescription {
+        PromptDescription::new("review")
+            .with_description("Review a text.")
+            .with_arguments([
+                PromptArgument::new("text").with_required(true),
+                PromptArgument::new("tone").with_description("friendly or strict"),
+            ])
     }
     fn get(&self, arguments: JsonObject, _: &CallContext) -> PromptFuture {
         let text = arguments["text"].as_str().unwrap_or_default().to_owned();

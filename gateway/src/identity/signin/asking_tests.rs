@@ -14,7 +14,7 @@ use toolsmith::context::{Caller, Elicit, Store};
 use toolsmith::rmcp::model::JsonObject;
 use toolsmith::task::{MemoryStore, TaskStore};
 use toolsmith::tool::{ToolFuture, ToolOutput};
-use toolsmith::{CallContext, Hints, Registry, Server, Tool};
+use toolsmith::{CallContext, Hints, Registry, Server, Tool, ToolDescription};
 
 use super::fake::Fake;
 use super::{SignInClient, UpstreamSignIn};
@@ -25,28 +25,19 @@ const KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 struct Probe(Arc<SignInClient>);
 
 impl Tool for Probe {
-    fn name(&self) -> &str {
-        "files_probe"
-    }
-    fn description(&self) -> &str {
-        "The caller's token at files."
-    }
-    fn input_schema(&self) -> JsonObject {
-        serde_json::json!({"type": "object"})
+    fn describe(&self) -> ToolDescription {
+        let schema = serde_json::json!({"type": "object"})
             .as_object()
             .cloned()
-            .unwrap()
-    }
-    fn hints(&self) -> Hints {
-        Hints {
+            .unwrap();
+        let hints = Hints {
             read_only: true,
             destructive: false,
             idempotent: true,
             open_world: false,
-        }
-    }
-    fn asks_client(&self) -> bool {
-        true
+        };
+        ToolDescription::new("files_probe", "The caller's token at files.", schema, hints)
+            .with_asks_client(true)
     }
     fn call(&self, _: JsonObject, context: &CallContext) -> ToolFuture {
         let client = self.0.clone();

@@ -7,25 +7,36 @@ use std::sync::Arc;
 use rmcp::model::JsonObject;
 use toolsmith::context::{Caller, Store};
 use toolsmith::tool::{ToolFuture, ToolOutput};
-use toolsmith::{CallContext, Hints, Tool};
+use toolsmith::{CallContext, Hints, Tool, ToolDescription};
 
 use super::SignInClient;
 
 /// The `{prefix}sign_out` tool of a sign-in upstream.
 pub(crate) struct SignOut {
-    name: String,
-    description: String,
+    described: ToolDescription,
     client: Arc<SignInClient>,
 }
 
 impl SignOut {
     /// The tool of `client`, served as `{prefix}sign_out`.
     pub(crate) fn new(prefix: &str, client: Arc<SignInClient>) -> SignOut {
+        let description = format!(
+            "Sign out of '{}': the gateway revokes and forgets your tokens there; its next tool call asks you to sign in again.",
+            client.upstream
+        );
+        let schema = serde_json::json!({"type": "object", "properties": {}});
+        let hints = Hints {
+            read_only: false,
+            destructive: false,
+            idempotent: true,
+            open_world: false,
+        };
         SignOut {
-            name: format!("{prefix}sign_out"),
-            description: format!(
-                "Sign out of '{}': the gateway revokes and forgets your tokens there; its next tool call asks you to sign in again.",
-                client.upstream
+            described: ToolDescription::new(
+                format!("{prefix}sign_out"),
+                description,
+                schema.as_object().cloned().unwrap_or_default(),
+                hints,
             ),
             client,
         }
@@ -33,26 +44,8 @@ impl SignOut {
 }
 
 impl Tool for SignOut {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn description(&self) -> &str {
-        &self.description
-    }
-
-    fn input_schema(&self) -> JsonObject {
-        let schema = serde_json::json!({"type": "object", "properties": {}});
-        schema.as_object().cloned().unwrap_or_default()
-    }
-
-    fn hints(&self) -> Hints {
-        Hints {
-            read_only: false,
-            destructive: false,
-            idempotent: true,
-            open_world: false,
-        }
+    fn describe(&self) -> ToolDescription {
+        self.described.clone()
     }
 
     fn call(&self, _arguments: JsonObject, context: &CallContext) -> ToolFuture {

@@ -33,16 +33,14 @@ impl Registry {
     /// does not have or one it lacks, a second line for one name.
     ///
     /// ```
-    /// use toolsmith::{Hints, Registry, Tool};
+    /// use toolsmith::{Hints, Registry, Tool, ToolDescription};
     /// # use toolsmith::{CallContext, tool::ToolFuture, tool::ToolOutput, rmcp::model::JsonObject};
     /// struct Note(&'static str);
     /// impl Tool for Note {
-    ///     fn name(&self) -> &str { "get_note" }
-    ///     fn description(&self) -> &str { self.0 }
-    ///     fn input_schema(&self) -> JsonObject {
-    ///         serde_json::json!({"type": "object"}).as_object().cloned().unwrap()
+    ///     fn describe(&self) -> ToolDescription {
+    ///         let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
+    ///         ToolDescription::new("get_note", self.0, schema, Hints::READ_ONLY)
     ///     }
-    ///     fn hints(&self) -> Hints { Hints::READ_ONLY }
     ///     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
     ///         Box::pin(async { Ok(ToolOutput::new()) })
     ///     }

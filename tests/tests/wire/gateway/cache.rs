@@ -2,7 +2,7 @@
 
 use serde_json::json;
 use toolsmith::testing::Client;
-use toolsmith::{Hints, Server};
+use toolsmith::{Hints, Server, ToolDescription};
 use toolsmith_gateway::Upstream;
 
 use super::served_over_http;
@@ -15,20 +15,12 @@ struct Counter(
 );
 
 impl toolsmith::Tool for Counter {
-    fn name(&self) -> &str {
-        self.0
-    }
-    fn description(&self) -> &str {
-        "Say how many times this tool ran."
-    }
-    fn input_schema(&self) -> toolsmith::rmcp::model::JsonObject {
-        json!({"type": "object", "properties": {"q": {"type": "string"}}})
+    fn describe(&self) -> ToolDescription {
+        let schema = json!({"type": "object", "properties": {"q": {"type": "string"}}})
             .as_object()
             .cloned()
-            .unwrap()
-    }
-    fn hints(&self) -> Hints {
-        self.1
+            .unwrap();
+        ToolDescription::new(self.0, "Say how many times this tool ran.", schema, self.1)
     }
     fn call(
         &self,

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 use toolsmith::testing::{CallError, CallOptions, Client};
-use toolsmith::{Hints, Server};
+use toolsmith::{Hints, Server, ToolDescription};
 use toolsmith_gateway::Upstream;
 
 use super::{notes, served_over_http};
@@ -166,20 +166,15 @@ async fn an_upstreams_own_confirmation_is_put_to_the_client_and_its_answer_decid
 struct Wipe(std::sync::Arc<std::sync::atomic::AtomicUsize>);
 
 impl toolsmith::Tool for Wipe {
-    fn name(&self) -> &str {
-        "wipe"
-    }
-    fn description(&self) -> &str {
-        "Wipe the scratch space."
-    }
-    fn input_schema(&self) -> toolsmith::rmcp::model::JsonObject {
-        json!({"type": "object"}).as_object().cloned().unwrap()
-    }
-    fn hints(&self) -> Hints {
-        Hints::DESTRUCTIVE.closed_world()
-    }
-    fn confirms(&self) -> bool {
-        true
+    fn describe(&self) -> ToolDescription {
+        let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+        ToolDescription::new(
+            "wipe",
+            "Wipe the scratch space.",
+            schema,
+            Hints::DESTRUCTIVE.closed_world(),
+        )
+        .with_confirms(true)
     }
     fn call(
         &self,
@@ -268,23 +263,19 @@ async fn an_upstreams_completions_pass_through_under_the_prefix() {
 struct Job(toolsmith::tool::TaskSupport);
 
 impl toolsmith::Tool for Job {
-    fn name(&self) -> &str {
-        match self.0 {
+    fn describe(&self) -> ToolDescription {
+        let name = match self.0 {
             toolsmith::tool::TaskSupport::Required => "archive",
             _ => "report",
-        }
-    }
-    fn description(&self) -> &str {
-        "Write the quarterly report, or archive last year's notes."
-    }
-    fn input_schema(&self) -> toolsmith::rmcp::model::JsonObject {
-        json!({"type": "object"}).as_object().cloned().unwrap()
-    }
-    fn hints(&self) -> Hints {
-        Hints::READ_ONLY.closed_world()
-    }
-    fn task(&self) -> toolsmith::tool::TaskSupport {
-        self.0
+        };
+        let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+        ToolDescription::new(
+            name,
+            "Write the quarterly report, or archive last year's notes.",
+            schema,
+            Hints::READ_ONLY.closed_world(),
+        )
+        .with_task(self.0)
     }
     fn call(
         &self,

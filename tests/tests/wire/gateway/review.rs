@@ -3,7 +3,7 @@
 
 use serde_json::json;
 use toolsmith::testing::{CallError, Client};
-use toolsmith::{Hints, Server, error::ErrorKind};
+use toolsmith::{Hints, Server, ToolDescription, error::ErrorKind};
 use toolsmith_gateway::Upstream;
 
 use super::{notes, served_over_http};
@@ -11,20 +11,12 @@ use super::{notes, served_over_http};
 struct Described(&'static str);
 
 impl toolsmith::Tool for Described {
-    fn name(&self) -> &str {
-        "lookup"
-    }
-    fn description(&self) -> &str {
-        self.0
-    }
-    fn input_schema(&self) -> toolsmith::rmcp::model::JsonObject {
-        json!({"type": "object", "properties": {"q": {"type": "string"}}})
+    fn describe(&self) -> ToolDescription {
+        let schema = json!({"type": "object", "properties": {"q": {"type": "string"}}})
             .as_object()
             .cloned()
-            .unwrap()
-    }
-    fn hints(&self) -> Hints {
-        Hints::READ_ONLY.closed_world()
+            .unwrap();
+        ToolDescription::new("lookup", self.0, schema, Hints::READ_ONLY.closed_world())
     }
     fn call(
         &self,

@@ -2,6 +2,8 @@
 
 use serde_json::json;
 use toolsmith::Server;
+use toolsmith::prompt::PromptDescription;
+use toolsmith::resource::ResourceDescription;
 use toolsmith::testing::Client;
 use toolsmith_gateway::Upstream;
 
@@ -153,11 +155,8 @@ async fn an_upstreams_new_tools_are_served_once_it_says_its_list_changed() {
 struct Page(&'static str);
 
 impl toolsmith::resource::Resource for Page {
-    fn uri(&self) -> &str {
-        self.0
-    }
-    fn name(&self) -> &str {
-        self.0.trim_end_matches("://today")
+    fn describe(&self) -> ResourceDescription {
+        ResourceDescription::new(self.0, self.0.trim_end_matches("://today"))
     }
     fn read(
         &self,
@@ -174,8 +173,8 @@ impl toolsmith::resource::Resource for Page {
 struct Greet;
 
 impl toolsmith::prompt::Prompt for Greet {
-    fn name(&self) -> &str {
-        "greet"
+    fn describe(&self) -> PromptDescription {
+        PromptDescription::new("greet")
     }
     fn get(
         &self,

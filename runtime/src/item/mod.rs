@@ -2,11 +2,16 @@
 //! every macro generates alike ([`ItemDef`]), and the [`Header`] each registered item carries
 //! (its name, title, description, icons, scopes and where it was declared), which
 //! [`ToolInfo::header`](crate::tool::ToolInfo::header), [`ResourceInfo::header`](crate::resource::ResourceInfo::header)
-//! and [`PromptInfo::header`](crate::prompt::PromptInfo::header) give.
+//! and [`PromptInfo::header`](crate::prompt::PromptInfo::header) give; and [`About`], that part
+//! as what a tool, a resource or a prompt made at run time says of itself.
+
+mod about;
 
 use std::sync::Arc;
 
 use crate::context::ToolName;
+
+pub use about::About;
 
 /// The part of a `#[tool]`, `#[resource]` or `#[prompt]` definition they share, as the
 /// macros generate it. Not a public API (reached through `__private`).
@@ -58,7 +63,7 @@ pub struct Header {
 enum Origin {
     /// By a macro: its function's path, file and line.
     Declared(&'static ItemDef),
-    /// At run time: what the code that made it says (a `Tool`'s `origin`).
+    /// At run time: what the code that made it says (its `About::origin`).
     Given(String),
 }
 
@@ -208,7 +213,7 @@ impl Header {
     }
 
     /// Where it was declared: `file:line` of a macro's function, the origin given by what was
-    /// made at run time (a [`Tool`](crate::Tool)'s [`origin`](crate::Tool::origin)).
+    /// made at run time (its [`About::origin`]).
     ///
     /// ```
     /// /// Export the bookmarks as HTML.

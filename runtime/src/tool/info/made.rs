@@ -1,0 +1,98 @@
+//! A [`ToolInfo`] of a tool made by hand: its [`ToolDescription`] read once, when it is added,
+//! and checked.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{Parts, Run, SchemaCache, ToolInfo};
+use crate::tool::ToolDescription;
+use crate::tool::dynamic::Tool as DynTool;
+use crate::tool::names::{check_tool_name, made_header, made_timeout};
+use crate::tool::validate;
+
+impl ToolInfo {
+    /// A tool made by hand: its description read once and checked (its name, its hints, its
+    /// input schema, compiled to check calls' arguments, its icons' schemes).
+    pub(crate) fn of_tool(
+        tool: Arc<dyn DynTool>,
+        schemas: &mut SchemaCache,
+    ) -> Result<Self, String> {
+        let ToolDescription {
+            about,
+            input_schema,
+            output_schema,
+            hints,
+            category,
+            tags,
+            confirms,
+            confirm_message,
+            upstream_confirms,
+            task,
+            max_concurrency,
+            asks_client,
+        } = tool.describe();
+        let name = about.name.as_str();
+        check_tool_name(name)?;
+        if hints.read_only && hints.destructive {
+            // `#[tool]`'s compile error, and `audit`'s.
+            return Err(format!(
+                "tool '{name}': `destructive` contradicts `read_only`: a read-only tool changes nothing, so it cannot be destructive; remove one"
+            ));
+        }
+        if !is_object_schema(&input_schema) {
+            return Err(format!(
+                "the input schema of tool '{name}' must be an object schema: give it \"type\": \"object\""
+            ));
+        }
+        // Compiled once, here (or shared, with the schema, with a tool whose schema is the
+        // same).
+        let check = validate::compiled(name, input_schema)?;
+        if output_schema.as_ref().is_some_and(|o| !is_object_schema(o)) {
+            return Err(format!(
+                "the output schema of tool '{name}' must be an object schema: give it \"type\": \"object\""
+            ));
+        }
+        let timeout = made_timeout("tool", name, about.timeout)?;
+        if max_concurrency == Some(0) {
+            return Err(format!(
+                "tool '{name}' allows 0 calls at once: give max_concurrency of 1 or more"
+            ));
+        }
+        let header = made_header(about);
+        let parts = Parts {
+            name: header.name(),
+            title: header.title(),
+            description: header.description(),
+            hints,
+            input: check.schema().clone(),
+            output: output_schema.map(|output| schemas.share(output)),
+            icons: header.icons(),
+            category: category.as_deref(),
+            tags: &tags,
+        };
+        Ok(ToolInfo {
+            tool: parts.mcp_tool(),
+            header,
+            hints,
+            category,
+            tags,
+            confirms,
+            upstream_confirms,
+            confirm_message: confirm_message.map(Arc::from),
+            task,
+            timeout,
+            max_concurrency,
+            wrapped: false,
+            expected: Vec::new(),
+            asks: asks_client,
+            check: Some(check),
+            run: Run::Dynamic(tool),
+        })
+    }
+}
+
+/// Whether `schema` says `"type": "object"`.
+fn is_object_schema(schema: &rmcp::model::JsonObject) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}
