@@ -1,7 +1,8 @@
 //! The command line every toolsmith server binary gets from [`run`](crate::run): serve (the
 //! default), list the tools and their hints, print schemas, call a tool, list resources and
-//! prompts, read a resource, get a prompt (`items.rs`), check a hint snapshot, audit the
-//! tools as a directory review would.
+//! prompts, read a resource, get a prompt (`resource_prompt_commands.rs`), check a hint
+//! snapshot, audit the tools as a directory review would. (Not the `toolsmith` binary of the
+//! `cli/` crate, `toolsmith-cli`, which audits any server and runs the gateway.)
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -14,10 +15,10 @@ mod audit;
 #[cfg(feature = "signin")]
 mod consents;
 mod grants;
-mod items;
 #[cfg(feature = "metrics")]
 mod metrics;
 mod nginx;
+mod resource_prompt_commands;
 mod serve;
 #[cfg(feature = "signin")]
 mod signin;
@@ -197,10 +198,16 @@ pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
             let server = serve::with_policy(server, &cli.serve);
             call(&server, registry, &name, &args, yes).await
         }
-        Some(Command::Resources { json }) => items::resources(registry, json, &server.scope_names),
-        Some(Command::Prompts { json }) => items::prompts(registry, json, &server.scope_names),
-        Some(Command::Read { uri }) => items::read(&server, &uri).await,
-        Some(Command::Prompt { name, args }) => items::prompt(&server, &name, &args).await,
+        Some(Command::Resources { json }) => {
+            resource_prompt_commands::resources(registry, json, &server.scope_names)
+        }
+        Some(Command::Prompts { json }) => {
+            resource_prompt_commands::prompts(registry, json, &server.scope_names)
+        }
+        Some(Command::Read { uri }) => resource_prompt_commands::read(&server, &uri).await,
+        Some(Command::Prompt { name, args }) => {
+            resource_prompt_commands::prompt(&server, &name, &args).await
+        }
         Some(Command::Check { file, write }) => {
             let confirm = serve::confirm_of(&server, &cli.serve);
             check(registry, &file, write, &server.scope_names, confirm)
