@@ -11,10 +11,15 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::{Value, json};
 
+mod approvers;
 mod audit;
+#[cfg(feature = "auth")]
+mod auth;
 #[cfg(feature = "signin")]
 mod consents;
 mod grants;
+#[cfg(feature = "http")]
+mod http;
 #[cfg(feature = "metrics")]
 mod metrics;
 mod nginx;
@@ -24,6 +29,8 @@ mod serve;
 mod signin;
 mod state;
 mod tasks;
+#[cfg(test)]
+mod tests;
 
 use crate::registry::snapshot;
 use crate::server::{empty_registry_hint, executable_name};
@@ -246,8 +253,20 @@ fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
         .name(name.clone())
         .bin_name(name)
         .version(version);
+    #[cfg(not(feature = "http"))]
+    let command = without_variables(command);
     let matches = command.try_get_matches_from(args)?;
     Cli::from_arg_matches(&matches)
+}
+
+/// `command` reading no `TOOLSMITH_…` variable, nor showing one in its help: a build without
+/// `http` takes its flags from the command line only (the variables are for containers,
+/// which serve over HTTP). Each flag names its variable once, for every build.
+#[cfg(not(feature = "http"))]
+fn without_variables(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| arg.env(None::<&'static str>))
+        .mut_subcommands(without_variables)
 }
 
 fn tools(
