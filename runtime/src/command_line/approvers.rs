@@ -3,7 +3,7 @@
 //! server in their order, and, over HTTP builds, the listeners of their own that the
 //! approvals page and the webhook's callbacks are served on.
 
-use super::serve::ServeArgs;
+use super::tasks::TaskArgs;
 use crate::Server;
 
 /// An approver named on the command line.
@@ -81,15 +81,17 @@ fn missing_feature(approver: &str, feature: &str) -> String {
     )
 }
 
-/// `server` with the approvers `args` name, in their order.
-pub(super) fn with_approvers(mut server: Server, args: &ServeArgs) -> Server {
+/// `server` with the approvers of `approve`, in their order (`tasks`: where a webhook's
+/// decisions are handed between replicas).
+#[cfg_attr(not(feature = "webhook"), allow(unused_variables))]
+pub(super) fn with_approvers(mut server: Server, approve: &[Approve], tasks: &TaskArgs) -> Server {
     // Before `client`: asked first; after it: only when the client cannot ask its user.
     let mut after_client = false;
-    for approve in &args.approve {
+    for approve in approve {
         let approver: std::sync::Arc<dyn crate::approve::Approver> = match approve {
             Approve::Rules(rules) => std::sync::Arc::new(rules.clone()),
             #[cfg(feature = "webhook")]
-            Approve::Webhook(hook, _) => match args.tasks.store() {
+            Approve::Webhook(hook, _) => match tasks.store() {
                 // A decision that came to another replica is handed over through the store.
                 Some(store) => std::sync::Arc::new(hook.clone().callback_store(store)),
                 None => std::sync::Arc::new(hook.clone()),

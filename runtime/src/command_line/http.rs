@@ -3,7 +3,7 @@
 
 use clap::Args;
 
-use super::serve::boolish;
+use super::flag_values::boolish;
 use crate::Server;
 use crate::server::ServeFuture;
 

@@ -17,6 +17,7 @@ mod audit;
 mod auth;
 #[cfg(feature = "signin")]
 mod consents;
+mod flag_values;
 mod grants;
 #[cfg(feature = "http")]
 mod http;

@@ -14,14 +14,14 @@ use crate::{Server, server::Policy};
 #[derive(Args, Debug, Default)]
 pub(super) struct ServeArgs {
     /// Offer only read-only tools; calls to any other tool are refused.
-    #[arg(long, value_parser = boolish, env = "TOOLSMITH_READ_ONLY")]
+    #[arg(long, value_parser = super::flag_values::boolish, env = "TOOLSMITH_READ_ONLY")]
     read_only: bool,
     /// Offer no destructive tool; calls to one are refused.
-    #[arg(long, value_parser = boolish, env = "TOOLSMITH_DENY_DESTRUCTIVE")]
+    #[arg(long, value_parser = super::flag_values::boolish, env = "TOOLSMITH_DENY_DESTRUCTIVE")]
     deny_destructive: bool,
     /// Offer no open-world tool (one that reaches outside the server); calls to one are
     /// refused.
-    #[arg(long, value_parser = boolish, env = "TOOLSMITH_DENY_OPEN_WORLD")]
+    #[arg(long, value_parser = super::flag_values::boolish, env = "TOOLSMITH_DENY_OPEN_WORLD")]
     deny_open_world: bool,
     /// Offer only the tools of this category.
     #[arg(long, value_name = "CATEGORY", env = "TOOLSMITH_ONLY_CATEGORY")]
@@ -45,7 +45,7 @@ pub(super) struct ServeArgs {
     /// own listener, opened with the token in TOOLSMITH_APPROVE_TOKEN as `/?token=…`; over
     /// HTTP builds). Repeat the flag, or separate them by commas.
     #[arg(long, value_name = "rules=FILE|webhook=URL|page=ADDR|client", value_parser = super::approvers::approver, value_delimiter = ',', env = "TOOLSMITH_APPROVE")]
-    pub(super) approve: Vec<Approve>,
+    approve: Vec<Approve>,
     /// At most so many calls per second per caller, by the kind of tool its hints make it,
     /// e.g. `read=100/s,write=10/s,destructive=1/s`; a call past its rate is refused.
     #[arg(long, value_name = "RATES", env = "TOOLSMITH_RATE_LIMIT")]
@@ -65,7 +65,7 @@ pub(super) struct ServeArgs {
     #[command(flatten)]
     http: super::http::HttpArgs,
     #[command(flatten)]
-    pub(super) tasks: super::tasks::TaskArgs,
+    tasks: super::tasks::TaskArgs,
     #[cfg(feature = "metrics")]
     #[command(flatten)]
     metrics: super::metrics::MetricsArgs,
@@ -104,7 +104,7 @@ pub(super) fn with_policy(mut server: Server, args: &ServeArgs) -> Server {
         server = server.state_ttl(ttl);
     }
     server = args.tasks.apply(server);
-    server = with_approvers(server, args);
+    server = with_approvers(server, &args.approve, &args.tasks);
     if let Some(rates) = args.rate_limit {
         server = server.layer(crate::layer::RateLimit::new(rates));
     }
@@ -119,34 +119,5 @@ pub(super) fn with_policy(mut server: Server, args: &ServeArgs) -> Server {
     match args.page_size {
         Some(size) => server.page_size(size as usize),
         None => server,
-    }
-}
-
-/// A boolean flag's value from its environment variable: the usual spellings, in any case;
-/// empty is false (as if unset).
-pub(super) fn boolish(value: &str) -> Result<bool, String> {
-    match value.trim().to_ascii_lowercase().as_str() {
-        "" | "0" | "false" | "no" | "off" => Ok(false),
-        "1" | "true" | "yes" | "on" => Ok(true),
-        _ => Err("expected a boolean: 1/0, true/false, yes/no, on/off".to_owned()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::boolish;
-
-    #[test]
-    fn booleans_take_the_usual_spellings() {
-        for yes in ["1", "true", "TRUE", "yes", "Yes", "on", " on "] {
-            assert_eq!(boolish(yes), Ok(true), "{yes:?}");
-        }
-        for no in ["", "0", "false", "False", "no", "off", "OFF"] {
-            assert_eq!(boolish(no), Ok(false), "{no:?}");
-        }
-        for bad in ["2", "maybe", "y es", "truee"] {
-            let err = boolish(bad).unwrap_err();
-            assert!(err.contains("1/0, true/false, yes/no, on/off"), "{err}");
-        }
     }
 }
