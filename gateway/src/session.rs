@@ -151,24 +151,16 @@ impl Upstream {
                             };
                             let transport =
                                 StreamableHttpClientTransport::with_client(client, transport);
-                            config
-                                .serve_with_lifecycle(
-                                    RelayingTransport::new(transport, upstream, relay),
-                                    lifecycle,
-                                )
-                                .boxed()
+                            let transport = RelayingTransport::new(transport, upstream, relay);
+                            config.serve_with_lifecycle(transport, lifecycle).boxed()
                         }
                         None => {
                             let transport = StreamableHttpClientTransport::with_client(
                                 self.http_client()?,
                                 transport,
                             );
-                            config
-                                .serve_with_lifecycle(
-                                    RelayingTransport::new(transport, upstream, relay),
-                                    lifecycle,
-                                )
-                                .boxed()
+                            let transport = RelayingTransport::new(transport, upstream, relay);
+                            config.serve_with_lifecycle(transport, lifecycle).boxed()
                         }
                     };
                     tokio::time::timeout(self.connect_timeout, serving).await
