@@ -8,10 +8,7 @@ mod config;
 mod error;
 mod file;
 mod followed;
-mod heard;
-mod hears;
 mod identity;
-mod items;
 mod link;
 mod listing;
 mod meter;
@@ -22,10 +19,13 @@ mod pin;
 mod pool;
 mod proxied;
 mod relay;
+mod relaying_transport;
+mod resource_prompt_proxies;
 mod secret;
 mod session;
 #[cfg(feature = "upstream-signin")]
 mod signed_in;
+mod upstream_handler;
 
 mod supervise;
 mod tls;

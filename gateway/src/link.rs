@@ -10,11 +10,11 @@ use rmcp::service::{Peer, RunningService};
 use tokio::sync::watch;
 use toolsmith::{ToolError, registry::RegistryHandle};
 
-use crate::hears::Hears;
 use crate::relay::Relay;
+use crate::upstream_handler::UpstreamHandler;
 
 /// A running upstream session, as rmcp's client holds it.
-pub(crate) type Running = RunningService<RoleClient, Hears>;
+pub(crate) type Running = RunningService<RoleClient, UpstreamHandler>;
 
 /// Whether the upstream answers.
 #[derive(Clone)]

@@ -7,12 +7,12 @@ use rmcp::model::Implementation;
 use tokio::sync::{mpsc, oneshot};
 use toolsmith::{Registry, registry::RegistryHandle};
 
-use crate::items;
 use crate::link::{Link, Served};
 use crate::openapi::OpenApi;
 use crate::pool::Pool;
 use crate::proxied::Via;
 use crate::relay::Relay;
+use crate::resource_prompt_proxies;
 use crate::session::{Credential, Listed};
 use crate::supervise::Supervisor;
 use crate::tools::Tools;
@@ -208,7 +208,8 @@ impl Mounted {
         let mut registry = self.upstream.registry_of(&self.tools)?;
         let prefix = self.upstream.tool_prefix();
         if let Some(link) = &self.link {
-            items::serve(&mut registry, &self.items, &prefix, link).map_err(Error::Tools)?;
+            resource_prompt_proxies::serve(&mut registry, &self.items, &prefix, link)
+                .map_err(Error::Tools)?;
         }
         // An upstream that signs its users in: `{prefix}sign_out` beside its tools.
         #[cfg(feature = "upstream-signin")]

@@ -260,7 +260,9 @@ impl Pool {
             let oldest = sessions
                 .by_caller
                 .iter()
-                .filter_map(|(caller, session)| session.idle_for().map(|idle| (idle, caller.clone())))
+                .filter_map(|(caller, session)| {
+                    session.idle_for().map(|idle| (idle, caller.clone()))
+                })
                 .max();
             match oldest {
                 Some((_, caller)) => {

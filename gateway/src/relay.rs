@@ -170,7 +170,8 @@ impl Relay {
             token,
             unanswered: Some((peer.clone(), handle.id.clone())),
         };
-        // What the upstream said before its answer was relayed as it was read (`heard.rs`).
+        // What the upstream said before its answer was relayed as it was read
+        // (`relaying_transport.rs`).
         let answer = handle.await_response().await;
         pending.unanswered = None;
         let reported = *caller.reported.lock().unwrap();

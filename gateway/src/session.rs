@@ -13,12 +13,12 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use tokio::sync::mpsc;
 
-use crate::heard::Heard;
-use crate::hears::{Changed, Hears, listen};
 use crate::link::Running;
 use crate::listing::paged;
 use crate::relay::Relay;
+use crate::relaying_transport::RelayingTransport;
 use crate::upstream::Way;
+use crate::upstream_handler::{Changed, UpstreamHandler, listen};
 use crate::{Error, Upstream};
 
 /// Whose session it is, when not the gateway's own: a caller's token of the upstream's
@@ -86,95 +86,92 @@ impl Upstream {
     ) -> Result<Running, Error> {
         let info = Implementation::new("toolsmith-gateway", env!("CARGO_PKG_VERSION"));
         let upstream: Arc<str> = Arc::from(self.name.as_str());
-        let config = Hears {
+        let config = UpstreamHandler {
             info: ClientConfig::new(asks(), info),
             changed: changed.clone(),
             relay: relay.clone(),
         };
-        let connecting = match &self.way {
-            Way::Stdio { program, args, env } => {
-                let mut command = tokio::process::Command::new(program);
-                command.args(args).env_clear();
-                for (key, value) in env {
-                    let caller = |name: &str| credential.named(name);
-                    let value = crate::secret::expand_with(value, &caller).map_err(|why| {
-                        Error::Secret {
-                            upstream: self.name.clone(),
-                            why: format!("its environment variable {key}: {why}"),
-                        }
-                    })?;
-                    command.env(key, value);
-                }
-                if let Some(path) = std::env::var_os("PATH") {
-                    command.env("PATH", path);
-                }
-                // Its stderr passes through: its own errors are the operator's to read.
-                let (child, _) =
-                    TokioChildProcess::builder(command)
-                        .spawn()
-                        .map_err(|err| Error::Start {
-                            upstream: self.name.clone(),
-                            command: self.shown(),
-                            why: err.to_string(),
-                        })?;
-                tokio::time::timeout(
-                    self.connect_timeout,
-                    config.serve_with_lifecycle(
-                        Heard::new(child, upstream, relay),
-                        lifecycle(self.discover),
-                    ),
-                )
-                .await
-            }
-            Way::Http { url, headers } => {
-                let mut headers = match credential.without_headers {
-                    true => HashMap::new(),
-                    false => self.header_map(headers)?,
-                };
-                if let Some(bearer) = &credential.bearer {
-                    let value =
-                        http::HeaderValue::try_from(format!("Bearer {bearer}")).map_err(|_| {
-                            Error::Connect {
+        let connecting =
+            match &self.way {
+                Way::Stdio { program, args, env } => {
+                    let mut command = tokio::process::Command::new(program);
+                    command.args(args).env_clear();
+                    for (key, value) in env {
+                        let caller = |name: &str| credential.named(name);
+                        let value = crate::secret::expand_with(value, &caller).map_err(|why| {
+                            Error::Secret {
                                 upstream: self.name.clone(),
-                                why: "the caller's token is not a valid header value".into(),
+                                why: format!("its environment variable {key}: {why}"),
                             }
                         })?;
-                    headers.insert(http::header::AUTHORIZATION, value);
+                        command.env(key, value);
+                    }
+                    if let Some(path) = std::env::var_os("PATH") {
+                        command.env("PATH", path);
+                    }
+                    // Its stderr passes through: its own errors are the operator's to read.
+                    let (child, _) =
+                        TokioChildProcess::builder(command).spawn().map_err(|err| {
+                            Error::Start {
+                                upstream: self.name.clone(),
+                                command: self.shown(),
+                                why: err.to_string(),
+                            }
+                        })?;
+                    tokio::time::timeout(
+                        self.connect_timeout,
+                        config.serve_with_lifecycle(
+                            RelayingTransport::new(child, upstream, relay),
+                            lifecycle(self.discover),
+                        ),
+                    )
+                    .await
                 }
-                let transport = StreamableHttpClientTransportConfig::with_uri(url.as_str())
-                    .custom_headers(headers);
-                let lifecycle = lifecycle(self.discover);
-                let serving = match &credential.refusal {
-                    Some(refusal) => {
-                        let client = crate::identity::Watched {
-                            client: self.http_client()?,
-                            refusal: refusal.clone(),
-                        };
-                        let transport =
-                            StreamableHttpClientTransport::with_client(client, transport);
-                        config
-                            .serve_with_lifecycle(Heard::new(transport, upstream, relay), lifecycle)
-                            .boxed()
+                Way::Http { url, headers } => {
+                    let mut headers = match credential.without_headers {
+                        true => HashMap::new(),
+                        false => self.header_map(headers)?,
+                    };
+                    if let Some(bearer) = &credential.bearer {
+                        let value = http::HeaderValue::try_from(format!("Bearer {bearer}"))
+                            .map_err(|_| Error::Connect {
+                                upstream: self.name.clone(),
+                                why: "the caller's token is not a valid header value".into(),
+                            })?;
+                        headers.insert(http::header::AUTHORIZATION, value);
                     }
-                    None => {
-                        let transport = StreamableHttpClientTransport::with_client(
-                            self.http_client()?,
-                            transport,
-                        );
-                        config
-                            .serve_with_lifecycle(Heard::new(transport, upstream, relay), lifecycle)
-                            .boxed()
-                    }
-                };
-                tokio::time::timeout(self.connect_timeout, serving).await
-            }
-            Way::OpenApi(_) => {
-                return Err(Error::Connect {
-                    upstream: self.name.clone(),
-                    why: "an HTTP API has no MCP session: it is mounted by its document".into(),
-                });
-            }
-        };
+                    let transport = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                        .custom_headers(headers);
+                    let lifecycle = lifecycle(self.discover);
+                    let serving = match &credential.refusal {
+                        Some(refusal) => {
+                            let client = crate::identity::Watched {
+                                client: self.http_client()?,
+                                refusal: refusal.clone(),
+                            };
+                            let transport =
+                                StreamableHttpClientTransport::with_client(client, transport);
+                            let transport = RelayingTransport::new(transport, upstream, relay);
+                            config.serve_with_lifecycle(transport, lifecycle).boxed()
+                        }
+                        None => {
+                            let transport = StreamableHttpClientTransport::with_client(
+                                self.http_client()?,
+                                transport,
+                            );
+                            let transport = RelayingTransport::new(transport, upstream, relay);
+                            config.serve_with_lifecycle(transport, lifecycle).boxed()
+                        }
+                    };
+                    tokio::time::timeout(self.connect_timeout, serving).await
+                }
+                Way::OpenApi(_) => {
+                    return Err(Error::Connect {
+                        upstream: self.name.clone(),
+                        why: "an HTTP API has no MCP session: it is mounted by its document".into(),
+                    });
+                }
+            };
         match connecting {
             Ok(Ok(running)) => {
                 listen(running.peer(), changed);

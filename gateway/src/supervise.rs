@@ -11,10 +11,10 @@ use tokio::sync::{mpsc, oneshot};
 use toolsmith::Registry;
 
 use crate::Upstream;
-use crate::hears::Changed;
-use crate::items;
 use crate::link::{Link, Running, Served};
+use crate::resource_prompt_proxies;
 use crate::session::Listed;
+use crate::upstream_handler::Changed;
 
 /// The first wait before a restart; each failed one doubles it, up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
@@ -31,8 +31,8 @@ pub(crate) struct Supervisor {
     pub(crate) listed: Vec<rmcp::model::Tool>,
     /// Its resources, templates and prompts as served now.
     pub(crate) items: Listed,
-    /// That one of the upstream's lists changed (see [`crate::hears`]), and the sender each
-    /// start's session gets.
+    /// That one of the upstream's lists changed (see [`crate::upstream_handler`]), and the
+    /// sender each start's session gets.
     pub(crate) changed: mpsc::UnboundedReceiver<Changed>,
     pub(crate) tell: mpsc::UnboundedSender<Changed>,
 }
@@ -176,8 +176,8 @@ impl Supervisor {
         };
         let prefix = self.upstream.tool_prefix();
         let replaced = handle.update(|registry: &mut Registry| {
-            items::unserve(registry, &self.items, &prefix, &self.link);
-            items::serve(registry, &listed, &prefix, &self.link)
+            resource_prompt_proxies::unserve(registry, &self.items, &prefix, &self.link);
+            resource_prompt_proxies::serve(registry, &listed, &prefix, &self.link)
         });
         match replaced {
             Ok(()) => {

@@ -131,14 +131,14 @@ mod tests {
     #[test]
     fn an_errors_text_names_no_rust_type() {
         let err = ServiceError::TransportSend(rmcp::transport::DynamicTransportError::from_parts(
-            "toolsmith_gateway::heard::Heard<rmcp::transport::StreamableHttpClientTransport>",
+            "toolsmith_gateway::relaying_transport::RelayingTransport<rmcp::transport::StreamableHttpClientTransport>",
             std::any::TypeId::of::<()>(),
             Box::new(std::io::Error::other("connection reset")),
         ));
         let told = service(&err);
         assert_eq!(told, "connection reset");
         assert!(
-            err.to_string().contains("Heard<"),
+            err.to_string().contains("RelayingTransport<"),
             "rmcp's own text names it"
         );
     }

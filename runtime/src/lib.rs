@@ -99,8 +99,8 @@ struct ReadmeDoctest;
 // - `net/` (feature `fetch`): the outbound-fetch guard (what fetches a URL a client gave).
 // - `tls.rs` (features `auth`, `webhook`, `otel`, `fetch`): the cryptography of the HTTPS
 //   clients.
-// - `cli/` (the command line), `run.rs` (a binary's entry point: the command line applied
-//   to a server), `logging.rs` (stderr), `error.rs`.
+// - `command_line/` (the command line every server binary gets), `run.rs` (a binary's entry
+//   point: the command line applied to a server), `logging.rs` (stderr), `error.rs`.
 #[macro_use]
 mod macros;
 
@@ -108,7 +108,7 @@ pub mod approve;
 #[cfg(feature = "auth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub mod auth;
-mod cli;
+mod command_line;
 pub mod complete;
 pub mod context;
 pub mod error;

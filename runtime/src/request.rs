@@ -24,13 +24,13 @@ use crate::{
 /// allowed, not yet confirmed or run. A `tools/call`, a `resources/read` or a `prompts/get`
 /// ([`Call::method`]); what it is made to ([`Call::item`]).
 pub struct Call {
-    pub(crate) target: Target,
+    pub(crate) request: Request,
     /// What layers give the layers inside them.
     extensions: Extensions,
 }
 
 /// What a [`Call`] is made to: the pipeline's own value of each kind of request.
-pub(crate) enum Target {
+pub(crate) enum Request {
     Tool(ToolCall),
     Read(ReadCall),
     Prompt(PromptCall),
@@ -105,10 +105,10 @@ impl Call {
     /// }
     /// ```
     pub fn item(&self) -> Item<'_> {
-        match &self.target {
-            Target::Tool(call) => Item::Tool(&call.tool),
-            Target::Read(read) => Item::Resource(&read.resource),
-            Target::Prompt(get) => Item::Prompt(&get.prompt),
+        match &self.request {
+            Request::Tool(call) => Item::Tool(&call.tool),
+            Request::Read(read) => Item::Resource(&read.resource),
+            Request::Prompt(get) => Item::Prompt(&get.prompt),
         }
     }
 
@@ -120,10 +120,10 @@ impl Call {
     /// }
     /// ```
     pub fn method(&self) -> &'static str {
-        match &self.target {
-            Target::Tool(_) => "tools/call",
-            Target::Read(_) => "resources/read",
-            Target::Prompt(_) => "prompts/get",
+        match &self.request {
+            Request::Tool(_) => "tools/call",
+            Request::Read(_) => "resources/read",
+            Request::Prompt(_) => "prompts/get",
         }
     }
 
@@ -150,9 +150,9 @@ impl Call {
     /// }
     /// ```
     pub fn tool(&self) -> Option<&ToolInfo> {
-        match &self.target {
-            Target::Tool(call) => Some(&call.tool),
-            Target::Read(_) | Target::Prompt(_) => None,
+        match &self.request {
+            Request::Tool(call) => Some(&call.tool),
+            Request::Read(_) | Request::Prompt(_) => None,
         }
     }
 
@@ -164,9 +164,9 @@ impl Call {
     /// }
     /// ```
     pub fn uri(&self) -> Option<&str> {
-        match &self.target {
-            Target::Read(read) => Some(&read.uri),
-            Target::Tool(_) | Target::Prompt(_) => None,
+        match &self.request {
+            Request::Read(read) => Some(&read.uri),
+            Request::Tool(_) | Request::Prompt(_) => None,
         }
     }
 
@@ -179,10 +179,10 @@ impl Call {
     /// }
     /// ```
     pub fn caller(&self) -> &Caller {
-        match &self.target {
-            Target::Tool(call) => &call.setup.caller,
-            Target::Read(read) => &read.setup.caller,
-            Target::Prompt(get) => &get.setup.caller,
+        match &self.request {
+            Request::Tool(call) => &call.setup.caller,
+            Request::Read(read) => &read.setup.caller,
+            Request::Prompt(get) => &get.setup.caller,
         }
     }
 
@@ -195,10 +195,10 @@ impl Call {
     /// }
     /// ```
     pub fn arguments(&self) -> Option<&JsonObject> {
-        match &self.target {
-            Target::Tool(call) => call.arguments.as_ref(),
-            Target::Read(read) => Some(&read.arguments),
-            Target::Prompt(get) => Some(&get.arguments),
+        match &self.request {
+            Request::Tool(call) => call.arguments.as_ref(),
+            Request::Read(read) => Some(&read.arguments),
+            Request::Prompt(get) => Some(&get.arguments),
         }
     }
 
@@ -215,7 +215,7 @@ impl Call {
     /// }
     /// ```
     pub fn runs_as_task(&self) -> bool {
-        matches!(&self.target, Target::Tool(call) if call.as_task)
+        matches!(&self.request, Request::Tool(call) if call.as_task)
     }
 
     /// What a layer put on the call for the layers inside it, by type (a tenant decided
@@ -248,10 +248,10 @@ impl Call {
     }
 }
 
-impl From<Target> for Call {
-    fn from(target: Target) -> Call {
+impl From<Request> for Call {
+    fn from(request: Request) -> Call {
         Call {
-            target,
+            request,
             extensions: Extensions::new(),
         }
     }

@@ -1,5 +1,5 @@
 //! The entry point of a server binary: [`run`], and [`Server::run`] / [`Server::run_with`]
-//! with a server's own settings. The command line (`cli/`) applied to a server (`server/`).
+//! with a server's own settings. The command line (`command_line/`) applied to a server (`server/`).
 
 use std::ffi::OsString;
 use std::future::Future;
@@ -63,6 +63,6 @@ impl Server {
 
     /// The work of [`Server::run_with`], not generic and type-erased: compiled once, here.
     fn run_args(self, args: Vec<OsString>) -> Running {
-        Box::pin(crate::cli::execute(self, args))
+        Box::pin(crate::command_line::execute(self, args))
     }
 }

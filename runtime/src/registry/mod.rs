@@ -3,16 +3,16 @@
 //! a value, [`RegistryHandle`] to change it while serving), and finding tools by hints,
 //! category, tags and text, one [`Page`] at a time ([`Search`]).
 
-// Inside: `items.rs` for resources and prompts (`prompts.rs`: a registry's prompts); `search.rs`, with cursors that any process
-// of the build accepts and that refuse tampering (`cursor.rs`); the hints snapshot that CI
-// checks (`snapshot.rs`).
+// Inside: `resource_prompt_index.rs` for resources and prompts (`prompts.rs`: a registry's
+// prompts); `search.rs`, with cursors that any process of the build accepts and that refuse
+// tampering (`cursor.rs`); the hints snapshot that CI checks (`snapshot.rs`).
 
 mod conflict;
 mod cursor;
-mod items;
 mod live;
 mod program;
 mod prompts;
+mod resource_prompt_index;
 pub(crate) mod search;
 pub(crate) mod snapshot;
 
@@ -31,7 +31,7 @@ use crate::resource::ResourceInfo;
 use crate::resource::def::ResourceDef;
 use crate::tool::def::ToolDef;
 use crate::tool::{SchemaCache, Tool, ToolInfo, ToolName, ToolRef};
-use items::Items;
+use resource_prompt_index::ResourcePromptIndex;
 
 /// A set of tools, resources and prompts, sorted by name (resources by URI), with their
 /// schemas computed once: what a [`Server`](crate::Server) serves.
@@ -56,7 +56,7 @@ pub struct Registry {
     /// by the program (a `#[tool]`, or a `Tool` it adds).
     index: HashMap<ToolName, ToolRef, foldhash::fast::FixedState>,
     /// Resources, templates and prompts.
-    items: Items,
+    resources_and_prompts: ResourcePromptIndex,
     /// The wrapping sum of the tools' fingerprints, of which list cursors' is made
     /// (`cursor.rs`): kept up to date by adding or removing a tool without the others, so
     /// that adding N tools one by one costs O(N log N), not O(N²).
@@ -116,7 +116,7 @@ impl Registry {
         };
         Registry::build(
             inventory::iter::<ToolDef>().filter(|def| inside(def.item.rust_path)),
-            Items::of(
+            ResourcePromptIndex::of(
                 inventory::iter::<ResourceDef>().filter(|def| inside(def.item.rust_path)),
                 inventory::iter::<PromptDef>().filter(|def| inside(def.item.rust_path)),
             ),
@@ -125,10 +125,11 @@ impl Registry {
         .map_err(Conflict::into_error)
     }
 
-    /// The registry of `defs` and `items`; `hold` makes each tool as calls hold it.
+    /// The registry of `defs` and `resources_and_prompts`; `hold` makes each tool as calls
+    /// hold it.
     fn build(
         defs: impl IntoIterator<Item = &'static ToolDef>,
-        items: Result<Items, Conflict>,
+        resources_and_prompts: Result<ResourcePromptIndex, Conflict>,
         hold: fn(Arc<ToolInfo>) -> ToolRef,
     ) -> Result<Registry, Conflict> {
         let mut defs: Vec<&'static ToolDef> = defs.into_iter().collect();
@@ -149,12 +150,12 @@ impl Registry {
                 fix: "rename one with #[tool(name = \"...\")]",
             });
         }
-        let items = items?;
+        let resources_and_prompts = resources_and_prompts?;
         Ok(Registry {
             held,
             tools: Vec::new(),
             index: HashMap::default(),
-            items,
+            resources_and_prompts,
             fingerprints: 0,
         }
         .reindexed())
@@ -377,7 +378,9 @@ impl Registry {
         for tool in &other.held {
             self.refuse_taken(tool)?;
         }
-        self.items = Items::merged(&self.items, &other.items).map_err(Conflict::into_error)?;
+        self.resources_and_prompts =
+            ResourcePromptIndex::merged(&self.resources_and_prompts, &other.resources_and_prompts)
+                .map_err(Conflict::into_error)?;
         self.held.extend(other.held);
         self.held.sort_by(|a, b| a.name().cmp(b.name()));
         Ok(self.reindexed())

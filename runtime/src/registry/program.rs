@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use super::Registry;
 use super::conflict::Conflict;
-use super::items::Items;
+use super::resource_prompt_index::ResourcePromptIndex;
 use crate::Error;
 use crate::tool::ToolRef;
 use crate::tool::def::ToolDef;
@@ -51,7 +51,13 @@ impl Registry {
     /// ```
     pub fn try_global() -> Result<&'static Registry, Error> {
         // The program's registry lives as long as the program: its tools are kept.
-        let build = || Registry::build(inventory::iter::<ToolDef>(), Items::build(), ToolRef::kept);
+        let build = || {
+            Registry::build(
+                inventory::iter::<ToolDef>(),
+                ResourcePromptIndex::build(),
+                ToolRef::kept,
+            )
+        };
         match REGISTRY.get_or_init(build) {
             Ok(registry) => Ok(registry),
             Err(conflict) => Err(Conflict {

@@ -1,5 +1,5 @@
 //! The registry's prompts made by hand: added, removed, listed and found by name (checked
-//! for conflicts with the others in `items.rs`).
+//! for conflicts with the others in `resource_prompt_index.rs`).
 
 use std::sync::Arc;
 
@@ -32,7 +32,10 @@ impl Registry {
     pub fn add_prompt(&mut self, prompt: impl Prompt) -> Result<(), Error> {
         let info =
             PromptInfo::of_prompt(Arc::new(prompt)).map_err(|why| Error::config("prompt", why))?;
-        self.items = self.items.with_prompt(info).map_err(Conflict::into_error)?;
+        self.resources_and_prompts = self
+            .resources_and_prompts
+            .with_prompt(info)
+            .map_err(Conflict::into_error)?;
         Ok(())
     }
 
@@ -78,8 +81,8 @@ impl Registry {
     /// assert!(registry.remove_prompt("greet").is_none());
     /// ```
     pub fn remove_prompt(&mut self, name: &str) -> Option<PromptInfo> {
-        let (items, removed) = self.items.without_prompt(name)?;
-        self.items = items;
+        let (rest, removed) = self.resources_and_prompts.without_prompt(name)?;
+        self.resources_and_prompts = rest;
         Some(removed)
     }
 
@@ -103,7 +106,7 @@ impl Registry {
     /// assert_eq!(names, ["plan_meals", "suggest_recipe"]);
     /// ```
     pub fn prompts(&self) -> &[PromptInfo] {
-        &self.items.prompts
+        &self.resources_and_prompts.prompts
     }
 
     /// The prompt named `name`.
@@ -120,9 +123,9 @@ impl Registry {
     /// assert!(registry.prompt("no such prompt").is_none());
     /// ```
     pub fn prompt(&self, name: &str) -> Option<&PromptInfo> {
-        self.items
+        self.resources_and_prompts
             .by_name
             .get(name)
-            .map(|&i| &self.items.prompts[i])
+            .map(|&i| &self.resources_and_prompts.prompts[i])
     }
 }

@@ -76,12 +76,12 @@ impl Server {
         let fast_path = !self.no_fast_path;
         // What the server is made with: nothing is set on it after.
         #[cfg_attr(not(any(feature = "auth", feature = "metrics")), allow(unused_mut))]
-        let mut edge = super::Edge::http(config.sessions);
+        let mut way_in = super::WayInSettings::http(config.sessions);
         #[cfg(feature = "auth")]
         let scopes = self.guarded_scopes()?;
         #[cfg(feature = "auth")]
         {
-            edge.scopes = scopes.clone();
+            way_in.scopes = scopes.clone();
         }
         // A listener of the metrics' own stops when serving ends.
         #[cfg(feature = "metrics")]
@@ -94,12 +94,12 @@ impl Server {
             config.metrics_hosts = settings.hosts.clone();
             let (metrics, exposure, apart) =
                 settings.http(&self.served()?, self.is_live(), authorized)?;
-            edge.metrics = Some(metrics.clone());
+            way_in.metrics = Some(metrics.clone());
             config.metrics = Some(metrics);
             config.metrics_exposure = exposure;
             apart
         };
-        let handler = self.handler_at(edge)?;
+        let handler = self.handler_at(way_in)?;
         #[cfg(feature = "auth")]
         {
             config.guard = auth.guard(&handler, scopes)?;

@@ -68,7 +68,7 @@ use session::stdio::serve;
 /// afterwards: whether an HTTP endpoint keeps sessions, the scopes a guarded one decides
 /// calls by, the metrics the pipeline records into.
 #[derive(Default)]
-pub(crate) struct Edge {
+pub(crate) struct WayInSettings {
     /// Over HTTP: whether sessions are kept (`--sessions`); `None` for a session of its own
     /// (stdio, the test client).
     pub(crate) sessions: Option<bool>,
@@ -76,15 +76,15 @@ pub(crate) struct Edge {
     pub(crate) metrics: Option<crate::metrics::Metrics>,
 }
 
-impl Edge {
+impl WayInSettings {
     /// An HTTP endpoint's, sessions kept or not.
     #[cfg(feature = "http")]
     // The other fields are there with their features.
     #[allow(clippy::needless_update)]
-    pub(crate) fn http(sessions: bool) -> Edge {
-        Edge {
+    pub(crate) fn http(sessions: bool) -> WayInSettings {
+        WayInSettings {
             sessions: Some(sessions),
-            ..Edge::default()
+            ..WayInSettings::default()
         }
     }
 }
@@ -111,17 +111,17 @@ impl Server {
             let busy_poll = self.busy_poll.unwrap_or(DEFAULT_BUSY_POLL);
             let fast = !self.no_fast_path;
             #[cfg_attr(not(feature = "metrics"), allow(unused_mut))]
-            let mut edge = Edge::default();
+            let mut way_in = WayInSettings::default();
             // Its listener stops when serving ends.
             #[cfg(feature = "metrics")]
             let _metrics = match self.metrics.stdio(&self.served()?, self.is_live())? {
                 Some((metrics, running)) => {
-                    edge.metrics = Some(metrics);
+                    way_in.metrics = Some(metrics);
                     Some(running)
                 }
                 None => None,
             };
-            let handler = self.handler_at(edge)?;
+            let handler = self.handler_at(way_in)?;
             let registry = handler.pipeline.registry.current();
             tracing::info!(
                 tools = handler.catalog().offered.len(),
@@ -227,23 +227,23 @@ impl Server {
 
     /// The handler of this server, once every tool's `State<T>` needs are met.
     pub(crate) fn handler(self) -> Result<Front, Error> {
-        self.handler_at(Edge::default())
+        self.handler_at(WayInSettings::default())
     }
 
-    /// [`Server::handler`], for a way in that decided `edge`.
-    pub(crate) fn handler_at(self, edge: Edge) -> Result<Front, Error> {
+    /// [`Server::handler`], with the settings its way in decided (`way_in`).
+    pub(crate) fn handler_at(self, way_in: WayInSettings) -> Result<Front, Error> {
         self.checked_registry()?;
-        self.handler_with(true, edge)
+        self.handler_with(true, way_in)
     }
 
     /// The handler of this server even when a tool's state is missing (the test client): a
     /// call of that tool is answered with an error result that names the state.
     pub(crate) fn handler_unchecked(self) -> Result<Front, Error> {
-        self.handler_with(false, Edge::default())
+        self.handler_with(false, WayInSettings::default())
     }
 
     /// The handler, its pipeline made once from the finished configuration.
-    fn handler_with(self, states_checked: bool, edge: Edge) -> Result<Front, Error> {
+    fn handler_with(self, states_checked: bool, way_in: WayInSettings) -> Result<Front, Error> {
         let handle = self.served()?;
         let live = self.is_live();
         let registry = handle.current();
@@ -319,8 +319,8 @@ impl Server {
             },
             layers: call::layer::Layers::new(layers),
             tasks,
-            scopes: edge.scopes,
-            metrics: edge.metrics,
+            scopes: way_in.scopes,
+            metrics: way_in.metrics,
         };
         // A set that can change while serving is not to be kept: a client that does not hear
         // `list_changed` (no listen stream) would go on calling a removed tool.
@@ -338,7 +338,7 @@ impl Server {
             identity,
             self.page_size.unwrap_or(DEFAULT_TOOLS_LIST_PAGE_SIZE),
             list_ttl.as_millis().try_into().unwrap_or(u64::MAX),
-            edge.sessions,
+            way_in.sessions,
         );
         warn_rerun(&registry);
         Ok(server)

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::checks::{checked_name, redirect_uris};
-use super::records::{Client, Kept, digest, key, now, random};
+use super::records::{Client, RecordStore, digest, key, now, random};
 use super::server::AuthServer;
 use super::tokens::Refusal;
 
@@ -103,7 +103,7 @@ impl AuthServer {
             document: false,
             scope: asked.scope.clone(),
         };
-        Kept(self.store.as_ref())
+        RecordStore(self.store.as_ref())
             .put(&key::client(&id), &client, CLIENT_LIFETIME)
             .await?;
         tracing::info!(client = %id, name = name.as_deref().unwrap_or(""), "sign-in: a client registered");
@@ -134,7 +134,7 @@ impl AuthServer {
         if id.starts_with("https://") || id.starts_with("http://") {
             return self.documents.client(id, &self.settings.allow_hosts).await;
         }
-        match Kept(self.store.as_ref()).read::<Client>(&key::client(id)).await {
+        match RecordStore(self.store.as_ref()).read::<Client>(&key::client(id)).await {
             Ok(Some(client)) => Ok(client),
             Ok(None) => Err("the client is not registered here (or its registration expired): register it again".to_owned()),
             Err(err) => Err(format!("the server's store is not reachable ({err}); try again")),

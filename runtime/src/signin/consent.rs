@@ -7,7 +7,7 @@ use axum::http::StatusCode;
 use super::consents::{self, Consent};
 use super::flow::{Answer, failed, unavailable};
 use super::page;
-use super::records::{Kept, Pending, digest, key};
+use super::records::{Pending, RecordStore, digest, key};
 use super::server::AuthServer;
 
 /// The consent form, as posted.
@@ -74,8 +74,8 @@ impl AuthServer {
             Ok(_) => return failed(StatusCode::FORBIDDEN, elsewhere),
             Err(answer) => return answer,
         };
-        let kept = Kept(self.store.as_ref());
-        match kept.take::<Pending>(&key::pending(&form.pending)).await {
+        let records = RecordStore(self.store.as_ref());
+        match records.take::<Pending>(&key::pending(&form.pending)).await {
             Ok(Some(_)) => {}
             Ok(None) => {
                 return failed(
@@ -111,7 +111,7 @@ impl AuthServer {
                 .and_then(|c| c.name);
             let lifetime = self.settings.consent_lifetime;
             let kept = Consent::new(&identity, &asked.client_id, name, granted.clone(), lifetime);
-            Kept(self.store.as_ref())
+            RecordStore(self.store.as_ref())
                 .put(&consent, &kept, lifetime)
                 .await
         } else {
@@ -132,7 +132,7 @@ impl AuthServer {
         cookie: Option<&str>,
         elsewhere: &str,
     ) -> Result<Pending, Answer> {
-        let pending = match Kept(self.store.as_ref())
+        let pending = match RecordStore(self.store.as_ref())
             .read::<Pending>(&key::pending(id))
             .await
         {

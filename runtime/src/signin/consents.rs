@@ -140,7 +140,7 @@ mod tests {
     use std::time::Duration;
 
     use super::{Consent, Consents, key_of};
-    use crate::signin::records::{Identity, Kept};
+    use crate::signin::records::{Identity, RecordStore};
     use crate::task::MemoryStore;
 
     #[tokio::test]
@@ -162,7 +162,7 @@ mod tests {
             vec!["tools:read".into()],
             lifetime,
         );
-        Kept(store.as_ref())
+        RecordStore(store.as_ref())
             .put(&key_of(&alice, "client-1"), &kept, lifetime)
             .await
             .unwrap();

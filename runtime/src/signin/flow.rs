@@ -10,7 +10,7 @@ use serde::Deserialize;
 
 use super::consents::{self, Consent};
 use super::page;
-use super::records::{Asked, Code, Identity, Kept, Pending, digest, key, random};
+use super::records::{Asked, Code, Identity, Pending, RecordStore, digest, key, random};
 use super::server::AuthServer;
 use crate::task::StoreError;
 
@@ -219,7 +219,7 @@ impl AuthServer {
                 );
             }
         };
-        if let Err(err) = Kept(self.store.as_ref())
+        if let Err(err) = RecordStore(self.store.as_ref())
             .put(&key::asked(&id), &asked, SIGN_IN_TIME)
             .await
         {
@@ -273,7 +273,7 @@ impl AuthServer {
                 "The identity provider sent no state: no sign-in in progress.",
             );
         };
-        let asked = match Kept(self.store.as_ref())
+        let asked = match RecordStore(self.store.as_ref())
             .take::<Asked>(&key::asked(state))
             .await
         {
@@ -325,7 +325,7 @@ impl AuthServer {
                 "your account may not be granted any of the scopes asked",
             );
         }
-        let remembered = Kept(self.store.as_ref())
+        let remembered = RecordStore(self.store.as_ref())
             .read::<Consent>(&consents::key_of(&identity, &asked.client_id))
             .await;
         match remembered {
@@ -347,7 +347,7 @@ impl AuthServer {
             browser: digest(&browser),
         };
         let id = random(24);
-        if let Err(err) = Kept(self.store.as_ref())
+        if let Err(err) = RecordStore(self.store.as_ref())
             .put(&key::pending(&id), &pending, SIGN_IN_TIME)
             .await
         {
@@ -372,7 +372,7 @@ impl AuthServer {
             resource: asked.resource.clone(),
             identity,
         };
-        if let Err(err) = Kept(self.store.as_ref())
+        if let Err(err) = RecordStore(self.store.as_ref())
             .put(&key::code(&code), &record, CODE_LIFETIME)
             .await
         {

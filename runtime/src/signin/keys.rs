@@ -15,9 +15,9 @@ use crate::task::{StoreError, TaskStore};
 /// How long a key signs before a new one replaces it.
 const ROTATE: u64 = 30 * 24 * 3600;
 
-/// A key as kept: its id, its secret scalar (URL-safe base64) and when it was made.
+/// A key as stored: its id, its secret scalar (URL-safe base64) and when it was made.
 #[derive(Clone, Serialize, Deserialize)]
-struct Kept {
+struct StoredKey {
     kid: String,
     secret: String,
     created: u64,
@@ -50,17 +50,17 @@ impl Keys {
     /// Reads the keys again (another replica may have replaced them), replacing the newest
     /// when it is due.
     pub(super) async fn refresh(&self, store: &dyn TaskStore) -> Result<(), StoreError> {
-        let mut kept: Vec<Kept> = read(store).await?;
-        if kept.is_empty() {
+        let mut stored: Vec<StoredKey> = read(store).await?;
+        if stored.is_empty() {
             let made = vec![make()];
             let text = serde_json::to_string(&made).map_err(StoreError::new)?;
             if !store.put_new(key::KEYS, &text, FOREVER).await? {
                 // Another replica made them first: its keys are everyone's.
-                kept = read(store).await?;
+                stored = read(store).await?;
             } else {
-                kept = made;
+                stored = made;
             }
-        } else if kept[0].created + ROTATE <= now() {
+        } else if stored[0].created + ROTATE <= now() {
             // One replica replaces the key a period: the others read what it wrote.
             let period = now() / ROTATE;
             let lock = format!("{}:rotating:{period}", key::KEYS);
@@ -69,14 +69,14 @@ impl Keys {
                 .await?
             {
                 let mut next = vec![make()];
-                next.push(kept[0].clone());
+                next.push(stored[0].clone());
                 let text = serde_json::to_string(&next).map_err(StoreError::new)?;
                 store.put(key::KEYS, &text, FOREVER).await?;
                 tracing::info!(kid = %next[0].kid, "sign-in: a new signing key replaces the old one");
-                kept = next;
+                stored = next;
             }
         }
-        let keys: Vec<Key> = kept.iter().filter_map(ready).collect();
+        let keys: Vec<Key> = stored.iter().filter_map(ready).collect();
         if keys.is_empty() {
             return Err(StoreError::new("the stored signing keys cannot be read"));
         }
@@ -101,7 +101,7 @@ impl Keys {
 /// What stays in the store until replaced.
 const FOREVER: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
 
-async fn read(store: &dyn TaskStore) -> Result<Vec<Kept>, StoreError> {
+async fn read(store: &dyn TaskStore) -> Result<Vec<StoredKey>, StoreError> {
     match store.read(key::KEYS).await? {
         Some(text) => serde_json::from_str(&text).map_err(StoreError::new),
         None => Ok(Vec::new()),
@@ -109,14 +109,14 @@ async fn read(store: &dyn TaskStore) -> Result<Vec<Kept>, StoreError> {
 }
 
 /// A new P-256 key.
-fn make() -> Kept {
+fn make() -> StoredKey {
     loop {
         let mut scalar = [0u8; 32];
         getrandom::fill(&mut scalar).expect("the system's random source");
         // Almost every 32 bytes are a scalar; the rare one that is not is drawn again.
         if p256::ecdsa::SigningKey::from_slice(&scalar).is_ok() {
             use base64::Engine;
-            return Kept {
+            return StoredKey {
                 kid: random(12),
                 secret: base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(scalar),
                 created: now(),
@@ -125,24 +125,24 @@ fn make() -> Kept {
     }
 }
 
-/// A kept key made ready to sign.
-fn ready(kept: &Kept) -> Option<Key> {
+/// A stored key made ready to sign.
+fn ready(stored: &StoredKey) -> Option<Key> {
     use base64::Engine;
     use p256::pkcs8::EncodePrivateKey;
     let scalar = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(&kept.secret)
+        .decode(&stored.secret)
         .ok()?;
     let secret = p256::ecdsa::SigningKey::from_slice(&scalar).ok()?;
     let der = secret.to_pkcs8_der().ok()?;
     let signing = EncodingKey::from_ec_der(der.as_bytes());
     let mut public = Jwk::from_encoding_key(&signing, Algorithm::ES256).ok()?;
-    public.common.key_id = Some(kept.kid.clone());
+    public.common.key_id = Some(stored.kid.clone());
     public.common.public_key_use = Some(jsonwebtoken::jwk::PublicKeyUse::Signature);
     Some(Key {
-        kid: kept.kid.clone(),
+        kid: stored.kid.clone(),
         signing,
         public,
-        created: kept.created,
+        created: stored.created,
     })
 }
 
@@ -184,7 +184,7 @@ mod tests {
     async fn a_key_older_than_thirty_days_is_replaced_and_still_published() {
         use crate::task::TaskStore;
         let store = MemoryStore::new();
-        let old = super::Kept {
+        let old = super::StoredKey {
             created: super::now() - super::ROTATE - 1,
             ..super::make()
         };

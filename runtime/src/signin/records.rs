@@ -178,10 +178,10 @@ pub(super) fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// Reading and writing records.
-pub(super) struct Kept<'a>(pub(super) &'a dyn TaskStore);
+/// The sign-in records in the task store, read and written as JSON.
+pub(super) struct RecordStore<'a>(pub(super) &'a dyn TaskStore);
 
-impl Kept<'_> {
+impl RecordStore<'_> {
     pub(super) async fn put<T: Serialize>(
         &self,
         key: &str,

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::records::{Code, Identity, Kept, Refresh, digest, key, now, random};
+use super::records::{Code, Identity, RecordStore, Refresh, digest, key, now, random};
 use super::server::AuthServer;
 use super::upstream::challenge_of;
 use crate::context::Caller;
@@ -89,9 +89,9 @@ impl AuthServer {
             .code
             .as_deref()
             .ok_or_else(|| Refusal::new(400, "invalid_request", "code is missing"))?;
-        let kept = Kept(self.store.as_ref());
+        let records = RecordStore(self.store.as_ref());
         // Taken at once: a second redemption, on any replica, finds nothing.
-        let Some(granted) = kept.take::<Code>(&key::code(code)).await? else {
+        let Some(granted) = records.take::<Code>(&key::code(code)).await? else {
             return Err(Refusal::grant(
                 "the code is unknown, expired or already used",
             ));
@@ -140,10 +140,10 @@ impl AuthServer {
             .refresh_token
             .as_deref()
             .ok_or_else(|| Refusal::new(400, "invalid_request", "refresh_token is missing"))?;
-        let kept = Kept(self.store.as_ref());
+        let records = RecordStore(self.store.as_ref());
         // A client's mistake (another client's token, more scope) is refused before the
         // token is used, so that the user's sign-in stays.
-        if let Some(held) = kept.read::<Refresh>(&key::refresh(token)).await? {
+        if let Some(held) = records.read::<Refresh>(&key::refresh(token)).await? {
             if held.client_id != client_id {
                 return Err(Refusal::grant(
                     "the refresh token was issued to another client",
@@ -162,7 +162,7 @@ impl AuthServer {
             }
         }
         // Taken at once: of two uses, on any replica, one finds it.
-        let Some(held) = kept.take::<Refresh>(&key::refresh(token)).await? else {
+        let Some(held) = records.take::<Refresh>(&key::refresh(token)).await? else {
             // Used before: someone else has the next one. The whole family goes.
             if let Some(family) = self.store.read(&key::refresh_used(token)).await? {
                 self.revoke_family(&family).await?;
@@ -233,7 +233,7 @@ impl AuthServer {
             identity,
             until,
         };
-        Kept(self.store.as_ref())
+        RecordStore(self.store.as_ref())
             .put(
                 &key::refresh(&refresh),
                 &record,
@@ -304,7 +304,7 @@ impl AuthServer {
                 "the token was issued to another client",
             )
         };
-        if let Some(held) = Kept(self.store.as_ref())
+        if let Some(held) = RecordStore(self.store.as_ref())
             .read::<Refresh>(&key::refresh(token))
             .await?
             && held.client_id != client_id
@@ -316,7 +316,7 @@ impl AuthServer {
         {
             return Err(foreign());
         }
-        if let Some(held) = Kept(self.store.as_ref())
+        if let Some(held) = RecordStore(self.store.as_ref())
             .take::<Refresh>(&key::refresh(token))
             .await?
         {

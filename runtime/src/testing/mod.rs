@@ -35,11 +35,11 @@ mod asked;
 mod connect;
 mod driver;
 mod error;
-mod items;
 mod listed;
 mod options;
 mod outcome;
 mod requests;
+mod resource_prompt_methods;
 mod store;
 mod tasks;
 

@@ -1,9 +1,9 @@
 //! A server with misbehaving tools, for the chaos and context tests: panicking, slow, noisy,
 //! failing, timed and normal tools, plus every context parameter; and resources, templates,
-//! prompts and completions of the same kinds (`fixture/items.rs`).
+//! prompts and completions of the same kinds (`fixture/resources_and_prompts.rs`).
 
-#[path = "fixture/items.rs"]
-mod items;
+#[path = "fixture/resources_and_prompts.rs"]
+mod resources_and_prompts;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;

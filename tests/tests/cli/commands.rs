@@ -1,6 +1,6 @@
 //! The command line every server binary gets from `toolsmith::run()`, through the notes
 //! example binary: tools (and its nginx map), schema, call, check, serving policies, and
-//! the commands about resources and prompts (`cli/items.rs`).
+//! the commands about resources and prompts (`command_line/resource_prompt_commands.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

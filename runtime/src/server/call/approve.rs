@@ -1,13 +1,13 @@
 //! Step 3, before the user is asked: the server's approvers (`crate::approve`), and a
 //! 2026-07-28 request state used once when the task store keeps marks of used states.
 //!
-//! Each wraps the plan the user's answers make (`ask.rs`) in a gate of its own, which
+//! Each wraps the plan the user's answers make (`ask.rs`) in a clearance of its own, which
 //! decides first and otherwise lets that plan decide.
 
 use rmcp::model::JsonObject;
 
-use super::ask::{Gate, Plan, refused};
-use super::tally::Tally;
+use super::ask::{Clearance, Plan, refused};
+use super::decisions::Decisions;
 use super::{CallSetup, Pipeline};
 use crate::tool::ToolInfo;
 use crate::tool::output::Outcome;
@@ -23,7 +23,7 @@ impl Pipeline {
         state: &str,
         plan: Plan,
         confirms: bool,
-        tally: &Tally,
+        decisions: &Decisions,
     ) -> Plan {
         use sha2::Digest;
         let digest: String = sha2::Sha256::digest(state.as_bytes())
@@ -33,25 +33,25 @@ impl Pipeline {
         let store = self.tasks.store.clone();
         let ttl = self.seal.ttl();
         let tool = tool.to_owned();
-        let Plan { gate, rounds } = plan;
-        let tally = tally.clone();
-        let gate = Gate::Asking(Box::pin(async move {
+        let Plan { clearance, rounds } = plan;
+        let decisions = decisions.clone();
+        let clearance = Clearance::Asking(Box::pin(async move {
             let what = if confirms { "confirmation" } else { "answers" };
             match store.redeem(&digest, ttl).await {
-                Ok(Some(false)) => Some(refused_replay(&tally, confirms, &tool, what)),
+                Ok(Some(false)) => Some(refused_replay(&decisions, confirms, &tool, what)),
                 Err(err) => Some(refused(
                     &tool,
                     what,
                     &format!("whether its request state was used already is unknown ({err})"),
                 )),
-                Ok(_) => settle(gate).await,
+                Ok(_) => settle(clearance).await,
             }
         }));
-        Plan { gate, rounds }
+        Plan { clearance, rounds }
     }
 
     /// `plan`, with the server's approvers first: a remembered grant or an approver that
-    /// approves opens the gate (unless the call's request state was refused: that refusal
+    /// approves clears the call (unless the call's request state was refused: that refusal
     /// stands), one that denies refuses the call with its reason, and when every one passes
     /// the user decides as `plan` says.
     pub(super) fn approved(
@@ -60,7 +60,7 @@ impl Pipeline {
         arguments: Option<&JsonObject>,
         setup: &CallSetup,
         plan: Plan,
-        tally: Tally,
+        decisions: Decisions,
     ) -> Plan {
         let approval = crate::approve::Approval::new(tool.name(), tool.hints())
             .with_tags(tool.tags().iter().cloned())
@@ -69,10 +69,10 @@ impl Pipeline {
             .with_caller(setup.caller.clone())
             .in_session(setup.session);
         let approvals = self.approvals.clone();
-        let Plan { gate, rounds } = plan;
+        let Plan { clearance, rounds } = plan;
         // On 2026-07-28 a call without rounds had its request state refused.
         let state_refused = setup.per_request && rounds.is_none();
-        let gate = Gate::Asking(Box::pin(async move {
+        let clearance = Clearance::Asking(Box::pin(async move {
             use crate::approve::Decision;
             let refused = |reason: String| {
                 Some(Outcome::Refused(format!(
@@ -82,42 +82,42 @@ impl Pipeline {
             };
             match approvals.decide(&approval).await {
                 (Decision::Approve(_), by) if !state_refused => {
-                    tally.decided(by, true, None);
+                    decisions.decided(by, true, None);
                     return None;
                 }
                 (Decision::Deny(reason), by) => {
-                    tally.decided(by, false, Some(&reason));
+                    decisions.decided(by, false, Some(&reason));
                     return refused(reason);
                 }
                 _ => {}
             }
-            let asked = settle(gate).await;
+            let asked = settle(clearance).await;
             // The client could not ask its user (an unattended agent): the approvers that
             // stand in for it decide.
-            if !tally.client_could_not_ask() {
+            if !decisions.client_could_not_ask() {
                 return asked;
             }
             match approvals.decide_instead(&approval).await {
                 (Decision::Approve(_), by) => {
-                    tally.decided(by, true, None);
+                    decisions.decided(by, true, None);
                     None
                 }
                 (Decision::Deny(reason), by) => {
-                    tally.decided(by, false, Some(&reason));
+                    decisions.decided(by, false, Some(&reason));
                     refused(reason)
                 }
                 (Decision::Pass, _) => asked,
             }
         }));
-        Plan { gate, rounds }
+        Plan { clearance, rounds }
     }
 }
 
 /// The refusal of a call whose request state was used already: a confirmation so refused
 /// is told as `replayed`.
-fn refused_replay(tally: &Tally, confirms: bool, tool: &str, what: &str) -> Outcome {
+fn refused_replay(decisions: &Decisions, confirms: bool, tool: &str, what: &str) -> Outcome {
     if confirms {
-        tally.replayed();
+        decisions.replayed();
     }
     refused(
         tool,
@@ -126,11 +126,11 @@ fn refused_replay(tally: &Tally, confirms: bool, tool: &str, what: &str) -> Outc
     )
 }
 
-/// What `gate` lets through: `None` when the call runs, else its outcome.
-async fn settle(gate: Gate) -> Option<Outcome> {
-    match gate {
-        Gate::Open => None,
-        Gate::Shut(outcome) => Some(*outcome),
-        Gate::Asking(asking) => asking.await,
+/// What `clearance` lets through: `None` when the call runs, else its outcome.
+async fn settle(clearance: Clearance) -> Option<Outcome> {
+    match clearance {
+        Clearance::Open => None,
+        Clearance::Shut(outcome) => Some(*outcome),
+        Clearance::Asking(asking) => asking.await,
     }
 }

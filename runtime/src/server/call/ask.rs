@@ -26,9 +26,9 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 
+use super::decisions::Decisions;
 use super::remember::{Offer, REMEMBER_PROPERTY};
 use super::seal::{Sealed, Unsealed, binding};
-use super::tally::Tally;
 use super::{CallSetup, Pipeline, Retry};
 use crate::context::inquiry::{Answered, Question};
 use crate::context::{ChannelError, Inquiry};
@@ -44,8 +44,9 @@ const CONFIRM_PROPERTY: &str = "confirm";
 /// The `_meta` key that marks a form as a confirmation (a client may show it as one).
 pub(crate) const CONFIRM_META: &str = "dev.toolsmith/confirm";
 
-/// What stands between a call and its tool.
-pub(crate) enum Gate {
+/// Whether a call is cleared to run its tool (its confirmation and its questions): cleared,
+/// ended at once, or waiting for the client.
+pub(crate) enum Clearance {
     /// Nothing: the tool runs.
     Open,
     /// Decided at once: the call ends with this outcome (a refusal, or input required).
@@ -63,7 +64,7 @@ pub(crate) struct Rounds {
 
 /// A call that confirms or asks, as the pipeline runs it.
 pub(crate) struct Plan {
-    pub(crate) gate: Gate,
+    pub(crate) clearance: Clearance,
     /// On 2026-07-28: the call's questions, and what a state for the next round is bound to.
     pub(crate) rounds: Option<Box<Rounds>>,
 }
@@ -111,16 +112,16 @@ impl Pipeline {
             return None;
         }
         let state = retry.request_state.clone();
-        let tally = self.tally(tool.shared_name().clone(), span.clone());
-        let mut plan = self.client_plan(tool, arguments, retry, setup, confirms, &tally);
+        let decisions = self.decisions(tool.shared_name().clone(), span.clone());
+        let mut plan = self.client_plan(tool, arguments, retry, setup, confirms, &decisions);
         // A state that opened (its round has questions to go on with) is used once.
         if let Some(state) = state
             && plan.rounds.is_some()
         {
-            plan = self.used_once(tool.name(), &state, plan, confirms, &tally);
+            plan = self.used_once(tool.name(), &state, plan, confirms, &decisions);
         }
         if confirms && self.approvals.active() {
-            return Some(self.approved(tool, arguments, setup, plan, tally));
+            return Some(self.approved(tool, arguments, setup, plan, decisions));
         }
         Some(plan)
     }
@@ -154,25 +155,25 @@ impl Pipeline {
         retry: Retry,
         setup: &CallSetup,
         confirms: bool,
-        tally: &Tally,
+        decisions: &Decisions,
     ) -> Plan {
         if !setup.per_request {
-            let gate = if confirms {
+            let clearance = if confirms {
                 let question = self.question(tool, arguments, &setup.caller);
                 let asker = crate::context::Asker {
                     channel: setup.sink.clone(),
                     per_request: false,
                 };
                 let name = tool.shared_name().clone();
-                let tally = tally.clone();
+                let decisions = decisions.clone();
                 let offer = self.offer(tool.name(), &setup.caller);
                 // Never longer than a request state lives, when the tool has no timeout of
                 // its own (with one, the engine's timer ends the wait first).
                 let wait = self.seal.ttl();
-                Gate::Asking(Box::pin(async move {
+                Clearance::Asking(Box::pin(async move {
                     let form = request(question, offer.as_ref());
                     let asked = asker.ask(ServerRequest::ElicitRequest(form));
-                    tally.asked();
+                    decisions.asked();
                     let Ok(answer) = tokio::time::timeout(wait, asked).await else {
                         return Some(Outcome::Refused(format!(
                             "The user did not answer the confirmation of tool '{name}' within {wait:?}: it did not run."
@@ -180,7 +181,7 @@ impl Pipeline {
                     };
                     match answer {
                         Ok(ClientResult::ElicitResult(result)) => {
-                            let verdict = tally.answered(verdict(&name, &result));
+                            let verdict = decisions.answered(verdict(&name, &result));
                             if let (None, Some(offer)) = (&verdict, &offer) {
                                 offer.heard(&result).await;
                             }
@@ -192,17 +193,20 @@ impl Pipeline {
                             "the client's answer was not an elicitation result",
                         )),
                         Err(err) => {
-                            tally.unable();
+                            decisions.unable();
                             Some(cannot_ask(&name, &err))
                         }
                     }
                 }))
             } else {
-                Gate::Open
+                Clearance::Open
             };
-            return Plan { gate, rounds: None };
+            return Plan {
+                clearance,
+                rounds: None,
+            };
         }
-        self.round(tool, arguments, retry, setup, confirms, tally)
+        self.round(tool, arguments, retry, setup, confirms, decisions)
     }
 
     /// On 2026-07-28: what the call knows from earlier rounds, and whether it is confirmed.
@@ -213,7 +217,7 @@ impl Pipeline {
         retry: Retry,
         setup: &CallSetup,
         confirms: bool,
-        tally: &Tally,
+        decisions: &Decisions,
     ) -> Plan {
         let name = tool.name();
         let what = if confirms { "confirmation" } else { "answers" };
@@ -226,7 +230,7 @@ impl Pipeline {
             .is_some_and(|c| crate::context::elicitation(c, false).1);
         let bound = binding(name, arguments, &setup.caller);
         let shut = |outcome| Plan {
-            gate: Gate::Shut(Box::new(outcome)),
+            clearance: Clearance::Shut(Box::new(outcome)),
             rounds: None,
         };
         let mut answers = BTreeMap::new();
@@ -270,39 +274,39 @@ impl Pipeline {
             }
         }
         let inquiry = Arc::new(Inquiry::new(answers, capabilities));
-        let gate = if !confirms {
-            Gate::Open
+        let clearance = if !confirms {
+            Clearance::Open
         } else {
             match inquiry.answer(CONFIRM_KEY) {
                 // Told, and remembered, once the state is known not to be a replay (the
-                // gate runs after `used_once` redeemed it): a replay refused is no approval.
+                // clearance runs after `used_once` redeemed it): a replay refused is no approval.
                 Some(answer) => match serde_json::from_value::<ElicitResult>(answer.clone()) {
                     Ok(result) => {
                         let verdict = verdict(name, &result);
                         let offer = self.offer(name, &setup.caller);
-                        let tally = tally.clone();
-                        Gate::Asking(Box::pin(async move {
-                            let verdict = tally.answered(verdict);
+                        let decisions = decisions.clone();
+                        Clearance::Asking(Box::pin(async move {
+                            let verdict = decisions.answered(verdict);
                             if let (None, Some(offer)) = (&verdict, &offer) {
                                 offer.heard(&result).await;
                             }
                             verdict
                         }))
                     }
-                    Err(_) => Gate::Shut(Box::new(refused(
+                    Err(_) => Clearance::Shut(Box::new(refused(
                         name,
                         what,
                         "the answer to its confirmation is not an elicitation result",
                     ))),
                 },
                 None if !can_confirm => {
-                    tally.unable();
+                    decisions.unable();
                     let why = ChannelError::NotDeclared("elicitation");
-                    Gate::Shut(Box::new(cannot_ask(name, &why)))
+                    Clearance::Shut(Box::new(cannot_ask(name, &why)))
                 }
                 None => {
                     let question = self.question(tool, arguments, &setup.caller);
-                    Gate::Shut(Box::new(Outcome::InputRequired(vec![Question {
+                    Clearance::Shut(Box::new(Outcome::InputRequired(vec![Question {
                         key: CONFIRM_KEY.to_owned(),
                         fingerprint: 0,
                         request: InputRequest::Elicitation(request(
@@ -314,7 +318,7 @@ impl Pipeline {
             }
         };
         Plan {
-            gate,
+            clearance,
             rounds: Some(Box::new(Rounds { inquiry, bound })),
         }
     }

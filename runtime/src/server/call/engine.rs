@@ -3,7 +3,7 @@
 //! cancellation, a sync one on the [`CallPool`], an async one in place. It starts once its
 //! session's channel lets it (a stdio client that stops reading holds up calls that have not
 //! started, see `CallContext::room`). Between the arguments and the run stands the call's
-//! [`Gate`] (its confirmation, `ask.rs`), under the same timeout and cancellation. Keyed on an invocation and a name, not on a tool, so
+//! [`Clearance`] (its confirmation, `ask.rs`), under the same timeout and cancellation. Keyed on an invocation and a name, not on a tool, so
 //! that what is not a tool can run on it too.
 
 use std::panic::AssertUnwindSafe;
@@ -13,7 +13,7 @@ use std::time::Duration;
 use futures::FutureExt;
 use tokio_util::sync::CancellationToken;
 
-use super::ask::Gate;
+use super::ask::Clearance;
 use super::outcome::panic_message;
 use super::pool::CallPool;
 use crate::context::CallContext;
@@ -22,13 +22,13 @@ use crate::tool::param::{Invocation, Timeout};
 
 /// What runs, for the messages that name it: `tool 'search_notes' timed out after 30s`.
 #[derive(Clone, Copy)]
-pub(crate) struct Target<'a> {
+pub(crate) struct Callee<'a> {
     /// What kind of thing it is (`tool`).
     pub(crate) kind: &'static str,
     pub(crate) name: &'a str,
 }
 
-impl std::fmt::Display for Target<'_> {
+impl std::fmt::Display for Callee<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} '{}'", self.kind, self.name)
     }
@@ -38,21 +38,21 @@ impl std::fmt::Display for Target<'_> {
 /// fired first (the invocation is then stopped, or told through its `Cancellation`, and
 /// nothing is answered).
 pub(crate) async fn run(
-    target: Target<'_>,
+    callee: Callee<'_>,
     invoke: impl FnOnce(&CallContext) -> Invocation,
     timeout: Option<Timeout>,
     context: CallContext,
     cancelled: CancellationToken,
     pool: &CallPool,
-    gate: Gate,
+    clearance: Clearance,
 ) -> Option<Outcome> {
     let outcome = tokio::select! {
         biased;
-        outcome = execute(target, invoke, timeout, &context, pool, gate) => outcome,
+        outcome = execute(callee, invoke, timeout, &context, pool, clearance) => outcome,
         () = cancelled.cancelled() => {
             context.cancel.cancel();
             context.close();
-            tracing::debug!(%target, "cancelled by the client");
+            tracing::debug!(target = %callee, "cancelled by the client");
             return None;
         }
     };
@@ -62,12 +62,12 @@ pub(crate) async fn run(
 }
 
 async fn execute(
-    target: Target<'_>,
+    callee: Callee<'_>,
     invoke: impl FnOnce(&CallContext) -> Invocation,
     timeout: Option<Timeout>,
     context: &CallContext,
     pool: &CallPool,
-    gate: Gate,
+    clearance: Clearance,
 ) -> Outcome {
     let invocation = match invocation(invoke, context) {
         Ok(invocation) => invocation,
@@ -77,12 +77,12 @@ async fn execute(
     // that asks on 2026-07-28 stops at its first question without an answer (and is told to
     // stop: a sync tool blocked on its question gets an error, and its thread comes back).
     // One async block for all of it: a future that awaits another keeps its own copy of it.
-    let confirmed = AtomicBool::new(!matches!(gate, Gate::Asking(_)));
+    let confirmed = AtomicBool::new(!matches!(clearance, Clearance::Asking(_)));
     let body = async {
-        match gate {
-            Gate::Open => {}
-            Gate::Shut(outcome) => return *outcome,
-            Gate::Asking(asking) => {
+        match clearance {
+            Clearance::Open => {}
+            Clearance::Shut(outcome) => return *outcome,
+            Clearance::Asking(asking) => {
                 if let Some(outcome) = asking.await {
                     return outcome;
                 }
@@ -119,11 +119,11 @@ async fn execute(
     };
     match tokio::time::timeout(Duration::from_millis(timeout.millis), body).await {
         Ok(outcome) => outcome,
-        Err(_) if !confirmed.load(Ordering::Relaxed) => unanswered(target, timeout),
+        Err(_) if !confirmed.load(Ordering::Relaxed) => unanswered(callee, timeout),
         Err(_) => {
             // Tell a sync invocation still running in its thread to stop.
             context.cancel.cancel();
-            Outcome::TimedOut(format!("{target} timed out after {}", timeout.text))
+            Outcome::TimedOut(format!("{callee} timed out after {}", timeout.text))
         }
     }
 }
@@ -143,9 +143,9 @@ pub(crate) fn invocation(
 }
 
 /// The refusal of a call whose confirmation was not answered within its `timeout`.
-pub(crate) fn unanswered(target: Target<'_>, timeout: Timeout) -> Outcome {
+pub(crate) fn unanswered(callee: Callee<'_>, timeout: Timeout) -> Outcome {
     Outcome::Refused(format!(
-        "The user did not answer the confirmation of {target} within {}: it did not run.",
+        "The user did not answer the confirmation of {callee} within {}: it did not run.",
         timeout.text
     ))
 }

@@ -15,7 +15,7 @@ use rmcp::model::{CallToolResponse, GetPromptResult, ReadResourceResult};
 
 use super::{CallLog, CallReply, Pipeline};
 use crate::layer::{Call, CallOutcome, CallService, Reply};
-use crate::request::Target as Request;
+use crate::request::Request;
 use crate::{error::ErrorKind, error::META_ERROR};
 
 /// One layer, as the server keeps it: wraps a service in itself.
@@ -62,16 +62,16 @@ impl Pipeline {
             .clone()
     }
 
-    /// Step 3's layers around the rest of a request's steps (`target`: a tool call, a read,
+    /// Step 3's layers around the rest of a request's steps (`request`: a tool call, a read,
     /// a prompt), whose reply the way in's step turns into its own answer and logs.
     pub(super) fn through_layers(
         &self,
-        target: Request,
+        request: Request,
     ) -> impl Future<Output = Reply> + Send + 'static {
         let service = self.layered();
         async move {
             use tower::ServiceExt;
-            match service.oneshot(Call::from(target)).await {
+            match service.oneshot(Call::from(request)).await {
                 Ok(result) => result.0,
                 Err(never) => match never {},
             }
@@ -96,7 +96,7 @@ impl tower::Service<Call> for Dispatch {
         let pipeline = self.0.clone();
         Box::pin(async move {
             // The outer step writes the request's log line.
-            let reply = match call.target {
+            let reply = match call.request {
                 Request::Tool(call) => {
                     Reply::Tool(pipeline.dispatch(call, CallLog::silent()).await)
                 }

@@ -30,6 +30,7 @@
 mod approve;
 mod ask;
 mod complete;
+mod decisions;
 mod engine;
 pub(crate) mod inline;
 pub(crate) mod layer;
@@ -40,7 +41,6 @@ pub(crate) mod read;
 mod remember;
 pub(crate) mod seal;
 pub(crate) mod states;
-mod tally;
 pub(crate) mod task;
 
 use std::fmt;
@@ -71,14 +71,14 @@ use tokio_util::task::TaskTracker;
 use super::{Confirm, Policy};
 use crate::context::{CallContext, SessionLevel, StateMap};
 pub(crate) use crate::request::{CallSetup, Retry};
-use crate::request::{Target as Request, ToolCall};
+use crate::request::{Request, ToolCall};
 use crate::tool::ToolRef;
 use crate::tool::output::Outcome;
 use crate::{
     context::Caller, error::ErrorKind, registry::RegistryHandle, tool::TaskSupport, tool::ToolInfo,
 };
-use ask::Gate;
-use engine::Target;
+use ask::Clearance;
+use engine::Callee;
 use inline::Blocking;
 use log::CallLog;
 use pool::CallPool;
@@ -172,7 +172,7 @@ pub(crate) struct Pipeline {
 
 /// What a pipeline is made of, all gathered before it is made: nothing of the configuration
 /// is set on it afterwards (what only a way in knows, the scopes of a guarded HTTP endpoint
-/// and the metrics it records into, that way in decided first: `server::Edge`).
+/// and the metrics it records into, that way in decided first: `server::WayInSettings`).
 pub(crate) struct Parts {
     pub(crate) registry: RegistryHandle,
     pub(crate) policy: Arc<Policy>,
@@ -375,7 +375,7 @@ impl Pipeline {
             return Err(Box::new(Ok(invalid.into())));
         }
         // 3. Layers, confirmation and tasks hook in here, in that order: the layers around
-        // the rest (`layer.rs`), then confirmation, the call's gate (`ask.rs`), run by the
+        // the rest (`layer.rs`), then confirmation, the call's clearance (`ask.rs`), run by the
         // engine once the arguments are known good, then the task (`task/`).
         Ok(tool)
     }
@@ -413,21 +413,23 @@ impl Pipeline {
         } = call;
         inline::started(tool.shared_name());
         let span = log.traced();
-        let (gate, rounds) = match self.plan(&tool, arguments.as_ref(), retry, &setup, &span) {
-            Some(plan) => (plan.gate, plan.rounds),
-            None => (Gate::Open, None),
+        let (clearance, rounds) = match self.plan(&tool, arguments.as_ref(), retry, &setup, &span) {
+            Some(plan) => (plan.clearance, plan.rounds),
+            None => (Clearance::Open, None),
         };
         let mut context = self.context(tool.shared_name().clone(), &cancel, setup);
         context.inquiry = rounds.as_ref().map(|rounds| rounds.inquiry.clone());
         let timeout = tool.timeout();
         let run = async move {
-            let target = Target {
+            let callee = Callee {
                 kind: "tool",
                 name: tool.name(),
             };
             let invoke = |context: &CallContext| tool.invoke(arguments, context);
-            let outcome =
-                engine::run(target, invoke, timeout, context, cancel, &self.pool, gate).await;
+            let outcome = engine::run(
+                callee, invoke, timeout, context, cancel, &self.pool, clearance,
+            )
+            .await;
             (tool, outcome)
         };
         run.map(move |(tool, outcome)| {

@@ -15,12 +15,12 @@ use rmcp::model::{ErrorCode, GetPromptRequestParams, GetPromptResult, ReadResour
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::ask::Gate;
-use super::engine::{self, Target};
+use super::ask::Clearance;
+use super::engine::{self, Callee};
 use super::log::CallLog;
 use super::{CallSetup, Pipeline, Way};
 use crate::context::CallContext;
-use crate::request::{PromptCall, ReadCall, Target as Request};
+use crate::request::{PromptCall, ReadCall, Request};
 use crate::resource::contents::{Unreadable, contents};
 use crate::tool::ToolName;
 use crate::tool::output::{Outcome, Output};
@@ -238,15 +238,15 @@ impl Pipeline {
         setup: CallSetup,
     ) -> Option<Outcome> {
         let context = self.context(name.clone(), &cancel, setup);
-        let target = Target { kind, name: &name };
+        let callee = Callee { kind, name: &name };
         engine::run(
-            target,
+            callee,
             invoke,
             timeout,
             context,
             cancel,
             &self.pool,
-            Gate::Open,
+            Clearance::Open,
         )
         .await
     }

@@ -225,7 +225,7 @@ async fn an_http_upstreams_url_and_key_never_reach_an_error() {
             "127.0.0.1",
             "reqwest",
             "Http",
-            "Heard",
+            "RelayingTransport",
             "::",
         ] {
             assert!(!message.contains(leak), "{leak} in {message}");

@@ -14,8 +14,8 @@ use super::poll::{owner_of, task_of};
 use crate::context::CallContext;
 use crate::context::{ChannelError, ClientChannel, Notice, NoticeSink, Reply, declined};
 use crate::request::ToolCall;
-use crate::server::call::ask::Gate;
-use crate::server::call::engine::{self, Target};
+use crate::server::call::ask::Clearance;
+use crate::server::call::engine::{self, Callee};
 use crate::server::call::log::CallLog;
 use crate::server::call::outcome::{error_result, tool_result};
 use crate::server::call::{CallReply, CallSetup, Pipeline};
@@ -141,9 +141,9 @@ impl Pipeline {
             cancel,
             ..
         } = call;
-        let (gate, rounds) = match self.plan(&tool, arguments.as_ref(), retry, &setup, &span) {
-            Some(plan) => (plan.gate, plan.rounds),
-            None => (Gate::Open, None),
+        let (clearance, rounds) = match self.plan(&tool, arguments.as_ref(), retry, &setup, &span) {
+            Some(plan) => (plan.clearance, plan.rounds),
+            None => (Clearance::Open, None),
         };
         let Ok(id) = new_id() else {
             return Ok(error_result(
@@ -175,7 +175,7 @@ impl Pipeline {
         // The arguments are decoded first: invalid ones are refused on the call itself.
         let timeout = tool.timeout();
         let name = tool.shared_name().clone();
-        let target = Target {
+        let callee = Callee {
             kind: "tool",
             name: &name,
         };
@@ -185,13 +185,13 @@ impl Pipeline {
             Err(outcome) => return Ok(tool_result(&tool, outcome).into()),
         };
         // Then the confirmation, on the call.
-        match gate {
-            Gate::Open => {}
-            Gate::Shut(outcome) => {
+        match clearance {
+            Clearance::Open => {}
+            Clearance::Shut(outcome) => {
                 return Ok(self.answer_of(&tool, Some(*outcome), rounds.as_deref()));
             }
-            Gate::Asking(asking) => {
-                // Under the tool's timeout, as on an ordinary call (the gate itself waits no
+            Clearance::Asking(asking) => {
+                // Under the tool's timeout, as on an ordinary call (the clearance itself waits no
                 // longer than a request state lives).
                 let asked = async move {
                     let Some(timeout) = timeout else {
@@ -200,7 +200,7 @@ impl Pipeline {
                     let wait = std::time::Duration::from_millis(timeout.millis);
                     tokio::time::timeout(wait, asking)
                         .await
-                        .unwrap_or_else(|_| Some(engine::unanswered(target, timeout)))
+                        .unwrap_or_else(|_| Some(engine::unanswered(callee, timeout)))
                 };
                 let refused = tokio::select! {
                     refused = asked => refused.map(Some),
@@ -243,7 +243,7 @@ impl Pipeline {
         let slots = tasks.limit.as_ref().and_then(|limit| limit.slots_of(&tool));
         let name = name.clone();
         let run = async move {
-            let target = Target {
+            let callee = Callee {
                 kind: "tool",
                 name: &name,
             };
@@ -257,13 +257,13 @@ impl Pipeline {
                 },
             };
             engine::run(
-                target,
+                callee,
                 move |_| invocation,
                 timeout,
                 context,
                 cancel,
                 &pool,
-                Gate::Open,
+                Clearance::Open,
             )
             .await
         };

@@ -1,7 +1,8 @@
-//! What the gateway hears from an upstream besides answers: that its tool, resource or
-//! prompt list changed, by a `notifications/…/list_changed` (earlier revisions, or unscoped)
-//! or on a 2026-07-28 listen stream the gateway opens for it; questions (see `relay.rs`).
-//! Progress and log messages are read off the transport, in order (see `heard.rs`).
+//! The gateway's client side of an upstream session ([`UpstreamHandler`]): what the gateway
+//! hears from an upstream besides answers, that its tool, resource or prompt list changed, by
+//! a `notifications/…/list_changed` (earlier revisions, or unscoped) or on a 2026-07-28 listen
+//! stream the gateway opens for it; questions (see `relay.rs`). Progress and log messages are
+//! read off the transport, in order (see `relaying_transport.rs`).
 
 #![allow(deprecated)] // rmcp marks MCP sampling deprecated (SEP-2577); 2025-11-25 still has it.
 
@@ -30,13 +31,13 @@ pub(crate) enum Changed {
 
 /// The gateway's client side of one upstream session: it says who it is, and passes on that
 /// the upstream's lists changed, and puts its questions to the client of the call.
-pub(crate) struct Hears {
+pub(crate) struct UpstreamHandler {
     pub(crate) info: ClientConfig,
     pub(crate) changed: mpsc::UnboundedSender<Changed>,
     pub(crate) relay: Arc<Relay>,
 }
 
-impl ClientHandler for Hears {
+impl ClientHandler for UpstreamHandler {
     fn get_info(&self) -> ClientConfig {
         self.info.clone()
     }
@@ -85,7 +86,7 @@ impl ClientHandler for Hears {
 
 /// On a 2026-07-28 session with an upstream whose lists can change, a listen stream for
 /// that, each notification passed on to `changed`; it ends with the session. Nothing on
-/// earlier revisions (the notifications come unasked, to [`Hears`]).
+/// earlier revisions (the notifications come unasked, to [`UpstreamHandler`]).
 pub(crate) fn listen(peer: &Peer<RoleClient>, changed: mpsc::UnboundedSender<Changed>) {
     let Some(info) = peer.peer_info() else {
         return;

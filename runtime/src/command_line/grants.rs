@@ -14,8 +14,7 @@ pub(super) struct GrantsArgs {
     #[command(subcommand)]
     command: GrantsCommand,
     /// The task store the servers share: `redis://HOST:PORT/DB` (their `--task-store`).
-    #[arg(long, value_name = "URL", value_parser = super::tasks::store, global = true)]
-    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_TASK_STORE"))]
+    #[arg(long, value_name = "URL", value_parser = super::tasks::store, global = true, env = "TOOLSMITH_TASK_STORE")]
     task_store: Option<super::tasks::StoreArg>,
 }
 

@@ -16,7 +16,7 @@ use crate::resource::{Resource, ResourceInfo};
 
 /// Every resource and prompt, found by URI or name.
 #[derive(Clone, Default)]
-pub(super) struct Items {
+pub(super) struct ResourcePromptIndex {
     /// Resources first (sorted by URI), then templates (sorted by template).
     resources: Vec<ResourceInfo>,
     /// How many of `resources` are resources, not templates.
@@ -26,9 +26,9 @@ pub(super) struct Items {
     pub(super) by_name: HashMap<Box<str>, usize, foldhash::fast::FixedState>,
 }
 
-impl Items {
-    pub(super) fn build() -> Result<Items, Conflict> {
-        Items::of(
+impl ResourcePromptIndex {
+    pub(super) fn build() -> Result<ResourcePromptIndex, Conflict> {
+        ResourcePromptIndex::of(
             inventory::iter::<ResourceDef>(),
             inventory::iter::<PromptDef>(),
         )
@@ -38,7 +38,10 @@ impl Items {
     /// that a template of the other matches is one too (in one set, the resource answers
     /// its URI before the template: its author's choice; from two sets, a read meant for
     /// the template's would reach the resource's).
-    pub(super) fn merged(a: &Items, b: &Items) -> Result<Items, Conflict> {
+    pub(super) fn merged(
+        a: &ResourcePromptIndex,
+        b: &ResourcePromptIndex,
+    ) -> Result<ResourcePromptIndex, Conflict> {
         for (statics, templates) in [(a, b), (b, a)] {
             if let Some((resource, template)) = statics.shadowing(templates) {
                 return Err(Conflict {
@@ -56,13 +59,13 @@ impl Items {
         }
         let resources = a.resources.iter().chain(&b.resources).cloned().collect();
         let prompts = a.prompts.iter().chain(&b.prompts).cloned().collect();
-        Items::checked(resources, prompts)
+        ResourcePromptIndex::checked(resources, prompts)
     }
 
     pub(super) fn of(
         resources: impl IntoIterator<Item = &'static ResourceDef>,
         prompts: impl IntoIterator<Item = &'static PromptDef>,
-    ) -> Result<Items, Conflict> {
+    ) -> Result<ResourcePromptIndex, Conflict> {
         let mut all = Vec::new();
         for def in resources {
             // The macro checked the template; a definition made by hand may be wrong.
@@ -78,11 +81,14 @@ impl Items {
             })?;
             all.push(info);
         }
-        Items::checked(all, prompts.into_iter().map(PromptInfo::new).collect())
+        ResourcePromptIndex::checked(all, prompts.into_iter().map(PromptInfo::new).collect())
     }
 
     /// A resource of these that a template of `other` matches, and the template.
-    fn shadowing<'a>(&'a self, other: &'a Items) -> Option<(&'a ResourceInfo, &'a ResourceInfo)> {
+    fn shadowing<'a>(
+        &'a self,
+        other: &'a ResourcePromptIndex,
+    ) -> Option<(&'a ResourceInfo, &'a ResourceInfo)> {
         self.resources[..self.statics].iter().find_map(|resource| {
             other.resources[other.statics..]
                 .iter()
@@ -92,42 +98,48 @@ impl Items {
     }
 
     /// These with `resource` too, or the conflict it makes.
-    pub(super) fn with_resource(&self, resource: ResourceInfo) -> Result<Items, Conflict> {
+    pub(super) fn with_resource(
+        &self,
+        resource: ResourceInfo,
+    ) -> Result<ResourcePromptIndex, Conflict> {
         let mut resources = self.resources.clone();
         resources.push(resource);
-        Items::checked(resources, self.prompts.clone())
+        ResourcePromptIndex::checked(resources, self.prompts.clone())
     }
 
     /// These with `prompt` too, or the conflict it makes.
-    pub(super) fn with_prompt(&self, prompt: PromptInfo) -> Result<Items, Conflict> {
+    pub(super) fn with_prompt(&self, prompt: PromptInfo) -> Result<ResourcePromptIndex, Conflict> {
         let mut prompts = self.prompts.clone();
         prompts.push(prompt);
-        Items::checked(self.resources.clone(), prompts)
+        ResourcePromptIndex::checked(self.resources.clone(), prompts)
     }
 
     /// These without the resource or template declared with `uri`, and it (`None`: none is).
-    pub(super) fn without_resource(&self, uri: &str) -> Option<(Items, ResourceInfo)> {
+    pub(super) fn without_resource(
+        &self,
+        uri: &str,
+    ) -> Option<(ResourcePromptIndex, ResourceInfo)> {
         let at = self.resources.iter().position(|r| r.uri() == uri)?;
         let mut resources = self.resources.clone();
         let removed = resources.remove(at);
-        let items = Items::checked(resources, self.prompts.clone()).ok()?;
-        Some((items, removed))
+        let rest = ResourcePromptIndex::checked(resources, self.prompts.clone()).ok()?;
+        Some((rest, removed))
     }
 
     /// These without the prompt named `name`, and it (`None`: none is).
-    pub(super) fn without_prompt(&self, name: &str) -> Option<(Items, PromptInfo)> {
+    pub(super) fn without_prompt(&self, name: &str) -> Option<(ResourcePromptIndex, PromptInfo)> {
         let at = *self.by_name.get(name)?;
         let mut prompts = self.prompts.clone();
         let removed = prompts.remove(at);
-        let items = Items::checked(self.resources.clone(), prompts).ok()?;
-        Some((items, removed))
+        let rest = ResourcePromptIndex::checked(self.resources.clone(), prompts).ok()?;
+        Some((rest, removed))
     }
 
     /// `resources` and `prompts` sorted and indexed, or the first conflict among them.
     fn checked(
         mut all: Vec<ResourceInfo>,
         mut prompts: Vec<PromptInfo>,
-    ) -> Result<Items, Conflict> {
+    ) -> Result<ResourcePromptIndex, Conflict> {
         all.sort_by(|a, b| {
             (a.is_template(), a.uri(), a.header().location()).cmp(&(
                 b.is_template(),
@@ -186,7 +198,7 @@ impl Items {
             .enumerate()
             .map(|(i, p)| (Box::from(p.name()), i))
             .collect();
-        Ok(Items {
+        Ok(ResourcePromptIndex {
             resources: all,
             statics,
             by_uri,
@@ -223,8 +235,8 @@ impl Registry {
     pub fn add_resource(&mut self, resource: impl Resource) -> Result<(), Error> {
         let info = ResourceInfo::of_resource(Arc::new(resource))
             .map_err(|why| Error::config("resource", why))?;
-        self.items = self
-            .items
+        self.resources_and_prompts = self
+            .resources_and_prompts
             .with_resource(info)
             .map_err(Conflict::into_error)?;
         Ok(())
@@ -275,8 +287,8 @@ impl Registry {
     /// assert!(registry.remove_resource("motd://today").is_none());
     /// ```
     pub fn remove_resource(&mut self, uri: &str) -> Option<ResourceInfo> {
-        let (items, removed) = self.items.without_resource(uri)?;
-        self.items = items;
+        let (rest, removed) = self.resources_and_prompts.without_resource(uri)?;
+        self.resources_and_prompts = rest;
         Some(removed)
     }
 
@@ -303,7 +315,7 @@ impl Registry {
     /// assert_eq!(uris, ["pantry://shelves", "larder://{jar}"]);
     /// ```
     pub fn resources(&self) -> &[ResourceInfo] {
-        &self.items.resources
+        &self.resources_and_prompts.resources
     }
 
     /// The resource a read of `uri` reaches, and the variables it matched: the resource of
@@ -347,10 +359,10 @@ impl Registry {
         exact: T,
         matched: impl Fn(&ResourceInfo) -> Option<T>,
     ) -> Option<(&ResourceInfo, T)> {
-        if let Some(&i) = self.items.by_uri.get(uri) {
-            return Some((&self.items.resources[i], exact));
+        if let Some(&i) = self.resources_and_prompts.by_uri.get(uri) {
+            return Some((&self.resources_and_prompts.resources[i], exact));
         }
-        self.items.resources[self.items.statics..]
+        self.resources_and_prompts.resources[self.resources_and_prompts.statics..]
             .iter()
             .find_map(|r| Some((r, matched(r)?)))
     }
@@ -370,6 +382,9 @@ impl Registry {
     /// assert!(registry.resource_for("menus://monday").is_some());
     /// ```
     pub fn resource_declared(&self, uri: &str) -> Option<&ResourceInfo> {
-        self.items.resources.iter().find(|r| r.uri() == uri)
+        self.resources_and_prompts
+            .resources
+            .iter()
+            .find(|r| r.uri() == uri)
     }
 }

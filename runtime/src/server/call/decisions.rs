@@ -11,7 +11,7 @@ use crate::tool::ToolName;
 
 /// Where the confirmations of one call are counted and their decisions told.
 #[derive(Clone)]
-pub(super) struct Tally {
+pub(super) struct Decisions {
     tool: ToolName,
     /// The call's span (`Span::none()` when it is not traced).
     span: tracing::Span,
@@ -26,8 +26,8 @@ pub(super) const CLIENT: &str = "client";
 
 impl Pipeline {
     /// Where the confirmations of a call of `tool`, whose span is `span`, are counted.
-    pub(super) fn tally(&self, tool: ToolName, span: tracing::Span) -> Tally {
-        Tally {
+    pub(super) fn decisions(&self, tool: ToolName, span: tracing::Span) -> Decisions {
+        Decisions {
             tool,
             span,
             unasked: Arc::new(AtomicBool::new(false)),
@@ -36,7 +36,7 @@ impl Pipeline {
     }
 
     /// A grant this process holds approved a call of `tool` (whose span is `span`): told as
-    /// [`Tally::decided`] tells it, without making a tally (this is every call's cost while
+    /// [`Decisions::decided`] tells it, without making one (this is every call's cost while
     /// a grant holds).
     pub(super) fn granted(&self, tool: &str, span: &tracing::Span) {
         let told = Told {
@@ -55,7 +55,7 @@ impl Pipeline {
     }
 }
 
-impl Tally {
+impl Decisions {
     /// The user at the client was asked.
     pub(super) fn asked(&self) {
         if let Some(metrics) = &self.metrics {

@@ -1,7 +1,8 @@
 //! The command line every toolsmith server binary gets from [`run`](crate::run): serve (the
 //! default), list the tools and their hints, print schemas, call a tool, list resources and
-//! prompts, read a resource, get a prompt (`items.rs`), check a hint snapshot, audit the
-//! tools as a directory review would.
+//! prompts, read a resource, get a prompt (`resource_prompt_commands.rs`), check a hint
+//! snapshot, audit the tools as a directory review would. (Not the `toolsmith` binary of the
+//! `cli/` crate, `toolsmith-cli`, which audits any server and runs the gateway.)
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -10,19 +11,27 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::{Value, json};
 
+mod approvers;
 mod audit;
+#[cfg(feature = "auth")]
+mod auth;
 #[cfg(feature = "signin")]
 mod consents;
+mod flag_values;
 mod grants;
-mod items;
+#[cfg(feature = "http")]
+mod http;
 #[cfg(feature = "metrics")]
 mod metrics;
 mod nginx;
+mod resource_prompt_commands;
 mod serve;
 #[cfg(feature = "signin")]
 mod signin;
 mod state;
 mod tasks;
+#[cfg(test)]
+mod tests;
 
 use crate::registry::snapshot;
 use crate::server::{empty_registry_hint, executable_name};
@@ -197,10 +206,16 @@ pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
             let server = serve::with_policy(server, &cli.serve);
             call(&server, registry, &name, &args, yes).await
         }
-        Some(Command::Resources { json }) => items::resources(registry, json, &server.scope_names),
-        Some(Command::Prompts { json }) => items::prompts(registry, json, &server.scope_names),
-        Some(Command::Read { uri }) => items::read(&server, &uri).await,
-        Some(Command::Prompt { name, args }) => items::prompt(&server, &name, &args).await,
+        Some(Command::Resources { json }) => {
+            resource_prompt_commands::resources(registry, json, &server.scope_names)
+        }
+        Some(Command::Prompts { json }) => {
+            resource_prompt_commands::prompts(registry, json, &server.scope_names)
+        }
+        Some(Command::Read { uri }) => resource_prompt_commands::read(&server, &uri).await,
+        Some(Command::Prompt { name, args }) => {
+            resource_prompt_commands::prompt(&server, &name, &args).await
+        }
         Some(Command::Check { file, write }) => {
             let confirm = serve::confirm_of(&server, &cli.serve);
             check(registry, &file, write, &server.scope_names, confirm)
@@ -239,8 +254,20 @@ fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
         .name(name.clone())
         .bin_name(name)
         .version(version);
+    #[cfg(not(feature = "http"))]
+    let command = without_variables(command);
     let matches = command.try_get_matches_from(args)?;
     Cli::from_arg_matches(&matches)
+}
+
+/// `command` reading no `TOOLSMITH_…` variable, nor showing one in its help: a build without
+/// `http` takes its flags from the command line only (the variables are for containers,
+/// which serve over HTTP). Each flag names its variable once, for every build.
+#[cfg(not(feature = "http"))]
+fn without_variables(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| arg.env(None::<&'static str>))
+        .mut_subcommands(without_variables)
 }
 
 fn tools(

@@ -20,15 +20,15 @@ use crate::relay::Relay;
 
 /// A transport to an upstream that relays the upstream's progress and log messages to
 /// `relay` as it reads them, and passes every message on unchanged.
-pub(crate) struct Heard<T> {
+pub(crate) struct RelayingTransport<T> {
     inner: T,
     upstream: Arc<str>,
     relay: Arc<Relay>,
 }
 
-impl<T> Heard<T> {
+impl<T> RelayingTransport<T> {
     pub(crate) fn new(inner: T, upstream: Arc<str>, relay: Arc<Relay>) -> Self {
-        Heard {
+        RelayingTransport {
             inner,
             upstream,
             relay,
@@ -36,7 +36,7 @@ impl<T> Heard<T> {
     }
 }
 
-impl<T: Transport<RoleClient>> Transport<RoleClient> for Heard<T> {
+impl<T: Transport<RoleClient>> Transport<RoleClient> for RelayingTransport<T> {
     type Error = T::Error;
 
     fn send(

@@ -13,31 +13,25 @@ use crate::task::TaskStore;
 pub(super) struct TaskArgs {
     /// Where tasks are kept: `memory` (this process, the default) or `redis://HOST:PORT/DB`
     /// (shared by replicas behind a load balancer; needs the `redis` feature).
-    #[arg(long, value_name = "URL", value_parser = store)]
-    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_TASK_STORE"))]
+    #[arg(long, value_name = "URL", value_parser = store, env = "TOOLSMITH_TASK_STORE")]
     task_store: Option<StoreArg>,
     /// How long an ended task's result is kept, in seconds (default 3600).
-    #[arg(long, value_name = "SECS", value_parser = super::state::ttl)]
-    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_TASK_TTL"))]
+    #[arg(long, value_name = "SECS", value_parser = super::state::ttl, env = "TOOLSMITH_TASK_TTL")]
     task_ttl: Option<Duration>,
     /// How long a running task's lease lasts, in seconds (default 30): a task whose server
     /// stopped renewing it is failed once it runs out.
-    #[arg(long, value_name = "SECS", value_parser = super::state::ttl)]
-    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_TASK_LEASE"))]
+    #[arg(long, value_name = "SECS", value_parser = super::state::ttl, env = "TOOLSMITH_TASK_LEASE")]
     task_lease: Option<Duration>,
     /// How often clients are told to poll a task, in milliseconds (default 1000); a run
     /// looks for a cancel made on another replica as often.
-    #[arg(long, value_name = "MS", value_parser = millis)]
-    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_TASK_POLL_MS"))]
+    #[arg(long, value_name = "MS", value_parser = millis, env = "TOOLSMITH_TASK_POLL_MS")]
     task_poll_ms: Option<Duration>,
     /// How many tasks this process runs at once, of all callers (default 1000); past it a
     /// call that would start one is refused.
-    #[arg(long, value_name = "N")]
-    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_MAX_TASKS"))]
+    #[arg(long, value_name = "N", env = "TOOLSMITH_MAX_TASKS")]
     max_tasks: Option<usize>,
     /// How many tasks one caller may have running on this process at once (default 100).
-    #[arg(long, value_name = "N")]
-    #[cfg_attr(feature = "http", arg(env = "TOOLSMITH_MAX_TASKS_PER_CALLER"))]
+    #[arg(long, value_name = "N", env = "TOOLSMITH_MAX_TASKS_PER_CALLER")]
     max_tasks_per_caller: Option<usize>,
 }
 
