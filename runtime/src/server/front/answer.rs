@@ -80,11 +80,24 @@ impl Front {
     /// The answer to `request`, or `None` for rmcp's service to answer it: a list that does
     /// not fit on one page, an `initialize` the server refuses (rmcp answers with its
     /// error). Each answer but a call's (which its log counts) is measured here.
+    #[inline]
     pub(crate) fn answer(
         self: &Arc<Self>,
         request: FastRequest,
         asked: Asked,
     ) -> Option<Answer<impl Future<Output = CallReply> + Send + 'static>> {
+        match request {
+            // The common case first; its log measures it.
+            FastRequest::Call { params, .. } => Some(match self.call(params, asked) {
+                FirstStep::Done(answer) => Answer::Now(Reply::Call(answer)),
+                FirstStep::Rest(rest) => Answer::Later(rest),
+            }),
+            other => self.answer_now(other, &asked).map(Answer::Now),
+        }
+    }
+
+    /// The answer to a request that is not a call, measured: its result made once and kept.
+    fn answer_now(&self, request: FastRequest, asked: &Asked) -> Option<Reply> {
         let began = self.clock();
         let method = request.method();
         let mut version = match request.revision().per_request() {
@@ -92,12 +105,7 @@ impl Front {
             false => asked.setup.version.clone(),
         };
         let reply = match request {
-            FastRequest::Call { params, .. } => {
-                return Some(match self.call(params, asked) {
-                    FirstStep::Done(answer) => Answer::Now(Reply::Call(answer)),
-                    FirstStep::Rest(rest) => Answer::Later(rest),
-                });
-            }
+            FastRequest::Call { .. } => return None, // `answer` runs it
             FastRequest::List { revision, .. } => {
                 let list = self.first_page(&asked.setup.caller, revision.per_request())?;
                 Reply::Kept(list)
@@ -112,7 +120,7 @@ impl Front {
         };
         let transport = asked.setup.transport.unwrap_or(self.transport);
         self.answered(began, method, transport, version.as_ref());
-        Some(Answer::Now(reply))
+        Some(reply)
     }
 
     /// Runs the first step of a call of `params` here, and returns its answer or the rest

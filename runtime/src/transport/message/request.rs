@@ -66,7 +66,7 @@ impl<'a> Envelope<'a> {
     #[inline]
     pub(crate) fn request(&self, admit: Admit) -> Option<FastRequest> {
         let params = self.plain_params()?;
-        let id = || serde_json::from_str::<Option<RequestId>>(self.id?.get()).ok()?;
+        let id = || request_id(self.id?);
         match self.method()? {
             "tools/call" => {
                 let params = serde_json::from_str::<CallToolRequestParams>(params).ok()?;
@@ -129,6 +129,22 @@ impl<'a> Envelope<'a> {
     fn plain_params(&self) -> Option<&str> {
         let params = self.params.map_or("{}", RawValue::get);
         (self.plain && params.starts_with('{')).then_some(params)
+    }
+}
+
+/// A request's id from its raw JSON: an integer, or a string without escapes, read in place;
+/// anything else (`1.0`, an escape, `null`: none) as rmcp reads it.
+#[inline]
+fn request_id(raw: &RawValue) -> Option<RequestId> {
+    let text = raw.get();
+    if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"'))
+        && !inner.contains('\\')
+    {
+        return Some(RequestId::String(inner.into()));
+    }
+    match text.parse::<i64>() {
+        Ok(number) => Some(RequestId::Number(number)),
+        Err(_) => serde_json::from_str::<Option<RequestId>>(text).ok()?,
     }
 }
 

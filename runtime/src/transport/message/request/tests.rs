@@ -208,3 +208,33 @@ fn one_read_serves_the_edge_and_the_fast_path() {
     let null_id = br#"{"jsonrpc":"2.0","id":null,"method":"notifications/initialized"}"#;
     assert!(Envelope::read(null_id).unwrap().notification().is_some());
 }
+
+#[test]
+fn ids_are_read_as_rmcp_reads_them() {
+    use rmcp::model::RequestId;
+    let id_of = |id: &str| {
+        let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
+        let request = Envelope::read(text.as_bytes())?.request(HTTP)?;
+        Some(request.id().clone())
+    };
+    for id in [
+        "7",
+        "-3",
+        "0",
+        "9223372036854775807",
+        "1.0",
+        "1e2",
+        r#""abc""#,
+        r#""a\u0062""#,
+        r#""""#,
+    ] {
+        let ours = id_of(id);
+        let rmcps = serde_json::from_str::<RequestId>(id).ok();
+        assert_eq!(ours, rmcps, "{id}");
+    }
+    assert_eq!(id_of(r#""a\"b""#), Some(RequestId::String("a\"b".into())));
+    // Not an id a request may have: rmcp answers it.
+    for id in ["null", "1.5", "true", "[1]", "18446744073709551616"] {
+        assert_eq!(id_of(id), None, "{id}");
+    }
+}
