@@ -67,6 +67,7 @@ pub(crate) struct Asked {
 
 impl Asked {
     /// A request read by `way`, with `setup`, that nothing cancels but the server's stop.
+    #[inline]
     pub(crate) fn by(way: Way, setup: CallSetup) -> Asked {
         Asked {
             way,
@@ -127,6 +128,7 @@ impl Front {
     /// of it (run on a pool thread when its tool blocks). [`Front::answer`] answers a call
     /// with it; a way in that reads nothing else (rmcp's handler, the `call` command) calls
     /// it directly.
+    #[inline]
     pub(crate) fn call(
         self: &Arc<Self>,
         params: CallToolRequestParams,
