@@ -170,6 +170,21 @@ impl Front {
         })
     }
 
+    /// `setup` with this session's channel and log level where the way in gave it none.
+    pub(crate) fn with_session(&self, mut setup: CallSetup) -> CallSetup {
+        if setup.sink.is_none() {
+            setup.sink = self.notices.clone();
+        }
+        if setup.level.is_none() {
+            setup.level = Some(self.level.clone());
+        }
+        if self.keeps_sessions {
+            setup.session = Some(self.ends.id);
+        }
+        setup.transport = Some(self.transport);
+        setup
+    }
+
     /// The answer to an `initialize` asking for `asked`, as the server's handler negotiates it
     /// (`None` where it refuses: rmcp then answers with its error): its result and the
     /// revision agreed. Negotiation reads only the revision asked for, so each is made once.

@@ -256,20 +256,3 @@ pub(crate) struct Identity {
     pub(crate) implementation: Implementation,
     pub(crate) instructions: Option<String>,
 }
-
-impl Front {
-    /// `setup` with this session's channel and log level where the way in gave it none.
-    pub(crate) fn with_session(&self, mut setup: CallSetup) -> CallSetup {
-        if setup.sink.is_none() {
-            setup.sink = self.notices.clone();
-        }
-        if setup.level.is_none() {
-            setup.level = Some(self.level.clone());
-        }
-        if self.keeps_sessions {
-            setup.session = Some(self.ends.id);
-        }
-        setup.transport = Some(self.transport);
-        setup
-    }
-}
