@@ -148,3 +148,77 @@ impl About {
         self
     }
 }
+
+/// The `with_...` methods of a description that embeds an [`About`] (`about`), for what every
+/// item says of itself, written once: `$ty` the description, `$setup` and `$make` the doc
+/// examples' set-up and a description made, `$needs` what its scopes are all needed for,
+/// `$run` what its timeout bounds.
+macro_rules! about_builders {
+    ($ty:ident, $setup:literal, $make:literal, $needs:literal, $run:literal) => {
+        impl $ty {
+            /// With this human-readable title.
+            ///
+            #[doc = concat!("```\n", $setup, "let made = ", $make, ".with_title(\"Title\");\n",
+                "assert_eq!(made.about.title.as_deref(), Some(\"Title\"));\n```")]
+            #[must_use]
+            pub fn with_title(mut self, title: impl Into<String>) -> $ty {
+                self.about = self.about.with_title(title);
+                self
+            }
+
+            /// With this description: what it is for.
+            ///
+            #[doc = concat!("```\n", $setup, "let made = ", $make, ".with_description(\"For this.\");\n",
+                "assert_eq!(made.about.description, \"For this.\");\n```")]
+            #[must_use]
+            pub fn with_description(mut self, description: impl Into<String>) -> $ty {
+                self.about = self.about.with_description(description);
+                self
+            }
+
+            /// With these icons (`https:` or `data:` URIs).
+            ///
+            #[doc = concat!("```\n", $setup, "let made = ", $make,
+                ".with_icons([\"https://example.com/icon.png\"]);\n",
+                "assert_eq!(made.about.icons, [\"https://example.com/icon.png\"]);\n```")]
+            #[must_use]
+            pub fn with_icons<I: IntoIterator<Item = S>, S: Into<String>>(mut self, icons: I) -> $ty {
+                self.about = self.about.with_icons(icons);
+                self
+            }
+
+            #[doc = concat!("With these OAuth scopes, all needed ", $needs, ".")]
+            ///
+            #[doc = concat!("```\n", $setup, "let made = ", $make, ".with_scopes([\"notes:read\"]);\n",
+                "assert_eq!(made.about.scopes, [\"notes:read\"]);\n```")]
+            #[must_use]
+            pub fn with_scopes<I: IntoIterator<Item = S>, S: Into<String>>(mut self, scopes: I) -> $ty {
+                self.about = self.about.with_scopes(scopes);
+                self
+            }
+
+            #[doc = concat!("With this limit on how long ", $run, " may run.")]
+            ///
+            #[doc = concat!("```\n", $setup, "use std::time::Duration;\n\nlet made = ", $make,
+                ".with_timeout(Duration::from_secs(2));\n",
+                "assert_eq!(made.about.timeout, Some(Duration::from_secs(2)));\n```")]
+            #[must_use]
+            pub fn with_timeout(mut self, timeout: std::time::Duration) -> $ty {
+                self.about = self.about.with_timeout(timeout);
+                self
+            }
+
+            /// Saying it comes from `origin`, for messages.
+            ///
+            #[doc = concat!("```\n", $setup, "let made = ", $make, ".with_origin(\"plugin 'net'\");\n",
+                "assert_eq!(made.about.origin, \"plugin 'net'\");\n```")]
+            #[must_use]
+            pub fn with_origin(mut self, origin: impl Into<String>) -> $ty {
+                self.about = self.about.with_origin(origin);
+                self
+            }
+        }
+    };
+}
+
+pub(crate) use about_builders;

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use crate::context::ToolName;
 
 pub use about::About;
+pub(crate) use about::about_builders;
 
 /// The part of a `#[tool]`, `#[resource]` or `#[prompt]` definition they share, as the
 /// macros generate it. Not a public API (reached through `__private`).

@@ -2,8 +2,6 @@
 //! [`Prompt`](crate::prompt::Prompt) gives it from
 //! [`describe`](crate::prompt::Prompt::describe).
 
-use std::time::Duration;
-
 use rmcp::model::PromptArgument;
 
 use crate::item::About;
@@ -60,87 +58,6 @@ impl PromptDescription {
         }
     }
 
-    /// With this human-readable title.
-    ///
-    /// ```
-    /// let greet = toolsmith::prompt::PromptDescription::new("greet").with_title("Greet");
-    /// assert_eq!(greet.about.title.as_deref(), Some("Greet"));
-    /// ```
-    #[must_use]
-    pub fn with_title(mut self, title: impl Into<String>) -> PromptDescription {
-        self.about = self.about.with_title(title);
-        self
-    }
-
-    /// With this description: what it is for.
-    ///
-    /// ```
-    /// let greet = toolsmith::prompt::PromptDescription::new("greet").with_description("Greet someone.");
-    /// assert_eq!(greet.about.description, "Greet someone.");
-    /// ```
-    #[must_use]
-    pub fn with_description(mut self, description: impl Into<String>) -> PromptDescription {
-        self.about = self.about.with_description(description);
-        self
-    }
-
-    /// With these icons (`https:` or `data:` URIs).
-    ///
-    /// ```
-    /// let greet = toolsmith::prompt::PromptDescription::new("greet")
-    ///     .with_icons(["https://example.com/greet.png"]);
-    /// assert_eq!(greet.about.icons, ["https://example.com/greet.png"]);
-    /// ```
-    #[must_use]
-    pub fn with_icons<I: IntoIterator<Item = S>, S: Into<String>>(
-        mut self,
-        icons: I,
-    ) -> PromptDescription {
-        self.about = self.about.with_icons(icons);
-        self
-    }
-
-    /// With these OAuth scopes, all needed to get it (instead of the read scope).
-    ///
-    /// ```
-    /// let greet = toolsmith::prompt::PromptDescription::new("greet").with_scopes(["prompts:greet"]);
-    /// assert_eq!(greet.about.scopes, ["prompts:greet"]);
-    /// ```
-    #[must_use]
-    pub fn with_scopes<I: IntoIterator<Item = S>, S: Into<String>>(
-        mut self,
-        scopes: I,
-    ) -> PromptDescription {
-        self.about = self.about.with_scopes(scopes);
-        self
-    }
-
-    /// With this limit on how long a get may run.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    ///
-    /// let greet = toolsmith::prompt::PromptDescription::new("greet").with_timeout(Duration::from_secs(1));
-    /// assert_eq!(greet.about.timeout, Some(Duration::from_secs(1)));
-    /// ```
-    #[must_use]
-    pub fn with_timeout(mut self, timeout: Duration) -> PromptDescription {
-        self.about = self.about.with_timeout(timeout);
-        self
-    }
-
-    /// Saying it comes from `origin`, for messages.
-    ///
-    /// ```
-    /// let greet = toolsmith::prompt::PromptDescription::new("greet").with_origin("templates/greet.md");
-    /// assert_eq!(greet.about.origin, "templates/greet.md");
-    /// ```
-    #[must_use]
-    pub fn with_origin(mut self, origin: impl Into<String>) -> PromptDescription {
-        self.about = self.about.with_origin(origin);
-        self
-    }
-
     /// With these arguments.
     ///
     /// ```
@@ -174,3 +91,11 @@ impl PromptDescription {
         self
     }
 }
+
+crate::item::about_builders!(
+    PromptDescription,
+    "",
+    "toolsmith::prompt::PromptDescription::new(\"greet\")",
+    "to get it (instead of the read scope)",
+    "a get"
+);

@@ -2,8 +2,6 @@
 //! [`Resource`](crate::resource::Resource) gives it from
 //! [`describe`](crate::resource::Resource::describe).
 
-use std::time::Duration;
-
 use crate::item::About;
 use crate::prompt::Role;
 
@@ -70,91 +68,6 @@ impl ResourceDescription {
         }
     }
 
-    /// With this human-readable title.
-    ///
-    /// ```
-    /// let motd = toolsmith::resource::ResourceDescription::new("motd://today", "motd").with_title("Motd");
-    /// assert_eq!(motd.about.title.as_deref(), Some("Motd"));
-    /// ```
-    #[must_use]
-    pub fn with_title(mut self, title: impl Into<String>) -> ResourceDescription {
-        self.about = self.about.with_title(title);
-        self
-    }
-
-    /// With this description: what it holds, for the model.
-    ///
-    /// ```
-    /// let motd = toolsmith::resource::ResourceDescription::new("motd://today", "motd")
-    ///     .with_description("The message of the day.");
-    /// assert_eq!(motd.about.description, "The message of the day.");
-    /// ```
-    #[must_use]
-    pub fn with_description(mut self, description: impl Into<String>) -> ResourceDescription {
-        self.about = self.about.with_description(description);
-        self
-    }
-
-    /// With these icons (`https:` or `data:` URIs).
-    ///
-    /// ```
-    /// let motd = toolsmith::resource::ResourceDescription::new("motd://today", "motd")
-    ///     .with_icons(["https://example.com/motd.png"]);
-    /// assert_eq!(motd.about.icons, ["https://example.com/motd.png"]);
-    /// ```
-    #[must_use]
-    pub fn with_icons<I: IntoIterator<Item = S>, S: Into<String>>(
-        mut self,
-        icons: I,
-    ) -> ResourceDescription {
-        self.about = self.about.with_icons(icons);
-        self
-    }
-
-    /// With these OAuth scopes, all needed to read it (instead of the read scope).
-    ///
-    /// ```
-    /// let motd = toolsmith::resource::ResourceDescription::new("motd://today", "motd")
-    ///     .with_scopes(["motd:read"]);
-    /// assert_eq!(motd.about.scopes, ["motd:read"]);
-    /// ```
-    #[must_use]
-    pub fn with_scopes<I: IntoIterator<Item = S>, S: Into<String>>(
-        mut self,
-        scopes: I,
-    ) -> ResourceDescription {
-        self.about = self.about.with_scopes(scopes);
-        self
-    }
-
-    /// With this limit on how long a read may run.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    ///
-    /// let motd = toolsmith::resource::ResourceDescription::new("motd://today", "motd")
-    ///     .with_timeout(Duration::from_secs(1));
-    /// assert_eq!(motd.about.timeout, Some(Duration::from_secs(1)));
-    /// ```
-    #[must_use]
-    pub fn with_timeout(mut self, timeout: Duration) -> ResourceDescription {
-        self.about = self.about.with_timeout(timeout);
-        self
-    }
-
-    /// Saying it comes from `origin`, for messages.
-    ///
-    /// ```
-    /// let motd = toolsmith::resource::ResourceDescription::new("motd://today", "motd")
-    ///     .with_origin("directory /srv/motd");
-    /// assert_eq!(motd.about.origin, "directory /srv/motd");
-    /// ```
-    #[must_use]
-    pub fn with_origin(mut self, origin: impl Into<String>) -> ResourceDescription {
-        self.about = self.about.with_origin(origin);
-        self
-    }
-
     /// With this MIME type of its contents.
     ///
     /// ```
@@ -215,3 +128,11 @@ impl ResourceDescription {
         self
     }
 }
+
+crate::item::about_builders!(
+    ResourceDescription,
+    "",
+    "toolsmith::resource::ResourceDescription::new(\"notes://{id}\", \"note\")",
+    "to read it (instead of the read scope)",
+    "a read"
+);

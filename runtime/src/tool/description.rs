@@ -2,8 +2,6 @@
 //! [`Tool`](crate::Tool) gives it from [`describe`](crate::Tool::describe); a tool wrapping
 //! another changes the fields it changes and keeps the others.
 
-use std::time::Duration;
-
 use rmcp::model::JsonObject;
 
 use crate::Hints;
@@ -140,84 +138,6 @@ impl ToolDescription {
         }
     }
 
-    /// With this human-readable title.
-    ///
-    /// ```
-    /// # let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
-    /// let ping = toolsmith::ToolDescription::new("ping", "", schema, toolsmith::Hints::READ_ONLY)
-    ///     .with_title("Ping");
-    /// assert_eq!(ping.about.title.as_deref(), Some("Ping"));
-    /// ```
-    #[must_use]
-    pub fn with_title(mut self, title: impl Into<String>) -> ToolDescription {
-        self.about = self.about.with_title(title);
-        self
-    }
-
-    /// With these icons (`https:` or `data:` URIs).
-    ///
-    /// ```
-    /// # let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
-    /// let ping = toolsmith::ToolDescription::new("ping", "", schema, toolsmith::Hints::READ_ONLY)
-    ///     .with_icons(["https://example.com/ping.png"]);
-    /// assert_eq!(ping.about.icons, ["https://example.com/ping.png"]);
-    /// ```
-    #[must_use]
-    pub fn with_icons<I: IntoIterator<Item = S>, S: Into<String>>(
-        mut self,
-        icons: I,
-    ) -> ToolDescription {
-        self.about = self.about.with_icons(icons);
-        self
-    }
-
-    /// With these OAuth scopes, all needed by a caller (instead of the one its hints imply).
-    ///
-    /// ```
-    /// # let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
-    /// let ping = toolsmith::ToolDescription::new("ping", "", schema, toolsmith::Hints::READ_ONLY)
-    ///     .with_scopes(["net:probe"]);
-    /// assert_eq!(ping.about.scopes, ["net:probe"]);
-    /// ```
-    #[must_use]
-    pub fn with_scopes<I: IntoIterator<Item = S>, S: Into<String>>(
-        mut self,
-        scopes: I,
-    ) -> ToolDescription {
-        self.about = self.about.with_scopes(scopes);
-        self
-    }
-
-    /// With this limit on how long a call may run.
-    ///
-    /// ```
-    /// # let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
-    /// use std::time::Duration;
-    ///
-    /// let ping = toolsmith::ToolDescription::new("ping", "", schema, toolsmith::Hints::READ_ONLY)
-    ///     .with_timeout(Duration::from_secs(2));
-    /// assert_eq!(ping.about.timeout, Some(Duration::from_secs(2)));
-    /// ```
-    #[must_use]
-    pub fn with_timeout(mut self, timeout: Duration) -> ToolDescription {
-        self.about = self.about.with_timeout(timeout);
-        self
-    }
-
-    /// Saying it comes from `origin`, for messages.
-    ///
-    /// ```
-    /// # let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
-    /// let ping = toolsmith::ToolDescription::new("ping", "", schema, toolsmith::Hints::READ_ONLY)
-    ///     .with_origin("plugin 'net'");
-    /// assert_eq!(ping.about.origin, "plugin 'net'");
-    /// ```
-    #[must_use]
-    pub fn with_origin(mut self, origin: impl Into<String>) -> ToolDescription {
-        self.about = self.about.with_origin(origin);
-        self
-    }
-
     /// With this JSON Schema of its structured result (an object schema).
     ///
     /// ```
@@ -350,3 +270,11 @@ impl ToolDescription {
         self
     }
 }
+
+crate::item::about_builders!(
+    ToolDescription,
+    "# let schema = serde_json::json!({\"type\": \"object\"}).as_object().cloned().unwrap();\n",
+    "toolsmith::ToolDescription::new(\"ping\", \"\", schema, toolsmith::Hints::READ_ONLY)",
+    "by a caller (instead of the one its hints imply)",
+    "a call"
+);
