@@ -2,6 +2,7 @@
 
 mod acting;
 mod admit;
+mod apps;
 mod cache;
 mod choice;
 mod config;

@@ -108,6 +108,15 @@ impl Proxied {
         .with_origin(origin);
         described.about.title = title;
         described.about.timeout = timeout;
+        // Its own `_meta` (an MCP App's `ui`, a vendor's keys), but the protocol's, which
+        // are each hop's.
+        if let Some(meta) = &tool.meta {
+            let mut meta = meta.0.clone();
+            meta.retain(|key, _| !reserved(key));
+            if !meta.is_empty() {
+                described.meta = Some(crate::apps::tool_meta(meta, upstream.as_ref()));
+            }
+        }
         described.output_schema = tool.output_schema.as_deref().cloned();
         if let Some(question) = confirm {
             described.confirms = true;

@@ -1,11 +1,12 @@
 //! An upstream's resources, resource templates and prompts as toolsmith's: what they say of
 //! themselves (a prompt under the upstream's prefix, a resource at its own URI with its name
-//! prefixed), and a read, a get or a completion forwarded to the upstream, its answer passed
-//! back.
+//! prefixed, an MCP App's `ui://` resource under the upstream's name, `apps.rs`), and a read,
+//! a get or a completion forwarded to the upstream, its answer passed back.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use rmcp::model::ResourceContents;
 use rmcp::model::Role as McpRole;
 use rmcp::model::{ArgumentInfo, CompleteRequestParams, CompletionContext, Reference};
 use rmcp::model::{ErrorCode, GetPromptRequestParams, JsonObject, ReadResourceRequestParams};
@@ -22,6 +23,8 @@ use crate::session::Listed;
 pub(crate) struct ProxiedResource {
     /// Its URI (or URI template), its name prefixed, and the rest as the upstream says.
     described: ResourceDescription,
+    /// The upstream's URI of an MCP App's resource, served at another (`apps.rs`).
+    upstream_uri: Option<String>,
     link: Arc<Link>,
 }
 
@@ -36,8 +39,11 @@ impl ProxiedResource {
             priority: annotations.and_then(|a| a.priority),
         };
         let name = format!("{prefix}{}", resource.name);
+        let served = crate::apps::served_uri(&resource.uri, link.upstream());
+        let upstream_uri = (served != resource.uri).then_some(resource.uri);
         ProxiedResource {
-            described: said.described(resource.uri, name, link),
+            described: said.described(served, name, link),
+            upstream_uri,
             link: link.clone(),
         }
     }
@@ -64,6 +70,7 @@ impl ProxiedResource {
         }
         ProxiedResource {
             described,
+            upstream_uri: None,
             link: link.clone(),
         }
     }
@@ -164,11 +171,30 @@ impl Resource for ProxiedResource {
 
     fn read(&self, uri: &str, _variables: JsonObject, _context: &CallContext) -> ResourceFuture {
         let link = self.link.clone();
-        let params = ReadResourceRequestParams::new(uri);
+        let params = ReadResourceRequestParams::new(self.upstream_uri.as_deref().unwrap_or(uri));
+        // An app's contents name the URI the client read.
+        let renamed = self
+            .upstream_uri
+            .clone()
+            .map(|upstream| (upstream, self.described.uri.clone()));
         Box::pin(async move {
             let (_, peer) = link.peer()?;
             match peer.read_resource(params).await {
-                Ok(read) => Ok(Some(read.contents)),
+                Ok(mut read) => {
+                    if let Some((upstream, served)) = &renamed {
+                        for contents in &mut read.contents {
+                            let uri = match contents {
+                                ResourceContents::TextResourceContents { uri, .. }
+                                | ResourceContents::BlobResourceContents { uri, .. } => uri,
+                                _ => continue,
+                            };
+                            if uri == upstream {
+                                uri.clone_from(served);
+                            }
+                        }
+                    }
+                    Ok(Some(read.contents))
+                }
                 Err(rmcp::ServiceError::McpError(err))
                     if err.code == ErrorCode::RESOURCE_NOT_FOUND =>
                 {
@@ -266,7 +292,8 @@ pub(crate) fn serve(
     let upstream = link.upstream();
     for resource in &items.resources {
         let name = format!("{prefix}{}", resource.name);
-        if admit::resource(registry, &resource.uri, &name, false, upstream) {
+        let uri = crate::apps::served_uri(&resource.uri, upstream);
+        if admit::resource(registry, &uri, &name, false, upstream) {
             registry.add_resource(ProxiedResource::of(resource.clone(), prefix, link))?;
         }
     }
@@ -291,8 +318,12 @@ pub(crate) fn serve(
 /// (`link`'s), never another's at a URI or name it listed but was not served.
 pub(crate) fn unserve(registry: &mut Registry, items: &Listed, prefix: &str, link: &Arc<Link>) {
     let upstream = link.upstream();
-    let uris = items.resources.iter().map(|r| &r.uri);
-    for uri in uris.chain(items.templates.iter().map(|t| &t.uri_template)) {
+    let uris = items
+        .resources
+        .iter()
+        .map(|r| crate::apps::served_uri(&r.uri, upstream));
+    for uri in uris.chain(items.templates.iter().map(|t| t.uri_template.clone())) {
+        let uri = &uri;
         if registry
             .resource_declared(uri)
             .is_some_and(|served| admit::ours(served, upstream))

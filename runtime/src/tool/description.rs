@@ -97,6 +97,10 @@ pub struct ToolDescription {
     /// [`Sample`](crate::context::Sample) taken from its context): on 2026-07-28 its calls
     /// then carry the questions of earlier rounds and their answers.
     pub asks_client: bool,
+    /// The `_meta` it is listed with, for keys of its own (an MCP App's `ui`, with the
+    /// `ui://` resource that renders it; a vendor's): toolsmith's own keys (its category,
+    /// tags, confirmation) are set over it.
+    pub meta: Option<JsonObject>,
 }
 
 impl ToolDescription {
@@ -133,6 +137,7 @@ impl ToolDescription {
             confirm_message: None,
             upstream_confirms: false,
             task: TaskSupport::Never,
+            meta: None,
             max_concurrency: None,
             asks_client: false,
         }
@@ -267,6 +272,21 @@ impl ToolDescription {
     #[must_use]
     pub fn with_asks_client(mut self, asks_client: bool) -> ToolDescription {
         self.asks_client = asks_client;
+        self
+    }
+
+    /// Listed with this `_meta` (toolsmith's own keys are set over it).
+    ///
+    /// ```
+    /// # let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
+    /// let meta = serde_json::json!({"ui": {"resourceUri": "ui://chart/view.html"}});
+    /// let chart = toolsmith::ToolDescription::new("chart", "", schema, toolsmith::Hints::READ_ONLY)
+    ///     .with_meta(meta.as_object().cloned().unwrap());
+    /// assert_eq!(chart.meta.unwrap()["ui"]["resourceUri"], "ui://chart/view.html");
+    /// ```
+    #[must_use]
+    pub fn with_meta(mut self, meta: JsonObject) -> ToolDescription {
+        self.meta = Some(meta);
         self
     }
 }

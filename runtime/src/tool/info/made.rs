@@ -31,6 +31,7 @@ impl ToolInfo {
             task,
             max_concurrency,
             asks_client,
+            meta,
         } = tool.describe();
         let name = about.name.as_str();
         check_tool_name(name)?;
@@ -72,7 +73,7 @@ impl ToolInfo {
             tags: &tags,
         };
         Ok(ToolInfo {
-            tool: parts.mcp_tool(),
+            tool: with_own_meta(parts.mcp_tool(), meta),
             header,
             hints,
             category,
@@ -90,6 +91,32 @@ impl ToolInfo {
             run: Run::Dynamic(tool),
         })
     }
+}
+
+/// `listed` with the `_meta` its description gives: toolsmith's own keys are the server's
+/// to say (its category and tags, already set, kept over it; whether it is confirmed, set
+/// when it is listed), never the description's.
+fn with_own_meta(
+    mut listed: rmcp::model::Tool,
+    meta: Option<rmcp::model::JsonObject>,
+) -> rmcp::model::Tool {
+    let Some(mut meta) = meta else {
+        return listed;
+    };
+    for own in [
+        crate::tool::META_CATEGORY,
+        crate::tool::META_TAGS,
+        crate::tool::META_CONFIRMS,
+    ] {
+        meta.remove(own);
+    }
+    if let Some(own) = listed.meta.take() {
+        meta.extend(own.0);
+    }
+    if !meta.is_empty() {
+        listed = listed.with_meta(rmcp::model::MetaObject(meta));
+    }
+    listed
 }
 
 /// Whether `schema` says `"type": "object"`.

@@ -60,6 +60,11 @@ impl crate::Tool for Full {
         .with_task(crate::tool::TaskSupport::Optional)
         .with_max_concurrency(3)
         .with_asks_client(true)
+        .with_meta(object(json!({
+            "ui": {"resourceUri": "ui://cache/view.html"},
+            "dev.toolsmith/category": "not this",
+            "dev.toolsmith/confirms": false,
+        })))
     }
     fn call(&self, _: JsonObject, _: &crate::CallContext) -> crate::tool::ToolFuture {
         Box::pin(async { Ok(crate::tool::ToolOutput::new().text("pruned")) })
@@ -121,6 +126,21 @@ fn a_wrapper_that_changes_one_field_keeps_every_other() {
         assert_eq!(info.max_concurrency(), Some(3));
         assert_eq!(info.timeout().map(|t| t.millis), Some(7_000));
         assert!(info.is_dynamic());
+        // Its own `_meta` is listed; toolsmith's keys are the server's to say.
+        let meta = info.mcp_tool().meta.as_ref().unwrap();
+        assert_eq!(
+            meta.get("ui"),
+            Some(&json!({"resourceUri": "ui://cache/view.html"}))
+        );
+        assert_eq!(meta.get(crate::tool::META_CATEGORY), Some(&json!("cache")));
+        assert_eq!(
+            meta.get(crate::tool::META_TAGS),
+            Some(&json!(["maintenance"]))
+        );
+        assert!(
+            meta.get(crate::tool::META_CONFIRMS).is_none(),
+            "set when listed"
+        );
     }
     // Both come from where `Full` made its description: this file.
     assert_eq!(plain.header().location(), wrapped.header().location());

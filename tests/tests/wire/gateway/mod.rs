@@ -2,6 +2,7 @@
 //! toolsmith servers in process over Streamable HTTP) mounted into a toolsmith server under a
 //! prefix, governed by the gateway, followed while they serve.
 
+mod apps;
 mod cache;
 mod confirm;
 mod https;
