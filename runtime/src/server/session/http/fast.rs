@@ -20,6 +20,7 @@ use axum::http::StatusCode;
 use rmcp::RoleServer;
 use rmcp::model::{ErrorCode, JsonRpcMessage};
 use rmcp::service::TxJsonRpcMessage;
+use tokio_util::sync::CancellationToken;
 
 use crate::context::Caller;
 use crate::request::Transport;
@@ -116,17 +117,19 @@ impl FastPath for HttpFastPath {
         if setup.version.is_none() {
             setup.version = version;
         }
-        let mut asked = Asked::by(Way::Http, setup);
         // In a session: its `notifications/cancelled` and its end stop the call too.
-        let running = match (&opened, &request) {
+        let (cancel, running) = match (&opened, &request) {
             (Some(opened), FastRequest::Call { .. }) => {
                 let (token, running) = opened.running(&id);
-                asked.cancel = token;
-                Some(running)
+                (token, Some(running))
             }
-            _ => None,
+            _ => (CancellationToken::new(), None),
         };
-        let cancel = asked.cancel.clone();
+        let asked = Asked {
+            way: Way::Http,
+            setup,
+            cancel: cancel.clone(),
+        };
         match front.answer(request, asked)? {
             Answer::Now(reply) => {
                 if let Reply::Pong | Reply::Handshake { .. } = reply {
