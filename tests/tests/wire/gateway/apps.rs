@@ -2,14 +2,12 @@
 //! itself, served under the upstream's name (two upstreams' apps never share a URI); the app's
 //! HTML read back through the gateway is the upstream's.
 
+use super::through_the_gateway;
 use serde_json::json;
 use toolsmith::rmcp::model::{JsonObject, ResourceContents};
 use toolsmith::testing::Client;
 use toolsmith::tool::{ToolFuture, ToolOutput};
 use toolsmith::{CallContext, Hints, Registry, Server, Tool, ToolDescription};
-use toolsmith_gateway::Upstream;
-
-use super::served_over_http;
 
 /// The app's page, as an MCP host renders it beside the tool's result.
 const PAGE: &str = "<!doctype html><title>Sales</title><div id=chart></div>";
@@ -55,14 +53,7 @@ fn upstream() -> Server {
 
 #[tokio::test]
 async fn an_app_renders_its_ui_resource_through_the_gateway() {
-    let addr = served_over_http(upstream()).await;
-    let mounted = Upstream::http("sales", format!("http://{addr}/mcp"))
-        .connect()
-        .await
-        .unwrap();
-    let client = Client::connect(Server::with_registry(mounted.registry().unwrap()))
-        .await
-        .unwrap();
+    let (client, _mounted) = through_the_gateway("sales", upstream()).await;
     let direct = Client::connect(upstream()).await.unwrap();
 
     // The tool names the app at the URI the gateway serves; its other keys pass, the

@@ -38,6 +38,24 @@ async fn served_over_http(server: Server) -> String {
     addr
 }
 
+/// A client of a gateway in front of `server`, served over HTTP and mounted as `name`, and
+/// the upstream mounted (its link closes when it is dropped).
+async fn through_the_gateway(
+    name: &str,
+    server: Server,
+) -> (toolsmith::testing::Client, toolsmith_gateway::Mounted) {
+    let upstream = served_over_http(server).await;
+    let mounted = Upstream::http(name, format!("http://{upstream}/mcp"))
+        .connect()
+        .await
+        .unwrap();
+    let client =
+        toolsmith::testing::Client::connect(Server::with_registry(mounted.registry().unwrap()))
+            .await
+            .unwrap();
+    (client, mounted)
+}
+
 fn notes() -> Upstream {
     let binary = toolsmith_tests::example_binary("notes");
     Upstream::stdio("notes", binary.display().to_string()).env("TOOLSMITH_LOG", "off")

@@ -3,12 +3,8 @@
 //! screenshot of what failed reaches the client, a refusal stays a refusal).
 
 use serde_json::json;
-use toolsmith::Server;
 use toolsmith::testing::Client;
 use toolsmith::tool::{Image, ToolOutput};
-use toolsmith_gateway::Upstream;
-
-use super::served_over_http;
 
 /// A PNG's first bytes: enough for a block of type image.
 const PNG: [u8; 8] = [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
@@ -50,18 +46,9 @@ fn held() -> Result<String, toolsmith::ToolError> {
     Err(toolsmith::ToolError::refused("held back for review"))
 }
 
-/// A client of a gateway in front of this module's tools, served over HTTP as `up`, and the
-/// upstream mounted (its link closes when it is dropped).
+/// A client of a gateway in front of this module's tools, served over HTTP as `up`.
 async fn through_the_gateway() -> (Client, toolsmith_gateway::Mounted) {
-    let upstream = served_over_http(toolsmith_tests::server_of(module_path!())).await;
-    let mounted = Upstream::http("up", format!("http://{upstream}/mcp"))
-        .connect()
-        .await
-        .unwrap();
-    let client = Client::connect(Server::with_registry(mounted.registry().unwrap()))
-        .await
-        .unwrap();
-    (client, mounted)
+    super::through_the_gateway("up", toolsmith_tests::server_of(module_path!())).await
 }
 
 #[tokio::test]
