@@ -95,10 +95,32 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {{
     toolsmith_with_main(tools, &main)
 }
 
+/// The toolsmith fixture's tools written as ordinary `fn`s, the way the README writes tools
+/// (`fixture-toolsmith-sync`), served by `toolsmith::run()`: stdio, or Streamable HTTP with
+/// `serve --http ADDR`.
+pub fn toolsmith_sync(tools: usize) -> String {
+    let main = r#"
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    toolsmith::run().await
+}
+"#;
+    tools_with_main(tools, true, main)
+}
+
 /// The toolsmith fixture's tools with `main` as given.
 pub(crate) fn toolsmith_with_main(tools: usize, main: &str) -> String {
+    tools_with_main(tools, false, main)
+}
+
+/// The toolsmith fixture's tools (as `fn`s when `sync`) with `main` as given.
+fn tools_with_main(tools: usize, sync: bool, main: &str) -> String {
+    let (written, asyncness) = match sync {
+        true => (", sync `fn`s", ""),
+        false => ("", "async "),
+    };
     let mut out = format!(
-        "{HEADER}//! The benchmark server written with toolsmith ({tools} tools).\n#![cfg_attr(rustfmt, rustfmt::skip)]\n\nuse toolsmith::tool;\n"
+        "{HEADER}//! The benchmark server written with toolsmith ({tools} tools{written}).\n#![cfg_attr(rustfmt, rustfmt::skip)]\n\nuse toolsmith::tool;\n"
     );
     for i in 0..tools {
         let (ro, de, idem, ow) = hints(i);
@@ -112,7 +134,7 @@ pub(crate) fn toolsmith_with_main(tools: usize, main: &str) -> String {
 /// * `b` - The second number.
 /// * `label` - An optional label to echo.
 #[tool(title = "Tool {i}", read_only = {ro}, destructive = {de}, idempotent = {idem}, open_world = {ow})]
-async fn tool_{i}(a: i64, b: i64, label: Option<String>) -> String {{
+{asyncness}fn tool_{i}(a: i64, b: i64, label: Option<String>) -> String {{
     format!("{{{{\"tool\":{i},\"sum\":{{}},\"label\":{{:?}}}}}}", a.wrapping_add(b), label.unwrap_or_default())
 }}
 "#

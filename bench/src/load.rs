@@ -9,6 +9,7 @@
 //! tree, a latency stops when the response's last byte has arrived (validation comes after),
 //! and pipelined requests are written in one batch per read of responses.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -40,6 +41,20 @@ pub struct Config {
     /// Extra spawns measured for startup only (startup is the median over them and the
     /// main run: one spawn alone is at the mercy of the machine's hiccups).
     pub extra_startups: usize,
+    /// One call made every time instead of the fixture's `tool_i` (a server of its own, such
+    /// as the notes example's `get_note`).
+    pub call: Option<FixedCall>,
+}
+
+/// The call a load run makes every time (`toolsmith-bench load --call NAME --arguments JSON
+/// --expect TEXT`).
+#[derive(Debug, Clone)]
+pub struct FixedCall {
+    pub name: String,
+    /// The arguments, a JSON object as written.
+    pub arguments: String,
+    /// How the answer's first text block starts.
+    pub expect: String,
 }
 
 /// One run's figures.
@@ -155,16 +170,26 @@ impl Session {
     }
 
     /// Writes `tools/call` `id`, formatted straight into the buffer.
-    fn call(&mut self, tools: usize) -> Result<u64, String> {
+    fn call(&mut self, config: &Config) -> Result<u64, String> {
         let id = self.next_id;
         self.next_id += 1;
-        let tool = id as usize % tools;
         let meta = self.revision.params_suffix();
-        writeln!(
-            self.stdin,
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"tool_{tool}","arguments":{{"a":{id},"b":2,"label":"bench"}}{meta}}}}}"#
-        )
-        .map_err(|e| format!("writing to the server: {e}"))?;
+        let written = match &config.call {
+            None => {
+                let tool = id as usize % config.tools;
+                writeln!(
+                    self.stdin,
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"tool_{tool}","arguments":{{"a":{id},"b":2,"label":"bench"}}{meta}}}}}"#
+                )
+            }
+            Some(FixedCall {
+                name, arguments, ..
+            }) => writeln!(
+                self.stdin,
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{arguments}{meta}}}}}"#
+            ),
+        };
+        written.map_err(|e| format!("writing to the server: {e}"))?;
         Ok(id)
     }
 
@@ -190,10 +215,11 @@ impl Session {
 
 /// Checks a call result is the tool's answer for `id` in `revision`'s shape, and not an
 /// error result.
-fn check_call(result: &str, id: u64, tools: usize, revision: Revision) -> Result<(), String> {
+fn check_call(result: &str, id: u64, config: &Config) -> Result<(), String> {
     let parsed: CallOutcome = serde_json::from_str(result)
         .map_err(|e| format!("call {id}: not a CallToolResult ({e}): {result:.300}"))?;
-    revision
+    config
+        .revision
         .check_result_type(parsed.result_type)
         .map_err(|e| format!("call {id}: {e}: {result:.300}"))?;
     let text = parsed
@@ -201,8 +227,15 @@ fn check_call(result: &str, id: u64, tools: usize, revision: Revision) -> Result
         .first()
         .and_then(|c| c.text.as_deref())
         .unwrap_or_default();
-    let expected = format!("{{\"tool\":{},\"sum\":{}", id as usize % tools, id + 2);
-    if parsed.is_error != Some(true) && text.starts_with(&expected) {
+    let expected = match &config.call {
+        None => Cow::Owned(format!(
+            "{{\"tool\":{},\"sum\":{}",
+            id as usize % config.tools,
+            id + 2
+        )),
+        Some(call) => Cow::Borrowed(call.expect.as_str()),
+    };
+    if parsed.is_error != Some(true) && text.starts_with(&*expected) {
         Ok(())
     } else {
         Err(format!("call {id}: unexpected result {result:.300}"))
@@ -326,10 +359,10 @@ fn run(config: &Config, s: &mut Session) -> Result<Measurement, String> {
     let mut calls = Vec::with_capacity(config.call_reps);
     for _ in 0..config.call_reps {
         let t = Instant::now();
-        let id = s.call(config.tools)?;
+        let id = s.call(config)?;
         let (result, took) = s.timed_response(id, t)?;
         calls.push(took);
-        check_call(result, id, config.tools, config.revision)?;
+        check_call(result, id, config)?;
     }
 
     s.stdout.get_mut().spin = false;
@@ -413,13 +446,13 @@ fn pipelined(config: &Config, s: &mut Session) -> Result<(), String> {
     let mut outstanding = HashSet::with_capacity(config.in_flight);
     let (mut sent, mut received) = (0, 0);
     while sent < config.throughput_calls.min(config.in_flight) {
-        outstanding.insert(s.call(config.tools)?);
+        outstanding.insert(s.call(config)?);
         sent += 1;
     }
     s.flush()?;
     while received < config.throughput_calls {
         let (id, result, _) = s.response()?;
-        check_call(result, id, config.tools, config.revision)?;
+        check_call(result, id, config)?;
         if !outstanding.remove(&id) {
             return Err(format!(
                 "a response to {id}, which is not outstanding (duplicate?)"
@@ -427,7 +460,7 @@ fn pipelined(config: &Config, s: &mut Session) -> Result<(), String> {
         }
         received += 1;
         if sent < config.throughput_calls {
-            outstanding.insert(s.call(config.tools)?);
+            outstanding.insert(s.call(config)?);
             sent += 1;
         }
         if !s.response_buffered() {

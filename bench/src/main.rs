@@ -200,6 +200,16 @@ enum Cmd {
         /// Sequential tools/call requests.
         #[arg(long, default_value_t = 2_000)]
         call_reps: usize,
+        /// Call this tool every time instead of `tool_0`..`tool_{T-1}` (a server of its own:
+        /// the notes example's `get_note`).
+        #[arg(long)]
+        call: Option<String>,
+        /// The arguments of `--call`, a JSON object.
+        #[arg(long, default_value = "{}", requires = "call")]
+        arguments: String,
+        /// How the answer's first text block of `--call` starts.
+        #[arg(long, default_value = "", requires = "call")]
+        expect: String,
         #[arg(required = true, last = true)]
         command: Vec<String>,
     },
@@ -232,9 +242,14 @@ fn run(mut cli: Cli) -> Result<(), String> {
                 .map_err(|e| e.to_string())?;
             eprintln!("wrote {}", path.display());
         }
-        let path = dir.join("fixture_granted.rs");
-        std::fs::write(&path, fixtures::granted(fixtures::SMALL)).map_err(|e| e.to_string())?;
-        eprintln!("wrote {}", path.display());
+        for (name, source) in [
+            ("granted", fixtures::granted(fixtures::SMALL)),
+            ("toolsmith_sync", fixtures::toolsmith_sync(fixtures::SMALL)),
+        ] {
+            let path = dir.join(format!("fixture_{name}.rs"));
+            std::fs::write(&path, source).map_err(|e| e.to_string())?;
+            eprintln!("wrote {}", path.display());
+        }
         return Ok(());
     }
     if let Some(Cmd::Http { .. }) = cli.command
@@ -373,9 +388,17 @@ fn run(mut cli: Cli) -> Result<(), String> {
         in_flight,
         list_reps,
         call_reps,
+        call,
+        arguments,
+        expect,
         command,
     }) = cli.command.take()
     {
+        let call = call.map(|name| load::FixedCall {
+            name,
+            arguments,
+            expect,
+        });
         let config = Config {
             command,
             revision,
@@ -385,6 +408,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
             throughput_calls: calls,
             in_flight,
             extra_startups: 4,
+            call,
         };
         let m = load::measure(&config)?;
         println!(
@@ -466,6 +490,7 @@ fn rounds(cli: &Cli, commands: &[(usize, Kind, Vec<String>)]) -> Result<Results,
                         throughput_calls: calls.max(1),
                         in_flight: cli.in_flight,
                         extra_startups: if fastmcp { 0 } else { cli.extra_startups },
+                        call: None,
                     };
                     match load::measure(&config) {
                         Ok(m) => results.record(revision, tools, *kind, m),

@@ -24,6 +24,7 @@ fn tiny(binary: &str, revision: Revision) -> Config {
         throughput_calls: 200,
         in_flight: 16,
         extra_startups: 1,
+        call: None,
     }
 }
 
@@ -43,11 +44,22 @@ fn the_small_fixtures_are_what_the_generator_writes() {
             "regenerate with `cargo run -p toolsmith-bench --bin toolsmith-bench -- write-small-fixtures`"
         );
     }
-    assert_eq!(
-        fixtures::granted(fixtures::SMALL),
-        include_str!("../src/bin/fixture_granted.rs"),
-        "regenerate with `cargo run -p toolsmith-bench --bin toolsmith-bench -- write-small-fixtures`"
-    );
+    for (generated, committed) in [
+        (
+            fixtures::granted(fixtures::SMALL),
+            include_str!("../src/bin/fixture_granted.rs"),
+        ),
+        (
+            fixtures::toolsmith_sync(fixtures::SMALL),
+            include_str!("../src/bin/fixture_toolsmith_sync.rs"),
+        ),
+    ] {
+        assert_eq!(
+            generated, committed,
+            "regenerate with `cargo run -p toolsmith-bench --bin toolsmith-bench -- write-small-fixtures`"
+        );
+    }
+    assert!(fixtures::toolsmith_sync(2).contains("\nfn tool_1(a: i64"));
     let python = fixtures::source(Kind::FastMcp, 2);
     assert!(python.contains("def tool_1(a: int, b: int, label: Optional[str] = None) -> str:"));
 }
@@ -86,6 +98,19 @@ fn every_server_is_measured_and_compared_at_both_revisions() {
     }
     let json = serde_json::to_value(&results).unwrap();
     assert!(json["runs"]["2026-07-28"]["3"]["echo"].is_array(), "{json}");
+}
+
+/// The same tools written as sync `fn`s answer every call, validated, at both revisions.
+#[test]
+fn the_sync_fixture_is_measured_at_both_revisions() {
+    for revision in revision::ALL {
+        let m = measure(&tiny(
+            env!("CARGO_BIN_EXE_fixture-toolsmith-sync"),
+            revision,
+        ))
+        .unwrap_or_else(|e| panic!("sync at {revision}: {e}"));
+        assert!(m.calls_per_sec > 0.0 && m.call_median_us > 0.0, "{m:?}");
+    }
 }
 
 /// A server answering in the other revision's shapes (here, a 2026-07-28 session asked

@@ -32,6 +32,7 @@ pub const KEYS: &[&str] = &[
     "task",
     "json_schema",
     "max_concurrency",
+    "blocking",
     "allow_name_mismatch",
 ];
 
@@ -77,6 +78,8 @@ pub struct Attrs {
     pub task: Option<Task>,
     /// `json_schema = "2020-12"`: the input schema names its dialect and keeps `$defs`.
     pub json_schema: Option<Text>,
+    /// `blocking`: the calls run on a thread of the pool from the first.
+    pub blocking: Option<Ident>,
     pub allow_name_mismatch: Option<Ident>,
 }
 
@@ -168,25 +171,23 @@ pub fn parse(cx: &Ctxt, args: TokenStream) -> syn::Result<Attrs> {
             "confirm_with" => crate::confirm::confirm_with(cx, &mut attrs.confirm_with, &entry),
             "task" => task(cx, &mut attrs.task, &entry),
             "json_schema" => json_schema(cx, &mut attrs.json_schema, &entry),
-            "allow_name_mismatch" => {
-                if let Some((_, value)) = &entry.value {
-                    cx.error_spanned_by(
-                        value,
-                        "`allow_name_mismatch` takes no value: write `allow_name_mismatch`",
-                    );
-                } else if attrs.allow_name_mismatch.is_some() {
-                    cx.error_spanned_by(
-                        &entry.key,
-                        "`allow_name_mismatch` is given twice: remove one",
-                    );
-                } else {
-                    attrs.allow_name_mismatch = Some(entry.key.clone());
-                }
-            }
+            "blocking" => flag(cx, &mut attrs.blocking, &entry, &key),
+            "allow_name_mismatch" => flag(cx, &mut attrs.allow_name_mismatch, &entry, &key),
             _ => cx.error_spanned_by(&entry.key, unknown_key_message(&key)),
         }
     }
     Ok(attrs)
+}
+
+/// A key that takes no value (`blocking`, `allow_name_mismatch`).
+fn flag(cx: &Ctxt, slot: &mut Option<Ident>, entry: &Entry, key: &str) {
+    if let Some((_, value)) = &entry.value {
+        cx.error_spanned_by(value, format!("`{key}` takes no value: write `{key}`"));
+    } else if slot.is_some() {
+        cx.error_spanned_by(&entry.key, format!("`{key}` is given twice: remove one"));
+    } else {
+        *slot = Some(entry.key.clone());
+    }
 }
 
 fn hint(cx: &Ctxt, slot: &mut Option<Hint>, entry: &Entry, wire: &str) {

@@ -112,6 +112,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
         },
         None => quote!(::core::option::Option::None),
     };
+    let blocking = attrs.blocking.is_some();
     let (schema_fns, params) = param_defs(function);
     let (output, output_fn) = match &function.output.kind {
         OutputKind::Unit => (quote!(::toolsmith::__private::OutputDef::Empty), None),
@@ -223,6 +224,7 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
                     json_schema: #json_schema,
                     max_concurrency: #max_concurrency,
                     timeout: #timeout,
+                    blocking: #blocking,
                     confirm: #confirm,
                     task: #task,
                     output: #output,

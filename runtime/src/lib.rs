@@ -222,6 +222,9 @@ pub use axum;
 /// - `confirm` or `confirm = "Delete note {note_id}?"`: the user is asked before every call,
 ///   `{argument}` shown as the call gives it; `confirm_with = function`: the question made by
 ///   a function with the tool's own parameters (see [the asking guide](crate::guide::asking)).
+/// - `blocking`: the calls run on a thread of the server's pool from the first (a tool that
+///   blocks: a file scan, a query); an undeclared sync `fn` runs where its call was read
+///   once its calls prove quick.
 /// - `task` or `task = "required"`: the call may (or must) run as a task of the tasks
 ///   extension, polled by the client.
 /// - `allow_name_mismatch`: keeps a name the name lint warns about (a `delete_` tool that is

@@ -151,6 +151,7 @@ fn stdio_run(
         throughput_calls: calls,
         in_flight: 64,
         extra_startups: 0,
+        call: None,
     };
     let m = load::measure(&config).map_err(|e| format!("{server} over stdio: {e}"))?;
     eprintln!(

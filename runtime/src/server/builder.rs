@@ -422,10 +422,13 @@ impl Server {
         self
     }
 
-    /// How many calls of sync tools (`fn` tools) run at once (default
-    /// [`Server::DEFAULT_MAX_SYNC_CALLS`], between 1 and 256). Each runs on a thread of its own,
-    /// outside the runtime that serves the session, so that however many a client starts,
-    /// requests and cancellations are still read; calls beyond the limit wait for a slot.
+    /// How many calls of sync tools (`fn` tools) run at once on the pool (default
+    /// [`Server::DEFAULT_MAX_SYNC_CALLS`], between 1 and 256): those declared
+    /// `#[tool(blocking)]`, those with a `timeout`, and the others until their calls prove
+    /// quick (then they run where they were read, and need no slot). Each runs on a thread of
+    /// its own, outside the runtime that serves the session, so that however many a client
+    /// starts, requests and cancellations are still read; calls beyond the limit wait for a
+    /// slot.
     ///
     /// ```
     /// use std::sync::atomic::{AtomicUsize, Ordering};
@@ -435,7 +438,7 @@ impl Server {
     /// static RUNNING: AtomicUsize = AtomicUsize::new(0);
     ///
     /// /// Holds its thread a moment; says how many calls of it ran then.
-    /// #[toolsmith::tool(read_only, closed_world)]
+    /// #[toolsmith::tool(blocking, read_only, closed_world)]
     /// fn hold_sync_slot() -> usize {
     ///     let running = RUNNING.fetch_add(1, Ordering::SeqCst) + 1;
     ///     std::thread::sleep(Duration::from_millis(100));

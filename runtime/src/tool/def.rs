@@ -27,6 +27,8 @@ pub struct ToolDef {
     /// `max_concurrency = N`: at most N calls of the tool run at once; more wait.
     pub max_concurrency: Option<u32>,
     pub timeout: Option<Timeout>,
+    /// `blocking`: its calls run on a thread of the pool from the first.
+    pub blocking: bool,
     /// `confirm`: the user is asked before every call.
     pub confirm: ConfirmDef,
     /// `task` / `task = "required"`: whether a call may, or must, run as a task.

@@ -16,6 +16,7 @@ use crate::tool::content::IntoContent;
 use crate::tool::def::{Invocation, OutputDef, ParamDef, Timeout, ToolDef};
 use crate::tool::dynamic::Tool as DynTool;
 use crate::tool::output::Outcome;
+use crate::tool::place::Place;
 use crate::tool::same::{self, same_object};
 use crate::tool::schema::{self, JsonObject, OutputSchema};
 use crate::tool::validate::InputCheck;
@@ -82,6 +83,8 @@ pub struct ToolInfo {
     /// A tool that is not a `#[tool]`: its input schema, compiled, that its calls' arguments
     /// are checked against (a `#[tool]`'s decoding checks them).
     check: Option<Arc<InputCheck>>,
+    /// Where its calls run: on the pool, or where they were read (`place.rs`).
+    place: Arc<Place>,
 }
 
 /// How a call is invoked: the function `#[tool]` generated, or the `Tool`'s `call`.
@@ -195,6 +198,7 @@ impl ToolInfo {
             expected,
             asks: def.asks(),
             check: None,
+            place: Arc::new(Place::new(def.blocking)),
         }
     }
 
@@ -519,6 +523,37 @@ impl ToolInfo {
     /// How long a call may run.
     pub(crate) fn timeout(&self) -> Option<Timeout> {
         self.timeout
+    }
+
+    /// Whether it is declared `#[tool(blocking)]`: its calls run on a thread of the server's
+    /// pool from the first, never where they were read (an undeclared sync `fn` runs there
+    /// once its calls prove quick; see the guide's "Sync and async tools").
+    ///
+    /// ```
+    /// /// Rebuild the index from the files on disk: seconds of disk reads.
+    /// #[toolsmith::tool(blocking, destructive = false, idempotent, closed_world)]
+    /// fn rebuild_disk_index() -> String {
+    ///     "rebuilt".into()
+    /// }
+    ///
+    /// /// Count the notes: quick.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn count_all_notes() -> u64 {
+    ///     0
+    /// }
+    ///
+    /// let tools = toolsmith::Registry::global();
+    /// assert!(tools.get("rebuild_disk_index").unwrap().blocking());
+    /// assert!(!tools.get("count_all_notes").unwrap().blocking());
+    /// ```
+    pub fn blocking(&self) -> bool {
+        self.place.declared_blocking()
+    }
+
+    /// Where its calls run.
+    #[inline]
+    pub(crate) fn place(&self) -> &Arc<Place> {
+        &self.place
     }
 
     /// The invocation of one call with `arguments`: its arguments decoded and its context

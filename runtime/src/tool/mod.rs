@@ -36,6 +36,7 @@ mod info;
 mod names;
 pub(crate) mod output;
 pub(crate) mod param;
+pub(crate) mod place;
 pub(crate) mod probe;
 mod same;
 pub(crate) mod schema;

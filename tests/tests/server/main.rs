@@ -14,6 +14,7 @@ mod dynamic_items;
 mod identity;
 mod missing_state;
 mod notes;
+mod places;
 mod search;
 mod tasks;
 mod testing;

@@ -68,8 +68,21 @@ fn only_as_task() {}
 #[tool(task = "optional", read_only)]
 fn optional_task() {}
 
+/// Blocks its thread, sync.
+#[tool(blocking, read_only, closed_world)]
+fn blocks_sync() {}
+
+/// Blocks its thread, async.
+#[tool(read_only, blocking)]
+async fn blocks_async() {}
+
 #[test]
 fn compiles_and_works() {
+    let blocking = |name| toolsmith::Registry::global().get(name).unwrap().blocking();
+    assert!(blocking("blocks_sync") && blocking("blocks_async"));
+    assert!(!blocking("flags") && !blocking("as_task"));
+    blocks_sync();
+    drop(blocks_async());
     use toolsmith::tool::TaskSupport;
     let task = |name| toolsmith::Registry::global().get(name).unwrap().task();
     assert_eq!(task("as_task"), TaskSupport::Optional);

@@ -7,25 +7,43 @@
 //! that what is not a tool can run on it too.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures::FutureExt;
 use tokio_util::sync::CancellationToken;
 
 use super::ask::Clearance;
+use super::inline::{Holder, holder};
 use super::outcome::panic_message;
 use super::pool::CallPool;
 use crate::context::CallContext;
+use crate::tool::ToolInfo;
 use crate::tool::output::Outcome;
 use crate::tool::param::{Invocation, Timeout};
+use crate::tool::place::Place;
 
-/// What runs, for the messages that name it: `tool 'search_notes' timed out after 30s`.
+/// What runs: its kind and name, for the messages that name it (`tool 'search_notes' timed
+/// out after 30s`), and, for a tool, where its sync invocations may run.
 #[derive(Clone, Copy)]
 pub(crate) struct Callee<'a> {
     /// What kind of thing it is (`tool`).
     pub(crate) kind: &'static str,
     pub(crate) name: &'a str,
+    /// A tool's place (`tool/place.rs`); `None`: a sync invocation always runs on the pool.
+    pub(crate) place: Option<&'a Arc<Place>>,
+}
+
+impl<'a> Callee<'a> {
+    /// A call of `tool` (named `name`: its task's, or its own).
+    pub(crate) fn tool(tool: &'a ToolInfo, name: &'a str) -> Callee<'a> {
+        Callee {
+            kind: "tool",
+            name,
+            place: Some(tool.place()),
+        }
+    }
 }
 
 impl std::fmt::Display for Callee<'_> {
@@ -93,7 +111,39 @@ async fn execute(
             Invocation::Invalid(problems) => Outcome::Invalid(problems),
             // A call starts only while its client reads what it was sent (at once, mostly).
             Invocation::Blocking(body) => {
-                let run = pool.run(body, context.room());
+                // In place, once its runs proved quick (and no timeout needs its thread free
+                // to answer on time), where the thread may be held; else on the pool.
+                let place = callee
+                    .place
+                    .filter(|place| place.proven() && timeout.is_none());
+                if place.is_some() {
+                    context.room().await;
+                    if holder() != Holder::Nobody {
+                        return in_place(body);
+                    }
+                }
+                let run = match callee.place.filter(|place| place.on_trial()) {
+                    None => pool.run(body, context.room()),
+                    Some(place) => pool.run(timed(body, place.clone()), context.room()),
+                };
+                match &context.inquiry {
+                    None => run.await,
+                    Some(inquiry) => Box::pin(until_stopped(run, inquiry)).await,
+                }
+            }
+            // An async tool declared blocking: on a thread of the pool from the first call.
+            Invocation::Async(body)
+                if callee.place.is_some_and(|place| place.declared_blocking())
+                    && holder() != Holder::Pool =>
+            {
+                context.room().await;
+                let run = async {
+                    match pool.block_on(AssertUnwindSafe(body).catch_unwind()).await {
+                        Ok(Ok(outcome)) => outcome,
+                        Ok(Err(panic)) => Outcome::Failed(panic_message(&*panic)),
+                        Err(err) => Outcome::Failed(err.to_string()),
+                    }
+                };
                 match &context.inquiry {
                     None => run.await,
                     Some(inquiry) => Box::pin(until_stopped(run, inquiry)).await,
@@ -126,6 +176,28 @@ async fn execute(
             Outcome::TimedOut(format!("{callee} timed out after {}", timeout.text))
         }
     }
+}
+
+/// Runs a sync invocation here, its panic caught.
+fn in_place(body: Box<dyn FnOnce() -> Outcome + Send>) -> Outcome {
+    match std::panic::catch_unwind(AssertUnwindSafe(body)) {
+        Ok(outcome) => outcome,
+        Err(panic) => Outcome::Failed(panic_message(&*panic)),
+    }
+}
+
+/// A sync invocation on trial: how long it ran on its pool thread counts for its tool's
+/// proof (`tool/place.rs`).
+fn timed(
+    body: Box<dyn FnOnce() -> Outcome + Send>,
+    place: Arc<Place>,
+) -> Box<dyn FnOnce() -> Outcome + Send> {
+    Box::new(move || {
+        let began = Instant::now();
+        let outcome = body();
+        place.ran(began.elapsed());
+        outcome
+    })
 }
 
 /// Makes the invocation with `invoke`, panics caught: the outcome instead when its

@@ -1,8 +1,10 @@
 //! A call's first step, run where the request was read: a call that finishes without waiting
 //! (most do) is answered without a task or a thread hop. A call that waits continues in a
-//! task of its own. A tool whose first step took longer than [`INLINE_BUDGET`] (blocking work
-//! in an `async fn`) would hold up reading, cancellations included: it is remembered, and its
-//! later calls start on a thread of the pool instead, on every way in.
+//! task of its own. A sync `fn` whose runs proved quick runs within it too (`tool/place.rs`;
+//! the engine asks [`holder`]). A tool whose first step took longer than
+//! [`INLINE_BUDGET`] (blocking work in an `async fn`, a sync `fn` that turned slow) would hold
+//! up reading, cancellations included: it is remembered, and its later calls start on a
+//! thread of the pool instead, on every way in.
 //!
 //! The first step is timed with a wall clock, which also counts the time the thread waited
 //! for a CPU: on a busy machine, or in a container at its CPU limit, a quick step can look
@@ -22,8 +24,8 @@ use std::time::{Duration, Instant};
 
 use crate::tool::ToolName;
 
-/// How long an async tool's first step may take before its later calls run on a thread of
-/// their own. Measured with the coarse clock (a few ms of resolution, a fraction of the cost
+/// How long a tool's first step may take before its later calls run on a thread of their
+/// own. Measured with the coarse clock (a few ms of resolution, a fraction of the cost
 /// of a precise reading, twice per call).
 pub(crate) const INLINE_BUDGET: Duration = Duration::from_millis(10);
 
@@ -61,11 +63,41 @@ pub(crate) enum Verdict {
 #[must_use = "a first step is ended with `Blocking::end`"]
 pub(crate) struct Step {
     start: Duration,
+    /// Who might keep the thread before (a pool thread's driver).
+    holder: Holder,
 }
 
 thread_local! {
     /// The tool whose call the pipeline started on this thread, during a first step.
     static STARTED: Cell<Option<ToolName>> = const { Cell::new(None) };
+    /// Who may keep this thread now (see [`Holder`]).
+    static HOLDER: Cell<Holder> = const { Cell::new(Holder::Nobody) };
+}
+
+/// Who may keep the thread a call is polled on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Holder {
+    /// A runtime worker polling a call that waited: nothing may block it.
+    Nobody,
+    /// A call's first step where it was read, which the clock watches: a sync invocation
+    /// proven quick may run here.
+    FirstStep,
+    /// A thread of the pool that drives a call: anything may.
+    Pool,
+}
+
+/// Who may keep this thread now (`engine.rs` asks before it runs a sync invocation in place).
+#[inline]
+pub(crate) fn holder() -> Holder {
+    HOLDER.get()
+}
+
+/// Runs `work` with this thread marked as a pool thread that drives a call.
+pub(crate) fn holding<T>(work: impl FnOnce() -> T) -> T {
+    let before = HOLDER.replace(Holder::Pool);
+    let out = work();
+    HOLDER.set(before);
+    out
 }
 
 /// The pipeline names the tool whose call it starts: a first step that runs past
@@ -80,8 +112,13 @@ impl Blocking {
     #[inline]
     pub(crate) fn begin(&self) -> Step {
         STARTED.set(None);
+        let holder = HOLDER.get();
+        if holder == Holder::Nobody {
+            HOLDER.set(Holder::FirstStep);
+        }
         Step {
             start: coarse_now(),
+            holder,
         }
     }
 
@@ -89,6 +126,7 @@ impl Blocking {
     /// started in it.
     #[inline]
     pub(crate) fn end(&self, step: Step) {
+        HOLDER.set(step.holder);
         let took = coarse_now().saturating_sub(step.start);
         if took > INLINE_BUDGET
             && let Some(tool) = STARTED.take()
@@ -120,7 +158,7 @@ impl Blocking {
         tracing::debug!(
             tool,
             took_ms = took.as_millis() as u64,
-            "an async tool's first step ran past the budget; its next calls start on a pool thread, under review"
+            "a tool's first step ran past the budget; its next calls start on a pool thread, under review"
         );
         self.lock()
             .entry(tool.to_owned())
@@ -161,7 +199,7 @@ impl Blocking {
                 tools.remove(tool);
                 tracing::debug!(
                     tool,
-                    "an async tool's first steps keep within the budget: the machine was busy, not the tool; its calls start where they are read again"
+                    "a tool's first steps keep within the budget: the machine was busy, not the tool; its calls start where they are read again"
                 );
             }
             (Mark::Review(_), held) => {
@@ -169,8 +207,9 @@ impl Blocking {
                 tracing::warn!(
                     tool,
                     blocked_ms = held.map(|h| h.as_millis() as u64),
-                    "an async tool blocked its thread in its first step; its calls now run on a thread \
-                     of their own. Keep blocking work in a sync `fn` tool, or in spawn_blocking"
+                    "a tool blocked the thread that read its call; its calls now run on a thread \
+                     of their own. Declare it #[tool(blocking)] to start there from the first call, \
+                     or keep blocking work out of an `async fn` (spawn_blocking)"
                 );
             }
             (Mark::Blocks, _) => {}

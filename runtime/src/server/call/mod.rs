@@ -421,10 +421,7 @@ impl Pipeline {
         context.inquiry = rounds.as_ref().map(|rounds| rounds.inquiry.clone());
         let timeout = tool.timeout();
         let run = async move {
-            let callee = Callee {
-                kind: "tool",
-                name: tool.name(),
-            };
+            let callee = Callee::tool(&tool, tool.name());
             let invoke = |context: &CallContext| tool.invoke(arguments, context);
             let outcome = engine::run(
                 callee, invoke, timeout, context, cancel, &self.pool, clearance,

@@ -80,7 +80,8 @@ impl CallPool {
     {
         let runtime = Handle::current();
         let ready = std::future::ready(());
-        spawn(&self.blocking, ready, move || runtime.block_on(work)).await
+        let drive = move || super::inline::holding(|| runtime.block_on(work));
+        spawn(&self.blocking, ready, drive).await
     }
 }
 

@@ -238,7 +238,11 @@ impl Pipeline {
         setup: CallSetup,
     ) -> Option<Outcome> {
         let context = self.context(name.clone(), &cancel, setup);
-        let callee = Callee { kind, name: &name };
+        let callee = Callee {
+            kind,
+            name: &name,
+            place: None,
+        };
         engine::run(
             callee,
             invoke,

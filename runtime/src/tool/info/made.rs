@@ -9,6 +9,7 @@ use super::{Parts, Run, SchemaCache, ToolInfo};
 use crate::tool::ToolDescription;
 use crate::tool::dynamic::Tool as DynTool;
 use crate::tool::names::{check_tool_name, made_header, made_timeout};
+use crate::tool::place::Place;
 use crate::tool::validate;
 
 impl ToolInfo {
@@ -88,6 +89,8 @@ impl ToolInfo {
             expected: Vec::new(),
             asks: asks_client,
             check: Some(check),
+            // Its calls are async: they run where they were read, under the first step's watch.
+            place: Arc::new(Place::new(false)),
             run: Run::Dynamic(tool),
         })
     }

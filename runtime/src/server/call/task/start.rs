@@ -175,10 +175,7 @@ impl Pipeline {
         // The arguments are decoded first: invalid ones are refused on the call itself.
         let timeout = tool.timeout();
         let name = tool.shared_name().clone();
-        let callee = Callee {
-            kind: "tool",
-            name: &name,
-        };
+        let callee = Callee::tool(&tool, &name);
         let invoke = |context: &CallContext| tool.invoke(arguments, context);
         let invocation = match engine::invocation(invoke, &context) {
             Ok(invocation) => invocation,
@@ -242,10 +239,12 @@ impl Pipeline {
         let cancel = token.clone();
         let slots = tasks.limit.as_ref().and_then(|limit| limit.slots_of(&tool));
         let name = name.clone();
+        let place = tool.place().clone();
         let run = async move {
             let callee = Callee {
                 kind: "tool",
                 name: &name,
+                place: Some(&place),
             };
             // A tool with `max_concurrency` runs once one of its slots is free (the task
             // stays `working` meanwhile, and may be cancelled).

@@ -1,0 +1,100 @@
+//! Where a `#[tool]`'s calls run: a tool declared `#[tool(blocking)]` on a thread of the
+//! server's pool, always; a sync `fn` there too until its runs prove quick, then where its
+//! request was read, like an `async fn`'s first step (and under the same watch: a call that
+//! holds that thread past the budget sends the tool's next calls back to the pool). What is
+//! kept here is what the tool's own runs showed, the same for every server that serves it.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::Duration;
+
+/// How many quick runs in a row on the pool prove a sync tool quick.
+pub(crate) const PROOF: u8 = 3;
+
+/// The longest run that counts as quick: a run this short costs less than the two thread
+/// hand-offs of the pool would add, give or take; one longer is better off a thread of its
+/// own, where it holds up nothing else.
+pub(crate) const QUICK_RUN: Duration = Duration::from_millis(1);
+
+/// Declared `#[tool(blocking)]`: never in place.
+const DECLARED: u8 = u8::MAX;
+
+/// Where one tool's calls run (see the module's doc).
+#[derive(Debug)]
+pub(crate) struct Place {
+    /// Quick runs in a row so far (`PROOF`: proven), or `DECLARED`.
+    state: AtomicU8,
+}
+
+impl Place {
+    /// The place of a tool declared blocking (`blocking`), or of one still to prove quick.
+    pub(crate) fn new(blocking: bool) -> Place {
+        Place {
+            state: AtomicU8::new(if blocking { DECLARED } else { 0 }),
+        }
+    }
+
+    /// The tool is declared `#[tool(blocking)]`.
+    pub(crate) fn declared_blocking(&self) -> bool {
+        self.state.load(Ordering::Relaxed) == DECLARED
+    }
+
+    /// A sync call of the tool may run where its request was read: its runs proved quick.
+    #[inline]
+    pub(crate) fn proven(&self) -> bool {
+        self.state.load(Ordering::Relaxed) == PROOF
+    }
+
+    /// Whether a run on the pool is timed for the proof (not once proven, nor declared).
+    pub(crate) fn on_trial(&self) -> bool {
+        self.state.load(Ordering::Relaxed) < PROOF
+    }
+
+    /// A run on the pool took `took`: a quick one counts toward the proof, a slow one starts
+    /// it over. (Racing runs may lose a count: the proof then takes a run longer.)
+    pub(crate) fn ran(&self, took: Duration) {
+        let state = self.state.load(Ordering::Relaxed);
+        if state >= PROOF {
+            return;
+        }
+        let next = if took <= QUICK_RUN { state + 1 } else { 0 };
+        self.state.store(next, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::{PROOF, Place, QUICK_RUN};
+
+    #[test]
+    fn quick_runs_in_a_row_prove_a_tool_and_a_slow_one_starts_over() {
+        let place = Place::new(false);
+        for _ in 1..PROOF {
+            place.ran(Duration::from_micros(5));
+            assert!(place.on_trial() && !place.proven());
+        }
+        place.ran(QUICK_RUN * 2);
+        for _ in 1..PROOF {
+            place.ran(Duration::from_micros(5));
+        }
+        assert!(!place.proven(), "the slow run started the proof over");
+        place.ran(QUICK_RUN);
+        assert!(place.proven() && !place.on_trial());
+        place.ran(QUICK_RUN * 100);
+        assert!(
+            place.proven(),
+            "a proven tool is watched where it runs, not here"
+        );
+    }
+
+    #[test]
+    fn a_tool_declared_blocking_is_never_proven() {
+        let place = Place::new(true);
+        assert!(place.declared_blocking() && !place.on_trial());
+        for _ in 0..PROOF * 2 {
+            place.ran(Duration::ZERO);
+        }
+        assert!(!place.proven());
+    }
+}

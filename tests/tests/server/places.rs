@@ -1,0 +1,143 @@
+//! Where a call runs: a sync `fn` on the pool until its calls prove quick, then where its
+//! request was read; one declared `#[tool(blocking)]` (sync or async), or with a timeout,
+//! always on the pool; a proven one that turns slow back on the pool. A pool thread is named
+//! `toolsmith-sync`: each tool answers with the name of the thread it ran on.
+
+use std::time::Duration;
+
+use serde_json::json;
+use toolsmith::error::ErrorKind;
+use toolsmith::testing::{CallError, Client};
+use toolsmith::tool;
+
+const POOL: &str = "toolsmith-sync";
+
+fn thread() -> String {
+    std::thread::current().name().unwrap_or("").to_owned()
+}
+
+/// Answers at once.
+#[tool(read_only, closed_world)]
+fn quick_sync() -> String {
+    thread()
+}
+
+/// Answers at once, but is declared blocking.
+#[tool(blocking, read_only, closed_world)]
+fn declared_sync() -> String {
+    thread()
+}
+
+/// Answers at once, but is declared blocking.
+#[tool(blocking, read_only, closed_world)]
+async fn declared_async() -> String {
+    thread()
+}
+
+/// Takes 3 ms of its thread every time.
+#[tool(read_only, closed_world)]
+fn steady_sync() -> String {
+    std::thread::sleep(Duration::from_millis(3));
+    thread()
+}
+
+/// Answers at once, under a timeout.
+#[tool(read_only, closed_world, timeout = "5s")]
+fn timed_sync() -> String {
+    thread()
+}
+
+/// Answers at once, or after `ms` of its thread.
+#[tool(read_only, closed_world)]
+fn turns_slow(ms: u64) -> String {
+    std::thread::sleep(Duration::from_millis(ms));
+    thread()
+}
+
+/// Answers at once, or panics.
+#[tool(read_only, closed_world)]
+fn may_panic(panic: bool) -> String {
+    assert!(!panic, "asked to");
+    thread()
+}
+
+async fn client() -> Client {
+    Client::connect(toolsmith_tests::server_of(module_path!()))
+        .await
+        .unwrap()
+}
+
+async fn ran_on(client: &Client, tool: &str, args: serde_json::Value) -> String {
+    client.call(tool, args).await.unwrap().text()
+}
+
+/// Calls `tool` until it runs outside the pool (at most 100 calls: a machine busy enough to
+/// make a quick run look slow delays the proof); the calls it took.
+async fn until_in_place(client: &Client, tool: &str, args: serde_json::Value) -> usize {
+    for calls in 1..=100 {
+        if ran_on(client, tool, args.clone()).await != POOL {
+            return calls;
+        }
+    }
+    panic!("{tool} never ran in place");
+}
+
+#[tokio::test]
+async fn a_quick_sync_tool_runs_on_the_pool_until_proven_then_in_place() {
+    let client = client().await;
+    assert_eq!(ran_on(&client, "quick_sync", json!({})).await, POOL);
+    let calls = until_in_place(&client, "quick_sync", json!({})).await;
+    assert!(calls >= 3, "proven after {calls} calls in all");
+    for _ in 0..20 {
+        assert_ne!(ran_on(&client, "quick_sync", json!({})).await, POOL);
+    }
+}
+
+#[tokio::test]
+async fn a_tool_declared_blocking_or_timed_or_slow_stays_on_the_pool() {
+    let client = client().await;
+    for _ in 0..12 {
+        for tool in [
+            "declared_sync",
+            "declared_async",
+            "steady_sync",
+            "timed_sync",
+        ] {
+            assert_eq!(ran_on(&client, tool, json!({})).await, POOL, "{tool}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_proven_tool_that_turns_slow_goes_back_to_the_pool() {
+    let client = client().await;
+    until_in_place(&client, "turns_slow", json!({"ms": 0})).await;
+    // In place, it holds the reading thread past the budget: its next calls start on the pool.
+    assert_ne!(ran_on(&client, "turns_slow", json!({"ms": 40})).await, POOL);
+    assert_eq!(ran_on(&client, "turns_slow", json!({"ms": 0})).await, POOL);
+}
+
+#[tokio::test]
+async fn a_panic_in_place_is_an_error_result_and_the_server_goes_on() {
+    let client = client().await;
+    until_in_place(&client, "may_panic", json!({"panic": false})).await;
+    let failed = client
+        .call("may_panic", json!({"panic": true}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            failed,
+            CallError::Tool {
+                kind: ErrorKind::Failed,
+                ..
+            }
+        ),
+        "{failed}"
+    );
+    // (Where: the panic's report may have held the thread past the budget.)
+    client
+        .call("may_panic", json!({"panic": false}))
+        .await
+        .unwrap();
+}
