@@ -95,17 +95,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {{
     toolsmith_with_main(tools, &main)
 }
 
-/// The toolsmith fixture's tools written as ordinary `fn`s, the way the README writes tools
-/// (`fixture-toolsmith-sync`), served by `toolsmith::run()`: stdio, or Streamable HTTP with
-/// `serve --http ADDR`.
-pub fn toolsmith_sync(tools: usize) -> String {
-    let main = r#"
+/// `main` serving with `toolsmith::run()`: stdio, or Streamable HTTP with `serve --http ADDR`.
+pub(crate) const RUN_MAIN: &str = r#"
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     toolsmith::run().await
 }
 "#;
-    tools_with_main(tools, true, main)
+
+/// The toolsmith fixture served by `toolsmith::run()` (`fixture-toolsmith-run`): the async
+/// side of `fixture-toolsmith-sync`, over stdio or HTTP.
+pub fn toolsmith_run(tools: usize) -> String {
+    tools_with_main(tools, false, RUN_MAIN)
+}
+
+/// The toolsmith fixture's tools written as ordinary `fn`s, the way the README writes tools
+/// (`fixture-toolsmith-sync`), served by `toolsmith::run()`.
+pub fn toolsmith_sync(tools: usize) -> String {
+    tools_with_main(tools, true, RUN_MAIN)
 }
 
 /// The toolsmith fixture's tools with `main` as given.

@@ -245,6 +245,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
         for (name, source) in [
             ("granted", fixtures::granted(fixtures::SMALL)),
             ("toolsmith_sync", fixtures::toolsmith_sync(fixtures::SMALL)),
+            ("toolsmith_run", fixtures::toolsmith_run(fixtures::SMALL)),
         ] {
             let path = dir.join(format!("fixture_{name}.rs"));
             std::fs::write(&path, source).map_err(|e| e.to_string())?;

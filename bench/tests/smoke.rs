@@ -4,7 +4,7 @@
 //! run is `cargo run --release -p toolsmith-bench`, see BENCHMARKS.md).
 
 use toolsmith_bench::fixtures::{self, Kind};
-use toolsmith_bench::load::{Config, measure};
+use toolsmith_bench::load::{Config, FixedCall, measure};
 use toolsmith_bench::report::Results;
 use toolsmith_bench::revision::{self, Revision};
 
@@ -53,6 +53,10 @@ fn the_small_fixtures_are_what_the_generator_writes() {
             fixtures::toolsmith_sync(fixtures::SMALL),
             include_str!("../src/bin/fixture_toolsmith_sync.rs"),
         ),
+        (
+            fixtures::toolsmith_run(fixtures::SMALL),
+            include_str!("../src/bin/fixture_toolsmith_run.rs"),
+        ),
     ] {
         assert_eq!(
             generated, committed,
@@ -100,17 +104,39 @@ fn every_server_is_measured_and_compared_at_both_revisions() {
     assert!(json["runs"]["2026-07-28"]["3"]["echo"].is_array(), "{json}");
 }
 
-/// The same tools written as sync `fn`s answer every call, validated, at both revisions.
+/// The same tools written as sync `fn`s, and as async ones served by `toolsmith::run()`,
+/// answer every call, validated, at both revisions.
 #[test]
-fn the_sync_fixture_is_measured_at_both_revisions() {
+fn the_sync_fixture_and_its_async_side_are_measured_at_both_revisions() {
     for revision in revision::ALL {
-        let m = measure(&tiny(
+        for binary in [
             env!("CARGO_BIN_EXE_fixture-toolsmith-sync"),
-            revision,
-        ))
-        .unwrap_or_else(|e| panic!("sync at {revision}: {e}"));
-        assert!(m.calls_per_sec > 0.0 && m.call_median_us > 0.0, "{m:?}");
+            env!("CARGO_BIN_EXE_fixture-toolsmith-run"),
+        ] {
+            let m = measure(&tiny(binary, revision))
+                .unwrap_or_else(|e| panic!("{binary} at {revision}: {e}"));
+            assert!(m.calls_per_sec > 0.0 && m.call_median_us > 0.0, "{m:?}");
+        }
     }
+}
+
+/// `--call`: one call made every time, its answer checked against what it must start with.
+#[test]
+fn a_fixed_call_is_made_every_time_and_its_answer_checked() {
+    let fixed = |expect: &str| Config {
+        call: Some(FixedCall {
+            name: "tool_1".into(),
+            arguments: r#"{"a":40,"b":2}"#.into(),
+            expect: expect.into(),
+        }),
+        ..tiny(
+            env!("CARGO_BIN_EXE_fixture-toolsmith"),
+            Revision::V2025_11_25,
+        )
+    };
+    measure(&fixed(r#"{"tool":1,"sum":42,"#)).unwrap();
+    let err = measure(&fixed(r#"{"tool":1,"sum":43,"#)).unwrap_err();
+    assert!(err.contains("unexpected result"), "{err}");
 }
 
 /// A server answering in the other revision's shapes (here, a 2026-07-28 session asked

@@ -63,7 +63,7 @@ impl HttpKind {
     /// The server's source (`main.rs`, or `server.py`) with `tools` tools.
     pub fn source(self, tools: usize) -> String {
         match self {
-            HttpKind::Toolsmith => fixtures::toolsmith_with_main(tools, TOOLSMITH_MAIN),
+            HttpKind::Toolsmith => fixtures::toolsmith_run(tools),
             HttpKind::RmcpBest | HttpKind::RmcpDefault => {
                 fixtures::rmcp_with_main(tools, RMCP_IMPORTS, RMCP_MAIN)
             }
@@ -99,13 +99,6 @@ impl HttpKind {
         args
     }
 }
-
-const TOOLSMITH_MAIN: &str = r#"
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
-    toolsmith::run().await
-}
-"#;
 
 const RMCP_IMPORTS: &str = "use std::sync::Arc;\nuse rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};\nuse rmcp::transport::streamable_http_server::session::local::LocalSessionManager;\nuse axum::serve::ListenerExt;\n";
 
