@@ -59,6 +59,7 @@ use std::time::Duration;
 
 pub use address::is_public;
 pub use error::FetchError;
+#[cfg(feature = "signin")]
 pub(crate) use error::reason;
 
 /// A guarded HTTP client: what may be fetched, how much, for how long (see
