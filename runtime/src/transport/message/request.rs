@@ -274,15 +274,16 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
         let (mut version, mut plain) = (false, true);
         let mut seen = [false; 6];
         let mut first = |slot: usize| std::mem::replace(&mut seen[slot], true);
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+        // Keys and strings borrowed from the message (serde's own `Cow` would copy each).
+        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
             let again = match &*key {
                 "jsonrpc" => {
-                    let value = map.next_value::<Cow<'de, str>>()?;
+                    let Text(value) = map.next_value::<Text<'de>>()?;
                     version = value == "2.0";
                     first(0)
                 }
                 "method" => {
-                    envelope.method = map.next_value()?;
+                    envelope.method = map.next_value::<Option<Text<'de>>>()?.map(|t| t.0);
                     first(1) || envelope.method.is_none()
                 }
                 "id" => {
@@ -308,6 +309,33 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
         }
         envelope.plain = plain && version;
         Ok(envelope)
+    }
+}
+
+/// A JSON string borrowed from the message where it has no escape, else unescaped.
+struct Text<'de>(Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_str(TextVisitor)
+    }
+}
+
+struct TextVisitor;
+
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Borrowed(text)))
+    }
+
+    fn visit_str<E>(self, text: &str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(text.to_owned())))
     }
 }
 

@@ -238,3 +238,24 @@ fn ids_are_read_as_rmcp_reads_them() {
         assert_eq!(id_of(id), None, "{id}");
     }
 }
+
+/// The envelope borrows its method from the message (one read of a line allocates nothing
+/// for it), and unescapes one written with escapes.
+#[test]
+fn the_method_is_borrowed_unless_it_has_escapes() {
+    let plain = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}"#;
+    let envelope = Envelope::read(plain).unwrap();
+    assert!(matches!(
+        envelope.method,
+        Some(std::borrow::Cow::Borrowed("tools/call"))
+    ));
+    assert!(envelope.request(STDIO).is_some());
+    let escaped = br#"{"jsonrpc":"2.0","id":1,"method":"tools\/call","params":{"name":"t"}}"#;
+    let envelope = Envelope::read(escaped).unwrap();
+    assert_eq!(envelope.method(), Some("tools/call"));
+    assert!(envelope.request(STDIO).is_some());
+    let version = br#"{"jsonrpc":"2\u002e0","id":1,"method":"tools/call","params":{"name":"t"}}"#;
+    assert!(Envelope::read(version).unwrap().request(STDIO).is_some());
+    let number = br#"{"jsonrpc":2,"id":1,"method":"tools/call"}"#;
+    assert!(Envelope::read(number).is_none_or(|e| e.request(STDIO).is_none()));
+}
