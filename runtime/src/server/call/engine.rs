@@ -1,10 +1,13 @@
 //! The engine every invocation runs on, whatever it invokes: the invocation is made (its
 //! arguments decoded) with panics caught, then run under its timeout and the client's
-//! cancellation, a sync one on the [`CallPool`], an async one in place. It starts once its
-//! session's channel lets it (a stdio client that stops reading holds up calls that have not
-//! started, see `CallContext::room`). Between the arguments and the run stands the call's
-//! [`Clearance`] (its confirmation, `ask.rs`), under the same timeout and cancellation. Keyed on an invocation and a name, not on a tool, so
-//! that what is not a tool can run on it too.
+//! cancellation. An async one runs in place; a sync one on the [`CallPool`], or in place once
+//! its tool's calls proved quick (`tool/place.rs`) and where the thread may be held (a call's
+//! first step, a pool thread: `inline.rs`); a tool declared `#[tool(blocking)]` on the pool,
+//! always. It starts once its session's channel lets it (a stdio client that stops reading
+//! holds up calls that have not started, see `CallContext::room`). Between the arguments and
+//! the run stands the call's [`Clearance`] (its confirmation, `ask.rs`), under the same
+//! timeout and cancellation. Keyed on an invocation and a name, not on a tool, so that what is
+//! not a tool can run on it too.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;

@@ -16,8 +16,8 @@
 //!    `task`, called by a client with the tasks extension, is answered with the task's
 //!    handle, and runs on);
 //! 4. **dispatch** on the engine (`engine.rs`): the arguments decoded into the tool's
-//!    parameters, its timeout, panics caught, sync work on the pool (`pool.rs`), the client's
-//!    cancellation;
+//!    parameters, its timeout, panics caught, sync work on the pool (`pool.rs`) until its
+//!    tool proves quick (`tool/place.rs`), the client's cancellation;
 //! 5. the outcome as an [`CallReply`], which the way in writes (`encode.rs` on the fast paths,
 //!    rmcp's service on its own);
 //! 6. one debug line per call: the tool, the way in, the outcome, the duration (never the
