@@ -13,8 +13,19 @@ pub struct Function {
     pub item: ItemFn,
     pub is_async: bool,
     pub params: Vec<Param>,
+    /// Parameters whose type was refused (its error reported): still parameters by name, so
+    /// that what names them (`# Arguments`, a question's `{name}`, a URI variable) is not
+    /// reported a second time as naming no parameter.
+    pub refused: Vec<String>,
     pub output: Output,
     pub docs: Docs,
+}
+
+impl Function {
+    /// Whether `name` is a parameter's (one whose type was refused included).
+    pub fn has_param(&self, name: &str) -> bool {
+        self.params.iter().any(|p| p.name == name) || self.refused.iter().any(|r| r == name)
+    }
 }
 
 /// A parameter: a plain name and an owned type.
@@ -109,11 +120,12 @@ pub fn parse_as(cx: &Ctxt, item: Item, kind: Kind) -> Result<Function, Box<Item>
         }
     };
     check_signature(cx, &item, kind);
+    let mut refused = Vec::new();
     let params = item
         .sig
         .inputs
         .iter()
-        .filter_map(|arg| param(cx, arg, kind))
+        .filter_map(|arg| param(cx, arg, kind, &mut refused))
         .collect();
     let output = match kind {
         Kind::Tool => output(cx, &item.sig.output),
@@ -127,6 +139,7 @@ pub fn parse_as(cx: &Ctxt, item: Item, kind: Kind) -> Result<Function, Box<Item>
     Ok(Function {
         is_async: item.sig.asyncness.is_some(),
         params,
+        refused,
         output,
         docs,
         item,
@@ -199,7 +212,7 @@ fn is_attr(attr: &Attribute, name: &str) -> bool {
             && path.segments[1].ident == name)
 }
 
-fn param(cx: &Ctxt, arg: &FnArg, kind: Kind) -> Option<Param> {
+fn param(cx: &Ctxt, arg: &FnArg, kind: Kind, refused: &mut Vec<String>) -> Option<Param> {
     let noun = kind.noun();
     let typed = match arg {
         FnArg::Receiver(receiver) => {
@@ -225,6 +238,7 @@ fn param(cx: &Ctxt, arg: &FnArg, kind: Kind) -> Option<Param> {
         }
     };
     if !type_ok(cx, &typed.ty, noun) {
+        refused.push(name);
         return None;
     }
     Some(Param {

@@ -126,7 +126,7 @@ pub fn check(cx: &Ctxt, confirm: &Confirm, function: &Function) {
         Err(problem) => return cx.error_spanned_by(lit, problem),
     };
     for name in names {
-        if function.params.iter().any(|p| p.name == name) {
+        if function.has_param(&name) {
             continue;
         }
         // Only what a message can show: a context parameter (by its type's name) is no

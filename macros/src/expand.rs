@@ -329,7 +329,12 @@ pub fn param_defs(function: &Function) -> (Vec<TokenStream>, Vec<TokenStream>) {
 fn warning(warning: &Warning) -> TokenStream {
     let definition = Ident::new("tool_name_contradicts_its_hints", Span::call_site());
     let use_site = Ident::new("tool_name_contradicts_its_hints", warning.span);
-    let note = LitStr::new(&warning.message, Span::call_site());
+    // A macro's only stable way to warn is a deprecated item: the note says what it is.
+    let message = format!(
+        "(toolsmith's name lint, not a deprecation) {}",
+        warning.message
+    );
+    let note = LitStr::new(&message, Span::call_site());
     quote! {
         #[deprecated(note = #note)]
         const fn #definition() {}

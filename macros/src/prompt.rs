@@ -18,7 +18,12 @@ pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
     crate::emit::expand(args, input, Kind::Prompt, |cx, attrs, function| {
         let name = item::name(cx, attrs, function, Kind::Prompt);
         let description = item::description(cx, attrs, function, Kind::Prompt);
-        let params: Vec<String> = function.params.iter().map(|p| p.name.clone()).collect();
+        let params: Vec<String> = function
+            .params
+            .iter()
+            .map(|p| p.name.clone())
+            .chain(function.refused.iter().cloned())
+            .collect();
         crate::complete::check(cx, &attrs.completes, &params, "arguments");
         let returns = output(cx, function)?;
         Some(emit(attrs, function, name, description, &returns))

@@ -50,7 +50,7 @@ fn check(cx: &Ctxt, attrs: &ItemAttrs, function: &Function) -> Option<Checked> {
     let variables: Vec<String> = template.variables().map(str::to_owned).collect();
     let params: Vec<&str> = function.params.iter().map(|p| p.name.as_str()).collect();
     for variable in &variables {
-        if !params.contains(&variable.as_str()) {
+        if !function.has_param(variable) {
             let has = if params.is_empty() {
                 "the function has no parameters".to_owned()
             } else {

@@ -102,7 +102,7 @@ fn description(cx: &Ctxt, attrs: &Attrs, function: &Function) {
 
 pub fn argument_docs(cx: &Ctxt, function: &Function) {
     for arg in &function.docs.args {
-        if !function.params.iter().any(|p| p.name == arg.name) {
+        if !function.has_param(&arg.name) {
             let names: Vec<String> = function
                 .params
                 .iter()

@@ -164,7 +164,7 @@ pub use error::{Error, ToolError};
 pub use registry::Registry;
 pub use run::run;
 pub use server::{Server, serve_stdio};
-pub use tool::{Hints, Tool, ToolDescription};
+pub use tool::{Hints, JsonObject, Tool, ToolDescription};
 
 /// The MCP SDK toolsmith is built on (3.11), for the rare need to reach its model types;
 /// see [rmcp is a public dependency](crate#rmcp-is-a-public-dependency).

@@ -7,9 +7,10 @@ use tracing_subscriber::prelude::*;
 /// rest (rmcp's per-message chatter) from `warn`.
 const DEFAULT_FILTER: &str = "warn,toolsmith=info";
 
-/// Installs a stderr subscriber unless the program installed its own. `TOOLSMITH_LOG` takes
-/// `level` or `target=level` directives separated by commas, e.g. `debug` or
-/// `warn,toolsmith=debug`; with `off` no subscriber is installed at all.
+/// Installs a stderr subscriber unless the program installed its own. `TOOLSMITH_LOG` (or,
+/// when it is unset, `RUST_LOG`) takes `level` or `target=level` directives separated by
+/// commas, e.g. `debug` or `warn,toolsmith=debug`; with `off` no subscriber is installed at
+/// all.
 ///
 /// With the `otel` feature and an OTLP endpoint in OpenTelemetry's variables, the subscriber
 /// also exports toolsmith's spans (`crate::trace`), whatever `TOOLSMITH_LOG` says.
@@ -19,7 +20,11 @@ pub(crate) fn init() {
     if tracing::dispatcher::has_been_set() {
         return;
     }
-    let filter = filter_from(std::env::var("TOOLSMITH_LOG").ok().as_deref());
+    let spec = spec_of(
+        std::env::var("TOOLSMITH_LOG").ok(),
+        std::env::var("RUST_LOG").ok(),
+    );
+    let filter = filter_from(spec.as_deref());
     let (traces, trouble) = match crate::trace::layer() {
         Ok(traces) => (traces, None),
         Err(why) => (None, Some(why)),
@@ -51,6 +56,12 @@ pub(crate) fn init() {
     }
 }
 
+/// The directives asked for: `TOOLSMITH_LOG`, else `RUST_LOG` (what a Rust program's user
+/// tries first).
+fn spec_of(toolsmith: Option<String>, rust: Option<String>) -> Option<String> {
+    toolsmith.or(rust)
+}
+
 /// The filter `TOOLSMITH_LOG` (`spec`) asks for. rmcp's own targets stay at `warn` unless
 /// `spec` names them: at `debug` they log every request and result whole, arguments
 /// included, which toolsmith's logs never do.
@@ -79,7 +90,20 @@ fn logs_nothing(filter: &Targets) -> bool {
 mod tests {
     use tracing::Level;
 
-    use super::{filter_from, logs_nothing};
+    use super::{filter_from, logs_nothing, spec_of};
+
+    #[test]
+    fn rust_log_is_read_when_toolsmith_log_is_unset() {
+        let some = |s: &str| Some(s.to_owned());
+        assert_eq!(spec_of(None, some("debug")).as_deref(), Some("debug"));
+        assert_eq!(
+            spec_of(some("warn"), some("debug")).as_deref(),
+            Some("warn")
+        );
+        assert_eq!(spec_of(None, None), None);
+        let from_rust_log = filter_from(spec_of(None, some("debug")).as_deref());
+        assert!(from_rust_log.would_enable("toolsmith::server", &Level::DEBUG));
+    }
 
     #[test]
     fn rmcp_stays_at_warn_unless_it_is_named() {

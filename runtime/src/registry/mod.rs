@@ -87,7 +87,9 @@ impl Registry {
     /// Every `#[tool]`, `#[resource]` and `#[prompt]` declared in the module `path` (as
     /// `module_path!()` writes it) or in a module inside it: a server of one part of the
     /// program, two servers with different tools in one process. Names must be distinct
-    /// within the part only; an error names both definitions when they are not.
+    /// within the part only; an error names both definitions when they are not. A path in
+    /// which nothing is declared (a misspelled module, most often) is an error naming the
+    /// modules that do declare something; for an empty registry, use [`Registry::new`].
     ///
     /// ```
     /// mod admin {
@@ -106,7 +108,9 @@ impl Registry {
     /// let names: Vec<&str> = admin.tools().iter().map(|t| t.name()).collect();
     /// assert_eq!(names, ["clear_cache"]);
     /// assert_eq!(toolsmith::Registry::from_module(here).unwrap().len(), 2);
-    /// assert!(toolsmith::Registry::from_module("no_such_module").unwrap().is_empty());
+    /// let typo = toolsmith::Registry::from_module(&format!("{here}::admn")).err().unwrap();
+    /// assert!(typo.to_string().contains("nothing is declared in"), "{typo}");
+    /// assert!(typo.to_string().contains("::admin"), "{typo}");
     /// ```
     pub fn from_module(path: &str) -> Result<Registry, Error> {
         let inside = |rust_path: &str| {
@@ -114,6 +118,15 @@ impl Registry {
                 .strip_prefix(path)
                 .is_some_and(|rest| rest.starts_with("::"))
         };
+        let paths = || {
+            let tools = inventory::iter::<ToolDef>().map(|def| def.item.rust_path);
+            let resources = inventory::iter::<ResourceDef>().map(|def| def.item.rust_path);
+            let prompts = inventory::iter::<PromptDef>().map(|def| def.item.rust_path);
+            tools.chain(resources).chain(prompts)
+        };
+        if !paths().any(inside) {
+            return Err(nothing_declared_in(path, paths()));
+        }
         Registry::build(
             inventory::iter::<ToolDef>().filter(|def| inside(def.item.rust_path)),
             ResourcePromptIndex::of(
@@ -538,6 +551,36 @@ pub(crate) struct Changed {
 impl Changed {
     pub(crate) fn any(self) -> bool {
         self.tools || self.resources || self.prompts
+    }
+}
+
+/// The error of `Registry::from_module(path)` when nothing is declared in `path`: the modules
+/// that declare something (those nearest the path first, at most five).
+fn nothing_declared_in(path: &str, declared: impl Iterator<Item = &'static str>) -> Error {
+    let mut modules: Vec<&str> = declared
+        .filter_map(|rust_path| rust_path.rsplit_once("::").map(|(module, _)| module))
+        .collect();
+    modules.sort_unstable();
+    modules.dedup();
+    let shared = |module: &&str| {
+        module
+            .chars()
+            .zip(path.chars())
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    modules.sort_by_key(|module| std::cmp::Reverse(shared(module)));
+    let named: Vec<String> = modules.iter().take(5).map(|m| format!("`{m}`")).collect();
+    let known = match named.is_empty() {
+        true => "none declares a #[tool], #[resource] or #[prompt]".to_owned(),
+        false => format!("modules that declare some: {}", named.join(", ")),
+    };
+    Error::Config {
+        setting: "module path",
+        message: format!(
+            "nothing is declared in `{path}` or in a module inside it ({known}); write the path as `module_path!()` gives it, or use Registry::new() for an empty registry"
+        ),
+        source: None,
     }
 }
 

@@ -36,8 +36,7 @@ pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>>
 /// [`CallContext::extract`].
 ///
 /// ```
-/// use toolsmith::rmcp::model::JsonObject;
-/// use toolsmith::{CallContext, Hints, Registry, Tool, ToolDescription, ToolError};
+/// use toolsmith::{CallContext, Hints, JsonObject, Registry, Tool, ToolDescription, ToolError};
 /// use toolsmith::tool::{ToolFuture, ToolOutput};
 ///
 /// /// Counts the words of a text: read-only, the same answer every time, nothing outside.

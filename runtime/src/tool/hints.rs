@@ -106,6 +106,73 @@ impl Hints {
     }
 }
 
+/// The hints as MCP writes them in a tool's `annotations`, each one optional.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Annotations {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    read_only_hint: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    destructive_hint: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    idempotent_hint: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    open_world_hint: Option<bool>,
+}
+
+/// Written as MCP's `annotations` (all four hints), read from it: an unstated hint takes the
+/// specification's cautious default as `#[tool]` does (`readOnlyHint: true` implies not
+/// destructive and idempotent), other members (`title`) are ignored, and read-only with
+/// `destructiveHint: true` is an error. For tools loaded from JSON.
+///
+/// ```
+/// use toolsmith::Hints;
+///
+/// let annotations = serde_json::json!({"title": "Search", "readOnlyHint": true, "openWorldHint": false});
+/// let hints: Hints = serde_json::from_value(annotations).unwrap();
+/// assert_eq!(hints, Hints::READ_ONLY.closed_world());
+/// assert_eq!(
+///     serde_json::to_value(Hints::ADDITIVE).unwrap(),
+///     serde_json::json!({"readOnlyHint": false, "destructiveHint": false,
+///                        "idempotentHint": false, "openWorldHint": true})
+/// );
+/// let nothing: Hints = serde_json::from_str("{}").unwrap();
+/// assert_eq!(nothing, Hints::DEFAULT);
+/// let both = serde_json::json!({"readOnlyHint": true, "destructiveHint": true});
+/// let err = serde_json::from_value::<Hints>(both).unwrap_err();
+/// assert!(err.to_string().contains("contradicts"), "{err}");
+/// ```
+impl serde::Serialize for Hints {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Annotations {
+            read_only_hint: Some(self.read_only),
+            destructive_hint: Some(self.destructive),
+            idempotent_hint: Some(self.idempotent),
+            open_world_hint: Some(self.open_world),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Hints {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Hints, D::Error> {
+        let stated = Annotations::deserialize(deserializer)?;
+        let read_only = stated.read_only_hint.unwrap_or(false);
+        let destructive = stated.destructive_hint.unwrap_or(!read_only);
+        if read_only && destructive {
+            return Err(serde::de::Error::custom(
+                "`destructiveHint: true` contradicts `readOnlyHint: true`: a read-only tool changes nothing",
+            ));
+        }
+        Ok(Hints {
+            read_only,
+            destructive,
+            idempotent: stated.idempotent_hint.unwrap_or(read_only),
+            open_world: stated.open_world_hint.unwrap_or(true),
+        })
+    }
+}
+
 impl fmt::Display for Hints {
     /// A short, human-readable list: `read-only`, or `destructive`/`additive`, then
     /// `idempotent` when it is, then `open-world` or `closed-world`.

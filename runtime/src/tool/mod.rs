@@ -52,4 +52,16 @@ pub use hints::{Hints, InferredHints, infer_hints};
 pub use info::{META_CATEGORY, META_CONFIRMS, META_TAGS, ToolInfo};
 pub(crate) use info::{SchemaCache, ToolName, ToolRef};
 pub(crate) use names::{check_tool_name, made_header, made_timeout};
+/// A JSON object: a [`Tool`]'s arguments and its schemas (rmcp's `JsonObject`, re-exported
+/// where `Tool` is, so a tool made by hand needs no `rmcp` path).
+///
+/// ```
+/// let arguments: toolsmith::tool::JsonObject = serde_json::json!({"text": "hi"})
+///     .as_object()
+///     .cloned()
+///     .unwrap();
+/// let same: toolsmith::JsonObject = arguments.clone();
+/// assert_eq!(same["text"], "hi");
+/// ```
+pub use rmcp::model::JsonObject;
 pub use scopes::{RequiredScopes, ScopeNames};
