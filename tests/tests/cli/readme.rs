@@ -74,3 +74,34 @@ fn the_first_crates_versions_are_the_workspaces() {
     assert!(dev["toolsmith"].1.contains("\"testing\""));
     assert!(normal["schemars"].0.starts_with("1."), "schemars 1.x");
 }
+
+/// The quickstart says how to depend on toolsmith before it is published (a user outside
+/// this repository cannot fetch `"0.1.0"`), and the folder it names holds the crate.
+#[test]
+fn the_quickstart_says_how_to_depend_before_publication() {
+    let text = QUICKSTART.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.contains("Until `toolsmith` is published on crates.io"),
+        "{text:.300}"
+    );
+    assert!(text.contains(r#"toolsmith = { path = "../toolsmith/runtime" }"#));
+    let manifest = include_str!("../../../runtime/Cargo.toml");
+    assert!(manifest.contains("name = \"toolsmith\""));
+}
+
+/// The README does not claim that the guide's sources read as they are while their examples
+/// carry rustdoc's hidden `# ` lines: it says what those lines are.
+#[test]
+fn the_readme_says_what_the_guides_hidden_lines_are() {
+    let readme = include_str!("../../../README.md");
+    let mut in_code = false;
+    let quickstart_hides = QUICKSTART.lines().any(|line| {
+        if line.starts_with("```") {
+            in_code = !in_code;
+        }
+        in_code && line.starts_with("# ")
+    });
+    assert!(quickstart_hides, "the check needs a page with hidden lines");
+    assert!(!readme.contains("which read as they are"));
+    assert!(readme.contains("rustdoc's hidden lines"));
+}
