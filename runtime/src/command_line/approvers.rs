@@ -82,23 +82,41 @@ fn missing_feature(approver: &str, feature: &str) -> String {
 }
 
 /// `server` with the approvers of `approve`, in their order (`tasks`: where a webhook's
-/// decisions are handed between replicas).
+/// decisions are handed between replicas; `wait`: how long the webhook and the page wait for
+/// a decision, when given).
 #[cfg_attr(not(feature = "webhook"), allow(unused_variables))]
-pub(super) fn with_approvers(mut server: Server, approve: &[Approve], tasks: &TaskArgs) -> Server {
+pub(super) fn with_approvers(
+    mut server: Server,
+    approve: &[Approve],
+    tasks: &TaskArgs,
+    wait: Option<std::time::Duration>,
+) -> Server {
     // Before `client`: asked first; after it: only when the client cannot ask its user.
     let mut after_client = false;
     for approve in approve {
         let approver: std::sync::Arc<dyn crate::approve::Approver> = match approve {
             Approve::Rules(rules) => std::sync::Arc::new(rules.clone()),
             #[cfg(feature = "webhook")]
-            Approve::Webhook(hook, _) => match tasks.store() {
-                // A decision that came to another replica is handed over through the store.
-                Some(store) => std::sync::Arc::new(hook.clone().callback_store(store)),
-                None => std::sync::Arc::new(hook.clone()),
-            },
+            Approve::Webhook(hook, _) => {
+                let hook = match wait {
+                    Some(wait) => hook.clone().timeout(wait),
+                    None => hook.clone(),
+                };
+                match tasks.store() {
+                    // A decision that came to another replica is handed over through the store.
+                    Some(store) => std::sync::Arc::new(hook.callback_store(store)),
+                    None => std::sync::Arc::new(hook),
+                }
+            }
             #[cfg(feature = "http")]
             // The page lists the server's remembered approvals, and revokes them.
-            Approve::Page(page, _) => std::sync::Arc::new(page.clone().grants(server.grants())),
+            Approve::Page(page, _) => {
+                let page = page.clone().grants(server.grants());
+                std::sync::Arc::new(match wait {
+                    Some(wait) => page.timeout(wait),
+                    None => page,
+                })
+            }
             Approve::Client => {
                 after_client = true;
                 continue;

@@ -46,6 +46,10 @@ pub(super) struct ServeArgs {
     /// HTTP builds). Repeat the flag, or separate them by commas.
     #[arg(long, value_name = "rules=FILE|webhook=URL|page=ADDR|client", value_parser = super::approvers::approver, value_delimiter = ',', env = "TOOLSMITH_APPROVE")]
     approve: Vec<Approve>,
+    /// How long the webhook and the approvals page wait for a decision, in seconds (default
+    /// 60); past it the call is refused.
+    #[arg(long, value_name = "SECS", value_parser = super::state::ttl, env = "TOOLSMITH_APPROVE_WAIT")]
+    approve_wait: Option<std::time::Duration>,
     /// At most so many calls per second per caller, by the kind of tool its hints make it,
     /// e.g. `read=100/s,write=10/s,destructive=1/s`; a call past its rate is refused.
     #[arg(long, value_name = "RATES", env = "TOOLSMITH_RATE_LIMIT")]
@@ -104,7 +108,7 @@ pub(super) fn with_policy(mut server: Server, args: &ServeArgs) -> Server {
         server = server.state_ttl(ttl);
     }
     server = args.tasks.apply(server);
-    server = with_approvers(server, &args.approve, &args.tasks);
+    server = with_approvers(server, &args.approve, &args.tasks, args.approve_wait);
     if let Some(rates) = args.rate_limit {
         server = server.layer(crate::layer::RateLimit::new(rates));
     }
@@ -119,5 +123,29 @@ pub(super) fn with_policy(mut server: Server, args: &ServeArgs) -> Server {
     match args.page_size {
         Some(size) => server.page_size(size as usize),
         None => server,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use clap::Parser;
+
+    use super::ServeArgs;
+
+    #[derive(Parser)]
+    struct Serve {
+        #[command(flatten)]
+        args: ServeArgs,
+    }
+
+    #[test]
+    fn the_approvers_wait_is_a_flag_in_seconds() {
+        let parsed = Serve::try_parse_from(["serve", "--approve-wait", "5"]).unwrap();
+        assert_eq!(parsed.args.approve_wait, Some(Duration::from_secs(5)));
+        assert!(Serve::try_parse_from(["serve", "--approve-wait", "0"]).is_err());
+        let default = Serve::try_parse_from(["serve"]).unwrap();
+        assert_eq!(default.args.approve_wait, None);
     }
 }
