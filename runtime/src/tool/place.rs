@@ -18,6 +18,9 @@ pub(crate) const QUICK_RUN: Duration = Duration::from_millis(1);
 /// Declared `#[tool(blocking)]`: never in place.
 const DECLARED: u8 = u8::MAX;
 
+/// A run in place panicked: never in place again (on the pool, as before it was proven).
+const SENT_BACK: u8 = u8::MAX - 1;
+
 /// Where one tool's calls run (see the module's doc).
 #[derive(Debug)]
 pub(crate) struct Place {
@@ -47,6 +50,15 @@ impl Place {
     /// Whether a run on the pool is timed for the proof (not once proven, nor declared).
     pub(crate) fn on_trial(&self) -> bool {
         self.state.load(Ordering::Relaxed) < PROOF
+    }
+
+    /// A run in place panicked (a sync tool that starts a runtime of its own, such as
+    /// `Handle::block_on`, cannot run on a runtime's thread): its calls run on the pool from now
+    /// on. Whether it was sent back now (not before).
+    pub(crate) fn send_back(&self) -> bool {
+        self.state
+            .compare_exchange(PROOF, SENT_BACK, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
     }
 
     /// A run on the pool took `took`: a quick one counts toward the proof, a slow one starts
@@ -86,6 +98,20 @@ mod tests {
             place.proven(),
             "a proven tool is watched where it runs, not here"
         );
+    }
+
+    #[test]
+    fn a_tool_sent_back_stays_on_the_pool() {
+        let place = Place::new(false);
+        assert!(!place.send_back(), "only a proven tool is sent back");
+        for _ in 0..PROOF {
+            place.ran(Duration::ZERO);
+        }
+        assert!(place.send_back() && !place.send_back());
+        for _ in 0..PROOF * 2 {
+            place.ran(Duration::ZERO);
+        }
+        assert!(!place.proven() && !place.on_trial() && !place.declared_blocking());
     }
 
     #[test]

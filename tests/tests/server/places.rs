@@ -1,7 +1,8 @@
 //! Where a call runs: a sync `fn` on the pool until its calls prove quick, then where its
 //! request was read; one declared `#[tool(blocking)]` (sync or async), or with a timeout,
 //! always on the pool; a proven one that turns slow back on the pool. A pool thread is named
-//! `toolsmith-sync`: each tool answers with the name of the thread it ran on.
+//! `toolsmith-sync`: each tool answers with the name of the thread it ran on. A tool that
+//! panics in place runs on the pool from then on.
 
 use std::time::Duration;
 
@@ -58,6 +59,16 @@ fn turns_slow(ms: u64) -> String {
 #[tool(read_only, closed_world)]
 fn may_panic(panic: bool) -> String {
     assert!(!panic, "asked to");
+    thread()
+}
+
+/// Waits on a future of the runtime it runs in (`Handle::block_on`): possible on a pool
+/// thread, a panic on one of the runtime's own.
+#[tool(read_only, closed_world)]
+fn blocks_on_async(wait: bool) -> String {
+    if wait {
+        tokio::runtime::Handle::current().block_on(async { tokio::task::yield_now().await });
+    }
     thread()
 }
 
@@ -140,4 +151,36 @@ async fn a_panic_in_place_is_an_error_result_and_the_server_goes_on() {
         .call("may_panic", json!({"panic": false}))
         .await
         .unwrap();
+}
+
+#[tokio::test]
+async fn a_tool_that_panics_in_place_runs_on_the_pool_from_then_on() {
+    let client = client().await;
+    assert_eq!(
+        ran_on(&client, "blocks_on_async", json!({"wait": true})).await,
+        POOL,
+        "on the pool, Handle::block_on works"
+    );
+    until_in_place(&client, "blocks_on_async", json!({"wait": false})).await;
+    // In place, on the runtime's thread, it cannot start a runtime: its one failed call.
+    let failed = client
+        .call("blocks_on_async", json!({"wait": true}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            failed,
+            CallError::Tool {
+                kind: ErrorKind::Failed,
+                ..
+            }
+        ),
+        "{failed}"
+    );
+    for _ in 0..10 {
+        assert_eq!(
+            ran_on(&client, "blocks_on_async", json!({"wait": true})).await,
+            POOL
+        );
+    }
 }

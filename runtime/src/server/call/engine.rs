@@ -119,10 +119,10 @@ async fn execute(
                 let place = callee
                     .place
                     .filter(|place| place.proven() && timeout.is_none());
-                if place.is_some() {
+                if let Some(place) = place {
                     context.room().await;
                     if holder() != Holder::Nobody {
-                        return in_place(body);
+                        return in_place(body, callee, place);
                     }
                 }
                 let run = match callee.place.filter(|place| place.on_trial()) {
@@ -181,11 +181,26 @@ async fn execute(
     }
 }
 
-/// Runs a sync invocation here, its panic caught.
-fn in_place(body: Box<dyn FnOnce() -> Outcome + Send>) -> Outcome {
+/// Runs a sync invocation here, its panic caught; a tool that panics here runs on the pool
+/// from then on (where it ran before it was proven quick).
+fn in_place(
+    body: Box<dyn FnOnce() -> Outcome + Send>,
+    callee: Callee<'_>,
+    place: &Place,
+) -> Outcome {
     match std::panic::catch_unwind(AssertUnwindSafe(body)) {
         Ok(outcome) => outcome,
-        Err(panic) => Outcome::Failed(panic_message(&*panic)),
+        Err(panic) => {
+            if place.send_back() {
+                tracing::warn!(
+                    target = %callee,
+                    "a sync tool panicked where its call was read; its calls run on a pool thread \
+                     from now on. A tool that starts a runtime of its own (Handle::block_on) or waits \
+                     on another request must be declared #[tool(blocking)]"
+                );
+            }
+            Outcome::Failed(panic_message(&*panic))
+        }
     }
 }
 
