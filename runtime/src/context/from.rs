@@ -36,6 +36,13 @@ pub trait FromContext: Sized {
     fn asks() -> bool {
         false
     }
+
+    /// Whether this parameter lets a call be stopped while it runs ([`Cancellation`]): a sync
+    /// tool that takes one runs on a thread of the pool, where a cancellation or a timeout can
+    /// reach it, never where its call was read.
+    fn cancels() -> bool {
+        false
+    }
 }
 
 #[cfg(feature = "__test-switches")]
@@ -101,6 +108,10 @@ impl FromContext for Cancellation {
 
     fn from_context(context: &CallContext) -> Result<Self, Infallible> {
         Ok(Cancellation(context.cancel.clone()))
+    }
+
+    fn cancels() -> bool {
+        true
     }
 }
 

@@ -424,8 +424,8 @@ impl Server {
 
     /// How many calls of sync tools (`fn` tools) run at once on the pool (default
     /// [`Server::DEFAULT_MAX_SYNC_CALLS`], between 1 and 256): those declared
-    /// `#[tool(blocking)]`, those with a `timeout`, and the others until their calls prove
-    /// quick (then they run where they were read, and need no slot). Each runs on a thread of
+    /// `#[tool(blocking)]`, those with a `timeout` or a `Cancellation`, and the others until
+    /// their calls prove quick (then they run where they were read, and need no slot). Each runs on a thread of
     /// its own, outside the runtime that serves the session, so that however many a client
     /// starts, requests and cancellations are still read; calls beyond the limit wait for a
     /// slot.

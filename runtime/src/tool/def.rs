@@ -114,6 +114,13 @@ impl ToolDef {
             .any(|param| matches!((param.kind)(), ParamKind::Context { asks: true, .. }))
     }
 
+    /// Whether a parameter stops a run ([`Cancellation`](crate::context::Cancellation)).
+    pub(crate) fn cancellable(&self) -> bool {
+        self.params
+            .iter()
+            .any(|param| matches!((param.kind)(), ParamKind::Context { cancels: true, .. }))
+    }
+
     /// The registered state its `State<T>` parameters need, checked when the server starts.
     pub fn states(&self) -> impl Iterator<Item = StateKey> + '_ {
         states_of(self.params)

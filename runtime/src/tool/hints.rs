@@ -122,8 +122,9 @@ struct Annotations {
 
 /// Written as MCP's `annotations` (all four hints), read from it: an unstated hint takes the
 /// specification's cautious default as `#[tool]` does (`readOnlyHint: true` implies not
-/// destructive and idempotent), other members (`title`) are ignored, and read-only with
-/// `destructiveHint: true` is an error. For tools loaded from JSON.
+/// destructive and idempotent), other members (`title`) are ignored, and `destructiveHint` is
+/// read only when the tool is not read-only (the specification's rule: a list that writes
+/// every hint may say `true` for a read-only tool). For tools loaded from JSON.
 ///
 /// ```
 /// use toolsmith::Hints;
@@ -139,8 +140,8 @@ struct Annotations {
 /// let nothing: Hints = serde_json::from_str("{}").unwrap();
 /// assert_eq!(nothing, Hints::DEFAULT);
 /// let both = serde_json::json!({"readOnlyHint": true, "destructiveHint": true});
-/// let err = serde_json::from_value::<Hints>(both).unwrap_err();
-/// assert!(err.to_string().contains("contradicts"), "{err}");
+/// assert_eq!(serde_json::from_value::<Hints>(both).unwrap(), Hints::READ_ONLY);
+/// assert!(serde_json::from_value::<Hints>(serde_json::json!({"readOnlyHint": "yes"})).is_err());
 /// ```
 impl serde::Serialize for Hints {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -158,12 +159,7 @@ impl<'de> serde::Deserialize<'de> for Hints {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Hints, D::Error> {
         let stated = Annotations::deserialize(deserializer)?;
         let read_only = stated.read_only_hint.unwrap_or(false);
-        let destructive = stated.destructive_hint.unwrap_or(!read_only);
-        if read_only && destructive {
-            return Err(serde::de::Error::custom(
-                "`destructiveHint: true` contradicts `readOnlyHint: true`: a read-only tool changes nothing",
-            ));
-        }
+        let destructive = !read_only && stated.destructive_hint.unwrap_or(true);
         Ok(Hints {
             read_only,
             destructive,

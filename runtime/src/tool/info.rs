@@ -198,7 +198,7 @@ impl ToolInfo {
             expected,
             asks: def.asks(),
             check: None,
-            place: Arc::new(Place::new(def.blocking)),
+            place: Arc::new(Place::of(def.blocking, def.cancellable())),
         }
     }
 
@@ -527,7 +527,8 @@ impl ToolInfo {
 
     /// Whether it is declared `#[tool(blocking)]`: its calls run on a thread of the server's
     /// pool from the first, never where they were read (an undeclared sync `fn` runs there
-    /// once its calls prove quick; see the guide's "Sync and async tools").
+    /// once its calls prove quick, unless it takes a `Cancellation`; see the tools guide,
+    /// "Where a call runs").
     ///
     /// ```
     /// /// Rebuild the index from the files on disk: seconds of disk reads.

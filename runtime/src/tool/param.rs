@@ -56,8 +56,13 @@ pub enum ParamKind {
     /// The call's arguments, decoded from JSON.
     Argument,
     /// The call's context (`State<T>`, `Progress`, ...); `state` is the registered state it
-    /// needs, if any; `asks`, whether it asks the client during the call (`Elicit`).
-    Context { state: Option<StateKey>, asks: bool },
+    /// needs, if any; `asks`, whether it asks the client during the call (`Elicit`);
+    /// `cancels`, whether it stops a run (`Cancellation`).
+    Context {
+        state: Option<StateKey>,
+        asks: bool,
+        cancels: bool,
+    },
 }
 
 /// A call whose arguments were decoded: ready to run, or refused.
@@ -65,7 +70,7 @@ pub enum ParamKind {
 pub enum Invocation {
     /// The arguments were wrong; the message says which and how.
     Invalid(String),
-    /// A sync tool, to run off the async reactor.
+    /// A sync tool: on the pool, or in place once its calls prove quick (`tool/place.rs`).
     Blocking(Box<dyn FnOnce() -> Outcome + Send>),
     /// An async tool.
     Async(Pin<Box<dyn Future<Output = Outcome> + Send>>),

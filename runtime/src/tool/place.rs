@@ -1,8 +1,10 @@
 //! Where a `#[tool]`'s calls run: a tool declared `#[tool(blocking)]` on a thread of the
-//! server's pool, always; a sync `fn` there too until its runs prove quick, then where its
-//! request was read, like an `async fn`'s first step (and under the same watch: a call that
-//! holds that thread past the budget sends the tool's next calls back to the pool). What is
-//! kept here is what the tool's own runs showed, the same for every server that serves it.
+//! server's pool, always, and a sync `fn` that takes a `Cancellation` too (a cancellation or
+//! a timeout reaches only a run off the reading thread); any other sync `fn` there until its
+//! runs prove quick, then where its request was read, like an `async fn`'s first step (and
+//! under the same watch: a call that holds that thread past the budget sends the tool's next
+//! calls back to the pool). What is kept here is what the tool's own runs showed, the same
+//! for every server that serves it.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
@@ -18,8 +20,9 @@ pub(crate) const QUICK_RUN: Duration = Duration::from_millis(1);
 /// Declared `#[tool(blocking)]`: never in place.
 const DECLARED: u8 = u8::MAX;
 
-/// A run in place panicked: never in place again (on the pool, as before it was proven).
-const SENT_BACK: u8 = u8::MAX - 1;
+/// Never in place, not declared: a sync tool that takes a `Cancellation` (which only a run
+/// off the reading thread can hear), or one whose run panicked in place.
+const POOL_ONLY: u8 = u8::MAX - 1;
 
 /// Where one tool's calls run (see the module's doc).
 #[derive(Debug)]
@@ -29,10 +32,16 @@ pub(crate) struct Place {
 }
 
 impl Place {
-    /// The place of a tool declared blocking (`blocking`), or of one still to prove quick.
-    pub(crate) fn new(blocking: bool) -> Place {
+    /// The place of a tool declared blocking (`blocking`), of one that takes a
+    /// `Cancellation` (`cancellable`: on the pool too), or of one still to prove quick.
+    pub(crate) fn of(blocking: bool, cancellable: bool) -> Place {
+        let state = match (blocking, cancellable) {
+            (true, _) => DECLARED,
+            (false, true) => POOL_ONLY,
+            (false, false) => 0,
+        };
         Place {
-            state: AtomicU8::new(if blocking { DECLARED } else { 0 }),
+            state: AtomicU8::new(state),
         }
     }
 
@@ -57,7 +66,7 @@ impl Place {
     /// on. Whether it was sent back now (not before).
     pub(crate) fn send_back(&self) -> bool {
         self.state
-            .compare_exchange(PROOF, SENT_BACK, Ordering::Relaxed, Ordering::Relaxed)
+            .compare_exchange(PROOF, POOL_ONLY, Ordering::Relaxed, Ordering::Relaxed)
             .is_ok()
     }
 
@@ -69,7 +78,10 @@ impl Place {
             return;
         }
         let next = if took <= QUICK_RUN { state + 1 } else { 0 };
-        self.state.store(next, Ordering::Relaxed);
+        // Only from the state read: never over a proof, or a tool sent back meanwhile.
+        let _ = self
+            .state
+            .compare_exchange(state, next, Ordering::Relaxed, Ordering::Relaxed);
     }
 }
 
@@ -81,7 +93,7 @@ mod tests {
 
     #[test]
     fn quick_runs_in_a_row_prove_a_tool_and_a_slow_one_starts_over() {
-        let place = Place::new(false);
+        let place = Place::of(false, false);
         for _ in 1..PROOF {
             place.ran(Duration::from_micros(5));
             assert!(place.on_trial() && !place.proven());
@@ -102,7 +114,7 @@ mod tests {
 
     #[test]
     fn a_tool_sent_back_stays_on_the_pool() {
-        let place = Place::new(false);
+        let place = Place::of(false, false);
         assert!(!place.send_back(), "only a proven tool is sent back");
         for _ in 0..PROOF {
             place.ran(Duration::ZERO);
@@ -115,8 +127,17 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_that_takes_a_cancellation_stays_on_the_pool_undeclared() {
+        let place = Place::of(false, true);
+        for _ in 0..PROOF * 2 {
+            place.ran(Duration::ZERO);
+        }
+        assert!(!place.proven() && !place.on_trial() && !place.declared_blocking());
+    }
+
+    #[test]
     fn a_tool_declared_blocking_is_never_proven() {
-        let place = Place::new(true);
+        let place = Place::of(true, false);
         assert!(place.declared_blocking() && !place.on_trial());
         for _ in 0..PROOF * 2 {
             place.ran(Duration::ZERO);

@@ -126,6 +126,7 @@ impl<T: FromContext> ContextRole<T> {
         ParamKind::Context {
             state: T::state(),
             asks: T::asks(),
+            cancels: T::cancels(),
         }
     }
 }
@@ -209,10 +210,12 @@ mod tests {
                 ParamKind::Context {
                     state: Some(missing),
                     asks: false,
+                    cancels: false,
                 },
                 ParamKind::Context {
                     state: None,
                     asks: false,
+                    cancels: false,
                 },
                 ParamKind::Argument,
             ]

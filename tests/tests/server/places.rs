@@ -1,6 +1,6 @@
 //! Where a call runs: a sync `fn` on the pool until its calls prove quick, then where its
-//! request was read; one declared `#[tool(blocking)]` (sync or async), or with a timeout,
-//! always on the pool; a proven one that turns slow back on the pool. A pool thread is named
+//! request was read; one declared `#[tool(blocking)]` (sync or async), with a timeout or
+//! taking a `Cancellation`, always on the pool; a proven one that turns slow back on the pool. A pool thread is named
 //! `toolsmith-sync`: each tool answers with the name of the thread it ran on. A tool that
 //! panics in place runs on the pool from then on.
 
@@ -45,6 +45,20 @@ fn steady_sync() -> String {
 /// Answers at once, under a timeout.
 #[tool(read_only, closed_world, timeout = "5s")]
 fn timed_sync() -> String {
+    thread()
+}
+
+/// Answers at once, and could be stopped.
+#[tool(read_only, closed_world)]
+fn cancellable_sync(cancel: toolsmith::context::Cancellation) -> String {
+    assert!(!cancel.is_cancelled());
+    thread()
+}
+
+/// Waits `ms` (past its timeout), on a pool thread.
+#[tool(blocking, read_only, closed_world, timeout = "50ms")]
+async fn timed_blocking_async(ms: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
     thread()
 }
 
@@ -99,9 +113,13 @@ async fn a_quick_sync_tool_runs_on_the_pool_until_proven_then_in_place() {
     assert_eq!(ran_on(&client, "quick_sync", json!({})).await, POOL);
     let calls = until_in_place(&client, "quick_sync", json!({})).await;
     assert!(calls >= 3, "proven after {calls} calls in all");
+    // Mostly in place from now on (a step that a busy machine makes look slow sends a few
+    // calls back to the pool, under review, until quick steps clear it).
+    let mut in_place = 0;
     for _ in 0..20 {
-        assert_ne!(ran_on(&client, "quick_sync", json!({})).await, POOL);
+        in_place += usize::from(ran_on(&client, "quick_sync", json!({})).await != POOL);
     }
+    assert!(in_place >= 10, "{in_place} of 20 in place");
 }
 
 #[tokio::test]
@@ -113,6 +131,7 @@ async fn a_tool_declared_blocking_or_timed_or_slow_stays_on_the_pool() {
             "declared_async",
             "steady_sync",
             "timed_sync",
+            "cancellable_sync",
         ] {
             assert_eq!(ran_on(&client, tool, json!({})).await, POOL, "{tool}");
         }
@@ -123,9 +142,43 @@ async fn a_tool_declared_blocking_or_timed_or_slow_stays_on_the_pool() {
 async fn a_proven_tool_that_turns_slow_goes_back_to_the_pool() {
     let client = client().await;
     until_in_place(&client, "turns_slow", json!({"ms": 0})).await;
-    // In place, it holds the reading thread past the budget: its next calls start on the pool.
-    assert_ne!(ran_on(&client, "turns_slow", json!({"ms": 40})).await, POOL);
-    assert_eq!(ran_on(&client, "turns_slow", json!({"ms": 0})).await, POOL);
+    // It holds the reading thread past the budget: its next calls start on the pool (and a
+    // call on the pool that holds it so long confirms it there).
+    ran_on(&client, "turns_slow", json!({"ms": 40})).await;
+    for _ in 0..3 {
+        assert_eq!(ran_on(&client, "turns_slow", json!({"ms": 40})).await, POOL);
+    }
+}
+
+/// A blocking `async fn` past its timeout is stopped at its next `.await` on its pool
+/// thread: with one slot, the next blocking call does not wait for the first one's sleep.
+#[tokio::test]
+async fn a_blocking_async_tool_past_its_timeout_frees_its_slot() {
+    let tools = toolsmith_tests::declared_in(module_path!());
+    let client = Client::connect(toolsmith::Server::with_registry(tools).max_sync_calls(1))
+        .await
+        .unwrap();
+    let timed_out = client
+        .call("timed_blocking_async", json!({"ms": 30_000}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            timed_out,
+            CallError::Tool {
+                kind: ErrorKind::TimedOut,
+                ..
+            }
+        ),
+        "{timed_out}"
+    );
+    let next = tokio::time::timeout(
+        Duration::from_secs(10),
+        client.call("declared_async", json!({})),
+    )
+    .await
+    .expect("the slot was freed");
+    assert_eq!(next.unwrap().text(), POOL);
 }
 
 #[tokio::test]

@@ -140,10 +140,21 @@ async fn execute(
                     && holder() != Holder::Pool =>
             {
                 context.room().await;
+                // Stopped at its next `.await` by the call's token (a cancellation, its
+                // timeout), on its pool thread as anywhere: its slot is then free.
+                let stop = context.cancel.clone();
+                let body = async move {
+                    tokio::select! {
+                        biased;
+                        () = stop.cancelled() => None,
+                        outcome = AssertUnwindSafe(body).catch_unwind() => Some(outcome),
+                    }
+                };
                 let run = async {
-                    match pool.block_on(AssertUnwindSafe(body).catch_unwind()).await {
-                        Ok(Ok(outcome)) => outcome,
-                        Ok(Err(panic)) => Outcome::Failed(panic_message(&*panic)),
+                    match pool.block_on(body).await {
+                        Ok(Some(Ok(outcome))) => outcome,
+                        Ok(Some(Err(panic))) => Outcome::Failed(panic_message(&*panic)),
+                        Ok(None) => Outcome::Failed("stopped".into()),
                         Err(err) => Outcome::Failed(err.to_string()),
                     }
                 };

@@ -63,8 +63,9 @@ pub(crate) enum Verdict {
 #[must_use = "a first step is ended with `Blocking::end`"]
 pub(crate) struct Step {
     start: Duration,
-    /// Who might keep the thread before (a pool thread's driver).
-    holder: Holder,
+    /// Who might keep the thread before (a pool thread's driver), put back when the step
+    /// ends, or when a panic drops it.
+    _restore: Restore,
 }
 
 thread_local! {
@@ -94,10 +95,18 @@ pub(crate) fn holder() -> Holder {
 
 /// Runs `work` with this thread marked as a pool thread that drives a call.
 pub(crate) fn holding<T>(work: impl FnOnce() -> T) -> T {
-    let before = HOLDER.replace(Holder::Pool);
-    let out = work();
-    HOLDER.set(before);
-    out
+    let _restore = Restore(HOLDER.replace(Holder::Pool));
+    work()
+}
+
+/// Puts back who may hold the thread when dropped: after a first step or a pool thread's
+/// drive, a panic included (a runtime worker must never stay marked as one a call may hold).
+struct Restore(Holder);
+
+impl Drop for Restore {
+    fn drop(&mut self) {
+        HOLDER.set(self.0);
+    }
 }
 
 /// The pipeline names the tool whose call it starts: a first step that runs past
@@ -118,7 +127,7 @@ impl Blocking {
         }
         Step {
             start: coarse_now(),
-            holder,
+            _restore: Restore(holder),
         }
     }
 
@@ -126,8 +135,8 @@ impl Blocking {
     /// started in it.
     #[inline]
     pub(crate) fn end(&self, step: Step) {
-        HOLDER.set(step.holder);
         let took = coarse_now().saturating_sub(step.start);
+        drop(step);
         if took > INLINE_BUDGET
             && let Some(tool) = STARTED.take()
         {
@@ -269,7 +278,31 @@ fn coarse_now() -> Duration {
 mod tests {
     use std::time::Duration;
 
-    use super::{Blocking, INLINE_BUDGET, REVIEWS, Verdict};
+    use super::{Blocking, Holder, INLINE_BUDGET, REVIEWS, Verdict, holder, holding};
+
+    #[test]
+    fn a_panic_in_a_first_step_or_a_pool_drive_leaves_the_thread_unmarked() {
+        let blocking = Blocking::default();
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _step = blocking.begin();
+            assert_eq!(holder(), Holder::FirstStep);
+            panic!("a layer panicked in the first step");
+        }));
+        assert!(panicked.is_err());
+        assert_eq!(holder(), Holder::Nobody);
+        let panicked = std::panic::catch_unwind(|| {
+            holding(|| {
+                assert_eq!(holder(), Holder::Pool);
+                // A first step on a pool thread keeps it the pool's.
+                let step = Blocking::default().begin();
+                assert_eq!(holder(), Holder::Pool);
+                drop(step);
+                panic!("a tool panicked on its pool thread");
+            })
+        });
+        assert!(panicked.is_err());
+        assert_eq!(holder(), Holder::Nobody);
+    }
 
     #[test]
     fn a_slow_first_step_is_reviewed_then_confirmed_or_cleared() {

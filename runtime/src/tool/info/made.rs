@@ -90,7 +90,7 @@ impl ToolInfo {
             asks: asks_client,
             check: Some(check),
             // Its calls are async: they run where they were read, under the first step's watch.
-            place: Arc::new(Place::new(false)),
+            place: Arc::new(Place::of(false, false)),
             run: Run::Dynamic(tool),
         })
     }
