@@ -19,6 +19,7 @@ async fn main() -> std::process::ExitCode {
     toolsmith::Server::new()
         .state(Notes::seeded())
         .state(fetcher)
+        .own_flags_help(Fetcher::HELP)
         .run_with(args)
         .await
 }

@@ -84,6 +84,18 @@ impl Fetcher {
         Ok(Fetcher { outbound })
     }
 
+    /// What `--help` says of the flags [`Fetcher::from_args`] reads (given to
+    /// `Server::own_flags_help`).
+    ///
+    /// ```
+    /// assert!(toolsmith_examples::fetch::Fetcher::HELP.contains("--fetch-allow <HOST>"));
+    /// ```
+    pub const HELP: &'static str = "import_url's flags (read before the server's):
+      --fetch-allow <HOST>    A host import_url may reach past the public-address check
+                              (repeat the flag for more)
+      --fetch-timeout <SECS>  The longest a whole download may take [default: 30]
+      --fetch-proxy <URL>     The HTTP proxy downloads go through";
+
     /// `--fetch-allow HOST` (repeatable), `--fetch-timeout SECS` and `--fetch-proxy URL`
     /// taken out of `args`, and the fetcher they make (30 s unless given; no proxy unless
     /// given); the rest of `args` is the server's command line. A proxy URL that is not one

@@ -61,6 +61,23 @@ impl Server {
             .await
     }
 
+    /// Describes the flags the program's `main` reads itself before it hands the rest to
+    /// [`Server::run_with`]: `--help` and `serve --help` show `text` after the server's own,
+    /// so that every flag the program accepts is in its help.
+    ///
+    /// ```no_run
+    /// # async fn f() {
+    /// let server = toolsmith::Server::new()
+    ///     .own_flags_help("Fetching:\n  --fetch-allow <HOST>  a host import_url may reach");
+    /// // `notes --help` lists `--fetch-allow` after the server's flags.
+    /// server.run_with(["notes", "--help"]).await;
+    /// # }
+    /// ```
+    pub fn own_flags_help(mut self, text: impl Into<String>) -> Self {
+        self.own_flags_help = Some(text.into());
+        self
+    }
+
     /// The work of [`Server::run_with`], not generic and type-erased: compiled once, here.
     fn run_args(self, args: Vec<OsString>) -> Running {
         Box::pin(crate::command_line::execute(self, args))

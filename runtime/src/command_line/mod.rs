@@ -167,7 +167,7 @@ struct ToolsArgs {
 /// command (or `serve`) the server, else `tools`, `schema`, `call`, `check` or `audit`. Returns the
 /// process's exit status (see [`run`](crate::run)).
 pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
-    let cli = match parse(args) {
+    let cli = match parse(args, server.own_flags_help.as_deref()) {
         Ok(cli) => cli,
         Err(err) => {
             // Help, the version, or a usage error (status 2), as clap words them.
@@ -244,16 +244,23 @@ pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
     }
 }
 
-fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
+/// The command line of `args`; `own`: the help of the program's own flags, shown after the
+/// server's in `--help` and `serve --help`.
+fn parse(args: Vec<OsString>, own: Option<&str>) -> Result<Cli, clap::Error> {
     let name = executable_name();
     let version = crate::Registry::try_global()
         .ok()
         .and_then(|r| r.main_package())
         .map_or("0.0.0", |(_, version)| version);
-    let command = Cli::command()
+    let mut command = Cli::command()
         .name(name.clone())
         .bin_name(name)
         .version(version);
+    if let Some(own) = own {
+        command = command
+            .after_help(own.to_owned())
+            .mut_subcommand("serve", |serve| serve.after_help(own.to_owned()));
+    }
     #[cfg(not(feature = "http"))]
     let command = without_variables(command);
     let matches = command.try_get_matches_from(args)?;

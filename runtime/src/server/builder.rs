@@ -70,6 +70,8 @@ pub struct Server {
     /// Where metrics are served.
     #[cfg(feature = "metrics")]
     pub(super) metrics: MetricsConfig,
+    /// What `--help` adds about the flags the program reads itself (`Server::own_flags_help`).
+    pub(crate) own_flags_help: Option<String>,
 }
 
 pub(crate) const DEFAULT_BUSY_POLL: Duration = Duration::from_micros(20);

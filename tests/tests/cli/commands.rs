@@ -359,6 +359,12 @@ fn help_and_usage_errors() {
     }
     let sub = run(&["check", "--help"]);
     assert!(stdout(&sub).contains("--write"), "{}", stdout(&sub));
+    // The flags the notes example reads itself are in its help too.
+    for help in [&help, &run(&["serve", "--help"])] {
+        for flag in ["--fetch-allow", "--fetch-timeout", "--fetch-proxy"] {
+            assert!(stdout(help).contains(flag), "{flag}: {}", stdout(help));
+        }
+    }
     let unknown = run(&["tools", "--bogus"]);
     assert_eq!(unknown.status.code(), Some(2));
     assert!(
