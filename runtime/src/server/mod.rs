@@ -402,8 +402,8 @@ pub(crate) fn executable_name() -> String {
 /// command line (`tools`, `call`, `check`, `serve --read-only`, ...), call
 /// [`run`](crate::run) instead.
 ///
-/// Logs go to stderr (filter from the `TOOLSMITH_LOG` environment variable, e.g. `debug`;
-/// default `warn,toolsmith=info`); stdout carries protocol frames only. Two tools with one
+/// Logs go to stderr (filter from the `TOOLSMITH_LOG` environment variable, e.g. `debug`, or
+/// from `RUST_LOG` when it is unset; default `warn,toolsmith=info`); stdout carries protocol frames only. Two tools with one
 /// name stop startup with [`Error::DuplicateTool`].
 ///
 /// ```no_run

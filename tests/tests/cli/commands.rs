@@ -451,3 +451,46 @@ async fn serve_read_only_lists_the_read_tools_and_refuses_the_rest() {
     );
     client.cancel().await.unwrap();
 }
+
+/// A server's logs follow `RUST_LOG` when `TOOLSMITH_LOG` is unset, and `TOOLSMITH_LOG`
+/// when both are set; on stderr, stdout carrying the protocol's frames only.
+#[test]
+fn rust_log_is_followed_when_toolsmith_log_is_unset() {
+    use std::io::Write;
+    let session = [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "logs", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "get_note", "arguments": {"note_id": 1}}}),
+    ];
+    let serve = |toolsmith_log: Option<&str>| {
+        let mut command = Command::new(notes());
+        command
+            .env_remove("TOOLSMITH_LOG")
+            .env("RUST_LOG", "debug")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        if let Some(level) = toolsmith_log {
+            command.env("TOOLSMITH_LOG", level);
+        }
+        let mut child = command.spawn().expect("the binary runs");
+        let mut input = child.stdin.take().unwrap();
+        for message in &session {
+            writeln!(input, "{message}").unwrap();
+        }
+        drop(input);
+        child.wait_with_output().unwrap()
+    };
+    let debug = serve(None);
+    assert!(stderr(&debug).contains("DEBUG"), "{}", stderr(&debug));
+    for line in stdout(&debug).lines() {
+        let frame: Value = serde_json::from_str(line).expect("stdout carries frames only");
+        assert_eq!(frame["jsonrpc"], "2.0", "{line}");
+    }
+    assert!(stdout(&debug).contains("Groceries"), "{}", stdout(&debug));
+    let warn = serve(Some("warn"));
+    assert!(!stderr(&warn).contains("DEBUG"), "{}", stderr(&warn));
+}
