@@ -158,6 +158,28 @@ async fn an_approvals_page_from_the_command_line_decides_a_call() {
     assert!(stderr.contains("needs TOOLSMITH_APPROVE_TOKEN"), "{stderr}");
 }
 
+/// `--approve-wait SECS`: the page waits that long for an operator, then the call is refused
+/// (by default it would wait 60 s).
+#[tokio::test]
+async fn the_approvers_wait_comes_from_the_command_line() {
+    let addr = format!("127.0.0.1:{}", toolsmith_tests::free_port());
+    let mut command = tokio::process::Command::new(ASKING);
+    command
+        .args(["--approve", &format!("page={addr}"), "--approve-wait", "1"])
+        .env("TOOLSMITH_APPROVE_TOKEN", "operator-token-0123456789");
+    let mut raw = Raw::spawn(command, std::process::Stdio::null());
+    let asked = modern_call(1, "remove", json!({"item": "x"}), None);
+    let answered = tokio::time::timeout(Duration::from_secs(20), raw.ask(&asked))
+        .await
+        .expect("refused after the wait, not after the default 60 s");
+    assert!(
+        answered
+            .to_string()
+            .contains("no one decided on the approvals page within 1s"),
+        "{answered}"
+    );
+}
+
 /// With "don't ask again" offered, the form says what it covers, and a yes with it ticked
 /// lets the caller's next calls of the tool run without a question: in a 2026-07-28 round,
 /// and over a 2025-11-25 session.
