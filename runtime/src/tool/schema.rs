@@ -12,8 +12,9 @@ use serde_json::{Map, Value, json};
 
 use crate::tool::param::ParamDef;
 
-/// A JSON object, as schemas and tool arguments are.
-pub type JsonObject = Map<String, Value>;
+/// A JSON object, as schemas and tool arguments are: the one re-exported as
+/// `toolsmith::JsonObject`.
+pub use super::JsonObject;
 
 /// The key that tells FastMCP-style clients that the real result sits under `result`.
 pub const WRAP_RESULT_KEY: &str = "x-fastmcp-wrap-result";
