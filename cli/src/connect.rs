@@ -105,7 +105,7 @@ pub async fn audit(args: AuditArgs) -> u8 {
 /// A stdio server's process group, ended when this is dropped: on success, on an error, on
 /// the timeout, on a panic. The server and whatever it started go, so that nothing holds the
 /// audit's stderr open after it.
-struct Group(i32);
+pub(crate) struct Group(i32);
 
 impl Drop for Group {
     fn drop(&mut self) {
@@ -121,7 +121,8 @@ impl Drop for Group {
     }
 }
 
-enum Failure {
+/// Why a server could not be listed: the arguments (status 2), or the server (status 1).
+pub(crate) enum Failure {
     Usage(String),
     Server(String),
 }
@@ -182,26 +183,40 @@ async fn list(
             url,
         )
         .await?;
-        return tools(client, url, args.max_tools).await;
+        let listed = tools(&client, url, args.max_tools).await;
+        let _ = client.cancel().await;
+        return listed;
     }
-    let (program, rest) = args.command.split_first().ok_or_else(|| {
-        Failure::Usage("give a URL, or a stdio server's command after `--`".into())
-    })?;
-    let mut command = tokio::process::Command::new(program);
-    command.args(rest);
-    // A group of its own, to end it with all it started.
-    command.process_group(0);
+    let (child, started) = spawn(&args.command)?;
+    *group = started;
     let shown = args.command.join(" ");
-    // The server's own stderr passes through: its errors are the user's to read.
-    let (child, _) = TokioChildProcess::builder(command)
-        .spawn()
-        .map_err(|err| Failure::Server(format!("cannot start `{shown}`: {err}")))?;
-    *group = child.id().map(|pid| Group(pid as i32));
     let client = connect(child, version, &shown).await?;
-    tools(client, &shown, args.max_tools).await
+    let listed = tools(&client, &shown, args.max_tools).await;
+    let _ = client.cancel().await;
+    listed
 }
 
-async fn connect<T, E, A>(
+/// Starts the stdio server `command` (a program and its arguments) in a process group of
+/// its own, ended with all it started when the [`Group`] is dropped.
+pub(crate) fn spawn(command: &[String]) -> Result<(TokioChildProcess, Option<Group>), Failure> {
+    let (program, rest) = command.split_first().ok_or_else(|| {
+        Failure::Usage("give a URL, or a stdio server's command after `--`".into())
+    })?;
+    let mut child = tokio::process::Command::new(program);
+    child.args(rest);
+    // A group of its own, to end it with all it started.
+    child.process_group(0);
+    let shown = command.join(" ");
+    // The server's own stderr passes through: its errors are the user's to read.
+    let (child, _) = TokioChildProcess::builder(child)
+        .spawn()
+        .map_err(|err| Failure::Server(format!("cannot start `{shown}`: {err}")))?;
+    let group = child.id().map(|pid| Group(pid as i32));
+    Ok((child, group))
+}
+
+/// A client of `transport` (named `target` in errors), at `version` or rmcp's latest.
+pub(crate) async fn connect<T, E, A>(
     transport: T,
     version: Option<ProtocolVersion>,
     target: &str,
@@ -228,8 +243,8 @@ where
 
 /// Every page of `tools/list`, in order, up to `max` tools (and whether there were more);
 /// nothing else is asked.
-async fn tools(
-    client: RunningService<RoleClient, ClientConfig>,
+pub(crate) async fn tools(
+    client: &RunningService<RoleClient, ClientConfig>,
     target: &str,
     max: usize,
 ) -> Result<(Server, Vec<Value>, bool), Failure> {
@@ -262,7 +277,6 @@ async fn tools(
         cursor = page.next_cursor;
         if more || (tools.len() == max && cursor.is_some()) {
             tracing::debug!(max, "the listing was cut");
-            let _ = client.cancel().await;
             return Ok((server, tools, true));
         }
         if cursor.is_none() {
@@ -275,6 +289,5 @@ async fn tools(
         }
     }
     tracing::debug!(pages, tools = tools.len(), "listed");
-    let _ = client.cancel().await;
     Ok((server, tools, false))
 }

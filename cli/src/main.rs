@@ -6,11 +6,15 @@
 //!
 //! `toolsmith gateway --config FILE [SERVER ARGS]` serves other servers' tools through
 //! toolsmith's hint governance (see `toolsmith-gateway`).
+//!
+//! `toolsmith bundle -- SERVER [ARGS...]` makes an MCP Bundle (`.mcpb`) of a stdio server
+//! that is one native binary, and its `server.json` for the MCP registry.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod bundle;
 mod connect;
 mod gateway;
 
@@ -48,6 +52,13 @@ An HTTP API as an upstream, in gateway.toml:
   openapi = \"http://127.0.0.1:8000/openapi.json\"   # or a file: \"notes.yaml\"
   credentials = { APIKeyHeader = \"${NOTES_API_KEY}\" }")]
     Gateway(Box<gateway::GatewayArgs>),
+    /// Make an MCP Bundle (.mcpb) of a stdio server that is one native binary, which Claude
+    /// Desktop installs in one click, and the server.json the MCP registry lists it by. (A
+    /// toolsmith server makes its own: `SERVER bundle`.)
+    #[command(
+        after_help = "Examples:\n  toolsmith bundle --author 'Ada <ada@example.com>' -- ./target/release/my-server --stdio\n  toolsmith bundle --repository https://github.com/ada/my-server --setting 'API_KEY=the service key' -- my-server"
+    )]
+    Bundle(Box<bundle::BundleArgs>),
 }
 
 #[tokio::main]
@@ -67,5 +78,6 @@ async fn main() -> ExitCode {
     match cli.command {
         Command::Audit(args) => ExitCode::from(connect::audit(*args).await),
         Command::Gateway(args) => gateway::gateway(*args).await,
+        Command::Bundle(args) => ExitCode::from(bundle::bundle(*args).await),
     }
 }

@@ -9,7 +9,9 @@ async fn main() -> std::process::ExitCode {
     // `import_url`'s own flags (`--fetch-allow HOST`, `--fetch-timeout SECS`,
     // `--fetch-proxy URL`); the rest is the server's command line.
     let args = std::env::args_os().map(|a| a.to_string_lossy().into_owned());
-    let (fetcher, args) = match Fetcher::from_args(args) {
+    // The same hosts from `NOTES_FETCH_ALLOW` (a setting: `--help` lists it, a bundle asks).
+    let allow = std::env::var(Fetcher::ALLOW_VARIABLE).ok();
+    let (fetcher, args) = match Fetcher::from_args_and_env(args, allow.as_deref()) {
         Ok(parsed) => parsed,
         Err(err) => {
             eprintln!("{err}");
@@ -20,6 +22,7 @@ async fn main() -> std::process::ExitCode {
         .state(Notes::seeded())
         .state(fetcher)
         .own_flags_help(Fetcher::HELP)
+        .setting(Fetcher::setting())
         .run_with(args)
         .await
 }

@@ -103,7 +103,44 @@ impl Fetcher {
     pub fn from_args(
         args: impl IntoIterator<Item = String>,
     ) -> Result<(Fetcher, Vec<String>), String> {
-        let mut allow = Vec::new();
+        Fetcher::from_args_and_env(args, None)
+    }
+
+    /// The variable [`Fetcher::from_args_and_env`] reads: hosts separated by commas, as
+    /// many `--fetch-allow` (how a bundle's host passes the setting, `Fetcher::setting`).
+    pub const ALLOW_VARIABLE: &'static str = "NOTES_FETCH_ALLOW";
+
+    /// The setting of [`Fetcher::ALLOW_VARIABLE`], declared to the server
+    /// (`Server::setting`): `--help` lists it, and a bundle asks for it.
+    pub fn setting() -> toolsmith::Setting {
+        toolsmith::Setting::new(
+            Fetcher::ALLOW_VARIABLE,
+            "Hosts import_url may reach",
+            "Hosts (names or IP addresses, separated by commas) import_url may reach past the public-address check, as --fetch-allow",
+        )
+    }
+
+    /// [`Fetcher::from_args`], with the hosts of `allow` too (the value of
+    /// [`Fetcher::ALLOW_VARIABLE`]: separated by commas, an empty one ignored).
+    ///
+    /// ```
+    /// use toolsmith_examples::fetch::Fetcher;
+    ///
+    /// let args = ["notes".to_owned(), "--fetch-allow=a.test".to_owned(), "tools".to_owned()];
+    /// let (_, rest) = Fetcher::from_args_and_env(args, Some("127.0.0.1, ,b.test")).unwrap();
+    /// assert_eq!(rest, ["notes", "tools"]);
+    /// ```
+    pub fn from_args_and_env(
+        args: impl IntoIterator<Item = String>,
+        allow: Option<&str>,
+    ) -> Result<(Fetcher, Vec<String>), String> {
+        let mut allow: Vec<String> = allow
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .filter(|host| !host.is_empty())
+            .map(str::to_owned)
+            .collect();
         let mut proxy = None;
         let mut timeout = Duration::from_secs(30);
         let mut rest = Vec::new();

@@ -212,6 +212,13 @@ fn generate(attrs: &Attrs, function: &Function, warnings: &[Warning]) -> TokenSt
                         ::core::option::Option::Some(version) => version,
                         ::core::option::Option::None => "0.0.0",
                     },
+                    about: ::toolsmith::__private::PackageAbout {
+                        description: ::core::option_env!("CARGO_PKG_DESCRIPTION"),
+                        authors: ::core::option_env!("CARGO_PKG_AUTHORS"),
+                        repository: ::core::option_env!("CARGO_PKG_REPOSITORY"),
+                        homepage: ::core::option_env!("CARGO_PKG_HOMEPAGE"),
+                        license: ::core::option_env!("CARGO_PKG_LICENSE"),
+                    },
                     category: #category,
                     tags: &[#(#tags),*],
                     hints: ::toolsmith::__private::Hints {

@@ -16,7 +16,8 @@ pub use crate::tool::checks::{
 };
 pub use crate::tool::content::{IntoContent, assert_content};
 pub use crate::tool::def::{
-    ConfirmDef, Invocation, OutputDef, ParamDef, ParamKind, TaskSupport, Timeout, ToolDef,
+    ConfirmDef, Invocation, OutputDef, PackageAbout, ParamDef, ParamKind, TaskSupport, Timeout,
+    ToolDef,
 };
 pub use crate::tool::output::{Outcome, empty, text};
 pub use crate::tool::probe::{

@@ -108,6 +108,9 @@ pub mod approve;
 #[cfg(feature = "auth")]
 #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub mod auth;
+#[cfg(feature = "bundle")]
+#[cfg_attr(docsrs, doc(cfg(feature = "bundle")))]
+pub mod bundle;
 mod command_line;
 pub mod complete;
 pub mod context;
@@ -135,6 +138,7 @@ mod request;
 pub mod resource;
 mod run;
 pub mod server;
+mod setting;
 #[cfg(feature = "signin")]
 #[cfg_attr(docsrs, doc(cfg(feature = "signin")))]
 pub mod signin;
@@ -164,6 +168,7 @@ pub use error::{Error, ToolError};
 pub use registry::Registry;
 pub use run::run;
 pub use server::{Server, serve_stdio};
+pub use setting::Setting;
 pub use tool::{Hints, JsonObject, Tool, ToolDescription};
 
 /// The MCP SDK toolsmith is built on (3.11), for the rare need to reach its model types;

@@ -78,6 +78,27 @@ impl Server {
         self
     }
 
+    /// Declares a setting the program reads from its environment: `--help` lists it, and
+    /// `bundle` asks the user for it when the bundle is installed and passes it to the
+    /// server in that variable (see [`Setting`](crate::Setting)).
+    ///
+    /// ```
+    /// use toolsmith::{Server, Setting};
+    ///
+    /// let server = Server::new()
+    ///     .setting(Setting::new("NOTES_TOKEN", "API token", "The notes service's token.").secret());
+    /// assert_eq!(server.settings()[0].variable(), "NOTES_TOKEN");
+    /// ```
+    pub fn setting(mut self, setting: crate::Setting) -> Self {
+        self.settings.push(setting);
+        self
+    }
+
+    /// The settings declared with [`Server::setting`], in order.
+    pub fn settings(&self) -> &[crate::Setting] {
+        &self.settings
+    }
+
     /// The work of [`Server::run_with`], not generic and type-erased: compiled once, here.
     fn run_args(self, args: Vec<OsString>) -> Running {
         Box::pin(crate::command_line::execute(self, args))

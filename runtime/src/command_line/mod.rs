@@ -15,6 +15,8 @@ mod approvers;
 mod audit;
 #[cfg(feature = "auth")]
 mod auth;
+#[cfg_attr(not(feature = "bundle"), allow(dead_code))]
+mod bundle;
 #[cfg(feature = "signin")]
 mod consents;
 mod flag_values;
@@ -111,6 +113,9 @@ enum Command {
     /// Audit the tools as a directory review would (hints, names, descriptions, schemas,
     /// icons): the checks of `toolsmith audit`, in-process. Calls no tool.
     Audit(AuditArgs),
+    /// Build an MCP Bundle (.mcpb) of this server, which Claude Desktop installs in one
+    /// click, and the server.json the MCP registry lists it by (feature `bundle`).
+    Bundle(bundle::BundleArgs),
     /// List or revoke the approvals the servers remembered in their shared task store
     /// (`grants list`, `grants revoke ID…`, `grants revoke --tool TOOL`).
     Grants(grants::GrantsArgs),
@@ -167,7 +172,13 @@ struct ToolsArgs {
 /// command (or `serve`) the server, else `tools`, `schema`, `call`, `check` or `audit`. Returns the
 /// process's exit status (see [`run`](crate::run)).
 pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
-    let cli = match parse(args, server.own_flags_help.as_deref()) {
+    let after = [
+        server.own_flags_help.clone(),
+        crate::setting::help(&server.settings),
+    ];
+    let after: Vec<String> = after.into_iter().flatten().collect();
+    let after = (!after.is_empty()).then(|| after.join("\n\n"));
+    let cli = match parse(args, after.as_deref()) {
         Ok(cli) => cli,
         Err(err) => {
             // Help, the version, or a usage error (status 2), as clap words them.
@@ -216,6 +227,10 @@ pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
         Some(Command::Prompt { name, args }) => {
             resource_prompt_commands::prompt(&server, &name, &args).await
         }
+        Some(Command::Bundle(args)) => {
+            let confirm = serve::confirm_of(&server, &cli.serve);
+            bundle::bundle(&server, registry, confirm, args)
+        }
         Some(Command::Check { file, write }) => {
             let confirm = serve::confirm_of(&server, &cli.serve);
             check(registry, &file, write, &server.scope_names, confirm)
@@ -244,8 +259,8 @@ pub(crate) async fn execute(server: Server, args: Vec<OsString>) -> ExitCode {
     }
 }
 
-/// The command line of `args`; `own`: the help of the program's own flags, shown after the
-/// server's in `--help` and `serve --help`.
+/// The command line of `args`; `own`: the help of the program's own flags and settings, shown
+/// after the server's in `--help` and `serve --help`.
 fn parse(args: Vec<OsString>, own: Option<&str>) -> Result<Cli, clap::Error> {
     let name = executable_name();
     let version = crate::Registry::try_global()

@@ -3,7 +3,8 @@
 //! `http.rs`); the approvers in `approvers.rs`. Every flag can also be set from a
 //! `TOOLSMITH_…` environment variable when the `http` feature is on (containers; a build
 //! without it reads none, see `without_variables` in `mod.rs`); the policy's variables apply
-//! to `call` too.
+//! to `call` too. A switch also takes a value (`--read-only=false`), as a bundle's host
+//! passes it (`bundle.rs`).
 
 use clap::Args;
 
@@ -14,14 +15,14 @@ use crate::{Server, server::Policy};
 #[derive(Args, Debug, Default)]
 pub(super) struct ServeArgs {
     /// Offer only read-only tools; calls to any other tool are refused.
-    #[arg(long, value_parser = super::flag_values::boolish, env = "TOOLSMITH_READ_ONLY")]
+    #[arg(long, value_parser = super::flag_values::boolish, env = "TOOLSMITH_READ_ONLY", value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", hide_default_value = true, action = clap::ArgAction::Set)]
     read_only: bool,
     /// Offer no destructive tool; calls to one are refused.
-    #[arg(long, value_parser = super::flag_values::boolish, env = "TOOLSMITH_DENY_DESTRUCTIVE")]
+    #[arg(long, value_parser = super::flag_values::boolish, env = "TOOLSMITH_DENY_DESTRUCTIVE", value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", hide_default_value = true, action = clap::ArgAction::Set)]
     deny_destructive: bool,
     /// Offer no open-world tool (one that reaches outside the server); calls to one are
     /// refused.
-    #[arg(long, value_parser = super::flag_values::boolish, env = "TOOLSMITH_DENY_OPEN_WORLD")]
+    #[arg(long, value_parser = super::flag_values::boolish, env = "TOOLSMITH_DENY_OPEN_WORLD", value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", hide_default_value = true, action = clap::ArgAction::Set)]
     deny_open_world: bool,
     /// Offer only the tools of this category.
     #[arg(long, value_name = "CATEGORY", env = "TOOLSMITH_ONLY_CATEGORY")]
@@ -138,6 +139,16 @@ mod tests {
     struct Serve {
         #[command(flatten)]
         args: ServeArgs,
+    }
+
+    #[test]
+    fn a_switch_is_on_alone_or_as_its_value_says() {
+        let on = Serve::try_parse_from(["serve", "--read-only", "--deny-open-world=yes"]).unwrap();
+        assert!(on.args.read_only && on.args.deny_open_world && !on.args.deny_destructive);
+        let off = Serve::try_parse_from(["serve", "--read-only=false", "--deny-destructive=0"]);
+        let off = off.unwrap();
+        assert!(!off.args.read_only && !off.args.deny_destructive);
+        assert!(Serve::try_parse_from(["serve", "--read-only=maybe"]).is_err());
     }
 
     #[test]

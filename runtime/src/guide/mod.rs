@@ -22,6 +22,7 @@
 //! | [`tasks`] | long-running tools as tasks, and the Redis store replicas share |
 //! | [`operating`] | traces, metrics, layers around every call |
 //! | [`audit`] | `toolsmith audit` of any MCP server's hints |
+//! | [`install`] | one-click install: an MCP Bundle of the server, and its `server.json` for the registry |
 //! | [`performance`] | the benchmarks and what they measure |
 //! | [`layout`] | where things live in the source |
 //!
@@ -95,6 +96,8 @@ pub mod tasks {}
 pub mod operating {}
 #[doc = include_str!("audit.md")]
 pub mod audit {}
+#[doc = include_str!("install.md")]
+pub mod install {}
 #[doc = include_str!("performance.md")]
 pub mod performance {}
 #[doc = include_str!("layout.md")]

@@ -538,6 +538,18 @@ impl Registry {
             .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
             .map(|(package, _)| package)
     }
+
+    /// What Cargo says of the package that defines most `#[tool]`s ([`Registry::main_package`]),
+    /// for a bundle's manifest; `None` when no `#[tool]` is served.
+    #[cfg_attr(not(feature = "bundle"), allow(dead_code))]
+    pub(crate) fn main_about(&self) -> Option<crate::tool::def::PackageAbout> {
+        let (package, version) = self.main_package()?;
+        self.tools
+            .iter()
+            .filter_map(|tool| tool.def())
+            .find(|def| def.package == package && def.version == version)
+            .map(|def| def.about)
+    }
 }
 
 /// Which lists of a registry a change touched: what the servers serving it announce.

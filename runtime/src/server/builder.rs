@@ -72,6 +72,8 @@ pub struct Server {
     pub(super) metrics: MetricsConfig,
     /// What `--help` adds about the flags the program reads itself (`Server::own_flags_help`).
     pub(crate) own_flags_help: Option<String>,
+    /// The settings the program reads from its environment (`Server::setting`).
+    pub(crate) settings: Vec<crate::Setting>,
 }
 
 pub(crate) const DEFAULT_BUSY_POLL: Duration = Duration::from_micros(20);

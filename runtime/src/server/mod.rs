@@ -90,6 +90,19 @@ impl WayInSettings {
 }
 
 impl Server {
+    /// The name and version the server gives in its handshake: those set with
+    /// [`Server::info`], else `registry`'s (see [`implementation`]).
+    #[cfg_attr(not(feature = "bundle"), allow(dead_code))]
+    pub(crate) fn identity(&self, registry: &Registry) -> (String, String) {
+        match &self.implementation {
+            Some((name, version)) => (name.clone(), version.clone()),
+            None => {
+                let made = implementation(registry);
+                (made.name, made.version)
+            }
+        }
+    }
+
     /// Serves over stdio until stdin closes. Logs go to stderr.
     ///
     /// ```no_run

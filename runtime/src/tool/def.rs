@@ -17,6 +17,8 @@ pub struct ToolDef {
     pub item: ItemDef,
     pub package: &'static str,
     pub version: &'static str,
+    /// What Cargo says of that package besides its name and version (a bundle's manifest).
+    pub about: PackageAbout,
     pub category: Option<&'static str>,
     pub tags: &'static [&'static str],
     pub hints: Hints,
@@ -125,6 +127,20 @@ impl ToolDef {
     pub fn states(&self) -> impl Iterator<Item = StateKey> + '_ {
         states_of(self.params)
     }
+}
+
+/// What Cargo says of the package that declares a tool (`CARGO_PKG_…` as it was built),
+/// each `None` where the package's manifest leaves it out: `bundle` writes it into a
+/// bundle's manifest.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PackageAbout {
+    pub description: Option<&'static str>,
+    /// `authors`, separated by `:` as Cargo joins them.
+    pub authors: Option<&'static str>,
+    pub repository: Option<&'static str>,
+    pub homepage: Option<&'static str>,
+    pub license: Option<&'static str>,
 }
 
 /// What a tool returns.

@@ -10,6 +10,7 @@ use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 use toolsmith_tests::{call, example_binary, text};
 
+pub(crate) mod bundle;
 mod confirm;
 mod items;
 mod nginx_map;
