@@ -63,6 +63,10 @@ pub(super) struct ServeArgs {
     /// How long a confirmation's request state may be answered, in seconds (default 300).
     #[arg(long, value_name = "SECS", value_parser = super::state::ttl, env = "TOOLSMITH_STATE_TTL")]
     state_ttl: Option<std::time::Duration>,
+    /// Search mode: tools/list gives two tools, search_tools and call_tool, instead of every
+    /// tool (for a client of many tools); every policy applies to the tool a call_tool names.
+    #[arg(long, value_parser = super::flag_values::boolish, env = "TOOLSMITH_TOOL_SEARCH", value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", hide_default_value = true, action = clap::ArgAction::Set)]
+    tool_search: bool,
     /// Tools per tools/list page.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), env = "TOOLSMITH_PAGE_SIZE")]
     page_size: Option<u32>,
@@ -121,6 +125,9 @@ pub(super) fn with_policy(mut server: Server, args: &ServeArgs) -> Server {
         only_category: args.only_category.clone(),
         only_tag: args.only_tag.clone(),
     });
+    if args.tool_search {
+        server = server.tool_search(true);
+    }
     match args.page_size {
         Some(size) => server.page_size(size as usize),
         None => server,

@@ -312,14 +312,18 @@ impl Front {
         cursor: Option<&str>,
     ) -> Result<ListToolsResult, ErrorData> {
         let catalog = self.catalog();
+        // Search mode lists its two tools to everyone: `search_tools` finds what the caller
+        // may call.
+        let searching = self.pipeline.tool_search.is_some();
         let allowed: Vec<&Tool> = catalog
             .offered
             .iter()
             .filter(|tool| {
-                catalog
-                    .registry
-                    .get(&tool.name)
-                    .is_some_and(|info| names.permits(info, caller.scopes()))
+                searching
+                    || catalog
+                        .registry
+                        .get(&tool.name)
+                        .is_some_and(|info| names.permits(info, caller.scopes()))
             })
             .collect();
         self.page(&catalog, allowed, cursor)

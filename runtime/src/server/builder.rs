@@ -35,6 +35,8 @@ pub struct Server {
     pub(super) live: Arc<AtomicBool>,
     pub(crate) policy: Policy,
     pub(super) page_size: Option<usize>,
+    /// Search mode: `tools/list` gives `search_tools` and `call_tool` (`tool_search.rs`).
+    pub(super) tool_search: bool,
     pub(super) list_ttl: Option<std::time::Duration>,
     pub(super) implementation: Option<(String, String)>,
     pub(super) instructions: Option<String>,
@@ -301,6 +303,44 @@ impl Server {
     /// ```
     pub fn page_size(mut self, size: usize) -> Self {
         self.page_size = Some(size.max(1));
+        self
+    }
+
+    /// Search mode: `tools/list` gives two tools instead of every tool, `search_tools`
+    /// (words, and filters by hints, category and tag; paged) and `call_tool` (a tool found,
+    /// by name, with its arguments), for a client of many tools (a gateway's). The policy,
+    /// the scopes, confirmation, approvals, layers and the log apply to the tool a
+    /// `call_tool` call names, by its name; `search_tools` finds only the tools the caller may
+    /// call, and `call_tool`'s hints are those of the most cautious of them. A tool stays
+    /// callable by its own name.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// use toolsmith::{Registry, Server};
+    ///
+    /// /// Find notes whose text holds `query`.
+    /// #[toolsmith::tool(read_only, closed_world)]
+    /// fn find_notes(query: String) -> String {
+    ///     format!("found {query}")
+    /// }
+    ///
+    /// let registry = Registry::from_module(module_path!()).unwrap();
+    /// let server = Server::with_registry(registry).tool_search(true);
+    /// let client = toolsmith::testing::Client::connect(server).await.unwrap();
+    /// let names: Vec<String> = client.tools().await.unwrap().iter().map(|t| t.name.to_string()).collect();
+    /// assert_eq!(names, ["search_tools", "call_tool"]);
+    /// let found = client.call("search_tools", serde_json::json!({"query": "notes"})).await.unwrap();
+    /// assert_eq!(found.structured().unwrap()["tools"][0]["name"], "find_notes");
+    /// let called = client
+    ///     .call("call_tool", serde_json::json!({"name": "find_notes", "arguments": {"query": "milk"}}))
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!(called.text(), "found milk");
+    /// # }
+    /// ```
+    pub fn tool_search(mut self, on: bool) -> Self {
+        self.tool_search = on;
         self
     }
 

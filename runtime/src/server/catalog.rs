@@ -12,6 +12,7 @@ use std::time::Duration;
 use arc_swap::ArcSwap;
 use rmcp::model::{ListToolsResult, Prompt, Resource, ResourceTemplate, Tool};
 
+use super::tool_search::ToolSearch;
 use super::{Confirm, Policy};
 use crate::registry::search;
 use crate::tool::{META_CONFIRMS, ToolInfo};
@@ -46,15 +47,13 @@ impl Catalog {
         policy: &Policy,
         confirm: Confirm,
         page_size: usize,
+        search: Option<&ToolSearch>,
     ) -> Catalog {
-        let mut offered = Vec::with_capacity(registry.tools().len());
-        offered.extend(
-            registry
-                .tools()
-                .iter()
-                .filter(|t| policy.allows(t).is_ok())
-                .map(|t| listed(t, confirm)),
-        );
+        let allowed = registry.tools().iter().filter(|t| policy.allows(t).is_ok());
+        let offered = match search {
+            Some(search) => search.listing(&allowed.map(|t| &**t).collect::<Vec<_>>()),
+            None => allowed.map(|t| listed(t, confirm)).collect(),
+        };
         let (offered, list_json) = serialized(offered, page_size);
         #[cfg(feature = "http")]
         let param_headers = offered
@@ -67,7 +66,13 @@ impl Catalog {
             .collect();
         let resources = registry.resources();
         Catalog {
-            cursor_scope: search::scope_of(("tools/list", policy, confirm, registry.fingerprint())),
+            cursor_scope: search::scope_of((
+                "tools/list",
+                policy,
+                confirm,
+                search.is_some(),
+                registry.fingerprint(),
+            )),
             offered,
             list_json,
             per_request_json: PerRequestJson::default(),
@@ -111,6 +116,8 @@ pub(crate) struct Catalogs {
     policy: Arc<Policy>,
     confirm: Confirm,
     page_size: usize,
+    /// Search mode's two tools, listed instead of the tools offered.
+    search: Option<Arc<ToolSearch>>,
     current: ArcSwap<Catalog>,
 }
 
@@ -120,13 +127,21 @@ impl Catalogs {
         policy: Arc<Policy>,
         confirm: Confirm,
         page_size: usize,
+        search: Option<Arc<ToolSearch>>,
     ) -> Self {
-        let first = Catalog::new(registry.current(), &policy, confirm, page_size);
+        let first = Catalog::new(
+            registry.current(),
+            &policy,
+            confirm,
+            page_size,
+            search.as_deref(),
+        );
         Catalogs {
             registry,
             policy,
             confirm,
             page_size,
+            search,
             current: ArcSwap::from_pointee(first),
         }
     }
@@ -150,6 +165,7 @@ impl Catalogs {
             &self.policy,
             self.confirm,
             self.page_size,
+            self.search.as_deref(),
         ));
         self.current.store(fresh);
         self.current.load()

@@ -38,6 +38,7 @@ mod policy;
 mod session;
 mod subscriptions;
 mod tasks;
+mod tool_search;
 
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
@@ -260,6 +261,18 @@ impl Server {
         let handle = self.served()?;
         let live = self.is_live();
         let registry = handle.current();
+        if self.tool_search
+            && let Some(taken) = [tool_search::SEARCH_TOOLS, tool_search::CALL_TOOL]
+                .into_iter()
+                .find(|name| registry.get(name).is_some())
+        {
+            return Err(Error::config(
+                "tool search",
+                format!(
+                    "a tool is named {taken}, as search mode's own: rename it, or serve without --tool-search"
+                ),
+            ));
+        }
         if registry.is_empty() && !live {
             tracing::warn!("{}", empty_registry_hint());
         }
@@ -334,6 +347,7 @@ impl Server {
             tasks,
             scopes: way_in.scopes,
             metrics: way_in.metrics,
+            tool_search: self.tool_search,
         };
         // A set that can change while serving is not to be kept: a client that does not hear
         // `list_changed` (no listen stream) would go on calling a removed tool.

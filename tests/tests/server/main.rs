@@ -19,3 +19,4 @@ mod search;
 mod tasks;
 mod testing;
 mod testing_asks;
+mod tool_search;

@@ -40,3 +40,4 @@ mod signin;
 mod stdio;
 mod stdio_guard;
 mod tasks_http;
+mod tool_search;

@@ -68,6 +68,7 @@ pub(crate) use outcome::{error_result, unknown_tool};
 
 use tokio_util::task::TaskTracker;
 
+use super::tool_search::ToolSearch;
 use super::{Confirm, Policy};
 use crate::context::{CallContext, SessionLevel, StateMap};
 pub(crate) use crate::request::{CallSetup, Retry};
@@ -168,6 +169,8 @@ pub(crate) struct Pipeline {
     pub(crate) metrics: Option<crate::metrics::Metrics>,
     /// The tasks: their store, and the runs of this process.
     pub(crate) tasks: Arc<task::Tasks>,
+    /// Search mode's two tools (`Server::tool_search`).
+    pub(crate) tool_search: Option<Arc<ToolSearch>>,
 }
 
 /// What a pipeline is made of, all gathered before it is made: nothing of the configuration
@@ -191,6 +194,8 @@ pub(crate) struct Parts {
     pub(crate) scopes: Option<Arc<crate::tool::ScopeNames>>,
     /// Where calls are counted and timed, when the server exports metrics.
     pub(crate) metrics: Option<crate::metrics::Metrics>,
+    /// Search mode: `tools/list` gives `search_tools` and `call_tool`.
+    pub(crate) tool_search: bool,
 }
 
 impl Pipeline {
@@ -210,7 +215,16 @@ impl Pipeline {
             tasks,
             scopes,
             metrics,
+            tool_search,
         } = parts;
+        let tool_search = tool_search.then(|| {
+            Arc::new(ToolSearch::new(
+                registry.clone(),
+                policy.clone(),
+                scopes.clone(),
+                confirm,
+            ))
+        });
         Pipeline {
             registry,
             policy,
@@ -228,6 +242,7 @@ impl Pipeline {
             layers: Arc::new(layers),
             metrics,
             tasks: Arc::new(tasks),
+            tool_search,
         }
     }
 
@@ -349,11 +364,17 @@ impl Pipeline {
         arguments: &mut Option<rmcp::model::JsonObject>,
         caller: &Caller,
     ) -> Result<ToolRef, Box<CallReply>> {
-        // 1. resolve
-        let Some(tool) = self.registry.tool(name) else {
+        // 1. resolve (search mode's own two tools first: they find and call the others,
+        // which the policy and the scopes decide)
+        let meta = self
+            .tool_search
+            .as_ref()
+            .and_then(|search| search.tool(name));
+        let is_meta = meta.is_some();
+        let Some(tool) = meta.or_else(|| self.registry.tool(name)) else {
             return Err(Box::new(Err(unknown_tool(name))));
         };
-        if let Err(why) = self.policy.allows(&tool) {
+        if !is_meta && let Err(why) = self.policy.allows(&tool) {
             let refused = error_result(ErrorKind::Refused, why.to_string());
             return Err(Box::new(Ok(refused.into())));
         }
@@ -366,7 +387,7 @@ impl Pipeline {
             return Err(Box::new(Ok(missing.into())));
         }
         // 2. access
-        if let Some(refused) = self.refuse(&tool, caller) {
+        if !is_meta && let Some(refused) = self.refuse(&tool, caller) {
             return Err(Box::new(Err(refused)));
         }
         // The arguments, before anything runs for them (a `#[tool]`'s: nothing to do here).

@@ -131,9 +131,13 @@ impl Front {
     #[inline]
     pub(crate) fn call(
         self: &Arc<Self>,
-        params: CallToolRequestParams,
+        mut params: CallToolRequestParams,
         asked: Asked,
     ) -> FirstStep<impl Future<Output = CallReply> + Send + 'static> {
+        // In search mode, a `call_tool` call is the call of the tool it names from here on.
+        if self.pipeline.tool_search.is_some() {
+            crate::server::tool_search::ToolSearch::unwrap(&mut params);
+        }
         let Asked { way, setup, cancel } = asked;
         let setup = self.with_session(setup);
         let blocking = &self.pipeline.blocking;

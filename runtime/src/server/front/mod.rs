@@ -141,12 +141,6 @@ impl Front {
         );
         let mut info = ServerConfig::new(capabilities).with_server_info(identity.implementation);
         info.instructions = identity.instructions;
-        let catalogs = Arc::new(Catalogs::new(
-            registry.clone(),
-            policy,
-            parts.confirm,
-            page_size,
-        ));
         let subscriptions: Arc<Subscriptions> = Arc::default();
         if live {
             let listener: Arc<dyn crate::registry::Listener> = subscriptions.clone();
@@ -154,6 +148,15 @@ impl Front {
         }
         let updates = (live || !current.resources().is_empty())
             .then(|| subscriptions.clone() as Arc<dyn crate::context::Updates>);
+        let confirm = parts.confirm;
+        let pipeline = Pipeline::new(parts, updates);
+        let catalogs = Arc::new(Catalogs::new(
+            registry.clone(),
+            policy,
+            confirm,
+            page_size,
+            pipeline.tool_search.clone(),
+        ));
         let id = next_session();
         let session = Arc::new(crate::server::subscriptions::SessionGuard::new(
             id,
@@ -161,7 +164,7 @@ impl Front {
         ));
         let core = Core {
             info,
-            pipeline: Pipeline::new(parts, updates),
+            pipeline,
             catalogs,
             page_size,
             #[cfg(feature = "http")]
