@@ -21,6 +21,7 @@ mod pool;
 mod proxied;
 mod relay;
 mod relaying_transport;
+mod reshape;
 mod resource_prompt_proxies;
 mod secret;
 mod session;

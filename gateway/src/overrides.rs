@@ -1,6 +1,7 @@
 //! Corrections to what upstream tools say of themselves, from a file: hints, title, tags,
-//! scopes, a confirmation question and whether the upstream confirms, per tool or by glob over the names they are served
-//! under. A hint neither the upstream nor an override states takes the specification's
+//! scopes, a confirmation question and whether the upstream confirms, a new name and
+//! description, and its arguments reshaped (`reshape.rs`), per tool or by glob over the names
+//! they are served under. A hint neither the upstream nor an override states takes the specification's
 //! cautious default, as in `#[tool]`.
 
 use std::collections::BTreeMap;
@@ -8,6 +9,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde::Deserialize;
+
+use crate::reshape::ArgumentOverride;
 
 /// The overrides a file gives (`[tools."GLOB"]` tables in TOML, or `{"tools": {"GLOB": {...}}}`
 /// in JSON), keyed by the names tools are served under (the prefix included); `*` and `?` are
@@ -68,6 +71,12 @@ pub(crate) struct Override {
     /// Whether the upstream asks the user before every call itself, in place of what its
     /// listing says (`_meta` `dev.toolsmith/confirms`).
     pub(crate) upstream_confirms: Option<bool>,
+    /// The name it is served under instead (an exact entry only).
+    pub(crate) name: Option<String>,
+    /// The description the client reads instead.
+    pub(crate) description: Option<String>,
+    /// Its arguments reshaped, by the upstream's names (`reshape.rs`).
+    pub(crate) arguments: Option<BTreeMap<String, ArgumentOverride>>,
 }
 
 /// `confirm = true` (ask with the default question), `false`, or the question itself.
@@ -95,6 +104,16 @@ impl Override {
         take(&mut self.scopes, &later.scopes);
         take(&mut self.confirm, &later.confirm);
         take(&mut self.upstream_confirms, &later.upstream_confirms);
+        take(&mut self.name, &later.name);
+        take(&mut self.description, &later.description);
+        // Arguments merge one by one, the later entry's word winning for an argument both
+        // name.
+        if let Some(later) = &later.arguments {
+            let mine = self.arguments.get_or_insert_with(BTreeMap::new);
+            for (name, changes) in later {
+                mine.insert(name.clone(), changes.clone());
+            }
+        }
         self
     }
 }
@@ -136,6 +155,11 @@ impl Overrides {
             {
                 return Err(format!(
                     "'{key}': `confirm` is empty: give the question, or true for the default one"
+                ));
+            }
+            if entry.name.is_some() && key.contains(['*', '?', '[']) {
+                return Err(format!(
+                    "'{key}': `name` renames one tool: give it in the entry of that tool's exact name, not a pattern"
                 ));
             }
             for scope in entry.scopes.iter().flatten() {

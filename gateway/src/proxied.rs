@@ -19,6 +19,7 @@ use crate::openapi::Endpoint;
 use crate::overrides::{Confirmation, Override};
 use crate::pool::Pool;
 use crate::relay::Downstream;
+use crate::reshape::Reshape;
 
 /// How long a read-only idempotent call cut off by a lost upstream waits for it to be back,
 /// without a call timeout.
@@ -45,6 +46,8 @@ pub(crate) struct Proxied {
     /// Where its answers are kept, when it is read-only and idempotent and its upstream
     /// caches.
     cache: Option<Arc<Cache>>,
+    /// How its arguments, reshaped by the overrides, go back to the upstream's.
+    reshape: Option<Arc<Reshape>>,
 }
 
 impl Proxied {
@@ -128,7 +131,14 @@ impl Proxied {
             upstream,
             via,
             cache: None,
+            reshape: None,
         }
+    }
+
+    /// Its calls' arguments mapped back by `reshape` before they go (see `reshape.rs`).
+    pub(crate) fn reshaped(mut self, reshape: Option<Reshape>) -> Self {
+        self.reshape = reshape.map(Arc::new);
+        self
     }
 
     /// Its calls may run as tasks, when the upstream speaks the tasks extension.
@@ -193,6 +203,10 @@ impl Tool for Proxied {
     }
 
     fn call(&self, arguments: JsonObject, context: &CallContext) -> ToolFuture {
+        let arguments = match &self.reshape {
+            Some(reshape) => reshape.apply(arguments),
+            None => arguments,
+        };
         let link = match &self.via {
             Via::Upstream(link) => link.clone(),
             Via::PerCaller(pool) => return self.call_as_caller(pool.clone(), arguments, context),

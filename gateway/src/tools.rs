@@ -15,6 +15,7 @@ use crate::cache::Cache;
 use crate::link::Link;
 use crate::overrides::{Confirmation, Override};
 use crate::proxied::{Proxied, Via, stated};
+use crate::reshape::Reshape;
 use crate::{Error, Upstream};
 
 /// An upstream's tools, as served.
@@ -125,6 +126,24 @@ impl Upstream {
                 continue;
             }
             let corrected = self.overrides.for_tool(&served);
+            // Reshaped: its name, description and arguments as the client sees them.
+            let (tool, reshape) = reshaped(tool, &served, &corrected)?;
+            let served = match &corrected.name {
+                Some(name) => {
+                    servable(name).map_err(|why| Error::Overrides {
+                        tool: served.clone(),
+                        why: format!("its new name {name:?} {why}"),
+                    })?;
+                    if !names.insert(name.clone()) {
+                        return Err(Error::Overrides {
+                            tool: served,
+                            why: format!("its new name {name:?} is another tool's"),
+                        });
+                    }
+                    name.clone()
+                }
+                None => served,
+            };
             check_question(&tool, &served, &corrected)?;
             if corrected.upstream_confirms == Some(true) && matches!(via, Via::Api(_)) {
                 tracing::warn!(
@@ -152,7 +171,7 @@ impl Upstream {
                 via,
                 self.call_timeout,
             );
-            let proxied = proxied.tasks(tasks);
+            let proxied = proxied.tasks(tasks).reshaped(reshape);
             let proxied: Arc<dyn Tool> = match &cache {
                 Some(cache) => Arc::new(proxied.cached(cache.clone())),
                 None => Arc::new(proxied),
@@ -240,6 +259,28 @@ fn unstated_hints(tool: &rmcp::model::Tool, corrected: &Override) -> Vec<&'stati
     .filter(|(_, stated)| !stated)
     .map(|(name, _)| name)
     .collect()
+}
+
+/// `tool` as `corrected` reshapes it (its description, its arguments' schema), and how to map
+/// its calls' arguments back; an error names what does not fit.
+fn reshaped(
+    mut tool: rmcp::model::Tool,
+    served: &str,
+    corrected: &Override,
+) -> Result<(rmcp::model::Tool, Option<Reshape>), Error> {
+    if let Some(description) = &corrected.description {
+        tool.description = Some(description.clone().into());
+    }
+    let Some(arguments) = &corrected.arguments else {
+        return Ok((tool, None));
+    };
+    let (schema, reshape) =
+        Reshape::of(&tool.input_schema, arguments).map_err(|why| Error::Overrides {
+            tool: served.to_owned(),
+            why,
+        })?;
+    tool.input_schema = Arc::new(schema);
+    Ok((tool, (!reshape.is_empty()).then_some(reshape)))
 }
 
 /// An override's confirmation question may name only arguments `tool` takes: an error naming

@@ -138,6 +138,16 @@ def legacy_list() -> list[Note]:
     return [Note(**n) for n in NOTES.values()]
 
 
+@app.get("/library/{item}", operation_id="library_item", summary="Look an item up in the library",
+         tags=["library"])
+def library_item(item: str, x_library_key: str = Header()) -> dict:
+    """An item of the partner library, whose key is an ordinary header parameter (as FastAPI
+    code often takes one), so that it is an argument of the tool unless the gateway hides it."""
+    if x_library_key != "library-key":
+        raise HTTPException(status_code=403, detail="wrong library key")
+    return {"item": item, "shelf": "B3"}
+
+
 @app.get("/health", operation_id="health", tags=["ops"])
 def health() -> dict:
     return {"ok": True}

@@ -15,7 +15,6 @@ use rmcp::model::{ListToolsResult, Prompt, Resource, ResourceTemplate, Tool};
 use super::tool_search::ToolSearch;
 use super::{Confirm, Policy};
 use crate::registry::search;
-use crate::tool::{META_CONFIRMS, ToolInfo};
 use crate::{Registry, registry::RegistryHandle};
 
 /// What an entry of a list needs of its caller.
@@ -52,7 +51,7 @@ impl Catalog {
         let allowed = registry.tools().iter().filter(|t| policy.allows(t).is_ok());
         let offered = match search {
             Some(search) => search.listing(&allowed.map(|t| &**t).collect::<Vec<_>>()),
-            None => allowed.map(|t| listed(t, confirm)).collect(),
+            None => allowed.map(|t| confirm.listed(t)).collect(),
         };
         let (offered, list_json) = serialized(offered, page_size);
         #[cfg(feature = "http")]
@@ -94,20 +93,6 @@ impl Catalog {
             registry,
         }
     }
-}
-
-/// `tool` as `tools/list` sends it: with `_meta` [`META_CONFIRMS`] when the user is asked
-/// before every call (under `confirm`, or by the server its calls are sent on to), so that a
-/// gateway in front of this server does not ask a second time.
-pub(crate) fn listed(tool: &ToolInfo, confirm: Confirm) -> Tool {
-    let mut listed = tool.mcp_tool().clone();
-    if confirm.asks(tool) || tool.upstream_confirms() {
-        listed
-            .meta
-            .get_or_insert_with(Default::default)
-            .insert(META_CONFIRMS.into(), true.into());
-    }
-    listed
 }
 
 /// The catalog of a server's registry as it is now, shared by all its sessions.

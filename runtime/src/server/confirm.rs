@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::tool::ToolInfo;
+use crate::tool::{META_CONFIRMS, ToolInfo};
 
 /// Which tools ask the user before every call (`Server::confirm`, `serve --confirm`,
 /// `TOOLSMITH_CONFIRM`). A tool that declares `#[tool(confirm)]` always asks; this adds the
@@ -73,6 +73,21 @@ impl Confirm {
     /// ```
     pub fn asks(self, tool: &ToolInfo) -> bool {
         tool.declares_confirm() || (!tool.upstream_confirms() && self.covers(tool.hints()))
+    }
+
+    /// `tool` as `tools/list` sends it under this policy: with `_meta` [`META_CONFIRMS`]
+    /// when the user is asked before every call (under this policy, or by the server its
+    /// calls are sent on to), so that a gateway in front of this server does not ask a second
+    /// time.
+    pub(crate) fn listed(self, tool: &ToolInfo) -> rmcp::model::Tool {
+        let mut listed = tool.mcp_tool().clone();
+        if self.asks(tool) || tool.upstream_confirms() {
+            listed
+                .meta
+                .get_or_insert_with(Default::default)
+                .insert(META_CONFIRMS.into(), true.into());
+        }
+        listed
     }
 
     /// The policy's name on the command line: `none`, `destructive` or `write`.

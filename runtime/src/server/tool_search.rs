@@ -231,10 +231,7 @@ impl Finder {
         let (page, next) = paginate(&tools, start, size, scope).map_err(invalid)?;
         let listed: Vec<Value> = page
             .into_iter()
-            .map(|tool| {
-                serde_json::to_value(super::catalog::listed(tool, self.confirm))
-                    .unwrap_or(Value::Null)
-            })
+            .map(|tool| serde_json::to_value(self.confirm.listed(tool)).unwrap_or(Value::Null))
             .collect();
         let mut result = Map::new();
         result.insert("tools".into(), Value::Array(listed));

@@ -21,7 +21,7 @@ impl Front {
             .policy
             .allows(&tool)
             .is_ok()
-            .then(|| crate::server::catalog::listed(&tool, self.pipeline.confirm))
+            .then(|| self.pipeline.confirm.listed(&tool))
     }
 
     /// `tools/list` as every way in answers it: the page `cursor` points at of the tools

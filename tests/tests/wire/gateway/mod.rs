@@ -17,6 +17,7 @@ mod openapi;
 mod openapi_adversarial;
 mod passthrough;
 mod pin_adversarial;
+mod reshape;
 mod results;
 mod review;
 mod survive;
