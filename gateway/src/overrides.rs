@@ -77,6 +77,9 @@ pub(crate) struct Override {
     pub(crate) description: Option<String>,
     /// Its arguments reshaped, by the upstream's names (`reshape.rs`).
     pub(crate) arguments: Option<BTreeMap<String, ArgumentOverride>>,
+    /// Listed, found and callable only for the callers it admits (a per-caller view:
+    /// groups, email domains, claims of the caller's token).
+    pub(crate) only_for: Option<toolsmith::tool::Audience>,
 }
 
 /// `confirm = true` (ask with the default question), `false`, or the question itself.
@@ -106,6 +109,7 @@ impl Override {
         take(&mut self.upstream_confirms, &later.upstream_confirms);
         take(&mut self.name, &later.name);
         take(&mut self.description, &later.description);
+        take(&mut self.only_for, &later.only_for);
         // Arguments merge one by one, the later entry's word winning for an argument both
         // name.
         if let Some(later) = &later.arguments {

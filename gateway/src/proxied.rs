@@ -108,6 +108,7 @@ impl Proxied {
         // An MCP upstream may ask the client during a call (to confirm it, say): the
         // question is passed on.
         .with_asks_client(matches!(via, Via::Upstream(_) | Via::PerCaller(_)))
+        .with_audience(corrected.only_for.clone().unwrap_or_default())
         .with_origin(origin);
         described.about.title = title;
         described.about.timeout = timeout;

@@ -21,10 +21,20 @@ pub struct Guarded {
 
 impl Guarded {
     pub async fn start(program: &str, extra: &[&str]) -> Guarded {
+        Guarded::start_after(program, &[], extra).await
+    }
+
+    /// [`start`](Self::start), with `before` ahead of `serve` (`toolsmith gateway --config
+    /// FILE --`, whose listening line is logged at `info`).
+    pub async fn start_after(program: &str, before: &[&str], extra: &[&str]) -> Guarded {
         let keys = KeyFile::new();
         let mut args = vec!["--auth-issuer", ISSUER, "--auth-jwks", keys.path.as_str()];
         args.extend_from_slice(extra);
-        let server = HttpServer::start(program, &args).await;
+        let env: &[(&str, &str)] = match before.is_empty() {
+            true => &[],
+            false => &[("TOOLSMITH_LOG", "info")],
+        };
+        let server = HttpServer::start_after(program, before, &args, env).await;
         let resource = format!("http://{}{}", server.addr, server.path);
         Guarded {
             server,
@@ -37,6 +47,15 @@ impl Guarded {
         self.keys
             .rsa
             .sign(&claims(ISSUER, &self.resource, subject, scope))
+    }
+
+    /// A token of `subject` with `scope` and the claims of `extra` (an object) besides.
+    pub fn token_with(&self, subject: &str, scope: &str, extra: Value) -> String {
+        let mut claims = claims(ISSUER, &self.resource, subject, scope);
+        if let (Some(claims), Value::Object(extra)) = (claims.as_object_mut(), extra) {
+            claims.extend(extra);
+        }
+        self.keys.rsa.sign(&claims)
     }
 
     pub async fn post_as(&self, token: Option<&str>, body: &Value) -> crate::http::Response {

@@ -151,7 +151,7 @@ impl Server {
                 ItemRef::Tool(name) => {
                     let tool = registry
                         .get(name)
-                        .filter(|tool| policy.allows(tool).is_ok())?;
+                        .filter(|tool| policy.allows(tool).is_ok() && tool.admits(caller))?;
                     names.required(tool)
                 }
                 ItemRef::Resource(uri) => {
@@ -320,10 +320,9 @@ impl Front {
             .iter()
             .filter(|tool| {
                 searching
-                    || catalog
-                        .registry
-                        .get(&tool.name)
-                        .is_some_and(|info| names.permits(info, caller.scopes()))
+                    || catalog.registry.get(&tool.name).is_some_and(|info| {
+                        names.permits(info, caller.scopes()) && info.admits(caller)
+                    })
             })
             .collect();
         self.page(&catalog, allowed, cursor)

@@ -32,6 +32,8 @@ pub(crate) struct Catalog {
     pub(crate) per_request_json: PerRequestJson,
     /// Cursors of this list are refused in another (another policy, another set of tools).
     pub(crate) cursor_scope: u64,
+    /// A tool offered has an audience: each caller sees its own list (outside search mode).
+    pub(crate) per_caller: bool,
     pub(crate) resources: Vec<(Resource, Scopes)>,
     pub(crate) templates: Vec<(ResourceTemplate, Scopes)>,
     pub(crate) prompts: Vec<(Prompt, Scopes)>,
@@ -49,6 +51,7 @@ impl Catalog {
         search: Option<&ToolSearch>,
     ) -> Catalog {
         let allowed = registry.tools().iter().filter(|t| policy.allows(t).is_ok());
+        let per_caller = search.is_none() && allowed.clone().any(|t| t.audience().is_some());
         let offered = match search {
             Some(search) => search.listing(&allowed.map(|t| &**t).collect::<Vec<_>>()),
             None => allowed.map(|t| confirm.listed(t)).collect(),
@@ -73,6 +76,7 @@ impl Catalog {
                 registry.fingerprint(),
             )),
             offered,
+            per_caller,
             list_json,
             per_request_json: PerRequestJson::default(),
             resources: resources

@@ -52,7 +52,7 @@ impl ToolSearch {
         };
         let search = ToolInfo::of_tool(Arc::new(finder), &mut schemas)
             .expect("search_tools describes itself validly");
-        let call = ToolInfo::of_tool(Arc::new(Caller), &mut schemas)
+        let call = ToolInfo::of_tool(Arc::new(CallTool), &mut schemas)
             .expect("call_tool describes itself validly");
         ToolSearch {
             search: ToolRef::shared(Arc::new(search)),
@@ -162,17 +162,18 @@ impl Tool for Finder {
     }
 
     fn call(&self, arguments: JsonObject, context: &CallContext) -> ToolFuture {
-        let found = self.find(&arguments, context.caller.scopes());
+        let found = self.find(&arguments, &context.caller);
         Box::pin(async move { found.map(|page| ToolOutput::new().structured(page)) })
     }
 }
 
 impl Finder {
-    fn find<S: AsRef<str>>(
+    fn find(
         &self,
         arguments: &JsonObject,
-        granted: &[S],
+        caller: &crate::context::Caller,
     ) -> Result<Value, ToolError> {
+        let granted = caller.scopes();
         let text = |key: &str| arguments.get(key).and_then(Value::as_str);
         let flag = |key: &str| arguments.get(key).and_then(Value::as_bool);
         let words: Vec<String> = text("query")
@@ -187,7 +188,7 @@ impl Finder {
             .tools()
             .iter()
             .map(|tool| &**tool)
-            .filter(|tool| self.policy.allows(tool).is_ok())
+            .filter(|tool| self.policy.allows(tool).is_ok() && tool.admits(caller))
             .filter(|tool| {
                 self.scopes
                     .as_ref()
@@ -260,9 +261,9 @@ fn score(tool: &ToolInfo, words: &[String]) -> usize {
 
 /// `call_tool`: what a client sends to call a tool it found. Its calls are unwrapped before
 /// they reach it ([`ToolSearch::unwrap`]); only one that names `call_tool` itself gets here.
-struct Caller;
+struct CallTool;
 
-impl Tool for Caller {
+impl Tool for CallTool {
     fn describe(&self) -> ToolDescription {
         let schema = json!({
             "type": "object",

@@ -101,6 +101,8 @@ pub struct ToolDescription {
     /// `ui://` resource that renders it; a vendor's): toolsmith's own keys (its category,
     /// tags, confirmation) are set over it.
     pub meta: Option<JsonObject>,
+    /// Who may see and call it (a per-caller view; `None`: every caller its scope admits).
+    pub audience: Option<crate::tool::Audience>,
 }
 
 impl ToolDescription {
@@ -138,6 +140,7 @@ impl ToolDescription {
             upstream_confirms: false,
             task: TaskSupport::Never,
             meta: None,
+            audience: None,
             max_concurrency: None,
             asks_client: false,
         }
@@ -229,6 +232,21 @@ impl ToolDescription {
     #[must_use]
     pub fn with_upstream_confirms(mut self, upstream_confirms: bool) -> ToolDescription {
         self.upstream_confirms = upstream_confirms;
+        self
+    }
+
+    /// Listed, found and callable only for the callers `audience` admits.
+    ///
+    /// ```
+    /// use toolsmith::{Hints, ToolDescription, tool::Audience};
+    ///
+    /// let schema = serde_json::json!({"type": "object"}).as_object().cloned().unwrap();
+    /// let payroll = ToolDescription::new("payroll", "Show the payroll.", schema, Hints::READ_ONLY)
+    ///     .with_audience(Audience::new().group("hr"));
+    /// assert_eq!(payroll.audience.unwrap().groups, ["hr"]);
+    /// ```
+    pub fn with_audience(mut self, audience: crate::tool::Audience) -> ToolDescription {
+        self.audience = (!audience.is_everyone()).then_some(audience);
         self
     }
 

@@ -85,6 +85,8 @@ pub struct ToolInfo {
     check: Option<Arc<InputCheck>>,
     /// Where its calls run: on the pool, or where they were read (`place.rs`).
     place: Arc<Place>,
+    /// Who may see and call it (`None`: everyone).
+    audience: Option<Arc<crate::tool::Audience>>,
 }
 
 /// How a call is invoked: the function `#[tool]` generated, or the `Tool`'s `call`.
@@ -198,6 +200,7 @@ impl ToolInfo {
             expected,
             asks: def.asks(),
             check: None,
+            audience: None,
             place: Arc::new(Place::of(def.blocking, def.cancellable())),
         }
     }
@@ -416,6 +419,19 @@ impl ToolInfo {
     /// `#[tool]`.
     pub fn upstream_confirms(&self) -> bool {
         self.upstream_confirms
+    }
+
+    /// Who may see and call it ([`ToolDescription::audience`](crate::ToolDescription::audience));
+    /// `None`: every caller.
+    pub fn audience(&self) -> Option<&crate::tool::Audience> {
+        self.audience.as_deref()
+    }
+
+    /// Whether `caller` may see and call it (its audience admits it).
+    pub fn admits(&self, caller: &crate::context::Caller) -> bool {
+        self.audience
+            .as_ref()
+            .is_none_or(|audience| audience.admits(caller))
     }
 
     /// Whether the tool asks its client during a call: an [`Elicit`](crate::context::Elicit) or

@@ -23,6 +23,7 @@
 // tools are served.
 
 pub(crate) mod args;
+mod audience;
 pub(crate) mod canonical;
 pub(crate) mod checks;
 pub(crate) mod confirm;
@@ -44,6 +45,7 @@ mod scopes;
 pub(crate) mod strings;
 mod validate;
 
+pub use audience::Audience;
 pub use content::{Audio, Content, EmbeddedResource, Image, Linked, ResourceLink, ToolOutput};
 pub use def::TaskSupport;
 pub use description::ToolDescription;

@@ -386,6 +386,10 @@ impl Pipeline {
             let missing = error_result(ErrorKind::Failed, missing.to_string());
             return Err(Box::new(Ok(missing.into())));
         }
+        // A tool whose audience does not admit the caller does not exist for it.
+        if !tool.admits(caller) {
+            return Err(Box::new(Err(unknown_tool(name))));
+        }
         // 2. access
         if !is_meta && let Some(refused) = self.refuse(&tool, caller) {
             return Err(Box::new(Err(refused)));

@@ -36,13 +36,10 @@ impl Front {
         #[cfg(feature = "auth")]
         let list = match &self.pipeline.scopes {
             Some(scopes) => self.list_for(scopes, caller, cursor),
-            None => self.list(cursor),
+            None => self.list_visible(caller, cursor),
         };
         #[cfg(not(feature = "auth"))]
-        let list = {
-            let _ = caller;
-            self.list(cursor)
-        };
+        let list = self.list_visible(caller, cursor);
         match per_request {
             true => list.map(|list| self.with_list_hints(list)),
             false => list,
@@ -53,8 +50,7 @@ impl Front {
     /// once when it is the same for everyone, made for `caller` with authorization; `None`
     /// when it does not fit on one page (rmcp's path answers, with cursors).
     pub(crate) fn first_page(&self, caller: &Caller, per_request: bool) -> Option<Arc<String>> {
-        #[cfg(feature = "auth")]
-        if self.pipeline.scopes.is_some() {
+        if self.lists_per_caller() {
             let mut result = self.tools_list(caller, None, per_request).ok()?;
             if result.next_cursor.is_some() {
                 return None;
@@ -64,11 +60,34 @@ impl Front {
             }
             return serde_json::to_string(&result).ok().map(Arc::new);
         }
-        let _ = caller;
         match per_request {
             true => self.cached_per_request_list(),
             false => self.cached_list(),
         }
+    }
+
+    /// The `tools/list` page of the tools `caller` may see: every tool offered, but those
+    /// whose audience does not admit it (see `tool/audience.rs`).
+    fn list_visible(
+        &self,
+        caller: &Caller,
+        cursor: Option<&str>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let catalog = self.catalog();
+        if !catalog.per_caller {
+            return self.list(cursor);
+        }
+        let visible: Vec<&Tool> = catalog
+            .offered
+            .iter()
+            .filter(|tool| {
+                catalog
+                    .registry
+                    .get(&tool.name)
+                    .is_none_or(|info| info.admits(caller))
+            })
+            .collect();
+        self.page(&catalog, visible, cursor)
     }
 
     pub(crate) fn list(&self, cursor: Option<&str>) -> Result<ListToolsResult, ErrorData> {
@@ -106,11 +125,20 @@ impl Front {
     /// `ttlMs`), and who may share it (`cacheScope`): everyone, unless the list depends on
     /// the caller (with authorization, each caller sees the tools it may call).
     pub(crate) fn list_hints(&self) -> (u64, CacheScope) {
+        match self.lists_per_caller() {
+            true => (self.list_ttl_ms, CacheScope::Private),
+            false => (self.list_ttl_ms, CacheScope::Public),
+        }
+    }
+
+    /// Whether callers may see different tool lists: with authorization (each sees what its
+    /// scopes let it call), or when a tool has an audience.
+    fn lists_per_caller(&self) -> bool {
         #[cfg(feature = "auth")]
         if self.pipeline.scopes.is_some() {
-            return (self.list_ttl_ms, CacheScope::Private);
+            return true;
         }
-        (self.list_ttl_ms, CacheScope::Public)
+        self.catalog().per_caller
     }
 
     /// `result` with the caching hints of a 2026-07-28 `tools/list`.

@@ -33,6 +33,7 @@ impl ToolInfo {
             max_concurrency,
             asks_client,
             meta,
+            audience,
         } = tool.describe();
         let name = about.name.as_str();
         check_tool_name(name)?;
@@ -89,6 +90,7 @@ impl ToolInfo {
             expected: Vec::new(),
             asks: asks_client,
             check: Some(check),
+            audience: audience.map(Arc::new),
             // Its calls are async: they run where they were read, under the first step's watch.
             place: Arc::new(Place::of(false, false)),
             run: Run::Dynamic(tool),

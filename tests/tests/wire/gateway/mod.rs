@@ -22,6 +22,7 @@ mod results;
 mod review;
 mod survive;
 mod validate;
+mod views;
 
 use toolsmith::Server;
 use toolsmith_gateway::Upstream;
