@@ -38,11 +38,15 @@ pub struct GatewayArgs {
     #[arg(long, value_name = "SNAPSHOT")]
     pin: Option<PathBuf>,
     /// What becomes of a tool that changed since the --pin snapshot: `refuse` (listed, every
-    /// call refused) or `hide` (not listed).
-    #[arg(long, value_name = "refuse|hide", default_value = "refuse", value_parser = ["refuse", "hide"], requires = "pin")]
+    /// call refused), `hide` (not listed), or `hold` (refused, and held for review: the
+    /// approvals page, `serve --approve page=ADDR`, shows what changed, and Approve pins it
+    /// as it is now; or `pin approve NAME` from the command line).
+    #[arg(long, value_name = "refuse|hide|hold", default_value = "refuse", value_parser = ["refuse", "hide", "hold"], requires = "pin")]
     on_change: String,
     /// What to do with them, as any toolsmith server takes it (none: serve over stdio), e.g.
-    /// `serve --read-only`, `serve --http 127.0.0.1:8080`, `tools`, `check hints.snapshot`.
+    /// `serve --read-only`, `serve --http 127.0.0.1:8080`, `tools`, `check hints.snapshot`;
+    /// or, with --pin, `pin approve NAME...`: pin those tools as they are now (the snapshot
+    /// file rewritten, each change named).
     #[arg(
         trailing_var_arg = true,
         allow_hyphen_values = true,
@@ -72,18 +76,47 @@ pub async fn gateway(args: GatewayArgs) -> ExitCode {
         }
     };
     let checking = args.server.first().is_some_and(|word| word == "check");
+    // `pin approve NAME...`: the tools as they are now, pinned.
+    let approving: Option<Vec<String>> = match args.server.first().and_then(|w| w.to_str()) {
+        Some("pin") => match args.server.get(1).and_then(|w| w.to_str()) {
+            Some("approve") if args.server.len() > 2 && args.pin.is_some() => Some(
+                args.server[2..]
+                    .iter()
+                    .map(|name| name.to_string_lossy().into_owned())
+                    .collect(),
+            ),
+            _ => {
+                eprintln!(
+                    "write `pin approve NAME...` after the gateway's flags, with --pin SNAPSHOT: it pins those tools as they are now"
+                );
+                return ExitCode::from(2);
+            }
+        },
+        _ => None,
+    };
     let mut pin = None;
+    // For `pin approve`: the snapshot to rewrite, not applied (the tools are seen as they are).
+    let mut pin_file: Option<Pin> = None;
     if let Some(path) = args.pin.as_deref().filter(|_| !checking) {
         let on_change = match args.on_change.as_str() {
             "hide" => OnChange::Hide,
+            "hold" => OnChange::Hold,
             _ => OnChange::Refuse,
         };
-        let review = format!(
-            "review it with `toolsmith gateway --config {} check {}`, then write the snapshot again with --write",
-            args.config.display(),
-            path.display()
-        );
+        let review = match on_change {
+            OnChange::Hold => format!(
+                "an operator reviews it on the approvals page (`serve --approve page=ADDR`), or pins it as it is now with `toolsmith gateway --config {} --pin {} pin approve NAME`",
+                args.config.display(),
+                path.display()
+            ),
+            _ => format!(
+                "review it with `toolsmith gateway --config {} check {}`, then write the snapshot again with --write",
+                args.config.display(),
+                path.display()
+            ),
+        };
         match Pin::from_path(path) {
+            Ok(read) if approving.is_some() => pin_file = Some(read),
             Ok(read) => pin = Some(read.on_change(on_change).review(review)),
             Err(why) => {
                 eprintln!("{why}");
@@ -132,6 +165,20 @@ pub async fn gateway(args: GatewayArgs) -> ExitCode {
         };
         mounted.push(next);
     }
+    if let (Some(names), Some(file)) = (approving, &pin_file) {
+        return match file.approve(&registry, &names) {
+            Ok(done) => {
+                for line in done {
+                    println!("{line}");
+                }
+                ExitCode::SUCCESS
+            }
+            Err(why) => {
+                eprintln!("{why}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let served: Vec<&str> = registry.tools().iter().map(|t| t.name()).collect();
     for unmatched in overrides.unmatched(served) {
         tracing::warn!(pattern = %unmatched, "an override matches no upstream tool: check its name");
@@ -149,6 +196,11 @@ pub async fn gateway(args: GatewayArgs) -> ExitCode {
     // The sign-in pages of the upstreams that sign their users in, beside the endpoint.
     if let Some(routes) = toolsmith_gateway::sign_in_routes(&mounted) {
         server = server.http_routes(routes);
+    }
+    // The tools the pin holds, for the approvals page to review.
+    if let Some(pin) = pin.as_ref().filter(|_| args.on_change == "hold") {
+        let reviews = pin.reviews(server.registry_handle());
+        server = server.reviews(reviews);
     }
     // An upstream restarted with other tools: they are served from then on.
     for upstream in &mounted {

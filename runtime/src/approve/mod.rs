@@ -39,6 +39,7 @@ mod approval;
 mod grants;
 #[cfg(feature = "http")]
 mod page;
+mod review;
 mod rules;
 #[cfg(feature = "webhook")]
 mod webhook;
@@ -58,6 +59,7 @@ pub use grants::{Granted, Grants};
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use page::Page;
+pub use review::{Change, Review, Reviews};
 pub use rules::{Rules, RulesError};
 #[cfg(feature = "webhook")]
 #[cfg_attr(docsrs, doc(cfg(feature = "webhook")))]

@@ -111,7 +111,10 @@ pub(super) fn with_approvers(
             #[cfg(feature = "http")]
             // The page lists the server's remembered approvals, and revokes them.
             Approve::Page(page, _) => {
-                let page = page.clone().grants(server.grants());
+                let mut page = page.clone().grants(server.grants());
+                if let Some(reviews) = server.reviewed() {
+                    page = page.reviews(reviews.clone());
+                }
                 std::sync::Arc::new(match wait {
                     Some(wait) => page.timeout(wait),
                     None => page,

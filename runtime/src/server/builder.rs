@@ -76,6 +76,8 @@ pub struct Server {
     pub(crate) own_flags_help: Option<String>,
     /// The settings the program reads from its environment (`Server::setting`).
     pub(crate) settings: Vec<crate::Setting>,
+    /// The changes its approvals page lists for review (`Server::reviews`).
+    pub(crate) reviews: Option<std::sync::Arc<dyn crate::approve::Reviews>>,
 }
 
 pub(crate) const DEFAULT_BUSY_POLL: Duration = Duration::from_micros(20);
@@ -674,6 +676,37 @@ impl Server {
     /// ```
     pub fn grants(&self) -> crate::approve::Grants {
         self.approvals.grants.clone()
+    }
+
+    /// Changes for an operator to review on the approvals page (`serve --approve page=ADDR`):
+    /// a gateway's upstream tools that changed since their pinned snapshot. See
+    /// [`Reviews`](crate::approve::Reviews).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolsmith::approve::{Review, Reviews};
+    ///
+    /// struct Nothing;
+    /// impl Reviews for Nothing {
+    ///     fn pending(&self) -> Vec<Review> {
+    ///         Vec::new()
+    ///     }
+    ///     fn decide(&self, id: &str, _: bool, _: &str) -> Result<String, String> {
+    ///         Err(format!("no change {id}"))
+    ///     }
+    /// }
+    ///
+    /// let server = toolsmith::Server::new().reviews(Arc::new(Nothing));
+    /// assert!(server.reviewed().is_some());
+    /// ```
+    pub fn reviews(mut self, reviews: std::sync::Arc<dyn crate::approve::Reviews>) -> Self {
+        self.reviews = Some(reviews);
+        self
+    }
+
+    /// The changes given with [`Server::reviews`].
+    pub fn reviewed(&self) -> Option<&std::sync::Arc<dyn crate::approve::Reviews>> {
+        self.reviews.as_ref()
     }
 
     /// The key that seals the request state of a call that asks on 2026-07-28 (a

@@ -440,3 +440,59 @@ fn a_relative_document_is_read_from_the_configurations_folder() {
     std::fs::remove_dir_all(dir).unwrap();
     std::fs::remove_dir_all(elsewhere).unwrap();
 }
+
+#[test]
+fn pin_approve_pins_the_named_tools_as_they_are_now() {
+    let config = notes_config("approve.json");
+    let snapshot = file("approve.snapshot", "");
+    let snapshot = snapshot.to_str().unwrap();
+    assert!(
+        gateway(&config, &["check", snapshot, "--write"])
+            .status
+            .success()
+    );
+    // The upstream now says something else of get_note (through an override).
+    let changed = file(
+        "approve.toml",
+        "[tools.notes_get_note]\ntitle = \"Fetch note\"\nopen_world = true\n",
+    );
+    let changed = changed.to_str().unwrap();
+    let pinned = ["--overrides", changed, "--pin", snapshot];
+    let check = gateway(&config, &["--overrides", changed, "check", snapshot]);
+    assert!(!check.status.success(), "it drifted: {}", out(&check));
+
+    let approved = gateway(
+        &config,
+        &[&pinned[..], &["pin", "approve", "notes_get_note"]].concat(),
+    );
+    assert!(approved.status.success(), "{}", err(&approved));
+    assert_eq!(
+        out(&approved).trim(),
+        "notes_get_note: pinned as it is now (openWorld, title changed)"
+    );
+    let check = gateway(&config, &["--overrides", changed, "check", snapshot]);
+    assert!(
+        check.status.success(),
+        "pinned: {}{}",
+        out(&check),
+        err(&check)
+    );
+    // Served and called again under the pin.
+    let get = ["call", "notes_get_note", "--args", r#"{"note_id": 1}"#];
+    let called = gateway(&config, &[&pinned[..], &get].concat());
+    assert!(called.status.success(), "{}", err(&called));
+
+    let unknown = gateway(
+        &config,
+        &[&pinned[..], &["pin", "approve", "notes_nothing"]].concat(),
+    );
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(
+        err(&unknown).contains("no tool notes_nothing is served"),
+        "{}",
+        err(&unknown)
+    );
+    let bare = gateway(&config, &["pin", "approve", "notes_get_note"]);
+    assert_eq!(bare.status.code(), Some(2), "without --pin: {}", err(&bare));
+    assert!(err(&bare).contains("--pin SNAPSHOT"), "{}", err(&bare));
+}

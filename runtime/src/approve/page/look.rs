@@ -8,6 +8,8 @@ pub(super) const STYLE: &str = "<style>\
     select,button{font-size:1em;padding:.4em .8em;margin:.2em 0}\
     button[value=approve]{background:#1a7f37;color:#fff;border:0;border-radius:6px}\
     button[value=deny]{background:#cf222e;color:#fff;border:0;border-radius:6px}\
+    table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.2em .4em}\
+    td.before pre{background:#ffebe9}td.after pre{background:#dafbe1}pre{white-space:pre-wrap;margin:0}\
     </style>";
 
 pub(super) use crate::html::escape;

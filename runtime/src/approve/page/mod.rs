@@ -4,6 +4,7 @@
 
 mod granted;
 mod look;
+mod reviewed;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -73,6 +74,8 @@ struct Shared {
     token: String,
     /// The server's remembered approvals, listed and revoked here.
     grants: std::sync::OnceLock<Grants>,
+    /// The program's changes to review (a gateway's changed tools), decided here.
+    reviews: std::sync::OnceLock<Arc<dyn super::Reviews>>,
     waiting: Mutex<BTreeMap<u64, Waiting>>,
     next: Mutex<u64>,
 }
@@ -106,6 +109,7 @@ impl Page {
             shared: Arc::new(Shared {
                 token,
                 grants: std::sync::OnceLock::new(),
+                reviews: std::sync::OnceLock::new(),
                 waiting: Mutex::default(),
                 next: Mutex::new(0),
             }),
@@ -161,6 +165,13 @@ impl Page {
         self
     }
 
+    /// Lists the program's changes to review (`reviews`), each decided here by a named
+    /// operator (`serve --approve page=ADDR` gives it [`Server::reviews`](crate::Server::reviews)).
+    pub fn reviews(self, reviews: Arc<dyn super::Reviews>) -> Page {
+        let _ = self.shared.reviews.set(reviews);
+        self
+    }
+
     /// How many calls are waiting.
     ///
     /// ```
@@ -171,13 +182,14 @@ impl Page {
         lock(&self.shared.waiting).len()
     }
 
-    /// The page's routes (`GET /`, `POST /decide`, `POST /revoke`), to serve on a listener
+    /// The page's routes (`GET /`, `POST /decide`, `POST /revoke`, `POST /review`), to serve on a listener
     /// of one's own.
     pub fn router(&self) -> Router {
         Router::new()
             .route("/", get(list))
             .route("/decide", post(decide))
             .route("/revoke", post(granted::revoke))
+            .route("/review", post(reviewed::review))
             .with_state(self.shared.clone())
     }
 
@@ -305,6 +317,7 @@ async fn list(
     }
     let csrf = shared.csrf();
     let remembered = granted::section(&shared, &csrf).await;
+    let reviewing = reviewed::section(&shared, &csrf);
     let mut rows = String::new();
     for (id, waiting) in lock(&shared.waiting).iter() {
         let approval = &waiting.approval;
@@ -344,7 +357,7 @@ async fn list(
             "<!doctype html><html><head><meta charset=\"utf-8\">\
              <meta name=\"viewport\" content=\"width=device-width\">\
              <meta http-equiv=\"refresh\" content=\"5\"><title>Approvals</title>{STYLE}</head>\
-             <body><h1>Approvals</h1><ul>{rows}</ul>{remembered}</body></html>"
+             <body><h1>Approvals</h1><ul>{rows}</ul>{reviewing}{remembered}</body></html>"
         ),
     )
 }

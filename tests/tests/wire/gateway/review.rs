@@ -150,3 +150,74 @@ async fn an_overrides_question_is_asked_by_the_gateway_before_the_upstream_runs(
         .unwrap();
     assert!(!found.text().contains("Q3 plan"), "{}", found.text());
 }
+
+#[tokio::test]
+async fn a_held_change_is_served_once_approved_and_stays_refused_once_rejected() {
+    use toolsmith_gateway::{OnChange, Pin};
+    let upstream = Server::with_registry(
+        toolsmith::Registry::new()
+            .with_tool(Described("Look a word up."))
+            .unwrap(),
+    );
+    let handle = upstream.registry_handle();
+    let addr = served_over_http(upstream).await;
+    let url = format!("http://{addr}/mcp");
+    let reviewed = Upstream::http("dict", &url).connect().await.unwrap();
+    let snapshot = reviewed.registry().unwrap().snapshot();
+    assert!(handle.remove_tool("lookup"));
+    handle
+        .add_tool(Described("Look a word up, in two languages."))
+        .unwrap();
+    let path = std::env::temp_dir().join(format!("toolsmith-held-{}.snapshot", std::process::id()));
+    std::fs::write(&path, &snapshot).unwrap();
+
+    for approve in [true, false] {
+        std::fs::write(&path, &snapshot).unwrap();
+        let pin = Pin::from_path(&path).unwrap().on_change(OnChange::Hold);
+        let now = Upstream::http("dict", &url).connect().await.unwrap();
+        let (pinned, _) = pin.apply(now.registry().unwrap()).unwrap();
+        let server = Server::with_registry(pinned);
+        let reviews = pin.reviews(server.registry_handle());
+        let pending = reviews.pending();
+        assert_eq!(pending.len(), 1, "{pending:?}");
+        let change = &pending[0].changes[0];
+        assert_eq!(change.field, "description");
+        assert!(
+            change
+                .after
+                .starts_with("Look a word up, in two languages."),
+            "{change:?}"
+        );
+        let client = Client::connect(server).await.unwrap();
+        assert!(
+            client.call("dict_lookup", json!({"q": "w"})).await.is_err(),
+            "held: refused"
+        );
+        let done = reviews.decide("dict_lookup", approve, "ada").unwrap();
+        assert!(reviews.pending().is_empty());
+        let pinned_now = std::fs::read_to_string(&path).unwrap();
+        let called = client.call("dict_lookup", json!({"q": "w"})).await;
+        if approve {
+            assert!(done.contains("approved by ada"), "{done}");
+            assert_eq!(called.unwrap().text(), "found", "served once approved");
+            // The file pins it as it is now: nothing drifts any more.
+            let now = Upstream::http("dict", &url).connect().await.unwrap();
+            assert!(
+                now.registry()
+                    .unwrap()
+                    .drift(&pinned_now)
+                    .unwrap()
+                    .is_empty()
+            );
+        } else {
+            assert!(done.contains("rejected"), "{done}");
+            assert!(called.is_err(), "still refused once rejected");
+            assert_eq!(pinned_now, snapshot, "the file is left as it was");
+        }
+        assert!(
+            reviews.decide("dict_lookup", true, "ada").is_err(),
+            "decided once"
+        );
+    }
+    std::fs::remove_file(&path).unwrap();
+}

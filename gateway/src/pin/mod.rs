@@ -1,15 +1,18 @@
 //! A pinned snapshot of the upstream tools: a tool whose hints, schemas, description or title
 //! changed since a reviewer approved them (a "rug pull"), or that the snapshot does not list,
-//! is refused or hidden.
+//! is refused or hidden, or held for review (`review.rs`: the approvals page, or
+//! `gateway pin approve`).
 
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use rmcp::model::JsonObject;
 use toolsmith::{CallContext, Registry, Tool, ToolDescription, ToolError, tool::ToolFuture};
 
 use crate::Error;
+
+mod review;
 
 /// What becomes of a tool that changed since the snapshot.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -21,6 +24,10 @@ pub enum OnChange {
     Refuse,
     /// Left out of the list.
     Hide,
+    /// As [`OnChange::Refuse`], and held for an operator's review: the approvals page shows
+    /// what changed, and Approve pins it as it is now (the snapshot file rewritten) and
+    /// serves it; Reject keeps it refused (see [`Pin::reviews`]).
+    Hold,
 }
 
 /// A snapshot written by `check --write` (`toolsmith gateway --config FILE check SNAPSHOT
@@ -37,19 +44,42 @@ pub enum OnChange {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Pin {
-    snapshot: String,
+    /// The snapshot's text, as reviewed (rewritten where a review approves a change).
+    snapshot: Arc<Mutex<String>>,
     on_change: OnChange,
     /// How the snapshot is to be reviewed, for the refusal's message.
     review: String,
+    /// The file it was read from, rewritten where a review approves a change.
+    pub(crate) path: Option<PathBuf>,
+    /// The changed tools held for review ([`OnChange::Hold`]), by name.
+    pub(crate) held: Arc<Mutex<BTreeMap<String, Held>>>,
+}
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Held")
+            .field("reviewed", &self.reviewed)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A changed tool held for review: as it is now (a registry of it alone), and its snapshot
+/// line as reviewed (`None`: the snapshot does not list it).
+#[derive(Clone)]
+pub(crate) struct Held {
+    pub(crate) now: Registry,
+    pub(crate) reviewed: Option<String>,
 }
 
 impl Pin {
     /// The snapshot's text; a changed tool is refused.
     pub fn new(snapshot: impl Into<String>) -> Pin {
         Pin {
-            snapshot: snapshot.into(),
+            snapshot: Arc::new(Mutex::new(snapshot.into())),
             on_change: OnChange::Refuse,
             review: "write a new snapshot with `check --write` once the change is reviewed".into(),
+            path: None,
+            held: Arc::default(),
         }
     }
 
@@ -80,7 +110,9 @@ impl Pin {
                 path.display()
             )
         })?;
-        Ok(Pin::new(text))
+        let mut pin = Pin::new(text);
+        pin.path = Some(path.to_owned());
+        Ok(pin)
     }
 
     /// What becomes of a changed tool (default: [`OnChange::Refuse`]).
@@ -102,8 +134,14 @@ impl Pin {
         &self,
         mut registry: Registry,
     ) -> Result<(Registry, BTreeMap<String, String>), Error> {
-        let changed = registry.drift(&self.snapshot).map_err(Error::Tools)?;
+        let snapshot = self.snapshot();
+        let changed = registry.drift(&snapshot).map_err(Error::Tools)?;
         for (name, what) in &changed {
+            if self.on_change == OnChange::Hold {
+                let now = registry.clone().retain_tools(|tool| tool.name() == name);
+                let reviewed = review::line_of(&snapshot, name);
+                lock(&self.held).insert(name.clone(), Held { now, reviewed });
+            }
             let Some(tool) = registry.remove_tool(name) else {
                 continue;
             };
@@ -111,8 +149,8 @@ impl Pin {
                 OnChange::Hide => {
                     tracing::warn!(tool = %name, changed = %what, "hidden: it changed since the pinned snapshot");
                 }
-                OnChange::Refuse => {
-                    tracing::warn!(tool = %name, changed = %what, "refused: it changed since the pinned snapshot");
+                OnChange::Refuse | OnChange::Hold => {
+                    tracing::warn!(tool = %name, changed = %what, held = self.on_change == OnChange::Hold, "refused: it changed since the pinned snapshot");
                     let scopes = tool.header().scopes().iter().map(|s| s.to_string());
                     let mut described = ToolDescription::new(
                         name.clone(),
@@ -141,6 +179,35 @@ impl Pin {
         }
         Ok((registry, changed))
     }
+
+    /// The snapshot's text as it stands (with the changes approved since it was read).
+    pub fn snapshot(&self) -> String {
+        lock(&self.snapshot).clone()
+    }
+
+    /// Pins `name` as `line` (its snapshot line now): in the text kept here, and in the file
+    /// it was read from (rewritten whole, then moved into place). An error says why the file
+    /// could not be written.
+    pub(crate) fn repin(&self, name: &str, line: &str) -> Result<(), String> {
+        let mut snapshot = lock(&self.snapshot);
+        let text = review::repinned(&snapshot, name, line);
+        if let Some(path) = &self.path {
+            let partial = path.with_extension("partial");
+            std::fs::write(&partial, &text)
+                .and_then(|()| std::fs::rename(&partial, path))
+                .map_err(|err| {
+                    format!("cannot write the pinned snapshot {}: {err}", path.display())
+                })?;
+        }
+        *snapshot = text;
+        Ok(())
+    }
+}
+
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// A tool that changed since the snapshot, in its place: its name, input schema and hints,
