@@ -3,16 +3,18 @@ browser (Debian's Chromium, headless, through Selenium), with the official Pytho
 (PyPI `mcp`) as the client.
 
 `toolsmith gateway --config ... --pin SNAPSHOT --on-change hold serve --http ... --approve
-page=ADDR` in front of the notes example, whose snapshot (written by `check --write`) says
-notes_get_note was not idempotent and had another description, and notes_search_notes another
-description: both are held, and their calls refused. The browser opens the page with its
-token, finds both under "Changes to review" with what changed (idempotent false -> true, the
-description as it is now), keeps a screenshot of the diff in ARTIFACTS, approves
-notes_get_note in the name "Ada" and rejects notes_search_notes in the name "Bo". Then
-notes_get_note answers the SDK (the same session, no restart), the snapshot file holds its
-line as it is now, the gateway's log names Ada; notes_search_notes stays refused.
+page=ADDR` in front of four real upstreams (the notes example, a FastMCP server, the npm
+server-everything, the FastAPI notes API), whose snapshot (written by `check --write`) says
+notes_get_note was not idempotent and had another description, and one tool of each other
+upstream (and notes_search_notes) another description: all are held, and their calls
+refused. The browser opens the page with its token, finds each under "Changes to review" with
+what changed (idempotent false -> true, the description as it is now), keeps a screenshot of
+the diff in ARTIFACTS, approves notes_get_note in the name "Ada" (and the others' as Ada too)
+and rejects notes_search_notes in the name "Bo". Then each approved tool answers the SDK (the
+same session, no restart), the snapshot file holds notes_get_note's line as it is now, the
+gateway's log names Ada and Bo; notes_search_notes stays refused.
 
-    python test_pin_review.py TOOLSMITH NOTES ARTIFACTS
+    python test_pin_review.py TOOLSMITH NOTES NODE EVERYTHING_JS ARTIFACTS
 """
 
 import asyncio
@@ -34,20 +36,28 @@ from selenium.webdriver.common.by import By
 from checks import check, failed_with, tally
 from chromium import headless_chromium
 from notes_http import NotesServer, free_port
+from test_openapi import start_api
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 TOKEN = "a-reviewers-own-token-9f2d"
 
 
+# (tool, who decides, the button): notes_get_note's diff is the screenshot.
+DECISIONS = [("notes_get_note", "Ada", "approve"), ("notes_search_notes", "Bo", "deny"),
+             ("records_find_records", "Ada", "approve"), ("everything_echo", "Ada", "approve"),
+             ("api_get_note", "Ada", "approve")]
+
+
 def tampered(snapshot):
     """The snapshot as if notes_get_note had been reviewed not idempotent, with another
-    description, and notes_search_notes with another description."""
+    description, and each other tool decided on with another description."""
     lines = []
     for line in snapshot.splitlines():
         if line.startswith('tool "notes_get_note" '):
             line = line.replace("idempotent=true", "idempotent=false")
+        if any(line.startswith(f'tool "{tool}" ') for tool, _, _ in DECISIONS):
             line = re.sub(r"description=[0-9a-f]+", "description=000000000000", line)
-        if line.startswith('tool "notes_search_notes" '):
-            line = re.sub(r"description=[0-9a-f]+", "description=111111111111", line)
         lines.append(line)
     return "\n".join(lines) + "\n"
 
@@ -104,7 +114,7 @@ def review(page, artifacts, done, seen):
             except WebDriverException:
                 pass
             time.sleep(0.2)
-        for tool, name, button in [("notes_get_note", "Ada", "approve"), ("notes_search_notes", "Bo", "deny")]:
+        for tool, name, button in DECISIONS:
             check(decide(driver, page, tool, name, button, seen, artifacts),
                   f"{tool} left the review list once decided")
     except Exception as err:
@@ -134,14 +144,34 @@ async def run_checks(session, page, artifacts, snapshot_path, fresh_line):
     check(pinned == [fresh_line], f"the snapshot file holds its line as it is now: {pinned} vs {fresh_line}")
     found = await session.call_tool("notes_search_notes", {"query": "milk"})
     check(found.is_error, f"rejected, it stays refused: {found}")
+    for tool, arguments in [("records_find_records", {"text": "a"}), ("everything_echo", {"message": "hi"}),
+                            ("api_get_note", {"note_id": 1})]:
+        answered = await session.call_tool(tool, arguments)
+        check(not answered.is_error, f"approved, {tool} answers: {answered}")
 
 
-async def main(toolsmith, notes, artifacts):
+async def main(toolsmith, notes, node, everything, artifacts):
     os.makedirs(artifacts, exist_ok=True)
+    api, base = start_api()
+    os.environ["NOTES_API_KEY"] = "secret-key"
+    try:
+        await checked(toolsmith, notes, node, everything, artifacts, base)
+    finally:
+        api.kill()
+    return tally("pin review on the approvals page in a browser")
+
+
+async def checked(toolsmith, notes, node, everything, artifacts, base):
     with tempfile.TemporaryDirectory() as tmp:
         config = os.path.join(tmp, "claude_desktop_config.json")
         with open(config, "w") as f:
-            json.dump({"mcpServers": {"notes": {"command": notes, "env": {"TOOLSMITH_LOG": "off"}}}}, f)
+            json.dump({"mcpServers": {
+                "notes": {"command": notes, "env": {"TOOLSMITH_LOG": "off"}},
+                "records": {"command": sys.executable,
+                            "args": [os.path.join(HERE, "..", "audit", "fastmcp_server.py")]},
+                "everything": {"command": node, "args": [everything, "stdio"]},
+                "api": {"openapi": f"{base}/openapi.json", "credentials": {"APIKeyHeader": "${NOTES_API_KEY}"}},
+            }}, f)
         snapshot_path = os.path.join(tmp, "tools.snapshot")
         subprocess.run([toolsmith, "gateway", "--config", config, "check", snapshot_path, "--write"],
                        check=True, capture_output=True, timeout=60)
@@ -172,10 +202,9 @@ async def main(toolsmith, notes, artifacts):
             print(server.stderr_tail(), file=sys.stderr)
         finally:
             server.stop()
-    return tally("pin review on the approvals page in a browser")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
+    if len(sys.argv) != 6:
         sys.exit(__doc__)
-    sys.exit(asyncio.run(main(*sys.argv[1:4])))
+    sys.exit(asyncio.run(main(*sys.argv[1:6])))

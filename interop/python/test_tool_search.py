@@ -1,13 +1,14 @@
-"""`toolsmith gateway ... serve --tool-search` in front of the notes example and
-@modelcontextprotocol/server-everything (npm), driven by the official Python SDK (PyPI `mcp`)
-over stdio:
+"""`toolsmith gateway ... serve --tool-search` in front of four real upstreams (the notes
+example, @modelcontextprotocol/server-everything from npm, a FastMCP server, the FastAPI notes
+API), driven by the official Python SDK (PyPI `mcp`) over stdio:
 
 - tools/list gives two tools, search_tools and call_tool;
 - search_tools finds a tool by the words of what it does (notes_search_notes first for "search
   notes"), pages with nextCursor through every tool of both upstreams, and leaves out nothing
   the gateway serves;
-- call_tool calls a tool found, on either upstream, and its result comes back as the tool gave
-  it (notes_search_notes's structuredContent, everything_echo's text);
+- call_tool calls a tool found, on each upstream, and its result comes back as the tool gave
+  it (notes_search_notes's structuredContent, everything_echo's text, records_find_records,
+  api_get_note);
 - with `--read-only`, search_tools finds only read-only tools, call_tool's hints say it only
   reads, and a call_tool of notes_delete_note is refused by the policy: the note stays.
 
@@ -24,13 +25,16 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from checks import check, tally, within
+from test_openapi import start_api
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def gateway(toolsmith, config, *flags):
     return StdioServerParameters(
         command=toolsmith,
         args=["gateway", "--config", config, "serve", "--tool-search", *flags],
-        env={"TOOLSMITH_LOG": "off", "PATH": os.environ.get("PATH", "")},
+        env={"TOOLSMITH_LOG": "off", "PATH": os.environ.get("PATH", ""), "NOTES_API_KEY": "secret-key"},
     )
 
 
@@ -74,8 +78,16 @@ async def served(toolsmith, config):
             total = (await search(session))["total"]
             check(len(paged) == total and len(set(paged)) == total and total > 15,
                   f"pages reach every tool once: {len(paged)} of {total}")
-            check("notes_delete_note" in paged and "everything_echo" in paged,
-                  f"both upstreams' tools: {paged}")
+            check(all(n in paged for n in ["notes_delete_note", "everything_echo", "records_find_records",
+                                           "api_get_note"]),
+                  f"every upstream's tools: {paged}")
+            records = await asyncio.wait_for(session.call_tool(
+                "call_tool", {"name": "records_find_records", "arguments": {"text": "a"}}), 30)
+            check(not records.is_error, f"call_tool reaches the FastMCP server: {records}")
+            api_note = await asyncio.wait_for(session.call_tool(
+                "call_tool", {"name": "api_get_note", "arguments": {"note_id": 1}}), 30)
+            check(not api_note.is_error and (api_note.structured_content or {}).get("title") == "Groceries",
+                  f"call_tool reaches the HTTP API: {api_note}")
             called = await asyncio.wait_for(session.call_tool(
                 "call_tool", {"name": "notes_search_notes", "arguments": {"query": "milk"}}), 30)
             check(not called.is_error and "Groceries" in json.dumps(called.structured_content),
@@ -109,15 +121,23 @@ async def read_only(toolsmith, config):
 
 async def main():
     toolsmith, notes, node, everything = sys.argv[1:5]
-    with tempfile.TemporaryDirectory() as tmp:
-        config = os.path.join(tmp, "claude_desktop_config.json")
-        with open(config, "w") as out:
-            json.dump({"mcpServers": {
-                "notes": {"command": notes, "env": {"TOOLSMITH_LOG": "off"}},
-                "everything": {"command": node, "args": [everything, "stdio"]},
-            }}, out)
-        await within("search mode through the gateway", served(toolsmith, config), 120)
-        await within("search mode, read-only", read_only(toolsmith, config), 120)
+    api, base = start_api()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            config = os.path.join(tmp, "claude_desktop_config.json")
+            with open(config, "w") as out:
+                json.dump({"mcpServers": {
+                    "notes": {"command": notes, "env": {"TOOLSMITH_LOG": "off"}},
+                    "everything": {"command": node, "args": [everything, "stdio"]},
+                    "records": {"command": sys.executable,
+                                "args": [os.path.join(HERE, "..", "audit", "fastmcp_server.py")]},
+                    "api": {"openapi": f"{base}/openapi.json",
+                            "credentials": {"APIKeyHeader": "${NOTES_API_KEY}"}},
+                }}, out)
+            await within("search mode through the gateway", served(toolsmith, config), 120)
+            await within("search mode, read-only", read_only(toolsmith, config), 120)
+    finally:
+        api.kill()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 //! Makes keys and tokens for the interop tests: `mint DIR ISSUER AUDIENCE` writes
 //! `DIR/jwks.json` (an RSA and an EC key) and `DIR/tokens.json` (a read, a write and a
-//! destructive token for AUDIENCE, plus one for another audience).
+//! destructive token for AUDIENCE, plus one for another audience, and two destructive ones
+//! told apart by their groups and email).
 
 use serde_json::json;
 use toolsmith_tests::keys::{Key, claims, jwks};
@@ -20,6 +21,20 @@ fn main() {
         "write": ec.sign(&claims(issuer, audience, "writer", "tools:write")),
         "destructive": rsa.sign(&claims(issuer, audience, "admin", "tools:destructive")),
         "other_audience": rsa.sign(&claims(issuer, "https://other.example", "reader", "tools:read")),
+        // Two callers of the same scope, told apart by what their tokens say of them (the
+        // gateway's per-caller views).
+        "admin_group": rsa.sign(&with(claims(issuer, audience, "ada", "tools:destructive"),
+            json!({"groups": ["admins"], "email": "ada@example.com"}))),
+        "staff": rsa.sign(&with(claims(issuer, audience, "eve", "tools:destructive"),
+            json!({"groups": ["staff"], "email": "eve@elsewhere.test"}))),
     });
     std::fs::write(dir.join("tokens.json"), tokens.to_string()).unwrap();
+}
+
+/// `claims` with the fields of `extra` besides.
+fn with(mut claims: serde_json::Value, extra: serde_json::Value) -> serde_json::Value {
+    if let (Some(claims), Some(extra)) = (claims.as_object_mut(), extra.as_object()) {
+        claims.extend(extra.clone());
+    }
+    claims
 }
