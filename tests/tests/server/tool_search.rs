@@ -246,3 +246,31 @@ async fn a_tool_named_as_search_modes_own_stops_the_server() {
     assert!(err.to_string().contains("search_tools"), "{err}");
     assert!(err.to_string().contains("rename it"), "{err}");
 }
+
+#[tokio::test]
+async fn approval_rules_decide_by_the_tool_called() {
+    let rules = toolsmith::approve::Rules::from_toml(
+        "[[rule]]\ntools = [\"burn_*\"]\ndecision = \"deny\"\nreason = \"no burning here\"\n",
+    )
+    .unwrap();
+    let server = server().approver(rules);
+    let asked = Arc::new(Mutex::new(0));
+    let seen = asked.clone();
+    let client = Client::connect(server).await.unwrap().on_confirm(move |_| {
+        *seen.lock().unwrap() += 1;
+        Answer::Accept
+    });
+    let refused = client
+        .call(
+            "call_tool",
+            json!({"name": "burn_book", "arguments": {"title": "dune"}}),
+        )
+        .await
+        .unwrap_err();
+    assert!(refused.message().contains("no burning here"), "{refused}");
+    assert_eq!(
+        *asked.lock().unwrap(),
+        0,
+        "the rule decided: the user was not asked"
+    );
+}

@@ -80,3 +80,36 @@ async fn a_read_token_finds_and_calls_only_reading_tools() {
         "the note is still there: {result}"
     );
 }
+
+#[tokio::test]
+async fn the_metrics_count_the_tool_called_by_its_name() {
+    let notes = example_binary("notes");
+    let server =
+        toolsmith_tests::http::HttpServer::start(notes.to_str().unwrap(), &["--tool-search"]).await;
+    let get = call(
+        1,
+        "call_tool",
+        json!({"name": "get_note", "arguments": {"note_id": 1}}),
+    );
+    let version = ("MCP-Protocol-Version", "2025-11-25");
+    let answered = server.post(&get, &[version]).await;
+    assert_eq!(
+        answered.messages()[0]["result"]["structuredContent"]["id"],
+        1,
+        "{}",
+        answered.body
+    );
+    let scraped = toolsmith_tests::http::request(&server.addr, "GET", "/metrics", &[], "").await;
+    assert!(
+        scraped.body.contains(
+            r#"toolsmith_tool_calls_total{tool="get_note",outcome="ok",category="notes"} 1"#
+        ),
+        "{}",
+        scraped.body
+    );
+    assert!(
+        !scraped.body.contains(r#"tool="call_tool""#),
+        "{}",
+        scraped.body
+    );
+}
