@@ -138,7 +138,8 @@ impl Front {
         if self.pipeline.scopes.is_some() {
             return true;
         }
-        self.catalog().per_caller
+        // A look, not a reference counted: on every `tools/list` of the fast paths.
+        self.catalogs.peek().per_caller
     }
 
     /// `result` with the caching hints of a 2026-07-28 `tools/list`.
