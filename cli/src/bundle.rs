@@ -35,6 +35,9 @@ pub struct BundleArgs {
     /// `VARIABLE=what it is for` (repeatable).
     #[arg(long = "setting", value_name = "VARIABLE=DESCRIPTION")]
     settings: Vec<String>,
+    /// The same for a secret (a token, a password): the host keeps it out of sight.
+    #[arg(long = "secret-setting", value_name = "VARIABLE=DESCRIPTION")]
+    secret_settings: Vec<String>,
     /// The name the MCP registry lists it by, NAMESPACE/NAME (default: io.github.OWNER/NAME
     /// for a GitHub repository).
     #[arg(long, value_name = "NAMESPACE/NAME")]
@@ -66,15 +69,15 @@ pub async fn bundle(args: BundleArgs) -> u8 {
 
 async fn made(args: BundleArgs) -> Result<(), Failure> {
     let binary = native_binary(&args.command[0])?;
-    let settings = args
-        .settings
-        .iter()
-        .map(|setting| match setting.split_once('=') {
-            Some((variable, description)) if !variable.trim().is_empty() => Ok(Setting::new(
-                variable.trim(),
-                variable.trim(),
-                description.trim(),
-            )),
+    let plain = args.settings.iter().map(|setting| (setting, false));
+    let secret = args.secret_settings.iter().map(|setting| (setting, true));
+    let settings = plain
+        .chain(secret)
+        .map(|(setting, secret)| match setting.split_once('=') {
+            Some((variable, description)) if !variable.trim().is_empty() => {
+                let made = Setting::new(variable.trim(), variable.trim(), description.trim());
+                Ok(if secret { made.secret() } else { made })
+            }
             _ => Err(Failure::Usage(format!(
                 "--setting {setting:?}: write it as VARIABLE=what it is for"
             ))),

@@ -56,7 +56,7 @@ An HTTP API as an upstream, in gateway.toml:
     /// Desktop installs in one click, and the server.json the MCP registry lists it by. (A
     /// toolsmith server makes its own: `SERVER bundle`.)
     #[command(
-        after_help = "Examples:\n  toolsmith bundle --author 'Ada <ada@example.com>' -- ./target/release/my-server --stdio\n  toolsmith bundle --repository https://github.com/ada/my-server --setting 'API_KEY=the service key' -- my-server"
+        after_help = "Examples:\n  toolsmith bundle --author 'Ada <ada@example.com>' -- ./target/release/my-server --stdio\n  toolsmith bundle --repository https://github.com/ada/my-server --secret-setting 'API_KEY=the service key' -- my-server"
     )]
     Bundle(Box<bundle::BundleArgs>),
 }

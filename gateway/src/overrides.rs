@@ -198,7 +198,12 @@ impl Overrides {
         let mut unmatched: Vec<String> = self
             .entries
             .iter()
-            .filter(|(_, pattern, _)| !served.iter().any(|name| pattern.matches(name)))
+            // An entry that renames its tool is matched by the new name too.
+            .filter(|(_, pattern, entry)| {
+                !served
+                    .iter()
+                    .any(|name| pattern.matches(name) || entry.name.as_deref() == Some(*name))
+            })
             .map(|(key, _, _)| key.clone())
             .collect();
         unmatched.sort();
@@ -251,6 +256,9 @@ mod tests {
         assert!(err.contains("`confirm` is empty"), "{err}");
         let err = Overrides::from_toml("[tools.x]\nscopes = [\"a b\"]\n").unwrap_err();
         assert!(err.contains("not an OAuth scope"), "{err}");
+        // An entry that renames its tool matches by its new name as served.
+        let renamed = Overrides::from_toml("[tools.notes_search]\nname = \"find\"\n").unwrap();
+        assert!(renamed.unmatched(["find"]).is_empty());
         let ok = Overrides::from_toml("[tools.x]\nconfirm = true\n").unwrap();
         assert_eq!(ok.for_tool("x").confirm, Some(Confirmation::Ask(true)));
     }

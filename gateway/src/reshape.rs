@@ -39,6 +39,9 @@ pub(crate) struct Reshape {
     defaults: Vec<(String, Value)>,
     /// (the upstream's name, the value always sent).
     fixed: Vec<(String, Value)>,
+    /// The upstream's names the client does not see (hidden, or renamed): what a client sends
+    /// under one of them is dropped, not passed on.
+    unseen: Vec<String>,
 }
 
 impl Reshape {
@@ -75,6 +78,7 @@ impl Reshape {
             required.retain(|r| r != name);
             let hidden = changes.hidden == Some(true) || changes.value.is_some();
             if hidden {
+                reshape.unseen.push(name.clone());
                 match &changes.value {
                     Some(value) => reshape.fixed.push((name.clone(), expanded(value, name)?)),
                     None if was_required => {
@@ -105,13 +109,14 @@ impl Reshape {
                     ));
                 }
                 reshape.renamed.push((shown_name.clone(), name.clone()));
+                reshape.unseen.push(name.clone());
             }
             if was_required && changes.default.is_none() {
                 required.push(shown_name.clone());
             }
             properties.insert(shown_name, property);
         }
-        // The arguments no override names keep their place among the required.
+        // The required, sorted.
         shown.insert("properties".into(), Value::Object(properties));
         if !required.is_empty() {
             required.sort();
@@ -126,6 +131,11 @@ impl Reshape {
     /// `arguments` as the client sent them (checked against the reshaped schema) as the
     /// upstream takes them: renamed back, defaults where none was given, fixed values set.
     pub(crate) fn apply(&self, mut arguments: JsonObject) -> JsonObject {
+        // Where the schema does not refuse unknown arguments, one sent under a name the
+        // client does not see goes no further.
+        for name in &self.unseen {
+            arguments.remove(name);
+        }
         for (shown, upstream) in &self.renamed {
             if let Some(value) = arguments.remove(shown) {
                 arguments.insert(upstream.clone(), value);
@@ -144,7 +154,10 @@ impl Reshape {
 
     /// Whether it changes nothing.
     pub(crate) fn is_empty(&self) -> bool {
-        self.renamed.is_empty() && self.defaults.is_empty() && self.fixed.is_empty()
+        self.renamed.is_empty()
+            && self.defaults.is_empty()
+            && self.fixed.is_empty()
+            && self.unseen.is_empty()
     }
 }
 
@@ -231,6 +244,13 @@ mod tests {
                 .unwrap(),
         );
         assert_eq!(sent["limit"], 2, "a given value is kept");
+        // Sent under names the client does not see: dropped, or the fixed value wins.
+        let sneaked = json!({"text": "x", "query": "other", "trace": "t", "api_key": "mine"});
+        let sent = reshape.apply(sneaked.as_object().cloned().unwrap());
+        assert_eq!(
+            Value::Object(sent),
+            json!({"query": "x", "limit": 10, "api_key": "s3cret"})
+        );
     }
 
     #[test]

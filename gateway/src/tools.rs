@@ -93,6 +93,11 @@ impl Upstream {
         let mut tools: Vec<Arc<dyn Tool>> = Vec::new();
         let mut names = HashSet::new();
         let choice = self.chosen.compile(&self.name)?;
+        // Every name served before renames: a new name may take none of them.
+        let listed_names: HashSet<String> = listed
+            .iter()
+            .map(|(tool, _)| format!("{prefix}{}", tool.name))
+            .collect();
         for (tool, via) in listed {
             let name = tool.name.to_string();
             if !choice.serves(&name) {
@@ -134,7 +139,9 @@ impl Upstream {
                         tool: served.clone(),
                         why: format!("its new name {name:?} {why}"),
                     })?;
-                    if !names.insert(name.clone()) {
+                    if (listed_names.contains(name) && *name != served)
+                        || !names.insert(name.clone())
+                    {
                         return Err(Error::Overrides {
                             tool: served,
                             why: format!("its new name {name:?} is another tool's"),

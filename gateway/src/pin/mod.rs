@@ -136,6 +136,11 @@ impl Pin {
     ) -> Result<(Registry, BTreeMap<String, String>), Error> {
         let snapshot = self.snapshot();
         let changed = registry.drift(&snapshot).map_err(Error::Tools)?;
+        if self.on_change == OnChange::Hold {
+            // A change of this upstream's that reverted since is no longer to review.
+            lock(&self.held)
+                .retain(|name, _| registry.get(name).is_none() || changed.contains_key(name));
+        }
         for (name, what) in &changed {
             if self.on_change == OnChange::Hold {
                 let now = registry.clone().retain_tools(|tool| tool.name() == name);
@@ -185,19 +190,40 @@ impl Pin {
         lock(&self.snapshot).clone()
     }
 
-    /// Pins `name` as `line` (its snapshot line now): in the text kept here, and in the file
-    /// it was read from (rewritten whole, then moved into place). An error says why the file
-    /// could not be written.
+    /// Pins `name` as `line` (its snapshot line now; the fields the pin compares taken from
+    /// it, the others kept as the file has them): in the file it was read from, read again
+    /// first (another review may have rewritten it), then written whole beside it, synced and
+    /// moved into place; and in the text kept here. An error says why the file could not be
+    /// read or written.
     pub(crate) fn repin(&self, name: &str, line: &str) -> Result<(), String> {
         let mut snapshot = lock(&self.snapshot);
-        let text = review::repinned(&snapshot, name, line);
-        if let Some(path) = &self.path {
-            let partial = path.with_extension("partial");
-            std::fs::write(&partial, &text)
-                .and_then(|()| std::fs::rename(&partial, path))
-                .map_err(|err| {
-                    format!("cannot write the pinned snapshot {}: {err}", path.display())
-                })?;
+        let Some(path) = &self.path else {
+            *snapshot = review::repinned(&snapshot, name, line);
+            return Ok(());
+        };
+        let cannot = |what: &str, err: std::io::Error| {
+            format!(
+                "cannot {what} the pinned snapshot {}: {err}",
+                path.display()
+            )
+        };
+        // The file itself, where a link points.
+        let target = std::fs::canonicalize(path).map_err(|err| cannot("find", err))?;
+        let current = std::fs::read_to_string(&target).map_err(|err| cannot("read", err))?;
+        let text = review::repinned(&current, name, line);
+        let file_name = target
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let partial = target.with_file_name(format!(".{file_name}.{}.partial", std::process::id()));
+        let written = std::fs::File::create(&partial).and_then(|mut file| {
+            use std::io::Write;
+            file.write_all(text.as_bytes())?;
+            file.sync_all()
+        });
+        if let Err(err) = written.and_then(|()| std::fs::rename(&partial, &target)) {
+            let _ = std::fs::remove_file(&partial);
+            return Err(cannot("write", err));
         }
         *snapshot = text;
         Ok(())

@@ -41,11 +41,17 @@ impl Pin {
     /// done for each, or why one could not be (a name `now` does not serve).
     pub fn approve(&self, now: &Registry, tools: &[String]) -> Result<Vec<String>, String> {
         let changed = now.drift(&self.snapshot()).map_err(|err| err.to_string())?;
+        // Every name first: none is pinned when one is wrong.
+        let lines = tools
+            .iter()
+            .map(|name| {
+                line_now(now, name).ok_or_else(|| {
+                    format!("no tool {name} is served: name one as `gateway tools` lists it")
+                })
+            })
+            .collect::<Result<Vec<String>, String>>()?;
         let mut done = Vec::new();
-        for name in tools {
-            let line = line_now(now, name).ok_or_else(|| {
-                format!("no tool {name} is served: name one as `gateway tools` lists it")
-            })?;
+        for (name, line) in tools.iter().zip(lines) {
             self.repin(name, &line)?;
             done.push(match changed.get(name) {
                 Some(what) => format!("{name}: pinned as it is now ({what} changed)"),
@@ -69,54 +75,83 @@ impl Reviews for PinReviews {
             .collect()
     }
 
+    /// `id` is `NAME@FINGERPRINT` of the tool as the page showed it: a tool that changed again
+    /// since is not decided on (the operator reviews what it is now).
     fn decide(&self, id: &str, approve: bool, by: &str) -> Result<String, String> {
-        let held = lock(&self.pin.held)
-            .remove(id)
-            .ok_or_else(|| format!("no change of {id} is waiting for review"))?;
-        if !approve {
-            tracing::warn!(tool = %id, by, "a change was rejected on the approvals page: the tool stays refused");
-            return Ok(format!("{id}: the change was rejected; it stays refused"));
-        }
-        let Some(line) = line_now(&held.now, id) else {
-            return Err(format!("{id} is no longer served as it was held"));
+        let (name, shown) = id.rsplit_once('@').unwrap_or((id, ""));
+        let mut held = lock(&self.pin.held);
+        let Some(kept) = held.get(name) else {
+            return Err(format!("no change of {name} is waiting for review"));
         };
-        if let Err(why) = self.pin.repin(id, &line) {
-            lock(&self.pin.held).insert(id.to_owned(), held);
-            return Err(why);
+        let line = line_now(&kept.now, name).unwrap_or_default();
+        if fingerprint(&line) != shown {
+            return Err(format!(
+                "{name} changed again since the page showed it: reload the page and review it as it is now"
+            ));
         }
-        let now = held.now.clone();
+        if !approve {
+            held.remove(name);
+            tracing::warn!(tool = %name, by, "a change was rejected on the approvals page: the tool stays refused");
+            return Ok(format!("{name}: the change was rejected; it stays refused"));
+        }
+        let now = kept.now.clone();
+        // Pinned first: a tool is served only once its review is on file.
+        self.pin.repin(name, &line)?;
         self.served
             .update(|registry| {
-                registry.remove_tool(id);
+                registry.remove_tool(name);
                 *registry = registry.clone().merge(now)?;
                 Ok(())
             })
-            .map_err(|err| err.to_string())?;
-        tracing::warn!(tool = %id, by, "a change was approved on the approvals page: pinned as it is now, and served");
+            .map_err(|err| {
+                format!("{name} is pinned as it is now, but could not be served: {err}; restart the gateway to serve it")
+            })?;
+        held.remove(name);
+        tracing::warn!(tool = %name, by, "a change was approved on the approvals page: pinned as it is now, and served");
         Ok(format!(
-            "{id}: approved by {by}, pinned as it is now and served"
+            "{name}: approved by {by}, pinned as it is now and served"
         ))
     }
 }
+
+/// A short fingerprint of a snapshot line, naming the version of a tool a review showed.
+fn fingerprint(line: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(line.as_bytes())
+        .iter()
+        .take(6)
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+/// The fields of a snapshot line the pin compares (as `Registry::drift` does): a review shows
+/// them, and an approval rewrites only them (a line's confirmation and scopes, written by
+/// `check --write` with the gateway's own policy, stay as the file has them).
+const PINNED: [&str; 9] = [
+    "readOnly",
+    "destructive",
+    "idempotent",
+    "openWorld",
+    "input",
+    "output",
+    "description",
+    "title",
+    "upstreamConfirms",
+];
 
 /// The review of `name` held as `held`: each field of its snapshot line that changed.
 fn review(name: &str, held: &Held) -> Review {
     let now = line_now(&held.now, name).unwrap_or_default();
     let before = fields(held.reviewed.as_deref().unwrap_or_default());
     let after = fields(&now);
-    let mut review = Review::new(name, format!("{name} changed since it was reviewed"));
+    let id = format!("{name}@{}", fingerprint(&now));
+    let mut review = Review::new(id, format!("{name} changed since it was reviewed"));
     if held.reviewed.is_none() {
         review = review.change("tool", "not in the snapshot", "served now");
     }
     let tool = held.now.get(name);
-    let mut keys: Vec<&String> = before.iter().chain(after.iter()).map(|(k, _)| k).collect();
-    keys.dedup();
-    let mut seen = Vec::new();
-    for key in keys {
-        if seen.contains(&key) {
-            continue;
-        }
-        seen.push(key);
+    for key in PINNED {
+        let key = &key.to_owned();
         let was = value(&before, key).unwrap_or("(none)");
         let is = value(&after, key).unwrap_or("(none)");
         if was == is {
@@ -196,6 +231,31 @@ fn line_now(registry: &Registry, name: &str) -> Option<String> {
     line_of(&alone.snapshot(), name)
 }
 
+/// `old` with each field the pin compares as `new` has it, the others as `old` has them.
+fn merged(old: &str, new: &str) -> String {
+    let old_fields = fields(old);
+    let new_fields = fields(new);
+    let head = new.split(" readOnly=").next().unwrap_or(new);
+    let mut out = head.to_owned();
+    let mut written: Vec<&str> = Vec::new();
+    // In the new line's order, each field from the line that decides it.
+    for (key, now) in &new_fields {
+        let kept = match PINNED.contains(&key.as_str()) {
+            true => now.as_str(),
+            false => value(&old_fields, key).unwrap_or(now),
+        };
+        out.push_str(&format!(" {key}={kept}"));
+        written.push(key);
+    }
+    // The file's own fields the new line does not have (none the pin compares).
+    for (key, kept) in &old_fields {
+        if !written.contains(&key.as_str()) && !PINNED.contains(&key.as_str()) {
+            out.push_str(&format!(" {key}={kept}"));
+        }
+    }
+    out
+}
+
 /// The line of tool `name` in `snapshot`.
 pub(crate) fn line_of(snapshot: &str, name: &str) -> Option<String> {
     let prefix = format!("tool \"{name}\" ");
@@ -205,9 +265,14 @@ pub(crate) fn line_of(snapshot: &str, name: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// `snapshot` with the line of tool `name` replaced by `line` (added after the tools' lines
-/// when it had none).
+/// `snapshot` with the line of tool `name` made `line` in the fields the pin compares (the
+/// others kept as the snapshot has them), or `line` added after the tools' lines when it had
+/// none.
 pub(crate) fn repinned(snapshot: &str, name: &str, line: &str) -> String {
+    let line = &match line_of(snapshot, name) {
+        Some(old) => merged(&old, line),
+        None => line.to_owned(),
+    };
     let prefix = format!("tool \"{name}\" ");
     let mut out = String::with_capacity(snapshot.len() + line.len() + 1);
     let mut done = false;
@@ -262,6 +327,17 @@ mod tests {
             Some("tool \"c\" readOnly=true")
         );
         assert_eq!(line_of(&added, "d"), None);
+    }
+
+    #[test]
+    fn an_approval_rewrites_only_what_the_pin_compares() {
+        let old = "tool \"a\" readOnly=true destructive=false idempotent=false openWorld=false confirm=true scopes=notes:read input=111 output=none description=222";
+        let now = "tool \"a\" readOnly=true destructive=false idempotent=true openWorld=false confirm=false scopes=tools:read input=333 output=none description=444 title=\"A\"";
+        let snapshot = format!("# h\n{old}\n");
+        assert_eq!(
+            repinned(&snapshot, "a", now),
+            "# h\ntool \"a\" readOnly=true destructive=false idempotent=true openWorld=false confirm=true scopes=notes:read input=333 output=none description=444 title=\"A\"\n"
+        );
     }
 
     #[test]

@@ -110,11 +110,13 @@ impl Server {
         // What a challenge and the metadata name: the set as serving starts.
         let handle = handler.pipeline.registry.clone();
         let registry = handle.current();
-        let offered: Vec<&ToolInfo> = handler
-            .catalog()
-            .offered
+        // The tools the policy offers (in search mode, those `search_tools` finds).
+        let policy = handler.pipeline.policy.clone();
+        let offered: Vec<&ToolInfo> = registry
+            .tools()
             .iter()
-            .filter_map(|tool| registry.get(&tool.name))
+            .map(|tool| &**tool)
+            .filter(|tool| policy.allows(tool).is_ok())
             .collect();
         let challenge = offered
             .iter()
@@ -215,7 +217,10 @@ fn offers(handler: &Front, names: Arc<ScopeNames>) -> crate::signin::Offers {
             tools: Vec::new(),
         })
         .collect();
-        for tool in registry.tools().iter().filter(|t| policy.allows(t).is_ok()) {
+        // A tool for some callers only (an audience) is not shown to everyone signing in.
+        let shown =
+            |t: &&std::sync::Arc<ToolInfo>| policy.allows(t).is_ok() && t.audience().is_none();
+        for tool in registry.tools().iter().filter(shown) {
             let title = tool.header().title().unwrap_or(tool.name()).to_owned();
             for scope in names.required(tool).scopes() {
                 match offers.iter_mut().find(|o| o.scope == scope) {

@@ -216,9 +216,12 @@ impl Finder {
             None => PAGE_SIZE,
         };
         // A cursor holds for the same search of the same tools.
-        let mut search = arguments.clone();
-        search.remove("cursor");
-        let scope = scope_of((SEARCH_TOOLS, format!("{search:?}"), registry.fingerprint()));
+        let search: std::collections::BTreeMap<&String, String> = arguments
+            .iter()
+            .filter(|(key, _)| *key != "cursor")
+            .map(|(key, value)| (key, value.to_string()))
+            .collect();
+        let scope = scope_of((SEARCH_TOOLS, search, registry.fingerprint()));
         let invalid = |_| {
             ToolError::new(
                 "invalid cursor: pass the nextCursor of the previous page of the same search, unchanged",

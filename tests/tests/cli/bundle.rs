@@ -28,6 +28,8 @@ fn toolsmith_bundles_a_server_binary_as_a_client_sees_it() {
             "Ada",
             "--setting",
             "NOTES_FETCH_ALLOW=hosts import_url may reach",
+            "--secret-setting",
+            "NOTES_TOKEN=the notes service's token",
         ])
         .args([
             "--registry-name",
@@ -70,6 +72,12 @@ fn toolsmith_bundles_a_server_binary_as_a_client_sees_it() {
     assert_eq!(
         entry["packages"][0]["environmentVariables"][0]["name"],
         "NOTES_FETCH_ALLOW"
+    );
+    assert_eq!(manifest["user_config"]["notes_token"]["sensitive"], true);
+    let secret = &entry["packages"][0]["environmentVariables"][1];
+    assert_eq!(
+        (secret["name"].as_str(), secret["isSecret"].as_bool()),
+        (Some("NOTES_TOKEN"), Some(true))
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

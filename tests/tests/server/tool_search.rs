@@ -98,6 +98,12 @@ async fn search_tools_ranks_by_words_filters_and_pages() {
     let next = search(&client, json!({"page_size": 2, "cursor": cursor})).await;
     assert_eq!(names(&next), ["find_books"]);
     assert!(next.get("nextCursor").is_none());
+    // The same search with its arguments in another order: the cursor holds.
+    let by_tag = search(&client, json!({"tag": "books", "page_size": 1})).await;
+    let cursor = by_tag["nextCursor"].as_str().unwrap();
+    let again = json!({"page_size": 1, "cursor": cursor, "tag": "books"});
+    assert_eq!(names(&search(&client, again).await), ["find_books"]);
+    let cursor = first["nextCursor"].as_str().unwrap();
     // A cursor of another search is refused.
     let other = json!({"page_size": 2, "query": "book", "cursor": cursor});
     let refused = client.call("search_tools", other).await.unwrap_err();

@@ -317,7 +317,13 @@ async fn list(
     }
     let csrf = shared.csrf();
     let remembered = granted::section(&shared, &csrf).await;
-    let reviewing = reviewed::section(&shared, &csrf);
+    let (reviewing, typing) = reviewed::section(&shared, &csrf);
+    // It reloads itself every 5 s to show new calls, but not while a change waits for a
+    // reviewer's name.
+    let refresh = match typing {
+        true => "",
+        false => "<meta http-equiv=\"refresh\" content=\"5\">",
+    };
     let mut rows = String::new();
     for (id, waiting) in lock(&shared.waiting).iter() {
         let approval = &waiting.approval;
@@ -356,7 +362,7 @@ async fn list(
         format!(
             "<!doctype html><html><head><meta charset=\"utf-8\">\
              <meta name=\"viewport\" content=\"width=device-width\">\
-             <meta http-equiv=\"refresh\" content=\"5\"><title>Approvals</title>{STYLE}</head>\
+             {refresh}<title>Approvals</title>{STYLE}</head>\
              <body><h1>Approvals</h1><ul>{rows}</ul>{reviewing}{remembered}</body></html>"
         ),
     )

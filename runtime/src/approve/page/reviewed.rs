@@ -22,10 +22,11 @@ pub(super) struct Reviewed {
 }
 
 /// The section of the page that lists the changes to review (none without the program's
-/// reviews).
-pub(super) fn section(shared: &Shared, csrf: &str) -> String {
+/// reviews), and whether one waits (the page then does not reload itself: the operator is
+/// typing a name).
+pub(super) fn section(shared: &Shared, csrf: &str) -> (String, bool) {
     let Some(reviews) = shared.reviews.get() else {
-        return String::new();
+        return (String::new(), false);
     };
     let mut rows = String::new();
     for review in reviews.pending() {
@@ -52,10 +53,14 @@ pub(super) fn section(shared: &Shared, csrf: &str) -> String {
             id = escape(&review.id),
         ));
     }
-    if rows.is_empty() {
+    let waiting = !rows.is_empty();
+    if !waiting {
         rows.push_str("<li>No change is waiting for review.</li>");
     }
-    format!("<h2>Changes to review</h2><ul>{rows}</ul>")
+    (
+        format!("<h2>Changes to review</h2><ul>{rows}</ul>"),
+        waiting,
+    )
 }
 
 /// `POST /review`: approves or rejects a change, in the operator's name.

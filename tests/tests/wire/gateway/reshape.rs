@@ -118,6 +118,15 @@ async fn an_override_that_does_not_fit_stops_the_upstream_naming_it() {
         err.contains("notes_get_note") && err.contains("note_id"),
         "{err}"
     );
+    // A new name another tool of the upstream is served under, whichever comes first.
+    let taken = "[tools.notes_create_note]\nname = \"notes_search_notes\"\n";
+    let err = notes()
+        .overrides(Overrides::from_toml(taken).unwrap())
+        .connect()
+        .await
+        .map(drop)
+        .expect_err("refused");
+    assert!(err.to_string().contains("another tool's"), "{err}");
     let err = Overrides::from_toml("[tools.\"notes_*\"]\nname = \"x\"\n").unwrap_err();
     assert!(err.contains("exact name"), "{err}");
 }

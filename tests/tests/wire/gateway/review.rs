@@ -193,7 +193,12 @@ async fn a_held_change_is_served_once_approved_and_stays_refused_once_rejected()
             client.call("dict_lookup", json!({"q": "w"})).await.is_err(),
             "held: refused"
         );
-        let done = reviews.decide("dict_lookup", approve, "ada").unwrap();
+        let id = pending[0].id.clone();
+        assert!(id.starts_with("dict_lookup@"), "{id}");
+        // A decision on another version than the one shown is refused.
+        let stale = reviews.decide("dict_lookup@000000000000", approve, "ada");
+        assert!(stale.unwrap_err().contains("changed again"), "stale");
+        let done = reviews.decide(&id, approve, "ada").unwrap();
         assert!(reviews.pending().is_empty());
         let pinned_now = std::fs::read_to_string(&path).unwrap();
         let called = client.call("dict_lookup", json!({"q": "w"})).await;
@@ -214,10 +219,7 @@ async fn a_held_change_is_served_once_approved_and_stays_refused_once_rejected()
             assert!(called.is_err(), "still refused once rejected");
             assert_eq!(pinned_now, snapshot, "the file is left as it was");
         }
-        assert!(
-            reviews.decide("dict_lookup", true, "ada").is_err(),
-            "decided once"
-        );
+        assert!(reviews.decide(&id, true, "ada").is_err(), "decided once");
     }
     std::fs::remove_file(&path).unwrap();
 }
