@@ -4,8 +4,9 @@ crate's `mint`): Ada's says she is in the group admins with an example.com email
 she is in staff at another domain.
 
 The gateway mounts four real upstreams (the notes example, a FastMCP server, the npm
-server-everything, the FastAPI notes API) and its overrides narrow one tool of each with
-`only_for` (a group, an email domain, a claim). Ada lists and calls them; to Eve they do not
+server-everything, the FastAPI notes API), each choosing its tools by name (`include` /
+`exclude` globs: for everyone, none of the tools they leave out is listed or callable), and
+its overrides narrow one tool of each with `only_for` (a group, an email domain, a claim). Ada lists and calls them; to Eve they do not
 exist: not listed, and a call is a JSON-RPC error naming the tool, the upstream never reached
 (the note Eve tried to delete is still there for Ada). Both call the tools no `only_for`
 names.
@@ -67,9 +68,20 @@ async def names_of(session):
     return names
 
 
+LEFT_OUT = ["notes_import_url", "notes_import_notes", "records_list_records", "api_replace_note",
+            "api_health", "everything_trigger-long-running-operation"]
+
+
 async def as_ada(session):
     names = await names_of(session)
     check(all(n in names for n in NARROWED), f"Ada lists every narrowed tool: {names}")
+    check(not any(n in names for n in LEFT_OUT), f"include/exclude leave out, for Ada too: {names}")
+    check("api_get_note" in names and "records_find_records" in names, f"and keep what they name: {names}")
+    try:
+        left = await asyncio.wait_for(session.call_tool("notes_import_url", {"url": "http://x.test/"}), 30)
+        check(False, f"a tool left out is not callable: {left}")
+    except Exception as err:
+        check("notes_import_url" in str(err), f"a tool left out is not callable: {err!r}")
     echoed = await asyncio.wait_for(session.call_tool("everything_echo", {"message": "hi"}), 30)
     check(not echoed.is_error, f"Ada calls everything_echo: {echoed}")
     note = await asyncio.wait_for(session.call_tool("notes_get_note", {"note_id": 1}), 30)
@@ -106,11 +118,13 @@ async def main(toolsmith, notes, mint, node, everything):
         config = os.path.join(work, "gateway.json")
         with open(config, "w") as f:
             json.dump({"mcpServers": {
-                "notes": {"command": notes, "env": {"TOOLSMITH_LOG": "off"}},
+                "notes": {"command": notes, "env": {"TOOLSMITH_LOG": "off"}, "exclude": ["import_*"]},
                 "records": {"command": sys.executable,
-                            "args": [os.path.join(HERE, "..", "audit", "fastmcp_server.py")]},
-                "everything": {"command": node, "args": [everything, "stdio"]},
-                "api": {"openapi": f"{base}/openapi.json", "credentials": {"APIKeyHeader": "${NOTES_API_KEY}"}},
+                            "args": [os.path.join(HERE, "..", "audit", "fastmcp_server.py")],
+                            "include": ["delete_*", "find_*"]},
+                "everything": {"command": node, "args": [everything, "stdio"], "exclude": ["trigger-*"]},
+                "api": {"openapi": f"{base}/openapi.json", "credentials": {"APIKeyHeader": "${NOTES_API_KEY}"},
+                        "include": ["*_note", "list_notes"], "exclude": ["replace_*"]},
             }}, f)
         overrides = os.path.join(work, "overrides.toml")
         with open(overrides, "w") as f:
