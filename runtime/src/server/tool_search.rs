@@ -50,9 +50,9 @@ impl ToolSearch {
             scopes,
             confirm,
         };
-        let search = ToolInfo::of_tool(Arc::new(finder), &mut schemas)
+        let search = ToolInfo::of_own_tool(Arc::new(finder), &mut schemas)
             .expect("search_tools describes itself validly");
-        let call = ToolInfo::of_tool(Arc::new(CallTool), &mut schemas)
+        let call = ToolInfo::of_own_tool(Arc::new(CallTool), &mut schemas)
             .expect("call_tool describes itself validly");
         ToolSearch {
             search: ToolRef::shared(Arc::new(search)),
@@ -174,6 +174,29 @@ impl Finder {
         caller: &crate::context::Caller,
     ) -> Result<Value, ToolError> {
         let granted = caller.scopes();
+        // Its schema is not compiled (`ToolInfo::of_own_tool`): the arguments are checked here.
+        for (key, value) in arguments {
+            let fits = match key.as_str() {
+                "query" | "category" | "tag" | "cursor" => value.is_string(),
+                "read_only" | "destructive" | "open_world" => value.is_boolean(),
+                "page_size" => value.is_u64(),
+                _ => {
+                    return Err(ToolError::new(format!(
+                        "search_tools takes no argument {key}: give query, read_only, destructive, open_world, category, tag, page_size or cursor"
+                    )));
+                }
+            };
+            if !fits {
+                return Err(ToolError::new(format!(
+                    "search_tools's {key} is {value}: give {}",
+                    match key.as_str() {
+                        "page_size" => "a whole number from 1 to 100",
+                        "read_only" | "destructive" | "open_world" => "true or false",
+                        _ => "a string",
+                    }
+                )));
+            }
+        }
         let text = |key: &str| arguments.get(key).and_then(Value::as_str);
         let flag = |key: &str| arguments.get(key).and_then(Value::as_bool);
         let words: Vec<String> = text("query")
@@ -290,7 +313,7 @@ impl Tool for CallTool {
     fn call(&self, _: JsonObject, _: &CallContext) -> ToolFuture {
         Box::pin(async {
             Err(ToolError::new(
-                "call_tool calls another tool: name one that search_tools found",
+                "call_tool calls another tool: give `name` (a tool search_tools found, not call_tool) and its `arguments` (an object), and nothing else",
             ))
         })
     }

@@ -111,6 +111,20 @@ async fn search_tools_ranks_by_words_filters_and_pages() {
     let too_many = json!({"page_size": 500});
     let refused = client.call("search_tools", too_many).await.unwrap_err();
     assert!(refused.message().contains("page_size"), "{refused}");
+    // Its arguments are checked: an unknown one, or one of the wrong type, is named.
+    let unknown = client
+        .call("search_tools", json!({"querry": "x"}))
+        .await
+        .unwrap_err();
+    assert!(
+        unknown.message().contains("no argument querry"),
+        "{unknown}"
+    );
+    let wrong = client
+        .call("search_tools", json!({"read_only": "yes"}))
+        .await
+        .unwrap_err();
+    assert!(wrong.message().contains("true or false"), "{wrong}");
 }
 
 #[tokio::test]

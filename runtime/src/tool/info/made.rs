@@ -19,6 +19,25 @@ impl ToolInfo {
         tool: Arc<dyn DynTool>,
         schemas: &mut SchemaCache,
     ) -> Result<Self, String> {
+        ToolInfo::made::<true>(tool, schemas)
+    }
+
+    /// [`ToolInfo::of_tool`] for a tool of the server's own that checks its arguments itself
+    /// (search mode's): its input schema is not compiled, so that a program that never adds
+    /// a tool by hand does not carry a JSON Schema validator for it.
+    pub(crate) fn of_own_tool(
+        tool: Arc<dyn DynTool>,
+        schemas: &mut SchemaCache,
+    ) -> Result<Self, String> {
+        ToolInfo::made::<false>(tool, schemas)
+    }
+
+    /// A tool made by hand, its input schema compiled to check calls' arguments when
+    /// `CHECKED` (a constant: the validator is not linked in where only the other is made).
+    fn made<const CHECKED: bool>(
+        tool: Arc<dyn DynTool>,
+        schemas: &mut SchemaCache,
+    ) -> Result<Self, String> {
         let ToolDescription {
             about,
             input_schema,
@@ -50,7 +69,13 @@ impl ToolInfo {
         }
         // Compiled once, here (or shared, with the schema, with a tool whose schema is the
         // same).
-        let check = validate::compiled(name, input_schema)?;
+        let (input, check) = match CHECKED {
+            true => {
+                let check = validate::compiled(name, input_schema)?;
+                (check.schema().clone(), Some(check))
+            }
+            false => (Arc::new(input_schema), None),
+        };
         if output_schema.as_ref().is_some_and(|o| !is_object_schema(o)) {
             return Err(format!(
                 "the output schema of tool '{name}' must be an object schema: give it \"type\": \"object\""
@@ -68,7 +93,7 @@ impl ToolInfo {
             title: header.title(),
             description: header.description(),
             hints,
-            input: check.schema().clone(),
+            input,
             output: output_schema.map(|output| schemas.share(output)),
             icons: header.icons(),
             category: category.as_deref(),
@@ -89,7 +114,7 @@ impl ToolInfo {
             wrapped: false,
             expected: Vec::new(),
             asks: asks_client,
-            check: Some(check),
+            check,
             audience: audience.map(Arc::new),
             // Its calls are async: they run where they were read, under the first step's watch.
             place: Arc::new(Place::of(false, false)),
