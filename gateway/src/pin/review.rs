@@ -124,20 +124,10 @@ fn fingerprint(line: &str) -> String {
         .collect()
 }
 
-/// The fields of a snapshot line the pin compares (as `Registry::drift` does): a review shows
-/// them, and an approval rewrites only them (a line's confirmation and scopes, written by
-/// `check --write` with the gateway's own policy, stay as the file has them).
-const PINNED: [&str; 9] = [
-    "readOnly",
-    "destructive",
-    "idempotent",
-    "openWorld",
-    "input",
-    "output",
-    "description",
-    "title",
-    "upstreamConfirms",
-];
+/// The fields of a snapshot line the pin compares: a review shows them, and an approval
+/// rewrites only them (a line's confirmation and scopes, written by `check --write` with the
+/// gateway's own policy, stay as the file has them).
+const PINNED: [&str; 9] = toolsmith::registry::PINNED_FIELDS;
 
 /// The review of `name` held as `held`: each field of its snapshot line that changed.
 fn review(name: &str, held: &Held) -> Review {

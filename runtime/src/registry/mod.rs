@@ -21,6 +21,16 @@ pub(crate) use live::Listener;
 pub use live::RegistryHandle;
 pub use search::{Page, Search, SearchError};
 
+/// The fields of a tool's line in a hint snapshot that a pin holds it to
+/// ([`Registry::drift`]): its hints, schemas, description and title, and whether its upstream
+/// says it asks the user itself. (Its confirmation and scopes are the serving policy's.)
+///
+/// ```
+/// assert!(toolsmith::registry::PINNED_FIELDS.contains(&"description"));
+/// assert!(!toolsmith::registry::PINNED_FIELDS.contains(&"scopes"));
+/// ```
+pub const PINNED_FIELDS: [&str; 9] = snapshot::compare::PINNED;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 

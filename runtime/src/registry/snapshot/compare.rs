@@ -8,7 +8,7 @@ use super::parse::{Fields, Kind, parse, shown};
 
 /// What a pinned tool must keep (see [`drift`]): its hints, schemas, description and title,
 /// and whether its upstream says it asks the user itself.
-const PINNED: [&str; 9] = [
+pub(crate) const PINNED: [&str; 9] = [
     "readOnly",
     "destructive",
     "idempotent",

@@ -13,7 +13,7 @@ use crate::{
     Error, Registry, prompt::PromptInfo, resource::ResourceInfo, tool::ScopeNames, tool::ToolInfo,
 };
 
-mod compare;
+pub(crate) mod compare;
 mod parse;
 
 pub(crate) use compare::{diff, drift};
