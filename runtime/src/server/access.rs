@@ -10,6 +10,7 @@ use rmcp::model::{ListToolsResult, Tool};
 use super::Server;
 use super::call::Pipeline;
 use super::front::Front;
+use super::tool_search::CALL_TOOL;
 use crate::transport::http::guard::{GuardConfig, ItemRef, TaskAccess};
 use crate::{
     Error, Registry, auth::Auth, context::Caller, tool::RequiredScopes, tool::ScopeNames,
@@ -147,9 +148,19 @@ impl Server {
         let policy = handler.pipeline.policy.clone();
         let task_names = names.clone();
         let task_registry = handle.clone();
+        // Search mode: a `call_tool` needs what the tool it names needs.
+        let searching = handler.pipeline.tool_search.is_some();
         let access = Arc::new(move |caller: &Caller, target: ItemRef<'_>| {
             let registry = handle.load();
+            let target = match target {
+                ItemRef::ToolNaming(name, named) => match searching && name == CALL_TOOL {
+                    true => ItemRef::Tool(named),
+                    false => ItemRef::Tool(name),
+                },
+                other => other,
+            };
             let needed = match target {
+                ItemRef::ToolNaming(..) => return None,
                 ItemRef::Tool(name) => {
                     let tool = registry
                         .get(name)

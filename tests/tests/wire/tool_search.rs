@@ -1,7 +1,7 @@
 //! Search mode over Streamable HTTP with authorization (`serve --tool-search`): every caller
 //! lists the two tools, `search_tools` finds only what the caller's token may call, and a
-//! `call_tool` call of a tool the token may not call is refused for that tool's scope; the
-//! tool does not run.
+//! `call_tool` call of a tool the token may not call is refused at the edge (403, the
+//! challenge naming that tool's scope); the tool does not run.
 
 use serde_json::{Value, json};
 use toolsmith_tests::example_binary;
@@ -58,7 +58,19 @@ async fn a_read_token_finds_and_calls_only_reading_tools() {
         "call_tool",
         json!({"name": "delete_note", "arguments": {"note_id": 1}}),
     );
+    // Refused at the edge for the scope of the tool it names, with the challenge a client
+    // steps up by.
     let refused = guarded.post_as(Some(&read), &delete).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    let challenge = refused.header("www-authenticate").unwrap().to_owned();
+    assert!(
+        challenge.contains("scope=\"tools:destructive\""),
+        "{challenge}"
+    );
+    assert!(
+        challenge.contains("calling tool delete_note through call_tool"),
+        "{challenge}"
+    );
     let error = &refused.messages()[0]["error"];
     assert_eq!(error["code"], -32003, "{}", refused.body);
     assert!(

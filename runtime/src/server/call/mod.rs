@@ -338,8 +338,8 @@ impl Pipeline {
     }
 
     /// Step 2: the error that answers a call of `tool` by `caller` when its token may not
-    /// make it (the HTTP edge refuses such a call first, with 403; this is the second line,
-    /// and the only one for a `call_tool` of search mode, whose tool the edge does not read).
+    /// make it (the HTTP edge refuses such a call first, with 403, a search mode's `call_tool`
+    /// by the tool it names; this is the second line).
     /// Only a server with authorization has scopes to decide by.
     fn refuse(&self, tool: &ToolInfo, caller: &Caller) -> Option<rmcp::ErrorData> {
         let names = self.scopes.as_ref()?;

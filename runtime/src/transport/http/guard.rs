@@ -32,6 +32,9 @@ pub(crate) type TaskAccess =
 pub(crate) enum ItemRef<'a> {
     /// `tools/call`: the tool of this name.
     Tool(&'a str),
+    /// `tools/call` of the tool of the first name, whose arguments name the second (search
+    /// mode's `call_tool` calls the tool its arguments name: the server decides which counts).
+    ToolNaming(&'a str, &'a str),
     /// `resources/read`, `resources/subscribe`: the resource at this URI.
     Resource(&'a str),
     /// `prompts/get`: the prompt of this name.
@@ -43,6 +46,7 @@ impl ItemRef<'_> {
     fn describe(&self) -> String {
         match self {
             ItemRef::Tool(name) => format!("calling tool {name}"),
+            ItemRef::ToolNaming(name, named) => format!("calling tool {named} through {name}"),
             ItemRef::Resource(uri) => format!("reading resource {uri}"),
             ItemRef::Prompt(name) => format!("getting prompt {name}"),
         }

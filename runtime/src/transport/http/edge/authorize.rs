@@ -19,6 +19,16 @@ struct Named<'a> {
     /// `completion/complete`'s reference: a prompt by name, a resource template by URI.
     #[serde(borrow, rename = "ref")]
     reference: Option<Reference<'a>>,
+    /// A call's arguments, for the tool they name (search mode's `call_tool`).
+    #[serde(borrow)]
+    arguments: Option<Naming<'a>>,
+}
+
+/// The `name` a call's arguments give.
+#[derive(serde::Deserialize)]
+struct Naming<'a> {
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
 }
 
 /// What `completion/complete` completes an argument of.
@@ -41,12 +51,13 @@ fn named<'a>(envelope: &'a Envelope<'_>) -> Option<Named<'a>> {
 /// the resource it reads or subscribes to, the prompt it gets, the prompt or resource
 /// template it completes an argument of, or the task it polls,
 /// cancels or updates (the scope of the tool that made the task). `call`: the name of the
-/// tool a call the fast path decoded calls (its params are not read again).
+/// tool a call the fast path decoded calls, and the `name` its arguments give (its params are
+/// not read again).
 pub(super) async fn authorize(
     guard: &crate::transport::http::guard::Guard,
     caller: &crate::context::Caller,
     envelope: &Envelope<'_>,
-    call: Option<&str>,
+    call: Option<(&str, Option<&str>)>,
 ) -> Result<(), Response> {
     use crate::transport::http::guard::ItemRef;
     let id = || {
@@ -54,8 +65,12 @@ pub(super) async fn authorize(
             .id
             .and_then(|id| serde_json::from_str(id.get()).ok())
     };
-    if let Some(tool) = call {
-        return match guard.refusal_of(caller, ItemRef::Tool(tool), id().as_ref()) {
+    if let Some((tool, named)) = call {
+        let target = match named {
+            Some(named) => ItemRef::ToolNaming(tool, named),
+            None => ItemRef::Tool(tool),
+        };
+        return match guard.refusal_of(caller, target, id().as_ref()) {
             Some(refused) => Err(refused),
             None => Ok(()),
         };
@@ -67,9 +82,14 @@ pub(super) async fn authorize(
         (
             Some("tools/call"),
             Named {
-                name: Some(name), ..
+                name: Some(name),
+                arguments,
+                ..
             },
-        ) => ItemRef::Tool(name),
+        ) => match arguments.as_ref().and_then(|a| a.name.as_deref()) {
+            Some(named) => ItemRef::ToolNaming(name, named),
+            None => ItemRef::Tool(name),
+        },
         (
             Some("prompts/get"),
             Named {

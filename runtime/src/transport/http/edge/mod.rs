@@ -291,7 +291,10 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
         && let Some(envelope) = &envelope
     {
         let call = match &offer {
-            Some(Offer::Request(FastRequest::Call { params, .. })) => Some(&*params.name),
+            Some(Offer::Request(FastRequest::Call { params, .. })) => {
+                let named = params.arguments.as_ref().and_then(|a| a.get("name"));
+                Some((&*params.name, named.and_then(|n| n.as_str())))
+            }
             _ => None,
         };
         authorize(guard, caller, envelope, call).await?;
