@@ -14,8 +14,8 @@ use serde_json::{Map, Value, json};
 
 use super::{Confirm, Policy};
 use crate::context::CallContext;
-use crate::registry::RegistryHandle;
 use crate::registry::search::{decode_cursor, paginate, scope_of};
+use crate::registry::{RegistryHandle, Search};
 use crate::tool::{SchemaCache, ScopeNames, Tool, ToolFuture, ToolInfo, ToolOutput, ToolRef};
 use crate::{Hints, JsonObject, Registry, ToolDescription, ToolError};
 
@@ -206,6 +206,15 @@ impl Finder {
             .filter(|word| !word.is_empty())
             .map(str::to_owned)
             .collect();
+        // The filters as the registry's own search reads them (the words are ranked below).
+        let filters = Search {
+            read_only: flag("read_only"),
+            destructive: flag("destructive"),
+            open_world: flag("open_world"),
+            category: text("category").map(str::to_owned),
+            tags: text("tag").map(str::to_owned).into_iter().collect(),
+            ..Search::default()
+        };
         let registry: Arc<Registry> = self.registry.current();
         let mut found: Vec<(usize, &ToolInfo)> = registry
             .tools()
@@ -217,14 +226,7 @@ impl Finder {
                     .as_ref()
                     .is_none_or(|names| names.permits(tool, granted))
             })
-            .filter(|tool| {
-                let hints = tool.hints();
-                flag("read_only").is_none_or(|wanted| wanted == hints.read_only)
-                    && flag("destructive").is_none_or(|wanted| wanted == hints.destructive)
-                    && flag("open_world").is_none_or(|wanted| wanted == hints.open_world)
-                    && text("category").is_none_or(|wanted| tool.category() == Some(wanted))
-                    && text("tag").is_none_or(|wanted| tool.tags().iter().any(|tag| tag == wanted))
-            })
+            .filter(|tool| filters.matches(tool))
             .map(|tool| (score(tool, &words), tool))
             .filter(|(score, _)| words.is_empty() || *score > 0)
             .collect();
