@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use toolsmith::Setting;
-use toolsmith::bundle::{Bundle, ConfigField, Prompt};
+use toolsmith::bundle::{Bundle, BundleError, ConfigField, NO_REGISTRY_ENTRY, Prompt};
 
 use crate::connect::{Failure, connect, spawn, tools};
 
@@ -106,22 +106,15 @@ async fn made(args: BundleArgs) -> Result<(), Failure> {
         .write(&args.out)
         .map_err(|err| Failure::Server(err.to_string()))?;
     println!("wrote {} (sha256 {})", packed.path.display(), packed.sha256);
-    let registry_name = args.registry_name.or_else(|| bundle.registry_name());
-    let url = args.url.or_else(|| bundle.release_url());
-    let (Some(registry_name), Some(url)) = (registry_name, url) else {
-        eprintln!(
-            "no server.json: give --registry-name NAMESPACE/NAME and --url URL (where the bundle will be downloaded from), or a GitHub --repository"
-        );
-        return Ok(());
-    };
-    let entry = bundle
-        .registry_entry(&registry_name, &url, &packed.sha256)
-        .map_err(|err| Failure::Usage(err.to_string()))?;
-    let path = args.out.join("server.json");
-    let text = serde_json::to_string_pretty(&entry).unwrap_or_default() + "\n";
-    std::fs::write(&path, text)
-        .map_err(|err| Failure::Server(format!("writing {}: {err}", path.display())))?;
-    println!("wrote {} (the bundle is expected at {url})", path.display());
+    match bundle.write_registry_entry(&args.out, &packed, args.registry_name, args.url) {
+        Ok(Some((path, url))) => {
+            println!("wrote {} (the bundle is expected at {url})", path.display());
+        }
+        Ok(None) => eprintln!("{NO_REGISTRY_ENTRY}"),
+        // A registry name that is not one is the caller's to correct; a file not written, not.
+        Err(err @ BundleError::Incomplete(_)) => return Err(Failure::Usage(err.to_string())),
+        Err(err) => return Err(Failure::Server(err.to_string())),
+    }
     Ok(())
 }
 

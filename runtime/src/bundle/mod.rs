@@ -38,7 +38,7 @@ use std::path::PathBuf;
 
 pub use manifest::{ConfigField, FieldKind, Passed, Prompt};
 pub use pack::Packed;
-pub use registry_entry::SERVER_SCHEMA;
+pub use registry_entry::{NO_REGISTRY_ENTRY, SERVER_SCHEMA};
 
 /// What a bundle holds and says: the server binary, what the manifest says of it, and the
 /// settings a host asks the user for. Fill its fields, then [`Bundle::write`].

@@ -1,5 +1,6 @@
 //! Writing a bundle: a zip archive of `manifest.json` and the server binary under `server/`
-//! (executable), its SHA-256 taken as it is written, for `server.json`.
+//! (executable), and its SHA-256 (of the file once written: the archive's writer seeks back),
+//! for `server.json`.
 
 use std::fs::File;
 use std::io::{self, Write};

@@ -2,9 +2,15 @@
 //! name, description and version, and one `mcpb` package, the bundle at the URL it is
 //! downloaded from with its SHA-256, with the environment variables a host sets.
 
+use std::path::{Path, PathBuf};
+
 use serde_json::{Value, json};
 
-use super::{Bundle, BundleError, Passed};
+use super::{Bundle, BundleError, Packed, Passed};
+
+/// What to give for a `server.json` when [`Bundle::write_registry_entry`] knows no registry
+/// name or download URL.
+pub const NO_REGISTRY_ENTRY: &str = "no server.json: give --registry-name NAMESPACE/NAME and --url URL (where the bundle will be downloaded from), or a GitHub --repository";
 
 /// The registry schema `server.json` follows.
 pub const SERVER_SCHEMA: &str =
@@ -47,7 +53,7 @@ impl Bundle {
     }
 
     /// The `server.json` that lists this bundle under `name`, downloaded from `url`, whose
-    /// SHA-256 is `sha256` (see [`Packed`](super::Packed)).
+    /// SHA-256 is `sha256` (see [`Packed`]).
     pub fn registry_entry(
         &self,
         name: &str,
@@ -122,6 +128,33 @@ impl Bundle {
             entry["websiteUrl"] = Value::String(url.clone());
         }
         Ok(entry)
+    }
+
+    /// Writes the `server.json` of the bundle `packed` into `dir`, listed as `name` (else
+    /// [`Bundle::registry_name`]) and downloaded from `url` (else [`Bundle::release_url`]):
+    /// its path and the URL, or `None` when no name or no URL is known
+    /// ([`NO_REGISTRY_ENTRY`] says what to give).
+    pub fn write_registry_entry(
+        &self,
+        dir: &Path,
+        packed: &Packed,
+        name: Option<String>,
+        url: Option<String>,
+    ) -> Result<Option<(PathBuf, String)>, BundleError> {
+        let name = name.or_else(|| self.registry_name());
+        let url = url.or_else(|| self.release_url());
+        let (Some(name), Some(url)) = (name, url) else {
+            return Ok(None);
+        };
+        let entry = self.registry_entry(&name, &url, &packed.sha256)?;
+        let path = dir.join("server.json");
+        let io = |source| BundleError::Io {
+            what: format!("writing {}", path.display()),
+            source,
+        };
+        let text = serde_json::to_string_pretty(&entry).map_err(|err| io(err.into()))?;
+        std::fs::write(&path, text + "\n").map_err(io)?;
+        Ok(Some((path, url)))
     }
 
     /// The owner and repository of a GitHub repository URL.

@@ -134,25 +134,16 @@ pub(super) fn bundle(
         }
     };
     println!("wrote {} (sha256 {})", packed.path.display(), packed.sha256);
-    let registry_name = args.registry_name.or_else(|| bundle.registry_name());
-    let url = args.url.or_else(|| bundle.release_url());
-    let (Some(registry_name), Some(url)) = (registry_name, url) else {
-        eprintln!(
-            "no server.json: give --registry-name NAMESPACE/NAME and --url URL (where the bundle will be downloaded from), or a GitHub --repository"
-        );
-        return Ok(0);
-    };
-    let entry = match bundle.registry_entry(&registry_name, &url, &packed.sha256) {
-        Ok(entry) => entry,
+    match bundle.write_registry_entry(&args.out, &packed, args.registry_name, args.url) {
+        Ok(Some((path, url))) => {
+            println!("wrote {} (the bundle is expected at {url})", path.display());
+        }
+        Ok(None) => eprintln!("{}", crate::bundle::NO_REGISTRY_ENTRY),
         Err(err) => {
             eprintln!("{err}");
             return Ok(1);
         }
-    };
-    let path = args.out.join("server.json");
-    let text = serde_json::to_string_pretty(&entry).map_err(|err| Error::Encode(err.into()))?;
-    std::fs::write(&path, text + "\n")?;
-    println!("wrote {} (the bundle is expected at {url})", path.display());
+    }
     Ok(0)
 }
 
