@@ -80,6 +80,17 @@ async fn a_read_token_finds_and_calls_only_reading_tools() {
             .contains("tools:destructive"),
         "{error}"
     );
+    // Arguments whose `name` is no string leave the edge's check as it is, on the way that
+    // reads the params apart from the fast path's (a `Last-Event-ID` takes a request there).
+    let odd = call(5, "delete_note", json!({"note_id": 1, "name": 5}));
+    let bearer = format!("Bearer {read}");
+    let headers = [
+        ("MCP-Protocol-Version", "2025-11-25"),
+        ("Authorization", bearer.as_str()),
+        ("Last-Event-ID", "0"),
+    ];
+    let refused = guarded.server.post(&odd, &headers).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
     let get = call(
         4,
         "call_tool",

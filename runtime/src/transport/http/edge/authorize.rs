@@ -19,9 +19,10 @@ struct Named<'a> {
     /// `completion/complete`'s reference: a prompt by name, a resource template by URI.
     #[serde(borrow, rename = "ref")]
     reference: Option<Reference<'a>>,
-    /// A call's arguments, for the tool they name (search mode's `call_tool`).
+    /// A call's arguments, for the tool they name (search mode's `call_tool`): read apart,
+    /// so that arguments of any shape leave the rest of the params read.
     #[serde(borrow)]
-    arguments: Option<Naming<'a>>,
+    arguments: Option<&'a serde_json::value::RawValue>,
 }
 
 /// The `name` a call's arguments give.
@@ -86,9 +87,22 @@ pub(super) async fn authorize(
                 arguments,
                 ..
             },
-        ) => match arguments.as_ref().and_then(|a| a.name.as_deref()) {
-            Some(named) => ItemRef::ToolNaming(name, named),
-            None => ItemRef::Tool(name),
+        ) => match arguments.and_then(|a| serde_json::from_str::<Naming>(a.get()).ok()) {
+            Some(Naming {
+                name: Some(named), ..
+            }) => {
+                // (Owned only where the name had escapes: rare, and only for this check.)
+                let named: &str = &named;
+                return match guard.refusal_of(
+                    caller,
+                    ItemRef::ToolNaming(name, named),
+                    id().as_ref(),
+                ) {
+                    Some(refused) => Err(refused),
+                    None => Ok(()),
+                };
+            }
+            _ => ItemRef::Tool(name),
         },
         (
             Some("prompts/get"),
