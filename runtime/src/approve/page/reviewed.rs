@@ -100,3 +100,62 @@ pub(super) async fn review(
         Err(why) => (StatusCode::CONFLICT, why).into_response(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use axum::body::Body;
+    use axum::http::Request;
+    use tower::ServiceExt;
+
+    use crate::approve::{Page, Review, Reviews};
+
+    /// One change, until it is decided.
+    struct One(Mutex<bool>);
+
+    impl Reviews for One {
+        fn pending(&self) -> Vec<Review> {
+            match *self.0.lock().unwrap() {
+                true => Vec::new(),
+                false => vec![Review::new("t@1", "t changed").change("title", "A", "B")],
+            }
+        }
+        fn decide(&self, _: &str, _: bool, _: &str) -> Result<String, String> {
+            *self.0.lock().unwrap() = true;
+            Ok("decided".into())
+        }
+    }
+
+    async fn shown(page: &Page) -> String {
+        let request =
+            Request::get("/").header("authorization", "Bearer a-long-random-operator-token");
+        let response = page
+            .router()
+            .oneshot(request.body(Body::empty()).unwrap())
+            .await
+            .unwrap();
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        String::from_utf8_lossy(&body).into_owned()
+    }
+
+    #[tokio::test]
+    async fn the_page_does_not_reload_itself_while_a_change_waits_for_a_name() {
+        let one = Arc::new(One(Mutex::new(false)));
+        let page = Page::new("a-long-random-operator-token")
+            .unwrap()
+            .reviews(one.clone());
+        let waiting = shown(&page).await;
+        assert!(
+            waiting.contains("t changed") && waiting.contains("name=\"by\""),
+            "{waiting}"
+        );
+        assert!(!waiting.contains("http-equiv=\"refresh\""), "{waiting}");
+        one.decide("t@1", true, "ada").unwrap();
+        let after = shown(&page).await;
+        assert!(after.contains("No change is waiting"), "{after}");
+        assert!(after.contains("http-equiv=\"refresh\""), "{after}");
+    }
+}

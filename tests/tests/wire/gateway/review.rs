@@ -223,3 +223,30 @@ async fn a_held_change_is_served_once_approved_and_stays_refused_once_rejected()
     }
     std::fs::remove_file(&path).unwrap();
 }
+
+#[tokio::test]
+async fn a_held_change_that_reverts_is_no_longer_to_review() {
+    use toolsmith_gateway::{OnChange, Pin};
+    let upstream = Server::with_registry(
+        toolsmith::Registry::new()
+            .with_tool(Described("Look a word up."))
+            .unwrap(),
+    );
+    let handle = upstream.registry_handle();
+    let addr = served_over_http(upstream).await;
+    let url = format!("http://{addr}/mcp");
+    let reviewed = Upstream::http("dict", &url).connect().await.unwrap();
+    let pin = Pin::new(reviewed.registry().unwrap().snapshot()).on_change(OnChange::Hold);
+    assert!(handle.remove_tool("lookup"));
+    handle
+        .add_tool(Described("Look a word up, and more."))
+        .unwrap();
+    let changed = Upstream::http("dict", &url).connect().await.unwrap();
+    pin.apply(changed.registry().unwrap()).unwrap();
+    let reviews = pin.reviews(Server::with_registry(toolsmith::Registry::new()).registry_handle());
+    assert_eq!(reviews.pending().len(), 1);
+    // The upstream says again what was reviewed: nothing is left to review.
+    let (served, drifted) = pin.apply(reviewed.registry().unwrap()).unwrap();
+    assert!(drifted.is_empty() && served.get("dict_lookup").is_some());
+    assert!(reviews.pending().is_empty(), "{:?}", reviews.pending());
+}
