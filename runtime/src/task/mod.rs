@@ -45,9 +45,8 @@ mod redis;
 
 use std::future::Future;
 use std::pin::Pin;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use rmcp::model::JsonObject;
 pub use rmcp::model::TaskStatus;
 
 #[cfg(feature = "redis")]
@@ -55,6 +54,7 @@ pub use rmcp::model::TaskStatus;
 pub use self::redis::RedisStore;
 pub use memory::MemoryStore;
 pub use record::{TaskEnd, TaskProgress, TaskRecord};
+pub(crate) use record::{apply_end, error_object, now_ms, stopped};
 
 /// The status message of a task whose process stopped before it ended (its lease ran out,
 /// or the server stopped).
@@ -339,7 +339,38 @@ pub trait TaskStore: Send + Sync + 'static {
         let _ = prefix;
         no_state()
     }
+
+    /// Sends `message` to every replica [listening](TaskStore::listen) on `channel`, this
+    /// one too: `false` (the default, and [`MemoryStore`]'s) when the store passes nothing
+    /// between replicas. Sessions on any replica are told so of an answer to a question
+    /// another replica asked.
+    fn publish<'a>(&'a self, channel: &'a str, message: &'a str) -> StoreFuture<'a, bool> {
+        let _ = (channel, message);
+        Box::pin(std::future::ready(Ok(false)))
+    }
+
+    /// The messages [published](TaskStore::publish) on `channel` from now on, as long as the
+    /// receiver is kept (a lost connection is made again; what was published meanwhile is
+    /// missed): `None` (the default, and [`MemoryStore`]'s) when the store passes nothing
+    /// between replicas, and the server keeps its sessions in its own process.
+    ///
+    /// ```
+    /// use toolsmith::task::{MemoryStore, TaskStore};
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let store = MemoryStore::new();
+    /// assert!(store.listen("sessions").await.unwrap().is_none());
+    /// assert!(!store.publish("sessions", "hello").await.unwrap());
+    /// # });
+    /// ```
+    fn listen<'a>(&'a self, channel: &'a str) -> StoreFuture<'a, Option<Messages>> {
+        let _ = channel;
+        Box::pin(std::future::ready(Ok(None)))
+    }
 }
+
+/// What a replica hears on a channel of a shared store ([`TaskStore::listen`]).
+pub type Messages = tokio::sync::mpsc::Receiver<String>;
 
 /// The most entries [`TaskStore::scan`] returns.
 ///
@@ -353,39 +384,6 @@ fn no_state<'a, T: Send + 'a>() -> StoreFuture<'a, T> {
     Box::pin(std::future::ready(Err(StoreError::new(
         "this task store keeps no sign-in state",
     ))))
-}
-
-/// Now, in milliseconds since the Unix epoch.
-pub(crate) fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
-/// The end of a task whose lease ran out at `now_ms`.
-pub(crate) fn stopped(now_ms: u64) -> TaskEnd {
-    TaskEnd {
-        status: TaskStatus::Failed,
-        message: Some(STOPPED.to_owned()),
-        result: Some(error_object(-32603, STOPPED)),
-        at_ms: now_ms,
-    }
-}
-
-/// A JSON-RPC error object (a failed task's `error`).
-pub(crate) fn error_object(code: i32, message: &str) -> JsonObject {
-    let mut error = JsonObject::new();
-    error.insert("code".into(), code.into());
-    error.insert("message".into(), message.into());
-    error
-}
-
-/// `record` ended as `end` says.
-pub(crate) fn apply_end(record: &mut TaskRecord, end: &TaskEnd) {
-    record.status = end.status;
-    record.message = end.message.clone();
-    record.result = end.result.clone();
-    record.updated_ms = end.at_ms;
 }
 
 #[cfg(all(test, feature = "testing"))]

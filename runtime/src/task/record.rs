@@ -3,7 +3,9 @@
 use rmcp::model::JsonObject;
 use serde::{Deserialize, Serialize};
 
-use super::TaskStatus;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::{STOPPED, TaskStatus};
 
 /// What a store keeps of one task.
 ///
@@ -129,4 +131,37 @@ pub struct TaskEnd {
     pub result: Option<JsonObject>,
     /// When, in milliseconds since the Unix epoch.
     pub at_ms: u64,
+}
+
+/// Now, in milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The end of a task whose lease ran out at `now_ms`.
+pub(crate) fn stopped(now_ms: u64) -> TaskEnd {
+    TaskEnd {
+        status: TaskStatus::Failed,
+        message: Some(STOPPED.to_owned()),
+        result: Some(error_object(-32603, STOPPED)),
+        at_ms: now_ms,
+    }
+}
+
+/// A JSON-RPC error object (a failed task's `error`).
+pub(crate) fn error_object(code: i32, message: &str) -> JsonObject {
+    let mut error = JsonObject::new();
+    error.insert("code".into(), code.into());
+    error.insert("message".into(), message.into());
+    error
+}
+
+/// `record` ended as `end` says.
+pub(crate) fn apply_end(record: &mut TaskRecord, end: &TaskEnd) {
+    record.status = end.status;
+    record.message = end.message.clone();
+    record.result = end.result.clone();
+    record.updated_ms = end.at_ms;
 }

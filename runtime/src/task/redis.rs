@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
+#[path = "redis_channel.rs"]
+mod channel;
 #[path = "redis_grants.rs"]
 mod grants;
 #[path = "redis_hash.rs"]
@@ -15,7 +17,7 @@ mod hash;
 mod state;
 
 use self::hash::{SCRIPTS, Scripts, json, record, status_str};
-use super::{StoreError, StoreFuture, TaskEnd, TaskProgress, TaskRecord, TaskStore};
+use super::{Messages, StoreError, StoreFuture, TaskEnd, TaskProgress, TaskRecord, TaskStore};
 
 /// Tasks kept in Redis, so that any replica behind a load balancer answers `tasks/get` and
 /// `tasks/cancel` for a task another one runs: `--task-store redis://HOST:PORT/DB`
@@ -323,6 +325,14 @@ impl TaskStore for RedisStore {
                 .map_err(StoreError::new)?;
             Ok(gone == 1)
         })
+    }
+
+    fn publish<'a>(&'a self, channel: &'a str, message: &'a str) -> StoreFuture<'a, bool> {
+        Box::pin(self.send(channel, message))
+    }
+
+    fn listen<'a>(&'a self, channel: &'a str) -> StoreFuture<'a, Option<Messages>> {
+        Box::pin(async move { self.subscribe(channel).await.map(Some) })
     }
 
     fn put<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, ()> {

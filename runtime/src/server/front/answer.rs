@@ -189,6 +189,12 @@ impl Front {
         setup
     }
 
+    /// The revision an `initialize` asking for `asked` agrees on (`None`: refused).
+    #[cfg(feature = "http")]
+    pub(crate) fn agreed(&self, asked: ProtocolVersion) -> Option<ProtocolVersion> {
+        self.handshake(asked).map(|(_, agreed)| agreed)
+    }
+
     /// The answer to an `initialize` asking for `asked`, as the server's handler negotiates it
     /// (`None` where it refuses: rmcp then answers with its error): its result and the
     /// revision agreed. Negotiation reads only the revision asked for, so each is made once.

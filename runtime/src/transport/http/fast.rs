@@ -54,6 +54,14 @@ pub(crate) trait FastPath: Send + Sync + 'static {
 
     /// With sessions: a new session for this `initialize`, or `None` for rmcp to open one.
     fn open(&self, request: FastRequest, headers: McpHeaders<'_>) -> Option<OpenedSession>;
+
+    /// With sessions: the server's state of a session another replica opened with
+    /// `handshake` (and set to log at `level`), or `None` for rmcp to restore it.
+    fn adopt(
+        &self,
+        handshake: &rmcp::model::InitializeRequestParams,
+        level: Option<&str>,
+    ) -> Option<SessionCore>;
 }
 
 /// What the edge offers the fast path of a POST, read once (`message/request.rs`).

@@ -76,14 +76,23 @@ where
     // Cancelled last: it ends rmcp's streams, so calls in flight get their grace first.
     let end_streams = CancellationToken::new();
     let manager = Arc::new(LocalSessionManager::default());
-    let sessions = config.sessions.then(|| {
-        let max = config
-            .max_sessions
-            .unwrap_or(sessions::DEFAULT_MAX_SESSIONS);
-        let sessions = Arc::new(sessions::Sessions::new(manager.clone(), max));
-        sessions::Sessions::sweeping(&sessions);
-        sessions
-    });
+    let sessions = match config.sessions {
+        true => {
+            let max = config
+                .max_sessions
+                .unwrap_or(sessions::DEFAULT_MAX_SESSIONS);
+            let store = config.store.as_ref().map(|store| store.0.clone());
+            let sessions = sessions::Sessions::new(manager.clone(), max, store, fast_path.clone())
+                .await
+                .map_err(|err| {
+                    let message = format!("the sessions' channel in the task store: {err}");
+                    crate::Error::config_from("task store", message, err)
+                })?;
+            sessions::Sessions::sweeping(&sessions);
+            Some(sessions)
+        }
+        false => None,
+    };
     let mut rmcp_config = config.rmcp(local, &public, end_streams.clone());
     // The sessions the server opened itself are restored from there when rmcp must serve one.
     rmcp_config.session_store = sessions.as_ref().map(|sessions| sessions.store() as _);

@@ -193,9 +193,37 @@ impl FastPath for HttpFastPath {
             core: Arc::new(opened),
         })
     }
+
+    fn adopt(
+        &self,
+        handshake: &rmcp::model::InitializeRequestParams,
+        level: Option<&str>,
+    ) -> Option<SessionCore> {
+        if !self.sessions {
+            return None;
+        }
+        Some(Arc::new(self.adopted(handshake, level)?))
+    }
 }
 
 impl HttpFastPath {
+    /// A session another replica opened with `handshake`: its own handler, as `open` makes
+    /// it, at `level` when the client set one.
+    fn adopted(
+        &self,
+        handshake: &rmcp::model::InitializeRequestParams,
+        level: Option<&str>,
+    ) -> Option<FastSession> {
+        let agreed = self.front.agreed(handshake.protocol_version.clone())?;
+        let server = self.front.for_session();
+        server.opened(&agreed);
+        let session = FastSession::new(server, handshake.capabilities.clone());
+        if let Some(level) = level {
+            crate::transport::http::Session::set_level(&session, level);
+        }
+        Some(session)
+    }
+
     /// Whether the fast path answers `request` with these `headers`: on 2026-07-28 the
     /// headers must say what the body says (rmcp answers a mismatch); `initialize` and
     /// `ping` come before 2026-07-28 (whose requests carry their revision), and in a session

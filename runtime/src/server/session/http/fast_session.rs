@@ -81,6 +81,16 @@ impl Session for FastSession {
     fn end(&self) {
         self.ended.cancel();
     }
+
+    fn set_level(&self, level: &str) {
+        #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 has it.
+        let wire = serde_json::from_value::<rmcp::model::LoggingLevel>(level.into());
+        if let Ok(wire) = wire {
+            self.server
+                .level
+                .set(crate::context::LogLevel::from_wire(wire));
+        }
+    }
 }
 
 /// A call of a session, running.

@@ -265,14 +265,34 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
         }
         None => sessions::Admission::default(),
     };
-    // A response in a session may answer a request the server sent: rmcp routes it there.
-    // Without a session nothing waits for one.
-    if envelope.as_ref().is_some_and(Envelope::is_reply)
-        && !parts.headers.contains_key("mcp-session-id")
+    // A response in a session may answer a request the server sent: rmcp routes it there
+    // (with replicas, the one that asked: `sessions/shared.rs`). Without a session nothing
+    // waits for one.
+    let session = parts
+        .headers
+        .get("mcp-session-id")
+        .and_then(|id| id.to_str().ok());
+    if envelope.as_ref().is_some_and(Envelope::is_reply) {
+        let answered = match (&edge.sessions, session) {
+            (Some(sessions), Some(id)) => {
+                sessions
+                    .answered(id, &bytes, admission.route.as_ref())
+                    .await
+            }
+            (_, Some(_)) => false,
+            (_, None) => true,
+        };
+        if answered {
+            let mut accepted = Response::new(HttpBody::empty());
+            *accepted.status_mut() = StatusCode::ACCEPTED;
+            return Ok(Screening::Answered(accepted));
+        }
+    }
+    // A session's log level reaches the other replicas once rmcp set it here.
+    if let (Some(sessions), Some(id), Some("logging/setLevel")) = (&edge.sessions, session, method)
+        && let Some(level) = envelope.as_ref().and_then(|e| e.params).and_then(log_level)
     {
-        let mut accepted = Response::new(HttpBody::empty());
-        *accepted.status_mut() = StatusCode::ACCEPTED;
-        return Ok(Screening::Answered(accepted));
+        sessions.setting_level(&mut admission, id, level);
     }
     // What the fast path may answer, decoded once (the params of a call too), when it may.
     let headers = edge
@@ -322,7 +342,9 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
                 if !parts.headers.contains_key("mcp-session-id") =>
             {
                 if let Some(opened) = fast_path.open(request, headers) {
-                    let id = sessions.opened(admission, opened.core, opened.handshake);
+                    let id = sessions
+                        .opened(admission, opened.core, opened.handshake)
+                        .await;
                     let mut response = fast::respond((StatusCode::OK, opened.answer), edge.sse);
                     if let Ok(id) = header::HeaderValue::from_str(&id) {
                         response.headers_mut().insert("mcp-session-id", id);
@@ -364,6 +386,18 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
     Ok(Screening::Onward(to_rmcp(
         parts, bytes, receiver, admission, route,
     )))
+}
+
+/// The level `logging/setLevel`'s `params` ask for, as rmcp reads it.
+fn log_level(params: &serde_json::value::RawValue) -> Option<String> {
+    #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 has it.
+    #[derive(serde::Deserialize)]
+    struct Params {
+        level: rmcp::model::LoggingLevel,
+    }
+    let params: Params = serde_json::from_str(params.get()).ok()?;
+    let level = serde_json::to_value(params.level).ok()?;
+    level.as_str().map(str::to_owned)
 }
 
 /// A POST read whole, on its way to rmcp.

@@ -14,6 +14,7 @@
 //!   goes with it.
 
 mod opened;
+mod shared;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,9 +22,13 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
+use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
+use self::shared::{News, Record, Shared};
+use super::fast::FastPath;
 use crate::context::Caller;
+use crate::task::{Messages, StoreError, TaskStore};
 
 pub(super) use opened::{RestoreGate, SessionRoute, scoped};
 pub(crate) use opened::{Session, SessionCore, restoring};
@@ -50,6 +55,10 @@ pub(super) struct Sessions {
     owners: Mutex<HashMap<String, Owner>>,
     /// The request ids in flight, per session.
     in_flight: Arc<Mutex<HashSet<(String, String)>>>,
+    /// The store replicas share, when they do (`shared.rs`).
+    shared: Option<Arc<Shared>>,
+    /// What makes the server's state of a session another replica opened.
+    adopter: Option<Arc<dyn FastPath>>,
 }
 
 /// What a screened request holds until its response is made (or written whole).
@@ -65,18 +74,42 @@ pub(super) struct Admission {
     session: Option<String>,
     /// Where the request goes, when its session is one the server opened.
     pub(super) route: Option<SessionRoute>,
+    /// A `logging/setLevel` of a session: its id and the level, for the other replicas.
+    level: Option<(String, String)>,
 }
 
 impl Sessions {
-    pub(super) fn new(manager: Arc<LocalSessionManager>, max: usize) -> Sessions {
-        Sessions {
+    /// The sessions of this process, or of every replica sharing `store` when it passes
+    /// messages between them (then listened to here until the sessions are dropped).
+    /// `adopter` makes the server's state of a session another replica opened.
+    pub(super) async fn new(
+        manager: Arc<LocalSessionManager>,
+        max: usize,
+        store: Option<Arc<dyn TaskStore>>,
+        adopter: Option<Arc<dyn FastPath>>,
+    ) -> Result<Arc<Sessions>, StoreError> {
+        let joined = match store {
+            Some(store) => Shared::join(store).await?,
+            None => None,
+        };
+        let (shared, messages) = match joined {
+            Some((shared, messages)) => (Some(Arc::new(shared)), Some(messages)),
+            None => (None, None),
+        };
+        let sessions = Arc::new(Sessions {
             manager,
-            opened: Arc::new(opened::OpenedSessions::new()),
+            opened: Arc::new(opened::OpenedSessions::new(shared.clone())),
             max: max.max(1),
             opening: Arc::default(),
             owners: Mutex::default(),
             in_flight: Arc::default(),
+            shared,
+            adopter,
+        });
+        if let Some(messages) = messages {
+            Sessions::listening(&sessions, messages);
         }
+        Ok(sessions)
     }
 
     /// Screens a request for a session (or opening one). `caller` is given when
@@ -98,8 +131,17 @@ impl Sessions {
             }
             return Ok(admission);
         };
-        let route = self.opened.route(session);
-        let exists = route.is_some() || self.manager.sessions.read().await.contains_key(session);
+        let mut route = self.opened.route(session);
+        let mut exists =
+            route.is_some() || self.manager.sessions.read().await.contains_key(session);
+        if !exists
+            && let Some(shared) = &self.shared
+            && let Some(record) = shared.load(session).await
+        {
+            // Another replica opened it: served here from now on too.
+            exists = true;
+            route = self.adopt(session, record);
+        }
         if let Some(caller) = caller
             && self.owners().get(session) != Some(&owner(caller))
         {
@@ -115,6 +157,9 @@ impl Sessions {
             if known_revision(headers) && self.opened.end(session) {
                 tracing::debug!(session, "session ended");
                 self.owners().remove(session);
+                if let Some(shared) = &self.shared {
+                    shared.end(session).await;
+                }
                 return Err(no_content());
             }
             admission.delete = true;
@@ -125,6 +170,50 @@ impl Sessions {
         }
         admission.route = route;
         Ok(admission)
+    }
+
+    /// Serves here session `id`, which another replica opened: its owner is known from now
+    /// on, and (with the fast path) the server's state of it is made from its record. `None`
+    /// leaves it to rmcp, which restores it from the record (`opened.rs`).
+    fn adopt(&self, id: &str, record: Record) -> Option<SessionRoute> {
+        if let Some(owner) = &record.owner {
+            self.owners().insert(id.to_owned(), owner.clone());
+        }
+        let core = self
+            .adopter
+            .as_ref()?
+            .adopt(&record.handshake, record.level.as_deref())?;
+        tracing::debug!(
+            session = id,
+            "a session another replica opened is served here"
+        );
+        Some(self.opened.adopt(id, core, record.handshake))
+    }
+
+    /// A client's answer (`frame`) in session `id`, to a question the server asked: told to
+    /// every replica, whichever asked it. `true` when it is answered here (202) because no
+    /// question of this replica can wait for it (rmcp does not serve the session here).
+    pub(super) async fn answered(
+        &self,
+        id: &str,
+        frame: &[u8],
+        route: Option<&SessionRoute>,
+    ) -> bool {
+        let Some(shared) = &self.shared else {
+            return false;
+        };
+        let Ok(frame) = serde_json::from_slice(frame) else {
+            return false;
+        };
+        shared.tell(id, News::Answer(frame)).await;
+        matches!(route, Some(SessionRoute::Fast(..)))
+    }
+
+    /// `admission`'s session (`id`) is set to log at `level`, once rmcp answered.
+    pub(super) fn setting_level(&self, admission: &mut Admission, id: &str, level: String) {
+        if self.shared.is_some() {
+            admission.level = Some((id.to_owned(), level));
+        }
     }
 
     /// Counts an `initialize` against the cap, or refuses it.
@@ -160,23 +249,41 @@ impl Sessions {
 
     /// After rmcp answered: binds a new session to its caller, answers a `DELETE` with
     /// 204, and keeps a request id in flight until its response is written.
-    pub(super) async fn finish(&self, admission: Admission, mut response: Response) -> Response {
+    pub(super) async fn finish(
+        &self,
+        mut admission: Admission,
+        mut response: Response,
+    ) -> Response {
         if let Some((_opening, Some(owner))) = admission.opening
             && let Some(id) = response
                 .headers()
                 .get("mcp-session-id")
                 .and_then(|v| v.to_str().ok())
         {
-            let sessions = self.manager.sessions.read().await;
-            let mut owners = self.owners();
-            owners.retain(|id, _| sessions.contains_key(id.as_str()) || self.opened.contains(id));
-            owners.insert(id.to_owned(), owner);
+            {
+                let sessions = self.manager.sessions.read().await;
+                let mut owners = self.owners();
+                owners
+                    .retain(|id, _| sessions.contains_key(id.as_str()) || self.opened.contains(id));
+                owners.insert(id.to_owned(), owner.clone());
+            }
+            if let Some(shared) = &self.shared {
+                shared.owned(id, owner).await;
+            }
         }
         if admission.delete && response.status() == StatusCode::ACCEPTED {
             *response.status_mut() = StatusCode::NO_CONTENT;
             if let Some(id) = &admission.session {
                 self.owners().remove(id.as_str());
+                if let Some(shared) = &self.shared {
+                    shared.end(id).await;
+                }
             }
+        }
+        if let (Some((id, level)), Some(shared)) = (admission.level.take(), &self.shared)
+            && response.status().is_success()
+        {
+            shared.set_level(&id, level).await;
         }
         match admission.claim {
             Some(claim) => super::body::holding(response, claim),
@@ -186,16 +293,26 @@ impl Sessions {
 
     /// Keeps a session the fast path opened for `admission`'s `initialize` (counted against the
     /// cap until now), with the server's state of it and its handshake; returns its id.
-    pub(super) fn opened(
+    /// With a shared store, its record is kept there before the client learns its id.
+    pub(super) async fn opened(
         &self,
         admission: Admission,
         core: SessionCore,
         handshake: rmcp::model::InitializeRequestParams,
     ) -> String {
+        let record = self.shared.as_ref().map(|_| Record {
+            handshake: handshake.clone(),
+            owner: None,
+            level: None,
+        });
         let id = self.opened.open(core, handshake);
-        if let Some((_opening, Some(owner))) = admission.opening {
-            let mut owners = self.owners();
-            owners.insert(id.clone(), owner);
+        let owner = admission.opening.and_then(|(_opening, owner)| owner);
+        if let Some(owner) = &owner {
+            self.owners().insert(id.clone(), owner.clone());
+        }
+        if let (Some(shared), Some(mut record)) = (&self.shared, record) {
+            record.owner = owner;
+            shared.save(&id, &record).await;
         }
         id
     }
@@ -218,8 +335,69 @@ impl Sessions {
         });
     }
 
-    /// One look for idle sessions, and for owners whose session is gone.
+    /// What other replicas tell of sessions, acted on while the sessions are served.
+    fn listening(sessions: &Arc<Sessions>, mut messages: Messages) {
+        let sessions: Weak<Sessions> = Arc::downgrade(sessions);
+        tokio::spawn(async move {
+            while let Some(text) = messages.recv().await {
+                let Some(sessions) = sessions.upgrade() else {
+                    return;
+                };
+                let heard = sessions
+                    .shared
+                    .as_ref()
+                    .and_then(|shared| shared.hear(&text));
+                if let Some((id, news)) = heard {
+                    sessions.heard(&id, news).await;
+                }
+            }
+        });
+    }
+
+    /// Another replica tells `news` of session `id`: an answer goes to rmcp's session here
+    /// (whose request may wait for it), a log level to the server's state of the session,
+    /// an end ends it here too.
+    async fn heard(&self, id: &str, news: News) {
+        let session: rmcp::transport::common::server_side_http::SessionId = id.into();
+        match news {
+            News::Answer(frame) => {
+                if !self.manager.sessions.read().await.contains_key(id) {
+                    return;
+                }
+                match serde_json::from_value(frame) {
+                    Ok(message) => {
+                        if let Err(err) = self.manager.accept_message(&session, message).await {
+                            tracing::debug!(%err, session = id, "an answer from another replica");
+                        }
+                    }
+                    Err(err) => tracing::debug!(%err, "an answer that does not read"),
+                }
+            }
+            News::Level(level) => {
+                if let Some(core) = self.opened.core(id) {
+                    core.set_level(&level);
+                }
+            }
+            News::Ended => {
+                let here = self.opened.end(id);
+                let rmcp = self.manager.sessions.read().await.contains_key(id);
+                if rmcp && let Err(err) = self.manager.close_session(&session).await {
+                    tracing::debug!(%err, session = id, "an ended session");
+                }
+                self.owners().remove(id);
+                if here || rmcp {
+                    tracing::debug!(session = id, "a session another replica ended");
+                }
+            }
+        }
+    }
+
+    /// One look for idle sessions, and for owners whose session is gone; the records of the
+    /// sessions used since the last look are kept for longer.
     async fn sweep(&self) {
+        if let Some(shared) = &self.shared {
+            shared.refresh(self.opened.used_within(opened::SWEEP)).await;
+        }
         self.opened.sweep();
         let open = self.manager.sessions.read().await;
         let mut owners = self.owners();

@@ -20,6 +20,8 @@ use rmcp::transport::streamable_http_server::session::{
     SessionState, SessionStore, SessionStoreError,
 };
 use tokio::sync::OwnedMutexGuard;
+
+use super::shared::{Record, Shared};
 // The runtime's clock (the standard one outside tests), so that a test can let time pass.
 use tokio::time::Instant;
 
@@ -28,6 +30,12 @@ pub(crate) trait Session: Any + Send + Sync {
     /// The session ended here (its `DELETE`, or 5 idle minutes): what still runs of it is
     /// cancelled, as rmcp cancels what runs of a session it closes.
     fn end(&self);
+
+    /// The client set the session's log level (`logging/setLevel`, as rmcp reads it) on
+    /// another replica.
+    fn set_level(&self, level: &str) {
+        let _ = level;
+    }
 }
 
 /// The server's state of one session it opened.
@@ -65,6 +73,8 @@ pub(super) const SWEEP: Duration = Duration::from_secs(30);
 /// The sessions the server opened on the fast path, by id.
 pub(in crate::transport::http) struct OpenedSessions {
     map: Mutex<Map>,
+    /// Where every replica finds the sessions any of them opened, when they share a store.
+    shared: Option<Arc<Shared>>,
 }
 
 struct Map {
@@ -127,12 +137,13 @@ impl SessionRoute {
 }
 
 impl OpenedSessions {
-    pub(in crate::transport::http) fn new() -> OpenedSessions {
+    pub(super) fn new(shared: Option<Arc<Shared>>) -> OpenedSessions {
         OpenedSessions {
             map: Mutex::new(Map {
                 entries: HashMap::new(),
                 unrestored: 0,
             }),
+            shared,
         }
     }
 
@@ -147,19 +158,51 @@ impl OpenedSessions {
         handshake: InitializeRequestParams,
     ) -> String {
         let id = new_id();
-        let now = Instant::now();
+        self.adopt(&id, core, handshake);
+        id
+    }
+
+    /// Serves here session `id`, which another replica opened (its `handshake` read from
+    /// the shared store), as if it had been opened here.
+    pub(in crate::transport::http) fn adopt(
+        &self,
+        id: &str,
+        core: SessionCore,
+        handshake: InitializeRequestParams,
+    ) -> SessionRoute {
         let mut map = self.map();
-        map.entries.insert(
-            id.as_str().into(),
+        let map = &mut *map;
+        // Two requests of it that came at once: the one adopted first serves both.
+        let entry = map.entries.entry(id.into()).or_insert_with(|| {
+            map.unrestored += 1;
             Entry {
                 core,
                 gate: Arc::default(),
                 handshake,
-                seen: now,
-            },
-        );
-        map.unrestored += 1;
-        id
+                seen: Instant::now(),
+            }
+        });
+        let (core, gate) = (entry.core.clone(), entry.gate.clone());
+        match gate.restored() {
+            false => SessionRoute::Fast(core, gate),
+            true => SessionRoute::Rmcp(core, gate),
+        }
+    }
+
+    /// The server's state of session `id`, when the server opened it (not counted as a use).
+    pub(in crate::transport::http) fn core(&self, id: &str) -> Option<SessionCore> {
+        self.map().entries.get(id).map(|entry| entry.core.clone())
+    }
+
+    /// The sessions a request of came for within `within`.
+    pub(in crate::transport::http) fn used_within(&self, within: Duration) -> Vec<String> {
+        let now = Instant::now();
+        let map = self.map();
+        map.entries
+            .iter()
+            .filter(|(_, entry)| now.duration_since(entry.seen) < within)
+            .map(|(id, _)| id.to_string())
+            .collect()
     }
 
     /// Where a request for session `id` goes, when the server opened it (`None`: rmcp's own,
@@ -233,6 +276,17 @@ impl SessionStore for OpenedSessions {
     /// The handshake of a session the server opened, for rmcp to restore it: from then on
     /// the session is rmcp's to serve.
     async fn load(&self, session_id: &str) -> Result<Option<SessionState>, SessionStoreError> {
+        let known = self.map().entries.contains_key(session_id);
+        if !known {
+            // One another replica opened (served here without the fast path).
+            return Ok(match &self.shared {
+                Some(shared) => shared
+                    .load(session_id)
+                    .await
+                    .map(|record| SessionState::new(record.handshake)),
+                None => None,
+            });
+        }
         let mut map = self.map();
         let Some(entry) = map.entries.get_mut(session_id) else {
             return Ok(None);
@@ -245,12 +299,17 @@ impl SessionStore for OpenedSessions {
         Ok(Some(SessionState::new(handshake)))
     }
 
-    /// Sessions rmcp opens are kept by rmcp alone (as before there was a store).
-    async fn store(
-        &self,
-        _session_id: &str,
-        _state: &SessionState,
-    ) -> Result<(), SessionStoreError> {
+    /// Sessions rmcp opens are kept by rmcp alone, and in the shared store when there is
+    /// one (so that another replica can serve them).
+    async fn store(&self, session_id: &str, state: &SessionState) -> Result<(), SessionStoreError> {
+        if let Some(shared) = &self.shared {
+            let record = Record {
+                handshake: state.initialize_params.clone(),
+                owner: None,
+                level: None,
+            };
+            shared.save(session_id, &record).await;
+        }
         Ok(())
     }
 
@@ -261,7 +320,7 @@ impl SessionStore for OpenedSessions {
 }
 
 /// A new session id: a random UUID (version 4), as rmcp's own.
-fn new_id() -> String {
+pub(super) fn new_id() -> String {
     let mut bytes = [0u8; 16];
     // The system's generator; it does not fail on the systems served (a failure leaves a
     // predictable id, so it is fatal rather than silent).
@@ -314,7 +373,7 @@ mod tests {
 
     #[tokio::test]
     async fn sessions_nothing_is_asked_of_end() {
-        let kept = OpenedSessions::new();
+        let kept = OpenedSessions::new(None);
         let (idle, moved): (SessionCore, SessionCore) =
             (Arc::new(Probe::default()), Arc::new(Probe::default()));
         let idle_id = kept.open(idle.clone(), handshake());
@@ -345,7 +404,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_session_is_served_here_until_rmcp_restores_it() {
-        let kept = OpenedSessions::new();
+        let kept = OpenedSessions::new(None);
         let core: SessionCore = Arc::new(Probe::default());
         let id = kept.open(core, handshake());
         assert_eq!(kept.unrestored(), 1);

@@ -12,16 +12,21 @@ use super::{Session, SessionCore, Sessions, opened};
 use crate::context::Caller;
 
 #[derive(Default)]
-struct Probe(AtomicBool);
+struct Probe(AtomicBool, std::sync::Mutex<Option<String>>);
 
 impl Session for Probe {
     fn end(&self) {
         self.0.store(true, Ordering::Relaxed);
     }
+
+    fn set_level(&self, level: &str) {
+        *self.1.lock().unwrap() = Some(level.to_owned());
+    }
 }
 
-fn sessions() -> Arc<Sessions> {
-    Arc::new(Sessions::new(Arc::new(LocalSessionManager::default()), 10))
+async fn sessions() -> Arc<Sessions> {
+    let manager = Arc::new(LocalSessionManager::default());
+    Sessions::new(manager, 10, None, None).await.unwrap()
 }
 
 /// Opens a session on the fast path for `caller`, as the edge does: its id.
@@ -33,7 +38,7 @@ async fn open(sessions: &Sessions, caller: &Caller, core: SessionCore) -> String
         .unwrap_or_else(|_| panic!("an initialize under the cap is let through"));
     let handshake =
         InitializeRequestParams::new(ClientCapabilities::default(), Implementation::new("c", "1"));
-    sessions.opened(admission, core, handshake)
+    sessions.opened(admission, core, handshake).await
 }
 
 fn naming(id: &str) -> HeaderMap {
@@ -44,7 +49,7 @@ fn naming(id: &str) -> HeaderMap {
 
 #[tokio::test]
 async fn a_deleted_session_leaves_no_owner_behind() {
-    let sessions = sessions();
+    let sessions = sessions().await;
     // A long subject, as a token's may be: what leaked was this, once per session.
     let caller = Caller::new("a".repeat(4096), ["tools:read"]);
     for _ in 0..50 {
@@ -67,7 +72,7 @@ async fn a_deleted_session_leaves_no_owner_behind() {
 
 #[tokio::test(start_paused = true)]
 async fn an_idle_session_ends_with_no_other_request_coming() {
-    let sessions = sessions();
+    let sessions = sessions().await;
     Sessions::sweeping(&sessions);
     let caller = Caller::new("alice", ["tools:read"]);
     let probe = Arc::new(Probe::default());
@@ -90,3 +95,6 @@ async fn an_idle_session_ends_with_no_other_request_coming() {
     tokio::time::sleep(opened::SWEEP * 2).await;
     assert!(weak.upgrade().is_none());
 }
+
+#[path = "tests_shared.rs"]
+mod shared;

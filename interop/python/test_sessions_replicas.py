@@ -1,0 +1,176 @@
+"""Sessions on any replica: two notes replicas behind nginx (round robin, no stickiness),
+sharing Debian's redis-server, serve one session of the Python SDK's standard `ClientSession`
+(2025-11-25) and of the TypeScript SDK's client.
+
+Starts redis-server on a free loopback port, two `notes serve --http ... --task-store
+redis://127.0.0.1:PORT/0` replicas (MODE: `--sessions`, or nothing for the default mode the
+quickstart shows) and nginx from interop/nginx/nginx.conf in front of them, which logs the
+replica that served each request ($upstream_addr). Then checks, for each client:
+
+1. One session's requests land on both replicas (its POSTs, by the access log).
+2. delete_note asks for a confirmation (elicitation) on the replica that runs the call, and
+   the client's answer, POSTed through nginx, reaches it through the other replica: repeated
+   (bounded) until one answer crossed; each confirmed delete succeeds.
+3. (Python) A replica is killed (SIGKILL) mid-session: the same session goes on through the
+   survivor (tools listed, a note read, a delete confirmed), losing nothing.
+
+Every wait is bounded; redis, nginx and the replicas are stopped at the end whatever happens
+(their pids are in WORKDIR/*.pid for interop/run's clean-up).
+
+Usage: python test_sessions_replicas.py NOTES NGINX REDIS_SERVER NODE WORKDIR [--sessions]
+"""
+
+import asyncio
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import traceback
+
+import httpx2
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from checks import check, stop_replicas, tally
+from confirming import User, check_asked
+from nginx_proxy import Nginx
+from notes_http import NotesServer, StartError, free_port
+from test_tasks_replicas import Redis
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TEMPLATE = os.path.join(HERE, "..", "nginx", "nginx.conf")
+TS_CLIENT = os.path.join(HERE, "..", "node", "sessions_replicas.mjs")
+PUBLIC_HOST = "mcp.example.test"
+# The notes every replica starts with.
+SEEDED = (1, 2, 3)
+
+
+def served(line):
+    """(upstream port, status) of an access log line: the replica that answered it last."""
+    found = re.search(r'"(\w+) [^"]*" (\d+) upstream=(.*?) upstream_status=', line)
+    if not found:
+        return None, None, None
+    port = found[3].split(",")[-1].strip().rsplit(":", 1)[-1]
+    return found[1], int(found[2]), port
+
+
+def crossing(nginx, before):
+    """After a confirmed call whose log began at line `before`: the replica that ran the call
+    (its POST answered 200) and the one that took the answer (a POST answered 202)."""
+    lines = nginx.lines_after(before, count=2)
+    calls = [served(line)[2] for line in lines if served(line)[:2] == ("POST", 200)]
+    answers = [served(line)[2] for line in lines if served(line)[:2] == ("POST", 202)]
+    return (calls[-1] if calls else None), (answers[0] if answers else None)
+
+
+async def python_client(url, host, nginx, replicas, kill):
+    user = User()
+    timeout = httpx2.Timeout(20.0, read=60.0)
+    async with httpx2.AsyncClient(timeout=timeout, headers={"Host": host}) as http:
+        async with streamable_http_client(url, http_client=http) as (read, write):
+            async with ClientSession(read, write, elicitation_callback=user) as session:
+                await session.initialize()
+                start = nginx.logged()
+                for _ in range(4):
+                    listed = await session.list_tools()
+                    check(any(t.name == "delete_note" for t in listed.tools), "tools listed")
+                    found = await session.call_tool("search_notes", {"query": "parser"})
+                    check(not found.is_error, f"search_notes: {found}")
+                ports = {served(line)[2] for line in nginx.lines_after(start, count=8)
+                         if served(line)[0] == "POST"}
+                check(len(ports) == 2, f"python: the session's POSTs landed on both replicas: {ports}")
+
+                crossed = 0
+                for note_id in SEEDED:
+                    before = nginx.logged()
+                    result = await session.call_tool("delete_note", {"note_id": note_id})
+                    check_asked(user, note_id, f"python: delete_note {note_id}")
+                    data = result.structured_content or {}
+                    # Each seeded note is deleted once, on whichever replica ran the call.
+                    check(not result.is_error and data == {"note_id": note_id, "deleted": True},
+                          f"python: the confirmed delete of note {note_id} ran: {result}")
+                    ran, answered = crossing(nginx, before)
+                    check(ran is not None and answered is not None,
+                          f"python: the call and its answer are in the access log: {ran}, {answered}")
+                    if ran and answered and ran != answered:
+                        crossed += 1
+                        break
+                check(crossed > 0, "python: a confirmation asked on one replica was answered through the other")
+
+                # A replica dies mid-session: the session goes on through the other.
+                victim = replicas[0]
+                kill(victim)
+                before = nginx.logged()
+                listed = await session.list_tools()
+                check(any(t.name == "delete_note" for t in listed.tools), "after the kill: tools listed")
+                got = await session.call_tool("get_note", {"note_id": 1})
+                check(not got.is_error or "No note" in got.content[0].text,
+                      f"after the kill: get_note answered: {got}")
+                result = await session.call_tool("delete_note", {"note_id": 2})
+                check_asked(user, 2, "python: delete_note after the kill")
+                check(not result.is_error and (result.structured_content or {}).get("note_id") == 2,
+                      f"after the kill: the confirmed delete ran: {result}")
+                survivors = {served(line)[2] for line in nginx.lines_after(before, count=3)}
+                check(survivors == {str(replicas[1].port)},
+                      f"after the kill: served by the survivor only: {survivors}")
+
+
+def main(notes, nginx_binary, redis_binary, node, workdir, *mode):
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    redis = Redis(redis_binary, os.path.join(workdir, "redis"))
+    prefix = os.path.join(workdir, "nginx")
+    os.makedirs(prefix, exist_ok=True)
+    nginx = Nginx(nginx_binary, prefix, TEMPLATE)
+    replicas = []
+    try:
+        redis.start()
+        store = f"redis://127.0.0.1:{redis.port}/0"
+        port = free_port()
+        host = f"{PUBLIC_HOST}:{port}"
+        for i in (1, 2):
+            own = free_port()
+            args = ["serve", "--http", f"127.0.0.1:{own}", "--public-url", f"http://{host}/mcp",
+                    "--task-store", store, *mode]
+            replica = NotesServer(notes, args, workdir=workdir, name=f"replica-{i}", local_port=own,
+                                  env={"TOOLSMITH_LOG": os.environ.get("TOOLSMITH_LOG", "info")})
+            replicas.append(replica)
+            replica.start()
+        nginx.write_config({"NGINX_PORT": port, "REPLICA_1": replicas[0].port, "REPLICA_2": replicas[1].port})
+        nginx.start(port)
+        url = f"http://127.0.0.1:{port}/mcp"
+
+        # The TypeScript SDK first (both replicas up), then Python, which kills one.
+        ts = subprocess.run([node, TS_CLIENT, url, host, nginx.access_log],
+                            capture_output=True, text=True, timeout=120)
+        report = ts.stdout.strip().splitlines()[-1] if ts.stdout.strip() else "{}"
+        try:
+            ts_result = json.loads(report)
+        except ValueError:
+            ts_result = {}
+        check(ts.returncode == 0 and ts_result.get("failed") == 0 and ts_result.get("passed", 0) > 0,
+              f"typescript sdk through 2 replicas: {report}\n{ts.stderr[-2000:]}")
+        check(ts_result.get("crossed", 0) > 0,
+              f"typescript: a confirmation asked on one replica was answered through the other: {report}")
+
+        asyncio.run(python_client(url, host, nginx, replicas, lambda replica: replica.kill()))
+    except StartError as err:
+        check(False, f"did not start: {err}")
+    except Exception as err:
+        check(False, f"{type(err).__name__}: {err}")
+        traceback.print_exc()
+        print(nginx.errors(), file=sys.stderr)
+        for replica in replicas:
+            print(replica.stderr_tail(), file=sys.stderr)
+    finally:
+        nginx.stop()
+        stop_replicas([r for r in replicas if r.proc is not None and r.proc.poll() is None])
+        redis.stop()
+    return tally(f"sessions across replicas{' ' + ' '.join(mode) if mode else ''}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) not in (6, 7):
+        sys.exit(__doc__)
+    sys.exit(main(*sys.argv[1:]))

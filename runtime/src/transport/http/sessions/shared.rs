@@ -1,0 +1,200 @@
+//! Sessions every replica serves: with a task store that passes messages between replicas
+//! (Redis), what the server keeps of a session beyond one request (its handshake, its
+//! owner, its log level) is a record in the store, and what one replica hears for a session
+//! another one must act on is a message on the store's `sessions` channel:
+//!
+//! - a request of a session this replica does not know reads the record, and the session
+//!   is served here from then on as if it had opened it (`adopt` in `mod.rs`);
+//! - a client's answer to a question (elicitation, sampling, roots) goes to the replica
+//!   whose call asked it: the replica it reached tells every replica, and those serving
+//!   the session hand it to rmcp there, which gives it to the request it answers (rmcp
+//!   drops an answer no request of its waits for);
+//! - `logging/setLevel` and a session's end reach every replica serving the session.
+//!
+//! A record lives for [`RECORD_TTL`] after the last sweep that saw the session used.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::InitializeRequestParams;
+use serde::{Deserialize, Serialize};
+
+use crate::task::{Messages, TaskStore};
+
+/// The channel replicas tell each other about sessions on.
+const CHANNEL: &str = "sessions";
+
+/// How long a session's record outlives its last use seen by a sweep.
+pub(super) const RECORD_TTL: Duration = Duration::from_secs(3600);
+
+/// What every replica may read of a session.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct Record {
+    /// The client's `initialize`, which a replica replays to serve the session.
+    pub(super) handshake: InitializeRequestParams,
+    /// With authorization: who opened it (only they may use it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) owner: Option<String>,
+    /// Its log level, once the client set one (`logging/setLevel`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) level: Option<String>,
+}
+
+/// What a replica tells the others of a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum News {
+    /// The client's answer (a JSON-RPC response or error) to a question of the server.
+    Answer(serde_json::Value),
+    /// The client set the session's log level.
+    Level(String),
+    /// The session ended (`DELETE`).
+    Ended,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Message {
+    /// The replica that tells.
+    from: String,
+    session: String,
+    news: News,
+}
+
+/// A store shared by replicas, as the sessions use it.
+pub(super) struct Shared {
+    store: Arc<dyn TaskStore>,
+    /// This replica, as its messages name it (it skips its own).
+    replica: String,
+}
+
+impl Shared {
+    /// Listens on the sessions' channel of `store`: `None` when it passes nothing between
+    /// replicas (sessions then live in this process only).
+    pub(super) async fn join(
+        store: Arc<dyn TaskStore>,
+    ) -> Result<Option<(Shared, Messages)>, crate::task::StoreError> {
+        let Some(messages) = store.listen(CHANNEL).await? else {
+            return Ok(None);
+        };
+        let replica = super::opened::new_id();
+        tracing::info!(
+            replica,
+            "sessions are kept in the task store: any replica that shares it serves them"
+        );
+        Ok(Some((Shared { store, replica }, messages)))
+    }
+
+    /// Keeps `record` of session `id` for every replica.
+    pub(super) async fn save(&self, id: &str, record: &Record) {
+        let Ok(json) = serde_json::to_string(record) else {
+            return;
+        };
+        if let Err(err) = self.store.put(&key(id), &json, RECORD_TTL).await {
+            tracing::warn!(%err, session = id, "the session is served by this replica only");
+        }
+    }
+
+    /// The record of session `id`, if any replica kept one.
+    pub(super) async fn load(&self, id: &str) -> Option<Record> {
+        match self.store.read(&key(id)).await {
+            Ok(json) => serde_json::from_str(&json?).ok(),
+            Err(err) => {
+                tracing::warn!(%err, session = id, "a session's record could not be read");
+                None
+            }
+        }
+    }
+
+    /// Changes the record of session `id` as `change` says, if there is one.
+    async fn update(&self, id: &str, change: impl FnOnce(&mut Record)) {
+        if let Some(mut record) = self.load(id).await {
+            change(&mut record);
+            self.save(id, &record).await;
+        }
+    }
+
+    /// Session `id` is `owner`'s (one rmcp opened, whose record it kept without).
+    pub(super) async fn owned(&self, id: &str, owner: String) {
+        self.update(id, |record| record.owner = Some(owner)).await;
+    }
+
+    /// The client of session `id` set its log level: kept, and told to the others.
+    pub(super) async fn set_level(&self, id: &str, level: String) {
+        let told = level.clone();
+        self.update(id, |record| record.level = Some(level)).await;
+        self.tell(id, News::Level(told)).await;
+    }
+
+    /// Session `id` ended: its record goes, and the others end it too.
+    pub(super) async fn end(&self, id: &str) {
+        if let Err(err) = self.store.take(&key(id)).await {
+            tracing::warn!(%err, session = id, "an ended session's record could not be removed");
+        }
+        self.tell(id, News::Ended).await;
+    }
+
+    /// Keeps the records of the sessions `ids` (used since the last sweep) for another
+    /// [`RECORD_TTL`].
+    pub(super) async fn refresh(&self, ids: Vec<String>) {
+        for id in ids {
+            self.update(&id, |_| {}).await;
+        }
+    }
+
+    /// Tells every other replica `news` of session `id`.
+    pub(super) async fn tell(&self, id: &str, news: News) {
+        let message = Message {
+            from: self.replica.clone(),
+            session: id.to_owned(),
+            news,
+        };
+        let Ok(text) = serde_json::to_string(&message) else {
+            return;
+        };
+        if let Err(err) = self.store.publish(CHANNEL, &text).await {
+            tracing::warn!(%err, session = id, "the other replicas could not be told");
+        }
+    }
+
+    /// What another replica told (the session and its news); `None` for this replica's own
+    /// messages and for what does not read.
+    pub(super) fn hear(&self, text: &str) -> Option<(String, News)> {
+        let message: Message = serde_json::from_str(text).ok()?;
+        (message.from != self.replica).then_some((message.session, message.news))
+    }
+}
+
+/// Where the record of session `id` is kept.
+fn key(id: &str) -> String {
+    format!("session:{id}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn news_read_back_as_told_and_a_replica_skips_its_own() {
+        let shared = |replica: &str| Shared {
+            store: Arc::new(crate::task::MemoryStore::new()),
+            replica: replica.to_owned(),
+        };
+        let (one, other) = (shared("a"), shared("b"));
+        let answer = serde_json::json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "accept"}});
+        for news in [
+            News::Answer(answer),
+            News::Level("debug".into()),
+            News::Ended,
+        ] {
+            let text = serde_json::to_string(&Message {
+                from: "a".into(),
+                session: "s1".into(),
+                news: news.clone(),
+            })
+            .unwrap();
+            assert_eq!(other.hear(&text), Some(("s1".to_owned(), news)));
+            assert_eq!(one.hear(&text), None, "its own");
+        }
+        assert_eq!(other.hear("not json"), None);
+    }
+}

@@ -1,0 +1,240 @@
+//! Replicas sharing a store: two (or three) `Sessions` in one process over one store that
+//! passes messages between them, as Redis does between processes.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use axum::http::Method;
+use rmcp::model::InitializeRequestParams;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use tokio::sync::{broadcast, mpsc};
+
+use super::super::{Admission, SessionRoute, Sessions};
+use super::{Probe, naming, open};
+use crate::context::Caller;
+use crate::task::{
+    MemoryStore, Messages, StoreFuture, TaskEnd, TaskProgress, TaskRecord, TaskStore,
+};
+use crate::transport::http::{
+    Body, CallEvents, FastPath, McpHeaders, Offer, OpenedSession, SessionCore,
+};
+use crate::transport::message::FastRequest;
+
+/// A store every replica of a test shares: its state a [`MemoryStore`]'s, its channels one
+/// broadcast.
+struct SharedStore {
+    memory: MemoryStore,
+    channel: broadcast::Sender<String>,
+}
+
+impl SharedStore {
+    fn new() -> Arc<SharedStore> {
+        Arc::new(SharedStore {
+            memory: MemoryStore::new(),
+            channel: broadcast::channel(64).0,
+        })
+    }
+}
+
+impl TaskStore for SharedStore {
+    fn create<'a>(&'a self, task: &'a TaskRecord, lease: Duration) -> StoreFuture<'a, ()> {
+        self.memory.create(task, lease)
+    }
+    fn get<'a>(&'a self, id: &'a str, now_ms: u64) -> StoreFuture<'a, Option<TaskRecord>> {
+        self.memory.get(id, now_ms)
+    }
+    fn renew<'a>(&'a self, id: &'a str, lease: Duration) -> StoreFuture<'a, bool> {
+        self.memory.renew(id, lease)
+    }
+    fn progress<'a>(
+        &'a self,
+        id: &'a str,
+        progress: &'a TaskProgress,
+        now_ms: u64,
+    ) -> StoreFuture<'a, ()> {
+        self.memory.progress(id, progress, now_ms)
+    }
+    fn finish<'a>(&'a self, id: &'a str, end: &'a TaskEnd) -> StoreFuture<'a, bool> {
+        self.memory.finish(id, end)
+    }
+    fn put<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, ()> {
+        self.memory.put(key, value, ttl)
+    }
+    fn read<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
+        self.memory.read(key)
+    }
+    fn take<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
+        self.memory.take(key)
+    }
+    fn publish<'a>(&'a self, channel: &'a str, message: &'a str) -> StoreFuture<'a, bool> {
+        let _ = self.channel.send(format!("{channel} {message}"));
+        Box::pin(std::future::ready(Ok(true)))
+    }
+    fn listen<'a>(&'a self, channel: &'a str) -> StoreFuture<'a, Option<Messages>> {
+        let mut heard = self.channel.subscribe();
+        let (sender, receiver) = mpsc::channel(64);
+        let prefix = format!("{channel} ");
+        tokio::spawn(async move {
+            while let Ok(message) = heard.recv().await {
+                if let Some(message) = message.strip_prefix(&prefix)
+                    && sender.send(message.to_owned()).await.is_err()
+                {
+                    return;
+                }
+            }
+        });
+        Box::pin(std::future::ready(Ok(Some(receiver))))
+    }
+}
+
+/// A server's fast path as far as adopting goes: the state it makes is a [`Probe`] (kept,
+/// to look at), at the level the record says.
+#[derive(Default)]
+struct Adopter(std::sync::Mutex<Vec<Arc<Probe>>>);
+
+impl FastPath for Adopter {
+    fn answer(
+        &self,
+        _: Offer<'_>,
+        _: McpHeaders<'_>,
+        _: Caller,
+        _: Option<CallEvents>,
+        _: Option<crate::trace::Handoff>,
+        _: Option<&SessionCore>,
+    ) -> Option<Body> {
+        None
+    }
+    fn open(&self, _: FastRequest, _: McpHeaders<'_>) -> Option<OpenedSession> {
+        None
+    }
+    fn adopt(&self, _: &InitializeRequestParams, level: Option<&str>) -> Option<SessionCore> {
+        let probe = Arc::new(Probe::default());
+        if let Some(level) = level {
+            super::Session::set_level(&*probe, level);
+        }
+        self.0.lock().unwrap().push(probe.clone());
+        Some(probe)
+    }
+}
+
+/// A replica sharing `store`, and what it adopts.
+async fn replica(store: &Arc<SharedStore>) -> (Arc<Sessions>, Arc<Adopter>) {
+    let adopter = Arc::new(Adopter::default());
+    let manager = Arc::new(LocalSessionManager::default());
+    let store: Arc<dyn TaskStore> = store.clone();
+    let fast: Arc<dyn FastPath> = adopter.clone();
+    let sessions = Sessions::new(manager, 10, Some(store), Some(fast)).await;
+    (sessions.unwrap(), adopter)
+}
+
+async fn screen(sessions: &Sessions, method: Method, id: &str, caller: &Caller) -> Admission {
+    let found = sessions
+        .screen(&method, &naming(id), Some(caller), None)
+        .await;
+    found.unwrap_or_else(|refused| panic!("refused: {}", refused.status()))
+}
+
+/// The status a request for session `id` is refused with (`None`: let through).
+async fn refused(sessions: &Sessions, method: Method, id: &str, caller: &Caller) -> Option<u16> {
+    let found = sessions
+        .screen(&method, &naming(id), Some(caller), None)
+        .await;
+    found.err().map(|refused| refused.status().as_u16())
+}
+
+/// Waits (bounded) until `done` holds: what another replica tells arrives in the background.
+async fn until(what: &str, done: impl Fn() -> bool) {
+    for _ in 0..200 {
+        if done() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("{what}: not within 1 s");
+}
+
+#[tokio::test]
+async fn a_session_opened_on_one_replica_is_served_by_another_for_its_owner_only() {
+    let store = SharedStore::new();
+    let ((one, _), (other, adopted)) = (replica(&store).await, replica(&store).await);
+    let alice = Caller::new("alice", ["tools:read"]);
+    let id = open(&one, &alice, Arc::new(Probe::default())).await;
+
+    // Someone else asks the other replica for it: as if it did not exist.
+    let bob = Caller::new("bob", ["tools:read"]);
+    let bob_asks = refused(&other, Method::POST, &id, &bob).await;
+    assert_eq!(bob_asks, Some(404));
+    // Its owner: served there, by the server's state made from the record.
+    let admission = screen(&other, Method::POST, &id, &alice).await;
+    assert!(matches!(admission.route, Some(SessionRoute::Fast(..))));
+    assert_eq!(adopted.0.lock().unwrap().len(), 1);
+    // Once only: the next request finds it there.
+    screen(&other, Method::GET, &id, &alice).await;
+    assert_eq!(adopted.0.lock().unwrap().len(), 1);
+    // A session no replica opened is none.
+    let unknown = refused(&other, Method::POST, "no-such-session", &alice).await;
+    assert_eq!(unknown, Some(404));
+}
+
+#[tokio::test]
+async fn a_level_set_and_an_end_on_one_replica_reach_the_others() {
+    let store = SharedStore::new();
+    let (one, _) = replica(&store).await;
+    let (other, adopted) = replica(&store).await;
+    let alice = Caller::new("alice", ["tools:read"]);
+    let opened = Arc::new(Probe::default());
+    let id = open(&one, &alice, opened.clone()).await;
+    screen(&other, Method::POST, &id, &alice).await;
+
+    // `logging/setLevel` answered on the other replica: the first one's state hears it, and
+    // a replica adopting the session later starts at that level.
+    let mut admission = screen(&other, Method::POST, &id, &alice).await;
+    other.setting_level(&mut admission, &id, "debug".to_owned());
+    let answered = axum::response::Response::new(axum::body::Body::empty());
+    other.finish(admission, answered).await;
+    until("the level reached the first replica", || {
+        opened.1.lock().unwrap().as_deref() == Some("debug")
+    })
+    .await;
+    let (third, late) = replica(&store).await;
+    screen(&third, Method::POST, &id, &alice).await;
+    let late = late.0.lock().unwrap()[0].clone();
+    assert_eq!(late.1.lock().unwrap().as_deref(), Some("debug"));
+
+    // Its DELETE on the first replica ends it on the others too, and it is gone for all.
+    let ended = refused(&one, Method::DELETE, &id, &alice).await;
+    assert_eq!(ended, Some(204));
+    let adopted = adopted.0.lock().unwrap()[0].clone();
+    until("the end reached the other replicas", || {
+        adopted.0.load(Ordering::Relaxed) && late.0.load(Ordering::Relaxed)
+    })
+    .await;
+    assert!(!other.opened.contains(&id) && !third.opened.contains(&id));
+    let (fourth, _) = replica(&store).await;
+    let gone = refused(&fourth, Method::POST, &id, &alice).await;
+    assert_eq!(gone, Some(404));
+}
+
+#[tokio::test]
+async fn an_answer_is_told_to_every_replica_and_taken_where_rmcp_does_not_serve_it() {
+    let store = SharedStore::new();
+    let (one, _) = replica(&store).await;
+    let alice = Caller::new("alice", ["tools:read"]);
+    let id = open(&one, &alice, Arc::new(Probe::default())).await;
+    let mut heard = store.listen("sessions").await.unwrap().unwrap();
+    let answer = br#"{"jsonrpc":"2.0","id":0,"result":{"action":"accept"}}"#;
+    let admission = screen(&one, Method::POST, &id, &alice).await;
+    // rmcp does not serve the session here: no question of this replica waits for it.
+    assert!(one.answered(&id, answer, admission.route.as_ref()).await);
+    let told = tokio::time::timeout(Duration::from_secs(1), heard.recv()).await;
+    let told: serde_json::Value = serde_json::from_str(&told.unwrap().unwrap()).unwrap();
+    assert_eq!(told["session"], id.as_str());
+    let frame: serde_json::Value = serde_json::from_slice(answer).unwrap();
+    assert_eq!(told["news"]["answer"], frame);
+    // Served by rmcp here (or not a session this replica knows): on to rmcp as well.
+    assert!(!one.answered(&id, answer, None).await);
+    // Without a shared store nothing is told, and rmcp takes it.
+    let alone = super::sessions().await;
+    assert!(!alone.answered(&id, answer, admission.route.as_ref()).await);
+}
