@@ -65,9 +65,15 @@ class NotesServer:
     the path of the listening line's URL. `announced` is the listening line's URL.
     """
 
-    def __init__(self, binary, args, env=None, workdir=None, name="notes", local_port=None):
+    def __init__(self, binary, args, env=None, workdir=None, name="notes", local_port=None,
+                 default_mode=False):
         self.binary = binary
         self.args = list(args)
+        # `serve --http` is stateless here unless the args name the mode (or `default_mode`:
+        # no mode flag, sessions): each script says which mode it checks.
+        named = any(a.startswith(("--sessions", "--stateless")) for a in self.args)
+        if "serve" in self.args and "--http" in self.args and not named and not default_mode:
+            self.args.append("--stateless")
         self.env = dict(os.environ)
         self.env.update(env or {})
         if workdir is None:

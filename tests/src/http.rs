@@ -183,8 +183,28 @@ impl HttpServer {
     }
 
     /// [`start_with`](Self::start_with), with `before` ahead of `serve` (`toolsmith gateway
-    /// --config FILE --`).
+    /// --config FILE --`). Stateless (`--stateless`) unless `args` name the mode
+    /// (`--sessions`, `--stateless`): a test says which mode it checks.
     pub async fn start_after(
+        program: &str,
+        before: &[&str],
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> HttpServer {
+        let named = args
+            .iter()
+            .any(|arg| arg.starts_with("--sessions") || arg.starts_with("--stateless"));
+        let mode: &[&str] = if named { &[] } else { &["--stateless"] };
+        Self::spawn(program, before, &[mode, args].concat(), env).await
+    }
+
+    /// `program serve --http 127.0.0.1:0 args...` in the default mode (no mode flag unless
+    /// `args` give one).
+    pub async fn start_default(program: &str, args: &[&str]) -> HttpServer {
+        Self::spawn(program, &[], args, &[]).await
+    }
+
+    async fn spawn(
         program: &str,
         before: &[&str],
         args: &[&str],

@@ -42,8 +42,14 @@ pub(super) struct HttpArgs {
         value_delimiter = ','
     )]
     allowed_origin: Vec<String>,
-    /// Keep a session per client (Mcp-Session-Id) instead of serving statelessly.
-    #[arg(long, env = "TOOLSMITH_SESSIONS", value_parser = boolish)]
+    /// Serve each request on its own, with no session: any replica answers any request
+    /// without a shared store, but a client before 2026-07-28 cannot be asked anything
+    /// (a confirmation then needs a 2026-07-28 client).
+    #[arg(long, value_parser = boolish, env = "TOOLSMITH_STATELESS", value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", hide_default_value = true, action = clap::ArgAction::Set)]
+    stateless: bool,
+    /// Keep a session per client (Mcp-Session-Id), the default (--sessions=false is
+    /// --stateless). Replicas share sessions through --task-store redis://...
+    #[arg(long, value_parser = boolish, env = "TOOLSMITH_SESSIONS", value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "true", hide_default_value = true, action = clap::ArgAction::Set)]
     sessions: bool,
     /// Answer each POST with a server-sent event stream instead of one JSON body.
     #[arg(long, env = "TOOLSMITH_SSE_RESPONSES", value_parser = boolish)]
@@ -64,7 +70,7 @@ pub(super) struct HttpArgs {
     /// file-descriptor limit, at most 16384).
     #[arg(long, value_name = "N", env = "TOOLSMITH_MAX_CONNECTIONS", value_parser = clap::value_parser!(u32).range(1..))]
     max_connections: Option<u32>,
-    /// With --sessions, the most sessions open at once; past it, initialize gets 503.
+    /// The most sessions open at once; past it, initialize gets 503.
     #[arg(long, value_name = "N", env = "TOOLSMITH_MAX_SESSIONS", default_value_t = crate::Server::DEFAULT_MAX_SESSIONS as u32, value_parser = clap::value_parser!(u32).range(1..))]
     max_sessions: u32,
     #[cfg(feature = "auth")]
@@ -91,7 +97,7 @@ impl HttpArgs {
         };
         let mut server = server
             .http_path(self.http_path)
-            .sessions(self.sessions)
+            .sessions(self.sessions && !self.stateless)
             .sse_responses(self.sse_responses)
             .max_body(self.max_body)
             .http_header_timeout(self.http_header_timeout)

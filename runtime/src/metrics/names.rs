@@ -62,7 +62,7 @@ const HELP: [(&str, Option<Unit>, &str); 11] = [
     (
         SESSIONS,
         None,
-        "MCP sessions open now (HTTP with --sessions).",
+        "MCP sessions open now (HTTP with sessions, the default).",
     ),
 ];
 

@@ -246,17 +246,21 @@ impl Server {
         self
     }
 
-    /// Keeps a session per client (`Mcp-Session-Id`) instead of serving each request on its
-    /// own. A session lives in one process: replicas then need affinity. It costs a map entry
-    /// while its client only calls tools and lists them; the first request that needs more
-    /// (an event stream of its own, a subscription, a question to the client) gives it a
-    /// service of rmcp's. A session nothing is asked of for 5 minutes ends.
+    /// Keeps a session per client (`Mcp-Session-Id`), the default; `false` serves each
+    /// request on its own (`--stateless`). A client before 2026-07-28 can be asked something
+    /// (a confirmation) only in a session. With a task store every replica shares
+    /// ([`task_store`](Server::task_store) with a `RedisStore`), any replica serves any
+    /// request of a session; with another store a session lives in the process that opened
+    /// it, and replicas need affinity. It costs a map entry while its client only calls tools
+    /// and lists them; the first request that needs more (an event stream of its own, a
+    /// subscription, a question to the client) gives it a service of rmcp's. A session
+    /// nothing is asked of for 5 minutes ends.
     ///
     /// ```no_run
     /// // no_run: serves HTTP on 127.0.0.1:8000 until SIGTERM or SIGINT.
     /// # async fn f() -> Result<(), toolsmith::Error> {
     /// toolsmith::Server::new()
-    ///     .sessions(true) // each client gets an Mcp-Session-Id
+    ///     .sessions(false) // stateless: no Mcp-Session-Id, any replica answers any request
     ///     .serve_http("127.0.0.1:8000")
     ///     .await
     /// # }

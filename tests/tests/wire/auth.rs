@@ -557,6 +557,7 @@ async fn a_rotated_key_is_fetched_once_the_interval_is_over() {
     tokio::spawn(
         toolsmith_tests::server_of(module_path!())
             .auth(auth)
+            .sessions(false)
             .serve_http(addr.clone()),
     );
     let bearer = |token: String| format!("Bearer {token}");

@@ -42,7 +42,7 @@ async fn a_route_reads_what_a_tool_kept_and_the_servers_own_paths_stay_its() {
         },
     );
     let addr = format!("127.0.0.1:{}", toolsmith_tests::free_port());
-    tokio::spawn(server.serve_http(addr.clone()));
+    tokio::spawn(server.sessions(false).serve_http(addr.clone()));
     for _ in 0..200 {
         if tokio::net::TcpStream::connect(&addr).await.is_ok() {
             break;

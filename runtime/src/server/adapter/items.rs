@@ -130,7 +130,7 @@ impl Front {
     ) -> Result<(), ErrorData> {
         if !self.subscribable() {
             return Err(ErrorData::invalid_request(
-                "this server is stateless over HTTP: no later notification could reach you. Serve with --sessions to subscribe",
+                "this server is stateless over HTTP (--stateless): no later notification could reach you. Serve with sessions (the default, or --sessions) to subscribe",
                 None,
             ));
         }

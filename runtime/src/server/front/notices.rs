@@ -11,8 +11,8 @@ use crate::transport::http::CallEvents;
 
 /// Why a stateless request over HTTP cannot ask its client anything.
 pub(crate) const STATELESS: ChannelError = ChannelError::Unsupported(
-    "this server is stateless over HTTP: the client's answer could reach another replica. \
-     Use the 2026-07-28 revision, or serve with --sessions",
+    "this server is stateless over HTTP (--stateless): the client's answer could reach another \
+     replica. Use the 2026-07-28 revision, or serve with sessions (the default, or --sessions)",
 );
 
 /// A call's channel to its client on the HTTP fast path: its notifications, as events of its

@@ -78,7 +78,7 @@ impl Default for HttpConfig {
             public_url: None,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
-            sessions: false,
+            sessions: true,
             sse: false,
             max_body: DEFAULT_MAX_BODY,
             header_timeout: DEFAULT_HEADER_TIMEOUT,

@@ -28,9 +28,10 @@ use toolsmith::Server;
 use toolsmith_gateway::Upstream;
 
 /// `server` served over Streamable HTTP on a free loopback port, answering: its address.
+/// Stateless: the tests send requests that stand alone.
 async fn served_over_http(server: Server) -> String {
     let addr = format!("127.0.0.1:{}", toolsmith_tests::free_port());
-    tokio::spawn(server.serve_http(addr.clone()));
+    tokio::spawn(server.sessions(false).serve_http(addr.clone()));
     for _ in 0..200 {
         if tokio::net::TcpStream::connect(&addr).await.is_ok() {
             break;

@@ -273,19 +273,30 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
         .get("mcp-session-id")
         .and_then(|id| id.to_str().ok());
     if envelope.as_ref().is_some_and(Envelope::is_reply) {
-        let answered = match (&edge.sessions, session) {
+        let answer = match (&edge.sessions, session) {
             (Some(sessions), Some(id)) => {
                 sessions
                     .answered(id, &bytes, admission.route.as_ref())
                     .await
             }
-            (_, Some(_)) => false,
-            (_, None) => true,
+            (_, Some(_)) => sessions::Answer::Onward(None),
+            (_, None) => sessions::Answer::Accepted,
         };
-        if answered {
-            let mut accepted = Response::new(HttpBody::empty());
-            *accepted.status_mut() = StatusCode::ACCEPTED;
-            return Ok(Screening::Answered(accepted));
+        match answer {
+            sessions::Answer::Accepted => {
+                let mut accepted = Response::new(HttpBody::empty());
+                *accepted.status_mut() = StatusCode::ACCEPTED;
+                return Ok(Screening::Answered(accepted));
+            }
+            // Under the id rmcp gave the question.
+            sessions::Answer::Onward(Some(frame)) => {
+                let route = admission.route.take();
+                let bytes = axum::body::Bytes::from(frame);
+                return Ok(Screening::Onward(to_rmcp(
+                    parts, bytes, None, admission, route,
+                )));
+            }
+            sessions::Answer::Onward(None) => {}
         }
     }
     // A session's log level reaches the other replicas once rmcp set it here.

@@ -14,6 +14,7 @@
 //!   goes with it.
 
 mod opened;
+mod questions;
 mod shared;
 
 use std::collections::{HashMap, HashSet};
@@ -25,6 +26,7 @@ use axum::response::Response;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
+use self::questions::Asker;
 use self::shared::{News, Record, Shared};
 use super::fast::FastPath;
 use crate::context::Caller;
@@ -190,23 +192,40 @@ impl Sessions {
         Some(self.opened.adopt(id, core, record.handshake))
     }
 
-    /// A client's answer (`frame`) in session `id`, to a question the server asked: told to
-    /// every replica, whichever asked it. `true` when it is answered here (202) because no
-    /// question of this replica can wait for it (rmcp does not serve the session here).
+    /// A client's answer (`frame`) in session `id`, to a question the server asked, with
+    /// replicas sharing sessions: one this replica asked goes on to rmcp under the id rmcp
+    /// gave it; one another replica asked is told to them all and accepted here (202); one
+    /// whose id names no replica is told to them all, and goes on to rmcp too where rmcp
+    /// serves the session here.
     pub(super) async fn answered(
         &self,
         id: &str,
         frame: &[u8],
         route: Option<&SessionRoute>,
-    ) -> bool {
+    ) -> Answer {
         let Some(shared) = &self.shared else {
-            return false;
+            return Answer::Onward(None);
         };
-        let Ok(frame) = serde_json::from_slice(frame) else {
-            return false;
+        let Ok(frame) = serde_json::from_slice::<serde_json::Value>(frame) else {
+            return Answer::Onward(None);
         };
-        shared.tell(id, News::Answer(frame)).await;
-        matches!(route, Some(SessionRoute::Fast(..)))
+        match questions::asker(&frame["id"], shared.tag()) {
+            Asker::Here(own) => {
+                let frame = questions::restored(frame, &own);
+                Answer::Onward(frame.and_then(|frame| serde_json::to_vec(&frame).ok()))
+            }
+            Asker::Elsewhere => {
+                shared.tell(id, News::Answer(frame)).await;
+                Answer::Accepted
+            }
+            Asker::Untagged => {
+                shared.tell(id, News::Answer(frame)).await;
+                match route {
+                    Some(SessionRoute::Fast(..)) => Answer::Accepted,
+                    _ => Answer::Onward(None),
+                }
+            }
+        }
     }
 
     /// `admission`'s session (`id`) is set to log at `level`, once rmcp answered.
@@ -285,6 +304,11 @@ impl Sessions {
         {
             shared.set_level(&id, level).await;
         }
+        // With replicas, each question names the one that asks it.
+        let response = match &self.shared {
+            Some(shared) => questions::tagging(response, shared.tag()),
+            None => response,
+        };
         match admission.claim {
             Some(claim) => super::body::holding(response, claim),
             None => response,
@@ -361,6 +385,14 @@ impl Sessions {
         let session: rmcp::transport::common::server_side_http::SessionId = id.into();
         match news {
             News::Answer(frame) => {
+                let frame = match questions::asker(&frame["id"], shared_tag(&self.shared)) {
+                    Asker::Here(own) => questions::restored(frame, &own),
+                    Asker::Elsewhere => None,
+                    Asker::Untagged => Some(frame),
+                };
+                let Some(frame) = frame else {
+                    return;
+                };
                 if !self.manager.sessions.read().await.contains_key(id) {
                     return;
                 }
@@ -423,6 +455,20 @@ impl Sessions {
     fn owners(&self) -> MutexGuard<'_, HashMap<String, Owner>> {
         self.owners.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// What becomes of a client's answer to a question ([`Sessions::answered`]).
+#[derive(Debug, PartialEq)]
+pub(super) enum Answer {
+    /// Taken here: 202.
+    Accepted,
+    /// On to rmcp, with this body instead of the one that came when given.
+    Onward(Option<Vec<u8>>),
+}
+
+/// The tag of this replica's questions (none without a shared store).
+fn shared_tag(shared: &Option<Arc<Shared>>) -> &str {
+    shared.as_ref().map_or("", |shared| shared.tag())
 }
 
 /// The request names no revision, or one rmcp knows.

@@ -6,9 +6,9 @@
 //! - a request of a session this replica does not know reads the record, and the session
 //!   is served here from then on as if it had opened it (`adopt` in `mod.rs`);
 //! - a client's answer to a question (elicitation, sampling, roots) goes to the replica
-//!   whose call asked it: the replica it reached tells every replica, and those serving
-//!   the session hand it to rmcp there, which gives it to the request it answers (rmcp
-//!   drops an answer no request of its waits for);
+//!   whose call asked it: the question's id names that replica (`questions.rs`); another
+//!   replica the answer reaches tells every replica, and the one named hands it to rmcp
+//!   there, under the id rmcp gave, which gives it to the request it answers;
 //! - `logging/setLevel` and a session's end reach every replica serving the session.
 //!
 //! A record lives for [`RECORD_TTL`] after the last sweep that saw the session used.
@@ -65,6 +65,8 @@ pub(super) struct Shared {
     store: Arc<dyn TaskStore>,
     /// This replica, as its messages name it (it skips its own).
     replica: String,
+    /// What the ids of its questions start with (`questions.rs`).
+    tag: String,
 }
 
 impl Shared {
@@ -81,7 +83,18 @@ impl Shared {
             replica,
             "sessions are kept in the task store: any replica that shares it serves them"
         );
-        Ok(Some((Shared { store, replica }, messages)))
+        let tag = super::questions::tag_of(&replica);
+        let shared = Shared {
+            store,
+            replica,
+            tag,
+        };
+        Ok(Some((shared, messages)))
+    }
+
+    /// What the ids of this replica's questions start with.
+    pub(super) fn tag(&self) -> &str {
+        &self.tag
     }
 
     /// Keeps `record` of session `id` for every replica.
@@ -178,6 +191,7 @@ mod tests {
         let shared = |replica: &str| Shared {
             store: Arc::new(crate::task::MemoryStore::new()),
             replica: replica.to_owned(),
+            tag: String::new(),
         };
         let (one, other) = (shared("a"), shared("b"));
         let answer = serde_json::json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "accept"}});

@@ -10,7 +10,7 @@ use rmcp::model::InitializeRequestParams;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tokio::sync::{broadcast, mpsc};
 
-use super::super::{Admission, SessionRoute, Sessions};
+use super::super::{Admission, Answer, SessionRoute, Sessions};
 use super::{Probe, naming, open};
 use crate::context::Caller;
 use crate::task::{
@@ -217,24 +217,51 @@ async fn a_level_set_and_an_end_on_one_replica_reach_the_others() {
 }
 
 #[tokio::test]
-async fn an_answer_is_told_to_every_replica_and_taken_where_rmcp_does_not_serve_it() {
+async fn an_answer_goes_to_the_replica_whose_question_it_answers() {
     let store = SharedStore::new();
-    let (one, _) = replica(&store).await;
+    let ((one, _), (other, _)) = (replica(&store).await, replica(&store).await);
     let alice = Caller::new("alice", ["tools:read"]);
     let id = open(&one, &alice, Arc::new(Probe::default())).await;
     let mut heard = store.listen("sessions").await.unwrap().unwrap();
-    let answer = br#"{"jsonrpc":"2.0","id":0,"result":{"action":"accept"}}"#;
+    let tag = one.shared.as_ref().unwrap().tag().to_owned();
+    let answer = |id: serde_json::Value| {
+        let frame = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {"action": "accept"}});
+        serde_json::to_vec(&frame).unwrap()
+    };
+    let asked_by_one = answer(format!("{tag}:0").into());
+
+    // On the replica that asked: on to rmcp there, under the id rmcp gave the question.
     let admission = screen(&one, Method::POST, &id, &alice).await;
-    // rmcp does not serve the session here: no question of this replica waits for it.
-    assert!(one.answered(&id, answer, admission.route.as_ref()).await);
+    let Answer::Onward(Some(restored)) = one.answered(&id, &asked_by_one, None).await else {
+        panic!("on to rmcp on the replica that asked");
+    };
+    let restored: serde_json::Value = serde_json::from_slice(&restored).unwrap();
+    assert_eq!(restored["id"], 0);
+    assert_eq!(restored["result"]["action"], "accept");
+
+    // On another: accepted there, and told to every replica (the one that asked takes it).
+    let route = screen(&other, Method::POST, &id, &alice).await.route;
+    let taken = other.answered(&id, &asked_by_one, route.as_ref()).await;
+    assert_eq!(taken, Answer::Accepted);
     let told = tokio::time::timeout(Duration::from_secs(1), heard.recv()).await;
     let told: serde_json::Value = serde_json::from_str(&told.unwrap().unwrap()).unwrap();
     assert_eq!(told["session"], id.as_str());
-    let frame: serde_json::Value = serde_json::from_slice(answer).unwrap();
+    let frame: serde_json::Value = serde_json::from_slice(&asked_by_one).unwrap();
     assert_eq!(told["news"]["answer"], frame);
-    // Served by rmcp here (or not a session this replica knows): on to rmcp as well.
-    assert!(!one.answered(&id, answer, None).await);
-    // Without a shared store nothing is told, and rmcp takes it.
+
+    // An id no replica's tag starts: told, and taken here only where rmcp does not serve
+    // the session (else rmcp gets it too).
+    let untagged = answer(0.into());
+    let fast = admission.route.as_ref();
+    assert_eq!(one.answered(&id, &untagged, fast).await, Answer::Accepted);
+    assert_eq!(
+        one.answered(&id, &untagged, None).await,
+        Answer::Onward(None)
+    );
+    // Without a shared store nothing is told, and rmcp takes every answer.
     let alone = super::sessions().await;
-    assert!(!alone.answered(&id, answer, admission.route.as_ref()).await);
+    assert_eq!(
+        alone.answered(&id, &asked_by_one, fast).await,
+        Answer::Onward(None)
+    );
 }

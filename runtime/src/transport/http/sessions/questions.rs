@@ -1,0 +1,234 @@
+//! A question's id names the replica that asked it. Each replica's rmcp numbers the requests
+//! it sends a session's client (elicitation, sampling, roots) from 0, so two replicas asking
+//! in one session at once would both ask `0`, and an answer could be taken by the call that
+//! did not ask it. With replicas sharing sessions, the event streams of a session's answers
+//! carry each question under an id that starts with the asking replica's tag
+//! (`"3f2a9c01b7de:0"`), and an answer is restored to rmcp's own id only on that replica.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::body::{Body, Bytes, HttpBody};
+use axum::http::header;
+use axum::response::Response;
+use serde_json::Value;
+
+/// How long a tag is: 12 hex digits of the replica's random id.
+const TAG_LEN: usize = 12;
+
+/// A replica's tag, from its random id.
+pub(super) fn tag_of(replica: &str) -> String {
+    replica
+        .chars()
+        .filter(char::is_ascii_hexdigit)
+        .take(TAG_LEN)
+        .collect()
+}
+
+/// Who asked the question an answer's `id` (raw JSON) names.
+#[derive(Debug, PartialEq)]
+pub(super) enum Asker {
+    /// This replica: the id rmcp gave it (raw JSON).
+    Here(String),
+    /// Another replica.
+    Elsewhere,
+    /// No replica's tag: an id rmcp gave, where no tag was put.
+    Untagged,
+}
+
+/// Who asked the question `id` answers, for the replica tagged `tag`.
+pub(super) fn asker(id: &Value, tag: &str) -> Asker {
+    let Some((asker, own)) = id.as_str().and_then(|id| id.split_once(':')) else {
+        return Asker::Untagged;
+    };
+    if asker.len() != TAG_LEN || !asker.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Asker::Untagged;
+    }
+    match asker == tag {
+        true => Asker::Here(own.to_owned()),
+        false => Asker::Elsewhere,
+    }
+}
+
+/// `frame` (an answer) with the id rmcp gave the question (`own`, raw JSON) in place of the
+/// tagged one; `None` when it does not read.
+pub(super) fn restored(mut frame: Value, own: &str) -> Option<Value> {
+    let own: Value = serde_json::from_str(own).ok()?;
+    *frame.as_object_mut()?.get_mut("id")? = own;
+    Some(frame)
+}
+
+/// `response` with every question on its event stream tagged `tag` (any other response
+/// as it is).
+pub(super) fn tagging(response: Response, tag: &str) -> Response {
+    let stream = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|kind| kind.as_bytes().starts_with(b"text/event-stream"));
+    if !stream {
+        return response;
+    }
+    let tag = tag.to_owned();
+    response.map(|body| {
+        Body::new(Tagging {
+            body,
+            tag,
+            pending: Vec::new(),
+        })
+    })
+}
+
+/// An event stream whose questions are tagged as they pass; an event cut across chunks is
+/// kept until its end comes.
+struct Tagging {
+    body: Body,
+    tag: String,
+    pending: Vec<u8>,
+}
+
+impl HttpBody for Tagging {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
+        let this = self.get_mut();
+        loop {
+            let frame = match Pin::new(&mut this.body).poll_frame(cx) {
+                Poll::Ready(Some(Ok(frame))) => frame,
+                Poll::Ready(None) if !this.pending.is_empty() => {
+                    // A last event with no blank line after it: as it came.
+                    let rest = std::mem::take(&mut this.pending);
+                    return Poll::Ready(Some(Ok(http_body::Frame::data(rest.into()))));
+                }
+                other => return other,
+            };
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            this.pending.extend_from_slice(&data);
+            let Some(end) = last_event_end(&this.pending) else {
+                continue;
+            };
+            let rest = this.pending.split_off(end);
+            let events = std::mem::replace(&mut this.pending, rest);
+            let tagged = tag_events(&events, &this.tag);
+            return Poll::Ready(Some(Ok(http_body::Frame::data(tagged.into()))));
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.pending.is_empty() && self.body.is_end_stream()
+    }
+}
+
+/// Where the last complete event of `bytes` ends (after its blank line).
+fn last_event_end(bytes: &[u8]) -> Option<usize> {
+    bytes
+        .windows(2)
+        .rposition(|pair| pair == b"\n\n")
+        .map(|at| at + 2)
+}
+
+/// Complete events, each request among them (a question to the client) with its id tagged.
+fn tag_events(events: &[u8], tag: &str) -> Vec<u8> {
+    let Ok(text) = std::str::from_utf8(events) else {
+        return events.to_vec();
+    };
+    let mut out = String::with_capacity(text.len() + 16);
+    for line in text.split_inclusive('\n') {
+        match line
+            .strip_prefix("data:")
+            .and_then(|data| tagged(data.trim(), tag))
+        {
+            Some(data) => {
+                out.push_str("data: ");
+                out.push_str(&data);
+                out.push('\n');
+            }
+            None => out.push_str(line),
+        }
+    }
+    out.into_bytes()
+}
+
+/// The JSON-RPC request `data` with its id tagged; `None` for anything else.
+fn tagged(data: &str, tag: &str) -> Option<String> {
+    if !data.contains("\"method\"") {
+        return None;
+    }
+    let mut message: Value = serde_json::from_str(data).ok()?;
+    let object = message.as_object_mut()?;
+    object.get("method")?;
+    let id = object.get_mut("id")?;
+    *id = Value::String(format!("{tag}:{id}"));
+    serde_json::to_string(&message).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn questions_are_tagged_and_their_answers_restored_on_the_replica_that_asked() {
+        let tag = tag_of("3f2a9c01-b7de-4aaa-8bbb-cccccccccccc");
+        assert_eq!(tag, "3f2a9c01b7de");
+        let events = concat!(
+            "id: 0/1\ndata: {\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"elicitation/create\",\"params\":{}}\n\n",
+            "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n",
+            "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n",
+        );
+        let out = String::from_utf8(tag_events(events.as_bytes(), &tag)).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(
+            lines[0], "id: 0/1",
+            "the event's own id is not the question's"
+        );
+        let question: Value = serde_json::from_str(&lines[1]["data: ".len()..]).unwrap();
+        assert_eq!(question["id"], "3f2a9c01b7de:0");
+        assert_eq!(question["method"], "elicitation/create");
+        assert!(
+            out.contains("\"method\":\"notifications/progress\""),
+            "a notification has no id"
+        );
+        assert!(
+            out.contains("\"id\":7,\"result\""),
+            "a response keeps its id"
+        );
+
+        let answer = serde_json::json!({"jsonrpc": "2.0", "id": question["id"], "result": {}});
+        let Asker::Here(own) = asker(&answer["id"], &tag) else {
+            panic!("asked here");
+        };
+        assert_eq!(restored(answer.clone(), &own).unwrap()["id"], 0);
+        assert_eq!(asker(&answer["id"], "000000000000"), Asker::Elsewhere);
+        assert_eq!(asker(&Value::from(0), &tag), Asker::Untagged);
+        assert_eq!(asker(&Value::from("client:0"), &tag), Asker::Untagged);
+    }
+
+    #[tokio::test]
+    async fn an_event_cut_across_chunks_is_tagged_whole() {
+        use futures::StreamExt;
+        let chunks = [
+            "data: {\"jsonrpc\":\"2.0\",\"id\":\"q\",\"meth",
+            "od\":\"roots/list\"}\n",
+            "\n: keep-alive\n\n",
+        ];
+        let stream = futures::stream::iter(chunks.map(|c| Ok::<_, std::io::Error>(Bytes::from(c))));
+        let response = Response::builder()
+            .header(header::CONTENT_TYPE, "text/event-stream")
+            .body(Body::from_stream(stream))
+            .unwrap();
+        let body = tagging(response, "0123456789ab").into_body();
+        let bytes: Vec<u8> = body
+            .into_data_stream()
+            .map(|chunk| chunk.unwrap().to_vec())
+            .concat()
+            .await;
+        let text = String::from_utf8(bytes).unwrap();
+        assert!(text.contains(r#""id":"0123456789ab:\"q\"""#), "{text}");
+        assert!(text.ends_with(": keep-alive\n\n"), "{text}");
+    }
+}
