@@ -3,7 +3,7 @@ sharing Debian's redis-server, serve one session of the Python SDK's standard `C
 (2025-11-25), of the TypeScript SDK's client and of FastMCP's client.
 
 Starts redis-server on a free loopback port, two `notes serve --http ... --task-store
-redis://127.0.0.1:PORT/0` replicas (in the default mode, the one the quickstart shows, or
+redis://127.0.0.1:PORT/0 --state-key KEY` replicas (in the default mode, the one the quickstart shows, or
 with MODE: `--sessions`) and nginx from interop/nginx/nginx.conf in front of them, which logs the
 replica that served each request ($upstream_addr). Then checks, for each client:
 
@@ -22,6 +22,7 @@ Usage: python test_sessions_replicas.py NOTES NGINX REDIS_SERVER NODE WORKDIR [M
 """
 
 import asyncio
+import base64
 import json
 import os
 import re
@@ -122,8 +123,11 @@ async def python_client(url, host, nginx, replicas, kill):
 
 
 async def fastmcp_client(url, host, nginx):
-    """FastMCP's client through nginx: each delete asks, and a confirmation whose answer
-    went through the other replica than its call is confirmed all the same."""
+    """FastMCP's client through nginx: each delete asks, and a confirmation answered through
+    the other replica than the one that asked is confirmed all the same. FastMCP's client
+    speaks 2026-07-28: the call is answered with the question (`input_required`, its request
+    state sealed with the replicas' shared --state-key) and the client calls again with the
+    answer, a POST of its own, which round robin sends to the other replica."""
     from fastmcp import Client
     from fastmcp.client.transports import StreamableHttpTransport
 
@@ -142,8 +146,9 @@ async def fastmcp_client(url, host, nginx):
             check(asked[-1:] == [f"Delete note {note_id}?"], f"fastmcp: asked before deleting {note_id}: {asked}")
             check(not result.is_error and (result.structured_content or {}).get("note_id") == note_id,
                   f"fastmcp: the confirmed delete of note {note_id} ran: {result}")
-            ran, answered = crossing(nginx, before)
-            if ran and answered and ran != answered:
+            posts = [served(line)[2] for line in nginx.lines_after(before, count=2)
+                     if served(line)[:2] == ("POST", 200)]
+            if len(set(posts)) == 2:
                 crossed += 1
                 break
     check(crossed > 0, "fastmcp: a confirmation asked on one replica was answered through the other")
@@ -161,10 +166,12 @@ def main(notes, nginx_binary, redis_binary, node, workdir, *mode):
         store = f"redis://127.0.0.1:{redis.port}/0"
         port = free_port()
         host = f"{PUBLIC_HOST}:{port}"
+        # One key seals the request states of 2026-07-28 questions on every replica.
+        key = base64.b64encode(os.urandom(32)).decode()
         for i in (1, 2):
             own = free_port()
             args = ["serve", "--http", f"127.0.0.1:{own}", "--public-url", f"http://{host}/mcp",
-                    "--task-store", store, *mode]
+                    "--task-store", store, "--state-key", key, *mode]
             replica = NotesServer(notes, args, workdir=workdir, name=f"replica-{i}", local_port=own,
                                   env={"TOOLSMITH_LOG": os.environ.get("TOOLSMITH_LOG", "info")},
                                   default_mode=not mode)

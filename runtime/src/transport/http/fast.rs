@@ -14,7 +14,7 @@ use axum::response::Response;
 
 use super::CallEvents;
 use super::events::event_stream_headers;
-use super::sessions::SessionCore;
+use super::sessions::{Adopter, SessionCore};
 use crate::context::Caller;
 use crate::transport::message::FastRequest;
 
@@ -36,7 +36,7 @@ pub(crate) struct McpHeaders<'a> {
 }
 
 /// What the server answers itself (given to [`serve`](super::serve)).
-pub(crate) trait FastPath: Send + Sync + 'static {
+pub(crate) trait FastPath: Adopter {
     /// The answer to a POSTed JSON-RPC message (`offer`: what the allow-list admitted of it)
     /// with these `headers`, or `None` for rmcp to serve it (decided before anything runs);
     /// a call's notifications go to `events`, when given. A 202 answer (to a notification)
@@ -54,14 +54,6 @@ pub(crate) trait FastPath: Send + Sync + 'static {
 
     /// With sessions: a new session for this `initialize`, or `None` for rmcp to open one.
     fn open(&self, request: FastRequest, headers: McpHeaders<'_>) -> Option<OpenedSession>;
-
-    /// With sessions: the server's state of a session another replica opened with
-    /// `handshake` (and set to log at `level`), or `None` for rmcp to restore it.
-    fn adopt(
-        &self,
-        handshake: &rmcp::model::InitializeRequestParams,
-        level: Option<&str>,
-    ) -> Option<SessionCore>;
 }
 
 /// What the edge offers the fast path of a POST, read once (`message/request.rs`).

@@ -45,7 +45,7 @@ pub(crate) use fast::{Body, FastPath, McpHeaders, Offer, OpenedSession};
 pub use routes::Serving;
 pub(crate) use routes::{RouteMaker, SharedStore};
 pub(crate) use sessions::DEFAULT_MAX_SESSIONS;
-pub(crate) use sessions::{Session, SessionCore, restoring};
+pub(crate) use sessions::{Adopter, Session, SessionCore, restoring};
 
 /// How long calls in flight may take to finish once a stop was asked for.
 const GRACE: Duration = Duration::from_secs(10);
@@ -82,7 +82,8 @@ where
                 .max_sessions
                 .unwrap_or(sessions::DEFAULT_MAX_SESSIONS);
             let store = config.store.as_ref().map(|store| store.0.clone());
-            let sessions = sessions::Sessions::new(manager.clone(), max, store, fast_path.clone())
+            let adopter = fast_path.clone().map(|fast| fast as Arc<dyn Adopter>);
+            let sessions = sessions::Sessions::new(manager.clone(), max, store, adopter)
                 .await
                 .map_err(|err| {
                     let message = format!("the sessions' channel in the task store: {err}");

@@ -28,7 +28,7 @@ use crate::server::front::encode::{self, Frame};
 use crate::server::front::notices::EventNotices;
 use crate::server::front::{Answer, Asked, CallSetup, Front, Reply, Way, lost};
 use crate::transport::http::{
-    Body, CallEvents, FastPath, McpHeaders, Offer, OpenedSession, SessionCore,
+    Adopter, Body, CallEvents, FastPath, McpHeaders, Offer, OpenedSession, SessionCore,
 };
 use crate::transport::message::{FastRequest, Revision};
 
@@ -193,7 +193,9 @@ impl FastPath for HttpFastPath {
             core: Arc::new(opened),
         })
     }
+}
 
+impl Adopter for HttpFastPath {
     fn adopt(
         &self,
         handshake: &rmcp::model::InitializeRequestParams,

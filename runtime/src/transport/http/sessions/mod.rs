@@ -1,6 +1,7 @@
-//! Sessions (`--sessions`): those the server opens itself on the fast path (`opened.rs`), and
-//! rmcp's (opened by its service, or restored from `opened.rs` when a request needs it), all
-//! screened here first:
+//! Sessions (the default; not with `--stateless`): those the server opens itself on the fast
+//! path (`opened.rs`), and rmcp's (opened by its service, or restored from `opened.rs` when a
+//! request needs it), all screened here first; with a store replicas share, those any
+//! replica opened (`shared.rs`, and `questions.rs` for the answers to the server's questions):
 //!
 //! - at most `max` open at once: an `initialize` past the cap gets 503 with `Retry-After`;
 //! - with authorization, a session belongs to the caller (issuer and subject) that opened
@@ -13,8 +14,10 @@
 //!   30 s by a timer ([`Sessions::sweeping`]); what is kept of a session here (its owner)
 //!   goes with it.
 
+mod id;
 mod opened;
 mod questions;
+mod replicas;
 mod shared;
 
 use std::collections::{HashMap, HashSet};
@@ -23,17 +26,15 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::Response;
-use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
-use self::questions::Asker;
-use self::shared::{News, Record, Shared};
-use super::fast::FastPath;
+use self::shared::{Record, Shared};
 use crate::context::Caller;
-use crate::task::{Messages, StoreError, TaskStore};
+use crate::task::{StoreError, TaskStore};
 
+pub(crate) use opened::{Adopter, Session, SessionCore, restoring};
 pub(super) use opened::{RestoreGate, SessionRoute, scoped};
-pub(crate) use opened::{Session, SessionCore, restoring};
+pub(super) use replicas::Answer;
 
 pub(crate) const DEFAULT_MAX_SESSIONS: usize = 1000;
 
@@ -60,7 +61,7 @@ pub(super) struct Sessions {
     /// The store replicas share, when they do (`shared.rs`).
     shared: Option<Arc<Shared>>,
     /// What makes the server's state of a session another replica opened.
-    adopter: Option<Arc<dyn FastPath>>,
+    adopter: Option<Arc<dyn Adopter>>,
 }
 
 /// What a screened request holds until its response is made (or written whole).
@@ -88,7 +89,7 @@ impl Sessions {
         manager: Arc<LocalSessionManager>,
         max: usize,
         store: Option<Arc<dyn TaskStore>>,
-        adopter: Option<Arc<dyn FastPath>>,
+        adopter: Option<Arc<dyn Adopter>>,
     ) -> Result<Arc<Sessions>, StoreError> {
         let joined = match store {
             Some(store) => Shared::join(store).await?,
@@ -172,67 +173,6 @@ impl Sessions {
         }
         admission.route = route;
         Ok(admission)
-    }
-
-    /// Serves here session `id`, which another replica opened: its owner is known from now
-    /// on, and (with the fast path) the server's state of it is made from its record. `None`
-    /// leaves it to rmcp, which restores it from the record (`opened.rs`).
-    fn adopt(&self, id: &str, record: Record) -> Option<SessionRoute> {
-        if let Some(owner) = &record.owner {
-            self.owners().insert(id.to_owned(), owner.clone());
-        }
-        let core = self
-            .adopter
-            .as_ref()?
-            .adopt(&record.handshake, record.level.as_deref())?;
-        tracing::debug!(
-            session = id,
-            "a session another replica opened is served here"
-        );
-        Some(self.opened.adopt(id, core, record.handshake))
-    }
-
-    /// A client's answer (`frame`) in session `id`, to a question the server asked, with
-    /// replicas sharing sessions: one this replica asked goes on to rmcp under the id rmcp
-    /// gave it; one another replica asked is told to them all and accepted here (202); one
-    /// whose id names no replica is told to them all, and goes on to rmcp too where rmcp
-    /// serves the session here.
-    pub(super) async fn answered(
-        &self,
-        id: &str,
-        frame: &[u8],
-        route: Option<&SessionRoute>,
-    ) -> Answer {
-        let Some(shared) = &self.shared else {
-            return Answer::Onward(None);
-        };
-        let Ok(frame) = serde_json::from_slice::<serde_json::Value>(frame) else {
-            return Answer::Onward(None);
-        };
-        match questions::asker(&frame["id"], shared.tag()) {
-            Asker::Here(own) => {
-                let frame = questions::restored(frame, &own);
-                Answer::Onward(frame.and_then(|frame| serde_json::to_vec(&frame).ok()))
-            }
-            Asker::Elsewhere => {
-                shared.tell(id, News::Answer(frame)).await;
-                Answer::Accepted
-            }
-            Asker::Untagged => {
-                shared.tell(id, News::Answer(frame)).await;
-                match route {
-                    Some(SessionRoute::Fast(..)) => Answer::Accepted,
-                    _ => Answer::Onward(None),
-                }
-            }
-        }
-    }
-
-    /// `admission`'s session (`id`) is set to log at `level`, once rmcp answered.
-    pub(super) fn setting_level(&self, admission: &mut Admission, id: &str, level: String) {
-        if self.shared.is_some() {
-            admission.level = Some((id.to_owned(), level));
-        }
     }
 
     /// Counts an `initialize` against the cap, or refuses it.
@@ -359,71 +299,6 @@ impl Sessions {
         });
     }
 
-    /// What other replicas tell of sessions, acted on while the sessions are served.
-    fn listening(sessions: &Arc<Sessions>, mut messages: Messages) {
-        let sessions: Weak<Sessions> = Arc::downgrade(sessions);
-        tokio::spawn(async move {
-            while let Some(text) = messages.recv().await {
-                let Some(sessions) = sessions.upgrade() else {
-                    return;
-                };
-                let heard = sessions
-                    .shared
-                    .as_ref()
-                    .and_then(|shared| shared.hear(&text));
-                if let Some((id, news)) = heard {
-                    sessions.heard(&id, news).await;
-                }
-            }
-        });
-    }
-
-    /// Another replica tells `news` of session `id`: an answer goes to rmcp's session here
-    /// (whose request may wait for it), a log level to the server's state of the session,
-    /// an end ends it here too.
-    async fn heard(&self, id: &str, news: News) {
-        let session: rmcp::transport::common::server_side_http::SessionId = id.into();
-        match news {
-            News::Answer(frame) => {
-                let frame = match questions::asker(&frame["id"], shared_tag(&self.shared)) {
-                    Asker::Here(own) => questions::restored(frame, &own),
-                    Asker::Elsewhere => None,
-                    Asker::Untagged => Some(frame),
-                };
-                let Some(frame) = frame else {
-                    return;
-                };
-                if !self.manager.sessions.read().await.contains_key(id) {
-                    return;
-                }
-                match serde_json::from_value(frame) {
-                    Ok(message) => {
-                        if let Err(err) = self.manager.accept_message(&session, message).await {
-                            tracing::debug!(%err, session = id, "an answer from another replica");
-                        }
-                    }
-                    Err(err) => tracing::debug!(%err, "an answer that does not read"),
-                }
-            }
-            News::Level(level) => {
-                if let Some(core) = self.opened.core(id) {
-                    core.set_level(&level);
-                }
-            }
-            News::Ended => {
-                let here = self.opened.end(id);
-                let rmcp = self.manager.sessions.read().await.contains_key(id);
-                if rmcp && let Err(err) = self.manager.close_session(&session).await {
-                    tracing::debug!(%err, session = id, "an ended session");
-                }
-                self.owners().remove(id);
-                if here || rmcp {
-                    tracing::debug!(session = id, "a session another replica ended");
-                }
-            }
-        }
-    }
-
     /// One look for idle sessions, and for owners whose session is gone; the records of the
     /// sessions used since the last look are kept for longer.
     async fn sweep(&self) {
@@ -455,20 +330,6 @@ impl Sessions {
     fn owners(&self) -> MutexGuard<'_, HashMap<String, Owner>> {
         self.owners.lock().unwrap_or_else(|e| e.into_inner())
     }
-}
-
-/// What becomes of a client's answer to a question ([`Sessions::answered`]).
-#[derive(Debug, PartialEq)]
-pub(super) enum Answer {
-    /// Taken here: 202.
-    Accepted,
-    /// On to rmcp, with this body instead of the one that came when given.
-    Onward(Option<Vec<u8>>),
-}
-
-/// The tag of this replica's questions (none without a shared store).
-fn shared_tag(shared: &Option<Arc<Shared>>) -> &str {
-    shared.as_ref().map_or("", |shared| shared.tag())
 }
 
 /// The request names no revision, or one rmcp knows.

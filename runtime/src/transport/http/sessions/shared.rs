@@ -78,7 +78,7 @@ impl Shared {
         let Some(messages) = store.listen(CHANNEL).await? else {
             return Ok(None);
         };
-        let replica = super::opened::new_id();
+        let replica = super::id::new_id();
         tracing::info!(
             replica,
             "sessions are kept in the task store: any replica that shares it serves them"

@@ -16,10 +16,7 @@ use crate::context::Caller;
 use crate::task::{
     MemoryStore, Messages, StoreFuture, TaskEnd, TaskProgress, TaskRecord, TaskStore,
 };
-use crate::transport::http::{
-    Body, CallEvents, FastPath, McpHeaders, Offer, OpenedSession, SessionCore,
-};
-use crate::transport::message::FastRequest;
+use crate::transport::http::{Adopter, SessionCore};
 
 /// A store every replica of a test shares: its state a [`MemoryStore`]'s, its channels one
 /// broadcast.
@@ -88,26 +85,12 @@ impl TaskStore for SharedStore {
     }
 }
 
-/// A server's fast path as far as adopting goes: the state it makes is a [`Probe`] (kept,
+/// What the server's fast path does when a session is adopted: the state it makes is a [`Probe`] (kept,
 /// to look at), at the level the record says.
 #[derive(Default)]
-struct Adopter(std::sync::Mutex<Vec<Arc<Probe>>>);
+struct Adopting(std::sync::Mutex<Vec<Arc<Probe>>>);
 
-impl FastPath for Adopter {
-    fn answer(
-        &self,
-        _: Offer<'_>,
-        _: McpHeaders<'_>,
-        _: Caller,
-        _: Option<CallEvents>,
-        _: Option<crate::trace::Handoff>,
-        _: Option<&SessionCore>,
-    ) -> Option<Body> {
-        None
-    }
-    fn open(&self, _: FastRequest, _: McpHeaders<'_>) -> Option<OpenedSession> {
-        None
-    }
+impl Adopter for Adopting {
     fn adopt(&self, _: &InitializeRequestParams, level: Option<&str>) -> Option<SessionCore> {
         let probe = Arc::new(Probe::default());
         if let Some(level) = level {
@@ -119,12 +102,12 @@ impl FastPath for Adopter {
 }
 
 /// A replica sharing `store`, and what it adopts.
-async fn replica(store: &Arc<SharedStore>) -> (Arc<Sessions>, Arc<Adopter>) {
-    let adopter = Arc::new(Adopter::default());
+async fn replica(store: &Arc<SharedStore>) -> (Arc<Sessions>, Arc<Adopting>) {
+    let adopter = Arc::new(Adopting::default());
     let manager = Arc::new(LocalSessionManager::default());
     let store: Arc<dyn TaskStore> = store.clone();
-    let fast: Arc<dyn FastPath> = adopter.clone();
-    let sessions = Sessions::new(manager, 10, Some(store), Some(fast)).await;
+    let adopting: Arc<dyn Adopter> = adopter.clone();
+    let sessions = Sessions::new(manager, 10, Some(store), Some(adopting)).await;
     (sessions.unwrap(), adopter)
 }
 

@@ -1,0 +1,159 @@
+//! What a replica does for the sessions replicas share (`shared.rs`): serving a session
+//! another replica opened, handing a client's answer to the replica that asked, and acting on
+//! what the others tell.
+
+use std::sync::{Arc, Weak};
+
+use rmcp::transport::streamable_http_server::session::SessionManager;
+
+use super::questions::{self, Asker};
+use super::shared::{News, Record, Shared};
+use super::{Admission, SessionRoute, Sessions};
+use crate::task::Messages;
+
+impl Sessions {
+    /// Serves here session `id`, which another replica opened: its owner is known from now
+    /// on, and (with the fast path) the server's state of it is made from its record. `None`
+    /// leaves it to rmcp, which restores it from the record (`opened.rs`).
+    pub(super) fn adopt(&self, id: &str, record: Record) -> Option<SessionRoute> {
+        if let Some(owner) = &record.owner {
+            self.owners().insert(id.to_owned(), owner.clone());
+        }
+        let core = self
+            .adopter
+            .as_ref()?
+            .adopt(&record.handshake, record.level.as_deref())?;
+        tracing::debug!(
+            session = id,
+            "a session another replica opened is served here"
+        );
+        Some(self.opened.adopt(id, core, record.handshake))
+    }
+
+    /// A client's answer (`frame`) in session `id`, to a question the server asked, with
+    /// replicas sharing sessions: one this replica asked goes on to rmcp under the id rmcp
+    /// gave it; one another replica asked is told to them all and accepted here (202); one
+    /// whose id names no replica is told to them all, and goes on to rmcp too where rmcp
+    /// serves the session here.
+    pub(in crate::transport::http) async fn answered(
+        &self,
+        id: &str,
+        frame: &[u8],
+        route: Option<&SessionRoute>,
+    ) -> Answer {
+        let Some(shared) = &self.shared else {
+            return Answer::Onward(None);
+        };
+        let Ok(frame) = serde_json::from_slice::<serde_json::Value>(frame) else {
+            return Answer::Onward(None);
+        };
+        match questions::asker(&frame["id"], shared.tag()) {
+            Asker::Here(own) => {
+                let frame = questions::restored(frame, &own);
+                Answer::Onward(frame.and_then(|frame| serde_json::to_vec(&frame).ok()))
+            }
+            Asker::Elsewhere => {
+                shared.tell(id, News::Answer(frame)).await;
+                Answer::Accepted
+            }
+            Asker::Untagged => {
+                shared.tell(id, News::Answer(frame)).await;
+                match route {
+                    Some(SessionRoute::Fast(..)) => Answer::Accepted,
+                    _ => Answer::Onward(None),
+                }
+            }
+        }
+    }
+
+    /// `admission`'s session (`id`) is set to log at `level`, once rmcp answered.
+    pub(in crate::transport::http) fn setting_level(
+        &self,
+        admission: &mut Admission,
+        id: &str,
+        level: String,
+    ) {
+        if self.shared.is_some() {
+            admission.level = Some((id.to_owned(), level));
+        }
+    }
+
+    /// What other replicas tell of sessions, acted on while the sessions are served.
+    pub(super) fn listening(sessions: &Arc<Sessions>, mut messages: Messages) {
+        let sessions: Weak<Sessions> = Arc::downgrade(sessions);
+        tokio::spawn(async move {
+            while let Some(text) = messages.recv().await {
+                let Some(sessions) = sessions.upgrade() else {
+                    return;
+                };
+                let heard = sessions
+                    .shared
+                    .as_ref()
+                    .and_then(|shared| shared.hear(&text));
+                if let Some((id, news)) = heard {
+                    sessions.heard(&id, news).await;
+                }
+            }
+        });
+    }
+
+    /// Another replica tells `news` of session `id`: an answer goes to rmcp's session here
+    /// (whose request may wait for it), a log level to the server's state of the session,
+    /// an end ends it here too.
+    async fn heard(&self, id: &str, news: News) {
+        let session: rmcp::transport::common::server_side_http::SessionId = id.into();
+        match news {
+            News::Answer(frame) => {
+                let frame = match questions::asker(&frame["id"], shared_tag(&self.shared)) {
+                    Asker::Here(own) => questions::restored(frame, &own),
+                    Asker::Elsewhere => None,
+                    Asker::Untagged => Some(frame),
+                };
+                let Some(frame) = frame else {
+                    return;
+                };
+                if !self.manager.sessions.read().await.contains_key(id) {
+                    return;
+                }
+                match serde_json::from_value(frame) {
+                    Ok(message) => {
+                        if let Err(err) = self.manager.accept_message(&session, message).await {
+                            tracing::debug!(%err, session = id, "an answer from another replica");
+                        }
+                    }
+                    Err(err) => tracing::debug!(%err, "an answer that does not read"),
+                }
+            }
+            News::Level(level) => {
+                if let Some(core) = self.opened.core(id) {
+                    core.set_level(&level);
+                }
+            }
+            News::Ended => {
+                let here = self.opened.end(id);
+                let rmcp = self.manager.sessions.read().await.contains_key(id);
+                if rmcp && let Err(err) = self.manager.close_session(&session).await {
+                    tracing::debug!(%err, session = id, "an ended session");
+                }
+                self.owners().remove(id);
+                if here || rmcp {
+                    tracing::debug!(session = id, "a session another replica ended");
+                }
+            }
+        }
+    }
+}
+
+/// What becomes of a client's answer to a question ([`Sessions::answered`]).
+#[derive(Debug, PartialEq)]
+pub(in crate::transport::http) enum Answer {
+    /// Taken here: 202.
+    Accepted,
+    /// On to rmcp, with this body instead of the one that came when given.
+    Onward(Option<Vec<u8>>),
+}
+
+/// The tag of this replica's questions (none without a shared store).
+fn shared_tag(shared: &Option<Arc<Shared>>) -> &str {
+    shared.as_ref().map_or("", |shared| shared.tag())
+}
