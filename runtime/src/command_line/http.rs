@@ -45,11 +45,12 @@ pub(super) struct HttpArgs {
     /// Serve each request on its own, with no session: any replica answers any request
     /// without a shared store, but a client before 2026-07-28 cannot be asked anything
     /// (a confirmation then needs a 2026-07-28 client).
-    #[arg(long, value_parser = boolish, env = "TOOLSMITH_STATELESS", value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", hide_default_value = true, action = clap::ArgAction::Set)]
+    #[arg(long, value_parser = boolish, env = "TOOLSMITH_STATELESS", value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "false", hide_default_value = true, action = clap::ArgAction::Set, overrides_with = "sessions")]
     stateless: bool,
     /// Keep a session per client (Mcp-Session-Id), the default (--sessions=false is
-    /// --stateless). Replicas share sessions through --task-store redis://...
-    #[arg(long, value_parser = boolish, env = "TOOLSMITH_SESSIONS", value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "true", hide_default_value = true, action = clap::ArgAction::Set)]
+    /// --stateless; of the two, the last given counts). Replicas share sessions through
+    /// --task-store redis://...
+    #[arg(long, value_parser = boolish, env = "TOOLSMITH_SESSIONS", value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true", default_value = "true", hide_default_value = true, action = clap::ArgAction::Set, overrides_with = "stateless")]
     sessions: bool,
     /// Answer each POST with a server-sent event stream instead of one JSON body.
     #[arg(long, env = "TOOLSMITH_SSE_RESPONSES", value_parser = boolish)]
@@ -79,9 +80,15 @@ pub(super) struct HttpArgs {
 }
 
 impl HttpArgs {
+    /// Sessions, unless `--stateless` (or `--sessions=false`) was the last word.
+    fn sessions(&self) -> bool {
+        self.sessions && !self.stateless
+    }
+
     /// Serves `server` over HTTP when `--http` is given, else over stdio (where an
     /// authorization flag stops the start: it applies only over HTTP).
     pub(super) fn serve(self, server: Server) -> ServeFuture {
+        let sessions = self.sessions();
         let Some(addr) = self.http else {
             #[cfg(feature = "auth")]
             if let Some(flag) = self.auth.given() {
@@ -97,7 +104,7 @@ impl HttpArgs {
         };
         let mut server = server
             .http_path(self.http_path)
-            .sessions(self.sessions && !self.stateless)
+            .sessions(sessions)
             .sse_responses(self.sse_responses)
             .max_body(self.max_body)
             .http_header_timeout(self.http_header_timeout)
@@ -137,8 +144,31 @@ fn seconds(value: &str) -> Result<std::time::Duration, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::seconds;
+    use super::{HttpArgs, seconds};
     use std::time::Duration;
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        http: HttpArgs,
+    }
+
+    /// Whether these flags serve sessions.
+    fn sessions(flags: &[&str]) -> bool {
+        use clap::Parser;
+        let args = std::iter::once("serve").chain(flags.iter().copied());
+        Cli::try_parse_from(args).unwrap().http.sessions()
+    }
+
+    #[test]
+    fn sessions_are_the_default_and_the_last_mode_flag_counts() {
+        assert!(sessions(&[]), "the default");
+        assert!(!sessions(&["--stateless"]));
+        assert!(!sessions(&["--sessions=false"]));
+        assert!(sessions(&["--stateless=false"]));
+        assert!(!sessions(&["--sessions", "--stateless"]), "the last one");
+        assert!(sessions(&["--stateless", "--sessions"]), "the last one");
+    }
 
     #[test]
     fn timeouts_are_seconds_above_zero() {

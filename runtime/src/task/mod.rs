@@ -340,6 +340,14 @@ pub trait TaskStore: Send + Sync + 'static {
         no_state()
     }
 
+    /// Keeps what is under `key` for another `ttl`, if anything is: `false` when nothing is
+    /// (it is not made again). The default (and [`MemoryStore`]'s, which shares nothing)
+    /// keeps nothing: `false`.
+    fn touch<'a>(&'a self, key: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
+        let _ = (key, ttl);
+        Box::pin(std::future::ready(Ok(false)))
+    }
+
     /// Sends `message` to every replica [listening](TaskStore::listen) on `channel`, this
     /// one too: `false` (the default, and [`MemoryStore`]'s) when the store passes nothing
     /// between replicas. Sessions on any replica are told so of an answer to a question

@@ -327,6 +327,19 @@ impl TaskStore for RedisStore {
         })
     }
 
+    fn touch<'a>(&'a self, key: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let mut connection = self.connection().await?;
+            let kept: i64 = redis::cmd("PEXPIRE")
+                .arg(self.state_key(key))
+                .arg(ttl.as_millis().max(1) as u64)
+                .query_async(&mut connection)
+                .await
+                .map_err(StoreError::new)?;
+            Ok(kept == 1)
+        })
+    }
+
     fn publish<'a>(&'a self, channel: &'a str, message: &'a str) -> StoreFuture<'a, bool> {
         Box::pin(self.send(channel, message))
     }

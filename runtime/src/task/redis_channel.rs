@@ -72,8 +72,13 @@ impl RedisStore {
                     let Ok(text) = message.get_payload::<String>() else {
                         continue;
                     };
-                    if let Err(mpsc::error::TrySendError::Closed(_)) = sender.try_send(text) {
-                        return;
+                    match sender.try_send(text) {
+                        Ok(()) => {}
+                        Err(mpsc::error::TrySendError::Closed(_)) => return,
+                        Err(mpsc::error::TrySendError::Full(_)) => tracing::warn!(
+                            channel = name,
+                            "a message between replicas was dropped: {BACKLOG} wait already"
+                        ),
                     }
                 }
             }

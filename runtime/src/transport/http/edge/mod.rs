@@ -297,6 +297,7 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
                 )));
             }
             sessions::Answer::Onward(None) => {}
+            sessions::Answer::Lost => return Err(sessions::store_failed()),
         }
     }
     // A session's log level reaches the other replicas once rmcp set it here.

@@ -17,6 +17,7 @@
 mod id;
 mod opened;
 mod questions;
+mod refusals;
 mod replicas;
 mod shared;
 
@@ -24,7 +25,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::Response;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
@@ -34,12 +35,11 @@ use crate::task::{StoreError, TaskStore};
 
 pub(crate) use opened::{Adopter, Session, SessionCore, restoring};
 pub(super) use opened::{RestoreGate, SessionRoute, scoped};
+pub(in crate::transport::http) use refusals::store_failed;
+use refusals::{full, id_in_use, no_content, not_found};
 pub(super) use replicas::Answer;
 
 pub(crate) const DEFAULT_MAX_SESSIONS: usize = 1000;
-
-/// What a client past the cap is told to wait before it tries again, in seconds.
-const RETRY_AFTER: &str = "5";
 
 /// Who opened a session: the token's issuer, subject and client (`azp` or `client_id`: a
 /// token without a subject is told apart by its client).
@@ -137,13 +137,17 @@ impl Sessions {
         let mut route = self.opened.route(session);
         let mut exists =
             route.is_some() || self.manager.sessions.read().await.contains_key(session);
-        if !exists
-            && let Some(shared) = &self.shared
-            && let Some(record) = shared.load(session).await
-        {
-            // Another replica opened it: served here from now on too.
-            exists = true;
-            route = self.adopt(session, record);
+        if !exists && let Some(shared) = &self.shared {
+            // A store that failed is not a session that is gone (which a client would take
+            // as the cue to open another): 503, to try again.
+            let record = shared.load(session).await.map_err(|_| store_failed())?;
+            // Another replica opened it: served here from now on too, for its owner only.
+            if let Some(record) = record
+                && caller.is_none_or(|caller| record.owner.as_deref() == Some(&owner(caller)))
+            {
+                exists = true;
+                route = self.adopt(session, record);
+            }
         }
         if let Some(caller) = caller
             && self.owners().get(session) != Some(&owner(caller))
@@ -303,7 +307,20 @@ impl Sessions {
     /// sessions used since the last look are kept for longer.
     async fn sweep(&self) {
         if let Some(shared) = &self.shared {
-            shared.refresh(self.opened.used_within(opened::SWEEP)).await;
+            // Those used since the last look, and those rmcp serves (it ends its idle ones).
+            let mut used = self.opened.used_within(opened::SWEEP);
+            used.extend(
+                self.manager
+                    .sessions
+                    .read()
+                    .await
+                    .keys()
+                    .map(|id| id.to_string()),
+            );
+            used.sort_unstable();
+            used.dedup();
+            let shared = shared.clone();
+            tokio::spawn(async move { shared.refresh(used).await });
         }
         self.opened.sweep();
         let open = self.manager.sessions.read().await;
@@ -368,36 +385,6 @@ impl Drop for Claim {
             in_flight.remove(&key);
         }
     }
-}
-
-fn no_content() -> Response {
-    let mut response = Response::new(axum::body::Body::empty());
-    *response.status_mut() = StatusCode::NO_CONTENT;
-    response
-}
-
-fn not_found() -> Response {
-    super::body::json_error(StatusCode::NOT_FOUND, None, -32600, "Session not found")
-}
-
-fn full() -> Response {
-    let mut response = super::body::json_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        None,
-        -32000,
-        "the server has as many sessions open as it allows; try again later",
-    );
-    response
-        .headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from_static(RETRY_AFTER));
-    response
-}
-
-fn id_in_use(id: &str) -> Response {
-    let message = format!(
-        "Invalid Request: id {id} is already in use by a request in flight in this session"
-    );
-    super::body::json_error(StatusCode::OK, Some(id), -32600, &message)
 }
 
 #[cfg(test)]

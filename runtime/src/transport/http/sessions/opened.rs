@@ -291,13 +291,12 @@ impl SessionStore for OpenedSessions {
         let known = self.map().entries.contains_key(session_id);
         if !known {
             // One another replica opened (served here without the fast path).
-            return Ok(match &self.shared {
-                Some(shared) => shared
-                    .load(session_id)
-                    .await
-                    .map(|record| SessionState::new(record.handshake)),
-                None => None,
-            });
+            let Some(shared) = &self.shared else {
+                return Ok(None);
+            };
+            let record = shared.load(session_id).await;
+            let record = record.map_err(|err| -> SessionStoreError { Box::new(err) })?;
+            return Ok(record.map(|record| SessionState::new(record.handshake)));
         }
         let mut map = self.map();
         let Some(entry) = map.entries.get_mut(session_id) else {

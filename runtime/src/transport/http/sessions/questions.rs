@@ -16,6 +16,9 @@ use serde_json::Value;
 /// How long a tag is: 12 hex digits of the replica's random id.
 const TAG_LEN: usize = 12;
 
+/// The most of an event kept waiting for its end; past it, what came goes on as it is.
+const MAX_PENDING: usize = 1 << 20;
+
 /// A replica's tag, from its random id.
 pub(super) fn tag_of(replica: &str) -> String {
     replica
@@ -74,6 +77,7 @@ pub(super) fn tagging(response: Response, tag: &str) -> Response {
             body,
             tag,
             pending: Vec::new(),
+            scanned: 0,
         })
     })
 }
@@ -84,6 +88,8 @@ struct Tagging {
     body: Body,
     tag: String,
     pending: Vec<u8>,
+    /// How much of `pending` was looked through for an event's end already.
+    scanned: usize,
 }
 
 impl HttpBody for Tagging {
@@ -109,11 +115,19 @@ impl HttpBody for Tagging {
                 continue;
             };
             this.pending.extend_from_slice(&data);
-            let Some(end) = last_event_end(&this.pending) else {
+            let Some(end) = last_event_end(&this.pending, this.scanned) else {
+                this.scanned = this.pending.len();
+                if this.pending.len() > MAX_PENDING {
+                    // No event is that long: pass it on as it came.
+                    this.scanned = 0;
+                    let pending = std::mem::take(&mut this.pending);
+                    return Poll::Ready(Some(Ok(http_body::Frame::data(pending.into()))));
+                }
                 continue;
             };
             let rest = this.pending.split_off(end);
             let events = std::mem::replace(&mut this.pending, rest);
+            this.scanned = 0;
             let tagged = tag_events(&events, &this.tag);
             return Poll::Ready(Some(Ok(http_body::Frame::data(tagged.into()))));
         }
@@ -124,12 +138,20 @@ impl HttpBody for Tagging {
     }
 }
 
-/// Where the last complete event of `bytes` ends (after its blank line).
-fn last_event_end(bytes: &[u8]) -> Option<usize> {
-    bytes
+/// Where the last complete event of `bytes` ends (after its blank line: `\n\n`, or
+/// `\r\n\r\n`), looking from `from` on (less the three bytes a line end may straddle).
+fn last_event_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let start = from.saturating_sub(3);
+    let tail = &bytes[start..];
+    let lf = tail
         .windows(2)
         .rposition(|pair| pair == b"\n\n")
-        .map(|at| at + 2)
+        .map(|at| at + 2);
+    let crlf = tail
+        .windows(4)
+        .rposition(|four| four == b"\r\n\r\n")
+        .map(|at| at + 4);
+    lf.max(crlf).map(|end| start + end)
 }
 
 /// Complete events, each request among them (a question to the client) with its id tagged.
@@ -206,6 +228,18 @@ mod tests {
         assert_eq!(asker(&answer["id"], "000000000000"), Asker::Elsewhere);
         assert_eq!(asker(&Value::from(0), &tag), Asker::Untagged);
         assert_eq!(asker(&Value::from("client:0"), &tag), Asker::Untagged);
+    }
+
+    #[test]
+    fn an_event_ends_at_a_blank_line_of_either_kind() {
+        assert_eq!(last_event_end(b"data: a\n\ndata: b", 0), Some(9));
+        assert_eq!(last_event_end(b"data: a\r\n\r\n", 0), Some(11));
+        assert_eq!(last_event_end(b"data: a\n", 0), None);
+        // Looked through up to 8 already: a blank line straddling it is found.
+        assert_eq!(last_event_end(b"data: a\n\n", 8), Some(9));
+        let crlf = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n\r\n";
+        let out = String::from_utf8(tag_events(crlf.as_bytes(), "0123456789ab")).unwrap();
+        assert!(out.contains(r#""id":"0123456789ab:1""#), "{out}");
     }
 
     #[tokio::test]

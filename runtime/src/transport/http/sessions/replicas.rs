@@ -32,9 +32,10 @@ impl Sessions {
 
     /// A client's answer (`frame`) in session `id`, to a question the server asked, with
     /// replicas sharing sessions: one this replica asked goes on to rmcp under the id rmcp
-    /// gave it; one another replica asked is told to them all and accepted here (202); one
-    /// whose id names no replica is told to them all, and goes on to rmcp too where rmcp
-    /// serves the session here.
+    /// gave it; one another replica asked is told to them all and accepted here (202), or
+    /// refused (503) when the store failed, since the call that asked would wait in vain; one
+    /// whose id names no replica goes on to rmcp here only (told to the others, it could be
+    /// taken by a question of theirs with the same number).
     pub(in crate::transport::http) async fn answered(
         &self,
         id: &str,
@@ -52,17 +53,15 @@ impl Sessions {
                 let frame = questions::restored(frame, &own);
                 Answer::Onward(frame.and_then(|frame| serde_json::to_vec(&frame).ok()))
             }
-            Asker::Elsewhere => {
-                shared.tell(id, News::Answer(frame)).await;
-                Answer::Accepted
-            }
-            Asker::Untagged => {
-                shared.tell(id, News::Answer(frame)).await;
-                match route {
-                    Some(SessionRoute::Fast(..)) => Answer::Accepted,
-                    _ => Answer::Onward(None),
-                }
-            }
+            Asker::Elsewhere => match shared.tell(id, News::Answer(frame)).await {
+                Ok(()) => Answer::Accepted,
+                Err(_) => Answer::Lost,
+            },
+            Asker::Untagged => match route {
+                // No question of this replica waits for it: nothing to hand it to.
+                Some(SessionRoute::Fast(..)) => Answer::Accepted,
+                _ => Answer::Onward(None),
+            },
         }
     }
 
@@ -90,15 +89,16 @@ impl Sessions {
                     .shared
                     .as_ref()
                     .and_then(|shared| shared.hear(&text));
+                // Each on its own: one session's slow channel holds up no other's.
                 if let Some((id, news)) = heard {
-                    sessions.heard(&id, news).await;
+                    tokio::spawn(async move { sessions.heard(&id, news).await });
                 }
             }
         });
     }
 
-    /// Another replica tells `news` of session `id`: an answer goes to rmcp's session here
-    /// (whose request may wait for it), a log level to the server's state of the session,
+    /// Another replica tells `news` of session `id`: an answer to a question of this
+    /// replica goes to rmcp's session here, under the id rmcp gave it, a log level to the server's state of the session,
     /// an end ends it here too.
     async fn heard(&self, id: &str, news: News) {
         let session: rmcp::transport::common::server_side_http::SessionId = id.into();
@@ -106,8 +106,7 @@ impl Sessions {
             News::Answer(frame) => {
                 let frame = match questions::asker(&frame["id"], shared_tag(&self.shared)) {
                     Asker::Here(own) => questions::restored(frame, &own),
-                    Asker::Elsewhere => None,
-                    Asker::Untagged => Some(frame),
+                    Asker::Elsewhere | Asker::Untagged => None,
                 };
                 let Some(frame) = frame else {
                     return;
@@ -151,6 +150,8 @@ pub(in crate::transport::http) enum Answer {
     Accepted,
     /// On to rmcp, with this body instead of the one that came when given.
     Onward(Option<Vec<u8>>),
+    /// For another replica, which could not be told (the store failed): 503.
+    Lost,
 }
 
 /// The tag of this replica's questions (none without a shared store).

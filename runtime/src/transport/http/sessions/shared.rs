@@ -19,13 +19,15 @@ use std::time::Duration;
 use rmcp::model::InitializeRequestParams;
 use serde::{Deserialize, Serialize};
 
-use crate::task::{Messages, TaskStore};
+use crate::task::{Messages, StoreError, TaskStore};
 
 /// The channel replicas tell each other about sessions on.
 const CHANNEL: &str = "sessions";
 
-/// How long a session's record outlives its last use seen by a sweep.
-pub(super) const RECORD_TTL: Duration = Duration::from_secs(3600);
+/// How long a session's record outlives its last use seen by a sweep: as long as a session
+/// nothing is asked of lives on one replica (a look every [`SWEEP`](super::opened::SWEEP)
+/// keeps it while it is used anywhere).
+pub(super) const RECORD_TTL: Duration = Duration::from_secs(330);
 
 /// What every replica may read of a session.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -107,20 +109,18 @@ impl Shared {
         }
     }
 
-    /// The record of session `id`, if any replica kept one.
-    pub(super) async fn load(&self, id: &str) -> Option<Record> {
-        match self.store.read(&key(id)).await {
-            Ok(json) => serde_json::from_str(&json?).ok(),
-            Err(err) => {
-                tracing::warn!(%err, session = id, "a session's record could not be read");
-                None
-            }
-        }
+    /// The record of session `id`, if any replica kept one; an error when the store failed
+    /// (not the same as none: the session may well exist).
+    pub(super) async fn load(&self, id: &str) -> Result<Option<Record>, StoreError> {
+        let json = self.store.read(&key(id)).await.inspect_err(|err| {
+            tracing::warn!(%err, session = id, "a session's record could not be read");
+        })?;
+        Ok(json.and_then(|json| serde_json::from_str(&json).ok()))
     }
 
     /// Changes the record of session `id` as `change` says, if there is one.
     async fn update(&self, id: &str, change: impl FnOnce(&mut Record)) {
-        if let Some(mut record) = self.load(id).await {
+        if let Ok(Some(mut record)) = self.load(id).await {
             change(&mut record);
             self.save(id, &record).await;
         }
@@ -135,7 +135,7 @@ impl Shared {
     pub(super) async fn set_level(&self, id: &str, level: String) {
         let told = level.clone();
         self.update(id, |record| record.level = Some(level)).await;
-        self.tell(id, News::Level(told)).await;
+        let _ = self.tell(id, News::Level(told)).await;
     }
 
     /// Session `id` ended: its record goes, and the others end it too.
@@ -143,30 +143,34 @@ impl Shared {
         if let Err(err) = self.store.take(&key(id)).await {
             tracing::warn!(%err, session = id, "an ended session's record could not be removed");
         }
-        self.tell(id, News::Ended).await;
+        let _ = self.tell(id, News::Ended).await;
     }
 
     /// Keeps the records of the sessions `ids` (used since the last sweep) for another
-    /// [`RECORD_TTL`].
+    /// [`RECORD_TTL`]; a record that is gone (the session ended) is not made again.
     pub(super) async fn refresh(&self, ids: Vec<String>) {
         for id in ids {
-            self.update(&id, |_| {}).await;
+            if let Err(err) = self.store.touch(&key(&id), RECORD_TTL).await {
+                tracing::warn!(%err, session = id, "a session's record could not be kept");
+            }
         }
     }
 
-    /// Tells every other replica `news` of session `id`.
-    pub(super) async fn tell(&self, id: &str, news: News) {
+    /// Tells every other replica `news` of session `id`: an error when the store failed.
+    pub(super) async fn tell(&self, id: &str, news: News) -> Result<(), StoreError> {
         let message = Message {
             from: self.replica.clone(),
             session: id.to_owned(),
             news,
         };
-        let Ok(text) = serde_json::to_string(&message) else {
-            return;
-        };
-        if let Err(err) = self.store.publish(CHANNEL, &text).await {
-            tracing::warn!(%err, session = id, "the other replicas could not be told");
-        }
+        let text = serde_json::to_string(&message).map_err(StoreError::new)?;
+        self.store
+            .publish(CHANNEL, &text)
+            .await
+            .map(drop)
+            .inspect_err(|err| {
+                tracing::warn!(%err, session = id, "the other replicas could not be told");
+            })
     }
 
     /// What another replica told (the session and its news); `None` for this replica's own

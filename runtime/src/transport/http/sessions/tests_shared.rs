@@ -2,7 +2,7 @@
 //! passes messages between them, as Redis does between processes.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use axum::http::Method;
@@ -14,7 +14,7 @@ use super::super::{Admission, Answer, SessionRoute, Sessions};
 use super::{Probe, naming, open};
 use crate::context::Caller;
 use crate::task::{
-    MemoryStore, Messages, StoreFuture, TaskEnd, TaskProgress, TaskRecord, TaskStore,
+    MemoryStore, Messages, StoreError, StoreFuture, TaskEnd, TaskProgress, TaskRecord, TaskStore,
 };
 use crate::transport::http::{Adopter, SessionCore};
 
@@ -23,6 +23,8 @@ use crate::transport::http::{Adopter, SessionCore};
 struct SharedStore {
     memory: MemoryStore,
     channel: broadcast::Sender<String>,
+    /// Every read and publish fails (Redis unreachable).
+    failing: AtomicBool,
 }
 
 impl SharedStore {
@@ -30,6 +32,7 @@ impl SharedStore {
         Arc::new(SharedStore {
             memory: MemoryStore::new(),
             channel: broadcast::channel(64).0,
+            failing: AtomicBool::new(false),
         })
     }
 }
@@ -59,12 +62,18 @@ impl TaskStore for SharedStore {
         self.memory.put(key, value, ttl)
     }
     fn read<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
+        if self.failing.load(Ordering::Relaxed) {
+            return Box::pin(std::future::ready(Err(StoreError::new("unreachable"))));
+        }
         self.memory.read(key)
     }
     fn take<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
         self.memory.take(key)
     }
     fn publish<'a>(&'a self, channel: &'a str, message: &'a str) -> StoreFuture<'a, bool> {
+        if self.failing.load(Ordering::Relaxed) {
+            return Box::pin(std::future::ready(Err(StoreError::new("unreachable"))));
+        }
         let _ = self.channel.send(format!("{channel} {message}"));
         Box::pin(std::future::ready(Ok(true)))
     }
@@ -148,6 +157,7 @@ async fn a_session_opened_on_one_replica_is_served_by_another_for_its_owner_only
     let bob = Caller::new("bob", ["tools:read"]);
     let bob_asks = refused(&other, Method::POST, &id, &bob).await;
     assert_eq!(bob_asks, Some(404));
+    assert!(adopted.0.lock().unwrap().is_empty(), "nothing made for him");
     // Its owner: served there, by the server's state made from the record.
     let admission = screen(&other, Method::POST, &id, &alice).await;
     assert!(matches!(admission.route, Some(SessionRoute::Fast(..))));
@@ -247,4 +257,27 @@ async fn an_answer_goes_to_the_replica_whose_question_it_answers() {
         alone.answered(&id, &asked_by_one, fast).await,
         Answer::Onward(None)
     );
+}
+
+#[tokio::test]
+async fn a_failing_store_is_said_so_never_taken_for_a_session_that_is_gone() {
+    let store = SharedStore::new();
+    let ((one, _), (other, _)) = (replica(&store).await, replica(&store).await);
+    let alice = Caller::new("alice", ["tools:read"]);
+    let id = open(&one, &alice, Arc::new(Probe::default())).await;
+    let tag = one.shared.as_ref().unwrap().tag().to_owned();
+    store.failing.store(true, Ordering::Relaxed);
+    // Unknown here, and its record cannot be read: 503 (a 404 would end it for the client).
+    assert_eq!(refused(&other, Method::POST, &id, &alice).await, Some(503));
+    // An answer for the replica that asked, which cannot be told: refused, not dropped.
+    let frame = serde_json::json!({"jsonrpc": "2.0", "id": format!("{tag}:0"), "result": {}});
+    let frame = serde_json::to_vec(&frame).unwrap();
+    let fast = screen(&one, Method::POST, &id, &alice).await.route;
+    assert_eq!(
+        other.answered(&id, &frame, fast.as_ref()).await,
+        Answer::Lost
+    );
+    // Back: the other replica serves it.
+    store.failing.store(false, Ordering::Relaxed);
+    assert_eq!(refused(&other, Method::POST, &id, &alice).await, None);
 }
