@@ -8,7 +8,10 @@
 # names it; its answers are event streams, as a session's are. The tools: tool_0 of the
 # async fixture (fixture-toolsmith-run) and the notes example's get_note (a sync fn), in
 # interleaved rounds. Server CPU from /proc/PID/stat.
-# Usage: sessions_http.sh DIR [ROUNDS]   (DIR holds fixture-toolsmith-run and notes; needs wrk, curl)
+# With REDIS_URL set (redis://127.0.0.1:PORT/0), a third mode, `shared`: sessions kept in
+# that Redis (`--task-store`), as replicas share them (the build needs the `redis` feature).
+# Usage: [REDIS_URL=...] sessions_http.sh DIR [ROUNDS]
+#   (DIR holds fixture-toolsmith-run and notes; needs wrk, curl)
 set -u
 DIR=$1
 R=${2:-4}
@@ -33,6 +36,7 @@ post() { # port session body -> headers
 }
 for i in $(seq 1 "$R"); do
   if [ $((i % 2)) = 1 ]; then order="stateless sessions"; else order="sessions stateless"; fi
+  [ -n "${REDIS_URL:-}" ] && order="$order shared"
   for kind in async notes; do
     for mode in $order; do
       case $kind in
@@ -45,12 +49,15 @@ for i in $(seq 1 "$R"); do
       else
         flag=""; [ "$mode" = sessions ] && flag=--sessions
       fi
+      # The async fixture is built without the `redis` feature: the notes example measures it.
+      [ "$mode" = shared ] && [ "$kind" = async ] && continue
+      [ "$mode" = shared ] && flag="--task-store $REDIS_URL"
       port=$((18000 + RANDOM % 1000))
       $bin serve --http 127.0.0.1:$port $flag >/dev/null 2>&1 &
       pid=$!
       for t in $(seq 1 50); do curl -s -o /dev/null http://127.0.0.1:$port/healthz && break; sleep 0.1; done
       sid=""
-      if [ "$mode" = sessions ]; then
+      if [ "$mode" != stateless ]; then
         init='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"'$V'","capabilities":{},"clientInfo":{"name":"bench","version":"0"}}}'
         sid=$(post $port "" "$init" | awk -F': ' 'tolower($1)=="mcp-session-id" {print $2}' | tr -d '\r')
         post $port "$sid" '{"jsonrpc":"2.0","method":"notifications/initialized"}' >/dev/null
@@ -81,10 +88,13 @@ for key in sorted(rows):
     print(*key, "calls/s", round(statistics.median(x[0] for x in r)), "cpu_us/call",
           round(statistics.median(x[1] for x in r), 2), "non2xx", sum(x[2] for x in r))
 for k in ["async", "notes"]:
-    s, n = rows[(k, "sessions")], rows[(k, "stateless")]
-    cpu = sorted(s[i][1] / n[i][1] for i in s)
-    rps = sorted(s[i][0] / n[i][0] for i in s)
-    print(k, "sessions / stateless: CPU per call median", round(statistics.median(cpu), 3),
-          "range", round(cpu[0], 3), "-", round(cpu[-1], 3),
-          "| calls/s median", round(statistics.median(rps), 3))
+    for mode in ["sessions", "shared"]:
+        if (k, mode) not in rows:
+            continue
+        s, n = rows[(k, mode)], rows[(k, "stateless")]
+        cpu = sorted(s[i][1] / n[i][1] for i in s)
+        rps = sorted(s[i][0] / n[i][0] for i in s)
+        print(k, mode, "/ stateless: CPU per call median", round(statistics.median(cpu), 3),
+              "range", round(cpu[0], 3), "-", round(cpu[-1], 3),
+              "| calls/s median", round(statistics.median(rps), 3))
 PY
