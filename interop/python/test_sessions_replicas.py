@@ -12,8 +12,9 @@ replica that served each request ($upstream_addr). Then checks, for each client:
    the client's answer, POSTed through nginx, reaches it through the other replica: repeated
    (bounded) until one answer crossed; each confirmed delete succeeds.
    (FastMCP's client too, deleting the notes again: each delete asks, found or not.)
-3. (Python) A replica is killed (SIGKILL) mid-session: the same session goes on through the
-   survivor (tools listed, a note read, a delete confirmed), losing nothing.
+3. (Python) The replica running a slow call of the session is killed (SIGKILL): that call
+   ends with an error, and the same session goes on through the survivor (tools listed, a
+   note read, a delete confirmed), losing nothing else.
 
 Every wait is bounded; redis, nginx and the replicas are stopped at the end whatever happens
 (their pids are in WORKDIR/*.pid for interop/run's clean-up).
@@ -29,6 +30,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 import traceback
 
 import httpx2
@@ -39,7 +41,7 @@ from checks import check, stop_replicas, tally
 from confirming import User, check_asked
 from nginx_proxy import Nginx
 from notes_http import NotesServer, StartError, free_port
-from test_tasks_replicas import Redis
+from test_tasks_replicas import Redis, imported
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TEMPLATE = os.path.join(HERE, "..", "nginx", "nginx.conf")
@@ -104,9 +106,30 @@ async def python_client(url, host, nginx, replicas, kill):
                         break
                 check(crossed > 0, "python: a confirmation asked on one replica was answered through the other")
 
-                # A replica dies mid-session: the session goes on through the other.
-                victim = replicas[0]
+                # A replica dies mid-session, running a call of it: that call is lost (an
+                # error, not a hang), and the session goes on through the other.
+                running = asyncio.create_task(
+                    session.call_tool("import_notes", {"count": 400, "pace_ms": 50}))
+                victim = None
+                deadline = time.monotonic() + 15
+                while victim is None and time.monotonic() < deadline and not running.done():
+                    await asyncio.sleep(0.1)
+                    for replica in replicas:
+                        if await asyncio.to_thread(imported, replica) > 0:
+                            victim = replica
+                check(victim is not None, "python: the slow call runs on one of the replicas")
+                victim = victim or replicas[0]
+                survivor = next(r for r in replicas if r is not victim)
                 kill(victim)
+                try:
+                    outcome = await asyncio.wait_for(running, 40)
+                    lost = outcome.is_error
+                except asyncio.TimeoutError:
+                    lost = "no answer within 40 s"
+                except Exception as err:  # the SDK's error for a call whose stream broke
+                    lost = True
+                    print(f"python: the running call on the killed replica: {type(err).__name__}: {err}")
+                check(lost is True, f"python: the call running on the killed replica is lost, with an error: {lost}")
                 before = nginx.logged()
                 listed = await session.list_tools()
                 check(any(t.name == "delete_note" for t in listed.tools), "after the kill: tools listed")
@@ -118,7 +141,7 @@ async def python_client(url, host, nginx, replicas, kill):
                 check(not result.is_error and (result.structured_content or {}).get("note_id") == 2,
                       f"after the kill: the confirmed delete ran: {result}")
                 survivors = {served(line)[2] for line in nginx.lines_after(before, count=3)}
-                check(survivors == {str(replicas[1].port)},
+                check(survivors == {str(survivor.port)},
                       f"after the kill: served by the survivor only: {survivors}")
 
 

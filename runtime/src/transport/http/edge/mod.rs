@@ -207,6 +207,9 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
     if request.method() != Method::POST {
         let mut screened = Screened::pass(request);
         if let Some(sessions) = &edge.sessions {
+            if let Some(refused) = sessions.resuming(screened.request.headers_mut()) {
+                return Err(refused);
+            }
             let (method, headers) = (screened.request.method(), screened.request.headers());
             screened.admission = sessions.screen(method, headers, who, None).await?;
             if let Some(route) = screened.admission.route.take() {

@@ -4,6 +4,8 @@
 //! did not ask it. With replicas sharing sessions, the event streams of a session's answers
 //! carry each question under an id that starts with the asking replica's tag
 //! (`"3f2a9c01b7de:0"`), and an answer is restored to rmcp's own id only on that replica.
+//! Each event's own id is tagged too (`id: 3f2a9c01b7de:0/1`), so that a client resuming a
+//! stream on another replica is told it cannot be resumed there (`replicas.rs`).
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -50,6 +52,35 @@ pub(super) fn asker(id: &Value, tag: &str) -> Asker {
     match asker == tag {
         true => Asker::Here(own.to_owned()),
         false => Asker::Elsewhere,
+    }
+}
+
+/// Where a stream a client resumes (its `Last-Event-ID`) was served.
+#[derive(Debug, PartialEq)]
+pub(super) enum Resumed {
+    /// Here: the event id rmcp gave.
+    Here(String),
+    /// By another replica: a call's own stream (`call`), or the session's `GET` stream.
+    Elsewhere { call: bool },
+    /// No replica's tag.
+    Untagged,
+}
+
+/// Where the stream whose event `last` a client resumes from was served, for the replica
+/// tagged `tag`. rmcp's event ids are `INDEX/STREAM` on a call's stream, `INDEX` on the
+/// session's `GET` stream.
+pub(super) fn resumed(last: &str, tag: &str) -> Resumed {
+    let Some((by, own)) = last.split_once(':') else {
+        return Resumed::Untagged;
+    };
+    if by.len() != TAG_LEN || !by.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Resumed::Untagged;
+    }
+    match by == tag {
+        true => Resumed::Here(own.to_owned()),
+        false => Resumed::Elsewhere {
+            call: own.contains('/'),
+        },
     }
 }
 
@@ -161,6 +192,15 @@ fn tag_events(events: &[u8], tag: &str) -> Vec<u8> {
     };
     let mut out = String::with_capacity(text.len() + 16);
     for line in text.split_inclusive('\n') {
+        if let Some(id) = line.strip_prefix("id:") {
+            // The event's own id, which a client resumes the stream from.
+            out.push_str("id: ");
+            out.push_str(tag);
+            out.push(':');
+            out.push_str(id.trim());
+            out.push('\n');
+            continue;
+        }
         match line
             .strip_prefix("data:")
             .and_then(|data| tagged(data.trim(), tag))
@@ -205,9 +245,23 @@ mod tests {
         let out = String::from_utf8(tag_events(events.as_bytes(), &tag)).unwrap();
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(
-            lines[0], "id: 0/1",
-            "the event's own id is not the question's"
+            lines[0], "id: 3f2a9c01b7de:0/1",
+            "the event's own id names the replica"
         );
+        assert_eq!(
+            resumed("3f2a9c01b7de:0/1", &tag),
+            Resumed::Here("0/1".into())
+        );
+        assert_eq!(
+            resumed("0123456789ab:0/1", &tag),
+            Resumed::Elsewhere { call: true },
+            "a call's stream another replica served"
+        );
+        assert_eq!(
+            resumed("0123456789ab:4", &tag),
+            Resumed::Elsewhere { call: false }
+        );
+        assert_eq!(resumed("0/1", &tag), Resumed::Untagged);
         let question: Value = serde_json::from_str(&lines[1]["data: ".len()..]).unwrap();
         assert_eq!(question["id"], "3f2a9c01b7de:0");
         assert_eq!(question["method"], "elicitation/create");

@@ -6,7 +6,10 @@ use std::sync::{Arc, Weak};
 
 use rmcp::transport::streamable_http_server::session::SessionManager;
 
-use super::questions::{self, Asker};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::Response;
+
+use super::questions::{self, Asker, Resumed};
 use super::shared::{News, Record, Shared};
 use super::{Admission, SessionRoute, Sessions};
 use crate::task::Messages;
@@ -63,6 +66,33 @@ impl Sessions {
                 _ => Answer::Onward(None),
             },
         }
+    }
+
+    /// A `GET` that resumes a stream (`Last-Event-ID`), with replicas sharing sessions: one
+    /// this replica served resumes here under the event id rmcp gave; the session's `GET`
+    /// stream another replica served starts afresh here (what was sent meanwhile is
+    /// missed); a call's stream another replica served cannot be resumed here: 503 (if that
+    /// replica still runs, a retry may reach it; if it is gone, so is the call, and the
+    /// client's retries end with an error instead of waiting forever).
+    /// Returns the refusal, if it is refused.
+    pub(in crate::transport::http) fn resuming(&self, headers: &mut HeaderMap) -> Option<Response> {
+        let (Some(shared), Some(last)) = (&self.shared, headers.get(LAST_EVENT_ID)) else {
+            return None;
+        };
+        let last = last.to_str().unwrap_or_default();
+        match questions::resumed(last, shared.tag()) {
+            Resumed::Here(own) => {
+                if let Ok(own) = HeaderValue::from_str(&own) {
+                    headers.insert(LAST_EVENT_ID, own);
+                }
+            }
+            Resumed::Elsewhere { call: false } => {
+                headers.remove(LAST_EVENT_ID);
+            }
+            Resumed::Elsewhere { call: true } => return Some(elsewhere()),
+            Resumed::Untagged => {}
+        }
+        None
     }
 
     /// `admission`'s session (`id`) is set to log at `level`, once rmcp answered.
@@ -157,4 +187,18 @@ pub(in crate::transport::http) enum Answer {
 /// The tag of this replica's questions (none without a shared store).
 fn shared_tag(shared: &Option<Arc<Shared>>) -> &str {
     shared.as_ref().map_or("", |shared| shared.tag())
+}
+
+/// The header a client resumes a stream with.
+const LAST_EVENT_ID: &str = "last-event-id";
+
+/// A call's stream another replica served, which a client would resume here.
+fn elsewhere() -> Response {
+    super::super::body::json_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        -32000,
+        "this stream was served by another replica, and can be resumed there only: if it \
+         still runs, try again; if it stopped, the call was lost with it",
+    )
 }

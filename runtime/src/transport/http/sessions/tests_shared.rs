@@ -281,3 +281,28 @@ async fn a_failing_store_is_said_so_never_taken_for_a_session_that_is_gone() {
     store.failing.store(false, Ordering::Relaxed);
     assert_eq!(refused(&other, Method::POST, &id, &alice).await, None);
 }
+
+#[tokio::test]
+async fn a_stream_resumes_where_it_was_served_or_afresh_or_is_refused() {
+    let store = SharedStore::new();
+    let ((one, _), (other, _)) = (replica(&store).await, replica(&store).await);
+    let tag = one.shared.as_ref().unwrap().tag().to_owned();
+    let resuming = |sessions: &Sessions, last: &str| {
+        let mut headers = axum::http::HeaderMap::new();
+        headers.insert("last-event-id", last.parse().unwrap());
+        let refused = sessions.resuming(&mut headers).map(|r| r.status().as_u16());
+        let last = headers
+            .get("last-event-id")
+            .map(|v| v.to_str().unwrap().to_owned());
+        (refused, last)
+    };
+    // Served here: resumed under rmcp's own event id.
+    let call = format!("{tag}:3/1");
+    assert_eq!(resuming(&one, &call), (None, Some("3/1".to_owned())));
+    // A call's stream another replica served: not here (503, to try again or give up).
+    assert_eq!(resuming(&other, &call).0, Some(503));
+    // The session's GET stream another replica served: afresh here.
+    assert_eq!(resuming(&other, &format!("{tag}:7")), (None, None));
+    // No replica's tag: as it came.
+    assert_eq!(resuming(&one, "3/1"), (None, Some("3/1".to_owned())));
+}
