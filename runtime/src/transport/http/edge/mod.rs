@@ -7,6 +7,8 @@
 
 #[cfg(feature = "auth")]
 mod authorize;
+mod refused;
+use refused::{decode_error, over_limit, refused};
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,7 +20,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use tokio_util::task::TaskTracker;
 
-use super::{FastPath, Offer, body, events, fast, sessions};
+use super::{FastPath, Offer, events, fast, sessions};
 use crate::transport::message::{self, Admit, Envelope, FastRequest};
 #[cfg(feature = "auth")]
 use authorize::authorize;
@@ -437,40 +439,4 @@ fn to_rmcp(
         core,
         gate,
     }
-}
-
-/// The answer to a message the transport could not hand to rmcp: 400 for one that is not
-/// JSON-RPC (`-32700`, `-32600`), 200 for a request whose params do not fit (`-32602`, a
-/// JSON-RPC error like any other).
-fn decode_error(error: rmcp::model::ErrorData, id: Option<rmcp::model::RequestId>) -> Response {
-    let status = match error.code {
-        rmcp::model::ErrorCode::INVALID_PARAMS => StatusCode::OK,
-        _ => StatusCode::BAD_REQUEST,
-    };
-    let id = id.and_then(|id| serde_json::to_string(&id).ok());
-    body::json_error(status, id.as_deref(), error.code.0, &error.message)
-}
-
-/// Whether reading a body failed for its size (not a broken encoding or a reset).
-fn over_limit(err: &axum::Error) -> bool {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(err);
-    while let Some(err) = cause {
-        if err.is::<http_body_util::LengthLimitError>() {
-            return true;
-        }
-        cause = err.source();
-    }
-    false
-}
-
-/// A request refused before it was read whole: `status`, with a JSON-RPC error (the client
-/// expects a JSON-RPC answer), and the connection closed (the rest of the body would be
-/// taken for the next request).
-fn refused(status: StatusCode, why: &str) -> Response {
-    let mut response = body::json_error(status, None, -32600, &format!("Invalid Request: {why}"));
-    response.headers_mut().insert(
-        header::CONNECTION,
-        header::HeaderValue::from_static("close"),
-    );
-    response
 }
