@@ -69,12 +69,34 @@ def crossing(nginx, before):
     return (calls[-1] if calls else None), (answers[0] if answers else None)
 
 
+class Heard:
+    """A message handler: the URIs of the `notifications/resources/updated` heard."""
+
+    def __init__(self):
+        self.updated = []
+
+    async def __call__(self, message):
+        root = getattr(message, "root", message)
+        if type(root).__name__ == "ResourceUpdatedNotification":
+            self.updated.append(root.params.uri)
+
+
+async def hear(heard, uri, count, seconds=10.0):
+    """Waits (bounded) until `uri` was heard `count` times, then a little more for any
+    extra; how many times it was heard."""
+    deadline = time.monotonic() + seconds
+    while heard.updated.count(uri) < count and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)
+    return heard.updated.count(uri)
+
+
 async def python_client(url, host, nginx, replicas, kill):
-    user = User()
+    user, heard = User(), Heard()
     timeout = httpx2.Timeout(20.0, read=60.0)
     async with httpx2.AsyncClient(timeout=timeout, headers={"Host": host}) as http:
         async with streamable_http_client(url, http_client=http) as (read, write):
-            async with ClientSession(read, write, elicitation_callback=user) as session:
+            async with ClientSession(read, write, elicitation_callback=user, message_handler=heard) as session:
                 await session.initialize()
                 start = nginx.logged()
                 for _ in range(4):
@@ -105,6 +127,21 @@ async def python_client(url, host, nginx, replicas, kill):
                         crossed += 1
                         break
                 check(crossed > 0, "python: a confirmation asked on one replica was answered through the other")
+
+                # Subscribed once, through whichever replica: every note made on either
+                # replica is heard once on the session's GET stream, wherever it is.
+                index = "notes://index"
+                await session.subscribe_resource(index)
+                before = nginx.logged()
+                for n in range(4):
+                    made = await session.call_tool("create_note", {"title": f"S{n}", "body": "b"})
+                    check(not made.is_error, f"python: create_note: {made}")
+                makers = {served(line)[2] for line in nginx.lines_after(before, count=5)
+                          if served(line)[:2] == ("POST", 200)}
+                check(len(makers) == 2, f"python: the notes were made on both replicas: {makers}")
+                heard_count = await hear(heard, index, 4)
+                check(heard_count == 4, f"python: each change heard once, wherever it was made: "
+                      f"{heard_count} of 4: {heard.updated}")
 
                 # A replica dies mid-session, running a call of it: that call is lost (an
                 # error, not a hang), and the session goes on through the other.
@@ -143,6 +180,14 @@ async def python_client(url, host, nginx, replicas, kill):
                 survivors = {served(line)[2] for line in nginx.lines_after(before, count=3)}
                 check(survivors == {str(survivor.port)},
                       f"after the kill: served by the survivor only: {survivors}")
+                # Its subscription too: the GET stream, wherever it went, hears the next change
+                # (once what the delete just reported has come).
+                await asyncio.sleep(1.0)
+                heard.updated.clear()
+                made = await session.call_tool("create_note", {"title": "After", "body": "b"})
+                check(not made.is_error, f"python: create_note after the kill: {made}")
+                heard_count = await hear(heard, index, 1)
+                check(heard_count == 1, f"python: after the kill, the change heard once: {heard.updated}")
 
 
 async def fastmcp_client(url, host, nginx):

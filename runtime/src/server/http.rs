@@ -121,6 +121,15 @@ impl Server {
         let in_flight = handler.pipeline.tracker.clone();
         let tasks = handler.pipeline.tasks.clone();
         config.store = Some(crate::transport::http::SharedStore(tasks.store.clone()));
+        // Replicas sharing the store hear each other's resource changes.
+        handler
+            .subscriptions
+            .share(tasks.store.clone())
+            .await
+            .map_err(|err| {
+                let message = format!("the resources' channel in the task store: {err}");
+                crate::Error::config_from("task store", message, err)
+            })?;
         // Tool requests take the fast path, unless turned off (tests compare); with sessions,
         // it opens them too.
         let sessions = config.sessions;

@@ -62,6 +62,8 @@ pub(crate) enum Refused {
 #[derive(Default)]
 pub(crate) struct Subscriptions {
     inner: Mutex<Inner<Ear>>,
+    /// The other replicas, when they share a store (`shared.rs`).
+    shared: shared::SharedSlot,
 }
 
 /// The bookkeeping, over what a listener hears by (`E`: an [`Ear`]; the tests use `()`).
@@ -360,6 +362,19 @@ impl Drop for Listening {
 
 impl Updates for Subscriptions {
     fn updated(&self, uri: &str) {
+        self.updated_here(uri);
+        self.tell_others(Some(uri));
+    }
+
+    fn list_changed(&self) {
+        self.list_changed_here();
+        self.tell_others(None);
+    }
+}
+
+impl Subscriptions {
+    /// Tells this replica's subscribers of `uri` that it changed.
+    fn updated_here(&self, uri: &str) {
         let ears = |inner: &Inner<Ear>| {
             inner
                 .by_uri
@@ -370,7 +385,8 @@ impl Updates for Subscriptions {
         self.tell(ears, Change::Resource(uri.to_owned()));
     }
 
-    fn list_changed(&self) {
+    /// Tells this replica's sessions that the resource list changed.
+    fn list_changed_here(&self) {
         self.tell(
             |inner| inner.lists.values().cloned().collect(),
             Change::Resources,
@@ -383,8 +399,9 @@ impl crate::registry::Listener for Subscriptions {
         if what.tools {
             self.tools_changed();
         }
+        // A registry of this process changed: this replica's sessions only.
         if what.resources {
-            self.list_changed();
+            self.list_changed_here();
         }
         if what.prompts {
             self.tell(
@@ -407,6 +424,8 @@ enum Change {
     /// The prompt list.
     Prompts,
 }
+
+mod shared;
 
 #[cfg(test)]
 mod tests;

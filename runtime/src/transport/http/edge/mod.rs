@@ -305,6 +305,17 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
             sessions::Answer::Lost => return Err(sessions::store_failed()),
         }
     }
+    // A session's subscriptions follow its GET stream to the replica that holds it.
+    if let (Some(sessions), Some(id)) = (&edge.sessions, session)
+        && let Some(on) = match method {
+            Some("resources/subscribe") => Some(true),
+            Some("resources/unsubscribe") => Some(false),
+            _ => None,
+        }
+        && let Some(uri) = envelope.as_ref().and_then(|e| e.params).and_then(uri_of)
+    {
+        sessions.subscribing(&mut admission, id, uri, on, who);
+    }
     // A session's log level reaches the other replicas once rmcp set it here.
     if let (Some(sessions), Some(id), Some("logging/setLevel")) = (&edge.sessions, session, method)
         && let Some(level) = envelope.as_ref().and_then(|e| e.params).and_then(log_level)
@@ -403,6 +414,17 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
     Ok(Screening::Onward(to_rmcp(
         parts, bytes, receiver, admission, route,
     )))
+}
+
+/// The URI `resources/subscribe`'s (or `unsubscribe`'s) `params` name.
+fn uri_of(params: &serde_json::value::RawValue) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Params {
+        uri: String,
+    }
+    serde_json::from_str::<Params>(params.get())
+        .ok()
+        .map(|p| p.uri)
 }
 
 /// The level `logging/setLevel`'s `params` ask for, as rmcp reads it.

@@ -1,7 +1,8 @@
 //! Sessions (the default; not with `--stateless`): those the server opens itself on the fast
 //! path (`opened.rs`), and rmcp's (opened by its service, or restored from `opened.rs` when a
 //! request needs it), all screened here first; with a store replicas share, those any
-//! replica opened (`shared.rs`, and `questions.rs` for the answers to the server's questions):
+//! replica opened (`shared.rs`; `questions.rs` for the answers to the server's questions,
+//! `streams.rs` for the subscriptions that follow a session's `GET` stream):
 //!
 //! - at most `max` open at once: an `initialize` past the cap gets 503 with `Retry-After`;
 //! - with authorization, a session belongs to the caller (issuer and subject) that opened
@@ -20,6 +21,7 @@ mod questions;
 mod refusals;
 mod replicas;
 mod shared;
+mod streams;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -62,6 +64,8 @@ pub(super) struct Sessions {
     shared: Option<Arc<Shared>>,
     /// What makes the server's state of a session another replica opened.
     adopter: Option<Arc<dyn Adopter>>,
+    /// With a shared store: the sessions whose `GET` stream is here.
+    streams: streams::Streams,
 }
 
 /// What a screened request holds until its response is made (or written whole).
@@ -79,6 +83,10 @@ pub(super) struct Admission {
     pub(super) route: Option<SessionRoute>,
     /// A `logging/setLevel` of a session: its id and the level, for the other replicas.
     level: Option<(String, String)>,
+    /// A session's `GET` stream, opening here: its id and caller.
+    stream: Option<(String, Caller)>,
+    /// A `resources/subscribe` (`true`) or `unsubscribe` of a session: its id and the URI.
+    subscription: Option<(String, String, bool, Caller)>,
 }
 
 impl Sessions {
@@ -108,6 +116,7 @@ impl Sessions {
             in_flight: Arc::default(),
             shared,
             adopter,
+            streams: streams::Streams::default(),
         });
         if let Some(messages) = messages {
             Sessions::listening(&sessions, messages);
@@ -174,6 +183,9 @@ impl Sessions {
         }
         if let Some((Some(_), Some(id))) = message {
             admission.claim = Some(self.claim(session, id).ok_or_else(|| id_in_use(id))?);
+        }
+        if *method == Method::GET && self.shared.is_some() {
+            admission.stream = Some((session.to_owned(), caller.cloned().unwrap_or_default()));
         }
         admission.route = route;
         Ok(admission)
@@ -248,6 +260,20 @@ impl Sessions {
         {
             shared.set_level(&id, level).await;
         }
+        let mut response = response;
+        if let (Some((id, uri, on, caller)), Some(shared)) =
+            (admission.subscription.take(), &self.shared)
+            && response.status().is_success()
+        {
+            shared.subscribe(&id, uri.clone(), on).await;
+            if on {
+                response = self.subscribed_here(&id, caller, uri, response);
+            }
+        }
+        let response = match admission.stream.take() {
+            Some((id, caller)) => self.streaming(&id, caller, response).await,
+            None => response,
+        };
         // With replicas, each question names the one that asks it.
         let response = match &self.shared {
             Some(shared) => questions::tagging(response, shared.tag()),
@@ -272,6 +298,7 @@ impl Sessions {
             handshake: handshake.clone(),
             owner: None,
             level: None,
+            subscriptions: Default::default(),
         });
         let id = self.opened.open(core, handshake);
         let owner = admission.opening.and_then(|(_opening, owner)| owner);

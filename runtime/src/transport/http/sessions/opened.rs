@@ -318,6 +318,7 @@ impl SessionStore for OpenedSessions {
                 handshake: state.initialize_params.clone(),
                 owner: None,
                 level: None,
+                subscriptions: Default::default(),
             };
             shared.save(session_id, &record).await;
         }

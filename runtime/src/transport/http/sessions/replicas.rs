@@ -95,6 +95,22 @@ impl Sessions {
         None
     }
 
+    /// `admission`'s session (`id`) subscribes to `uri` (`on`) or unsubscribes, once rmcp
+    /// answered.
+    pub(in crate::transport::http) fn subscribing(
+        &self,
+        admission: &mut Admission,
+        id: &str,
+        uri: String,
+        on: bool,
+        caller: Option<&crate::context::Caller>,
+    ) {
+        if self.shared.is_some() {
+            let caller = caller.cloned().unwrap_or_default();
+            admission.subscription = Some((id.to_owned(), uri, on, caller));
+        }
+    }
+
     /// `admission`'s session (`id`) is set to log at `level`, once rmcp answered.
     pub(in crate::transport::http) fn setting_level(
         &self,
@@ -153,6 +169,7 @@ impl Sessions {
                     Err(err) => tracing::debug!(%err, "an answer that does not read"),
                 }
             }
+            News::Subscribed { uri, on } => self.subscribed_elsewhere(id, uri, on),
             News::Level(level) => {
                 if let Some(core) = self.opened.core(id) {
                     core.set_level(&level);

@@ -13,6 +13,7 @@
 //!
 //! A record lives for [`RECORD_TTL`] after the last sweep that saw the session used.
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -40,6 +41,10 @@ pub(super) struct Record {
     /// Its log level, once the client set one (`logging/setLevel`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) level: Option<String>,
+    /// The resources it is subscribed to (`resources/subscribe`), followed by the replica
+    /// that holds its `GET` stream (`streams.rs`).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub(super) subscriptions: BTreeSet<String>,
 }
 
 /// What a replica tells the others of a session.
@@ -50,6 +55,8 @@ pub(super) enum News {
     Answer(serde_json::Value),
     /// The client set the session's log level.
     Level(String),
+    /// The client subscribed to a resource (`on`), or unsubscribed.
+    Subscribed { uri: String, on: bool },
     /// The session ended (`DELETE`).
     Ended,
 }
@@ -136,6 +143,20 @@ impl Shared {
         let told = level.clone();
         self.update(id, |record| record.level = Some(level)).await;
         let _ = self.tell(id, News::Level(told)).await;
+    }
+
+    /// The client of session `id` subscribed to `uri` (`on`) or unsubscribed: kept, and
+    /// told to the others.
+    pub(super) async fn subscribe(&self, id: &str, uri: String, on: bool) {
+        let told = uri.clone();
+        self.update(id, |record| {
+            match on {
+                true => record.subscriptions.insert(uri),
+                false => record.subscriptions.remove(&uri),
+            };
+        })
+        .await;
+        let _ = self.tell(id, News::Subscribed { uri: told, on }).await;
     }
 
     /// Session `id` ended: its record goes, and the others end it too.
