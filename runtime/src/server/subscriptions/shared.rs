@@ -3,26 +3,30 @@
 //! crate::context::Resources::updated)) is told to the others, and each tells its own
 //! subscribers (sessions and 2026-07-28 listen streams), as if the change were its own.
 
+use std::sync::OnceLock;
 #[cfg(feature = "http")]
-use std::sync::Weak;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Weak};
 
 use serde::{Deserialize, Serialize};
 
 use super::Subscriptions;
+#[cfg(feature = "http")]
 use crate::task::TaskStore;
 
 /// The channel replicas tell each other of resource changes on.
+#[cfg(feature = "http")]
 const CHANNEL: &str = "resources";
 
-/// Where a replica tells the others.
+/// How many changes wait to be told before the next ones are dropped (with a warning).
+const BACKLOG: usize = 1024;
+
+/// Where a replica tells the others: one task on the serving runtime publishes what is
+/// queued, in order (a tool may report a change from a thread of another runtime, which is
+/// not driven once the call returns).
 pub(super) struct Shared {
-    store: Arc<dyn TaskStore>,
     /// This replica, as its messages name it (it skips its own).
     replica: String,
-    /// The serving runtime, where telling runs (a tool may report a change from a thread of
-    /// another runtime, which is not driven once the call returns).
-    runtime: tokio::runtime::Handle,
+    queue: tokio::sync::mpsc::Sender<String>,
 }
 
 /// What a replica tells.
@@ -47,10 +51,17 @@ impl Subscriptions {
             return Ok(());
         };
         let replica = format!("{:016x}", rand_u64());
+        let (queue, mut queued) = tokio::sync::mpsc::channel::<String>(BACKLOG);
         let _ = self.shared.set(Shared {
-            store,
             replica: replica.clone(),
-            runtime: tokio::runtime::Handle::current(),
+            queue,
+        });
+        tokio::spawn(async move {
+            while let Some(text) = queued.recv().await {
+                if let Err(err) = store.publish(CHANNEL, &text).await {
+                    tracing::warn!(%err, "the other replicas could not be told of a resource change");
+                }
+            }
         });
         let subscriptions: Weak<Subscriptions> = Arc::downgrade(self);
         tokio::spawn(async move {
@@ -85,12 +96,9 @@ impl Subscriptions {
         let Ok(text) = serde_json::to_string(&message) else {
             return;
         };
-        let store = shared.store.clone();
-        shared.runtime.spawn(async move {
-            if let Err(err) = store.publish(CHANNEL, &text).await {
-                tracing::warn!(%err, "the other replicas could not be told of a resource change");
-            }
-        });
+        if shared.queue.try_send(text).is_err() {
+            tracing::warn!("a resource change was not told to the other replicas: {BACKLOG} wait");
+        }
     }
 }
 

@@ -209,11 +209,12 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
     if request.method() != Method::POST {
         let mut screened = Screened::pass(request);
         if let Some(sessions) = &edge.sessions {
+            let (method, headers) = (screened.request.method(), screened.request.headers());
+            screened.admission = sessions.screen(method, headers, who, None).await?;
+            // A session that exists and is the caller's: its stream resumes here, or not.
             if let Some(refused) = sessions.resuming(screened.request.headers_mut()) {
                 return Err(refused);
             }
-            let (method, headers) = (screened.request.method(), screened.request.headers());
-            screened.admission = sessions.screen(method, headers, who, None).await?;
             if let Some(route) = screened.admission.route.take() {
                 let (core, gate) = route.into_parts();
                 (screened.core, screened.gate) = (Some(core), Some(gate));

@@ -184,7 +184,11 @@ impl Sessions {
         if let Some((Some(_), Some(id))) = message {
             admission.claim = Some(self.claim(session, id).ok_or_else(|| id_in_use(id))?);
         }
-        if *method == Method::GET && self.shared.is_some() {
+        // The session's own stream (not a call's, resumed: its event id names its stream).
+        let resumes_call = headers
+            .get("last-event-id")
+            .is_some_and(|last| last.as_bytes().contains(&b'/'));
+        if *method == Method::GET && self.shared.is_some() && !resumes_call {
             admission.stream = Some((session.to_owned(), caller.cloned().unwrap_or_default()));
         }
         admission.route = route;
@@ -271,7 +275,7 @@ impl Sessions {
             }
         }
         let response = match admission.stream.take() {
-            Some((id, caller)) => self.streaming(&id, caller, response).await,
+            Some((id, caller)) => self.streaming(&id, caller, response),
             None => response,
         };
         // With replicas, each question names the one that asks it.

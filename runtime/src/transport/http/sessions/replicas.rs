@@ -169,7 +169,7 @@ impl Sessions {
                     Err(err) => tracing::debug!(%err, "an answer that does not read"),
                 }
             }
-            News::Subscribed { uri, on } => self.subscribed_elsewhere(id, uri, on),
+            News::Subscribed { .. } => self.subscribed_elsewhere(id),
             News::Level(level) => {
                 if let Some(core) = self.opened.core(id) {
                     core.set_level(&level);

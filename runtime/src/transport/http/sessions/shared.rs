@@ -22,6 +22,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::task::{Messages, StoreError, TaskStore};
 
+/// The most subscriptions a session's record keeps, and the longest URI (as a session may
+/// hold on one replica).
+const MAX_SUBSCRIPTIONS: usize = 1024;
+const MAX_SUBSCRIBED_URI: usize = 4096;
+
 /// The channel replicas tell each other about sessions on.
 const CHANNEL: &str = "sessions";
 
@@ -151,8 +156,17 @@ impl Shared {
         let told = uri.clone();
         self.update(id, |record| {
             match on {
-                true => record.subscriptions.insert(uri),
-                false => record.subscriptions.remove(&uri),
+                // As many as a session may hold, each as long as it may be (rmcp refuses
+                // more, but answers with a stream before it does).
+                true if record.subscriptions.len() < MAX_SUBSCRIPTIONS
+                    && uri.len() <= MAX_SUBSCRIBED_URI =>
+                {
+                    record.subscriptions.insert(uri);
+                }
+                true => {}
+                false => {
+                    record.subscriptions.remove(&uri);
+                }
             };
         })
         .await;
