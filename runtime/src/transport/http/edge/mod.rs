@@ -8,6 +8,7 @@
 #[cfg(feature = "auth")]
 mod authorize;
 mod refused;
+mod shared_state;
 use refused::{decode_error, over_limit, refused};
 
 use std::sync::Arc;
@@ -306,22 +307,10 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
             sessions::Answer::Lost => return Err(sessions::store_failed()),
         }
     }
-    // A session's subscriptions follow its GET stream to the replica that holds it.
-    if let (Some(sessions), Some(id)) = (&edge.sessions, session)
-        && let Some(on) = match method {
-            Some("resources/subscribe") => Some(true),
-            Some("resources/unsubscribe") => Some(false),
-            _ => None,
-        }
-        && let Some(uri) = envelope.as_ref().and_then(|e| e.params).and_then(uri_of)
-    {
-        sessions.subscribing(&mut admission, id, uri, on, who);
-    }
-    // A session's log level reaches the other replicas once rmcp set it here.
-    if let (Some(sessions), Some(id), Some("logging/setLevel")) = (&edge.sessions, session, method)
-        && let Some(level) = envelope.as_ref().and_then(|e| e.params).and_then(log_level)
-    {
-        sessions.setting_level(&mut admission, id, level);
+    // What the request changes of its session's state that replicas share.
+    if let (Some(sessions), Some(id)) = (&edge.sessions, session) {
+        let params = envelope.as_ref().and_then(|e| e.params);
+        shared_state::note(sessions, &mut admission, id, method, params, who);
     }
     // What the fast path may answer, decoded once (the params of a call too), when it may.
     let headers = edge
@@ -415,29 +404,6 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
     Ok(Screening::Onward(to_rmcp(
         parts, bytes, receiver, admission, route,
     )))
-}
-
-/// The URI `resources/subscribe`'s (or `unsubscribe`'s) `params` name.
-fn uri_of(params: &serde_json::value::RawValue) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Params {
-        uri: String,
-    }
-    serde_json::from_str::<Params>(params.get())
-        .ok()
-        .map(|p| p.uri)
-}
-
-/// The level `logging/setLevel`'s `params` ask for, as rmcp reads it.
-fn log_level(params: &serde_json::value::RawValue) -> Option<String> {
-    #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); 2025-11-25 has it.
-    #[derive(serde::Deserialize)]
-    struct Params {
-        level: rmcp::model::LoggingLevel,
-    }
-    let params: Params = serde_json::from_str(params.get()).ok()?;
-    let level = serde_json::to_value(params.level).ok()?;
-    level.as_str().map(str::to_owned)
 }
 
 /// A POST read whole, on its way to rmcp.
