@@ -185,10 +185,12 @@ impl Sessions {
             admission.claim = Some(self.claim(session, id).ok_or_else(|| id_in_use(id))?);
         }
         // The session's own stream (not a call's, resumed: its event id names its stream).
-        let resumes_call = headers
-            .get("last-event-id")
-            .is_some_and(|last| last.as_bytes().contains(&b'/'));
-        if *method == Method::GET && self.shared.is_some() && !resumes_call {
+        let resumes_call = || {
+            headers
+                .get("last-event-id")
+                .is_some_and(|last| last.as_bytes().contains(&b'/'))
+        };
+        if *method == Method::GET && self.shared.is_some() && !resumes_call() {
             admission.stream = Some((session.to_owned(), caller.cloned().unwrap_or_default()));
         }
         admission.route = route;
@@ -298,19 +300,16 @@ impl Sessions {
         core: SessionCore,
         handshake: rmcp::model::InitializeRequestParams,
     ) -> String {
-        let record = self.shared.as_ref().map(|_| Record {
-            handshake: handshake.clone(),
-            owner: None,
-            level: None,
-            subscriptions: Default::default(),
-        });
-        let id = self.opened.open(core, handshake);
         let owner = admission.opening.and_then(|(_opening, owner)| owner);
-        if let Some(owner) = &owner {
-            self.owners().insert(id.clone(), owner.clone());
+        let record = self
+            .shared
+            .as_ref()
+            .map(|_| Record::new(handshake.clone(), owner.clone()));
+        let id = self.opened.open(core, handshake);
+        if let Some(owner) = owner {
+            self.owners().insert(id.clone(), owner);
         }
-        if let (Some(shared), Some(mut record)) = (&self.shared, record) {
-            record.owner = owner;
+        if let (Some(shared), Some(record)) = (&self.shared, record) {
             shared.save(&id, &record).await;
         }
         id

@@ -314,12 +314,7 @@ impl SessionStore for OpenedSessions {
     /// one (so that another replica can serve them).
     async fn store(&self, session_id: &str, state: &SessionState) -> Result<(), SessionStoreError> {
         if let Some(shared) = &self.shared {
-            let record = Record {
-                handshake: state.initialize_params.clone(),
-                owner: None,
-                level: None,
-                subscriptions: Default::default(),
-            };
+            let record = Record::new(state.initialize_params.clone(), None);
             shared.save(session_id, &record).await;
         }
         Ok(())

@@ -43,12 +43,9 @@ pub(super) enum Asker {
 
 /// Who asked the question `id` answers, for the replica tagged `tag`.
 pub(super) fn asker(id: &Value, tag: &str) -> Asker {
-    let Some((asker, own)) = id.as_str().and_then(|id| id.split_once(':')) else {
+    let Some((asker, own)) = id.as_str().and_then(split_tag) else {
         return Asker::Untagged;
     };
-    if asker.len() != TAG_LEN || !asker.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Asker::Untagged;
-    }
     match asker == tag {
         true => Asker::Here(own.to_owned()),
         false => Asker::Elsewhere,
@@ -70,18 +67,22 @@ pub(super) enum Resumed {
 /// tagged `tag`. rmcp's event ids are `INDEX/STREAM` on a call's stream, `INDEX` on the
 /// session's `GET` stream.
 pub(super) fn resumed(last: &str, tag: &str) -> Resumed {
-    let Some((by, own)) = last.split_once(':') else {
+    let Some((by, own)) = split_tag(last) else {
         return Resumed::Untagged;
     };
-    if by.len() != TAG_LEN || !by.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Resumed::Untagged;
-    }
     match by == tag {
         true => Resumed::Here(own.to_owned()),
         false => Resumed::Elsewhere {
             call: own.contains('/'),
         },
     }
+}
+
+/// The replica's tag an id or event id starts with, and what rmcp gave after it; `None`
+/// for one that names no replica.
+fn split_tag(text: &str) -> Option<(&str, &str)> {
+    let (tag, own) = text.split_once(':')?;
+    (tag.len() == TAG_LEN && tag.bytes().all(|b| b.is_ascii_hexdigit())).then_some((tag, own))
 }
 
 /// `frame` (an answer) with the id rmcp gave the question (`own`, raw JSON) in place of the

@@ -52,6 +52,18 @@ pub(super) struct Record {
     pub(super) subscriptions: BTreeSet<String>,
 }
 
+impl Record {
+    /// A new session's record: its handshake, and its owner (with authorization).
+    pub(super) fn new(handshake: InitializeRequestParams, owner: Option<String>) -> Record {
+        Record {
+            handshake,
+            owner,
+            level: None,
+            subscriptions: BTreeSet::new(),
+        }
+    }
+}
+
 /// What a replica tells the others of a session.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
