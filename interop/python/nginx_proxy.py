@@ -16,6 +16,20 @@ import subprocess
 import time
 
 
+# An access log line of interop/nginx/*.conf's formats: the request's method, its status, and
+# $upstream_addr ("127.0.0.1:A, 127.0.0.1:B" after a failed try).
+LOG_LINE = re.compile(r'"(\w+) [^"]*" (\d{3}) .*?upstream=(.*?) upstream_status=')
+
+
+def served(line):
+    """(method, status, replica) of an access log line: the replica is the $upstream_addr
+    that answered, the last one tried; (None, None, None) for a line that does not read."""
+    found = LOG_LINE.search(line or "")
+    if not found:
+        return None, None, None
+    return found[1], int(found[2]), found[3].split(",")[-1].strip()
+
+
 class Nginx:
     """nginx run from `template` in the folder `prefix` (its config, logs, pid and temp folders)."""
 

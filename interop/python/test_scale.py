@@ -41,6 +41,7 @@ from mcp import ClientSession
 from mcp.types import PaginatedRequestParams
 from mcp.client.streamable_http import streamable_http_client
 
+import nginx_proxy
 from nginx_proxy import Nginx
 from notes_http import NotesServer, StartError, free_port, request
 
@@ -123,8 +124,8 @@ def modern_call(url, host, request_id, tool, arguments, retry=None):
 
 
 def upstreams(lines):
-    """The $upstream_addr of each access log line."""
-    return [(re.search(r" upstream=(\S*) ", line) or [None, None])[1] for line in lines]
+    """The replica ($upstream_addr) that answered each access log line."""
+    return [nginx_proxy.served(line)[2] for line in lines]
 
 
 def across_replicas(url, host, nginx, replicas):

@@ -26,7 +26,6 @@ import asyncio
 import base64
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -40,6 +39,7 @@ from mcp.client.streamable_http import streamable_http_client
 from checks import check, stop_replicas, tally
 from confirming import User, check_asked
 from nginx_proxy import Nginx
+from nginx_proxy import served as nginx_served
 from notes_http import NotesServer, StartError, free_port
 from test_tasks_replicas import Redis, imported
 
@@ -52,12 +52,9 @@ SEEDED = (1, 2, 3)
 
 
 def served(line):
-    """(upstream port, status) of an access log line: the replica that answered it last."""
-    found = re.search(r'"(\w+) [^"]*" (\d+) upstream=(.*?) upstream_status=', line)
-    if not found:
-        return None, None, None
-    port = found[3].split(",")[-1].strip().rsplit(":", 1)[-1]
-    return found[1], int(found[2]), port
+    """(method, status, replica port) of an access log line: the replica that answered."""
+    method, status, replica = nginx_served(line)
+    return method, status, replica and replica.rsplit(":", 1)[-1]
 
 
 def crossing(nginx, before):

@@ -19,13 +19,13 @@ Usage: python test_signin_replicas.py NOTES NODE NGINX REDIS_SERVER WORKDIR
 
 import asyncio
 import os
-import re
 import signal
 import sys
 
 import httpx2
 
 from checks import check, failed_with, stop_replicas, tally
+import nginx_proxy
 from nginx_proxy import Nginx
 from notes_http import StartError, free_port, initialize_message, request
 from signin_parts import authorize_raw, check_idp, code_grant, token_request, verified_claims
@@ -43,7 +43,7 @@ def upstreams(nginx, before):
             lines = f.read().splitlines()[before:]
     except FileNotFoundError:
         return set()
-    return {m[1] for m in (re.search(r" upstream=(\S+) ", line) for line in lines) if m}
+    return {replica for _, _, replica in map(nginx_proxy.served, lines) if replica}
 
 
 async def flow(public, callback, nginx, what):

@@ -22,7 +22,6 @@ Usage: python test_tasks_replicas.py PATH_TO_NOTES_BINARY PATH_TO_NGINX PATH_TO_
 """
 
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -30,7 +29,7 @@ import sys
 import time
 
 from checks import check, stop_replicas, tally
-from nginx_proxy import Nginx
+from nginx_proxy import Nginx, served
 from notes_http import NotesServer, StartError, free_port, request, stop_process
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -116,10 +115,9 @@ class Client:
 
 
 def upstream(line):
-    """The replica ($upstream_addr) that served the request of an access log line."""
-    found = re.search(r" upstream=(\S*) ", line or "")
-    # After a failed try, nginx logs both: "127.0.0.1:A, 127.0.0.1:B"; the last one answered.
-    return found[1].split(",")[-1].strip() if found else None
+    """The replica ($upstream_addr) that served the request of an access log line (after
+    a failed try, the last one)."""
+    return served(line)[2]
 
 
 def served_by(nginx, by_port, before):
