@@ -10,7 +10,7 @@
 //! the serving runtime, never in the tool's thread, to every listener at once, each given
 //! [`SEND_TIMEOUT`]: a client that stops reading delays nobody else.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -20,6 +20,7 @@ use rmcp::service::{Peer, SubscriptionSink};
 
 use crate::context::Updates;
 use crate::registry::Changed;
+use held::Inner;
 
 /// The most URIs one session may be subscribed to at once: a client cannot grow the server's
 /// memory without bound by subscribing to every URI a template matches.
@@ -64,108 +65,6 @@ pub(crate) struct Subscriptions {
     inner: Mutex<Inner<Ear>>,
     /// The other replicas, when they share a store (`shared.rs`).
     shared: shared::SharedSlot,
-}
-
-/// The bookkeeping, over what a listener hears by (`E`: an [`Ear`]; the tests use `()`).
-struct Inner<E> {
-    /// By URI: who subscribed.
-    by_uri: HashMap<String, HashMap<Key, E>>,
-    /// By listener: the URIs it holds (to count them and to remove them).
-    held: HashMap<Key, HashSet<String>>,
-    /// By session: how many URIs all its listeners hold.
-    counts: HashMap<u64, usize>,
-    /// How many URIs all sessions hold.
-    total: usize,
-    /// Who hears that the resource list changed.
-    lists: HashMap<Key, E>,
-    /// Who hears that the tool list changed.
-    tool_lists: HashMap<Key, E>,
-    /// Who hears that the prompt list changed.
-    prompt_lists: HashMap<Key, E>,
-    /// Where sending runs (the serving runtime, captured from the first subscriber).
-    runtime: Option<tokio::runtime::Handle>,
-    next: u64,
-}
-
-impl<E> Default for Inner<E> {
-    fn default() -> Self {
-        Inner {
-            by_uri: HashMap::new(),
-            held: HashMap::new(),
-            counts: HashMap::new(),
-            total: 0,
-            lists: HashMap::new(),
-            tool_lists: HashMap::new(),
-            prompt_lists: HashMap::new(),
-            runtime: None,
-            next: 0,
-        }
-    }
-}
-
-impl<E: Clone> Inner<E> {
-    fn hold(&mut self, key: Key, uri: &str, ear: &E) -> Result<(), Refused> {
-        if uri.len() > MAX_SUBSCRIBED_URI {
-            return Err(Refused::TooLong);
-        }
-        if self.held.get(&key).is_some_and(|uris| uris.contains(uri)) {
-            return Ok(());
-        }
-        if self.total >= MAX_SUBSCRIPTIONS_TOTAL {
-            return Err(Refused::ServerFull);
-        }
-        let count = self.counts.entry(key.0).or_default();
-        if *count >= MAX_SUBSCRIPTIONS {
-            return Err(Refused::Full);
-        }
-        *count += 1;
-        self.total += 1;
-        self.held.entry(key).or_default().insert(uri.to_owned());
-        let ears = self.by_uri.entry(uri.to_owned()).or_default();
-        ears.insert(key, ear.clone());
-        Ok(())
-    }
-
-    fn release(&mut self, key: Key, uri: &str) {
-        let Some(uris) = self.held.get_mut(&key) else {
-            return;
-        };
-        if !uris.remove(uri) {
-            return;
-        }
-        if uris.is_empty() {
-            self.held.remove(&key);
-        }
-        self.total = self.total.saturating_sub(1);
-        if let Some(count) = self.counts.get_mut(&key.0) {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                self.counts.remove(&key.0);
-            }
-        }
-        if let Some(ears) = self.by_uri.get_mut(uri) {
-            ears.remove(&key);
-            if ears.is_empty() {
-                self.by_uri.remove(uri);
-            }
-        }
-    }
-
-    /// Everything `key` holds, and its ear for the list.
-    fn drop_listener(&mut self, key: Key) {
-        let uris: Vec<String> = self.held.get(&key).into_iter().flatten().cloned().collect();
-        for uri in uris {
-            self.release(key, &uri);
-        }
-        self.lists.remove(&key);
-        self.tool_lists.remove(&key);
-        self.prompt_lists.remove(&key);
-    }
-
-    fn runtime(&mut self) {
-        self.runtime
-            .get_or_insert_with(tokio::runtime::Handle::current);
-    }
 }
 
 impl Subscriptions {
@@ -425,6 +324,7 @@ enum Change {
     Prompts,
 }
 
+mod held;
 mod shared;
 
 #[cfg(test)]

@@ -7,9 +7,12 @@
 
 #[cfg(feature = "auth")]
 mod authorize;
+mod read;
 mod refused;
+mod screened;
 mod shared_state;
-use refused::{decode_error, over_limit, refused};
+use refused::{decode_error, refused};
+use screened::{Screened, Screening, to_rmcp};
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -137,42 +140,6 @@ pub(super) async fn around_request(
     response
 }
 
-/// What screening a request comes to (a request it refuses is its `Err`).
-// Made once per request and matched at once: boxing would cost an allocation for nothing.
-#[allow(clippy::large_enum_variant)]
-enum Screening {
-    /// Answered here: by the fast path (a session opened there too), or a response no
-    /// request waits for, accepted.
-    Answered(Response),
-    /// On to rmcp.
-    Onward(Screened),
-}
-
-/// A request that goes on to rmcp.
-struct Screened {
-    request: Request,
-    /// A tool call's notifications, to go on its own response.
-    events: Option<tokio::sync::mpsc::Receiver<Vec<u8>>>,
-    /// What its session holds until it is answered.
-    admission: sessions::Admission,
-    /// The server's state of its session, when the server opened it.
-    core: Option<sessions::SessionCore>,
-    /// What the requests of that session pass on their way to rmcp.
-    gate: Option<Arc<sessions::RestoreGate>>,
-}
-
-impl Screened {
-    fn pass(request: Request) -> Screened {
-        Screened {
-            request,
-            events: None,
-            admission: sessions::Admission::default(),
-            core: None,
-            gate: None,
-        }
-    }
-}
-
 /// Only the MCP endpoint (its exact path) reaches any of this. With authorization, a request
 /// to it needs a valid bearer token (401
 /// otherwise) and a tool call the scopes its tool needs (403). Then reads a POST's body, at
@@ -224,35 +191,7 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
         return Ok(Screening::Onward(screened));
     }
     let (mut parts, body) = request.into_parts();
-    let bytes =
-        match tokio::time::timeout(edge.body_timeout, axum::body::to_bytes(body, edge.max_body))
-            .await
-        {
-            Ok(Ok(bytes)) => bytes,
-            Ok(Err(err)) if over_limit(&err) => {
-                return Err(refused(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "the request body is over the server's limit",
-                ));
-            }
-            Ok(Err(_)) => {
-                return Err(refused(
-                    StatusCode::BAD_REQUEST,
-                    "the request body could not be read",
-                ));
-            }
-            Err(_) => {
-                return Err(refused(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "the request body did not arrive in time",
-                ));
-            }
-        };
-    // A UTF-8 byte order mark is no part of the JSON (stdio takes it too).
-    let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
-        Some(_) => bytes.slice(3..),
-        None => bytes,
-    };
+    let bytes = read::body(body, edge).await?;
     // The body's envelope, read once: what is screened here, and what the fast path answers.
     let envelope = Envelope::read(&bytes);
     let method = envelope.as_ref().and_then(Envelope::method);
@@ -393,7 +332,7 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
             }
         }
     }
-    // What rmcp would misread is answered here, as over stdio: JSON the parser cannot admission
+    // What rmcp would misread is answered here, as over stdio: JSON the parser cannot read
     // (with the request's id when it reads exactly), and a known method whose params do not
     // fit it (`-32602`, where rmcp would say the method is not found).
     if fast::acceptable(&parts.headers)
@@ -404,28 +343,4 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
     Ok(Screening::Onward(to_rmcp(
         parts, bytes, receiver, admission, route,
     )))
-}
-
-/// A POST read whole, on its way to rmcp.
-fn to_rmcp(
-    parts: axum::http::request::Parts,
-    bytes: axum::body::Bytes,
-    events: Option<tokio::sync::mpsc::Receiver<Vec<u8>>>,
-    admission: sessions::Admission,
-    route: Option<sessions::SessionRoute>,
-) -> Screened {
-    let (core, gate) = match route {
-        Some(route) => {
-            let (core, gate) = route.into_parts();
-            (Some(core), Some(gate))
-        }
-        None => (None, None),
-    };
-    Screened {
-        request: Request::from_parts(parts, HttpBody::from(bytes)),
-        events,
-        admission,
-        core,
-        gate,
-    }
 }

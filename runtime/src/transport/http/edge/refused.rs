@@ -21,18 +21,6 @@ pub(super) fn decode_error(
     body::json_error(status, id.as_deref(), error.code.0, &error.message)
 }
 
-/// Whether reading a body failed for its size (not a broken encoding or a reset).
-pub(super) fn over_limit(err: &axum::Error) -> bool {
-    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(err);
-    while let Some(err) = cause {
-        if err.is::<http_body_util::LengthLimitError>() {
-            return true;
-        }
-        cause = err.source();
-    }
-    false
-}
-
 /// A request refused before it was read whole: `status`, with a JSON-RPC error (the client
 /// expects a JSON-RPC answer), and the connection closed (the rest of the body would be
 /// taken for the next request).

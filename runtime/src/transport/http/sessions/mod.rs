@@ -15,6 +15,7 @@
 //!   30 s by a timer ([`Sessions::sweeping`]); what is kept of a session here (its owner)
 //!   goes with it.
 
+mod admission;
 mod id;
 mod opened;
 mod questions;
@@ -31,6 +32,8 @@ use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::Response;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
+pub(super) use self::admission::Admission;
+use self::admission::{Claim, Opening};
 use self::shared::{Record, Shared};
 use crate::context::Caller;
 use crate::task::{StoreError, TaskStore};
@@ -43,9 +46,8 @@ pub(super) use replicas::Answer;
 
 pub(crate) const DEFAULT_MAX_SESSIONS: usize = 1000;
 
-/// Who opened a session: the token's issuer, subject and client (`azp` or `client_id`: a
-/// token without a subject is told apart by its client).
-/// A session's owner: its caller's [identity](Caller::identity).
+/// A session's owner: its caller's [identity](Caller::identity) (the token's issuer, subject
+/// and client: a token without a subject is told apart by its client).
 type Owner = String;
 
 /// The screen in front of rmcp's sessions.
@@ -66,27 +68,6 @@ pub(super) struct Sessions {
     adopter: Option<Arc<dyn Adopter>>,
     /// With a shared store: the sessions whose `GET` stream is here.
     streams: streams::Streams,
-}
-
-/// What a screened request holds until its response is made (or written whole).
-#[derive(Default)]
-pub(super) struct Admission {
-    /// An `initialize` counted against the cap, and its caller (with authorization).
-    opening: Option<(Opening, Option<Owner>)>,
-    /// A request id kept in flight in its session.
-    claim: Option<Claim>,
-    /// A `DELETE` of an existing session.
-    delete: bool,
-    /// The session a `DELETE` ends.
-    session: Option<String>,
-    /// Where the request goes, when its session is one the server opened.
-    pub(super) route: Option<SessionRoute>,
-    /// A `logging/setLevel` of a session: its id and the level, for the other replicas.
-    level: Option<(String, String)>,
-    /// A session's `GET` stream, opening here: its id and caller.
-    stream: Option<(String, Caller)>,
-    /// A `resources/subscribe` (`true`) or `unsubscribe` of a session: its id and the URI.
-    subscription: Option<(String, String, bool, Caller)>,
 }
 
 impl Sessions {
@@ -391,30 +372,6 @@ fn known_revision(headers: &HeaderMap) -> bool {
 /// Who `caller` is, as a session's owner.
 fn owner(caller: &Caller) -> Owner {
     caller.identity().to_owned()
-}
-
-/// An `initialize` counted against the cap until its response is made.
-struct Opening(Arc<AtomicUsize>);
-
-impl Drop for Opening {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-/// A request id in flight in its session.
-struct Claim {
-    key: Option<(String, String)>,
-    in_flight: Arc<Mutex<HashSet<(String, String)>>>,
-}
-
-impl Drop for Claim {
-    fn drop(&mut self) {
-        if let Some(key) = self.key.take() {
-            let mut in_flight = self.in_flight.lock().unwrap_or_else(|e| e.into_inner());
-            in_flight.remove(&key);
-        }
-    }
 }
 
 #[cfg(test)]
