@@ -10,7 +10,6 @@
 //! the serving runtime, never in the tool's thread, to every listener at once, each given
 //! [`SEND_TIMEOUT`]: a client that stops reading delays nobody else.
 
-use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -147,19 +146,7 @@ impl Subscriptions {
 
     /// Session `session` ended: everything it held goes.
     fn forget(&self, session: u64) {
-        let mut inner = self.lock();
-        let keys: HashSet<Key> = inner
-            .held
-            .keys()
-            .chain(inner.lists.keys())
-            .chain(inner.tool_lists.keys())
-            .chain(inner.prompt_lists.keys())
-            .filter(|key| key.0 == session)
-            .copied()
-            .collect();
-        for key in keys {
-            inner.drop_listener(key);
-        }
+        self.lock().drop_session(session);
     }
 
     /// Sends `what` to `ears`, each on its own, each within [`SEND_TIMEOUT`].

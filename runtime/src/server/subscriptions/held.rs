@@ -2,7 +2,7 @@
 //! list, within the bounds ([`MAX_SUBSCRIPTIONS`] per session, [`MAX_SUBSCRIPTIONS_TOTAL`]
 //! in all, [`MAX_SUBSCRIBED_URI`] per URI).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::{Key, MAX_SUBSCRIBED_URI, MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTIONS_TOTAL, Refused};
 
@@ -11,17 +11,17 @@ pub(super) struct Inner<E> {
     /// By URI: who subscribed.
     pub(super) by_uri: HashMap<String, HashMap<Key, E>>,
     /// By listener: the URIs it holds (to count them and to remove them).
-    pub(super) held: HashMap<Key, HashSet<String>>,
+    pub(super) held: BTreeMap<Key, HashSet<String>>,
     /// By session: how many URIs all its listeners hold.
     pub(super) counts: HashMap<u64, usize>,
     /// How many URIs all sessions hold.
     pub(super) total: usize,
     /// Who hears that the resource list changed.
-    pub(super) lists: HashMap<Key, E>,
+    pub(super) lists: BTreeMap<Key, E>,
     /// Who hears that the tool list changed.
-    pub(super) tool_lists: HashMap<Key, E>,
+    pub(super) tool_lists: BTreeMap<Key, E>,
     /// Who hears that the prompt list changed.
-    pub(super) prompt_lists: HashMap<Key, E>,
+    pub(super) prompt_lists: BTreeMap<Key, E>,
     /// Where sending runs (the serving runtime, captured from the first subscriber).
     pub(super) runtime: Option<tokio::runtime::Handle>,
     pub(super) next: u64,
@@ -31,12 +31,12 @@ impl<E> Default for Inner<E> {
     fn default() -> Self {
         Inner {
             by_uri: HashMap::new(),
-            held: HashMap::new(),
+            held: BTreeMap::new(),
             counts: HashMap::new(),
             total: 0,
-            lists: HashMap::new(),
-            tool_lists: HashMap::new(),
-            prompt_lists: HashMap::new(),
+            lists: BTreeMap::new(),
+            tool_lists: BTreeMap::new(),
+            prompt_lists: BTreeMap::new(),
             runtime: None,
             next: 0,
         }
@@ -100,6 +100,26 @@ impl<E: Clone> Inner<E> {
         self.lists.remove(&key);
         self.tool_lists.remove(&key);
         self.prompt_lists.remove(&key);
+    }
+
+    /// Everything every listener of `session` holds (the session and its listen streams):
+    /// its own keys only, found by their range (ordered by session), not by a look at every
+    /// listener of the server.
+    pub(super) fn drop_session(&mut self, session: u64) {
+        let range = (session, 0)..=(session, u64::MAX);
+        let mut keys: Vec<Key> = self
+            .held
+            .range(range.clone())
+            .map(|(key, _)| *key)
+            .collect();
+        for ears in [&self.lists, &self.tool_lists, &self.prompt_lists] {
+            keys.extend(ears.range(range.clone()).map(|(key, _)| *key));
+        }
+        keys.sort_unstable();
+        keys.dedup();
+        for key in keys {
+            self.drop_listener(key);
+        }
     }
 
     pub(super) fn runtime(&mut self) {

@@ -1,3 +1,5 @@
+use std::collections::HashSet;
+
 use super::*;
 
 #[test]
@@ -45,4 +47,44 @@ fn the_server_holds_at_most_its_total_over_all_sessions() {
     inner.drop_listener((0, 0));
     assert_eq!(inner.total, MAX_SUBSCRIPTIONS_TOTAL - per_session);
     assert_eq!(inner.hold(fresh, "x://one-more", &()), Ok(()));
+}
+
+#[test]
+fn a_session_that_ends_drops_all_it_holds_and_nothing_of_others() {
+    let mut inner = Inner::<()>::default();
+    for session in [1, 2, 3] {
+        for stream in [0, 1, u64::MAX] {
+            let key = (session, stream);
+            assert_eq!(
+                inner.hold(key, &format!("x://{session}/{stream}"), &()),
+                Ok(())
+            );
+            inner.hold(key, "x://shared", &()).unwrap();
+            inner.lists.insert(key, ());
+            inner.prompt_lists.insert(key, ());
+        }
+        // One that only hears the tool list.
+        inner.tool_lists.insert((session, 7), ());
+    }
+    inner.drop_session(2);
+    let sessions = |keys: Vec<Key>| keys.into_iter().map(|key| key.0).collect::<HashSet<_>>();
+    let others: HashSet<u64> = [1, 3].into();
+    assert_eq!(sessions(inner.held.keys().copied().collect()), others);
+    assert_eq!(sessions(inner.lists.keys().copied().collect()), others);
+    assert_eq!(
+        sessions(inner.prompt_lists.keys().copied().collect()),
+        others
+    );
+    assert_eq!(sessions(inner.tool_lists.keys().copied().collect()), others);
+    assert_eq!(
+        sessions(inner.by_uri["x://shared"].keys().copied().collect()),
+        others
+    );
+    assert!(!inner.by_uri.contains_key("x://2/0") && !inner.by_uri.contains_key("x://2/1"));
+    assert!(!inner.counts.contains_key(&2));
+    assert_eq!(
+        inner.total,
+        2 * 3 * 2,
+        "two sessions, three listeners, two URIs each"
+    );
 }
