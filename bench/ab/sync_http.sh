@@ -28,7 +28,9 @@ for i in $(seq 1 $R); do
         d=${DIR[$w]}
         case $kind in async) bin=$d/fixture-toolsmith-run; lua=fx-$v;; sync) bin=$d/fixture-toolsmith-sync; lua=fx-$v;; notes) bin=$d/notes; lua=notes-$v;; esac
         port=$((18000 + RANDOM % 1000))
-        $bin serve --http 127.0.0.1:$port > /dev/null 2>/dev/null &
+        # Stateless, as measured: builds since sessions became the default need the flag.
+        flag=""; $bin serve --help 2>/dev/null | grep -q -- --stateless && flag=--stateless
+        $bin serve --http 127.0.0.1:$port $flag > /dev/null 2>/dev/null &
         pid=$!
         for t in $(seq 1 50); do curl -s -o /dev/null http://127.0.0.1:$port/healthz && break; sleep 0.1; done
         t0=$(awk '{print $14+$15}' /proc/$pid/stat)

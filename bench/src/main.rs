@@ -106,7 +106,8 @@ enum Cmd {
         json: String,
     },
     /// The gateway's overhead: the fixture called directly and through `toolsmith gateway`
-    /// over stdio and HTTP, and through FastMCP's proxy over stdio (see BENCHMARKS.md).
+    /// over stdio and HTTP, through FastMCP's proxy over stdio and through ContextForge over
+    /// HTTP (see BENCHMARKS.md).
     Gateway {
         #[arg(long, default_value_t = 3)]
         rounds: usize,
@@ -119,6 +120,10 @@ enum Cmd {
         /// A Python with `fastmcp` installed, to include FastMCP's proxy (skipped otherwise).
         #[arg(long)]
         fastmcp_python: Option<String>,
+        /// ContextForge's `mcpgateway` (in the venv `pip install mcp-contextforge-gateway`
+        /// made), to include ContextForge over HTTP (skipped otherwise).
+        #[arg(long)]
+        contextforge: Option<std::path::PathBuf>,
         /// Pipelined calls per stdio run (FastMCP's proxy gets a tenth).
         #[arg(long, default_value_t = 20_000)]
         calls: usize,
@@ -285,6 +290,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
             tools,
             toolsmith,
             fastmcp_python,
+            contextforge,
             calls,
             seconds,
             json,
@@ -295,6 +301,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
             tools,
             toolsmith,
             fastmcp_python,
+            contextforge,
             calls,
             duration: std::time::Duration::from_secs(seconds),
         };

@@ -27,6 +27,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
             }
         });
     }
-    server.serve_http(addr).await?;
+    // Stateless, as the scaling runs call it (no session opened first).
+    server.sessions(false).serve_http(addr).await?;
     Ok(())
 }

@@ -2,7 +2,8 @@
 //! called directly and through `toolsmith gateway` (one upstream, prefix `""`, so the tool
 //! names are the same) by the same client and the same calls, over stdio (the load
 //! generator) and over stateless Streamable HTTP (wrk, gateway and upstream both on HTTP);
-//! and over stdio through FastMCP's proxy in front of the same fixture. Interleaved in rounds.
+//! and over stdio through FastMCP's proxy in front of the same fixture; over HTTP through
+//! IBM's ContextForge (`contextforge.rs`) in front of it. Interleaved in rounds.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -12,7 +13,7 @@ use serde::Serialize;
 
 use super::report::median;
 use super::runs::{Scripts, check};
-use super::{HttpKind, Running, free_addr, probe, workspace_scratch, wrk};
+use super::{HttpKind, Running, contextforge, free_addr, probe, workspace_scratch, wrk};
 use crate::build::Workspace;
 use crate::load::{self, Config};
 use crate::revision::Revision;
@@ -25,6 +26,9 @@ pub struct GatewayOptions {
     pub toolsmith: PathBuf,
     /// A Python with `fastmcp` installed, for FastMCP's proxy (skipped otherwise).
     pub fastmcp_python: Option<String>,
+    /// ContextForge's `mcpgateway` executable (in the venv it is installed in), for
+    /// ContextForge over HTTP (skipped otherwise).
+    pub contextforge: Option<PathBuf>,
     /// Pipelined calls per stdio run (FastMCP's proxy gets a tenth).
     pub calls: usize,
     /// Seconds per wrk run.
@@ -38,15 +42,19 @@ pub struct GatewaySample {
     /// `stdio` or `http`.
     pub transport: &'static str,
     pub revision: Revision,
-    /// `direct`, `gateway` or `fastmcp-proxy`.
+    /// `direct`, `gateway`, `fastmcp-proxy` or `contextforge`.
     pub server: &'static str,
     /// Calls per second with 64 in flight (stdio: pipelined; HTTP: 64 connections).
     pub per_second: f64,
     /// Median latency of one call at a time, microseconds.
     pub p50_us: f64,
-    /// Server CPU per call with 64 in flight (the gateway's own, not its upstream's; stdio
-    /// only), microseconds.
+    /// The 99th percentile of latency with 64 in flight, microseconds (HTTP runs).
+    pub p99_us: Option<f64>,
+    /// Server CPU per call with 64 in flight (the gateway's own, not its upstream's),
+    /// microseconds.
     pub cpu_us: Option<f64>,
+    /// The server's peak resident memory, MB (HTTP runs).
+    pub rss_mb: Option<f64>,
 }
 
 /// Builds the fixture, then runs the rounds.
@@ -98,10 +106,12 @@ pub fn gateway(options: &GatewayOptions) -> Result<Vec<GatewaySample>, String> {
             let scripts = Scripts::write(&scratch, revision)?;
             let upstream = serve(&fixture, &[], &scratch, "direct")?;
             let http_config = scratch.join("gateway-http.toml");
-            let url = format!("http://{}/mcp", upstream.addr);
+            let upstream_url = format!("http://{}/mcp", upstream.addr);
             std::fs::write(
                 &http_config,
-                format!("[servers.fixture]\ntype = \"http\"\nurl = \"{url}\"\nprefix = \"\"\n"),
+                format!(
+                    "[servers.fixture]\ntype = \"http\"\nurl = \"{upstream_url}\"\nprefix = \"\"\n"
+                ),
             )
             .map_err(|e| e.to_string())?;
             let config = http_config.display().to_string();
@@ -109,25 +119,74 @@ pub fn gateway(options: &GatewayOptions) -> Result<Vec<GatewaySample>, String> {
             for (server, running) in [("direct", &upstream), ("gateway", &gateway)] {
                 check(running, options.tools, None, server, revision)?;
                 let url = format!("http://{}/mcp", running.addr);
-                let one = wrk::run(&wrk, &url, scripts.call(), 1, options.duration)?;
-                let many = wrk::run(&wrk, &url, scripts.call(), 64, options.duration)?;
-                eprintln!(
-                    "  http  {revision} {server:<13} {:>9.0}/s (64)  p50 {:>6.0} µs (1)",
-                    many.per_second, one.p50_us
-                );
-                samples.push(GatewaySample {
-                    round,
-                    transport: "http",
-                    revision,
-                    server,
-                    per_second: many.per_second,
-                    p50_us: one.p50_us,
-                    cpu_us: None,
-                });
+                let sample = http_run(
+                    &wrk,
+                    (&url, scripts.call()),
+                    running,
+                    options,
+                    (server, revision, round),
+                )?;
+                samples.push(sample);
+            }
+            if let (Some(mcpgateway), Revision::V2025_11_25) = (&options.contextforge, revision) {
+                let forge = contextforge::start(mcpgateway, &upstream_url, &scratch)?;
+                let script = wrk::script(
+                    &scratch,
+                    "contextforge-call",
+                    &forge.call_body(),
+                    &contextforge::headers(),
+                    None,
+                )?;
+                let url = format!("http://{}{}", forge.running.addr, forge.path);
+                let sample = http_run(
+                    &wrk,
+                    (&url, &script),
+                    &forge.running,
+                    options,
+                    ("contextforge", revision, round),
+                )?;
+                samples.push(sample);
             }
         }
     }
     Ok(samples)
+}
+
+/// `wrk` against `url` with `script`: one connection (latency), then 64 (calls/s, the
+/// server's CPU per call: over the calls answered in the run, its peak memory).
+fn http_run(
+    wrk: &str,
+    (url, script): (&str, &str),
+    running: &Running,
+    options: &GatewayOptions,
+    (server, revision, round): (&'static str, Revision, usize),
+) -> Result<GatewaySample, String> {
+    let one = wrk::run(wrk, url, script, 1, options.duration)?;
+    let pid = running.child.id();
+    let before = load::cpu_time(pid);
+    // ContextForge answers 64 calls at once in seconds each: long enough for many to end.
+    let duration = match server {
+        "contextforge" => options.duration.max(Duration::from_secs(20)),
+        _ => options.duration,
+    };
+    let many = wrk::run(wrk, url, script, 64, duration)?;
+    let cpu = (load::cpu_time(pid) - before).as_secs_f64() * 1e6 / many.requests.max(1) as f64;
+    let rss = load::peak_rss(pid) as f64 / 1024.0;
+    eprintln!(
+        "  http  {revision} {server:<13} {:>9.0}/s (64)  p50 {:>6.0} µs (1)  cpu {cpu:>5.1} µs  {rss:.1} MB",
+        many.per_second, one.p50_us
+    );
+    Ok(GatewaySample {
+        round,
+        transport: "http",
+        revision,
+        server,
+        per_second: many.per_second,
+        p50_us: one.p50_us,
+        p99_us: Some(many.p99_us),
+        cpu_us: Some(cpu),
+        rss_mb: Some(rss),
+    })
 }
 
 fn stdio_run(
@@ -165,11 +224,13 @@ fn stdio_run(
         server,
         per_second: m.calls_per_sec,
         p50_us: m.call_median_us,
+        p99_us: None,
         cpu_us: Some(m.cpu_per_call_us),
+        rss_mb: None,
     })
 }
 
-/// `program ARGS serve --http ADDR`, started and answering.
+/// `program ARGS serve --http ADDR` (stateless), started and answering.
 fn serve(program: &str, args: &[&str], scratch: &Path, label: &str) -> Result<Running, String> {
     let addr = free_addr()?;
     let log = std::fs::File::create(scratch.join(format!("gateway-bench{label}.log")))
@@ -177,6 +238,7 @@ fn serve(program: &str, args: &[&str], scratch: &Path, label: &str) -> Result<Ru
     let child = Command::new(program)
         .args(args)
         .args(["serve", "--http", &addr])
+        .args(super::stateless(Path::new(program), args))
         .env("TOOLSMITH_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -192,7 +254,7 @@ fn serve(program: &str, args: &[&str], scratch: &Path, label: &str) -> Result<Ru
 /// and to FastMCP's proxy (medians of the per-round ratios).
 pub fn gateway_table(samples: &[GatewaySample]) -> String {
     let mut out = String::from(
-        "| transport | revision | server | calls/s (64 in flight) | median latency (1 at a time) | CPU per call |\n|---|---|---|--:|--:|--:|\n",
+        "| transport | revision | server | calls/s (64 in flight) | median latency (1 at a time) | p99 (64 in flight) | CPU per call | peak RSS |\n|---|---|---|--:|--:|--:|--:|--:|\n",
     );
     let mut keys: Vec<(&str, Revision, &str)> = samples
         .iter()
@@ -209,27 +271,39 @@ pub fn gateway_table(samples: &[GatewaySample]) -> String {
     for &(transport, revision, server) in &keys {
         let these = of(transport, revision, server);
         let cpu: Vec<f64> = these.iter().filter_map(|s| s.cpu_us).collect();
+        let rss: Vec<f64> = these.iter().filter_map(|s| s.rss_mb).collect();
+        let p99: Vec<f64> = these.iter().filter_map(|s| s.p99_us).collect();
         out.push_str(&format!(
-            "| {transport} | {revision} | {server} | {:.0} | {:.0} µs | {} |\n",
+            "| {transport} | {revision} | {server} | {:.0} | {:.0} µs | {} | {} | {} |\n",
             median(these.iter().map(|s| s.per_second).collect()),
             median(these.iter().map(|s| s.p50_us).collect()),
+            if p99.is_empty() {
+                "".to_owned()
+            } else {
+                format!("{:.0} µs", median(p99))
+            },
             if cpu.is_empty() {
                 "".to_owned()
             } else {
                 format!("{:.1} µs", median(cpu))
+            },
+            if rss.is_empty() {
+                "".to_owned()
+            } else {
+                format!("{:.1} MB", median(rss))
             }
         ));
     }
-    out.push_str("\n| transport | revision | gateway / direct calls/s | added median latency | gateway / FastMCP proxy calls/s | gateway / FastMCP proxy latency |\n|---|---|--:|--:|--:|--:|\n");
+    out.push_str("\n| transport | revision | peer | gateway / peer calls/s | gateway / peer median latency | gateway / peer CPU per call |\n|---|---|---|--:|--:|--:|\n");
     let mut pairs: Vec<(&str, Revision)> = keys.iter().map(|(t, r, _)| (*t, *r)).collect();
     pairs.dedup();
     for (transport, revision) in pairs {
-        let per_round = |other: &str, f: fn(&GatewaySample, &GatewaySample) -> f64| {
+        let per_round = |other: &str, f: fn(&GatewaySample, &GatewaySample) -> Option<f64>| {
             let ours = of(transport, revision, "gateway");
             let theirs = of(transport, revision, other);
             median(
                 ours.iter()
-                    .filter_map(|o| Some(f(o, theirs.iter().find(|t| t.round == o.round)?)))
+                    .filter_map(|o| f(o, theirs.iter().find(|t| t.round == o.round)?))
                     .collect(),
             )
         };
@@ -240,22 +314,26 @@ pub fn gateway_table(samples: &[GatewaySample]) -> String {
                 format!("{v:.2}{unit}")
             }
         };
-        out.push_str(&format!(
-            "| {transport} | {revision} | {} | {} | {} | {} |\n",
-            shown(per_round("direct", |o, t| o.per_second / t.per_second), "×"),
-            shown(per_round("direct", |o, t| o.p50_us - t.p50_us), " µs"),
-            shown(
-                per_round("fastmcp-proxy", |o, t| o.per_second / t.per_second),
-                "×"
-            ),
-            shown(per_round("fastmcp-proxy", |o, t| o.p50_us / t.p50_us), "×"),
-        ));
+        for peer in ["direct", "fastmcp-proxy", "contextforge"] {
+            if of(transport, revision, peer).is_empty() {
+                continue;
+            }
+            out.push_str(&format!(
+                "| {transport} | {revision} | {peer} | {} | {} | {} |\n",
+                shown(
+                    per_round(peer, |o, t| Some(o.per_second / t.per_second)),
+                    "×"
+                ),
+                shown(per_round(peer, |o, t| Some(o.p50_us / t.p50_us)), "×"),
+                shown(per_round(peer, |o, t| Some(o.cpu_us? / t.cpu_us?)), "×"),
+            ));
+        }
     }
     out
 }
 
 fn server_order(server: &str) -> usize {
-    ["direct", "gateway", "fastmcp-proxy"]
+    ["direct", "gateway", "fastmcp-proxy", "contextforge"]
         .iter()
         .position(|s| *s == server)
         .unwrap_or(3)

@@ -6,6 +6,7 @@
 //! interleaved in rounds. Also: server CPU per request, peak RSS with 1,000 open
 //! connections, and the CPU cost of authorization, per revision.
 
+mod contextforge;
 pub mod fixtures;
 mod gateway;
 mod observe;
@@ -97,6 +98,22 @@ impl Drop for Running {
     }
 }
 
+/// `--stateless` for a toolsmith server built since sessions became the default (its
+/// `serve --help`, after `before` (a subcommand and its options, if any), names the flag),
+/// nothing for an earlier build, which is stateless without it: the HTTP benchmarks
+/// measure stateless requests, with no session opened first.
+fn stateless(program: &std::path::Path, before: &[&str]) -> Option<&'static str> {
+    let help = Command::new(program)
+        .args(before)
+        .args(["serve", "--help"])
+        .env("TOOLSMITH_LOG", "off")
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&help.stdout)
+        .contains("--stateless")
+        .then_some("--stateless")
+}
+
 fn free_addr() -> Result<String, String> {
     let probe = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
     Ok(probe.local_addr().map_err(|e| e.to_string())?.to_string())
@@ -125,7 +142,10 @@ struct Programs {
 impl Programs {
     fn command(&self, setup: Setup, addr: &str, auth: Option<(&str, &str)>) -> Command {
         let program = &self.by_kind[&setup.kind];
-        let args = setup.kind.args(addr, setup.mode, auth);
+        let mut args = setup.kind.args(addr, setup.mode, auth);
+        if setup.kind == HttpKind::Toolsmith {
+            args.extend(stateless(program, &[]).map(str::to_owned));
+        }
         let mut command = match (setup.kind, &self.python) {
             (HttpKind::FastMcp, Some(python)) => {
                 let mut c = Command::new(python);

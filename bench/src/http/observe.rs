@@ -102,6 +102,7 @@ pub fn observe(options: &ObserveOptions) -> Result<Observed, String> {
                 let addr = free_addr()?;
                 let child = Command::new(program)
                     .args(HttpKind::Toolsmith.args(&addr, "json", None))
+                    .args(super::stateless(program, &[]))
                     .env("TOOLSMITH_LOG", "warn")
                     .envs(env.iter().copied())
                     .stdin(Stdio::null())

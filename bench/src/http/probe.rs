@@ -29,12 +29,23 @@ pub fn post(
     headers: &[(String, String)],
     token: Option<&str>,
 ) -> Result<Value, String> {
+    post_to(addr, "/mcp", body, headers, token)
+}
+
+/// [`post`] to `path` (a server whose MCP endpoint is elsewhere).
+pub fn post_to(
+    addr: &str,
+    path: &str,
+    body: &str,
+    headers: &[(String, String)],
+    token: Option<&str>,
+) -> Result<Value, String> {
     let mut extra = token.map_or(String::new(), |t| format!("Authorization: Bearer {t}\r\n"));
     for (header, value) in headers {
         extra.push_str(&format!("{header}: {value}\r\n"));
     }
     let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{extra}Content-Length: {}\r\n\r\n{body}",
         body.len()
     );
     let response = exchange(addr, &request)?;
@@ -55,6 +66,24 @@ pub fn get(addr: &str, path: &str) -> Result<String, String> {
         200 => Ok(response.body),
         status => Err(format!("GET {path} answered {status}: {}", response.body)),
     }
+}
+
+/// `method` `path` of `http://addr` with a bearer token and a JSON `body` (a REST API's):
+/// the status and the body.
+pub fn request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    token: &str,
+    body: Option<&str>,
+) -> Result<(u16, String), String> {
+    let body = body.unwrap_or("");
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let response = exchange(addr, &request)?;
+    Ok((response.status, response.body))
 }
 
 /// Sends `request` (a whole HTTP/1.1 request that closes its connection) to `addr` and reads
