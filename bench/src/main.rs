@@ -162,6 +162,14 @@ enum Cmd {
         /// An earlier build of `fixture-tmdevlab` to measure beside this one.
         #[arg(long)]
         before: Option<std::path::PathBuf>,
+        /// The `toolsmith` program (release), to measure `toolsmith gateway` in front of the
+        /// toolsmith server.
+        #[arg(long)]
+        gateway: Option<std::path::PathBuf>,
+        /// ContextForge's `mcpgateway` (see `toolsmith-bench gateway`), to measure it in
+        /// front of the toolsmith server.
+        #[arg(long)]
+        contextforge: Option<std::path::PathBuf>,
         /// Where to write the JSON results.
         #[arg(long, default_value = "target/bench/tmdevlab-results.json")]
         json: String,
@@ -366,6 +374,8 @@ fn run(mut cli: Cli) -> Result<(), String> {
             compare_url,
             no_sessions,
             before,
+            gateway,
+            contextforge,
             json,
         }) = cli.command.take()
     {
@@ -379,6 +389,8 @@ fn run(mut cli: Cli) -> Result<(), String> {
             compare_url,
             sessions: !no_sessions,
             before,
+            gateway,
+            contextforge,
         };
         let samples = tmdevlab::run(&options)?;
         let baseline = match options.compare {

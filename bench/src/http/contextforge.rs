@@ -1,7 +1,7 @@
 //! IBM's ContextForge (`mcp-contextforge-gateway` from PyPI) in the gateway benchmark: its
 //! documented single-process set-up (`mcpgateway`, SQLite, one uvicorn worker), in front of
 //! the same fixture over Streamable HTTP, registered through its REST API (`POST /gateways`)
-//! and called through its MCP endpoint (`/mcp/`) under the name it gives the tool.
+//! and called through its MCP endpoint (`/mcp/`) under the names it gives the tools.
 //!
 //! Started afresh for each run, in its own scratch folder (its database, its working
 //! directory: it reads a `.env` there), with secrets made for the run, authentication off
@@ -9,30 +9,42 @@
 //! own `create_jwt_token`), loopback upstreams allowed (`SSRF_ALLOW_LOCALHOST`) and its
 //! rate limits off; every other setting its default.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{Running, free_addr, probe};
+use super::{free_addr, probe};
 
-/// The fixture's tool the runs call, and its answer to `{"a": 1, "b": 2}`.
-const TOOL: &str = "tool_7";
-const ANSWER: &str = r#"{"tool":7,"sum":3,"label":""}"#;
-
-/// ContextForge running in front of one upstream, ready to be called.
-pub(super) struct ContextForge {
-    pub(super) running: Running,
-    /// Its MCP endpoint's path.
-    pub(super) path: &'static str,
-    /// The name it lists the fixture's tool under.
-    pub(super) tool: String,
+/// ContextForge running in front of one upstream (stopped when dropped).
+pub(crate) struct ContextForge {
+    child: Child,
+    /// Where it listens.
+    pub(crate) addr: String,
+    /// Its MCP endpoint, as a URL.
+    pub(crate) url: String,
+    /// The name it lists each of the upstream's tools under, by the tool's own.
+    pub(crate) names: BTreeMap<String, String>,
 }
 
-/// Starts `mcpgateway` (the executable of the venv ContextForge is installed in), registers
-/// `upstream` (`http://ADDR/mcp`) and checks that a call through it answers as the fixture.
-pub(super) fn start(
+impl ContextForge {
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for ContextForge {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `mcpgateway` (the executable of the venv ContextForge is installed in) with
+/// `upstream` (`http://ADDR/mcp`) registered, once it lists the upstream's tools.
+pub(crate) fn start(
     mcpgateway: &Path,
     upstream: &str,
     scratch: &Path,
@@ -54,9 +66,14 @@ pub(super) fn start(
         .stderr(log)
         .spawn()
         .map_err(|e| format!("{}: {e}", mcpgateway.display()))?;
-    let running = Running { child, addr };
+    let mut forge = ContextForge {
+        child,
+        url: format!("http://{addr}/mcp/"),
+        addr,
+        names: BTreeMap::new(),
+    };
     let until = Instant::now() + Duration::from_secs(90);
-    while probe::get(&running.addr, "/health").is_err() {
+    while probe::get(&forge.addr, "/health").is_err() {
         if Instant::now() > until {
             return Err(format!(
                 "ContextForge did not answer /health within 90 s (log: {})",
@@ -68,7 +85,7 @@ pub(super) fn start(
     let token = token(mcpgateway, &dir, &env, &secret)?;
     let gateway = json!({"name": "fixture", "url": upstream, "transport": "STREAMABLEHTTP"});
     let (status, body) = probe::request(
-        &running.addr,
+        &forge.addr,
         "POST",
         "/gateways",
         &token,
@@ -79,45 +96,26 @@ pub(super) fn start(
             "ContextForge refused the upstream: {status} {body}"
         ));
     }
-    let (status, body) = probe::request(&running.addr, "GET", "/tools", &token, None)?;
+    let (status, body) = probe::request(&forge.addr, "GET", "/tools", &token, None)?;
     let tools: Value = serde_json::from_str(&body)
         .map_err(|e| format!("ContextForge's /tools ({status}): {e}"))?;
-    let tool = tools
+    forge.names = tools
         .as_array()
         .into_iter()
         .flatten()
-        .find(|t| t["originalName"] == TOOL)
-        .and_then(|t| t["name"].as_str())
-        .ok_or_else(|| format!("ContextForge lists no {TOOL}: {body:.300}"))?
-        .to_owned();
-    let forge = ContextForge {
-        running,
-        path: "/mcp/",
-        tool,
-    };
-    let call = forge.call_body();
-    let answer = probe::post_to(&forge.running.addr, forge.path, &call, &headers(), None)?;
-    let text = answer["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or("");
-    if text != ANSWER || answer["result"]["isError"] == true {
-        return Err(format!("ContextForge answered the call with {answer}"));
+        .filter_map(|t| {
+            Some((
+                t["originalName"].as_str()?.to_owned(),
+                t["name"].as_str()?.to_owned(),
+            ))
+        })
+        .collect();
+    if forge.names.is_empty() {
+        return Err(format!(
+            "ContextForge lists no tool of the upstream: {body:.300}"
+        ));
     }
     Ok(forge)
-}
-
-impl ContextForge {
-    /// The `tools/call` every run sends (2025-11-25).
-    pub(super) fn call_body(&self) -> String {
-        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-               "params": {"name": self.tool, "arguments": {"a": 1, "b": 2}}})
-        .to_string()
-    }
-}
-
-/// The headers of a 2025-11-25 request.
-pub(super) fn headers() -> Vec<(String, String)> {
-    vec![("MCP-Protocol-Version".into(), "2025-11-25".into())]
 }
 
 /// What it is told: secrets of this run, a database of its own, MCP without authentication.

@@ -122,7 +122,7 @@ pub fn gateway(options: &GatewayOptions) -> Result<Vec<GatewaySample>, String> {
                 let sample = http_run(
                     &wrk,
                     (&url, scripts.call()),
-                    running,
+                    running.child.id(),
                     options,
                     (server, revision, round),
                 )?;
@@ -130,18 +130,12 @@ pub fn gateway(options: &GatewayOptions) -> Result<Vec<GatewaySample>, String> {
             }
             if let (Some(mcpgateway), Revision::V2025_11_25) = (&options.contextforge, revision) {
                 let forge = contextforge::start(mcpgateway, &upstream_url, &scratch)?;
-                let script = wrk::script(
-                    &scratch,
-                    "contextforge-call",
-                    &forge.call_body(),
-                    &contextforge::headers(),
-                    None,
-                )?;
-                let url = format!("http://{}{}", forge.running.addr, forge.path);
+                let (body, headers) = forge_call(&forge)?;
+                let script = wrk::script(&scratch, "contextforge-call", &body, &headers, None)?;
                 let sample = http_run(
                     &wrk,
-                    (&url, &script),
-                    &forge.running,
+                    (&forge.url, &script),
+                    forge.pid(),
                     options,
                     ("contextforge", revision, round),
                 )?;
@@ -157,12 +151,11 @@ pub fn gateway(options: &GatewayOptions) -> Result<Vec<GatewaySample>, String> {
 fn http_run(
     wrk: &str,
     (url, script): (&str, &str),
-    running: &Running,
+    pid: u32,
     options: &GatewayOptions,
     (server, revision, round): (&'static str, Revision, usize),
 ) -> Result<GatewaySample, String> {
     let one = wrk::run(wrk, url, script, 1, options.duration)?;
-    let pid = running.child.id();
     let before = load::cpu_time(pid);
     // ContextForge answers 64 calls at once in seconds each: long enough for many to end.
     let duration = match server {
@@ -187,6 +180,29 @@ fn http_run(
         cpu_us: Some(cpu),
         rss_mb: Some(rss),
     })
+}
+
+/// The `tools/call` of the fixture's `tool_7` through ContextForge (2025-11-25), checked
+/// once to answer as the fixture does: its body and headers.
+fn forge_call(
+    forge: &contextforge::ContextForge,
+) -> Result<(String, Vec<(String, String)>), String> {
+    let tool = forge
+        .names
+        .get("tool_7")
+        .ok_or("ContextForge lists no tool_7")?;
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": tool, "arguments": {"a": 1, "b": 2}}})
+    .to_string();
+    let headers = vec![("MCP-Protocol-Version".to_owned(), "2025-11-25".to_owned())];
+    let answer = probe::post_to(&forge.addr, "/mcp/", &body, &headers, None)?;
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or("");
+    if text != r#"{"tool":7,"sum":3,"label":""}"# || answer["result"]["isError"] == true {
+        return Err(format!("ContextForge answered the call with {answer}"));
+    }
+    Ok((body, headers))
 }
 
 fn stdio_run(

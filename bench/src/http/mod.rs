@@ -6,7 +6,7 @@
 //! interleaved in rounds. Also: server CPU per request, peak RSS with 1,000 open
 //! connections, and the CPU cost of authorization, per revision.
 
-mod contextforge;
+pub(crate) mod contextforge;
 pub mod fixtures;
 mod gateway;
 mod observe;

@@ -9,6 +9,7 @@
 //! BENCHMARKS.md.
 
 pub mod catalog;
+mod fronts;
 mod report;
 pub mod seed;
 pub mod users;
@@ -40,6 +41,11 @@ pub struct Options {
     /// An earlier build of `fixture-tmdevlab`, measured beside this one as
     /// `toolsmith (before)` (and, with sessions, `toolsmith --sessions (before)`).
     pub before: Option<PathBuf>,
+    /// The `toolsmith` program, to measure `toolsmith gateway` in front of the toolsmith
+    /// server (stateless both).
+    pub gateway: Option<PathBuf>,
+    /// ContextForge's `mcpgateway`, to measure ContextForge in front of it.
+    pub contextforge: Option<PathBuf>,
 }
 
 /// One server's run at one load.
@@ -73,6 +79,8 @@ struct Contender {
     program: PathBuf,
     args: Vec<String>,
     url: String,
+    /// A gateway in front of it, measured instead (`fronts.rs`).
+    front: Option<fronts::Front>,
 }
 
 /// A child process, killed when dropped.
@@ -155,6 +163,26 @@ fn build_toolsmith() -> Result<PathBuf, String> {
 /// Resident memory of `pid`, kB.
 fn rss_kb(pid: u32) -> u64 {
     crate::load::status_kb(pid, "VmRSS:")
+}
+
+/// Waits (at most 20 s) until `url` answers an `initialize`.
+async fn ready(label: &str, url: &str) -> Result<(), String> {
+    let http = reqwest::Client::new();
+    let initialize =
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2024-11-05", "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1.0"}}})
+        .to_string();
+    wait_until(label, Duration::from_secs(20), || {
+        let post = http
+            .post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(initialize.clone())
+            .send();
+        async move { post.await.is_ok_and(|r| r.status().is_success()) }
+    })
+    .await
 }
 
 /// Polls until `ready` holds, at most `limit`.
@@ -244,6 +272,7 @@ async fn run_async(options: &Options) -> Result<Vec<Sample>, String> {
             program: program.clone(),
             args: Vec::new(),
             url: options.compare_url.clone(),
+            front: None,
         });
     }
     let addr = free_addr()?;
@@ -252,6 +281,7 @@ async fn run_async(options: &Options) -> Result<Vec<Sample>, String> {
         program: toolsmith.clone(),
         args: vec![addr.clone()],
         url: format!("http://{addr}/mcp"),
+        front: None,
     });
     if let Some(program) = &options.before {
         let addr = free_addr()?;
@@ -260,15 +290,17 @@ async fn run_async(options: &Options) -> Result<Vec<Sample>, String> {
             program: program.clone(),
             args: vec![addr.clone()],
             url: format!("http://{addr}/mcp"),
+            front: None,
         });
     }
     if options.sessions {
         let addr = free_addr()?;
         contenders.push(Contender {
             label: "toolsmith --sessions",
-            program: toolsmith,
+            program: toolsmith.clone(),
             args: vec![addr.clone(), "--sessions".into()],
             url: format!("http://{addr}/mcp"),
+            front: None,
         });
         if let Some(program) = &options.before {
             let addr = free_addr()?;
@@ -277,6 +309,32 @@ async fn run_async(options: &Options) -> Result<Vec<Sample>, String> {
                 program: program.clone(),
                 args: vec![addr.clone(), "--sessions".into()],
                 url: format!("http://{addr}/mcp"),
+                front: None,
+            });
+        }
+    }
+    let fronts = [
+        (
+            "toolsmith gateway",
+            options.gateway.clone().map(fronts::Front::Toolsmith),
+        ),
+        (
+            "ContextForge",
+            options
+                .contextforge
+                .clone()
+                .map(fronts::Front::ContextForge),
+        ),
+    ];
+    for (label, front) in fronts {
+        if let Some(front) = front {
+            let addr = free_addr()?;
+            contenders.push(Contender {
+                label,
+                program: toolsmith.clone(),
+                args: vec![addr.clone()],
+                url: format!("http://{addr}/mcp"),
+                front: Some(front),
             });
         }
     }
@@ -316,33 +374,51 @@ async fn measure(
     options: &Options,
 ) -> Result<Sample, String> {
     let server = spawn(&contender.program, &contender.args, env)?;
-    let pid = server.0.id();
-    let http = reqwest::Client::new();
-    let initialize =
-        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2024-11-05", "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "1.0"}}})
-        .to_string();
-    wait_until(contender.label, Duration::from_secs(20), || {
-        let post = http
-            .post(&contender.url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(initialize.clone())
-            .send();
-        async move { post.await.is_ok_and(|r| r.status().is_success()) }
-    })
-    .await?;
+    ready(contender.label, &contender.url).await?;
+    let front = match &contender.front {
+        Some(front) => {
+            let scratch = std::env::temp_dir()
+                .join(format!("toolsmith-bench-tmdevlab-{}", std::process::id()));
+            std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
+            let fronted =
+                tokio::task::block_in_place(|| fronts::start(front, &contender.url, &scratch))?;
+            ready(contender.label, &fronted.url).await?;
+            Some(fronted)
+        }
+        None => None,
+    };
+    // Through a gateway: the gateway is measured, its upstream counts with the backends.
+    let (pid, url, names, upstream) = match &front {
+        Some(front) => (
+            front.pid,
+            front.url.clone(),
+            front.names.clone(),
+            Some(server.0.id()),
+        ),
+        None => (
+            server.0.id(),
+            contender.url.clone(),
+            Default::default(),
+            None,
+        ),
+    };
     let load = users::Load {
-        url: contender.url.clone(),
+        url,
         vus,
         warmup: options.warmup,
         window: options.window,
+        names,
     };
     let users = tokio::spawn(async move { users::run(&load).await });
     tokio::time::sleep(options.warmup).await;
     let cpu_time = crate::load::cpu_time;
-    let backends_cpu = || backends.iter().map(|&pid| cpu_time(pid)).sum::<Duration>();
+    let backends_cpu = || {
+        backends
+            .iter()
+            .chain(&upstream)
+            .map(|&pid| cpu_time(pid))
+            .sum::<Duration>()
+    };
     let generator = std::process::id();
     let cpu_before = (cpu_time(pid), cpu_time(generator), backends_cpu());
     let began = Instant::now();
@@ -355,6 +431,7 @@ async fn measure(
     let generator_cpu = cpu_time(generator) - cpu_before.1;
     let backends_cpu = backends_cpu() - cpu_before.2;
     let seen = users.await.map_err(|e| e.to_string())?;
+    drop(front);
     drop(server);
     if let Some(why) = &seen.first_error {
         eprintln!(

@@ -6,6 +6,7 @@
 //! a `tools/list` (the notification and the `DELETE` are protocol overhead); latency is a tool
 //! call's.
 
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use reqwest::Client;
@@ -18,6 +19,8 @@ pub struct Load {
     pub vus: usize,
     pub warmup: Duration,
     pub window: Duration,
+    /// The name a tool is served under, where it is not its own (a gateway that renames).
+    pub names: BTreeMap<String, String>,
 }
 
 /// What the users saw within the measured window.
@@ -69,8 +72,8 @@ pub async fn run(load: &Load) -> Seen {
     let (from, until) = (start + load.warmup, start + load.warmup + load.window);
     let users: Vec<_> = (1..=load.vus)
         .map(|vu| {
-            let (client, url) = (client.clone(), load.url.clone());
-            tokio::spawn(async move { user(vu, client, url, from, until).await })
+            let (client, url, names) = (client.clone(), load.url.clone(), load.names.clone());
+            tokio::spawn(async move { user(vu, client, url, names, from, until).await })
         })
         .collect();
     let mut seen = Seen::default();
@@ -127,12 +130,20 @@ fn check(tool: &str, answer: &Value) -> bool {
     }
 }
 
-async fn user(vu: usize, client: Client, url: String, from: Instant, until: Instant) -> Seen {
+async fn user(
+    vu: usize,
+    client: Client,
+    url: String,
+    names: BTreeMap<String, String>,
+    from: Instant,
+    until: Instant,
+) -> Seen {
     let user_id = format!("user-{:05}", vu % 1000);
     // Written once: the generator's own work competes with the server for the same cores.
     let calls = tools(&user_id).map(|(tool, arguments)| {
+        let served = names.get(tool).map_or(tool, String::as_str);
         let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-            "params": {"name": tool, "arguments": arguments}});
+            "params": {"name": served, "arguments": arguments}});
         (tool, call.to_string())
     });
     let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}).to_string();
