@@ -166,6 +166,10 @@ enum Cmd {
         /// toolsmith server.
         #[arg(long)]
         gateway: Option<std::path::PathBuf>,
+        /// A Python with `fastmcp` installed, to measure FastMCP's proxy in front of the
+        /// toolsmith server.
+        #[arg(long)]
+        fastmcp_python: Option<String>,
         /// ContextForge's `mcpgateway` (see `toolsmith-bench gateway`), to measure it in
         /// front of the toolsmith server.
         #[arg(long)]
@@ -375,6 +379,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
             no_sessions,
             before,
             gateway,
+            fastmcp_python,
             contextforge,
             json,
         }) = cli.command.take()
@@ -390,6 +395,7 @@ fn run(mut cli: Cli) -> Result<(), String> {
             sessions: !no_sessions,
             before,
             gateway,
+            fastmcp_python,
             contextforge,
         };
         let samples = tmdevlab::run(&options)?;

@@ -10,12 +10,16 @@ the server's question ("Delete note N?", a Confirm box); declined, the call ends
 refusal and the note stays; asked again and submitted, the note is deleted, as the Python
 SDK then sees. A screenshot of each question is kept in ARTIFACTS.
 
-    python test_inspector_web.py NOTES NODE INSPECTOR ARTIFACTS
+    python test_inspector_web.py NOTES NODE INSPECTOR ARTIFACTS [PIDS]
+
+PIDS: a folder for the Inspector's pid file (interop/run's, whose clean-up stops it should
+this script be killed); the script's own temporary folder otherwise.
 """
 
 import asyncio
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,6 +29,7 @@ import time
 import httpx2
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 from checks import check, failed_with, tally
@@ -61,16 +66,21 @@ def note_exists(url, note_id):
 class Inspector:
     """The Inspector's web backend for one server URL and era, on a free loopback port."""
 
-    def __init__(self, node, launcher, url, era, home):
+    def __init__(self, node, launcher, url, era, home, pids):
         self.port = free_port()
-        env = dict(os.environ, HOME=home, MCP_AUTO_OPEN_ENABLED="false", CLIENT_PORT=str(self.port),
-                   MCP_SANDBOX_PORT="0", MCP_APP_ORIGIN_PORT="0", MCP_INSPECTOR_SECRET_STORE="memory")
+        env = dict(os.environ, HOME=home, HOST="127.0.0.1", MCP_AUTO_OPEN_ENABLED="false",
+                   CLIENT_PORT=str(self.port), MCP_SANDBOX_PORT="0", MCP_APP_ORIGIN_PORT="0",
+                   MCP_INSPECTOR_SECRET_STORE="memory")
+        for unsafe in ("DANGEROUSLY_OMIT_AUTH", "MCP_INSPECTOR_API_TOKEN"):  # its token, its auth
+            env.pop(unsafe, None)
         self.out = os.path.join(home, f"inspector-{era}.out")
         with open(self.out, "wb") as out:
             self.proc = subprocess.Popen(
                 [node, launcher, "--web", "--transport", "http", "--server-url", url, "--protocol-era", era],
                 stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env,
                 start_new_session=True)  # its children go with it
+        with open(os.path.join(pids, f"inspector-{era}.pid"), "w") as f:  # for interop/run's clean-up
+            f.write(f"{self.proc.pid}\n")
 
     def page(self, timeout=60.0):
         """The page's URL with the backend's token, once the backend says it is up."""
@@ -84,21 +94,32 @@ class Inspector:
         with open(self.out, encoding="utf-8", errors="replace") as f:
             raise RuntimeError(f"the Inspector did not start: {f.read()[-1500:]}")
 
+    def log_tail(self):
+        with open(self.out, encoding="utf-8", errors="replace") as f:
+            return f.read()[-1500:]
+
     def stop(self):
-        if self.proc.poll() is None:
+        """Ends its process group (the launcher and whatever it started), even if the
+        launcher itself has already exited."""
+        try:
             os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
+            self.proc.wait(timeout=10)
+        except ProcessLookupError:
+            pass
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
 
 
 def wait_for(driver, what, found, timeout=20.0):
-    """Polls `found()` (a lookup on the page as it is) until it is truthy; its value."""
+    """Polls `found()` (a lookup on the page as it is) until it is truthy; its value. An
+    element the page re-rendered meanwhile is looked up again at the next poll."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        value = found()
+        try:
+            value = found()
+        except (StaleElementReferenceException, NoSuchElementException):
+            value = None
         if value:
             return value
         time.sleep(0.1)
@@ -119,7 +140,8 @@ def connect(driver, page, era):
     wait_for(driver, "Connected", lambda: "Connected" in page_text(driver))
     shown = wait_for(driver, "the negotiated version", lambda: re.search(r"MCP \d{4}-\d\d-\d\d", page_text(driver)))
     check(shown.group(0) == ERAS[era], f"{era}: the Inspector negotiated {shown.group(0)}, not {ERAS[era]}")
-    driver.find_element(By.XPATH, "//*[normalize-space(text())='Tools']").click()
+    tab = "//*[@role='radiogroup' or contains(@class, 'SegmentedControl')]//*[normalize-space(text())='Tools']"
+    wait_for(driver, "the Tools tab", lambda: driver.find_elements(By.XPATH, tab))[0].click()
 
 
 def open_tool(driver, name):
@@ -137,14 +159,16 @@ def ask_delete(driver, note_id):
                    lambda: driver.find_elements(By.CSS_SELECTOR, "input.mantine-NumberInput-input"))[0]
     box.send_keys("\b" * 12 + str(note_id))
     driver.find_element(By.XPATH, "//button[normalize-space(.)='Execute Tool']").click()
-    dialog = wait_for(driver, "the Elicitation Request dialog",
-                      lambda: driver.find_elements(By.XPATH, "//*[@role='dialog'][contains(., 'Elicitation Request')]"))[0]
-    wait_for(driver, "the question, shown", lambda: f"Delete note {note_id}?" in dialog.text)  # it fades in
-    return dialog
+    shown = "//*[@role='dialog'][contains(., 'Elicitation Request')]"
+    # It fades in: its text is there once it shows (looked up afresh on each poll).
+    return wait_for(driver, "the question, shown",
+                    lambda: [d for d in driver.find_elements(By.XPATH, shown)
+                             if f"Delete note {note_id}?" in d.text])[0]
 
 
 def answer(driver, dialog, button):
-    dialog.find_element(By.XPATH, f".//button[normalize-space(.)='{button}']").click()
+    wait_for(driver, f"the {button} button",
+             lambda: dialog.find_elements(By.XPATH, f".//button[normalize-space(.)='{button}']"))[0].click()
     wait_for(driver, "the dialog closed",
              lambda: not driver.find_elements(By.XPATH, "//*[@role='dialog'][contains(., 'Elicitation Request')]"))
 
@@ -156,10 +180,10 @@ def results(driver):
     return text[start:] if start >= 0 else ""
 
 
-def in_era(notes_url, node, launcher, era, artifacts, home):
+def in_era(notes_url, node, launcher, era, artifacts, home, pids):
     declined_id = create_note(notes_url, f"kept ({era})")
     deleted_id = create_note(notes_url, f"deleted ({era})")
-    inspector = Inspector(node, launcher, notes_url, era, home)
+    inspector = Inspector(node, launcher, notes_url, era, home, pids)
     driver = None
     try:
         page = inspector.page()
@@ -188,26 +212,30 @@ def in_era(notes_url, node, launcher, era, artifacts, home):
         check(not note_exists(notes_url, deleted_id), f"{era}: the confirmed delete removed note {deleted_id}")
     except Exception as err:  # a page that never shows what is awaited is a failed check
         failed_with(f"the Inspector's web UI ({era})", err)
+        print(f"the Inspector's output ({era}):\n{inspector.log_tail()}", file=sys.stderr)
     finally:
         if driver is not None:
             driver.quit()
         inspector.stop()
 
 
-def main(notes, node, launcher, artifacts):
+def main(notes, node, launcher, artifacts, pids=None):
+    # Stopped by interop/run's `timeout`: clean up (the Inspector runs in a group of its own).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     os.makedirs(artifacts, exist_ok=True)
     home = tempfile.mkdtemp(prefix="toolsmith-inspector-")  # the Inspector's own ~/.mcp-inspector
     server = NotesServer(notes, ["serve", "--http", "127.0.0.1:0"], default_mode=True)
     try:
         url = server.start()
         for era in ERAS:
-            in_era(url, node, launcher, era, artifacts, home)
+            in_era(url, node, launcher, era, artifacts, home, pids or home)
     except Exception as err:
         failed_with("notes in the default mode", err)
     finally:
         server.stop()
+        shutil.rmtree(home, ignore_errors=True)
     return tally("inspector web: confirmation in the default mode")
 
 
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:5]))
+    sys.exit(main(*sys.argv[1:6]))

@@ -30,6 +30,7 @@ pub(crate) struct ContextForge {
 }
 
 impl ContextForge {
+    /// Its process's id (its CPU and memory are measured).
     pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
@@ -52,7 +53,7 @@ pub(crate) fn start(
     let dir = scratch.join(format!("contextforge-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-    let secret = random_hex()?;
+    let secret = random_secret()?;
     let addr = free_addr()?;
     let (host, port) = addr.rsplit_once(':').ok_or("no port")?;
     let log = std::fs::File::create(dir.join("contextforge.log")).map_err(|e| e.to_string())?;
@@ -74,6 +75,12 @@ pub(crate) fn start(
     };
     let until = Instant::now() + Duration::from_secs(90);
     while probe::get(&forge.addr, "/health").is_err() {
+        if let Ok(Some(status)) = forge.child.try_wait() {
+            return Err(format!(
+                "ContextForge exited at start ({status}; log: {})",
+                dir.display()
+            ));
+        }
         if Instant::now() > until {
             return Err(format!(
                 "ContextForge did not answer /health within 90 s (log: {})",
@@ -82,7 +89,7 @@ pub(crate) fn start(
         }
         std::thread::sleep(Duration::from_millis(200));
     }
-    let token = token(mcpgateway, &dir, &env, &secret)?;
+    let token = token(mcpgateway, &dir, &env)?;
     let gateway = json!({"name": "fixture", "url": upstream, "transport": "STREAMABLEHTTP"});
     let (status, body) = probe::request(
         &forge.addr,
@@ -96,7 +103,7 @@ pub(crate) fn start(
             "ContextForge refused the upstream: {status} {body}"
         ));
     }
-    let (status, body) = probe::request(&forge.addr, "GET", "/tools", &token, None)?;
+    let (status, body) = probe::request(&forge.addr, "GET", "/tools?limit=0", &token, None)?;
     let tools: Value = serde_json::from_str(&body)
         .map_err(|e| format!("ContextForge's /tools ({status}): {e}"))?;
     forge.names = tools
@@ -123,9 +130,12 @@ fn environment(dir: &Path, secret: &str) -> Result<Vec<(String, String)>, String
     let database = PathBuf::from(dir).join("mcp.db");
     Ok([
         ("JWT_SECRET_KEY", secret.to_owned()),
-        ("AUTH_ENCRYPTION_SECRET", random_hex()?),
-        ("BASIC_AUTH_PASSWORD", format!("B{}!x", random_hex()?)),
-        ("PLATFORM_ADMIN_PASSWORD", format!("P{}!x", random_hex()?)),
+        ("AUTH_ENCRYPTION_SECRET", random_secret()?),
+        ("BASIC_AUTH_PASSWORD", format!("B{}!x", random_secret()?)),
+        (
+            "PLATFORM_ADMIN_PASSWORD",
+            format!("P{}!x", random_secret()?),
+        ),
         ("AUTH_REQUIRED", "false".into()),
         ("MCPGATEWAY_UI_ENABLED", "false".into()),
         ("MCPGATEWAY_ADMIN_API_ENABLED", "false".into()),
@@ -144,13 +154,8 @@ fn environment(dir: &Path, secret: &str) -> Result<Vec<(String, String)>, String
 }
 
 /// A token for its REST API, made by its own tool (the venv's Python beside `mcpgateway`,
-/// which reads the same settings).
-fn token(
-    mcpgateway: &Path,
-    dir: &Path,
-    env: &[(String, String)],
-    secret: &str,
-) -> Result<String, String> {
+/// which reads the same settings: the secret from the environment, never a command line).
+fn token(mcpgateway: &Path, dir: &Path, env: &[(String, String)]) -> Result<String, String> {
     let python = mcpgateway.with_file_name("python");
     let out = Command::new(&python)
         .args([
@@ -159,10 +164,9 @@ fn token(
             "--username",
             "admin@example.com",
         ])
-        .args(["--exp", "120", "--secret", secret])
+        .args(["--exp", "120"])
         .current_dir(dir)
         .envs(env.iter().cloned())
-        .stderr(Stdio::null())
         .output()
         .map_err(|e| format!("{}: {e}", python.display()))?;
     String::from_utf8_lossy(&out.stdout)
@@ -171,13 +175,26 @@ fn token(
         .map(str::trim)
         .filter(|t| t.starts_with("ey"))
         .map(str::to_owned)
-        .ok_or_else(|| "create_jwt_token printed no token".to_owned())
+        .ok_or_else(|| {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            format!(
+                "create_jwt_token ({}) printed no token: {}",
+                out.status,
+                stderr.trim()
+            )
+        })
 }
 
-fn random_hex() -> Result<String, String> {
-    let mut bytes = [0u8; 24];
+/// 48 random letters and digits: a secret (and passwords) its strength checks accept (it
+/// refuses a hex string whose character entropy falls under 3.5 bits).
+fn random_secret() -> Result<String, String> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let mut bytes = [0u8; 48];
     std::fs::File::open("/dev/urandom")
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
         .map_err(|e| e.to_string())?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(bytes
+        .iter()
+        .map(|b| ALPHABET[*b as usize % ALPHABET.len()] as char)
+        .collect())
 }

@@ -2,8 +2,9 @@
 //! called directly and through `toolsmith gateway` (one upstream, prefix `""`, so the tool
 //! names are the same) by the same client and the same calls, over stdio (the load
 //! generator) and over stateless Streamable HTTP (wrk, gateway and upstream both on HTTP);
-//! and over stdio through FastMCP's proxy in front of the same fixture; over HTTP through
-//! IBM's ContextForge (`contextforge.rs`) in front of it. Interleaved in rounds.
+//! and through FastMCP's proxy in front of the same fixture (over stdio, and over HTTP at
+//! 2025-11-25); over HTTP through IBM's ContextForge (`contextforge.rs`) in front of it.
+//! Interleaved in rounds.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -128,6 +129,19 @@ pub fn gateway(options: &GatewayOptions) -> Result<Vec<GatewaySample>, String> {
                 )?;
                 samples.push(sample);
             }
+            if let (Some(python), Revision::V2025_11_25) = (&options.fastmcp_python, revision) {
+                let running = fastmcp_http(python, &proxy, &upstream_url, &scratch)?;
+                check(&running, options.tools, None, "fastmcp-proxy", revision)?;
+                let url = format!("http://{}/mcp", running.addr);
+                let sample = http_run(
+                    &wrk,
+                    (&url, scripts.call()),
+                    running.child.id(),
+                    options,
+                    ("fastmcp-proxy", revision, round),
+                )?;
+                samples.push(sample);
+            }
             if let (Some(mcpgateway), Revision::V2025_11_25) = (&options.contextforge, revision) {
                 let forge = contextforge::start(mcpgateway, &upstream_url, &scratch)?;
                 let (body, headers) = forge_call(&forge)?;
@@ -157,13 +171,15 @@ fn http_run(
 ) -> Result<GatewaySample, String> {
     let one = wrk::run(wrk, url, script, 1, options.duration)?;
     let before = load::cpu_time(pid);
-    // ContextForge answers 64 calls at once in seconds each: long enough for many to end.
+    // ContextForge answers 64 calls at once in batches of seconds each: long enough for
+    // many batches to end (its figures move by a batch's share).
     let duration = match server {
-        "contextforge" => options.duration.max(Duration::from_secs(20)),
+        "contextforge" => options.duration.max(Duration::from_secs(60)),
         _ => options.duration,
     };
     let many = wrk::run(wrk, url, script, 64, duration)?;
-    let cpu = (load::cpu_time(pid) - before).as_secs_f64() * 1e6 / many.requests.max(1) as f64;
+    let cpu = load::cpu_time(pid).saturating_sub(before).as_secs_f64() * 1e6
+        / many.requests.max(1) as f64;
     let rss = load::peak_rss(pid) as f64 / 1024.0;
     eprintln!(
         "  http  {revision} {server:<13} {:>9.0}/s (64)  p50 {:>6.0} µs (1)  cpu {cpu:>5.1} µs  {rss:.1} MB",
@@ -180,6 +196,25 @@ fn http_run(
         cpu_us: Some(cpu),
         rss_mb: Some(rss),
     })
+}
+
+/// FastMCP's proxy (`bench/gateway/fastmcp_proxy.py --http`) in front of `upstream`, served
+/// over stateless Streamable HTTP, started and answering.
+fn fastmcp_http(
+    python: &str,
+    proxy: &Path,
+    upstream: &str,
+    scratch: &Path,
+) -> Result<Running, String> {
+    let addr = free_addr()?;
+    let mut command = Command::new(python);
+    command.arg(proxy).args(["--http", &addr, upstream]);
+    started(
+        command,
+        addr,
+        &scratch.join("gateway-bench-fastmcp.log"),
+        30,
+    )
 }
 
 /// The `tools/call` of the fixture's `tool_7` through ContextForge (2025-11-25), checked
@@ -249,20 +284,32 @@ fn stdio_run(
 /// `program ARGS serve --http ADDR` (stateless), started and answering.
 fn serve(program: &str, args: &[&str], scratch: &Path, label: &str) -> Result<Running, String> {
     let addr = free_addr()?;
-    let log = std::fs::File::create(scratch.join(format!("gateway-bench{label}.log")))
-        .map_err(|e| e.to_string())?;
-    let child = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(args)
         .args(["serve", "--http", &addr])
         .args(super::stateless(Path::new(program), args))
-        .env("TOOLSMITH_LOG", "warn")
+        .env("TOOLSMITH_LOG", "warn");
+    started(
+        command,
+        addr,
+        &scratch.join(format!("gateway-bench{label}.log")),
+        20,
+    )
+}
+
+/// `command` (a server that will listen at `addr`) started, its stderr in `log`, once it
+/// accepts connections (within `limit` seconds).
+fn started(mut command: Command, addr: String, log: &Path, limit: u64) -> Result<Running, String> {
+    let log = std::fs::File::create(log).map_err(|e| e.to_string())?;
+    let child = command
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log)
         .spawn()
-        .map_err(|e| format!("{program}: {e}"))?;
+        .map_err(|e| format!("{:?}: {e}", command.get_program()))?;
     let running = Running { child, addr };
-    probe::wait_ready(&running.addr, Duration::from_secs(20))?;
+    probe::wait_ready(&running.addr, Duration::from_secs(limit))?;
     Ok(running)
 }
 

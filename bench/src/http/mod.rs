@@ -102,7 +102,7 @@ impl Drop for Running {
 /// `serve --help`, after `before` (a subcommand and its options, if any), names the flag),
 /// nothing for an earlier build, which is stateless without it: the HTTP benchmarks
 /// measure stateless requests, with no session opened first.
-fn stateless(program: &std::path::Path, before: &[&str]) -> Option<&'static str> {
+pub(crate) fn stateless(program: &std::path::Path, before: &[&str]) -> Option<&'static str> {
     let help = Command::new(program)
         .args(before)
         .args(["serve", "--help"])

@@ -10,15 +10,17 @@
 
 pub mod catalog;
 mod fronts;
+mod process;
 mod report;
 pub mod seed;
 pub mod users;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
+
+use process::{free_addr, ready, rss_kb, sibling, spawn, wait_until};
 
 pub use report::table;
 
@@ -44,6 +46,8 @@ pub struct Options {
     /// The `toolsmith` program, to measure `toolsmith gateway` in front of the toolsmith
     /// server (stateless both).
     pub gateway: Option<PathBuf>,
+    /// A Python with `fastmcp` installed, to measure FastMCP's proxy in front of it.
+    pub fastmcp_python: Option<String>,
     /// ContextForge's `mcpgateway`, to measure ContextForge in front of it.
     pub contextforge: Option<PathBuf>,
 }
@@ -83,58 +87,6 @@ struct Contender {
     front: Option<fronts::Front>,
 }
 
-/// A child process, killed when dropped.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        // SIGTERM first, so that a server can stop as it would in production.
-        // SAFETY: kill has no memory preconditions.
-        unsafe { libc::kill(self.0.id() as libc::pid_t, libc::SIGTERM) };
-        for _ in 0..50 {
-            if let Ok(Some(_)) = self.0.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_addr() -> Result<String, String> {
-    let probe = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
-    Ok(probe.local_addr().map_err(|e| e.to_string())?.to_string())
-}
-
-fn sibling(name: &str) -> Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let path = exe.with_file_name(name);
-    match path.exists() {
-        true => Ok(path),
-        false => Err(format!(
-            "{} is missing: build it with `cargo build --release -p toolsmith-bench`",
-            path.display()
-        )),
-    }
-}
-
-fn spawn(program: &Path, args: &[String], env: &[(&str, String)]) -> Result<Running, String> {
-    let mut command = Command::new(program);
-    command
-        .args(args)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .env("TOOLSMITH_LOG", "warn")
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit());
-    let child = command
-        .spawn()
-        .map_err(|e| format!("{}: {e}", program.display()))?;
-    Ok(Running(child))
-}
-
 /// The dependencies of the toolsmith server's crate: toolsmith with `http` only, as a user's
 /// crate has it (this crate's own `fixture-tmdevlab` is the same source with every feature the
 /// rest of the benchmark needs).
@@ -158,47 +110,6 @@ fn build_toolsmith() -> Result<PathBuf, String> {
         &DEPENDENCIES.replace("{root}", &root),
         include_str!("../bin/fixture_tmdevlab.rs"),
     )
-}
-
-/// Resident memory of `pid`, kB.
-fn rss_kb(pid: u32) -> u64 {
-    crate::load::status_kb(pid, "VmRSS:")
-}
-
-/// Waits (at most 20 s) until `url` answers an `initialize`.
-async fn ready(label: &str, url: &str) -> Result<(), String> {
-    let http = reqwest::Client::new();
-    let initialize =
-        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2024-11-05", "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "1.0"}}})
-        .to_string();
-    wait_until(label, Duration::from_secs(20), || {
-        let post = http
-            .post(url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(initialize.clone())
-            .send();
-        async move { post.await.is_ok_and(|r| r.status().is_success()) }
-    })
-    .await
-}
-
-/// Polls until `ready` holds, at most `limit`.
-async fn wait_until<F, Fut>(what: &str, limit: Duration, mut ready: F) -> Result<(), String>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    let until = Instant::now() + limit;
-    while Instant::now() < until {
-        if ready().await {
-            return Ok(());
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    Err(format!("{what} did not get ready within {limit:?}"))
 }
 
 /// Runs the rounds; the samples of every server at every load.
@@ -319,6 +230,10 @@ async fn run_async(options: &Options) -> Result<Vec<Sample>, String> {
             options.gateway.clone().map(fronts::Front::Toolsmith),
         ),
         (
+            "FastMCP proxy",
+            options.fastmcp_python.clone().map(fronts::Front::FastMcp),
+        ),
+        (
             "ContextForge",
             options
                 .contextforge
@@ -427,9 +342,9 @@ async fn measure(
         tokio::time::sleep(Duration::from_millis(500)).await;
         rss.push(rss_kb(pid));
     }
-    let cpu = cpu_time(pid) - cpu_before.0;
-    let generator_cpu = cpu_time(generator) - cpu_before.1;
-    let backends_cpu = backends_cpu() - cpu_before.2;
+    let cpu = cpu_time(pid).saturating_sub(cpu_before.0);
+    let generator_cpu = cpu_time(generator).saturating_sub(cpu_before.1);
+    let backends_cpu = backends_cpu().saturating_sub(cpu_before.2);
     let seen = users.await.map_err(|e| e.to_string())?;
     drop(front);
     drop(server);

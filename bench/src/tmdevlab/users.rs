@@ -4,7 +4,8 @@
 //! then a `tools/list` session, then sleeps 50 ms. Each answer is checked as the script
 //! checks it. Counted as the script counts: a request is an `initialize`, a `tools/call` or
 //! a `tools/list` (the notification and the `DELETE` are protocol overhead); latency is a tool
-//! call's.
+//! call's. A request counts when it began and ended within the measured window, and a user
+//! starts no session after it.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -152,17 +153,28 @@ async fn user(
         client: &client,
         url: &url,
     };
-    while Instant::now() < until {
+    let window = Window { from, until };
+    'users: while Instant::now() < until {
         for (tool, call) in &calls {
-            let counted = Instant::now() >= from;
-            match session.run(call, true, counted, &mut seen).await {
+            if Instant::now() >= until {
+                break 'users;
+            }
+            let began = Instant::now();
+            let result = session.run(call, true, &window, &mut seen).await;
+            let counted = window.counts(began);
+            match result {
                 Ok(answer) if check(tool, &answer) => {}
                 Ok(answer) => seen.error(counted, format!("{tool} failed its check: {answer}")),
                 Err(why) => seen.error(counted, format!("{tool}: {why}")),
             }
         }
-        let counted = Instant::now() >= from;
-        match session.run(&list, false, counted, &mut seen).await {
+        if Instant::now() >= until {
+            break;
+        }
+        let began = Instant::now();
+        let result = session.run(&list, false, &window, &mut seen).await;
+        let counted = window.counts(began);
+        match result {
             Ok(answer) if answer["result"]["tools"].is_array() => {}
             Ok(answer) => seen.error(counted, format!("tools/list failed its check: {answer}")),
             Err(why) => seen.error(counted, format!("tools/list: {why}")),
@@ -170,6 +182,19 @@ async fn user(
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     seen
+}
+
+/// The measured window: a request counts when it began in it and ended in it (a request
+/// still running at its end, on a server that answers in seconds, is not one it served).
+struct Window {
+    from: Instant,
+    until: Instant,
+}
+
+impl Window {
+    fn counts(&self, began: Instant) -> bool {
+        began >= self.from && Instant::now() <= self.until
+    }
 }
 
 struct Session<'a> {
@@ -183,7 +208,7 @@ impl Session<'_> {
         &self,
         request: &str,
         is_call: bool,
-        counted: bool,
+        window: &Window,
         seen: &mut Seen,
     ) -> Result<Value, String> {
         const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"k6-bench","version":"1.0"}}}"#;
@@ -191,7 +216,7 @@ impl Session<'_> {
         let began = Instant::now();
         let (session, answer) = self.post(INITIALIZE, None).await?;
         let took = began.elapsed();
-        if counted {
+        if window.counts(began) {
             seen.requests += 1;
             seen.http_requests += 1;
             seen.initialize_us.push(took.as_micros() as u32);
@@ -199,18 +224,23 @@ impl Session<'_> {
         if answer["result"]["protocolVersion"].is_null() {
             return Err(format!("initialize: {answer}"));
         }
+        let notified = Instant::now();
         self.post(INITIALIZED, session.as_deref()).await?;
+        if window.counts(notified) {
+            seen.http_requests += 1;
+        }
         let began = Instant::now();
         let (_, answer) = self.post(request, session.as_deref()).await?;
         let took = began.elapsed();
-        if counted {
+        if window.counts(began) {
             seen.requests += 1;
-            seen.http_requests += 2;
+            seen.http_requests += 1;
             if is_call {
                 seen.calls_us.push(took.as_micros() as u32);
             }
         }
         if let Some(session) = session {
+            let deleting = Instant::now();
             let deleted = self
                 .client
                 .delete(self.url)
@@ -218,7 +248,7 @@ impl Session<'_> {
                 .timeout(Duration::from_secs(2))
                 .send()
                 .await;
-            if counted {
+            if window.counts(deleting) {
                 seen.http_requests += 1;
             }
             if let Ok(response) = deleted {

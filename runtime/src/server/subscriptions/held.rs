@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::{Key, MAX_SUBSCRIBED_URI, MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTIONS_TOTAL, Refused};
 
-/// The bookkeeping, over what a listener hears by (`E`: an [`Ear`]; the tests use `()`).
+/// The bookkeeping, over what a listener hears by (`E`: an [`Ear`](super::Ear); the tests use `()`).
 pub(super) struct Inner<E> {
     /// By URI: who subscribed.
     pub(super) by_uri: HashMap<String, HashMap<Key, E>>,
@@ -24,6 +24,7 @@ pub(super) struct Inner<E> {
     pub(super) prompt_lists: BTreeMap<Key, E>,
     /// Where sending runs (the serving runtime, captured from the first subscriber).
     pub(super) runtime: Option<tokio::runtime::Handle>,
+    /// The number of the last listen stream opened (each stream's key is `(session, n)`).
     pub(super) next: u64,
 }
 

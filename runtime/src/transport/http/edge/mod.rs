@@ -1,9 +1,9 @@
 //! The edge: what every request passes through before rmcp. Only the endpoint reaches
 //! anything MCP; there a request is authenticated (`authorize.rs`: what it names, by the
-//! token's scopes), its body read within its limits, its session screened, a request the
-//! server may answer itself offered to the fast path (a session opened there, with
-//! `--sessions`), and what rmcp would misread answered here; a tool call's notifications go
-//! on its own response.
+//! token's scopes), its body read within its limits (`read.rs`), its session screened, a
+//! request the server may answer itself offered to the fast path (a session opened there,
+//! unless `--stateless`), and what rmcp would misread answered here; a tool call's
+//! notifications go on its own response. What screening comes to is `screened.rs`.
 
 #[cfg(feature = "auth")]
 mod authorize;
