@@ -35,6 +35,11 @@ const CHANNEL: &str = "sessions";
 /// keeps it while it is used anywhere).
 pub(super) const RECORD_TTL: Duration = Duration::from_secs(330);
 
+/// How long a replica holds a record's lease at most (a change takes a read and a write),
+/// and how long another waits for it.
+const LEASE_TTL: Duration = Duration::from_secs(2);
+const LEASE_WAIT: Duration = Duration::from_secs(2);
+
 /// What every replica may read of a session.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(super) struct Record {
@@ -142,11 +147,41 @@ impl Shared {
         Ok(json.and_then(|json| serde_json::from_str(&json).ok()))
     }
 
-    /// Changes the record of session `id` as `change` says, if there is one.
+    /// Changes the record of session `id` as `change` says, if there is one: under the
+    /// record's lease, so that two replicas changing one session at once (a `logging/setLevel`
+    /// on one, a `resources/subscribe` on the other) each read the other's change.
     async fn update(&self, id: &str, change: impl FnOnce(&mut Record)) {
+        let lease = self.lease(id).await;
         if let Ok(Some(mut record)) = self.load(id).await {
             change(&mut record);
             self.save(id, &record).await;
+        }
+        if lease {
+            let _ = self.store.take(&lease_key(id)).await;
+        }
+    }
+
+    /// Waits (at most [`LEASE_WAIT`]) until this replica holds session `id`'s lease; whether
+    /// it does. A store that cannot hold one, or a lease still held after the wait (its
+    /// holder gone: it lapses after [`LEASE_TTL`]), lets the change go on without.
+    async fn lease(&self, id: &str) -> bool {
+        let until = tokio::time::Instant::now() + LEASE_WAIT;
+        loop {
+            match self
+                .store
+                .put_new(&lease_key(id), &self.replica, LEASE_TTL)
+                .await
+            {
+                Ok(true) => return true,
+                Ok(false) if tokio::time::Instant::now() < until => {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                Ok(false) => {
+                    tracing::warn!(session = id, "a session's record changed without its lease");
+                    return false;
+                }
+                Err(_) => return false,
+            }
         }
     }
 
@@ -231,6 +266,11 @@ impl Shared {
 /// Where the record of session `id` is kept.
 fn key(id: &str) -> String {
     format!("session:{id}")
+}
+
+/// Where the lease of session `id`'s record is (`update`).
+fn lease_key(id: &str) -> String {
+    format!("session-lease:{id}")
 }
 
 #[cfg(test)]

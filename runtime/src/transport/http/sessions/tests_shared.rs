@@ -25,6 +25,8 @@ struct SharedStore {
     channel: broadcast::Sender<String>,
     /// Every read and publish fails (Redis unreachable).
     failing: AtomicBool,
+    /// Every read takes a while (a store across the network), so that changes interleave.
+    slow: AtomicBool,
 }
 
 impl SharedStore {
@@ -33,6 +35,7 @@ impl SharedStore {
             memory: MemoryStore::new(),
             channel: broadcast::channel(64).0,
             failing: AtomicBool::new(false),
+            slow: AtomicBool::new(false),
         })
     }
 }
@@ -61,9 +64,20 @@ impl TaskStore for SharedStore {
     fn put<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, ()> {
         self.memory.put(key, value, ttl)
     }
+    fn put_new<'a>(&'a self, key: &'a str, value: &'a str, ttl: Duration) -> StoreFuture<'a, bool> {
+        self.memory.put_new(key, value, ttl)
+    }
     fn read<'a>(&'a self, key: &'a str) -> StoreFuture<'a, Option<String>> {
         if self.failing.load(Ordering::Relaxed) {
             return Box::pin(std::future::ready(Err(StoreError::new("unreachable"))));
+        }
+        if self.slow.load(Ordering::Relaxed) {
+            // Read now, answered later: what another replica writes meanwhile is not in it.
+            return Box::pin(async move {
+                let read = self.memory.read(key).await;
+                tokio::time::sleep(Duration::from_millis(3)).await;
+                read
+            });
         }
         self.memory.read(key)
     }
@@ -305,4 +319,37 @@ async fn a_stream_resumes_where_it_was_served_or_afresh_or_is_refused() {
     assert_eq!(resuming(&other, &format!("{tag}:7")), (None, None));
     // No replica's tag: as it came.
     assert_eq!(resuming(&one, "3/1"), (None, Some("3/1".to_owned())));
+}
+
+#[tokio::test]
+async fn two_replicas_changing_one_record_at_once_keep_both_changes() {
+    let store = SharedStore::new();
+    let (a, _) = replica(&store).await;
+    let (b, _) = replica(&store).await;
+    let (a, b) = (a.shared.clone().unwrap(), b.shared.clone().unwrap());
+    let handshake: InitializeRequestParams = serde_json::from_value(serde_json::json!({
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}))
+    .unwrap();
+    a.save("s1", &super::super::shared::Record::new(handshake, None))
+        .await;
+    store.slow.store(true, Ordering::Relaxed);
+    for n in 0..8 {
+        tokio::join!(
+            a.set_level("s1", format!("level-{n}")),
+            b.subscribe("s1", format!("notes://{n}"), true),
+        );
+    }
+    let record = a.load("s1").await.unwrap().unwrap();
+    assert_eq!(
+        record.level.as_deref(),
+        Some("level-7"),
+        "no level change lost"
+    );
+    assert_eq!(
+        record.subscriptions.len(),
+        8,
+        "no subscription lost: {:?}",
+        record.subscriptions
+    );
 }
