@@ -23,13 +23,19 @@ pub(crate) struct ContextForge {
     child: Child,
     /// Where it listens.
     pub(crate) addr: String,
-    /// Its MCP endpoint, as a URL.
-    pub(crate) url: String,
     /// The name it lists each of the upstream's tools under, by the tool's own.
     pub(crate) names: BTreeMap<String, String>,
 }
 
+/// Its MCP endpoint's path.
+pub(crate) const PATH: &str = "/mcp/";
+
 impl ContextForge {
+    /// Its MCP endpoint.
+    pub(crate) fn url(&self) -> String {
+        format!("http://{}{PATH}", self.addr)
+    }
+
     /// Its process's id (its CPU and memory are measured).
     pub(crate) fn pid(&self) -> u32 {
         self.child.id()
@@ -69,7 +75,6 @@ pub(crate) fn start(
         .map_err(|e| format!("{}: {e}", mcpgateway.display()))?;
     let mut forge = ContextForge {
         child,
-        url: format!("http://{addr}/mcp/"),
         addr,
         names: BTreeMap::new(),
     };

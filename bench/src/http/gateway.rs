@@ -117,7 +117,17 @@ pub fn gateway(options: &GatewayOptions) -> Result<Vec<GatewaySample>, String> {
             .map_err(|e| e.to_string())?;
             let config = http_config.display().to_string();
             let gateway = serve(&toolsmith, &["gateway", "--config", &config], &scratch, "")?;
-            for (server, running) in [("direct", &upstream), ("gateway", &gateway)] {
+            // FastMCP's proxy over HTTP at 2025-11-25 only (as ContextForge below).
+            let fastmcp = match (&options.fastmcp_python, revision) {
+                (Some(python), Revision::V2025_11_25) => {
+                    Some(fastmcp_http(python, &proxy, &upstream_url, &scratch)?)
+                }
+                _ => None,
+            };
+            let servers = [("direct", Some(&upstream)), ("gateway", Some(&gateway))]
+                .into_iter()
+                .chain([("fastmcp-proxy", fastmcp.as_ref())]);
+            for (server, running) in servers.filter_map(|(s, r)| Some((s, r?))) {
                 check(running, options.tools, None, server, revision)?;
                 let url = format!("http://{}/mcp", running.addr);
                 let sample = http_run(
@@ -129,26 +139,13 @@ pub fn gateway(options: &GatewayOptions) -> Result<Vec<GatewaySample>, String> {
                 )?;
                 samples.push(sample);
             }
-            if let (Some(python), Revision::V2025_11_25) = (&options.fastmcp_python, revision) {
-                let running = fastmcp_http(python, &proxy, &upstream_url, &scratch)?;
-                check(&running, options.tools, None, "fastmcp-proxy", revision)?;
-                let url = format!("http://{}/mcp", running.addr);
-                let sample = http_run(
-                    &wrk,
-                    (&url, scripts.call()),
-                    running.child.id(),
-                    options,
-                    ("fastmcp-proxy", revision, round),
-                )?;
-                samples.push(sample);
-            }
             if let (Some(mcpgateway), Revision::V2025_11_25) = (&options.contextforge, revision) {
                 let forge = contextforge::start(mcpgateway, &upstream_url, &scratch)?;
                 let (body, headers) = forge_call(&forge)?;
                 let script = wrk::script(&scratch, "contextforge-call", &body, &headers, None)?;
                 let sample = http_run(
                     &wrk,
-                    (&forge.url, &script),
+                    (&forge.url(), &script),
                     forge.pid(),
                     options,
                     ("contextforge", revision, round),
@@ -230,7 +227,7 @@ fn forge_call(
         "params": {"name": tool, "arguments": {"a": 1, "b": 2}}})
     .to_string();
     let headers = vec![("MCP-Protocol-Version".to_owned(), "2025-11-25".to_owned())];
-    let answer = probe::post_to(&forge.addr, "/mcp/", &body, &headers, None)?;
+    let answer = probe::post_to(&forge.addr, contextforge::PATH, &body, &headers, None)?;
     let text = answer["result"]["content"][0]["text"]
         .as_str()
         .unwrap_or("");

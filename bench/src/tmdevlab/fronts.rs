@@ -90,7 +90,7 @@ pub(super) fn start(front: &Front, upstream: &str, scratch: &Path) -> Result<Fro
             let forge = contextforge::start(mcpgateway, upstream, scratch)?;
             Ok(Fronted {
                 pid: forge.pid(),
-                url: forge.url.clone(),
+                url: forge.url(),
                 names: forge.names.clone(),
                 _running: Kept::ContextForge(forge),
             })
