@@ -70,7 +70,7 @@ pub use log::{ClientLog, LogLevel};
 pub(crate) use name::ToolName;
 pub use params::{Cancellation, Progress, State};
 pub use resources::Resources;
-pub(crate) use resources::Updates;
+pub(crate) use resources::{MAX_SUBSCRIBED_URI, MAX_SUBSCRIPTIONS, Updates};
 pub use store::Store;
 pub(crate) use who::Who;
 

@@ -4,6 +4,14 @@
 
 use std::sync::Arc;
 
+/// The most URIs one session may be subscribed to at once: a client cannot grow the server's
+/// memory without bound by subscribing to every URI a template matches. The server's
+/// subscriptions hold to it, and so does a session's record replicas share.
+pub(crate) const MAX_SUBSCRIPTIONS: usize = 1024;
+
+/// The longest URI a session may subscribe to, in bytes.
+pub(crate) const MAX_SUBSCRIBED_URI: usize = 4096;
+
 /// Where a server's resource notifications go, provided by the side that serves it. Never
 /// blocks: sending happens in the background.
 pub(crate) trait Updates: Send + Sync {

@@ -21,16 +21,11 @@ use crate::context::Updates;
 use crate::registry::Changed;
 use held::Inner;
 
-/// The most URIs one session may be subscribed to at once: a client cannot grow the server's
-/// memory without bound by subscribing to every URI a template matches.
-pub(crate) const MAX_SUBSCRIPTIONS: usize = 1024;
+pub(crate) use crate::context::{MAX_SUBSCRIBED_URI, MAX_SUBSCRIPTIONS};
 
 /// The most subscriptions the server holds at once, over all its sessions: a thousand
 /// sessions each at [`MAX_SUBSCRIPTIONS`] would otherwise hold about 4 GB of URIs.
 pub(crate) const MAX_SUBSCRIPTIONS_TOTAL: usize = 16 * 1024;
-
-/// The longest URI a session may subscribe to, in bytes.
-pub(crate) const MAX_SUBSCRIBED_URI: usize = 4096;
 
 /// How long one notification may take to leave for one listener.
 const SEND_TIMEOUT: Duration = Duration::from_secs(5);

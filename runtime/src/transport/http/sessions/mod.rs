@@ -169,7 +169,7 @@ impl Sessions {
         let resumes_call = || {
             headers
                 .get("last-event-id")
-                .is_some_and(|last| last.as_bytes().contains(&b'/'))
+                .is_some_and(|last| questions::of_call(last.as_bytes()))
         };
         if *method == Method::GET && self.shared.is_some() && !resumes_call() {
             admission.stream = Some((session.to_owned(), caller.cloned().unwrap_or_default()));

@@ -73,9 +73,15 @@ pub(super) fn resumed(last: &str, tag: &str) -> Resumed {
     match by == tag {
         true => Resumed::Here(own.to_owned()),
         false => Resumed::Elsewhere {
-            call: own.contains('/'),
+            call: of_call(own.as_bytes()),
         },
     }
+}
+
+/// Whether event id `last` (rmcp's, tagged or not) is of a call's own stream: rmcp's are
+/// `INDEX/STREAM` there, `INDEX` on the session's `GET` stream.
+pub(super) fn of_call(last: &[u8]) -> bool {
+    last.contains(&b'/')
 }
 
 /// The replica's tag an id or event id starts with, and what rmcp gave after it; `None`

@@ -20,12 +20,9 @@ use std::time::Duration;
 use rmcp::model::InitializeRequestParams;
 use serde::{Deserialize, Serialize};
 
+// A record keeps as many subscriptions as a session may hold on one replica.
+use crate::context::{MAX_SUBSCRIBED_URI, MAX_SUBSCRIPTIONS};
 use crate::task::{Messages, StoreError, TaskStore};
-
-/// The most subscriptions a session's record keeps, and the longest URI (as a session may
-/// hold on one replica).
-const MAX_SUBSCRIPTIONS: usize = 1024;
-const MAX_SUBSCRIBED_URI: usize = 4096;
 
 /// The channel replicas tell each other about sessions on.
 const CHANNEL: &str = "sessions";
