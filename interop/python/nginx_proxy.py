@@ -21,13 +21,20 @@ import time
 LOG_LINE = re.compile(r'"(\w+) [^"]*" (\d{3}) .*?upstream=(.*?) upstream_status=')
 
 
-def served(line):
-    """(method, status, replica) of an access log line: the replica is the $upstream_addr
-    that answered, the last one tried; (None, None, None) for a line that does not read."""
+def tried(line):
+    """(method, status, replicas) of an access log line: every $upstream_addr tried, in
+    order (nginx's "-" when none was); (None, None, None) for a line that does not read."""
     found = LOG_LINE.search(line or "")
     if not found:
         return None, None, None
-    return found[1], int(found[2]), found[3].split(",")[-1].strip()
+    return found[1], int(found[2]), [addr.strip() for addr in found[3].split(",")]
+
+
+def served(line):
+    """(method, status, replica) of an access log line: the replica is the $upstream_addr
+    that answered, the last one tried; (None, None, None) for a line that does not read."""
+    method, status, replicas = tried(line)
+    return method, status, replicas and replicas[-1]
 
 
 class Nginx:

@@ -32,7 +32,6 @@ import asyncio
 import base64
 import collections
 import os
-import re
 import signal
 import sys
 
@@ -187,15 +186,13 @@ def per_replica(access_log, replicas):
     with open(access_log, errors="replace") as f:
         lines = f.read().splitlines()
     for line in lines:
-        match = re.search(r'" (\d{3}) upstream=(.*?) upstream_status=', line)
-        if not match:
+        _, status, tried = nginx_proxy.tried(line)
+        if status is None:
             bad.append(line)
             continue
-        status = int(match.group(1))
         if status >= 500:
             bad.append(line)
-        for addr in match.group(2).split(","):
-            addr = addr.strip().rstrip(",")
+        for addr in tried:
             if addr and addr != "-":
                 counts[addr] += 1
     return {port: counts.get(f"127.0.0.1:{port}", 0) for port in replicas}, bad, len(lines)

@@ -60,9 +60,9 @@ def served(line):
 def crossing(nginx, before):
     """After a confirmed call whose log began at line `before`: the replica that ran the call
     (its POST answered 200) and the one that took the answer (a POST answered 202)."""
-    lines = nginx.lines_after(before, count=2)
-    calls = [served(line)[2] for line in lines if served(line)[:2] == ("POST", 200)]
-    answers = [served(line)[2] for line in lines if served(line)[:2] == ("POST", 202)]
+    logged = [served(line) for line in nginx.lines_after(before, count=2)]
+    calls = [port for method, status, port in logged if (method, status) == ("POST", 200)]
+    answers = [port for method, status, port in logged if (method, status) == ("POST", 202)]
     return (calls[-1] if calls else None), (answers[0] if answers else None)
 
 
@@ -101,8 +101,8 @@ async def python_client(url, host, nginx, replicas, kill):
                     check(any(t.name == "delete_note" for t in listed.tools), "tools listed")
                     found = await session.call_tool("search_notes", {"query": "parser"})
                     check(not found.is_error, f"search_notes: {found}")
-                ports = {served(line)[2] for line in nginx.lines_after(start, count=8)
-                         if served(line)[0] == "POST"}
+                logged = map(served, nginx.lines_after(start, count=8))
+                ports = {port for method, _, port in logged if method == "POST"}
                 check(len(ports) == 2, f"python: the session's POSTs landed on both replicas: {ports}")
 
                 crossed = 0
