@@ -186,3 +186,59 @@ async fn past_the_connection_cap_a_new_connection_waits_and_open_ones_stay() {
     drop(second);
     assert_eq!(one_response(&mut third).await.status, 200);
 }
+
+/// Each connection keeps one timer, moved only when a deadline comes nearer: after an
+/// answer, a later request's head is still due within the header limit (nearer than the
+/// idle one), and with an idle limit shorter than the header one, a silent connection goes
+/// after the idle limit.
+#[tokio::test]
+async fn a_deadline_that_comes_nearer_after_an_answer_is_kept() {
+    let server = HttpServer::start(
+        FIXTURE,
+        &["--http-header-timeout", "1", "--http-idle-timeout", "30"],
+    )
+    .await;
+    let mut stream = TcpStream::connect(&server.addr).await.unwrap();
+    stream
+        .write_all(list_request(&server.addr).as_bytes())
+        .await
+        .unwrap();
+    assert_eq!(one_response(&mut stream).await.status, 200);
+    let start = Instant::now();
+    let head = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\n", server.addr);
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let read = closed_within(&mut stream, Duration::from_secs(6)).await;
+    assert!(
+        read.is_some(),
+        "a half-sent second head kept its connection open"
+    );
+    assert!(
+        start.elapsed() >= Duration::from_millis(900),
+        "{:?}",
+        start.elapsed()
+    );
+
+    let server = HttpServer::start(
+        FIXTURE,
+        &["--http-header-timeout", "30", "--http-idle-timeout", "1"],
+    )
+    .await;
+    let mut stream = TcpStream::connect(&server.addr).await.unwrap();
+    stream
+        .write_all(list_request(&server.addr).as_bytes())
+        .await
+        .unwrap();
+    assert_eq!(one_response(&mut stream).await.status, 200);
+    let start = Instant::now();
+    let read = closed_within(&mut stream, Duration::from_secs(6)).await;
+    assert_eq!(
+        read.as_deref(),
+        Some(&b""[..]),
+        "idle past its limit, closed"
+    );
+    assert!(
+        start.elapsed() >= Duration::from_millis(900),
+        "{:?}",
+        start.elapsed()
+    );
+}

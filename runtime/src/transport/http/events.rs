@@ -13,6 +13,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use axum::body::{Body, BodyDataStream, Bytes};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -26,32 +27,74 @@ const QUEUE: usize = 1024;
 
 /// Where a call's notifications go: to its request's response, as events.
 #[derive(Clone, Debug)]
-pub(crate) struct CallEvents(mpsc::Sender<Vec<u8>>);
+pub(crate) struct CallEvents(Arc<Slot>);
+
+/// A call's channel of events, made when the first is sent or the response waits for one:
+/// most calls send none, and are answered without one.
+#[derive(Debug, Default)]
+struct Slot(OnceLock<Channel>);
+
+/// The channel: its sending end, and its receiving end until the response takes it.
+#[derive(Debug)]
+struct Channel {
+    sender: mpsc::Sender<Vec<u8>>,
+    receiver: Mutex<Option<mpsc::Receiver<Vec<u8>>>>,
+}
+
+impl Slot {
+    fn made(&self) -> &Channel {
+        self.0.get_or_init(|| {
+            let (sender, receiver) = mpsc::channel(QUEUE);
+            Channel {
+                sender,
+                receiver: Mutex::new(Some(receiver)),
+            }
+        })
+    }
+}
 
 impl CallEvents {
     /// Queues `message` (a whole JSON-RPC notification); dropped when the client is not
     /// reading or the response is gone.
     pub(crate) fn send(&self, message: Vec<u8>) {
-        if self.0.try_send(message).is_err() {
+        if self.0.made().sender.try_send(message).is_err() {
             tracing::debug!("a notification could not be queued for its call's response");
         }
     }
 }
 
+/// Where a call's events are read, for its response.
+pub(super) struct Events(Arc<Slot>);
+
+impl Events {
+    /// Whether an event was sent (or the channel made) yet.
+    pub(super) fn any(&self) -> bool {
+        self.0.0.get().is_some()
+    }
+
+    /// The receiving end, the channel made now if it was not.
+    fn receiver(self) -> mpsc::Receiver<Vec<u8>> {
+        let taken = self.0.made().receiver.lock().map(|mut rx| rx.take());
+        // Taken once: `Events` is not `Clone`.
+        taken.ok().flatten().unwrap_or_else(|| mpsc::channel(1).1)
+    }
+}
+
 /// A new call's events, and where they are read.
-pub(super) fn channel() -> (CallEvents, mpsc::Receiver<Vec<u8>>) {
-    let (tx, rx) = mpsc::channel(QUEUE);
-    (CallEvents(tx), rx)
+pub(super) fn channel() -> (CallEvents, Events) {
+    let slot = Arc::new(Slot::default());
+    (CallEvents(slot.clone()), Events(slot))
 }
 
 type Answer = Pin<Box<dyn Future<Output = Response> + Send>>;
 
 /// The response to a call whose notifications come on `events`, answered by `answer`.
 pub(super) async fn deliver(
-    mut events: mpsc::Receiver<Vec<u8>>,
+    events: Events,
     answer: impl Future<Output = Response> + Send + 'static,
 ) -> Response {
     let mut answer: Answer = Box::pin(answer);
+    let mut events = events.receiver();
     let first = tokio::select! {
         biased;
         Some(event) = events.recv() => Err(event),
@@ -221,6 +264,21 @@ mod tests {
         .await;
         assert!(!is_stream(&response));
         assert_eq!(text(response).await, r#"{"id":1}"#);
+    }
+
+    #[tokio::test]
+    async fn the_channel_is_made_by_the_first_event_and_keeps_what_came_before_the_wait() {
+        let (events, read) = channel();
+        assert!(!read.any(), "no event, no channel");
+        // Sent during a first step, before the response waits for anything.
+        events.send(b"{\"n\":1}".to_vec());
+        assert!(read.any());
+        let response = deliver(read, std::future::ready(json(r#"{"id":1}"#))).await;
+        assert!(is_stream(&response));
+        assert_eq!(
+            text(response).await,
+            "data: {\"n\":1}\n\ndata: {\"id\":1}\n\n"
+        );
     }
 
     #[tokio::test]

@@ -9,11 +9,12 @@ use std::future::Future;
 use std::pin::Pin;
 
 use axum::body::Body as HttpBody;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
 use super::CallEvents;
 use super::events::event_stream_headers;
+use super::headers::{LAST_EVENT_ID, MCP_METHOD, MCP_NAME, MCP_PROTOCOL_VERSION, MCP_SESSION_ID};
 use super::sessions::{Adopter, SessionCore};
 use crate::context::Caller;
 use crate::transport::message::FastRequest;
@@ -96,20 +97,20 @@ pub(super) fn plain<'a>(
     sessions: bool,
 ) -> Option<McpHeaders<'a>> {
     let text = |name| headers.get(name).and_then(|v| v.to_str().ok());
-    let in_session = headers.contains_key("mcp-session-id");
+    let in_session = headers.contains_key(&MCP_SESSION_ID);
     if headers.contains_key(header::ORIGIN)
         || (in_session && !sessions)
-        || headers.contains_key("last-event-id")
+        || headers.contains_key(&LAST_EVENT_ID)
     {
         return None;
     }
-    let mcp = match headers.get("mcp-protocol-version") {
+    let mcp = match headers.get(&MCP_PROTOCOL_VERSION) {
         None => McpHeaders::default(),
         Some(v) => match v.to_str().ok()? {
             MODERN_REVISION => McpHeaders {
                 per_request: true,
-                method: Some(single(headers, "mcp-method")??),
-                name: single(headers, "mcp-name")?,
+                method: Some(single(headers, &MCP_METHOD)??),
+                name: single(headers, &MCP_NAME)?,
                 version: Some(MODERN_REVISION),
             },
             v if PLAIN_REVISIONS.contains(&v) => McpHeaders {
@@ -119,8 +120,7 @@ pub(super) fn plain<'a>(
             _ => return None,
         },
     };
-    if !mcp.per_request && (headers.contains_key("mcp-method") || headers.contains_key("mcp-name"))
-    {
+    if !mcp.per_request && (headers.contains_key(&MCP_METHOD) || headers.contains_key(&MCP_NAME)) {
         return None;
     }
     if mcp.per_request
@@ -151,7 +151,7 @@ pub(super) fn acceptable(headers: &HeaderMap) -> bool {
 
 /// The one value of header `name`: `Some(None)` when absent, `None` when sent twice or not
 /// text (rmcp refuses both).
-fn single<'a>(headers: &'a HeaderMap, name: &str) -> Option<Option<&'a str>> {
+fn single<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<Option<&'a str>> {
     let mut values = headers.get_all(name).iter();
     let Some(first) = values.next() else {
         return Some(None);

@@ -124,7 +124,7 @@ async fn serve(
     stop: CancellationToken,
     _permit: OwnedSemaphorePermit,
 ) {
-    let clock = Arc::new(Clock::new());
+    let clock = Arc::new(Clock::new(&limits));
     let io = TokioIo::new(Watched {
         tcp,
         clock: clock.clone(),
@@ -147,9 +147,15 @@ async fn serve(
         .header_read_timeout(None)
         .serve_connection(io, service);
     tokio::pin!(connection);
+    // One timer for the connection's life, moved only when its deadline comes nearer (a
+    // deadline that moved later is found when the timer fires, and the timer follows it):
+    // a request on a busy connection costs no timer of its own.
+    let timer = tokio::time::sleep_until(clock.deadline(&limits));
+    tokio::pin!(timer);
+    let stopped = stop.cancelled();
+    tokio::pin!(stopped);
     let mut closing = false;
     loop {
-        let deadline = clock.deadline(&limits);
         tokio::select! {
             served = connection.as_mut() => {
                 if let Err(err) = served {
@@ -157,14 +163,21 @@ async fn serve(
                 }
                 return;
             }
-            () = clock.changed.notified() => {}
-            () = tokio::time::sleep_until(deadline) => {
-                if clock.deadline(&limits) <= Instant::now() {
+            () = clock.changed.notified() => {
+                let deadline = clock.deadline(&limits);
+                if deadline < timer.deadline() {
+                    timer.as_mut().reset(deadline);
+                }
+            }
+            () = timer.as_mut() => {
+                let deadline = clock.deadline(&limits);
+                if deadline <= Instant::now() {
                     tracing::debug!("closing a connection that was slow or idle too long");
                     return;
                 }
+                timer.as_mut().reset(deadline);
             }
-            () = stop.cancelled(), if !closing => {
+            () = stopped.as_mut(), if !closing => {
                 // Nothing being answered: close now (hyper would keep a connection open
                 // that has not sent its first request). Else after the answer.
                 if clock.busy.load(Ordering::Acquire) == 0 {
@@ -188,11 +201,15 @@ struct Clock {
     idle: AtomicU64,
     /// Told when a deadline may have come nearer.
     changed: Notify,
+    /// The idle limit is shorter than the header limit: going idle may bring the deadline
+    /// nearer.
+    idle_nearer: bool,
 }
 
 impl Clock {
-    fn new() -> Clock {
+    fn new(limits: &Limits) -> Clock {
         Clock {
+            idle_nearer: limits.idle < limits.header,
             opened: Instant::now(),
             busy: AtomicU32::new(0),
             // The first request's head is due from the moment the connection opens.
@@ -257,9 +274,13 @@ impl Busy {
 impl Drop for Busy {
     fn drop(&mut self) {
         let clock = &self.0;
+        // Going idle moves the deadline later (the timer finds it when it fires), unless
+        // the idle limit is the shorter.
         if clock.busy.fetch_sub(1, Ordering::AcqRel) == 1 {
             clock.idle.store(clock.now(), Ordering::Release);
-            clock.changed.notify_one();
+            if clock.idle_nearer {
+                clock.changed.notify_one();
+            }
         }
     }
 }

@@ -15,9 +15,11 @@ pub(crate) mod guard;
 #[cfg(not(feature = "auth"))]
 #[path = "guard/off.rs"]
 pub(crate) mod guard;
+mod headers;
 mod listen;
 #[cfg(feature = "metrics")]
 pub(crate) mod metrics;
+mod rmcp_service;
 mod routes;
 mod sessions;
 
@@ -100,7 +102,7 @@ where
     let service = StreamableHttpService::new(move || Ok(make()), manager.clone(), rmcp_config);
     let router = Router::new()
         .route("/healthz", get(|| async { "ok" }))
-        .route_service(&path, service);
+        .route_service(&path, rmcp_service::RmcpService::new(service));
     let (router, guard) = guard::install(
         config.guard.clone(),
         config.metrics.clone(),

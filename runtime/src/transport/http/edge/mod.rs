@@ -22,8 +22,10 @@ use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
+use futures::FutureExt;
 use tokio_util::task::TaskTracker;
 
+use super::headers::MCP_SESSION_ID;
 use super::{FastPath, Offer, events, fast, sessions};
 use crate::transport::message::{self, Admit, Envelope, FastRequest};
 #[cfg(feature = "auth")]
@@ -71,7 +73,8 @@ pub(super) async fn around_request(
 ) -> Response {
     let (method, path) = (request.method().clone(), request.uri().path().to_owned());
     let _in_flight = edge.in_flight.token();
-    let start = Instant::now();
+    // Read only for the debug line (a clock reading per request otherwise).
+    let start = tracing::enabled!(tracing::Level::DEBUG).then(Instant::now);
     // A span per request to the endpoint (not the probes and scrapes of other paths).
     let span = {
         let handoff = (crate::trace::active() && path == edge.endpoint)
@@ -134,7 +137,7 @@ pub(super) async fn around_request(
         %method,
         path,
         status = response.status().as_u16(),
-        duration_us = start.elapsed().as_micros() as u64,
+        duration_us = start.map_or(0, |start| start.elapsed().as_micros() as u64),
         "http request"
     );
     response
@@ -157,7 +160,7 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
     // No session id this server issues is that long (rmcp's are 36-byte UUIDs).
     if request
         .headers()
-        .get("mcp-session-id")
+        .get(&MCP_SESSION_ID)
         .is_some_and(|id| id.len() > MAX_SESSION_ID)
     {
         return Err(refused(
@@ -216,7 +219,7 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
     // waits for one.
     let session = parts
         .headers
-        .get("mcp-session-id")
+        .get(&MCP_SESSION_ID)
         .and_then(|id| id.to_str().ok());
     if envelope.as_ref().is_some_and(Envelope::is_reply) {
         let answer = match (&edge.sessions, session) {
@@ -281,7 +284,6 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
         match method == Some("tools/call") && fast::accepts_events(&parts.headers) {
             true => {
                 let (events, receiver) = events::channel();
-                parts.extensions.insert(events.clone());
                 (Some(events), Some(receiver))
             }
             false => (None, None),
@@ -296,7 +298,7 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
                 Some((Some(core), offer))
             }
             (Some(sessions), None, Offer::Request(request @ FastRequest::Initialize { .. }))
-                if !parts.headers.contains_key("mcp-session-id") =>
+                if !parts.headers.contains_key(&MCP_SESSION_ID) =>
             {
                 if let Some(opened) = fast_path.open(request, headers) {
                     let id = sessions
@@ -304,7 +306,7 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
                         .await;
                     let mut response = fast::respond((StatusCode::OK, opened.answer), edge.sse);
                     if let Ok(id) = header::HeaderValue::from_str(&id) {
-                        response.headers_mut().insert("mcp-session-id", id);
+                        response.headers_mut().insert(MCP_SESSION_ID.clone(), id);
                     }
                     return Ok(Screening::Answered(response));
                 }
@@ -322,8 +324,22 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
             let trace = crate::trace::active()
                 .then(|| parts.extensions.get::<crate::trace::Handoff>().cloned())
                 .flatten();
-            if let Some(answer) = fast_path.answer(offer, headers, caller, events, trace, session) {
+            if let Some(mut answer) =
+                fast_path.answer(offer, headers, caller, events.clone(), trace, session)
+            {
                 let sse = edge.sse;
+                // Most calls end in their first step: without notifications, answered now.
+                if let Some(answered) = (&mut answer).now_or_never() {
+                    let response = fast::respond(answered, sse);
+                    return Ok(Screening::Answered(
+                        match receiver.filter(events::Events::any) {
+                            Some(receiver) => {
+                                events::deliver(receiver, std::future::ready(response)).await
+                            }
+                            None => response,
+                        },
+                    ));
+                }
                 let answer = async move { fast::respond(answer.await, sse) };
                 return Ok(Screening::Answered(match receiver {
                     Some(receiver) => events::deliver(receiver, answer).await,
@@ -339,6 +355,10 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
         && let message::Decoded::Reply(error, id) = message::decode(&bytes)
     {
         return Err(decode_error(error, id));
+    }
+    // For rmcp's handler (`adapter/peer.rs`), when it runs the call.
+    if let Some(events) = events {
+        parts.extensions.insert(events);
     }
     Ok(Screening::Onward(to_rmcp(
         parts, bytes, receiver, admission, route,

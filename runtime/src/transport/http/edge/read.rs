@@ -4,6 +4,7 @@
 use axum::body::{Body, Bytes};
 use axum::http::StatusCode;
 use axum::response::Response;
+use futures::FutureExt;
 
 use super::Edge;
 use super::refused::refused;
@@ -11,30 +12,33 @@ use super::refused::refused;
 /// The body, or the refusal the client gets: 413 over `max_body` bytes, 408 past
 /// `body_timeout`, 400 for one that breaks off.
 pub(super) async fn body(body: Body, edge: &Edge) -> Result<Bytes, Response> {
-    let bytes =
-        match tokio::time::timeout(edge.body_timeout, axum::body::to_bytes(body, edge.max_body))
-            .await
-        {
-            Ok(Ok(bytes)) => bytes,
-            Ok(Err(err)) if over_limit(&err) => {
-                return Err(refused(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "the request body is over the server's limit",
-                ));
-            }
-            Ok(Err(_)) => {
-                return Err(refused(
-                    StatusCode::BAD_REQUEST,
-                    "the request body could not be read",
-                ));
-            }
-            Err(_) => {
-                return Err(refused(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "the request body did not arrive in time",
-                ));
-            }
-        };
+    let mut read = std::pin::pin!(axum::body::to_bytes(body, edge.max_body));
+    // A small body has mostly arrived with its headers: read then, without a timer.
+    let read = match read.as_mut().now_or_never() {
+        Some(read) => Ok(read),
+        None => tokio::time::timeout(edge.body_timeout, read).await,
+    };
+    let bytes = match read {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(err)) if over_limit(&err) => {
+            return Err(refused(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "the request body is over the server's limit",
+            ));
+        }
+        Ok(Err(_)) => {
+            return Err(refused(
+                StatusCode::BAD_REQUEST,
+                "the request body could not be read",
+            ));
+        }
+        Err(_) => {
+            return Err(refused(
+                StatusCode::REQUEST_TIMEOUT,
+                "the request body did not arrive in time",
+            ));
+        }
+    };
     // A UTF-8 byte order mark is no part of the JSON (stdio takes it too).
     Ok(match bytes.strip_prefix(b"\xEF\xBB\xBF") {
         Some(_) => bytes.slice(3..),

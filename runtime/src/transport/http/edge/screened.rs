@@ -24,7 +24,7 @@ pub(super) enum Screening {
 pub(super) struct Screened {
     pub(super) request: Request,
     /// A tool call's notifications, to go on its own response.
-    pub(super) events: Option<tokio::sync::mpsc::Receiver<Vec<u8>>>,
+    pub(super) events: Option<super::events::Events>,
     /// What its session holds until it is answered.
     pub(super) admission: sessions::Admission,
     /// The server's state of its session, when the server opened it.
@@ -49,7 +49,7 @@ impl Screened {
 pub(super) fn to_rmcp(
     parts: axum::http::request::Parts,
     bytes: axum::body::Bytes,
-    events: Option<tokio::sync::mpsc::Receiver<Vec<u8>>>,
+    events: Option<super::events::Events>,
     admission: sessions::Admission,
     route: Option<sessions::SessionRoute>,
 ) -> Screened {

@@ -10,8 +10,8 @@ fn limits() -> Limits {
 
 #[tokio::test(start_paused = true)]
 async fn a_connection_owes_a_head_then_waits_idle_between_requests() {
-    let clock = Arc::new(Clock::new());
     let limits = limits();
+    let clock = Arc::new(Clock::new(&limits));
     assert_eq!(clock.deadline(&limits), clock.opened + limits.header);
     let busy = Busy::start(clock.clone());
     tokio::time::advance(Duration::from_secs(100)).await;
@@ -33,8 +33,8 @@ async fn a_connection_owes_a_head_then_waits_idle_between_requests() {
 
 #[tokio::test(start_paused = true)]
 async fn idle_time_counts_from_the_last_byte_written() {
-    let clock = Arc::new(Clock::new());
     let limits = limits();
+    let clock = Arc::new(Clock::new(&limits));
     drop(Busy::start(clock.clone()));
     // The response's last bytes leave 50 s after hyper let go of its body.
     tokio::time::advance(Duration::from_secs(50)).await;

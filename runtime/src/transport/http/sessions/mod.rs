@@ -116,7 +116,7 @@ impl Sessions {
     ) -> Result<Admission, Response> {
         let mut admission = Admission::default();
         let Some(session) = headers
-            .get("mcp-session-id")
+            .get(&super::headers::MCP_SESSION_ID)
             .and_then(|value| value.to_str().ok())
         else {
             if let Some((Some("initialize"), _)) = message {
@@ -168,7 +168,7 @@ impl Sessions {
         // The session's own stream (not a call's, resumed: its event id names its stream).
         let resumes_call = || {
             headers
-                .get("last-event-id")
+                .get(&super::headers::LAST_EVENT_ID)
                 .is_some_and(|last| questions::of_call(last.as_bytes()))
         };
         if *method == Method::GET && self.shared.is_some() && !resumes_call() {
@@ -219,7 +219,7 @@ impl Sessions {
         if let Some((_opening, Some(owner))) = admission.opening
             && let Some(id) = response
                 .headers()
-                .get("mcp-session-id")
+                .get(&super::headers::MCP_SESSION_ID)
                 .and_then(|v| v.to_str().ok())
         {
             {
@@ -362,11 +362,13 @@ impl Sessions {
 
 /// The request names no revision, or one rmcp knows.
 fn known_revision(headers: &HeaderMap) -> bool {
-    headers.get("mcp-protocol-version").is_none_or(|version| {
-        rmcp::model::ProtocolVersion::KNOWN_VERSIONS
-            .iter()
-            .any(|known| known.as_str().as_bytes() == version.as_bytes())
-    })
+    headers
+        .get(&super::headers::MCP_PROTOCOL_VERSION)
+        .is_none_or(|version| {
+            rmcp::model::ProtocolVersion::KNOWN_VERSIONS
+                .iter()
+                .any(|known| known.as_str().as_bytes() == version.as_bytes())
+        })
 }
 
 /// Who `caller` is, as a session's owner.
