@@ -52,7 +52,7 @@ impl Pipeline {
                     layers: Arc::default(),
                     ..self.clone()
                 };
-                let mut service = CallService::new(Dispatch(inner));
+                let mut service = CallService::new(Dispatch(Arc::new(inner)));
                 // The first layer given is the outermost.
                 for wrap in self.layers.wraps.iter().rev() {
                     service = wrap(service);
@@ -79,9 +79,10 @@ impl Pipeline {
     }
 }
 
-/// The rest of the pipeline as a service: what the innermost layer calls.
+/// The rest of the pipeline as a service: what the innermost layer calls. Shared: the
+/// layered service is cloned for every call, and with it this.
 #[derive(Clone)]
-struct Dispatch(Pipeline);
+struct Dispatch(Arc<Pipeline>);
 
 impl tower::Service<Call> for Dispatch {
     type Response = CallOutcome;
