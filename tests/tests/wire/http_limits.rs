@@ -69,6 +69,17 @@ async fn one_response(stream: &mut TcpStream) -> Response {
     Response::parse(&raw).expect("a status line")
 }
 
+/// A kept-alive connection to `server` that one request was answered on.
+async fn answered_once(server: &HttpServer) -> TcpStream {
+    let mut stream = TcpStream::connect(&server.addr).await.unwrap();
+    stream
+        .write_all(list_request(&server.addr).as_bytes())
+        .await
+        .unwrap();
+    assert_eq!(one_response(&mut stream).await.status, 200);
+    stream
+}
+
 #[tokio::test]
 async fn a_head_sent_half_way_is_cut_off() {
     let server = HttpServer::start(FIXTURE, &["--http-header-timeout", "1"]).await;
@@ -131,12 +142,7 @@ async fn a_silent_keep_alive_connection_is_closed_after_the_idle_timeout_not_the
         &["--http-header-timeout", "1", "--http-idle-timeout", "3"],
     )
     .await;
-    let mut stream = TcpStream::connect(&server.addr).await.unwrap();
-    stream
-        .write_all(list_request(&server.addr).as_bytes())
-        .await
-        .unwrap();
-    assert_eq!(one_response(&mut stream).await.status, 200);
+    let mut stream = answered_once(&server).await;
     // Silent longer than the header timeout: still open, and it serves the next request.
     tokio::time::sleep(Duration::from_millis(1800)).await;
     stream
@@ -198,12 +204,7 @@ async fn a_deadline_that_comes_nearer_after_an_answer_is_kept() {
         &["--http-header-timeout", "1", "--http-idle-timeout", "30"],
     )
     .await;
-    let mut stream = TcpStream::connect(&server.addr).await.unwrap();
-    stream
-        .write_all(list_request(&server.addr).as_bytes())
-        .await
-        .unwrap();
-    assert_eq!(one_response(&mut stream).await.status, 200);
+    let mut stream = answered_once(&server).await;
     let start = Instant::now();
     let head = format!("POST /mcp HTTP/1.1\r\nHost: {}\r\n", server.addr);
     stream.write_all(head.as_bytes()).await.unwrap();
@@ -223,12 +224,7 @@ async fn a_deadline_that_comes_nearer_after_an_answer_is_kept() {
         &["--http-header-timeout", "30", "--http-idle-timeout", "1"],
     )
     .await;
-    let mut stream = TcpStream::connect(&server.addr).await.unwrap();
-    stream
-        .write_all(list_request(&server.addr).as_bytes())
-        .await
-        .unwrap();
-    assert_eq!(one_response(&mut stream).await.status, 200);
+    let mut stream = answered_once(&server).await;
     let start = Instant::now();
     let read = closed_within(&mut stream, Duration::from_secs(6)).await;
     assert_eq!(
