@@ -13,7 +13,8 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use axum::body::{Body, BodyDataStream, Bytes};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -32,7 +33,12 @@ pub(crate) struct CallEvents(Arc<Slot>);
 /// A call's channel of events, made when the first is sent or the response waits for one:
 /// most calls send none, and are answered without one.
 #[derive(Debug, Default)]
-struct Slot(OnceLock<Channel>);
+struct Slot {
+    channel: OnceLock<Channel>,
+    /// The response no longer reads events (answered without them, or gone): what is sent
+    /// now is dropped, not kept.
+    closed: AtomicBool,
+}
 
 /// The channel: its sending end, and its receiving end until the response takes it.
 #[derive(Debug)]
@@ -43,7 +49,7 @@ struct Channel {
 
 impl Slot {
     fn made(&self) -> &Channel {
-        self.0.get_or_init(|| {
+        self.channel.get_or_init(|| {
             let (sender, receiver) = mpsc::channel(QUEUE);
             Channel {
                 sender,
@@ -51,32 +57,62 @@ impl Slot {
             }
         })
     }
+
+    /// The receiving end, if the response has not taken it (a lock poisoned by a panic
+    /// elsewhere holds nothing inconsistent: an `Option`).
+    fn take_receiver(&self) -> Option<mpsc::Receiver<Vec<u8>>> {
+        let channel = self.channel.get()?;
+        channel
+            .receiver
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
 }
 
 impl CallEvents {
     /// Queues `message` (a whole JSON-RPC notification); dropped when the client is not
-    /// reading or the response is gone.
+    /// reading or the response is gone (or was answered without events).
     pub(crate) fn send(&self, message: Vec<u8>) {
-        if self.0.made().sender.try_send(message).is_err() {
+        let slot = &self.0;
+        if slot.closed.load(Ordering::Acquire) && slot.channel.get().is_none() {
+            tracing::debug!("a notification came after its call's response was made");
+            return;
+        }
+        let channel = slot.made();
+        // Closed while the channel was being made: nothing will read it.
+        if slot.closed.load(Ordering::Acquire) {
+            drop(slot.take_receiver());
+        }
+        if channel.sender.try_send(message).is_err() {
             tracing::debug!("a notification could not be queued for its call's response");
         }
     }
 }
 
-/// Where a call's events are read, for its response.
+/// Where a call's events are read, for its response. Dropped (the response made without
+/// them, or gone), it closes the call's channel: later events are dropped, not kept.
 pub(super) struct Events(Arc<Slot>);
 
 impl Events {
     /// Whether an event was sent (or the channel made) yet.
     pub(super) fn any(&self) -> bool {
-        self.0.0.get().is_some()
+        self.0.channel.get().is_some()
     }
 
-    /// The receiving end, the channel made now if it was not.
+    /// The receiving end, the channel made now if it was not. (`Events` is not `Clone`, and
+    /// this takes it: the receiver is there.)
     fn receiver(self) -> mpsc::Receiver<Vec<u8>> {
-        let taken = self.0.made().receiver.lock().map(|mut rx| rx.take());
-        // Taken once: `Events` is not `Clone`.
-        taken.ok().flatten().unwrap_or_else(|| mpsc::channel(1).1)
+        self.0.made();
+        self.0.take_receiver().unwrap_or_else(|| mpsc::channel(1).1)
+    }
+}
+
+impl Drop for Events {
+    fn drop(&mut self) {
+        self.0.closed.store(true, Ordering::Release);
+        // A receiver the response never took: later sends fail instead of queueing.
+        drop(self.0.take_receiver());
     }
 }
 
@@ -279,6 +315,24 @@ mod tests {
             text(response).await,
             "data: {\"n\":1}\n\ndata: {\"id\":1}\n\n"
         );
+    }
+
+    #[test]
+    fn an_event_after_a_response_made_without_events_is_dropped_not_kept() {
+        let (events, read) = channel();
+        drop(read);
+        events.send(b"{\"n\":1}".to_vec());
+        assert!(
+            events.0.channel.get().is_none(),
+            "no channel made for nobody"
+        );
+        // Made before the response went (a race with a send): closed with it.
+        let (events, read) = channel();
+        events.0.made();
+        drop(read);
+        events.send(b"{\"n\":2}".to_vec());
+        let channel = events.0.channel.get().unwrap();
+        assert!(channel.sender.is_closed(), "nothing reads the channel");
     }
 
     #[tokio::test]

@@ -13,7 +13,7 @@ use super::refused::refused;
 /// `body_timeout`, 400 for one that breaks off.
 pub(super) async fn body(body: Body, edge: &Edge) -> Result<Bytes, Response> {
     let mut read = std::pin::pin!(axum::body::to_bytes(body, edge.max_body));
-    // A small body has mostly arrived with its headers: read then, without a timer.
+    // A small body usually arrives whole with its head: read then, without a timer.
     let read = match read.as_mut().now_or_never() {
         Some(read) => Ok(read),
         None => tokio::time::timeout(edge.body_timeout, read).await,
