@@ -159,8 +159,11 @@ try {
   check(session.capabilities.execution === true && session.capabilities.cancellation === true,
     `session capabilities ${JSON.stringify(session.capabilities)}`);
 
-  // 1 and 2. A task, polled to completion, its status messages seen on the way.
-  const execution = await within(20_000, session.callTool("import_notes", { count: 5, pace_ms: 300 }, { requestTimeoutMs: 20_000 }), "import_notes through ext-tasks");
+  // 1 and 2. A task, polled to completion, its status messages seen on the way. The server
+  // writes a task's progress once per poll interval (1 s) and the client polls as often: a
+  // task of 3 s has a write between its first progress (0.6 s) and the poll at 2 s, whatever
+  // the phase of the two clocks (at 1.5 s, both polls could come before the first write).
+  const execution = await within(20_000, session.callTool("import_notes", { count: 5, pace_ms: 600 }, { requestTimeoutMs: 20_000 }), "import_notes through ext-tasks");
   check(execution.kind === "task" && typeof execution.handle?.taskId === "string", `import_notes gave ${execution.kind}, not a task`);
   completedId = execution.handle?.taskId;
   const seen = [];
