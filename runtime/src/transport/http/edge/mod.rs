@@ -328,19 +328,20 @@ async fn screen(mut request: Request, edge: &Edge) -> Result<Screening, Response
                 fast_path.answer(offer, headers, caller, events.clone(), trace, session)
             {
                 let sse = edge.sse;
-                // Most calls end in their first step: without notifications, answered now.
-                if let Some(answered) = (&mut answer).now_or_never() {
-                    let response = fast::respond(answered, sse);
-                    return Ok(Screening::Answered(
-                        match receiver.filter(events::Events::any) {
-                            Some(receiver) => {
-                                events::deliver(receiver, std::future::ready(response)).await
-                            }
-                            None => response,
-                        },
-                    ));
-                }
-                let answer = async move { fast::respond(answer.await, sse) };
+                // Most calls end in their first step: without notifications, answered now,
+                // not through the events' merging stream.
+                let answered = (&mut answer).now_or_never();
+                let receiver = match answered {
+                    Some(_) => receiver.filter(events::Events::any),
+                    None => receiver,
+                };
+                let answer = async move {
+                    let answered = match answered {
+                        Some(answered) => answered,
+                        None => answer.await,
+                    };
+                    fast::respond(answered, sse)
+                };
                 return Ok(Screening::Answered(match receiver {
                     Some(receiver) => events::deliver(receiver, answer).await,
                     None => answer.await,

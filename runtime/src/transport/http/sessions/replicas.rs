@@ -9,6 +9,7 @@ use rmcp::transport::streamable_http_server::session::SessionManager;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 
+use super::super::headers::LAST_EVENT_ID;
 use super::questions::{self, Asker, Resumed};
 use super::shared::{News, Record, Shared};
 use super::{Admission, SessionRoute, Sessions};
@@ -76,18 +77,18 @@ impl Sessions {
     /// client's retries end with an error instead of waiting forever).
     /// Returns the refusal, if it is refused.
     pub(in crate::transport::http) fn resuming(&self, headers: &mut HeaderMap) -> Option<Response> {
-        let (Some(shared), Some(last)) = (&self.shared, headers.get(LAST_EVENT_ID)) else {
+        let (Some(shared), Some(last)) = (&self.shared, headers.get(&LAST_EVENT_ID)) else {
             return None;
         };
         let last = last.to_str().unwrap_or_default();
         match questions::resumed(last, shared.tag()) {
             Resumed::Here(own) => {
                 if let Ok(own) = HeaderValue::from_str(&own) {
-                    headers.insert(LAST_EVENT_ID, own);
+                    headers.insert(LAST_EVENT_ID.clone(), own);
                 }
             }
             Resumed::Elsewhere { call: false } => {
-                headers.remove(LAST_EVENT_ID);
+                headers.remove(&LAST_EVENT_ID);
             }
             Resumed::Elsewhere { call: true } => return Some(elsewhere()),
             Resumed::Untagged => {}
@@ -205,9 +206,6 @@ pub(in crate::transport::http) enum Answer {
 fn shared_tag(shared: &Option<Arc<Shared>>) -> &str {
     shared.as_ref().map_or("", |shared| shared.tag())
 }
-
-/// The header a client resumes a stream with.
-const LAST_EVENT_ID: &str = "last-event-id";
 
 /// A call's stream another replica served, which a client would resume here.
 fn elsewhere() -> Response {
